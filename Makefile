@@ -1,0 +1,98 @@
+# hvd - distributed CheXNet training on Slurm.
+#
+#   make            build everything whose dependencies were found
+#   make deps       apt-get install what the build and tests need (root)
+#   make check      deps + build + every test (unit, then real Slurm)
+#   make demo       deps + build + the main job on a small generated data set
+#   make install    PREFIX=/usr/local DESTDIR=
+#   SAN=1           ASan+UBSan build in build-san/
+#   WITH_<X>=0|1    force a feature off / make its absence an error
+#
+# Dependencies are detected by mk/detect.sh (compile-and-link probes and
+# pkg-config); each part lives in its own DIR/module.mk.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+.SUFFIXES:
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CUDA_HOME ?= /usr/local/cuda
+CUDA_ARCHS ?= 75 80 86 89 90
+SAN ?=
+export CUDA_HOME
+
+B ?= $(if $(filter 1,$(SAN)),build-san,build)
+FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB
+# $(shell) does not see exported variables before make 4.4: pass them.
+DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CUDA_HOME='$(CUDA_HOME)'
+
+# Targets that only orchestrate (they call make again after installing
+# packages) must not detect: packages may still be missing at this point.
+ORCHESTRATE := deps check demo clean help
+ifneq ($(filter-out $(ORCHESTRATE),$(or $(MAKECMDGOALS),all)),)
+# ✓/✗ lines go to the terminal; an error line comes back as make's one error.
+DETECT_ERR := $(shell $(DETECT_ENV) mk/detect.sh $(B) 3>&1 1>&2 2>&3)
+ifneq ($(DETECT_ERR),)
+$(error $(DETECT_ERR))
+endif
+include $(B)/config.mk
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation -Werror
+OPT ?= -O2 -g
+CFLAGS_BASE := -std=gnu11 $(OPT) $(WARN) -pthread
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+CFLAGS_ALL = $(CFLAGS_BASE) $(SAN_FLAGS) $(CFLAGS)
+LDFLAGS_ALL = -pthread $(SAN_FLAGS) $(LDFLAGS)
+
+# Each module adds to these.
+PROGRAMS :=       # programs to build and install
+LIBS_STATIC :=    # static libraries
+TEST_SRCS :=      # sources linked into the test runner
+TEST_LIBS :=      # libraries (and objects) the runner needs
+TEST_LDLIBS :=    # link flags the runner needs
+INSTALL_RULES :=  # names of install-<x> targets
+
+# Generic compile rule: $(B)/obj/DIR/file.o from DIR/file.c.
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(MODULE_CFLAGS) -MMD -MP -c $< -o $@
+
+include spank/module.mk
+include runtime/module.mk
+include trainer/module.mk
+include tests/module.mk
+
+.PHONY: all deps check demo install clean help
+all: $(PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
+ifeq ($(SAN),1)
+all: $(B)/.san
+$(B)/.san:
+	@mkdir -p $(B) && touch $@
+endif
+
+deps:
+	@mk/deps.sh
+
+check:
+	@mk/deps.sh
+	@$(MAKE) --no-print-directory all SAN=$(SAN)
+	@tests/check.sh $(B)
+
+demo:
+	@mk/deps.sh
+	@$(MAKE) --no-print-directory all SAN=$(SAN)
+	@tests/demo.sh $(B)
+
+install: $(INSTALL_RULES)
+
+clean:
+	rm -rf build build-san
+
+help:
+	@sed -n '3,12p' Makefile
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,1 @@
+# runtime/module.mk - (filled in by the runtime work)

@@ -1,0 +1,1 @@
+# spank/module.mk - (filled in by the spank work)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# check.sh BUILD - run the whole suite (tests/runner.c) the way `make check`
+# does: the runner's temp root under a dir this script owns, sanitizer
+# options when BUILD is a SAN build, and a trap that tears down any test
+# cluster the runner could not (crash, signal). Exit status = the runner's.
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: check.sh BUILD}" && pwd)
+export HVD_SRC="$src" HVD_BUILD="$build"
+top=$(mktemp -d /tmp/hvdcheck.XXXXXX)
+chmod 755 "$top"
+export TMPDIR="$top"
+cleanup() {
+	for d in "$top"/hvdtest.*/cluster*; do
+		[ -d "$d" ] && "$src/tests/slurm/cluster.sh" down "$d" "$build" > /dev/null 2>&1
+	done
+	[ "${HVD_TEST_KEEP:-}" = 1 ] || rm -rf "$top"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+if [ -f "$build/.san" ]; then
+	export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86:strict_string_checks=1"
+	export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"
+	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87"
+fi
+shift
+"$build/hvdtest" "$@"

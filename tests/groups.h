@@ -1,0 +1,28 @@
+/* groups.h - every test group, in the order the runner runs them.
+ *
+ * Unit groups (no Slurm) come first, then the groups that need the
+ * tests/slurm cluster. Each test file adds its table here: one extern line
+ * and one row. Hidden groups run only when named with -g.
+ */
+#ifndef HVD_TESTS_GROUPS_H
+#define HVD_TESTS_GROUPS_H
+
+#include "runner.h"
+
+extern const struct test_case runner_tests[];
+extern const struct test_case selftest_tests[];
+extern const struct test_case build_tests[];
+extern const struct test_case harness_tests[];
+
+static const struct test_group test_groups[] = {
+	/* unit: no Slurm */
+	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	/* real Slurm: one-node cluster */
+	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+	/* hidden: a group that must fail, run by the runner tests */
+	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
+	{ 0 }
+};
+
+#endif

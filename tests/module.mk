@@ -1,0 +1,11 @@
+# tests/module.mk - the test runner (one main) and every test file.
+# Modules add their test sources to TEST_SRCS and what they link to
+# TEST_LIBS / TEST_LDLIBS.
+
+TEST_SRCS += tests/runner.c tests/test_runner.c tests/test_build.c tests/test_harness.c
+TEST_OBJS = $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRCS))
+
+$(B)/obj/tests/%.o: MODULE_CFLAGS = -Itests -Ispank -Iruntime -Itrainer $(TEST_CFLAGS)
+
+$(B)/hvdtest: $(TEST_OBJS) $(TEST_LIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJS) $(TEST_LIBS) $(TEST_LDLIBS) -lm

@@ -1,0 +1,660 @@
+/* runner.c - the one main of the test suite.
+ *
+ * Runs the groups of tests/groups.h in order (unit groups first), each case
+ * in a forked child with a deadline and a fresh temp dir, and prints
+ * `ok name`, `skip name: reason` or `FAIL name file:line: expr`, the time each
+ * group took, and last `N passed, N failed[, N skipped]`. Starts the
+ * tests/slurm cluster before the first group that needs it and always tears
+ * it down. Exits non-zero iff a case failed.
+ *
+ * Usage: hvdtest [-l] [-g GROUP]... [SUBSTRING]...
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner.h"
+#include "groups.h"
+
+#define DEFAULT_TIMEOUT_S 120
+#define SKIP_EXIT 77
+
+static struct {
+	char root[PATH_MAX];       /* run's temp root */
+	char case_dir[PATH_MAX];   /* current case's temp dir */
+	char src[PATH_MAX];
+	char build[PATH_MAX];
+	char shared[PATH_MAX];
+	char host[256];
+	char cluster[PATH_MAX];    /* non-empty while the cluster is up */
+	const char *case_name;
+	int failures;              /* in the child: checks failed */
+	int skip_fd;               /* in the child: where the skip reason goes */
+} R;
+
+/* ---------------------------------------------------------------- checks */
+
+void test_fail_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	const char *base = strrchr(file, '/');
+	printf("FAIL %s %s:%d: ", R.case_name, base ? base + 1 : file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	R.failures++;
+}
+
+void test_skip(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (R.skip_fd >= 0 && write(R.skip_fd, msg, strlen(msg)) < 0)
+		perror("hvdtest: skip reason");
+	fflush(stdout);
+	fflush(stderr);
+	_exit(R.failures ? 1 : SKIP_EXIT);
+}
+
+int test_near(double a, double b, double atol, double rtol)
+{
+	if (isnan(a) || isnan(b))
+		return 0;
+	return fabs(a - b) <= atol + rtol * fabs(b);
+}
+
+size_t test_check_arrays_at(const char *file, int line, const char *what,
+			    const float *a, const float *ref, size_t count,
+			    double atol, double rtol)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < count; i++) {
+		if (test_near(a[i], ref[i], atol, rtol))
+			continue;
+		if (bad < 5)
+			printf("  %s[%zu]: %.9g vs ref %.9g\n", what, i,
+			       (double)a[i], (double)ref[i]);
+		bad++;
+	}
+	if (bad)
+		test_fail_at(file, line, "%s: %zu of %zu elements off (atol %g rtol %g)",
+			     what, bad, count, atol, rtol);
+	return bad;
+}
+
+/* -------------------------------------------------------------- fixtures */
+
+const char *test_tmpdir(void) { return R.case_dir; }
+const char *test_src_dir(void) { return R.src; }
+const char *test_build_dir(void) { return R.build; }
+const char *test_shared_dir(void) { return R.shared[0] ? R.shared : NULL; }
+const char *test_cluster_dir(void) { return R.cluster[0] ? R.cluster : NULL; }
+const char *test_hostname(void) { return R.host; }
+
+char *test_path(const char *dir, const char *name)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	return p;
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0;
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			cap = (cap ? cap * 2 : 8192);
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int test_write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return -1;
+	size_t put = fwrite(data, 1, len, f);
+	return (fclose(f) == 0 && put == len) ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ processes */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct sink { char *buf; size_t len, cap; };
+
+static void sink_add(struct sink *s, const char *data, size_t n)
+{
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? s->cap : 4096;
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(s->buf, cap);
+		if (!nb)
+			return;
+		s->buf = nb;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, data, n);
+	s->len += n;
+	s->buf[s->len] = 0;
+}
+
+static int status_to_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return -1;
+}
+
+/* Read both pipes until EOF or the deadline; kill the group at the deadline. */
+static void drain_pipes(int fds[2], struct sink sinks[2], pid_t pid, double deadline,
+			int *timed_out)
+{
+	int open_count = 2;
+	while (open_count > 0) {
+		struct pollfd pf[2];
+		for (int i = 0; i < 2; i++)
+			pf[i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		double left = deadline - now_s();
+		if (left <= 0) {
+			kill(-pid, SIGKILL);
+			*timed_out = 1;
+			break;
+		}
+		int r = poll(pf, 2, (int)(left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			if (fds[i] < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			char buf[8192];
+			ssize_t got = read(fds[i], buf, sizeof(buf));
+			if (got > 0) {
+				sink_add(&sinks[i], buf, (size_t)got);
+			} else {
+				close(fds[i]);
+				fds[i] = -1;
+				open_count--;
+			}
+		}
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+int test_run(const char *cmd, int timeout_s, struct test_proc *p)
+{
+	int out[2], err[2];
+	memset(p, 0, sizeof(*p));
+	p->exit_code = -1;
+	if (pipe(out) || pipe(err))
+		return -1;
+	double t0 = now_s();
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(out[1]);
+	close(err[1]);
+	struct sink sinks[2] = { { 0 }, { 0 } };
+	sink_add(&sinks[0], "", 0);
+	sink_add(&sinks[1], "", 0);
+	int fds[2] = { out[0], err[0] };
+	drain_pipes(fds, sinks, pid, t0 + timeout_s, &p->timed_out);
+	int st = 0;
+	if (p->timed_out)
+		kill(-pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	if (p->timed_out)   /* leave nothing of the group behind */
+		kill(-pid, SIGKILL);
+	p->exit_code = status_to_code(st);
+	p->seconds = now_s() - t0;
+	p->out = sinks[0].buf ? sinks[0].buf : strdup("");
+	p->err = sinks[1].buf ? sinks[1].buf : strdup("");
+	return 0;
+}
+
+void test_proc_free(struct test_proc *p)
+{
+	free(p->out);
+	free(p->err);
+	p->out = p->err = NULL;
+}
+
+/* --------------------------------------------------------------- cluster */
+
+int test_cluster_plugstack(const char *args)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 40];
+	if (!R.cluster[0])
+		return -1;
+	snprintf(path, sizeof(path), "%s/plugstack.conf", R.cluster);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "required %s/hvd.so %s\n", R.build, args ? args : "");
+	if (fclose(f) != 0)
+		return -1;
+	return rename(tmp, path);
+}
+
+static int cluster_cmd(const char *verb)
+{
+	char cmd[3 * PATH_MAX + 64];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/tests/slurm/cluster.sh' %s '%s/cluster' '%s'",
+		 R.src, verb, R.root, R.build);
+	if (test_run(cmd, 180, &p) != 0)
+		return -1;
+	int rc = p.exit_code;
+	if (rc != 0)
+		printf("hvdtest: cluster %s failed (exit %d):\n%s%s", verb, rc, p.out, p.err);
+	test_proc_free(&p);
+	return rc;
+}
+
+static const char *cluster_unavailable(void)
+{
+	if (geteuid() != 0)
+		return "the Slurm test cluster needs root";
+	if (system("command -v slurmctld >/dev/null && command -v slurmd >/dev/null "
+		   "&& command -v munged >/dev/null && command -v srun >/dev/null") != 0)
+		return "slurmctld/slurmd/munged/srun not installed (run make deps)";
+	return NULL;
+}
+
+static void cluster_down(void)
+{
+	if (!R.cluster[0])
+		return;
+	cluster_cmd("down");
+	setenv("HVD_TEST_CLUSTER", "", 1);
+	R.cluster[0] = 0;
+}
+
+/* After tear-down nothing the cluster started may survive: no process whose
+ * command line or working directory lies under the run's temp root. */
+static int proc_mentions(const char *pid, const char *needle)
+{
+	char path[64], buf[8192], cwd[PATH_MAX];
+	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == 0)
+			buf[i] = ' ';
+	buf[n > 0 ? n : 0] = 0;
+	if (strstr(buf, needle)) {
+		printf("left behind: pid %s: %s\n", pid, buf);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "/proc/%s/cwd", pid);
+	n = readlink(path, cwd, sizeof(cwd) - 1);
+	cwd[n > 0 ? n : 0] = 0;
+	if (strstr(cwd, needle)) {
+		printf("left behind: pid %s (cwd %s): %s\n", pid, cwd, buf);
+		return 1;
+	}
+	return 0;
+}
+
+static int count_leftovers(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atoi(e->d_name) != getpid())
+			n += proc_mentions(e->d_name, R.root);
+	closedir(d);
+	return n;
+}
+
+static void on_signal(int sig)
+{
+	cluster_down();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Returns NULL when up, else the reason every case of the group skips or
+ * fails; *fatal says which. */
+static const char *cluster_up(int *fatal)
+{
+	static char why[256];
+	const char *no = cluster_unavailable();
+	*fatal = 0;
+	if (no)
+		return no;
+	if (R.cluster[0])
+		return NULL;
+	if (cluster_cmd("up") != 0) {
+		cluster_cmd("down");
+		*fatal = 1;
+		snprintf(why, sizeof(why), "cluster did not start (logs in %s/cluster)", R.root);
+		return why;
+	}
+	snprintf(R.cluster, sizeof(R.cluster), "%s/cluster", R.root);
+	char conf[PATH_MAX + 16];
+	snprintf(conf, sizeof(conf), "%s/slurm.conf", R.cluster);
+	setenv("SLURM_CONF", conf, 1);
+	setenv("HVD_TEST_CLUSTER", R.cluster, 1);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ run */
+
+struct tally { int passed, failed, skipped; };
+
+static void make_case_dir(const char *group, int index)
+{
+	snprintf(R.case_dir, sizeof(R.case_dir), "%s/%s.%d", R.root, group, index);
+	if (mkdir(R.case_dir, 0755) != 0 && errno != EEXIST)
+		fprintf(stderr, "hvdtest: mkdir '%s': %s\n", R.case_dir, strerror(errno));
+	chmod(R.case_dir, 0777);   /* tests may run programs as nobody */
+}
+
+static void run_case(const struct test_group *g, const struct test_case *c, int index,
+		     struct tally *t)
+{
+	int skip_pipe[2];
+	make_case_dir(g->name, index);
+	R.case_name = c->name;
+	if (pipe(skip_pipe) != 0) {
+		perror("hvdtest: pipe");
+		t->failed++;
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(skip_pipe[0]);
+		setpgid(0, 0);
+		R.skip_fd = skip_pipe[1];
+		R.failures = 0;
+		if (chdir(R.case_dir) != 0)
+			_exit(1);
+		c->fn();
+		fflush(stdout);
+		fflush(stderr);
+		_exit(R.failures ? 1 : 0);
+	}
+	close(skip_pipe[1]);
+	setpgid(pid, pid);
+	int timeout = g->timeout_s ? g->timeout_s : DEFAULT_TIMEOUT_S;
+	double deadline = now_s() + timeout;
+	int st = 0, timed_out = 0;
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+		if (w == pid)
+			break;
+		if (now_s() > deadline) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			timed_out = 1;
+			break;
+		}
+		usleep(20000);
+	}
+	char reason[512] = "";
+	ssize_t got = read(skip_pipe[0], reason, sizeof(reason) - 1);
+	reason[got > 0 ? got : 0] = 0;
+	close(skip_pipe[0]);
+	if (timed_out) {
+		printf("FAIL %s: timed out after %d s\n", c->name, timeout);
+		t->failed++;
+	} else if (WIFSIGNALED(st)) {
+		printf("FAIL %s: killed by signal %d (%s)\n", c->name, WTERMSIG(st),
+		       strsignal(WTERMSIG(st)));
+		t->failed++;
+	} else if (WEXITSTATUS(st) == SKIP_EXIT) {
+		printf("skip %s: %s\n", c->name, reason);
+		t->skipped++;
+	} else if (WEXITSTATUS(st) == 0) {
+		printf("ok %s\n", c->name);
+		t->passed++;
+	} else {
+		if (WEXITSTATUS(st) != 1)
+			printf("FAIL %s: exit status %d\n", c->name, WEXITSTATUS(st));
+		t->failed++;
+	}
+	fflush(stdout);
+}
+
+static int wanted(const char *name, int argc, char **argv, int first)
+{
+	if (first >= argc)
+		return 1;
+	for (int i = first; i < argc; i++)
+		if (strstr(name, argv[i]))
+			return 1;
+	return 0;
+}
+
+/* -g NAME selects the groups whose name starts with NAME; hidden groups
+ * only by their exact name. */
+static int group_selected(const struct test_group *g, const char **groups, int ngroups)
+{
+	if (ngroups == 0)
+		return !g->hidden;
+	for (int i = 0; i < ngroups; i++) {
+		if (strcmp(g->name, groups[i]) == 0)
+			return 1;
+		if (!g->hidden && strncmp(g->name, groups[i], strlen(groups[i])) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int last_cluster_group(const char **groups, int ngroups)
+{
+	int last = -1;
+	for (int i = 0; test_groups[i].name; i++)
+		if (test_groups[i].needs != TEST_NEEDS_NOTHING &&
+		    group_selected(&test_groups[i], groups, ngroups))
+			last = i;
+	return last;
+}
+
+static void run_group(int gi, int argc, char **argv, int first, struct tally *t)
+{
+	const struct test_group *g = &test_groups[gi];
+	const char *why = NULL;
+	int fatal = 0;
+	double t0 = now_s();
+	if (g->needs != TEST_NEEDS_NOTHING)
+		why = cluster_up(&fatal);
+	for (int i = 0; g->cases[i].name; i++) {
+		if (!wanted(g->cases[i].name, argc, argv, first))
+			continue;
+		if (why) {
+			printf("%s %s: %s\n", fatal ? "FAIL" : "skip", g->cases[i].name, why);
+			if (fatal)
+				t->failed++;
+			else
+				t->skipped++;
+			continue;
+		}
+		run_case(g, &g->cases[i], i, t);
+	}
+	printf("-- group %s: %.1f s\n", g->name, now_s() - t0);
+	fflush(stdout);
+}
+
+static void find_places(const char *argv0)
+{
+	const char *src = getenv("HVD_SRC"), *build = getenv("HVD_BUILD");
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = 0;
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(R.build, sizeof(R.build), "%s", build ? build : self);
+	if (src) {
+		snprintf(R.src, sizeof(R.src), "%s", src);
+	} else if (!realpath(".", R.src)) {
+		snprintf(R.src, sizeof(R.src), ".");
+	}
+	char shared[PATH_MAX + 16];
+	snprintf(shared, sizeof(shared), "%s/../shared", R.src);
+	if (!realpath(shared, R.shared))
+		R.shared[0] = 0;
+	if (gethostname(R.host, sizeof(R.host)) != 0)
+		snprintf(R.host, sizeof(R.host), "localhost");
+	char *dot = strchr(R.host, '.');
+	if (dot)
+		*dot = 0;
+	(void)argv0;
+}
+
+static int make_root(void)
+{
+	const char *base = getenv("TMPDIR");
+	snprintf(R.root, sizeof(R.root), "%s/hvdtest.XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(R.root)) {
+		fprintf(stderr, "hvdtest: mkdtemp '%s': %s\n", R.root, strerror(errno));
+		return -1;
+	}
+	chmod(R.root, 0755);
+	return 0;
+}
+
+static void remove_root(void)
+{
+	const char *keep = getenv("HVD_TEST_KEEP");
+	if (keep && strcmp(keep, "1") == 0) {
+		printf("hvdtest: kept %s\n", R.root);
+		return;
+	}
+	char cmd[PATH_MAX + 32];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", R.root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "hvdtest: could not remove %s\n", R.root);
+}
+
+int main(int argc, char **argv)
+{
+	const char *groups[64];
+	int ngroups = 0, list = 0, first = 1;
+	for (; first < argc; first++) {
+		if (strcmp(argv[first], "-l") == 0) {
+			list = 1;
+		} else if (strcmp(argv[first], "-g") == 0 && first + 1 < argc && ngroups < 64) {
+			groups[ngroups++] = argv[++first];
+		} else if (argv[first][0] == '-') {
+			fprintf(stderr, "hvdtest: unknown option: '%s': usage: hvdtest [-l] [-g GROUP]... [SUBSTRING]...\n",
+				argv[first]);
+			return 2;
+		} else {
+			break;
+		}
+	}
+	if (list) {
+		for (int gi = 0; test_groups[gi].name; gi++)
+			for (int i = 0; test_groups[gi].cases[i].name; i++)
+				printf("%s %s\n", test_groups[gi].name, test_groups[gi].cases[i].name);
+		return 0;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	find_places(argv[0]);
+	if (make_root() != 0)
+		return 2;
+	R.skip_fd = -1;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	struct tally t = { 0, 0, 0 };
+	int last_cluster = last_cluster_group(groups, ngroups);
+	double t0 = now_s();
+	for (int gi = 0; test_groups[gi].name; gi++) {
+		if (!group_selected(&test_groups[gi], groups, ngroups))
+			continue;
+		run_group(gi, argc, argv, first, &t);
+		if (gi == last_cluster)
+			cluster_down();
+	}
+	int used_cluster = last_cluster >= 0 && cluster_unavailable() == NULL;
+	cluster_down();
+	if (used_cluster) {
+		if (count_leftovers() == 0) {
+			printf("ok cluster_teardown_leaves_nothing\n");
+			t.passed++;
+		} else {
+			printf("FAIL cluster_teardown_leaves_nothing: processes survive tear-down\n");
+			t.failed++;
+		}
+	}
+	remove_root();
+	printf("-- all groups: %.1f s\n", now_s() - t0);
+	if (t.skipped)
+		printf("%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);
+	else
+		printf("%d passed, %d failed\n", t.passed, t.failed);
+	return t.failed ? 1 : 0;
+}

@@ -1,0 +1,96 @@
+/* runner.h - the project's test runner: cases, checks, fixtures, helpers.
+ *
+ * Each test file defines `const struct test_case NAME_tests[]` (ended by
+ * {0}) and is listed once, as a group, in tests/groups.h. Every case runs in
+ * a forked child with a deadline, so a crash or a hang fails that case only.
+ * CHECK* record file:line and continue; SKIP("reason") ends the case as
+ * skipped. What this does not do: build anything, or start Slurm itself
+ * (tests/slurm/cluster.sh does; the runner only calls it).
+ */
+#ifndef HVD_TESTS_RUNNER_H
+#define HVD_TESTS_RUNNER_H
+
+#include <stddef.h>
+
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+enum test_needs {
+	TEST_NEEDS_NOTHING = 0,  /* unit tests: no Slurm, no root */
+	TEST_NEEDS_CLUSTER,      /* the one-node tests/slurm cluster */
+	TEST_NEEDS_MULTINODE,    /* the multi-node (netns) cluster */
+};
+
+struct test_group {
+	const char *name;
+	const struct test_case *cases;
+	enum test_needs needs;
+	int timeout_s;           /* per case; 0 = default (120 s) */
+	int hidden;              /* run only when named with -g */
+};
+
+/* Checks: record file:line, print `FAIL name file:line: expr`, continue. */
+void test_fail_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int test_near(double a, double b, double atol, double rtol);
+
+#define CHECK(expr) do { if (!(expr)) \
+	test_fail_at(__FILE__, __LINE__, "%s", #expr); } while (0)
+#define CHECK_MSG(expr, ...) do { if (!(expr)) \
+	test_fail_at(__FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define CHECK_INT(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); \
+	if (a_ != b_) test_fail_at(__FILE__, __LINE__, "%s == %s (%lld != %lld)", \
+	#a, #b, a_, b_); } while (0)
+#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); \
+	if (!a_ || !b_ || strcmp(a_, b_) != 0) test_fail_at(__FILE__, __LINE__, \
+	"%s == %s ('%s' != '%s')", #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+	} while (0)
+#define CHECK_CONTAINS(hay, needle) do { const char *h_ = (hay), *n_ = (needle); \
+	if (!h_ || !strstr(h_, n_)) test_fail_at(__FILE__, __LINE__, \
+	"%s contains '%s' (got '%.400s')", #hay, n_, h_ ? h_ : "(null)"); } while (0)
+#define CHECK_NEAR(a, b, atol, rtol) do { double a_ = (a), b_ = (b); \
+	if (!test_near(a_, b_, (atol), (rtol))) test_fail_at(__FILE__, __LINE__, \
+	"%s ~= %s (%.9g vs %.9g)", #a, #b, a_, b_); } while (0)
+#define SKIP(...) do { test_skip(__VA_ARGS__); return; } while (0)
+
+/* Compare arrays with |a - ref| <= atol + rtol*|ref|; prints the first 5
+ * mismatches and records one failure. Returns the mismatch count. */
+size_t test_check_arrays_at(const char *file, int line, const char *what,
+			    const float *a, const float *ref, size_t count,
+			    double atol, double rtol);
+#define CHECK_ARRAYS(what, a, ref, n, atol, rtol) \
+	test_check_arrays_at(__FILE__, __LINE__, what, a, ref, n, atol, rtol)
+
+/* Fixtures and places. */
+const char *test_tmpdir(void);      /* fresh, empty dir for this case */
+const char *test_src_dir(void);     /* repository root */
+const char *test_build_dir(void);   /* where make put programs and libs */
+const char *test_shared_dir(void);  /* ../shared if present, else NULL */
+const char *test_cluster_dir(void); /* running cluster's dir, else NULL */
+const char *test_hostname(void);    /* `hostname -s` */
+
+/* Run `/bin/sh -c cmd` with a deadline (the whole process group is killed
+ * at the deadline). stdout and stderr are captured separately. */
+struct test_proc {
+	int exit_code;      /* exit status, or 128+signal, or -1 */
+	int timed_out;
+	double seconds;
+	char *out;          /* NUL-terminated, never NULL after test_run */
+	char *err;
+};
+int test_run(const char *cmd, int timeout_s, struct test_proc *p);
+void test_proc_free(struct test_proc *p);
+
+/* Small file helpers for fixtures. */
+char *test_read_file(const char *path, size_t *len);
+int test_write_file(const char *path, const void *data, size_t len);
+char *test_path(const char *dir, const char *name); /* malloc'd dir/name */
+
+/* Rewrite the cluster's plugstack.conf line for the hvd plugin (srun and
+ * slurmstepd reread it per job). args may be "" for site defaults. */
+int test_cluster_plugstack(const char *args);
+
+#endif

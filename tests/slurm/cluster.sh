@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# cluster.sh up|down|status DIR [BUILD] - a one-node Slurm cluster for tests.
+#
+# up: munged (its own key and socket), slurmctld and slurmd on 127.0.0.1 as
+# root, every file under DIR: slurm.conf/gres.conf from the templates beside
+# this script, state, spool, logs, pid files, fake GPU device nodes
+# (DIR/dev/nvidia0..3), and a plugstack.conf loading BUILD/hvd.so. Waits
+# until the node is idle. Clients use SLURM_CONF=DIR/slurm.conf.
+# down: cancels jobs, stops the daemons (TERM, then KILL), removes DIR
+# (kept when HVD_TEST_KEEP=1). Never touches /etc/slurm, /dev or the
+# machine's own munged. What it does not do: multi-node (see multinode.sh).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+verb=${1:?usage: cluster.sh up|down|status DIR [BUILD]}
+dir=${2:?usage: cluster.sh up|down|status DIR [BUILD]}
+build=${3:-}
+export SLURM_CONF="$dir/slurm.conf"
+host=$(hostname -s)
+
+die() { echo "hvd: cluster: $*" >&2; exit 1; }
+
+port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+
+pick_ports() {
+	local p
+	for _ in $(seq 1 50); do
+		p=$(( 20000 + (RANDOM % 20000) * 2 ))
+		if port_free "$p" && port_free $((p + 1)); then
+			echo "$p $((p + 1))"
+			return 0
+		fi
+	done
+	return 1
+}
+
+pid_of() { [ -s "$1" ] && cat "$1" 2>/dev/null; }
+
+stop_pidfile() {   # stop_pidfile FILE NAME
+	local pid
+	pid=$(pid_of "$1") || return 0
+	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 1 100); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	echo "hvd: cluster: $2 (pid $pid) ignored TERM for 10 s: killing" >&2
+	kill -KILL "$pid" 2>/dev/null
+}
+
+render() {   # render TEMPLATE OUT
+	sed -e "s|@DIR@|$dir|g" -e "s|@HOST@|$host|g" \
+	    -e "s|@CTLD_PORT@|$ctld_port|g" -e "s|@SLURMD_PORT@|$slurmd_port|g" "$1" > "$2"
+}
+
+start_munge() {
+	mkdir -p "$dir/munge"
+	chmod 755 "$dir/munge"
+	dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
+	chown munge:munge "$dir/munge" "$dir/munge/munge.key"
+	chmod 400 "$dir/munge/munge.key"
+	runuser -u munge -- munged --force --socket="$dir/munge/munge.sock" \
+		--key-file="$dir/munge/munge.key" --pid-file="$dir/munge/munged.pid" \
+		--log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" \
+		|| die "munged did not start (see $dir/munge/munged.log)"
+}
+
+wait_idle() {
+	local st
+	for _ in $(seq 1 300); do
+		st=$(sinfo -h -n "$host" -o %t 2>/dev/null)
+		case "$st" in idle|mix|alloc) return 0 ;; esac
+		sleep 0.1
+	done
+	die "node $host not idle after 30 s (state '$st'; logs in $dir/log)"
+}
+
+up() {
+	[ "$(id -u)" = 0 ] || die "needs root"
+	if [ -f "$dir/run/slurmctld.pid" ] && kill -0 "$(pid_of "$dir/run/slurmctld.pid")" 2>/dev/null; then
+		die "a cluster already runs in '$dir'"
+	fi
+	mkdir -p "$dir"/{state,spool,run,log,dev}
+	chmod 755 "$dir" "$dir/spool"
+	read -r ctld_port slurmd_port < <(pick_ports) || die "no free port pair"
+	for i in 0 1 2 3; do
+		mknod "$dir/dev/nvidia$i" c 195 "$i" || die "mknod '$dir/dev/nvidia$i' failed"
+	done
+	render "$here/slurm.conf.in" "$dir/slurm.conf"
+	render "$here/gres.conf.in" "$dir/gres.conf"
+	if [ -n "$build" ] && [ -f "$build/hvd.so" ]; then
+		echo "required $build/hvd.so" > "$dir/plugstack.conf"
+	else
+		: > "$dir/plugstack.conf"
+	fi
+	start_munge
+	slurmctld -c -f "$dir/slurm.conf" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
+	slurmd -f "$dir/slurm.conf" || die "slurmd did not start (see $dir/log/slurmd.log)"
+	wait_idle
+	echo "cluster up in $dir: node $host, ports $ctld_port/$slurmd_port"
+}
+
+down() {
+	[ -d "$dir" ] || return 0
+	if [ -f "$dir/slurm.conf" ] && [ -f "$dir/run/slurmctld.pid" ]; then
+		scancel --full --quiet --user=root 2>/dev/null
+		scancel --full --quiet --state=PENDING 2>/dev/null
+		for _ in $(seq 1 150); do
+			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+			scancel --full --quiet 2>/dev/null
+			sleep 0.1
+		done
+	fi
+	stop_pidfile "$dir/run/slurmd.pid" slurmd
+	stop_pidfile "$dir/run/slurmctld.pid" slurmctld
+	stop_pidfile "$dir/munge/munged.pid" munged
+	if [ "${HVD_TEST_KEEP:-}" != 1 ]; then
+		rm -rf "$dir"
+	fi
+	return 0
+}
+
+status() {
+	sinfo -N -o '%N %t %c %z %G' && squeue
+}
+
+case "$verb" in
+	up) up ;;
+	down) down ;;
+	status) status ;;
+	*) die "unknown verb '$verb': use up, down or status" ;;
+esac

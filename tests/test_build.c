@@ -1,0 +1,90 @@
+/* test_build.c - the build system's promises: dependency detection lines,
+ * WITH_<X>=1 with the dependency absent stops with one line naming the
+ * package, WITH_<X>=0 turns a feature off. What it does not do: build the
+ * whole tree again (make check already did).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += (*s == '\n');
+	return n;
+}
+
+static void test_detect_prints_one_line_per_dependency(void)
+{
+	char cmd[8192];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/mk/detect.sh' '%s/b'", test_src_dir(), test_tmpdir());
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_INT(count_lines(p.out), 13);
+	const char *names[] = { "CUDA runtime", "cuDNN", "cuBLAS", "NCCL", "PMIx", "OpenMPI",
+				"hwloc", "oneDNN", "Slurm SPANK", "libspng", "libturbojpeg",
+				"cJSON", "zlib" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		CHECK_CONTAINS(p.out, names[i]);
+	test_proc_free(&p);
+	/* cached: the same lines again, and the config file records them */
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(count_lines(p.out), 13);
+	test_proc_free(&p);
+	char *conf = test_path(test_tmpdir(), "b/config.mk");
+	char *text = test_read_file(conf, NULL);
+	CHECK_CONTAINS(text, "HAVE_PMIX := ");
+	CHECK_CONTAINS(text, "HAVE_DNNL := ");
+	free(text);
+	free(conf);
+}
+
+/* "Point detection at an empty prefix": no pkg-config files and no headers
+ * in the default path, so PMIx cannot be found. */
+static void test_with_pmix_1_missing_is_one_line_error(void)
+{
+	char cmd[8192];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/empty' && cd '%s' && PKG_CONFIG_LIBDIR='%s/empty' "
+		 "make --no-print-directory B='%s/b' WITH_PMIX=1 all",
+		 test_tmpdir(), test_src_dir(), test_tmpdir(), test_tmpdir());
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: build: 'PMIx (pkg-config pmix)': not found but WITH_PMIX=1: install libpmix-dev");
+	CHECK(strstr(p.out, "✗ PMIx (pkg-config pmix): not found (Debian package libpmix-dev)") ||
+	      strstr(p.err, "✗ PMIx (pkg-config pmix): not found (Debian package libpmix-dev)"));
+	test_proc_free(&p);
+}
+
+static void test_with_x_0_forces_off(void)
+{
+	char cmd[8192];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "WITH_CUDA=0 WITH_DNNL=0 '%s/mk/detect.sh' '%s/b'",
+		 test_src_dir(), test_tmpdir());
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "✗ CUDA runtime + nvcc (");
+	CHECK_CONTAINS(p.out, "off (WITH_CUDA=0)");
+	CHECK_CONTAINS(p.out, "✗ oneDNN (dnnl.h): off (WITH_DNNL=0)");
+	test_proc_free(&p);
+	char *conf = test_path(test_tmpdir(), "b/config.mk");
+	char *text = test_read_file(conf, NULL);
+	CHECK_CONTAINS(text, "HAVE_CUDA := 0");
+	CHECK_CONTAINS(text, "HAVE_DNNL := 0");
+	free(text);
+	free(conf);
+}
+
+const struct test_case build_tests[] = {
+	{ "detect_prints_one_line_per_dependency", test_detect_prints_one_line_per_dependency },
+	{ "with_pmix_1_missing_is_one_line_error", test_with_pmix_1_missing_is_one_line_error },
+	{ "with_x_0_forces_off", test_with_x_0_forces_off },
+	{ 0 }
+};

@@ -1,0 +1,86 @@
+/* test_harness.c - the tests/slurm cluster itself: it runs jobs, grants the
+ * four fake GPUs, gives PMIx by default, and lives entirely in its temp dir.
+ * What it does not do: test the plugin (test_spank_slurm.c does).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+static void test_srun_runs_on_the_test_node(void)
+{
+	struct test_proc p;
+	CHECK(test_run("srun -n 2 hostname -s", 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	char want[600];
+	snprintf(want, sizeof(want), "%s\n%s\n", test_hostname(), test_hostname());
+	CHECK_STR(p.out, want);
+	test_proc_free(&p);
+}
+
+static void test_cluster_grants_four_fake_gpus(void)
+{
+	struct test_proc p;
+	CHECK(test_run("srun -n 1 --gres=gpu:4 sh -c 'echo $CUDA_VISIBLE_DEVICES $SLURM_STEP_GPUS'",
+		       60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, "0,1,2,3 0,1,2,3\n");
+	test_proc_free(&p);
+	CHECK(test_run("sinfo -h -o '%c %z %G'", 30, &p) == 0);
+	CHECK_CONTAINS(p.out, "8 2:4:1 gpu:4");
+	test_proc_free(&p);
+}
+
+static void test_pmix_is_the_default(void)
+{
+	struct test_proc p;
+	CHECK(test_run("srun -n 2 sh -c 'echo $SLURM_MPI_TYPE:$PMIX_RANK'", 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "pmix:0\n");
+	CHECK_CONTAINS(p.out, "pmix:1\n");
+	test_proc_free(&p);
+}
+
+static void test_cluster_lives_in_its_temp_dir(void)
+{
+	const char *dir = test_cluster_dir();
+	CHECK(dir != NULL);
+	CHECK(getenv("SLURM_CONF") && strstr(getenv("SLURM_CONF"), dir) == getenv("SLURM_CONF"));
+	struct test_proc p;
+	CHECK(test_run("scontrol show config", 30, &p) == 0);
+	CHECK_CONTAINS(p.out, dir);
+	CHECK_CONTAINS(p.out, "PlugStackConfig         = ");
+	CHECK(strstr(p.out, "/etc/slurm/plugstack.conf") == NULL);
+	CHECK(strstr(p.out, "/var/run/munge") == NULL);
+	test_proc_free(&p);
+	/* the fake GPUs are device nodes in the temp dir, not in /dev */
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "stat -c %%F '%s/dev/nvidia3'", dir);
+	CHECK(test_run(cmd, 10, &p) == 0);
+	CHECK_STR(p.out, "character special file\n");
+	test_proc_free(&p);
+}
+
+static void test_sbatch_job_completes(void)
+{
+	char cmd[4200];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && sbatch --wait -n 2 -o out.txt --wrap 'srun hostname -s' && cat out.txt",
+		 test_tmpdir());
+	CHECK(test_run(cmd, 90, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, test_hostname());
+	test_proc_free(&p);
+}
+
+const struct test_case harness_tests[] = {
+	{ "srun_runs_on_the_test_node", test_srun_runs_on_the_test_node },
+	{ "cluster_grants_four_fake_gpus", test_cluster_grants_four_fake_gpus },
+	{ "pmix_is_the_default", test_pmix_is_the_default },
+	{ "cluster_lives_in_its_temp_dir", test_cluster_lives_in_its_temp_dir },
+	{ "sbatch_job_completes", test_sbatch_job_completes },
+	{ 0 }
+};

@@ -1,0 +1,1 @@
+# trainer/module.mk - (filled in by the trainer work)
