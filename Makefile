@@ -63,6 +63,7 @@ $(B)/obj/%.o: %.c
 
 include spank/module.mk
 include runtime/module.mk
+include trainer/data.mk
 include trainer/module.mk
 include tests/module.mk
 
