@@ -50,6 +50,7 @@ LDFLAGS_ALL = -pthread $(SAN_FLAGS) $(LDFLAGS)
 
 # Each module adds to these.
 PROGRAMS :=       # programs to build and install
+TEST_PROGRAMS :=  # helper programs the tests run (built, never installed)
 LIBS_STATIC :=    # static libraries
 TEST_SRCS :=      # sources linked into the test runner
 TEST_LIBS :=      # libraries (and objects) the runner needs
@@ -68,7 +69,7 @@ include trainer/module.mk
 include tests/module.mk
 
 .PHONY: all deps check demo install clean help
-all: $(PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
+all: $(PROGRAMS) $(TEST_PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
 ifeq ($(SAN),1)
 all: $(B)/.san
 $(B)/.san:
