@@ -1,0 +1,40 @@
+/* image_decode.h - PNG (libspng) and JPEG (libturbojpeg) files to 8-bit
+ * grayscale, in memory.
+ *
+ * PNG: 1/2/4/8/16-bit gray, gray+alpha, RGB, RGBA, palette; colour becomes
+ * gray by ITU-R 601 luma, alpha is dropped, 16-bit keeps the high byte.
+ * JPEG: decoded scaled by 1/2, 1/4 or 1/8 when the result still covers
+ * min_side (cheap shrink before the area filter). The format is taken from
+ * the file's first bytes, not its name. A truncated or corrupt file is an
+ * error naming the file, never a partly black image.
+ * What this is not: resizing or cropping (image_resize.h).
+ */
+#ifndef HVD_TRAINER_IMAGE_DECODE_H
+#define HVD_TRAINER_IMAGE_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct image {
+	int width, height;
+	uint8_t *pixels;        /* (height, width) grayscale, malloc'd */
+};
+
+/* Decodes path. min_side: smallest side the caller still needs (JPEG may
+ * be decoded scaled down to it); 0 = full size. Returns 0, or -1 with a
+ * one-line message `chexnet: image 'path': reason` in err. */
+int image_decode_file(const char *path, int min_side, struct image *out,
+		      char *err, size_t err_bytes);
+
+/* The same for bytes already in memory; name is only used in messages. */
+int image_decode_memory(const void *data, size_t bytes, const char *name,
+			int min_side, struct image *out, char *err, size_t err_bytes);
+
+/* Decodes path and area-resizes it to side x side into out (side*side
+ * bytes): what `chexnet predict IMAGE` and the packer feed the model. */
+int image_load_square(const char *path, int side, uint8_t *out,
+		      char *err, size_t err_bytes);
+
+void image_free(struct image *img);
+
+#endif

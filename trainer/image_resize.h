@@ -1,0 +1,22 @@
+/* image_resize.h - pure pixel operations on 8-bit grayscale images: area
+ * (box) filter resize, crop, horizontal flip. No I/O, no allocation.
+ * What this is not: decoding (image_decode.h) or choosing crop offsets
+ * (the loader does, from its seeded generator).
+ */
+#ifndef HVD_TRAINER_IMAGE_RESIZE_H
+#define HVD_TRAINER_IMAGE_RESIZE_H
+
+#include <stdint.h>
+
+/* Area-average resize src (sh, sw) to dst (dh, dw): each output pixel is
+ * the mean of the source area it covers, with fractional edge weights
+ * (exact for any ratio, up- or downscaling). Rounded to nearest. */
+void image_resize_area(const uint8_t *src, int sw, int sh,
+		       uint8_t *dst, int dw, int dh);
+
+/* Copies the (side x side) window at (x, y) of src (sh, sw) into dst,
+ * mirrored left-right when flip. The window must lie inside src. */
+void image_crop(const uint8_t *src, int sw, int x, int y, int side,
+		int flip, uint8_t *dst);
+
+#endif
