@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# demo.sh BUILD - the main job on an embedded default, as `make demo` runs it:
+# start the local test cluster (tests/slurm), generate a small NIH-layout
+# data set (chexnet synth), pack it, train DenseNet-121 with
+# `srun --hvd -n 2 ./chexnet train` at reduced resolution, print the
+# per-class AUROC table, tear the cluster down (always, by trap).
+# Settings: DEMO_COUNT (images), DEMO_SIZE (px), DEMO_EPOCHS, DEMO_DIR
+# (kept afterwards; else a temp dir removed at the end unless DEMO_KEEP=1).
+set -u
+src=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:?usage: demo.sh BUILD}" && pwd)
+count=${DEMO_COUNT:-1200}
+size=${DEMO_SIZE:-64}
+epochs=${DEMO_EPOCHS:-6}
+work=${DEMO_DIR:-$(mktemp -d /tmp/hvddemo.XXXXXX)}
+chmod 755 "$work"
+cluster="$work/cluster"
+export SLURM_CONF="$cluster/slurm.conf"
+
+step() { printf '\n== %s\n' "$*"; }
+cleanup() {
+	"$src/tests/slurm/cluster.sh" down "$cluster" "$build" > /dev/null 2>&1
+	if [ -z "${DEMO_DIR:-}" ] && [ "${DEMO_KEEP:-}" != 1 ]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+[ "$(id -u)" = 0 ] || { echo "hvd: demo: needs root (it starts its own munged/slurmctld/slurmd)" >&2; exit 1; }
+step "local Slurm cluster (1 node, 8 CPUs in 2 sockets, 4 fake GPUs)"
+"$src/tests/slurm/cluster.sh" up "$cluster" "$build" || exit 1
+sinfo -N -o '%N %t cpus=%c sockets:cores:threads=%z gres=%G'
+
+chexnet="$build/chexnet"
+if [ ! -x "$chexnet" ]; then
+	step "chexnet is not built yet: the furthest step that exists is the cluster"
+	srun -n 2 --gres=gpu:2 sh -c 'echo "task $SLURM_PROCID on $(hostname -s): CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES PMIX_RANK=$PMIX_RANK"'
+	exit $?
+fi
+
+step "generate $count chest X-rays ($size px) in the NIH layout"
+"$chexnet" synth --out "$work/nih" --count "$count" --size "$((size * 2))" --seed 1 || exit 1
+step "pack into shards"
+"$chexnet" pack --data "$work/nih" --out "$work/shards" --size "$((size + size / 8))" || exit 1
+step "train: srun --hvd -n 2 ./chexnet train (DenseNet-121, ${size}x${size}, $epochs epochs)"
+cp "$chexnet" "$work/chexnet"
+cd "$work" || exit 1
+srun --hvd -n 2 --gres=gpu:2 ./chexnet train --data "$work/shards" --model densenet121 \
+	--backend cpu --size "$size" --batch 16 --epochs "$epochs" --out "$work/run" || exit 1
+step "evaluate on the test split"
+"$chexnet" eval --data "$work/shards" --checkpoint "$work/run/last" --size "$size" --backend cpu
