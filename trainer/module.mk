@@ -1,1 +1,30 @@
-# trainer/module.mk - (filled in by the trainer work)
+# trainer/module.mk - ./chexnet: models, backends, training, checkpoints,
+# CLI. The input pipeline's sources come from trainer/data.mk
+# ($(DATA_SRCS)); the oneDNN backend's from trainer/cpu/cpu.mk
+# ($(CPU_BACKEND_SRCS), owned by the cpu backend work) when HAVE_DNNL.
+
+TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
+	trainer/model_desc.c
+
+ifeq ($(HAVE_DNNL),1)
+-include trainer/cpu/cpu.mk
+endif
+CPU_BACKEND_SRCS ?=
+
+TRAINER_LIB_SRCS := $(TRAINER_CORE_SRCS) $(DATA_SRCS) $(CPU_BACKEND_SRCS)
+TRAINER_LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(TRAINER_LIB_SRCS))
+TRAINER_LDLIBS = $(DATA_LDLIBS) $(CJSON_LIBS) $(if $(CPU_BACKEND_SRCS),$(DNNL_LIBS)) -lm
+
+$(B)/obj/trainer/%.o: MODULE_CFLAGS = -Itrainer $(DATA_CFLAGS) $(CJSON_CFLAGS)
+ifneq ($(strip $(CPU_BACKEND_SRCS)),)
+$(B)/obj/trainer/cpu/%.o: MODULE_CFLAGS = -Itrainer $(DNNL_CFLAGS)
+$(B)/obj/trainer/backend.o: MODULE_CFLAGS = -Itrainer -DHAVE_CPU_BACKEND
+endif
+
+$(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+LIBS_STATIC += $(B)/libchexnet.a
+TEST_LIBS += $(B)/libchexnet.a
+TEST_LDLIBS += $(TRAINER_LDLIBS)
