@@ -11,8 +11,11 @@ top=$(mktemp -d /tmp/hvdcheck.XXXXXX)
 chmod 755 "$top"
 export TMPDIR="$top"
 cleanup() {
-	for d in "$top"/hvdtest.*/cluster*; do
-		[ -d "$d" ] && "$src/tests/slurm/cluster.sh" down "$d" "$build" > /dev/null 2>&1
+	for d in "$top"/hvdtest.*/cluster; do
+		[ -d "$d" ] && "$src/tests/slurm/cluster.sh" down "$d" > /dev/null 2>&1
+	done
+	for d in "$top"/hvdtest.*/multinode; do
+		[ -d "$d" ] && "$src/tests/slurm/multinode.sh" down "$d" > /dev/null 2>&1
 	done
 	[ "${HVD_TEST_KEEP:-}" = 1 ] || rm -rf "$top"
 }

@@ -13,6 +13,7 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case harness_tests[];
+extern const struct test_case multinode_harness_tests[];
 
 static const struct test_group test_groups[] = {
 	/* unit: no Slurm */
@@ -20,6 +21,8 @@ static const struct test_group test_groups[] = {
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+	/* real Slurm: multi-node cluster (one network namespace per node) */
+	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
 	{ 0 }

@@ -2,7 +2,8 @@
 # Modules add their test sources to TEST_SRCS and what they link to
 # TEST_LIBS / TEST_LDLIBS.
 
-TEST_SRCS += tests/runner.c tests/test_runner.c tests/test_build.c tests/test_harness.c
+TEST_SRCS += tests/runner.c tests/test_runner.c tests/test_build.c tests/test_harness.c \
+	tests/test_multinode_harness.c
 TEST_OBJS = $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRCS))
 
 $(B)/obj/tests/%.o: MODULE_CFLAGS = -Itests -Ispank -Iruntime -Itrainer $(TEST_CFLAGS)

@@ -299,17 +299,30 @@ int test_cluster_plugstack(const char *args)
 	return rename(tmp, path);
 }
 
-static int cluster_cmd(const char *verb)
+/* The cluster kinds: the one-node harness and the multi-node (netns) one. */
+static const char *cluster_script(enum test_needs kind)
+{
+	return kind == TEST_NEEDS_MULTINODE ? "multinode.sh" : "cluster.sh";
+}
+
+static const char *cluster_subdir(enum test_needs kind)
+{
+	return kind == TEST_NEEDS_MULTINODE ? "multinode" : "cluster";
+}
+
+static int cluster_cmd(enum test_needs kind, const char *verb)
 {
 	char cmd[3 * PATH_MAX + 64];
 	struct test_proc p;
-	snprintf(cmd, sizeof(cmd), "'%s/tests/slurm/cluster.sh' %s '%s/cluster' '%s'",
-		 R.src, verb, R.root, R.build);
+	snprintf(cmd, sizeof(cmd), "'%s/tests/slurm/%s' %s '%s/%s' '%s'", R.src,
+		 cluster_script(kind), verb, R.root, cluster_subdir(kind),
+		 strcmp(verb, "up") == 0 ? R.build : "");
 	if (test_run(cmd, 180, &p) != 0)
 		return -1;
 	int rc = p.exit_code;
 	if (rc != 0)
-		printf("hvdtest: cluster %s failed (exit %d):\n%s%s", verb, rc, p.out, p.err);
+		printf("hvdtest: %s %s failed (exit %d):\n%s%s", cluster_script(kind), verb, rc,
+		       p.out, p.err);
 	test_proc_free(&p);
 	return rc;
 }
@@ -324,12 +337,15 @@ static const char *cluster_unavailable(void)
 	return NULL;
 }
 
+static enum test_needs cluster_kind;   /* kind of the cluster that is up */
+
 static void cluster_down(void)
 {
 	if (!R.cluster[0])
 		return;
-	cluster_cmd("down");
+	cluster_cmd(cluster_kind, "down");
 	setenv("HVD_TEST_CLUSTER", "", 1);
+	unsetenv("SLURM_CONF");
 	R.cluster[0] = 0;
 }
 
@@ -361,6 +377,23 @@ static int proc_mentions(const char *pid, const char *needle)
 	return 0;
 }
 
+/* The multi-node harness names its namespaces hvd-ID-nK and its links
+ * hvbID / hvvIDnK; none may outlive the run. */
+static int count_net_leftovers(void)
+{
+	struct test_proc p;
+	int n = 0;
+	if (test_run("ip netns list 2>/dev/null | grep '^hvd-'; "
+		     "ip -br link 2>/dev/null | grep -E '^hv[bv][0-9a-f]{4}'", 30, &p) != 0)
+		return 0;
+	for (const char *c = p.out; *c; c++)
+		n += (*c == '\n');
+	if (n)
+		printf("left behind (network):\n%s", p.out);
+	test_proc_free(&p);
+	return n;
+}
+
 static int count_leftovers(void)
 {
 	DIR *d = opendir("/proc");
@@ -372,7 +405,7 @@ static int count_leftovers(void)
 		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atoi(e->d_name) != getpid())
 			n += proc_mentions(e->d_name, R.root);
 	closedir(d);
-	return n;
+	return n + count_net_leftovers();
 }
 
 static void on_signal(int sig)
@@ -384,22 +417,24 @@ static void on_signal(int sig)
 
 /* Returns NULL when up, else the reason every case of the group skips or
  * fails; *fatal says which. */
-static const char *cluster_up(int *fatal)
+static const char *cluster_up(enum test_needs kind, int *fatal)
 {
 	static char why[256];
 	const char *no = cluster_unavailable();
 	*fatal = 0;
 	if (no)
 		return no;
-	if (R.cluster[0])
+	if (R.cluster[0] && cluster_kind == kind)
 		return NULL;
-	if (cluster_cmd("up") != 0) {
-		cluster_cmd("down");
+	cluster_down();
+	if (cluster_cmd(kind, "up") != 0) {
+		cluster_cmd(kind, "down");
 		*fatal = 1;
-		snprintf(why, sizeof(why), "cluster did not start (logs in %s/cluster)", R.root);
+		snprintf(why, sizeof(why), "%s did not start", cluster_script(kind));
 		return why;
 	}
-	snprintf(R.cluster, sizeof(R.cluster), "%s/cluster", R.root);
+	cluster_kind = kind;
+	snprintf(R.cluster, sizeof(R.cluster), "%s/%s", R.root, cluster_subdir(kind));
 	char conf[PATH_MAX + 16];
 	snprintf(conf, sizeof(conf), "%s/slurm.conf", R.cluster);
 	setenv("SLURM_CONF", conf, 1);
@@ -528,7 +563,7 @@ static void run_group(int gi, int argc, char **argv, int first, struct tally *t)
 	int fatal = 0;
 	double t0 = now_s();
 	if (g->needs != TEST_NEEDS_NOTHING)
-		why = cluster_up(&fatal);
+		why = cluster_up(g->needs, &fatal);
 	for (int i = 0; g->cases[i].name; i++) {
 		if (!wanted(g->cases[i].name, argc, argv, first))
 			continue;
