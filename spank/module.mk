@@ -1,1 +1,45 @@
-# spank/module.mk - (filled in by the spank work)
+# spank/module.mk - the hvd SPANK plugin (build/hvd.so) and its unit-tested
+# parts. The .so is built by its own rule, never with sanitizer flags (an
+# ASan object cannot load into slurmstepd): -fPIC, hidden visibility,
+# hardening, a version script exporting only plugin_* and slurm_spank_*,
+# libhwloc linked, libslurm not (Slurm resolves spank_* when loading).
+# The test runner compiles options.c, placement.c and topology.c through
+# the normal pattern rule (so SAN=1 covers them).
+
+SPANK_DEFS := $(if $(filter 1,$(HAVE_HWLOC)),-DHAVE_HWLOC)
+$(B)/obj/spank/%.o: MODULE_CFLAGS = -Ispank $(SPANK_DEFS) $(HWLOC_CFLAGS)
+
+TEST_SRCS += spank/options.c spank/placement.c spank/topology.c
+TEST_LDLIBS += $(HWLOC_LIBS)
+
+ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)
+SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/options.c spank/placement.c spank/topology.c
+SPANK_SO_OBJS := $(patsubst spank/%.c,$(B)/obj/spank-so/%.o,$(SPANK_SO_SRCS))
+SPANK_SO_CFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
+	-fstack-protector-strong -D_FORTIFY_SOURCE=2 -fno-strict-aliasing \
+	-Ispank $(SPANK_DEFS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(CFLAGS)
+SPANK_SO_LDFLAGS := -shared -Wl,--version-script=spank/hvd.map -Wl,-z,relro -Wl,-z,now \
+	-Wl,-z,noexecstack -Wl,--as-needed $(LDFLAGS)
+
+$(B)/obj/spank-so/%.o: spank/%.c
+	@mkdir -p $(@D)
+	$(CC) $(SPANK_SO_CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/hvd.so: $(SPANK_SO_OBJS) spank/hvd.map
+	$(CC) $(SPANK_SO_LDFLAGS) -o $@ $(SPANK_SO_OBJS) $(HWLOC_LIBS)
+
+PROGRAMS += $(B)/hvd.so
+INSTALL_RULES += install-spank
+
+SPANK_PLUGIN_DIR ?= $(PREFIX)/lib/slurm
+SPANK_CONF_DIR ?= /etc/slurm/plugstack.conf.d
+
+.PHONY: install-spank
+install-spank: $(B)/hvd.so
+	install -d '$(DESTDIR)$(SPANK_PLUGIN_DIR)' '$(DESTDIR)$(SPANK_CONF_DIR)'
+	install -m 0755 $(B)/hvd.so '$(DESTDIR)$(SPANK_PLUGIN_DIR)/hvd.so'
+	sed 's|@PLUGIN@|$(SPANK_PLUGIN_DIR)/hvd.so|' etc/plugstack.conf.d/hvd.conf \
+		> '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf.new'
+	chmod 0644 '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf.new'
+	mv '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf.new' '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf'
+endif

@@ -1,0 +1,93 @@
+/* placement.h - the pure decision of the hvd plugin: given a node's
+ * topology (packages, cores, NUMA nodes, NVIDIA GPUs by PCI locality), the
+ * GPUs Slurm granted the step, the task's allowed CPUs and its local id,
+ * which GPU the task owns, in which order it sees the granted GPUs, which
+ * socket and CPUs it is bound to and which NUMA nodes its memory prefers.
+ *
+ * Never includes spank.h or hwloc.h: topology.c fills struct placement_topo
+ * (from hwloc, or tests from XML files), task.c applies the result. CPU sets
+ * are glibc cpu_set_t (CPU_SETSIZE = 1024 CPUs).
+ */
+#ifndef HVD_SPANK_PLACEMENT_H
+#define HVD_SPANK_PLACEMENT_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
+#include <stddef.h>
+
+#include "options.h"
+
+#define PLACEMENT_MAX_GPUS 64
+#define PLACEMENT_MAX_NUMA 16
+#define PLACEMENT_BUSID_LEN 16   /* "0000:3b:00.0" + NUL */
+#define PLACEMENT_NOTE_LEN 512
+
+struct placement_socket {
+	cpu_set_t cpus;
+	int core_count;
+	cpu_set_t *cores;               /* (core_count) the PUs of each core */
+	int numa_count;
+	int numa[PLACEMENT_MAX_NUMA];   /* OS indices of its NUMA nodes */
+};
+
+struct placement_gpu {
+	char busid[PLACEMENT_BUSID_LEN];
+	int socket;          /* index into sockets; -1: no package above it */
+	cpu_set_t near_cpus; /* CPUs of its nearest non-I/O ancestor */
+};
+
+struct placement_topo {
+	int socket_count;
+	struct placement_socket *sockets;  /* packages, logical order */
+	int gpu_count;
+	struct placement_gpu *gpus;        /* NVIDIA GPUs, PCI bus order */
+	cpu_set_t machine_cpus;
+};
+
+struct placement_request {
+	const struct placement_topo *topo;
+	int granted_count;          /* GPUs granted to the step on this node */
+	const int *granted_gpu;     /* per granted GPU: index into topo->gpus, -1 unknown */
+	int local_id, local_count;  /* this task, tasks of the step on this node */
+	cpu_set_t allowed;          /* the task's affinity mask now */
+	enum hvd_gpu_mode gpu_mode;
+	enum hvd_bind bind;
+	int oversubscribe_warn;
+	const char *host;           /* for messages */
+};
+
+struct placement_result {
+	int granted_index;               /* the task's GPU in the granted list; -1 CPU-only */
+	int order_count;
+	int order[PLACEMENT_MAX_GPUS];   /* what the task sees, as granted indices */
+	int socket;                      /* index into topo sockets; -1 none */
+	cpu_set_t cpus;                  /* where to bind (the allowed mask under none) */
+	int numa_count;
+	int numa[PLACEMENT_MAX_NUMA];
+	char note[PLACEMENT_NOTE_LEN];   /* say once per node when non-empty */
+};
+
+/* 0 on success; -1 with a one-line message (oversubscription under
+ * oversubscribe=error, bad input). */
+int placement_compute(const struct placement_request *req, struct placement_result *res,
+		      char *err, size_t err_len);
+
+/* The order GPUs are handed out: socket by socket, PCI bus order within a
+ * socket, unknown GPUs last as granted. out gets granted indices. */
+void placement_gpu_order(const struct placement_request *req, int *out);
+
+/* "0-3,8,10-11"; "" for an empty set. Returns -1 if it did not fit. */
+int placement_format_cpus(const cpu_set_t *set, char *buf, size_t len);
+
+/* Parses a comma-separated list of non-negative decimal ids ("0,1,2,3").
+ * Returns the count, or -1 when any entry is not a plain number or there
+ * are more than max. */
+int placement_parse_ids(const char *list, int *ids, int max);
+
+/* Splits a comma-separated list into at most max entries of up to 63
+ * characters (CUDA_VISIBLE_DEVICES may hold UUIDs). Returns the count or -1. */
+int placement_split_list(const char *list, char entries[][64], int max);
+
+#endif

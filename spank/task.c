@@ -1,0 +1,354 @@
+/* task.c - the hvd plugin inside slurmstepd (see task.h): collects what
+ * Slurm granted (GPUs, local task id/count, allowed CPUs), asks placement.c,
+ * then sets CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, HVD_GPU_BUSID,
+ * HVD_CPUS, HVD_SOCKET, HVD_BIND, the CPU affinity and the memory policy.
+ * Messages go to the task's stderr (the user sees them through srun);
+ * node-wide remarks are said once, by local task 0.
+ * What it does not do: parse options or decide placement; it never exits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "placement.h"
+#include "task.h"
+#include "topology.h"
+
+#define NVIDIA_PROC_DIR "/proc/driver/nvidia/gpus"
+#define MPOL_PREFERRED_ 1
+#define MPOL_PREFERRED_MANY_ 5
+#define ERR_LEN 512
+
+/* What one task works from. */
+struct task_inputs {
+	int count;                                /* granted GPUs */
+	char labels[PLACEMENT_MAX_GPUS][64];      /* as CUDA_VISIBLE_DEVICES names them */
+	int ids[PLACEMENT_MAX_GPUS];              /* Slurm ids (device minors), -1 unknown */
+	int gpu[PLACEMENT_MAX_GPUS];              /* index into topo.gpus, -1 unknown */
+	uint32_t rank;
+	int local_id, local_count;
+	char host[256];
+	struct placement_topo topo;
+};
+
+int task_step_is_special(spank_t sp)
+{
+	uint32_t step = 0;
+	if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
+		return 0;
+	return step == SLURM_BATCH_SCRIPT || step == SLURM_EXTERN_CONT ||
+	       step == SLURM_INTERACTIVE_STEP;
+}
+
+static void get_env(spank_t sp, const char *name, char *buf, int len)
+{
+	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
+		buf[0] = 0;
+}
+
+void task_capture_step(spank_t sp, struct task_step_gpus *step)
+{
+	get_env(sp, "CUDA_VISIBLE_DEVICES", step->visible, sizeof(step->visible));
+	get_env(sp, "SLURM_STEP_GPUS", step->step_gpus, sizeof(step->step_gpus));
+	step->captured = 1;
+}
+
+/* Labels from CUDA_VISIBLE_DEVICES; ids from SLURM_STEP_GPUS when it pairs
+ * up (under ConstrainDevices the visible indices are local, the step's are
+ * the device minors), else from the labels themselves. */
+static int read_granted(const char *visible, const char *step_gpus, struct task_inputs *in,
+			char *err)
+{
+	int n = placement_split_list(visible, in->labels, PLACEMENT_MAX_GPUS);
+	if (n < 0) {
+		snprintf(err, ERR_LEN, "hvd: CUDA_VISIBLE_DEVICES: '%.200s': not a list of at most %d GPUs",
+			 visible, PLACEMENT_MAX_GPUS);
+		return -1;
+	}
+	in->count = n;
+	if (placement_parse_ids(step_gpus, in->ids, PLACEMENT_MAX_GPUS) == n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (placement_parse_ids(in->labels[i], &in->ids[i], 1) != 1)
+			in->ids[i] = -1;
+	return 0;
+}
+
+static int in_list(const char *label, const char *list)
+{
+	char entries[PLACEMENT_MAX_GPUS][64];
+	int n = placement_split_list(list, entries, PLACEMENT_MAX_GPUS);
+	for (int i = 0; i < n; i++)
+		if (strcmp(entries[i], label) == 0)
+			return 1;
+	return 0;
+}
+
+/* Slurm already bound GPUs per task (--gpus-per-task, --gpu-bind) when the
+ * task's list is a strict subset of the step's. Then the task chooses
+ * within its own list, alone. */
+static int slurm_bound_per_task(const struct task_step_gpus *step, const char *task_visible)
+{
+	char entries[PLACEMENT_MAX_GPUS][64];
+	if (!step->captured || strcmp(step->visible, task_visible) == 0 || !task_visible[0])
+		return 0;
+	int n = placement_split_list(task_visible, entries, PLACEMENT_MAX_GPUS);
+	for (int i = 0; i < n; i++)
+		if (!in_list(entries[i], step->visible))
+			return 0;
+	return n > 0;
+}
+
+static int read_task(spank_t sp, struct task_inputs *in, char *err)
+{
+	uint32_t local_count = 0;
+	if (spank_get_item(sp, S_TASK_ID, &in->local_id) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_TASK_GLOBAL_ID, &in->rank) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &local_count) != ESPANK_SUCCESS) {
+		snprintf(err, ERR_LEN, "hvd: task_init: 'S_TASK_ID': Slurm did not say which task this is");
+		return -1;
+	}
+	in->local_count = (int)local_count;
+	if (gethostname(in->host, sizeof(in->host)) != 0)
+		snprintf(in->host, sizeof(in->host), "unknown");
+	in->host[sizeof(in->host) - 1] = 0;
+	in->host[strcspn(in->host, ".")] = 0;
+	return 0;
+}
+
+/* Topology and id mapping. A site topology must load; discovery may fail
+ * (then every GPU is unknown and CPUs stay as allowed, with a note). */
+static int load_topology(const struct hvd_effective *eff, struct task_inputs *in, char *err,
+			 char *note, size_t note_len)
+{
+	struct topology_minor minors[PLACEMENT_MAX_GPUS];
+	int minor_count = 0;
+	if (topology_load(eff->topology, &in->topo, err, ERR_LEN) != 0) {
+		if (eff->topology)
+			return -1;
+		snprintf(note, note_len, "%s: CPUs left as allowed", err);
+		err[0] = 0;
+	}
+	if (!eff->topology)
+		minor_count = topology_read_nvidia_minors(NVIDIA_PROC_DIR, minors, PLACEMENT_MAX_GPUS);
+	topology_map_ids(&in->topo, minors, minor_count, in->ids, in->count, in->gpu);
+	return 0;
+}
+
+/* ------------------------------------------------------------ applying */
+
+static int node_exists(int node)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", node);
+	return stat(path, &st) == 0;
+}
+
+/* Memory prefers the socket's NUMA nodes that exist here (else node 0,
+ * the only node of a one-node machine). Without NUMA in sysfs: untouched. */
+static int set_memory_policy(const struct placement_result *res, char *err)
+{
+	unsigned long mask[16] = { 0 };
+	int count = 0;
+	if (!node_exists(0))
+		return 0;
+	for (int i = 0; i < res->numa_count; i++) {
+		int node = res->numa[i];
+		if (node >= 0 && node < 1024 && node_exists(node)) {
+			mask[node / 64] |= 1UL << (node % 64);
+			count++;
+		}
+	}
+	if (count == 0) {
+		mask[0] = 1;
+		count = 1;
+	}
+	long rc = syscall(SYS_set_mempolicy, count > 1 ? MPOL_PREFERRED_MANY_ : MPOL_PREFERRED_,
+			  mask, 1024UL);
+	if (rc != 0 && count > 1)   /* kernels before 5.15: the first node */
+		rc = syscall(SYS_set_mempolicy, MPOL_PREFERRED_, mask, 1024UL);
+	if (rc != 0) {
+		snprintf(err, ERR_LEN, "hvd: set_mempolicy: 'NUMA %d': %s", res->numa[0], strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int set_env(spank_t sp, const char *name, const char *value, char *err)
+{
+	if (spank_setenv(sp, name, value, 1) != ESPANK_SUCCESS) {
+		snprintf(err, ERR_LEN, "hvd: spank_setenv: '%s': failed", name);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_gpu_env(spank_t sp, const struct task_inputs *in, const struct placement_result *res,
+		       char *err)
+{
+	char visible[PLACEMENT_MAX_GPUS * 65] = "";
+	for (int i = 0; i < res->order_count; i++) {
+		if (i)
+			strcat(visible, ",");
+		strcat(visible, in->labels[res->order[i]]);
+	}
+	if (set_env(sp, "CUDA_VISIBLE_DEVICES", visible, err) ||
+	    set_env(sp, "CUDA_DEVICE_ORDER", "PCI_BUS_ID", err))
+		return -1;
+	int g = in->gpu[res->granted_index];
+	if (g >= 0)
+		return set_env(sp, "HVD_GPU_BUSID", in->topo.gpus[g].busid, err);
+	spank_unsetenv(sp, "HVD_GPU_BUSID");   /* unknown here: never a guess */
+	return 0;
+}
+
+static int bind_cpus(const struct hvd_effective *eff, const struct placement_result *res,
+		     char *err)
+{
+	char cpus[1024];
+	if (eff->bind == HVD_BIND_NONE)
+		return 0;
+	if (sched_setaffinity(0, sizeof(res->cpus), &res->cpus) != 0) {
+		placement_format_cpus(&res->cpus, cpus, sizeof(cpus));
+		snprintf(err, ERR_LEN, "hvd: sched_setaffinity: '%s': %s", cpus, strerror(errno));
+		return -1;
+	}
+	return res->socket >= 0 ? set_memory_policy(res, err) : 0;
+}
+
+static void print_verbose(const struct task_inputs *in, const struct hvd_effective *eff,
+			  const struct placement_result *res, const char *cpus)
+{
+	char numa[128] = "";
+	for (int i = 0; i < res->numa_count; i++)
+		snprintf(numa + strlen(numa), sizeof(numa) - strlen(numa), "%s%d", i ? "," : "",
+			 res->numa[i]);
+	int g = res->granted_index >= 0 ? in->gpu[res->granted_index] : -1;
+	fprintf(stderr, "hvd: rank %u (local %d/%d) on %s: GPU %s (%s), socket %d, CPUs %s, NUMA %s, "
+		"bind %s, gpu %s\n", in->rank, in->local_id, in->local_count, in->host,
+		res->granted_index >= 0 ? in->labels[res->granted_index] : "none",
+		g >= 0 ? in->topo.gpus[g].busid : "bus id unknown", res->socket, cpus,
+		numa[0] ? numa : "-", options_bind_name(eff->bind), options_gpu_name(eff->gpu));
+}
+
+static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effective *eff,
+		 const struct placement_result *res, char *err)
+{
+	char cpus[1024], socket[16];
+	if (res->granted_index >= 0 && set_gpu_env(sp, in, res, err) != 0)
+		return -1;
+	if (bind_cpus(eff, res, err) != 0)
+		return -1;
+	cpu_set_t now;
+	if (sched_getaffinity(0, sizeof(now), &now) != 0)
+		now = res->cpus;
+	placement_format_cpus(&now, cpus, sizeof(cpus));
+	snprintf(socket, sizeof(socket), "%d", res->socket);
+	if (set_env(sp, "HVD_CPUS", cpus, err) || set_env(sp, "HVD_SOCKET", socket, err) ||
+	    set_env(sp, "HVD_BIND", options_bind_name(eff->bind), err))
+		return -1;
+	if (eff->verbose)
+		print_verbose(in, eff, res, cpus);
+	return 0;
+}
+
+/* ------------------------------------------------------------- driving */
+
+static void fill_request(const struct task_inputs *in, const struct hvd_effective *eff,
+			 const cpu_set_t *allowed, struct placement_request *req)
+{
+	*req = (struct placement_request){
+		.topo = &in->topo, .granted_count = in->count, .granted_gpu = in->gpu,
+		.local_id = in->local_id, .local_count = in->local_count, .allowed = *allowed,
+		.gpu_mode = eff->gpu, .bind = eff->bind,
+		.oversubscribe_warn = eff->oversubscribe_warn, .host = in->host,
+	};
+}
+
+/* Local task 0 says once what applies to the node: each distinct note of
+ * any local task. */
+static void say_node_notes(const struct placement_request *mine, const char *topo_note)
+{
+	char seen[8][PLACEMENT_NOTE_LEN];
+	int nseen = 0;
+	if (topo_note[0])
+		fprintf(stderr, "hvd: note: %s\n", topo_note);
+	for (int j = 0; j < mine->local_count && nseen < 8; j++) {
+		struct placement_request r = *mine;
+		struct placement_result res;
+		char err[ERR_LEN];
+		r.local_id = j;
+		if (placement_compute(&r, &res, err, sizeof(err)) != 0 || !res.note[0])
+			continue;
+		int dup = 0;
+		for (int k = 0; k < nseen; k++)
+			dup |= strcmp(seen[k], res.note) == 0;
+		if (dup)
+			continue;
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", res.note);
+		fprintf(stderr, "hvd: note: %s\n", res.note);
+	}
+}
+
+static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_effective *eff,
+			   int alone, char *err)
+{
+	char topo_note[ERR_LEN] = "";
+	struct placement_request req;
+	struct placement_result res;
+	cpu_set_t allowed;
+	if (load_topology(eff, in, err, topo_note, sizeof(topo_note)) != 0)
+		return -1;
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
+		snprintf(err, ERR_LEN, "hvd: sched_getaffinity: 'self': %s", strerror(errno));
+		return -1;
+	}
+	fill_request(in, eff, &allowed, &req);
+	if (alone) {
+		req.local_id = 0;
+		req.local_count = 1;
+	}
+	if (in->local_id == 0)
+		say_node_notes(&req, topo_note);
+	if (placement_compute(&req, &res, err, ERR_LEN) != 0)
+		return -1;
+	return apply(sp, in, eff, &res, err);
+}
+
+int task_apply(spank_t sp, const struct hvd_site *site, const struct hvd_request *request,
+	       const struct task_step_gpus *step)
+{
+	static struct task_inputs in;   /* large; task_init runs once per process */
+	char visible[1024], step_gpus[1024], err[ERR_LEN] = "";
+	struct hvd_effective eff;
+	int rc = -1;
+	get_env(sp, "CUDA_VISIBLE_DEVICES", visible, sizeof(visible));
+	get_env(sp, "SLURM_STEP_GPUS", step_gpus, sizeof(step_gpus));
+	int alone = slurm_bound_per_task(step, visible);
+	memset(&in, 0, sizeof(in));
+	if (!alone && step->captured && step->visible[0])
+		rc = read_granted(step->visible, step->step_gpus, &in, err);
+	else
+		rc = read_granted(visible, step_gpus, &in, err);
+	options_resolve(site, request, visible[0] != 0, &eff);
+	if (!eff.active) {
+		rc = 0;
+		goto out;
+	}
+	if (rc == 0)
+		rc = read_task(sp, &in, err);
+	if (rc == 0)
+		rc = place_and_apply(sp, &in, &eff, alone, err);
+out:
+	if (rc != 0 && in.local_id == 0 && err[0])
+		fprintf(stderr, "%s\n", err);
+	topology_free(&in.topo);
+	return rc;
+}
