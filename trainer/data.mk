@@ -1,5 +1,14 @@
 # trainer/data.mk - input pipeline sources, linked into chexnet (by
 # trainer/module.mk) and into the test runner.
-DATA_SRCS := trainer/data_cmds.c
+DATA_SRCS := trainer/data_cmds.c trainer/crc32c.c trainer/data_labels.c trainer/data_csv.c \
+	trainer/data_set.c trainer/data_nih.c trainer/data_generic.c trainer/data_split.c \
+	trainer/image_decode.c trainer/image_resize.c trainer/data_shard.c \
+	trainer/data_shard_index.c trainer/data_order.c trainer/data_source.c \
+	trainer/data_loader.c
+DATA_TEST_SRCS :=
 DATA_CFLAGS = $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) $(ZLIB_CFLAGS)
 DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)
+
+# The test runner links the pipeline directly (tests/test_data_*.c).
+TEST_SRCS += $(DATA_SRCS) $(DATA_TEST_SRCS)
+TEST_LDLIBS += $(DATA_LDLIBS)

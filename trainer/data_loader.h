@@ -61,7 +61,7 @@ struct data_loader_config {
 	int flip;               /* random horizontal flip (training) */
 	uint64_t seed;
 	int threads;            /* workers; 0 = data_loader_default_threads() */
-	int prefetch;           /* batches prepared ahead; 0 = 2 * threads + 1 */
+	int prefetch;           /* batches prepared ahead; 0 = max(2, 2 * threads) */
 	/* direct mode only (a pack fixes these in its index) */
 	int stored_size;        /* side images are resized to first; 0 = 256 */
 	double val_fraction;    /* share of train_val patients for val; < 0 = 0.1 */
@@ -90,7 +90,7 @@ long data_loader_batches_per_epoch(const struct data_loader *dl);
 /* The next batch of this rank: 1 and *out set; 0 at the end of the epoch
  * (*out NULL, the next call starts the next one); -1 on error (a decode or
  * CRC failure in a worker), message in data_loader_error(). The trainer may
- * hold up to prefetch - 1 batches at once. */
+ * hold up to prefetch batches at once (the ring has prefetch + 1 slots). */
 int data_loader_next(struct data_loader *dl, struct batch **out);
 void data_loader_release(struct data_loader *dl, struct batch *b);
 const char *data_loader_error(const struct data_loader *dl);

@@ -1,5 +1,6 @@
 /* image_resize.h - pure pixel operations on 8-bit grayscale images: area
- * (box) filter resize, crop, horizontal flip. No I/O, no allocation.
+ * (box) filter resize, crop, horizontal flip. No I/O, no heap allocation
+ * (one row of sums on the stack: sides up to IMAGE_MAX_SIDE).
  * What this is not: decoding (image_decode.h) or choosing crop offsets
  * (the loader does, from its seeded generator).
  */
@@ -8,9 +9,12 @@
 
 #include <stdint.h>
 
+#define IMAGE_MAX_SIDE 16384
+
 /* Area-average resize src (sh, sw) to dst (dh, dw): each output pixel is
  * the mean of the source area it covers, with fractional edge weights
- * (exact for any ratio, up- or downscaling). Rounded to nearest. */
+ * (exact for any ratio, up- or downscaling). Rounded to nearest. Sides
+ * must be in 1..IMAGE_MAX_SIDE. */
 void image_resize_area(const uint8_t *src, int sw, int sh,
 		       uint8_t *dst, int dw, int dh);
 
