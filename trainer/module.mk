@@ -4,18 +4,23 @@
 # ($(CPU_BACKEND_SRCS), owned by the cpu backend work) when HAVE_DNNL.
 
 TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
-	trainer/model_desc.c
+	trainer/model_desc.c trainer/model_densenet.c trainer/model_resnet.c \
+	trainer/models.c trainer/params.c trainer/rng.c trainer/loss.c
+REF_BACKEND_SRCS := trainer/ref/ref_backend.c trainer/ref/ref_conv.c \
+	trainer/ref/ref_batchnorm.c trainer/ref/ref_relu.c trainer/ref/ref_maxpool.c \
+	trainer/ref/ref_avgpool.c trainer/ref/ref_linear.c trainer/ref/ref_add.c
 
 ifeq ($(HAVE_DNNL),1)
 -include trainer/cpu/cpu.mk
 endif
 CPU_BACKEND_SRCS ?=
 
-TRAINER_LIB_SRCS := $(TRAINER_CORE_SRCS) $(DATA_SRCS) $(CPU_BACKEND_SRCS)
+TRAINER_LIB_SRCS := $(TRAINER_CORE_SRCS) $(REF_BACKEND_SRCS) $(DATA_SRCS) $(CPU_BACKEND_SRCS)
 TRAINER_LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(TRAINER_LIB_SRCS))
 TRAINER_LDLIBS = $(DATA_LDLIBS) $(CJSON_LIBS) $(if $(CPU_BACKEND_SRCS),$(DNNL_LIBS)) -lm
 
 $(B)/obj/trainer/%.o: MODULE_CFLAGS = -Itrainer $(DATA_CFLAGS) $(CJSON_CFLAGS)
+$(B)/obj/trainer/ref/%.o: MODULE_CFLAGS = -Itrainer -Itrainer/ref
 ifneq ($(strip $(CPU_BACKEND_SRCS)),)
 $(B)/obj/trainer/cpu/%.o: MODULE_CFLAGS = -Itrainer $(DNNL_CFLAGS)
 $(B)/obj/trainer/backend.o: MODULE_CFLAGS = -Itrainer -DHAVE_CPU_BACKEND
@@ -28,3 +33,4 @@ $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS)
+TEST_SRCS += tests/test_ref_layers.c tests/test_model.c
