@@ -13,12 +13,16 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case harness_tests[];
+extern const struct test_case ref_layers_tests[];
+extern const struct test_case model_tests[];
 extern const struct test_case multinode_harness_tests[];
 
 static const struct test_group test_groups[] = {
 	/* unit: no Slurm */
 	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */
