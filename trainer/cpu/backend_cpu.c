@@ -1,0 +1,187 @@
+/* backend_cpu.c - the "cpu" backend's ops table: oneDNN 2.6, fp32 or bf16
+ * (AMX) with fp32 master weights and BN statistics, blocked layouts end to
+ * end (cpu_plan.c), primitives created once (prim_cache.c), OpenMP
+ * threads = the allowed CPUs or --threads. The forward runs the layers in
+ * order; the backward in reverse, rebuilding --memory-efficient BN(+ReLU)
+ * outputs just before their last reader's backward, and reports each
+ * layer's parameter range as soon as its gradient is final.
+ * What it does not do: the loss or the optimizer (host code).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+#include "input_norm.h"
+
+struct backend {
+	struct cpu_exec x;
+};
+
+static int ensure_plan(struct cpu_exec *x, int n, int want_dx, struct trainer_error *err)
+{
+	if (n < 1 || n > x->opt.max_batch)
+		return trainer_error_set(err, "cpu: batch: '%d': expected 1..%d", n, x->opt.max_batch);
+	if (x->n == n && x->want_dx == want_dx)
+		return 0;
+	x->want_dx = want_dx;
+	return cpu_plan_build(x, n, err);
+}
+
+static void cpu_destroy(struct backend *b)
+{
+	if (!b)
+		return;
+	cpu_plan_free(&b->x);
+	dnnl_ctx_free(&b->x.ctx);
+	free(b);
+}
+
+static struct backend *cpu_create(struct model *m, const struct backend_options *opt,
+				  struct trainer_error *err)
+{
+	if (opt->precision != PRECISION_FP32 && opt->precision != PRECISION_BF16) {
+		trainer_error_set(err, "--precision: '%s': the cpu backend has fp32 and bf16",
+				  precision_name(opt->precision));
+		return NULL;
+	}
+	struct backend *b = calloc(1, sizeof(*b));
+	if (!b) {
+		trainer_error_set(err, "cpu: backend: out of memory");
+		return NULL;
+	}
+	struct cpu_exec *x = &b->x;
+	x->m = m;
+	x->opt = *opt;
+	x->dt = opt->precision == PRECISION_BF16 ? dnnl_bf16 : dnnl_f32;
+	if (dnnl_ctx_init(&x->ctx, opt->threads)) {
+		cpu_err(x, err);
+		cpu_destroy(b);
+		return NULL;
+	}
+	if (ensure_plan(x, opt->max_batch, 0, err)) {
+		cpu_destroy(b);
+		return NULL;
+	}
+	return b;
+}
+
+static int cpu_load_params(struct backend *b, struct trainer_error *err)
+{
+	struct cpu_exec *x = &b->x;
+	for (int i = 0; i < x->m->desc.layer_count; i++)
+		if (x->l[i].ops->load && x->l[i].ops->load(x, &x->l[i]))
+			return cpu_err(x, err);
+	return 0;
+}
+
+static int put_input(struct cpu_exec *x, const struct backend_input *in, struct trainer_error *err)
+{
+	const struct model_desc *d = &x->m->desc;
+	const struct model_tensor *t = &d->tensors[d->input_tensor];
+	float *dst = (float *)x->t[d->input_tensor].act;
+	if (in->images) {
+		if (t->channels != 3 || in->images->size != t->height || t->height != t->width)
+			return trainer_error_set(err, "cpu: input: '%dx%d images': the model "
+						 "expects 3x%dx%d", in->images->size,
+						 in->images->size, t->height, t->width);
+		input_norm_nchw(in->images, in->count, dst);
+		return 0;
+	}
+	memcpy(dst, in->x, sizeof(float) * (size_t)in->count * t->channels * t->height * t->width);
+	return 0;
+}
+
+static int get_output(struct cpu_exec *x, int tensor, int grad, float *y)
+{
+	const struct cpu_tensor *t = &x->t[tensor];
+	struct tensor_slice s = { tensor, 0, t->c };
+	dnnl_memory_desc_t md;
+	char *p;
+	md_nchw(&md, t->n, t->c, t->h, t->w, dnnl_f32);
+	if (cpu_fetch(x, &s, grad, &md, (char *)y, &p))
+		return -1;
+	if (p != (char *)y)
+		memcpy(y, p, md_bytes(&md));
+	return 0;
+}
+
+static int cpu_forward(struct backend *b, const struct backend_input *in, int training,
+		       float *y, struct trainer_error *err)
+{
+	struct cpu_exec *x = &b->x;
+	if (ensure_plan(x, in->count, in->x != NULL, err) || put_input(x, in, err))
+		return -1;
+	cpu_bind_phase(x, 0);
+	for (int i = 0; i < x->m->desc.layer_count; i++) {
+		struct cpu_layer *l = &x->l[i];
+		cpu_bind_temps(x, l, 0);
+		if (l->ops->forward(x, l, training ? 1 : 0))
+			return cpu_err(x, err);
+	}
+	return get_output(x, x->m->desc.output_tensor, 0, y) ? cpu_err(x, err) : 0;
+}
+
+/* Memory-efficient: rebuild the recomputed inputs of layer i if it is
+ * their last reader (the first to need them in backward). */
+static int recompute_inputs(struct cpu_exec *x, int i)
+{
+	const struct model_layer *ml = x->l[i].ml;
+	int ins[2] = { ml->in.tensor, ml->kind == LAYER_ADD ? ml->in2.tensor : -1 };
+	for (int k = 0; k < 2; k++) {
+		if (ins[k] < 0 || (k == 1 && ins[1] == ins[0]))
+			continue;
+		struct cpu_tensor *t = &x->t[ins[k]];
+		if (!t->recompute || t->last_reader != i)
+			continue;
+		struct cpu_layer *p = &x->l[t->producer];
+		cpu_bind_temps(x, p, 2);
+		if (p->ops->forward(x, p, 2))
+			return -1;
+	}
+	return 0;
+}
+
+static int cpu_backward(struct backend *b, const float *dy, float *dx,
+			backend_grad_ready_fn ready, void *user, struct trainer_error *err)
+{
+	struct cpu_exec *x = &b->x;
+	const struct model_desc *d = &x->m->desc;
+	const struct cpu_tensor *ot = &x->t[d->output_tensor];
+	struct tensor_slice os = { d->output_tensor, 0, ot->c };
+	dnnl_memory_desc_t md;
+	if (dx && !x->want_dx)
+		return trainer_error_set(err, "cpu: backward: 'dx': the forward ran on images");
+	cpu_bind_phase(x, 1);
+	md_nchw(&md, ot->n, ot->c, ot->h, ot->w, dnnl_f32);
+	if (cpu_store(x, &os, 1, 0, &md, (char *)dy))
+		return cpu_err(x, err);
+	for (int i = d->layer_count - 1; i >= 0; i--) {
+		struct cpu_layer *l = &x->l[i];
+		if (recompute_inputs(x, i))
+			return cpu_err(x, err);
+		cpu_bind_temps(x, l, 1);
+		if (l->ops->backward(x, l))
+			return cpu_err(x, err);
+		if (ready && l->ml->weight_count)
+			ready(l->ml->weight_offset, l->ml->weight_count + l->ml->bias_count, user);
+	}
+	if (dx && get_output(x, d->input_tensor, 1, dx))
+		return cpu_err(x, err);
+	return 0;
+}
+
+static int cpu_store_state(struct backend *b, struct trainer_error *err)
+{
+	return 0;
+}
+
+const struct backend_ops backend_cpu_ops = {
+	.name = "cpu",
+	.create = cpu_create,
+	.load_params = cpu_load_params,
+	.forward = cpu_forward,
+	.backward = cpu_backward,
+	.store_state = cpu_store_state,
+	.destroy = cpu_destroy,
+};

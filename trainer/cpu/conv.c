@@ -1,0 +1,154 @@
+/* conv.c - convolution on oneDNN: forward, backward data, backward
+ * weights; weights reordered from the fp32 OIHW master copy into each
+ * primitive's own format (bf16 for AMX) when parameters change, weight
+ * gradients reordered back into model->grads (OIHW, fp32).
+ * prim[0] forward, [1] backward data, [2] backward weights.
+ * temp[0] src, [1] dst / diff_dst, [2] diff_src, [3] diff_weights.
+ * What it does not do: bias (no conv in our models has one).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+
+static void conv_shape(const struct cpu_exec *x, const struct model_layer *ml, char *buf,
+		       size_t len, const char *kind)
+{
+	snprintf(buf, len, "conv %s '%s' (mb%d ic%d oc%d %dx%d k%d s%d p%d %s)", kind,
+		 ml->name, x->n, ml->in.channels, ml->out.channels, ml->in_h, ml->in_w,
+		 ml->kernel, ml->stride, ml->pad, x->dt == dnnl_bf16 ? "bf16" : "f32");
+}
+
+static int conv_setup(struct cpu_exec *x, struct cpu_layer *l)
+{
+	const struct model_layer *ml = l->ml;
+	char what[200];
+	if (ml->has_bias)
+		return dnnl_ctx_fail(&x->ctx, "layer '%s': 'bias': convolutions with bias "
+				     "are not supported", ml->name);
+	int pix = ml->kernel == 1 && ml->stride == 1 && ml->pad == 0;
+	enum cpu_form f = cpu_form_for(x, &ml->in, pix, 1);
+	if (f == FORM_STACKED && ml->out.channels % 16)
+		f = FORM_BLOCKED;
+	cpu_form_md(x, f, ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
+	cpu_form_md(x, f == FORM_NCHW ? FORM_BLOCKED : f, ml->out.channels, ml->out_h,
+		    ml->out_w, &l->out_md);
+	dnnl_memory_desc_t wmd, dwmd;
+	md_weights(&wmd, ml->out.channels, ml->in.channels, ml->kernel, ml->kernel, x->dt,
+		   dnnl_format_tag_any);
+	md_weights(&dwmd, ml->out.channels, ml->in.channels, ml->kernel, ml->kernel, dnnl_f32,
+		   dnnl_format_tag_any);
+	dnnl_dims_t st = { ml->stride, ml->stride }, pad = { ml->pad, ml->pad };
+	dnnl_convolution_desc_t fd, bd, wd;
+	memset(&fd, 0, sizeof(fd));
+	memset(&bd, 0, sizeof(bd));
+	memset(&wd, 0, sizeof(wd));
+	conv_shape(x, ml, what, sizeof(what), "fwd");
+	if (dnnl_ctx_ok(&x->ctx, dnnl_convolution_forward_desc_init(&fd, dnnl_forward_training,
+			dnnl_convolution_direct, &l->in_md, &wmd, NULL, &l->out_md, st, pad, pad), what) ||
+	    prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]))
+		return -1;
+	if (!l->skip_dx) {
+		conv_shape(x, ml, what, sizeof(what), "bwd_data");
+		if (dnnl_ctx_ok(&x->ctx, dnnl_convolution_backward_data_desc_init(&bd,
+				dnnl_convolution_direct, &l->in_md, &wmd, &l->out_md, st, pad, pad), what) ||
+		    prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[0], what, &l->prim[1]))
+			return -1;
+	}
+	conv_shape(x, ml, what, sizeof(what), "bwd_weights");
+	if (dnnl_ctx_ok(&x->ctx, dnnl_convolution_backward_weights_desc_init(&wd,
+			dnnl_convolution_direct, &l->in_md, &dwmd, NULL, &l->out_md, st, pad, pad), what) ||
+	    prim_get(&x->ctx, &wd, sizeof(wd), NULL, NULL, 0, l->prim[0], what, &l->prim[2]))
+		return -1;
+	l->temp_bytes[0] = cpu_md_is_storage(x, &ml->in, &l->in_md) ? 0 : md_bytes(&l->in_md);
+	l->temp_bytes[1] = md_bytes(&l->out_md);
+	l->temp_bytes[2] = l->skip_dx ? 0 : md_bytes(&l->in_md);
+	l->temp_bytes[3] = prim_arg_bytes(l->prim[2], DNNL_ARG_DIFF_WEIGHTS);
+	return 0;
+}
+
+static int weights_into(struct cpu_exec *x, struct cpu_layer *l, struct prim *p, char **buf)
+{
+	const struct model_layer *ml = l->ml;
+	const dnnl_memory_desc_t *md = prim_md(p, DNNL_ARG_WEIGHTS);
+	dnnl_memory_desc_t oihw;
+	struct prim *r;
+	if (!*buf && posix_memalign((void **)buf, 64, md_bytes(md)) != 0) {
+		*buf = NULL;
+		return dnnl_ctx_fail(&x->ctx, "layer '%s': 'weights': out of memory", ml->name);
+	}
+	md_weights(&oihw, ml->out.channels, ml->in.channels, ml->kernel, ml->kernel, dnnl_f32,
+		   dnnl_abcd);
+	if (prim_reorder(&x->ctx, &oihw, md, 0, "reorder conv weights", &r))
+		return -1;
+	struct prim_arg a[] = { { DNNL_ARG_FROM, x->m->params + ml->weight_offset },
+				{ DNNL_ARG_TO, *buf } };
+	return prim_exec(&x->ctx, r, 2, a);
+}
+
+static int conv_load(struct cpu_exec *x, struct cpu_layer *l)
+{
+	if (weights_into(x, l, l->prim[0], &l->weights))
+		return -1;
+	if (!l->prim[1])
+		return 0;
+	if (dnnl_memory_desc_equal(prim_md(l->prim[0], DNNL_ARG_WEIGHTS),
+				   prim_md(l->prim[1], DNNL_ARG_WEIGHTS))) {
+		return 0;
+	}
+	return weights_into(x, l, l->prim[1], &l->weights_bwd);
+}
+
+static int conv_forward(struct cpu_exec *x, struct cpu_layer *l, int training)
+{
+	const struct model_layer *ml = l->ml;
+	char *src, *dst = cpu_out_ptr(x, &ml->out, 0, 0, &l->out_md, l->temp[1]);
+	if (cpu_fetch(x, &ml->in, 0, &l->in_md, l->temp[0], &src))
+		return -1;
+	struct prim_arg a[] = { { DNNL_ARG_SRC, src }, { DNNL_ARG_WEIGHTS, l->weights },
+				{ DNNL_ARG_DST, dst } };
+	if (prim_exec(&x->ctx, l->prim[0], 3, a))
+		return -1;
+	return cpu_store(x, &ml->out, 0, 0, &l->out_md, dst);
+}
+
+static int conv_backward(struct cpu_exec *x, struct cpu_layer *l)
+{
+	const struct model_layer *ml = l->ml;
+	char *src, *dd;
+	if (cpu_fetch(x, &ml->in, 0, &l->in_md, l->temp[0], &src) ||
+	    cpu_fetch(x, &ml->out, 1, &l->out_md, l->temp[1], &dd))
+		return -1;
+	struct prim_arg w[] = { { DNNL_ARG_SRC, src }, { DNNL_ARG_DIFF_DST, dd },
+				{ DNNL_ARG_DIFF_WEIGHTS, l->temp[3] } };
+	if (prim_exec(&x->ctx, l->prim[2], 3, w))
+		return -1;
+	dnnl_memory_desc_t oihw;
+	struct prim *r;
+	md_weights(&oihw, ml->out.channels, ml->in.channels, ml->kernel, ml->kernel, dnnl_f32,
+		   dnnl_abcd);
+	if (prim_reorder(&x->ctx, prim_md(l->prim[2], DNNL_ARG_DIFF_WEIGHTS), &oihw, 0,
+			 "reorder conv weight gradient", &r))
+		return -1;
+	struct prim_arg g[] = { { DNNL_ARG_FROM, l->temp[3] },
+				{ DNNL_ARG_TO, x->m->grads + ml->weight_offset } };
+	if (prim_exec(&x->ctx, r, 2, g))
+		return -1;
+	if (l->skip_dx)
+		return 0;
+	char *ds = cpu_out_ptr(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, l->temp[2]);
+	struct prim_arg d[] = { { DNNL_ARG_DIFF_DST, dd },
+				{ DNNL_ARG_WEIGHTS, l->weights_bwd ? l->weights_bwd : l->weights },
+				{ DNNL_ARG_DIFF_SRC, ds } };
+	if (prim_exec(&x->ctx, l->prim[1], 3, d))
+		return -1;
+	return cpu_store(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, ds);
+}
+
+const struct cpu_layer_ops cpu_conv_ops = {
+	.setup = conv_setup,
+	.forward = conv_forward,
+	.backward = conv_backward,
+	.load = conv_load,
+};

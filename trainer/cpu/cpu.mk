@@ -1,0 +1,16 @@
+# trainer/cpu/cpu.mk - the oneDNN "cpu" backend (included by
+# trainer/module.mk when HAVE_DNNL). Its sources go into libchexnet.a; its
+# tests into the runner.
+CPU_BACKEND_SRCS := trainer/cpu/dnnl_ctx.c trainer/cpu/prim_cache.c \
+	trainer/cpu/cpu_arena.c trainer/cpu/cpu_plan.c trainer/cpu/cpu_move.c \
+	trainer/cpu/conv.c trainer/cpu/bnorm.c trainer/cpu/eltwise.c \
+	trainer/cpu/pool.c trainer/cpu/linear.c trainer/cpu/backend_cpu.c
+CPU_BACKEND_CFLAGS = $(DNNL_CFLAGS) -fopenmp
+# omp_set_num_threads (threads = allowed CPUs): libdnnl's own OpenMP runtime
+CPU_BACKEND_LDLIBS = -lgomp
+DNNL_LIBS += $(CPU_BACKEND_LDLIBS)
+
+$(B)/obj/trainer/cpu/%.o: CFLAGS += $(CPU_BACKEND_CFLAGS)
+
+CPU_TEST_SRCS :=
+TEST_SRCS += $(CPU_TEST_SRCS)

@@ -1,0 +1,33 @@
+/* cpu_arena.h - offsets in one buffer for blocks with known lifetimes.
+ *
+ * Each request is (bytes, first step, last step); two requests whose step
+ * intervals overlap get disjoint byte ranges, others may share. Greedy
+ * first fit in order of start step, 64-byte aligned. Pure logic (tested
+ * directly). What it does not do: allocate the buffer.
+ */
+#ifndef HVD_TRAINER_CPU_ARENA_H
+#define HVD_TRAINER_CPU_ARENA_H
+
+#include <stddef.h>
+
+struct arena_req {
+	size_t bytes;
+	int first, last;      /* steps, inclusive */
+	size_t offset;        /* result */
+};
+
+struct arena_plan {
+	struct arena_req *req;
+	int count, cap;
+};
+
+int arena_plan_init(struct arena_plan *a);
+/* Returns the request's id (>= 0), or -1 when out of memory. A request of
+ * 0 bytes gets an id and offset 0. */
+long arena_add(struct arena_plan *a, size_t bytes, int first, int last);
+/* Assign offsets; *total_bytes = the buffer size needed. */
+int arena_plan_solve(struct arena_plan *a, size_t *total_bytes);
+size_t arena_offset(const struct arena_plan *a, long id);
+void arena_plan_free(struct arena_plan *a);
+
+#endif
