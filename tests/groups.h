@@ -15,6 +15,7 @@ extern const struct test_case build_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case ref_layers_tests[];
 extern const struct test_case model_tests[];
+extern const struct test_case training_tests[];
 extern const struct test_case multinode_harness_tests[];
 
 static const struct test_group test_groups[] = {
@@ -23,6 +24,7 @@ static const struct test_group test_groups[] = {
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */

@@ -1,0 +1,159 @@
+/* test_training.c - optimizer, learning-rate schedule and AUROC on cases
+ * computed by hand. What it does not test: the training loop end to end
+ * (test_cli.c).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runner.h"
+#include "auroc.h"
+#include "optim.h"
+#include "schedule.h"
+
+static void test_sgd_momentum_hand_computed(void)
+{
+	struct optim o;
+	struct optim_config cfg;
+	float p[2] = { 1.0f, -2.0f }, g[2] = { 0.5f, 1.0f };
+
+	optim_config_default(&cfg);
+	cfg.kind = OPTIM_SGD;
+	cfg.momentum = 0.9;
+	CHECK(optim_init(&o, &cfg, 2, NULL) == 0);
+	optim_step(&o, p, g, 0.1);   /* buf = g: p = 1 - 0.05, -2 - 0.1 */
+	CHECK_NEAR(p[0], 0.95, 1e-7, 0);
+	CHECK_NEAR(p[1], -2.1, 1e-6, 0);
+	optim_step(&o, p, g, 0.1);   /* buf = 0.9*0.5 + 0.5 = 0.95: p = 0.95 - 0.095 */
+	CHECK_NEAR(p[0], 0.855, 1e-6, 0);
+	CHECK_NEAR(p[1], -2.1 - 0.19, 1e-6, 0);
+	optim_free(&o);
+}
+
+static void test_weight_decay_hand_computed(void)
+{
+	struct optim o;
+	struct optim_config cfg;
+	float p[1] = { 2.0f }, g[1] = { 0.0f };
+
+	optim_config_default(&cfg);
+	cfg.kind = OPTIM_SGD;
+	cfg.weight_decay = 0.01;
+	CHECK(optim_init(&o, &cfg, 1, NULL) == 0);
+	optim_step(&o, p, g, 0.5);   /* g' = 0.02: p = 2 - 0.01 */
+	CHECK_NEAR(p[0], 1.99, 1e-6, 0);
+	optim_free(&o);
+}
+
+static void test_adam_hand_computed(void)
+{
+	struct optim o;
+	struct optim_config cfg;
+	float p[2] = { 1.0f, 1.0f }, g[2] = { 0.25f, -4.0f };
+
+	optim_config_default(&cfg);
+	CHECK(optim_init(&o, &cfg, 2, NULL) == 0);
+	/* step 1: m = 0.1 g, v = 0.001 g^2, bias-corrected m/sqrt(v) = sign(g) */
+	optim_step(&o, p, g, 1e-3);
+	CHECK_NEAR(p[0], 1.0 - 1e-3, 1e-7, 0);
+	CHECK_NEAR(p[1], 1.0 + 1e-3, 1e-7, 0);
+	/* step 2 with g = 0: m = 0.09 g, v = 0.000999 g^2;
+	 * update = lr * (0.09/0.19) / (sqrt(0.000999/0.001999)) */
+	float zero[2] = { 0, 0 };
+	optim_step(&o, p, zero, 1e-3);
+	double expect = 1e-3 * (0.09 / 0.19) / sqrt(0.000999 / 0.001999);
+	CHECK_NEAR(p[0], 1.0 - 1e-3 - expect, 1e-7, 0);
+	CHECK_INT(o.steps, 2);
+	optim_free(&o);
+}
+
+static void test_plateau_reduces_after_patience(void)
+{
+	struct schedule s;
+
+	schedule_init(&s, 1e-3, LR_SCALE_NONE, 1, 0, 1);
+	CHECK_INT(schedule_epoch_end(&s, 1.0), 0);
+	CHECK_INT(schedule_epoch_end(&s, 0.9), 0);
+	CHECK_INT(schedule_epoch_end(&s, 0.95), 0);   /* 1 bad epoch: within patience */
+	CHECK_NEAR(schedule_lr(&s, 3), 1e-3, 1e-12, 0);
+	CHECK_INT(schedule_epoch_end(&s, 0.96), 1);   /* 2 > patience 1: x0.1 */
+	CHECK_NEAR(schedule_lr(&s, 4), 1e-4, 1e-12, 0);
+	CHECK_INT(schedule_epoch_end(&s, 0.85), 0);    /* improves: best 0.85 */
+	CHECK_INT(s.bad_epochs, 0);
+	CHECK_INT(schedule_epoch_end(&s, 0.84995), 0); /* > 0.85*(1-1e-4): not better */
+	CHECK_INT(s.bad_epochs, 1);
+}
+
+static void test_warmup_and_linear_scaling(void)
+{
+	struct schedule s;
+	enum lr_scale scale;
+
+	schedule_init(&s, 1e-3, LR_SCALE_LINEAR, 8, 2, 1);
+	CHECK_NEAR(schedule_lr(&s, 0), 1e-3, 1e-12, 0);      /* unscaled at start */
+	CHECK_NEAR(schedule_lr(&s, 1), 4.5e-3, 1e-12, 0);    /* halfway to 8e-3 */
+	CHECK_NEAR(schedule_lr(&s, 2), 8e-3, 1e-12, 0);
+	CHECK_NEAR(schedule_lr(&s, 7.5), 8e-3, 1e-12, 0);
+	schedule_init(&s, 1e-3, LR_SCALE_NONE, 8, 1, 1);
+	CHECK_NEAR(schedule_lr(&s, 0), 1e-4, 1e-12, 0);
+	CHECK_NEAR(schedule_lr(&s, 0.5), 5.5e-4, 1e-12, 0);
+	CHECK_NEAR(schedule_lr(&s, 1), 1e-3, 1e-12, 0);
+	CHECK(schedule_parse_scale("linear", &scale, NULL) == 0 && scale == LR_SCALE_LINEAR);
+	CHECK(schedule_parse_scale("sqrt", &scale, NULL) == -1);
+}
+
+static void test_auroc_hand_computed_with_ties(void)
+{
+	/* positives 0.8, 0.4(tied with a negative), negatives 0.4, 0.1, 0.6:
+	 * pairs: (0.8 > all 3) = 3, (0.4: > 0.1, tie 0.4 = 0.5, < 0.6) = 1.5
+	 * AUROC = 4.5 / 6 = 0.75 */
+	float s[5] = { 0.8f, 0.4f, 0.4f, 0.1f, 0.6f }, y[5] = { 1, 1, 0, 0, 0 };
+	CHECK_NEAR(auroc_one(s, y, 5, 1), 0.75, 1e-12, 0);
+	/* all scores tied: 0.5 */
+	float t[4] = { 0.3f, 0.3f, 0.3f, 0.3f }, z[4] = { 1, 0, 1, 0 };
+	CHECK_NEAR(auroc_one(t, z, 4, 1), 0.5, 1e-12, 0);
+	/* perfect and inverted */
+	float u[4] = { 0.1f, 0.2f, 0.3f, 0.9f }, w[4] = { 0, 0, 1, 1 }, v[4] = { 1, 1, 0, 0 };
+	CHECK_NEAR(auroc_one(u, w, 4, 1), 1.0, 0, 0);
+	CHECK_NEAR(auroc_one(u, v, 4, 1), 0.0, 0, 0);
+	/* one label only: n/a */
+	float only[4] = { 1, 1, 1, 1 };
+	CHECK(isnan(auroc_one(u, only, 4, 1)));
+}
+
+static void test_auroc_mean_skips_undefined_classes(void)
+{
+	/* 2 classes interleaved (stride 2); class 1 has no positives */
+	float s[8] = { 0.9f, 0.1f, 0.2f, 0.5f, 0.7f, 0.3f, 0.1f, 0.2f };
+	float y[8] = { 1, 0, 0, 0, 1, 0, 0, 0 };
+	double per[2];
+	int defined;
+	double mean = auroc_all(s, y, 4, 2, per, &defined);
+
+	CHECK_INT(defined, 1);
+	CHECK_NEAR(per[0], 1.0, 0, 0);
+	CHECK(isnan(per[1]));
+	CHECK_NEAR(mean, 1.0, 0, 0);
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	double all[14];
+	for (int c = 0; c < 14; c++)
+		all[c] = c == 3 ? NAN : 0.5;
+	auroc_print_table(f, all, 14);
+	fclose(f);
+	CHECK_CONTAINS(buf, "Infiltration");
+	CHECK_CONTAINS(buf, "n/a");
+	CHECK_CONTAINS(buf, "0.9248");
+	CHECK_CONTAINS(buf, "over 13 of 14 classes");
+}
+
+const struct test_case training_tests[] = {
+	{ "sgd_momentum_hand_computed", test_sgd_momentum_hand_computed },
+	{ "weight_decay_hand_computed", test_weight_decay_hand_computed },
+	{ "adam_hand_computed", test_adam_hand_computed },
+	{ "plateau_reduces_after_patience", test_plateau_reduces_after_patience },
+	{ "warmup_and_linear_scaling", test_warmup_and_linear_scaling },
+	{ "auroc_hand_computed_with_ties", test_auroc_hand_computed_with_ties },
+	{ "auroc_mean_skips_undefined_classes", test_auroc_mean_skips_undefined_classes },
+	{ 0 }
+};
