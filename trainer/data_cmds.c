@@ -6,7 +6,12 @@
 
 #include "data_cmds.h"
 
+int cmd_pack(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+
 const struct data_command data_commands[] = {
+	{ "pack", "decode a data set once into CRC-checked shards (--data DIR --out DIR)", cmd_pack },
+	{ "synth", "generate a learnable data set in the NIH layout (--out DIR --count N)", cmd_synth },
 	{ NULL, NULL, NULL }
 };
 
