@@ -13,6 +13,7 @@
 
 #include "cpu_internal.h"
 #include "input_norm.h"
+#include "backend_cpu.h"
 
 struct backend {
 	struct cpu_exec x;
@@ -185,3 +186,84 @@ const struct backend_ops backend_cpu_ops = {
 	.store_state = cpu_store_state,
 	.destroy = cpu_destroy,
 };
+
+int cpu_backend_primitives(struct backend *b,
+			   void (*fn)(const char *what, const char *impl, void *user),
+			   void *user)
+{
+	int n = prim_cache_count(b->x.ctx.cache);
+	for (int i = 0; i < n; i++) {
+		struct prim *p = prim_cache_at(b->x.ctx.cache, i);
+		fn(p->what, dnnl_pd_impl(p->pd), user);
+	}
+	return n;
+}
+
+void cpu_backend_profile_start(struct backend *b)
+{
+	int n = prim_cache_count(b->x.ctx.cache);
+	for (int i = 0; i < n; i++) {
+		struct prim *p = prim_cache_at(b->x.ctx.cache, i);
+		p->seconds = 0;
+		p->calls = 0;
+	}
+	prim_profile = 1;
+}
+
+static int by_seconds(const void *a, const void *b)
+{
+	const struct prim *pa = *(struct prim *const *)a, *pb = *(struct prim *const *)b;
+	return pa->seconds < pb->seconds ? 1 : pa->seconds > pb->seconds ? -1 : 0;
+}
+
+/* The kind is the descriptor text up to the layer name's quote. */
+static void kind_of(const char *what, char *kind, size_t len)
+{
+	const char *q = strchr(what, '\'');
+	size_t n = q ? (size_t)(q - what) : strlen(what);
+	if (strncmp(what, "reorder", 7) == 0)
+		n = strcspn(what, " ") ;
+	snprintf(kind, len, "%.*s", (int)(n < len ? n : len - 1), what);
+}
+
+void cpu_backend_profile_print(struct backend *b, FILE *f, int top)
+{
+	int n = prim_cache_count(b->x.ctx.cache);
+	struct prim **v = calloc(n + 1, sizeof(*v));
+	char kinds[32][64];
+	double ksec[32] = { 0 }, total = 0;
+	int nk = 0;
+	if (!v)
+		return;
+	for (int i = 0; i < n; i++) {
+		v[i] = prim_cache_at(b->x.ctx.cache, i);
+		total += v[i]->seconds;
+		char k[64];
+		kind_of(v[i]->what, k, sizeof(k));
+		int j = 0;
+		while (j < nk && strcmp(kinds[j], k))
+			j++;
+		if (j == nk && nk < 32)
+			snprintf(kinds[nk++], sizeof(kinds[0]), "%s", k);
+		if (j < 32)
+			ksec[j] += v[i]->seconds;
+	}
+	qsort(v, n, sizeof(*v), by_seconds);
+	fprintf(f, "profile: %.3f s in %d primitives\nby kind:\n", total, n);
+	for (int j = 0; j < nk; j++)
+		fprintf(f, "  %7.3f s %5.1f%%  %s\n", ksec[j], 100 * ksec[j] / (total > 0 ? total : 1),
+			kinds[j]);
+	fprintf(f, "top primitives:\n");
+	for (int i = 0; i < n && i < top; i++)
+		fprintf(f, "  %7.3f s %5.1f%% %5ld calls  %s [%s]\n", v[i]->seconds,
+			100 * v[i]->seconds / (total > 0 ? total : 1), v[i]->calls, v[i]->what,
+			dnnl_pd_impl(v[i]->pd));
+	free(v);
+	prim_profile = 0;
+}
+
+void cpu_backend_memory(struct backend *b, size_t *persist_bytes, size_t *arena_bytes)
+{
+	*persist_bytes = b->x.persist_bytes;
+	*arena_bytes = b->x.arena_bytes;
+}

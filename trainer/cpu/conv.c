@@ -50,9 +50,14 @@ static int conv_setup(struct cpu_exec *x, struct cpu_layer *l)
 	    prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]))
 		return -1;
 	if (!l->skip_dx) {
+		/* oneDNN has no fast backward data into plain NCHW (the 3-channel
+		 * stem input): use the padded blocked layout there */
+		l->in2_md = l->in_md;
+		if (f == FORM_NCHW)
+			cpu_form_md(x, FORM_BLOCKED, ml->in.channels, ml->in_h, ml->in_w, &l->in2_md);
 		conv_shape(x, ml, what, sizeof(what), "bwd_data");
 		if (dnnl_ctx_ok(&x->ctx, dnnl_convolution_backward_data_desc_init(&bd,
-				dnnl_convolution_direct, &l->in_md, &wmd, &l->out_md, st, pad, pad), what) ||
+				dnnl_convolution_direct, &l->in2_md, &wmd, &l->out_md, st, pad, pad), what) ||
 		    prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[0], what, &l->prim[1]))
 			return -1;
 	}
@@ -63,7 +68,7 @@ static int conv_setup(struct cpu_exec *x, struct cpu_layer *l)
 		return -1;
 	l->temp_bytes[0] = cpu_md_is_storage(x, &ml->in, &l->in_md) ? 0 : md_bytes(&l->in_md);
 	l->temp_bytes[1] = md_bytes(&l->out_md);
-	l->temp_bytes[2] = l->skip_dx ? 0 : md_bytes(&l->in_md);
+	l->temp_bytes[2] = l->skip_dx ? 0 : md_bytes(&l->in2_md);
 	l->temp_bytes[3] = prim_arg_bytes(l->prim[2], DNNL_ARG_DIFF_WEIGHTS);
 	return 0;
 }
@@ -137,13 +142,13 @@ static int conv_backward(struct cpu_exec *x, struct cpu_layer *l)
 		return -1;
 	if (l->skip_dx)
 		return 0;
-	char *ds = cpu_out_ptr(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, l->temp[2]);
+	char *ds = cpu_out_ptr(x, &ml->in, 1, ml->accumulate_dx, &l->in2_md, l->temp[2]);
 	struct prim_arg d[] = { { DNNL_ARG_DIFF_DST, dd },
 				{ DNNL_ARG_WEIGHTS, l->weights_bwd ? l->weights_bwd : l->weights },
 				{ DNNL_ARG_DIFF_SRC, ds } };
 	if (prim_exec(&x->ctx, l->prim[1], 3, d))
 		return -1;
-	return cpu_store(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, ds);
+	return cpu_store(x, &ml->in, 1, ml->accumulate_dx, &l->in2_md, ds);
 }
 
 const struct cpu_layer_ops cpu_conv_ops = {

@@ -1,0 +1,293 @@
+/* test_cpu_models.c - whole networks on the cpu backend against ref: a
+ * small DenseNet (growth 32, blocks 2/2/2/2, 32x32: the same stacked
+ * dense-block paths as DenseNet-121) forward, loss and every gradient;
+ * --memory-efficient gives the same gradients; ResNet-50 on a small input;
+ * DenseNet-121 at 224 logits (training-mode BN, batch 2); and every
+ * primitive DenseNet-121 and ResNet-50 need (fp32 and bf16, batch 16,
+ * 224) is a fast kernel, never a oneDNN reference one. What it does not
+ * test: single layers (test_cpu_layers.c) or speed (bench/).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "backend.h"
+#include "loss.h"
+#include "model.h"
+#include "rng.h"
+#include "cpu/backend_cpu.h"
+#include "cpu/dnnl_ctx.h"
+
+static const struct densenet_config small_densenet = {
+	.growth = 32, .blocks = { 2, 2, 2, 2 }, .init_features = 64, .bn_size = 4,
+};
+
+struct run_out {
+	float *logits, *grads, *state;
+	double loss;
+};
+
+static void run_out_free(struct run_out *o)
+{
+	free(o->logits);
+	free(o->grads);
+	free(o->state);
+}
+
+/* One training step's forward + loss + backward on backend ops. */
+static int train_step(struct model *m, const struct backend_ops *ops, enum precision p,
+		      int memory_efficient, int n, const float *x, const float *labels,
+		      const float *state0, struct run_out *o)
+{
+	struct trainer_error err = { "" };
+	struct backend_options opt = { .max_batch = n, .precision = p,
+				       .memory_efficient = memory_efficient };
+	int classes = m->desc.classes;
+	float *dlogits = calloc((size_t)n * classes, sizeof(float));
+	memset(o, 0, sizeof(*o));
+	o->logits = calloc((size_t)n * classes, sizeof(float));
+	o->grads = calloc(m->desc.param_count, sizeof(float));
+	o->state = calloc(m->desc.state_count, sizeof(float));
+	memcpy(m->state, state0, m->desc.state_count * sizeof(float));
+	struct backend *b = ops->create(m, &opt, &err);
+	CHECK_MSG(b, "%s: %s", ops->name, err.msg);
+	int rc = -1;
+	struct backend_input in = { .x = x, .count = n };
+	if (b && ops->forward(b, &in, 1, o->logits, &err) == 0) {
+		o->loss = loss_bce(o->logits, labels, n, classes, NULL, NULL, dlogits);
+		rc = ops->backward(b, dlogits, NULL, NULL, NULL, &err);
+	}
+	CHECK_MSG(rc == 0, "%s: %s", ops->name, err.msg);
+	memcpy(o->grads, m->grads, m->desc.param_count * sizeof(float));
+	memcpy(o->state, m->state, m->desc.state_count * sizeof(float));
+	if (b)
+		ops->destroy(b);
+	free(dlogits);
+	return rc;
+}
+
+struct net {
+	struct model m;
+	int n;
+	float *x, *labels, *state0;
+};
+
+static int net_setup(struct net *t, const char *name, int size, int n, uint64_t seed)
+{
+	struct model_desc d;
+	struct trainer_error err = { "" };
+	struct rng r;
+	memset(t, 0, sizeof(*t));
+	int rc = strcmp(name, "densenet-small") == 0 ?
+		 model_densenet(&d, &small_densenet, size, 14, &err) :
+		 model_by_name(&d, name, size, 14, &err);
+	if (rc || model_create(&t->m, &d, &err)) {
+		test_fail_at(__FILE__, __LINE__, "%s: %s", name, err.msg);
+		return -1;
+	}
+	model_init_params(&t->m, seed);
+	t->n = n;
+	size_t xn = (size_t)n * 3 * size * size;
+	t->x = malloc(xn * sizeof(float));
+	t->labels = malloc((size_t)n * 14 * sizeof(float));
+	t->state0 = malloc((t->m.desc.state_count + 1) * sizeof(float));
+	rng_seed(&r, seed + 1);
+	for (size_t i = 0; i < xn; i++)
+		t->x[i] = (float)rng_normal(&r);
+	for (int i = 0; i < n * 14; i++)
+		t->labels[i] = rng_uniform(&r) < 0.3 ? 1.f : 0.f;
+	memcpy(t->state0, t->m.state, t->m.desc.state_count * sizeof(float));
+	return 0;
+}
+
+static void net_free(struct net *t)
+{
+	free(t->x);
+	free(t->labels);
+	free(t->state0);
+	model_destroy(&t->m);
+}
+
+static void compare_step(struct net *t, const struct run_out *a, const struct run_out *ref,
+			 double tol)
+{
+	CHECK_ARRAYS("logits", a->logits, ref->logits, (size_t)t->n * 14, tol, tol);
+	CHECK_NEAR(a->loss, ref->loss, tol, tol);
+	CHECK_ARRAYS("gradients", a->grads, ref->grads, t->m.desc.param_count, tol, tol);
+	CHECK_ARRAYS("running statistics", a->state, ref->state, t->m.desc.state_count, tol, tol);
+}
+
+static void test_small_densenet_equals_ref(void)
+{
+	struct net t;
+	struct run_out ref = { 0 }, cpu = { 0 };
+	if (net_setup(&t, "densenet-small", 32, 2, 3))
+		return;
+	if (train_step(&t.m, &backend_ref_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
+		       &ref) == 0 &&
+	    train_step(&t.m, &backend_cpu_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
+		       &cpu) == 0)
+		compare_step(&t, &cpu, &ref, 1e-4);
+	run_out_free(&ref);
+	run_out_free(&cpu);
+	net_free(&t);
+}
+
+/* bf16 activations, fp32 master weights: logits and loss within 5e-2 of
+ * fp32 ref (bf16 keeps 8 significant bits through ~20 layers). */
+static void test_small_densenet_bf16_close_to_ref(void)
+{
+	struct net t;
+	struct run_out ref = { 0 }, cpu = { 0 };
+	if (net_setup(&t, "densenet-small", 32, 2, 3))
+		return;
+	if (train_step(&t.m, &backend_ref_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
+		       &ref) == 0 &&
+	    train_step(&t.m, &backend_cpu_ops, PRECISION_BF16, 0, t.n, t.x, t.labels, t.state0,
+		       &cpu) == 0) {
+		CHECK_ARRAYS("logits", cpu.logits, ref.logits, (size_t)t.n * 14, 5e-2, 5e-2);
+		CHECK_NEAR(cpu.loss, ref.loss, 1e-2, 1e-2);
+	}
+	run_out_free(&ref);
+	run_out_free(&cpu);
+	net_free(&t);
+}
+
+static void memory_efficient_same(const char *name, int size, enum precision p)
+{
+	struct net t;
+	struct run_out a = { 0 }, b = { 0 };
+	if (net_setup(&t, name, size, 2, 5))
+		return;
+	if (train_step(&t.m, &backend_cpu_ops, p, 0, t.n, t.x, t.labels, t.state0, &a) == 0 &&
+	    train_step(&t.m, &backend_cpu_ops, p, 1, t.n, t.x, t.labels, t.state0, &b) == 0)
+		compare_step(&t, &b, &a, 1e-6);
+	run_out_free(&a);
+	run_out_free(&b);
+	net_free(&t);
+}
+
+static void test_memory_efficient_same_gradients(void)
+{
+	memory_efficient_same("densenet-small", 32, PRECISION_FP32);
+}
+
+static void test_memory_efficient_same_gradients_bf16(void)
+{
+	memory_efficient_same("densenet-small", 32, PRECISION_BF16);
+}
+
+static void test_resnet50_equals_ref(void)
+{
+	struct net t;
+	struct run_out ref = { 0 }, cpu = { 0 };
+	if (net_setup(&t, "resnet50", 32, 2, 8))
+		return;
+	if (train_step(&t.m, &backend_ref_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
+		       &ref) == 0 &&
+	    train_step(&t.m, &backend_cpu_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
+		       &cpu) == 0)
+		compare_step(&t, &cpu, &ref, 1e-4);
+	run_out_free(&ref);
+	run_out_free(&cpu);
+	net_free(&t);
+}
+
+static void logits_224(const char *name)
+{
+	struct net t;
+	struct trainer_error err = { "" };
+	if (net_setup(&t, name, 224, 2, 13))
+		return;
+	const struct backend_ops *ops[2] = { &backend_ref_ops, &backend_cpu_ops };
+	float y[2][2 * 14];
+	for (int k = 0; k < 2; k++) {
+		struct backend_options opt = { .max_batch = 2, .precision = PRECISION_FP32 };
+		struct backend_input in = { .x = t.x, .count = 2 };
+		struct backend *b = ops[k]->create(&t.m, &opt, &err);
+		CHECK_MSG(b && ops[k]->forward(b, &in, 1, y[k], &err) == 0, "%s: %s",
+			  ops[k]->name, err.msg);
+		if (b)
+			ops[k]->destroy(b);
+	}
+	CHECK_ARRAYS("logits at 224", y[1], y[0], 2 * 14, 1e-3, 1e-3);
+	net_free(&t);
+}
+
+static void test_densenet121_224_logits_equal_ref(void)
+{
+	logits_224("densenet121");
+}
+
+struct impl_scan {
+	int count, reference;
+};
+
+static void on_prim(const char *what, const char *impl, void *user)
+{
+	struct impl_scan *s = user;
+	s->count++;
+	if (dnnl_impl_is_reference(impl)) {
+		s->reference++;
+		test_fail_at(__FILE__, __LINE__, "%s: reference kernel '%s'", what, impl);
+	}
+}
+
+static void every_primitive_fast(const char *name, enum precision p, int memory_efficient)
+{
+	struct model_desc d;
+	struct model m;
+	struct trainer_error err = { "" };
+	if (model_by_name(&d, name, 224, 14, &err) || model_create(&m, &d, &err)) {
+		test_fail_at(__FILE__, __LINE__, "%s", err.msg);
+		return;
+	}
+	struct backend_options opt = { .max_batch = 16, .precision = p,
+				       .memory_efficient = memory_efficient };
+	struct backend *b = backend_cpu_ops.create(&m, &opt, &err);
+	CHECK_MSG(b, "%s %s: %s", name, precision_name(p), err.msg);
+	if (b) {
+		struct impl_scan s = { 0, 0 };
+		cpu_backend_primitives(b, on_prim, &s);
+		CHECK_MSG(s.count > 20, "only %d primitives", s.count);
+		CHECK_INT(s.reference, 0);
+		backend_cpu_ops.destroy(b);
+	}
+	model_destroy(&m);
+}
+
+static void test_densenet121_primitives_fast_fp32(void)
+{
+	every_primitive_fast("densenet121", PRECISION_FP32, 0);
+}
+
+static void test_densenet121_primitives_fast_bf16(void)
+{
+	every_primitive_fast("densenet121", PRECISION_BF16, 1);
+}
+
+static void test_resnet50_primitives_fast_fp32(void)
+{
+	every_primitive_fast("resnet50", PRECISION_FP32, 0);
+}
+
+static void test_resnet50_primitives_fast_bf16(void)
+{
+	every_primitive_fast("resnet50", PRECISION_BF16, 0);
+}
+
+const struct test_case cpu_models_tests[] = {
+	{ "small_densenet_equals_ref", test_small_densenet_equals_ref },
+	{ "small_densenet_bf16_close_to_ref", test_small_densenet_bf16_close_to_ref },
+	{ "memory_efficient_same_gradients", test_memory_efficient_same_gradients },
+	{ "memory_efficient_same_gradients_bf16", test_memory_efficient_same_gradients_bf16 },
+	{ "resnet50_equals_ref", test_resnet50_equals_ref },
+	{ "densenet121_primitives_fast_fp32", test_densenet121_primitives_fast_fp32 },
+	{ "densenet121_primitives_fast_bf16", test_densenet121_primitives_fast_bf16 },
+	{ "resnet50_primitives_fast_fp32", test_resnet50_primitives_fast_fp32 },
+	{ "resnet50_primitives_fast_bf16", test_resnet50_primitives_fast_bf16 },
+	{ "densenet121_224_logits_equal_ref", test_densenet121_224_logits_equal_ref },
+	{ 0 }
+};
