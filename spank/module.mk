@@ -9,7 +9,8 @@
 SPANK_DEFS := $(if $(filter 1,$(HAVE_HWLOC)),-DHAVE_HWLOC)
 $(B)/obj/spank/%.o: MODULE_CFLAGS = -Ispank $(SPANK_DEFS) $(HWLOC_CFLAGS)
 
-TEST_SRCS += spank/options.c spank/placement.c spank/topology.c
+TEST_SRCS += spank/options.c spank/placement.c spank/topology.c \
+	tests/test_spank_options.c tests/test_spank_placement.c tests/test_spank_slurm.c
 TEST_LDLIBS += $(HWLOC_LIBS)
 
 ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)

@@ -122,24 +122,24 @@ int options_parse_site(int argc, char *const argv[], struct hvd_site *site,
 		const char *arg = argv[i];
 		const char *eq = strchr(arg, '=');
 		if (!eq) {
-			snprintf(err, err_len, "hvd: plugstack.conf: '%s': not key=value (keys: %s)",
+			snprintf(err, err_len, "hvd: plugstack.conf: '%.200s': not key=value (keys: %s)",
 				 arg, SITE_KEYS);
 			return -1;
 		}
 		int k = find_site_key(arg, (size_t)(eq - arg));
 		if (k < 0) {
-			snprintf(err, err_len, "hvd: plugstack.conf: '%s': unknown key (keys: %s)",
+			snprintf(err, err_len, "hvd: plugstack.conf: '%.200s': unknown key (keys: %s)",
 				 arg, SITE_KEYS);
 			return -1;
 		}
 		if (seen[k]++) {
-			snprintf(err, err_len, "hvd: plugstack.conf: '%s': key %s given twice",
+			snprintf(err, err_len, "hvd: plugstack.conf: '%.200s': key %s given twice",
 				 arg, site_key_names[k]);
 			return -1;
 		}
 		const char *why = set_site_value(site, k, eq + 1);
 		if (why) {
-			snprintf(err, err_len, "hvd: plugstack.conf: '%s': bad value for %s: %s",
+			snprintf(err, err_len, "hvd: plugstack.conf: '%.200s': bad value for %s: %s",
 				 arg, site_key_names[k], why);
 			return -1;
 		}
@@ -191,7 +191,7 @@ static int parse_list(const char *list, struct hvd_request *r, char *err, size_t
 		const char *comma = strchr(p, ',');
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
 		if (n == 0) {
-			snprintf(err, err_len, "hvd: --hvd: '%s': empty sub-option (use %s)",
+			snprintf(err, err_len, "hvd: --hvd: '%.200s': empty sub-option (use %s)",
 				 list, REQUEST_TOKENS);
 			return -1;
 		}
@@ -209,7 +209,7 @@ static int parse_list(const char *list, struct hvd_request *r, char *err, size_t
 		p = comma + 1;
 	}
 	if (r->off && (r->gpu_set || r->bind_set || r->verbose)) {
-		snprintf(err, err_len, "hvd: --hvd: '%s': off cannot be combined with other sub-options",
+		snprintf(err, err_len, "hvd: --hvd: '%.200s': off cannot be combined with other sub-options",
 			 list);
 		return -1;
 	}

@@ -151,31 +151,40 @@ static int node_exists(int node)
 	return stat(path, &st) == 0;
 }
 
-/* Memory prefers the socket's NUMA nodes that exist here (else node 0,
- * the only node of a one-node machine). Without NUMA in sysfs: untouched. */
-static int set_memory_policy(const struct placement_result *res, char *err)
+/* The socket's NUMA nodes that exist here, else node 0 (the only node of
+ * a one-node machine). 0 when sysfs shows no NUMA nodes at all. */
+static int usable_numa(const struct placement_result *res, int *nodes)
 {
-	unsigned long mask[16] = { 0 };
 	int count = 0;
 	if (!node_exists(0))
 		return 0;
-	for (int i = 0; i < res->numa_count; i++) {
-		int node = res->numa[i];
-		if (node >= 0 && node < 1024 && node_exists(node)) {
-			mask[node / 64] |= 1UL << (node % 64);
-			count++;
-		}
-	}
-	if (count == 0) {
-		mask[0] = 1;
-		count = 1;
-	}
+	for (int i = 0; i < res->numa_count; i++)
+		if (res->numa[i] >= 0 && res->numa[i] < 1024 && node_exists(res->numa[i]))
+			nodes[count++] = res->numa[i];
+	if (count == 0)
+		nodes[count++] = 0;
+	return count;
+}
+
+/* Memory prefers the usable NUMA nodes; without NUMA in sysfs: untouched. */
+static int set_memory_policy(const struct placement_result *res, char *err)
+{
+	unsigned long mask[16] = { 0 };
+	int nodes[PLACEMENT_MAX_NUMA + 1];
+	int count = usable_numa(res, nodes);
+	if (count == 0)
+		return 0;
+	for (int i = 0; i < count; i++)
+		mask[nodes[i] / 64] |= 1UL << (nodes[i] % 64);
 	long rc = syscall(SYS_set_mempolicy, count > 1 ? MPOL_PREFERRED_MANY_ : MPOL_PREFERRED_,
 			  mask, 1024UL);
-	if (rc != 0 && count > 1)   /* kernels before 5.15: the first node */
+	if (rc != 0 && count > 1) {   /* kernels before 5.15: the first node */
+		memset(mask, 0, sizeof(mask));
+		mask[nodes[0] / 64] |= 1UL << (nodes[0] % 64);
 		rc = syscall(SYS_set_mempolicy, MPOL_PREFERRED_, mask, 1024UL);
+	}
 	if (rc != 0) {
-		snprintf(err, ERR_LEN, "hvd: set_mempolicy: 'NUMA %d': %s", res->numa[0], strerror(errno));
+		snprintf(err, ERR_LEN, "hvd: set_mempolicy: 'NUMA %d': %s", nodes[0], strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -227,9 +236,11 @@ static void print_verbose(const struct task_inputs *in, const struct hvd_effecti
 			  const struct placement_result *res, const char *cpus)
 {
 	char numa[128] = "";
-	for (int i = 0; i < res->numa_count; i++)
+	int nodes[PLACEMENT_MAX_NUMA + 1];
+	int count = eff->bind != HVD_BIND_NONE && res->socket >= 0 ? usable_numa(res, nodes) : 0;
+	for (int i = 0; i < count; i++)
 		snprintf(numa + strlen(numa), sizeof(numa) - strlen(numa), "%s%d", i ? "," : "",
-			 res->numa[i]);
+			 nodes[i]);
 	int g = res->granted_index >= 0 ? in->gpu[res->granted_index] : -1;
 	fprintf(stderr, "hvd: rank %u (local %d/%d) on %s: GPU %s (%s), socket %d, CPUs %s, NUMA %s, "
 		"bind %s, gpu %s\n", in->rank, in->local_id, in->local_count, in->host,

@@ -30,19 +30,39 @@ void topology_free(struct placement_topo *topo)
 
 /* ------------------------------------------------------------- bus ids */
 
+/* n hex digits at *p (exactly), advancing *p. */
+static int hex_field(const char **p, int n, unsigned *out)
+{
+	unsigned v = 0;
+	for (int i = 0; i < n; i++) {
+		char c = (*p)[i];
+		int d = (c >= '0' && c <= '9') ? c - '0' : (c >= 'a' && c <= 'f') ? c - 'a' + 10
+			: (c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+		if (d < 0)
+			return -1;
+		v = v * 16 + (unsigned)d;
+	}
+	*p += n;
+	*out = v;
+	return 0;
+}
+
+/* [dddd: or dddddddd:]bb:dd.f, nothing else. */
 int topology_normalise_busid(const char *in, char out[PLACEMENT_BUSID_LEN])
 {
 	unsigned domain = 0, bus, dev, func;
-	int used = -1;
-	if (sscanf(in, "%x:%x:%x.%x%n", &domain, &bus, &dev, &func, &used) != 4 ||
-	    (size_t)used != strlen(in)) {
-		used = -1;
-		domain = 0;
-		if (sscanf(in, "%x:%x.%x%n", &bus, &dev, &func, &used) != 3 ||
-		    (size_t)used != strlen(in))
+	const char *p = in;
+	size_t len = strlen(in);
+	if (len == 12 || len == 16) {
+		if (hex_field(&p, (int)len - 8, &domain) != 0 || *p++ != ':')
 			return -1;
+	} else if (len != 7) {
+		return -1;
 	}
-	if (domain > 0xffff || bus > 0xff || dev > 0x1f || func > 7)
+	if (hex_field(&p, 2, &bus) != 0 || *p++ != ':' || hex_field(&p, 2, &dev) != 0 ||
+	    *p++ != '.' || hex_field(&p, 1, &func) != 0 || *p != 0)
+		return -1;
+	if (domain > 0xffff || dev > 0x1f || func > 7)
 		return -1;
 	snprintf(out, PLACEMENT_BUSID_LEN, "%04x:%02x:%02x.%x", domain, bus, dev, func);
 	return 0;

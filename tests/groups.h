@@ -13,10 +13,19 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case harness_tests[];
+extern const struct test_case spank_options_tests[];
+extern const struct test_case spank_placement_tests[];
+extern const struct test_case spank_slurm_tests[];
 extern const struct test_case ref_layers_tests[];
+extern const struct test_case data_formats_tests[];
 extern const struct test_case model_tests[];
 extern const struct test_case training_tests[];
+extern const struct test_case checkpoint_tests[];
 extern const struct test_case multinode_harness_tests[];
+#ifdef HAVE_CPU_BACKEND
+extern const struct test_case cpu_layers_tests[];
+extern const struct test_case cpu_models_tests[];
+#endif
 
 static const struct test_group test_groups[] = {
 	/* unit: no Slurm */
@@ -25,8 +34,17 @@ static const struct test_group test_groups[] = {
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HAVE_CPU_BACKEND
+	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0 },
+#endif
+	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 	/* hidden: a group that must fail, run by the runner tests */

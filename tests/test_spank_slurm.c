@@ -1,0 +1,439 @@
+/* test_spank_slurm.c - hvd.so under real Slurm (the tests/slurm cluster:
+ * 4 fake GPUs, this machine's 2 CPUs). Each case sets the plugin's site
+ * arguments, mostly topology=tests/topo/two-cpu-4gpu.xml (2 packages x 1
+ * PU, 2 GPUs each, matching this machine), runs srun/sbatch and checks what
+ * each task saw: CUDA_VISIBLE_DEVICES, Cpus_allowed_list, HVD_*, messages
+ * and exit codes. What it does not do: unit-test placement or the parsers
+ * (test_spank_placement.c, test_spank_options.c).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+/* One line per task: rank|visible|allowed CPUs|busid|HVD_CPUS|socket|bind|order */
+static const char show_script[] =
+	"#!/bin/sh\n"
+	"cpus=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)\n"
+	"echo \"$SLURM_PROCID|${CUDA_VISIBLE_DEVICES-unset}|$cpus|${HVD_GPU_BUSID-unset}|"
+	"${HVD_CPUS-unset}|${HVD_SOCKET-unset}|${HVD_BIND-unset}|${CUDA_DEVICE_ORDER-unset}\"\n";
+
+static const char *untouched4 =
+	"0|0,1,2,3|0-1|unset|unset|unset|unset|unset\n"
+	"1|0,1,2,3|0-1|unset|unset|unset|unset|unset\n"
+	"2|0,1,2,3|0-1|unset|unset|unset|unset|unset\n"
+	"3|0,1,2,3|0-1|unset|unset|unset|unset|unset\n";
+
+static const char *socket_first4 =
+	"0|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
+	"1|1,0,2,3|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
+	"2|2,0,1,3|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
+	"3|3,0,1,2|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n";
+
+/* Site arguments: topology of this machine plus extra. */
+static int plugstack(const char *extra)
+{
+	char args[4200];
+	snprintf(args, sizeof(args), "topology=%s/tests/topo/two-cpu-4gpu.xml %s", test_src_dir(),
+		 extra);
+	return test_cluster_plugstack(args);
+}
+
+/* Writes the per-task printer as ./chexnet in the case's temp dir. */
+static void write_show(void)
+{
+	char *path = test_path(test_tmpdir(), "chexnet");
+	CHECK(test_write_file(path, show_script, strlen(show_script)) == 0);
+	CHECK(chmod(path, 0755) == 0);
+	free(path);
+}
+
+/* Runs CMD in the case's temp dir; stdout sorted, stderr as is, the exit
+ * status CMD's. */
+static void job(const char *cmd, struct test_proc *p)
+{
+	char body[8192];
+	write_show();
+	char *script = test_path(test_tmpdir(), "job-cmd.sh");
+	snprintf(body, sizeof(body), "cd '%s' || exit 99\n{ %s\n} > job-out.txt\nrc=$?\n"
+		 "sort job-out.txt\nexit $rc\n", test_tmpdir(), cmd);
+	CHECK(test_write_file(script, body, strlen(body)) == 0);
+	char run[4200];
+	snprintf(run, sizeof(run), "sh '%s'", script);
+	free(script);
+	CHECK(test_run(run, 90, p) == 0);
+	CHECK_MSG(!p->timed_out, "timed out: %s", cmd);
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *s = hay; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ------------------------------------------------------------------ srun */
+
+static void test_hvd_gives_each_task_its_gpu_first_and_its_socket(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, socket_first4);
+	CHECK_STR(p.err, "");
+	test_proc_free(&p);
+}
+
+static void test_hvd_only_shows_exactly_one_gpu(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd=only -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
+		  "3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n");
+	test_proc_free(&p);
+}
+
+static void test_hvd_core_shares_the_single_core_and_says_so_once(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd=core -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|0,1,2,3|0|0000:3b:00.0|0|0|core|PCI_BUS_ID\n"
+		  "1|1,0,2,3|0|0000:5e:00.0|0|0|core|PCI_BUS_ID\n"
+		  "2|2,0,1,3|1|0000:86:00.0|1|1|core|PCI_BUS_ID\n"
+		  "3|3,0,1,2|1|0000:af:00.0|1|1|core|PCI_BUS_ID\n");
+	CHECK_INT(count_of(p.err, "hvd: note: socket 0 has 1 allowed core for 2 tasks: tasks share cores\n"), 1);
+	CHECK_INT(count_of(p.err, "hvd: note: socket 1 has 1 allowed core for 2 tasks: tasks share cores\n"), 1);
+	test_proc_free(&p);
+}
+
+static void test_hvd_none_sets_gpus_and_leaves_cpus(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd=none -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|0,1,2,3|0-1|0000:3b:00.0|0-1|0|none|PCI_BUS_ID\n"
+		  "1|1,0,2,3|0-1|0000:5e:00.0|0-1|0|none|PCI_BUS_ID\n"
+		  "2|2,0,1,3|0-1|0000:86:00.0|0-1|1|none|PCI_BUS_ID\n"
+		  "3|3,0,1,2|0-1|0000:af:00.0|0-1|1|none|PCI_BUS_ID\n");
+	test_proc_free(&p);
+}
+
+static void test_hvd_verbose_prints_one_line_per_task(void)
+{
+	struct test_proc p;
+	char want[512];
+	const char *bus[] = { "0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:af:00.0" };
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd=verbose -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, socket_first4);
+	for (int r = 0; r < 4; r++) {
+		snprintf(want, sizeof(want),
+			 "hvd: rank %d (local %d/4) on %s: GPU %d (%s), socket %d, CPUs %d, NUMA 0, "
+			 "bind socket, gpu first\n", r, r, test_hostname(), r, bus[r], r / 2, r / 2);
+		CHECK_INT(count_of(p.err, want), 1);
+	}
+	CHECK_INT(count_of(p.err, "\n"), 4);
+	test_proc_free(&p);
+}
+
+static void test_memory_prefers_the_socket_numa_node(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd -n 1 --gres=gpu:1 sh -c 'head -1 /proc/self/numa_maps'; "
+	    "srun -n 1 --gres=gpu:1 sh -c 'head -1 /proc/self/numa_maps'", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_INT(count_of(p.out, " prefer:0 "), 1);   /* node 1 does not exist here: node 0 */
+	CHECK_INT(count_of(p.out, " default "), 1);
+	test_proc_free(&p);
+}
+
+static void test_five_tasks_on_four_gpus_fail_with_the_message(void)
+{
+	struct test_proc p;
+	char want[512];
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd -n 5 --gres=gpu:4 ./chexnet", &p);
+	CHECK(p.exit_code != 0);
+	CHECK_STR(p.out, "");
+	snprintf(want, sizeof(want), "hvd: oversubscribed: '5 tasks, 4 GPUs on %s': use "
+		 "--ntasks-per-node=4 (sites can allow it with oversubscribe=warn)\n", test_hostname());
+	CHECK_INT(count_of(p.err, want), 1);
+	test_proc_free(&p);
+}
+
+static void test_oversubscribe_warn_shares_gpus(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack("oversubscribe=warn"), 0);
+	job("srun --hvd -n 5 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "4|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n");
+	CHECK_CONTAINS(p.out, "3|3,0,1,2|1|");
+	CHECK_INT(count_of(p.err, "tasks share GPUs (oversubscribe=warn)"), 1);
+	test_proc_free(&p);
+}
+
+static void test_typo_is_refused_before_launch_naming_the_token(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd=sokcet -n 1 --gres=gpu:1 touch launched", &p);
+	CHECK_INT(p.exit_code, 255);
+	CHECK_CONTAINS(p.err, "hvd: --hvd: 'sokcet': unknown sub-option");
+	CHECK(strstr(p.err, "job") == NULL && strstr(p.err, "allocat") == NULL);
+	test_proc_free(&p);
+	char *marker = test_path(test_tmpdir(), "launched");
+	CHECK_MSG(access(marker, F_OK) != 0, "the task ran");
+	free(marker);
+	job("sbatch --hvd=socket,core -n 1 --wrap 'touch launched'", &p);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: --hvd: 'core': conflicts with 'socket' given before");
+	CHECK(strstr(p.out, "Submitted") == NULL);
+	test_proc_free(&p);
+}
+
+static void test_help_prints_the_grammar_and_stops(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd=help -n 1 touch launched", &p);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: --hvd[=LIST]");
+	CHECK_CONTAINS(p.err, "    only    ");
+	CHECK_CONTAINS(p.err, "    off     ");
+	test_proc_free(&p);
+	char *marker = test_path(test_tmpdir(), "launched");
+	CHECK_MSG(access(marker, F_OK) != 0, "the task ran");
+	free(marker);
+	job("srun --help", &p);   /* and srun's own help lists the option */
+	CHECK_CONTAINS(p.out, "--hvd");
+	test_proc_free(&p);
+}
+
+static void test_slurm_per_task_binding_is_kept(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd -n 4 --gpus-per-task=1 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
+		  "3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n");
+	test_proc_free(&p);
+	job("srun --hvd --gpu-bind=closest -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, socket_first4);
+	test_proc_free(&p);
+}
+
+static void test_cpu_only_step_goes_socket_by_socket(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --hvd -n 2 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|unset|0|unset|0|0|socket|unset\n"
+		  "1|unset|1|unset|1|1|socket|unset\n");
+	test_proc_free(&p);
+}
+
+static void test_discovered_topology_without_the_fake_gpus(void)
+{
+	struct test_proc p;
+	CHECK_INT(test_cluster_plugstack(""), 0);   /* hwloc discovery: no NVIDIA GPU here */
+	job("srun --hvd -n 2 --gres=gpu:2 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|0,1|0-1|unset|0-1|-1|socket|PCI_BUS_ID\n"
+		  "1|1,0|0-1|unset|0-1|-1|socket|PCI_BUS_ID\n");
+	CHECK_INT(count_of(p.err, "granted GPU #0 is not in the topology: CPUs left as allowed"), 1);
+	test_proc_free(&p);
+}
+
+/* ------------------------------------------------------------ site args */
+
+static void test_default_off_leaves_jobs_untouched(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack("default=off"), 0);
+	job("srun -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, untouched4);
+	CHECK_STR(p.err, "");
+	test_proc_free(&p);
+}
+
+static void test_default_on_applies_without_hvd_and_off_opts_out(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack("default=on"), 0);
+	job("srun -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, socket_first4);
+	test_proc_free(&p);
+	job("srun --hvd=off -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, untouched4);
+	test_proc_free(&p);
+	job("srun -n 2 ./chexnet", &p);   /* no GPUs, no --hvd: untouched */
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, "0|unset|0-1|unset|unset|unset|unset|unset\n"
+			 "1|unset|0-1|unset|unset|unset|unset|unset\n");
+	test_proc_free(&p);
+}
+
+static void test_site_defaults_apply_and_users_override_them(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack("gpu=only bind=none verbose=1"), 0);
+	job("srun --hvd -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|0|0-1|0000:3b:00.0|0-1|0|none|PCI_BUS_ID\n"
+		  "1|1|0-1|0000:5e:00.0|0-1|0|none|PCI_BUS_ID\n"
+		  "2|2|0-1|0000:86:00.0|0-1|1|none|PCI_BUS_ID\n"
+		  "3|3|0-1|0000:af:00.0|0-1|1|none|PCI_BUS_ID\n");
+	CHECK_INT(count_of(p.err, "bind none, gpu only\n"), 4);
+	test_proc_free(&p);
+	job("srun --hvd=first,socket -n 4 --gres=gpu:4 ./chexnet", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, socket_first4);
+	test_proc_free(&p);
+}
+
+static void test_bad_site_arguments_stop_the_plugin_loading(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack("bogus=1"), 0);
+	job("srun -n 1 true", &p);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: plugstack.conf: 'bogus=1': unknown key");
+	test_proc_free(&p);
+	CHECK_INT(test_cluster_plugstack("topology=relative.xml"), 0);
+	job("srun -n 1 true", &p);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: plugstack.conf: 'topology=relative.xml': bad value for topology");
+	test_proc_free(&p);
+	/* an absolute path that is missing fails the tasks that use it */
+	CHECK_INT(test_cluster_plugstack("topology=/nonexistent/topo.xml"), 0);
+	job("srun --hvd -n 1 --gres=gpu:1 ./chexnet", &p);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: topology: '/nonexistent/topo.xml': ");
+	test_proc_free(&p);
+	CHECK_INT(plugstack(""), 0);
+}
+
+/* ---------------------------------------------------------------- sbatch */
+
+static void test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	const char *script =
+		"#!/bin/sh\n"
+		"#SBATCH -n 4\n"
+		"#SBATCH --gres=gpu:4\n"
+		"#SBATCH --hvd\n"
+		"echo \"batch|$CUDA_VISIBLE_DEVICES|$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)|"
+		"${HVD_CPUS-unset}\"\n"
+		"srun ./chexnet\n";
+	char *path = test_path(test_tmpdir(), "job.sh");
+	CHECK(test_write_file(path, script, strlen(script)) == 0);
+	free(path);
+	job("sbatch --wait -o out.txt job.sh >/dev/null && cat out.txt", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out,
+		  "0|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "1|1,0,2,3|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "2|2,0,1,3|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
+		  "3|3,0,1,2|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n"
+		  "batch|0,1,2,3|0-1|unset\n");
+	test_proc_free(&p);
+}
+
+/* ------------------------------------------------------ the srun wrapper */
+
+static void test_stock_srun_rejects_gpu_bind_socket(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("srun --gpu-bind=socket --hvd ./chexnet", &p);
+	CHECK_INT(p.exit_code, 255);
+	CHECK_CONTAINS(p.err, "srun: error: Invalid --gpu-bind argument: gpu:socket");
+	CHECK_STR(p.out, "");
+	test_proc_free(&p);
+}
+
+static void test_wrapper_makes_the_promised_line_work(void)
+{
+	struct test_proc p;
+	char cmd[8192];
+	CHECK_INT(plugstack(""), 0);
+	/* the literal line, inside a 4-task 4-GPU allocation */
+	snprintf(cmd, sizeof(cmd),
+		 "PATH='%s/contrib':$PATH sbatch --wait -n 4 --gres=gpu:4 -o out.txt "
+		 "--wrap 'srun --gpu-bind=socket --hvd ./chexnet' >/dev/null && cat out.txt",
+		 test_src_dir());
+	job(cmd, &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, socket_first4);
+	test_proc_free(&p);
+	/* and as typed at a login shell: one task, no GPUs, bound to socket 0 */
+	snprintf(cmd, sizeof(cmd), "PATH='%s/contrib':$PATH srun --gpu-bind=socket --hvd ./chexnet",
+		 test_src_dir());
+	job(cmd, &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, "0|unset|0|unset|0|0|socket|unset\n");
+	test_proc_free(&p);
+}
+
+const struct test_case spank_slurm_tests[] = {
+	{ "hvd_gives_each_task_its_gpu_first_and_its_socket",
+	  test_hvd_gives_each_task_its_gpu_first_and_its_socket },
+	{ "hvd_only_shows_exactly_one_gpu", test_hvd_only_shows_exactly_one_gpu },
+	{ "hvd_core_shares_the_single_core_and_says_so_once",
+	  test_hvd_core_shares_the_single_core_and_says_so_once },
+	{ "hvd_none_sets_gpus_and_leaves_cpus", test_hvd_none_sets_gpus_and_leaves_cpus },
+	{ "hvd_verbose_prints_one_line_per_task", test_hvd_verbose_prints_one_line_per_task },
+	{ "memory_prefers_the_socket_numa_node", test_memory_prefers_the_socket_numa_node },
+	{ "five_tasks_on_four_gpus_fail_with_the_message",
+	  test_five_tasks_on_four_gpus_fail_with_the_message },
+	{ "oversubscribe_warn_shares_gpus", test_oversubscribe_warn_shares_gpus },
+	{ "typo_is_refused_before_launch_naming_the_token",
+	  test_typo_is_refused_before_launch_naming_the_token },
+	{ "help_prints_the_grammar_and_stops", test_help_prints_the_grammar_and_stops },
+	{ "slurm_per_task_binding_is_kept", test_slurm_per_task_binding_is_kept },
+	{ "cpu_only_step_goes_socket_by_socket", test_cpu_only_step_goes_socket_by_socket },
+	{ "discovered_topology_without_the_fake_gpus", test_discovered_topology_without_the_fake_gpus },
+	{ "default_off_leaves_jobs_untouched", test_default_off_leaves_jobs_untouched },
+	{ "default_on_applies_without_hvd_and_off_opts_out",
+	  test_default_on_applies_without_hvd_and_off_opts_out },
+	{ "site_defaults_apply_and_users_override_them", test_site_defaults_apply_and_users_override_them },
+	{ "bad_site_arguments_stop_the_plugin_loading", test_bad_site_arguments_stop_the_plugin_loading },
+	{ "sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps",
+	  test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps },
+	{ "stock_srun_rejects_gpu_bind_socket", test_stock_srun_rejects_gpu_bind_socket },
+	{ "wrapper_makes_the_promised_line_work", test_wrapper_makes_the_promised_line_work },
+	{ 0 }
+};
