@@ -6,7 +6,8 @@
 TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
 	trainer/model_desc.c trainer/model_densenet.c trainer/model_resnet.c \
 	trainer/models.c trainer/params.c trainer/rng.c trainer/loss.c \
-	trainer/optim.c trainer/schedule.c trainer/auroc.c
+	trainer/optim.c trainer/schedule.c trainer/auroc.c trainer/safetensors.c \
+	trainer/checkpoint.c
 REF_BACKEND_SRCS := trainer/ref/ref_backend.c trainer/ref/ref_conv.c \
 	trainer/ref/ref_batchnorm.c trainer/ref/ref_relu.c trainer/ref/ref_maxpool.c \
 	trainer/ref/ref_avgpool.c trainer/ref/ref_linear.c trainer/ref/ref_add.c
@@ -34,4 +35,5 @@ $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS)
-TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_training.c
+TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_training.c \
+	tests/test_checkpoint.c
