@@ -1,1 +1,41 @@
-# runtime/module.mk - (filled in by the runtime work)
+# runtime/module.mk - libhvd (runtime/*.c) and the programs that exercise it
+# under srun: $(B)/hvd-rt-test (tests) and $(B)/bench-allreduce (bench/).
+# Needs PMIx; MPI gives the host backend; CUDA+NCCL add comm_nccl.c
+# (compiled and linked with -Werror, never run on a machine without GPUs).
+ifeq ($(HAVE_PMIX),1)
+
+RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coord.c \
+	runtime/timeline.c runtime/report.c runtime/bootstrap.c runtime/comm_self.c \
+	runtime/control.c runtime/control_loop.c runtime/engine.c runtime/api.c \
+	runtime/submit.c
+RUNTIME_DEFS :=
+RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
+RUNTIME_LDLIBS := $(PMIX_LIBS)
+ifeq ($(HAVE_MPI),1)
+RUNTIME_SRCS += runtime/comm_mpi.c
+RUNTIME_DEFS += -DHAVE_MPI
+RUNTIME_CFLAGS_DEPS += $(MPI_CFLAGS)
+RUNTIME_LDLIBS += $(MPI_LIBS)
+endif
+ifeq ($(HAVE_CUDA)$(HAVE_NCCL),11)
+RUNTIME_SRCS += runtime/comm_nccl.c
+RUNTIME_DEFS += -DHAVE_CUDA -DHAVE_NCCL
+RUNTIME_CFLAGS_DEPS += $(CUDA_CFLAGS) $(NCCL_CFLAGS)
+RUNTIME_LDLIBS += $(NCCL_LIBS) $(CUDA_LIBS)
+endif
+RUNTIME_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(RUNTIME_SRCS))
+
+$(B)/obj/runtime/%.o: MODULE_CFLAGS = -Iruntime $(RUNTIME_CFLAGS_DEPS) $(RUNTIME_DEFS)
+$(B)/obj/bench/%.o: MODULE_CFLAGS = -Iruntime $(MPI_CFLAGS) $(RUNTIME_DEFS)
+
+$(B)/libhvd.a: $(RUNTIME_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+LIBS_STATIC += $(B)/libhvd.a
+
+$(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(B)/libhvd.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
+TEST_PROGRAMS += $(B)/hvd-rt-test
+
+endif

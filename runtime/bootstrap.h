@@ -1,0 +1,39 @@
+/* bootstrap.h - who am I in this step: rank, size, local rank and size,
+ * node id, hostname, and a blob exchange between all ranks (PMIx Put,
+ * Commit, Fence with data collection, Get). Under `srun --mpi=pmix` (or
+ * MpiDefault=pmix) it is a PMIx client; without a PMIx server it is a
+ * one-rank world; in a Slurm step of several tasks without PMIx it fails
+ * at once with the fix. The decision is made from the environment before
+ * PMIx_Init (bootstrap_decide, pure), because a standalone PMIx_Init
+ * breaks a later singleton MPI_Init (facts file, section 6).
+ * What it does not do: MPI or sockets (comm_mpi.c, control.c).
+ */
+#ifndef HVD_BOOTSTRAP_H
+#define HVD_BOOTSTRAP_H
+
+#include <stddef.h>
+
+enum bootstrap_mode { BOOTSTRAP_SINGLE = 0, BOOTSTRAP_PMIX };
+
+struct bootstrap {
+	enum bootstrap_mode mode;
+	int rank, size, local_rank, local_size, node_id;
+	char hostname[256];
+	char nspace[256];
+	void *pmix;            /* pmix_proc_t of this process, PMIx mode only */
+	double fence_timeout_s;
+};
+
+/* From an environ-style array: PMIx when PMIX_NAMESPACE and PMIX_RANK are
+ * set; error when SLURM_STEP_NUM_TASKS (or SLURM_NTASKS inside a step)
+ * is above 1 without them; else a one-rank world. */
+int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, size_t errlen);
+
+int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_t errlen);
+/* Every rank gives `len` bytes under `key`; `all` (size * len bytes) gets
+ * rank 0's, rank 1's, ... Collective. */
+int bootstrap_allgather(struct bootstrap *b, const char *key, const void *mine,
+			size_t len, void *all, char *err, size_t errlen);
+void bootstrap_finalize(struct bootstrap *b);
+
+#endif

@@ -1,0 +1,74 @@
+/* comm.h - the collective backends behind one small ops table: MPI on host
+ * buffers (comm_mpi.c), NCCL on device buffers (comm_nccl.c, GPU builds),
+ * and "self" for a one-rank world without a PMIx server (comm_self.c).
+ * Every blocking call polls against a deadline and an abort flag, so no
+ * wait is unbounded. Sums only: averaging is the engine's job unless
+ * `native_average` says the backend does it.
+ * What it does not do: fusion, naming, timeline (engine.c).
+ */
+#ifndef HVD_COMM_H
+#define HVD_COMM_H
+
+#include <stddef.h>
+
+#include "hvd.h"
+
+struct bootstrap;
+struct hvd_settings;
+
+struct comm_wait {
+	double deadline;            /* monotonic seconds (runtime_now()) */
+	const volatile int *abort;  /* set by the control plane on failure */
+	const char *what;           /* names the collective in messages */
+	char *err;
+	size_t errlen;
+};
+
+struct comm_ops {
+	const char *name;            /* "mpi", "nccl", "self" */
+	const char *allreduce_phase; /* timeline: MPI_ALLREDUCE, NCCL_ALLREDUCE */
+	const char *broadcast_phase;
+	const char *allgather_phase;
+	int device_memory;           /* buffers are device pointers */
+	int native_average;          /* allreduce honours HVD_AVERAGE itself */
+	int (*reduces)(enum hvd_dtype t); /* dtype reduced natively */
+	void *(*alloc)(void *ctx, size_t bytes);
+	void (*release)(void *ctx, void *p);
+	int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+	int (*allreduce)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+			 enum hvd_op op, const struct comm_wait *w);
+	int (*broadcast)(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w);
+	/* bytes_per_rank: size entries, filled with every rank's send_bytes */
+	int (*allgatherv)(void *ctx, const void *send, size_t send_bytes, void *recv,
+			  size_t recv_capacity_bytes, size_t *bytes_per_rank,
+			  const struct comm_wait *w);
+	int (*barrier)(void *ctx, const struct comm_wait *w);
+	/* GPU ordering: record readiness on the caller's stream at submit
+	 * time, make the backend's stream wait for it before the bucket. */
+	int (*record_ready)(void *ctx, void *stream, void **mark);
+	int (*wait_ready)(void *ctx, void *mark);
+	/* clean: every rank is finishing normally; else only local cleanup */
+	void (*finalize)(void *ctx, int clean);
+};
+
+struct comm {
+	const struct comm_ops *ops;
+	void *ctx;
+	int rank, size;
+};
+
+int comm_self_open(struct comm *c, char *err, size_t errlen);
+#ifdef HAVE_MPI
+int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen);
+#endif
+#if defined(HAVE_CUDA) && defined(HAVE_NCCL)
+int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_settings *s,
+		   double deadline, char *err, size_t errlen);
+#endif
+
+/* Shared by backends: monotonic seconds, and the deadline/abort check
+ * (returns 0 to keep waiting, else an hvd_status with w->err filled). */
+double runtime_now(void);
+int comm_wait_check(const struct comm_wait *w);
+
+#endif

@@ -1,0 +1,317 @@
+/* comm_nccl.c - the GPU backend (DIGEST C1): device buffers, its own CUDA
+ * stream ordered after the caller's compute stream with events, one NCCL
+ * communicator. The device is the one whose PCI bus id the hvd plugin
+ * exported (HVD_GPU_BUSID, cudaDeviceGetByPCIBusId), device 0 without the
+ * plugin. Rank 0's ncclUniqueId travels through the PMIx bootstrap; the
+ * communicator is created non-blocking and polled with
+ * ncclCommGetAsyncError against a deadline; ncclCommAbort on error or
+ * timeout, so no NCCL wait is unbounded.
+ * What it does not do: HVD_COMPRESSION (needs device kernels; refused at
+ * start-up), or run anywhere in this project's CI: it is compiled and
+ * linked with -Werror where CUDA/NCCL exist, never claimed as tested.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include "bootstrap.h"
+#include "comm.h"
+#include "settings.h"
+
+struct nccl_ctx {
+	ncclComm_t comm;
+	cudaStream_t stream;
+	int device;
+	int size;
+	int aborted;
+};
+
+static ncclDataType_t nccl_type(enum hvd_dtype t)
+{
+	switch (t) {
+	case HVD_F32: return ncclFloat32;
+	case HVD_F16: return ncclFloat16;
+	case HVD_BF16: return ncclBfloat16;
+	case HVD_I32: return ncclInt32;
+	default: return ncclInt64;
+	}
+}
+
+static int nccl_reduces(enum hvd_dtype t) { return 1; }
+
+static void nccl_abort(struct nccl_ctx *ctx)
+{
+	if (!ctx->aborted && ctx->comm) {
+		ncclCommAbort(ctx->comm);
+		ctx->aborted = 1;
+	}
+}
+
+static int nccl_fail(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call,
+		     const char *why)
+{
+	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, why);
+	nccl_abort(ctx);
+	return HVD_ERR_COMM;
+}
+
+/* Polls the stream and the communicator until the work is done. */
+static int nccl_wait(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call)
+{
+	for (;;) {
+		cudaError_t ce = cudaStreamQuery(ctx->stream);
+		if (ce == cudaSuccess)
+			return 0;
+		if (ce != cudaErrorNotReady)
+			return nccl_fail(ctx, w, call, cudaGetErrorString(ce));
+		ncclResult_t async = ncclSuccess;
+		ncclCommGetAsyncError(ctx->comm, &async);
+		if (async != ncclSuccess && async != ncclInProgress)
+			return nccl_fail(ctx, w, call, ncclGetErrorString(async));
+		int st = comm_wait_check(w);
+		if (st) {
+			nccl_abort(ctx);
+			if (st == HVD_ERR_COMM)
+				snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete before "
+					 "the deadline (HVD_TIMEOUT_S)", call, w->what);
+			return st;
+		}
+		sched_yield();
+	}
+}
+
+static int nccl_issued(struct nccl_ctx *ctx, ncclResult_t rc, const struct comm_wait *w,
+		       const char *call)
+{
+	if (rc != ncclSuccess && rc != ncclInProgress)
+		return nccl_fail(ctx, w, call, ncclGetErrorString(rc));
+	return nccl_wait(ctx, w, call);
+}
+
+static void *nccl_alloc(void *vctx, size_t bytes)
+{
+	void *p = NULL;
+	return cudaMalloc(&p, bytes ? bytes : 1) == cudaSuccess ? p : NULL;
+}
+
+static void nccl_release(void *vctx, void *p)
+{
+	cudaFree(p);
+}
+
+static int nccl_copy(void *vctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
+{
+	struct nccl_ctx *ctx = vctx;
+	cudaError_t ce = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream);
+	if (ce != cudaSuccess) {
+		snprintf(err, n, "hvd: cudaMemcpyAsync: '%zu bytes': %s", bytes, cudaGetErrorString(ce));
+		return HVD_ERR_COMM;
+	}
+	return 0;
+}
+
+static int nccl_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
+			  enum hvd_op op, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	ncclResult_t rc = ncclAllReduce(buf, buf, count, nccl_type(t),
+					op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
+	return nccl_issued(ctx, rc, w, "ncclAllReduce");
+}
+
+static int nccl_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	ncclResult_t rc = ncclBroadcast(buf, buf, bytes, ncclUint8, root, ctx->comm, ctx->stream);
+	return nccl_issued(ctx, rc, w, "ncclBroadcast");
+}
+
+/* NCCL has no allgatherv: gather the sizes, then one broadcast per rank
+ * in a group. */
+static int nccl_allgatherv(void *vctx, const void *send, size_t send_bytes, void *recv,
+			   size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	uint64_t *sizes = NULL;
+	if (cudaMalloc((void **)&sizes, (size_t)ctx->size * sizeof(uint64_t)) != cudaSuccess)
+		return HVD_ERR_NOMEM;
+	uint64_t mine = send_bytes;
+	int rc = 0;
+	uint64_t *staging = NULL;
+	if (!rc && cudaMalloc((void **)&staging, sizeof(uint64_t)) == cudaSuccess &&
+	    cudaMemcpy(staging, &mine, sizeof(mine), cudaMemcpyHostToDevice) == cudaSuccess)
+		rc = nccl_issued(ctx, ncclAllGather(staging, sizes, 1, ncclUint64, ctx->comm, ctx->stream),
+				 w, "ncclAllGather");
+	else if (!rc)
+		rc = HVD_ERR_NOMEM;
+	uint64_t *host = calloc((size_t)(unsigned)ctx->size, sizeof(uint64_t));
+	if (!rc && (!host || cudaMemcpy(host, sizes, (size_t)ctx->size * sizeof(uint64_t),
+					cudaMemcpyDeviceToHost) != cudaSuccess))
+		rc = HVD_ERR_COMM;
+	size_t total = 0;
+	for (int r = 0; !rc && r < ctx->size; r++)
+		total += bytes_per_rank[r] = (size_t)host[r];
+	if (!rc && total > cap)
+		rc = HVD_ERR_USAGE;
+	if (!rc) {
+		ncclGroupStart();
+		size_t off = 0;
+		ncclResult_t nr = ncclSuccess;
+		for (int r = 0; r < ctx->size && nr == ncclSuccess; r++) {
+			nr = ncclBroadcast(send, (char *)recv + off, bytes_per_rank[r], ncclUint8, r,
+					   ctx->comm, ctx->stream);
+			off += bytes_per_rank[r];
+		}
+		ncclResult_t gr = ncclGroupEnd();
+		rc = nccl_issued(ctx, nr != ncclSuccess ? nr : gr, w, "ncclBroadcast (allgatherv)");
+	}
+	free(host);
+	cudaFree(staging);
+	cudaFree(sizes);
+	return rc;
+}
+
+static int nccl_barrier(void *vctx, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	float *one = NULL;
+	if (cudaMalloc((void **)&one, sizeof(float)) != cudaSuccess)
+		return HVD_ERR_NOMEM;
+	cudaMemsetAsync(one, 0, sizeof(float), ctx->stream);
+	int rc = nccl_issued(ctx, ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, ctx->comm,
+						ctx->stream), w, "ncclAllReduce (barrier)");
+	cudaFree(one);
+	return rc;
+}
+
+static int nccl_record_ready(void *vctx, void *stream, void **mark)
+{
+	cudaEvent_t ev;
+	if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess)
+		return HVD_ERR_COMM;
+	if (cudaEventRecord(ev, (cudaStream_t)stream) != cudaSuccess) {
+		cudaEventDestroy(ev);
+		return HVD_ERR_COMM;
+	}
+	*mark = ev;
+	return 0;
+}
+
+static int nccl_wait_ready(void *vctx, void *mark)
+{
+	struct nccl_ctx *ctx = vctx;
+	cudaEvent_t ev = mark;
+	cudaError_t ce = cudaStreamWaitEvent(ctx->stream, ev, 0);
+	cudaEventDestroy(ev);
+	return ce == cudaSuccess ? 0 : HVD_ERR_COMM;
+}
+
+static void nccl_finalize(void *vctx, int clean)
+{
+	struct nccl_ctx *ctx = vctx;
+	if (clean && !ctx->aborted)
+		ncclCommDestroy(ctx->comm);
+	else
+		nccl_abort(ctx);
+	cudaStreamDestroy(ctx->stream);
+	free(ctx);
+}
+
+static const struct comm_ops nccl_ops = {
+	.name = "nccl",
+	.allreduce_phase = "NCCL_ALLREDUCE",
+	.broadcast_phase = "NCCL_BCAST",
+	.allgather_phase = "NCCL_ALLGATHER",
+	.device_memory = 1,
+	.native_average = 1,
+	.reduces = nccl_reduces,
+	.alloc = nccl_alloc,
+	.release = nccl_release,
+	.copy = nccl_copy,
+	.allreduce = nccl_allreduce,
+	.broadcast = nccl_broadcast,
+	.allgatherv = nccl_allgatherv,
+	.barrier = nccl_barrier,
+	.record_ready = nccl_record_ready,
+	.wait_ready = nccl_wait_ready,
+	.finalize = nccl_finalize,
+};
+
+static int select_device(const struct hvd_settings *s, int *device, char *err, size_t errlen)
+{
+	cudaError_t ce = s->gpu_busid[0] ? cudaDeviceGetByPCIBusId(device, s->gpu_busid)
+					 : (*device = 0, cudaSuccess);
+	if (ce == cudaSuccess)
+		ce = cudaSetDevice(*device);
+	if (ce != cudaSuccess) {
+		snprintf(err, errlen, "hvd: HVD_GPU_BUSID: '%s': %s", s->gpu_busid[0] ? s->gpu_busid : "device 0",
+			 cudaGetErrorString(ce));
+		return HVD_ERR_COMM;
+	}
+	return 0;
+}
+
+/* Non-blocking ncclCommInitRankConfig, polled until ready or the deadline. */
+static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
+		     char *err, size_t errlen)
+{
+	ncclUniqueId id;
+	memset(&id, 0, sizeof(id));
+	if (b->rank == 0 && ncclGetUniqueId(&id) != ncclSuccess) {
+		snprintf(err, errlen, "hvd: ncclGetUniqueId: 'rank 0': failed");
+		return HVD_ERR_COMM;
+	}
+	ncclUniqueId *all = calloc((size_t)(unsigned)b->size, sizeof(id));
+	if (!all)
+		return HVD_ERR_NOMEM;
+	int rc = bootstrap_allgather(b, "hvd.nccl.id", &id, sizeof(id), all, err, errlen);
+	if (!rc) {
+		ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+		config.blocking = 0;
+		ncclResult_t nr = ncclCommInitRankConfig(&ctx->comm, b->size, all[0], b->rank, &config);
+		while (nr == ncclInProgress && runtime_now() < deadline) {
+			sched_yield();
+			ncclCommGetAsyncError(ctx->comm, &nr);
+		}
+		if (nr != ncclSuccess) {
+			snprintf(err, errlen, "hvd: ncclCommInitRankConfig: '%d ranks': %s", b->size,
+				 nr == ncclInProgress ? "not ready within HVD_TIMEOUT_S" : ncclGetErrorString(nr));
+			nccl_abort(ctx);
+			rc = HVD_ERR_COMM;
+		}
+	}
+	free(all);
+	return rc;
+}
+
+int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_settings *s,
+		   double deadline, char *err, size_t errlen)
+{
+	struct nccl_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return HVD_ERR_NOMEM;
+	ctx->size = b->size;
+	int rc = select_device(s, &ctx->device, err, errlen);
+	if (!rc && cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking) != cudaSuccess) {
+		snprintf(err, errlen, "hvd: cudaStreamCreate: 'device %d': failed", ctx->device);
+		rc = HVD_ERR_COMM;
+	}
+	if (!rc)
+		rc = init_comm(ctx, b, deadline, err, errlen);
+	if (rc) {
+		if (ctx->stream)
+			cudaStreamDestroy(ctx->stream);
+		free(ctx);
+		return rc;
+	}
+	c->ops = &nccl_ops;
+	c->ctx = ctx;
+	c->rank = b->rank;
+	c->size = b->size;
+	return 0;
+}

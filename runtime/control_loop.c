@@ -1,0 +1,410 @@
+/* control_loop.c - the control thread (see control.c for the protocol).
+ * Every rank: announce local submissions, heartbeat, notice silent or
+ * vanished peers, relay failures. Rank 0 also: feed the coordinator, plan
+ * buckets every HVD_CYCLE_TIME_MS, send them to everyone, and run the stall
+ * inspector (warning after HVD_STALL_WARNING_S, failure after HVD_TIMEOUT_S).
+ * What it does not do: run collectives (engine.c) or exit the process.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "control.h"
+
+static int peer_rank(const struct control *c, int i)
+{
+	return c->rt->boot.rank == 0 ? i : 0;
+}
+
+static int peer_open(const struct peer *p)
+{
+	return p->fd >= 0 && !p->closed;
+}
+
+static const char *negotiate_phase(const struct fusion_item *it)
+{
+	static const char *names[] = { "NEGOTIATE_ALLREDUCE", "NEGOTIATE_BROADCAST",
+				       "NEGOTIATE_ALLGATHER", "NEGOTIATE_BARRIER" };
+	return it->kind < 4 ? names[it->kind] : "NEGOTIATE";
+}
+
+/* Rank 0: one more submission from `rank` reaches the coordinator. */
+static void coordinator_take(struct control *c, int rank, const struct fusion_item *it)
+{
+	struct runtime *rt = c->rt;
+	int64_t pos = coord_submit(&c->coord, rank, it, runtime_now());
+	if (pos < 0) {
+		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
+		return;
+	}
+	if ((uint64_t)pos >= c->nego_begun) {
+		timeline_begin(rt->tl, it->name, negotiate_phase(it));
+		c->nego_begun = (uint64_t)pos + 1;
+	}
+	char tick[16];
+	snprintf(tick, sizeof(tick), "%d", rank);
+	timeline_tick(rt->tl, it->name, tick);
+}
+
+/* Local submissions not yet announced: to rank 0 (workers) or straight
+ * into the coordinator (rank 0). */
+static void announce_local(struct control *c, uint64_t *announced)
+{
+	struct runtime *rt = c->rt;
+	enum { BATCH = 64 };
+	struct fusion_item items[BATCH];
+	for (;;) {
+		int n = 0;
+		pthread_mutex_lock(&rt->lock);
+		for (struct entry *e = rt->pending; e && n < BATCH; e = e->next)
+			if (e->seq >= *announced + (uint64_t)n && e->seq == *announced + (uint64_t)n)
+				items[n++] = e->item;
+		pthread_mutex_unlock(&rt->lock);
+		if (!n)
+			return;
+		for (int i = 0; i < n; i++) {
+			if (rt->boot.rank == 0) {
+				coordinator_take(c, 0, &items[i]);
+			} else {
+				timeline_begin(rt->tl, items[i].name, negotiate_phase(&items[i]));
+				if (control_send_msg(c->peers[0].fd, MSG_SUBMIT, &items[i], sizeof(items[i])))
+					runtime_fail(rt, HVD_ERR_ABORTED, "hvd: control plane: 'rank 0 (host %s)': "
+						     "cannot send: %s", control_host_of(rt, 0), strerror(errno));
+			}
+		}
+		*announced += (uint64_t)n;
+	}
+}
+
+/* Queue a bucket for the local engine; close the NEGOTIATE spans, open QUEUE. */
+static void push_exec(struct runtime *rt, const struct wire_exec *x)
+{
+	struct exec_cmd *cmd = calloc(1, sizeof(*cmd));
+	if (!cmd) {
+		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: engine: 'bucket': out of memory");
+		return;
+	}
+	cmd->first = x->first;
+	cmd->count = x->count;
+	cmd->signature = x->signature;
+	pthread_mutex_lock(&rt->lock);
+	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
+		if (e->seq >= x->first && e->seq < x->first + x->count) {
+			timeline_end(rt->tl, e->item.name, NULL);
+			timeline_begin(rt->tl, e->item.name, "QUEUE");
+		}
+	if (rt->execs_tail)
+		rt->execs_tail->next = cmd;
+	else
+		rt->execs = cmd;
+	rt->execs_tail = cmd;
+	pthread_cond_broadcast(&rt->cond);
+	pthread_mutex_unlock(&rt->lock);
+}
+
+static void dispatch(struct control *c, int i, uint32_t type, const char *payload, uint32_t len)
+{
+	struct runtime *rt = c->rt;
+	struct peer *p = &c->peers[i];
+	int from = peer_rank(c, i);
+	char text[2048];
+	switch (type) {
+	case MSG_HB:
+		break;
+	case MSG_SUBMIT:
+		if (rt->boot.rank == 0 && len == sizeof(struct fusion_item)) {
+			struct fusion_item it;
+			memcpy(&it, payload, sizeof(it));
+			it.name[HVD_NAME_MAX - 1] = '\0';
+			coordinator_take(c, from, &it);
+		}
+		break;
+	case MSG_EXEC:
+		if (rt->boot.rank != 0 && len == sizeof(struct wire_exec)) {
+			struct wire_exec x;
+			memcpy(&x, payload, sizeof(x));
+			push_exec(rt, &x);
+		}
+		break;
+	case MSG_ABORT:
+	case MSG_ERROR:
+		snprintf(text, sizeof(text), "%.*s", (int)len, payload);
+		runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1);
+		break;
+	case MSG_BYE:
+		p->said_bye = 1;
+		break;
+	default:
+		runtime_fail(rt, HVD_ERR_COMM, "hvd: control plane: 'message type %u from rank %d': "
+			     "unknown (mixed hvd versions?)", type, from);
+	}
+}
+
+static void peer_closed(struct control *c, int i)
+{
+	struct runtime *rt = c->rt;
+	struct peer *p = &c->peers[i];
+	p->closed = 1;
+	if (p->said_bye || c->stop_requested)
+		return;
+	int r = peer_rank(c, i);
+	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): 'control connection closed': "
+		     "the process died or left without hvd_shutdown", r, control_host_of(rt, r));
+}
+
+static void read_peer(struct control *c, int i)
+{
+	struct peer *p = &c->peers[i];
+	for (;;) {
+		if (p->cap - p->len < 4096) {
+			size_t cap = p->cap ? p->cap * 2 : 16384;
+			char *buf = realloc(p->buf, cap);
+			if (!buf)
+				return;
+			p->buf = buf;
+			p->cap = cap;
+		}
+		ssize_t r = recv(p->fd, p->buf + p->len, p->cap - p->len, MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (r <= 0) {
+			peer_closed(c, i);
+			return;
+		}
+		p->len += (size_t)r;
+		p->last_seen = runtime_now();
+	}
+	size_t off = 0;
+	while (p->len - off >= sizeof(struct msg_header)) {
+		struct msg_header h;
+		memcpy(&h, p->buf + off, sizeof(h));
+		if (h.len > CTL_MAX_MSG) {
+			runtime_fail(c->rt, HVD_ERR_COMM, "hvd: control plane: 'rank %d': message of %u "
+				     "bytes: corrupt stream", peer_rank(c, i), h.len);
+			p->closed = 1;
+			return;
+		}
+		if (p->len - off < sizeof(h) + h.len)
+			break;
+		dispatch(c, i, h.type, p->buf + off + sizeof(h), h.len);
+		off += sizeof(h) + h.len;
+	}
+	memmove(p->buf, p->buf + off, p->len - off);
+	p->len -= off;
+}
+
+static void send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len)
+{
+	for (int i = 0; i < c->npeers; i++)
+		if (peer_open(&c->peers[i]))
+			control_send_msg(c->peers[i].fd, type, payload, len);
+}
+
+/* Tell the others about a failure once: rank 0 broadcasts ABORT; another
+ * rank reports its own failure to rank 0, which broadcasts it. */
+static void send_failure(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	if (c->failure_sent)
+		return;
+	c->failure_sent = 1;
+	pthread_mutex_lock(&rt->lock);
+	char text[sizeof(rt->error)];
+	memcpy(text, rt->error, sizeof(text));
+	int local = rt->fail_pending_send;
+	pthread_mutex_unlock(&rt->lock);
+	uint32_t len = (uint32_t)strlen(text);
+	if (rt->boot.rank == 0)
+		send_to_workers(c, MSG_ABORT, text, len);
+	else if (local && peer_open(&c->peers[0]))
+		control_send_msg(c->peers[0].fd, MSG_ERROR, text, len);
+}
+
+static void heartbeat(struct control *c, double now)
+{
+	if (now - c->last_hb < c->rt->set.heartbeat_s)
+		return;
+	c->last_hb = now;
+	send_to_workers(c, MSG_HB, NULL, 0);
+}
+
+static void check_liveness(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	for (int i = 0; i < c->npeers && !rt->aborted; i++) {
+		struct peer *p = &c->peers[i];
+		if (!peer_open(p) || p->said_bye || now - p->last_seen <= rt->set.timeout_s)
+			continue;
+		int r = peer_rank(c, i);
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): 'silent for %.1f s': no "
+			     "heartbeat within HVD_TIMEOUT_S (stopped, hung, or its network is cut)",
+			     r, control_host_of(rt, r), now - p->last_seen);
+	}
+}
+
+static void plan(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	size_t ready = coord_ready(&c->coord);
+	if (!ready || now < c->next_plan)
+		return;
+	c->next_plan = now + rt->set.cycle_time_ms / 1000.0;
+	struct coord_exec *ex = malloc(ready * sizeof(*ex));
+	char err[2048];
+	int n = ex ? coord_plan(&c->coord, ex, err, sizeof(err)) : -1;
+	if (n < 0) {
+		runtime_fail(rt, HVD_ERR_ABORTED, "%s", ex ? err : "hvd: coordinator: out of memory");
+		free(ex);
+		return;
+	}
+	for (int b = 0; b < n; b++) {
+		struct wire_exec x = { ex[b].first, ex[b].signature, ex[b].count, 0 };
+		send_to_workers(c, MSG_EXEC, &x, sizeof(x));
+		push_exec(rt, &x);
+	}
+	free(ex);
+}
+
+static void stall_check(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	double waited = coord_oldest_wait(&c->coord, now);
+	if (waited <= 0)
+		return;
+	int64_t pos = (int64_t)(c->coord.planned + coord_ready(&c->coord));
+	char missing[1024];
+	int behind[rt->boot.size];
+	coord_describe_missing(&c->coord, missing, sizeof(missing), behind);
+	for (int r = 1; r < rt->boot.size; r++)
+		if (behind[r] && (c->peers[r].said_bye || c->peers[r].closed)) {
+			runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s) called hvd_shutdown: "
+				     "'%s': other ranks submitted these and wait for it", r,
+				     control_host_of(rt, r), missing);
+			return;
+		}
+	if (waited > rt->set.timeout_s) {
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: stalled: '%s': these ranks did not submit "
+			     "within HVD_TIMEOUT_S (%g s) what the other ranks submitted", missing,
+			     rt->set.timeout_s);
+		return;
+	}
+	if (rt->set.stall_warning_s > 0 && waited > rt->set.stall_warning_s && c->stall_warned != pos) {
+		char suffix[128];
+		runtime_suffix(rt, suffix, sizeof(suffix));
+		fprintf(stderr, "hvd: stall: '%s': other ranks submitted these %.0f s ago and wait "
+			"(different tensors per rank, uneven data, or rank-dependent code deadlock "
+			"training; failing after HVD_TIMEOUT_S=%g s)%s\n", missing, waited,
+			rt->set.timeout_s, suffix);
+		c->stall_warned = pos;
+	}
+}
+
+/* Returns 1 when the thread may leave. */
+static int finish_stop(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	if (rt->boot.rank != 0) {
+		if (peer_open(&c->peers[0]))
+			control_send_msg(c->peers[0].fd, MSG_BYE, NULL, 0);
+		return 1;
+	}
+	int waiting = 0;
+	for (int i = 1; i < c->npeers; i++)
+		waiting += peer_open(&c->peers[i]) && !c->peers[i].said_bye;
+	if (!waiting)
+		return 1;
+	if (now > c->stop_deadline)
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: shutdown: '%d ranks': did not call hvd_shutdown "
+			     "within HVD_TIMEOUT_S after rank 0 did", waiting);
+	return 0;
+}
+
+static int poll_timeout_ms(struct control *c, double now)
+{
+	double t = c->rt->set.heartbeat_s / 2;
+	if (t > 0.1)
+		t = 0.1;
+	if (c->rt->boot.rank == 0 && coord_ready(&c->coord)) {
+		double until_plan = c->next_plan - now;
+		if (until_plan < t)
+			t = until_plan > 0 ? until_plan : 0;
+	}
+	return (int)(t * 1000);
+}
+
+void *control_main(void *arg)
+{
+	struct control *c = arg;
+	struct runtime *rt = c->rt;
+	uint64_t announced = 0;
+	struct pollfd *fds = calloc((size_t)c->npeers + 1, sizeof(*fds));
+	int *which = calloc((size_t)c->npeers + 1, sizeof(*which));
+	while (fds && which) {
+		int n = 0;
+		fds[n++] = (struct pollfd){ c->wake[0], POLLIN, 0 };
+		for (int i = 0; i < c->npeers; i++)
+			if (peer_open(&c->peers[i])) {
+				which[n] = i;
+				fds[n++] = (struct pollfd){ c->peers[i].fd, POLLIN, 0 };
+			}
+		poll(fds, (nfds_t)n, poll_timeout_ms(c, runtime_now()));
+		char drain[64];
+		while (read(c->wake[0], drain, sizeof(drain)) > 0)
+			;
+		for (int k = 1; k < n; k++)
+			if (fds[k].revents)
+				read_peer(c, which[k]);
+		announce_local(c, &announced);
+		double now = runtime_now();
+		if (!rt->aborted) {
+			heartbeat(c, now);
+			check_liveness(c, now);
+		}
+		if (!rt->aborted && rt->boot.rank == 0) {
+			plan(c, now);
+			stall_check(c, now);
+		}
+		if (rt->aborted) {
+			send_failure(c);
+			break;
+		}
+		if (c->stop_requested && finish_stop(c, now))
+			break;
+	}
+	free(fds);
+	free(which);
+	return NULL;
+}
+
+int control_stop(struct runtime *rt, int clean)
+{
+	struct control *c = rt->ctl;
+	if (!c)
+		return 0;
+	c->stop_deadline = runtime_now() + rt->set.timeout_s;
+	c->stop_requested = 1;
+	control_wake(rt);
+	if (c->thread_started)
+		pthread_join(c->thread, NULL);
+	for (int i = 0; c->peers && i < c->npeers; i++) {
+		if (c->peers[i].fd >= 0)
+			close(c->peers[i].fd);
+		free(c->peers[i].buf);
+	}
+	free(c->peers);
+	if (c->listen_fd >= 0)
+		close(c->listen_fd);
+	for (int k = 0; k < 2; k++)
+		if (c->wake[k] >= 0)
+			close(c->wake[k]);
+	if (rt->boot.rank == 0)
+		coord_free(&c->coord);
+	free(c);
+	rt->ctl = NULL;
+	return 0;
+}

@@ -1,0 +1,31 @@
+/* dtype.h - element sizes, names and host conversions for hvd dtypes
+ * (f16 and bf16 through f32, round to nearest even). Pure.
+ * What it does not do: device conversions (NCCL reduces f16/bf16 natively).
+ */
+#ifndef HVD_DTYPE_H
+#define HVD_DTYPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hvd.h"
+
+size_t dtype_size(enum hvd_dtype t);
+const char *dtype_name(enum hvd_dtype t); /* "float32", ... as Horovod's timeline */
+int dtype_is_float(enum hvd_dtype t);
+
+float dtype_f16_to_f32(uint16_t h);
+uint16_t dtype_f32_to_f16(float f);
+float dtype_bf16_to_f32(uint16_t h);
+uint16_t dtype_f32_to_bf16(float f);
+
+/* Widen `count` elements of f16/bf16/f32 `src` into f32 `dst`. */
+void dtype_to_f32(float *dst, const void *src, size_t count, enum hvd_dtype t);
+/* Narrow f32 `src` into `dst` of dtype t (f16/bf16/f32). */
+void dtype_from_f32(void *dst, const float *src, size_t count, enum hvd_dtype t);
+/* Round f32 values through f16/bf16 in place (what compression keeps). */
+void dtype_round_f32_through(float *buf, size_t count, enum hvd_dtype t);
+/* buf[i] *= factor for a float dtype held as f32, or natively for f32. */
+void dtype_scale_f32(float *buf, size_t count, float factor);
+
+#endif

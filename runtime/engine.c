@@ -1,0 +1,314 @@
+/* engine.c - the background thread that runs buckets. Rank 0's control
+ * thread decides each bucket (positions first..first+count); every rank's
+ * engine checks the bucket's signature against its own tensors, copies
+ * them into the fusion buffer (MEMCPY_IN_FUSION_BUFFER), runs one
+ * collective (MPI_ALLREDUCE / NCCL_ALLREDUCE), copies out
+ * (MEMCPY_OUT_FUSION_BUFFER) and completes the handles. f16/bf16 on a
+ * host backend travel as f32; HVD_COMPRESSION rounds f32 through fp16 or
+ * bf16 (host) before and after the sum. Horovod's design (DIGEST C1, C5).
+ * What it does not do: decide bucket boundaries (fusion.c via coord.c).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "runtime.h"
+
+static void lane_args(const struct entry *e, char *out, size_t len)
+{
+	snprintf(out, len, "\"dtype\": \"%s\", \"shape\": \"[%llu]\"",
+		 dtype_name((enum hvd_dtype)e->item.dtype), (unsigned long long)e->item.count);
+}
+
+static void phase_all(struct runtime *rt, struct entry **es, size_t n, const char *phase, int begin)
+{
+	for (size_t i = 0; i < n && rt->tl; i++) {
+		if (begin)
+			timeline_begin(rt->tl, es[i]->item.name, phase);
+		else
+			timeline_end(rt->tl, es[i]->item.name, NULL);
+	}
+}
+
+static int ensure_fusion_buffer(struct runtime *rt, size_t bytes)
+{
+	if (bytes <= rt->fusion_cap)
+		return 0;
+	if (rt->fusion_buf)
+		rt->comm.ops->release(rt->comm.ctx, rt->fusion_buf);
+	rt->fusion_buf = rt->comm.ops->alloc(rt->comm.ctx, bytes);
+	rt->fusion_cap = rt->fusion_buf ? bytes : 0;
+	return rt->fusion_buf ? 0 : HVD_ERR_NOMEM;
+}
+
+static enum hvd_dtype compress_type(const struct runtime *rt, enum hvd_dtype t)
+{
+	if (t != HVD_F32 || rt->comm.ops->device_memory)
+		return t;
+	return rt->set.compression == HVD_COMPRESS_FP16 ? HVD_F16
+	       : rt->set.compression == HVD_COMPRESS_BF16 ? HVD_BF16 : HVD_F32;
+}
+
+static int pack(struct runtime *rt, struct entry **es, size_t n, enum hvd_dtype t,
+		enum hvd_dtype wire, char *buf, const struct comm_wait *w)
+{
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t count = es[i]->item.count;
+		if (wire == t) {
+			int rc = rt->comm.ops->copy(rt->comm.ctx, buf + off, es[i]->data,
+						    count * dtype_size(t), w->err, w->errlen);
+			if (rc)
+				return rc;
+		} else {
+			dtype_to_f32((float *)(buf + off), es[i]->data, count, t);
+		}
+		off += count * dtype_size(wire);
+	}
+	return 0;
+}
+
+static int unpack(struct runtime *rt, struct entry **es, size_t n, enum hvd_dtype t,
+		  enum hvd_dtype wire, const char *buf, const struct comm_wait *w)
+{
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t count = es[i]->item.count;
+		if (wire == t) {
+			int rc = rt->comm.ops->copy(rt->comm.ctx, es[i]->data, buf + off,
+						    count * dtype_size(t), w->err, w->errlen);
+			if (rc)
+				return rc;
+		} else {
+			dtype_from_f32(es[i]->data, (const float *)(buf + off), count, t);
+		}
+		off += count * dtype_size(wire);
+	}
+	return 0;
+}
+
+static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, const struct comm_wait *w)
+{
+	const struct comm_ops *ops = rt->comm.ops;
+	enum hvd_dtype t = (enum hvd_dtype)es[0]->item.dtype;
+	enum hvd_op op = (enum hvd_op)es[0]->item.op;
+	enum hvd_dtype squeeze = compress_type(rt, t);
+	enum hvd_dtype wire = (!ops->device_memory && !ops->reduces(t)) ? HVD_F32 : t;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += es[i]->item.count;
+	int in_place = n == 1 && wire == t && squeeze == t;
+	char *buf = es[0]->data;
+	int rc = 0;
+	if (!in_place) {
+		if ((rc = ensure_fusion_buffer(rt, total * dtype_size(wire))))
+			return rc;
+		buf = rt->fusion_buf;
+		phase_all(rt, es, n, "MEMCPY_IN_FUSION_BUFFER", 1);
+		rc = pack(rt, es, n, t, wire, buf, w);
+		if (!rc && squeeze != t)
+			dtype_round_f32_through((float *)buf, total, squeeze);
+		phase_all(rt, es, n, NULL, 0);
+		if (rc)
+			return rc;
+	}
+	phase_all(rt, es, n, ops->allreduce_phase, 1);
+	rc = ops->allreduce(rt->comm.ctx, buf, total, wire, ops->native_average ? op : HVD_SUM, w);
+	phase_all(rt, es, n, NULL, 0);
+	if (rc)
+		return rc;
+	if (op == HVD_AVERAGE && !ops->native_average)
+		dtype_scale_f32((float *)buf, total, 1.0f / (float)rt->boot.size);
+	if (squeeze != t)
+		dtype_round_f32_through((float *)buf, total, squeeze);
+	if (!in_place) {
+		phase_all(rt, es, n, "MEMCPY_OUT_FUSION_BUFFER", 1);
+		rc = unpack(rt, es, n, t, wire, buf, w);
+		phase_all(rt, es, n, NULL, 0);
+	}
+	return rc;
+}
+
+static int run_allgather(struct runtime *rt, struct entry *e, const struct comm_wait *w)
+{
+	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
+	int size = rt->boot.size;
+	size_t *bytes = calloc((size_t)size, sizeof(*bytes));
+	if (!bytes)
+		return HVD_ERR_NOMEM;
+	int rc = rt->comm.ops->allgatherv(rt->comm.ctx, e->send, e->item.count * esize, e->recv,
+					  e->recv_capacity * esize, bytes, w);
+	if (rc == HVD_ERR_USAGE && !w->err[0])
+		snprintf(w->err, w->errlen, "hvd: allgatherv: '%s': the receive buffer of %zu "
+			 "elements is too small", e->item.name, e->recv_capacity);
+	for (int r = 0; !rc && e->counts && r < size; r++)
+		e->counts[r] = bytes[r] / esize;
+	free(bytes);
+	return rc;
+}
+
+static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
+			   size_t n, char *err, size_t errlen)
+{
+	struct fusion_item *items = malloc(n * sizeof(*items));
+	if (!items)
+		return HVD_ERR_NOMEM;
+	for (size_t i = 0; i < n; i++)
+		items[i] = es[i]->item;
+	uint64_t sig = fusion_signature(items, n);
+	free(items);
+	if (sig == cmd->signature)
+		return 0;
+	snprintf(err, errlen, "hvd: bucket signature: '%s' and %zu more: differs from rank 0's "
+		 "plan (tensors submitted in a different order?)", es[0]->item.name, n - 1);
+	return HVD_ERR_ABORTED;
+}
+
+static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
+		      size_t n, char *err, size_t errlen)
+{
+	int rc = check_signature(rt, cmd, es, n, err, errlen);
+	if (rc)
+		return rc;
+	struct comm_wait w = {
+		.deadline = runtime_now() + rt->set.timeout_s + 2 * rt->set.heartbeat_s,
+		.abort = &rt->aborted, .what = es[0]->item.name, .err = err, .errlen = errlen,
+	};
+	const struct comm_ops *ops = rt->comm.ops;
+	enum fusion_kind kind = (enum fusion_kind)es[0]->item.kind;
+	for (size_t i = 0; i < n; i++) {
+		if (es[i]->ready_mark && ops->wait_ready &&
+		    (rc = ops->wait_ready(rt->comm.ctx, es[i]->ready_mark)))
+			return rc;
+		timeline_end(rt->tl, es[i]->item.name, NULL); /* QUEUE */
+		timeline_begin(rt->tl, es[i]->item.name, fusion_kind_name(kind));
+	}
+	struct entry *e = es[0];
+	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
+	if (kind == FUSION_ALLREDUCE) {
+		rc = run_allreduce(rt, es, n, &w);
+	} else if (kind == FUSION_BROADCAST) {
+		timeline_begin(rt->tl, e->item.name, ops->broadcast_phase);
+		rc = ops->broadcast(rt->comm.ctx, e->data, e->item.count * esize, e->item.root, &w);
+		timeline_end(rt->tl, e->item.name, NULL);
+	} else if (kind == FUSION_ALLGATHER) {
+		timeline_begin(rt->tl, e->item.name, ops->allgather_phase);
+		rc = run_allgather(rt, e, &w);
+		timeline_end(rt->tl, e->item.name, NULL);
+	} else {
+		rc = ops->barrier(rt->comm.ctx, &w);
+	}
+	for (size_t i = 0; i < n && rt->tl; i++) {
+		char args[200];
+		lane_args(es[i], args, sizeof(args));
+		timeline_end(rt->tl, es[i]->item.name, args);
+	}
+	return rc;
+}
+
+/* Detaches the bucket's entries (the oldest pending ones). Lock held. */
+static size_t take_entries(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es)
+{
+	size_t n = 0;
+	while (rt->pending && n < cmd->count && rt->pending->seq == cmd->first + n) {
+		es[n++] = rt->pending;
+		rt->pending = rt->pending->next;
+	}
+	if (!rt->pending)
+		rt->pending_tail = NULL;
+	return n;
+}
+
+/* Completes entries with status; frees them. Lock held. */
+static void complete(struct runtime *rt, struct entry **es, size_t n, int status)
+{
+	for (size_t i = 0; i < n; i++) {
+		es[i]->handle->status = status;
+		es[i]->handle->done = 1;
+		free(es[i]);
+	}
+	rt->completed += n;
+	pthread_cond_broadcast(&rt->cond);
+}
+
+static void fail_everything(struct runtime *rt)
+{
+	while (rt->pending) {
+		struct entry *e = rt->pending;
+		rt->pending = e->next;
+		complete(rt, &e, 1, rt->error_code);
+	}
+	rt->pending_tail = NULL;
+	while (rt->execs) {
+		struct exec_cmd *x = rt->execs;
+		rt->execs = x->next;
+		free(x);
+	}
+	rt->execs_tail = NULL;
+}
+
+static void *engine_main(void *arg)
+{
+	struct runtime *rt = arg;
+	char err[2048];
+	pthread_mutex_lock(&rt->lock);
+	for (;;) {
+		while (!rt->execs && !rt->aborted && !(rt->stopping && !rt->pending))
+			pthread_cond_wait(&rt->cond, &rt->lock);
+		if (rt->aborted) {
+			fail_everything(rt);
+			break;
+		}
+		if (!rt->execs)
+			break; /* stopping and idle */
+		struct exec_cmd *cmd = rt->execs;
+		rt->execs = cmd->next;
+		if (!rt->execs)
+			rt->execs_tail = NULL;
+		struct entry **es = malloc(cmd->count * sizeof(*es));
+		size_t n = es ? take_entries(rt, cmd, es) : 0;
+		pthread_mutex_unlock(&rt->lock);
+		err[0] = '\0';
+		int rc = !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
+			 : run_bucket(rt, cmd, es, n, err, sizeof(err));
+		if (rc && n != cmd->count && es)
+			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
+				 "tensor this rank has not submitted", (unsigned long long)cmd->first);
+		if (rc && !rt->aborted)
+			runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
+		pthread_mutex_lock(&rt->lock);
+		complete(rt, es, n, rc ? rt->error_code : 0);
+		free(es);
+		free(cmd);
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return NULL;
+}
+
+int engine_start(struct runtime *rt, char *err, size_t errlen)
+{
+	if (pthread_create(&rt->engine_thread, NULL, engine_main, rt)) {
+		snprintf(err, errlen, "hvd: engine: 'thread': cannot start");
+		return HVD_ERR_COMM;
+	}
+	rt->engine_started = 1;
+	return 0;
+}
+
+void engine_stop(struct runtime *rt)
+{
+	if (!rt->engine_started)
+		return;
+	pthread_mutex_lock(&rt->lock);
+	rt->stopping = 1;
+	pthread_cond_broadcast(&rt->cond);
+	pthread_mutex_unlock(&rt->lock);
+	pthread_join(rt->engine_thread, NULL);
+	rt->engine_started = 0;
+	if (rt->fusion_buf)
+		rt->comm.ops->release(rt->comm.ctx, rt->fusion_buf);
+	rt->fusion_buf = NULL;
+	rt->fusion_cap = 0;
+}

@@ -1,0 +1,90 @@
+/* report.c - the start-up report rank 0 prints: one table (rank, host,
+ * local rank, GPU bus id, CPU list, socket, backend) and a warning per
+ * broken placement rule of the source documents (DIGEST L1, L2, C2): two
+ * ranks on one GPU, a rank running outside the CPUs the plugin chose for
+ * its GPU's socket, more ranks on a node than GPUs, NCCL forced onto TCP
+ * where InfiniBand exists. Pure: formats host_entry rows into text.
+ * What it does not do: gather the rows (api.c) or print.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime.h"
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+void report_format(const struct host_entry *hosts, int size, const char *backend,
+		   char *out, size_t len)
+{
+	size_t used = (size_t)snprintf(out, len, "hvd: start-up: %d rank%s, backend %s\n"
+				       "  rank  host             local  gpu-busid     cpus         socket  bind\n",
+				       size, size == 1 ? "" : "s", backend);
+	for (int r = 0; r < size && used < len; r++) {
+		const struct host_entry *h = &hosts[r];
+		used += (size_t)snprintf(out + used, len - used, "  %-4d  %-16s %-5d  %-12s  %-12s %-6s  %s\n",
+					 r, h->host, h->local_rank, or_dash(h->gpu_busid),
+					 or_dash(h->cpus[0] ? h->cpus : h->affinity),
+					 or_dash(h->socket), or_dash(h->bind));
+	}
+}
+
+static int ranks_on_host(const struct host_entry *hosts, int size, const char *host)
+{
+	int n = 0;
+	for (int r = 0; r < size; r++)
+		n += !strcmp(hosts[r].host, host);
+	return n;
+}
+
+static int add_line(char *out, size_t len, size_t *used, const char *line)
+{
+	if (*used < len)
+		*used += (size_t)snprintf(out + *used, len - *used, "%s\n", line);
+	return 1;
+}
+
+int report_warnings(const struct host_entry *hosts, int size, const char *backend,
+		    char *out, size_t len)
+{
+	size_t used = 0;
+	int count = 0;
+	char line[512];
+	if (len)
+		out[0] = '\0';
+	for (int r = 0; r < size; r++) {
+		const struct host_entry *h = &hosts[r];
+		for (int q = 0; q < r && h->gpu_busid[0]; q++)
+			if (!strcmp(h->host, hosts[q].host) && !strcmp(h->gpu_busid, hosts[q].gpu_busid)) {
+				snprintf(line, sizeof(line), "hvd: warning: 'GPU %s on %s': ranks %d and %d "
+					 "share it; use one process per GPU (srun --hvd)", h->gpu_busid,
+					 h->host, q, r);
+				count += add_line(out, len, &used, line);
+			}
+		if (h->cpus[0] && h->affinity[0] && strcmp(h->cpus, h->affinity) &&
+		    strcmp(h->bind, "none")) {
+			snprintf(line, sizeof(line), "hvd: warning: 'rank %d runs on CPUs %s': the hvd plugin "
+				 "bound it to %s (socket %s, nearest its GPU); something re-bound it",
+				 r, h->affinity, h->cpus, or_dash(h->socket));
+			count += add_line(out, len, &used, line);
+		}
+		int first_on_host = 1;
+		for (int q = 0; q < r; q++)
+			first_on_host &= strcmp(hosts[q].host, h->host) != 0;
+		int ranks = ranks_on_host(hosts, size, h->host);
+		if (first_on_host && h->gpus_visible > 0 && ranks > h->gpus_visible) {
+			snprintf(line, sizeof(line), "hvd: warning: '%d ranks, %d GPUs on %s': more "
+				 "processes than GPUs fight over them; use --ntasks-per-node=%d",
+				 ranks, h->gpus_visible, h->host, h->gpus_visible);
+			count += add_line(out, len, &used, line);
+		}
+		if (first_on_host && !strcmp(backend, "nccl") && h->has_ib && h->ib_disabled) {
+			snprintf(line, sizeof(line), "hvd: warning: 'NCCL_IB_DISABLE=1 on %s': InfiniBand "
+				 "is present but NCCL is forced onto TCP", h->host);
+			count += add_line(out, len, &used, line);
+		}
+	}
+	return count;
+}

@@ -1,0 +1,127 @@
+/* runtime.h - internal state shared by api.c (public calls), engine.c (the
+ * background thread that runs buckets) and control.c (the TCP control
+ * plane: negotiation, heartbeats, abort broadcast, stall inspector).
+ * What it does not do: declare anything a user of libhvd may call (hvd.h).
+ */
+#ifndef HVD_RUNTIME_H
+#define HVD_RUNTIME_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "bootstrap.h"
+#include "comm.h"
+#include "fusion.h"
+#include "hvd.h"
+#include "settings.h"
+#include "timeline.h"
+
+/* One rank's row of the host table, exchanged through the bootstrap. */
+struct host_entry {
+	char host[64];
+	char gpu_busid[32];
+	char cpus[192];
+	char socket[16];
+	char bind[16];
+	int32_t local_rank;
+	int32_t pid;
+	char affinity[192];   /* CPUs the task may run on now (sched_getaffinity) */
+	int32_t gpus_visible; /* entries in CUDA_VISIBLE_DEVICES, 0 when unset */
+	int32_t has_ib;       /* /sys/class/infiniband has devices */
+	int32_t ib_disabled;  /* NCCL_IB_DISABLE=1 */
+	char ctl_addrs[160];  /* rank 0: "ip,ip,..." the control plane listens on */
+	uint16_t ctl_port;    /* rank 0: control plane port */
+};
+
+struct hvd_handle {
+	int done;
+	int status;
+};
+
+/* A submitted collective waiting for (or in) its bucket. */
+struct entry {
+	struct fusion_item item;
+	uint64_t seq;            /* this rank's submission index = position */
+	void *data;              /* allreduce/broadcast: in place */
+	const void *send;        /* allgatherv */
+	void *recv;
+	size_t recv_capacity;    /* elements */
+	size_t *counts;
+	void *ready_mark;        /* GPU: event recorded at submit */
+	hvd_handle *handle;      /* completed by the engine */
+	struct entry *next;
+};
+
+struct exec_cmd {
+	uint64_t first;
+	uint32_t count;
+	uint64_t signature;
+	struct exec_cmd *next;
+};
+
+struct control;
+
+struct runtime {
+	struct hvd_settings set;
+	struct bootstrap boot;
+	struct comm comm;
+	struct timeline *tl;
+	struct host_entry *hosts;   /* boot.size rows */
+	char lanes_prefix[8];
+
+	pthread_mutex_t lock;       /* everything below */
+	pthread_cond_t cond;        /* engine work, handle completion */
+	volatile int aborted;       /* first failure seen (read without lock) */
+	int error_code;
+	char error[2048];
+	int fail_pending_send;      /* control: tell the others about our failure */
+	uint64_t next_seq;          /* next local submission position */
+	struct entry *pending;      /* submitted, not yet executed (by seq) */
+	struct entry *pending_tail;
+	struct exec_cmd *execs;     /* buckets to run, in order */
+	struct exec_cmd *execs_tail;
+	uint64_t completed;         /* entries finished */
+	void *fusion_buf;           /* engine: the fusion buffer (backend memory) */
+	size_t fusion_cap;
+	int stopping;               /* engine: leave when idle */
+
+	pthread_t engine_thread;
+	int engine_started;
+	struct control *ctl;
+	void *compute_stream;
+};
+
+/* Records the first failure (later ones are dropped), wakes every waiter.
+ * fmt is the message without the [rank R/S host] suffix, which is added. */
+void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Same, with a message that already carries its origin; remote = it came
+ * from another rank (so it is not sent back). */
+void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote);
+/* The initialised runtime (NULL before hvd_init / after hvd_shutdown). */
+struct runtime *runtime_current(void);
+/* Sets this thread's hvd_error() text; returns code. */
+int runtime_set_error(int code, const char *text);
+/* " [rank R/S host]" */
+void runtime_suffix(const struct runtime *rt, char *out, size_t len);
+
+int engine_start(struct runtime *rt, char *err, size_t errlen);
+/* Waits for the engine to finish what it has and joins it. */
+void engine_stop(struct runtime *rt);
+
+/* rank 0: listen before the host table exchange; fills our host_entry. */
+int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_t errlen);
+/* Connect everyone (after the exchange), start the control thread. */
+int control_connect(struct runtime *rt, char *err, size_t errlen);
+void control_wake(struct runtime *rt);
+/* Says goodbye (clean = no failure) and joins the control thread. */
+int control_stop(struct runtime *rt, int clean);
+
+/* Start-up report (rank 0): the host table and rule warnings. Pure. */
+void report_format(const struct host_entry *hosts, int size, const char *backend,
+		   char *out, size_t len);
+/* One line per broken rule; returns the count. */
+int report_warnings(const struct host_entry *hosts, int size, const char *backend,
+		    char *out, size_t len);
+
+#endif

@@ -1,0 +1,283 @@
+/* settings.c - the one place where HVD_* variables are read and checked.
+ * Every number goes through one strict parser (whole string, range); an
+ * unknown HVD_* name is an error, so a typo never turns into a default.
+ * What it does not do: touch the process environment or print.
+ */
+#include "settings.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*setting_parser)(const char *value, struct hvd_settings *s,
+			      char *why, size_t whylen);
+
+struct setting {
+	const char *name;
+	setting_parser parse;
+	const char *help; /* the accepted form, for messages */
+};
+
+static int parse_u64(const char *v, uint64_t max, uint64_t *out, char *why, size_t n)
+{
+	if (!*v || *v == '-' || *v == '+' || *v == ' ') {
+		snprintf(why, n, "not a non-negative integer");
+		return -1;
+	}
+	errno = 0;
+	char *end;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno || *end) {
+		snprintf(why, n, "not a non-negative integer");
+		return -1;
+	}
+	if (x > max) {
+		snprintf(why, n, "above the maximum %llu", (unsigned long long)max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_seconds(const char *v, double min, double max, double *out,
+			 char *why, size_t n)
+{
+	errno = 0;
+	char *end;
+	double x = strtod(v, &end);
+	if (!*v || *v == ' ' || errno || *end || !isfinite(x)) {
+		snprintf(why, n, "not a number");
+		return -1;
+	}
+	if (x < min || x > max) {
+		snprintf(why, n, "out of range [%g, %g]", min, max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_fusion(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_u64(v, 1ull << 40, &s->fusion_threshold_bytes, why, n);
+}
+
+static int parse_cycle(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0, 10000, &s->cycle_time_ms, why, n);
+}
+
+static int parse_stall(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0, 1e6, &s->stall_warning_s, why, n);
+}
+
+static int parse_timeout(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0.5, 1e6, &s->timeout_s, why, n);
+}
+
+static int parse_heartbeat(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0.05, 3600, &s->heartbeat_s, why, n);
+}
+
+static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		snprintf(why, n, "must be 0 or 1");
+		return -1;
+	}
+	s->sync = v[0] == '1';
+	return 0;
+}
+
+static int parse_compression(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	if (!strcmp(v, "none"))
+		s->compression = HVD_COMPRESS_NONE;
+	else if (!strcmp(v, "fp16"))
+		s->compression = HVD_COMPRESS_FP16;
+	else if (!strcmp(v, "bf16"))
+		s->compression = HVD_COMPRESS_BF16;
+	else {
+		snprintf(why, n, "must be none, fp16 or bf16");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_backend(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	static const char *names[] = { "auto", "mpi", "nccl", "self" };
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(v, names[i])) {
+			s->backend = (enum hvd_backend_choice)i;
+			return 0;
+		}
+	snprintf(why, n, "must be auto, mpi, nccl or self");
+	return -1;
+}
+
+static int copy_text(const char *v, char *dst, size_t cap, int allow_empty,
+		     char *why, size_t n)
+{
+	if (!allow_empty && !*v) {
+		snprintf(why, n, "must not be empty");
+		return -1;
+	}
+	if (strlen(v) >= cap) {
+		snprintf(why, n, "longer than %zu bytes", cap - 1);
+		return -1;
+	}
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
+static int parse_timeline(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->timeline_path, sizeof(s->timeline_path), 0, why, n);
+}
+
+static int parse_busid(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->gpu_busid, sizeof(s->gpu_busid), 1, why, n);
+}
+
+static int parse_cpus(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->cpus, sizeof(s->cpus), 1, why, n);
+}
+
+static int parse_socket(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->socket, sizeof(s->socket), 1, why, n);
+}
+
+static int parse_bind(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->bind, sizeof(s->bind), 1, why, n);
+}
+
+static const struct setting settings_table[] = {
+	{ "HVD_FUSION_THRESHOLD", parse_fusion, "bytes, 0 = no fusion" },
+	{ "HVD_CYCLE_TIME_MS", parse_cycle, "milliseconds" },
+	{ "HVD_COMPRESSION", parse_compression, "none|fp16|bf16" },
+	{ "HVD_SYNC", parse_sync, "0|1" },
+	{ "HVD_STALL_WARNING_S", parse_stall, "seconds, 0 = off" },
+	{ "HVD_TIMEOUT_S", parse_timeout, "seconds" },
+	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
+	{ "HVD_BACKEND", parse_backend, "auto|mpi|nccl|self" },
+	{ "HVD_TIMELINE", parse_timeline, "path" },
+	{ "HVD_GPU_BUSID", parse_busid, "set by the hvd plugin" },
+	{ "HVD_CPUS", parse_cpus, "set by the hvd plugin" },
+	{ "HVD_SOCKET", parse_socket, "set by the hvd plugin" },
+	{ "HVD_BIND", parse_bind, "set by the hvd plugin" },
+};
+#define SETTINGS_COUNT (sizeof(settings_table) / sizeof(settings_table[0]))
+
+void settings_defaults(struct hvd_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->fusion_threshold_bytes = SETTINGS_DEFAULT_FUSION_BYTES;
+	s->cycle_time_ms = 1.0;
+	s->compression = HVD_COMPRESS_NONE;
+	s->stall_warning_s = 60.0;
+	s->timeout_s = 300.0;
+	s->heartbeat_s = 1.0;
+	s->backend = HVD_BACKEND_AUTO;
+}
+
+static const struct setting *settings_find(const char *entry, size_t name_len)
+{
+	for (size_t i = 0; i < SETTINGS_COUNT; i++)
+		if (strlen(settings_table[i].name) == name_len &&
+		    !strncmp(settings_table[i].name, entry, name_len))
+			return &settings_table[i];
+	return NULL;
+}
+
+static int settings_parse_one(const char *entry, struct hvd_settings *s,
+			      char *err, size_t errlen)
+{
+	const char *eq = strchr(entry, '=');
+	size_t name_len = eq ? (size_t)(eq - entry) : strlen(entry);
+	const struct setting *st = settings_find(entry, name_len);
+	if (!st) {
+		snprintf(err, errlen, "hvd: %.*s: unknown variable: known are "
+			 "HVD_FUSION_THRESHOLD, HVD_CYCLE_TIME_MS, HVD_COMPRESSION, "
+			 "HVD_SYNC, HVD_STALL_WARNING_S, HVD_TIMEOUT_S, HVD_HEARTBEAT_S, "
+			 "HVD_BACKEND, HVD_TIMELINE (and the plugin's HVD_GPU_BUSID, "
+			 "HVD_CPUS, HVD_SOCKET, HVD_BIND)", (int)name_len, entry);
+		return -1;
+	}
+	const char *value = eq ? eq + 1 : "";
+	char why[160];
+	if (st->parse(value, s, why, sizeof(why))) {
+		snprintf(err, errlen, "hvd: %s: '%s': %s (%s)", st->name, value, why, st->help);
+		return -1;
+	}
+	return 0;
+}
+
+int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen)
+{
+	settings_defaults(s);
+	for (size_t i = 0; envp && envp[i]; i++) {
+		if (strncmp(envp[i], "HVD_", 4))
+			continue;
+		if (settings_parse_one(envp[i], s, err, errlen))
+			return -1;
+	}
+	if (s->stall_warning_s > 0 && s->stall_warning_s >= s->timeout_s) {
+		snprintf(err, errlen, "hvd: HVD_STALL_WARNING_S: '%g': must be below "
+			 "HVD_TIMEOUT_S (%g) or 0 to turn the warning off",
+			 s->stall_warning_s, s->timeout_s);
+		return -1;
+	}
+	if (s->heartbeat_s * 2 > s->timeout_s) {
+		snprintf(err, errlen, "hvd: HVD_HEARTBEAT_S: '%g': must be at most half "
+			 "of HVD_TIMEOUT_S (%g)", s->heartbeat_s, s->timeout_s);
+		return -1;
+	}
+	return 0;
+}
+
+int settings_describe(char *const *envp, char *out, size_t outlen)
+{
+	int count = 0;
+	size_t used = 0;
+	if (outlen)
+		out[0] = '\0';
+	for (size_t i = 0; envp && envp[i]; i++) {
+		if (strncmp(envp[i], "HVD_", 4))
+			continue;
+		int w = snprintf(out + used, outlen - used, "%s%s", count ? "\n" : "", envp[i]);
+		if (w < 0 || (size_t)w >= outlen - used)
+			break;
+		used += (size_t)w;
+		count++;
+	}
+	return count;
+}
+
+const char *settings_compression_name(enum hvd_compression c)
+{
+	return c == HVD_COMPRESS_FP16 ? "fp16" : c == HVD_COMPRESS_BF16 ? "bf16" : "none";
+}
+
+const char *settings_backend_name(enum hvd_backend_choice b)
+{
+	static const char *names[] = { "auto", "mpi", "nccl", "self" };
+	return (unsigned)b < 4 ? names[b] : "?";
+}
+
+int settings_compute_threads(int mask_cpus, int loader_threads)
+{
+	if (loader_threads < 0)
+		loader_threads = 0;
+	int n = mask_cpus - loader_threads;
+	return n >= 1 ? n : 1;
+}

@@ -1,0 +1,47 @@
+/* settings.h - every HVD_* environment variable, parsed strictly in one
+ * place (settings.c). Pure: takes an environ-style array, so unit tests
+ * feed it directly. What it does not do: read the process environment
+ * itself or print anything (the caller logs settings_describe()).
+ */
+#ifndef HVD_SETTINGS_H
+#define HVD_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum hvd_compression { HVD_COMPRESS_NONE = 0, HVD_COMPRESS_FP16, HVD_COMPRESS_BF16 };
+enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCCL, HVD_BACKEND_SELF };
+
+struct hvd_settings {
+	uint64_t fusion_threshold_bytes; /* HVD_FUSION_THRESHOLD, 0 = no fusion */
+	double cycle_time_ms;            /* HVD_CYCLE_TIME_MS */
+	enum hvd_compression compression;/* HVD_COMPRESSION */
+	int sync;                        /* HVD_SYNC */
+	double stall_warning_s;          /* HVD_STALL_WARNING_S, 0 = off */
+	double timeout_s;                /* HVD_TIMEOUT_S */
+	double heartbeat_s;              /* HVD_HEARTBEAT_S */
+	enum hvd_backend_choice backend; /* HVD_BACKEND */
+	char timeline_path[1024];        /* HVD_TIMELINE, "" = off */
+	/* exported by the hvd SPANK plugin; "" when run without it */
+	char gpu_busid[64];              /* HVD_GPU_BUSID */
+	char cpus[512];                  /* HVD_CPUS */
+	char socket[32];                 /* HVD_SOCKET */
+	char bind[32];                   /* HVD_BIND */
+};
+
+#define SETTINGS_DEFAULT_FUSION_BYTES (128ull * 1024 * 1024)
+
+void settings_defaults(struct hvd_settings *s);
+/* Parses every HVD_* entry of envp (NULL-terminated "NAME=value" array).
+ * Returns 0, or -1 with a one-line message naming the variable in err. */
+int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen);
+/* One line per variable that was set: "HVD_X=value". Returns the count. */
+int settings_describe(char *const *envp, char *out, size_t outlen);
+
+const char *settings_compression_name(enum hvd_compression c);
+const char *settings_backend_name(enum hvd_backend_choice b);
+
+/* Compute threads: CPUs in the task's mask minus the loader's, >= 1. */
+int settings_compute_threads(int mask_cpus, int loader_threads);
+
+#endif

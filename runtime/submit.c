@@ -1,0 +1,205 @@
+/* submit.c - the collective calls of hvd.h: validate, queue a named entry
+ * for the control thread to announce and the engine to run, hand back a
+ * handle, wait on it. HVD_SYNC=1 waits inside every submission (DIGEST
+ * C3: the synchronous-allreduce switch, for diagnosis and comparison).
+ * What it does not do: talk to other ranks or move data.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "runtime.h"
+
+static int usage(const char *fmt, const char *value, const char *reason)
+{
+	char text[600];
+	snprintf(text, sizeof(text), fmt, value, reason);
+	return runtime_set_error(HVD_ERR_USAGE, text);
+}
+
+static int check_common(struct runtime *rt, const char *call, const char *name, enum hvd_dtype t)
+{
+	char what[160];
+	snprintf(what, sizeof(what), "hvd: %s: '%%s': %%s", call);
+	if (!rt)
+		return usage(what, "not initialised", "call hvd_init first");
+	if (rt->aborted)
+		return runtime_set_error(rt->error_code, rt->error);
+	if (!name || !*name)
+		return usage(what, "", "every collective needs a tensor name");
+	if (strlen(name) >= HVD_NAME_MAX)
+		return usage(what, name, "tensor name longer than 127 bytes");
+	if ((unsigned)t >= HVD_DTYPE_COUNT)
+		return usage(what, name, "unknown dtype");
+	return 0;
+}
+
+static int wait_done(struct runtime *rt, const hvd_handle *h)
+{
+	pthread_mutex_lock(&rt->lock);
+	while (!h->done)
+		pthread_cond_wait(&rt->cond, &rt->lock);
+	int status = h->status;
+	pthread_mutex_unlock(&rt->lock);
+	return status;
+}
+
+/* Queues e (taking ownership) and returns its handle in *out. */
+static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
+{
+	hvd_handle *h = calloc(1, sizeof(*h));
+	if (!h) {
+		free(e);
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	}
+	e->handle = h;
+	if (rt->comm.ops->record_ready && rt->compute_stream) {
+		int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark);
+		if (rc) {
+			free(h);
+			free(e);
+			return runtime_set_error(rc, "hvd: submit: 'cudaEventRecord': failed");
+		}
+	}
+	pthread_mutex_lock(&rt->lock);
+	if (rt->aborted) {
+		pthread_mutex_unlock(&rt->lock);
+		free(h);
+		free(e);
+		return runtime_set_error(rt->error_code, rt->error);
+	}
+	e->seq = rt->next_seq++;
+	if (rt->pending_tail)
+		rt->pending_tail->next = e;
+	else
+		rt->pending = e;
+	rt->pending_tail = e;
+	pthread_mutex_unlock(&rt->lock);
+	control_wake(rt);
+	*out = h;
+	if (rt->set.sync)
+		wait_done(rt, h);
+	return HVD_OK;
+}
+
+static struct entry *new_entry(const char *name, enum fusion_kind kind, enum hvd_dtype t,
+			       size_t count)
+{
+	struct entry *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	snprintf(e->item.name, sizeof(e->item.name), "%s", name);
+	e->item.kind = (uint8_t)kind;
+	e->item.dtype = (uint8_t)t;
+	e->item.count = count;
+	return e;
+}
+
+int hvd_allreduce_async(const char *name, void *data, size_t count,
+			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
+{
+	struct runtime *rt = runtime_current();
+	int rc = check_common(rt, "hvd_allreduce", name, dtype);
+	if (rc)
+		return rc;
+	if (op != HVD_SUM && op != HVD_AVERAGE)
+		return usage("hvd: hvd_allreduce: '%s': %s", name, "op must be HVD_SUM or HVD_AVERAGE");
+	if (op == HVD_AVERAGE && !dtype_is_float(dtype))
+		return usage("hvd: hvd_allreduce: '%s': %s", name,
+			     "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
+	if (!handle || (!data && count))
+		return usage("hvd: hvd_allreduce: '%s': %s", name, "NULL data or handle");
+	struct entry *e = new_entry(name, FUSION_ALLREDUCE, dtype, count);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	e->item.op = (uint8_t)op;
+	e->data = data;
+	return enqueue(rt, e, handle);
+}
+
+int hvd_poll(const hvd_handle *handle)
+{
+	struct runtime *rt = runtime_current();
+	if (!rt || !handle)
+		return 1;
+	pthread_mutex_lock(&rt->lock);
+	int done = handle->done;
+	pthread_mutex_unlock(&rt->lock);
+	return done;
+}
+
+int hvd_wait(hvd_handle *handle)
+{
+	struct runtime *rt = runtime_current();
+	if (!rt || !handle)
+		return usage("hvd: hvd_wait: '%s': %s", "handle", "NULL handle or not initialised");
+	int status = wait_done(rt, handle);
+	free(handle);
+	if (status)
+		runtime_set_error(status, rt->error);
+	return status;
+}
+
+int hvd_allreduce(const char *name, void *data, size_t count, enum hvd_dtype dtype, enum hvd_op op)
+{
+	hvd_handle *h = NULL;
+	int rc = hvd_allreduce_async(name, data, count, dtype, op, &h);
+	return rc ? rc : hvd_wait(h);
+}
+
+int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dtype, int root)
+{
+	struct runtime *rt = runtime_current();
+	int rc = check_common(rt, "hvd_broadcast", name, dtype);
+	if (rc)
+		return rc;
+	if (root < 0 || root >= rt->boot.size)
+		return usage("hvd: hvd_broadcast: '%s': %s", name, "root is not a rank of this job");
+	if (!data && count)
+		return usage("hvd: hvd_broadcast: '%s': %s", name, "NULL data");
+	struct entry *e = new_entry(name, FUSION_BROADCAST, dtype, count);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	e->item.root = root;
+	e->data = data;
+	hvd_handle *h = NULL;
+	rc = enqueue(rt, e, &h);
+	return rc ? rc : hvd_wait(h);
+}
+
+int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *recv,
+		   size_t recv_capacity, size_t *counts, enum hvd_dtype dtype)
+{
+	struct runtime *rt = runtime_current();
+	int rc = check_common(rt, "hvd_allgatherv", name, dtype);
+	if (rc)
+		return rc;
+	if ((!send && send_count) || (!recv && recv_capacity))
+		return usage("hvd: hvd_allgatherv: '%s': %s", name, "NULL buffer");
+	struct entry *e = new_entry(name, FUSION_ALLGATHER, dtype, send_count);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	e->send = send;
+	e->recv = recv;
+	e->recv_capacity = recv_capacity;
+	e->counts = counts;
+	hvd_handle *h = NULL;
+	rc = enqueue(rt, e, &h);
+	return rc ? rc : hvd_wait(h);
+}
+
+int hvd_barrier(void)
+{
+	struct runtime *rt = runtime_current();
+	int rc = check_common(rt, "hvd_barrier", "barrier", HVD_F32);
+	if (rc)
+		return rc;
+	struct entry *e = new_entry("barrier", FUSION_BARRIER, HVD_F32, 0);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	hvd_handle *h = NULL;
+	rc = enqueue(rt, e, &h);
+	return rc ? rc : hvd_wait(h);
+}

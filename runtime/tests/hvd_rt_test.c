@@ -1,0 +1,276 @@
+/* hvd_rt_test.c - the program tests/test_runtime_slurm.c runs under srun
+ * (and standalone): one mode per behaviour, checks its own results, prints
+ * `ok MODE` and exits 0, or prints what differs and exits 1. main() is the
+ * only place that exits; failures from libhvd print hvd_error().
+ *   init       start, print rank/size/backend, shut down
+ *   exact      sum/average exactness, every dtype, 1 element .. MAX bytes
+ *   fused      many small tensors in flight at once
+ *   collect    broadcast, uneven allgatherv, barrier
+ *   mismatch   rank 1 submits a differently named tensor
+ *   loop       allreduce forever (for kill/stop tests), prints its pid
+ *   backward   simulated backward pass: compute spans + async submits
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../dtype.h"
+#include "hvd.h"
+
+static int fail(const char *what)
+{
+	fprintf(stderr, "%s\n", hvd_error()[0] ? hvd_error() : what);
+	return 1;
+}
+
+static double value(int rank, size_t i)
+{
+	return (double)((i * 7 + (size_t)rank * 3) % 16) - 7.0; /* -7..8: exact in bf16 */
+}
+
+static void fill(void *buf, size_t n, enum hvd_dtype t, int rank)
+{
+	for (size_t i = 0; i < n; i++) {
+		double v = value(rank, i);
+		switch (t) {
+		case HVD_F32: ((float *)buf)[i] = (float)v; break;
+		case HVD_F16: ((uint16_t *)buf)[i] = dtype_f32_to_f16((float)v); break;
+		case HVD_BF16: ((uint16_t *)buf)[i] = dtype_f32_to_bf16((float)v); break;
+		case HVD_I32: ((int32_t *)buf)[i] = (int32_t)v * 1000003 + (int32_t)i; break;
+		case HVD_I64: ((int64_t *)buf)[i] = (int64_t)v * ((int64_t)1 << 40) + (int64_t)i; break;
+		default: break;
+		}
+	}
+}
+
+static double got(const void *buf, size_t i, enum hvd_dtype t)
+{
+	switch (t) {
+	case HVD_F32: return ((const float *)buf)[i];
+	case HVD_F16: return dtype_f16_to_f32(((const uint16_t *)buf)[i]);
+	case HVD_BF16: return dtype_bf16_to_f32(((const uint16_t *)buf)[i]);
+	case HVD_I32: return ((const int32_t *)buf)[i];
+	case HVD_I64: return (double)((const int64_t *)buf)[i];
+	default: return 0;
+	}
+}
+
+static double want(size_t i, enum hvd_dtype t, enum hvd_op op, int size)
+{
+	double s = 0;
+	for (int r = 0; r < size; r++) {
+		double v = value(r, i);
+		if (t == HVD_I32)
+			v = v * 1000003 + (double)i;
+		else if (t == HVD_I64)
+			v = v * (double)((int64_t)1 << 40) + (double)i;
+		s += v;
+	}
+	return op == HVD_AVERAGE ? s / size : s;
+}
+
+static int verify(const char *name, const void *buf, size_t n, enum hvd_dtype t, enum hvd_op op)
+{
+	for (size_t i = 0; i < n; i++) {
+		double w = want(i, t, op, hvd_size()), g = got(buf, i, t);
+		if (g != w) {
+			fprintf(stderr, "rank %d: %s[%zu] = %.17g, want %.17g\n", hvd_rank(), name, i, g, w);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int run_exact(size_t max_bytes)
+{
+	static const size_t counts[] = { 1, 3, 1000, 65537, 1 << 20, 16 << 20 };
+	int bad = 0;
+	for (int t = 0; t < HVD_DTYPE_COUNT; t++)
+		for (int op = 0; op < 2; op++) {
+			if (op == HVD_AVERAGE && !dtype_is_float((enum hvd_dtype)t))
+				continue;
+			for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+				size_t n = counts[k], bytes = n * dtype_size((enum hvd_dtype)t);
+				if (bytes > max_bytes)
+					continue;
+				void *buf = malloc(bytes);
+				char name[96];
+				snprintf(name, sizeof(name), "exact.%s.%s.%zu", dtype_name((enum hvd_dtype)t),
+					 op ? "avg" : "sum", n);
+				fill(buf, n, (enum hvd_dtype)t, hvd_rank());
+				if (hvd_allreduce(name, buf, n, (enum hvd_dtype)t, (enum hvd_op)op)) {
+					free(buf);
+					return fail(name);
+				}
+				bad |= verify(name, buf, n, (enum hvd_dtype)t, (enum hvd_op)op);
+				free(buf);
+			}
+		}
+	return bad;
+}
+
+static int run_fused(int tensors)
+{
+	float **bufs = calloc((size_t)tensors, sizeof(*bufs));
+	hvd_handle **hs = calloc((size_t)tensors, sizeof(*hs));
+	int bad = 0;
+	for (int k = 0; k < tensors; k++) {
+		size_t n = 1 + (size_t)(k * 37) % 3000; /* mixed sizes around the test threshold */
+		bufs[k] = malloc(n * sizeof(float));
+		fill(bufs[k], n, HVD_F32, hvd_rank());
+		char name[64];
+		snprintf(name, sizeof(name), "fused.%d", k);
+		if (hvd_allreduce_async(name, bufs[k], n, HVD_F32, k % 2 ? HVD_AVERAGE : HVD_SUM, &hs[k]))
+			return fail(name);
+	}
+	for (int k = 0; k < tensors; k++) {
+		size_t n = 1 + (size_t)(k * 37) % 3000;
+		if (hvd_wait(hs[k]))
+			return fail("wait");
+		char name[64];
+		snprintf(name, sizeof(name), "fused.%d", k);
+		bad |= verify(name, bufs[k], n, HVD_F32, k % 2 ? HVD_AVERAGE : HVD_SUM);
+		free(bufs[k]);
+	}
+	free(bufs);
+	free(hs);
+	return bad;
+}
+
+static int run_collect(void)
+{
+	int rank = hvd_rank(), size = hvd_size(), bad = 0;
+	int64_t b[5];
+	for (int i = 0; i < 5; i++)
+		b[i] = rank == size - 1 ? 1000 + i : -1;
+	if (hvd_broadcast("bcast", b, 5, HVD_I64, size - 1))
+		return fail("broadcast");
+	for (int i = 0; i < 5; i++)
+		bad |= b[i] != 1000 + i;
+	size_t mine = (size_t)rank * 3 + 1, total = 0; /* uneven: 1, 4, 7, 10 */
+	for (int r = 0; r < size; r++)
+		total += (size_t)r * 3 + 1;
+	float *send = malloc(mine * sizeof(float)), *recv = calloc(total, sizeof(float));
+	size_t *counts = calloc((size_t)size, sizeof(size_t));
+	for (size_t i = 0; i < mine; i++)
+		send[i] = (float)(rank * 100 + (int)i);
+	if (hvd_allgatherv("gather", send, mine, recv, total, counts, HVD_F32))
+		return fail("allgatherv");
+	size_t off = 0;
+	for (int r = 0; r < size; r++) {
+		bad |= counts[r] != (size_t)r * 3 + 1;
+		for (size_t i = 0; i < counts[r]; i++)
+			bad |= recv[off + i] != (float)(r * 100 + (int)i);
+		off += counts[r];
+	}
+	if (hvd_barrier())
+		return fail("barrier");
+	free(send);
+	free(recv);
+	free(counts);
+	if (bad)
+		fprintf(stderr, "rank %d: broadcast/allgatherv results differ\n", rank);
+	return bad;
+}
+
+static int run_mismatch(void)
+{
+	float x[4] = { 1, 2, 3, 4 };
+	if (hvd_allreduce("agree", x, 4, HVD_F32, HVD_SUM))
+		return fail("agree");
+	const char *name = hvd_rank() == 1 ? "grad.rank1.only" : "grad.common";
+	if (hvd_allreduce(name, x, 4, HVD_F32, HVD_SUM))
+		return fail(name);
+	return 0;
+}
+
+static int run_loop(void)
+{
+	printf("pid %d rank %d\n", (int)getpid(), hvd_rank());
+	fflush(stdout);
+	float x[1024];
+	for (long step = 0;; step++) {
+		for (int i = 0; i < 1024; i++)
+			x[i] = 1;
+		if (hvd_allreduce("loop", x, 1024, HVD_F32, HVD_SUM))
+			return fail("loop");
+		usleep(10000);
+	}
+}
+
+static void busy_ms(double ms)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6 < ms);
+}
+
+static int run_backward(int layers)
+{
+	float **grads = calloc((size_t)layers, sizeof(*grads));
+	hvd_handle **hs = calloc((size_t)layers, sizeof(*hs));
+	for (int l = layers - 1; l >= 0; l--) {
+		hvd_timeline_begin("compute", "backward compute");
+		busy_ms(20);
+		grads[l] = malloc(4096 * sizeof(float));
+		fill(grads[l], 4096, HVD_F32, hvd_rank());
+		hvd_timeline_end("compute");
+		char name[64];
+		snprintf(name, sizeof(name), "layer%d.weight.grad", l);
+		if (hvd_allreduce_async(name, grads[l], 4096, HVD_F32, HVD_AVERAGE, &hs[l]))
+			return fail(name);
+	}
+	int bad = 0;
+	for (int l = 0; l < layers; l++) {
+		if (hvd_wait(hs[l]))
+			return fail("wait");
+		bad |= verify("grad", grads[l], 4096, HVD_F32, HVD_AVERAGE);
+		free(grads[l]);
+	}
+	free(grads);
+	free(hs);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "init";
+	if (hvd_init())
+		return fail("hvd_init");
+	int bad = 0, rank = hvd_rank();
+	if (!strcmp(mode, "init"))
+		printf("rank %d/%d local %d/%d backend %s threads %d\n", hvd_rank(), hvd_size(),
+		       hvd_local_rank(), hvd_local_size(), hvd_backend_name(), hvd_compute_threads(0));
+	else if (!strcmp(mode, "exact"))
+		bad = run_exact(argc > 2 ? strtoull(argv[2], NULL, 10) : (64u << 20));
+	else if (!strcmp(mode, "fused"))
+		bad = run_fused(argc > 2 ? atoi(argv[2]) : 300);
+	else if (!strcmp(mode, "collect"))
+		bad = run_collect();
+	else if (!strcmp(mode, "mismatch"))
+		bad = run_mismatch();
+	else if (!strcmp(mode, "loop"))
+		bad = run_loop();
+	else if (!strcmp(mode, "backward"))
+		bad = run_backward(argc > 2 ? atoi(argv[2]) : 12);
+	else {
+		fprintf(stderr, "hvd-rt-test: '%s': unknown mode\n", mode);
+		hvd_shutdown();
+		return 2;
+	}
+	if (bad) {
+		hvd_shutdown();
+		return 1;
+	}
+	if (hvd_shutdown())
+		return fail("hvd_shutdown");
+	if (rank == 0)
+		printf("ok %s\n", mode);
+	return 0;
+}
