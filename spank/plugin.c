@@ -33,6 +33,10 @@ static int on_hvd_option(int val, const char *optarg, int remote)
 {
 	char err[512];
 	(void)val;
+	/* A bare `#SBATCH --hvd` reaches the steps' srun as the text "(null)"
+	 * (SLURM_SPANK__SLURM_SPANK_OPTION_hvd_hvd=(null), measured on 22.05). */
+	if (optarg && strcmp(optarg, "(null)") == 0)
+		optarg = NULL;
 	if (options_parse_request(optarg, &request, err, sizeof(err)) != 0) {
 		slurm_error("%s", err);
 		return -1;

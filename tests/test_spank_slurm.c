@@ -362,7 +362,7 @@ static void test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps(void)
 	CHECK(test_write_file(path, script, strlen(script)) == 0);
 	free(path);
 	job("sbatch --wait -o out.txt job.sh >/dev/null && cat out.txt", &p);
-	CHECK_INT(p.exit_code, 0);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
 	CHECK_STR(p.out,
 		  "0|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
 		  "1|1,0,2,3|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
