@@ -19,3 +19,9 @@ DATA_OBJS = $(patsubst %.c,$(B)/obj/%.o,$(DATA_SRCS))
 TEST_PROGRAMS += $(B)/chexnet-data
 $(B)/chexnet-data: $(B)/obj/tests/test_data_tool.o $(DATA_OBJS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(DATA_LDLIBS) -lm
+
+# bench-loader: bench/loader (a bench, not a test; built with the tests).
+TEST_PROGRAMS += $(B)/bench-loader
+$(B)/obj/bench/loader/%.o: MODULE_CFLAGS = -Itrainer
+$(B)/bench-loader: $(B)/obj/bench/loader/loader_bench.o $(DATA_OBJS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(DATA_LDLIBS) -lm

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# bench/loader/run.sh BUILD [COUNT] - input pipeline throughput (bench, not a
+# test): generates COUNT (default 2000) synthetic 1024x1024 X-ray-like PNGs
+# (the real originals' size), then measures
+#   chexnet pack (all allowed CPUs, 256x256 records),
+#   the shard loader with 1 and 2 threads at 224 (random crop + flip + batch 32),
+#   direct mode (PNG decode + resize in the workers) with 1 and 2 threads,
+# and, when `chexnet bench` exists, the ratio loader (1 thread) / training.
+# Everything runs under the shared build lock (one benchmark at a time).
+set -eu
+build=$(cd "${1:?usage: run.sh BUILD [COUNT]}" && pwd)
+count=${2:-2000}
+tool=$build/chexnet
+[ -x "$tool" ] || tool=$build/chexnet-data
+work=$(mktemp -d /tmp/hvd-bench-loader.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+"$tool" synth --out "$work/nih" --count "$count" --size 1024 --seed 1 > /dev/null
+echo "cpus allowed: $(nproc)"
+"$tool" pack --data "$work/nih" --out "$work/pack" --size 256 2> /dev/null
+"$build/bench-loader" "$work/pack" 1 32 224 200
+"$build/bench-loader" "$work/pack" 2 32 224 200
+"$build/bench-loader" "$work/nih" 1 32 224 20
+"$build/bench-loader" "$work/nih" 2 32 224 20
+if "$tool" bench --help > /dev/null 2>&1; then
+	"$tool" bench 2>&1 | tail -3
+fi
