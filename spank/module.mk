@@ -17,7 +17,7 @@ ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)
 SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/options.c spank/placement.c spank/topology.c
 SPANK_SO_OBJS := $(patsubst spank/%.c,$(B)/obj/spank-so/%.o,$(SPANK_SO_SRCS))
 SPANK_SO_CFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
-	-fstack-protector-strong -D_FORTIFY_SOURCE=2 -fno-strict-aliasing \
+	-fstack-protector-strong $(if $(filter -O0,$(OPT)),,-D_FORTIFY_SOURCE=2) -fno-strict-aliasing \
 	-Ispank $(SPANK_DEFS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(CFLAGS)
 SPANK_SO_LDFLAGS := -shared -Wl,--version-script=spank/hvd.map -Wl,-z,relro -Wl,-z,now \
 	-Wl,-z,noexecstack -Wl,--as-needed $(LDFLAGS)

@@ -372,6 +372,20 @@ static void test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps(void)
 	test_proc_free(&p);
 }
 
+static void test_salloc_hvd_binds_the_steps(void)
+{
+	struct test_proc p;
+	CHECK_INT(plugstack(""), 0);
+	job("salloc -n 4 --gres=gpu:4 --hvd=only srun ./chexnet", &p);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
+	CHECK_STR(p.out,
+		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
+		  "2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
+		  "3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n");
+	test_proc_free(&p);
+}
+
 /* ------------------------------------------------------ the srun wrapper */
 
 static void test_stock_srun_rejects_gpu_bind_socket(void)
@@ -433,6 +447,7 @@ const struct test_case spank_slurm_tests[] = {
 	{ "bad_site_arguments_stop_the_plugin_loading", test_bad_site_arguments_stop_the_plugin_loading },
 	{ "sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps",
 	  test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps },
+	{ "salloc_hvd_binds_the_steps", test_salloc_hvd_binds_the_steps },
 	{ "stock_srun_rejects_gpu_bind_socket", test_stock_srun_rejects_gpu_bind_socket },
 	{ "wrapper_makes_the_promised_line_work", test_wrapper_makes_the_promised_line_work },
 	{ 0 }
