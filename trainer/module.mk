@@ -7,7 +7,8 @@ TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
 	trainer/model_desc.c trainer/model_densenet.c trainer/model_resnet.c \
 	trainer/models.c trainer/params.c trainer/rng.c trainer/loss.c \
 	trainer/optim.c trainer/schedule.c trainer/auroc.c trainer/safetensors.c \
-	trainer/checkpoint.c
+	trainer/checkpoint.c trainer/progress.c trainer/cli.c trainer/run_common.c \
+	trainer/run_train.c trainer/run_bench.c
 REF_BACKEND_SRCS := trainer/ref/ref_backend.c trainer/ref/ref_conv.c \
 	trainer/ref/ref_batchnorm.c trainer/ref/ref_relu.c trainer/ref/ref_maxpool.c \
 	trainer/ref/ref_avgpool.c trainer/ref/ref_linear.c trainer/ref/ref_add.c
@@ -32,6 +33,10 @@ $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
+$(B)/chexnet: $(B)/obj/trainer/main.o $(B)/libchexnet.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(TRAINER_LDLIBS)
+
+PROGRAMS += $(B)/chexnet
 LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS)

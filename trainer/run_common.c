@@ -1,0 +1,219 @@
+/* run_common.c - model/backend set-up and batch sources for the commands.
+ * Synthetic images are seeded by (seed, epoch, image), so a run is
+ * reproducible. What it does not do: training or evaluation loops.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "data_set.h"
+#include "loss.h"
+#include "run_common.h"
+
+double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void print_count(const struct model *m, const struct cli_options *o)
+{
+	char digits[32], grouped[48];
+	int len = snprintf(digits, sizeof(digits), "%zu", m->desc.param_count), j = 0;
+
+	for (int i = 0; i < len; i++) {
+		grouped[j++] = digits[i];
+		if ((len - i - 1) % 3 == 0 && i != len - 1)
+			grouped[j++] = ',';
+	}
+	grouped[j] = '\0';
+	fprintf(stderr, "chexnet: %s: %s parameters (backend %s, %s, batch %ld, %ld px)\n",
+		m->desc.name, grouped, o->backend, precision_name(o->precision), o->batch, o->size);
+}
+
+int session_open(struct session *s, const struct cli_options *o)
+{
+	struct trainer_error err = { "" };
+	struct model_desc d;
+
+	memset(s, 0, sizeof(*s));
+	s->ops = backend_find(o->backend, &err);
+	if (!s->ops || model_by_name(&d, o->model, (int)o->size, CHEXNET_CLASSES, &err) ||
+	    model_create(&s->model, &d, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	model_init_params(&s->model, o->seed);
+	print_count(&s->model, o);
+	struct backend_options opt = {
+		.max_batch = (int)o->batch, .precision = o->precision,
+		.threads = (int)o->threads, .memory_efficient = o->memory_efficient,
+	};
+	s->backend = s->ops->create(&s->model, &opt, &err);
+	if (!s->backend) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		model_destroy(&s->model);
+		return -1;
+	}
+	return 0;
+}
+
+void session_close(struct session *s)
+{
+	if (s->backend)
+		s->ops->destroy(s->backend);
+	model_destroy(&s->model);
+}
+
+static int synthetic_open(struct source *src, const struct cli_options *o, enum data_split split)
+{
+	struct batch *b = &src->synthetic;
+
+	src->seed = o->seed * 1000003 + (uint64_t)split;
+	src->images = split == DATA_TRAIN ? o->synthetic_images : 2 * o->batch;
+	src->eval = split != DATA_TRAIN;
+	b->capacity = (int)o->batch;
+	b->size = (int)o->size;
+	b->pixels = malloc((size_t)o->batch * o->size * o->size);
+	b->labels = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
+	b->index = malloc((size_t)o->batch * sizeof(uint32_t));
+	if (!b->pixels || !b->labels || !b->index) {
+		fprintf(stderr, "chexnet: synthetic data: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+int source_open(struct source *src, const struct cli_options *o, enum data_split split)
+{
+	struct data_loader_config cfg;
+	char err[1024];
+
+	memset(src, 0, sizeof(*src));
+	if (!o->data)
+		return synthetic_open(src, o, split);
+	data_loader_config_init(&cfg);
+	cfg.dir = o->data;
+	cfg.split = split;
+	cfg.rank = 0;
+	cfg.world_size = 1;
+	cfg.batch = (int)o->batch;
+	cfg.accumulation = 1;
+	cfg.size = (int)o->size;
+	cfg.crop = split == DATA_TRAIN ? DATA_CROP_RANDOM : DATA_CROP_CENTER;
+	cfg.flip = split == DATA_TRAIN;
+	cfg.seed = o->seed;
+	cfg.threads = (int)o->loader_threads;
+	src->loader = data_loader_open(&cfg, err, sizeof(err));
+	if (!src->loader) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Image i of epoch e: a smooth random pattern; labels at the positive
+ * rate, with class 0 also brightening the image (something to learn). */
+static void synthetic_fill(struct source *src, int slot, long image)
+{
+	struct batch *b = &src->synthetic;
+	struct rng r;
+	size_t plane = (size_t)b->size * b->size;
+
+	rng_seed(&r, src->seed ^ ((uint64_t)src->epoch << 40) ^ (uint64_t)image * 0x9e3779b97f4a7c15ULL);
+	float *labels = b->labels + (size_t)slot * CHEXNET_CLASSES;
+	for (int c = 0; c < CHEXNET_CLASSES; c++)
+		labels[c] = rng_uniform(&r) < SYNTHETIC_POSITIVE_RATE ? 1.0f : 0.0f;
+	uint8_t *px = b->pixels + (size_t)slot * plane;
+	int base = labels[0] > 0.5f ? 150 : 90;
+	for (size_t i = 0; i < plane; i++)
+		px[i] = (uint8_t)(base + (int)(rng_next(&r) % 64));
+	b->index[slot] = (uint32_t)image;
+}
+
+int source_next(struct source *src, struct batch **b, double *wait_s)
+{
+	double t0 = now_seconds();
+
+	if (src->loader) {
+		int rc = data_loader_next(src->loader, b);
+		*wait_s = now_seconds() - t0;
+		if (rc < 0)
+			fprintf(stderr, "%s\n", data_loader_error(src->loader));
+		return rc;
+	}
+	long left = src->images - src->next_image;
+	int n = (int)(left < src->synthetic.capacity ? left : src->synthetic.capacity);
+	if (n <= 0 || (!src->eval && n < src->synthetic.capacity)) {
+		src->next_image = 0;
+		src->epoch++;
+		*b = NULL;
+		*wait_s = 0;
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		synthetic_fill(src, i, src->next_image + i);
+	src->next_image += n;
+	src->synthetic.count = n;
+	*b = &src->synthetic;
+	*wait_s = now_seconds() - t0;
+	return 1;
+}
+
+void source_release(struct source *src, struct batch *b)
+{
+	if (src->loader && b)
+		data_loader_release(src->loader, b);
+}
+
+long source_batches_per_epoch(const struct source *src)
+{
+	if (src->loader)
+		return data_loader_batches_per_epoch(src->loader);
+	long cap = src->synthetic.capacity;
+	return src->eval ? (src->images + cap - 1) / cap : src->images / cap;
+}
+
+void source_close(struct source *src)
+{
+	if (src->loader)
+		data_loader_close(src->loader);
+	free(src->synthetic.pixels);
+	free(src->synthetic.labels);
+	free(src->synthetic.index);
+	memset(src, 0, sizeof(*src));
+}
+
+int class_weights(const struct cli_options *o, float *w_pos, float *w_neg)
+{
+	size_t positives[CHEXNET_CLASSES] = { 0 }, total = 0;
+	struct data_set set;
+	char err[1024];
+
+	if (!o->data) {
+		for (int c = 0; c < CHEXNET_CLASSES; c++) {
+			w_pos[c] = (float)(1.0 - SYNTHETIC_POSITIVE_RATE);
+			w_neg[c] = (float)SYNTHETIC_POSITIVE_RATE;
+		}
+		return 0;
+	}
+	if (data_set_open(&set, o->data, 0.1, err, sizeof(err))) {
+		fprintf(stderr, "chexnet: --loss weighted: '%s': class counts need the data set's label files (%s); "
+			"hint: point --data at the NIH/generic directory or use --loss bce\n", o->data, err);
+		return -1;
+	}
+	const struct data_list *train = &set.split[DATA_TRAIN];
+	for (size_t i = 0; i < train->count; i++)
+		for (int c = 0; c < CHEXNET_CLASSES; c++)
+			positives[c] += (train->items[i].labels >> c) & 1;
+	total = train->count;
+	data_set_free(&set);
+	int degenerate = loss_class_weights(positives, total, CHEXNET_CLASSES, w_pos, w_neg);
+	if (degenerate)
+		fprintf(stderr, "chexnet: --loss weighted: %d classes have no positives or no negatives "
+			"in the training set; they get weight 1\n", degenerate);
+	return 0;
+}

@@ -1,0 +1,50 @@
+/* run_common.h - what every command sets up: the model and its backend
+ * (printing the parameter count), and a batch source (synthetic or the
+ * input pipeline's loader). What this is not: any command's loop.
+ */
+#ifndef HVD_TRAINER_RUN_COMMON_H
+#define HVD_TRAINER_RUN_COMMON_H
+
+#include "backend.h"
+#include "cli.h"
+#include "data_loader.h"
+#include "rng.h"
+
+struct session {
+	struct model model;
+	const struct backend_ops *ops;
+	struct backend *backend;
+};
+
+/* Builds the model (params initialised from o->seed), prints
+ * "chexnet: MODEL: N parameters ...", creates the backend. 0 or -1. */
+int session_open(struct session *s, const struct cli_options *o);
+void session_close(struct session *s);
+
+#define SYNTHETIC_POSITIVE_RATE 0.25
+
+struct source {
+	struct data_loader *loader;   /* NULL: synthetic */
+	struct batch synthetic;       /* owned buffers when synthetic */
+	uint64_t seed;
+	long images;                  /* synthetic set size */
+	long next_image;              /* synthetic position in the epoch */
+	int epoch;
+	int eval;                     /* eval: last batch partial, no cut */
+};
+
+/* split: DATA_TRAIN / DATA_VAL / DATA_TEST. */
+int source_open(struct source *src, const struct cli_options *o, enum data_split split);
+/* 1 batch, 0 end of epoch, -1 error (printed). *wait_s: time waited. */
+int source_next(struct source *src, struct batch **b, double *wait_s);
+void source_release(struct source *src, struct batch *b);
+long source_batches_per_epoch(const struct source *src);
+void source_close(struct source *src);
+
+/* Per-class w+/w- from the training labels (o->data: the data set's
+ * train split; synthetic: the known rate). 0 or -1 (printed). */
+int class_weights(const struct cli_options *o, float *w_pos, float *w_neg);
+
+double now_seconds(void);
+
+#endif
