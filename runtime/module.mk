@@ -38,4 +38,11 @@ $(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(B)/libhvd.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
 TEST_PROGRAMS += $(B)/hvd-rt-test
 
+# Unit tests reach the pure parts (settings, fusion, coord, timeline,
+# report, dtype, bootstrap_decide) through the archive.
+TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_slurm.c
+TEST_LIBS += $(B)/libhvd.a
+TEST_LDLIBS += $(RUNTIME_LDLIBS) $(CJSON_LIBS)
+TEST_CFLAGS += -DHVD_HAVE_RUNTIME
+
 endif

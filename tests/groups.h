@@ -23,6 +23,10 @@ extern const struct test_case model_tests[];
 extern const struct test_case training_tests[];
 extern const struct test_case checkpoint_tests[];
 extern const struct test_case multinode_harness_tests[];
+#ifdef HVD_HAVE_RUNTIME
+extern const struct test_case runtime_unit_tests[];
+extern const struct test_case runtime_slurm_tests[];
+#endif
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
 extern const struct test_case cpu_models_tests[];
@@ -44,9 +48,15 @@ static const struct test_group test_groups[] = {
 	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HVD_HAVE_RUNTIME
+	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+#ifdef HVD_HAVE_RUNTIME
+	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
+#endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 	/* hidden: a group that must fail, run by the runner tests */

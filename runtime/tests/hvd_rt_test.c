@@ -124,7 +124,7 @@ static int run_fused(int tensors)
 		fill(bufs[k], n, HVD_F32, hvd_rank());
 		char name[64];
 		snprintf(name, sizeof(name), "fused.%d", k);
-		if (hvd_allreduce_async(name, bufs[k], n, HVD_F32, k % 2 ? HVD_AVERAGE : HVD_SUM, &hs[k]))
+		if (hvd_allreduce_async(name, bufs[k], n, HVD_F32, k >= tensors / 2 ? HVD_AVERAGE : HVD_SUM, &hs[k]))
 			return fail(name);
 	}
 	for (int k = 0; k < tensors; k++) {
@@ -133,7 +133,7 @@ static int run_fused(int tensors)
 			return fail("wait");
 		char name[64];
 		snprintf(name, sizeof(name), "fused.%d", k);
-		bad |= verify(name, bufs[k], n, HVD_F32, k % 2 ? HVD_AVERAGE : HVD_SUM);
+		bad |= verify(name, bufs[k], n, HVD_F32, k >= tensors / 2 ? HVD_AVERAGE : HVD_SUM);
 		free(bufs[k]);
 	}
 	free(bufs);

@@ -1,0 +1,339 @@
+/* test_runtime_slurm.c - libhvd on the real one-node Slurm cluster: the
+ * build/hvd-rt-test program under `srun -n 1, 2, 4` (PMIx by default)
+ * and standalone; exactness, fusion, collectives, the mismatch, kill and
+ * stop failures, the no-PMIx hint, and the timeline's overlap with a
+ * simulated backward pass.
+ * What it does not do: check throughput (bench/allreduce does).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "runner.h"
+
+static char *rt_cmd(const char *fmt, const char *a)
+{
+	char *cmd = NULL;
+	if (asprintf(&cmd, fmt, test_build_dir(), a) < 0)
+		return NULL;
+	return cmd;
+}
+
+/* Runs `ENV srun -n N hvd-rt-test ARGS` in the case's temp dir. */
+static int run_ranks(const char *env, int n, const char *args, int timeout_s, struct test_proc *p)
+{
+	char *cmd = NULL;
+	if (asprintf(&cmd, "cd '%s' && %s srun -n %d '%s/hvd-rt-test' %s", test_tmpdir(), env, n,
+		     test_build_dir(), args) < 0)
+		return -1;
+	int rc = test_run(cmd, timeout_s, p);
+	free(cmd);
+	return rc;
+}
+
+static int count_lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void expect_ok(const char *env, int n, const char *args, int timeout_s, const char *ok)
+{
+	struct test_proc p;
+	CHECK(run_ranks(env, n, args, timeout_s, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "srun -n %d %s: exit %d: %.600s", n, args, p.exit_code, p.err);
+	CHECK_CONTAINS(p.out, ok);
+	test_proc_free(&p);
+}
+
+static void test_standalone_is_one_rank(void)
+{
+	struct test_proc p;
+	char *cmd = rt_cmd("env -u SLURM_JOB_ID -u SLURM_STEP_ID -u SLURM_NTASKS '%s/hvd-rt-test' %s", "init");
+	CHECK(test_run(cmd, 30, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "rank 0/1 local 0/1 backend self");
+	CHECK_CONTAINS(p.out, "ok init");
+	CHECK_CONTAINS(p.err, "hvd: start-up: 1 rank, backend self");
+	test_proc_free(&p);
+	free(cmd);
+	cmd = rt_cmd("'%s/hvd-rt-test' %s", "collect");
+	CHECK(test_run(cmd, 30, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "ok collect");
+	test_proc_free(&p);
+	free(cmd);
+}
+
+static void test_ranks_know_who_they_are(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("", 4, "init", 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	for (int r = 0; r < 4; r++) {
+		char want[64];
+		snprintf(want, sizeof(want), "rank %d/4 local %d/4 backend mpi", r, r);
+		CHECK_CONTAINS(p.out, want);
+	}
+	CHECK_CONTAINS(p.err, "hvd: start-up: 4 ranks, backend mpi");
+	CHECK_CONTAINS(p.err, test_hostname());
+	test_proc_free(&p);
+}
+
+static void test_exact_one_rank(void)
+{
+	expect_ok("", 1, "exact", 120, "ok exact");
+}
+
+static void test_exact_two_ranks(void)
+{
+	expect_ok("", 2, "exact", 200, "ok exact");
+}
+
+static void test_exact_four_ranks(void)
+{
+	expect_ok("", 4, "exact", 280, "ok exact");
+}
+
+static void test_exact_with_bf16_compression(void)
+{
+	/* the test values are small integers: exact through bf16 too */
+	expect_ok("HVD_COMPRESSION=bf16", 2, "exact 4000000", 120, "ok exact");
+}
+
+/* Timeline lanes (tensor names) that contain `phase`, and those that do not. */
+static void lanes_with_phase(cJSON *tl, const char *phase, int *with, int *without)
+{
+	int max_pid = 0;
+	cJSON *ev;
+	cJSON_ArrayForEach(ev, tl) {
+		cJSON *pid = cJSON_GetObjectItem(ev, "pid");
+		if (cJSON_IsNumber(pid) && pid->valueint > max_pid)
+			max_pid = pid->valueint;
+	}
+	char *has = calloc((size_t)max_pid + 1, 1), *lane = calloc((size_t)max_pid + 1, 1);
+	cJSON_ArrayForEach(ev, tl) {
+		cJSON *pid = cJSON_GetObjectItem(ev, "pid"), *name = cJSON_GetObjectItem(ev, "name");
+		if (!cJSON_IsNumber(pid) || !cJSON_IsString(name))
+			continue;
+		if (!strcmp(name->valuestring, "MPI_ALLREDUCE"))
+			lane[pid->valueint] = 1;
+		if (!strcmp(name->valuestring, phase))
+			has[pid->valueint] = 1;
+	}
+	*with = *without = 0;
+	for (int i = 0; i <= max_pid; i++)
+		if (lane[i])
+			*(has[i] ? with : without) += 1;
+	free(has);
+	free(lane);
+}
+
+static cJSON *read_timeline(const char *name)
+{
+	char *path = test_path(test_tmpdir(), name);
+	char *text = test_read_file(path, NULL);
+	cJSON *j = text ? cJSON_Parse(text) : NULL;
+	free(text);
+	free(path);
+	return j;
+}
+
+static void test_many_small_tensors_fused(void)
+{
+	/* 300 tensors of 1..3000 floats, 8 KiB buckets: most share a bucket,
+	 * the ones above 8 KiB go alone and in place */
+	expect_ok("HVD_FUSION_THRESHOLD=8192 HVD_TIMELINE=tl.json", 4, "fused 300", 120, "ok fused");
+	cJSON *tl = read_timeline("tl.json");
+	CHECK(cJSON_IsArray(tl));
+	int fused = 0, alone = 0;
+	lanes_with_phase(tl, "MEMCPY_IN_FUSION_BUFFER", &fused, &alone);
+	CHECK_MSG(fused > 100, "%d tensors went through the fusion buffer", fused);
+	CHECK_MSG(alone > 10, "%d tensors went alone", alone);
+	CHECK_INT(fused + alone, 300);
+	cJSON_Delete(tl);
+}
+
+static void test_fusion_off_sends_each_tensor_alone(void)
+{
+	expect_ok("HVD_FUSION_THRESHOLD=0 HVD_TIMELINE=tl.json", 2, "fused 100", 120, "ok fused");
+	cJSON *tl = read_timeline("tl.json");
+	int fused = -1, alone = -1;
+	lanes_with_phase(tl, "MEMCPY_IN_FUSION_BUFFER", &fused, &alone);
+	CHECK_INT(fused, 0);
+	CHECK_INT(alone, 100);
+	cJSON_Delete(tl);
+}
+
+static void test_sync_mode_still_correct(void)
+{
+	expect_ok("HVD_SYNC=1", 2, "fused 60", 120, "ok fused");
+}
+
+static void test_broadcast_allgatherv_barrier(void)
+{
+	expect_ok("", 1, "collect", 60, "ok collect");
+	expect_ok("", 2, "collect", 60, "ok collect");
+	expect_ok("", 4, "collect", 60, "ok collect");
+}
+
+static void test_mismatch_names_the_tensor_on_every_rank(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("", 3, "mismatch", 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_MSG(count_lines_with(p.err, "hvd: tensor mismatch: 'grad.common' vs 'grad.rank1.only'") == 3,
+		  "every rank names the tensors: %.800s", p.err);
+	CHECK_CONTAINS(p.err, "rank 1 submitted allreduce 'grad.rank1.only'");
+	test_proc_free(&p);
+}
+
+static void test_bad_setting_stops_every_rank(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("HVD_CYCLE_TIME_MS=fast", 2, "init", 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: HVD_CYCLE_TIME_MS: 'fast': not a number");
+	test_proc_free(&p);
+}
+
+static void test_no_pmix_fails_at_once_with_hint(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("", 2, "init", 60, &p) == 0); /* warm-up: resources free */
+	test_proc_free(&p);
+	char *cmd = NULL;
+	CHECK(asprintf(&cmd, "srun --mpi=none -n 2 '%s/hvd-rt-test' init", test_build_dir()) > 0);
+	CHECK(test_run(cmd, 60, &p) == 0);
+	free(cmd);
+	CHECK(p.exit_code != 0);
+	CHECK_MSG(p.seconds < 10, "took %.1f s", p.seconds);
+	CHECK_INT(count_lines_with(p.err, "hvd: this step has 2 tasks but no PMIx server"), 2);
+	CHECK_CONTAINS(p.err, "run srun --mpi=pmix or set MpiDefault=pmix");
+	test_proc_free(&p);
+}
+
+/* Starts a 4-rank loop, sends SIG to rank 2 once all ranks run, waits.
+ * Prints "rc=N elapsed=S" last. */
+static int signal_run(const char *env, const char *sig, int timeout_s, struct test_proc *p)
+{
+	char *cmd = NULL;
+	int rc = asprintf(&cmd,
+		"cd '%s' && (%s srun -n 4 '%s/hvd-rt-test' loop > out.txt 2> err.txt & s=$!; "
+		"for i in $(seq 300); do [ \"$(grep -c '^pid' out.txt)\" = 4 ] && break; sleep 0.1; done; "
+		"t0=$(date +%%s%%N); kill -%s $(awk '$4 == 2 {print $2}' out.txt); wait $s; rc=$?; "
+		"t1=$(date +%%s%%N); cat err.txt >&2; sleep 1; "
+		"echo left=$(pgrep -f '%s/hvd-rt-test loop' | wc -l); "
+		"echo rc=$rc elapsed=$(( (t1 - t0) / 1000000 )))",
+		test_tmpdir(), env, test_build_dir(), sig, test_build_dir());
+	if (rc < 0)
+		return -1;
+	rc = test_run(cmd, timeout_s, p);
+	free(cmd);
+	return rc;
+}
+
+static long field(const char *out, const char *key)
+{
+	const char *p = strstr(out, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static void test_sigkill_one_of_four_ends_the_job(void)
+{
+	struct test_proc p;
+	CHECK(signal_run("", "KILL", 90, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 0 && ms < 30000, "job ended %ld ms after the kill", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
+}
+
+static void test_sigstop_one_rank_is_named_by_the_others(void)
+{
+	struct test_proc p;
+	CHECK(signal_run("HVD_TIMEOUT_S=4 HVD_STALL_WARNING_S=0", "STOP", 90, &p) == 0);
+	CHECK(!p.timed_out);
+	char want[200];
+	snprintf(want, sizeof(want), "hvd: rank 2 (host %s): 'silent for ", test_hostname());
+	CHECK_MSG(count_lines_with(p.err, want) == 3, "the 3 live ranks name rank 2: %.900s", p.err);
+	CHECK_CONTAINS(p.err, "no heartbeat within HVD_TIMEOUT_S");
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 3500 && ms < 4000 + 15000, "others exited %ld ms after the stop", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
+}
+
+static double span_ts(cJSON *ev)
+{
+	cJSON *ts = cJSON_GetObjectItem(ev, "ts");
+	return cJSON_IsNumber(ts) ? ts->valuedouble : -1;
+}
+
+static void test_timeline_allreduce_overlaps_backward(void)
+{
+	expect_ok("HVD_TIMELINE=tl.json", 2, "backward 8", 120, "ok backward");
+	cJSON *tl = read_timeline("tl.json");
+	CHECK(cJSON_IsArray(tl));
+	int compute_pid = -1, in_compute = 0;
+	double last_compute_end = -1, first_allreduce = -1;
+	int phases[4] = { 0 };
+	const char *names[4] = { "NEGOTIATE_ALLREDUCE", "QUEUE", "ALLREDUCE", "MPI_ALLREDUCE" };
+	cJSON *ev;
+	cJSON_ArrayForEach(ev, tl) {
+		cJSON *ph = cJSON_GetObjectItem(ev, "ph"), *name = cJSON_GetObjectItem(ev, "name");
+		cJSON *pid = cJSON_GetObjectItem(ev, "pid"), *args = cJSON_GetObjectItem(ev, "args");
+		if (!cJSON_IsString(ph) || !cJSON_IsNumber(pid))
+			continue;
+		cJSON *lane = args ? cJSON_GetObjectItem(args, "name") : NULL;
+		if (!strcmp(ph->valuestring, "M") && cJSON_IsString(lane) && !strcmp(lane->valuestring, "compute"))
+			compute_pid = pid->valueint;
+		if (pid->valueint == compute_pid && !strcmp(ph->valuestring, "B"))
+			in_compute = 1;
+		if (pid->valueint == compute_pid && !strcmp(ph->valuestring, "E") && in_compute) {
+			last_compute_end = span_ts(ev);
+			in_compute = 0;
+		}
+		if (!strcmp(ph->valuestring, "B") && cJSON_IsString(name)) {
+			for (int k = 0; k < 4; k++)
+				phases[k] += !strcmp(name->valuestring, names[k]);
+			if (!strcmp(name->valuestring, "MPI_ALLREDUCE") && first_allreduce < 0)
+				first_allreduce = span_ts(ev);
+		}
+	}
+	for (int k = 0; k < 4; k++)
+		CHECK_MSG(phases[k] >= 1, "phase %s missing", names[k]);
+	CHECK(compute_pid >= 0);
+	CHECK(first_allreduce > 0 && last_compute_end > 0);
+	CHECK_MSG(first_allreduce < last_compute_end, "first allreduce at %.0f us, last backward "
+		  "compute ended at %.0f us: no overlap", first_allreduce, last_compute_end);
+	cJSON_Delete(tl);
+}
+
+const struct test_case runtime_slurm_tests[] = {
+	{ "standalone_is_one_rank", test_standalone_is_one_rank },
+	{ "ranks_know_who_they_are", test_ranks_know_who_they_are },
+	{ "exact_one_rank", test_exact_one_rank },
+	{ "exact_two_ranks", test_exact_two_ranks },
+	{ "exact_four_ranks", test_exact_four_ranks },
+	{ "exact_with_bf16_compression", test_exact_with_bf16_compression },
+	{ "many_small_tensors_fused", test_many_small_tensors_fused },
+	{ "fusion_off_sends_each_tensor_alone", test_fusion_off_sends_each_tensor_alone },
+	{ "sync_mode_still_correct", test_sync_mode_still_correct },
+	{ "broadcast_allgatherv_barrier", test_broadcast_allgatherv_barrier },
+	{ "mismatch_names_the_tensor_on_every_rank", test_mismatch_names_the_tensor_on_every_rank },
+	{ "bad_setting_stops_every_rank", test_bad_setting_stops_every_rank },
+	{ "no_pmix_fails_at_once_with_hint", test_no_pmix_fails_at_once_with_hint },
+	{ "sigkill_one_of_four_ends_the_job", test_sigkill_one_of_four_ends_the_job },
+	{ "sigstop_one_rank_is_named_by_the_others", test_sigstop_one_rank_is_named_by_the_others },
+	{ "timeline_allreduce_overlaps_backward", test_timeline_allreduce_overlaps_backward },
+	{ 0 }
+};

@@ -1,0 +1,478 @@
+/* test_runtime_units.c - libhvd's pure parts without Slurm: the settings
+ * parser (every variable, bad values name the variable), bucket planning,
+ * signatures, the coordinator (ready positions, mismatch, stall view),
+ * the launch decision, dtype conversions, the timeline (parsed back with
+ * cJSON after every event), and the start-up report's warnings.
+ * What it does not do: start ranks (test_runtime_slurm.c does).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bootstrap.h"
+#include "coord.h"
+#include "dtype.h"
+#include "fusion.h"
+#include "runner.h"
+#include "runtime.h"
+#include "settings.h"
+#include "timeline.h"
+
+/* ---- settings ---- */
+
+static void test_settings_defaults_match_horovod(void)
+{
+	char *env[] = { "PATH=/bin", NULL };
+	struct hvd_settings s;
+	char err[512] = "";
+	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
+	CHECK_INT(s.fusion_threshold_bytes, 128ull << 20);
+	CHECK_NEAR(s.cycle_time_ms, 1.0, 0, 0);
+	CHECK_NEAR(s.stall_warning_s, 60.0, 0, 0);
+	CHECK_NEAR(s.timeout_s, 300.0, 0, 0);
+	CHECK_NEAR(s.heartbeat_s, 1.0, 0, 0);
+	CHECK_INT(s.compression, HVD_COMPRESS_NONE);
+	CHECK_INT(s.sync, 0);
+	CHECK_STR(s.timeline_path, "");
+}
+
+static void test_settings_every_variable_parses(void)
+{
+	char *env[] = { "HVD_FUSION_THRESHOLD=0", "HVD_CYCLE_TIME_MS=2.5", "HVD_COMPRESSION=bf16",
+			"HVD_SYNC=1", "HVD_STALL_WARNING_S=0", "HVD_TIMEOUT_S=7",
+			"HVD_HEARTBEAT_S=0.5", "HVD_BACKEND=mpi", "HVD_TIMELINE=/tmp/t.json",
+			"HVD_GPU_BUSID=0000:3b:00.0", "HVD_CPUS=0-19", "HVD_SOCKET=0",
+			"HVD_BIND=socket", "OTHER=1", NULL };
+	struct hvd_settings s;
+	char err[512] = "";
+	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
+	CHECK_INT(s.fusion_threshold_bytes, 0);
+	CHECK_NEAR(s.cycle_time_ms, 2.5, 0, 0);
+	CHECK_INT(s.compression, HVD_COMPRESS_BF16);
+	CHECK_INT(s.sync, 1);
+	CHECK_NEAR(s.stall_warning_s, 0, 0, 0);
+	CHECK_NEAR(s.timeout_s, 7, 0, 0);
+	CHECK_NEAR(s.heartbeat_s, 0.5, 0, 0);
+	CHECK_INT(s.backend, HVD_BACKEND_MPI);
+	CHECK_STR(s.timeline_path, "/tmp/t.json");
+	CHECK_STR(s.gpu_busid, "0000:3b:00.0");
+	CHECK_STR(s.cpus, "0-19");
+	CHECK_STR(s.socket, "0");
+	CHECK_STR(s.bind, "socket");
+}
+
+static void expect_bad(const char *entry, const char *name, const char *value)
+{
+	char *env[] = { (char *)entry, NULL };
+	struct hvd_settings s;
+	char err[512] = "";
+	CHECK_MSG(settings_parse(env, &s, err, sizeof(err)) == -1, "%s accepted", entry);
+	CHECK_CONTAINS(err, name);
+	CHECK_CONTAINS(err, value);
+	CHECK(strncmp(err, "hvd: ", 5) == 0);
+}
+
+static void test_settings_bad_values_name_the_variable(void)
+{
+	expect_bad("HVD_FUSION_THRESHOLD=abc", "HVD_FUSION_THRESHOLD", "'abc'");
+	expect_bad("HVD_FUSION_THRESHOLD=-1", "HVD_FUSION_THRESHOLD", "'-1'");
+	expect_bad("HVD_FUSION_THRESHOLD=64MB", "HVD_FUSION_THRESHOLD", "'64MB'");
+	expect_bad("HVD_FUSION_THRESHOLD=", "HVD_FUSION_THRESHOLD", "''");
+	expect_bad("HVD_CYCLE_TIME_MS=1ms", "HVD_CYCLE_TIME_MS", "'1ms'");
+	expect_bad("HVD_CYCLE_TIME_MS=-2", "HVD_CYCLE_TIME_MS", "out of range");
+	expect_bad("HVD_CYCLE_TIME_MS=nan", "HVD_CYCLE_TIME_MS", "'nan'");
+	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "none, fp16 or bf16");
+	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "0 or 1");
+	expect_bad("HVD_TIMEOUT_S=0", "HVD_TIMEOUT_S", "out of range");
+	expect_bad("HVD_TIMEOUT_S= 5", "HVD_TIMEOUT_S", "not a number");
+	expect_bad("HVD_STALL_WARNING_S=x", "HVD_STALL_WARNING_S", "'x'");
+	expect_bad("HVD_HEARTBEAT_S=0", "HVD_HEARTBEAT_S", "out of range");
+	expect_bad("HVD_BACKEND=gloo", "HVD_BACKEND", "'gloo'");
+	expect_bad("HVD_TIMELINE=", "HVD_TIMELINE", "must not be empty");
+	expect_bad("HVD_FUSION_TRESHOLD=1", "HVD_FUSION_TRESHOLD", "unknown variable");
+}
+
+static void test_settings_cross_checks(void)
+{
+	char *env1[] = { "HVD_TIMEOUT_S=5", NULL }; /* stall warning 60 >= 5 */
+	char *env2[] = { "HVD_TIMEOUT_S=5", "HVD_STALL_WARNING_S=0", "HVD_HEARTBEAT_S=3", NULL };
+	char *env3[] = { "HVD_TIMEOUT_S=5", "HVD_STALL_WARNING_S=2", NULL };
+	struct hvd_settings s;
+	char err[512] = "";
+	CHECK_INT(settings_parse(env1, &s, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "HVD_STALL_WARNING_S");
+	CHECK_INT(settings_parse(env2, &s, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "HVD_HEARTBEAT_S");
+	CHECK_INT(settings_parse(env3, &s, err, sizeof(err)), 0);
+}
+
+static void test_settings_describe_lists_what_is_set(void)
+{
+	char *env[] = { "A=1", "HVD_SYNC=1", "HVD_TIMEOUT_S=9", NULL };
+	char out[256];
+	CHECK_INT(settings_describe(env, out, sizeof(out)), 2);
+	CHECK_STR(out, "HVD_SYNC=1\nHVD_TIMEOUT_S=9");
+}
+
+static void test_compute_threads_subtract_loader(void)
+{
+	CHECK_INT(settings_compute_threads(20, 4), 16);
+	CHECK_INT(settings_compute_threads(2, 4), 1);
+	CHECK_INT(settings_compute_threads(1, 0), 1);
+	CHECK_INT(settings_compute_threads(8, -1), 8);
+}
+
+/* ---- launch decision ---- */
+
+static void test_launch_decision_from_environment(void)
+{
+	enum bootstrap_mode m = BOOTSTRAP_PMIX;
+	char err[512] = "";
+	char *alone[] = { "PATH=/bin", NULL };
+	CHECK_INT(bootstrap_decide(alone, &m, err, sizeof(err)), 0);
+	CHECK_INT(m, BOOTSTRAP_SINGLE);
+	char *pmix[] = { "SLURM_STEP_NUM_TASKS=4", "PMIX_NAMESPACE=slurm.pmix.1.0", "PMIX_RANK=2", NULL };
+	CHECK_INT(bootstrap_decide(pmix, &m, err, sizeof(err)), 0);
+	CHECK_INT(m, BOOTSTRAP_PMIX);
+	char *one_task[] = { "SLURM_STEP_NUM_TASKS=1", "SLURM_STEP_ID=0", NULL };
+	CHECK_INT(bootstrap_decide(one_task, &m, err, sizeof(err)), 0);
+	CHECK_INT(m, BOOTSTRAP_SINGLE);
+	char *no_pmix[] = { "SLURM_STEP_NUM_TASKS=2", "SLURM_PROCID=1", "SLURM_MPI_TYPE=none", NULL };
+	CHECK_INT(bootstrap_decide(no_pmix, &m, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: this step has 2 tasks but no PMIx server");
+	CHECK_CONTAINS(err, "run srun --mpi=pmix or set MpiDefault=pmix");
+	CHECK_CONTAINS(err, "[rank 1/2");
+	char *ntasks[] = { "SLURM_NTASKS=3", "SLURM_STEP_ID=0", NULL };
+	CHECK_INT(bootstrap_decide(ntasks, &m, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "3 tasks");
+	char *batch[] = { "SLURM_NTASKS=3", NULL }; /* batch script: no step */
+	CHECK_INT(bootstrap_decide(batch, &m, err, sizeof(err)), 0);
+}
+
+/* ---- fusion ---- */
+
+static struct fusion_item item(const char *name, uint64_t count, enum hvd_dtype t,
+			       enum hvd_op op, enum fusion_kind kind)
+{
+	struct fusion_item it;
+	memset(&it, 0, sizeof(it));
+	snprintf(it.name, sizeof(it.name), "%s", name);
+	it.count = count;
+	it.dtype = (uint8_t)t;
+	it.op = (uint8_t)op;
+	it.kind = (uint8_t)kind;
+	return it;
+}
+
+static void test_fusion_plan_respects_threshold(void)
+{
+	struct fusion_item it[6] = {
+		item("a", 100, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),  /* 400 B */
+		item("b", 100, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),  /* 400 B */
+		item("c", 100, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),  /* 400 B: > 1000 with a+b */
+		item("d", 1000, HVD_F32, HVD_SUM, FUSION_ALLREDUCE), /* 4000 B: above threshold */
+		item("e", 10, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
+		item("f", 10, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
+	};
+	struct fusion_bucket b[6];
+	size_t n = fusion_plan(it, 6, 1000, b);
+	CHECK_INT(n, 4);
+	CHECK_INT(b[0].first, 0); CHECK_INT(b[0].count, 2); CHECK_INT(b[0].bytes, 800);
+	CHECK_INT(b[1].first, 2); CHECK_INT(b[1].count, 1);
+	CHECK_INT(b[2].first, 3); CHECK_INT(b[2].count, 1); CHECK_INT(b[2].bytes, 4000);
+	CHECK_INT(b[3].first, 4); CHECK_INT(b[3].count, 2);
+	/* threshold 0: no fusion at all */
+	CHECK_INT(fusion_plan(it, 6, 0, b), 6);
+	/* the default threshold fuses everything here */
+	CHECK_INT(fusion_plan(it, 6, 128u << 20, b), 1);
+	CHECK_INT(b[0].bytes, 400 * 3 + 4000 + 80);
+}
+
+static void test_fusion_plan_splits_on_dtype_op_and_kind(void)
+{
+	struct fusion_item it[6] = {
+		item("a", 1, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
+		item("b", 1, HVD_F16, HVD_SUM, FUSION_ALLREDUCE),
+		item("c", 1, HVD_F16, HVD_AVERAGE, FUSION_ALLREDUCE),
+		item("d", 1, HVD_F16, HVD_AVERAGE, FUSION_ALLREDUCE),
+		item("e", 1, HVD_F16, HVD_SUM, FUSION_BROADCAST),
+		item("f", 1, HVD_F16, HVD_SUM, FUSION_BROADCAST),
+	};
+	struct fusion_bucket b[6];
+	size_t n = fusion_plan(it, 6, 1 << 20, b);
+	CHECK_INT(n, 5);
+	CHECK_INT(b[2].first, 2);
+	CHECK_INT(b[2].count, 2);
+	CHECK_INT(b[3].count, 1);
+	CHECK_INT(b[4].count, 1);
+}
+
+static void test_signature_sees_names_counts_dtypes(void)
+{
+	struct fusion_item a[2] = { item("x", 10, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
+				    item("y", 20, HVD_F32, HVD_SUM, FUSION_ALLREDUCE) };
+	struct fusion_item b[2];
+	memcpy(b, a, sizeof(a));
+	uint64_t s = fusion_signature(a, 2);
+	CHECK(s == fusion_signature(b, 2));
+	b[1].count = 21;
+	CHECK(s != fusion_signature(b, 2));
+	memcpy(b, a, sizeof(a));
+	b[0].dtype = HVD_BF16;
+	CHECK(s != fusion_signature(b, 2));
+	memcpy(b, a, sizeof(a));
+	snprintf(b[1].name, sizeof(b[1].name), "z");
+	CHECK(s != fusion_signature(b, 2));
+	memcpy(b, a, sizeof(a));
+	b[0].op = HVD_AVERAGE;
+	CHECK(s != fusion_signature(b, 2));
+	CHECK(fusion_signature(a, 1) != fusion_signature(a, 2));
+	/* allgather counts may differ between ranks */
+	struct fusion_item g1 = item("g", 3, HVD_F32, HVD_SUM, FUSION_ALLGATHER), g2 = g1;
+	g2.count = 7;
+	CHECK(fusion_signature(&g1, 1) == fusion_signature(&g2, 1));
+	CHECK(fusion_item_matches(&g1, &g2));
+}
+
+/* ---- coordinator ---- */
+
+static void test_coord_plans_only_what_every_rank_submitted(void)
+{
+	struct coord c;
+	CHECK_INT(coord_init(&c, 3, 1 << 20), 0);
+	struct fusion_item a = item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+	struct fusion_item b = item("b", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+	CHECK_INT(coord_submit(&c, 0, &a, 1.0), 0);
+	CHECK_INT(coord_submit(&c, 0, &b, 1.0), 1);
+	CHECK_INT(coord_submit(&c, 1, &a, 1.5), 0);
+	CHECK_INT(coord_ready(&c), 0);
+	CHECK_NEAR(coord_oldest_wait(&c, 4.0), 3.0, 1e-9, 0);
+	int behind[3];
+	char text[256];
+	CHECK_INT(coord_describe_missing(&c, text, sizeof(text), behind), 2);
+	CHECK_STR(text, "rank 1: [b]; rank 2: [a, b]");
+	CHECK(!behind[0] && behind[1] && behind[2]);
+	CHECK_INT(coord_submit(&c, 2, &a, 2.0), 0);
+	CHECK_INT(coord_ready(&c), 1);
+	struct coord_exec ex[2];
+	char err[512];
+	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), 1);
+	CHECK_INT(ex[0].first, 0);
+	CHECK_INT(ex[0].count, 1);
+	CHECK(ex[0].signature == fusion_signature(&a, 1));
+	CHECK_INT(coord_ready(&c), 0);
+	coord_submit(&c, 1, &b, 3.0);
+	coord_submit(&c, 2, &b, 3.0);
+	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), 1);
+	CHECK_INT(ex[0].first, 1);
+	CHECK_NEAR(coord_oldest_wait(&c, 9.0), 0, 0, 0);
+	coord_free(&c);
+}
+
+static void test_coord_mismatch_names_tensors_and_ranks(void)
+{
+	struct coord c;
+	coord_init(&c, 2, 1 << 20);
+	struct fusion_item a = item("grad.common", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+	struct fusion_item b = item("grad.other", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+	coord_submit(&c, 0, &a, 0);
+	coord_submit(&c, 1, &b, 0);
+	struct coord_exec ex[1];
+	char err[1024] = "";
+	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: tensor mismatch: ");
+	CHECK_CONTAINS(err, "'grad.common'");
+	CHECK_CONTAINS(err, "'grad.other'");
+	CHECK_CONTAINS(err, "rank 0 submitted");
+	CHECK_CONTAINS(err, "rank 1 submitted");
+	coord_free(&c);
+	/* same name, different count */
+	coord_init(&c, 2, 1 << 20);
+	struct fusion_item d = item("grad.common", 5, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+	coord_submit(&c, 0, &a, 0);
+	coord_submit(&c, 1, &d, 0);
+	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "x5");
+	coord_free(&c);
+}
+
+static void test_coord_many_positions_survive_compaction(void)
+{
+	struct coord c;
+	coord_init(&c, 2, 64);
+	struct coord_exec *ex = malloc(1000 * sizeof(*ex));
+	char err[256];
+	uint64_t next = 0;
+	for (int round = 0; round < 50; round++) {
+		for (int k = 0; k < 20; k++) {
+			char name[32];
+			snprintf(name, sizeof(name), "t%d.%d", round, k);
+			struct fusion_item it = item(name, 8, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+			coord_submit(&c, 0, &it, 0);
+			coord_submit(&c, 1, &it, 0);
+		}
+		int n = coord_plan(&c, ex, err, sizeof(err));
+		CHECK_INT(n, 10); /* 32-byte tensors, 64-byte threshold */
+		for (int b = 0; b < n; b++) {
+			CHECK_INT(ex[b].first, next);
+			next += ex[b].count;
+		}
+	}
+	CHECK_INT(next, 1000);
+	free(ex);
+	coord_free(&c);
+}
+
+/* ---- dtype ---- */
+
+static void test_half_conversions_round_to_nearest_even(void)
+{
+	CHECK_INT(dtype_f32_to_f16(1.0f), 0x3c00);
+	CHECK_INT(dtype_f32_to_f16(-2.0f), 0xc000);
+	CHECK_INT(dtype_f32_to_f16(65504.0f), 0x7bff);
+	CHECK_INT(dtype_f32_to_f16(70000.0f), 0x7c00);
+	CHECK_INT(dtype_f32_to_f16(1.0f + 1.0f / 2048), 0x3c00);        /* tie: even */
+	CHECK_INT(dtype_f32_to_f16(1.0f + 3.0f / 2048), 0x3c02);        /* tie: even up */
+	CHECK_INT(dtype_f32_to_f16(5.9604645e-08f), 0x0001);            /* smallest subnormal */
+	CHECK_NEAR(dtype_f16_to_f32(0x0001), 5.9604645e-08, 1e-15, 0);
+	CHECK_NEAR(dtype_f16_to_f32(0x3555), 0.33325195, 1e-8, 0);
+	CHECK(isnan(dtype_f16_to_f32(dtype_f32_to_f16(NAN))));
+	CHECK_INT(dtype_f32_to_bf16(1.0f), 0x3f80);
+	CHECK_INT(dtype_f32_to_bf16(1.0f + 1.0f / 256), 0x3f80);         /* tie: even */
+	CHECK_INT(dtype_f32_to_bf16(1.0f + 3.0f / 256), 0x3f82);
+	CHECK_NEAR(dtype_bf16_to_f32(0x4049), 3.140625, 0, 0);
+	for (int i = -2048; i <= 2048; i++)
+		CHECK_MSG(dtype_f16_to_f32(dtype_f32_to_f16((float)i)) == (float)i, "f16 %d", i);
+	CHECK_INT(dtype_size(HVD_I64), 8);
+	CHECK_STR(dtype_name(HVD_BF16), "bfloat16");
+}
+
+/* ---- timeline ---- */
+
+static cJSON *parse_file(const char *path)
+{
+	char *text = test_read_file(path, NULL);
+	cJSON *j = text ? cJSON_Parse(text) : NULL;
+	free(text);
+	return j;
+}
+
+static void test_timeline_is_valid_json_after_every_event(void)
+{
+	char *path = test_path(test_tmpdir(), "timeline.json");
+	struct timeline *t = NULL;
+	char err[256];
+	CHECK_INT(timeline_open(&t, path, err, sizeof(err)), 0);
+	cJSON *j = parse_file(path);
+	CHECK(cJSON_IsArray(j));
+	cJSON_Delete(j);
+	const char *lanes[] = { "grad \"quoted\"\\x", "compute" };
+	for (int i = 0; i < 20; i++) {
+		const char *lane = lanes[i % 2];
+		if (i % 3 == 0)
+			timeline_begin(t, lane, "NEGOTIATE_ALLREDUCE");
+		else if (i % 3 == 1)
+			timeline_tick(t, lane, "1");
+		else
+			timeline_end(t, lane, "\"dtype\": \"float32\", \"shape\": \"[3]\"");
+		j = parse_file(path);
+		CHECK_MSG(cJSON_IsArray(j), "not valid JSON after event %d", i);
+		cJSON_Delete(j);
+	}
+	timeline_close(t);
+	j = parse_file(path);
+	CHECK(cJSON_IsArray(j));
+	int names = 0, begins = 0;
+	cJSON *ev;
+	cJSON_ArrayForEach(ev, j) {
+		cJSON *ph = cJSON_GetObjectItem(ev, "ph");
+		CHECK(cJSON_IsString(ph));
+		CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "pid")));
+		if (!strcmp(ph->valuestring, "M") && cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "args"), "name")) {
+			names++;
+		} else if (!strcmp(ph->valuestring, "B")) {
+			begins++;
+			CHECK(cJSON_IsNumber(cJSON_GetObjectItem(ev, "ts")));
+		}
+	}
+	CHECK_INT(names, 2);
+	CHECK_INT(begins, 7);
+	cJSON *first = cJSON_GetArrayItem(j, 0);
+	CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(first, "args"), "start_time_since_epoch_in_micros") != NULL);
+	cJSON_Delete(j);
+	free(path);
+}
+
+static void test_timeline_bad_path_is_an_error(void)
+{
+	struct timeline *t = NULL;
+	char err[256] = "";
+	CHECK_INT(timeline_open(&t, "/nonexistent/dir/t.json", err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: HVD_TIMELINE: '/nonexistent/dir/t.json': ");
+	CHECK(t == NULL);
+}
+
+/* ---- start-up report ---- */
+
+static struct host_entry host(const char *name, const char *busid, const char *cpus,
+			      const char *affinity, int gpus)
+{
+	struct host_entry h;
+	memset(&h, 0, sizeof(h));
+	snprintf(h.host, sizeof(h.host), "%s", name);
+	snprintf(h.gpu_busid, sizeof(h.gpu_busid), "%s", busid);
+	snprintf(h.cpus, sizeof(h.cpus), "%s", cpus);
+	snprintf(h.affinity, sizeof(h.affinity), "%s", affinity);
+	snprintf(h.bind, sizeof(h.bind), "socket");
+	h.gpus_visible = gpus;
+	return h;
+}
+
+static void test_report_warns_when_rules_break(void)
+{
+	struct host_entry ok[2] = { host("n1", "0000:3b:00.0", "0-19", "0-19", 2),
+				    host("n1", "0000:5e:00.0", "0-19", "0-19", 2) };
+	char out[4096];
+	CHECK_INT(report_warnings(ok, 2, "mpi", out, sizeof(out)), 0);
+	report_format(ok, 2, "mpi", out, sizeof(out));
+	CHECK_CONTAINS(out, "2 ranks, backend mpi");
+	CHECK_CONTAINS(out, "0000:5e:00.0");
+	struct host_entry bad[3] = { host("n1", "0000:3b:00.0", "0-19", "0-19", 2),
+				     host("n1", "0000:3b:00.0", "0-19", "20-39", 2),
+				     host("n1", "0000:5e:00.0", "", "", 2) };
+	bad[2].has_ib = 1;
+	bad[2].ib_disabled = 1;
+	bad[0].has_ib = 1;
+	bad[0].ib_disabled = 1;
+	CHECK_INT(report_warnings(bad, 3, "nccl", out, sizeof(out)), 4);
+	CHECK_CONTAINS(out, "ranks 0 and 1 share it");
+	CHECK_CONTAINS(out, "rank 1 runs on CPUs 20-39");
+	CHECK_CONTAINS(out, "'3 ranks, 2 GPUs on n1'");
+	CHECK_CONTAINS(out, "NCCL_IB_DISABLE=1 on n1");
+}
+
+const struct test_case runtime_unit_tests[] = {
+	{ "settings_defaults_match_horovod", test_settings_defaults_match_horovod },
+	{ "settings_every_variable_parses", test_settings_every_variable_parses },
+	{ "settings_bad_values_name_the_variable", test_settings_bad_values_name_the_variable },
+	{ "settings_cross_checks", test_settings_cross_checks },
+	{ "settings_describe_lists_what_is_set", test_settings_describe_lists_what_is_set },
+	{ "compute_threads_subtract_loader", test_compute_threads_subtract_loader },
+	{ "launch_decision_from_environment", test_launch_decision_from_environment },
+	{ "fusion_plan_respects_threshold", test_fusion_plan_respects_threshold },
+	{ "fusion_plan_splits_on_dtype_op_and_kind", test_fusion_plan_splits_on_dtype_op_and_kind },
+	{ "signature_sees_names_counts_dtypes", test_signature_sees_names_counts_dtypes },
+	{ "coord_plans_only_what_every_rank_submitted", test_coord_plans_only_what_every_rank_submitted },
+	{ "coord_mismatch_names_tensors_and_ranks", test_coord_mismatch_names_tensors_and_ranks },
+	{ "coord_many_positions_survive_compaction", test_coord_many_positions_survive_compaction },
+	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
+	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
+	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },
+	{ "report_warns_when_rules_break", test_report_warns_when_rules_break },
+	{ 0 }
+};
