@@ -186,7 +186,8 @@ static void test_memory_efficient_same_gradients_bf16(void)
 	memory_efficient_same("densenet-small", SMALL_SIZE, PRECISION_BF16);
 }
 
-/* Logits, loss and running statistics at 1e-4 (running variances of
+/* Loss at 1e-4, logits at 1e-3 (up to 1.2e-4 apart, measured: batch norm
+ * over batch 2 amplifies summation-order differences), running variances of
  * layer4, 2x2 and 8 values per channel, at 1e-3: the unbiased variance of
  * 8 values differs by up to 2e-4 relative between summation orders).
  * Gradients are not compared here: through 16 residual ReLUs at batch 2
@@ -203,7 +204,7 @@ static void test_resnet50_equals_ref(void)
 		       &ref) == 0 &&
 	    train_step(&t.m, &backend_cpu_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
 		       &cpu) == 0) {
-		CHECK_ARRAYS("logits", cpu.logits, ref.logits, (size_t)t.n * 14, 1e-4, 1e-4);
+		CHECK_ARRAYS("logits", cpu.logits, ref.logits, (size_t)t.n * 14, 1e-3, 1e-3);
 		CHECK_NEAR(cpu.loss, ref.loss, 1e-4, 1e-4);
 		CHECK_ARRAYS("running statistics", cpu.state, ref.state, t.m.desc.state_count,
 			     1e-3, 1e-3);
