@@ -481,7 +481,28 @@ static void test_missing_image_in_direct_mode(void)
 	free(nih);
 }
 
+static void test_label_counts_pack_equals_folder(void)
+{
+	if (make_data(STORED, 2) != 0)
+		return;
+	char err[2048] = "", *nih = test_path(test_tmpdir(), "nih"), *pack = test_path(test_tmpdir(), "pack");
+	for (int split = 0; split < 3; split++) {
+		size_t a[CHEXNET_CLASSES], b[CHEXNET_CLASSES], na = 0, nb = 0, sum = 0;
+		CHECK_INT(data_split_label_counts(nih, split, 0.2, a, &na, err, sizeof(err)), 0);
+		CHECK_INT(data_split_label_counts(pack, split, -1, b, &nb, err, sizeof(err)), 0);
+		CHECK_INT(na, nb);
+		for (int c = 0; c < CHEXNET_CLASSES; c++) {
+			CHECK_INT(a[c], b[c]);
+			sum += a[c];
+		}
+		CHECK(na > 0 && sum > 0);
+	}
+	free(nih);
+	free(pack);
+}
+
 const struct test_case data_loader_tests[] = {
+	{ "label_counts_pack_equals_folder", test_label_counts_pack_equals_folder },
 	{ "pack_load_round_trip_bit_exact", test_pack_load_round_trip_bit_exact },
 	{ "direct_mode_equals_packed", test_direct_mode_equals_packed },
 	{ "eval_exactly_once_across_1_2_3_ranks", test_eval_exactly_once_across_1_2_3_ranks },

@@ -109,4 +109,11 @@ void data_loader_position(const struct data_loader *dl, int *epoch,
 /* Stops the workers and frees everything (batches still held included). */
 void data_loader_close(struct data_loader *dl);
 
+/* Records and positives per class of one split of dir (a pack: from its
+ * index, without reading shards; a folder: from its label files), e.g. for
+ * class weights. val_fraction as in the config (direct mode; < 0 = 0.1). */
+int data_split_label_counts(const char *dir, int split, double val_fraction,
+			    size_t positives[CHEXNET_CLASSES], size_t *records,
+			    char *err, size_t err_bytes);
+
 #endif

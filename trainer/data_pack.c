@@ -248,7 +248,15 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 		}
 		done += h->count;
 	}
-	if (shard_index_write(cfg->out_dir, cfg->size, plan, count, err, err_bytes) != 0)
+	uint64_t counts[3][SHARD_COUNTS] = { { 0 } };
+	for (int s = 0; s < 3; s++) {
+		const struct data_list *l = &set->split[s];
+		counts[s][0] = l->count;
+		for (size_t i = 0; i < l->count; i++)
+			for (int c = 0; c < 14; c++)
+				counts[s][1 + c] += (l->items[i].labels >> c) & 1;
+	}
+	if (shard_index_write(cfg->out_dir, cfg->size, plan, count, counts, err, err_bytes) != 0)
 		goto out;
 	for (int s = 0; s < 3; s++)
 		res->records[s] = set->split[s].count;

@@ -107,8 +107,17 @@ int shard_set_read(const struct shard_set *s, size_t i, uint8_t *rec,
 void shard_set_close(struct shard_set *s);
 
 /* index.txt: `hvd-pack 1`, `size S`, then per shard
- * `shard SPLIT NUMBER FILE FIRST COUNT`. Written atomically. */
+ * `shard SPLIT NUMBER FILE FIRST COUNT`, then per split
+ * `labels SPLIT RECORDS P0 ... P13` (positives per class, for class
+ * weights without reading the shards). Written atomically.
+ * label_counts[split] = { records, positives of class 0..13 }. */
+#define SHARD_COUNTS (1 + 14)
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
-		      int shard_count, char *err, size_t err_bytes);
+		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
+		      char *err, size_t err_bytes);
+
+/* The `labels` line of split from dir/index.txt. */
+int shard_index_label_counts(const char *dir, int split, uint64_t counts[SHARD_COUNTS],
+			     char *err, size_t err_bytes);
 
 #endif

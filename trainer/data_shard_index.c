@@ -14,7 +14,8 @@
 #include "data_shard.h"
 
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
-		      int shard_count, char *err, size_t err_bytes)
+		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
+		      char *err, size_t err_bytes)
 {
 	char tmp[4200], path[4200], name[64];
 	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
@@ -30,6 +31,12 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		shard_file_name(name, sizeof(name), (int)h->split, h->shard);
 		fprintf(f, "shard %s %u %s %llu %u\n", shard_split_name((int)h->split), h->shard, name,
 			(unsigned long long)h->first_record, h->count);
+	}
+	for (int s = 0; s < 3; s++) {
+		fprintf(f, "labels %s", shard_split_name(s));
+		for (int c = 0; c < SHARD_COUNTS; c++)
+			fprintf(f, " %llu", (unsigned long long)label_counts[s][c]);
+		fputc('\n', f);
 	}
 	int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
 	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
@@ -123,6 +130,8 @@ int shard_set_open(struct shard_set *s, const char *dir, int split, char *err, s
 		goto out;
 	}
 	while ((got = csv_next_raw(r, err, err_bytes)) == 1) {
+		if (strncmp(r->buf, "labels ", 7) == 0)
+			continue;  /* shard_index_label_counts() reads these */
 		if (index_shard_line(r->buf, split_name, file, &number, &first, &count) != 0) {
 			index_error(err, err_bytes, r, "expected 'shard SPLIT NUMBER FILE FIRST COUNT'");
 			goto out;
@@ -181,6 +190,53 @@ int shard_set_read(const struct shard_set *s, size_t i, uint8_t *rec,
 		return -1;
 	}
 	return 0;
+}
+
+/* Parses `labels SPLIT N0 ... N14` into counts; 1 if it is split's line. */
+static int index_labels_line(const char *line, int split, uint64_t counts[SHARD_COUNTS])
+{
+	char name[8];
+	int used = 0;
+	if (sscanf(line, "labels %7s%n", name, &used) != 1 || strcmp(name, shard_split_name(split)) != 0)
+		return 0;
+	const char *p = line + used;
+	for (int c = 0; c < SHARD_COUNTS; c++) {
+		unsigned long long v;
+		int n = 0;
+		if (sscanf(p, " %llu%n", &v, &n) != 1)
+			return -1;
+		counts[c] = v;
+		p += n;
+	}
+	return *p ? -1 : 1;
+}
+
+int shard_index_label_counts(const char *dir, int split, uint64_t counts[SHARD_COUNTS],
+			     char *err, size_t err_bytes)
+{
+	char path[4200];
+	int rc = -1, got, found = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
+	struct csv_reader *r = malloc(sizeof(*r));
+	if (!r || csv_open(r, path, err, err_bytes) != 0)
+		goto out;
+	while (!found && (got = csv_next_raw(r, err, err_bytes)) == 1) {
+		found = index_labels_line(r->buf, split, counts);
+		if (found < 0) {
+			index_error(err, err_bytes, r, "expected 'labels SPLIT RECORDS P0 ... P13'");
+			goto out;
+		}
+	}
+	if (!found) {
+		snprintf(err, err_bytes, "chexnet: index '%s': no 'labels %s' line", path, shard_split_name(split));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (r)
+		csv_close(r);
+	free(r);
+	return rc;
 }
 
 void shard_set_close(struct shard_set *s)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_loader.h"
 #include "data_source.h"
 #include "image_decode.h"
 
@@ -71,4 +72,36 @@ void data_source_close(struct data_source *src)
 		free(src->set);
 	}
 	memset(src, 0, sizeof(*src));
+}
+
+int data_split_label_counts(const char *dir, int split, double val_fraction,
+			    size_t positives[CHEXNET_CLASSES], size_t *records,
+			    char *err, size_t err_bytes)
+{
+	if (shard_dir_is_pack(dir)) {
+		uint64_t counts[SHARD_COUNTS];
+		if (shard_index_label_counts(dir, split, counts, err, err_bytes) != 0)
+			return -1;
+		*records = (size_t)counts[0];
+		for (int c = 0; c < CHEXNET_CLASSES; c++)
+			positives[c] = (size_t)counts[1 + c];
+		return 0;
+	}
+	struct data_set *set = malloc(sizeof(*set));
+	if (!set || data_set_open(set, dir, val_fraction < 0 ? 0.1 : val_fraction, err, err_bytes) != 0) {
+		if (!set)
+			snprintf(err, err_bytes, "chexnet: data dir '%s': out of memory", dir);
+		free(set);
+		return -1;
+	}
+	const struct data_list *l = &set->split[split];
+	*records = l->count;
+	for (int c = 0; c < CHEXNET_CLASSES; c++)
+		positives[c] = 0;
+	for (size_t i = 0; i < l->count; i++)
+		for (int c = 0; c < CHEXNET_CLASSES; c++)
+			positives[c] += (l->items[i].labels >> c) & 1;
+	data_set_free(set);
+	free(set);
+	return 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/loader/run.sh BUILD [COUNT] - input pipeline throughput (bench, not a
+# bench/loader/run.sh BUILD [COUNT [chexnet bench options]] - input pipeline throughput (bench, not a
 # test): generates COUNT (default 2000) synthetic 1024x1024 X-ray-like PNGs
 # (the real originals' size), then measures
 #   chexnet pack (all allowed CPUs, 256x256 records),
@@ -17,10 +17,18 @@ trap 'rm -rf "$work"' EXIT
 "$tool" synth --out "$work/nih" --count "$count" --size 1024 --seed 1 > /dev/null
 echo "cpus allowed: $(nproc)"
 "$tool" pack --data "$work/nih" --out "$work/pack" --size 256 2> /dev/null
-"$build/bench-loader" "$work/pack" 1 32 224 200
+one=$("$build/bench-loader" "$work/pack" 1 32 224 200)
+echo "$one"
 "$build/bench-loader" "$work/pack" 2 32 224 200
 "$build/bench-loader" "$work/nih" 1 32 224 20
 "$build/bench-loader" "$work/nih" 2 32 224 20
 if "$tool" bench --help > /dev/null 2>&1; then
-	"$tool" bench 2>&1 | tail -3
+	train=$("$tool" bench --steps 3 --batch 8 "${@:3}" 2>&1 | grep '^bench:' || true)
+	echo "$train"
+	loader_rate=$(echo "$one" | sed -n 's/.*: \([0-9.]*\) images\/s$/\1/p')
+	train_rate=$(echo "$train" | sed -n 's/.*: \([0-9.]*\) images\/s,.*/\1/p')
+	if [ -n "$loader_rate" ] && [ -n "$train_rate" ]; then
+		awk -v l="$loader_rate" -v t="$train_rate" \
+			'BEGIN { printf "ratio loader (1 thread) / training: %.0fx (goal >= 10x)\n", l / t }'
+	fi
 fi
