@@ -47,7 +47,7 @@ static const struct flag flags[] = {
 	{ "--loss", C_TRAIN | C_EVAL, 1, "weighted | bce (default weighted: w+=N/(P+N), w-=P/(P+N))" },
 	{ "--progress-every", C_TRAIN | C_BENCH, 1, "steps between progress lines (default 10)" },
 	{ "--quiet", C_TRAIN | C_BENCH, 0, "no progress lines" },
-	{ "--json", C_TRAIN | C_BENCH, 0, "progress as JSON lines on stdout" },
+	{ "--json", C_TRAIN | C_BENCH, 0, "progress as JSON lines on stdout (tables go to stderr)" },
 	{ "--help", C_ALL, 0, "this help" },
 };
 

@@ -18,9 +18,16 @@ ifeq ($(HAVE_DNNL),1)
 endif
 CPU_BACKEND_SRCS ?=
 
-TRAINER_LIB_SRCS := $(TRAINER_CORE_SRCS) $(REF_BACKEND_SRCS) $(DATA_SRCS) $(CPU_BACKEND_SRCS)
-TRAINER_LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(TRAINER_LIB_SRCS))
-TRAINER_LDLIBS = $(DATA_LDLIBS) $(CJSON_LIBS) $(if $(CPU_BACKEND_SRCS),$(DNNL_LIBS)) -lm
+# --- GPU backend: trainer/gpu/gpu.mk (owned by the gpu backend work). Its
+# pure parts build everywhere; the CUDA parts only when HAVE_CUDA,
+# HAVE_CUDNN and HAVE_CUBLAS are 1 (guarded inside gpu.mk). ---
+-include trainer/gpu/gpu.mk
+
+TRAINER_LIB_SRCS := $(TRAINER_CORE_SRCS) $(REF_BACKEND_SRCS) $(DATA_SRCS) $(CPU_BACKEND_SRCS) \
+	$(GPU_BACKEND_SRCS)
+TRAINER_LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(TRAINER_LIB_SRCS)) $(GPU_BACKEND_CU_OBJS)
+TRAINER_LDLIBS = $(DATA_LDLIBS) $(CJSON_LIBS) $(if $(CPU_BACKEND_SRCS),$(DNNL_LIBS)) \
+	$(GPU_BACKEND_LDLIBS) -lm
 
 $(B)/obj/trainer/%.o: MODULE_CFLAGS = -Itrainer $(DATA_CFLAGS) $(CJSON_CFLAGS)
 $(B)/obj/trainer/ref/%.o: MODULE_CFLAGS = -Itrainer -Itrainer/ref
@@ -41,4 +48,4 @@ LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS)
 TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_training.c \
-	tests/test_checkpoint.c
+	tests/test_checkpoint.c tests/test_cli.c

@@ -259,7 +259,8 @@ int run_train(const struct cli_options *o)
 		}
 	}
 	if (rc == 0 && trained && o->progress != PROGRESS_QUIET)
-		auroc_print_table(stdout, ev.auroc, CHEXNET_CLASSES);
+		auroc_print_table(o->progress == PROGRESS_JSON ? stderr : stdout, ev.auroc,
+				  CHEXNET_CLASSES);
 	source_close(&train);
 	source_close(&val);
 	trainer_free(&t);

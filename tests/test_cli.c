@@ -1,0 +1,222 @@
+/* test_cli.c - ./chexnet from the outside: strict parsing (bad number,
+ * unknown flag, unknown command: exit 2 and a one-line message), --help
+ * per command, the parameter count line, JSON-lines progress fields,
+ * determinism of training on ref, eval and predict on a checkpoint, and
+ * the PyTorch cross-check (skipped without python3-torch).
+ * What it does not test: the pipeline's own commands (their tests).
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "image_encode.h"
+
+/* Small and fast on ref: DenseNet-121 at 32 px, batch 2. */
+#define ONE "--backend ref --size 32 --seed 7"
+#define SMALL ONE " --batch 2 --synthetic-images 6"
+
+static void chexnet(const char *args, struct test_proc *p, int timeout)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/chexnet' %s", test_tmpdir(), test_build_dir(), args);
+	CHECK(test_run(cmd, timeout, p) == 0);
+}
+
+static void test_bad_number_is_an_error(void)
+{
+	struct test_proc p;
+
+	chexnet("train --synthetic --batch 12x", &p, 10);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "--batch '12x'");
+	test_proc_free(&p);
+	chexnet("bench --steps -1", &p, 10);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "--steps '-1'");
+	test_proc_free(&p);
+	chexnet("train --synthetic --lr abc", &p, 10);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "--lr 'abc'");
+	test_proc_free(&p);
+	chexnet("train --synthetic --precision fp8", &p, 10);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "fp8");
+	test_proc_free(&p);
+}
+
+static void test_unknown_flag_and_command_are_errors(void)
+{
+	struct test_proc p;
+
+	chexnet("train --synthetic --frobnicate 3", &p, 10);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "'--frobnicate': unknown option");
+	test_proc_free(&p);
+	chexnet("predict --epochs 3 x.png", &p, 10);   /* a train-only flag */
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "--epochs");
+	test_proc_free(&p);
+	chexnet("trian", &p, 10);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "'trian': unknown command");
+	test_proc_free(&p);
+	chexnet("train --synthetic --batch", &p, 10);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "--batch: missing value");
+	test_proc_free(&p);
+	chexnet("train --synthetic --model vgg16 " SMALL, &p, 10);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.err, "--model: 'vgg16'");
+	test_proc_free(&p);
+}
+
+static void test_help_for_each_command(void)
+{
+	const char *commands[] = { "train", "eval", "predict", "bench" };
+	struct test_proc p;
+	char args[64], want[64];
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(args, sizeof(args), "%s --help", commands[i]);
+		chexnet(args, &p, 10);
+		CHECK_INT(p.exit_code, 0);
+		snprintf(want, sizeof(want), "usage: chexnet %s", commands[i]);
+		CHECK_CONTAINS(p.out, want);
+		CHECK_CONTAINS(p.out, "--model");
+		test_proc_free(&p);
+	}
+	chexnet("--help", &p, 10);
+	CHECK_CONTAINS(p.out, "bench");
+	test_proc_free(&p);
+}
+
+/* Returns the number of "step"/"epoch" lines; fills losses (up to 16). */
+static int parse_progress(const char *out, double *losses)
+{
+	int steps = 0;
+	const char *line = out;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		cJSON *j = cJSON_ParseWithLength(line, len);
+		CHECK_MSG(j != NULL, "not JSON: '%.*s'", (int)len, line);
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "event");
+		if (cJSON_IsString(ev) && (!strcmp(ev->valuestring, "step") || !strcmp(ev->valuestring, "epoch"))) {
+			const char *fields[] = { "epoch", "step", "steps", "loss", "lr", "images_per_s",
+						 "data_wait_pct", "eta_s" };
+			for (int f = 0; f < 8; f++)
+				CHECK_MSG(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, fields[f])),
+					  "field %s missing in '%.*s'", fields[f], (int)len, line);
+			if (steps < 16)
+				losses[steps] = cJSON_GetObjectItemCaseSensitive(j, "loss")->valuedouble;
+			steps++;
+		}
+		cJSON_Delete(j);
+		line = end ? end + 1 : NULL;
+	}
+	return steps;
+}
+
+static void test_json_progress_and_determinism(void)
+{
+	struct test_proc a, b, c;
+	double la[16], lb[16], lc[16];
+
+	chexnet("train --synthetic --json --progress-every 1 --epochs 2 " SMALL, &a, 100);
+	CHECK_INT(a.exit_code, 0);
+	CHECK_CONTAINS(a.err, "densenet121: 6,968,206 parameters");
+	CHECK_CONTAINS(a.out, "\"event\":\"validation\"");
+	int na = parse_progress(a.out, la);
+	CHECK_INT(na, 6);   /* 3 steps per epoch, 2 epochs */
+	chexnet("train --synthetic --json --progress-every 1 --epochs 2 " SMALL, &b, 100);
+	int nb = parse_progress(b.out, lb);
+	CHECK_INT(nb, na);
+	for (int i = 0; i < na && i < nb && i < 16; i++)
+		CHECK_MSG(la[i] == lb[i], "step %d: loss %.9g vs %.9g with the same seed", i, la[i], lb[i]);
+	chexnet("train --synthetic --json --progress-every 1 --epochs 2 " SMALL " --seed 8", &c, 100);
+	parse_progress(c.out, lc);
+	CHECK_MSG(lc[0] != la[0], "another seed gives the same loss %.9g", la[0]);
+	test_proc_free(&a);
+	test_proc_free(&b);
+	test_proc_free(&c);
+}
+
+static void test_eval_and_predict_on_a_checkpoint(void)
+{
+	struct test_proc p;
+	uint8_t px[32 * 32];
+	char err[512], args[1024];
+
+	chexnet("train --synthetic --quiet --out ck " SMALL, &p, 100);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	chexnet("eval --checkpoint ck/last --synthetic " SMALL, &p, 100);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "Pleural_Thickening");
+	CHECK_CONTAINS(p.out, "0.8062");
+	CHECK_CONTAINS(p.out, "mean");
+	test_proc_free(&p);
+	for (int i = 0; i < 32 * 32; i++)
+		px[i] = (uint8_t)(i * 7);
+	char *png = test_path(test_tmpdir(), "x.png");
+	CHECK(image_write_png_gray(png, px, 32, 32, err, sizeof(err)) == 0);
+	snprintf(args, sizeof(args), "predict --checkpoint ck/last %s x.png", ONE);
+	chexnet(args, &p, 60);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "x.png 0.");
+	CHECK_CONTAINS(p.out, "Hernia");
+	test_proc_free(&p);
+	chexnet("predict --checkpoint ck/last " ONE " missing.png", &p, 60);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.err, "missing.png");
+	test_proc_free(&p);
+	chexnet("eval --checkpoint nowhere --synthetic " SMALL, &p, 60);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.err, "nowhere");
+	test_proc_free(&p);
+	free(png);
+}
+
+static void test_checkpoint_loads_in_pytorch(void)
+{
+	struct test_proc p;
+	uint8_t px[64 * 64];
+	char err[512], cmd[4096];
+
+	test_run("/usr/bin/python3 -c 'import torch, torchvision'", 60, &p);
+	int have = p.exit_code == 0;
+	test_proc_free(&p);
+	if (!have)
+		SKIP("python3-torch/torchvision not installed (/usr/bin/python3 cannot import them)");
+	chexnet("train --synthetic --quiet --out ck --backend ref --size 64 --batch 2 "
+		"--synthetic-images 2", &p, 100);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	for (int i = 0; i < 64 * 64; i++)
+		px[i] = (uint8_t)((i * 13) ^ (i >> 6));
+	char *png = test_path(test_tmpdir(), "x.png");
+	CHECK(image_write_png_gray(png, px, 64, 64, err, sizeof(err)) == 0);
+	chexnet("predict --checkpoint ck/last --backend ref --size 64 x.png > predicted.txt", &p, 60);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && /usr/bin/python3 '%s/tests/ref/torch_check.py' ck/last 64 x.png predicted.txt",
+		 test_tmpdir(), test_src_dir());
+	test_run(cmd, 100, &p);
+	CHECK_MSG(p.exit_code == 0, "torch_check: %s %s", p.out, p.err);
+	test_proc_free(&p);
+	free(png);
+}
+
+const struct test_case cli_tests[] = {
+	{ "bad_number_is_an_error", test_bad_number_is_an_error },
+	{ "unknown_flag_and_command_are_errors", test_unknown_flag_and_command_are_errors },
+	{ "help_for_each_command", test_help_for_each_command },
+	{ "json_progress_and_determinism", test_json_progress_and_determinism },
+	{ "eval_and_predict_on_a_checkpoint", test_eval_and_predict_on_a_checkpoint },
+	{ "checkpoint_loads_in_pytorch", test_checkpoint_loads_in_pytorch },
+	{ 0 }
+};
