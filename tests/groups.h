@@ -32,6 +32,11 @@ extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case cpu_layers_tests[];
 extern const struct test_case cpu_models_tests[];
 #endif
+extern const struct test_case gpu_unit_tests[];
+#ifdef HAVE_GPU_BACKEND
+extern const struct test_case gpu_ops_tests[];
+extern const struct test_case gpu_layers_tests[];
+#endif
 
 static const struct test_group test_groups[] = {
 	/* unit: no Slurm */
@@ -45,6 +50,11 @@ static const struct test_group test_groups[] = {
 #ifdef HAVE_CPU_BACKEND
 	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0 },
+#endif
+	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HAVE_GPU_BACKEND
+	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "gpu-layers", gpu_layers_tests, TEST_NEEDS_NOTHING, 300, 0 },
 #endif
 	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },

@@ -1,0 +1,409 @@
+/* test_gpu_pure.c - the GPU backend's pure logic, run on the CPU (group
+ * gpu-unit): the fp16 loss-scale state machine, the device pool plan and
+ * the fit check (M1, M2), the conv-algorithm cache key and table, the
+ * input geometry (crop/flip windows, launch grid) and the GPU-health
+ * verdicts (O1, O2). What it does not test: anything needing a GPU
+ * (test_gpu_layers.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "runner.h"
+#include "model.h"
+#include "gpu/gpu_algo_cache.h"
+#include "gpu/gpu_geometry.h"
+#include "gpu/gpu_health.h"
+#include "gpu/gpu_loss_scale.h"
+#include "gpu/gpu_pool_plan.h"
+
+/* --- loss scaler --- */
+
+static void test_loss_scale_defaults_match_torch(void)
+{
+	struct gpu_loss_scale s;
+	gpu_loss_scale_init(&s);
+	CHECK_NEAR(s.scale, 65536.0, 0, 0);
+	CHECK_INT(s.growth_interval, 2000);
+	CHECK_NEAR(s.growth_factor, 2.0, 0, 0);
+	CHECK_NEAR(s.backoff_factor, 0.5, 0, 0);
+}
+
+static void test_loss_scale_overflow_skips_and_halves(void)
+{
+	struct gpu_loss_scale s;
+	gpu_loss_scale_init(&s);
+	for (int i = 0; i < 10; i++)
+		CHECK_INT(gpu_loss_scale_update(&s, 0), 0);
+	CHECK_INT(gpu_loss_scale_update(&s, 1), 1);
+	CHECK_NEAR(s.scale, 32768.0, 0, 0);
+	CHECK_INT(s.clean_steps, 0);
+	CHECK_INT(s.skipped_steps, 1);
+}
+
+static void test_loss_scale_grows_after_interval_only(void)
+{
+	struct gpu_loss_scale s;
+	struct trainer_error err = { "" };
+	CHECK_INT(gpu_loss_scale_init_with(&s, 1024.0f, 2.0f, 0.5f, 3, &err), 0);
+	gpu_loss_scale_update(&s, 0);
+	gpu_loss_scale_update(&s, 0);
+	CHECK_NEAR(s.scale, 1024.0, 0, 0);
+	gpu_loss_scale_update(&s, 0);
+	CHECK_NEAR(s.scale, 2048.0, 0, 0);
+	/* an overflow restarts the count */
+	gpu_loss_scale_update(&s, 0);
+	gpu_loss_scale_update(&s, 0);
+	gpu_loss_scale_update(&s, 1);
+	CHECK_NEAR(s.scale, 1024.0, 0, 0);
+	gpu_loss_scale_update(&s, 0);
+	gpu_loss_scale_update(&s, 0);
+	CHECK_NEAR(s.scale, 1024.0, 0, 0);
+}
+
+static void test_loss_scale_clamped_to_range(void)
+{
+	struct gpu_loss_scale s;
+	struct trainer_error err = { "" };
+	CHECK_INT(gpu_loss_scale_init_with(&s, 2.0f, 2.0f, 0.25f, 1, &err), 0);
+	gpu_loss_scale_update(&s, 1);
+	CHECK_NEAR(s.scale, 1.0, 0, 0);
+	gpu_loss_scale_update(&s, 1);
+	CHECK_NEAR(s.scale, 1.0, 0, 0);
+	CHECK_INT(gpu_loss_scale_init_with(&s, 16777216.0f, 2.0f, 0.5f, 1, &err), 0);
+	gpu_loss_scale_update(&s, 0);
+	CHECK_NEAR(s.scale, 16777216.0, 0, 0);
+}
+
+static void test_loss_scale_rejects_bad_settings(void)
+{
+	struct gpu_loss_scale s;
+	struct trainer_error err = { "" };
+	CHECK_INT(gpu_loss_scale_init_with(&s, 0.5f, 2.0f, 0.5f, 10, &err), -1);
+	CHECK_CONTAINS(err.msg, "loss scale: '0.5'");
+	CHECK_INT(gpu_loss_scale_init_with(&s, 8.0f, 1.0f, 0.5f, 10, &err), -1);
+	CHECK_CONTAINS(err.msg, "growth");
+	CHECK_INT(gpu_loss_scale_init_with(&s, 8.0f, 2.0f, 1.0f, 10, &err), -1);
+	CHECK_CONTAINS(err.msg, "backoff");
+	CHECK_INT(gpu_loss_scale_init_with(&s, 8.0f, 2.0f, 0.5f, 0, &err), -1);
+	CHECK_CONTAINS(err.msg, "interval");
+}
+
+/* --- pool plan --- */
+
+/* (3, 16, 16) -conv 3x3-> dense buffer (24, 16, 16) [c 0..8) -conv-> [8..24) */
+static int small_model(struct model_desc *d)
+{
+	struct trainer_error err = { "" };
+	struct model_layer l;
+
+	model_desc_init(d, "layer");
+	model_desc_add_tensor(d, "in", TENSOR_PLAIN, 3, 16, 16, &err);
+	model_desc_add_tensor(d, "block", TENSOR_CONCAT, 24, 16, 16, &err);
+	memset(&l, 0, sizeof(l));
+	l.kind = LAYER_CONV;
+	l.kernel = 3;
+	l.stride = 1;
+	l.pad = 1;
+	snprintf(l.name, sizeof(l.name), "conv0");
+	l.in = (struct tensor_slice){ 0, 0, 3 };
+	l.out = (struct tensor_slice){ 1, 0, 8 };
+	model_desc_add_layer(d, &l, &err);
+	snprintf(l.name, sizeof(l.name), "conv1");
+	l.in = (struct tensor_slice){ 1, 0, 8 };
+	l.out = (struct tensor_slice){ 1, 8, 16 };
+	model_desc_add_layer(d, &l, &err);
+	if (model_desc_finish(d, &err)) {
+		test_fail_at(__FILE__, __LINE__, "model: %s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int overlaps(struct gpu_region a, struct gpu_region b)
+{
+	return a.bytes && b.bytes && a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+}
+
+static void test_pool_plan_regions_aligned_and_disjoint(void)
+{
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { 4, 2, 1000 };
+
+	if (small_model(&d))
+		return;
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+	struct gpu_region r[] = { p.act[0], p.grad[0], p.act[1], p.grad[1], p.params, p.grads,
+				  p.params_lp, p.dw_lp, p.state, p.bn_saved, p.io, p.images[0],
+				  p.images[1], p.flags, p.workspace };
+	size_t n = sizeof(r) / sizeof(r[0]), sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		CHECK_INT(r[i].offset % GPU_POOL_ALIGN, 0);
+		CHECK(r[i].offset + r[i].bytes <= p.total_bytes);
+		sum += r[i].bytes;
+		for (size_t j = i + 1; j < n; j++)
+			CHECK_MSG(!overlaps(r[i], r[j]), "regions %zu and %zu overlap", i, j);
+	}
+	CHECK(sum <= p.total_bytes);
+	CHECK_INT(p.act[1].bytes, 4 * 24 * 16 * 16 * 2);            /* N C H W, fp16 */
+	CHECK_INT(p.params.bytes, d.param_count * 4);                /* fp32 master */
+	CHECK_INT(p.params_lp.bytes, d.param_count * 2);
+	CHECK_INT(p.dw_lp.bytes, 16 * 8 * 9 * 2);                     /* largest conv weight */
+	CHECK_INT(p.images[0].bytes, 4 * 16 * 16);                    /* uint8 (N, S, S) */
+	CHECK_INT(p.io.bytes, 4 * 24 * 16 * 16 * 4);                  /* larger of in, out (block): fp32 */
+	CHECK_INT(p.workspace.bytes, 1000);
+	gpu_pool_plan_free(&p);
+	model_desc_free(&d);
+}
+
+static void test_pool_plan_fp32_has_no_low_precision_copies(void)
+{
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { 2, 4, 0 };
+
+	if (small_model(&d))
+		return;
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+	CHECK_INT(p.params_lp.bytes, 0);
+	CHECK_INT(p.dw_lp.bytes, 0);
+	CHECK_INT(p.workspace.bytes, 0);
+	gpu_pool_plan_free(&p);
+	in.batch = 0;
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), -1);
+	CHECK_CONTAINS(err.msg, "batch 0");
+	in = (struct gpu_pool_inputs){ 2, 3, 0 };
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), -1);
+	model_desc_free(&d);
+}
+
+static size_t plan_total(const struct model_desc *d, int n)
+{
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { n, 2, 4096 };
+	size_t total;
+
+	if (gpu_pool_plan_build(d, &in, &p, &err))
+		return 0;
+	total = p.total_bytes;
+	gpu_pool_plan_free(&p);
+	return total;
+}
+
+static void test_pool_largest_batch_is_exact(void)
+{
+	struct model_desc d;
+	struct trainer_error err = { "" };
+	size_t reserve = 1 << 20;
+
+	if (small_model(&d))
+		return;
+	size_t need7 = plan_total(&d, 7);
+	CHECK(need7 > plan_total(&d, 6));
+	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, need7 + reserve, reserve, 100, &err), 7);
+	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, need7 + reserve - 1, reserve, 100, &err), 6);
+	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, need7 + reserve, reserve, 5, &err), 5);
+	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, reserve, reserve, 100, &err), 0);
+	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, 0, reserve, 100, &err), 0);
+	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, 1, 0, 0, &err), -1);
+	model_desc_free(&d);
+}
+
+static void test_pool_fit_check_messages(void)
+{
+	struct trainer_error err = { "" };
+	size_t mib = 1 << 20;
+
+	CHECK_INT(gpu_pool_fit_check(100 * mib, 612 * mib, 512 * mib, 64, 64, 0, &err), 0);
+	CHECK_INT(gpu_pool_fit_check(101 * mib, 612 * mib, 512 * mib, 64, 46, 1, &err), -1);
+	CHECK_CONTAINS(err.msg, "--batch: '64': needs 101 MiB on GPU 1, 612 MiB free");
+	CHECK_CONTAINS(err.msg, "hint: --batch 46 fits");
+	CHECK_INT(gpu_pool_fit_check(101 * mib, 100 * mib, 512 * mib, 8, 0, 0, &err), -1);
+	CHECK_CONTAINS(err.msg, "not even batch 1 fits");
+}
+
+static void test_pool_plan_overflow_is_an_error(void)
+{
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { 1 << 30, 4, (size_t)-1 - 10 };
+
+	if (small_model(&d))
+		return;
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), -1);
+	CHECK_CONTAINS(err.msg, "overflows");
+	model_desc_free(&d);
+}
+
+/* --- conv algorithm cache --- */
+
+static struct gpu_conv_key key(int dir, int n, int stride, long long xs)
+{
+	return (struct gpu_conv_key){ .dir = dir, .dtype = 0, .n = n, .c = 64, .h = 56, .w = 56,
+				      .k = 32, .r = 3, .stride = stride, .pad = 1,
+				      .x_image_stride = xs, .y_image_stride = 256 * 56 * 56 };
+}
+
+static void test_algo_cache_hit_only_for_same_shape(void)
+{
+	static struct gpu_algo_cache c;
+	struct gpu_conv_key k = key(GPU_CONV_FWD, 16, 1, 64 * 56 * 56);
+	struct gpu_algo_choice choice = { 6, 0, 12345 };
+
+	gpu_algo_cache_init(&c);
+	CHECK(gpu_algo_cache_find(&c, &k) == NULL);
+	CHECK_INT(gpu_algo_cache_put(&c, &k, &choice), 0);
+	const struct gpu_algo_choice *got = gpu_algo_cache_find(&c, &k);
+	CHECK(got && got->algo == 6 && got->workspace_bytes == 12345);
+	struct gpu_conv_key other[] = {
+		key(GPU_CONV_BWD_DATA, 16, 1, 64 * 56 * 56),  /* direction */
+		key(GPU_CONV_FWD, 8, 1, 64 * 56 * 56),        /* batch */
+		key(GPU_CONV_FWD, 16, 2, 64 * 56 * 56),       /* stride */
+		key(GPU_CONV_FWD, 16, 1, 128 * 56 * 56),      /* a slice of a wider buffer */
+	};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		CHECK_MSG(!gpu_conv_key_equal(&k, &other[i]), "key %zu equal", i);
+		CHECK_MSG(gpu_algo_cache_find(&c, &other[i]) == NULL, "key %zu hit", i);
+	}
+	struct gpu_conv_key prec = k;
+	prec.dtype = 2;
+	CHECK(gpu_algo_cache_find(&c, &prec) == NULL);
+	CHECK_INT(c.count, 1);
+	CHECK_INT(c.hits, 1);
+}
+
+static void test_algo_cache_full_table_refuses(void)
+{
+	static struct gpu_algo_cache c;
+	struct gpu_algo_choice choice = { 1, 0, 0 };
+
+	gpu_algo_cache_init(&c);
+	for (int i = 0; i < GPU_ALGO_CACHE_SLOTS; i++) {
+		struct gpu_conv_key k = key(GPU_CONV_FWD, i + 1, 1, 1);
+		CHECK_INT(gpu_algo_cache_put(&c, &k, &choice), 0);
+	}
+	struct gpu_conv_key extra = key(GPU_CONV_FWD, 0, 1, 1);
+	CHECK_INT(gpu_algo_cache_put(&c, &extra, &choice), -1);
+	struct gpu_conv_key first = key(GPU_CONV_FWD, 1, 1, 1);
+	choice.algo = 4;
+	CHECK_INT(gpu_algo_cache_put(&c, &first, &choice), 0);   /* update in place */
+	CHECK(gpu_algo_cache_find(&c, &first) && gpu_algo_cache_find(&c, &first)->algo == 4);
+	CHECK_INT(c.count, GPU_ALGO_CACHE_SLOTS);
+}
+
+/* --- input geometry --- */
+
+static void test_geometry_whole_image(void)
+{
+	struct gpu_input_geometry g;
+	struct trainer_error err = { "" };
+
+	CHECK_INT(gpu_input_geometry_init(&g, 16, 224, 224, NULL, &err), 0);
+	CHECK_INT(g.blocks, (16 * 224 * 224 + 255) / 256);
+	CHECK_INT(g.out_image_elems, 3 * 224 * 224);
+	CHECK_INT(g.src_image_bytes, 224 * 224);
+	CHECK_INT(gpu_input_geometry_init(&g, 16, 256, 224, NULL, &err), -1);
+	CHECK_CONTAINS(err.msg, "no crop windows");
+	CHECK_INT(gpu_input_geometry_init(&g, 0, 224, 224, NULL, &err), -1);
+}
+
+static void test_geometry_crop_windows_and_flip(void)
+{
+	struct gpu_input_geometry g;
+	struct trainer_error err = { "" };
+	struct gpu_crop ok[2] = { { 0, 32, 0 }, { 32, 0, 1 } };
+	struct gpu_crop bad[2] = { { 0, 0, 0 }, { 33, 0, 0 } };
+	int sx, sy;
+
+	CHECK_INT(gpu_input_geometry_init(&g, 2, 256, 224, ok, &err), 0);
+	CHECK_INT(gpu_input_geometry_init(&g, 2, 256, 224, bad, &err), -1);
+	CHECK_CONTAINS(err.msg, "image 1: window (33, 0)");
+	gpu_crop_source(&ok[0], 224, 5, 7, &sx, &sy);
+	CHECK_INT(sx, 5);
+	CHECK_INT(sy, 39);
+	gpu_crop_source(&ok[1], 224, 0, 0, &sx, &sy);   /* flipped: first column reads the last */
+	CHECK_INT(sx, 32 + 223);
+	CHECK_INT(sy, 0);
+	gpu_crop_source(&ok[1], 224, 223, 3, &sx, &sy);
+	CHECK_INT(sx, 32);
+	CHECK_INT(sy, 3);
+}
+
+/* --- health --- */
+
+static void test_health_sharing_by_bus_id(void)
+{
+	const char ids[4][GPU_BUS_ID_LEN] = { "0000:3B:00.0", "3b:00.0", "0000:5e:00.0", "" };
+
+	CHECK_INT(gpu_health_sharing(ids, 4, 0), 1);
+	CHECK_INT(gpu_health_sharing(ids, 4, 1), 1);
+	CHECK_INT(gpu_health_sharing(ids, 4, 2), 0);
+	const char other_domain[2][GPU_BUS_ID_LEN] = { "0001:3b:00.0", "0000:3b:00.0" };
+	CHECK_INT(gpu_health_sharing(other_domain, 2, 0), 0);
+	char msg[256];
+	gpu_health_sharing_message(1, "0000:3b:00.0", msg, sizeof(msg));
+	CHECK_CONTAINS(msg, "warning: gpu: '0000:3b:00.0': shared with 1 other rank on this node");
+	gpu_health_sharing_message(0, "0000:3b:00.0", msg, sizeof(msg));
+	CHECK_STR(msg, "");
+}
+
+static void test_health_utilisation_threshold(void)
+{
+	const unsigned busy[4] = { 95, 90, 15, 100 }, idle[4] = { 95, 90, 15, 80 };
+	struct gpu_util_summary s;
+	char msg[256];
+
+	gpu_health_summarise(busy, 4, &s);
+	CHECK_NEAR(s.mean_percent, 75.0, 1e-9, 0);
+	CHECK(s.warn);
+	gpu_health_summarise(idle, 3, &s);
+	CHECK(s.warn);                          /* (95+90+15)/3 = 66.7 */
+	gpu_health_summarise(idle, 2, &s);
+	CHECK(!s.warn);
+	CHECK_NEAR(s.below_fraction, 0.0, 0, 0);
+	const unsigned edge[2] = { 80, 80 };
+	gpu_health_summarise(edge, 2, &s);
+	CHECK(!s.warn);
+	gpu_health_summarise(busy, 4, &s);
+	gpu_health_util_message(&s, "0000:3b:00.0", msg, sizeof(msg));
+	CHECK_CONTAINS(msg, "utilisation 75% on average over 4 samples (25% of them under 80%)");
+	gpu_health_summarise(busy, 0, &s);
+	CHECK(!s.warn);
+}
+
+static void test_nvml_missing_is_a_clear_error(void)
+{
+	struct trainer_error err = { "" };
+	struct gpu_nvml *n = gpu_nvml_open("0000:3b:00.0", &err);
+
+	if (n) {
+		gpu_nvml_close(n);
+		SKIP("NVML present on this machine: nothing to refuse");
+	}
+	CHECK_CONTAINS(err.msg, "gpu health: ");
+}
+
+const struct test_case gpu_unit_tests[] = {
+	{ "loss_scale_defaults_match_torch", test_loss_scale_defaults_match_torch },
+	{ "loss_scale_overflow_skips_and_halves", test_loss_scale_overflow_skips_and_halves },
+	{ "loss_scale_grows_after_interval_only", test_loss_scale_grows_after_interval_only },
+	{ "loss_scale_clamped_to_range", test_loss_scale_clamped_to_range },
+	{ "loss_scale_rejects_bad_settings", test_loss_scale_rejects_bad_settings },
+	{ "pool_plan_regions_aligned_and_disjoint", test_pool_plan_regions_aligned_and_disjoint },
+	{ "pool_plan_fp32_has_no_low_precision_copies", test_pool_plan_fp32_has_no_low_precision_copies },
+	{ "pool_largest_batch_is_exact", test_pool_largest_batch_is_exact },
+	{ "pool_fit_check_messages", test_pool_fit_check_messages },
+	{ "pool_plan_overflow_is_an_error", test_pool_plan_overflow_is_an_error },
+	{ "algo_cache_hit_only_for_same_shape", test_algo_cache_hit_only_for_same_shape },
+	{ "algo_cache_full_table_refuses", test_algo_cache_full_table_refuses },
+	{ "geometry_whole_image", test_geometry_whole_image },
+	{ "geometry_crop_windows_and_flip", test_geometry_crop_windows_and_flip },
+	{ "health_sharing_by_bus_id", test_health_sharing_by_bus_id },
+	{ "health_utilisation_threshold", test_health_utilisation_threshold },
+	{ "nvml_missing_is_a_clear_error", test_nvml_missing_is_a_clear_error },
+	{ 0 }
+};

@@ -1,0 +1,50 @@
+# trainer/gpu/gpu.mk - the "gpu" backend (cuDNN/cuBLAS + small CUDA
+# kernels), included by trainer/module.mk. The pure parts (pool plan,
+# loss scaler, conv-algorithm cache, input geometry, GPU health and the
+# NVML loader) and their unit tests build everywhere; the CUDA parts only
+# when HAVE_CUDA, HAVE_CUDNN and HAVE_CUBLAS are all 1. Gives module.mk:
+#   GPU_BACKEND_SRCS     C sources for libchexnet.a
+#   GPU_BACKEND_CU_OBJS  nvcc-built objects for libchexnet.a
+#   GPU_BACKEND_LDLIBS   what linking them needs
+# CUDA_ARCHS (top Makefile; default 75 80 86 89 90) picks the SASS built,
+# plus PTX of the last one so newer GPUs JIT. CUDA 13 has no sm_70: V100
+# sites build with CUDA 12 and CUDA_ARCHS="70 ..." (README.md).
+
+GPU_PURE_SRCS := trainer/gpu/gpu_pool_plan.c trainer/gpu/gpu_loss_scale.c \
+	trainer/gpu/gpu_algo_cache.c trainer/gpu/gpu_geometry.c trainer/gpu/gpu_health.c \
+	trainer/gpu/gpu_nvml.c
+GPU_BACKEND_SRCS := $(GPU_PURE_SRCS)
+GPU_BACKEND_CU_OBJS :=
+GPU_BACKEND_LDLIBS := -ldl
+TEST_SRCS += tests/test_gpu_pure.c
+
+$(B)/obj/trainer/gpu/%.o: MODULE_CFLAGS = -Itrainer -Itrainer/gpu $(GPU_HOST_CFLAGS)
+# backend.o's -DHAVE_GPU_BACKEND follows detection: rebuild it when that changes.
+$(B)/obj/trainer/backend.o: $(B)/config.mk
+
+ifeq ($(HAVE_CUDA)$(HAVE_CUDNN)$(HAVE_CUBLAS),111)
+GPU_BACKEND_SRCS += trainer/gpu/gpu_check.c trainer/gpu/gpu_backend.c \
+	trainer/gpu/gpu_input.c trainer/gpu/gpu_step.c trainer/gpu/gpu_table.c \
+	trainer/gpu/gpu_conv.c trainer/gpu/gpu_linear.c trainer/gpu/gpu_bnorm.c \
+	trainer/gpu/gpu_pool.c trainer/gpu/gpu_eltwise.c
+GPU_CU_SRCS := trainer/gpu/gpu_k_elt.cu trainer/gpu/gpu_k_layers.cu
+GPU_BACKEND_CU_OBJS := $(patsubst %.cu,$(B)/obj/%.o,$(GPU_CU_SRCS))
+GPU_HOST_CFLAGS = $(CUDA_CFLAGS) $(CUDNN_CFLAGS) $(CUBLAS_CFLAGS)
+# nvcc's host stubs use the C++ runtime (static-init guards)
+GPU_BACKEND_LDLIBS += $(CUDNN_LIBS) $(CUBLAS_LIBS) $(CUDA_LIBS) -lstdc++
+
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+GPU_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+	-gencode arch=compute_$(lastword $(CUDA_ARCHS)),code=compute_$(lastword $(CUDA_ARCHS))
+NVCC_FLAGS := -std=c++17 -O2 -g -Werror all-warnings \
+	-Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-Werror,-fno-exceptions $(GPU_GENCODE)
+
+$(B)/obj/trainer/gpu/%.o: trainer/gpu/%.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCC_FLAGS) -Itrainer -Itrainer/gpu -MMD -MP -MF $(@:.o=.d) -c $< -o $@
+
+# backend.c registers backend_gpu_ops; the tests run the gpu groups.
+$(B)/obj/trainer/backend.o: CFLAGS += -DHAVE_GPU_BACKEND
+TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c
+TEST_CFLAGS += -DHAVE_GPU_BACKEND $(GPU_HOST_CFLAGS)
+endif

@@ -1,0 +1,103 @@
+/* gpu_internal.h - the GPU backend's context (struct backend) and its
+ * per-layer-kind ops table. One device pool holds every buffer
+ * (gpu_pool_plan.h, M2); tensors are NCHW in the activation type, each
+ * model tensor one region of (max_batch, C, H, W), so a layer's channel
+ * slice is a strided view (the dense-block buffers need no copies).
+ * What this is not: the public accessors (gpu_backend.h).
+ */
+#ifndef HVD_TRAINER_GPU_INTERNAL_H
+#define HVD_TRAINER_GPU_INTERNAL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include "backend.h"
+#include "gpu_algo_cache.h"
+#include "gpu_health.h"
+#include "gpu_kernels.h"
+#include "gpu_loss_scale.h"
+#include "gpu_pool_plan.h"
+
+/* cuDNN state of one conv layer; descriptors are re-set when N changes. */
+struct gpu_conv_state {
+	cudnnTensorDescriptor_t x, y;
+	cudnnFilterDescriptor_t w;
+	cudnnConvolutionDescriptor_t conv;
+	int n;                                 /* batch the descriptors describe (0: none) */
+	struct gpu_algo_choice fwd, bwd_data, bwd_filter;
+};
+
+struct gpu_layer {
+	const struct model_layer *ml;
+	struct gpu_conv_state *conv;           /* LAYER_CONV only */
+	cudaEvent_t grads_done;                /* layers with parameters */
+};
+
+struct backend {
+	struct model *m;
+	struct backend_options opt;
+	enum gpu_dtype dt;
+	size_t elem_bytes;
+	int device;
+	char bus_id[GPU_BUS_ID_LEN];
+	cudaStream_t stream, copy_stream;
+	cudnnHandle_t cudnn;
+	cublasHandle_t cublas;
+	struct gpu_pool_plan plan;
+	char *pool;                            /* the one cudaMalloc */
+	struct gpu_layer *layers;              /* desc.layer_count */
+	struct gpu_algo_cache *algos;
+	size_t workspace_limit;                /* bytes any chosen algorithm may use */
+	/* pinned host memory (P4) */
+	float *host_io;                        /* fp32 x, y, dy, dx staging */
+	uint8_t *host_images[2];
+	int *host_flag;
+	int host_registered;                   /* which of model->params/grads/state we pinned */
+	cudaEvent_t images_copied[2], images_used[2];
+	int slot;                              /* image buffer used by the last upload */
+	const struct batch *prefetched;        /* batch staged by gpu_backend_prefetch */
+	int prefetched_count;
+	int count;                             /* N of the last forward */
+	int trained;
+	int host_grads;
+	struct gpu_loss_scale scaler;
+	int found_inf;
+};
+
+/* One layer kind's implementation (gpu_conv.c, gpu_bnorm.c, ...). */
+struct gpu_layer_ops {
+	const char *name;
+	int (*forward)(struct backend *b, struct gpu_layer *l, int training,
+		       struct trainer_error *err);
+	/* want_dx: write the input's gradient. Parameter gradients go to the
+	 * device fp32 grads (in loss-scaled units). */
+	int (*backward)(struct backend *b, struct gpu_layer *l, int want_dx,
+			struct trainer_error *err);
+};
+
+#define GPU_LAYER_KINDS (LAYER_ADD + 1)
+/* Indexed by enum layer_kind (gpu_table.c); tests check none is missing. */
+extern const struct gpu_layer_ops *const gpu_layer_table[GPU_LAYER_KINDS];
+/* The table's entry for kind, or NULL for a kind out of range. */
+const struct gpu_layer_ops *gpu_layer_ops_for(enum layer_kind kind);
+extern const struct gpu_layer_ops gpu_conv_ops, gpu_bnorm_ops, gpu_relu_ops, gpu_add_ops,
+	gpu_maxpool_ops, gpu_avgpool_ops, gpu_gap_ops, gpu_linear_ops;
+
+/* Views and pointers into the pool (gpu_backend.c). */
+struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad);
+float *gpu_params(const struct backend *b);      /* fp32 master */
+const void *gpu_weights(const struct backend *b, size_t offset);  /* compute type */
+float *gpu_grads(const struct backend *b);
+float *gpu_state(const struct backend *b);
+float *gpu_bn_saved(const struct backend *b);
+void *gpu_region(const struct backend *b, const struct gpu_region *r);
+
+/* gpu_conv.c: descriptors and algorithms (create sizes the workspace). */
+int gpu_conv_setup(struct backend *b, struct gpu_layer *l, int n, struct trainer_error *err);
+size_t gpu_conv_workspace_need(const struct backend *b);
+void gpu_conv_destroy(struct gpu_layer *l);
+cudnnDataType_t gpu_cudnn_type(enum gpu_dtype dt);
+cudaDataType_t gpu_cublas_type(enum gpu_dtype dt);
+
+#endif
