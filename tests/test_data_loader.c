@@ -501,7 +501,44 @@ static void test_label_counts_pack_equals_folder(void)
 	free(pack);
 }
 
+static void *counting_alloc(size_t bytes, void *ctx)
+{
+	(*(int *)ctx)++;
+	return malloc(bytes);
+}
+
+static void counting_free(void *p, void *ctx)
+{
+	(*(int *)ctx)--;
+	free(p);
+}
+
+static void test_pixel_allocator_hook_owns_every_buffer(void)
+{
+	if (make_data(STORED, 1) != 0)
+		return;
+	struct data_loader_config c;
+	char err[2048] = "", *dir = test_path(test_tmpdir(), "pack");
+	int live = 0;
+	data_loader_config_init(&c);
+	c.dir = dir, c.split = DATA_VAL, c.batch = 4, c.size = STORED, c.crop = DATA_CROP_RESIZE;
+	c.threads = 2, c.prefetch = 3;
+	c.alloc_pixels = counting_alloc, c.free_pixels = counting_free, c.alloc_ctx = &live;
+	struct data_loader *dl = data_loader_open(&c, err, sizeof(err));
+	CHECK_MSG(dl != NULL, "%s", err);
+	CHECK_INT(live, 4);  /* prefetch + 1 slots */
+	struct batch *b;
+	CHECK_INT(data_loader_next(dl, &b), 1);
+	data_loader_close(dl);  /* a held batch is freed too */
+	CHECK_INT(live, 0);
+	c.free_pixels = NULL;
+	CHECK(data_loader_open(&c, err, sizeof(err)) == NULL);
+	CHECK_CONTAINS(err, "go together");
+	free(dir);
+}
+
 const struct test_case data_loader_tests[] = {
+	{ "pixel_allocator_hook_owns_every_buffer", test_pixel_allocator_hook_owns_every_buffer },
 	{ "label_counts_pack_equals_folder", test_label_counts_pack_equals_folder },
 	{ "pack_load_round_trip_bit_exact", test_pack_load_round_trip_bit_exact },
 	{ "direct_mode_equals_packed", test_direct_mode_equals_packed },

@@ -205,7 +205,8 @@ static int alloc_slots(struct data_loader *dl)
 		struct batch *b = &dl->slots[i].b;
 		b->capacity = dl->cfg.batch;
 		b->size = dl->cfg.size;
-		b->pixels = malloc((size_t)b->capacity * b->size * b->size);
+		size_t bytes = (size_t)b->capacity * b->size * b->size;
+		b->pixels = dl->cfg.alloc_pixels ? dl->cfg.alloc_pixels(bytes, dl->cfg.alloc_ctx) : malloc(bytes);
 		b->labels = malloc((size_t)b->capacity * CHEXNET_CLASSES * sizeof(float));
 		b->index = malloc((size_t)b->capacity * sizeof(uint32_t));
 		if (!b->pixels || !b->labels || !b->index)
@@ -246,6 +247,10 @@ struct data_loader *data_loader_open(const struct data_loader_config *cfg,
 {
 	if (check_config(cfg, err, err_bytes) != 0)
 		return NULL;
+	if (!cfg->alloc_pixels != !cfg->free_pixels) {
+		snprintf(err, err_bytes, "chexnet: loader: alloc_pixels and free_pixels go together");
+		return NULL;
+	}
 	struct data_loader *dl = calloc(1, sizeof(*dl));
 	if (!dl) {
 		snprintf(err, err_bytes, "chexnet: loader: out of memory");
@@ -359,7 +364,10 @@ void data_loader_close(struct data_loader *dl)
 	for (int i = 0; i < dl->thread_count; i++)
 		pthread_join(dl->threads[i], NULL);
 	for (int i = 0; dl->slots && i < dl->slot_count; i++) {
-		free(dl->slots[i].b.pixels);
+		if (dl->cfg.free_pixels && dl->slots[i].b.pixels)
+			dl->cfg.free_pixels(dl->slots[i].b.pixels, dl->cfg.alloc_ctx);
+		else
+			free(dl->slots[i].b.pixels);
 		free(dl->slots[i].b.labels);
 		free(dl->slots[i].b.index);
 	}

@@ -30,7 +30,8 @@
  *    stopped there would have continued.
  *
  * Batches are uint8 (normalisation is the backend's first step, P3), owned
- * by the loader and reused; hand each one back with data_loader_release().
+ * by the loader and reused (pinned when the backend passes an allocator,
+ * P4); hand each one back with data_loader_release().
  * What this is not: the shard format (data_shard.h), image decoding
  * (image_decode.h), or the trainer's use of batches.
  */
@@ -65,6 +66,11 @@ struct data_loader_config {
 	/* direct mode only (a pack fixes these in its index) */
 	int stored_size;        /* side images are resized to first; 0 = 256 */
 	double val_fraction;    /* share of train_val patients for val; < 0 = 0.1 */
+	/* pixel buffers (P4): a GPU backend passes a pinned-memory allocator
+	 * (e.g. cudaMallocHost/cudaFreeHost); NULL = malloc/free */
+	void *(*alloc_pixels)(size_t bytes, void *ctx);
+	void (*free_pixels)(void *p, void *ctx);
+	void *alloc_ctx;
 	/* resume */
 	int start_epoch;        /* epoch of the first batch */
 	long start_step;        /* optimizer step within start_epoch (K micro-batches each) */
