@@ -537,7 +537,51 @@ static void test_pixel_allocator_hook_owns_every_buffer(void)
 	free(dir);
 }
 
+static void test_real_pngs_pack_and_load(void)
+{
+	if (!test_shared_dir())
+		SKIP("../shared absent: no real X-rays");
+	char cmd[16384], err[2048] = "";
+	struct test_proc p;
+	const char *t = test_tmpdir(), *nih = test_shared_dir();
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/real/images' && cd '%s/real' && "
+		 "cp '%s/data/nih/00000001_000.png' '%s/data/nih/00027426_000.png' images/ && "
+		 "zcat '%s/data/nih/Data_Entry_2017_v2020.csv.gz' | "
+		 "grep -E '^(Image Index|00000001_000.png|00027426_000.png),' > Data_Entry_2017_v2020.csv && "
+		 "echo 00000001_000.png > train_val_list.txt && echo 00027426_000.png > test_list.txt",
+		 t, t, nih, nih, nih);
+	CHECK(test_run(cmd, 60, &p) == 0 && p.exit_code == 0);
+	test_proc_free(&p);
+	char *real = test_path(t, "real"), *out = test_path(t, "realpack");
+	struct pack_config pc = { .data_dir = real, .out_dir = out, .size = 256, .val_fraction = 0 };
+	struct pack_result res;
+	CHECK_MSG(data_pack(&pc, &res, err, sizeof(err)) == 0, "%s", err);
+	CHECK_INT(res.records[DATA_TRAIN], 1);
+	CHECK_INT(res.records[DATA_TEST], 1);
+	struct data_loader_config c;
+	data_loader_config_init(&c);
+	c.dir = out, c.split = DATA_TEST, c.batch = 2, c.size = 256, c.crop = DATA_CROP_RESIZE;
+	struct data_loader *dl = data_loader_open(&c, err, sizeof(err));
+	CHECK_MSG(dl != NULL, "%s", err);
+	struct batch *b = NULL;
+	if (dl && data_loader_next(dl, &b) == 1) {
+		static uint8_t want[256 * 256];
+		snprintf(cmd, sizeof(cmd), "%s/data/nih/00027426_000.png", nih);
+		CHECK_INT(image_load_square(cmd, 256, want, err, sizeof(err)), 0);
+		CHECK_INT(b->count, 1);
+		CHECK(memcmp(b->pixels, want, sizeof(want)) == 0);
+		for (int k = 0; k < CHEXNET_CLASSES; k++)
+			CHECK(b->labels[k] == 0.0f);  /* No Finding */
+		CHECK(b->labels[CHEXNET_CLASSES + 1] == 0.0f);  /* padding */
+		data_loader_release(dl, b);
+	}
+	data_loader_close(dl);
+	free(real);
+	free(out);
+}
+
 const struct test_case data_loader_tests[] = {
+	{ "real_pngs_pack_and_load", test_real_pngs_pack_and_load },
 	{ "pixel_allocator_hook_owns_every_buffer", test_pixel_allocator_hook_owns_every_buffer },
 	{ "label_counts_pack_equals_folder", test_label_counts_pack_equals_folder },
 	{ "pack_load_round_trip_bit_exact", test_pack_load_round_trip_bit_exact },
