@@ -159,8 +159,11 @@ enum cpu_form cpu_form_for(const struct cpu_exec *x, const struct tensor_slice *
 			   int pixelwise, int amx)
 {
 	const struct cpu_tensor *t = &x->t[s->tensor];
-	if (amx && x->dt == dnnl_bf16)
-		return FORM_NHWC;   /* the only layout of 2.6's AMX convs */
+	/* NHWC is the only layout of 2.6's AMX convs; without AMX the
+	 * blocked bf16 kernels need no reorder */
+	if (amx && x->dt == dnnl_bf16 && (s->channels % 16 ||
+			dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core_amx))
+		return FORM_NHWC;
 	if (pixelwise && t->layout == CPU_STACKED)
 		return FORM_STACKED;
 	if (s->channels % 16 && x->dt == dnnl_f32)
