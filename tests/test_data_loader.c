@@ -580,7 +580,42 @@ static void test_real_pngs_pack_and_load(void)
 	free(out);
 }
 
+/* Hashes of the first `count` micro-batches of one rank. */
+static void micro_hashes(int rank, int world, int accum, int count, uint64_t *out)
+{
+	struct data_loader *dl = open_loader("pack", DATA_TRAIN, rank, world, 3, accum, 2, 8);
+	for (int i = 0; dl && i < count; i++) {
+		struct batch *b;
+		int rc = data_loader_next(dl, &b);
+		CHECK_INT(rc, 1);
+		out[i] = rc == 1 ? batch_hash(b) : 0;
+		if (rc == 1)
+			data_loader_release(dl, b);
+	}
+	data_loader_close(dl);
+}
+
+/* Rank r's micro-batch j of an R-rank run is micro-batch j*R + r of a
+ * one-rank run with R times the accumulation: the same images in the same
+ * batch (batch norm statistics match, not only the step's image set). */
+static void test_rank_micro_batches_equal_one_rank_micro_batches(void)
+{
+	if (make_data(STORED, 2) != 0)
+		return;
+	uint64_t one[12], r0[4], r1[4], r2[4];
+	micro_hashes(0, 1, 3, 12, one);
+	micro_hashes(0, 3, 1, 4, r0);
+	micro_hashes(1, 3, 1, 4, r1);
+	micro_hashes(2, 3, 1, 4, r2);
+	for (int j = 0; j < 4; j++) {
+		CHECK_MSG(r0[j] == one[3 * j], "rank 0 micro %d", j);
+		CHECK_MSG(r1[j] == one[3 * j + 1], "rank 1 micro %d", j);
+		CHECK_MSG(r2[j] == one[3 * j + 2], "rank 2 micro %d", j);
+	}
+}
+
 const struct test_case data_loader_tests[] = {
+	{ "rank_micro_batches_equal_one_rank_micro_batches", test_rank_micro_batches_equal_one_rank_micro_batches },
 	{ "real_pngs_pack_and_load", test_real_pngs_pack_and_load },
 	{ "pixel_allocator_hook_owns_every_buffer", test_pixel_allocator_hook_owns_every_buffer },
 	{ "label_counts_pack_equals_folder", test_label_counts_pack_equals_folder },

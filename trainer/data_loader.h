@@ -9,10 +9,12 @@
  *
  * Order (the whole contract the end-to-end tests rely on):
  *  - Training: epoch e is a permutation of all N training records seeded by
- *    (seed, e). Position p of it goes to rank p mod R. The epoch is cut to
- *    U = floor(N / (R*B*K)) * R*B*K positions (the rest is dropped), so every
- *    rank runs U/(R*B) micro-batches. Rank r's micro-batch j holds positions
- *    R*(j*B + t) + r, t = 0..B-1; the union over ranks of micro-batch j is
+ *    (seed, e), cut into blocks of B positions dealt to ranks in turn. The
+ *    epoch is cut to U = floor(N / (R*B*K)) * R*B*K positions (the rest is
+ *    dropped), so every rank runs U/(R*B) micro-batches. Rank r's
+ *    micro-batch j holds positions (j*R + r)*B + t, t = 0..B-1 (the same
+ *    images as micro-batch j*R + r of one rank: batch norm sees the same
+ *    batches whatever R); the union over ranks of micro-batch j is
  *    positions [j*R*B, (j+1)*R*B), and optimizer step s covers positions
  *    [s*R*B*K, (s+1)*R*B*K): the same records for every R and K with the
  *    same R*K*B. Augmentation (crop offset, flip) is seeded by (seed, e, p),

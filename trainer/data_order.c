@@ -33,8 +33,8 @@ int data_plan_init(struct data_plan *p, uint64_t records, int world, int batch,
 
 uint64_t data_plan_position(const struct data_plan *p, int rank, long micro, int slot)
 {
-	return (uint64_t)p->world * ((uint64_t)micro * (uint64_t)p->batch + (uint64_t)slot) +
-	       (uint64_t)rank;
+	return ((uint64_t)micro * (uint64_t)p->world + (uint64_t)rank) * (uint64_t)p->batch +
+	       (uint64_t)slot;
 }
 
 int64_t data_plan_record(const struct data_plan *p, uint64_t seed, int epoch,

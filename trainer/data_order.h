@@ -27,7 +27,10 @@ struct data_plan {
 int data_plan_init(struct data_plan *p, uint64_t records, int world, int batch,
 		   int accumulation, int train, const char **why);
 
-/* Position in the epoch of slot t of rank's micro-batch j: R*(j*B+t)+rank. */
+/* Position in the epoch of slot t of rank's micro-batch j: (j*R+rank)*B+t.
+ * Contiguous blocks of B, so rank r's micro-batch j of an R-rank run is
+ * micro-batch j*R+r of a one-rank run with K*R accumulation: the same
+ * images in the same batch norm batch (the end-to-end equivalence test). */
 uint64_t data_plan_position(const struct data_plan *p, int rank, long micro, int slot);
 
 /* Record at that position: the permuted one (train), the position itself
