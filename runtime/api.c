@@ -114,7 +114,7 @@ static int open_backend(struct runtime *rt, char *err, size_t errlen)
 	if (b == HVD_BACKEND_AUTO) {
 		b = rt->boot.mode == BOOTSTRAP_SINGLE ? HVD_BACKEND_SELF : HVD_BACKEND_MPI;
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
-		if (rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0])
+		if (rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0] && comm_nccl_usable())
 			b = HVD_BACKEND_NCCL;
 #endif
 	}

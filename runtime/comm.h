@@ -64,6 +64,8 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen);
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
 int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_settings *s,
 		   double deadline, char *err, size_t errlen);
+/* 1 when the CUDA driver reports at least one device. */
+int comm_nccl_usable(void);
 #endif
 
 /* Shared by backends: monotonic seconds, and the deadline/abort check

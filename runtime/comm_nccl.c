@@ -289,6 +289,12 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	return rc;
 }
 
+int comm_nccl_usable(void)
+{
+	int n = 0;
+	return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
 int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_settings *s,
 		   double deadline, char *err, size_t errlen)
 {

@@ -160,6 +160,7 @@ static void peer_closed(struct control *c, int i)
 static void read_peer(struct control *c, int i)
 {
 	struct peer *p = &c->peers[i];
+	int eof = 0;
 	for (;;) {
 		if (p->cap - p->len < 4096) {
 			size_t cap = p->cap ? p->cap * 2 : 16384;
@@ -173,8 +174,8 @@ static void read_peer(struct control *c, int i)
 		if (r < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		if (r <= 0) {
-			peer_closed(c, i);
-			return;
+			eof = 1; /* messages before the close still count (an ABORT) */
+			break;
 		}
 		p->len += (size_t)r;
 		p->last_seen = runtime_now();
@@ -196,6 +197,8 @@ static void read_peer(struct control *c, int i)
 	}
 	memmove(p->buf, p->buf + off, p->len - off);
 	p->len -= off;
+	if (eof)
+		peer_closed(c, i);
 }
 
 static void send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len)

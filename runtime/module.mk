@@ -38,6 +38,12 @@ $(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(B)/libhvd.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
 TEST_PROGRAMS += $(B)/hvd-rt-test
 
+ifeq ($(HAVE_MPI),1)
+$(B)/bench-allreduce: $(B)/obj/bench/allreduce.o $(B)/libhvd.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
+TEST_PROGRAMS += $(B)/bench-allreduce
+endif
+
 # Unit tests reach the pure parts (settings, fusion, coord, timeline,
 # report, dtype, bootstrap_decide) through the archive.
 TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_slurm.c

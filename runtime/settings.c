@@ -199,6 +199,43 @@ static const struct setting *settings_find(const char *entry, size_t name_len)
 	return NULL;
 }
 
+/* Edit distance; a typo of a known name is within a quarter of its length. */
+static int edit_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 99;
+	int row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best) best = up + 1;
+			if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static const struct setting *settings_near_miss(const char *entry, size_t name_len)
+{
+	for (size_t i = 0; i < SETTINGS_COUNT; i++) {
+		const char *known = settings_table[i].name + 4; /* after HVD_ */
+		int allowed = (int)strlen(known) / 4;
+		if (edit_distance(entry + 4, name_len - 4, known) <= (allowed ? allowed : 1))
+			return &settings_table[i];
+	}
+	return NULL;
+}
+
+/* Unknown HVD_* names that look like a typo of ours are errors; others
+ * belong to other tools (the test harness's HVD_SRC, HVD_BUILD, ...). */
 static int settings_parse_one(const char *entry, struct hvd_settings *s,
 			      char *err, size_t errlen)
 {
@@ -206,12 +243,13 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 	size_t name_len = eq ? (size_t)(eq - entry) : strlen(entry);
 	const struct setting *st = settings_find(entry, name_len);
 	if (!st) {
-		snprintf(err, errlen, "hvd: %.*s: unknown variable: known are "
-			 "HVD_FUSION_THRESHOLD, HVD_CYCLE_TIME_MS, HVD_COMPRESSION, "
-			 "HVD_SYNC, HVD_STALL_WARNING_S, HVD_TIMEOUT_S, HVD_HEARTBEAT_S, "
-			 "HVD_BACKEND, HVD_TIMELINE (and the plugin's HVD_GPU_BUSID, "
-			 "HVD_CPUS, HVD_SOCKET, HVD_BIND)", (int)name_len, entry);
-		return -1;
+		const struct setting *near = settings_near_miss(entry, name_len);
+		if (near) {
+			snprintf(err, errlen, "hvd: %.*s: unknown variable: did you mean %s?",
+				 (int)name_len, entry, near->name);
+			return -1;
+		}
+		return 0;
 	}
 	const char *value = eq ? eq + 1 : "";
 	char why[160];
@@ -252,7 +290,9 @@ int settings_describe(char *const *envp, char *out, size_t outlen)
 	if (outlen)
 		out[0] = '\0';
 	for (size_t i = 0; envp && envp[i]; i++) {
-		if (strncmp(envp[i], "HVD_", 4))
+		const char *eq = strchr(envp[i], '=');
+		if (strncmp(envp[i], "HVD_", 4) ||
+		    !settings_find(envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i])))
 			continue;
 		int w = snprintf(out + used, outlen - used, "%s%s", count ? "\n" : "", envp[i]);
 		if (w < 0 || (size_t)w >= outlen - used)

@@ -94,7 +94,19 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_HEARTBEAT_S=0", "HVD_HEARTBEAT_S", "out of range");
 	expect_bad("HVD_BACKEND=gloo", "HVD_BACKEND", "'gloo'");
 	expect_bad("HVD_TIMELINE=", "HVD_TIMELINE", "must not be empty");
-	expect_bad("HVD_FUSION_TRESHOLD=1", "HVD_FUSION_TRESHOLD", "unknown variable");
+	expect_bad("HVD_FUSION_TRESHOLD=1", "HVD_FUSION_TRESHOLD", "did you mean HVD_FUSION_THRESHOLD?");
+	expect_bad("HVD_TIMEOUT=5", "HVD_TIMEOUT", "did you mean HVD_TIMEOUT_S?");
+	expect_bad("HVD_GPU_BUS_ID=x", "HVD_GPU_BUS_ID", "did you mean HVD_GPU_BUSID?");
+}
+
+static void test_settings_other_tools_variables_pass(void)
+{
+	char *env[] = { "HVD_SRC=/src", "HVD_BUILD=/src/build", "HVD_TEST_KEEP=1", NULL };
+	struct hvd_settings s;
+	char err[512] = "";
+	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
+	char out[256];
+	CHECK_INT(settings_describe(env, out, sizeof(out)), 0);
 }
 
 static void test_settings_cross_checks(void)
@@ -113,7 +125,7 @@ static void test_settings_cross_checks(void)
 
 static void test_settings_describe_lists_what_is_set(void)
 {
-	char *env[] = { "A=1", "HVD_SYNC=1", "HVD_TIMEOUT_S=9", NULL };
+	char *env[] = { "A=1", "HVD_SYNC=1", "HVD_SRC=x", "HVD_TIMEOUT_S=9", NULL };
 	char out[256];
 	CHECK_INT(settings_describe(env, out, sizeof(out)), 2);
 	CHECK_STR(out, "HVD_SYNC=1\nHVD_TIMEOUT_S=9");
@@ -460,6 +472,7 @@ const struct test_case runtime_unit_tests[] = {
 	{ "settings_defaults_match_horovod", test_settings_defaults_match_horovod },
 	{ "settings_every_variable_parses", test_settings_every_variable_parses },
 	{ "settings_bad_values_name_the_variable", test_settings_bad_values_name_the_variable },
+	{ "settings_other_tools_variables_pass", test_settings_other_tools_variables_pass },
 	{ "settings_cross_checks", test_settings_cross_checks },
 	{ "settings_describe_lists_what_is_set", test_settings_describe_lists_what_is_set },
 	{ "compute_threads_subtract_loader", test_compute_threads_subtract_loader },
