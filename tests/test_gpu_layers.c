@@ -5,7 +5,8 @@
  * (2^-6 of the largest |ref| plus 2^-6 relative, as the cpu tests) and
  * fp16 (2^-8 likewise, loss scaling on); a dense-block model whose layers
  * read and write channel slices of one buffer (accumulated gradients);
- * uint8 image input normalised on the GPU. Without a CUDA device every
+ * uint8 image input normalised on the GPU; the device Adam and SGD
+ * updates against trainer/optim.c. Without a CUDA device every
  * case reports `skip ...: no CUDA device`. What it does not test: speed
  * (bench/, tests/gpu/run.sh).
  */
@@ -19,7 +20,9 @@
 #include "backend.h"
 #include "input_norm.h"
 #include "model.h"
+#include "optim.h"
 #include "rng.h"
+#include "gpu/gpu_kernels.h"
 
 #define FP32_TOL 1e-4
 #define BF16_TOL (1.0 / 64)
@@ -308,11 +311,63 @@ static void test_image_input_normalised_on_gpu(void)
 	free(images.pixels);
 }
 
+/* Three device updates (gpu_k_adam / gpu_k_sgd) against optim_step. */
+static void optimizer_vs_host(enum optim_kind kind)
+{
+	enum { COUNT = 1000, STEPS = 3 };
+	struct optim_config cfg;
+	struct optim o;
+	struct trainer_error err = { "" };
+	float p[COUNT], g[COUNT], got[COUNT];
+	float *dp = NULL, *dg = NULL, *dm = NULL, *dv = NULL;
+	struct rng r;
+
+	NEED_DEVICE();
+	optim_config_default(&cfg);
+	cfg.kind = kind;
+	cfg.momentum = 0.9;
+	cfg.weight_decay = 1e-4;
+	CHECK_INT(optim_init(&o, &cfg, COUNT, &err), 0);
+	rng_seed(&r, 5);
+	for (int i = 0; i < COUNT; i++) {
+		p[i] = (float)rng_normal(&r);
+		g[i] = (float)rng_normal(&r) * 0.1f;
+	}
+	CHECK(cudaMalloc((void **)&dp, sizeof(p)) == cudaSuccess &&
+	      cudaMalloc((void **)&dg, sizeof(g)) == cudaSuccess &&
+	      cudaMalloc((void **)&dm, sizeof(p)) == cudaSuccess &&
+	      cudaMalloc((void **)&dv, sizeof(p)) == cudaSuccess);
+	CHECK(cudaMemcpy(dp, p, sizeof(p), cudaMemcpyHostToDevice) == cudaSuccess);
+	CHECK(cudaMemcpy(dg, g, sizeof(g), cudaMemcpyHostToDevice) == cudaSuccess);
+	CHECK(cudaMemset(dm, 0, sizeof(p)) == cudaSuccess && cudaMemset(dv, 0, sizeof(p)) == cudaSuccess);
+	for (int step = 1; step <= STEPS; step++) {
+		struct gpu_adam_args a = { 1e-3f, (float)cfg.beta1, (float)cfg.beta2, (float)cfg.eps,
+					   (float)cfg.weight_decay, step };
+		cudaError_t rc = kind == OPTIM_ADAM ? gpu_k_adam(0, dp, dg, dm, dv, COUNT, a)
+			: gpu_k_sgd(0, dp, dg, dm, COUNT, 1e-3f, (float)cfg.momentum,
+				    (float)cfg.weight_decay, step == 1);
+		CHECK_MSG(rc == cudaSuccess, "step %d: %s", step, cudaGetErrorString(rc));
+		optim_step(&o, p, g, 1e-3);
+	}
+	CHECK(cudaMemcpy(got, dp, sizeof(got), cudaMemcpyDeviceToHost) == cudaSuccess);
+	CHECK_ARRAYS("parameters", got, p, COUNT, 1e-6, 1e-5);
+	cudaFree(dp);
+	cudaFree(dg);
+	cudaFree(dm);
+	cudaFree(dv);
+	optim_free(&o);
+}
+
+static void test_adam_kernel_matches_host(void) { optimizer_vs_host(OPTIM_ADAM); }
+static void test_sgd_kernel_matches_host(void) { optimizer_vs_host(OPTIM_SGD); }
+
 const struct test_case gpu_layers_tests[] = {
 	ROWS(fp32),
 	ROWS(bf16),
 	ROWS(fp16),
 	{ "dense_block_slices_fp32", test_dense_block_slices_fp32 },
 	{ "image_input_normalised_on_gpu", test_image_input_normalised_on_gpu },
+	{ "adam_kernel_matches_host", test_adam_kernel_matches_host },
+	{ "sgd_kernel_matches_host", test_sgd_kernel_matches_host },
 	{ 0 }
 };

@@ -34,10 +34,17 @@ static struct gpu_conv_key key_of(const struct backend *b, const struct model_la
 	};
 }
 
-/* fp32 must not silently become TF32. */
+/* fp32 must not silently become TF32: of the heuristics' results only
+ * those rated for FMA or default math, and they run with FMA math
+ * (math_for). fp16/bf16 run with the math type they were rated for. */
 static int math_allowed(const struct backend *b, cudnnMathType_t math)
 {
-	return b->dt != GPU_F32 || math == CUDNN_FMA_MATH;
+	return b->dt != GPU_F32 || math == CUDNN_FMA_MATH || math == CUDNN_DEFAULT_MATH;
+}
+
+static int math_for(const struct backend *b, cudnnMathType_t rated)
+{
+	return b->dt == GPU_F32 ? (int)CUDNN_FMA_MATH : (int)rated;
 }
 
 /* The first heuristic result that works, fits the workspace and keeps
@@ -47,7 +54,7 @@ static int math_allowed(const struct backend *b, cudnnMathType_t math)
 		if ((perf)[i_].status == CUDNN_STATUS_SUCCESS && \
 		    (perf)[i_].memory <= b->workspace_limit && math_allowed(b, (perf)[i_].mathType)) { \
 			(out)->algo = (int)(perf)[i_].algo; \
-			(out)->math_type = (int)(perf)[i_].mathType; \
+			(out)->math_type = math_for(b, (perf)[i_].mathType); \
 			(out)->workspace_bytes = (perf)[i_].memory; \
 			break; \
 		} \

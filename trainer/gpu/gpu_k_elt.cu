@@ -223,15 +223,15 @@ extern "C" cudaError_t gpu_k_bias_grad(cudaStream_t s, enum gpu_dtype dt, struct
 	return cudaGetLastError();
 }
 
+/* As trainer/optim.c: p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps). */
 __global__ void adam_kernel(float *p, const float *g, float *m, float *v, long long count,
-			    struct gpu_adam_args a, float bias1, float bias2)
+			    struct gpu_adam_args a, float step, float sqrt_bc2)
 {
 	GPU_K_FOR(i, count) {
 		float grad = g[i] + a.weight_decay * p[i];
 		m[i] = a.beta1 * m[i] + (1.0f - a.beta1) * grad;
 		v[i] = a.beta2 * v[i] + (1.0f - a.beta2) * grad * grad;
-		float denom = sqrtf(v[i] / bias2) + a.eps;
-		p[i] -= a.lr / bias1 * m[i] / denom;
+		p[i] -= step * m[i] / (sqrtf(v[i]) / sqrt_bc2 + a.eps);
 	}
 }
 
@@ -240,9 +240,9 @@ extern "C" cudaError_t gpu_k_adam(cudaStream_t s, float *param, const float *gra
 {
 	if (a.step < 1)
 		return cudaErrorInvalidValue;
-	float bias1 = 1.0f - powf(a.beta1, (float)a.step);
-	float bias2 = 1.0f - powf(a.beta2, (float)a.step);
-	adam_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, m, v, (long long)count, a, bias1, bias2);
+	double bc1 = 1.0 - pow((double)a.beta1, (double)a.step);
+	double bc2 = 1.0 - pow((double)a.beta2, (double)a.step);
+	adam_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, m, v, (long long)count, a, (float)(a.lr / bc1), (float)sqrt(bc2));
 	return cudaGetLastError();
 }
 
