@@ -85,6 +85,7 @@ static void gpu_destroy(struct backend *b)
 	cudaFree(b->pool);
 	gpu_pool_plan_free(&b->plan);
 	free(b->algos);
+	gpu_nvml_close(b->nvml);
 	if (b->cublas)
 		cublasDestroy(b->cublas);
 	if (b->cudnn)

@@ -11,6 +11,8 @@
 #ifndef HVD_TRAINER_GPU_BACKEND_H
 #define HVD_TRAINER_GPU_BACKEND_H
 
+#include <stddef.h>
+
 #include <cuda_runtime_api.h>
 
 #include "backend.h"
@@ -48,5 +50,13 @@ int gpu_backend_found_inf(const struct backend *b);
 int gpu_backend_loss_scale_update(struct backend *b, int found_inf);
 /* "0000:3b:00.0": the device this backend runs on (gpu_health.h). */
 const char *gpu_backend_bus_id(const struct backend *b);
+/* Health (O1, O2; gpu_report.c). Samples NVML once (utilisation,
+ * memory) and writes one report line, e.g. `gpu 0000:3b:00.0:
+ * utilisation 97%, memory 30112/81559 MiB`; the sample is kept for the
+ * summary. -1 (err) when NVML is missing: say so once and go on. */
+int gpu_backend_health_sample(struct backend *b, char *line, size_t len,
+			      struct trainer_error *err);
+/* End of run: the O1 warning over the kept samples ("" when fine). */
+void gpu_backend_health_summary(const struct backend *b, char *msg, size_t len);
 
 #endif

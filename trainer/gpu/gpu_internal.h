@@ -19,6 +19,8 @@
 #include "gpu_loss_scale.h"
 #include "gpu_pool_plan.h"
 
+#define GPU_HEALTH_SAMPLES 4096  /* utilisation samples kept for the end summary */
+
 /* cuDNN state of one conv layer; descriptors are re-set when N changes. */
 struct gpu_conv_state {
 	cudnnTensorDescriptor_t x, y;
@@ -63,6 +65,11 @@ struct backend {
 	int host_grads;
 	struct gpu_loss_scale scaler;
 	int found_inf;
+	/* health (gpu_report.c): NVML opened on first use */
+	struct gpu_nvml *nvml;
+	int nvml_failed;
+	unsigned util_samples[GPU_HEALTH_SAMPLES];
+	int util_count;                        /* samples kept (oldest dropped) */
 };
 
 /* One layer kind's implementation (gpu_conv.c, gpu_bnorm.c, ...). */
