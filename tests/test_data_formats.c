@@ -165,6 +165,32 @@ static void test_nih_bad_label_and_field_count_name_line(void)
 	free(csv);
 }
 
+/* A .gz label file cut short must fail naming the file, never read as a
+ * shorter CSV (zlib reports the missing trailer only through gzerror). */
+static void test_truncated_gzip_csv_is_an_error(void)
+{
+	char *csv = fixture("entry_2017.csv");
+	char cmd[8192], gz[4200], err[1024] = "";
+	struct test_proc p;
+	struct data_list l = { 0 };
+	snprintf(gz, sizeof(gz), "%s/Data_Entry_2017.csv.gz", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "gzip -c '%s' > '%s.full' && head -c 120 '%s.full' > '%s'",
+		 csv, gz, gz, gz);
+	CHECK(test_run(cmd, 10, &p) == 0 && p.exit_code == 0);
+	test_proc_free(&p);
+	CHECK_INT(data_nih_read_entries(gz, &l, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "Data_Entry_2017.csv.gz' line ");
+	CHECK_CONTAINS(err, ": truncated file");
+	CHECK(one_line(err));
+	data_list_free(&l);
+	/* the whole .gz reads like the plain file */
+	snprintf(cmd, sizeof(cmd), "%s.full", gz);
+	CHECK_INT(data_nih_read_entries(cmd, &l, err, sizeof(err)), 0);
+	CHECK_INT(l.count, 4);
+	data_list_free(&l);
+	free(csv);
+}
+
 static void test_generic_layout_with_quoted_path(void)
 {
 	char *train = fixture("generic_train.csv");
@@ -450,6 +476,7 @@ const struct test_case data_formats_tests[] = {
 	{ "real_nih_csv_all_rows_and_label_counts", test_real_nih_csv_all_rows_and_label_counts },
 	{ "nih_2017_variant_with_trailing_comma", test_nih_2017_variant_with_trailing_comma },
 	{ "nih_bad_label_and_field_count_name_line", test_nih_bad_label_and_field_count_name_line },
+	{ "truncated_gzip_csv_is_an_error", test_truncated_gzip_csv_is_an_error },
 	{ "generic_layout_with_quoted_path", test_generic_layout_with_quoted_path },
 	{ "patient_split_has_no_shared_patient", test_patient_split_has_no_shared_patient },
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },

@@ -21,32 +21,39 @@ int csv_open(struct csv_reader *r, const char *path, char *err, size_t err_bytes
 	return 0;
 }
 
+/* After a read that hit the end of the data: 0 at a clean end of file, -1
+ * with a message for a read error or a gzip stream cut before its trailer
+ * (zlib's Z_BUF_ERROR), which must never pass for a shorter file. */
+static int check_end(struct csv_reader *r, long line, char *err, size_t err_bytes)
+{
+	int zerr = Z_OK;
+	const char *msg = gzerror(r->gz, &zerr);
+	if (zerr == Z_OK && gzeof(r->gz))
+		return 0;
+	if (zerr == Z_OK || zerr == Z_BUF_ERROR)
+		snprintf(err, err_bytes, "chexnet: '%s' line %ld: truncated file", r->path, line);
+	else
+		snprintf(err, err_bytes, "chexnet: '%s' line %ld: read error: %s", r->path, line, msg);
+	return -1;
+}
+
 /* One physical line into r->buf without its newline/CR: 1, 0 at EOF, -1. */
 static int read_line(struct csv_reader *r, char *err, size_t err_bytes)
 {
 	for (;;) {
-		if (!gzgets(r->gz, r->buf, sizeof(r->buf))) {
-			int zerr = 0;
-			const char *msg = gzerror(r->gz, &zerr);
-			if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
-				snprintf(err, err_bytes, "chexnet: '%s' line %ld: read error: %s",
-					 r->path, r->line + 1, msg);
-				return -1;
-			}
-			if (!gzeof(r->gz)) {
-				snprintf(err, err_bytes, "chexnet: '%s' line %ld: truncated file",
-					 r->path, r->line + 1);
-				return -1;
-			}
-			return 0;
-		}
+		if (!gzgets(r->gz, r->buf, sizeof(r->buf)))
+			return check_end(r, r->line + 1, err, err_bytes);
 		r->line++;
 		size_t len = strlen(r->buf);
-		if (len == sizeof(r->buf) - 1 && r->buf[len - 1] != '\n' && !gzeof(r->gz)) {
+		int newline = len && r->buf[len - 1] == '\n';
+		if (!newline && len == sizeof(r->buf) - 1 && !gzeof(r->gz)) {
 			snprintf(err, err_bytes, "chexnet: '%s' line %ld: longer than %d bytes",
 				 r->path, r->line, CSV_LINE_BYTES - 2);
 			return -1;
 		}
+		/* a last line without newline: complete only if the stream is */
+		if (!newline && check_end(r, r->line, err, err_bytes) != 0)
+			return -1;
 		while (len && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
 			r->buf[--len] = 0;
 		if (len)
