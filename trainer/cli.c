@@ -40,8 +40,11 @@ static const struct flag flags[] = {
 	{ "--lr", C_TRAIN, 1, "learning rate (default 1e-3)" },
 	{ "--momentum", C_TRAIN, 1, "SGD momentum (default 0.9)" },
 	{ "--weight-decay", C_TRAIN, 1, "L2 weight decay (default 0)" },
-	{ "--lr-scale", C_TRAIN, 1, "none | linear: multiply the LR by the world size (R1)" },
-	{ "--world-size", C_TRAIN, 1, "ranks, for --lr-scale (default 1; set by the runtime)" },
+	{ "--lr-scale", C_TRAIN, 1, "none | linear: multiply the LR by the number of ranks (R1)" },
+	{ "--accumulate", C_TRAIN, 1, "K micro-batches per optimizer step, one allreduce (C4; default 1)" },
+	{ "--resume", C_TRAIN, 1, "continue from DIR/last (params, optimizer, schedule, data position)" },
+	{ "--save-every", C_TRAIN, 1, "also write OUT/last every N steps (default: epoch ends)" },
+	{ "--test", C_TRAIN, 0, "evaluate the test split at the end (the AUROC table)" },
 	{ "--warmup-epochs", C_TRAIN, 1, "linear LR warm-up epochs (default 0)" },
 	{ "--patience", C_TRAIN, 1, "epochs without val improvement before LR x0.1 (default 1)" },
 	{ "--loss", C_TRAIN | C_EVAL, 1, "weighted | bce (default weighted: w+=N/(P+N), w-=P/(P+N))" },
@@ -89,7 +92,7 @@ static void defaults(struct cli_options *o, const char *command)
 	o->optim.momentum = 0.9;
 	o->lr = 1e-3;
 	o->patience = 1;
-	o->world_size = 1;
+	o->accumulate = 1;
 	o->weighted_loss = 1;
 	o->progress_every = 10;
 }
@@ -121,7 +124,8 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 	LONG("--epochs", 1, 100000, o->epochs)
 	LONG("--synthetic-images", 1, 1L << 24, o->synthetic_images)
 	LONG("--loader-threads", 0, 1024, o->loader_threads)
-	LONG("--world-size", 1, 1 << 20, o->world_size)
+	LONG("--accumulate", 1, 4096, o->accumulate)
+	LONG("--save-every", 1, 1L << 40, o->save_every)
 	LONG("--patience", 0, 100000, o->patience)
 	LONG("--progress-every", 1, 1L << 30, o->progress_every)
 	DBL("--lr", 0, 100, o->lr)
@@ -134,6 +138,7 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 	STR("--data", o->data)
 	STR("--init", o->init)
 	STR("--checkpoint", o->checkpoint)
+	STR("--resume", o->resume)
 #undef LONG
 #undef DBL
 #undef STR
@@ -155,6 +160,8 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 			rc = trainer_error_set(&err, "--loss: '%s': expected weighted or bce", v);
 	} else if (strcmp(flag, "--synthetic") == 0)
 		o->synthetic = 1;
+	else if (strcmp(flag, "--test") == 0)
+		o->test_at_end = 1;
 	else if (strcmp(flag, "--memory-efficient") == 0)
 		o->memory_efficient = 1;
 	else if (strcmp(flag, "--quiet") == 0)

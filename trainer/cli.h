@@ -30,7 +30,11 @@ struct cli_options {
 	const char *split;          /* eval: val | test */
 	struct optim_config optim;
 	double lr, warmup_epochs;
-	long patience, world_size;
+	long patience;
+	long accumulate;            /* --accumulate K: micro-batches per optimizer step */
+	const char *resume;         /* --resume DIR: continue from DIR/last */
+	long save_every;            /* --save-every N: OUT/last every N steps (0: epoch ends) */
+	int test_at_end;            /* --test: evaluate the test split at the end (the table) */
 	enum lr_scale lr_scale;
 	int weighted_loss;          /* --loss weighted (default) | bce */
 	long progress_every;

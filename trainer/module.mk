@@ -8,7 +8,8 @@ TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
 	trainer/models.c trainer/params.c trainer/rng.c trainer/loss.c \
 	trainer/optim.c trainer/schedule.c trainer/auroc.c trainer/safetensors.c \
 	trainer/checkpoint.c trainer/progress.c trainer/cli.c trainer/run_common.c \
-	trainer/run_train.c trainer/run_bench.c
+	trainer/run_train.c trainer/run_train_report.c trainer/run_eval.c trainer/run_bench.c \
+	trainer/dist.c trainer/grad_sync.c trainer/stop_signal.c
 REF_BACKEND_SRCS := trainer/ref/ref_backend.c trainer/ref/ref_conv.c \
 	trainer/ref/ref_batchnorm.c trainer/ref/ref_relu.c trainer/ref/ref_maxpool.c \
 	trainer/ref/ref_avgpool.c trainer/ref/ref_linear.c trainer/ref/ref_add.c
@@ -36,16 +37,24 @@ $(B)/obj/trainer/cpu/%.o: MODULE_CFLAGS = -Itrainer $(DNNL_CFLAGS)
 $(B)/obj/trainer/backend.o: MODULE_CFLAGS = -Itrainer -DHAVE_CPU_BACKEND
 endif
 
+# --- The data-parallel runtime (libhvd, runtime/module.mk, needs PMIx):
+# dist.c is the one file that wraps it; without it chexnet is one rank. ---
+ifeq ($(HAVE_PMIX),1)
+$(B)/obj/trainer/dist.o: MODULE_CFLAGS = -Itrainer -Iruntime -DHAVE_HVD_RUNTIME
+CHEXNET_HVD_LIB := $(B)/libhvd.a
+CHEXNET_HVD_LDLIBS = $(RUNTIME_LDLIBS)
+endif
+
 $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/chexnet: $(B)/obj/trainer/main.o $(B)/libchexnet.a
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(TRAINER_LDLIBS)
+$(B)/chexnet: $(B)/obj/trainer/main.o $(B)/libchexnet.a $(CHEXNET_HVD_LIB)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(TRAINER_LDLIBS) $(CHEXNET_HVD_LDLIBS)
 
 PROGRAMS += $(B)/chexnet
 LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
-TEST_LDLIBS += $(TRAINER_LDLIBS)
+TEST_LDLIBS += $(TRAINER_LDLIBS) $(CHEXNET_HVD_LIB) $(CHEXNET_HVD_LDLIBS)
 TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_training.c \
 	tests/test_checkpoint.c tests/test_cli.c

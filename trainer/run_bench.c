@@ -57,7 +57,7 @@ int run_bench(const struct cli_options *o)
 	synth.synthetic_images = o->batch;
 	float *logits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
 	float *dlogits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	if (source_open(&src, &synth, DATA_TRAIN) || source_next(&src, &b, &wait) != 1 ||
+	if (source_open(&src, &synth, DATA_TRAIN, NULL) || source_next(&src, &b, &wait) != 1 ||
 	    optim_init(&opt, &o->optim, s.model.desc.param_count, &err)) {
 		session_close(&s);
 		return 1;

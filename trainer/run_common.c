@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "data_set.h"
+#include "dist.h"
 #include "loss.h"
 #include "run_common.h"
 
@@ -47,7 +47,8 @@ int session_open(struct session *s, const struct cli_options *o)
 		return -1;
 	}
 	model_init_params(&s->model, o->seed);
-	print_count(&s->model, o);
+	if (dist_rank() == 0)
+		print_count(&s->model, o);
 	struct backend_options opt = {
 		.max_batch = (int)o->batch, .precision = o->precision,
 		.threads = (int)o->threads, .memory_efficient = o->memory_efficient,
@@ -68,11 +69,16 @@ void session_close(struct session *s)
 	model_destroy(&s->model);
 }
 
-static int synthetic_open(struct source *src, const struct cli_options *o, enum data_split split)
+static int synthetic_open(struct source *src, const struct cli_options *o, enum data_split split,
+			  const struct source_layout *l)
 {
 	struct batch *b = &src->synthetic;
 
-	src->seed = o->seed * 1000003 + (uint64_t)split;
+	src->seed = o->seed * 1000003 + (uint64_t)split + 7919 * (uint64_t)l->rank;
+	if (split == DATA_TRAIN) {
+		src->epoch = l->start_epoch;
+		src->next_image = l->start_step * l->accumulate * o->batch;
+	}
 	src->images = split == DATA_TRAIN ? o->synthetic_images : 2 * o->batch;
 	src->eval = split != DATA_TRAIN;
 	b->capacity = (int)o->batch;
@@ -87,21 +93,28 @@ static int synthetic_open(struct source *src, const struct cli_options *o, enum 
 	return 0;
 }
 
-int source_open(struct source *src, const struct cli_options *o, enum data_split split)
+int source_open(struct source *src, const struct cli_options *o, enum data_split split,
+		const struct source_layout *layout)
 {
+	static const struct source_layout one = { .world = 1, .accumulate = 1 };
+	const struct source_layout *l = layout ? layout : &one;
 	struct data_loader_config cfg;
 	char err[1024];
 
 	memset(src, 0, sizeof(*src));
+	src->batch = (int)o->batch;
+	src->world = l->world;
 	if (!o->data)
-		return synthetic_open(src, o, split);
+		return synthetic_open(src, o, split, l);
 	data_loader_config_init(&cfg);
 	cfg.dir = o->data;
 	cfg.split = split;
-	cfg.rank = 0;
-	cfg.world_size = 1;
+	cfg.rank = l->rank;
+	cfg.world_size = l->world;
 	cfg.batch = (int)o->batch;
-	cfg.accumulation = 1;
+	cfg.accumulation = split == DATA_TRAIN ? l->accumulate : 1;
+	cfg.start_epoch = split == DATA_TRAIN ? l->start_epoch : 0;
+	cfg.start_step = split == DATA_TRAIN ? l->start_step : 0;
 	cfg.size = (int)o->size;
 	cfg.crop = split == DATA_TRAIN ? DATA_CROP_RANDOM : DATA_CROP_CENTER;
 	cfg.flip = split == DATA_TRAIN;
@@ -169,6 +182,11 @@ void source_release(struct source *src, struct batch *b)
 		data_loader_release(src->loader, b);
 }
 
+size_t source_images(const struct source *src)
+{
+	return src->loader ? data_loader_records(src->loader) : (size_t)(src->images * src->world);
+}
+
 long source_batches_per_epoch(const struct source *src)
 {
 	if (src->loader)
@@ -190,7 +208,6 @@ void source_close(struct source *src)
 int class_weights(const struct cli_options *o, float *w_pos, float *w_neg)
 {
 	size_t positives[CHEXNET_CLASSES] = { 0 }, total = 0;
-	struct data_set set;
 	char err[1024];
 
 	if (!o->data) {
@@ -200,19 +217,12 @@ int class_weights(const struct cli_options *o, float *w_pos, float *w_neg)
 		}
 		return 0;
 	}
-	if (data_set_open(&set, o->data, 0.1, err, sizeof(err))) {
-		fprintf(stderr, "chexnet: --loss weighted: '%s': class counts need the data set's label files (%s); "
-			"hint: point --data at the NIH/generic directory or use --loss bce\n", o->data, err);
+	if (data_split_label_counts(o->data, DATA_TRAIN, -1, positives, &total, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
-	const struct data_list *train = &set.split[DATA_TRAIN];
-	for (size_t i = 0; i < train->count; i++)
-		for (int c = 0; c < CHEXNET_CLASSES; c++)
-			positives[c] += (train->items[i].labels >> c) & 1;
-	total = train->count;
-	data_set_free(&set);
 	int degenerate = loss_class_weights(positives, total, CHEXNET_CLASSES, w_pos, w_neg);
-	if (degenerate)
+	if (degenerate && dist_rank() == 0)
 		fprintf(stderr, "chexnet: --loss weighted: %d classes have no positives or no negatives "
 			"in the training set; they get weight 1\n", degenerate);
 	return 0;

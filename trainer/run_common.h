@@ -17,7 +17,7 @@ struct session {
 };
 
 /* Builds the model (params initialised from o->seed), prints
- * "chexnet: MODEL: N parameters ...", creates the backend. 0 or -1. */
+ * "chexnet: MODEL: N parameters ..." (rank 0), creates the backend. 0 or -1. */
 int session_open(struct session *s, const struct cli_options *o);
 void session_close(struct session *s);
 
@@ -31,20 +31,50 @@ struct source {
 	long next_image;              /* synthetic position in the epoch */
 	int epoch;
 	int eval;                     /* eval: last batch partial, no cut */
+	int world;                    /* ranks (synthetic: each draws its own images) */
+	int batch;                    /* images per batch (capacity) */
 };
 
-/* split: DATA_TRAIN / DATA_VAL / DATA_TEST. */
-int source_open(struct source *src, const struct cli_options *o, enum data_split split);
+/* Where this rank's batches come from: rank/world and accumulation K
+ * (the loader's layout), and the (epoch, step) to start at (resume). */
+struct source_layout {
+	int rank, world, accumulate;
+	int start_epoch;
+	long start_step;
+};
+
+/* split: DATA_TRAIN / DATA_VAL / DATA_TEST; layout NULL = one rank, K 1,
+ * from the start. */
+int source_open(struct source *src, const struct cli_options *o, enum data_split split,
+		const struct source_layout *layout);
+/* Images of the split over all ranks (the size of a gathered evaluation). */
+size_t source_images(const struct source *src);
 /* 1 batch, 0 end of epoch, -1 error (printed). *wait_s: time waited. */
 int source_next(struct source *src, struct batch **b, double *wait_s);
 void source_release(struct source *src, struct batch *b);
 long source_batches_per_epoch(const struct source *src);
 void source_close(struct source *src);
 
-/* Per-class w+/w- from the training labels (o->data: the data set's
- * train split; synthetic: the known rate). 0 or -1 (printed). */
+/* Per-class w+/w- from the training labels (o->data: the train split's
+ * counts, from a pack's index or a folder's label files; synthetic: the
+ * known rate). 0 or -1 (printed). */
 int class_weights(const struct cli_options *o, float *w_pos, float *w_neg);
 
 double now_seconds(void);
+
+struct evaluation {
+	double loss;
+	double auroc[CHEXNET_CLASSES];
+	double mean_auroc;
+	int defined;      /* classes with an AUROC */
+	size_t images;    /* images evaluated over all ranks */
+};
+
+/* One pass over src in eval mode on every rank; the logits and labels of
+ * every valid image (batch.count) are gathered from all ranks, so loss and
+ * AUROC are exact over the split, each image once, and identical on every
+ * rank. 0 or -1 (printed). */
+int evaluate(struct session *s, struct source *src, const float *w_pos, const float *w_neg,
+	     struct evaluation *ev);
 
 #endif

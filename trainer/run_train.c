@@ -1,11 +1,23 @@
-/* run_train.c - `chexnet train` and `chexnet eval`: the training loop
- * (forward, weighted BCE, backward, optimizer, LR schedule, progress,
- * validation, checkpoints OUT/last and OUT/best) and evaluation (loss and
- * the per-class AUROC table beside the CheXNet paper's).
- * What it does not do: parse options (cli.c) or compute layers (backends).
+/* run_train.c - `chexnet train` on one rank or many (srun --hvd): rank 0's
+ * initial parameters and BN buffers broadcast; each rank trains on its own
+ * micro-batches (the loader's rank/world layout); `--accumulate K` local
+ * micro-batches per optimizer step with one average allreduce of the
+ * gradients, submitted layer by layer from the backend's grad_ready
+ * callback during the last backward (grad_sync.h); a tiny per-step
+ * allreduce averages the loss and agrees on a stop request (SIGTERM,
+ * SIGUSR1), so every rank stops after the same step, rank 0 writes OUT/last
+ * and the run exits CHEXNET_EXIT_PREEMPTED (75); `--resume DIR` continues
+ * from DIR/last (parameters, optimizer moments, schedule, RNG, data
+ * position (seed, epoch, step)). BN running statistics stay per rank (as
+ * torchvision) and are averaged across ranks before validation and before
+ * every checkpoint. Only rank 0 prints progress, writes checkpoints and the
+ * tables; every rank prints its own errors.
+ * What it does not do: parse options (cli.c), evaluate (run_eval.c),
+ * compute layers (backends) or exchange data itself (dist.h).
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,179 +25,232 @@
 
 #include "auroc.h"
 #include "checkpoint.h"
+#include "dist.h"
+#include "grad_sync.h"
 #include "loss.h"
 #include "run.h"
 #include "run_common.h"
+#include "run_train_report.h"
+#include "stop_signal.h"
 
-struct evaluation {
-	double loss;
-	double auroc[CHEXNET_CLASSES];
-	double mean_auroc;
-	int defined;
-};
-
-/* One pass over src in eval mode: mean loss and AUROC over valid images. */
-static int evaluate(struct session *s, struct source *src, const float *wp, const float *wn,
-		    struct evaluation *ev)
-{
-	size_t cap = 1024, n = 0;
-	float *scores = malloc(cap * CHEXNET_CLASSES * sizeof(float));
-	float *labels = malloc(cap * CHEXNET_CLASSES * sizeof(float));
-	float logits[4096 * CHEXNET_CLASSES];
-	struct trainer_error err = { "" };
-	struct batch *b;
-	double wait, loss_sum = 0;
-	int rc;
-
-	while (scores && labels && (rc = source_next(src, &b, &wait)) == 1) {
-		struct backend_input in = { .images = b, .count = b->count };
-		if (s->ops->forward(s->backend, &in, 0, logits, &err)) {
-			source_release(src, b);
-			fprintf(stderr, "chexnet: %s\n", err.msg);
-			rc = -1;
-			break;
-		}
-		loss_sum += loss_bce(logits, b->labels, b->count, CHEXNET_CLASSES, wp, wn, NULL) * b->count;
-		if (n + (size_t)b->count > cap) {
-			cap = 2 * (n + (size_t)b->count);
-			scores = realloc(scores, cap * CHEXNET_CLASSES * sizeof(float));
-			labels = realloc(labels, cap * CHEXNET_CLASSES * sizeof(float));
-		}
-		for (int i = 0; scores && labels && i < b->count * CHEXNET_CLASSES; i++) {
-			scores[n * CHEXNET_CLASSES + i] = logits[i];
-			labels[n * CHEXNET_CLASSES + i] = b->labels[i];
-		}
-		n += (size_t)b->count;
-		source_release(src, b);
-	}
-	if (rc == 0 && n) {
-		ev->loss = loss_sum / (double)n;
-		ev->mean_auroc = auroc_all(scores, labels, n, CHEXNET_CLASSES, ev->auroc, &ev->defined);
-	}
-	free(scores);
-	free(labels);
-	return rc == 0 && n ? 0 : -1;
-}
+enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 
 struct trainer {
-	const struct cli_options *o;
+	struct cli_options o;       /* the options, as this rank uses them */
 	struct session s;
 	struct optim optim;
 	struct schedule sched;
 	struct train_state state;
+	struct grad_sync sync;
+	struct train_clock clock;
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
-	float *logits, *dlogits;
-	long total_steps;
-	double started;
+	float *logits, *dlogits;    /* (batch, 14) */
+	int rank, world, accumulate;
+	long total_steps;           /* optimizer steps in this run */
+	int stop;                   /* all ranks agreed to stop after this step */
 };
 
-/* One optimizer step on b; returns the loss or NAN on error. */
-static double train_step(struct trainer *t, struct batch *b, double lr)
+static int dist_failed(void)
+{
+	fprintf(stderr, "%s\n", dist_error());
+	return -1;
+}
+
+static const float *pos_weights(const struct trainer *t)
+{
+	return t->o.weighted_loss ? t->wp : NULL;
+}
+
+static const float *neg_weights(const struct trainer *t)
+{
+	return t->o.weighted_loss ? t->wn : NULL;
+}
+
+/* Micro-batch k of the step: forward, loss, backward (gradients go to
+ * grad_sync as each layer finishes). Adds the batch's loss to *loss. */
+static int micro_batch(struct trainer *t, struct source *src, int k, double *loss)
 {
 	struct session *s = &t->s;
 	struct trainer_error err = { "" };
-	struct backend_input in = { .images = b, .count = b->count };
-	const float *wp = t->o->weighted_loss ? t->wp : NULL, *wn = t->o->weighted_loss ? t->wn : NULL;
-
-	if (s->ops->forward(s->backend, &in, 1, t->logits, &err))
-		goto fail;
-	double loss = loss_bce(t->logits, b->labels, b->count, CHEXNET_CLASSES, wp, wn, t->dlogits);
-	if (s->ops->backward(s->backend, t->dlogits, NULL, NULL, NULL, &err))
-		goto fail;
-	optim_step(&t->optim, s->model.params, s->model.grads, lr);
-	s->model.batches_tracked++;
-	if (s->ops->load_params(s->backend, &err))
-		goto fail;
-	return loss;
-fail:
-	fprintf(stderr, "chexnet: %s\n", err.msg);
-	return NAN;
-}
-
-static void report(struct trainer *t, int epoch, long step, long steps, double loss, double lr,
-		   long images, double seconds, double wait, int epoch_end)
-{
-	long remaining = (t->o->epochs - epoch - 1) * steps + (steps - step);
-	if (t->o->steps)
-		remaining = t->o->steps - t->total_steps;
-	struct progress_point p = {
-		.epoch_end = epoch_end, .epoch = epoch + 1, .epochs = (int)t->o->epochs,
-		.step = step, .steps = steps, .loss = loss, .lr = lr,
-		.images_per_s = seconds > 0 ? images / seconds : 0,
-		.data_wait_pct = seconds > 0 ? 100.0 * wait / seconds : 0,
-		.eta_s = images ? remaining * (seconds / images) * t->o->batch : 0,
-	};
-	progress_print(t->o->progress == PROGRESS_JSON ? stdout : stderr, t->o->progress, &p);
-}
-
-/* One epoch; 1 if --steps was reached, 0 otherwise, -1 on error. */
-static int train_epoch(struct trainer *t, struct source *src, int epoch)
-{
-	long steps = source_batches_per_epoch(src), step = 0, images = 0;
-	double t0 = now_seconds(), wait_sum = 0, loss_sum = 0, wait;
-	int since = 0, rc;
 	struct batch *b;
+	double wait;
 
-	while ((rc = source_next(src, &b, &wait)) == 1) {
-		double lr = schedule_lr(&t->sched, epoch + (double)step / (steps ? steps : 1));
-		double loss = train_step(t, b, lr);
-		source_release(src, b);
-		if (isnan(loss))
-			return -1;
-		step++;
-		t->total_steps++;
-		images += t->o->batch;
-		wait_sum += wait;
-		loss_sum += loss;
-		since++;
-		int last = step == steps || (t->o->steps && t->total_steps >= t->o->steps);
-		if (step % t->o->progress_every == 0 || last) {
-			report(t, epoch, step, steps, loss_sum / since, lr, images, now_seconds() - t0,
-			       wait_sum, last);
-			loss_sum = 0;
-			since = 0;
-		}
-		if (t->o->steps && t->total_steps >= t->o->steps)
-			return 1;
+	dist_span_begin("data", "DATA_WAIT");
+	int rc = source_next(src, &b, &wait);
+	dist_span_end("data");
+	t->clock.data_wait += wait;
+	if (rc != 1) {
+		if (rc == 0)
+			fprintf(stderr, "chexnet: train: the input pipeline ended the epoch early\n");
+		return -1;
 	}
-	return rc < 0 ? -1 : 0;
+	struct backend_input in = { .images = b, .count = b->count };
+	dist_span_begin("compute", "FORWARD");
+	rc = s->ops->forward(s->backend, &in, 1, t->logits, &err);
+	dist_span_end("compute");
+	if (rc == 0) {
+		*loss += loss_bce(t->logits, b->labels, b->count, CHEXNET_CLASSES, pos_weights(t),
+				  neg_weights(t), t->dlogits);
+		grad_sync_begin_micro(&t->sync, k);
+		dist_span_begin("compute", "BACKWARD");
+		rc = s->ops->backward(s->backend, t->dlogits, NULL, grad_sync_ready, &t->sync, &err);
+		dist_span_end("compute");
+	}
+	t->clock.images += b->count;
+	source_release(src, b);
+	if (rc) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	s->model.batches_tracked++;
+	return 0;
 }
 
-static int save(struct trainer *t, const char *name)
+/* Waits for the gradients and the step's stats [loss, stop] (averaged over
+ * ranks); sets t->stop when any rank was asked to stop. */
+static int exchange(struct trainer *t, double *loss)
 {
-	char dir[4096];
-	struct trainer_error err = { "" };
+	float stats[2] = { (float)*loss, stop_signal_received() ? 1.0f : 0.0f };
+	struct dist_handle *h = NULL;
+	double t0 = now_seconds();
 
-	if (!t->o->out)
+	dist_span_begin("compute", "ALLREDUCE_WAIT");
+	int rc = dist_allreduce_async("step.stats", stats, 2, 1, &h);
+	rc |= grad_sync_finish(&t->sync);
+	rc |= dist_wait(h);
+	dist_span_end("compute");
+	t->clock.allreduce_wait += now_seconds() - t0;
+	if (rc)
+		return dist_failed();
+	*loss = stats[0];
+	t->stop |= stats[1] > 0;
+	return 0;
+}
+
+/* One optimizer step over K micro-batches; *loss: mean over ranks. */
+static int train_step(struct trainer *t, struct source *src, double lr, double *loss)
+{
+	struct trainer_error err = { "" };
+	double sum = 0;
+
+	for (int k = 0; k < t->accumulate; k++)
+		if (micro_batch(t, src, k, &sum))
+			return -1;
+	*loss = sum / t->accumulate;
+	if (exchange(t, loss))
+		return -1;
+	dist_span_begin("compute", "OPTIMIZER");
+	optim_step(&t->optim, t->s.model.params, t->s.model.grads, lr);
+	int rc = t->s.ops->load_params(t->s.backend, &err);
+	dist_span_end("compute");
+	if (rc)
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+	return rc ? -1 : 0;
+}
+
+/* Every rank: running statistics averaged over ranks, on host and backend. */
+static int average_bn_state(struct trainer *t)
+{
+	struct trainer_error err = { "" };
+	struct model *m = &t->s.model;
+
+	if (t->s.ops->store_state(t->s.backend, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	if (t->world == 1)
 		return 0;
-	snprintf(dir, sizeof(dir), "%s/%s", t->o->out, name);
-	if (t->s.ops->store_state(t->s.backend, &err) ||
-	    checkpoint_save(dir, &t->s.model, &t->optim, &t->sched, &t->state, &err)) {
+	if (dist_average("bn.running", m->state, m->desc.state_count))
+		return dist_failed();
+	if (t->s.ops->load_params(t->s.backend, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
 	return 0;
 }
 
-/* Validation, LR plateau, checkpoints after an epoch. */
-static int end_of_epoch(struct trainer *t, struct source *val, int epoch, struct evaluation *ev)
+/* Rank 0 writes OUT/name (call average_bn_state first on every rank). */
+static int save(struct trainer *t, const char *name)
 {
-	const float *wp = t->o->weighted_loss ? t->wp : NULL, *wn = t->o->weighted_loss ? t->wn : NULL;
+	char dir[4096];
+	struct trainer_error err = { "" };
 
-	if (evaluate(&t->s, val, wp, wn, ev))
+	if (!t->o.out || t->rank != 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/%s", t->o.out, name);
+	if (checkpoint_save(dir, &t->s.model, &t->optim, &t->sched, &t->state, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void progress(struct trainer *t, const struct train_window *w, int epoch, long step,
+		     long steps, double lr, int epoch_end)
+{
+	long remaining = (t->o.epochs - epoch - 1) * steps + (steps - step);
+
+	if (t->o.steps)
+		remaining = t->o.steps - t->total_steps;
+	train_report_progress(&t->o, w, &t->clock, epoch, step, steps, lr, remaining, epoch_end);
+}
+
+/* Steps first..steps-1 of an epoch. */
+static enum epoch_result train_epoch(struct trainer *t, struct source *src, int epoch, long first)
+{
+	long steps = source_batches_per_epoch(src) / t->accumulate;
+	long global_batch = t->o.batch * t->accumulate * t->world;
+	struct train_window w;
+
+	train_window_start(&w, &t->clock);
+	for (long step = first; step < steps;) {
+		double lr = schedule_lr(&t->sched, epoch + (double)step / steps), loss;
+		double t0 = now_seconds();
+		if (train_step(t, src, lr, &loss))
+			return EPOCH_FAILED;
+		t->clock.seconds += now_seconds() - t0;
+		step++;
+		t->total_steps++;
+		t->state.epoch = epoch;
+		t->state.step = step;
+		train_window_add(&w, loss, global_batch);
+		int reached = t->o.steps && t->total_steps >= t->o.steps;
+		if (step % t->o.progress_every == 0 || step == steps || reached || t->stop) {
+			progress(t, &w, epoch, step, steps, lr, step == steps);
+			train_window_start(&w, &t->clock);
+		}
+		if (step < steps && (reached || t->stop))
+			return t->stop ? EPOCH_STOPPED : EPOCH_STEPS_REACHED;
+		if (step < steps && t->o.save_every && t->total_steps % t->o.save_every == 0 &&
+		    (average_bn_state(t) || save(t, "last")))
+			return EPOCH_FAILED;
+	}
+	struct batch *b;
+	double wait;
+	if (source_next(src, &b, &wait) != 0) {  /* the loader's end-of-epoch mark */
+		source_release(src, b);
+		fprintf(stderr, "chexnet: train: the input pipeline did not end epoch %d\n", epoch + 1);
+		return EPOCH_FAILED;
+	}
+	return EPOCH_DONE;
+}
+
+/* Validation (all ranks), LR plateau, checkpoints; complete = the epoch
+ * ran to its end (else the data position stays mid-epoch). */
+static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int complete,
+			struct evaluation *ev)
+{
+	if (average_bn_state(t) || evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev))
 		return -1;
 	int improved = ev->loss < t->state.best_val_loss;
-	if (schedule_epoch_end(&t->sched, ev->loss) && t->o->progress != PROGRESS_QUIET)
+	if (schedule_epoch_end(&t->sched, ev->loss) && t->o.progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: validation loss has not improved for %ld epochs: lr x0.1\n",
-			t->o->patience + 1);
-	if (t->o->progress == PROGRESS_JSON)
-		printf("{\"event\":\"validation\",\"epoch\":%d,\"val_loss\":%.6g,\"mean_auroc\":%.6g,"
-		       "\"auroc_classes\":%d}\n", epoch + 1, ev->loss, ev->mean_auroc, ev->defined);
-	else if (t->o->progress == PROGRESS_TEXT)
-		fprintf(stderr, "chexnet: epoch %d: validation loss %.4f, mean AUROC %.4f over %d classes\n",
-			epoch + 1, ev->loss, ev->mean_auroc, ev->defined);
-	t->state.epoch = epoch + 1;
-	t->state.step = 0;
+			t->o.patience + 1);
+	train_report_evaluation(&t->o, "validation", epoch, ev);
+	if (complete) {
+		t->state.epoch = epoch + 1;
+		t->state.step = 0;
+	}
 	if (improved) {
 		t->state.best_val_loss = ev->loss;
 		if (save(t, "best"))
@@ -194,106 +259,185 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, struct
 	return save(t, "last");
 }
 
+/* --resume DIR: DIR/last's model, optimizer, schedule and position. */
+static int resume(struct trainer *t, struct trainer_error *err)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/last", t->o.resume);
+	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
+	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
+		return -1;
+	if (t->rank == 0 && t->o.progress != PROGRESS_QUIET)
+		fprintf(stderr, "chexnet: resuming from %s: epoch %d, step %ld\n", dir,
+			t->state.epoch + 1, t->state.step);
+	return 0;
+}
+
+/* Rank 0's parameters and BN buffers to every rank. */
+static int broadcast_model(struct trainer *t, struct trainer_error *err)
+{
+	struct model *m = &t->s.model;
+
+	if (dist_broadcast("init.params", m->params, m->desc.param_count, 0) ||
+	    dist_broadcast("init.running", m->state, m->desc.state_count, 0))
+		return dist_failed();
+	return t->s.ops->load_params(t->s.backend, err);
+}
+
 static int trainer_setup(struct trainer *t, const struct cli_options *o)
 {
 	struct trainer_error err = { "" };
 	char note[256] = "";
 
 	memset(t, 0, sizeof(*t));
-	t->o = o;
-	if (session_open(&t->s, o))
+	t->o = *o;
+	t->rank = dist_rank();
+	t->world = dist_size();
+	t->accumulate = (int)o->accumulate;
+	if (t->rank != 0)
+		t->o.progress = PROGRESS_QUIET;
+	if (session_open(&t->s, &t->o))
 		return -1;
 	if (o->init && checkpoint_load_model(o->init, &t->s.model, CHECKPOINT_INIT, note, &err))
 		goto fail;
-	if (note[0])
+	if (note[0] && t->rank == 0)
 		fprintf(stderr, "chexnet: %s\n", note);
-	if (t->s.ops->load_params(t->s.backend, &err) ||
-	    optim_init(&t->optim, &o->optim, t->s.model.desc.param_count, &err))
+	if (optim_init(&t->optim, &o->optim, t->s.model.desc.param_count, &err))
 		goto fail;
-	schedule_init(&t->sched, o->lr, o->lr_scale, (int)o->world_size, o->warmup_epochs, (int)o->patience);
+	schedule_init(&t->sched, o->lr, o->lr_scale, t->world, o->warmup_epochs, (int)o->patience);
 	t->state.best_val_loss = INFINITY;
 	rng_seed(&t->state.rng, o->seed);
+	if ((o->resume && resume(t, &err)) || broadcast_model(t, &err))
+		goto fail;
 	t->logits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
 	t->dlogits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	if (o->out && mkdir(o->out, 0755) != 0 && errno != EEXIST) {
+	if (!t->logits || !t->dlogits || grad_sync_init(&t->sync, &t->s.model, t->accumulate)) {
+		fprintf(stderr, "chexnet: train: out of memory\n");
+		return -1;
+	}
+	if (t->rank == 0 && o->out && mkdir(o->out, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "chexnet: --out: '%s': %s\n", o->out, strerror(errno));
 		return -1;
 	}
 	return class_weights(o, t->wp, t->wn);
 fail:
-	fprintf(stderr, "chexnet: %s\n", err.msg);
+	if (err.msg[0])
+		fprintf(stderr, "chexnet: %s\n", err.msg);
 	return -1;
 }
 
 static void trainer_free(struct trainer *t)
 {
+	grad_sync_free(&t->sync);
 	optim_free(&t->optim);
 	free(t->logits);
 	free(t->dlogits);
 	session_close(&t->s);
 }
 
-int run_train(const struct cli_options *o)
+/* A stop agreed mid-epoch: checkpoint at this step, say how to go on. */
+static int stopped(struct trainer *t)
+{
+	if (average_bn_state(t) || save(t, "last"))
+		return 1;
+	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);
+	return CHEXNET_EXIT_PREEMPTED;
+}
+
+/* The epochs; returns the exit status. */
+static int train_epochs(struct trainer *t, struct source *train, struct source *val,
+			struct evaluation *ev, int *trained)
+{
+	for (int epoch = t->state.epoch; epoch < t->o.epochs; epoch++) {
+		long first = *trained ? 0 : t->state.step;
+		enum epoch_result r = train_epoch(t, train, epoch, first);
+		*trained = 1;
+		if (r == EPOCH_FAILED)
+			return 1;
+		if (r == EPOCH_STOPPED)
+			return stopped(t);
+		if (end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev))
+			return 1;
+		if (t->stop) {
+			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);
+			return CHEXNET_EXIT_PREEMPTED;
+		}
+		if (r == EPOCH_STEPS_REACHED || (t->o.steps && t->total_steps >= t->o.steps))
+			break;
+	}
+	return 0;
+}
+
+/* --test: the test split, gathered over ranks; rank 0 prints the table. */
+static int test_split(struct trainer *t, const struct source_layout *l, struct evaluation *ev)
+{
+	struct source test;
+	int rc = source_open(&test, &t->o, DATA_TEST, l);
+
+	if (rc == 0)
+		rc = evaluate(&t->s, &test, pos_weights(t), neg_weights(t), ev);
+	if (rc == 0)
+		train_report_evaluation(&t->o, "test", -1, ev);
+	source_close(&test);
+	return rc;
+}
+
+static int train(const struct cli_options *o)
 {
 	struct trainer t;
 	struct source train, val;
 	struct evaluation ev = { 0 };
-	int rc = -1, trained = 0;
+	int status = 1, trained = 0;
 
+	memset(&train, 0, sizeof(train));
+	memset(&val, 0, sizeof(val));
+	if (trainer_setup(&t, o) == 0) {
+		struct source_layout l = { .rank = t.rank, .world = t.world, .accumulate = t.accumulate,
+					   .start_epoch = t.state.epoch, .start_step = t.state.step };
+		if (source_open(&train, &t.o, DATA_TRAIN, &l) == 0 &&
+		    source_open(&val, &t.o, DATA_VAL, &l) == 0) {
+			stop_signal_listen();
+			status = train_epochs(&t, &train, &val, &ev, &trained);
+			if (status == 0 && trained && train_report_throughput(&t.o, &t.clock))
+				status = 1;
+			if (status == 0 && trained && o->test_at_end && test_split(&t, &l, &ev))
+				status = 1;
+			if (status == 0 && trained)
+				train_report_table(&t.o, &ev);
+		}
+	}
+	source_close(&train);
+	source_close(&val);
+	trainer_free(&t);
+	return status;
+}
+
+int run_train(const struct cli_options *o)
+{
 	if (!o->data == !o->synthetic) {
 		fprintf(stderr, "chexnet: train: need exactly one of --data DIR and --synthetic\n");
 		return 2;
 	}
-	memset(&train, 0, sizeof(train));
-	memset(&val, 0, sizeof(val));
-	if (trainer_setup(&t, o) == 0 && source_open(&train, o, DATA_TRAIN) == 0 &&
-	    source_open(&val, o, DATA_VAL) == 0) {
-		rc = 0;
-		for (int epoch = 0; epoch < o->epochs && rc == 0; epoch++) {
-			int r = train_epoch(&t, &train, epoch);
-			trained = 1;
-			if (r < 0 || end_of_epoch(&t, &val, epoch, &ev))
-				rc = -1;
-			if (r == 1)
-				break;
-		}
-	}
-	if (rc == 0 && trained && o->progress != PROGRESS_QUIET)
-		auroc_print_table(o->progress == PROGRESS_JSON ? stderr : stdout, ev.auroc,
-				  CHEXNET_CLASSES);
-	source_close(&train);
-	source_close(&val);
-	trainer_free(&t);
-	return rc == 0 ? 0 : 1;
-}
-
-int run_eval(const struct cli_options *o)
-{
-	struct session s;
-	struct source src;
-	struct evaluation ev = { 0 };
-	struct trainer_error err = { "" };
-	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
-	int rc = -1;
-
-	if (!o->checkpoint || (!o->data == !o->synthetic)) {
-		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
+	if (o->init && o->resume) {
+		fprintf(stderr, "chexnet: train: --init and --resume: give one (a resumed run has its weights)\n");
 		return 2;
 	}
-	memset(&src, 0, sizeof(src));
-	if (session_open(&s, o))
+	if (stop_signal_install()) {
+		fprintf(stderr, "chexnet: train: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
+			strerror(errno));
 		return 1;
-	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
-	    s.ops->load_params(s.backend, &err))
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-	else if (class_weights(o, wp, wn) == 0 &&
-		 source_open(&src, o, strcmp(o->split, "val") == 0 ? DATA_VAL : DATA_TEST) == 0 &&
-		 evaluate(&s, &src, o->weighted_loss ? wp : NULL, o->weighted_loss ? wn : NULL, &ev) == 0) {
-		printf("loss %.6f\n", ev.loss);
-		auroc_print_table(stdout, ev.auroc, CHEXNET_CLASSES);
-		rc = 0;
 	}
-	source_close(&src);
-	session_close(&s);
-	return rc == 0 ? 0 : 1;
+	if (dist_init()) {
+		dist_failed();
+		stop_signal_uninstall();
+		return 1;
+	}
+	int status = train(o);
+	if (dist_shutdown() && status == 0) {
+		dist_failed();
+		status = 1;
+	}
+	stop_signal_uninstall();
+	return status;
 }
