@@ -273,6 +273,30 @@ static void test_sigstop_one_rank_is_named_by_the_others(void)
 	test_proc_free(&p);
 }
 
+static void test_stall_warning_names_the_late_rank(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=20", 3, "late 2.5", 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "ok late");
+	CHECK_CONTAINS(p.err, "hvd: stall: 'rank 1: [late.grad]': other ranks submitted these");
+	CHECK_INT(count_lines_with(p.err, "hvd: stall:"), 1);
+	test_proc_free(&p);
+}
+
+static void test_stall_past_timeout_fails_every_rank(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", 3, "late 30", 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_MSG(p.seconds < 20, "took %.1f s", p.seconds);
+	/* the two waiting ranks name rank 1; rank 1 itself is busy outside
+	 * hvd and is ended by Slurm once they exit */
+	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [late.grad]'") == 2,
+		  "the waiting ranks name rank 1: %s", p.err);
+	test_proc_free(&p);
+}
+
 static double span_ts(cJSON *ev)
 {
 	cJSON *ts = cJSON_GetObjectItem(ev, "ts");
@@ -335,6 +359,8 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "no_pmix_fails_at_once_with_hint", test_no_pmix_fails_at_once_with_hint },
 	{ "sigkill_one_of_four_ends_the_job", test_sigkill_one_of_four_ends_the_job },
 	{ "sigstop_one_rank_is_named_by_the_others", test_sigstop_one_rank_is_named_by_the_others },
+	{ "stall_warning_names_the_late_rank", test_stall_warning_names_the_late_rank },
+	{ "stall_past_timeout_fails_every_rank", test_stall_past_timeout_fails_every_rank },
 	{ "timeline_allreduce_overlaps_backward", test_timeline_allreduce_overlaps_backward },
 	{ 0 }
 };

@@ -9,6 +9,7 @@
  *   mismatch   rank 1 submits a differently named tensor
  *   loop       allreduce forever (for kill/stop tests), prints its pid
  *   backward   simulated backward pass: compute spans + async submits
+ *   late S     rank 1 computes S seconds longer before its allreduce
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -78,7 +79,10 @@ static int verify(const char *name, const void *buf, size_t n, enum hvd_dtype t,
 	for (size_t i = 0; i < n; i++) {
 		double w = want(i, t, op, hvd_size()), g = got(buf, i, t);
 		if (g != w) {
-			fprintf(stderr, "rank %d: %s[%zu] = %.17g, want %.17g\n", hvd_rank(), name, i, g, w);
+			static int printed;
+			if (printed++ < 5) /* the first 5 mismatches are enough */
+				fprintf(stderr, "rank %d: %s[%zu] = %.17g, want %.17g\n",
+					hvd_rank(), name, i, g, w);
 			return 1;
 		}
 	}
@@ -202,6 +206,16 @@ static int run_loop(void)
 	}
 }
 
+static int run_late(double seconds)
+{
+	float x[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	if (hvd_rank() == 1)
+		usleep((useconds_t)(seconds * 1e6));
+	if (hvd_allreduce("late.grad", x, 8, HVD_F32, HVD_SUM))
+		return fail("late.grad");
+	return x[0] != (float)hvd_size();
+}
+
 static void busy_ms(double ms)
 {
 	struct timespec a, b;
@@ -259,6 +273,8 @@ int main(int argc, char **argv)
 		bad = run_loop();
 	else if (!strcmp(mode, "backward"))
 		bad = run_backward(argc > 2 ? atoi(argv[2]) : 12);
+	else if (!strcmp(mode, "late"))
+		bad = run_late(argc > 2 ? atof(argv[2]) : 1);
 	else {
 		fprintf(stderr, "hvd-rt-test: '%s': unknown mode\n", mode);
 		hvd_shutdown();
