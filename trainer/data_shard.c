@@ -130,8 +130,11 @@ static int pwrite_all(int fd, const uint8_t *p, size_t bytes, off_t at)
 		ssize_t n = pwrite(fd, p, bytes, at);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;   /* no progress and no reason given */
 			return -1;
+		}
 		p += n;
 		bytes -= (size_t)n;
 		at += n;
@@ -151,7 +154,7 @@ int shard_writer_put(struct shard_writer *w, uint32_t local, const uint8_t *rec,
 	return 0;
 }
 
-static void fsync_dir_of(const char *path)
+void shard_fsync_dir_of(const char *path)
 {
 	char copy[4200];
 	snprintf(copy, sizeof(copy), "%s", path);
@@ -166,19 +169,27 @@ int shard_writer_finish(struct shard_writer *w, char *err, size_t err_bytes)
 {
 	uint8_t head[SHARD_HEADER_BYTES];
 	shard_header_encode(&w->h, head);
-	if (pwrite_all(w->fd, head, sizeof(head), 0) != 0 || fsync(w->fd) != 0 ||
-	    close(w->fd) != 0) {
-		snprintf(err, err_bytes, "chexnet: shard '%s': %s", w->tmp_path, strerror(errno));
+	int bad = pwrite_all(w->fd, head, sizeof(head), 0) != 0 || fsync(w->fd) != 0;
+	int saved = errno;
+	/* the fd is gone after close() whatever it returns: never close it twice
+	 * (other threads may already own that number again) */
+	if (close(w->fd) != 0 && !bad) {
+		bad = 1;
+		saved = errno;
+	}
+	w->fd = -1;
+	if (bad) {
+		snprintf(err, err_bytes, "chexnet: shard '%s': %s", w->tmp_path,
+			 strerror(saved ? saved : EIO));
 		shard_writer_abort(w);
 		return -1;
 	}
-	w->fd = -1;
 	if (rename(w->tmp_path, w->path) != 0) {
 		snprintf(err, err_bytes, "chexnet: shard '%s': rename: %s", w->path, strerror(errno));
 		unlink(w->tmp_path);
 		return -1;
 	}
-	fsync_dir_of(w->path);
+	shard_fsync_dir_of(w->path);
 	return 0;
 }
 
@@ -212,7 +223,11 @@ int shard_open_checked(const char *path, struct shard_header *h, int *fd_out,
 		goto fail;
 	}
 	uint64_t want = SHARD_HEADER_BYTES + (uint64_t)h->count * h->record_bytes;
-	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != want) {
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, err_bytes, "chexnet: shard '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	if ((uint64_t)st.st_size != want) {
 		snprintf(err, err_bytes, "chexnet: shard '%s': offset %lld: %s (%u records need %llu bytes)",
 			 path, (long long)st.st_size, (uint64_t)st.st_size < want ? "truncated tail" : "trailing bytes",
 			 h->count, (unsigned long long)want);

@@ -69,6 +69,10 @@ int shard_writer_put(struct shard_writer *w, uint32_t local, const uint8_t *rec,
 int shard_writer_finish(struct shard_writer *w, char *err, size_t err_bytes);
 void shard_writer_abort(struct shard_writer *w);
 
+/* fsync of the directory holding path, so a rename into it is durable
+ * (best effort: a file system that cannot sync directories is not an error). */
+void shard_fsync_dir_of(const char *path);
+
 /* 1 when dir already holds this shard complete (header equal to h and the
  * exact file size): a resumed pack keeps it. */
 int shard_is_complete(const char *dir, const struct shard_header *h);

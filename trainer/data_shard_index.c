@@ -38,12 +38,13 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 			fprintf(f, " %llu", (unsigned long long)label_counts[s][c]);
 		fputc('\n', f);
 	}
-	int bad = fflush(f) != 0 || fsync(fileno(f)) != 0;
+	int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
 	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
 		snprintf(err, err_bytes, "chexnet: index '%s': %s", path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
+	shard_fsync_dir_of(path);   /* the index is what makes the pack complete */
 	return 0;
 }
 
