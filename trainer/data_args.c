@@ -1,4 +1,5 @@
-/* data_args.c - strict number parsing for command options, allowed CPUs.
+/* data_args.c - strict number parsing for command options, allowed CPUs,
+ * output directories.
  * What it does not do: iterate argv (each cmd_*.c does).
  */
 #define _GNU_SOURCE
@@ -7,6 +8,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "data_args.h"
 
@@ -61,4 +64,18 @@ int data_allowed_cpus(void)
 		return 1;
 	int n = CPU_COUNT(&set);
 	return n > 0 ? n : 1;
+}
+
+int data_make_dir(const char *what, const char *path, char *err, size_t err_bytes)
+{
+	struct stat st;
+	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+		snprintf(err, err_bytes, "chexnet: %s '%s': %s", what, path, strerror(errno));
+		return -1;
+	}
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, err_bytes, "chexnet: %s '%s': not a directory", what, path);
+		return -1;
+	}
+	return 0;
 }

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -85,6 +86,28 @@ void csv_close(struct csv_reader *r)
 	if (r->gz)
 		gzclose(r->gz);
 	r->gz = NULL;
+}
+
+struct csv_reader *csv_open_new(const char *path, char *err, size_t err_bytes)
+{
+	struct csv_reader *r = malloc(sizeof(*r));
+	if (!r) {
+		snprintf(err, err_bytes, "chexnet: '%s': out of memory", path);
+		return NULL;
+	}
+	if (csv_open(r, path, err, err_bytes) != 0) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void csv_free(struct csv_reader *r)
+{
+	if (!r)
+		return;
+	csv_close(r);
+	free(r);
 }
 
 int csv_split(char *line, char **fields, int max)

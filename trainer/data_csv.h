@@ -33,6 +33,12 @@ int csv_next_raw(struct csv_reader *r, char *err, size_t err_bytes);
 
 void csv_close(struct csv_reader *r);
 
+/* A reader on the heap (struct csv_reader holds an 8 KiB line): malloc +
+ * csv_open, NULL with a message in err. csv_free closes and frees (NULL is
+ * fine). */
+struct csv_reader *csv_open_new(const char *path, char *err, size_t err_bytes);
+void csv_free(struct csv_reader *r);
+
 /* Splits line in place. Returns the field count, or -1 for an
  * unterminated quote or more than max fields. Pure. */
 int csv_split(char *line, char **fields, int max);

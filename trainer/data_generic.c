@@ -14,8 +14,9 @@
 #include "data_set.h"
 #include "data_split.h"
 
-static int generic_header(const struct csv_reader *r, int *has_patient, char *err, size_t err_bytes)
+static int generic_header(const struct csv_reader *r, void *ctx, char *err, size_t err_bytes)
 {
+	int *has_patient = ctx;
 	int n = r->count;
 	if (n != 1 + CHEXNET_CLASSES && n != 2 + CHEXNET_CLASSES) {
 		snprintf(err, err_bytes, "chexnet: '%s' line %ld: header has %d fields, expected path + %d classes [+ patient]",
@@ -37,9 +38,10 @@ static int generic_header(const struct csv_reader *r, int *has_patient, char *er
 	return 0;
 }
 
-static int generic_row(const struct csv_reader *r, int has_patient, struct data_entry *e,
+static int generic_row(const struct csv_reader *r, void *ctx, struct data_entry *e,
 		       char *err, size_t err_bytes)
 {
+	const int has_patient = *(const int *)ctx;
 	int want = 1 + CHEXNET_CLASSES + has_patient;
 	if (r->count != want) {
 		snprintf(err, err_bytes, "chexnet: '%s' line %ld: %d fields, expected %d",
@@ -78,26 +80,9 @@ static int generic_row(const struct csv_reader *r, int has_patient, struct data_
 
 static int generic_read(const char *path, struct data_list *out, char *err, size_t err_bytes)
 {
-	struct csv_reader *r = malloc(sizeof(*r));
-	int rc = -1, got, has_patient = 0;
-	if (!r || csv_open(r, path, err, err_bytes) != 0)
-		goto out;
-	got = csv_next(r, err, err_bytes);
-	if (got == 0)
-		snprintf(err, err_bytes, "chexnet: '%s': empty file", path);
-	if (got <= 0 || generic_header(r, &has_patient, err, err_bytes) != 0)
-		goto out;
-	while ((got = csv_next(r, err, err_bytes)) == 1) {
-		struct data_entry *e = data_list_push(out);
-		if (!e || generic_row(r, has_patient, e, err, err_bytes) != 0)
-			goto out;
-	}
-	rc = got;
-out:
-	if (r)
-		csv_close(r);
-	free(r);
-	return rc;
+	int has_patient = 0;   /* set by the header, read by every row */
+	return data_list_read_table(path, generic_header, generic_row, &has_patient, out,
+				    err, err_bytes);
 }
 
 int data_generic_open(struct data_set *set, const char *dir, double val_fraction,

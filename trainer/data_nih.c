@@ -35,8 +35,9 @@ static int nih_field_count_ok(const struct csv_reader *r)
 	return r->count == NIH_FIELDS || (r->count == NIH_FIELDS + 1 && !r->fields[NIH_FIELDS][0]);
 }
 
-static int nih_check_header(const struct csv_reader *r, char *err, size_t err_bytes)
+static int nih_check_header(const struct csv_reader *r, void *ctx, char *err, size_t err_bytes)
 {
+	(void)ctx;
 	if (!nih_field_count_ok(r)) {
 		snprintf(err, err_bytes, "chexnet: '%s' line %ld: header has %d fields, expected %d",
 			 r->path, r->line, r->count, NIH_FIELDS);
@@ -52,9 +53,10 @@ static int nih_check_header(const struct csv_reader *r, char *err, size_t err_by
 	return 0;
 }
 
-static int nih_parse_row(const struct csv_reader *r, struct data_entry *e,
+static int nih_parse_row(const struct csv_reader *r, void *ctx, struct data_entry *e,
 			 char *err, size_t err_bytes)
 {
+	(void)ctx;
 	char bad[256];
 	if (!nih_field_count_ok(r)) {
 		snprintf(err, err_bytes, "chexnet: '%s' line %ld: %d fields, expected %d",
@@ -84,33 +86,8 @@ static int nih_parse_row(const struct csv_reader *r, struct data_entry *e,
 int data_nih_read_entries(const char *csv_path, struct data_list *out,
 			  char *err, size_t err_bytes)
 {
-	struct csv_reader *r = malloc(sizeof(*r));
-	int rc = -1, got;
-	if (!r) {
-		snprintf(err, err_bytes, "chexnet: '%s': out of memory", csv_path);
-		return -1;
-	}
-	if (csv_open(r, csv_path, err, err_bytes) != 0)
-		goto out;
-	got = csv_next(r, err, err_bytes);
-	if (got == 0)
-		snprintf(err, err_bytes, "chexnet: '%s': empty file", csv_path);
-	if (got <= 0 || nih_check_header(r, err, err_bytes) != 0)
-		goto out;
-	while ((got = csv_next(r, err, err_bytes)) == 1) {
-		struct data_entry *e = data_list_push(out);
-		if (!e) {
-			snprintf(err, err_bytes, "chexnet: '%s': out of memory", csv_path);
-			goto out;
-		}
-		if (nih_parse_row(r, e, err, err_bytes) != 0)
-			goto out;
-	}
-	rc = got;  /* 0 at EOF, -1 read error */
-out:
-	csv_close(r);
-	free(r);
-	return rc;
+	return data_list_read_table(csv_path, nih_check_header, nih_parse_row, NULL, out,
+				    err, err_bytes);
 }
 
 static int find_first(const char *dir, const char *const *names, char *path, size_t bytes)
@@ -149,10 +126,10 @@ static int cmp_entry_name(const void *a, const void *b)
 static int nih_read_list(const char *path, struct data_entry **by_name, size_t n,
 			 uint8_t *used, struct data_list *out, char *err, size_t err_bytes)
 {
-	struct csv_reader *r = malloc(sizeof(*r));
+	struct csv_reader *r = csv_open_new(path, err, err_bytes);
 	int rc = -1, got;
-	if (!r || csv_open(r, path, err, err_bytes) != 0)
-		goto out;
+	if (!r)
+		return -1;
 	while ((got = csv_next_raw(r, err, err_bytes)) == 1) {
 		struct data_entry key, *kp = &key, **hit;
 		snprintf(key.name, sizeof(key.name), "%s", r->buf);
@@ -170,15 +147,15 @@ static int nih_read_list(const char *path, struct data_entry **by_name, size_t n
 		}
 		used[at] = 1;
 		struct data_entry *e = data_list_push(out);
-		if (!e)
+		if (!e) {
+			snprintf(err, err_bytes, "chexnet: '%s' line %ld: out of memory", path, r->line);
 			goto out;
+		}
 		*e = **hit;
 	}
 	rc = got;
 out:
-	if (r)
-		csv_close(r);
-	free(r);
+	csv_free(r);
 	return rc;
 }
 

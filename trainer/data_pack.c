@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -197,15 +196,8 @@ static struct shard_header *plan_shards(const struct pack_config *cfg, const str
 static int prepare_out_dir(const char *dir, char *err, size_t err_bytes)
 {
 	char index[4200];
-	struct stat st;
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		snprintf(err, err_bytes, "chexnet: pack: out dir '%s': %s", dir, strerror(errno));
+	if (data_make_dir("pack: out dir", dir, err, err_bytes) != 0)
 		return -1;
-	}
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, err_bytes, "chexnet: pack: out dir '%s': not a directory", dir);
-		return -1;
-	}
 	/* from here on the directory is not a complete pack until the new index */
 	snprintf(index, sizeof(index), "%s/%s", dir, SHARD_INDEX_NAME);
 	if (unlink(index) != 0 && errno != ENOENT) {

@@ -61,6 +61,16 @@ void data_set_free(struct data_set *set);
 struct data_entry *data_list_push(struct data_list *l);   /* NULL: no memory */
 void data_list_free(struct data_list *l);
 
+/* A label table (NIH Data_Entry, generic CSV): header() checks the first
+ * line, row() fills one entry per further line; both return 0 or -1 with a
+ * message naming file and line. An empty file is an error. Appends to out. */
+struct csv_reader;
+typedef int (*data_header_fn)(const struct csv_reader *r, void *ctx, char *err, size_t err_bytes);
+typedef int (*data_row_fn)(const struct csv_reader *r, void *ctx, struct data_entry *e,
+			   char *err, size_t err_bytes);
+int data_list_read_table(const char *path, data_header_fn header, data_row_fn row, void *ctx,
+			 struct data_list *out, char *err, size_t err_bytes);
+
 /* Internal to data_set.c / data_nih.c / data_generic.c. */
 int data_nih_open(struct data_set *set, const char *dir, double val_fraction,
 		  char *err, size_t err_bytes);

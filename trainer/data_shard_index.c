@@ -118,8 +118,8 @@ int shard_set_open(struct shard_set *s, const char *dir, int split, char *err, s
 	memset(s, 0, sizeof(*s));
 	s->split = split;
 	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
-	struct csv_reader *r = malloc(sizeof(*r));
-	if (!r || csv_open(r, path, err, err_bytes) != 0)
+	struct csv_reader *r = csv_open_new(path, err, err_bytes);
+	if (!r)
 		goto out;
 	if (csv_next_raw(r, err, err_bytes) != 1 || strcmp(r->buf, "hvd-pack 1") != 0) {
 		index_error(err, err_bytes, r, "expected 'hvd-pack 1'");
@@ -146,9 +146,7 @@ int shard_set_open(struct shard_set *s, const char *dir, int split, char *err, s
 		goto out;
 	rc = 0;
 out:
-	if (r)
-		csv_close(r);
-	free(r);
+	csv_free(r);
 	if (rc != 0)
 		shard_set_close(s);
 	return rc;
@@ -218,8 +216,8 @@ int shard_index_label_counts(const char *dir, int split, uint64_t counts[SHARD_C
 	char path[4200];
 	int rc = -1, got, found = 0;
 	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
-	struct csv_reader *r = malloc(sizeof(*r));
-	if (!r || csv_open(r, path, err, err_bytes) != 0)
+	struct csv_reader *r = csv_open_new(path, err, err_bytes);
+	if (!r)
 		goto out;
 	while (!found && (got = csv_next_raw(r, err, err_bytes)) == 1) {
 		found = index_labels_line(r->buf, split, counts);
@@ -234,9 +232,7 @@ int shard_index_label_counts(const char *dir, int split, uint64_t counts[SHARD_C
 	}
 	rc = 0;
 out:
-	if (r)
-		csv_close(r);
-	free(r);
+	csv_free(r);
 	return rc;
 }
 

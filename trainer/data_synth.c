@@ -3,13 +3,11 @@
  * What it does not do: draw (data_synth_draw.c) or parse options.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "data_args.h"
 #include "data_labels.h"
@@ -196,20 +194,6 @@ out:
 	return rc;
 }
 
-static int make_dir(const char *path, char *err, size_t err_bytes)
-{
-	struct stat st;
-	if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-		snprintf(err, err_bytes, "chexnet: synth: '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, err_bytes, "chexnet: synth: '%s': not a directory", path);
-		return -1;
-	}
-	return 0;
-}
-
 int data_synth(const struct synth_config *cfg, char *err, size_t err_bytes)
 {
 	char images[4200];
@@ -219,7 +203,8 @@ int data_synth(const struct synth_config *cfg, char *err, size_t err_bytes)
 		return -1;
 	}
 	snprintf(images, sizeof(images), "%s/images", cfg->out_dir);
-	if (make_dir(cfg->out_dir, err, err_bytes) != 0 || make_dir(images, err, err_bytes) != 0)
+	if (data_make_dir("synth:", cfg->out_dir, err, err_bytes) != 0 ||
+	    data_make_dir("synth:", images, err, err_bytes) != 0)
 		return -1;
 	struct synth_image *im = calloc(cfg->count, sizeof(*im));
 	if (!im) {
