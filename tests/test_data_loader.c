@@ -7,6 +7,7 @@
  * What it does not do: measure speed (bench/loader does).
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,20 @@ static void test_epochs_permute_cut_and_resume(void)
 		data_loader_release(dl, b);
 	}
 	data_loader_close(dl);
+	/* the last step of the epoch resumes; one more, or one that would wrap
+	 * around when multiplied by K, is refused */
+	const long bad_steps[] = { m / 2, LONG_MAX / 2 + 1 };
+	c.start_step = m / 2 - 1;
+	dl = data_loader_open(&c, err, sizeof(err));
+	CHECK_MSG(dl != NULL, "%s", err);
+	data_loader_close(dl);
+	for (int i = 0; i < 2; i++) {
+		c.start_step = bad_steps[i];
+		dl = data_loader_open(&c, err, sizeof(err));
+		CHECK(dl == NULL);
+		data_loader_close(dl);
+		CHECK_CONTAINS(err, "': beyond the ");
+	}
 	free(dir);
 }
 

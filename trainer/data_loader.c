@@ -227,12 +227,14 @@ static int plan_start(struct data_loader *dl, char *err, size_t err_bytes)
 			 dl->src.count, why);
 		return -1;
 	}
-	long micro = c->start_step * c->accumulation;
-	if (micro >= dl->plan.micro_per_epoch && c->start_step > 0) {
+	/* compared before multiplying: a huge start step must not wrap around */
+	long steps = (dl->plan.micro_per_epoch + c->accumulation - 1) / c->accumulation;
+	if (c->start_step >= steps) {
 		snprintf(err, err_bytes, "chexnet: loader: start step '%ld': beyond the %ld steps of an epoch",
-			 c->start_step, dl->plan.micro_per_epoch / c->accumulation);
+			 c->start_step, steps);
 		return -1;
 	}
+	long micro = c->start_step * c->accumulation;
 	dl->start_abs = (long)c->start_epoch * dl->plan.micro_per_epoch + micro;
 	if (c->size > dl->src.size && c->crop != DATA_CROP_RESIZE) {
 		snprintf(err, err_bytes, "chexnet: loader: crop size '%d': larger than the stored %d",
