@@ -47,7 +47,8 @@ static void expect_ok(const char *env, int n, const char *args, int timeout_s, c
 	struct test_proc p;
 	CHECK(run_ranks(env, n, args, timeout_s, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "srun -n %d %s: exit %d: %.600s", n, args, p.exit_code, p.err);
-	CHECK_CONTAINS(p.out, ok);
+	CHECK_MSG(strstr(p.out, ok) != NULL, "srun -n %d %s: no '%s' in stdout '%.200s'; stderr: %.600s",
+		  n, args, ok, p.out, p.err);
 	test_proc_free(&p);
 }
 
@@ -60,6 +61,11 @@ static void test_standalone_is_one_rank(void)
 	CHECK_CONTAINS(p.out, "rank 0/1 local 0/1 backend self");
 	CHECK_CONTAINS(p.out, "ok init");
 	CHECK_CONTAINS(p.err, "hvd: start-up: 1 rank, backend self");
+	test_proc_free(&p);
+	free(cmd);
+	cmd = rt_cmd("taskset -c 0 '%s/hvd-rt-test' %s", "init"); /* threads follow the mask */
+	CHECK(test_run(cmd, 30, &p) == 0);
+	CHECK_CONTAINS(p.out, "backend self threads 1\n");
 	test_proc_free(&p);
 	free(cmd);
 	cmd = rt_cmd("'%s/hvd-rt-test' %s", "collect");
@@ -161,8 +167,11 @@ static void test_many_small_tensors_fused(void)
 
 static void test_fusion_off_sends_each_tensor_alone(void)
 {
-	expect_ok("HVD_FUSION_THRESHOLD=0 HVD_TIMELINE=tl.json", 2, "fused 100", 120, "ok fused");
-	cJSON *tl = read_timeline("tl.json");
+	expect_ok("HVD_FUSION_THRESHOLD=0 HVD_TIMELINE=tl%r.json", 2, "fused 100", 120, "ok fused");
+	cJSON *other = read_timeline("tl1.json"); /* %r: one file per rank */
+	CHECK(cJSON_IsArray(other));
+	cJSON_Delete(other);
+	cJSON *tl = read_timeline("tl0.json");
 	int fused = -1, alone = -1;
 	lanes_with_phase(tl, "MEMCPY_IN_FUSION_BUFFER", &fused, &alone);
 	CHECK_INT(fused, 0);
@@ -221,17 +230,17 @@ static void test_no_pmix_fails_at_once_with_hint(void)
 
 /* Starts a 4-rank loop, sends SIG to rank 2 once all ranks run, waits.
  * Prints "rc=N elapsed=S" last. */
-static int signal_run(const char *env, const char *sig, int timeout_s, struct test_proc *p)
+static int signal_run(const char *env, const char *sig, int rank, int timeout_s, struct test_proc *p)
 {
 	char *cmd = NULL;
 	int rc = asprintf(&cmd,
 		"cd '%s' && (%s srun -n 4 '%s/hvd-rt-test' loop > out.txt 2> err.txt & s=$!; "
 		"for i in $(seq 300); do [ \"$(grep -c '^pid' out.txt)\" = 4 ] && break; sleep 0.1; done; "
-		"t0=$(date +%%s%%N); kill -%s $(awk '$4 == 2 {print $2}' out.txt); wait $s; rc=$?; "
+		"t0=$(date +%%s%%N); kill -%s $(awk '$4 == %d {print $2}' out.txt); wait $s; rc=$?; "
 		"t1=$(date +%%s%%N); cat err.txt >&2; sleep 1; "
 		"echo left=$(pgrep -f '%s/[h]vd-rt-test loop' | wc -l); "
 		"echo rc=$rc elapsed=$(( (t1 - t0) / 1000000 )))",
-		test_tmpdir(), env, test_build_dir(), sig, test_build_dir());
+		test_tmpdir(), env, test_build_dir(), sig, rank, test_build_dir());
 	if (rc < 0)
 		return -1;
 	rc = test_run(cmd, timeout_s, p);
@@ -248,7 +257,7 @@ static long field(const char *out, const char *key)
 static void test_sigkill_one_of_four_ends_the_job(void)
 {
 	struct test_proc p;
-	CHECK(signal_run("", "KILL", 90, &p) == 0);
+	CHECK(signal_run("", "KILL", 2, 90, &p) == 0);
 	CHECK(!p.timed_out);
 	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
 	long ms = field(p.out, "elapsed=");
@@ -260,7 +269,7 @@ static void test_sigkill_one_of_four_ends_the_job(void)
 static void test_sigstop_one_rank_is_named_by_the_others(void)
 {
 	struct test_proc p;
-	CHECK(signal_run("HVD_TIMEOUT_S=4 HVD_STALL_WARNING_S=0", "STOP", 90, &p) == 0);
+	CHECK(signal_run("HVD_TIMEOUT_S=4 HVD_STALL_WARNING_S=0", "STOP", 2, 90, &p) == 0);
 	CHECK(!p.timed_out);
 	char want[200];
 	snprintf(want, sizeof(want), "hvd: rank 2 (host %s): 'silent for ", test_hostname());
@@ -294,6 +303,19 @@ static void test_stall_past_timeout_fails_every_rank(void)
 	 * hvd and is ended by Slurm once they exit */
 	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [late.grad]'") == 2,
 		  "the waiting ranks name rank 1: %s", p.err);
+	test_proc_free(&p);
+}
+
+static void test_sigstop_rank_zero_is_named_by_the_others(void)
+{
+	struct test_proc p;
+	CHECK(signal_run("HVD_TIMEOUT_S=3 HVD_STALL_WARNING_S=0", "STOP", 0, 90, &p) == 0);
+	CHECK(!p.timed_out);
+	char want[200];
+	snprintf(want, sizeof(want), "hvd: rank 0 (host %s): 'silent for ", test_hostname());
+	CHECK_MSG(count_lines_with(p.err, want) == 3, "the 3 other ranks name rank 0: %.900s", p.err);
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
 	test_proc_free(&p);
 }
 
@@ -359,6 +381,7 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "no_pmix_fails_at_once_with_hint", test_no_pmix_fails_at_once_with_hint },
 	{ "sigkill_one_of_four_ends_the_job", test_sigkill_one_of_four_ends_the_job },
 	{ "sigstop_one_rank_is_named_by_the_others", test_sigstop_one_rank_is_named_by_the_others },
+	{ "sigstop_rank_zero_is_named_by_the_others", test_sigstop_rank_zero_is_named_by_the_others },
 	{ "stall_warning_names_the_late_rank", test_stall_warning_names_the_late_rank },
 	{ "stall_past_timeout_fails_every_rank", test_stall_past_timeout_fails_every_rank },
 	{ "timeline_allreduce_overlaps_backward", test_timeline_allreduce_overlaps_backward },

@@ -88,6 +88,16 @@ up() {
 	done
 	render "$here/slurm.conf.in" "$dir/slurm.conf"
 	render "$here/gres.conf.in" "$dir/gres.conf"
+	# (runtime) mpi/pmix keeps a per-step dir /tmp/spmix_appdir_UID_JOB.STEP
+	# and leaves it behind when a step is cancelled; job ids restart at 1 in
+	# every test cluster, so a stale one makes a later step fail to launch
+	# ("task 0 launch failed: Unspecified error"). Keep it in DIR instead.
+	mkdir -p "$dir/pmix" && echo "PMIxCliTmpDirBase=$dir/pmix" > "$dir/mpi.conf"
+	# (runtime) OpenMPI names its shared-memory segments after the job id
+	# (/dev/shm/vader_segment.HOST.0.HASH.RANK); a rank killed by a test
+	# leaves its segment, and a later cluster reusing that job id attaches
+	# to it and crashes. Start every cluster at its own job id.
+	echo "FirstJobId=$(( (RANDOM * 32768 + RANDOM) % 60000000 + 1000 ))" >> "$dir/slurm.conf"
 	if [ -n "$build" ] && [ -f "$build/hvd.so" ]; then
 		echo "required $build/hvd.so" > "$dir/plugstack.conf"
 	else
