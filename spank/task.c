@@ -255,6 +255,8 @@ static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effe
 	char cpus[1024], socket[16];
 	if (res->granted_index >= 0 && set_gpu_env(sp, in, res, err) != 0)
 		return -1;
+	if (res->granted_index < 0)
+		spank_unsetenv(sp, "HVD_GPU_BUSID");   /* CPU-only: none inherited either */
 	if (bind_cpus(eff, res, err) != 0)
 		return -1;
 	cpu_set_t now;
@@ -308,8 +310,11 @@ static void say_node_notes(const struct placement_request *mine, const char *top
 	}
 }
 
+/* *node_wide stays 1 for failures every local task shares (topology,
+ * oversubscription): local task 0 reports those once. Failures of this
+ * task alone (binding, environment) set it to 0: the task reports them. */
 static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_effective *eff,
-			   int alone, char *err)
+			   int alone, char *err, int *node_wide)
 {
 	char topo_note[ERR_LEN] = "";
 	struct placement_request req;
@@ -319,6 +324,7 @@ static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_
 		return -1;
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
 		snprintf(err, ERR_LEN, "hvd: sched_getaffinity: 'self': %s", strerror(errno));
+		*node_wide = 0;
 		return -1;
 	}
 	fill_request(in, eff, &allowed, &req);
@@ -330,6 +336,7 @@ static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_
 		say_node_notes(&req, topo_note);
 	if (placement_compute(&req, &res, err, ERR_LEN) != 0)
 		return -1;
+	*node_wide = 0;
 	return apply(sp, in, eff, &res, err);
 }
 
@@ -339,26 +346,22 @@ int task_apply(spank_t sp, const struct hvd_site *site, const struct hvd_request
 	static struct task_inputs in;   /* large; task_init runs once per process */
 	char visible[1024], step_gpus[1024], err[ERR_LEN] = "";
 	struct hvd_effective eff;
-	int rc = -1;
+	int node_wide = 1;
 	get_env(sp, "CUDA_VISIBLE_DEVICES", visible, sizeof(visible));
 	get_env(sp, "SLURM_STEP_GPUS", step_gpus, sizeof(step_gpus));
-	int alone = slurm_bound_per_task(step, visible);
-	memset(&in, 0, sizeof(in));
-	if (!alone && step->captured && step->visible[0])
-		rc = read_granted(step->visible, step->step_gpus, &in, err);
-	else
-		rc = read_granted(visible, step_gpus, &in, err);
 	options_resolve(site, request, visible[0] != 0, &eff);
-	if (!eff.active) {
-		rc = 0;
-		goto out;
-	}
+	if (!eff.active)
+		return 0;
+	memset(&in, 0, sizeof(in));
+	int alone = slurm_bound_per_task(step, visible);
+	int rc = read_task(sp, &in, err);
+	if (rc == 0 && !alone && step->captured && step->visible[0])
+		rc = read_granted(step->visible, step->step_gpus, &in, err);
+	else if (rc == 0)
+		rc = read_granted(visible, step_gpus, &in, err);
 	if (rc == 0)
-		rc = read_task(sp, &in, err);
-	if (rc == 0)
-		rc = place_and_apply(sp, &in, &eff, alone, err);
-out:
-	if (rc != 0 && in.local_id == 0 && err[0])
+		rc = place_and_apply(sp, &in, &eff, alone, err, &node_wide);
+	if (rc != 0 && err[0] && (!node_wide || in.local_id == 0))
 		fprintf(stderr, "%s\n", err);
 	topology_free(&in.topo);
 	return rc;
