@@ -232,8 +232,13 @@ int hvd_init(void)
 	int rc = start(rt, err, sizeof(err));
 	if (rc) {
 		char suffix[300] = "";
-		if (rt->boot.size > 1 && !strstr(err, "[rank "))
+		const char *procid = getenv("SLURM_PROCID"), *ntasks = getenv("SLURM_STEP_NUM_TASKS");
+		if (strstr(err, "[rank "))
+			suffix[0] = '\0';
+		else if (rt->boot.size > 1)
 			runtime_suffix(rt, suffix, sizeof(suffix));
+		else if (procid && ntasks) /* PMIx did not say: Slurm's view */
+			snprintf(suffix, sizeof(suffix), " [rank %s/%s %s]", procid, ntasks, rt->boot.hostname);
 		char text[2400];
 		snprintf(text, sizeof(text), "%s%s", err[0] ? err : "hvd: hvd_init: failed", suffix);
 		release(rt, 0);

@@ -45,9 +45,11 @@ int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, si
 	if (tasks > 1) {
 		const char *rank = env_get(envp, "SLURM_PROCID");
 		const char *mpi = env_get(envp, "SLURM_MPI_TYPE");
+		const char *node = env_get(envp, "SLURMD_NODENAME");
 		snprintf(err, errlen, "hvd: this step has %ld tasks but no PMIx server "
 			 "(SLURM_MPI_TYPE=%s); run srun --mpi=pmix or set MpiDefault=pmix "
-			 "[rank %s/%ld]", tasks, mpi ? mpi : "unset", rank ? rank : "?", tasks);
+			 "[rank %s/%ld%s%s]", tasks, mpi ? mpi : "unset", rank ? rank : "?", tasks,
+			 node ? " " : "", node ? node : "");
 		return -1;
 	}
 	*mode = BOOTSTRAP_SINGLE;

@@ -228,6 +228,20 @@ static void test_no_pmix_fails_at_once_with_hint(void)
 	test_proc_free(&p);
 }
 
+static void test_second_program_in_a_task_is_named(void)
+{
+	struct test_proc p;
+	char *cmd = NULL;
+	CHECK(asprintf(&cmd, "srun -n 2 sh -c \"'%s/hvd-rt-test' init > /dev/null 2>&1; "
+		       "'%s/hvd-rt-test' init\"", test_build_dir(), test_build_dir()) > 0);
+	CHECK(test_run(cmd, 60, &p) == 0);
+	free(cmd);
+	CHECK(p.exit_code != 0);
+	CHECK_INT(count_lines_with(p.err, "one PMIx client per task: give each program its own srun step"), 2);
+	CHECK_CONTAINS(p.err, "[rank 1/2 ");
+	test_proc_free(&p);
+}
+
 /* Starts a 4-rank loop, sends SIG to rank 2 once all ranks run, waits.
  * Prints "rc=N elapsed=S" last. */
 static int signal_run(const char *env, const char *sig, int rank, int timeout_s, struct test_proc *p)
@@ -379,6 +393,7 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "mismatch_names_the_tensor_on_every_rank", test_mismatch_names_the_tensor_on_every_rank },
 	{ "bad_setting_stops_every_rank", test_bad_setting_stops_every_rank },
 	{ "no_pmix_fails_at_once_with_hint", test_no_pmix_fails_at_once_with_hint },
+	{ "second_program_in_a_task_is_named", test_second_program_in_a_task_is_named },
 	{ "sigkill_one_of_four_ends_the_job", test_sigkill_one_of_four_ends_the_job },
 	{ "sigstop_one_rank_is_named_by_the_others", test_sigstop_one_rank_is_named_by_the_others },
 	{ "sigstop_rank_zero_is_named_by_the_others", test_sigstop_rank_zero_is_named_by_the_others },
