@@ -377,6 +377,17 @@ static void test_gpus_under_machine_fall_back_to_nearest_cpus(void)
 	CHECK_INT(r.numa_count, 0);
 	CHECK_STR(fmt(&r.cpus), "0-5");
 	CHECK_CONTAINS(r.note, "GPU 0000:84:00.0 has no package above it: bound to its nearest CPUs '0-7'");
+	/* allowed CPUs beyond the GPU's nearest ones (a site XML smaller than
+	 * the machine): bound to the intersection, not left as allowed */
+	s.req.allowed = cpus_of("4-11");
+	CHECK_INT(place(&s, 1, &r, err), 0);
+	CHECK_STR(fmt(&r.cpus), "4-7");
+	/* none of them allowed: left as allowed, and said */
+	s.req.allowed = cpus_of("8-11");
+	CHECK_INT(place(&s, 0, &r, err), 0);
+	CHECK_STR(fmt(&r.cpus), "8-11");
+	CHECK_CONTAINS(r.note, "GPU 0000:");
+	CHECK_CONTAINS(r.note, "has no package above it and its CPUs '0-7' are not allowed: left as allowed");
 	topology_free(&s.topo);
 }
 
