@@ -297,6 +297,9 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 	t->accumulate = (int)o->accumulate;
 	if (t->rank != 0)
 		t->o.progress = PROGRESS_QUIET;
+	if (!o->threads && t->world > 1)  /* the task's CPUs minus the loader's, not all */
+		t->o.threads = dist_compute_threads((int)(o->loader_threads ? o->loader_threads
+							   : data_loader_default_threads()));
 	if (session_open(&t->s, &t->o))
 		return -1;
 	if (o->init && checkpoint_load_model(o->init, &t->s.model, CHECKPOINT_INIT, note, &err))

@@ -1,0 +1,357 @@
+/* test_e2e_slurm.c - distributed CheXNet end to end on the tests/slurm
+ * cluster: `srun -n R ./chexnet train` on `chexnet synth` + `chexnet pack`
+ * data. Equivalence of R ranks with one rank accumulating R micro-batches
+ * (the same learnable parameters after 5 SGD steps), the per-layer
+ * allreduce overlapping backward in the timeline, stop on SIGUSR1 with
+ * exit 75 and an exact resume, an `#SBATCH --hvd` batch script, SIGKILL and
+ * SIGSTOP of one rank; group slurm-e2e-learning: a short 2-rank DenseNet-121
+ * run at 64x64 reaches mean test AUROC >= 0.85 within 3 minutes.
+ * What this does not do: check kernels (trainer/cpu tests) or the loader's
+ * order in isolation (data-loader group).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "runner.h"
+#include "safetensors.h"
+
+/* Small images, one thread per rank: fast on 2 cores and deterministic. */
+#define SMALL "--size 32 --batch 8 --threads 1 --optimizer sgd --lr 0.05"
+
+static int count_lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static int sh(const char *cmd, int timeout_s, struct test_proc *p)
+{
+	int rc = test_run(cmd, timeout_s, p);
+	if (rc != 0)
+		test_fail_at(__FILE__, __LINE__, "could not run: %s", cmd);
+	return rc;
+}
+
+/* tmpdir/chexnet (a copy: a path unique to the case, for pgrep), NIH-layout
+ * synthetic images and their pack in tmpdir/shards. */
+static int make_data(int count, int synth_size, int pack_size)
+{
+	char cmd[2048];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && cp '%s/chexnet' chexnet && ./chexnet synth --out nih --count %d --size %d "
+		 "--seed 3 && ./chexnet pack --data nih --out shards --size %d", test_tmpdir(),
+		 test_build_dir(), count, synth_size, pack_size);
+	if (sh(cmd, 120, &p))
+		return -1;
+	int rc = p.exit_code;
+	CHECK_MSG(rc == 0, "synth + pack: exit %d: %.600s", rc, p.err);
+	test_proc_free(&p);
+	return rc == 0 ? 0 : -1;
+}
+
+/* `ENV srun -n R tmpdir/chexnet train --data shards ARGS` in tmpdir. */
+static int train(const char *env, int ranks, const char *args, int timeout_s, struct test_proc *p)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s srun -n %d '%s/chexnet' train --data shards %s",
+		 test_tmpdir(), env, ranks, test_tmpdir(), args);
+	return sh(cmd, timeout_s, p);
+}
+
+static void train_ok(int ranks, const char *args)
+{
+	struct test_proc p;
+	if (train("", ranks, args, 120, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "srun -n %d chexnet train %s: exit %d: %.900s", ranks, args,
+		  p.exit_code, p.err);
+	test_proc_free(&p);
+}
+
+/* The learnable parameters (every F32 tensor but BN running statistics) of
+ * tmpdir/DIR/last/model.safetensors, in file order. */
+static float *learnable(const char *dir, size_t *count)
+{
+	char path[1024];
+	struct st_file f;
+	struct trainer_error err = { "" };
+	snprintf(path, sizeof(path), "%s/%s/last/model.safetensors", test_tmpdir(), dir);
+	if (st_read(path, &f, &err)) {
+		test_fail_at(__FILE__, __LINE__, "%s", err.msg);
+		return NULL;
+	}
+	size_t n = 0;
+	for (int i = 0; i < f.count; i++)
+		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_"))
+			n += f.tensors[i].bytes / sizeof(float);
+	float *all = malloc(n * sizeof(float) + 1);
+	*count = 0;
+	for (int i = 0; all && i < f.count; i++)
+		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_")) {
+			memcpy(all + *count, f.tensors[i].data, f.tensors[i].bytes);
+			*count += f.tensors[i].bytes / sizeof(float);
+		}
+	st_free(&f);
+	return all;
+}
+
+/* max |a - b| / max(1, |b|) over the learnable parameters, or -1. */
+static double max_rel_diff(const char *a_dir, const char *b_dir)
+{
+	size_t na = 0, nb = 0;
+	float *a = learnable(a_dir, &na), *b = learnable(b_dir, &nb);
+	double worst = -1;
+	if (a && b && na == nb && na > 6000000) {
+		worst = 0;
+		for (size_t i = 0; i < na; i++) {
+			double scale = fabsf(b[i]) > 1 ? fabsf(b[i]) : 1;
+			double d = fabsf(a[i] - b[i]) / scale;
+			worst = d > worst ? d : worst;
+		}
+	}
+	CHECK_MSG(na == nb && na > 6000000, "parameter counts %zu vs %zu", na, nb);
+	free(a);
+	free(b);
+	return worst;
+}
+
+/* R ranks x batch B vs one rank x batch B x --accumulate R: the same
+ * micro-batches (loader contract), so the same parameters after 5 SGD
+ * steps; a one-rank run without accumulation (other images per step) must
+ * fail the same check. 64 px and lr 1e-3: with 4 ranks the allreduce sums 4
+ * micro-batch gradients in another order than the local accumulation; that
+ * fp32 difference (6e-8 after one step, measured) is amplified by batch
+ * norm over 4 images, past 1e-5 within 5 steps at 32 px or lr 0.01 (2
+ * ranks are bit-exact: a sum of two does not depend on order). */
+static void equivalence(int ranks, int batch)
+{
+	char args[512];
+	const char *common = "--size 64 --threads 1 --optimizer sgd --lr 0.001 --steps 5 --quiet";
+	if (make_data(200, 128, 72))
+		return;
+	snprintf(args, sizeof(args), "%s --batch %d --out dist", common, batch);
+	train_ok(ranks, args);
+	snprintf(args, sizeof(args), "%s --batch %d --accumulate %d --out acc", common, batch, ranks);
+	train_ok(1, args);
+	snprintf(args, sizeof(args), "%s --batch %d --out plain", common, batch);
+	train_ok(1, args);
+	double same = max_rel_diff("dist", "acc"), other = max_rel_diff("dist", "plain");
+	CHECK_MSG(same >= 0 && same <= 1e-5, "%d ranks vs --accumulate %d: max |a-b|/max(1,|b|) = %.3g",
+		  ranks, ranks, same);
+	CHECK_MSG(other > 1e-5, "%d ranks vs one rank without accumulation differ by only %.3g: "
+		  "the check cannot tell runs apart", ranks, other);
+}
+
+static void test_two_ranks_equal_one_rank_accumulating_two(void)
+{
+	equivalence(2, 8);
+}
+
+static void test_four_ranks_equal_one_rank_accumulating_four(void)
+{
+	equivalence(4, 4);
+}
+
+/* Spans of the trainer's lanes and the runtime's MPI_ALLREDUCE: at least
+ * one allreduce starts while a BACKWARD span is open. */
+static void test_timeline_shows_allreduce_during_backward(void)
+{
+	struct test_proc p;
+	if (make_data(120, 64, 36) || train("HVD_TIMELINE=tl.json", 2, SMALL " --steps 3 --quiet", 120, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "exit %d: %.900s", p.exit_code, p.err);
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "tl.json");
+	char *text = test_read_file(path, NULL);
+	cJSON *tl = text ? cJSON_Parse(text) : NULL, *ev;
+	int backward_pid = -1, during = 0, seen[4] = { 0 };
+	const char *spans[4] = { "FORWARD", "BACKWARD", "DATA_WAIT", "OPTIMIZER" };
+	CHECK(cJSON_IsArray(tl));
+	/* one pid per lane; E events carry the pid of the span they end */
+	cJSON_ArrayForEach(ev, tl) {
+		cJSON *ph = cJSON_GetObjectItem(ev, "ph"), *name = cJSON_GetObjectItem(ev, "name");
+		cJSON *pid = cJSON_GetObjectItem(ev, "pid");
+		if (!cJSON_IsString(ph) || !cJSON_IsNumber(pid))
+			continue;
+		int begin = !strcmp(ph->valuestring, "B"), end = !strcmp(ph->valuestring, "E");
+		const char *n = cJSON_IsString(name) ? name->valuestring : "";
+		for (int k = 0; k < 4; k++)
+			seen[k] += begin && !strcmp(n, spans[k]);
+		if (begin && !strcmp(n, "BACKWARD"))
+			backward_pid = pid->valueint;
+		else if (end && pid->valueint == backward_pid)
+			backward_pid = -1;
+		if (begin && !strcmp(n, "MPI_ALLREDUCE") && backward_pid >= 0)
+			during++;
+	}
+	for (int k = 0; k < 4; k++)
+		CHECK_MSG(seen[k] >= 3, "span %s: %d in the timeline", spans[k], seen[k]);
+	CHECK_MSG(during > 0, "no MPI_ALLREDUCE began during a BACKWARD span");
+	cJSON_Delete(tl);
+	free(text);
+	free(path);
+}
+
+/* Stopped by SIGUSR1 (scancel --signal) after a few steps, resumed: the
+ * same parameters as the run that was never stopped. */
+static void test_sigusr1_checkpoint_then_resume_is_exact(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	const char *args = SMALL " --epochs 2 --progress-every 1";
+	if (make_data(200, 64, 36))
+		return;
+	train_ok(2, "--size 32 --batch 8 --threads 1 --optimizer sgd --lr 0.05 --epochs 2 --quiet --out whole");
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (srun -n 2 -J e2e-stop-$$ ./chexnet train --data shards %s --out cut "
+		 "2> err.txt & s=$!; for i in $(seq 600); do grep -q 'step 2/' err.txt && break; sleep 0.1; done; "
+		 "scancel --signal=USR1 -n e2e-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
+		 test_tmpdir(), args);
+	if (sh(cmd, 120, &p))
+		return;
+	CHECK_CONTAINS(p.out, "rc=75");
+	CHECK_CONTAINS(p.err, "chexnet: SIGUSR1: stopped at epoch ");
+	CHECK_CONTAINS(p.err, "/last written; exit 75 (continue with --resume ");
+	CHECK_INT(count_lines_with(p.err, "stopped at epoch"), 1);   /* rank 0 only */
+	CHECK_MSG(!strstr(p.err, "end of epoch 2/2"), "the run was not stopped: %.900s", p.err);
+	test_proc_free(&p);
+	if (train("", 2, SMALL " --epochs 2 --progress-every 100 --out cut --resume cut", 120, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "resume: exit %d: %.900s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "chexnet: resuming from ");
+	test_proc_free(&p);
+	double d = max_rel_diff("cut", "whole");
+	CHECK_MSG(d == 0, "stopped + resumed vs uninterrupted: max relative difference %.3g", d);
+}
+
+static void test_sbatch_script_with_hvd_runs_two_ranks(void)
+{
+	char cmd[2048], *script = test_path(test_tmpdir(), "job.sh");
+	struct test_proc p;
+	if (make_data(160, 64, 36))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "#!/bin/sh\n#SBATCH --hvd\n#SBATCH -n 2\n#SBATCH -o job.out\n"
+		 "srun ./chexnet train --data shards " SMALL " --epochs 1 --out ck --test\n");
+	CHECK(test_write_file(script, cmd, strlen(cmd)) == 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && sbatch --wait job.sh; echo rc=$?; cat job.out",
+		 test_tmpdir());
+	if (sh(cmd, 150, &p) == 0) {
+		CHECK_CONTAINS(p.out, "rc=0");
+		CHECK_CONTAINS(p.out, "hvd: start-up: 2 ranks");
+		CHECK_CONTAINS(p.out, "chexnet: overall: ");
+		CHECK_CONTAINS(p.out, "chexnet: test split: ");
+		CHECK_CONTAINS(p.out, "Pleural_Thickening");
+		test_proc_free(&p);
+	}
+	free(script);
+}
+
+/* Starts a long 2-rank run writing OUT/last every 2 steps, waits for a
+ * checkpoint and step 5, sends SIG to rank `victim`; prints rc=, elapsed=
+ * (ms from the signal to the end of srun) and left= (processes). */
+static int signal_rank(const char *env, const char *sig, int victim, struct test_proc *p)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (%s srun -n 2 '%s/chexnet' train --data shards " SMALL " --epochs 100 "
+		 "--save-every 2 --progress-every 1 --out ck 2> err.txt & s=$!; "
+		 "for i in $(seq 900); do [ -f ck/last/model.safetensors ] && grep -q 'step 5/' err.txt "
+		 "&& break; sleep 0.1; done; "
+		 "for pid in $(pgrep -f '^%s/chexnet train'); do "
+		 "tr '\\0' '\\n' < /proc/$pid/environ | grep -qx SLURM_PROCID=%d && victim=$pid; done; "
+		 "t0=$(date +%%s%%N); kill -%s $victim; wait $s; rc=$?; t1=$(date +%%s%%N); "
+		 "cat err.txt >&2; sleep 1; echo left=$(pgrep -fc '^%s/chexnet train'); "
+		 "echo rc=$rc elapsed=$(( (t1 - t0) / 1000000 )))",
+		 test_tmpdir(), env, test_tmpdir(), test_tmpdir(), victim, sig, test_tmpdir());
+	return sh(cmd, 150, p);
+}
+
+static long field(const char *out, const char *key)
+{
+	const char *p = strstr(out, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static void test_sigkill_one_rank_ends_job_checkpoint_intact(void)
+{
+	struct test_proc p;
+	char cmd[2048];
+	if (make_data(200, 64, 36) || signal_rank("", "KILL", 1, &p))
+		return;
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 0 && ms < 30000, "job ended %ld ms after the kill", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ./chexnet eval --checkpoint ck/last --data shards "
+		 "--size 32 --batch 8 --split val", test_tmpdir());
+	if (sh(cmd, 60, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "eval of ck/last: exit %d: %.600s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.out, "mean");
+	test_proc_free(&p);
+}
+
+static void test_sigstop_one_rank_is_named_by_the_runtime(void)
+{
+	struct test_proc p;
+	char want[256];
+	if (make_data(200, 64, 36) || signal_rank("HVD_TIMEOUT_S=4 HVD_STALL_WARNING_S=0", "STOP", 1, &p))
+		return;
+	snprintf(want, sizeof(want), "hvd: rank 1 (host %s): 'silent for ", test_hostname());
+	CHECK_CONTAINS(p.err, want);
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 0 && ms < 4000 + 30000, "job ended %ld ms after the stop", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
+}
+
+/* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
+ * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85. */
+static void test_two_ranks_learn_synthetic_findings(void)
+{
+	struct test_proc p;
+	if (make_data(1200, 128, 72) ||
+	    train("", 2, "--size 64 --batch 16 --epochs 4 --progress-every 20 --test --out run", 180, &p))
+		return;
+	CHECK_MSG(!p.timed_out, "not done within 3 minutes: %.900s", p.err);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %.900s", p.exit_code, p.err);
+	const char *line = strstr(p.err, "chexnet: test split: ");
+	const char *mean = line ? strstr(line, "mean AUROC ") : NULL;
+	double auroc = mean ? strtod(mean + strlen("mean AUROC "), NULL) : 0;
+	CHECK_MSG(auroc >= 0.85, "mean test AUROC %.4f < 0.85: %.600s", auroc, line ? line : p.err);
+	CHECK_CONTAINS(p.err, "hvd: start-up: 2 ranks");
+	CHECK_CONTAINS(p.err, "chexnet: rank 1: ");
+	CHECK_CONTAINS(p.err, "chexnet: overall: ");
+	CHECK_INT(count_lines_with(p.err, "chexnet: test split: "), 1);   /* rank 0 only */
+	CHECK_INT(count_lines_with(p.err, "chexnet: densenet121: "), 1);
+	CHECK_CONTAINS(p.out, "Hernia");
+	CHECK_CONTAINS(p.out, "classes; n/a: no positives or no negatives");
+	test_proc_free(&p);
+}
+
+const struct test_case e2e_slurm_tests[] = {
+	{ "two_ranks_equal_one_rank_accumulating_two", test_two_ranks_equal_one_rank_accumulating_two },
+	{ "four_ranks_equal_one_rank_accumulating_four", test_four_ranks_equal_one_rank_accumulating_four },
+	{ "timeline_shows_allreduce_during_backward", test_timeline_shows_allreduce_during_backward },
+	{ "sigusr1_checkpoint_then_resume_is_exact", test_sigusr1_checkpoint_then_resume_is_exact },
+	{ "sbatch_script_with_hvd_runs_two_ranks", test_sbatch_script_with_hvd_runs_two_ranks },
+	{ "sigkill_one_rank_ends_job_checkpoint_intact", test_sigkill_one_rank_ends_job_checkpoint_intact },
+	{ "sigstop_one_rank_is_named_by_the_runtime", test_sigstop_one_rank_is_named_by_the_runtime },
+	{ 0 }
+};
+
+const struct test_case e2e_learning_tests[] = {
+	{ "two_ranks_learn_synthetic_findings", test_two_ranks_learn_synthetic_findings },
+	{ 0 }
+};
