@@ -27,6 +27,8 @@ extern const struct test_case multinode_harness_tests[];
 #ifdef HVD_HAVE_RUNTIME
 extern const struct test_case runtime_unit_tests[];
 extern const struct test_case runtime_slurm_tests[];
+extern const struct test_case e2e_slurm_tests[];
+extern const struct test_case e2e_learning_tests[];
 #endif
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
@@ -68,6 +70,8 @@ static const struct test_group test_groups[] = {
 	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME
 	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
+	{ "slurm-e2e", e2e_slurm_tests, TEST_NEEDS_CLUSTER, 150, 0 },
+	{ "slurm-e2e-learning", e2e_learning_tests, TEST_NEEDS_CLUSTER, 240, 0 },
 #endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
