@@ -100,6 +100,31 @@ static void test_ranks_know_who_they_are(void)
 	test_proc_free(&p);
 }
 
+static void test_start_up_report_uses_the_plugin(void)
+{
+	char args[4200];
+	snprintf(args, sizeof(args), "topology=%s/tests/topo/two-cpu-4gpu.xml", test_src_dir());
+	CHECK_INT(test_cluster_plugstack(args), 0);
+	struct test_proc p;
+	CHECK(run_ranks("", 4, "init", 60, &p) == 0); /* plain srun: no --hvd, no binding */
+	test_proc_free(&p);
+	char *cmd = NULL;
+	CHECK(asprintf(&cmd, RT_ENV "srun --hvd -n 4 --gres=gpu:4 '%s/hvd-rt-test' init",
+		       test_build_dir()) > 0);
+	CHECK(test_run(cmd, 60, &p) == 0);
+	free(cmd);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %.600s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "hvd: start-up: 4 ranks, backend mpi"); /* fake GPUs: no CUDA device */
+	const char *busids[4] = { "0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:af:00.0" };
+	for (int i = 0; i < 4; i++)
+		CHECK_CONTAINS(p.err, busids[i]);
+	CHECK(strstr(p.err, "share it") == NULL);
+	CHECK(strstr(p.err, "something re-bound it") == NULL);
+	CHECK_CONTAINS(p.out, "threads 1"); /* each task bound to its socket's one CPU */
+	test_proc_free(&p);
+	CHECK_INT(test_cluster_plugstack(""), 0);
+}
+
 static void test_exact_one_rank(void)
 {
 	expect_ok("", 1, "exact", 120, "ok exact");
@@ -391,6 +416,7 @@ static void test_timeline_allreduce_overlaps_backward(void)
 const struct test_case runtime_slurm_tests[] = {
 	{ "standalone_is_one_rank", test_standalone_is_one_rank },
 	{ "ranks_know_who_they_are", test_ranks_know_who_they_are },
+	{ "start_up_report_uses_the_plugin", test_start_up_report_uses_the_plugin },
 	{ "exact_one_rank", test_exact_one_rank },
 	{ "exact_two_ranks", test_exact_two_ranks },
 	{ "exact_four_ranks", test_exact_four_ranks },
