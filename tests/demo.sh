@@ -3,15 +3,17 @@
 # start the local test cluster (tests/slurm), generate a small NIH-layout
 # data set (chexnet synth), pack it, train DenseNet-121 with
 # `srun --hvd -n 2 ./chexnet train` at reduced resolution, print the
-# per-class AUROC table, tear the cluster down (always, by trap).
+# per-class AUROC table of the whole test split (gathered over the ranks),
+# tear the cluster down (always, by trap). Fails when the mean test AUROC
+# is below 0.90 (the goal on this data; ~0.93 measured).
 # Settings: DEMO_COUNT (images), DEMO_SIZE (px), DEMO_EPOCHS, DEMO_DIR
 # (kept afterwards; else a temp dir removed at the end unless DEMO_KEEP=1).
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: demo.sh BUILD}" && pwd)
-count=${DEMO_COUNT:-1200}
+count=${DEMO_COUNT:-2400}
 size=${DEMO_SIZE:-64}
-epochs=${DEMO_EPOCHS:-6}
+epochs=${DEMO_EPOCHS:-5}
 work=${DEMO_DIR:-$(mktemp -d /tmp/hvddemo.XXXXXX)}
 chmod 755 "$work"
 cluster="$work/cluster"
@@ -45,6 +47,9 @@ step "train: srun --hvd -n 2 ./chexnet train (DenseNet-121, ${size}x${size}, $ep
 cp "$chexnet" "$work/chexnet"
 cd "$work" || exit 1
 srun --hvd -n 2 --gres=gpu:2 ./chexnet train --data "$work/shards" --model densenet121 \
-	--backend cpu --size "$size" --batch 16 --epochs "$epochs" --out "$work/run" || exit 1
-step "evaluate on the test split"
-"$chexnet" eval --data "$work/shards" --checkpoint "$work/run/last" --size "$size" --backend cpu
+	--backend cpu --size "$size" --batch 16 --epochs "$epochs" --out "$work/run" --test \
+	--progress-every 20 2>&1 | tee "$work/train.log"
+[ "${PIPESTATUS[0]}" = 0 ] || exit 1
+mean=$(sed -n 's/^chexnet: test split: .*mean AUROC \([0-9.]*\) over.*/\1/p' "$work/train.log")
+step "done in $((SECONDS / 60)) min $((SECONDS % 60)) s: mean AUROC on the test split ${mean:-?} (goal >= 0.90)"
+awk -v m="${mean:-0}" 'BEGIN { exit !(m >= 0.90) }' || { echo "hvd: demo: mean test AUROC ${mean:-?} is below 0.90" >&2; exit 1; }

@@ -26,7 +26,7 @@ int dist_rank(void);
 int dist_size(void);
 const char *dist_error(void);
 
-/* In place; every rank passes the same name and count (DIGEST C1). */
+/* In place; every rank passes the same names and counts in the same order. */
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,
 			 struct dist_handle **h);
 int dist_wait(struct dist_handle *h);

@@ -3,7 +3,8 @@
  * LAST micro-batch's backward each layer's range, as the backend reports
  * it final (grad_ready, backward order), becomes (sum over micro-batches)/K
  * and is submitted at once for an average allreduce across ranks, so the
- * runtime's fusion buckets go out while backward still runs (C2, C3).
+ * runtime's fusion buckets go out while backward still runs (visible in
+ * the HVD_TIMELINE, O3).
  * After grad_sync_finish, model->grads holds the mean gradient over
  * R x K micro-batches on every rank.
  * What this is not: the optimizer or the backward itself.

@@ -1,5 +1,7 @@
 /* run.h - the trainer's commands on parsed options: train, eval, predict,
- * bench. Each returns the process exit status (0 ok, 1 failure); they
+ * bench. Each returns the process exit status (0 ok, 1 failure, 2 bad
+ * usage; train: 75 = stopped by SIGTERM/SIGUSR1 after writing OUT/last,
+ * continue with --resume OUT, stop_signal.h); they
  * print `chexnet: ...` errors themselves (they are called only by main).
  * What this is not: option parsing (cli.h).
  */
