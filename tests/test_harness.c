@@ -76,11 +76,25 @@ static void test_sbatch_job_completes(void)
 	test_proc_free(&p);
 }
 
+static void test_jobs_get_a_private_dev_shm(void)
+{
+	struct test_proc p;
+	CHECK(test_run("srun -n 2 sh -c 'touch /dev/shm/hvd-harness-probe.$SLURM_PROCID; "
+		       "ls /dev/shm | grep -c hvd-harness-probe'", 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "2\n");
+	test_proc_free(&p);
+	CHECK(test_run("ls /dev/shm | grep -c hvd-harness-probe", 10, &p) == 0);
+	CHECK_STR(p.out, "0\n");
+	test_proc_free(&p);
+}
+
 const struct test_case harness_tests[] = {
 	{ "srun_runs_on_the_test_node", test_srun_runs_on_the_test_node },
 	{ "cluster_grants_four_fake_gpus", test_cluster_grants_four_fake_gpus },
 	{ "pmix_is_the_default", test_pmix_is_the_default },
 	{ "cluster_lives_in_its_temp_dir", test_cluster_lives_in_its_temp_dir },
 	{ "sbatch_job_completes", test_sbatch_job_completes },
+	{ "jobs_get_a_private_dev_shm", test_jobs_get_a_private_dev_shm },
 	{ 0 }
 };

@@ -4,7 +4,8 @@
 # up: munged (its own key and socket), slurmctld and slurmd on 127.0.0.1 as
 # root, every file under DIR: slurm.conf/gres.conf from the templates beside
 # this script, state, spool, logs, pid files, fake GPU device nodes
-# (DIR/dev/nvidia0..3), and a plugstack.conf loading BUILD/hvd.so. Waits
+# (DIR/dev/nvidia0..3), a plugstack.conf loading BUILD/hvd.so, and a private
+# /dev/shm for slurmd and its jobs (a mount namespace of their own). Waits
 # until the node is idle. Clients use SLURM_CONF=DIR/slurm.conf.
 # down: cancels jobs, stops the daemons (TERM, then KILL), removes DIR
 # (kept when HVD_TEST_KEEP=1). Never touches /etc/slurm, /dev or the
@@ -105,7 +106,12 @@ up() {
 	fi
 	start_munge
 	slurmctld -c -f "$dir/slurm.conf" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
-	slurmd -f "$dir/slurm.conf" || die "slurmd did not start (see $dir/log/slurmd.log)"
+	# slurmd (and so every job step) gets a private /dev/shm in its own mount
+	# namespace: shared-memory files of killed ranks (OpenMPI's vader
+	# segments) vanish with the cluster instead of staying on the machine.
+	unshare --mount --propagation slave -- /bin/sh -c \
+		'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"' sh slurmd -f "$dir/slurm.conf" \
+		|| die "slurmd did not start (see $dir/log/slurmd.log)"
 	wait_idle
 	echo "cluster up in $dir: node $host, ports $ctld_port/$slurmd_port"
 }
