@@ -111,13 +111,17 @@ static void test_settings_other_tools_variables_pass(void)
 
 static void test_settings_cross_checks(void)
 {
-	char *env1[] = { "HVD_TIMEOUT_S=5", NULL }; /* stall warning 60 >= 5 */
+	char *env0[] = { "HVD_TIMEOUT_S=1", NULL }; /* defaults follow a short timeout */
+	char *env1[] = { "HVD_TIMEOUT_S=5", "HVD_STALL_WARNING_S=60", NULL };
 	char *env2[] = { "HVD_TIMEOUT_S=5", "HVD_STALL_WARNING_S=0", "HVD_HEARTBEAT_S=3", NULL };
 	char *env3[] = { "HVD_TIMEOUT_S=5", "HVD_STALL_WARNING_S=2", NULL };
 	struct hvd_settings s;
 	char err[512] = "";
+	CHECK_INT(settings_parse(env0, &s, err, sizeof(err)), 0);
+	CHECK_NEAR(s.stall_warning_s, 0.5, 1e-12, 0);
+	CHECK_NEAR(s.heartbeat_s, 0.25, 1e-12, 0);
 	CHECK_INT(settings_parse(env1, &s, err, sizeof(err)), -1);
-	CHECK_CONTAINS(err, "HVD_STALL_WARNING_S");
+	CHECK_CONTAINS(err, "HVD_STALL_WARNING_S: '60': must be below HVD_TIMEOUT_S");
 	CHECK_INT(settings_parse(env2, &s, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "HVD_HEARTBEAT_S");
 	CHECK_INT(settings_parse(env3, &s, err, sizeof(err)), 0);
