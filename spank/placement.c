@@ -1,5 +1,6 @@
-/* placement.c - pure placement logic (see placement.h): which GPU a local
- * task owns, what it sees, which socket, CPUs and NUMA nodes it gets.
+/* placement.c - pure placement logic (see placement.h): which GPUs were
+ * granted (from the environment's lists), which GPU a local task owns, what
+ * it sees, which socket, CPUs and NUMA nodes it gets.
  * Implements L1 (one process per GPU, oversubscription refused), L2 (bind
  * to the socket nearest the GPU, `--map-by socket` for CPU-only steps) and
  * L3 (each process sees its own GPU first) of ../shared/seeds/DIGEST.md.
@@ -300,4 +301,44 @@ int placement_parse_ids(const char *list, int *ids, int max)
 		ids[i] = (int)v;
 	}
 	return n;
+}
+
+int placement_granted(const char *visible, const char *step_gpus,
+		      char labels[PLACEMENT_MAX_GPUS][64], int ids[PLACEMENT_MAX_GPUS],
+		      char *err, size_t err_len)
+{
+	int n = placement_split_list(visible, labels, PLACEMENT_MAX_GPUS);
+	if (n < 0) {
+		snprintf(err, err_len, "hvd: CUDA_VISIBLE_DEVICES: '%.200s': not a list of at most %d GPUs",
+			 visible, PLACEMENT_MAX_GPUS);
+		return -1;
+	}
+	if (placement_parse_ids(step_gpus, ids, PLACEMENT_MAX_GPUS) == n)
+		return n;
+	for (int i = 0; i < n; i++)
+		if (placement_parse_ids(labels[i], &ids[i], 1) != 1)
+			ids[i] = -1;
+	return n;
+}
+
+static int in_list(const char *label, const char *list)
+{
+	char entries[PLACEMENT_MAX_GPUS][64];
+	int n = placement_split_list(list, entries, PLACEMENT_MAX_GPUS);
+	for (int i = 0; i < n; i++)
+		if (strcmp(entries[i], label) == 0)
+			return 1;
+	return 0;
+}
+
+int placement_slurm_bound(const char *step_visible, const char *task_visible)
+{
+	char entries[PLACEMENT_MAX_GPUS][64];
+	if (!task_visible[0] || strcmp(step_visible, task_visible) == 0)
+		return 0;
+	int n = placement_split_list(task_visible, entries, PLACEMENT_MAX_GPUS);
+	for (int i = 0; i < n; i++)
+		if (!in_list(entries[i], step_visible))
+			return 0;
+	return n > 0;
 }

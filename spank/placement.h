@@ -90,4 +90,20 @@ int placement_parse_ids(const char *list, int *ids, int max);
  * characters (CUDA_VISIBLE_DEVICES may hold UUIDs). Returns the count or -1. */
 int placement_split_list(const char *list, char entries[][64], int max);
 
+/* The GPUs granted on this node as the task's environment names them:
+ * labels[] from CUDA_VISIBLE_DEVICES (indices or UUIDs, what the task sees);
+ * ids[] (Slurm's device minors) from SLURM_STEP_GPUS when it pairs up entry
+ * by entry -- under ConstrainDevices the visible indices are cgroup-local
+ * (0,1 while SLURM_STEP_GPUS says 2,3) -- else from the labels themselves,
+ * -1 for a label that is not a number. Returns the count (at most
+ * PLACEMENT_MAX_GPUS), or -1 with a one-line message. */
+int placement_granted(const char *visible, const char *step_gpus,
+		      char labels[PLACEMENT_MAX_GPUS][64], int ids[PLACEMENT_MAX_GPUS],
+		      char *err, size_t err_len);
+
+/* 1 when Slurm already bound GPUs per task (--gpus-per-task, --gpu-bind):
+ * the task's CUDA_VISIBLE_DEVICES is non-empty, differs from the step's and
+ * names only GPUs of the step's. Then the task chooses within its own list. */
+int placement_slurm_bound(const char *step_visible, const char *task_visible);
+
 #endif

@@ -59,50 +59,17 @@ void task_capture_step(spank_t sp, struct task_step_gpus *step)
 	step->captured = 1;
 }
 
-/* Labels from CUDA_VISIBLE_DEVICES; ids from SLURM_STEP_GPUS when it pairs
- * up (under ConstrainDevices the visible indices are local, the step's are
- * the device minors), else from the labels themselves. */
 static int read_granted(const char *visible, const char *step_gpus, struct task_inputs *in,
 			char *err)
 {
-	int n = placement_split_list(visible, in->labels, PLACEMENT_MAX_GPUS);
-	if (n < 0) {
-		snprintf(err, ERR_LEN, "hvd: CUDA_VISIBLE_DEVICES: '%.200s': not a list of at most %d GPUs",
-			 visible, PLACEMENT_MAX_GPUS);
-		return -1;
-	}
-	in->count = n;
-	if (placement_parse_ids(step_gpus, in->ids, PLACEMENT_MAX_GPUS) == n)
-		return 0;
-	for (int i = 0; i < n; i++)
-		if (placement_parse_ids(in->labels[i], &in->ids[i], 1) != 1)
-			in->ids[i] = -1;
-	return 0;
+	in->count = placement_granted(visible, step_gpus, in->labels, in->ids, err, ERR_LEN);
+	return in->count < 0 ? -1 : 0;
 }
 
-static int in_list(const char *label, const char *list)
-{
-	char entries[PLACEMENT_MAX_GPUS][64];
-	int n = placement_split_list(list, entries, PLACEMENT_MAX_GPUS);
-	for (int i = 0; i < n; i++)
-		if (strcmp(entries[i], label) == 0)
-			return 1;
-	return 0;
-}
-
-/* Slurm already bound GPUs per task (--gpus-per-task, --gpu-bind) when the
- * task's list is a strict subset of the step's. Then the task chooses
- * within its own list, alone. */
+/* Slurm bound GPUs per task already: the task chooses within its own list. */
 static int slurm_bound_per_task(const struct task_step_gpus *step, const char *task_visible)
 {
-	char entries[PLACEMENT_MAX_GPUS][64];
-	if (!step->captured || strcmp(step->visible, task_visible) == 0 || !task_visible[0])
-		return 0;
-	int n = placement_split_list(task_visible, entries, PLACEMENT_MAX_GPUS);
-	for (int i = 0; i < n; i++)
-		if (!in_list(entries[i], step->visible))
-			return 0;
-	return n > 0;
+	return step->captured && placement_slurm_bound(step->visible, task_visible);
 }
 
 static int read_task(spank_t sp, struct task_inputs *in, char *err)

@@ -470,6 +470,50 @@ static void test_cpu_lists_and_id_lists(void)
 	CHECK_INT(placement_split_list("a,,b", entries, 4), -1);
 }
 
+/* ConstrainDevices: the task sees cgroup-local indices, SLURM_STEP_GPUS
+ * holds the device minors; the ids that map to the topology are the
+ * minors, the labels stay what the task sees. */
+static void test_granted_gpus_pair_local_indices_with_slurm_ids(void)
+{
+	char labels[PLACEMENT_MAX_GPUS][64], err[512];
+	int ids[PLACEMENT_MAX_GPUS];
+	CHECK_INT(placement_granted("0,1", "2,3", labels, ids, err, sizeof(err)), 2);
+	CHECK_STR(labels[1], "1");
+	CHECK_INT(ids[0], 2);
+	CHECK_INT(ids[1], 3);
+	/* UUIDs paired with the step's minors */
+	CHECK_INT(placement_granted("GPU-aa,GPU-bb", "5,1", labels, ids, err, sizeof(err)), 2);
+	CHECK_STR(labels[0], "GPU-aa");
+	CHECK(ids[0] == 5 && ids[1] == 1);
+	/* no pairing (count differs or absent): ids from the labels, -1 unknown */
+	CHECK_INT(placement_granted("3,1", "0", labels, ids, err, sizeof(err)), 2);
+	CHECK(ids[0] == 3 && ids[1] == 1);
+	CHECK_INT(placement_granted("GPU-aa,2", "", labels, ids, err, sizeof(err)), 2);
+	CHECK(ids[0] == -1 && ids[1] == 2);
+	CHECK_INT(placement_granted("", "", labels, ids, err, sizeof(err)), 0);
+	CHECK_INT(placement_granted("0,,1", "0,1", labels, ids, err, sizeof(err)), -1);
+	CHECK_STR(err, "hvd: CUDA_VISIBLE_DEVICES: '0,,1': not a list of at most 64 GPUs");
+	/* the cgroup-local ids map to the right GPUs of the topology */
+	struct placement_topo t;
+	int gpu[2];
+	LOAD("c4140.xml", &t);
+	CHECK_INT(placement_granted("0,1", "2,3", labels, ids, err, sizeof(err)), 2);
+	topology_map_ids(&t, NULL, 0, ids, 2, gpu);
+	CHECK_STR(t.gpus[gpu[0]].busid, "0000:86:00.0");
+	CHECK_INT(t.gpus[gpu[1]].socket, 1);
+	topology_free(&t);
+}
+
+static void test_slurm_per_task_binding_is_recognised(void)
+{
+	CHECK_INT(placement_slurm_bound("0,1,2,3", "2"), 1);         /* --gpus-per-task=1 */
+	CHECK_INT(placement_slurm_bound("0,1,2,3", "3,1"), 1);
+	CHECK_INT(placement_slurm_bound("0,1,2,3", "0,1,2,3"), 0);   /* the whole step */
+	CHECK_INT(placement_slurm_bound("0,1,2,3", ""), 0);          /* --gpu-bind=none */
+	CHECK_INT(placement_slurm_bound("0,1", "0,5"), 0);           /* not the step's */
+	CHECK_INT(placement_slurm_bound("0,1", "0,,1"), 0);
+}
+
 static void test_nvidia_proc_information_is_parsed(void)
 {
 	const char *text =
@@ -553,6 +597,9 @@ const struct test_case spank_placement_tests[] = {
 	{ "cpu_only_steps_go_round_robin_over_sockets", test_cpu_only_steps_go_round_robin_over_sockets },
 	{ "bad_requests_are_refused", test_bad_requests_are_refused },
 	{ "cpu_lists_and_id_lists", test_cpu_lists_and_id_lists },
+	{ "granted_gpus_pair_local_indices_with_slurm_ids",
+	  test_granted_gpus_pair_local_indices_with_slurm_ids },
+	{ "slurm_per_task_binding_is_recognised", test_slurm_per_task_binding_is_recognised },
 	{ "nvidia_proc_information_is_parsed", test_nvidia_proc_information_is_parsed },
 	{ "device_minors_map_by_bus_id", test_device_minors_map_by_bus_id },
 	{ 0 }
