@@ -23,6 +23,7 @@ extern const struct test_case model_tests[];
 extern const struct test_case training_tests[];
 extern const struct test_case checkpoint_tests[];
 extern const struct test_case cli_tests[];
+extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 #ifdef HVD_HAVE_RUNTIME
 extern const struct test_case runtime_unit_tests[];
@@ -49,6 +50,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HAVE_CPU_BACKEND
 	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0 },
