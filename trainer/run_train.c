@@ -362,12 +362,12 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 			return stopped(t);
 		if (end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev))
 			return 1;
-		if (t->stop) {
+		if (r == EPOCH_STEPS_REACHED || (t->o.steps && t->total_steps >= t->o.steps))
+			break;
+		if (t->stop && epoch + 1 < t->o.epochs) {  /* after the last epoch: just finish */
 			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);
 			return CHEXNET_EXIT_PREEMPTED;
 		}
-		if (r == EPOCH_STEPS_REACHED || (t->o.steps && t->total_steps >= t->o.steps))
-			break;
 	}
 	return 0;
 }
