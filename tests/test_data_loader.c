@@ -22,6 +22,7 @@
 #include "data_shard.h"
 #include "data_synth.h"
 #include "image_decode.h"
+#include "image_resize.h"
 #include "runner.h"
 
 #define SYNTH_COUNT 120
@@ -341,6 +342,77 @@ static void test_epochs_permute_cut_and_resume(void)
 	free(dir);
 }
 
+/* Which crop of stored (STORED x STORED) img (side x side) is: 0 and
+ * *flipped when some offset and flip reproduce it exactly, else -1. */
+static int find_crop(const uint8_t *stored, const uint8_t *img, int side, int *flipped)
+{
+	uint8_t tmp[STORED * STORED];
+	for (int f = 0; f < 2; f++)
+		for (int y = 0; y + side <= STORED; y++)
+			for (int x = 0; x + side <= STORED; x++) {
+				image_crop(stored, STORED, x, y, side, f, tmp);
+				if (memcmp(tmp, img, (size_t)side * side) == 0) {
+					*flipped = f;
+					return 0;
+				}
+			}
+	return -1;
+}
+
+/* Training images are crops of their stored record, flipped for about
+ * half of them (seeded per position), never flipped with flip off. */
+static void test_random_crop_and_flip_come_from_the_stored_image(void)
+{
+	if (make_data(STORED, 2) != 0)
+		return;
+	char err[2048] = "", *pack = test_path(test_tmpdir(), "pack");
+	struct shard_set set;
+	uint8_t rec[SHARD_RECORD_HEADER_BYTES + STORED * STORED];
+	struct shard_record_info info;
+	CHECK_INT(shard_set_open(&set, pack, DATA_TRAIN, err, sizeof(err)), 0);
+	for (int flip = 0; flip < 2; flip++) {
+		struct data_loader *dl = open_loader("pack", DATA_TRAIN, 0, 1, 10, 1, 2, 5);
+		if (!dl)
+			break;
+		int counts[2] = { 0 }, unmatched = 0;
+		struct batch *b;
+		if (!flip) {   /* the same loader with flip off */
+			data_loader_close(dl);
+			struct data_loader_config c;
+			data_loader_config_init(&c);
+			c.dir = pack, c.split = DATA_TRAIN, c.batch = 10, c.size = 40, c.seed = 5;
+			c.threads = 2;
+			dl = data_loader_open(&c, err, sizeof(err));
+			CHECK_MSG(dl != NULL, "%s", err);
+			if (!dl)
+				break;
+		}
+		while (data_loader_next(dl, &b) == 1) {
+			for (int t = 0; t < b->count; t++) {
+				int flipped = 0;
+				CHECK_INT(shard_set_read(&set, b->index[t], rec, &info, err, sizeof(err)), 0);
+				if (find_crop(rec + SHARD_RECORD_HEADER_BYTES,
+					      b->pixels + (size_t)t * 40 * 40, 40, &flipped) != 0)
+					unmatched++;
+				else
+					counts[flipped]++;
+			}
+			data_loader_release(dl, b);
+		}
+		data_loader_close(dl);
+		CHECK_INT(unmatched, 0);
+		int total = counts[0] + counts[1];
+		CHECK(total >= 40);
+		if (flip)
+			CHECK_MSG(counts[1] > total / 4 && counts[0] > total / 4,
+				  "%d flipped of %d", counts[1], total);
+		else
+			CHECK_INT(counts[1], 0);
+	}
+	shard_set_close(&set);
+	free(pack);
+}
+
 static void test_permutation_is_a_bijection(void)
 {
 	const uint64_t sizes[] = { 1, 2, 3, 17, 1000, 4099 };
@@ -405,6 +477,14 @@ static void test_damaged_pack_is_an_error_naming_offset(void)
 		CHECK_CONTAINS(data_loader_error(dl), "record CRC32C mismatch");
 		data_loader_close(dl);
 	}
+	/* one byte too many: a shard is complete only at its exact size */
+	char *pack = test_path(test_tmpdir(), "pack");
+	FILE *f = fopen(shard, "ab");
+	CHECK(f && fputc(0, f) == 0 && fclose(f) == 0);
+	CHECK_INT(shard_set_open(&s, pack, DATA_TEST, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "test-00000.shard': offset ");
+	CHECK_CONTAINS(err, ": trailing bytes (");
+	free(pack);
 	/* truncated tail */
 	CHECK_INT(truncate(shard, 1000), 0);
 	CHECK_INT(shard_set_open(&s, test_path(test_tmpdir(), "pack"), DATA_TEST, err, sizeof(err)), -1);
@@ -640,6 +720,8 @@ const struct test_case data_loader_tests[] = {
 	{ "global_batches_identical_for_same_r_times_k", test_global_batches_identical_for_same_r_times_k },
 	{ "deterministic_per_seed_and_thread_count", test_deterministic_per_seed_and_thread_count },
 	{ "epochs_permute_cut_and_resume", test_epochs_permute_cut_and_resume },
+	{ "random_crop_and_flip_come_from_the_stored_image",
+	  test_random_crop_and_flip_come_from_the_stored_image },
 	{ "permutation_is_a_bijection", test_permutation_is_a_bijection },
 	{ "damaged_pack_is_an_error_naming_offset", test_damaged_pack_is_an_error_naming_offset },
 	{ "pack_command_errors_and_resume", test_pack_command_errors_and_resume },
