@@ -12,6 +12,6 @@ DNNL_LIBS += $(CPU_BACKEND_LDLIBS)
 
 $(B)/obj/trainer/cpu/%.o: CFLAGS += $(CPU_BACKEND_CFLAGS)
 
-CPU_TEST_SRCS := tests/test_cpu_layers.c tests/test_cpu_models.c
+CPU_TEST_SRCS := tests/test_cpu_layers.c tests/test_cpu_models.c tests/test_cpu_arena.c
 TEST_SRCS += $(CPU_TEST_SRCS)
 TEST_CFLAGS += -DHAVE_CPU_BACKEND

@@ -23,8 +23,10 @@ long arena_add(struct arena_plan *a, size_t bytes, int first, int last)
 	if (a->count == a->cap) {
 		int cap = a->cap ? 2 * a->cap : 256;
 		struct arena_req *r = realloc(a->req, sizeof(*r) * cap);
-		if (!r)
+		if (!r) {
+			a->out_of_memory = 1;
 			return -1;
+		}
 		a->req = r;
 		a->cap = cap;
 	}
@@ -83,7 +85,7 @@ int arena_plan_solve(struct arena_plan *a, size_t *total_bytes)
 	int *live = malloc(sizeof(int) * (a->count + 1));
 	int nlive = 0;
 	size_t total = 0;
-	if (!order || !live) {
+	if (!order || !live || a->out_of_memory) {
 		free(order);
 		free(live);
 		return -1;
