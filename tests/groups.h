@@ -34,6 +34,7 @@ extern const struct test_case e2e_learning_tests[];
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
 extern const struct test_case cpu_models_tests[];
+extern const struct test_case cpu_arena_tests[];
 #endif
 extern const struct test_case gpu_unit_tests[];
 #ifdef HAVE_GPU_BACKEND
@@ -54,6 +55,7 @@ static const struct test_group test_groups[] = {
 #ifdef HAVE_CPU_BACKEND
 	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0 },
+	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
 #endif
 	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HAVE_GPU_BACKEND
