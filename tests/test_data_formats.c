@@ -191,6 +191,50 @@ static void test_truncated_gzip_csv_is_an_error(void)
 	free(csv);
 }
 
+/* dir/name := text */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char *path = test_path(dir, name);
+	CHECK(test_write_file(path, text, strlen(text)) == 0);
+	free(path);
+}
+
+/* The NIH lists must name each image of the CSV at most once; rows have
+ * 11 fields or a 12th that is empty (the 2017 file's trailing comma). */
+static void test_nih_lists_and_rows_are_checked(void)
+{
+	char *csv = fixture("entry_2017.csv"), *text = test_read_file(csv, NULL), err[1024] = "";
+	const char *dir = test_tmpdir();
+	struct data_set set;
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	put_file(dir, "Data_Entry_2017.csv", text);
+	put_file(dir, "test_list.txt", "00000003_000.png\n");
+	put_file(dir, "train_val_list.txt", "00000001_000.png\n00000002_000.png\n00000001_000.png\n");
+	CHECK_INT(data_set_open(&set, dir, 0, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "train_val_list.txt' line 3: image '00000001_000.png': listed twice");
+	put_file(dir, "train_val_list.txt", "00000001_000.png\n00000009_000.png\n");
+	CHECK_INT(data_set_open(&set, dir, 0, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "train_val_list.txt' line 2: image '00000009_000.png': not in the Data_Entry CSV");
+	put_file(dir, "train_val_list.txt", "00000001_000.png\n00000001_001.png\n00000002_000.png\n");
+	CHECK_INT(data_set_open(&set, dir, 0, err, sizeof(err)), 0);
+	CHECK_INT(set.split[0].count, 3);
+	CHECK_INT(set.split[2].count, 1);
+	data_set_free(&set);
+	/* a 12th field with something in it is not the trailing comma */
+	char *extra = test_path(dir, "extra.csv"), row[512];
+	struct data_list l = { 0 };
+	snprintf(row, sizeof(row), "%s00000004_000.png,Mass,0,4,040Y,F,PA,2048,2048,0.14,0.14,x\n", text);
+	CHECK(test_write_file(extra, row, strlen(row)) == 0);
+	CHECK_INT(data_nih_read_entries(extra, &l, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "extra.csv' line 6: 12 fields, expected 11");
+	data_list_free(&l);
+	free(extra);
+	free(text);
+	free(csv);
+}
+
 static void test_generic_layout_with_quoted_path(void)
 {
 	char *train = fixture("generic_train.csv");
@@ -234,6 +278,14 @@ static void test_patient_split_has_no_shared_patient(void)
 			}
 	for (size_t i = 1; i < train.count; i++)  /* order kept */
 		CHECK(strcmp(train.items[i - 1].name, train.items[i].name) < 0);
+	data_list_free(&train);
+	data_list_free(&val);
+	/* one image per patient: val holds exactly the fraction asked */
+	for (uint32_t i = 0; i < 1000; i++)
+		data_list_push(&train)->patient = i;
+	CHECK_INT(data_split_by_patient(&train, &val, 0.1), 0);
+	CHECK_INT(val.count, 100);
+	CHECK_INT(train.count, 900);
 	data_list_free(&train);
 	data_list_free(&val);
 }
@@ -477,6 +529,7 @@ const struct test_case data_formats_tests[] = {
 	{ "nih_2017_variant_with_trailing_comma", test_nih_2017_variant_with_trailing_comma },
 	{ "nih_bad_label_and_field_count_name_line", test_nih_bad_label_and_field_count_name_line },
 	{ "truncated_gzip_csv_is_an_error", test_truncated_gzip_csv_is_an_error },
+	{ "nih_lists_and_rows_are_checked", test_nih_lists_and_rows_are_checked },
 	{ "generic_layout_with_quoted_path", test_generic_layout_with_quoted_path },
 	{ "patient_split_has_no_shared_patient", test_patient_split_has_no_shared_patient },
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },
