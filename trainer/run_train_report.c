@@ -49,9 +49,10 @@ void train_report_evaluation(const struct cli_options *o, const char *what, int 
 			     const struct evaluation *ev)
 {
 	if (o->progress == PROGRESS_JSON)
-		printf("{\"event\":\"%s\",\"epoch\":%d,\"images\":%zu,\"loss\":%.6g,\"mean_auroc\":%.6g,"
-		       "\"auroc_classes\":%d}\n", what, epoch + 1, ev->images, ev->loss,
-		       ev->mean_auroc, ev->defined);
+		printf("{\"event\":\"%s\",\"epoch\":%d,\"images\":%zu,\"%s\":%.6g,\"mean_auroc\":%.6g,"
+		       "\"auroc_classes\":%d}\n", what, epoch + 1, ev->images,
+		       strcmp(what, "test") ? "val_loss" : "test_loss", ev->loss, ev->mean_auroc,
+		       ev->defined);
 	else if (o->progress == PROGRESS_TEXT && epoch >= 0)
 		fprintf(stderr, "chexnet: epoch %d: %s loss %.4f, mean AUROC %.4f over %d classes "
 			"(%zu images)\n", epoch + 1, what, ev->loss, ev->mean_auroc, ev->defined,
