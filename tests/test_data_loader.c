@@ -527,6 +527,16 @@ static void test_pack_command_errors_and_resume(void)
 	CHECK_INT(p.exit_code, 0);
 	CHECK_CONTAINS(p.out, "into 4 shards (4 kept from a previous run)");
 	test_proc_free(&p);
+	/* one label changed, same count: only the shard holding it is redone */
+	char relabel[8192];
+	snprintf(relabel, sizeof(relabel), "cd '%s/nih' && awk -F, -v OFS=, 'NR == 2 { $2 = ($2 == \"Hernia\" ? "
+		 "\"Mass\" : \"Hernia\") } 1' Data_Entry_2017_v2020.csv > e.csv && mv e.csv Data_Entry_2017_v2020.csv", t);
+	CHECK(test_run(relabel, 30, &p) == 0 && p.exit_code == 0);
+	test_proc_free(&p);
+	run_tool(args, &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "into 4 shards (3 kept from a previous run)");
+	test_proc_free(&p);
 	/* bad label, wrong field count, missing image, unknown option, bad number */
 	struct { const char *setup, *opts, *want; int code; } cases[] = {
 		{ "awk -F, -v OFS=, 'NR == 3 { $2 = \"Pneumonitis\" } 1' nih.bak/Data_Entry_2017_v2020.csv > nih/Data_Entry_2017_v2020.csv",
@@ -556,6 +566,15 @@ static void test_pack_command_errors_and_resume(void)
 		}
 		test_proc_free(&p);
 	}
+	/* a failed repack of a complete pack (new shard plan, an image is still
+	 * missing) takes the old index away: old index + new shards is never a
+	 * pack */
+	snprintf(args, sizeof(args), "pack --data '%s/nih' --out '%s/pack' --size 16 --shards 3", t, t);
+	run_tool(args, &p);
+	CHECK_INT(p.exit_code, 1);
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), "%s/pack/%s", t, SHARD_INDEX_NAME);
+	CHECK_MSG(access(args, F_OK) != 0, "a failed repack left the old index");
 }
 
 static void test_missing_image_in_direct_mode(void)
