@@ -243,10 +243,10 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 	if (average_bn_state(t) || evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev))
 		return -1;
 	int improved = ev->loss < t->state.best_val_loss;
+	train_report_evaluation(&t->o, "validation", epoch, ev);
 	if (schedule_epoch_end(&t->sched, ev->loss) && t->o.progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: validation loss has not improved for %ld epochs: lr x0.1\n",
 			t->o.patience + 1);
-	train_report_evaluation(&t->o, "validation", epoch, ev);
 	if (complete) {
 		t->state.epoch = epoch + 1;
 		t->state.step = 0;
