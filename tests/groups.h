@@ -19,6 +19,7 @@ extern const struct test_case spank_slurm_tests[];
 extern const struct test_case ref_layers_tests[];
 extern const struct test_case data_formats_tests[];
 extern const struct test_case data_loader_tests[];
+extern const struct test_case data_pack_tests[];
 extern const struct test_case model_tests[];
 extern const struct test_case training_tests[];
 extern const struct test_case checkpoint_tests[];
@@ -64,6 +65,7 @@ static const struct test_group test_groups[] = {
 #endif
 	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "data-pack", data_pack_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HVD_HAVE_RUNTIME

@@ -6,7 +6,7 @@ DATA_SRCS := trainer/data_cmds.c trainer/crc32c.c trainer/data_labels.c trainer/
 	trainer/data_shard_index.c trainer/data_order.c trainer/data_source.c \
 	trainer/data_loader.c trainer/image_encode.c trainer/data_args.c trainer/data_pack.c \
 	trainer/cmd_pack.c trainer/data_synth.c trainer/data_synth_draw.c trainer/cmd_synth.c
-DATA_TEST_SRCS := tests/test_data_formats.c tests/test_data_loader.c
+DATA_TEST_SRCS := tests/test_data_formats.c tests/test_data_loader.c tests/test_data_pack.c
 DATA_CFLAGS = $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) $(ZLIB_CFLAGS)
 DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)
 
