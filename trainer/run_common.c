@@ -80,6 +80,13 @@ static int synthetic_open(struct source *src, const struct cli_options *o, enum 
 		src->next_image = l->start_step * l->accumulate * o->batch;
 	}
 	src->images = split == DATA_TRAIN ? o->synthetic_images : 2 * o->batch;
+	if (split == DATA_TRAIN)  /* whole optimizer steps, as the loader cuts its epochs */
+		src->images -= src->images % (o->batch * l->accumulate);
+	if (src->images == 0) {
+		fprintf(stderr, "chexnet: --synthetic-images: '%ld': fewer than one step (batch %ld x "
+			"accumulate %d)\n", o->synthetic_images, o->batch, l->accumulate);
+		return -1;
+	}
 	src->eval = split != DATA_TRAIN;
 	b->capacity = (int)o->batch;
 	b->size = (int)o->size;

@@ -227,12 +227,12 @@ static enum epoch_result train_epoch(struct trainer *t, struct source *src, int 
 	}
 	struct batch *b;
 	double wait;
-	if (source_next(src, &b, &wait) != 0) {  /* the loader's end-of-epoch mark */
+	int rc = source_next(src, &b, &wait);  /* the loader's end-of-epoch mark */
+	if (rc == 1) {
 		source_release(src, b);
 		fprintf(stderr, "chexnet: train: the input pipeline did not end epoch %d\n", epoch + 1);
-		return EPOCH_FAILED;
 	}
-	return EPOCH_DONE;
+	return rc == 0 ? EPOCH_DONE : EPOCH_FAILED;
 }
 
 /* Validation (all ranks), LR plateau, checkpoints; complete = the epoch
