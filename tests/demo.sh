@@ -13,7 +13,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: demo.sh BUILD}" && pwd)
 count=${DEMO_COUNT:-2400}
 size=${DEMO_SIZE:-64}
-epochs=${DEMO_EPOCHS:-5}
+epochs=${DEMO_EPOCHS:-6}
 work=${DEMO_DIR:-$(mktemp -d /tmp/hvddemo.XXXXXX)}
 chmod 755 "$work"
 cluster="$work/cluster"
