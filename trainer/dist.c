@@ -54,6 +54,11 @@ const char *dist_error(void)
 	return hvd_error();
 }
 
+const char *dist_backend_name(void)
+{
+	return hvd_backend_name();
+}
+
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,
 			 struct dist_handle **h)
 {
@@ -124,6 +129,7 @@ int dist_shutdown(void) { return 0; }
 int dist_rank(void) { return 0; }
 int dist_size(void) { return 1; }
 const char *dist_error(void) { return ""; }
+const char *dist_backend_name(void) { return "self"; }
 
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,
 			 struct dist_handle **h)

@@ -25,6 +25,9 @@ int dist_shutdown(void);
 int dist_rank(void);
 int dist_size(void);
 const char *dist_error(void);
+/* The runtime's collective backend: "mpi" (host buffers), "nccl" (device
+ * buffers) or "self". */
+const char *dist_backend_name(void);
 
 /* In place; every rank passes the same names and counts in the same order. */
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,

@@ -297,6 +297,12 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 	t->accumulate = (int)o->accumulate;
 	if (t->rank != 0)
 		t->o.progress = PROGRESS_QUIET;
+	if (t->world > 1 && strcmp(dist_backend_name(), "nccl") == 0) {
+		/* grad_sync hands host buffers (model->grads) to the runtime */
+		fprintf(stderr, "chexnet: train: runtime backend 'nccl': reducing device gradients is not "
+			"wired into the trainer yet; hint: HVD_BACKEND=mpi reduces the host copies\n");
+		return -1;
+	}
 	if (!o->threads && t->world > 1)  /* the task's CPUs minus the loader's, not all */
 		t->o.threads = dist_compute_threads((int)(o->loader_threads ? o->loader_threads
 							   : data_loader_default_threads()));
