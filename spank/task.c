@@ -24,6 +24,8 @@
 #define MPOL_PREFERRED_ 1
 #define MPOL_PREFERRED_MANY_ 5
 #define ERR_LEN 512
+/* the longest CPU list of a cpu_set_t: at most 512 ranges ("1022,") */
+#define TASK_CPULIST_LEN 4096
 
 /* What one task works from. */
 struct task_inputs {
@@ -46,17 +48,21 @@ int task_step_is_special(spank_t sp)
 	       step == SLURM_INTERACTIVE_STEP;
 }
 
-static void get_env(spank_t sp, const char *name, char *buf, int len)
+/* name's value into buf, "" when unset; -1 (and "") when it does not fit:
+ * a list cut short must never pass for a shorter one. */
+static int get_env(spank_t sp, const char *name, char *buf, int len)
 {
-	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS)
+	spank_err_t rc = spank_getenv(sp, name, buf, len);
+	if (rc != ESPANK_SUCCESS)
 		buf[0] = 0;
+	return rc == ESPANK_NOSPACE ? -1 : 0;
 }
 
 void task_capture_step(spank_t sp, struct task_step_gpus *step)
 {
-	get_env(sp, "CUDA_VISIBLE_DEVICES", step->visible, sizeof(step->visible));
-	get_env(sp, "SLURM_STEP_GPUS", step->step_gpus, sizeof(step->step_gpus));
-	step->captured = 1;
+	int too_long = get_env(sp, "CUDA_VISIBLE_DEVICES", step->visible, sizeof(step->visible));
+	too_long |= get_env(sp, "SLURM_STEP_GPUS", step->step_gpus, sizeof(step->step_gpus));
+	step->captured = !too_long;   /* else task_apply reads, and reports, the task's own */
 }
 
 static int read_granted(const char *visible, const char *step_gpus, struct task_inputs *in,
@@ -188,7 +194,7 @@ static int set_gpu_env(spank_t sp, const struct task_inputs *in, const struct pl
 static int bind_cpus(const struct hvd_effective *eff, const struct placement_result *res,
 		     char *err)
 {
-	char cpus[1024];
+	char cpus[TASK_CPULIST_LEN];
 	if (eff->bind == HVD_BIND_NONE)
 		return 0;
 	if (sched_setaffinity(0, sizeof(res->cpus), &res->cpus) != 0) {
@@ -219,7 +225,7 @@ static void print_verbose(const struct task_inputs *in, const struct hvd_effecti
 static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effective *eff,
 		 const struct placement_result *res, char *err)
 {
-	char cpus[1024], socket[16];
+	char cpus[TASK_CPULIST_LEN], socket[16];
 	if (res->granted_index >= 0 && set_gpu_env(sp, in, res, err) != 0)
 		return -1;
 	if (res->granted_index < 0)
@@ -311,17 +317,24 @@ int task_apply(spank_t sp, const struct hvd_site *site, const struct hvd_request
 	       const struct task_step_gpus *step)
 {
 	static struct task_inputs in;   /* large; task_init runs once per process */
-	char visible[1024], step_gpus[1024], err[ERR_LEN] = "";
+	static char visible[TASK_LIST_LEN], step_gpus[TASK_LIST_LEN];
+	char err[ERR_LEN] = "";
 	struct hvd_effective eff;
 	int node_wide = 1;
-	get_env(sp, "CUDA_VISIBLE_DEVICES", visible, sizeof(visible));
-	get_env(sp, "SLURM_STEP_GPUS", step_gpus, sizeof(step_gpus));
-	options_resolve(site, request, visible[0] != 0, &eff);
+	int too_long = get_env(sp, "CUDA_VISIBLE_DEVICES", visible, sizeof(visible));
+	too_long |= get_env(sp, "SLURM_STEP_GPUS", step_gpus, sizeof(step_gpus));
+	options_resolve(site, request, visible[0] != 0 || too_long, &eff);
 	if (!eff.active)
 		return 0;
 	memset(&in, 0, sizeof(in));
 	int alone = slurm_bound_per_task(step, visible);
 	int rc = read_task(sp, &in, err);
+	if (rc == 0 && too_long) {
+		snprintf(err, ERR_LEN, "hvd: environment: 'CUDA_VISIBLE_DEVICES, SLURM_STEP_GPUS': "
+			 "longer than %d characters (hvd handles %d GPUs)", TASK_LIST_LEN - 1,
+			 PLACEMENT_MAX_GPUS);
+		rc = -1;
+	}
 	if (rc == 0 && !alone && step->captured && step->visible[0])
 		rc = read_granted(step->visible, step->step_gpus, &in, err);
 	else if (rc == 0)

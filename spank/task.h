@@ -11,13 +11,16 @@
 #include <slurm/spank.h>
 
 #include "options.h"
+#include "placement.h"
 
 /* The step's GPUs on this node as slurmstepd sees them before any
  * per-task binding by Slurm (--gpus-per-task, --gpu-bind=single:1). */
+#define TASK_LIST_LEN (PLACEMENT_MAX_GPUS * 64 + 1)   /* 64 UUIDs and commas */
+
 struct task_step_gpus {
-	int captured;
-	char visible[1024];    /* CUDA_VISIBLE_DEVICES */
-	char step_gpus[1024];  /* SLURM_STEP_GPUS */
+	int captured;                    /* 0: not seen, or a list was too long */
+	char visible[TASK_LIST_LEN];     /* CUDA_VISIBLE_DEVICES */
+	char step_gpus[TASK_LIST_LEN];   /* SLURM_STEP_GPUS */
 };
 
 /* 1 for the batch script, extern and interactive steps: never touched. */

@@ -250,7 +250,8 @@ static void test_cpu_only_step_goes_socket_by_socket(void)
 {
 	struct test_proc p;
 	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd -n 2 ./chexnet", &p);
+	/* a bus id left in the environment is not the task's GPU: dropped */
+	job("HVD_GPU_BUSID=0000:3b:00.0 srun --hvd -n 2 ./chexnet", &p);
 	CHECK_INT(p.exit_code, 0);
 	CHECK_STR(p.out,
 		  "0|unset|0|unset|0|0|socket|unset\n"
