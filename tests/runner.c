@@ -338,11 +338,14 @@ static const char *cluster_unavailable(void)
 }
 
 static enum test_needs cluster_kind;   /* kind of the cluster that is up */
+static void remember_net_id(const char *dir);
 
 static void cluster_down(void)
 {
 	if (!R.cluster[0])
 		return;
+	if (cluster_kind == TEST_NEEDS_MULTINODE)
+		remember_net_id(R.cluster);
 	cluster_cmd(cluster_kind, "down");
 	setenv("HVD_TEST_CLUSTER", "", 1);
 	unsetenv("SLURM_CONF");
@@ -378,13 +381,34 @@ static int proc_mentions(const char *pid, const char *needle)
 }
 
 /* The multi-node harness names its namespaces hvd-ID-nK and its links
- * hvbID / hvvIDnK; none may outlive the run. */
+ * hvbID / hvvIDnK (ID in DIR/net.env); none of this run's may outlive it.
+ * Other runs' clusters on the same machine are none of our business. */
+static char net_ids[256];
+
+static void remember_net_id(const char *dir)
+{
+	char path[PATH_MAX + 16], *text;
+	snprintf(path, sizeof(path), "%s/net.env", dir);
+	text = test_read_file(path, NULL);
+	const char *id = text ? strstr(text, "id=") : NULL;
+	if (id && strlen(net_ids) + 8 < sizeof(net_ids)) {
+		size_t n = strcspn(id + 3, "\n");
+		strncat(net_ids, " ", sizeof(net_ids) - strlen(net_ids) - 1);
+		strncat(net_ids, id + 3, n < 6 ? n : 6);
+	}
+	free(text);
+}
+
 static int count_net_leftovers(void)
 {
 	struct test_proc p;
+	char cmd[1024];
 	int n = 0;
-	if (test_run("ip netns list 2>/dev/null | grep '^hvd-'; "
-		     "ip -br link 2>/dev/null | grep -E '^hv[bv][0-9a-f]{4}'", 30, &p) != 0)
+	if (!net_ids[0])
+		return 0;
+	snprintf(cmd, sizeof(cmd), "for id in %s; do ip netns list 2>/dev/null | grep \"^hvd-$id-\"; "
+		 "ip -br link 2>/dev/null | grep -E \"^hv[bv]$id\"; done", net_ids);
+	if (test_run(cmd, 30, &p) != 0)
 		return 0;
 	for (const char *c = p.out; *c; c++)
 		n += (*c == '\n');
