@@ -221,12 +221,13 @@ int options_parse_request(const char *list, struct hvd_request *req, char *err, 
 	struct hvd_request r = { 0 };
 	if (list && list[0] && parse_list(list, &r, err, err_len) != 0)
 		return -1;
-	/* a later --hvd overrides what an earlier one set */
+	/* a later --hvd overrides what an earlier one set; anything but off,
+	 * a bare --hvd included, turns it back on */
 	req->given = 1;
 	if (r.off) {
 		req->off = 1;
 		req->gpu_set = req->bind_set = req->verbose = 0;
-	} else if (r.gpu_set || r.bind_set || r.verbose) {
+	} else if (!r.help) {
 		req->off = 0;
 	}
 	if (r.gpu_set) {

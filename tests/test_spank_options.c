@@ -194,6 +194,14 @@ static void test_a_later_hvd_overrides_an_earlier_one(void)
 	CHECK(r.off && !r.bind_set);
 	CHECK_INT(options_parse_request("verbose", &r, err, sizeof(err)), 0);
 	CHECK(!r.off && r.verbose);
+	/* `--hvd=off --hvd`: the bare one comes last and wins */
+	CHECK_INT(options_parse_request("off", &r, err, sizeof(err)), 0);
+	CHECK_INT(options_parse_request(NULL, &r, err, sizeof(err)), 0);
+	CHECK(r.given && !r.off);
+	/* help alone changes nothing else */
+	CHECK_INT(options_parse_request("off", &r, err, sizeof(err)), 0);
+	CHECK_INT(options_parse_request("help", &r, err, sizeof(err)), 0);
+	CHECK(r.off && r.help);
 }
 
 static void test_site_and_request_resolve(void)
