@@ -69,6 +69,18 @@ static void job(const char *cmd, struct test_proc *p)
 	CHECK_MSG(!p->timed_out, "timed out: %s", cmd);
 }
 
+/* The usual case: site arguments, one job, its exit code and (unless
+ * want_out is NULL) its sorted stdout. The caller checks p->err, frees p. */
+static void run_case(const char *site, const char *cmd, int want_exit, const char *want_out,
+		     struct test_proc *p)
+{
+	CHECK_INT(plugstack(site), 0);
+	job(cmd, p);
+	CHECK_INT(p->exit_code, want_exit);
+	if (want_out)
+		CHECK_STR(p->out, want_out);
+}
+
 static int count_of(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -82,10 +94,7 @@ static int count_of(const char *hay, const char *needle)
 static void test_hvd_gives_each_task_its_gpu_first_and_its_socket(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, socket_first4);
+	run_case("", "srun --hvd -n 4 --gres=gpu:4 ./chexnet", 0, socket_first4, &p);
 	CHECK_STR(p.err, "");
 	test_proc_free(&p);
 }
@@ -93,9 +102,7 @@ static void test_hvd_gives_each_task_its_gpu_first_and_its_socket(void)
 static void test_hvd_only_shows_exactly_one_gpu(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd=only -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
+	run_case("", "srun --hvd=only -n 4 --gres=gpu:4 ./chexnet", 0, NULL, &p);
 	CHECK_STR(p.out,
 		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
 		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
@@ -107,9 +114,7 @@ static void test_hvd_only_shows_exactly_one_gpu(void)
 static void test_hvd_core_shares_the_single_core_and_says_so_once(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd=core -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
+	run_case("", "srun --hvd=core -n 4 --gres=gpu:4 ./chexnet", 0, NULL, &p);
 	CHECK_STR(p.out,
 		  "0|0,1,2,3|0|0000:3b:00.0|0|0|core|PCI_BUS_ID\n"
 		  "1|1,0,2,3|0|0000:5e:00.0|0|0|core|PCI_BUS_ID\n"
@@ -123,9 +128,7 @@ static void test_hvd_core_shares_the_single_core_and_says_so_once(void)
 static void test_hvd_none_sets_gpus_and_leaves_cpus(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd=none -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
+	run_case("", "srun --hvd=none -n 4 --gres=gpu:4 ./chexnet", 0, NULL, &p);
 	CHECK_STR(p.out,
 		  "0|0,1,2,3|0-1|0000:3b:00.0|0-1|0|none|PCI_BUS_ID\n"
 		  "1|1,0,2,3|0-1|0000:5e:00.0|0-1|0|none|PCI_BUS_ID\n"
@@ -139,10 +142,7 @@ static void test_hvd_verbose_prints_one_line_per_task(void)
 	struct test_proc p;
 	char want[512];
 	const char *bus[] = { "0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:af:00.0" };
-	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd=verbose -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, socket_first4);
+	run_case("", "srun --hvd=verbose -n 4 --gres=gpu:4 ./chexnet", 0, socket_first4, &p);
 	for (int r = 0; r < 4; r++) {
 		snprintf(want, sizeof(want),
 			 "hvd: rank %d (local %d/4) on %s: GPU %d (%s), socket %d, CPUs %d, NUMA 0, "
@@ -182,9 +182,7 @@ static void test_five_tasks_on_four_gpus_fail_with_the_message(void)
 static void test_oversubscribe_warn_shares_gpus(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack("oversubscribe=warn"), 0);
-	job("srun --hvd -n 5 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
+	run_case("oversubscribe=warn", "srun --hvd -n 5 --gres=gpu:4 ./chexnet", 0, NULL, &p);
 	CHECK_CONTAINS(p.out, "4|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n");
 	CHECK_CONTAINS(p.out, "3|3,0,1,2|1|");
 	CHECK_INT(count_of(p.err, "tasks share GPUs (oversubscribe=warn)"), 1);
@@ -194,9 +192,7 @@ static void test_oversubscribe_warn_shares_gpus(void)
 static void test_typo_is_refused_before_launch_naming_the_token(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd=sokcet -n 1 --gres=gpu:1 touch launched", &p);
-	CHECK_INT(p.exit_code, 255);
+	run_case("", "srun --hvd=sokcet -n 1 --gres=gpu:1 touch launched", 255, NULL, &p);
 	CHECK_CONTAINS(p.err, "hvd: --hvd: 'sokcet': unknown sub-option");
 	CHECK(strstr(p.err, "job") == NULL && strstr(p.err, "allocat") == NULL);
 	test_proc_free(&p);
@@ -231,9 +227,7 @@ static void test_help_prints_the_grammar_and_stops(void)
 static void test_slurm_per_task_binding_is_kept(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("srun --hvd -n 4 --gpus-per-task=1 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
+	run_case("", "srun --hvd -n 4 --gpus-per-task=1 ./chexnet", 0, NULL, &p);
 	CHECK_STR(p.out,
 		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
 		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
@@ -277,10 +271,7 @@ static void test_discovered_topology_without_the_fake_gpus(void)
 static void test_default_off_leaves_jobs_untouched(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack("default=off"), 0);
-	job("srun -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, untouched4);
+	run_case("default=off", "srun -n 4 --gres=gpu:4 ./chexnet", 0, untouched4, &p);
 	CHECK_STR(p.err, "");
 	test_proc_free(&p);
 }
@@ -288,10 +279,7 @@ static void test_default_off_leaves_jobs_untouched(void)
 static void test_default_on_applies_without_hvd_and_off_opts_out(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack("default=on"), 0);
-	job("srun -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, socket_first4);
+	run_case("default=on", "srun -n 4 --gres=gpu:4 ./chexnet", 0, socket_first4, &p);
 	test_proc_free(&p);
 	job("srun --hvd=off -n 4 --gres=gpu:4 ./chexnet", &p);
 	CHECK_INT(p.exit_code, 0);
@@ -307,9 +295,7 @@ static void test_default_on_applies_without_hvd_and_off_opts_out(void)
 static void test_site_defaults_apply_and_users_override_them(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack("gpu=only bind=none verbose=1"), 0);
-	job("srun --hvd -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
+	run_case("gpu=only bind=none verbose=1", "srun --hvd -n 4 --gres=gpu:4 ./chexnet", 0, NULL, &p);
 	CHECK_STR(p.out,
 		  "0|0|0-1|0000:3b:00.0|0-1|0|none|PCI_BUS_ID\n"
 		  "1|1|0-1|0000:5e:00.0|0-1|0|none|PCI_BUS_ID\n"
@@ -392,9 +378,7 @@ static void test_salloc_hvd_binds_the_steps(void)
 static void test_stock_srun_rejects_gpu_bind_socket(void)
 {
 	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("srun --gpu-bind=socket --hvd ./chexnet", &p);
-	CHECK_INT(p.exit_code, 255);
+	run_case("", "srun --gpu-bind=socket --hvd ./chexnet", 255, NULL, &p);
 	CHECK_CONTAINS(p.err, "srun: error: Invalid --gpu-bind argument: gpu:socket");
 	CHECK_STR(p.out, "");
 	test_proc_free(&p);
