@@ -10,6 +10,7 @@
 #include <string.h>
 #include <turbojpeg.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "crc32c.h"
 #include "data_csv.h"
@@ -398,6 +399,69 @@ static void *make_jpeg(int w, int h, unsigned long *bytes)
 	return rc == 0 ? jpeg : NULL;
 }
 
+/* A one-row PNG of 8 pixels built by hand (the encoder only writes 8 and
+ * 16 bits): IHDR, optional PLTE, one IDAT with filter byte 0, IEND. */
+static size_t tiny_png(int depth, int color_type, const uint8_t *row, size_t row_bytes,
+		       const uint8_t *plte, size_t plte_bytes, uint8_t *out)
+{
+	uint8_t ihdr[13] = { 0, 0, 0, 8, 0, 0, 0, 1, (uint8_t)depth, (uint8_t)color_type, 0, 0, 0 };
+	uint8_t raw[16] = { 0 }, idat[64];
+	uLongf idat_bytes = sizeof(idat);
+	size_t n = 8;
+	memcpy(raw + 1, row, row_bytes);
+	compress(idat, &idat_bytes, raw, (uLong)(row_bytes + 1));
+	memcpy(out, "\x89PNG\r\n\x1a\n", 8);
+	const struct { const char *type; const uint8_t *data; size_t bytes; } chunks[] = {
+		{ "IHDR", ihdr, sizeof(ihdr) }, { "PLTE", plte, plte_bytes },
+		{ "IDAT", idat, idat_bytes }, { "IEND", NULL, 0 },
+	};
+	for (int c = 0; c < 4; c++) {
+		if (c == 1 && !plte)
+			continue;
+		uint32_t len = (uint32_t)chunks[c].bytes;
+		uint8_t *at = out + n;
+		at[0] = (uint8_t)(len >> 24), at[1] = (uint8_t)(len >> 16), at[2] = (uint8_t)(len >> 8);
+		at[3] = (uint8_t)len;
+		memcpy(at + 4, chunks[c].type, 4);
+		if (len)
+			memcpy(at + 8, chunks[c].data, len);
+		uint32_t crc = (uint32_t)crc32(0, at + 4, 4 + len);
+		at[8 + len] = (uint8_t)(crc >> 24), at[9 + len] = (uint8_t)(crc >> 16);
+		at[10 + len] = (uint8_t)(crc >> 8), at[11 + len] = (uint8_t)crc;
+		n += 12 + len;
+	}
+	return n;
+}
+
+/* 1/2/4-bit gray scale up to 0..255; palettes map through their colours. */
+static void test_png_low_bit_depths_and_palette(void)
+{
+	const uint8_t g1[] = { 0xAA }, g2[] = { 0x1B, 0xE4 }, g4[] = { 0x0F, 0x5A, 0xF0, 0x00 };
+	const uint8_t p1[] = { 0xAA }, plte[] = { 0, 0, 0, 255, 0, 0 };
+	const struct { int depth, type; const uint8_t *row; size_t bytes; uint8_t want[8]; } cases[] = {
+		{ 1, 0, g1, 1, { 255, 0, 255, 0, 255, 0, 255, 0 } },
+		{ 2, 0, g2, 2, { 0, 85, 170, 255, 255, 170, 85, 0 } },
+		{ 4, 0, g4, 4, { 0, 255, 85, 170, 255, 0, 0, 0 } },
+		{ 1, 3, p1, 1, { 76, 0, 76, 0, 76, 0, 76, 0 } },   /* red -> luma 76 */
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		uint8_t png[256];
+		struct image img;
+		char err[256] = "";
+		size_t n = tiny_png(cases[k].depth, cases[k].type, cases[k].row, cases[k].bytes,
+				    cases[k].type == 3 ? plte : NULL, sizeof(plte), png);
+		int rc = image_decode_memory(png, n, "tiny", 0, &img, err, sizeof(err));
+		CHECK_MSG(rc == 0, "case %zu: %s", k, err);
+		if (rc != 0)
+			continue;
+		CHECK_INT(img.width, 8);
+		for (int i = 0; i < 8; i++)
+			CHECK_MSG(img.pixels[i] == cases[k].want[i], "case %zu pixel %d: %d, want %d", k, i,
+				  img.pixels[i], cases[k].want[i]);
+		image_free(&img);
+	}
+}
+
 static void test_jpeg_full_and_scaled_decode(void)
 {
 	unsigned long bytes = 0;
@@ -534,6 +598,7 @@ const struct test_case data_formats_tests[] = {
 	{ "patient_split_has_no_shared_patient", test_patient_split_has_no_shared_patient },
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },
 	{ "png_every_color_type_to_gray", test_png_every_color_type_to_gray },
+	{ "png_low_bit_depths_and_palette", test_png_low_bit_depths_and_palette },
 	{ "jpeg_full_and_scaled_decode", test_jpeg_full_and_scaled_decode },
 	{ "truncated_or_corrupt_images_are_errors", test_truncated_or_corrupt_images_are_errors },
 	{ "area_resize_exact_values", test_area_resize_exact_values },
