@@ -75,6 +75,7 @@ static void fill_host_entry(const struct runtime *rt, struct host_entry *h)
 	snprintf(h->socket, sizeof(h->socket), "%s", rt->set.socket);
 	snprintf(h->bind, sizeof(h->bind), "%s", rt->set.bind);
 	h->local_rank = rt->boot.local_rank;
+	h->node_id = rt->boot.node_id;
 	h->pid = (int32_t)getpid();
 	cpu_set_t set;
 	if (!sched_getaffinity(0, sizeof(set), &set)) {
@@ -212,7 +213,7 @@ static void release(struct runtime *rt, int clean)
 	if (rt->comm.ops)
 		rt->comm.ops->finalize(rt->comm.ctx, clean && !rt->aborted);
 	timeline_close(rt->tl);
-	bootstrap_finalize(&rt->boot);
+	bootstrap_finalize(&rt->boot, clean && !rt->aborted);
 	free(rt->hosts);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_cond_destroy(&rt->cond);
@@ -268,6 +269,21 @@ int hvd_rank(void) { return RT ? RT->boot.rank : -1; }
 int hvd_size(void) { return RT ? RT->boot.size : -1; }
 int hvd_local_rank(void) { return RT ? RT->boot.local_rank : -1; }
 int hvd_local_size(void) { return RT ? RT->boot.local_size : -1; }
+int hvd_abort_job(int status)
+{
+	struct runtime *rt = RT;
+	if (!rt || rt->boot.mode != BOOTSTRAP_PMIX)
+		return set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
+				 "with PMIx, or hvd_init was not called");
+	char why[sizeof(rt->error)];
+	pthread_mutex_lock(&rt->lock);
+	snprintf(why, sizeof(why), "%s", rt->aborted ? rt->error : "hvd: hvd_abort_job");
+	pthread_mutex_unlock(&rt->lock);
+	return bootstrap_abort(&rt->boot, status, why);
+}
+
+int hvd_node_id(void) { return RT ? RT->boot.node_id : -1; }
+int hvd_node_count(void) { return RT ? RT->boot.node_count : -1; }
 const char *hvd_hostname(void) { return RT ? RT->boot.hostname : ""; }
 const char *hvd_backend_name(void) { return RT && RT->comm.ops ? RT->comm.ops->name : ""; }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -96,16 +97,18 @@ static int pmix_start(struct bootstrap *b, char *err, size_t errlen)
 	snprintf(b->nspace, sizeof(b->nspace), "%s", me->nspace);
 	pmix_proc_t job;
 	PMIX_LOAD_PROCID(&job, me->nspace, PMIX_RANK_WILDCARD);
-	long size = 0, local_rank = 0, local_size = 0, node = 0;
+	long size = 0, local_rank = 0, local_size = 0, node = 0, nodes = 0;
 	if (pmix_get_number(b, &job, PMIX_JOB_SIZE, &size, err, errlen) ||
 	    pmix_get_number(b, me, PMIX_LOCAL_RANK, &local_rank, err, errlen) ||
 	    pmix_get_number(b, &job, PMIX_LOCAL_SIZE, &local_size, err, errlen) ||
-	    pmix_get_number(b, me, PMIX_NODEID, &node, err, errlen))
+	    pmix_get_number(b, me, PMIX_NODEID, &node, err, errlen) ||
+	    pmix_get_number(b, &job, PMIX_NUM_NODES, &nodes, err, errlen))
 		return HVD_ERR_BOOTSTRAP;
 	b->size = (int)size;
 	b->local_rank = (int)local_rank;
 	b->local_size = (int)local_size;
 	b->node_id = (int)node;
+	b->node_count = (int)nodes;
 	return 0;
 }
 
@@ -114,7 +117,7 @@ int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_
 	extern char **environ;
 	memset(b, 0, sizeof(*b));
 	b->fence_timeout_s = fence_timeout_s;
-	b->size = b->local_size = 1;
+	b->size = b->local_size = b->node_count = 1;
 	gethostname(b->hostname, sizeof(b->hostname) - 1);
 	char *dot = strchr(b->hostname, '.');
 	if (dot)
@@ -125,7 +128,7 @@ int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_
 		return 0;
 	int rc = pmix_start(b, err, errlen);
 	if (rc)
-		bootstrap_finalize(b);
+		bootstrap_finalize(b, 0);
 	return rc;
 }
 
@@ -139,7 +142,11 @@ static int fence_collect(struct bootstrap *b, char *err, size_t errlen)
 	int timeout = (int)(b->fence_timeout_s + 0.5);
 	PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
 	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pmix_status_t rc = PMIx_Fence(&all, 1, info, 2);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	b->last_fence_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	PMIX_INFO_DESTRUCT(&info[0]);
 	PMIX_INFO_DESTRUCT(&info[1]);
 	if (rc != PMIX_SUCCESS) {
@@ -207,11 +214,20 @@ int bootstrap_allgather(struct bootstrap *b, const char *key, const void *mine,
 	return rc;
 }
 
-void bootstrap_finalize(struct bootstrap *b)
+void bootstrap_finalize(struct bootstrap *b, int clean)
 {
 	if (b->pmix) {
-		PMIx_Finalize(NULL, 0);
+		if (clean)
+			PMIx_Finalize(NULL, 0);
 		free(b->pmix);
 		b->pmix = NULL;
 	}
+}
+
+int bootstrap_abort(struct bootstrap *b, int status, const char *why)
+{
+	if (!b->pmix)
+		return HVD_ERR_USAGE;
+	pmix_status_t rc = PMIx_Abort(status, why, NULL, 0);
+	return rc == PMIX_SUCCESS ? HVD_OK : HVD_ERR_BOOTSTRAP;
 }

@@ -1,6 +1,8 @@
 /* bootstrap.h - who am I in this step: rank, size, local rank and size,
  * node id, hostname, and a blob exchange between all ranks (PMIx Put,
- * Commit, Fence with data collection, Get). Under `srun --mpi=pmix` (or
+ * Commit, Fence with data collection, Get). The fence must collect: under
+ * Slurm 22.05 a fence without PMIX_COLLECT_DATA only waits for the ranks
+ * of the same node (measured, facts slurm-multinode-netns.md 3.3). Under `srun --mpi=pmix` (or
  * MpiDefault=pmix) it is a PMIx client; without a PMIx server it is a
  * one-rank world; in a Slurm step of several tasks without PMIx it fails
  * at once with the fix. The decision is made from the environment before
@@ -17,11 +19,12 @@ enum bootstrap_mode { BOOTSTRAP_SINGLE = 0, BOOTSTRAP_PMIX };
 
 struct bootstrap {
 	enum bootstrap_mode mode;
-	int rank, size, local_rank, local_size, node_id;
+	int rank, size, local_rank, local_size, node_id, node_count;
 	char hostname[256];
 	char nspace[256];
 	void *pmix;            /* pmix_proc_t of this process, PMIx mode only */
 	double fence_timeout_s;
+	double last_fence_s;   /* seconds the last fence waited (tests: a barrier across nodes) */
 };
 
 /* From an environ-style array: PMIx when PMIX_NAMESPACE and PMIX_RANK are
@@ -34,6 +37,13 @@ int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_
  * rank 0's, rank 1's, ... Collective. */
 int bootstrap_allgather(struct bootstrap *b, const char *key, const void *mine,
 			size_t len, void *all, char *err, size_t errlen);
-void bootstrap_finalize(struct bootstrap *b);
+/* clean = 0 after a failure: no PMIx_Finalize, so that this process's exit
+ * counts as a failed task to Slurm's mpi/pmix plugin, which then kills the
+ * whole step on every node about 1 s later (measured). Otherwise ranks cut
+ * off by the network keep srun waiting until Slurm declares their node
+ * down (SlurmdTimeout). */
+void bootstrap_finalize(struct bootstrap *b, int clean);
+/* PMIx_Abort of every rank of the namespace; returns only on failure. */
+int bootstrap_abort(struct bootstrap *b, int status, const char *why);
 
 #endif

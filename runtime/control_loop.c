@@ -236,18 +236,33 @@ static void heartbeat(struct control *c, double now)
 	send_to_workers(c, MSG_HB, NULL, 0);
 }
 
+static int peer_silent(const struct peer *p, double now, double limit)
+{
+	return peer_open(p) && !p->said_bye && now - p->last_seen > limit;
+}
+
+/* Once one peer is silent past HVD_TIMEOUT_S, name every peer silent for
+ * more than half of it too: a cut node takes all its ranks at once, and
+ * their heartbeats were due at different moments. */
 static void check_liveness(struct control *c, double now)
 {
 	struct runtime *rt = c->rt;
-	for (int i = 0; i < c->npeers && !rt->aborted; i++) {
-		struct peer *p = &c->peers[i];
-		if (!peer_open(p) || p->said_bye || now - p->last_seen <= rt->set.timeout_s)
-			continue;
-		int r = peer_rank(c, i);
-		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): 'silent for %.1f s': no "
-			     "heartbeat within HVD_TIMEOUT_S (stopped, hung, or its network is cut)",
-			     r, control_host_of(rt, r), now - p->last_seen);
-	}
+	double worst = 0;
+	for (int i = 0; i < c->npeers; i++)
+		if (peer_silent(&c->peers[i], now, rt->set.timeout_s) && now - c->peers[i].last_seen > worst)
+			worst = now - c->peers[i].last_seen;
+	if (worst <= 0 || rt->aborted)
+		return;
+	int *ranks = malloc((size_t)c->npeers * sizeof(*ranks)), n = 0;
+	for (int i = 0; ranks && i < c->npeers; i++)
+		if (peer_silent(&c->peers[i], now, rt->set.timeout_s / 2))
+			ranks[n++] = peer_rank(c, i);
+	char who[1024] = "rank ?";
+	if (ranks)
+		report_name_ranks(rt->hosts, rt->boot.size, ranks, n, who, sizeof(who));
+	free(ranks);
+	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat within "
+		     "HVD_TIMEOUT_S (stopped, hung, or its network is cut)", who, worst);
 }
 
 static void plan(struct control *c, double now)

@@ -51,6 +51,10 @@ int hvd_rank(void);
 int hvd_size(void);
 int hvd_local_rank(void);
 int hvd_local_size(void);
+/* This rank's node (0 .. hvd_node_count()-1, PMIx's node id) and the
+ * step's node count: Horovod's cross rank/size for one rank per GPU. */
+int hvd_node_id(void);
+int hvd_node_count(void);
 const char *hvd_hostname(void);
 const char *hvd_backend_name(void);       /* "mpi", "nccl" or "self" */
 const char *hvd_error(void);              /* last message, "" if none */
@@ -79,6 +83,15 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count,
 		   void *recv, size_t recv_capacity, size_t *counts,
 		   enum hvd_dtype dtype);
 int hvd_barrier(void);
+
+/* For main() after a failure, before hvd_shutdown (like MPI_Abort): asks
+ * the launcher to end every task of the step (PMIx_Abort; Slurm kills the
+ * step). Without it, ranks cut off by the network keep srun waiting until
+ * Slurm declares their node down (SlurmdTimeout, minutes by default). The
+ * library itself never calls it. Does not return when the launcher acts;
+ * returns HVD_ERR_USAGE in a one-rank world without PMIx or before
+ * hvd_init, HVD_ERR_BOOTSTRAP when the launcher refused. */
+int hvd_abort_job(int status);
 
 /* Timeline spans for the caller's own work (DIGEST O3): `lane` groups
  * spans in one row ("compute", "data"), `name` labels the span ("backward

@@ -3,7 +3,9 @@
  * broken placement rule of the source documents (DIGEST L1, L2, C2): two
  * ranks on one GPU, a rank running outside the CPUs the plugin chose for
  * its GPU's socket, more ranks on a node than GPUs, NCCL forced onto TCP
- * where InfiniBand exists. Pure: formats host_entry rows into text.
+ * where InfiniBand exists, one hostname on two nodes (OpenMPI names its
+ * shared-memory segments after the hostname: they collide, measured).
+ * Pure: formats host_entry rows into text.
  * What it does not do: gather the rows (api.c) or print.
  */
 #include <stdio.h>
@@ -16,16 +18,29 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+static int count_nodes(const struct host_entry *hosts, int size)
+{
+	int n = 0;
+	for (int r = 0; r < size; r++) {
+		int first = 1;
+		for (int q = 0; q < r && first; q++)
+			first = hosts[q].node_id != hosts[r].node_id;
+		n += first;
+	}
+	return n;
+}
+
 void report_format(const struct host_entry *hosts, int size, const char *backend,
 		   char *out, size_t len)
 {
-	size_t used = (size_t)snprintf(out, len, "hvd: start-up: %d rank%s, backend %s\n"
-				       "  rank  host             local  gpu-busid     cpus         socket  bind\n",
-				       size, size == 1 ? "" : "s", backend);
+	int nodes = count_nodes(hosts, size);
+	size_t used = (size_t)snprintf(out, len, "hvd: start-up: %d rank%s, backend %s, %d node%s\n"
+				       "  rank  host             node  local  gpu-busid     cpus         socket  bind\n",
+				       size, size == 1 ? "" : "s", backend, nodes, nodes == 1 ? "" : "s");
 	for (int r = 0; r < size && used < len; r++) {
 		const struct host_entry *h = &hosts[r];
-		used += (size_t)snprintf(out + used, len - used, "  %-4d  %-16s %-5d  %-12s  %-12s %-6s  %s\n",
-					 r, h->host, h->local_rank, or_dash(h->gpu_busid),
+		used += (size_t)snprintf(out + used, len - used, "  %-4d  %-16s %-4d  %-5d  %-12s  %-12s %-6s  %s\n",
+					 r, h->host, h->node_id, h->local_rank, or_dash(h->gpu_busid),
 					 or_dash(h->cpus[0] ? h->cpus : h->affinity),
 					 or_dash(h->socket), or_dash(h->bind));
 	}
@@ -80,6 +95,18 @@ int report_warnings(const struct host_entry *hosts, int size, const char *backen
 				 ranks, h->gpus_visible, h->host, h->gpus_visible);
 			count += add_line(out, len, &used, line);
 		}
+		int first_on_node = 1;
+		for (int q = 0; q < r; q++)
+			first_on_node &= hosts[q].node_id != h->node_id;
+		for (int q = 0; first_on_node && !first_on_host && q < r; q++)
+			if (!strcmp(hosts[q].host, h->host) && hosts[q].node_id != h->node_id) {
+				snprintf(line, sizeof(line), "hvd: warning: 'host %s on nodes %d and %d': "
+					 "two nodes report one hostname; OpenMPI's shared-memory segments "
+					 "are named after it and collide (give each node its own hostname)",
+					 h->host, hosts[q].node_id, h->node_id);
+				count += add_line(out, len, &used, line);
+				break;
+			}
 		if (first_on_host && !strcmp(backend, "nccl") && h->has_ib && h->ib_disabled) {
 			snprintf(line, sizeof(line), "hvd: warning: 'NCCL_IB_DISABLE=1 on %s': InfiniBand "
 				 "is present but NCCL is forced onto TCP", h->host);
@@ -87,4 +114,33 @@ int report_warnings(const struct host_entry *hosts, int size, const char *backen
 		}
 	}
 	return count;
+}
+
+/* "rank 2 (host n2)", "ranks 2, 3 (host n2), rank 5 (host n3)": `ranks`
+ * (ascending) grouped by host in order of first appearance. */
+void report_name_ranks(const struct host_entry *hosts, int size, const int *ranks, int n,
+		       char *out, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		out[0] = '\0';
+	for (int i = 0; i < n && used < len; i++) {
+		const char *host = ranks[i] >= 0 && ranks[i] < size ? hosts[ranks[i]].host : "?";
+		int seen = 0, same = 0;
+		for (int k = 0; k < i; k++)
+			seen |= !strcmp(ranks[k] >= 0 && ranks[k] < size ? hosts[ranks[k]].host : "?", host);
+		if (seen)
+			continue;
+		for (int k = i; k < n; k++)
+			same += !strcmp(ranks[k] >= 0 && ranks[k] < size ? hosts[ranks[k]].host : "?", host);
+		used += (size_t)snprintf(out + used, len - used, "%s%s ", used ? ", " : "",
+					 same > 1 ? "ranks" : "rank");
+		for (int k = i, first = 1; k < n && used < len; k++)
+			if (!strcmp(ranks[k] >= 0 && ranks[k] < size ? hosts[ranks[k]].host : "?", host)) {
+				used += (size_t)snprintf(out + used, len - used, "%s%d", first ? "" : ",", ranks[k]);
+				first = 0;
+			}
+		if (used < len)
+			used += (size_t)snprintf(out + used, len - used, " (host %s)", host);
+	}
 }

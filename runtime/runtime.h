@@ -24,6 +24,7 @@ struct host_entry {
 	char socket[16];
 	char bind[16];
 	int32_t local_rank;
+	int32_t node_id;      /* PMIx node id */
 	int32_t pid;
 	char affinity[192];   /* CPUs the task may run on now (sched_getaffinity) */
 	int32_t gpus_visible; /* entries in CUDA_VISIBLE_DEVICES, 0 when unset */
@@ -120,6 +121,9 @@ int control_stop(struct runtime *rt, int clean);
 /* Start-up report (rank 0): the host table and rule warnings. Pure. */
 void report_format(const struct host_entry *hosts, int size, const char *backend,
 		   char *out, size_t len);
+/* "ranks 2,3 (host n2), rank 5 (host n3)": ranks (ascending) by host. */
+void report_name_ranks(const struct host_entry *hosts, int size, const int *ranks, int n,
+		       char *out, size_t len);
 /* One line per broken rule; returns the count. */
 int report_warnings(const struct host_entry *hosts, int size, const char *backend,
 		    char *out, size_t len);

@@ -31,6 +31,8 @@ extern const struct test_case runtime_unit_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case e2e_learning_tests[];
+extern const struct test_case multinode_runtime_tests[];
+extern const struct test_case multinode_failure_tests[];
 #endif
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
@@ -81,6 +83,10 @@ static const struct test_group test_groups[] = {
 #endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
+#ifdef HVD_HAVE_RUNTIME
+	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0 },
+	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0 },
+#endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
 	{ 0 }

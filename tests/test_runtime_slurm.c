@@ -74,7 +74,7 @@ static void test_standalone_is_one_rank(void)
 	free(cmd);
 	cmd = rt_cmd("taskset -c 0 '%s/hvd-rt-test' %s", "init"); /* threads follow the mask */
 	CHECK(test_run(cmd, 30, &p) == 0);
-	CHECK_CONTAINS(p.out, "backend self threads 1\n");
+	CHECK_CONTAINS(p.out, "backend self threads 1 node 0/1\n");
 	test_proc_free(&p);
 	free(cmd);
 	cmd = rt_cmd("'%s/hvd-rt-test' %s", "collect");

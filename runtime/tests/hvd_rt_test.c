@@ -10,6 +10,13 @@
  *   loop       allreduce forever (for kill/stop tests), prints its pid
  *   backward   simulated backward pass: compute spans + async submits
  *   late S     rank 1 computes S seconds longer before its allreduce
+ *   exchange S rank 0 waits S seconds, then every rank exchanges its host,
+ *              node id and a 4 KiB blob through the bootstrap (PMIx
+ *              Put/Fence/Get); prints how long its fence waited (a barrier
+ *              across nodes waits for rank 0 on every node)
+ *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
+ *              each result checked; rank 0 prints `step K` as it goes and a
+ *              checksum of all results at the end (for network-cut tests)
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -20,11 +27,16 @@
 #include <unistd.h>
 
 #include "../dtype.h"
+#include "../runtime.h"
 #include "hvd.h"
+
+static int abort_job_on_failure; /* HVD_RT_TEST_ABORT=1: hvd_abort_job after a failure */
 
 static int fail(const char *what)
 {
 	fprintf(stderr, "%s\n", hvd_error()[0] ? hvd_error() : what);
+	if (abort_job_on_failure && hvd_abort_job(1))
+		fprintf(stderr, "%s\n", hvd_error());
 	return 1;
 }
 
@@ -71,7 +83,16 @@ static double want(size_t i, enum hvd_dtype t, enum hvd_op op, int size)
 			v = v * (double)((int64_t)1 << 40) + (double)i;
 		s += v;
 	}
-	return op == HVD_AVERAGE ? s / size : s;
+	if (op != HVD_AVERAGE)
+		return s;
+	/* the sum is exact; the host backends scale it by 1/size in f32 and
+	 * narrow to the dtype: exact for 1, 2, 4 ranks, one rounding for 3, 6 */
+	float avg = (float)s * (1.0f / (float)size);
+	if (t == HVD_F16)
+		return dtype_f16_to_f32(dtype_f32_to_f16(avg));
+	if (t == HVD_BF16)
+		return dtype_bf16_to_f32(dtype_f32_to_bf16(avg));
+	return avg;
 }
 
 static int verify(const char *name, const void *buf, size_t n, enum hvd_dtype t, enum hvd_op op)
@@ -216,6 +237,97 @@ static int run_late(double seconds)
 	return x[0] != (float)hvd_size();
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+struct exchange_row {
+	int32_t rank, node_id, local_rank, pad;
+	char host[64];
+	unsigned char blob[4096];
+};
+
+static void exchange_fill(struct exchange_row *row, int rank)
+{
+	memset(row, 0, sizeof(*row));
+	row->rank = rank;
+	for (size_t i = 0; i < sizeof(row->blob); i++)
+		row->blob[i] = (unsigned char)(i * 31 + (size_t)rank * 7);
+}
+
+/* Internals on purpose: the bootstrap exchange itself, not the public API. */
+static int run_exchange(double delay_s)
+{
+	struct runtime *rt = runtime_current();
+	int size = hvd_size(), rank = hvd_rank(), bad = 0;
+	struct exchange_row mine, *all = calloc((size_t)size, sizeof(*all));
+	exchange_fill(&mine, rank);
+	mine.node_id = hvd_node_id();
+	mine.local_rank = hvd_local_rank();
+	snprintf(mine.host, sizeof(mine.host), "%s", hvd_hostname());
+	if (rank == 0)
+		usleep((useconds_t)(delay_s * 1e6));
+	double t0 = now_s();
+	char err[2048];
+	if (bootstrap_allgather(&rt->boot, "hvdtest.exchange", &mine, sizeof(mine), all, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		free(all);
+		return 1;
+	}
+	double total = now_s() - t0;
+	for (int r = 0; r < size; r++) {
+		struct exchange_row want;
+		exchange_fill(&want, r);
+		if (all[r].rank != r || memcmp(all[r].blob, want.blob, sizeof(want.blob))) {
+			fprintf(stderr, "rank %d: rank %d's exchange row differs\n", rank, r);
+			bad = 1;
+		}
+	}
+	printf("exchange rank %d host %s node %d fence_ms %.0f total_ms %.0f peers", rank, mine.host,
+	       mine.node_id, rt->boot.last_fence_s * 1e3, total * 1e3);
+	for (int r = 0; r < size; r++)
+		printf(" %d@%s/%d", r, all[r].host, all[r].node_id);
+	printf("\n");
+	free(all);
+	return bad;
+}
+
+static int run_steps(long steps, int ms)
+{
+	enum { N = 4096 };
+	static float x[N];
+	double checksum = 0;
+	printf("pid %d rank %d\n", (int)getpid(), hvd_rank());
+	fflush(stdout);
+	for (long s = 0; s < steps; s++) {
+		for (int i = 0; i < N; i++)
+			x[i] = (float)((i + s * 13 + hvd_rank() * 5) % 64);
+		if (hvd_allreduce("steps", x, N, HVD_F32, HVD_SUM))
+			return fail("steps");
+		for (int i = 0; i < N; i++) {
+			double w = 0;
+			for (int r = 0; r < hvd_size(); r++)
+				w += (double)((i + s * 13 + r * 5) % 64);
+			if (x[i] != w) {
+				fprintf(stderr, "rank %d: step %ld [%d] = %g, want %g\n", hvd_rank(), s, i, x[i], w);
+				return 1;
+			}
+			checksum += x[i] * (double)((s % 7) + 1);
+		}
+		if (hvd_rank() == 0) {
+			printf("step %ld\n", s);
+			fflush(stdout);
+		}
+		usleep((useconds_t)ms * 1000);
+	}
+	if (hvd_rank() == 0)
+		printf("checksum %.0f\n", checksum);
+	return 0;
+}
+
 static void busy_ms(double ms)
 {
 	struct timespec a, b;
@@ -255,12 +367,15 @@ static int run_backward(int layers)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "init";
+	const char *abort_env = getenv("HVD_RT_TEST_ABORT");
+	abort_job_on_failure = abort_env && !strcmp(abort_env, "1");
 	if (hvd_init())
 		return fail("hvd_init");
 	int bad = 0, rank = hvd_rank();
 	if (!strcmp(mode, "init"))
-		printf("rank %d/%d local %d/%d backend %s threads %d\n", hvd_rank(), hvd_size(),
-		       hvd_local_rank(), hvd_local_size(), hvd_backend_name(), hvd_compute_threads(0));
+		printf("rank %d/%d local %d/%d backend %s threads %d node %d/%d\n", hvd_rank(),
+		       hvd_size(), hvd_local_rank(), hvd_local_size(), hvd_backend_name(),
+		       hvd_compute_threads(0), hvd_node_id(), hvd_node_count());
 	else if (!strcmp(mode, "exact"))
 		bad = run_exact(argc > 2 ? strtoull(argv[2], NULL, 10) : (64u << 20));
 	else if (!strcmp(mode, "fused"))
@@ -275,6 +390,10 @@ int main(int argc, char **argv)
 		bad = run_backward(argc > 2 ? atoi(argv[2]) : 12);
 	else if (!strcmp(mode, "late"))
 		bad = run_late(argc > 2 ? atof(argv[2]) : 1);
+	else if (!strcmp(mode, "exchange"))
+		bad = run_exchange(argc > 2 ? atof(argv[2]) : 0);
+	else if (!strcmp(mode, "steps"))
+		bad = run_steps(argc > 2 ? atol(argv[2]) : 100, argc > 3 ? atoi(argv[3]) : 10);
 	else {
 		fprintf(stderr, "hvd-rt-test: '%s': unknown mode\n", mode);
 		hvd_shutdown();

@@ -133,6 +133,7 @@ wait_idle() {
 
 up() {
 	local build=${1:?usage: multinode.sh up DIR BUILD [N]}
+	build=$(cd "$build" 2>/dev/null && pwd) || die "build dir '$1': not found"
 	nodes=${2:-3}
 	[ "$(id -u)" = 0 ] || die "needs root"
 	[ -e "$dir/net.env" ] && die "a cluster already uses '$dir'"

@@ -1,0 +1,307 @@
+/* test_multinode_runtime.c - libhvd across the nodes of the multi-node
+ * cluster (tests/slurm/multinode.sh: one network namespace per node):
+ * rank, local rank/size and node id on every node, the start-up report
+ * naming every node, the PMIx exchange as a barrier across nodes, MPI
+ * allreduce between nodes without MCA variables, as root and as `nobody`
+ * (group slurm-multinode-runtime); and failures of a rank or a node seen
+ * from the other nodes: kill -9, SIGSTOP, a network cut past HVD_TIMEOUT_S
+ * and a 4-second cut that must be survived (group
+ * slurm-multinode-failures).
+ * What it does not do: training (test_multinode_train.c) or the cluster
+ * itself (test_multinode_harness.c).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+/* No transport settings for OpenMPI: whatever the caller's environment
+ * says about btl/oob/pml/interfaces is dropped. */
+#define NO_MCA "for v in $(env | grep -oE '^OMPI_MCA_[a-z_]*(btl|oob|pml|if_)[a-z_]*'); do unset $v; done; "
+
+/* Every node idle again (after a failure test), at most 60 s. */
+#define WAIT_IDLE "n=$(sinfo -h -N -o %%N | sort -u | wc -l); for i in $(seq 600); do " \
+	"[ \"$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)\" = \"$n\" ] && break; sleep 0.1; done; " \
+	"echo idle=$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)/$n"
+
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static long field(const char *out, const char *key)
+{
+	const char *p = strstr(out, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* The line of `text` that starts with `start`, copied into line. */
+static int line_starting(const char *text, const char *start, char *line, size_t len)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, start, strlen(start))) {
+			size_t n = strcspn(p, "\n");
+			snprintf(line, len, "%.*s", (int)(n < len ? n : len - 1), p);
+			return 0;
+		}
+	return -1;
+}
+
+/* tmpdir/hvd-rt-test: a copy every user may run, at a path unique to the case. */
+static void copy_test_program(void)
+{
+	char cmd[2048];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cp '%s/hvd-rt-test' '%s/hvd-rt-test' && chmod 755 '%s/hvd-rt-test' "
+		 "&& runuser -u nobody -- test -x '%s/hvd-rt-test'", test_build_dir(), test_tmpdir(),
+		 test_tmpdir(), test_tmpdir());
+	CHECK(test_run(cmd, 30, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "copy for nobody: %s", p.err);
+	test_proc_free(&p);
+}
+
+/* `[runuser -u nobody --] ENV srun SRUN_ARGS tmpdir/hvd-rt-test ARGS` in tmpdir. */
+static int run_rt(int as_nobody, const char *env, const char *srun_args, const char *args,
+		  int timeout_s, struct test_proc *p)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && " NO_MCA "%s env %s SLURM_CONF=\"$SLURM_CONF\" srun %s "
+		 "sh -c 'echo user=$(id -un)@$(hostname) >&2; exec ./hvd-rt-test %s'", test_tmpdir(),
+		 as_nobody ? "runuser -u nobody --" : "", env, srun_args, args);
+	return test_run(cmd, timeout_s, p);
+}
+
+/* Every rank of an N-node x K-per-node step: rank, local rank/size, node
+ * id/count; the start-up report has one row per rank with host and node. */
+static void check_layout(int nodes, int per_node)
+{
+	struct test_proc p;
+	char args[64], want[160], line[400];
+	int size = nodes * per_node;
+	copy_test_program();
+	snprintf(args, sizeof(args), "-N %d --ntasks-per-node=%d", nodes, per_node);
+	CHECK(run_rt(0, "", args, "init", 60, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "srun %s: exit %d: %.600s", args, p.exit_code, p.err);
+	snprintf(want, sizeof(want), "hvd: start-up: %d ranks, backend mpi, %d nodes\n", size, nodes);
+	CHECK_CONTAINS(p.err, want);
+	for (int r = 0; r < size; r++) {
+		int node = r / per_node, local = r % per_node;
+		snprintf(want, sizeof(want), "rank %d/%d local %d/%d backend mpi ", r, size, local, per_node);
+		CHECK_MSG(line_starting(p.out, want, line, sizeof(line)) == 0, "no '%s' in %s", want, p.out);
+		snprintf(want, sizeof(want), " node %d/%d", node, nodes);
+		CHECK_CONTAINS(line, want);
+		char host[16];
+		snprintf(host, sizeof(host), "n%d", node + 1);
+		snprintf(want, sizeof(want), "  %-4d  %-16s %-4d  %-5d", r, host, node, local);
+		CHECK_CONTAINS(p.err, want);
+	}
+	test_proc_free(&p);
+}
+
+static void test_two_nodes_know_their_layout(void)
+{
+	check_layout(2, 2);
+}
+
+static void test_three_nodes_know_their_layout(void)
+{
+	check_layout(3, 2);
+}
+
+/* Rank 0 (on n1) is 1.5 s late; the exchange's PMIx fence must hold every
+ * other node's ranks that long (a fence without PMIX_COLLECT_DATA returns
+ * at once on other nodes, and a later exchange then misses data). */
+static void test_exchange_is_a_barrier_across_nodes(void)
+{
+	struct test_proc p;
+	char line[600], start[32];
+	copy_test_program();
+	CHECK(run_rt(0, "", "-N 3 --ntasks-per-node=1", "exchange 1.5", 60, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %.600s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.out, "ok exchange");
+	for (int r = 0; r < 3; r++) {
+		snprintf(start, sizeof(start), "exchange rank %d ", r);
+		CHECK_MSG(line_starting(p.out, start, line, sizeof(line)) == 0, "no '%s': %s", start, p.out);
+		CHECK_CONTAINS(line, " peers 0@n1/0 1@n2/1 2@n3/2");
+		long fence_ms = field(line, "fence_ms ");
+		if (r > 0)
+			CHECK_MSG(fence_ms >= 1400, "rank %d on n%d left the fence after %ld ms, before "
+				  "rank 0 arrived (1500 ms)", r, r + 1, fence_ms);
+	}
+	test_proc_free(&p);
+}
+
+static void expect_ok(int as_nobody, const char *srun_args, const char *args, const char *ok,
+		      int users)
+{
+	struct test_proc p;
+	CHECK(run_rt(as_nobody, "", srun_args, args, 120, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "srun %s %s: exit %d: %.800s", srun_args, args, p.exit_code, p.err);
+	CHECK_MSG(strstr(p.out, ok) != NULL, "srun %s %s: no '%s': %.300s", srun_args, args, ok, p.out);
+	CHECK_INT(count_of(p.err, as_nobody ? "user=nobody@n" : "user=root@n"), users);
+	test_proc_free(&p);
+}
+
+static void test_allreduce_two_and_three_nodes(void)
+{
+	copy_test_program();
+	expect_ok(0, "-N 2 --ntasks-per-node=2", "exact 4000000", "ok exact", 4);
+	expect_ok(0, "-N 3 --ntasks-per-node=2", "exact 4000000", "ok exact", 6);
+	expect_ok(0, "-N 3 --ntasks-per-node=1", "collect", "ok collect", 3);
+	expect_ok(0, "-N 3 --ntasks-per-node=2", "fused 200", "ok fused", 6);
+}
+
+static void test_as_nobody_two_and_three_nodes(void)
+{
+	copy_test_program();
+	expect_ok(1, "-N 2 --ntasks-per-node=2", "exchange 0", "ok exchange", 4);
+	expect_ok(1, "-N 2 --ntasks-per-node=2", "exact 4000000", "ok exact", 4);
+	expect_ok(1, "-N 3 --ntasks-per-node=1", "exchange 0", "ok exchange", 3);
+	expect_ok(1, "-N 3 --ntasks-per-node=2", "exact 4000000", "ok exact", 6);
+}
+
+/* ---- failures ---- */
+
+/* Starts `steps` on N nodes x 2 in the background, waits for step 20,
+ * then runs ACTION (shell; $t0 = ms timestamp just before it), waits for
+ * srun; prints rc=, elapsed= (ms from the action to srun's end), left=
+ * (processes of the copy) and idle= after AFTER (shell) and a wait for
+ * idle nodes. srun's stderr goes to stderr. */
+static int failure_run(int nodes, const char *env, const char *args, const char *action,
+		       const char *after, int timeout_s, struct test_proc *p)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (" NO_MCA "env %s srun -N %d --ntasks-per-node=2 ./hvd-rt-test %s "
+		 "> out.txt 2> err.txt & s=$!; "
+		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && break; sleep 0.1; done; "
+		 "pid_of() { awk -v r=$1 '$1 == \"pid\" && $4 == r {print $2}' out.txt; }; "
+		 "t0=$(date +%%s%%N); %s; wait $s; rc=$?; t1=$(date +%%s%%N); %s; "
+		 "cat err.txt >&2; sleep 1; echo left=$(pgrep -fc '^./hvd-rt-test %s'); "
+		 "echo rc=$rc elapsed=$(( (t1 - t0) / 1000000 )); grep -E '^(step|checksum)' out.txt | tail -2; "
+		 WAIT_IDLE ")",
+		 test_tmpdir(), env, nodes, args, action, after, args);
+	return test_run(cmd, timeout_s, p);
+}
+
+static void test_sigkill_on_another_node_ends_the_job(void)
+{
+	struct test_proc p;
+	copy_test_program();
+	/* rank 3 runs on n2; rank 0 (the control plane's root) on n1 */
+	CHECK(failure_run(2, "", "steps 1000000 10", "kill -KILL $(pid_of 3)", ":", 100, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 0 && ms < 10000, "job ended %ld ms after the kill", ms);
+	CHECK_MSG(count_of(p.err, "hvd: rank 3 (host n2): 'control connection closed'") >= 1,
+		  "no rank names rank 3 on n2: %.900s", p.err);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	CHECK_CONTAINS(p.out, "idle=2/");
+	test_proc_free(&p);
+}
+
+static void test_sigstop_on_another_node_is_named(void)
+{
+	struct test_proc p;
+	copy_test_program();
+	CHECK(failure_run(2, "HVD_TIMEOUT_S=4 HVD_STALL_WARNING_S=0", "steps 1000000 10",
+			  "kill -STOP $(pid_of 3)", ":", 100, &p) == 0);
+	CHECK(!p.timed_out);
+	/* ranks 0, 1 (n1) and 2 (n2, beside the stopped one) name it */
+	CHECK_MSG(count_of(p.err, "hvd: rank 3 (host n2): 'silent for ") == 3,
+		  "the 3 live ranks name rank 3 on n2: %.900s", p.err);
+	CHECK_CONTAINS(p.err, "no heartbeat within HVD_TIMEOUT_S");
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 3500 && ms < 4000 + 15000, "job ended %ld ms after the stop", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
+}
+
+static const char *cut_cmd(char *buf, size_t len, const char *verb, const char *node)
+{
+	snprintf(buf, len, "'%s/tests/slurm/multinode.sh' %s '%s' %s", test_src_dir(), verb,
+		 test_cluster_dir(), node);
+	return buf;
+}
+
+/* n2 (ranks 2, 3) cut off mid-allreduce for good: the runtime's deadline
+ * (HVD_TIMEOUT_S=8) names ranks 2,3 on n2 on every reachable rank and the
+ * job ends (hvd_abort_job: Slurm kills the step; srun gives up on n2 after
+ * KillWait) long before Slurm notices the node (SlurmdTimeout=20: about
+ * 30 s, facts 5.2). srun can exit 0 after a node failure, so its stderr is
+ * checked for `Node failure` as well. */
+static void test_network_cut_ends_the_job_before_slurm_notices(void)
+{
+	struct test_proc p;
+	char action[1024], restore[1024];
+	copy_test_program();
+	cut_cmd(action, sizeof(action), "cut", "n2");
+	cut_cmd(restore, sizeof(restore), "restore", "n2");
+	CHECK(failure_run(3, "HVD_TIMEOUT_S=8 HVD_RT_TEST_ABORT=1", "steps 1000000 10", action,
+			  restore, 150, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	CHECK_MSG(count_of(p.err, "hvd: ranks 2,3 (host n2): 'silent for ") == 4,
+		  "the 4 reachable ranks (n1, n3) name ranks 2,3 on n2: %.1200s", p.err);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 7500 && ms < 22000, "job ended %ld ms after the cut (Slurm: ~30000)", ms);
+	CHECK_MSG(strstr(p.err, "Node failure") == NULL, "Slurm saw the node fail first: %.900s", p.err);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	CHECK_CONTAINS(p.out, "idle=3/3");
+	test_proc_free(&p);
+}
+
+/* A 4-second cut of n2 (shorter than HVD_TIMEOUT_S=15) in a 500-step
+ * allreduce loop: the job goes on and every step's result, and so the
+ * checksum, equals the uncut run's. */
+static void test_short_cut_is_survived(void)
+{
+	struct test_proc p;
+	char action[2048], cut[1024], restore[1024];
+	copy_test_program();
+	CHECK(failure_run(3, "HVD_TIMEOUT_S=15", "steps 500 10", ":", ":", 120, &p) == 0);
+	CHECK_MSG(field(p.out, "rc=") == 0, "uncut run: %s %.600s", p.out, p.err);
+	const char *c = strstr(p.out, "checksum ");
+	char want[64] = "checksum ?";
+	if (c)
+		snprintf(want, sizeof(want), "%.*s", (int)strcspn(c, "\n"), c);
+	CHECK(c != NULL);
+	test_proc_free(&p);
+	snprintf(action, sizeof(action), "%s; sleep 4; %s; echo cut_ms=$(( ($(date +%%s%%N) - t0) / 1000000 ))",
+		 cut_cmd(cut, sizeof(cut), "cut", "n2"), cut_cmd(restore, sizeof(restore), "restore", "n2"));
+	CHECK(failure_run(3, "HVD_TIMEOUT_S=15", "steps 500 10", action, ":", 150, &p) == 0);
+	CHECK_MSG(field(p.out, "rc=") == 0, "cut run: %s %.900s", p.out, p.err);
+	CHECK_MSG(field(p.out, "cut_ms=") >= 4000, "the cut lasted %ld ms", field(p.out, "cut_ms="));
+	CHECK_MSG(strstr(p.out, "step 20\n") || strstr(p.out, "step 499"), "%s", p.out);
+	CHECK_CONTAINS(p.out, want);
+	CHECK_CONTAINS(p.out, "step 499\n");
+	CHECK_MSG(strstr(p.err, "hvd: rank") == NULL && strstr(p.err, "hvd: ranks") == NULL,
+		  "a rank failed: %.900s", p.err);
+	CHECK_MSG(strstr(p.err, "Node failure") == NULL, "%.900s", p.err);
+	CHECK_CONTAINS(p.out, "idle=3/3");
+	test_proc_free(&p);
+}
+
+const struct test_case multinode_runtime_tests[] = {
+	{ "two_nodes_know_their_layout", test_two_nodes_know_their_layout },
+	{ "three_nodes_know_their_layout", test_three_nodes_know_their_layout },
+	{ "exchange_is_a_barrier_across_nodes", test_exchange_is_a_barrier_across_nodes },
+	{ "allreduce_two_and_three_nodes", test_allreduce_two_and_three_nodes },
+	{ "as_nobody_two_and_three_nodes", test_as_nobody_two_and_three_nodes },
+	{ 0 }
+};
+
+const struct test_case multinode_failure_tests[] = {
+	{ "sigkill_on_another_node_ends_the_job", test_sigkill_on_another_node_ends_the_job },
+	{ "sigstop_on_another_node_is_named", test_sigstop_on_another_node_is_named },
+	{ "network_cut_ends_the_job_before_slurm_notices", test_network_cut_ends_the_job_before_slurm_notices },
+	{ "short_cut_is_survived", test_short_cut_is_survived },
+	{ 0 }
+};
