@@ -472,7 +472,50 @@ static void test_report_warns_when_rules_break(void)
 	CHECK_CONTAINS(out, "NCCL_IB_DISABLE=1 on n1");
 }
 
+/* Several nodes: the report counts nodes and shows each rank's; one
+ * hostname on two nodes is named once per extra node (OpenMPI's vader
+ * segments collide, facts slurm-multinode-netns.md section 2). */
+static void test_report_across_nodes(void)
+{
+	struct host_entry h[5] = { host("n1", "", "", "", 0), host("n1", "", "", "", 0),
+				   host("n2", "", "", "", 0), host("n2", "", "", "", 0),
+				   host("n3", "", "", "", 0) };
+	h[2].node_id = h[3].node_id = 1;
+	h[4].node_id = 2;
+	h[3].local_rank = 1;
+	char out[4096];
+	report_format(h, 5, "mpi", out, sizeof(out));
+	CHECK_CONTAINS(out, "hvd: start-up: 5 ranks, backend mpi, 3 nodes\n");
+	CHECK_CONTAINS(out, "  3     n2               1     1      -");
+	CHECK_INT(report_warnings(h, 5, "mpi", out, sizeof(out)), 0);
+	snprintf(h[2].host, sizeof(h[2].host), "n1");
+	snprintf(h[3].host, sizeof(h[3].host), "n1");
+	CHECK_INT(report_warnings(h, 5, "mpi", out, sizeof(out)), 1);
+	CHECK_CONTAINS(out, "hvd: warning: 'host n1 on nodes 0 and 1': two nodes report one hostname");
+}
+
+static void test_silent_ranks_named_by_host(void)
+{
+	struct host_entry h[6] = { host("n1", "", "", "", 0), host("n1", "", "", "", 0),
+				   host("n2", "", "", "", 0), host("n2", "", "", "", 0),
+				   host("n3", "", "", "", 0), host("n3", "", "", "", 0) };
+	char out[256];
+	int one[1] = { 3 }, node[2] = { 2, 3 }, mixed[3] = { 2, 3, 5 }, bad[1] = { 9 };
+	report_name_ranks(h, 6, one, 1, out, sizeof(out));
+	CHECK_STR(out, "rank 3 (host n2)");
+	report_name_ranks(h, 6, node, 2, out, sizeof(out));
+	CHECK_STR(out, "ranks 2,3 (host n2)");
+	report_name_ranks(h, 6, mixed, 3, out, sizeof(out));
+	CHECK_STR(out, "ranks 2,3 (host n2), rank 5 (host n3)");
+	report_name_ranks(h, 6, bad, 1, out, sizeof(out));
+	CHECK_STR(out, "rank 9 (host ?)");
+	report_name_ranks(h, 6, mixed, 3, out, 12);   /* cut short, still terminated */
+	CHECK_INT((long long)strlen(out), 11);
+}
+
 const struct test_case runtime_unit_tests[] = {
+	{ "report_across_nodes", test_report_across_nodes },
+	{ "silent_ranks_named_by_host", test_silent_ranks_named_by_host },
 	{ "settings_defaults_match_horovod", test_settings_defaults_match_horovod },
 	{ "settings_every_variable_parses", test_settings_every_variable_parses },
 	{ "settings_bad_values_name_the_variable", test_settings_bad_values_name_the_variable },
