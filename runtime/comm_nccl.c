@@ -11,6 +11,7 @@
  * linked with -Werror where CUDA/NCCL exist, never claimed as tested.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +24,31 @@
 #include "comm.h"
 #include "settings.h"
 
+/* Readiness events are reused: record_ready (the submitting thread)
+ * takes one from the free list, wait_ready (the engine thread) gives it
+ * back once the NCCL stream waits on it (cudaStreamWaitEvent captures the
+ * event's state at the call, so re-recording it later is safe). Events
+ * are created only while the list is empty, i.e. during the first step:
+ * no per-step allocation. */
+#define NCCL_EVENT_POOL 1024
+
 struct nccl_ctx {
 	ncclComm_t comm;
 	cudaStream_t stream;
 	int device;
 	int size;
 	int aborted;
+	pthread_mutex_t events_lock;
+	cudaEvent_t free_events[NCCL_EVENT_POOL];
+	int free_count;
 };
+
+/* The engine thread's CUDA calls must run on the communicator's device
+ * (a new thread starts on device 0). */
+static cudaError_t on_device(const struct nccl_ctx *ctx)
+{
+	return cudaSetDevice(ctx->device);
+}
 
 static ncclDataType_t nccl_type(enum hvd_dtype t)
 {
@@ -107,7 +126,9 @@ static void nccl_release(void *vctx, void *p)
 static int nccl_copy(void *vctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
 {
 	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream);
+	cudaError_t ce = on_device(ctx);
+	if (ce == cudaSuccess)
+		ce = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream);
 	if (ce != cudaSuccess) {
 		snprintf(err, n, "hvd: cudaMemcpyAsync: '%zu bytes': %s", bytes, cudaGetErrorString(ce));
 		return HVD_ERR_COMM;
@@ -119,6 +140,9 @@ static int nccl_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 			  enum hvd_op op, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
+	cudaError_t ce = on_device(ctx);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
 	ncclResult_t rc = ncclAllReduce(buf, buf, count, nccl_type(t),
 					op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
 	return nccl_issued(ctx, rc, w, "ncclAllReduce");
@@ -127,6 +151,9 @@ static int nccl_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 static int nccl_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
+	cudaError_t ce = on_device(ctx);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
 	ncclResult_t rc = ncclBroadcast(buf, buf, bytes, ncclUint8, root, ctx->comm, ctx->stream);
 	return nccl_issued(ctx, rc, w, "ncclBroadcast");
 }
@@ -138,7 +165,8 @@ static int nccl_allgatherv(void *vctx, const void *send, size_t send_bytes, void
 {
 	struct nccl_ctx *ctx = vctx;
 	uint64_t *sizes = NULL;
-	if (cudaMalloc((void **)&sizes, (size_t)ctx->size * sizeof(uint64_t)) != cudaSuccess)
+	if (on_device(ctx) != cudaSuccess ||
+	    cudaMalloc((void **)&sizes, (size_t)ctx->size * sizeof(uint64_t)) != cudaSuccess)
 		return HVD_ERR_NOMEM;
 	uint64_t mine = send_bytes;
 	int rc = 0;
@@ -180,7 +208,7 @@ static int nccl_barrier(void *vctx, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
 	float *one = NULL;
-	if (cudaMalloc((void **)&one, sizeof(float)) != cudaSuccess)
+	if (on_device(ctx) != cudaSuccess || cudaMalloc((void **)&one, sizeof(float)) != cudaSuccess)
 		return HVD_ERR_NOMEM;
 	cudaMemsetAsync(one, 0, sizeof(float), ctx->stream);
 	int rc = nccl_issued(ctx, ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, ctx->comm,
@@ -191,8 +219,13 @@ static int nccl_barrier(void *vctx, const struct comm_wait *w)
 
 static int nccl_record_ready(void *vctx, void *stream, void **mark)
 {
-	cudaEvent_t ev;
-	if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess)
+	struct nccl_ctx *ctx = vctx;
+	cudaEvent_t ev = NULL;
+	pthread_mutex_lock(&ctx->events_lock);
+	if (ctx->free_count > 0)
+		ev = ctx->free_events[--ctx->free_count];
+	pthread_mutex_unlock(&ctx->events_lock);
+	if (!ev && cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess)
 		return HVD_ERR_COMM;
 	if (cudaEventRecord(ev, (cudaStream_t)stream) != cudaSuccess) {
 		cudaEventDestroy(ev);
@@ -202,23 +235,41 @@ static int nccl_record_ready(void *vctx, void *stream, void **mark)
 	return 0;
 }
 
+/* Back to the free list (destroyed when the list is full). */
+static void give_back_event(struct nccl_ctx *ctx, cudaEvent_t ev)
+{
+	pthread_mutex_lock(&ctx->events_lock);
+	int kept = ctx->free_count < NCCL_EVENT_POOL;
+	if (kept)
+		ctx->free_events[ctx->free_count++] = ev;
+	pthread_mutex_unlock(&ctx->events_lock);
+	if (!kept)
+		cudaEventDestroy(ev);
+}
+
 static int nccl_wait_ready(void *vctx, void *mark)
 {
 	struct nccl_ctx *ctx = vctx;
 	cudaEvent_t ev = mark;
-	cudaError_t ce = cudaStreamWaitEvent(ctx->stream, ev, 0);
-	cudaEventDestroy(ev);
+	cudaError_t ce = on_device(ctx);
+	if (ce == cudaSuccess)
+		ce = cudaStreamWaitEvent(ctx->stream, ev, 0);
+	give_back_event(ctx, ev);
 	return ce == cudaSuccess ? 0 : HVD_ERR_COMM;
 }
 
 static void nccl_finalize(void *vctx, int clean)
 {
 	struct nccl_ctx *ctx = vctx;
+	on_device(ctx);
 	if (clean && !ctx->aborted)
 		ncclCommDestroy(ctx->comm);
 	else
 		nccl_abort(ctx);
 	cudaStreamDestroy(ctx->stream);
+	while (ctx->free_count > 0)
+		cudaEventDestroy(ctx->free_events[--ctx->free_count]);
+	pthread_mutex_destroy(&ctx->events_lock);
 	free(ctx);
 }
 
@@ -302,6 +353,7 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	if (!ctx)
 		return HVD_ERR_NOMEM;
 	ctx->size = b->size;
+	pthread_mutex_init(&ctx->events_lock, NULL);
 	int rc = select_device(s, &ctx->device, err, errlen);
 	if (!rc && cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking) != cudaSuccess) {
 		snprintf(err, errlen, "hvd: cudaStreamCreate: 'device %d': failed", ctx->device);
@@ -312,6 +364,7 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	if (rc) {
 		if (ctx->stream)
 			cudaStreamDestroy(ctx->stream);
+		pthread_mutex_destroy(&ctx->events_lock);
 		free(ctx);
 		return rc;
 	}

@@ -1,6 +1,9 @@
 /* dist.c - dist.h over libhvd when the build has it (HAVE_HVD_RUNTIME),
  * a one-rank world otherwise. The only trainer file that includes hvd.h.
- * What it does not do: decide what to exchange (the training loop).
+ * With a device backend (NCCL) the blocking host-buffer collectives are
+ * staged through the hooks of dist_set_staging.
+ * What it does not do: decide what to exchange (the training loop), or
+ * touch CUDA itself (the hooks do).
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -21,12 +24,78 @@ static int copy_own(const float *send, size_t count, float *recv, size_t recv_ca
 	return 0;
 }
 
+static const struct dist_staging *staging;
+
+void dist_set_staging(const struct dist_staging *s)
+{
+	staging = s;
+}
+
 #ifdef HAVE_HVD_RUNTIME
 #include "hvd.h"
+
+static char staging_error[256];
 
 static int ok(int rc)
 {
 	return rc == HVD_OK ? 0 : -1;
+}
+
+static int staging_failed(const char *name, const char *why)
+{
+	snprintf(staging_error, sizeof(staging_error), "chexnet: collective '%s' on the %s backend: %s",
+		 name, hvd_backend_name(), why);
+	return -1;
+}
+
+/* A device buffer for `bytes` of a host collective, or NULL (message set). */
+static void *stage_buffer(const char *name, size_t bytes)
+{
+	void *dev = NULL;
+
+	if (!staging)
+		staging_failed(name, "host buffers need the GPU trainer's staging (not installed)");
+	else if (!(dev = staging->buffer(staging->ctx, bytes)))
+		staging_failed(name, "no device memory for the staging buffer");
+	return dev;
+}
+
+static int stage_in(const char *name, void *dev, const void *host, size_t bytes)
+{
+	if (bytes && staging->to_device(staging->ctx, dev, host, bytes))
+		return staging_failed(name, "copy to the device failed");
+	return 0;
+}
+
+static int stage_out(const char *name, void *host, const void *dev, size_t bytes)
+{
+	if (bytes && staging->to_host(staging->ctx, host, dev, bytes))
+		return staging_failed(name, "copy from the device failed");
+	return 0;
+}
+
+/* A blocking in-place allreduce of a host buffer on any backend. */
+static int host_allreduce(const char *name, void *data, size_t count, size_t esize,
+			  enum hvd_dtype t, enum hvd_op op)
+{
+	staging_error[0] = '\0';
+	if (!dist_device_buffers())
+		return ok(hvd_allreduce(name, data, count, t, op));
+	void *dev = stage_buffer(name, count * esize);
+	if (!dev || stage_in(name, dev, data, count * esize) ||
+	    ok(hvd_allreduce(name, dev, count, t, op)))
+		return -1;
+	return stage_out(name, data, dev, count * esize);
+}
+
+int dist_device_buffers(void)
+{
+	return dist_size() > 1 && strcmp(hvd_backend_name(), "nccl") == 0;
+}
+
+int dist_set_compute_stream(void *stream)
+{
+	return dist_device_buffers() ? ok(hvd_set_compute_stream(stream)) : 0;
 }
 
 int dist_init(void)
@@ -51,7 +120,7 @@ int dist_size(void)
 
 const char *dist_error(void)
 {
-	return hvd_error();
+	return staging_error[0] ? staging_error : hvd_error();
 }
 
 const char *dist_backend_name(void)
@@ -65,6 +134,7 @@ int dist_allreduce_async(const char *name, float *data, size_t count, int averag
 	*h = NULL;
 	if (dist_size() == 1)
 		return 0;
+	staging_error[0] = '\0';
 	return ok(hvd_allreduce_async(name, data, count, HVD_F32, average ? HVD_AVERAGE : HVD_SUM,
 				      (hvd_handle **)h));
 }
@@ -76,17 +146,47 @@ int dist_wait(struct dist_handle *h)
 
 int dist_average(const char *name, float *data, size_t count)
 {
-	return dist_size() == 1 ? 0 : ok(hvd_allreduce(name, data, count, HVD_F32, HVD_AVERAGE));
+	if (dist_size() == 1)
+		return 0;
+	return host_allreduce(name, data, count, sizeof(float), HVD_F32, HVD_AVERAGE);
 }
 
 int dist_sum_i64(const char *name, int64_t *data, size_t count)
 {
-	return dist_size() == 1 ? 0 : ok(hvd_allreduce(name, data, count, HVD_I64, HVD_SUM));
+	if (dist_size() == 1)
+		return 0;
+	return host_allreduce(name, data, count, sizeof(int64_t), HVD_I64, HVD_SUM);
 }
 
 int dist_broadcast(const char *name, float *data, size_t count, int root)
 {
-	return dist_size() == 1 ? 0 : ok(hvd_broadcast(name, data, count, HVD_F32, root));
+	size_t bytes = count * sizeof(float);
+
+	if (dist_size() == 1)
+		return 0;
+	staging_error[0] = '\0';
+	if (!dist_device_buffers())
+		return ok(hvd_broadcast(name, data, count, HVD_F32, root));
+	void *dev = stage_buffer(name, bytes);
+	if (!dev || stage_in(name, dev, data, bytes) || ok(hvd_broadcast(name, dev, count, HVD_F32, root)))
+		return -1;
+	return stage_out(name, data, dev, bytes);
+}
+
+/* Device backend: send and receive share one staging buffer (receive
+ * part first). */
+static int staged_allgather(const char *name, const float *send, size_t count, float *recv,
+			    size_t recv_capacity, size_t *counts)
+{
+	float *dev = stage_buffer(name, (recv_capacity + count) * sizeof(float));
+	size_t total = 0;
+
+	if (!dev || stage_in(name, dev + recv_capacity, send, count * sizeof(float)) ||
+	    ok(hvd_allgatherv(name, dev + recv_capacity, count, dev, recv_capacity, counts, HVD_F32)))
+		return -1;
+	for (int r = 0; r < dist_size(); r++)
+		total += counts[r];
+	return stage_out(name, recv, dev, total * sizeof(float));
 }
 
 int dist_allgather(const char *name, const float *send, size_t count, float *recv,
@@ -99,7 +199,10 @@ int dist_allgather(const char *name, const float *send, size_t count, float *rec
 	size_t *counts = calloc((size_t)size, sizeof(size_t));
 	if (!counts)
 		return -1;
-	int rc = ok(hvd_allgatherv(name, send, count, recv, recv_capacity, counts, HVD_F32));
+	staging_error[0] = '\0';
+	int rc = dist_device_buffers()
+		 ? staged_allgather(name, send, count, recv, recv_capacity, counts)
+		 : ok(hvd_allgatherv(name, send, count, recv, recv_capacity, counts, HVD_F32));
 	*total = 0;
 	for (int r = 0; r < size; r++)
 		*total += counts[r];
@@ -130,6 +233,8 @@ int dist_rank(void) { return 0; }
 int dist_size(void) { return 1; }
 const char *dist_error(void) { return ""; }
 const char *dist_backend_name(void) { return "self"; }
+int dist_device_buffers(void) { return 0; }
+int dist_set_compute_stream(void *stream) { (void)stream; return 0; }
 
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,
 			 struct dist_handle **h)

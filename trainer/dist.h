@@ -1,6 +1,13 @@
 /* dist.h - the trainer's view of the data-parallel runtime (libhvd,
  * runtime/hvd.h): rank and world size, the collectives the training loop
- * needs on fp32/int64 host buffers, timeline spans, compute threads.
+ * needs, timeline spans, compute threads.
+ *
+ * Memory: dist_allreduce_async reduces the memory the runtime's backend
+ * reduces (host for "mpi", device for "nccl": dist_device_buffers()). The
+ * blocking calls (average, sum, broadcast, allgather) always take host
+ * buffers; with a device backend they go through the staging hooks the
+ * GPU trainer installs (dist_set_staging: copy in, collective, copy out;
+ * used off the step path only), and fail with a clear line without them.
  *
  * Builds without the runtime (no PMIx) get a one-rank world: every
  * collective is the identity there, so the training loop has one code
@@ -29,7 +36,29 @@ const char *dist_error(void);
  * buffers) or "self". */
 const char *dist_backend_name(void);
 
-/* In place; every rank passes the same names and counts in the same order. */
+/* 1 when collectives need device memory (the "nccl" backend on more than
+ * one rank); 0 for host backends and one-rank worlds. */
+int dist_device_buffers(void);
+/* The CUDA stream (cudaStream_t as void *) the trainer computes on:
+ * device-memory collectives are ordered after its work at submission
+ * (CUDA events, runtime/comm_nccl.c). No-op without a device backend. */
+int dist_set_compute_stream(void *stream);
+
+/* Host <-> device copies for the blocking collectives on a device
+ * backend; each call is complete when it returns. */
+struct dist_staging {
+	void *ctx;
+	/* A device buffer of at least `bytes`, kept between calls (grown only
+	 * when a larger collective comes). NULL when out of memory. */
+	void *(*buffer)(void *ctx, size_t bytes);
+	int (*to_device)(void *ctx, void *dev, const void *host, size_t bytes);
+	int (*to_host)(void *ctx, void *host, const void *dev, size_t bytes);
+};
+/* NULL removes them. The struct must outlive its use. */
+void dist_set_staging(const struct dist_staging *s);
+
+/* In place; every rank passes the same names and counts in the same order.
+ * `data` is host or device memory as dist_device_buffers() says. */
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,
 			 struct dist_handle **h);
 int dist_wait(struct dist_handle *h);

@@ -28,6 +28,13 @@ void grad_sync_free(struct grad_sync *g)
 	memset(g, 0, sizeof(*g));
 }
 
+void grad_sync_use_device(struct grad_sync *g, const struct grad_sync_device *d)
+{
+	g->device = d;
+	free(g->sum);
+	g->sum = NULL;
+}
+
 void grad_sync_begin_micro(struct grad_sync *g, int micro)
 {
 	g->micro = micro;
@@ -50,13 +57,25 @@ static void accumulate_range(struct grad_sync *g, size_t offset, size_t count)
 			sum[i] += grad[i];
 }
 
+/* Device mode: the hook queues the same arithmetic on the device. */
+static void device_accumulate(struct grad_sync *g, size_t offset, size_t count)
+{
+	const struct grad_sync_device *dev = g->device;
+
+	if (!g->failed && dev->accumulate(dev->ctx, offset, count, g->micro, g->accumulate))
+		g->failed = 1;
+}
+
 /* Last micro-batch: grads = (sum + grads) / K, then submit. */
 static void submit_range(struct grad_sync *g, size_t offset, size_t count)
 {
-	float *grad = g->model->grads + offset;
+	const struct grad_sync_device *dev = g->device;
+	float *grad = (dev ? dev->grads : g->model->grads) + offset;
 	const struct model_desc *d = &g->model->desc;
 
-	if (g->accumulate > 1) {
+	if (dev && g->accumulate > 1) {
+		device_accumulate(g, offset, count);
+	} else if (g->accumulate > 1) {
 		const float *sum = g->sum + offset;
 		const float scale = 1.0f / (float)g->accumulate;
 		for (size_t i = 0; i < count; i++)
@@ -76,7 +95,9 @@ void grad_sync_ready(size_t offset, size_t count, void *user)
 {
 	struct grad_sync *g = user;
 
-	if (g->micro < g->accumulate - 1)
+	if (g->micro < g->accumulate - 1 && g->device)
+		device_accumulate(g, offset, count);
+	else if (g->micro < g->accumulate - 1)
 		accumulate_range(g, offset, count);
 	else
 		submit_range(g, offset, count);

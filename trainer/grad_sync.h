@@ -7,6 +7,12 @@
  * the HVD_TIMELINE, O3).
  * After grad_sync_finish, model->grads holds the mean gradient over
  * R x K micro-batches on every rank.
+ * Device mode (grad_sync_use_device: the gpu backend with the NCCL
+ * runtime): the gradients stay in the backend's device buffer; the same
+ * calls then accumulate through the device hooks (queued on the compute
+ * stream, no host wait) and submit device ranges, which the runtime
+ * orders after the compute stream's work (CUDA events) and reduces on
+ * NCCL's own stream while the rest of backward runs.
  * What this is not: the optimizer or the backward itself.
  */
 #ifndef HVD_TRAINER_GRAD_SYNC_H
@@ -17,8 +23,19 @@
 #include "dist.h"
 #include "model.h"
 
+/* Micro-batch accumulation on the device, in place over params
+ * [offset, offset + count): micro 0 of K: sum = grads; 0 < micro < K-1:
+ * sum += grads; micro K-1: grads = (sum + grads) / K (K > 1 only).
+ * Queued, not waited for. 0 or -1. */
+struct grad_sync_device {
+	void *ctx;
+	float *grads;                 /* (param_count) device gradients */
+	int (*accumulate)(void *ctx, size_t offset, size_t count, int micro, int accumulate);
+};
+
 struct grad_sync {
 	struct model *model;
+	const struct grad_sync_device *device;  /* NULL: host gradients (model->grads) */
 	int accumulate;               /* K >= 1 */
 	int micro;                    /* micro-batch of the current step, 0..K-1 */
 	float *sum;                   /* (param_count) local sum of micro-batches 0..micro-1 (K > 1) */
@@ -30,6 +47,8 @@ struct grad_sync {
 
 int grad_sync_init(struct grad_sync *g, struct model *m, int accumulate);
 void grad_sync_free(struct grad_sync *g);
+/* Device mode from now on (the hooks must outlive g); frees the host sum. */
+void grad_sync_use_device(struct grad_sync *g, const struct grad_sync_device *d);
 /* Before micro-batch `micro` (0..K-1) of a step runs its backward. */
 void grad_sync_begin_micro(struct grad_sync *g, int micro);
 /* The backend's backend_grad_ready_fn; user = the grad_sync. */

@@ -5,13 +5,17 @@
  * gradients, submitted layer by layer from the backend's grad_ready
  * callback during the last backward (grad_sync.h); a tiny per-step
  * allreduce averages the loss and agrees on a stop request (SIGTERM,
- * SIGUSR1), so every rank stops after the same step, rank 0 writes OUT/last
+ * SIGUSR1) and agrees on skipping the step when any rank's fp16 gradients
+ * overflowed (run_train_verdict.h), so every rank stops after the same
+ * step, rank 0 writes OUT/last
  * and the run exits CHEXNET_EXIT_PREEMPTED (75); `--resume DIR` continues
  * from DIR/last (parameters, optimizer moments, schedule, RNG, data
  * position (seed, epoch, step)). BN running statistics stay per rank (as
  * torchvision) and are averaged across ranks before validation and before
  * every checkpoint. Only rank 0 prints progress, writes checkpoints and the
- * tables; every rank prints its own errors.
+ * tables; every rank prints its own errors. --backend gpu: gradients and
+ * the optimizer stay on the device on one rank and with the NCCL runtime,
+ * GPU health at start and end (run_train_gpu.h).
  * What it does not do: parse options (cli.c), evaluate (run_eval.c),
  * compute layers (backends) or exchange data itself (dist.h).
  */
@@ -30,7 +34,9 @@
 #include "loss.h"
 #include "run.h"
 #include "run_common.h"
+#include "run_train_gpu.h"
 #include "run_train_report.h"
+#include "run_train_verdict.h"
 #include "stop_signal.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
@@ -42,6 +48,7 @@ struct trainer {
 	struct schedule sched;
 	struct train_state state;
 	struct grad_sync sync;
+	struct train_gpu gpu;       /* device gradients, fp16 verdict, health */
 	struct train_clock clock;
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
 	float *logits, *dlogits;    /* (batch, 14) */
@@ -95,6 +102,8 @@ static int micro_batch(struct trainer *t, struct source *src, int k, double *los
 		dist_span_begin("compute", "BACKWARD");
 		rc = s->ops->backward(s->backend, t->dlogits, NULL, grad_sync_ready, &t->sync, &err);
 		dist_span_end("compute");
+		if (rc == 0)
+			train_gpu_after_backward(&t->gpu);
 	}
 	t->clock.images += b->count;
 	source_release(src, b);
@@ -106,46 +115,48 @@ static int micro_batch(struct trainer *t, struct source *src, int k, double *los
 	return 0;
 }
 
-/* Waits for the gradients and the step's stats [loss, stop] (averaged over
- * ranks); sets t->stop when any rank was asked to stop. */
-static int exchange(struct trainer *t, double *loss)
+/* Waits for the gradients and the step's stats [loss, stop, found_inf]
+ * (averaged over ranks); sets t->stop when any rank was asked to stop and
+ * *skip when any rank's gradients overflowed (fp16). */
+static int exchange(struct trainer *t, double *loss, int *skip)
 {
-	float stats[2] = { (float)*loss, stop_signal_received() ? 1.0f : 0.0f };
-	struct dist_handle *h = NULL;
+	float stats[TRAIN_STATS];
+	struct train_verdict v;
 	double t0 = now_seconds();
 
+	train_verdict_pack(stats, *loss, stop_signal_received(), train_gpu_found_inf(&t->gpu));
 	dist_span_begin("compute", "ALLREDUCE_WAIT");
-	int rc = dist_allreduce_async("step.stats", stats, 2, 1, &h);
-	rc |= grad_sync_finish(&t->sync);
-	rc |= dist_wait(h);
+	int rc = train_gpu_exchange(&t->gpu, &t->sync, stats, TRAIN_STATS);
 	dist_span_end("compute");
 	t->clock.allreduce_wait += now_seconds() - t0;
 	if (rc)
-		return dist_failed();
-	*loss = stats[0];
-	t->stop |= stats[1] > 0;
+		return -1;
+	train_verdict_read(stats, &v);
+	*loss = v.loss;
+	t->stop |= v.stop;
+	*skip = train_gpu_settle(&t->gpu, &v);
 	return 0;
 }
 
 /* One optimizer step over K micro-batches; *loss: mean over ranks. */
 static int train_step(struct trainer *t, struct source *src, double lr, double *loss)
 {
-	struct trainer_error err = { "" };
 	double sum = 0;
+	int skip = 0;
 
+	train_gpu_step_begin(&t->gpu);
 	for (int k = 0; k < t->accumulate; k++)
 		if (micro_batch(t, src, k, &sum))
 			return -1;
 	*loss = sum / t->accumulate;
-	if (exchange(t, loss))
+	if (exchange(t, loss, &skip))
 		return -1;
+	if (skip)  /* fp16 overflow on some rank: every rank skips, the scale halved */
+		return 0;
 	dist_span_begin("compute", "OPTIMIZER");
-	optim_step(&t->optim, t->s.model.params, t->s.model.grads, lr);
-	int rc = t->s.ops->load_params(t->s.backend, &err);
+	int rc = train_gpu_optimize(&t->gpu, &t->optim, lr);
 	dist_span_end("compute");
-	if (rc)
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 /* Every rank: running statistics averaged over ranks, on host and backend. */
@@ -154,6 +165,8 @@ static int average_bn_state(struct trainer *t)
 	struct trainer_error err = { "" };
 	struct model *m = &t->s.model;
 
+	if (train_gpu_to_host(&t->gpu, &t->optim))  /* device parameters, moments */
+		return -1;
 	if (t->s.ops->store_state(t->s.backend, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
@@ -216,6 +229,7 @@ static enum epoch_result train_epoch(struct trainer *t, struct source *src, int 
 		train_window_add(&w, loss, global_batch);
 		int reached = t->o.steps && t->total_steps >= t->o.steps;
 		if (step % t->o.progress_every == 0 || step == steps || reached || t->stop) {
+			train_gpu_sample(&t->gpu);  /* every rank: utilisation for O1 */
 			progress(t, &w, epoch, step, steps, lr, step == steps);
 			train_window_start(&w, &t->clock);
 		}
@@ -297,12 +311,6 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 	t->accumulate = (int)o->accumulate;
 	if (t->rank != 0)
 		t->o.progress = PROGRESS_QUIET;
-	if (t->world > 1 && strcmp(dist_backend_name(), "nccl") == 0) {
-		/* grad_sync hands host buffers (model->grads) to the runtime */
-		fprintf(stderr, "chexnet: train: runtime backend 'nccl': reducing device gradients is not "
-			"wired into the trainer yet; hint: HVD_BACKEND=mpi reduces the host copies\n");
-		return -1;
-	}
 	if (!o->threads && t->world > 1)  /* the task's CPUs minus the loader's, not all */
 		t->o.threads = dist_compute_threads((int)(o->loader_threads ? o->loader_threads
 							   : data_loader_default_threads()));
@@ -314,14 +322,23 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 		fprintf(stderr, "chexnet: %s\n", note);
 	if (optim_init(&t->optim, &o->optim, t->s.model.desc.param_count, &err))
 		goto fail;
+	if (grad_sync_init(&t->sync, &t->s.model, t->accumulate)) {
+		fprintf(stderr, "chexnet: train: out of memory\n");
+		return -1;
+	}
+	if (train_gpu_open(&t->gpu, &t->s, &t->optim, &t->sync, t->accumulate,
+			   t->o.progress == PROGRESS_QUIET))
+		return -1;
 	schedule_init(&t->sched, o->lr, o->lr_scale, t->world, o->warmup_epochs, (int)o->patience);
 	t->state.best_val_loss = INFINITY;
 	rng_seed(&t->state.rng, o->seed);
-	if ((o->resume && resume(t, &err)) || broadcast_model(t, &err))
+	if (o->resume && (resume(t, &err) || train_gpu_load_moments(&t->gpu, &t->optim)))
+		goto fail;
+	if (broadcast_model(t, &err))
 		goto fail;
 	t->logits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
 	t->dlogits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	if (!t->logits || !t->dlogits || grad_sync_init(&t->sync, &t->s.model, t->accumulate)) {
+	if (!t->logits || !t->dlogits) {
 		fprintf(stderr, "chexnet: train: out of memory\n");
 		return -1;
 	}
@@ -338,6 +355,7 @@ fail:
 
 static void trainer_free(struct trainer *t)
 {
+	train_gpu_close(&t->gpu);
 	grad_sync_free(&t->sync);
 	optim_free(&t->optim);
 	free(t->logits);
@@ -407,7 +425,10 @@ static int train(const struct cli_options *o)
 		if (source_open(&train, &t.o, DATA_TRAIN, &l) == 0 &&
 		    source_open(&val, &t.o, DATA_VAL, &l) == 0) {
 			stop_signal_listen();
-			status = train_epochs(&t, &train, &val, &ev, &trained);
+			status = train_gpu_report_start(&t.gpu) ? 1
+				 : train_epochs(&t, &train, &val, &ev, &trained);
+			if (status == 0 && trained && train_gpu_report_end(&t.gpu))
+				status = 1;
 			if (status == 0 && trained && train_report_throughput(&t.o, &t.clock))
 				status = 1;
 			if (status == 0 && trained && o->test_at_end && test_split(&t, &l, &ev))

@@ -16,7 +16,7 @@ GPU_PURE_SRCS := trainer/gpu/gpu_pool_plan.c trainer/gpu/gpu_loss_scale.c \
 GPU_BACKEND_SRCS := $(GPU_PURE_SRCS)
 GPU_BACKEND_CU_OBJS :=
 GPU_BACKEND_LDLIBS := -ldl
-TEST_SRCS += tests/test_gpu_pure.c
+TEST_SRCS += tests/test_gpu_pure.c tests/test_gpu_train_logic.c
 
 $(B)/obj/trainer/gpu/%.o: MODULE_CFLAGS = -Itrainer -Itrainer/gpu $(GPU_HOST_CFLAGS)
 # backend.o's -DHAVE_GPU_BACKEND follows detection: rebuild it when that changes.
@@ -26,7 +26,8 @@ ifeq ($(HAVE_CUDA)$(HAVE_CUDNN)$(HAVE_CUBLAS),111)
 GPU_BACKEND_SRCS += trainer/gpu/gpu_check.c trainer/gpu/gpu_backend.c \
 	trainer/gpu/gpu_input.c trainer/gpu/gpu_step.c trainer/gpu/gpu_table.c \
 	trainer/gpu/gpu_conv.c trainer/gpu/gpu_linear.c trainer/gpu/gpu_bnorm.c \
-	trainer/gpu/gpu_pool.c trainer/gpu/gpu_eltwise.c trainer/gpu/gpu_report.c
+	trainer/gpu/gpu_pool.c trainer/gpu/gpu_eltwise.c trainer/gpu/gpu_report.c \
+	trainer/gpu/gpu_train.c
 GPU_CU_SRCS := trainer/gpu/gpu_k_elt.cu trainer/gpu/gpu_k_layers.cu
 GPU_BACKEND_CU_OBJS := $(patsubst %.cu,$(B)/obj/%.o,$(GPU_CU_SRCS))
 GPU_HOST_CFLAGS = $(CUDA_CFLAGS) $(CUDNN_CFLAGS) $(CUBLAS_CFLAGS)
@@ -47,4 +48,7 @@ $(B)/obj/trainer/gpu/%.o: trainer/gpu/%.cu
 $(B)/obj/trainer/backend.o: CFLAGS += -DHAVE_GPU_BACKEND
 TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c
 TEST_CFLAGS += -DHAVE_GPU_BACKEND $(GPU_HOST_CFLAGS)
+else
+# gpu_train.h's calls without CUDA (never reached: no gpu backend)
+GPU_BACKEND_SRCS += trainer/gpu/gpu_train_none.c
 endif
