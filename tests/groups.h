@@ -33,6 +33,7 @@ extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case e2e_learning_tests[];
 extern const struct test_case multinode_runtime_tests[];
 extern const struct test_case multinode_failure_tests[];
+extern const struct test_case multinode_train_tests[];
 #endif
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
@@ -88,6 +89,7 @@ static const struct test_group test_groups[] = {
 #ifdef HVD_HAVE_RUNTIME
 	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0 },
 	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0 },
+	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0 },
 #endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },

@@ -1,0 +1,184 @@
+/* test_multinode_train.c - distributed `chexnet train` across the nodes of
+ * the multi-node cluster: `srun -N 2 --ntasks-per-node=2 --hvd` on
+ * generated data (chexnet synth + pack) ends with the same learnable
+ * parameters as the one-node 4-rank run (`-N 1 --ntasks-per-node=4`, each
+ * node declares 4 CPUs) within |a-b| <= 1e-5 * max(1,|b|) (SGD, cpu
+ * backend, same seed) and the same test AUROC table to 3 decimals; a
+ * 2-rank run must fail the same check. And the multi-node sbatch example
+ * in etc/sbatch matches the real CLI and its #SBATCH lines are accepted.
+ * What it does not do: learning quality (slurm-e2e-learning) or failures
+ * (test_multinode_runtime.c).
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "safetensors.h"
+
+#define TRAIN_ARGS "--size 64 --threads 1 --optimizer sgd --lr 0.001 --steps 5 --batch 4 " \
+	"--seed 7 --progress-every 100 --test"
+
+static int sh(const char *cmd, int timeout_s, struct test_proc *p)
+{
+	int rc = test_run(cmd, timeout_s, p);
+	if (rc != 0)
+		test_fail_at(__FILE__, __LINE__, "could not run: %s", cmd);
+	return rc;
+}
+
+/* tmpdir/chexnet and NIH-layout generated images packed in tmpdir/shards. */
+static int make_data(void)
+{
+	char cmd[2048];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && cp '%s/chexnet' chexnet && ./chexnet synth --out nih --count 200 --size 128 "
+		 "--seed 3 && ./chexnet pack --data nih --out shards --size 72", test_tmpdir(),
+		 test_build_dir());
+	if (sh(cmd, 120, &p))
+		return -1;
+	int rc = p.exit_code;
+	CHECK_MSG(rc == 0, "synth + pack: exit %d: %.600s", rc, p.err);
+	test_proc_free(&p);
+	return rc == 0 ? 0 : -1;
+}
+
+/* `srun LAYOUT --hvd ./chexnet train --data shards TRAIN_ARGS --out OUT`;
+ * stdout (the AUROC table) in OUT.table. */
+static int train(const char *layout, const char *out, struct test_proc *p)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && srun %s --hvd ./chexnet train --data shards " TRAIN_ARGS
+		 " --out %s > %s.table", test_tmpdir(), layout, out, out);
+	if (sh(cmd, 150, p))
+		return -1;
+	CHECK_MSG(p->exit_code == 0, "srun %s chexnet train: exit %d: %.900s", layout, p->exit_code, p->err);
+	return p->exit_code == 0 ? 0 : -1;
+}
+
+/* Learnable parameters (F32 tensors but BN running statistics) of
+ * tmpdir/DIR/last/model.safetensors, in file order. */
+static float *learnable(const char *dir, size_t *count)
+{
+	char path[1024];
+	struct st_file f;
+	struct trainer_error err = { "" };
+	snprintf(path, sizeof(path), "%s/%s/last/model.safetensors", test_tmpdir(), dir);
+	*count = 0;
+	if (st_read(path, &f, &err)) {
+		test_fail_at(__FILE__, __LINE__, "%s", err.msg);
+		return NULL;
+	}
+	size_t n = 0;
+	for (int i = 0; i < f.count; i++)
+		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_"))
+			n += f.tensors[i].bytes / sizeof(float);
+	float *all = malloc(n * sizeof(float) + 1);
+	for (int i = 0; all && i < f.count; i++)
+		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_")) {
+			memcpy(all + *count, f.tensors[i].data, f.tensors[i].bytes);
+			*count += f.tensors[i].bytes / sizeof(float);
+		}
+	st_free(&f);
+	return all;
+}
+
+/* max |a-b| / max(1,|b|) over the learnable parameters, -1 if unreadable. */
+static double max_rel_diff(const char *a_dir, const char *b_dir)
+{
+	size_t na = 0, nb = 0;
+	float *a = learnable(a_dir, &na), *b = learnable(b_dir, &nb);
+	double worst = -1;
+	CHECK_MSG(na == nb && na > 6000000, "parameter counts %zu vs %zu", na, nb);
+	if (a && b && na == nb && na > 6000000) {
+		worst = 0;
+		for (size_t i = 0; i < na; i++) {
+			double scale = fabsf(b[i]) > 1 ? fabsf(b[i]) : 1;
+			double d = fabsf(a[i] - b[i]) / scale;
+			worst = d > worst ? d : worst;
+		}
+	}
+	free(a);
+	free(b);
+	return worst;
+}
+
+/* The AUROC table (stdout of rank 0): every class row and the mean, each
+ * value rounded to 3 decimals, as "Name=0.123;..." */
+static char *auroc_rows(const char *out)
+{
+	char path[1024], name[64], *rows = calloc(1, 4096);
+	snprintf(path, sizeof(path), "%s/%s.table", test_tmpdir(), out);
+	char *text = test_read_file(path, NULL);
+	size_t used = 0;
+	for (char *line = text ? strtok(text, "\n") : NULL; rows && line; line = strtok(NULL, "\n")) {
+		double v;
+		if (sscanf(line, "%63s %lf", name, &v) == 2 && used < 4000)
+			used += (size_t)snprintf(rows + used, 4096 - used, "%s=%.3f;", name, v);
+	}
+	free(text);
+	return rows;
+}
+
+static void test_two_nodes_equal_one_node_four_ranks(void)
+{
+	struct test_proc p;
+	if (make_data())
+		return;
+	if (train("-N 2 --ntasks-per-node=2", "multi", &p))
+		return;
+	CHECK_CONTAINS(p.err, "hvd: start-up: 4 ranks, backend mpi, 2 nodes");
+	CHECK_CONTAINS(p.err, "chexnet: overall: ");
+	test_proc_free(&p);
+	if (train("-N 1 --ntasks-per-node=4", "single", &p))
+		return;
+	CHECK_CONTAINS(p.err, "hvd: start-up: 4 ranks, backend mpi, 1 node");
+	test_proc_free(&p);
+	if (train("-N 2 --ntasks-per-node=1", "two", &p))   /* other micro-batches per step */
+		return;
+	test_proc_free(&p);
+	double same = max_rel_diff("multi", "single"), other = max_rel_diff("two", "single");
+	CHECK_MSG(same >= 0 && same <= 1e-5, "2 nodes x 2 vs 1 node x 4: max |a-b|/max(1,|b|) = %.3g", same);
+	CHECK_MSG(other > 1e-5, "2 ranks vs 4 ranks differ by only %.3g: the check cannot tell runs "
+		  "apart", other);
+	char *a = auroc_rows("multi"), *b = auroc_rows("single");
+	CHECK_MSG(a && b && strstr(a, "mean=") && !strcmp(a, b), "AUROC tables differ:\n%s\n%s", a, b);
+	printf("  measured: max relative parameter difference %.3g (2-rank control %.3g); %s\n", same,
+	       other, a && strstr(a, "mean=") ? strstr(a, "mean=") : "?");
+	free(a);
+	free(b);
+}
+
+/* etc/sbatch/chexnet-multinode.sbatch: every option it gives chexnet train
+ * exists, and Slurm accepts its #SBATCH lines (--hvd included) when sized
+ * down to this cluster on the command line. */
+static void test_sbatch_example_matches_the_cli(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "f='%s/etc/sbatch/chexnet-multinode.sbatch'; bash -n \"$f\" || exit 1; "
+		 "help=$('%s/chexnet' train --help 2>&1); "
+		 "opts=$(sed -n '/chexnet train/,/[^\\\\]$/p' \"$f\" | grep -oE -- '--[a-z-]+' | sort -u); "
+		 "[ -n \"$opts\" ] || { echo 'no chexnet train line'; exit 1; }; "
+		 "for o in $opts; do echo \"$help\" | grep -qE -- \"^  $o \" || echo \"unknown option $o\"; done; "
+		 "grep -q '^#SBATCH --hvd' \"$f\" || echo 'no #SBATCH --hvd'; "
+		 "cd '%s' && sbatch --test-only -N 2 --ntasks-per-node=2 --gres=gpu:2 --cpus-per-task=1 "
+		 "--time=5 \"$f\" 2>&1",
+		 test_src_dir(), test_build_dir(), test_tmpdir());
+	if (sh(cmd, 60, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s %s", p.exit_code, p.out, p.err);
+	CHECK_MSG(!strstr(p.out, "unknown option") && !strstr(p.out, "no "), "%s", p.out);
+	CHECK_CONTAINS(p.out, "to start at");
+	test_proc_free(&p);
+}
+
+const struct test_case multinode_train_tests[] = {
+	{ "two_nodes_equal_one_node_four_ranks", test_two_nodes_equal_one_node_four_ranks },
+	{ "sbatch_example_matches_the_cli", test_sbatch_example_matches_the_cli },
+	{ 0 }
+};
