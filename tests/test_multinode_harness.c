@@ -32,7 +32,7 @@ static void test_nodes_have_own_network(void)
 static void test_pmix_spans_nodes(void)
 {
 	struct test_proc p;
-	CHECK(test_run("srun -N2 --ntasks-per-node=2 -l sh -c 'echo $PMIX_RANK@$(hostname) $SLURM_LOCALID $SLURM_NODEID' | sort",
+	CHECK(test_run("srun -N2 -w n1,n2 --ntasks-per-node=2 -l sh -c 'echo $PMIX_RANK@$(hostname) $SLURM_LOCALID $SLURM_NODEID' | sort",
 		       60, &p) == 0);
 	CHECK_INT(p.exit_code, 0);
 	CHECK_STR(p.out, "0: 0@n1 0 0\n1: 1@n1 1 0\n2: 2@n2 0 1\n3: 3@n2 1 1\n");
@@ -42,7 +42,7 @@ static void test_pmix_spans_nodes(void)
 static void test_dev_shm_is_per_node(void)
 {
 	struct test_proc p;
-	CHECK(test_run("srun -N2 -l sh -c 'touch /dev/shm/hvd-probe-$(hostname); ls /dev/shm | grep hvd-probe' | sort",
+	CHECK(test_run("srun -N2 -w n1,n2 -l sh -c 'touch /dev/shm/hvd-probe-$(hostname); ls /dev/shm | grep hvd-probe' | sort",
 		       60, &p) == 0);
 	CHECK_INT(p.exit_code, 0);
 	CHECK_STR(p.out, "0: hvd-probe-n1\n1: hvd-probe-n2\n");

@@ -84,7 +84,8 @@ static void check_layout(int nodes, int per_node)
 	char args[64], want[160], line[400];
 	int size = nodes * per_node;
 	copy_test_program();
-	snprintf(args, sizeof(args), "-N %d --ntasks-per-node=%d", nodes, per_node);
+	/* -w: the first nodes, whatever a previous test's job still holds */
+	snprintf(args, sizeof(args), "-N %d -w 'n[1-%d]' --ntasks-per-node=%d", nodes, nodes, per_node);
 	CHECK(run_rt(0, "", args, "init", 60, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "srun %s: exit %d: %.600s", args, p.exit_code, p.err);
 	snprintf(want, sizeof(want), "hvd: start-up: %d ranks, backend mpi, %d nodes\n", size, nodes);
@@ -121,7 +122,7 @@ static void test_exchange_is_a_barrier_across_nodes(void)
 	struct test_proc p;
 	char line[600], start[32];
 	copy_test_program();
-	CHECK(run_rt(0, "", "-N 3 --ntasks-per-node=1", "exchange 1.5", 60, &p) == 0);
+	CHECK(run_rt(0, "", "-N 3 -w n1,n2,n3 --ntasks-per-node=1", "exchange 1.5", 60, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "exit %d: %.600s", p.exit_code, p.err);
 	CHECK_CONTAINS(p.out, "ok exchange");
 	for (int r = 0; r < 3; r++) {
@@ -150,42 +151,44 @@ static void expect_ok(int as_nobody, const char *srun_args, const char *args, co
 static void test_allreduce_two_and_three_nodes(void)
 {
 	copy_test_program();
-	expect_ok(0, "-N 2 --ntasks-per-node=2", "exact 4000000", "ok exact", 4);
-	expect_ok(0, "-N 3 --ntasks-per-node=2", "exact 4000000", "ok exact", 6);
-	expect_ok(0, "-N 3 --ntasks-per-node=1", "collect", "ok collect", 3);
-	expect_ok(0, "-N 3 --ntasks-per-node=2", "fused 200", "ok fused", 6);
+	expect_ok(0, "-N 2 -w n1,n2 --ntasks-per-node=2", "exact 4000000", "ok exact", 4);
+	expect_ok(0, "-N 3 -w n1,n2,n3 --ntasks-per-node=2", "exact 4000000", "ok exact", 6);
+	expect_ok(0, "-N 3 -w n1,n2,n3 --ntasks-per-node=1", "collect", "ok collect", 3);
+	expect_ok(0, "-N 3 -w n1,n2,n3 --ntasks-per-node=2", "fused 200", "ok fused", 6);
 }
 
 static void test_as_nobody_two_and_three_nodes(void)
 {
 	copy_test_program();
-	expect_ok(1, "-N 2 --ntasks-per-node=2", "exchange 0", "ok exchange", 4);
-	expect_ok(1, "-N 2 --ntasks-per-node=2", "exact 4000000", "ok exact", 4);
-	expect_ok(1, "-N 3 --ntasks-per-node=1", "exchange 0", "ok exchange", 3);
-	expect_ok(1, "-N 3 --ntasks-per-node=2", "exact 4000000", "ok exact", 6);
+	expect_ok(1, "-N 2 -w n1,n2 --ntasks-per-node=2", "exchange 0", "ok exchange", 4);
+	expect_ok(1, "-N 2 -w n1,n2 --ntasks-per-node=2", "exact 4000000", "ok exact", 4);
+	expect_ok(1, "-N 3 -w n1,n2,n3 --ntasks-per-node=1", "exchange 0", "ok exchange", 3);
+	expect_ok(1, "-N 3 -w n1,n2,n3 --ntasks-per-node=2", "exact 4000000", "ok exact", 6);
 }
 
 /* ---- failures ---- */
 
-/* Starts `steps` on N nodes x 2 in the background, waits for step 20,
- * then runs ACTION (shell; $t0 = ms timestamp just before it), waits for
- * srun; prints rc=, elapsed= (ms from the action to srun's end), left=
- * (processes of the copy) and idle= after AFTER (shell) and a wait for
- * idle nodes. srun's stderr goes to stderr. */
+/* Starts `steps` on nodes n1..nN x 2 ranks in the background, waits for
+ * step 20 and every rank's pid line (or for srun to end), then runs ACTION
+ * (shell; $t0 = ms timestamp just before it), waits for srun; prints rc=,
+ * elapsed= (ms from the action to srun's end), left= (processes of the
+ * copy) and idle= after AFTER (shell) and a wait for idle nodes. srun's
+ * stderr goes to stderr. */
 static int failure_run(int nodes, const char *env, const char *args, const char *action,
 		       const char *after, int timeout_s, struct test_proc *p)
 {
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (" NO_MCA "env %s srun -N %d --ntasks-per-node=2 ./hvd-rt-test %s "
+		 "cd '%s' && (" NO_MCA "env %s srun -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
 		 "> out.txt 2> err.txt & s=$!; "
-		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && break; sleep 0.1; done; "
+		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && [ $(grep -c '^pid' out.txt) = %d ] "
+		 "&& break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
 		 "pid_of() { awk -v r=$1 '$1 == \"pid\" && $4 == r {print $2}' out.txt; }; "
 		 "t0=$(date +%%s%%N); %s; wait $s; rc=$?; t1=$(date +%%s%%N); %s; "
 		 "cat err.txt >&2; sleep 1; echo left=$(pgrep -fc '^./hvd-rt-test %s'); "
 		 "echo rc=$rc elapsed=$(( (t1 - t0) / 1000000 )); grep -E '^(step|checksum)' out.txt | tail -2; "
 		 WAIT_IDLE ")",
-		 test_tmpdir(), env, nodes, args, action, after, args);
+		 test_tmpdir(), env, nodes, nodes, args, 2 * nodes, action, after, args);
 	return test_run(cmd, timeout_s, p);
 }
 

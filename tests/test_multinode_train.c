@@ -128,16 +128,16 @@ static void test_two_nodes_equal_one_node_four_ranks(void)
 	struct test_proc p;
 	if (make_data())
 		return;
-	if (train("-N 2 --ntasks-per-node=2", "multi", &p))
+	if (train("-N 2 -w n1,n2 --ntasks-per-node=2", "multi", &p))
 		return;
 	CHECK_CONTAINS(p.err, "hvd: start-up: 4 ranks, backend mpi, 2 nodes");
 	CHECK_CONTAINS(p.err, "chexnet: overall: ");
 	test_proc_free(&p);
-	if (train("-N 1 --ntasks-per-node=4", "single", &p))
+	if (train("-N 1 -w n1 --ntasks-per-node=4", "single", &p))
 		return;
 	CHECK_CONTAINS(p.err, "hvd: start-up: 4 ranks, backend mpi, 1 node");
 	test_proc_free(&p);
-	if (train("-N 2 --ntasks-per-node=1", "two", &p))   /* other micro-batches per step */
+	if (train("-N 2 -w n1,n2 --ntasks-per-node=1", "two", &p))   /* other micro-batches per step */
 		return;
 	test_proc_free(&p);
 	double same = max_rel_diff("multi", "single"), other = max_rel_diff("two", "single");
