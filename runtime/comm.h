@@ -47,6 +47,11 @@ struct comm_ops {
 	 * time, make the backend's stream wait for it before the bucket. */
 	int (*record_ready)(void *ctx, void *stream, void **mark);
 	int (*wait_ready)(void *ctx, void *mark);
+	/* Device backends (NULL elsewhere): wait, against the deadline, until
+	 * the copies queued on the backend's stream (the fusion buffer's
+	 * copy-out) are done, so a completed handle means the caller's
+	 * tensor holds the result. */
+	int (*drain)(void *ctx, const struct comm_wait *w);
 	/* clean: every rank is finishing normally; else only local cleanup */
 	void (*finalize)(void *ctx, int clean);
 };

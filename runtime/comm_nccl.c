@@ -258,6 +258,15 @@ static int nccl_wait_ready(void *vctx, void *mark)
 	return ce == cudaSuccess ? 0 : HVD_ERR_COMM;
 }
 
+static int nccl_drain(void *vctx, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	cudaError_t ce = on_device(ctx);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
+	return nccl_wait(ctx, w, "cudaMemcpyAsync (fusion buffer out)");
+}
+
 static void nccl_finalize(void *vctx, int clean)
 {
 	struct nccl_ctx *ctx = vctx;
@@ -290,6 +299,7 @@ static const struct comm_ops nccl_ops = {
 	.barrier = nccl_barrier,
 	.record_ready = nccl_record_ready,
 	.wait_ready = nccl_wait_ready,
+	.drain = nccl_drain,
 	.finalize = nccl_finalize,
 };
 

@@ -126,6 +126,8 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, const 
 	if (!in_place) {
 		phase_all(rt, es, n, "MEMCPY_OUT_FUSION_BUFFER", 1);
 		rc = unpack(rt, es, n, t, wire, buf, w);
+		if (!rc && ops->drain)  /* device copies are queued, not done */
+			rc = ops->drain(rt->comm.ctx, w);
 		phase_all(rt, es, n, NULL, 0);
 	}
 	return rc;
