@@ -4,8 +4,11 @@
  * parameters as the one-node 4-rank run (`-N 1 --ntasks-per-node=4`, each
  * node declares 4 CPUs) within |a-b| <= 1e-5 * max(1,|b|) (SGD, cpu
  * backend, same seed) and the same test AUROC table to 3 decimals; a
- * 2-rank run must fail the same check. And the multi-node sbatch example
- * in etc/sbatch matches the real CLI and its #SBATCH lines are accepted.
+ * 2-rank run must fail the same check. Training through a 4-second network
+ * cut of n2 ends with the uncut run's parameters; a cut for good is named
+ * by the runtime on n1 before Slurm declares n2 failed, and the last
+ * checkpoint loads afterwards. And the multi-node sbatch example in
+ * etc/sbatch matches the real CLI and its #SBATCH lines are accepted.
  * What it does not do: learning quality (slurm-e2e-learning) or failures
  * (test_multinode_runtime.c).
  */
@@ -20,6 +23,20 @@
 
 #define TRAIN_ARGS "--size 64 --threads 1 --optimizer sgd --lr 0.001 --steps 5 --batch 4 " \
 	"--seed 7 --progress-every 100 --test"
+
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static long field_of(const char *out, const char *key)
+{
+	const char *p = strstr(out, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
 
 static int sh(const char *cmd, int timeout_s, struct test_proc *p)
 {
@@ -152,6 +169,102 @@ static void test_two_nodes_equal_one_node_four_ranks(void)
 	free(b);
 }
 
+static const char *node_cmd(char *buf, size_t len, const char *verb)
+{
+	snprintf(buf, len, "'%s/tests/slurm/multinode.sh' %s '%s' n2", test_src_dir(), verb,
+		 test_cluster_dir());
+	return buf;
+}
+
+/* Background `ENV srun -N2 x 2 --hvd tmpdir/chexnet train --data shards
+ * ARGS` (stderr in err.txt); once stderr shows WAIT_FOR (and a checkpoint,
+ * if CHECKPOINT), runs ACTION; waits for srun, runs AFTER, waits for idle
+ * nodes. Prints rc=, left= (processes of the copy), idle=. */
+static int train_with(const char *env, const char *args, const char *wait_for, int checkpoint,
+		      const char *action, const char *after, int timeout_s, struct test_proc *p)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (env %s srun -N 2 -w n1,n2 --ntasks-per-node=2 --hvd '%s/chexnet' train "
+		 "--data shards %s 2> err.txt & s=$!; "
+		 "for i in $(seq 900); do grep -q '%s' err.txt && { [ %d = 0 ] || "
+		 "[ -f ck/last/model.safetensors ]; } && break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
+		 "%s; wait $s; rc=$?; %s; cat err.txt >&2; "
+		 "n=$(sinfo -h -N -o %%N | sort -u | wc -l); for i in $(seq 600); do "
+		 "[ \"$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)\" = \"$n\" ] && break; sleep 0.1; done; "
+		 "sleep 1; echo left=$(pgrep -fc '^%s/chexnet train'); echo rc=$rc; "
+		 "echo idle=$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)/$n)",
+		 test_tmpdir(), env, test_tmpdir(), args, wait_for, checkpoint, action, after, test_tmpdir());
+	return sh(cmd, timeout_s, p);
+}
+
+#define CUT_ARGS "--size 64 --threads 1 --optimizer sgd --lr 0.001 --batch 4 --seed 7 " \
+	"--epochs 2 --progress-every 1"
+
+/* A 4-second cut of n2 (ranks 2, 3) during training, shorter than
+ * HVD_TIMEOUT_S=15: training goes on and ends with exactly the parameters
+ * of the same run without a cut. */
+static void test_training_survives_a_short_cut(void)
+{
+	struct test_proc p;
+	char action[2048], cut[1024], restore[1024];
+	if (make_data() || train_with("HVD_TIMEOUT_S=15", CUT_ARGS " --out uncut", "x^", 0, ":", ":", 150, &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "uncut: %s %.900s", p.out, p.err);
+	int steps = count_of(p.err, " step ");
+	test_proc_free(&p);
+	snprintf(action, sizeof(action), "%s; sleep 4; echo at_restore=$(grep -c ' step ' err.txt); %s",
+		 node_cmd(cut, sizeof(cut), "cut"), node_cmd(restore, sizeof(restore), "restore"));
+	if (train_with("HVD_TIMEOUT_S=15", CUT_ARGS " --out cut", "step 3/", 0, action, ":", 150, &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "cut: %s %.900s", p.out, p.err);
+	long at_restore = field_of(p.out, "at_restore=");
+	CHECK_MSG(at_restore >= 3 && at_restore < steps, "%ld of %d progress lines when the link came "
+		  "back: the cut did not fall inside training", at_restore, steps);
+	CHECK_MSG(strstr(p.err, "hvd: rank") == NULL && strstr(p.err, "hvd: ranks") == NULL &&
+		  strstr(p.err, "Node failure") == NULL, "%.900s", p.err);
+	CHECK_CONTAINS(p.out, "idle=3/3");
+	double d = max_rel_diff("cut", "uncut");
+	CHECK_MSG(d == 0, "cut vs uncut training: max relative parameter difference %.3g", d);
+	printf("  measured: %d progress lines, %ld done when a 4 s cut of n2 ended; parameters "
+	       "identical to the uncut run\n", steps, at_restore);
+	test_proc_free(&p);
+}
+
+/* n2 cut for good during training (checkpoints every 2 steps): the ranks
+ * on n1 name ranks 2,3 on n2 after HVD_TIMEOUT_S=8, before srun reports
+ * Slurm's `Node failure on n2` (chexnet does not call hvd_abort_job, so
+ * srun waits for Slurm: about 30 s at SlurmdTimeout=20); after the link
+ * is back the last checkpoint evaluates. */
+static void test_training_cut_for_good_keeps_the_checkpoint(void)
+{
+	struct test_proc p;
+	char cmd[2048], cut[1024], restore[1024];
+	if (make_data())
+		return;
+	if (train_with("HVD_TIMEOUT_S=8", CUT_ARGS " --epochs 100 --save-every 2 --out ck", "step 4/", 1,
+		       node_cmd(cut, sizeof(cut), "cut"), node_cmd(restore, sizeof(restore), "restore"),
+		       200, &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") != 0 || strstr(p.err, "Node failure on n2"),
+		  "the job neither failed nor saw the node fail: %s", p.out);
+	const char *named = strstr(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
+	const char *slurm = strstr(p.err, "Node failure on n2");
+	CHECK_MSG(count_of(p.err, "hvd: ranks 2,3 (host n2): 'silent for ") == 2,
+		  "ranks 0 and 1 on n1 name ranks 2,3 on n2: %.1200s", p.err);
+	CHECK_MSG(named && (!slurm || named < slurm), "the runtime spoke after Slurm: %.1200s", p.err);
+	CHECK_MSG(field_of(p.out, "left=") == 0, "processes left: %s", p.out);
+	CHECK_CONTAINS(p.out, "idle=3/3");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ./chexnet eval --checkpoint ck/last --data shards "
+		 "--size 64 --batch 8 --split val", test_tmpdir());
+	if (sh(cmd, 60, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "eval of ck/last after the cut: exit %d: %.600s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.out, "mean");
+	test_proc_free(&p);
+}
+
 /* etc/sbatch/chexnet-multinode.sbatch: every option it gives chexnet train
  * exists, and Slurm accepts its #SBATCH lines (--hvd included) when sized
  * down to this cluster on the command line. */
@@ -179,6 +292,8 @@ static void test_sbatch_example_matches_the_cli(void)
 
 const struct test_case multinode_train_tests[] = {
 	{ "two_nodes_equal_one_node_four_ranks", test_two_nodes_equal_one_node_four_ranks },
+	{ "training_survives_a_short_cut", test_training_survives_a_short_cut },
+	{ "training_cut_for_good_keeps_the_checkpoint", test_training_cut_for_good_keeps_the_checkpoint },
 	{ "sbatch_example_matches_the_cli", test_sbatch_example_matches_the_cli },
 	{ 0 }
 };
