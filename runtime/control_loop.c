@@ -241,26 +241,50 @@ static int peer_silent(const struct peer *p, double now, double limit)
 	return peer_open(p) && !p->said_bye && now - p->last_seen > limit;
 }
 
-/* Once one peer is silent past HVD_TIMEOUT_S, name every peer silent for
- * more than half of it too: a cut node takes all its ranks at once, and
- * their heartbeats were due at different moments. */
+/* Silence that counts as "stopped answering" next to a peer past the
+ * deadline: half of HVD_TIMEOUT_S, but at least 2.5 heartbeat periods
+ * (never a healthy peer between two heartbeats), at most the deadline. */
+static double silent_limit(const struct hvd_settings *s)
+{
+	double limit = s->timeout_s / 2 > 2.5 * s->heartbeat_s ? s->timeout_s / 2 : 2.5 * s->heartbeat_s;
+	return limit < s->timeout_s ? limit : s->timeout_s;
+}
+
+/* Names every peer silent past silent_limit ("ranks 2,3 (host n2)"): a
+ * cut node takes all its ranks at once, and their heartbeats were due at
+ * different moments. `only` (indexed by rank, may be NULL) restricts the
+ * names to those ranks. Returns how many; *worst = the longest silence. */
+static int name_silent(struct control *c, double now, const int *only, char *who, size_t len,
+		       double *worst)
+{
+	struct runtime *rt = c->rt;
+	int *ranks = malloc((size_t)c->npeers * sizeof(*ranks)), n = 0;
+	*worst = 0;
+	snprintf(who, len, "rank ?");
+	for (int i = 0; ranks && i < c->npeers; i++)
+		if (peer_silent(&c->peers[i], now, silent_limit(&rt->set)) &&
+		    (!only || only[peer_rank(c, i)])) {
+			ranks[n++] = peer_rank(c, i);
+			if (now - c->peers[i].last_seen > *worst)
+				*worst = now - c->peers[i].last_seen;
+		}
+	if (n)
+		report_name_ranks(rt->hosts, rt->boot.size, ranks, n, who, len);
+	free(ranks);
+	return n;
+}
+
 static void check_liveness(struct control *c, double now)
 {
 	struct runtime *rt = c->rt;
-	double worst = 0;
+	int late = 0;
 	for (int i = 0; i < c->npeers; i++)
-		if (peer_silent(&c->peers[i], now, rt->set.timeout_s) && now - c->peers[i].last_seen > worst)
-			worst = now - c->peers[i].last_seen;
-	if (worst <= 0 || rt->aborted)
+		late |= peer_silent(&c->peers[i], now, rt->set.timeout_s);
+	if (!late || rt->aborted)
 		return;
-	int *ranks = malloc((size_t)c->npeers * sizeof(*ranks)), n = 0;
-	for (int i = 0; ranks && i < c->npeers; i++)
-		if (peer_silent(&c->peers[i], now, rt->set.timeout_s / 2))
-			ranks[n++] = peer_rank(c, i);
-	char who[1024] = "rank ?";
-	if (ranks)
-		report_name_ranks(rt->hosts, rt->boot.size, ranks, n, who, sizeof(who));
-	free(ranks);
+	char who[1024];
+	double worst;
+	name_silent(c, now, NULL, who, sizeof(who), &worst);
 	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat within "
 		     "HVD_TIMEOUT_S (stopped, hung, or its network is cut)", who, worst);
 }
@@ -305,6 +329,15 @@ static void stall_check(struct control *c, double now)
 				     control_host_of(rt, r), missing);
 			return;
 		}
+	char who[1024];
+	double silent;
+	if (waited > rt->set.timeout_s && name_silent(c, now, behind, who, sizeof(who), &silent)) {
+		/* ranks behind went silent after the stall began: that is the cause */
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat while the "
+			     "other ranks waited HVD_TIMEOUT_S (%g s) for their tensors (stopped, hung, "
+			     "or its network is cut)", who, silent, rt->set.timeout_s);
+		return;
+	}
 	if (waited > rt->set.timeout_s) {
 		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: stalled: '%s': these ranks did not submit "
 			     "within HVD_TIMEOUT_S (%g s) what the other ranks submitted", missing,

@@ -190,10 +190,10 @@ static int train_with(const char *env, const char *args, const char *wait_for, i
 		 "for i in $(seq 900); do grep -q '%s' err.txt && { [ %d = 0 ] || "
 		 "[ -f ck/last/model.safetensors ]; } && break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
 		 "%s; wait $s; rc=$?; %s; cat err.txt >&2; "
-		 "n=$(sinfo -h -N -o %%N | sort -u | wc -l); for i in $(seq 600); do "
+		 "n=$(sinfo -h -N -o %%N | sort -u | wc -l); for i in $(seq 900); do "
 		 "[ \"$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)\" = \"$n\" ] && break; sleep 0.1; done; "
 		 "sleep 1; echo left=$(pgrep -fc '^%s/chexnet train'); echo rc=$rc; "
-		 "echo idle=$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)/$n)",
+		 "echo idle=$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)/$n; sinfo -h -N -o '%%N:%%T'; squeue)",
 		 test_tmpdir(), env, test_tmpdir(), args, wait_for, checkpoint, action, after, test_tmpdir());
 	return sh(cmd, timeout_s, p);
 }
@@ -242,9 +242,13 @@ static void test_training_cut_for_good_keeps_the_checkpoint(void)
 	char cmd[2048], cut[1024], restore[1024];
 	if (make_data())
 		return;
+	/* restore only once Slurm has set n2 down (and so ended the job there):
+	 * a node back before that can hold the job in COMPLETING for long */
+	char after[1200];
+	snprintf(after, sizeof(after), "for i in $(seq 450); do sinfo -h -n n2 -o %%T | grep -q down && break; "
+		 "sleep 0.1; done; %s", node_cmd(restore, sizeof(restore), "restore"));
 	if (train_with("HVD_TIMEOUT_S=8", CUT_ARGS " --epochs 100 --save-every 2 --out ck", "step 4/", 1,
-		       node_cmd(cut, sizeof(cut), "cut"), node_cmd(restore, sizeof(restore), "restore"),
-		       200, &p))
+		       node_cmd(cut, sizeof(cut), "cut"), after, 200, &p))
 		return;
 	CHECK_MSG(field_of(p.out, "rc=") != 0 || strstr(p.err, "Node failure on n2"),
 		  "the job neither failed nor saw the node fail: %s", p.out);

@@ -322,7 +322,7 @@ static void test_sigstop_one_rank_is_named_by_the_others(void)
 	char want[200];
 	snprintf(want, sizeof(want), "hvd: rank 2 (host %s): 'silent for ", test_hostname());
 	CHECK_MSG(count_lines_with(p.err, want) == 3, "the 3 live ranks name rank 2: %.900s", p.err);
-	CHECK_CONTAINS(p.err, "no heartbeat within HVD_TIMEOUT_S");
+	CHECK_CONTAINS(p.err, "no heartbeat ");
 	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
 	long ms = field(p.out, "elapsed=");
 	CHECK_MSG(ms >= 3500 && ms < 4000 + 15000, "others exited %ld ms after the stop", ms);
