@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "ckpt_compare.h"
 #include "runner.h"
 #include "safetensors.h"
 
@@ -76,53 +77,6 @@ static void train_ok(int ranks, const char *args)
 	test_proc_free(&p);
 }
 
-/* The learnable parameters (every F32 tensor but BN running statistics) of
- * tmpdir/DIR/last/model.safetensors, in file order. */
-static float *learnable(const char *dir, size_t *count)
-{
-	char path[1024];
-	struct st_file f;
-	struct trainer_error err = { "" };
-	snprintf(path, sizeof(path), "%s/%s/last/model.safetensors", test_tmpdir(), dir);
-	if (st_read(path, &f, &err)) {
-		test_fail_at(__FILE__, __LINE__, "%s", err.msg);
-		return NULL;
-	}
-	size_t n = 0;
-	for (int i = 0; i < f.count; i++)
-		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_"))
-			n += f.tensors[i].bytes / sizeof(float);
-	float *all = malloc(n * sizeof(float) + 1);
-	*count = 0;
-	for (int i = 0; all && i < f.count; i++)
-		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_")) {
-			memcpy(all + *count, f.tensors[i].data, f.tensors[i].bytes);
-			*count += f.tensors[i].bytes / sizeof(float);
-		}
-	st_free(&f);
-	return all;
-}
-
-/* max |a - b| / max(1, |b|) over the learnable parameters, or -1. */
-static double max_rel_diff(const char *a_dir, const char *b_dir)
-{
-	size_t na = 0, nb = 0;
-	float *a = learnable(a_dir, &na), *b = learnable(b_dir, &nb);
-	double worst = -1;
-	if (a && b && na == nb && na > 6000000) {
-		worst = 0;
-		for (size_t i = 0; i < na; i++) {
-			double scale = fabsf(b[i]) > 1 ? fabsf(b[i]) : 1;
-			double d = fabsf(a[i] - b[i]) / scale;
-			worst = d > worst ? d : worst;
-		}
-	}
-	CHECK_MSG(na == nb && na > 6000000, "parameter counts %zu vs %zu", na, nb);
-	free(a);
-	free(b);
-	return worst;
-}
-
 /* R ranks x batch B vs one rank x batch B x --accumulate R: the same
  * micro-batches (loader contract), so the same parameters after 5 SGD
  * steps; a one-rank run without accumulation (other images per step) must
@@ -143,7 +97,7 @@ static void equivalence(int ranks, int batch)
 	train_ok(1, args);
 	snprintf(args, sizeof(args), "%s --batch %d --out plain", common, batch);
 	train_ok(1, args);
-	double same = max_rel_diff("dist", "acc"), other = max_rel_diff("dist", "plain");
+	double same = ckpt_max_rel_diff("dist", "acc"), other = ckpt_max_rel_diff("dist", "plain");
 	CHECK_MSG(same >= 0 && same <= 1e-5, "%d ranks vs --accumulate %d: max |a-b|/max(1,|b|) = %.3g",
 		  ranks, ranks, same);
 	CHECK_MSG(other > 1e-5, "%d ranks vs one rank without accumulation differ by only %.3g: "
@@ -228,7 +182,7 @@ static void test_sigusr1_checkpoint_then_resume_is_exact(void)
 	CHECK_MSG(p.exit_code == 0, "resume: exit %d: %.900s", p.exit_code, p.err);
 	CHECK_CONTAINS(p.err, "chexnet: resuming from ");
 	test_proc_free(&p);
-	double d = max_rel_diff("cut", "whole");
+	double d = ckpt_max_rel_diff("cut", "whole");
 	CHECK_MSG(d == 0, "stopped + resumed vs uninterrupted: max relative difference %.3g", d);
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ckpt_compare.h"
 #include "runner.h"
 #include "safetensors.h"
 
@@ -76,53 +77,6 @@ static int train(const char *layout, const char *out, struct test_proc *p)
 	return p->exit_code == 0 ? 0 : -1;
 }
 
-/* Learnable parameters (F32 tensors but BN running statistics) of
- * tmpdir/DIR/last/model.safetensors, in file order. */
-static float *learnable(const char *dir, size_t *count)
-{
-	char path[1024];
-	struct st_file f;
-	struct trainer_error err = { "" };
-	snprintf(path, sizeof(path), "%s/%s/last/model.safetensors", test_tmpdir(), dir);
-	*count = 0;
-	if (st_read(path, &f, &err)) {
-		test_fail_at(__FILE__, __LINE__, "%s", err.msg);
-		return NULL;
-	}
-	size_t n = 0;
-	for (int i = 0; i < f.count; i++)
-		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_"))
-			n += f.tensors[i].bytes / sizeof(float);
-	float *all = malloc(n * sizeof(float) + 1);
-	for (int i = 0; all && i < f.count; i++)
-		if (!strcmp(f.tensors[i].dtype, "F32") && !strstr(f.tensors[i].name, "running_")) {
-			memcpy(all + *count, f.tensors[i].data, f.tensors[i].bytes);
-			*count += f.tensors[i].bytes / sizeof(float);
-		}
-	st_free(&f);
-	return all;
-}
-
-/* max |a-b| / max(1,|b|) over the learnable parameters, -1 if unreadable. */
-static double max_rel_diff(const char *a_dir, const char *b_dir)
-{
-	size_t na = 0, nb = 0;
-	float *a = learnable(a_dir, &na), *b = learnable(b_dir, &nb);
-	double worst = -1;
-	CHECK_MSG(na == nb && na > 6000000, "parameter counts %zu vs %zu", na, nb);
-	if (a && b && na == nb && na > 6000000) {
-		worst = 0;
-		for (size_t i = 0; i < na; i++) {
-			double scale = fabsf(b[i]) > 1 ? fabsf(b[i]) : 1;
-			double d = fabsf(a[i] - b[i]) / scale;
-			worst = d > worst ? d : worst;
-		}
-	}
-	free(a);
-	free(b);
-	return worst;
-}
-
 /* The AUROC table (stdout of rank 0): every class row and the mean, each
  * value rounded to 3 decimals, as "Name=0.123;..." */
 static char *auroc_rows(const char *out)
@@ -157,7 +111,7 @@ static void test_two_nodes_equal_one_node_four_ranks(void)
 	if (train("-N 2 -w n1,n2 --ntasks-per-node=1", "two", &p))   /* other micro-batches per step */
 		return;
 	test_proc_free(&p);
-	double same = max_rel_diff("multi", "single"), other = max_rel_diff("two", "single");
+	double same = ckpt_max_rel_diff("multi", "single"), other = ckpt_max_rel_diff("two", "single");
 	CHECK_MSG(same >= 0 && same <= 1e-5, "2 nodes x 2 vs 1 node x 4: max |a-b|/max(1,|b|) = %.3g", same);
 	CHECK_MSG(other > 1e-5, "2 ranks vs 4 ranks differ by only %.3g: the check cannot tell runs "
 		  "apart", other);
@@ -224,7 +178,7 @@ static void test_training_survives_a_short_cut(void)
 	CHECK_MSG(strstr(p.err, "hvd: rank") == NULL && strstr(p.err, "hvd: ranks") == NULL &&
 		  strstr(p.err, "Node failure") == NULL, "%.900s", p.err);
 	CHECK_CONTAINS(p.out, "idle=3/3");
-	double d = max_rel_diff("cut", "uncut");
+	double d = ckpt_max_rel_diff("cut", "uncut");
 	CHECK_MSG(d == 0, "cut vs uncut training: max relative parameter difference %.3g", d);
 	printf("  measured: %d progress lines, %ld done when a 4 s cut of n2 ended; parameters "
 	       "identical to the uncut run\n", steps, at_restore);
