@@ -21,6 +21,7 @@ extern const struct test_case data_formats_tests[];
 extern const struct test_case data_loader_tests[];
 extern const struct test_case data_pack_tests[];
 extern const struct test_case model_tests[];
+extern const struct test_case backend_loss_tests[];
 extern const struct test_case training_tests[];
 extern const struct test_case checkpoint_tests[];
 extern const struct test_case cli_tests[];
@@ -53,6 +54,7 @@ static const struct test_group test_groups[] = {
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0 },

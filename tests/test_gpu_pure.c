@@ -136,7 +136,7 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
 	struct gpu_region r[] = { p.act[0], p.grad[0], p.act[1], p.grad[1], p.params, p.grads,
 				  p.params_lp, p.dw_lp, p.state, p.bn_saved, p.io, p.images[0],
-				  p.images[1], p.flags, p.workspace };
+				  p.images[1], p.flags, p.loss, p.workspace };
 	size_t n = sizeof(r) / sizeof(r[0]), sum = 0;
 	for (size_t i = 0; i < n; i++) {
 		CHECK_INT(r[i].offset % GPU_POOL_ALIGN, 0);
@@ -153,8 +153,29 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 	CHECK_INT(p.images[0].bytes, 4 * 16 * 16);                    /* uint8 (N, S, S) */
 	CHECK_INT(p.io.bytes, 4 * 24 * 16 * 16 * 4);                  /* larger of in, out (block): fp32 */
 	CHECK_INT(p.workspace.bytes, 1000);
+	struct gpu_loss_layout l;
+	const struct model_tensor *out = &d.tensors[d.output_tensor];
+	gpu_pool_loss_layout(4, (size_t)out->channels * out->height * out->width, &l);
+	CHECK_INT(p.loss.bytes, l.bytes);
 	gpu_pool_plan_free(&p);
 	model_desc_free(&d);
+}
+
+/* M3: labels, dy, weights and the running sum share the loss region. */
+static void test_pool_loss_layout(void)
+{
+	struct gpu_loss_layout l;
+
+	gpu_pool_loss_layout(4, 14, &l);
+	CHECK_INT(l.labels, 0);
+	CHECK_INT(l.w_pos, 4 * 14 * 4);              /* right after the labels: one upload */
+	CHECK_INT(l.w_neg, 4 * 14 * 4 + 14 * 4);
+	CHECK_INT(l.dy, 4 * 14 * 4 + 2 * 14 * 4);
+	CHECK_INT(l.acc % 8, 0);
+	CHECK(l.acc >= l.dy + 4 * 14 * 4);
+	CHECK_INT(l.bytes, l.acc + 16);
+	gpu_pool_loss_layout((size_t)-1 / 2, 14, &l);
+	CHECK_INT(l.bytes, 0);
 }
 
 static void test_pool_plan_fp32_has_no_low_precision_copies(void)
@@ -394,6 +415,7 @@ const struct test_case gpu_unit_tests[] = {
 	{ "loss_scale_clamped_to_range", test_loss_scale_clamped_to_range },
 	{ "loss_scale_rejects_bad_settings", test_loss_scale_rejects_bad_settings },
 	{ "pool_plan_regions_aligned_and_disjoint", test_pool_plan_regions_aligned_and_disjoint },
+	{ "pool_loss_layout", test_pool_loss_layout },
 	{ "pool_plan_fp32_has_no_low_precision_copies", test_pool_plan_fp32_has_no_low_precision_copies },
 	{ "pool_largest_batch_is_exact", test_pool_largest_batch_is_exact },
 	{ "pool_fit_check_messages", test_pool_fit_check_messages },

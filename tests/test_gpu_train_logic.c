@@ -1,5 +1,5 @@
 /* test_gpu_train_logic.c - the pure logic of multi-rank GPU training,
- * on the CPU (group gpu-train): the per-step verdict (loss, stop, fp16
+ * on the CPU (group gpu-train): the per-step verdict (stop, fp16
  * overflow agreed through one average allreduce) simulated over several
  * ranks, loss scalers that stay identical when fed the agreed verdict,
  * grad_sync's device mode (hooks called in backward order with the right
@@ -32,37 +32,35 @@ static void average_over_ranks(float stats[RANKS][TRAIN_STATS], float *avg)
 	}
 }
 
-static void verdict_of(const double *loss, const int *stop, const int *inf, struct train_verdict *v)
+static void verdict_of(const int *stop, const int *inf, struct train_verdict *v)
 {
 	float stats[RANKS][TRAIN_STATS], avg[TRAIN_STATS];
 
 	for (int r = 0; r < RANKS; r++)
-		train_verdict_pack(stats[r], loss[r], stop[r], inf[r]);
+		train_verdict_pack(stats[r], stop[r], inf[r]);
 	average_over_ranks(stats, avg);
 	train_verdict_read(avg, v);
 }
 
 static void test_verdict_any_rank_overflow_skips(void)
 {
-	double loss[RANKS] = { 0.5, 0.7, 0.9, 1.1 };
 	int none[RANKS] = { 0 }, one[RANKS] = { 0, 0, 1, 0 }, all[RANKS] = { 1, 1, 1, 1 };
 	struct train_verdict v;
 
-	verdict_of(loss, none, none, &v);
+	verdict_of(none, none, &v);
 	CHECK(!v.skip && !v.stop);
-	CHECK_NEAR(v.loss, 0.8, 1e-6, 0);
-	verdict_of(loss, none, one, &v);
+	verdict_of(none, one, &v);
 	CHECK_MSG(v.skip && !v.stop, "one rank's overflow must skip everywhere");
-	verdict_of(loss, one, none, &v);
+	verdict_of(one, none, &v);
 	CHECK_MSG(v.stop && !v.skip, "one rank's stop request must stop everywhere");
-	verdict_of(loss, all, all, &v);
+	verdict_of(all, all, &v);
 	CHECK(v.skip && v.stop);
 	/* a NaN stat (garbage from one rank) is never read as clean */
-	float nan_stats[TRAIN_STATS] = { 1.0f, 0.0f, NAN };
+	float nan_stats[TRAIN_STATS] = { 0.0f, NAN };
 	train_verdict_read(nan_stats, &v);
 	CHECK(v.skip);
 	/* the flags survive the float average for big worlds too */
-	float tiny[TRAIN_STATS] = { 0.0f, 1.0f / 4096.0f, 1.0f / 4096.0f };
+	float tiny[TRAIN_STATS] = { 1.0f / 4096.0f, 1.0f / 4096.0f };
 	train_verdict_read(tiny, &v);
 	CHECK(v.skip && v.stop);
 }
@@ -73,7 +71,6 @@ static void test_agreed_verdict_keeps_scales_equal(void)
 {
 	struct gpu_loss_scale agreed[RANKS], local[RANKS];
 	struct trainer_error err = { "" };
-	double loss[RANKS] = { 1, 1, 1, 1 };
 	int stop[RANKS] = { 0 }, skips[RANKS] = { 0 };
 
 	for (int r = 0; r < RANKS; r++) {
@@ -85,7 +82,7 @@ static void test_agreed_verdict_keeps_scales_equal(void)
 		if (step % 7 == 2)
 			inf[step % RANKS] = 1;  /* one rank at a time overflows */
 		struct train_verdict v;
-		verdict_of(loss, stop, inf, &v);
+		verdict_of(stop, inf, &v);
 		for (int r = 0; r < RANKS; r++) {
 			skips[r] += gpu_loss_scale_update(&agreed[r], v.skip);
 			gpu_loss_scale_update(&local[r], inf[r]);

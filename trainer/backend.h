@@ -18,9 +18,15 @@
  *    counts batches (model->batches_tracked);
  *  - activations in and out: NCHW fp32, or uint8 images (struct batch)
  *    that the backend normalises itself (ImageNet mean/std, gray to 3
- *    channels; input_norm.h) as its first step (P3).
- * What this is not: the loss (loss.h, on the host over the (N, 14)
- * logits), the optimizer, or data loading.
+ *    channels; input_norm.h) as its first step (P3);
+ *  - the training loss (M3): forward with y NULL keeps the logits where
+ *    the backend computes, loss() turns them into the loss and its
+ *    gradient there (loss.h's rule, bit for bit on host backends),
+ *    backward with dy NULL takes that gradient, and the loss stays on the
+ *    backend, summed, until loss_take() reads it: a device backend never
+ *    waits for the GPU to hand over a per-step loss.
+ * What this is not: the optimizer, data loading, or evaluation metrics
+ * (evaluation reads the logits: forward with y).
  */
 #ifndef HVD_TRAINER_BACKEND_H
 #define HVD_TRAINER_BACKEND_H
@@ -71,15 +77,29 @@ struct backend_ops {
 	int (*load_params)(struct backend *b, struct trainer_error *err);
 	/* y: (N, C, H, W) of the output tensor, NCHW fp32 (the logits
 	 * (N, classes) for a network). training=1: batch statistics + running
-	 * stat update; 0: running statistics, nothing stored for backward. */
+	 * stat update; 0: running statistics, nothing stored for backward.
+	 * y NULL (training only): the logits stay on the backend for loss(). */
 	int (*forward)(struct backend *b, const struct backend_input *in, int training,
 		       float *y, struct trainer_error *err);
-	/* After a training forward of the same input. dy like y. dx: the
+	/* After a training forward of the same input. dy like y, or NULL:
+	 * the gradient loss() left (an error when there is none). dx: the
 	 * input tensor's gradient (N, C, H, W), or NULL when not wanted.
 	 * ready may be NULL. */
 	int (*backward)(struct backend *b, const float *dy, float *dx,
 			backend_grad_ready_fn ready, void *user,
 			struct trainer_error *err);
+	/* After a training forward with y NULL: loss_bce (loss.h) of the
+	 * kept logits against labels (N, outputs) fp32, w_pos/w_neg NULL or
+	 * (outputs) per-class weights; keeps d(loss)/d(logits) for backward
+	 * (dy NULL) and adds the batch's mean loss to the backend's running
+	 * sum. Once per forward. Never waits for a device. */
+	int (*loss)(struct backend *b, const float *labels, const float *w_pos,
+		    const float *w_neg, struct trainer_error *err);
+	/* The running sum of loss() results and how many batches it holds,
+	 * then both reset to 0: the one place a device backend waits for
+	 * the loss (call it every N steps, M3). */
+	int (*loss_take)(struct backend *b, double *sum, long *batches,
+			 struct trainer_error *err);
 	/* Bring model->state up to date (a no-op for host backends). */
 	int (*store_state)(struct backend *b, struct trainer_error *err);
 	void (*destroy)(struct backend *b);

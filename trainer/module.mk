@@ -5,7 +5,7 @@
 
 TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
 	trainer/model_desc.c trainer/model_densenet.c trainer/model_resnet.c \
-	trainer/models.c trainer/params.c trainer/rng.c trainer/loss.c \
+	trainer/models.c trainer/params.c trainer/rng.c trainer/loss.c trainer/host_loss.c \
 	trainer/optim.c trainer/schedule.c trainer/auroc.c trainer/safetensors.c \
 	trainer/checkpoint.c trainer/progress.c trainer/cli.c trainer/run_common.c \
 	trainer/run_train.c trainer/run_train_report.c trainer/run_eval.c trainer/run_bench.c \
@@ -57,6 +57,6 @@ PROGRAMS += $(B)/chexnet
 LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS) $(CHEXNET_HVD_LIB) $(CHEXNET_HVD_LDLIBS)
-TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_training.c \
+TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.c tests/test_training.c \
 	tests/test_checkpoint.c tests/test_cli.c tests/test_e2e_slurm.c tests/ckpt_compare.c \
 	tests/test_train_dist.c

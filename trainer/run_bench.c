@@ -19,15 +19,20 @@
 
 #define BENCH_WARMUP_STEPS 2
 
-static int bench_step(struct session *s, struct optim *opt, struct batch *b, float *logits,
-		      float *dlogits, double *loss)
+/* One training step as `chexnet train` runs it on one rank: the loss
+ * stays on the backend (M3); read_loss: read it back now (--progress
+ * json prints it per step). */
+static int bench_step(struct session *s, struct optim *opt, struct batch *b, int read_loss,
+		      double *loss)
 {
 	struct trainer_error err = { "" };
 	struct backend_input in = { .images = b, .count = b->count };
+	long batches;
 
-	if (s->ops->forward(s->backend, &in, 1, logits, &err) ||
-	    (*loss = loss_bce(logits, b->labels, b->count, CHEXNET_CLASSES, NULL, NULL, dlogits),
-	     s->ops->backward(s->backend, dlogits, NULL, NULL, NULL, &err))) {
+	if (s->ops->forward(s->backend, &in, 1, NULL, &err) ||
+	    s->ops->loss(s->backend, b->labels, NULL, NULL, &err) ||
+	    s->ops->backward(s->backend, NULL, NULL, NULL, NULL, &err) ||
+	    (read_loss && s->ops->loss_take(s->backend, loss, &batches, &err))) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
@@ -55,8 +60,6 @@ int run_bench(const struct cli_options *o)
 	struct cli_options synth = *o;
 	synth.data = NULL;
 	synth.synthetic_images = o->batch;
-	float *logits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	float *dlogits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
 	if (source_open(&src, &synth, DATA_TRAIN, NULL) || source_next(&src, &b, &wait) != 1 ||
 	    optim_init(&opt, &o->optim, s.model.desc.param_count, &err)) {
 		session_close(&s);
@@ -66,7 +69,7 @@ int run_bench(const struct cli_options *o)
 	for (long i = 0; i < steps + BENCH_WARMUP_STEPS && rc == 0; i++) {
 		if (i == BENCH_WARMUP_STEPS)
 			t0 = now_seconds();
-		rc = bench_step(&s, &opt, b, logits, dlogits, &loss);
+		rc = bench_step(&s, &opt, b, o->progress == PROGRESS_JSON, &loss);
 		if (rc == 0 && o->progress == PROGRESS_JSON)
 			printf("{\"event\":\"bench_step\",\"step\":%ld,\"loss\":%.6g}\n", i + 1, loss);
 	}
@@ -79,8 +82,6 @@ int run_bench(const struct cli_options *o)
 		       o->batch, o->size, o->memory_efficient ? " memory-efficient" : "",
 		       steps * o->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
 	optim_free(&opt);
-	free(logits);
-	free(dlogits);
 	source_close(&src);
 	session_close(&s);
 	return rc == 0 ? 0 : 1;

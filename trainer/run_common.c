@@ -69,11 +69,22 @@ void session_close(struct session *s)
 	model_destroy(&s->model);
 }
 
+static int synthetic_batch_alloc(struct batch *b, const struct cli_options *o)
+{
+	b->capacity = (int)o->batch;
+	b->size = (int)o->size;
+	b->pixels = malloc((size_t)o->batch * o->size * o->size);
+	b->labels = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
+	b->index = malloc((size_t)o->batch * sizeof(uint32_t));
+	if (b->pixels && b->labels && b->index)
+		return 0;
+	fprintf(stderr, "chexnet: synthetic data: out of memory\n");
+	return -1;
+}
+
 static int synthetic_open(struct source *src, const struct cli_options *o, enum data_split split,
 			  const struct source_layout *l)
 {
-	struct batch *b = &src->synthetic;
-
 	src->seed = o->seed * 1000003 + (uint64_t)split + 7919 * (uint64_t)l->rank;
 	if (split == DATA_TRAIN) {
 		src->epoch = l->start_epoch;
@@ -88,16 +99,8 @@ static int synthetic_open(struct source *src, const struct cli_options *o, enum 
 		return -1;
 	}
 	src->eval = split != DATA_TRAIN;
-	b->capacity = (int)o->batch;
-	b->size = (int)o->size;
-	b->pixels = malloc((size_t)o->batch * o->size * o->size);
-	b->labels = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	b->index = malloc((size_t)o->batch * sizeof(uint32_t));
-	if (!b->pixels || !b->labels || !b->index) {
-		fprintf(stderr, "chexnet: synthetic data: out of memory\n");
-		return -1;
-	}
-	return 0;
+	return synthetic_batch_alloc(&src->synthetic[0], o) ||
+	       synthetic_batch_alloc(&src->synthetic[1], o) ? -1 : 0;
 }
 
 int source_open(struct source *src, const struct cli_options *o, enum data_split split,
@@ -137,9 +140,8 @@ int source_open(struct source *src, const struct cli_options *o, enum data_split
 
 /* Image i of epoch e: a smooth random pattern; labels at the positive
  * rate, with class 0 also brightening the image (something to learn). */
-static void synthetic_fill(struct source *src, int slot, long image)
+static void synthetic_fill(struct source *src, struct batch *b, int slot, long image)
 {
-	struct batch *b = &src->synthetic;
 	struct rng r;
 	size_t plane = (size_t)b->size * b->size;
 
@@ -165,9 +167,10 @@ int source_next(struct source *src, struct batch **b, double *wait_s)
 			fprintf(stderr, "%s\n", data_loader_error(src->loader));
 		return rc;
 	}
+	struct batch *next = &src->synthetic[src->turn];
 	long left = src->images - src->next_image;
-	int n = (int)(left < src->synthetic.capacity ? left : src->synthetic.capacity);
-	if (n <= 0 || (!src->eval && n < src->synthetic.capacity)) {
+	int n = (int)(left < next->capacity ? left : next->capacity);
+	if (n <= 0 || (!src->eval && n < next->capacity)) {
 		src->next_image = 0;
 		src->epoch++;
 		*b = NULL;
@@ -175,10 +178,11 @@ int source_next(struct source *src, struct batch **b, double *wait_s)
 		return 0;
 	}
 	for (int i = 0; i < n; i++)
-		synthetic_fill(src, i, src->next_image + i);
+		synthetic_fill(src, next, i, src->next_image + i);
 	src->next_image += n;
-	src->synthetic.count = n;
-	*b = &src->synthetic;
+	next->count = n;
+	src->turn ^= 1;
+	*b = next;
 	*wait_s = now_seconds() - t0;
 	return 1;
 }
@@ -198,7 +202,7 @@ long source_batches_per_epoch(const struct source *src)
 {
 	if (src->loader)
 		return data_loader_batches_per_epoch(src->loader);
-	long cap = src->synthetic.capacity;
+	long cap = src->synthetic[0].capacity;
 	return src->eval ? (src->images + cap - 1) / cap : src->images / cap;
 }
 
@@ -206,9 +210,11 @@ void source_close(struct source *src)
 {
 	if (src->loader)
 		data_loader_close(src->loader);
-	free(src->synthetic.pixels);
-	free(src->synthetic.labels);
-	free(src->synthetic.index);
+	for (int i = 0; i < 2; i++) {
+		free(src->synthetic[i].pixels);
+		free(src->synthetic[i].labels);
+		free(src->synthetic[i].index);
+	}
 	memset(src, 0, sizeof(*src));
 }
 

@@ -25,7 +25,9 @@ void session_close(struct session *s);
 
 struct source {
 	struct data_loader *loader;   /* NULL: synthetic */
-	struct batch synthetic;       /* owned buffers when synthetic */
+	struct batch synthetic[2];    /* owned buffers when synthetic; two, so the
+					 trainer may hold the next batch too */
+	int turn;                     /* the one source_next fills next */
 	uint64_t seed;
 	long images;                  /* synthetic set size */
 	long next_image;              /* synthetic position in the epoch */

@@ -4,11 +4,14 @@
  * micro-batches per optimizer step with one average allreduce of the
  * gradients, submitted layer by layer from the backend's grad_ready
  * callback during the last backward (grad_sync.h); a tiny per-step
- * allreduce averages the loss and agrees on a stop request (SIGTERM,
- * SIGUSR1) and agrees on skipping the step when any rank's fp16 gradients
- * overflowed (run_train_verdict.h), so every rank stops after the same
- * step, rank 0 writes OUT/last
- * and the run exits CHEXNET_EXIT_PREEMPTED (75); `--resume DIR` continues
+ * allreduce agrees on a stop request (SIGTERM, SIGUSR1) and on skipping
+ * the step when any rank's fp16 gradients overflowed
+ * (run_train_verdict.h), so every rank stops after the same step, rank 0
+ * writes OUT/last and the run exits CHEXNET_EXIT_PREEMPTED (75). The loss
+ * stays on the backend (forward without y, loss(), backward without dy)
+ * and is read and averaged over ranks only for each progress line (M3);
+ * each micro-batch's successor is fetched and handed to the backend
+ * while it computes (gpu: the upload overlaps the step, P4). `--resume DIR` continues
  * from DIR/last (parameters, optimizer moments, schedule, RNG, data
  * position (seed, epoch, step)). BN running statistics stay per rank (as
  * torchvision) and are averaged across ranks before validation and before
@@ -31,7 +34,6 @@
 #include "checkpoint.h"
 #include "dist.h"
 #include "grad_sync.h"
-#include "loss.h"
 #include "run.h"
 #include "run_common.h"
 #include "run_train_gpu.h"
@@ -51,7 +53,7 @@ struct trainer {
 	struct train_gpu gpu;       /* device gradients, fp16 verdict, health */
 	struct train_clock clock;
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
-	float *logits, *dlogits;    /* (batch, 14) */
+	struct batch *ahead;        /* the next micro-batch, fetched early (P4) */
 	int rank, world, accumulate;
 	long total_steps;           /* optimizer steps in this run */
 	int stop;                   /* all ranks agreed to stop after this step */
@@ -73,34 +75,68 @@ static const float *neg_weights(const struct trainer *t)
 	return t->o.weighted_loss ? t->wn : NULL;
 }
 
-/* Micro-batch k of the step: forward, loss, backward (gradients go to
- * grad_sync as each layer finishes). Adds the batch's loss to *loss. */
-static int micro_batch(struct trainer *t, struct source *src, int k, double *loss)
+/* The next batch: the one looked ahead at, or the source's. */
+static int take_batch(struct trainer *t, struct source *src, struct batch **b)
+{
+	double wait;
+
+	if (t->ahead) {
+		*b = t->ahead;
+		t->ahead = NULL;
+		return 0;
+	}
+	dist_span_begin("data", "DATA_WAIT");
+	int rc = source_next(src, b, &wait);
+	dist_span_end("data");
+	t->clock.data_wait += wait;
+	if (rc == 0)
+		fprintf(stderr, "chexnet: train: the input pipeline ended the epoch early\n");
+	return rc == 1 ? 0 : -1;
+}
+
+/* The following micro-batch, fetched while this one computes and handed
+ * to the backend at once, so its upload overlaps this step (P4). */
+static int look_ahead(struct trainer *t, struct source *src)
+{
+	struct batch *b;
+
+	if (take_batch(t, src, &b))
+		return -1;
+	t->ahead = b;
+	return train_gpu_prefetch(&t->gpu, b);
+}
+
+static void drop_ahead(struct trainer *t, struct source *src)
+{
+	source_release(src, t->ahead);
+	t->ahead = NULL;
+}
+
+/* Micro-batch k of the step: forward, loss (kept on the backend, M3),
+ * backward (gradients go to grad_sync as each layer finishes); `more`:
+ * another micro-batch of this epoch follows, fetched during this one. */
+static int micro_batch(struct trainer *t, struct source *src, int k, int more)
 {
 	struct session *s = &t->s;
 	struct trainer_error err = { "" };
 	struct batch *b;
-	double wait;
 
-	dist_span_begin("data", "DATA_WAIT");
-	int rc = source_next(src, &b, &wait);
-	dist_span_end("data");
-	t->clock.data_wait += wait;
-	if (rc != 1) {
-		if (rc == 0)
-			fprintf(stderr, "chexnet: train: the input pipeline ended the epoch early\n");
+	if (take_batch(t, src, &b))
 		return -1;
-	}
 	struct backend_input in = { .images = b, .count = b->count };
 	dist_span_begin("compute", "FORWARD");
-	rc = s->ops->forward(s->backend, &in, 1, t->logits, &err);
+	int rc = s->ops->forward(s->backend, &in, 1, NULL, &err);
+	if (rc == 0)
+		rc = s->ops->loss(s->backend, b->labels, pos_weights(t), neg_weights(t), &err);
 	dist_span_end("compute");
+	if (rc == 0 && more && look_ahead(t, src)) {
+		source_release(src, b);
+		return -1;
+	}
 	if (rc == 0) {
-		*loss += loss_bce(t->logits, b->labels, b->count, CHEXNET_CLASSES, pos_weights(t),
-				  neg_weights(t), t->dlogits);
 		grad_sync_begin_micro(&t->sync, k);
 		dist_span_begin("compute", "BACKWARD");
-		rc = s->ops->backward(s->backend, t->dlogits, NULL, grad_sync_ready, &t->sync, &err);
+		rc = s->ops->backward(s->backend, NULL, NULL, grad_sync_ready, &t->sync, &err);
 		dist_span_end("compute");
 		if (rc == 0)
 			train_gpu_after_backward(&t->gpu);
@@ -115,16 +151,16 @@ static int micro_batch(struct trainer *t, struct source *src, int k, double *los
 	return 0;
 }
 
-/* Waits for the gradients and the step's stats [loss, stop, found_inf]
+/* Waits for the gradients and the step's flags [stop, found_inf]
  * (averaged over ranks); sets t->stop when any rank was asked to stop and
  * *skip when any rank's gradients overflowed (fp16). */
-static int exchange(struct trainer *t, double *loss, int *skip)
+static int exchange(struct trainer *t, int *skip)
 {
 	float stats[TRAIN_STATS];
 	struct train_verdict v;
 	double t0 = now_seconds();
 
-	train_verdict_pack(stats, *loss, stop_signal_received(), train_gpu_found_inf(&t->gpu));
+	train_verdict_pack(stats, stop_signal_received(), train_gpu_found_inf(&t->gpu));
 	dist_span_begin("compute", "ALLREDUCE_WAIT");
 	int rc = train_gpu_exchange(&t->gpu, &t->sync, stats, TRAIN_STATS);
 	dist_span_end("compute");
@@ -132,24 +168,22 @@ static int exchange(struct trainer *t, double *loss, int *skip)
 	if (rc)
 		return -1;
 	train_verdict_read(stats, &v);
-	*loss = v.loss;
 	t->stop |= v.stop;
 	*skip = train_gpu_settle(&t->gpu, &v);
 	return 0;
 }
 
-/* One optimizer step over K micro-batches; *loss: mean over ranks. */
-static int train_step(struct trainer *t, struct source *src, double lr, double *loss)
+/* One optimizer step over K micro-batches; `more`: a step of this epoch
+ * follows (its first batch is fetched during this one). */
+static int train_step(struct trainer *t, struct source *src, double lr, int more)
 {
-	double sum = 0;
 	int skip = 0;
 
 	train_gpu_step_begin(&t->gpu);
 	for (int k = 0; k < t->accumulate; k++)
-		if (micro_batch(t, src, k, &sum))
+		if (micro_batch(t, src, k, more || k + 1 < t->accumulate))
 			return -1;
-	*loss = sum / t->accumulate;
-	if (exchange(t, loss, &skip))
+	if (exchange(t, &skip))
 		return -1;
 	if (skip)  /* fp16 overflow on some rank: every rank skips, the scale halved */
 		return 0;
@@ -157,6 +191,25 @@ static int train_step(struct trainer *t, struct source *src, double lr, double *
 	int rc = train_gpu_optimize(&t->gpu, &t->optim, lr);
 	dist_span_end("compute");
 	return rc;
+}
+
+/* The mean training loss over every rank since the last call: the only
+ * time it leaves the backend (every progress line, M3). Collective. */
+static int read_loss(struct trainer *t, double *loss)
+{
+	struct trainer_error err = { "" };
+	double sum;
+	long batches;
+
+	if (t->s.ops->loss_take(t->s.backend, &sum, &batches, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	float mean = batches ? (float)(sum / batches) : 0.0f;  /* equal batch counts on every rank */
+	if (t->world > 1 && dist_average("train.loss", &mean, 1))
+		return dist_failed();
+	*loss = mean;
+	return 0;
 }
 
 /* Every rank: running statistics averaged over ranks, on host and backend. */
@@ -198,18 +251,24 @@ static int save(struct trainer *t, const char *name)
 	return 0;
 }
 
-static void progress(struct trainer *t, const struct train_window *w, int epoch, long step,
-		     long steps, double lr, int epoch_end)
+/* A progress line over window w (every rank: the loss read is collective). */
+static int progress(struct trainer *t, const struct train_window *w, int epoch, long step,
+		    long steps, double lr, int epoch_end)
 {
 	long remaining = (t->o.epochs - epoch - 1) * steps + (steps - step);
+	double loss;
 
+	if (read_loss(t, &loss))
+		return -1;
 	if (t->o.steps)
 		remaining = t->o.steps - t->total_steps;
-	train_report_progress(&t->o, w, &t->clock, epoch, step, steps, lr, remaining, epoch_end);
+	train_report_progress(&t->o, w, &t->clock, loss, epoch, step, steps, lr, remaining,
+			      epoch_end);
+	return 0;
 }
 
-/* Steps first..steps-1 of an epoch. */
-static enum epoch_result train_epoch(struct trainer *t, struct source *src, int epoch, long first)
+/* Steps first..steps-1 of an epoch, up to its end or a stop. */
+static enum epoch_result train_steps(struct trainer *t, struct source *src, int epoch, long first)
 {
 	long steps = source_batches_per_epoch(src) / t->accumulate;
 	long global_batch = t->o.batch * t->accumulate * t->world;
@@ -217,20 +276,22 @@ static enum epoch_result train_epoch(struct trainer *t, struct source *src, int 
 
 	train_window_start(&w, &t->clock);
 	for (long step = first; step < steps;) {
-		double lr = schedule_lr(&t->sched, epoch + (double)step / steps), loss;
+		double lr = schedule_lr(&t->sched, epoch + (double)step / steps);
 		double t0 = now_seconds();
-		if (train_step(t, src, lr, &loss))
+		int last = step + 1 == steps || (t->o.steps && t->total_steps + 1 >= t->o.steps);
+		if (train_step(t, src, lr, !last))
 			return EPOCH_FAILED;
 		t->clock.seconds += now_seconds() - t0;
 		step++;
 		t->total_steps++;
 		t->state.epoch = epoch;
 		t->state.step = step;
-		train_window_add(&w, loss, global_batch);
+		train_window_add(&w, global_batch);
 		int reached = t->o.steps && t->total_steps >= t->o.steps;
 		if (step % t->o.progress_every == 0 || step == steps || reached || t->stop) {
 			train_gpu_sample(&t->gpu);  /* every rank: utilisation for O1 */
-			progress(t, &w, epoch, step, steps, lr, step == steps);
+			if (progress(t, &w, epoch, step, steps, lr, step == steps))
+				return EPOCH_FAILED;
 			train_window_start(&w, &t->clock);
 		}
 		if (step < steps && (reached || t->stop))
@@ -239,6 +300,18 @@ static enum epoch_result train_epoch(struct trainer *t, struct source *src, int 
 		    (average_bn_state(t) || save(t, "last")))
 			return EPOCH_FAILED;
 	}
+	return EPOCH_DONE;
+}
+
+/* One epoch from step `first`; a batch looked ahead at and not used
+ * (a stop) goes back to the source. */
+static enum epoch_result train_epoch(struct trainer *t, struct source *src, int epoch, long first)
+{
+	enum epoch_result r = train_steps(t, src, epoch, first);
+
+	drop_ahead(t, src);
+	if (r != EPOCH_DONE)
+		return r;
 	struct batch *b;
 	double wait;
 	int rc = source_next(src, &b, &wait);  /* the loader's end-of-epoch mark */
@@ -336,12 +409,6 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 		goto fail;
 	if (broadcast_model(t, &err))
 		goto fail;
-	t->logits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	t->dlogits = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	if (!t->logits || !t->dlogits) {
-		fprintf(stderr, "chexnet: train: out of memory\n");
-		return -1;
-	}
 	if (t->rank == 0 && o->out && mkdir(o->out, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "chexnet: --out: '%s': %s\n", o->out, strerror(errno));
 		return -1;
@@ -358,8 +425,6 @@ static void trainer_free(struct trainer *t)
 	train_gpu_close(&t->gpu);
 	grad_sync_free(&t->sync);
 	optim_free(&t->optim);
-	free(t->logits);
-	free(t->dlogits);
 	session_close(&t->s);
 }
 

@@ -96,6 +96,15 @@ void train_gpu_step_begin(struct train_gpu *tg)
 	tg->found_inf = 0;
 }
 
+int train_gpu_prefetch(struct train_gpu *tg, const struct batch *b)
+{
+	struct trainer_error err = { "" };
+
+	if (!tg->gpu)
+		return 0;
+	return gpu_train_prefetch(tg->s->backend, b, b->count, &err) ? failed(&err) : 0;
+}
+
 void train_gpu_after_backward(struct train_gpu *tg)
 {
 	if (tg->gpu)

@@ -46,6 +46,9 @@ int train_gpu_load_moments(struct train_gpu *tg, const struct optim *o);
 int train_gpu_to_host(struct train_gpu *tg, struct optim *o);
 
 void train_gpu_step_begin(struct train_gpu *tg);
+/* The batch the next forward takes: its upload starts now, on the GPU's
+ * copy stream (P4); nothing with another backend. 0 or -1 (printed). */
+int train_gpu_prefetch(struct train_gpu *tg, const struct batch *b);
 /* After each micro-batch's backward. */
 void train_gpu_after_backward(struct train_gpu *tg);
 int train_gpu_found_inf(const struct train_gpu *tg);

@@ -20,16 +20,15 @@ void train_window_start(struct train_window *w, const struct train_clock *c)
 	w->wait0 = c->data_wait;
 }
 
-void train_window_add(struct train_window *w, double loss, long global_images)
+void train_window_add(struct train_window *w, long global_images)
 {
-	w->loss_sum += loss;
 	w->steps++;
 	w->images += global_images;
 }
 
 void train_report_progress(const struct cli_options *o, const struct train_window *w,
-			   const struct train_clock *c, int epoch, long step, long steps,
-			   double lr, long remaining_steps, int epoch_end)
+			   const struct train_clock *c, double loss, int epoch, long step,
+			   long steps, double lr, long remaining_steps, int epoch_end)
 {
 	double seconds = now_seconds() - w->t0;
 
@@ -37,7 +36,7 @@ void train_report_progress(const struct cli_options *o, const struct train_windo
 		return;
 	struct progress_point p = {
 		.epoch_end = epoch_end, .epoch = epoch + 1, .epochs = (int)o->epochs,
-		.step = step, .steps = steps, .loss = w->loss_sum / w->steps, .lr = lr,
+		.step = step, .steps = steps, .loss = loss, .lr = lr,
 		.images_per_s = seconds > 0 ? w->images / seconds : 0,
 		.data_wait_pct = seconds > 0 ? 100.0 * (c->data_wait - w->wait0) / seconds : 0,
 		.eta_s = remaining_steps * seconds / w->steps,

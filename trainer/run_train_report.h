@@ -24,16 +24,16 @@ struct train_clock {
 /* Steps since the last progress line. */
 struct train_window {
 	double t0, wait0;
-	double loss_sum;
 	long steps, images;      /* images: over all ranks */
 };
 
 void train_window_start(struct train_window *w, const struct train_clock *c);
-void train_window_add(struct train_window *w, double loss, long global_images);
+void train_window_add(struct train_window *w, long global_images);
 
+/* loss: the window's mean training loss over every rank. */
 void train_report_progress(const struct cli_options *o, const struct train_window *w,
-			   const struct train_clock *c, int epoch, long step, long steps,
-			   double lr, long remaining_steps, int epoch_end);
+			   const struct train_clock *c, double loss, int epoch, long step,
+			   long steps, double lr, long remaining_steps, int epoch_end);
 /* what: "validation" (epoch >= 0) or "test" (epoch -1). */
 void train_report_evaluation(const struct cli_options *o, const char *what, int epoch,
 			     const struct evaluation *ev);

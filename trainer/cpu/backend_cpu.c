@@ -5,7 +5,8 @@
  * order; the backward in reverse, rebuilding --memory-efficient BN(+ReLU)
  * outputs just before their last reader's backward, and reports each
  * layer's parameter range as soon as its gradient is final.
- * What it does not do: the loss or the optimizer (host code).
+ * The training loss is kept on the host (host_loss.h, M3).
+ * What it does not do: the loss formula or the optimizer (host code).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,11 @@
 #include "cpu_internal.h"
 #include "input_norm.h"
 #include "backend_cpu.h"
+#include "host_loss.h"
 
 struct backend {
 	struct cpu_exec x;
+	struct host_loss loss;
 };
 
 static int ensure_plan(struct cpu_exec *x, int n, int want_dx, struct trainer_error *err)
@@ -35,6 +38,7 @@ static void cpu_destroy(struct backend *b)
 		return;
 	cpu_plan_free(&b->x);
 	dnnl_ctx_free(&b->x.ctx);
+	host_loss_free(&b->loss);
 	free(b);
 }
 
@@ -52,6 +56,7 @@ static struct backend *cpu_create(struct model *m, const struct backend_options 
 		return NULL;
 	}
 	struct cpu_exec *x = &b->x;
+	host_loss_init(&b->loss, "cpu");
 	x->m = m;
 	x->opt = *opt;
 	x->dt = opt->precision == PRECISION_BF16 ? dnnl_bf16 : dnnl_f32;
@@ -111,7 +116,12 @@ static int cpu_forward(struct backend *b, const struct backend_input *in, int tr
 		       float *y, struct trainer_error *err)
 {
 	struct cpu_exec *x = &b->x;
+	const struct model_tensor *ot = &x->m->desc.tensors[x->m->desc.output_tensor];
 	if (ensure_plan(x, in->count, in->x != NULL, err) || put_input(x, in, err))
+		return -1;
+	y = host_loss_output(&b->loss, y, in->count, ot->channels * ot->height * ot->width,
+			     training, err);
+	if (!y)
 		return -1;
 	cpu_bind_phase(x, 0);
 	for (int i = 0; i < x->m->desc.layer_count; i++) {
@@ -153,6 +163,8 @@ static int cpu_backward(struct backend *b, const float *dy, float *dx,
 	dnnl_memory_desc_t md;
 	if (dx && !x->want_dx)
 		return trainer_error_set(err, "cpu: backward: 'dx': the forward ran on images");
+	if (!(dy = host_loss_grad(&b->loss, dy, err)))
+		return -1;
 	cpu_bind_phase(x, 1);
 	md_nchw(&md, ot->n, ot->c, ot->h, ot->w, dnnl_f32);
 	if (cpu_store(x, &os, 1, 0, &md, (char *)dy))
@@ -177,12 +189,26 @@ static int cpu_store_state(struct backend *b, struct trainer_error *err)
 	return 0;
 }
 
+static int cpu_loss(struct backend *b, const float *labels, const float *w_pos,
+		    const float *w_neg, struct trainer_error *err)
+{
+	return host_loss_compute(&b->loss, labels, w_pos, w_neg, err);
+}
+
+static int cpu_loss_take(struct backend *b, double *sum, long *batches, struct trainer_error *err)
+{
+	host_loss_take(&b->loss, sum, batches);
+	return 0;
+}
+
 const struct backend_ops backend_cpu_ops = {
 	.name = "cpu",
 	.create = cpu_create,
 	.load_params = cpu_load_params,
 	.forward = cpu_forward,
 	.backward = cpu_backward,
+	.loss = cpu_loss,
+	.loss_take = cpu_loss_take,
 	.store_state = cpu_store_state,
 	.destroy = cpu_destroy,
 };

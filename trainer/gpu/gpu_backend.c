@@ -20,6 +20,16 @@ void *gpu_region(const struct backend *b, const struct gpu_region *r)
 	return r->bytes ? b->pool + r->offset : NULL;
 }
 
+int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err)
+{
+	GPU_CUDA(cudaEventSynchronize(b->io_uploaded));  /* the pinned buffer is free again */
+	memcpy(b->host_io, host, bytes);
+	GPU_CUDA(cudaMemcpyAsync(gpu_region(b, &b->plan.io), b->host_io, bytes,
+				 cudaMemcpyHostToDevice, b->stream));
+	GPU_CUDA(cudaEventRecord(b->io_uploaded, b->stream));
+	return 0;
+}
+
 struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad)
 {
 	const struct model_tensor *t = &b->m->desc.tensors[s->tensor];
@@ -80,6 +90,9 @@ static void gpu_destroy(struct backend *b)
 		cudaFreeHost(b->host_images[s]);
 	}
 	unregister_host(b);
+	gpu_loss_teardown(b);
+	if (b->io_uploaded)
+		cudaEventDestroy(b->io_uploaded);
 	cudaFreeHost(b->host_io);
 	cudaFreeHost(b->host_flag);
 	cudaFree(b->pool);
@@ -179,6 +192,7 @@ static int pin_host(struct backend *b, struct trainer_error *err)
 
 	GPU_CUDA(cudaHostAlloc((void **)&b->host_io, b->plan.io.bytes, cudaHostAllocDefault));
 	GPU_CUDA(cudaHostAlloc((void **)&b->host_flag, sizeof(int), cudaHostAllocDefault));
+	GPU_CUDA(cudaEventCreateWithFlags(&b->io_uploaded, cudaEventDisableTiming));
 	for (int s = 0; s < 2; s++) {
 		if (b->plan.images[s].bytes)
 			GPU_CUDA(cudaHostAlloc((void **)&b->host_images[s], b->plan.images[s].bytes,
@@ -257,7 +271,7 @@ static struct backend *gpu_create(struct model *m, const struct backend_options 
 	if (b->dt != GPU_F16)
 		b->scaler.scale = 1.0f;
 	if (open_device(b, err) || plan_layers(b, err) || allocate_pool(b, err) ||
-	    pin_host(b, err) || gpu_load_params(b, err)) {
+	    pin_host(b, err) || gpu_loss_setup(b, err) || gpu_load_params(b, err)) {
 		gpu_destroy(b);
 		return NULL;
 	}
@@ -298,6 +312,8 @@ const struct backend_ops backend_gpu_ops = {
 	.load_params = gpu_load_params,
 	.forward = gpu_step_forward,
 	.backward = gpu_step_backward,
+	.loss = gpu_loss,
+	.loss_take = gpu_loss_take,
 	.store_state = gpu_store_state,
 	.destroy = gpu_destroy,
 };

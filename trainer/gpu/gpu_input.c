@@ -90,8 +90,8 @@ static int load_floats(struct backend *b, const float *x, struct trainer_error *
 	size_t bytes = (size_t)b->count * t->channels * t->height * t->width * sizeof(float);
 	float *io = gpu_region(b, &b->plan.io);
 
-	memcpy(b->host_io, x, bytes);
-	GPU_CUDA(cudaMemcpyAsync(io, b->host_io, bytes, cudaMemcpyHostToDevice, b->stream));
+	if (gpu_io_upload(b, x, bytes, err))
+		return -1;
 	GPU_CUDA(gpu_k_to_view(b->stream, b->dt, io, 1.0f, gpu_slice(b, &all, 0), 0));
 	return 0;
 }

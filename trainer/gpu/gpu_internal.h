@@ -53,6 +53,7 @@ struct backend {
 	size_t workspace_limit;                /* bytes any chosen algorithm may use */
 	/* pinned host memory (P4) */
 	float *host_io;                        /* fp32 x, y, dy, dx staging */
+	cudaEvent_t io_uploaded;               /* the last upload out of host_io is done */
 	uint8_t *host_images[2];
 	int *host_flag;
 	int host_registered;                   /* which of model->params/grads/state we pinned */
@@ -65,6 +66,12 @@ struct backend {
 	int host_grads;
 	struct gpu_loss_scale scaler;
 	int found_inf;
+	/* the training loss on the device (gpu_loss.c, M3) */
+	struct gpu_loss_layout loss_at;        /* inside plan.loss */
+	float *host_loss_in;                   /* pinned: labels, w+, w- as on the device */
+	double *host_loss_acc;                 /* pinned: the running sum, read by loss_take */
+	cudaEvent_t loss_in_copied;
+	int loss_state;                        /* host_loss.h's rules */
 	/* health (gpu_report.c): NVML opened on first use */
 	struct gpu_nvml *nvml;
 	int nvml_failed;
@@ -99,6 +106,19 @@ float *gpu_grads(const struct backend *b);
 float *gpu_state(const struct backend *b);
 float *gpu_bn_saved(const struct backend *b);
 void *gpu_region(const struct backend *b, const struct gpu_region *r);
+/* bytes of fp32 host data into the device io region through pinned
+ * host_io, queued on the compute stream (waits only until the previous
+ * upload out of host_io has left it). */
+int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err);
+
+/* gpu_loss.c: backend.h's loss ops, and the hooks forward/backward call. */
+int gpu_loss_setup(struct backend *b, struct trainer_error *err);
+void gpu_loss_teardown(struct backend *b);
+void gpu_loss_forwarded(struct backend *b, int kept);  /* kept: training with y NULL */
+int gpu_loss(struct backend *b, const float *labels, const float *w_pos, const float *w_neg,
+	     struct trainer_error *err);
+const float *gpu_loss_device_dy(struct backend *b, struct trainer_error *err);
+int gpu_loss_take(struct backend *b, double *sum, long *batches, struct trainer_error *err);
 
 /* gpu_conv.c: descriptors and algorithms (create sizes the workspace). */
 int gpu_conv_setup(struct backend *b, struct gpu_layer *l, int n, struct trainer_error *err);

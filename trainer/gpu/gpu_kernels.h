@@ -1,5 +1,5 @@
 /* gpu_kernels.h - the GPU backend's own CUDA kernels (gpu_k_elt.cu,
- * gpu_k_layers.cu) behind plain C functions, so the host code stays C.
+ * gpu_k_layers.cu, gpu_k_loss.cu) behind plain C functions, so the host code stays C.
  * Each launches on `stream`, never synchronises, and returns
  * cudaGetLastError() (the caller checks it with GPU_CUDA, gpu_check.h).
  *
@@ -89,6 +89,15 @@ cudaError_t gpu_k_adam(cudaStream_t s, float *param, const float *grad, float *m
 		       size_t count, struct gpu_adam_args a);
 cudaError_t gpu_k_sgd(cudaStream_t s, float *param, const float *grad, float *momentum_buf,
 		      size_t count, float lr, float momentum, float weight_decay, int first_step);
+
+/* --- gpu_k_loss.cu --- */
+/* Mean sigmoid + BCE of logits (count, classes) fp32 against labels
+ * (count, classes), weighted by w_pos/w_neg (classes; NULL = 1) as
+ * loss.c: dy = d(loss)/d(logits) fp32; acc[0] += the loss, acc[1] += 1
+ * (doubles on the device). One block: the sum order is fixed. */
+cudaError_t gpu_k_bce(cudaStream_t s, const float *logits, const float *labels,
+		      const float *w_pos, const float *w_neg, int count, int classes,
+		      float *dy, double *acc);
 
 /* --- gpu_k_layers.cu --- */
 struct gpu_bn_args {

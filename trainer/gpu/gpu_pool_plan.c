@@ -54,6 +54,23 @@ static size_t largest_conv_weight(const struct model_desc *d)
 	return most;
 }
 
+void gpu_pool_loss_layout(size_t batch, size_t outputs, struct gpu_loss_layout *l)
+{
+	struct cursor c = { 0, 0 };
+	size_t rows = mul_or_flag(&c, mul_or_flag(&c, batch, outputs), sizeof(float));
+	size_t row = mul_or_flag(&c, outputs, sizeof(float));
+
+	*l = (struct gpu_loss_layout){ 0 };
+	if (c.overflow || rows > SIZE_MAX / 4 || row > SIZE_MAX / 4)
+		return;
+	l->labels = 0;
+	l->w_pos = rows;
+	l->w_neg = rows + row;
+	l->dy = rows + 2 * row;
+	l->acc = (2 * rows + 2 * row + 7) / 8 * 8;
+	l->bytes = l->acc + 2 * sizeof(double);
+}
+
 static int takes_images(const struct model_desc *d)
 {
 	const struct model_tensor *t = &d->tensors[d->input_tensor];
@@ -100,6 +117,10 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 		plan->images[1] = take(&c, img);
 	}
 	plan->flags = take(&c, GPU_POOL_ALIGN);
+	struct gpu_loss_layout loss;
+	gpu_pool_loss_layout(n, tensor_elems(&d->tensors[d->output_tensor]), &loss);
+	c.overflow |= loss.bytes == 0;
+	plan->loss = take(&c, loss.bytes);
 	plan->workspace = take(&c, in->workspace_bytes);
 	if (c.overflow) {
 		gpu_pool_plan_free(plan);

@@ -43,9 +43,22 @@ struct gpu_pool_plan {
 	struct gpu_region io;        /* fp32 scratch: the largest of input, output (N, C, H, W) */
 	struct gpu_region images[2]; /* uint8 (N, S, S), double buffered (P4); 0 if no image input */
 	struct gpu_region flags;     /* small device scalars (found_inf) */
+	struct gpu_region loss;      /* fp32 labels, w+, w-, d(loss)/d(logits), then the
+					double running sum and batch count (M3;
+					gpu_pool_loss_layout) */
 	struct gpu_region workspace; /* cuDNN conv workspace */
 	size_t total_bytes;
 };
+
+/* Where things sit inside plan.loss, in bytes from its start: fp32
+ * labels (batch, outputs), fp32 w_pos and w_neg (outputs) each (so the
+ * inputs of one loss are one copy of `dy` bytes), fp32 dy (batch,
+ * outputs), then two doubles (running loss sum, batch count) at an
+ * 8-byte boundary. bytes: the whole; 0 when it would overflow. */
+struct gpu_loss_layout {
+	size_t labels, dy, w_pos, w_neg, acc, bytes;
+};
+void gpu_pool_loss_layout(size_t batch, size_t outputs, struct gpu_loss_layout *l);
 
 /* Fills *plan for model d. Returns 0, or -1 (err) on bad inputs or
  * overflow. gpu_pool_plan_free releases the per-tensor arrays. */

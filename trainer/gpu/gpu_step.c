@@ -1,13 +1,17 @@
 /* gpu_step.c - one forward and one backward of the "gpu" backend. All
  * work is queued on the compute stream; the host waits only where
- * backend.h's contract needs host data: the logits at the end of
- * forward, and each layer's gradients before its ready() call (polled
- * with cudaEventQuery while later layers are still being queued, so the
- * fusion engine starts during backward). Copies use pinned memory and
- * cudaMemcpyAsync throughout. fp16: dy is multiplied by the loss scale
- * and each layer's gradients are unscaled and checked for inf/NaN on the
- * device; the flag is read with the last copy (M4).
- * What it does not do: the loss (host) or the optimizer step.
+ * backend.h's contract needs host data: the logits at the end of a
+ * forward given y (evaluation; training passes y NULL and the loss stays
+ * on the device, gpu_loss.c, M3), each layer's gradients before its
+ * ready() call when they go to the host (polled with cudaEventQuery
+ * while later layers are still being queued, so the fusion engine starts
+ * during backward), dx, and the fp16 overflow flag. With device
+ * gradients, dy from loss() and fp32/bf16, backward returns without
+ * waiting at all. Copies use pinned memory and cudaMemcpyAsync
+ * throughout. fp16: dy is multiplied by the loss scale and each layer's
+ * gradients are unscaled and checked for inf/NaN on the device; the flag
+ * is read with the last copy (M4).
+ * What it does not do: the loss (gpu_loss.c) or the optimizer step.
  */
 #include <string.h>
 
@@ -52,6 +56,8 @@ static int run_forward(struct backend *b, int training, float *y, struct trainer
 		if (gpu_layer_ops_for(l->ml->kind)->forward(b, l, training, err))
 			return -1;
 	}
+	if (!y)
+		return 0;  /* training: the logits stay for gpu_loss */
 	if (queue_readback(b, d->output_tensor, 0, 1.0f, err))
 		return -1;
 	GPU_CUDA(cudaStreamSynchronize(b->stream));  /* y is host data on return */
@@ -65,10 +71,15 @@ int gpu_step_forward(struct backend *b, const struct backend_input *in, int trai
 	int rc;
 
 	b->trained = 0;
+	gpu_loss_forwarded(b, 0);
+	if (!y && !training)
+		return trainer_error_set(err, "gpu: forward: no output buffer in evaluation (y NULL "
+					 "keeps the logits for loss(), training only)");
 	gpu_nvtx_push(training ? "forward" : "forward (eval)");
 	rc = gpu_input_load(b, in, err) || run_forward(b, training, y, err) ? -1 : 0;
 	gpu_nvtx_pop();
 	b->trained = training && rc == 0;
+	gpu_loss_forwarded(b, b->trained && !y);
 	return rc;
 }
 
@@ -123,11 +134,12 @@ static int run_backward(struct backend *b, const float *dy, float *dx,
 	const struct model_desc *d = &b->m->desc;
 	struct tensor_slice out = whole(b, d->output_tensor);
 	float *io = gpu_region(b, &b->plan.io), scale = b->scaler.scale;
+	const float *dev_dy = io;
 
-	memcpy(b->host_io, dy, tensor_floats(b, d->output_tensor) * sizeof(float));
-	GPU_CUDA(cudaMemcpyAsync(io, b->host_io, tensor_floats(b, d->output_tensor) * sizeof(float),
-				 cudaMemcpyHostToDevice, b->stream));
-	GPU_CUDA(gpu_k_to_view(b->stream, b->dt, io, scale, gpu_slice(b, &out, 1), 0));
+	if (dy ? gpu_io_upload(b, dy, tensor_floats(b, d->output_tensor) * sizeof(float), err)
+	       : !(dev_dy = gpu_loss_device_dy(b, err)))
+		return -1;
+	GPU_CUDA(gpu_k_to_view(b->stream, b->dt, dev_dy, scale, gpu_slice(b, &out, 1), 0));
 	GPU_CUDA(cudaMemsetAsync(gpu_region(b, &b->plan.flags), 0, sizeof(int), b->stream));
 	for (int i = d->layer_count - 1; i >= 0; i--) {
 		struct gpu_layer *l = &b->layers[i];
@@ -139,10 +151,14 @@ static int run_backward(struct backend *b, const float *dy, float *dx,
 	}
 	if (dx && queue_readback(b, d->input_tensor, 1, 1.0f / scale, err))
 		return -1;
-	GPU_CUDA(cudaMemcpyAsync(b->host_flag, gpu_region(b, &b->plan.flags), sizeof(int),
-				 cudaMemcpyDeviceToHost, b->stream));
+	if (b->dt == GPU_F16)
+		GPU_CUDA(cudaMemcpyAsync(b->host_flag, gpu_region(b, &b->plan.flags), sizeof(int),
+					 cudaMemcpyDeviceToHost, b->stream));
 	if (fire_ready(b, cur, 0, 1, err))
 		return -1;
+	b->found_inf = 0;
+	if (!dx && !b->host_grads && b->dt != GPU_F16)
+		return 0;  /* nothing the host needs yet: the next step queues behind this one */
 	GPU_CUDA(cudaStreamSynchronize(b->stream));
 	if (dx)
 		memcpy(dx, b->host_io, tensor_floats(b, d->input_tensor) * sizeof(float));

@@ -262,6 +262,11 @@ int gpu_train_stats_get(struct gpu_train *g, float *stats, int count, struct tra
 
 /* --- plain-C views of gpu_backend.h --- */
 int gpu_train_found_inf(const struct backend *b) { return gpu_backend_found_inf(b); }
+int gpu_train_prefetch(struct backend *b, const struct batch *batch, int count,
+		       struct trainer_error *err)
+{
+	return gpu_backend_prefetch(b, batch, count, err);
+}
 int gpu_train_loss_scale_update(struct backend *b, int found_inf)
 {
 	return gpu_backend_loss_scale_update(b, found_inf);

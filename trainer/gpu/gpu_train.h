@@ -69,6 +69,9 @@ int gpu_train_stats_get(struct gpu_train *g, float *stats, int count,
 /* fp16 (M4): did the last backward find inf/NaN gradients; feed the
  * agreed verdict to the scaler (1: skip the optimizer step); the scale. */
 int gpu_train_found_inf(const struct backend *b);
+/* gpu_backend_prefetch (P4): the next batch's upload starts now. */
+int gpu_train_prefetch(struct backend *b, const struct batch *batch, int count,
+		       struct trainer_error *err);
 int gpu_train_loss_scale_update(struct backend *b, int found_inf);
 double gpu_train_loss_scale(const struct backend *b);
 

@@ -54,6 +54,12 @@ int gpu_train_stats_get(struct gpu_train *g, float *stats, int count, struct tra
 }
 
 int gpu_train_found_inf(const struct backend *b) { (void)b; return 0; }
+int gpu_train_prefetch(struct backend *b, const struct batch *batch, int count,
+		       struct trainer_error *err)
+{
+	(void)b, (void)batch, (void)count, (void)err;
+	return 0;
+}
 int gpu_train_loss_scale_update(struct backend *b, int found_inf) { (void)b, (void)found_inf; return 0; }
 double gpu_train_loss_scale(const struct backend *b) { (void)b; return 1.0; }
 const char *gpu_train_bus_id(const struct backend *b) { (void)b; return ""; }

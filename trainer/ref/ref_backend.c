@@ -3,12 +3,14 @@
  * NCHW fp32, single-threaded. It is the oracle, not a fast path.
  * --memory-efficient changes nothing here (everything is stored; the
  * gradients are the same by definition); precisions other than fp32 are
- * refused. What it does not do: the loss (loss.c) or the optimizer.
+ * refused. The training loss is kept on the host (host_loss.h).
+ * What it does not do: the loss formula (loss.c) or the optimizer.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "host_loss.h"
 #include "input_norm.h"
 #include "ref_layers.h"
 
@@ -20,6 +22,7 @@ struct backend {
 	float *bn_saved;   /* per BN layer at 2*state_offset: mean (C), invstd (C) */
 	int count;         /* N of the last forward */
 	int trained;       /* the last forward was a training one */
+	struct host_loss loss;
 };
 
 static void ref_destroy(struct backend *b)
@@ -33,6 +36,7 @@ static void ref_destroy(struct backend *b)
 	free(b->value);
 	free(b->grad);
 	free(b->bn_saved);
+	host_loss_free(&b->loss);
 	free(b);
 }
 
@@ -58,6 +62,7 @@ static struct backend *ref_create(struct model *m, const struct backend_options 
 	if (b) {
 		b->m = m;
 		b->opt = *opt;
+		host_loss_init(&b->loss, "backend ref");
 		b->value = calloc((size_t)n, sizeof(float *));
 		b->grad = calloc((size_t)n, sizeof(float *));
 		b->bn_saved = calloc(2 * m->desc.state_count + 1, sizeof(float));
@@ -169,14 +174,30 @@ static int ref_forward(struct backend *b, const struct backend_input *in, int tr
 		       float *y, struct trainer_error *err)
 {
 	const struct model_desc *d = &b->m->desc;
+	int outputs = (int)tensor_floats(&d->tensors[d->output_tensor]);
 
+	b->trained = 0;
 	if (load_input(b, in, err))
+		return -1;
+	float *out = host_loss_output(&b->loss, y, b->count, outputs, training, err);
+	if (!out)
 		return -1;
 	for (int i = 0; i < d->layer_count; i++)
 		forward_layer(b, &d->layers[i], training);
 	b->trained = training;
-	memcpy(y, b->value[d->output_tensor],
-	       (size_t)b->count * tensor_floats(&d->tensors[d->output_tensor]) * sizeof(float));
+	memcpy(out, b->value[d->output_tensor], (size_t)b->count * outputs * sizeof(float));
+	return 0;
+}
+
+static int ref_loss(struct backend *b, const float *labels, const float *w_pos,
+		    const float *w_neg, struct trainer_error *err)
+{
+	return host_loss_compute(&b->loss, labels, w_pos, w_neg, err);
+}
+
+static int ref_loss_take(struct backend *b, double *sum, long *batches, struct trainer_error *err)
+{
+	host_loss_take(&b->loss, sum, batches);
 	return 0;
 }
 
@@ -228,6 +249,8 @@ static int ref_backward(struct backend *b, const float *dy, float *dx,
 
 	if (!b->trained)
 		return trainer_error_set(err, "backend ref: backward without a training forward");
+	if (!(dy = host_loss_grad(&b->loss, dy, err)))
+		return -1;
 	memcpy(b->grad[d->output_tensor], dy,
 	       (size_t)b->count * tensor_floats(&d->tensors[d->output_tensor]) * sizeof(float));
 	for (int i = d->layer_count - 1; i >= 0; i--) {
@@ -249,6 +272,8 @@ const struct backend_ops backend_ref_ops = {
 	.load_params = ref_load_params,
 	.forward = ref_forward,
 	.backward = ref_backward,
+	.loss = ref_loss,
+	.loss_take = ref_loss_take,
 	.store_state = ref_store_state,
 	.destroy = ref_destroy,
 };
