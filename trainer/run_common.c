@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "dist.h"
+#include "gpu/gpu_train.h"
 #include "loss.h"
 #include "run_common.h"
 
@@ -32,6 +33,22 @@ static void print_count(const struct model *m, const struct cli_options *o)
 	grouped[j] = '\0';
 	fprintf(stderr, "chexnet: %s: %s parameters (backend %s, %s, batch %ld, %ld px)\n",
 		m->desc.name, grouped, o->backend, precision_name(o->precision), o->batch, o->size);
+}
+
+/* NCCL reduces device memory: host collectives go through the GPU. */
+static int install_staging(struct session *s)
+{
+	struct trainer_error err = { "" };
+
+	if (strcmp(s->ops->name, "gpu") != 0 || !dist_device_buffers())
+		return 0;
+	if (!(s->staging = gpu_staging_open(s->backend, &err))) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		session_close(s);
+		return -1;
+	}
+	dist_set_staging(gpu_staging_hooks(s->staging));
+	return 0;
 }
 
 int session_open(struct session *s, const struct cli_options *o)
@@ -59,14 +76,20 @@ int session_open(struct session *s, const struct cli_options *o)
 		model_destroy(&s->model);
 		return -1;
 	}
-	return 0;
+	return install_staging(s);
 }
 
 void session_close(struct session *s)
 {
+	if (s->staging) {
+		dist_set_staging(NULL);
+		gpu_staging_close(s->staging);
+	}
 	if (s->backend)
 		s->ops->destroy(s->backend);
 	model_destroy(&s->model);
+	s->staging = NULL;
+	s->backend = NULL;
 }
 
 static int synthetic_batch_alloc(struct batch *b, const struct cli_options *o)

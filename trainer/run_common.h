@@ -10,14 +10,19 @@
 #include "data_loader.h"
 #include "rng.h"
 
+struct gpu_staging;
+
 struct session {
 	struct model model;
 	const struct backend_ops *ops;
 	struct backend *backend;
+	struct gpu_staging *staging;  /* gpu on the NCCL runtime: host collectives' device buffer */
 };
 
 /* Builds the model (params initialised from o->seed), prints
- * "chexnet: MODEL: N parameters ..." (rank 0), creates the backend. 0 or -1. */
+ * "chexnet: MODEL: N parameters ..." (rank 0), creates the backend; with
+ * the gpu backend on a runtime that reduces device memory (NCCL), installs
+ * the staging every host collective of the command goes through. 0 or -1. */
 int session_open(struct session *s, const struct cli_options *o);
 void session_close(struct session *s);
 

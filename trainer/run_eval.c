@@ -1,7 +1,8 @@
 /* run_eval.c - evaluation: one pass over a split on every rank, the valid
  * images' logits and labels gathered from all ranks (allgatherv), loss and
  * exact AUROC over the whole split; and the `chexnet eval` command (loss
- * and the per-class AUROC table beside the CheXNet paper's).
+ * and the per-class AUROC table beside the CheXNet paper's; under srun
+ * each rank evaluates its share and rank 0 prints).
  * What it does not do: training (run_train.c).
  */
 #include <stdio.h>
@@ -117,19 +118,16 @@ int evaluate(struct session *s, struct source *src, const float *wp, const float
 	return rc;
 }
 
-int run_eval(const struct cli_options *o)
+static int eval_command(const struct cli_options *o)
 {
 	struct session s;
 	struct source src;
 	struct evaluation ev = { 0 };
 	struct trainer_error err = { "" };
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
+	struct source_layout layout = { .rank = dist_rank(), .world = dist_size(), .accumulate = 1 };
 	int rc = -1;
 
-	if (!o->checkpoint || (!o->data == !o->synthetic)) {
-		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
-		return 2;
-	}
 	memset(&src, 0, sizeof(src));
 	if (session_open(&s, o))
 		return 1;
@@ -137,13 +135,36 @@ int run_eval(const struct cli_options *o)
 	    s.ops->load_params(s.backend, &err))
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 	else if (class_weights(o, wp, wn) == 0 &&
-		 source_open(&src, o, strcmp(o->split, "val") == 0 ? DATA_VAL : DATA_TEST, NULL) == 0 &&
+		 source_open(&src, o, strcmp(o->split, "val") == 0 ? DATA_VAL : DATA_TEST,
+			     &layout) == 0 &&
 		 evaluate(&s, &src, o->weighted_loss ? wp : NULL, o->weighted_loss ? wn : NULL, &ev) == 0) {
-		printf("loss %.6f\n", ev.loss);
-		auroc_print_table(stdout, ev.auroc, CHEXNET_CLASSES);
+		if (layout.rank == 0) {
+			printf("loss %.6f\n", ev.loss);
+			auroc_print_table(stdout, ev.auroc, CHEXNET_CLASSES);
+		}
 		rc = 0;
 	}
 	source_close(&src);
 	session_close(&s);
 	return rc == 0 ? 0 : 1;
+}
+
+/* Under srun every rank evaluates its share of the split (the runtime
+ * started as for training); alone, the whole split. */
+int run_eval(const struct cli_options *o)
+{
+	if (!o->checkpoint || (!o->data == !o->synthetic)) {
+		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
+		return 2;
+	}
+	if (dist_init()) {
+		fprintf(stderr, "%s\n", dist_error());
+		return 1;
+	}
+	int status = eval_command(o);
+	if (dist_shutdown() && status == 0) {
+		fprintf(stderr, "%s\n", dist_error());
+		status = 1;
+	}
+	return status;
 }

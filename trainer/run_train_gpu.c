@@ -27,7 +27,8 @@ static int dist_failed(void)
 	return -1;
 }
 
-/* Device mode: hooks for grad_sync, staging and stream for the runtime. */
+/* Device mode: hooks for grad_sync, the stream for the runtime (the
+ * session installed the staging of host collectives). */
 static int open_device(struct train_gpu *tg, const struct optim *o, struct grad_sync *sync,
 		       int accumulate)
 {
@@ -39,7 +40,6 @@ static int open_device(struct train_gpu *tg, const struct optim *o, struct grad_
 	grad_sync_use_device(sync, gpu_train_grad_hooks(tg->dev));
 	if (!dist_device_buffers())
 		return 0;
-	dist_set_staging(gpu_train_staging(tg->dev));
 	if (dist_set_compute_stream(gpu_train_stream(tg->dev)))
 		return dist_failed();
 	tg->stats_on_device = 1;
@@ -68,10 +68,8 @@ int train_gpu_open(struct train_gpu *tg, struct session *s, const struct optim *
 
 void train_gpu_close(struct train_gpu *tg)
 {
-	if (tg->stats_on_device) {
+	if (tg->stats_on_device)
 		dist_set_compute_stream(NULL);
-		dist_set_staging(NULL);
-	}
 	gpu_train_close(tg->dev);
 	tg->dev = NULL;
 	tg->stats_on_device = 0;

@@ -27,7 +27,8 @@ GPU_BACKEND_SRCS += trainer/gpu/gpu_check.c trainer/gpu/gpu_backend.c \
 	trainer/gpu/gpu_input.c trainer/gpu/gpu_step.c trainer/gpu/gpu_table.c \
 	trainer/gpu/gpu_conv.c trainer/gpu/gpu_linear.c trainer/gpu/gpu_bnorm.c \
 	trainer/gpu/gpu_pool.c trainer/gpu/gpu_eltwise.c trainer/gpu/gpu_report.c \
-	trainer/gpu/gpu_train.c trainer/gpu/gpu_loss.c
+	trainer/gpu/gpu_train.c trainer/gpu/gpu_loss.c \
+	trainer/gpu/gpu_staging.c
 GPU_CU_SRCS := trainer/gpu/gpu_k_elt.cu trainer/gpu/gpu_k_layers.cu trainer/gpu/gpu_k_loss.cu
 GPU_BACKEND_CU_OBJS := $(patsubst %.cu,$(B)/obj/%.o,$(GPU_CU_SRCS))
 GPU_HOST_CFLAGS = $(CUDA_CFLAGS) $(CUDNN_CFLAGS) $(CUBLAS_CFLAGS)

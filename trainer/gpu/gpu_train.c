@@ -1,14 +1,13 @@
 /* gpu_train.c - device-side training for `chexnet train` on the "gpu"
  * backend (see gpu_train.h): gradients accumulated and kept on the
  * device, the optimizer on the device (gpu_k_adam / gpu_k_sgd, torch
- * semantics as trainer/optim.c), the per-step stats pair, and the staging
- * buffer for host collectives on the NCCL backend. Allocation happens at
- * open (moments, micro-batch sum, stats: one cudaMalloc) and, for the
- * staging buffer, on the first (or a larger) host collective, which is
+ * semantics as trainer/optim.c) and the per-step stats pair. Allocation
+ * happens at open (moments, micro-batch sum, stats: one cudaMalloc),
  * never on the step path. Every call is checked (GPU_CUDA: file:line and
  * CUDA's error string). Compiled with -Werror against CUDA 13; never run
  * on a GPU in this project's CI.
- * What it does not do: NCCL (runtime/comm_nccl.c), the layers.
+ * What it does not do: NCCL (runtime/comm_nccl.c), the layers, the
+ * staging of host collectives (gpu_staging.c).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -30,10 +29,7 @@ struct gpu_train {
 	float *sum;                 /* (params) micro-batch sum; accumulate > 1 only */
 	float *stats;               /* (GPU_TRAIN_STATS) device */
 	float *stats_host;          /* (GPU_TRAIN_STATS) pinned */
-	void *stage;                /* staging for host collectives */
-	size_t stage_bytes;
 	struct grad_sync_device hooks;
-	struct dist_staging staging;
 };
 
 static size_t round_up(size_t bytes)
@@ -78,61 +74,6 @@ static int hook_accumulate(void *ctx, size_t offset, size_t count, int micro, in
 	return accumulate_range(ctx, offset, count, micro, k, &err) ? hook_failed(&err) : 0;
 }
 
-static void *stage_grow(struct gpu_train *g, size_t bytes, struct trainer_error *err)
-{
-	if (bytes <= g->stage_bytes)
-		return g->stage;
-	if (cudaStreamSynchronize(g->b->stream) != cudaSuccess)
-		return NULL;
-	cudaFree(g->stage);
-	g->stage = NULL;
-	g->stage_bytes = 0;
-	cudaError_t rc = cudaMalloc(&g->stage, bytes);
-	if (rc != cudaSuccess) {
-		gpu_fail(err, __FILE__, __LINE__, "cudaMalloc(staging)", "cuda", cudaGetErrorString(rc));
-		g->stage = NULL;
-		return NULL;
-	}
-	g->stage_bytes = bytes;
-	return g->stage;
-}
-
-static void *hook_buffer(void *ctx, size_t bytes)
-{
-	struct trainer_error err = { "" };
-	void *p = stage_grow(ctx, bytes ? bytes : 1, &err);
-
-	if (!p && err.msg[0])
-		hook_failed(&err);
-	return p;
-}
-
-static int copy_and_wait(struct gpu_train *g, void *dst, const void *src, size_t bytes,
-			 enum cudaMemcpyKind kind, struct trainer_error *err)
-{
-	GPU_CUDA(cudaMemcpyAsync(dst, src, bytes, kind, g->b->stream));
-	GPU_CUDA(cudaStreamSynchronize(g->b->stream));
-	return 0;
-}
-
-static int hook_to_device(void *ctx, void *dev, const void *host, size_t bytes)
-{
-	struct trainer_error err = { "" };
-
-	if (copy_and_wait(ctx, dev, host, bytes, cudaMemcpyHostToDevice, &err))
-		return hook_failed(&err);
-	return 0;
-}
-
-static int hook_to_host(void *ctx, void *host, const void *dev, size_t bytes)
-{
-	struct trainer_error err = { "" };
-
-	if (copy_and_wait(ctx, host, dev, bytes, cudaMemcpyDeviceToHost, &err))
-		return hook_failed(&err);
-	return 0;
-}
-
 /* Moments, sum and stats in one allocation, zeroed. */
 static int allocate(struct gpu_train *g, const struct optim *o, int accumulate,
 		    struct trainer_error *err)
@@ -168,7 +109,6 @@ struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int a
 		return NULL;
 	}
 	g->hooks = (struct grad_sync_device){ g, gpu_grads(b), hook_accumulate };
-	g->staging = (struct dist_staging){ g, hook_buffer, hook_to_device, hook_to_host };
 	gpu_backend_set_host_grads(b, 0);
 	return g;
 }
@@ -179,7 +119,6 @@ void gpu_train_close(struct gpu_train *g)
 		return;
 	cudaStreamSynchronize(g->b->stream);
 	gpu_backend_set_host_grads(g->b, 1);
-	cudaFree(g->stage);
 	cudaFreeHost(g->stats_host);
 	cudaFree(g->device);
 	free(g);
@@ -187,7 +126,6 @@ void gpu_train_close(struct gpu_train *g)
 
 void *gpu_train_stream(const struct gpu_train *g) { return g->b->stream; }
 const struct grad_sync_device *gpu_train_grad_hooks(struct gpu_train *g) { return &g->hooks; }
-const struct dist_staging *gpu_train_staging(struct gpu_train *g) { return &g->staging; }
 float *gpu_train_stats_device(struct gpu_train *g) { return g->stats; }
 
 int gpu_train_load_moments(struct gpu_train *g, const struct optim *o, struct trainer_error *err)

@@ -17,8 +17,9 @@
  *   + device pair: put = asynchronous copy on the compute stream (the
  *   runtime orders NCCL after it); get = one 12-byte copy back after the
  *   allreduce completed, the only host wait this adds to a step.
- * - Staging for the blocking host collectives (dist_set_staging): one
- *   device buffer, grown off the step path.
+ * - Staging for the blocking host collectives (dist_set_staging) of every
+ *   command on the NCCL backend (gpu_staging.c): one device buffer, grown
+ *   off the step path.
  * - fp16 loss scaling (M4) and health (O1, O2) without CUDA types.
  * Every function takes the struct backend that backend_gpu_ops.create
  * returned. What this is not: the layers (gpu_backend.h) or NCCL (runtime/).
@@ -35,7 +36,7 @@
 
 struct gpu_train;
 
-/* Device training state for backend b: staging, stats pair, optimizer
+/* Device training state for backend b: stats pair, optimizer
  * moments (sized for o's kind), the micro-batch sum when accumulate > 1.
  * Turns the backend's host gradient copies off. NULL + err on failure. */
 struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int accumulate,
@@ -43,9 +44,15 @@ struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int a
 void gpu_train_close(struct gpu_train *g);
 /* The compute stream (cudaStream_t) for dist_set_compute_stream. */
 void *gpu_train_stream(const struct gpu_train *g);
-/* Hooks for grad_sync_use_device and dist_set_staging (valid while g lives). */
+/* Hooks for grad_sync_use_device (valid while g lives). */
 const struct grad_sync_device *gpu_train_grad_hooks(struct gpu_train *g);
-const struct dist_staging *gpu_train_staging(struct gpu_train *g);
+
+/* Staging for dist_set_staging on backend b (the session installs it
+ * when the runtime reduces device memory). NULL + err on failure. */
+struct gpu_staging;
+struct gpu_staging *gpu_staging_open(struct backend *b, struct trainer_error *err);
+const struct dist_staging *gpu_staging_hooks(struct gpu_staging *g);
+void gpu_staging_close(struct gpu_staging *g);
 
 /* Host optimizer moments (o->m, o->v: after --resume) to the device. */
 int gpu_train_load_moments(struct gpu_train *g, const struct optim *o,

@@ -18,7 +18,14 @@ struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int a
 void gpu_train_close(struct gpu_train *g) { (void)g; }
 void *gpu_train_stream(const struct gpu_train *g) { (void)g; return NULL; }
 const struct grad_sync_device *gpu_train_grad_hooks(struct gpu_train *g) { (void)g; return NULL; }
-const struct dist_staging *gpu_train_staging(struct gpu_train *g) { (void)g; return NULL; }
+struct gpu_staging *gpu_staging_open(struct backend *b, struct trainer_error *err)
+{
+	(void)b;
+	trainer_error_set(err, "gpu: no gpu backend in this build");
+	return NULL;
+}
+const struct dist_staging *gpu_staging_hooks(struct gpu_staging *g) { (void)g; return NULL; }
+void gpu_staging_close(struct gpu_staging *g) { (void)g; }
 float *gpu_train_stats_device(struct gpu_train *g) { (void)g; return NULL; }
 
 int gpu_train_load_moments(struct gpu_train *g, const struct optim *o, struct trainer_error *err)
