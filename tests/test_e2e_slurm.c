@@ -3,9 +3,11 @@
  * data. Equivalence of R ranks with one rank accumulating R micro-batches
  * (the same learnable parameters after 5 SGD steps), the per-layer
  * allreduce overlapping backward in the timeline, stop on SIGUSR1 with
- * exit 75 and an exact resume, an `#SBATCH --hvd` batch script, SIGKILL and
- * SIGSTOP of one rank; group slurm-e2e-learning: a short 2-rank DenseNet-121
- * run at 64x64 reaches mean test AUROC >= 0.85 within 3 minutes.
+ * exit 75 and an exact resume (the step is not aborted), an `#SBATCH --hvd`
+ * batch script, SIGKILL and SIGSTOP of one rank, rank 0 failing alone
+ * mid-training ends the step at once (hvd_abort_job); group
+ * slurm-e2e-learning: a short 2-rank DenseNet-121 run at 64x64 reaches
+ * mean test AUROC >= 0.85 within 3 minutes.
  * What this does not do: check kernels (trainer/cpu tests) or the loader's
  * order in isolation (data-loader group).
  */
@@ -74,6 +76,7 @@ static void train_ok(int ranks, const char *args)
 		return;
 	CHECK_MSG(p.exit_code == 0, "srun -n %d chexnet train %s: exit %d: %.900s", ranks, args,
 		  p.exit_code, p.err);
+	CHECK_MSG(!strstr(p.err, "Job step aborted"), "a finished run ended its step: %.900s", p.err);
 	test_proc_free(&p);
 }
 
@@ -154,24 +157,36 @@ static void test_timeline_shows_allreduce_during_backward(void)
 	free(path);
 }
 
+/* A 2-rank run into OUT, sent SIG (scancel --signal) after step 2; prints
+ * rc=. A stop every rank agrees on (exit 75) must not end the step
+ * (hvd_abort_job): srun would say `Job step aborted`. */
+static int stop_with(const char *sig, const char *out, struct test_proc *p)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (srun -n 2 -J e2e-stop-$$ ./chexnet train --data shards " SMALL
+		 " --epochs 2 --progress-every 1 --out %s 2> err.txt & s=$!; "
+		 "for i in $(seq 600); do grep -q 'step 2/' err.txt && break; sleep 0.1; done; "
+		 "scancel --signal=%s -n e2e-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
+		 test_tmpdir(), out, sig);
+	if (sh(cmd, 120, p))
+		return -1;
+	CHECK_CONTAINS(p->out, "rc=75");
+	CHECK_MSG(!strstr(p->err, "Job step aborted"), "exit 75 ended the step (hvd_abort_job): %.900s",
+		  p->err);
+	return 0;
+}
+
 /* Stopped by SIGUSR1 (scancel --signal) after a few steps, resumed: the
  * same parameters as the run that was never stopped. */
 static void test_sigusr1_checkpoint_then_resume_is_exact(void)
 {
-	char cmd[4096];
 	struct test_proc p;
-	const char *args = SMALL " --epochs 2 --progress-every 1";
 	if (make_data(200, 64, 36))
 		return;
 	train_ok(2, "--size 32 --batch 8 --threads 1 --optimizer sgd --lr 0.05 --epochs 2 --quiet --out whole");
-	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (srun -n 2 -J e2e-stop-$$ ./chexnet train --data shards %s --out cut "
-		 "2> err.txt & s=$!; for i in $(seq 600); do grep -q 'step 2/' err.txt && break; sleep 0.1; done; "
-		 "scancel --signal=USR1 -n e2e-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
-		 test_tmpdir(), args);
-	if (sh(cmd, 120, &p))
+	if (stop_with("USR1", "cut", &p))
 		return;
-	CHECK_CONTAINS(p.out, "rc=75");
 	CHECK_CONTAINS(p.err, "chexnet: SIGUSR1: stopped at epoch ");
 	CHECK_CONTAINS(p.err, "/last written; exit 75 (continue with --resume ");
 	CHECK_INT(count_lines_with(p.err, "stopped at epoch"), 1);   /* rank 0 only */
@@ -184,6 +199,18 @@ static void test_sigusr1_checkpoint_then_resume_is_exact(void)
 	test_proc_free(&p);
 	double d = ckpt_max_rel_diff("cut", "whole");
 	CHECK_MSG(d == 0, "stopped + resumed vs uninterrupted: max relative difference %.3g", d);
+}
+
+/* Preemption (SIGTERM to every task, as Slurm sends before killing):
+ * every rank agrees, rank 0 checkpoints, exit 75, the step not aborted. */
+static void test_sigterm_preemption_exits_75_without_ending_the_step(void)
+{
+	struct test_proc p;
+	if (make_data(200, 64, 36) || stop_with("TERM", "cut", &p))
+		return;
+	CHECK_CONTAINS(p.err, "chexnet: SIGTERM: stopped at epoch ");
+	CHECK_CONTAINS(p.err, "/last written; exit 75 (continue with --resume ");
+	test_proc_free(&p);
 }
 
 static void test_sbatch_script_with_hvd_runs_two_ranks(void)
@@ -274,6 +301,45 @@ static void test_sigstop_one_rank_is_named_by_the_runtime(void)
 	test_proc_free(&p);
 }
 
+/* Rank 0 fails alone mid-training (its checkpoint directory becomes a
+ * file, so the next --save-every write fails) while rank 1 waits for it in
+ * the gradient allreduce: rank 0 prints its error and ends the step
+ * (hvd_abort_job, trainer/main.c), so srun returns at once instead of
+ * after the runtime's HVD_TIMEOUT_S (30 s here) stall. Prints rc=, left=,
+ * after_cut= and after_error= (ms from the swap / from the error line in
+ * srun's stderr to the end of srun). */
+static void test_rank_failing_alone_ends_the_step_at_once(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	if (make_data(200, 64, 36))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (HVD_TIMEOUT_S=30 srun -n 2 '%s/chexnet' train --data shards " SMALL
+		 " --epochs 100 --save-every 2 --progress-every 1 --out ck 2> err.txt & s=$!; "
+		 "for i in $(seq 900); do [ -f ck/last/model.safetensors ] && grep -q 'step 3/' err.txt "
+		 "&& break; sleep 0.1; done; t0=$(date +%%s%%N); mv ck ck.away && touch ck; "
+		 "while kill -0 $s 2> /dev/null && ! grep -q 'chexnet: checkpoint: ' err.txt; do "
+		 "sleep 0.02; done; t1=$(date +%%s%%N); wait $s; rc=$?; t2=$(date +%%s%%N); "
+		 "cat err.txt >&2; sleep 1; echo left=$(pgrep -fc '^%s/chexnet train'); "
+		 "echo rc=$rc after_cut=$(( (t2 - t0) / 1000000 )) after_error=$(( (t2 - t1) / 1000000 )))",
+		 test_tmpdir(), test_tmpdir(), test_tmpdir());
+	if (sh(cmd, 120, &p))
+		return;
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	CHECK_MSG(strstr(p.err, "chexnet: checkpoint: 'ck/last.tmp-"), "rank 0's error line: %.1200s",
+		  p.err);
+	CHECK_MSG(!strstr(p.err, "hvd: stalled") && !strstr(p.err, "hvd: shutdown"),
+		  "the step ended through the runtime's deadline: %.1200s", p.err);
+	CHECK_CONTAINS(p.err, "srun: Job step aborted");   /* PMIx_Abort, not the tasks' exits */
+	long ms = field(p.out, "after_error=");
+	CHECK_MSG(ms >= 0 && ms < 5000, "srun ended %ld ms after rank 0's error (HVD_TIMEOUT_S=30)", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	printf("  measured: srun ended %ld ms after rank 0's checkpoint error (%ld ms after the "
+	       "directory was swapped; rc %ld)\n", ms, field(p.out, "after_cut="), field(p.out, "rc="));
+	test_proc_free(&p);
+}
+
 /* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
  * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85. */
 static void test_two_ranks_learn_synthetic_findings(void)
@@ -303,9 +369,12 @@ const struct test_case e2e_slurm_tests[] = {
 	{ "four_ranks_equal_one_rank_accumulating_four", test_four_ranks_equal_one_rank_accumulating_four },
 	{ "timeline_shows_allreduce_during_backward", test_timeline_shows_allreduce_during_backward },
 	{ "sigusr1_checkpoint_then_resume_is_exact", test_sigusr1_checkpoint_then_resume_is_exact },
+	{ "sigterm_preemption_exits_75_without_ending_the_step",
+	  test_sigterm_preemption_exits_75_without_ending_the_step },
 	{ "sbatch_script_with_hvd_runs_two_ranks", test_sbatch_script_with_hvd_runs_two_ranks },
 	{ "sigkill_one_rank_ends_job_checkpoint_intact", test_sigkill_one_rank_ends_job_checkpoint_intact },
 	{ "sigstop_one_rank_is_named_by_the_runtime", test_sigstop_one_rank_is_named_by_the_runtime },
+	{ "rank_failing_alone_ends_the_step_at_once", test_rank_failing_alone_ends_the_step_at_once },
 	{ 0 }
 };
 

@@ -6,9 +6,10 @@
  * backend, same seed) and the same test AUROC table to 3 decimals; a
  * 2-rank run must fail the same check. Training through a 4-second network
  * cut of n2 ends with the uncut run's parameters; a cut for good is named
- * by the runtime on n1 before Slurm declares n2 failed, and the last
- * checkpoint loads afterwards. And the multi-node sbatch example in
- * etc/sbatch matches the real CLI and its #SBATCH lines are accepted.
+ * by the runtime on n1, which ends the step (hvd_abort_job) long before
+ * Slurm would declare n2 failed, and the last checkpoint loads afterwards.
+ * And the multi-node sbatch example in etc/sbatch matches the real CLI and
+ * its #SBATCH lines are accepted.
  * What it does not do: learning quality (slurm-e2e-learning) or failures
  * (test_multinode_runtime.c).
  */
@@ -186,31 +187,47 @@ static void test_training_survives_a_short_cut(void)
 }
 
 /* n2 cut for good during training (checkpoints every 2 steps): the ranks
- * on n1 name ranks 2,3 on n2 after HVD_TIMEOUT_S=8, before srun reports
- * Slurm's `Node failure on n2` (chexnet does not call hvd_abort_job, so
- * srun waits for Slurm: about 30 s at SlurmdTimeout=20); after the link
- * is back the last checkpoint evaluates. */
+ * on n1 name ranks 2,3 on n2 after HVD_TIMEOUT_S=8 and end the step
+ * (chexnet calls hvd_abort_job after a failure, trainer/main.c), so srun
+ * returns KillWait (5 s) + about 2 s after the runtime named them, long
+ * before Slurm would declare n2 failed (about 30 s after the cut at
+ * SlurmdTimeout=20; srun then reports `Node failure on n2`); after the
+ * link is back the last checkpoint evaluates. Prints cut_to_end= and
+ * named_to_end= (ms from the cut / from the first naming line in srun's
+ * stderr to the end of srun). */
 static void test_training_cut_for_good_keeps_the_checkpoint(void)
 {
 	struct test_proc p;
-	char cmd[2048], cut[1024], restore[1024];
+	char cmd[2048], cut[1024], restore[1024], action[2048];
 	if (make_data())
 		return;
+	/* a watcher stamps the first naming line while srun runs */
+	snprintf(action, sizeof(action), "%s; t0=$(date +%%s%%N); (for i in $(seq 1200); do "
+		 "grep -q \"'silent for \" err.txt && break; sleep 0.05; done; date +%%s%%N > named.t) "
+		 "> /dev/null 2>&1 & w=$!", node_cmd(cut, sizeof(cut), "cut"));
 	/* restore only once Slurm has set n2 down (and so ended the job there):
 	 * a node back before that can hold the job in COMPLETING for long */
-	char after[1200];
-	snprintf(after, sizeof(after), "for i in $(seq 450); do sinfo -h -n n2 -o %%T | grep -q down && break; "
+	char after[1600];
+	snprintf(after, sizeof(after), "t2=$(date +%%s%%N); sleep 0.2; kill $w 2> /dev/null; "
+		 "echo cut_to_end=$(( (t2 - t0) / 1000000 )); [ -f named.t ] && "
+		 "echo named_to_end=$(( (t2 - $(cat named.t)) / 1000000 )); "
+		 "for i in $(seq 450); do sinfo -h -n n2 -o %%T | grep -q down && break; "
 		 "sleep 0.1; done; %s", node_cmd(restore, sizeof(restore), "restore"));
 	if (train_with("HVD_TIMEOUT_S=8", CUT_ARGS " --epochs 100 --save-every 2 --out ck", "step 4/", 1,
-		       node_cmd(cut, sizeof(cut), "cut"), after, 200, &p))
+		       action, after, 200, &p))
 		return;
-	CHECK_MSG(field_of(p.out, "rc=") != 0 || strstr(p.err, "Node failure on n2"),
-		  "the job neither failed nor saw the node fail: %s", p.out);
-	const char *named = strstr(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
-	const char *slurm = strstr(p.err, "Node failure on n2");
+	CHECK_MSG(field_of(p.out, "rc=") > 0, "srun exit status: %s", p.out);
 	CHECK_MSG(count_of(p.err, "hvd: ranks 2,3 (host n2): 'silent for ") == 2,
 		  "ranks 0 and 1 on n1 name ranks 2,3 on n2: %.1200s", p.err);
-	CHECK_MSG(named && (!slurm || named < slurm), "the runtime spoke after Slurm: %.1200s", p.err);
+	CHECK_MSG(strstr(p.err, "Node failure") == NULL, "Slurm saw the node fail first: %.1200s", p.err);
+	CHECK_CONTAINS(p.err, "srun: Job step aborted");   /* hvd_abort_job */
+	long named_ms = field_of(p.out, "named_to_end="), cut_ms = field_of(p.out, "cut_to_end=");
+	CHECK_MSG(named_ms >= 0 && named_ms < 10000, "srun ended %ld ms after the runtime named n2 "
+		  "(KillWait 5 s + about 2 s)", named_ms);
+	CHECK_MSG(cut_ms >= 7500 && cut_ms < 20000, "srun ended %ld ms after the cut (HVD_TIMEOUT_S=8; "
+		  "Slurm alone: about 30000)", cut_ms);
+	printf("  measured: srun ended %ld ms after the cut of n2, %ld ms after the runtime named it "
+	       "(HVD_TIMEOUT_S=8, rc %ld)\n", cut_ms, named_ms, field_of(p.out, "rc="));
 	CHECK_MSG(field_of(p.out, "left=") == 0, "processes left: %s", p.out);
 	CHECK_CONTAINS(p.out, "idle=3/3");
 	test_proc_free(&p);

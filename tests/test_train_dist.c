@@ -2,16 +2,18 @@
  * cluster: grad_sync's accumulation (one-rank world: no collectives), the
  * new train options' strictness, weighted loss on packed data, and stop on
  * SIGTERM (exit 75) + --resume giving the parameters of an uninterrupted
- * run, standalone. What this does not do: run several ranks (slurm-e2e).
+ * run, standalone; which exits end a multi-rank step (dist.h). What this does not do: run several ranks (slurm-e2e).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist.h"
 #include "grad_sync.h"
 #include "model.h"
 #include "runner.h"
 #include "safetensors.h"
+#include "stop_signal.h"
 
 static void chexnet(const char *args, int timeout_s, struct test_proc *p)
 {
@@ -157,11 +159,26 @@ static void test_sigterm_checkpoints_exits_75_and_resume_is_exact(void)
 	CHECK_MSG(same_learnable("cut", "whole"), "stopped + resumed differs from uninterrupted");
 }
 
+/* dist.h's rule for a command's end: in a world of several ranks every
+ * exit but 0 and 75 (a stop all ranks agreed on) ends the whole step; one
+ * rank ends only its process. */
+static void test_failed_exits_end_a_multi_rank_step(void)
+{
+	CHECK(dist_status_ends_step(1, 2));
+	CHECK(dist_status_ends_step(1, 64));
+	CHECK(dist_status_ends_step(2, 2));
+	CHECK(!dist_status_ends_step(0, 2));
+	CHECK(!dist_status_ends_step(CHEXNET_EXIT_PREEMPTED, 2));
+	CHECK(!dist_status_ends_step(1, 1));
+	CHECK(!dist_status_ends_step(0, 1));
+}
+
 const struct test_case train_dist_tests[] = {
 	{ "accumulate_three_gives_the_mean", test_accumulate_three_gives_the_mean },
 	{ "new_options_are_strict", test_new_options_are_strict },
 	{ "weighted_loss_on_packed_data", test_weighted_loss_on_packed_data },
 	{ "sigterm_checkpoints_exits_75_and_resume_is_exact",
 	  test_sigterm_checkpoints_exits_75_and_resume_is_exact },
+	{ "failed_exits_end_a_multi_rank_step", test_failed_exits_end_a_multi_rank_step },
 	{ 0 }
 };

@@ -1,7 +1,8 @@
 /* dist.c - dist.h over libhvd when the build has it (HAVE_HVD_RUNTIME),
  * a one-rank world otherwise. The only trainer file that includes hvd.h.
  * With a device backend (NCCL) the blocking host-buffer collectives are
- * staged through the hooks of dist_set_staging.
+ * staged through the hooks of dist_set_staging. The runtime lives from
+ * dist_init to dist_release or dist_abort_job (main's exit path).
  * What it does not do: decide what to exchange (the training loop), or
  * touch CUDA itself (the hooks do).
  */
@@ -12,6 +13,12 @@
 #include <string.h>
 
 #include "dist.h"
+#include "stop_signal.h"
+
+int dist_status_ends_step(int status, int ranks)
+{
+	return ranks > 1 && status != 0 && status != CHEXNET_EXIT_PREEMPTED;
+}
 
 /* A one-rank gather: this rank's part is the whole result. */
 static int copy_own(const float *send, size_t count, float *recv, size_t recv_capacity,
@@ -34,16 +41,21 @@ void dist_set_staging(const struct dist_staging *s)
 #ifdef HAVE_HVD_RUNTIME
 #include "hvd.h"
 
-static char staging_error[256];
+/* dist.c's own message (staging, ending the step); else the runtime's */
+static char own_error[256];
+static int runtime_up;       /* from hvd_init until hvd_shutdown or the abort */
+static int runtime_failed;   /* a runtime call returned an error */
 
 static int ok(int rc)
 {
+	if (rc != HVD_OK)
+		runtime_failed = 1;
 	return rc == HVD_OK ? 0 : -1;
 }
 
 static int staging_failed(const char *name, const char *why)
 {
-	snprintf(staging_error, sizeof(staging_error), "chexnet: collective '%s' on the %s backend: %s",
+	snprintf(own_error, sizeof(own_error), "chexnet: collective '%s' on the %s backend: %s",
 		 name, hvd_backend_name(), why);
 	return -1;
 }
@@ -78,7 +90,7 @@ static int stage_out(const char *name, void *host, const void *dev, size_t bytes
 static int host_allreduce(const char *name, void *data, size_t count, size_t esize,
 			  enum hvd_dtype t, enum hvd_op op)
 {
-	staging_error[0] = '\0';
+	own_error[0] = '\0';
 	if (!dist_device_buffers())
 		return ok(hvd_allreduce(name, data, count, t, op));
 	void *dev = stage_buffer(name, count * esize);
@@ -100,11 +112,36 @@ int dist_set_compute_stream(void *stream)
 
 int dist_init(void)
 {
-	return ok(hvd_init());
+	runtime_failed = 0;
+	runtime_up = ok(hvd_init()) == 0;
+	return runtime_up ? 0 : -1;
 }
 
 int dist_shutdown(void)
 {
+	return runtime_failed ? -1 : 0;
+}
+
+int dist_abort_job(int status)
+{
+	if (!runtime_up || dist_size() < 2) {
+		snprintf(own_error, sizeof(own_error), "chexnet: end the step: '%s': "
+			 "nothing beyond this process to end", runtime_up ? "one rank" : "no runtime");
+		return -1;
+	}
+	own_error[0] = '\0';
+	if (ok(hvd_abort_job(status)))
+		return -1;
+	runtime_up = 0;   /* Slurm is ending the step: no goodbye, no hvd_shutdown */
+	return 0;
+}
+
+int dist_release(void)
+{
+	if (!runtime_up)
+		return 0;
+	runtime_up = 0;
+	own_error[0] = '\0';
 	return ok(hvd_shutdown());
 }
 
@@ -120,7 +157,7 @@ int dist_size(void)
 
 const char *dist_error(void)
 {
-	return staging_error[0] ? staging_error : hvd_error();
+	return own_error[0] ? own_error : hvd_error();
 }
 
 const char *dist_backend_name(void)
@@ -134,7 +171,7 @@ int dist_allreduce_async(const char *name, float *data, size_t count, int averag
 	*h = NULL;
 	if (dist_size() == 1)
 		return 0;
-	staging_error[0] = '\0';
+	own_error[0] = '\0';
 	return ok(hvd_allreduce_async(name, data, count, HVD_F32, average ? HVD_AVERAGE : HVD_SUM,
 				      (hvd_handle **)h));
 }
@@ -164,7 +201,7 @@ int dist_broadcast(const char *name, float *data, size_t count, int root)
 
 	if (dist_size() == 1)
 		return 0;
-	staging_error[0] = '\0';
+	own_error[0] = '\0';
 	if (!dist_device_buffers())
 		return ok(hvd_broadcast(name, data, count, HVD_F32, root));
 	void *dev = stage_buffer(name, bytes);
@@ -199,7 +236,7 @@ int dist_allgather(const char *name, const float *send, size_t count, float *rec
 	size_t *counts = calloc((size_t)size, sizeof(size_t));
 	if (!counts)
 		return -1;
-	staging_error[0] = '\0';
+	own_error[0] = '\0';
 	int rc = dist_device_buffers()
 		 ? staged_allgather(name, send, count, recv, recv_capacity, counts)
 		 : ok(hvd_allgatherv(name, send, count, recv, recv_capacity, counts, HVD_F32));
@@ -229,9 +266,16 @@ int dist_compute_threads(int loader_threads)
 
 int dist_init(void) { return 0; }
 int dist_shutdown(void) { return 0; }
+int dist_release(void) { return 0; }
 int dist_rank(void) { return 0; }
 int dist_size(void) { return 1; }
 const char *dist_error(void) { return ""; }
+
+int dist_abort_job(int status)
+{
+	(void)status;
+	return -1;
+}
 const char *dist_backend_name(void) { return "self"; }
 int dist_device_buffers(void) { return 0; }
 int dist_set_compute_stream(void *stream) { (void)stream; return 0; }

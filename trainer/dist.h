@@ -15,8 +15,22 @@
  * world too (hvd_init falls back), and collectives are skipped when
  * size == 1 (nothing to exchange).
  * Every call returns 0 or -1; dist_error() then holds the runtime's one-line
- * message (it names the rank). What this is not: gradient bookkeeping
- * (grad_sync.h) or anything that exits.
+ * message (it names the rank).
+ *
+ * The end of a command (main's exit path, which alone knows the exit
+ * status): dist_shutdown only says the command is done with collectives;
+ * the runtime stays up until main either ends the whole Slurm step
+ * (dist_abort_job) or releases it (dist_release). The rule
+ * (dist_status_ends_step): in a world of several ranks, any exit status
+ * but 0 (done) and 75 (CHEXNET_EXIT_PREEMPTED: a stop every rank agreed
+ * on, checkpoint written) ends the step. A failed rank cannot know whether
+ * its peers can still hear it (a cut node cannot: srun would wait for
+ * Slurm to declare it down) or whether they wait for it in a collective
+ * (a rank 0 that fails alone keeps them waiting HVD_TIMEOUT_S); errors
+ * every rank hits alike end the step too, the first rank's line is shown.
+ * Errors before dist_init (usage) and one-rank worlds end only the
+ * process. What this is not: gradient bookkeeping (grad_sync.h) or
+ * anything that exits.
  */
 #ifndef HVD_TRAINER_DIST_H
 #define HVD_TRAINER_DIST_H
@@ -27,8 +41,22 @@
 struct dist_handle;
 
 int dist_init(void);
-/* 0, or -1 when the runtime saw a failure during the run. */
+/* The command is done with collectives: 0, or -1 when a runtime call
+ * failed during the run. The runtime stays up for main's exit path. */
 int dist_shutdown(void);
+/* 1 when a command ending with exit `status` in a world of `ranks` ranks
+ * must end the whole step (the rule above); pure. */
+int dist_status_ends_step(int status, int ranks);
+/* Ends every task of the Slurm step (hvd_abort_job: PMIx_Abort, Slurm
+ * kills the step on every node, reachable or not, after KillWait). Does
+ * not return when Slurm acts; 0 when the launcher took the request (the
+ * caller then just exits, no dist_release), -1 (dist_error()) when the
+ * runtime is not up, the world has one rank, or the launcher refused. */
+int dist_abort_job(int status);
+/* Releases the runtime after dist_shutdown (hvd_shutdown: drain, goodbye
+ * to every rank): 0, or -1 (dist_error()) when the runtime saw a failure
+ * during the run. 0 when the runtime is not up. */
+int dist_release(void);
 int dist_rank(void);
 int dist_size(void);
 const char *dist_error(void);
