@@ -22,6 +22,7 @@ extern const struct test_case data_loader_tests[];
 extern const struct test_case data_pack_tests[];
 extern const struct test_case model_tests[];
 extern const struct test_case backend_loss_tests[];
+extern const struct test_case span_tests[];
 extern const struct test_case training_tests[];
 extern const struct test_case checkpoint_tests[];
 extern const struct test_case cli_tests[];
@@ -55,6 +56,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0 },

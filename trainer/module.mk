@@ -10,7 +10,7 @@ TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
 	trainer/checkpoint.c trainer/progress.c trainer/cli.c trainer/run_common.c \
 	trainer/run_train.c trainer/run_train_report.c trainer/run_eval.c trainer/run_bench.c \
 	trainer/run_train_gpu.c trainer/run_train_health.c trainer/run_train_verdict.c \
-	trainer/dist.c trainer/grad_sync.c trainer/stop_signal.c
+	trainer/dist.c trainer/grad_sync.c trainer/stop_signal.c trainer/span.c
 REF_BACKEND_SRCS := trainer/ref/ref_backend.c trainer/ref/ref_conv.c \
 	trainer/ref/ref_batchnorm.c trainer/ref/ref_relu.c trainer/ref/ref_maxpool.c \
 	trainer/ref/ref_avgpool.c trainer/ref/ref_linear.c trainer/ref/ref_add.c
@@ -57,6 +57,6 @@ PROGRAMS += $(B)/chexnet
 LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS) $(CHEXNET_HVD_LIB) $(CHEXNET_HVD_LDLIBS)
-TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.c tests/test_training.c \
+TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.c tests/test_span.c tests/test_training.c \
 	tests/test_checkpoint.c tests/test_cli.c tests/test_e2e_slurm.c tests/ckpt_compare.c \
 	tests/test_train_dist.c

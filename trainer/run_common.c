@@ -11,6 +11,7 @@
 #include "gpu/gpu_train.h"
 #include "loss.h"
 #include "run_common.h"
+#include "span.h"
 
 double now_seconds(void)
 {
@@ -35,12 +36,16 @@ static void print_count(const struct model *m, const struct cli_options *o)
 		m->desc.name, grouped, o->backend, precision_name(o->precision), o->batch, o->size);
 }
 
-/* NCCL reduces device memory: host collectives go through the GPU. */
-static int install_staging(struct session *s)
+/* gpu: the training phases as NVTX ranges too; NCCL reduces device
+ * memory: host collectives go through the GPU. */
+static int install_gpu_hooks(struct session *s)
 {
 	struct trainer_error err = { "" };
 
-	if (strcmp(s->ops->name, "gpu") != 0 || !dist_device_buffers())
+	if (strcmp(s->ops->name, "gpu") != 0)
+		return 0;
+	span_set_ranges(gpu_train_nvtx_ranges());
+	if (!dist_device_buffers())
 		return 0;
 	if (!(s->staging = gpu_staging_open(s->backend, &err))) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
@@ -76,11 +81,13 @@ int session_open(struct session *s, const struct cli_options *o)
 		model_destroy(&s->model);
 		return -1;
 	}
-	return install_staging(s);
+	return install_gpu_hooks(s);
 }
 
 void session_close(struct session *s)
 {
+	if (s->ops && strcmp(s->ops->name, "gpu") == 0)
+		span_set_ranges(NULL);
 	if (s->staging) {
 		dist_set_staging(NULL);
 		gpu_staging_close(s->staging);

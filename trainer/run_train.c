@@ -39,6 +39,7 @@
 #include "run_train_gpu.h"
 #include "run_train_report.h"
 #include "run_train_verdict.h"
+#include "span.h"
 #include "stop_signal.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
@@ -85,9 +86,9 @@ static int take_batch(struct trainer *t, struct source *src, struct batch **b)
 		t->ahead = NULL;
 		return 0;
 	}
-	dist_span_begin("data", "DATA_WAIT");
+	span_begin("data", "DATA_WAIT");
 	int rc = source_next(src, b, &wait);
-	dist_span_end("data");
+	span_end("data");
 	t->clock.data_wait += wait;
 	if (rc == 0)
 		fprintf(stderr, "chexnet: train: the input pipeline ended the epoch early\n");
@@ -124,20 +125,20 @@ static int micro_batch(struct trainer *t, struct source *src, int k, int more)
 	if (take_batch(t, src, &b))
 		return -1;
 	struct backend_input in = { .images = b, .count = b->count };
-	dist_span_begin("compute", "FORWARD");
+	span_begin("compute", "FORWARD");
 	int rc = s->ops->forward(s->backend, &in, 1, NULL, &err);
 	if (rc == 0)
 		rc = s->ops->loss(s->backend, b->labels, pos_weights(t), neg_weights(t), &err);
-	dist_span_end("compute");
+	span_end("compute");
 	if (rc == 0 && more && look_ahead(t, src)) {
 		source_release(src, b);
 		return -1;
 	}
 	if (rc == 0) {
 		grad_sync_begin_micro(&t->sync, k);
-		dist_span_begin("compute", "BACKWARD");
+		span_begin("compute", "BACKWARD");
 		rc = s->ops->backward(s->backend, NULL, NULL, grad_sync_ready, &t->sync, &err);
-		dist_span_end("compute");
+		span_end("compute");
 		if (rc == 0)
 			train_gpu_after_backward(&t->gpu);
 	}
@@ -161,9 +162,9 @@ static int exchange(struct trainer *t, int *skip)
 	double t0 = now_seconds();
 
 	train_verdict_pack(stats, stop_signal_received(), train_gpu_found_inf(&t->gpu));
-	dist_span_begin("compute", "ALLREDUCE_WAIT");
+	span_begin("compute", "ALLREDUCE_WAIT");
 	int rc = train_gpu_exchange(&t->gpu, &t->sync, stats, TRAIN_STATS);
-	dist_span_end("compute");
+	span_end("compute");
 	t->clock.allreduce_wait += now_seconds() - t0;
 	if (rc)
 		return -1;
@@ -187,9 +188,9 @@ static int train_step(struct trainer *t, struct source *src, double lr, int more
 		return -1;
 	if (skip)  /* fp16 overflow on some rank: every rank skips, the scale halved */
 		return 0;
-	dist_span_begin("compute", "OPTIMIZER");
+	span_begin("compute", "OPTIMIZER");
 	int rc = train_gpu_optimize(&t->gpu, &t->optim, lr);
-	dist_span_end("compute");
+	span_end("compute");
 	return rc;
 }
 

@@ -17,6 +17,7 @@
 #include "gpu_backend.h"
 #include "gpu_check.h"
 #include "gpu_internal.h"
+#include "gpu_nvtx.h"
 #include "gpu_train.h"
 
 #define GPU_TRAIN_STATS 4
@@ -220,4 +221,14 @@ int gpu_train_health_line(struct backend *b, char *line, size_t len, struct trai
 void gpu_train_health_summary(const struct backend *b, char *msg, size_t len)
 {
 	gpu_backend_health_summary(b, msg, len);
+}
+
+static void nvtx_push(const char *name) { gpu_nvtx_push(name); }
+static void nvtx_pop(void) { gpu_nvtx_pop(); }
+
+const struct span_ranges *gpu_train_nvtx_ranges(void)
+{
+	static const struct span_ranges nvtx = { nvtx_push, nvtx_pop };
+
+	return &nvtx;
 }

@@ -33,6 +33,7 @@
 #include "dist.h"
 #include "grad_sync.h"
 #include "optim.h"
+#include "span.h"
 
 struct gpu_train;
 
@@ -46,6 +47,10 @@ void gpu_train_close(struct gpu_train *g);
 void *gpu_train_stream(const struct gpu_train *g);
 /* Hooks for grad_sync_use_device (valid while g lives). */
 const struct grad_sync_device *gpu_train_grad_hooks(struct gpu_train *g);
+
+/* NVTX push/pop for span_set_ranges (span.h): the training phases as
+ * Nsight Systems ranges. NULL without CUDA. */
+const struct span_ranges *gpu_train_nvtx_ranges(void);
 
 /* Staging for dist_set_staging on backend b (the session installs it
  * when the runtime reduces device memory). NULL + err on failure. */
