@@ -5,7 +5,10 @@
  * plugin. Rank 0's ncclUniqueId travels through the PMIx bootstrap; the
  * communicator is created non-blocking and polled with
  * ncclCommGetAsyncError against a deadline; ncclCommAbort on error or
- * timeout, so no NCCL wait is unbounded.
+ * timeout, so no NCCL wait is unbounded. Every CUDA/NCCL status is
+ * checked and named with the library's error string; allgatherv and
+ * barrier use scratch buffers allocated at open and copy asynchronously
+ * (group gpu-audit checks all three).
  * What it does not do: HVD_COMPRESSION (needs device kernels; refused at
  * start-up), or run anywhere in this project's CI: it is compiled and
  * linked with -Werror where CUDA/NCCL exist, never claimed as tested.
@@ -13,6 +16,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,12 @@ struct nccl_ctx {
 	pthread_mutex_t events_lock;
 	cudaEvent_t free_events[NCCL_EVENT_POOL];
 	int free_count;
+	/* Allocated at open, so allgatherv and barrier allocate nothing:
+	 * device (size + 2) uint64: every rank's byte count, this rank's,
+	 * and the barrier's float; pinned host (size + 1) uint64: the counts
+	 * read back, and this rank's on its way up. */
+	uint64_t *scratch;
+	uint64_t *sizes_host;
 };
 
 /* The engine thread's CUDA calls must run on the communicator's device
@@ -89,7 +99,9 @@ static int nccl_wait(struct nccl_ctx *ctx, const struct comm_wait *w, const char
 		if (ce != cudaErrorNotReady)
 			return nccl_fail(ctx, w, call, cudaGetErrorString(ce));
 		ncclResult_t async = ncclSuccess;
-		ncclCommGetAsyncError(ctx->comm, &async);
+		ncclResult_t query = ncclCommGetAsyncError(ctx->comm, &async);
+		if (query != ncclSuccess)
+			async = query;
 		if (async != ncclSuccess && async != ncclInProgress)
 			return nccl_fail(ctx, w, call, ncclGetErrorString(async));
 		int st = comm_wait_check(w);
@@ -158,63 +170,70 @@ static int nccl_broadcast(void *vctx, void *buf, size_t bytes, int root, const s
 	return nccl_issued(ctx, rc, w, "ncclBroadcast");
 }
 
+/* Every rank's send_bytes into bytes_per_rank: one allgather of a uint64
+ * in the scratch buffer, copied back asynchronously and waited for
+ * against the deadline. */
+static int gather_sizes(struct nccl_ctx *ctx, size_t send_bytes, size_t *bytes_per_rank,
+			const struct comm_wait *w)
+{
+	uint64_t *sizes = ctx->scratch, *own = ctx->scratch + ctx->size;
+	size_t bytes = (size_t)ctx->size * sizeof(uint64_t);
+	ctx->sizes_host[ctx->size] = send_bytes;
+	cudaError_t ce = cudaMemcpyAsync(own, ctx->sizes_host + ctx->size, sizeof(uint64_t),
+					 cudaMemcpyHostToDevice, ctx->stream);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaMemcpyAsync (allgatherv sizes)", cudaGetErrorString(ce));
+	int rc = nccl_issued(ctx, ncclAllGather(own, sizes, 1, ncclUint64, ctx->comm, ctx->stream),
+			     w, "ncclAllGather");
+	if (rc)
+		return rc;
+	ce = cudaMemcpyAsync(ctx->sizes_host, sizes, bytes, cudaMemcpyDeviceToHost, ctx->stream);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaMemcpyAsync (allgatherv sizes)", cudaGetErrorString(ce));
+	if ((rc = nccl_wait(ctx, w, "cudaMemcpyAsync (allgatherv sizes)")))
+		return rc;
+	for (int r = 0; r < ctx->size; r++)
+		bytes_per_rank[r] = (size_t)ctx->sizes_host[r];
+	return 0;
+}
+
 /* NCCL has no allgatherv: gather the sizes, then one broadcast per rank
  * in a group. */
 static int nccl_allgatherv(void *vctx, const void *send, size_t send_bytes, void *recv,
 			   size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
-	uint64_t *sizes = NULL;
-	if (on_device(ctx) != cudaSuccess ||
-	    cudaMalloc((void **)&sizes, (size_t)ctx->size * sizeof(uint64_t)) != cudaSuccess)
-		return HVD_ERR_NOMEM;
-	uint64_t mine = send_bytes;
-	int rc = 0;
-	uint64_t *staging = NULL;
-	if (!rc && cudaMalloc((void **)&staging, sizeof(uint64_t)) == cudaSuccess &&
-	    cudaMemcpy(staging, &mine, sizeof(mine), cudaMemcpyHostToDevice) == cudaSuccess)
-		rc = nccl_issued(ctx, ncclAllGather(staging, sizes, 1, ncclUint64, ctx->comm, ctx->stream),
-				 w, "ncclAllGather");
-	else if (!rc)
-		rc = HVD_ERR_NOMEM;
-	uint64_t *host = calloc((size_t)(unsigned)ctx->size, sizeof(uint64_t));
-	if (!rc && (!host || cudaMemcpy(host, sizes, (size_t)ctx->size * sizeof(uint64_t),
-					cudaMemcpyDeviceToHost) != cudaSuccess))
-		rc = HVD_ERR_COMM;
+	cudaError_t ce = on_device(ctx);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
+	int rc = gather_sizes(ctx, send_bytes, bytes_per_rank, w);
 	size_t total = 0;
 	for (int r = 0; !rc && r < ctx->size; r++)
-		total += bytes_per_rank[r] = (size_t)host[r];
-	if (!rc && total > cap)
-		rc = HVD_ERR_USAGE;
-	if (!rc) {
-		ncclGroupStart();
-		size_t off = 0;
-		ncclResult_t nr = ncclSuccess;
-		for (int r = 0; r < ctx->size && nr == ncclSuccess; r++) {
-			nr = ncclBroadcast(send, (char *)recv + off, bytes_per_rank[r], ncclUint8, r,
-					   ctx->comm, ctx->stream);
-			off += bytes_per_rank[r];
-		}
-		ncclResult_t gr = ncclGroupEnd();
-		rc = nccl_issued(ctx, nr != ncclSuccess ? nr : gr, w, "ncclBroadcast (allgatherv)");
+		total += bytes_per_rank[r];
+	if (rc || total > cap)
+		return rc ? rc : HVD_ERR_USAGE;
+	ncclResult_t started = ncclGroupStart(), nr = started;
+	size_t off = 0;
+	for (int r = 0; r < ctx->size && nr == ncclSuccess; r++) {
+		nr = ncclBroadcast(send, (char *)recv + off, bytes_per_rank[r], ncclUint8, r,
+				   ctx->comm, ctx->stream);
+		off += bytes_per_rank[r];
 	}
-	free(host);
-	cudaFree(staging);
-	cudaFree(sizes);
-	return rc;
+	ncclResult_t ended = started == ncclSuccess ? ncclGroupEnd() : started;
+	return nccl_issued(ctx, nr != ncclSuccess ? nr : ended, w, "ncclBroadcast (allgatherv)");
 }
 
 static int nccl_barrier(void *vctx, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
-	float *one = NULL;
-	if (on_device(ctx) != cudaSuccess || cudaMalloc((void **)&one, sizeof(float)) != cudaSuccess)
-		return HVD_ERR_NOMEM;
-	cudaMemsetAsync(one, 0, sizeof(float), ctx->stream);
-	int rc = nccl_issued(ctx, ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, ctx->comm,
-						ctx->stream), w, "ncclAllReduce (barrier)");
-	cudaFree(one);
-	return rc;
+	float *one = (float *)(ctx->scratch + ctx->size + 1);
+	cudaError_t ce = on_device(ctx);
+	if (ce == cudaSuccess)
+		ce = cudaMemsetAsync(one, 0, sizeof(float), ctx->stream);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaMemsetAsync (barrier)", cudaGetErrorString(ce));
+	return nccl_issued(ctx, ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, ctx->comm,
+					      ctx->stream), w, "ncclAllReduce (barrier)");
 }
 
 static int nccl_record_ready(void *vctx, void *stream, void **mark)
@@ -278,6 +297,8 @@ static void nccl_finalize(void *vctx, int clean)
 	cudaStreamDestroy(ctx->stream);
 	while (ctx->free_count > 0)
 		cudaEventDestroy(ctx->free_events[--ctx->free_count]);
+	cudaFree(ctx->scratch);
+	cudaFreeHost(ctx->sizes_host);
 	pthread_mutex_destroy(&ctx->events_lock);
 	free(ctx);
 }
@@ -323,8 +344,9 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 {
 	ncclUniqueId id;
 	memset(&id, 0, sizeof(id));
-	if (b->rank == 0 && ncclGetUniqueId(&id) != ncclSuccess) {
-		snprintf(err, errlen, "hvd: ncclGetUniqueId: 'rank 0': failed");
+	ncclResult_t got = b->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+	if (got != ncclSuccess) {
+		snprintf(err, errlen, "hvd: ncclGetUniqueId: 'rank 0': %s", ncclGetErrorString(got));
 		return HVD_ERR_COMM;
 	}
 	ncclUniqueId *all = calloc((size_t)(unsigned)b->size, sizeof(id));
@@ -337,7 +359,9 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 		ncclResult_t nr = ncclCommInitRankConfig(&ctx->comm, b->size, all[0], b->rank, &config);
 		while (nr == ncclInProgress && runtime_now() < deadline) {
 			sched_yield();
-			ncclCommGetAsyncError(ctx->comm, &nr);
+			ncclResult_t query = ncclCommGetAsyncError(ctx->comm, &nr);
+			if (query != ncclSuccess)
+				nr = query;
 		}
 		if (nr != ncclSuccess) {
 			snprintf(err, errlen, "hvd: ncclCommInitRankConfig: '%d ranks': %s", b->size,
@@ -348,6 +372,29 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	}
 	free(all);
 	return rc;
+}
+
+/* The NCCL stream and the scratch buffers (device, pinned host). */
+static int open_buffers(struct nccl_ctx *ctx, char *err, size_t errlen)
+{
+	size_t words = (size_t)(unsigned)ctx->size + 2;
+	const char *what = "cudaStreamCreateWithFlags";
+	cudaError_t ce = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
+	if (ce == cudaSuccess) {
+		what = "cudaMalloc";
+		ce = cudaMalloc((void **)&ctx->scratch, words * sizeof(uint64_t));
+	}
+	if (ce == cudaSuccess) {
+		what = "cudaHostAlloc";
+		ce = cudaHostAlloc((void **)&ctx->sizes_host, (words - 1) * sizeof(uint64_t),
+				   cudaHostAllocDefault);
+	}
+	if (ce != cudaSuccess) {
+		snprintf(err, errlen, "hvd: %s: 'device %d': %s", what, ctx->device,
+			 cudaGetErrorString(ce));
+		return HVD_ERR_COMM;
+	}
+	return 0;
 }
 
 int comm_nccl_usable(void)
@@ -365,15 +412,15 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	ctx->size = b->size;
 	pthread_mutex_init(&ctx->events_lock, NULL);
 	int rc = select_device(s, &ctx->device, err, errlen);
-	if (!rc && cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking) != cudaSuccess) {
-		snprintf(err, errlen, "hvd: cudaStreamCreate: 'device %d': failed", ctx->device);
-		rc = HVD_ERR_COMM;
-	}
+	if (!rc)
+		rc = open_buffers(ctx, err, errlen);
 	if (!rc)
 		rc = init_comm(ctx, b, deadline, err, errlen);
 	if (rc) {
 		if (ctx->stream)
 			cudaStreamDestroy(ctx->stream);
+		cudaFree(ctx->scratch);
+		cudaFreeHost(ctx->sizes_host);
 		pthread_mutex_destroy(&ctx->events_lock);
 		free(ctx);
 		return rc;

@@ -43,6 +43,7 @@ extern const struct test_case cpu_models_tests[];
 extern const struct test_case cpu_arena_tests[];
 #endif
 extern const struct test_case gpu_unit_tests[];
+extern const struct test_case gpu_audit_tests[];
 extern const struct test_case gpu_train_tests[];
 #ifdef HAVE_GPU_BACKEND
 extern const struct test_case gpu_ops_tests[];
@@ -67,6 +68,7 @@ static const struct test_group test_groups[] = {
 	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
 #endif
 	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "gpu-audit", gpu_audit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-train", gpu_train_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HAVE_GPU_BACKEND
 	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
