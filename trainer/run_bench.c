@@ -16,63 +16,113 @@
 #include "optim.h"
 #include "run.h"
 #include "run_common.h"
+#include "run_train_gpu.h"
 
 #define BENCH_WARMUP_STEPS 2
 
-/* One training step as `chexnet train` runs it on one rank: the loss
- * stays on the backend (M3); read_loss: read it back now (--progress
- * json prints it per step). */
-static int bench_step(struct session *s, struct optim *opt, struct batch *b, int read_loss,
-		      double *loss)
+/* The bench's training state: what `chexnet train` has on one rank. */
+struct bench {
+	struct session s;
+	struct optim opt;
+	struct grad_sync sync;
+	struct train_gpu gpu;      /* gpu: gradients and the optimizer on the device */
+};
+
+static int failed(const struct trainer_error *err)
 {
+	fprintf(stderr, "chexnet: %s\n", err->msg);
+	return -1;
+}
+
+/* One training step as `chexnet train` runs it on one rank: the loss
+ * stays on the backend (M3), the optimizer runs where the gradients are,
+ * an fp16 overflow skips the step. */
+static int bench_step(struct bench *t, struct batch *b)
+{
+	struct session *s = &t->s;
 	struct trainer_error err = { "" };
 	struct backend_input in = { .images = b, .count = b->count };
-	long batches;
 
+	train_gpu_step_begin(&t->gpu);
 	if (s->ops->forward(s->backend, &in, 1, NULL, &err) ||
 	    s->ops->loss(s->backend, b->labels, NULL, NULL, &err) ||
-	    s->ops->backward(s->backend, NULL, NULL, NULL, NULL, &err) ||
-	    (read_loss && s->ops->loss_take(s->backend, loss, &batches, &err))) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
-	optim_step(opt, s->model.params, s->model.grads, 1e-4);
-	if (s->ops->load_params(s->backend, &err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
+	    s->ops->backward(s->backend, NULL, NULL, NULL, NULL, &err))
+		return failed(&err);
+	train_gpu_after_backward(&t->gpu);
+	struct train_verdict v = { .stop = 0, .skip = train_gpu_found_inf(&t->gpu) };
+	return train_gpu_settle(&t->gpu, &v) ? 0 : train_gpu_optimize(&t->gpu, &t->opt, 1e-4);
+}
+
+/* The running loss: also the point where a device backend has finished
+ * every queued step (the bench's clock reads after it). */
+static int bench_loss(struct bench *t, double *loss)
+{
+	struct trainer_error err = { "" };
+	double sum;
+	long batches;
+
+	if (t->s.ops->loss_take(t->s.backend, &sum, &batches, &err))
+		return failed(&err);
+	*loss = batches ? sum / batches : 0.0;
 	return 0;
+}
+
+static int bench_open(struct bench *t, const struct cli_options *o)
+{
+	struct trainer_error err = { "" };
+
+	memset(t, 0, sizeof(*t));
+	if (session_open(&t->s, o))
+		return -1;
+	if (optim_init(&t->opt, &o->optim, t->s.model.desc.param_count, &err))
+		return failed(&err);
+	if (grad_sync_init(&t->sync, &t->s.model, 1)) {
+		fprintf(stderr, "chexnet: bench: out of memory\n");
+		return -1;
+	}
+	return train_gpu_open(&t->gpu, &t->s, &t->opt, &t->sync, 1, 1);
+}
+
+static void bench_close(struct bench *t)
+{
+	train_gpu_close(&t->gpu);
+	grad_sync_free(&t->sync);
+	optim_free(&t->opt);
+	session_close(&t->s);
 }
 
 int run_bench(const struct cli_options *o)
 {
-	struct session s;
+	struct bench *t = calloc(1, sizeof(*t));
 	struct source src;
-	struct optim opt;
-	struct trainer_error err = { "" };
 	struct batch *b;
 	double wait, loss = 0;
 	long steps = o->steps ? o->steps : 10;
 	int rc = 0;
 
-	if (session_open(&s, o))
-		return 1;
+	memset(&src, 0, sizeof(src));
 	struct cli_options synth = *o;
 	synth.data = NULL;
 	synth.synthetic_images = o->batch;
-	if (source_open(&src, &synth, DATA_TRAIN, NULL) || source_next(&src, &b, &wait) != 1 ||
-	    optim_init(&opt, &o->optim, s.model.desc.param_count, &err)) {
-		session_close(&s);
+	if (!t || bench_open(t, o) || source_open(&src, &synth, DATA_TRAIN, NULL) ||
+	    source_next(&src, &b, &wait) != 1) {
+		source_close(&src);
+		if (t)
+			bench_close(t);
+		free(t);
 		return 1;
 	}
 	double t0 = 0;
 	for (long i = 0; i < steps + BENCH_WARMUP_STEPS && rc == 0; i++) {
-		if (i == BENCH_WARMUP_STEPS)
+		if (i == BENCH_WARMUP_STEPS && (rc = bench_loss(t, &loss)) == 0)
 			t0 = now_seconds();
-		rc = bench_step(&s, &opt, b, o->progress == PROGRESS_JSON, &loss);
-		if (rc == 0 && o->progress == PROGRESS_JSON)
+		if (rc == 0)
+			rc = bench_step(t, b);
+		if (rc == 0 && o->progress == PROGRESS_JSON && (rc = bench_loss(t, &loss)) == 0)
 			printf("{\"event\":\"bench_step\",\"step\":%ld,\"loss\":%.6g}\n", i + 1, loss);
 	}
+	if (rc == 0)
+		rc = bench_loss(t, &loss);
 	double seconds = now_seconds() - t0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -81,9 +131,9 @@ int run_bench(const struct cli_options *o)
 		       "peak RSS %.0f MiB, %ld steps\n", o->model, o->backend, precision_name(o->precision),
 		       o->batch, o->size, o->memory_efficient ? " memory-efficient" : "",
 		       steps * o->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
-	optim_free(&opt);
 	source_close(&src);
-	session_close(&s);
+	bench_close(t);
+	free(t);
 	return rc == 0 ? 0 : 1;
 }
 
