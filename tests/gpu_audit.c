@@ -114,11 +114,13 @@ static int tokenize(const char *text, size_t from, size_t to, int line, struct t
 	return count;
 }
 
-/* match[i]: the partner of a bracket token, else -1. */
-static int *match_brackets(const struct tok *t, int n)
+/* match[i]: the partner of a bracket token, else -1. *unbalanced: some
+ * bracket has no partner of its kind. */
+static int *match_brackets(const struct tok *t, int n, int *unbalanced)
 {
 	int *match = malloc((size_t)(n ? n : 1) * sizeof(int));
 	int *stack = malloc((size_t)(n ? n : 1) * sizeof(int)), depth = 0;
+	static const char pairs[] = "()[]{}";
 
 	if (!match || !stack) {
 		free(match);
@@ -130,12 +132,17 @@ static int *match_brackets(const struct tok *t, int n)
 		char c = t[i].len == 1 ? t[i].s[0] : 0;
 		if (c == '(' || c == '[' || c == '{') {
 			stack[depth++] = i;
-		} else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
-			int o = stack[--depth];
+		} else if (c == ')' || c == ']' || c == '}') {
+			int o = depth > 0 ? stack[--depth] : -1;
+			if (o < 0 || strchr(pairs, t[o].s[0])[1] != c) {
+				*unbalanced = 1;
+				continue;
+			}
 			match[o] = i;
 			match[i] = o;
 		}
 	}
+	*unbalanced |= depth != 0;
 	free(stack);
 	return match;
 }
@@ -383,8 +390,9 @@ static int scan_macro(const char *file, const char *text, size_t from, size_t to
 		      struct audit_sites *out)
 {
 	struct tok *t = NULL;
-	int n = tokenize(text, from, to, line, &t), rc = -1;
-	int *match = n >= 0 ? match_brackets(t, n) : NULL;
+	int n = tokenize(text, from, to, line, &t), rc = -1, unbalanced = 0;
+	/* a macro body may hold half a pair (BEGIN {): brackets matched as far as they go */
+	int *match = n >= 0 ? match_brackets(t, n, &unbalanced) : NULL;
 	char func[64];
 
 	if (n >= 3 && match) {   /* # define NAME ... */
@@ -461,10 +469,11 @@ int audit_scan(const char *file, const char *src, struct audit_sites *out)
 {
 	char *text = audit_strip(src);
 	struct tok *t = NULL;
-	int *match = NULL, n = -1, rc = -1;
+	int *match = NULL, n = -1, rc = -1, unbalanced = 0;
 
 	if (text && take_directives(file, text, out) == 0 &&
-	    (n = tokenize(text, 0, strlen(text), 1, &t)) >= 0 && (match = match_brackets(t, n))) {
+	    (n = tokenize(text, 0, strlen(text), 1, &t)) >= 0 &&
+	    (match = match_brackets(t, n, &unbalanced)) && !unbalanced) {
 		struct scan s = { file, t, match, n, "", -1, out };
 		rc = scan_functions(&s);
 	}

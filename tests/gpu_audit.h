@@ -40,7 +40,9 @@ struct audit_sites {
  * spaces (newlines kept, so lines and offsets match). malloc'd. */
 char *audit_strip(const char *src);
 
-/* Appends the sites of one file's text to out. Returns 0, -1 without memory. */
+/* Appends the sites of one file's text to out. Returns 0, or -1 without
+ * memory or when the brackets outside #define bodies do not pair up (e.g.
+ * #if branches each opening a function: the audit would not see it). */
 int audit_scan(const char *file, const char *src, struct audit_sites *out);
 void audit_sites_free(struct audit_sites *s);
 

@@ -148,6 +148,26 @@ static void test_strip_keeps_lines_drops_comments_and_literals(void)
 	free(out);
 }
 
+/* What the scanner cannot follow is an error, never a silent pass. */
+static void test_unbalanced_text_is_refused(void)
+{
+	struct audit_sites s = { 0 };
+	const char *src =
+		"#ifdef HAVE_X\n"
+		"int fake_step(void) {\n"
+		"#else\n"
+		"int fake_step(int x) {\n"
+		"#endif\n"
+		"\tcudaMemcpy(a, b, 4, k);\n"
+		"\treturn 0;\n"
+		"}\n";
+
+	CHECK_INT(audit_scan("trainer/gpu/fake.c", src, &s), -1);
+	CHECK_INT(audit_scan("trainer/gpu/fake.c", "int f(void) { g(); )\n", &s), -1);
+	CHECK_INT(audit_scan("trainer/gpu/fake.c", "#define BEGIN {\nint f(void) { }\n", &s), 0);
+	audit_sites_free(&s);
+}
+
 static void test_comment_or_string_mentioning_cudaMalloc_is_ignored(void)
 {
 	struct audit_sites s;
@@ -546,6 +566,7 @@ out:
 const struct test_case gpu_audit_tests[] = {
 	{ "strip_keeps_lines_drops_comments_and_literals",
 	  test_strip_keeps_lines_drops_comments_and_literals },
+	{ "unbalanced_text_is_refused", test_unbalanced_text_is_refused },
 	{ "comment_or_string_mentioning_cudaMalloc_is_ignored",
 	  test_comment_or_string_mentioning_cudaMalloc_is_ignored },
 	{ "unchecked_call_found_with_file_line", test_unchecked_call_found_with_file_line },
