@@ -342,6 +342,44 @@ static void test_rank_failing_alone_ends_the_step_at_once(void)
 
 /* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
  * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85. */
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* `chexnet eval` under srun: each of 3 ranks evaluates its share of the
+ * test split, rank 0 prints the table once, and it equals one process
+ * evaluating the whole split alone. */
+static void test_eval_on_three_ranks_equals_one_rank(void)
+{
+	struct test_proc one, three;
+	char cmd[2048];
+	const char *eval = "eval --checkpoint ck/last --data shards --size 32 --batch 8 --split test";
+
+	if (make_data(200, 64, 36))
+		return;
+	train_ok(1, "--size 32 --batch 8 --threads 1 --steps 2 --quiet --out ck");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ./chexnet %s", test_tmpdir(), eval);
+	if (sh(cmd, 60, &one))
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && srun -n 3 ./chexnet %s", test_tmpdir(), eval);
+	if (sh(cmd, 90, &three)) {
+		test_proc_free(&one);
+		return;
+	}
+	CHECK_MSG(one.exit_code == 0 && three.exit_code == 0, "exit %d / %d: %.600s", one.exit_code,
+		  three.exit_code, three.err);
+	CHECK_MSG(count_of(three.out, "loss ") == 1, "the table should be printed once: %.900s",
+		  three.out);
+	CHECK_CONTAINS(three.err, "3 ranks");
+	CHECK_STR(three.out, one.out);
+	test_proc_free(&one);
+	test_proc_free(&three);
+}
+
 static void test_two_ranks_learn_synthetic_findings(void)
 {
 	struct test_proc p;
@@ -375,6 +413,7 @@ const struct test_case e2e_slurm_tests[] = {
 	{ "sigkill_one_rank_ends_job_checkpoint_intact", test_sigkill_one_rank_ends_job_checkpoint_intact },
 	{ "sigstop_one_rank_is_named_by_the_runtime", test_sigstop_one_rank_is_named_by_the_runtime },
 	{ "rank_failing_alone_ends_the_step_at_once", test_rank_failing_alone_ends_the_step_at_once },
+	{ "eval_on_three_ranks_equals_one_rank", test_eval_on_three_ranks_equals_one_rank },
 	{ 0 }
 };
 
