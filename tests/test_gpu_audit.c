@@ -516,7 +516,8 @@ static int table_len_allow(const struct audit_allow *a)
 	return n;
 }
 
-/* Every exception is still needed and says why. */
+/* Every exception is still needed and says why; waits are per stream or
+ * event only. */
 static void test_tree_allow_lists_current_with_reasons(void)
 {
 	const struct audit_allow *unchecked = gpu_audit_policy.unchecked;
@@ -553,6 +554,11 @@ static void test_tree_allow_lists_current_with_reasons(void)
 		CHECK_MSG(u3[i], "rule 3 entry no longer needed: %s %s %s (remove it)",
 			  waiting[i].file, waiting[i].func, waiting[i].call);
 		CHECK(strlen(waiting[i].reason) > 20);
+		/* README: no synchronous cudaMemcpy/cudaMemset, no device-wide sync, anywhere */
+		CHECK_MSG(strcmp(waiting[i].call, "cudaStreamSynchronize") == 0 ||
+			  strcmp(waiting[i].call, "cudaEventSynchronize") == 0,
+			  "rule 3 entry %s %s: %s is never allowed", waiting[i].file,
+			  waiting[i].func, waiting[i].call);
 	}
 	tree_free(&t);
 out:
