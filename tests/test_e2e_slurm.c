@@ -5,7 +5,10 @@
  * allreduce overlapping backward in the timeline, stop on SIGUSR1 with
  * exit 75 and an exact resume (the step is not aborted), an `#SBATCH --hvd`
  * batch script, SIGKILL and SIGSTOP of one rank, rank 0 failing alone
- * mid-training ends the step at once (hvd_abort_job); group
+ * mid-training ends the step at once (hvd_abort_job), `chexnet eval` on 3
+ * ranks equal to one; on a node with CUDA devices (else skipped with the
+ * reason): the gpu trainer against the cpu one, NCCL on 2 GPUs against
+ * one GPU accumulating 2 and against MPI, eval over NCCL; group
  * slurm-e2e-learning: a short 2-rank DenseNet-121 run at 64x64 reaches
  * mean test AUROC >= 0.85 within 3 minutes.
  * What this does not do: check kernels (trainer/cpu tests) or the loader's
@@ -19,6 +22,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "backend.h"
 #include "ckpt_compare.h"
 #include "runner.h"
 #include "safetensors.h"
@@ -342,14 +346,6 @@ static void test_rank_failing_alone_ends_the_step_at_once(void)
 
 /* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
  * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85. */
-static int count_of(const char *text, const char *needle)
-{
-	int n = 0;
-	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
-		n++;
-	return n;
-}
-
 /* `chexnet eval` under srun: each of 3 ranks evaluates its share of the
  * test split, rank 0 prints the table once, and it equals one process
  * evaluating the whole split alone. */
@@ -372,12 +368,109 @@ static void test_eval_on_three_ranks_equals_one_rank(void)
 	}
 	CHECK_MSG(one.exit_code == 0 && three.exit_code == 0, "exit %d / %d: %.600s", one.exit_code,
 		  three.exit_code, three.err);
-	CHECK_MSG(count_of(three.out, "loss ") == 1, "the table should be printed once: %.900s",
+	CHECK_MSG(count_lines_with(three.out, "loss ") == 1, "the table should be printed once: %.900s",
 		  three.out);
 	CHECK_CONTAINS(three.err, "3 ranks");
 	CHECK_STR(three.out, one.out);
 	test_proc_free(&one);
 	test_proc_free(&three);
+}
+
+/* CUDA devices on this node (nvidia-smi -L), 0 without; SKIPs the case
+ * (returns 0) when fewer than `need` or the build has no gpu backend. */
+static int gpus_or_skip(int need)
+{
+	struct test_proc p;
+	int n = 0;
+
+	if (!strstr(backend_names(), "gpu")) {
+		test_skip("no gpu backend in this build");
+		return 0;
+	}
+	if (test_run("nvidia-smi -L 2>/dev/null | grep -c '^GPU '", 30, &p) == 0) {
+		n = atoi(p.out);
+		test_proc_free(&p);
+	}
+	if (n < need) {
+		test_skip(need == 1 ? "no CUDA device" : "needs %d CUDA devices, %d here", need, n);
+		return 0;
+	}
+	return n;
+}
+
+/* The device training path (loss, gradients and Adam/SGD on the GPU)
+ * follows the cpu backend's run: same parameters after 3 SGD steps in
+ * fp32 within 1e-3 (cuDNN's algorithms sum in other orders). */
+static void test_gpu_train_matches_cpu_train(void)
+{
+	const char *common = "--size 64 --batch 8 --optimizer sgd --lr 0.001 --steps 3 --quiet";
+	char args[512];
+
+	if (!gpus_or_skip(1) || make_data(200, 128, 72))
+		return;
+	snprintf(args, sizeof(args), "%s --backend gpu --out gpu", common);
+	train_ok(1, args);
+	snprintf(args, sizeof(args), "%s --backend cpu --threads 1 --out cpu", common);
+	train_ok(1, args);
+	double d = ckpt_max_rel_diff("gpu", "cpu");
+	CHECK_MSG(d >= 0 && d <= 1e-3, "gpu vs cpu after 3 steps: %.3g", d);
+}
+
+/* NCCL on device gradients: 2 ranks = 1 GPU accumulating 2 micro-batches,
+ * and = the same 2 ranks reducing host copies over MPI. */
+static void test_nccl_two_ranks_equal_one_gpu_accumulating_two(void)
+{
+	const char *common = "--size 64 --batch 8 --backend gpu --optimizer sgd --lr 0.001 "
+			     "--steps 5 --quiet";
+	char args[512];
+	struct test_proc p;
+
+	if (!gpus_or_skip(2) || make_data(200, 128, 72))
+		return;
+	snprintf(args, sizeof(args), "%s --out nccl", common);
+	if (train("HVD_BACKEND=nccl", 2, args, 180, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "nccl: exit %d: %.900s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "backend nccl");
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), "%s --out mpi", common);
+	if (train("HVD_BACKEND=mpi", 2, args, 180, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "mpi: exit %d: %.900s", p.exit_code, p.err);
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), "%s --accumulate 2 --out acc", common);
+	train_ok(1, args);
+	double acc = ckpt_max_rel_diff("nccl", "acc"), mpi = ckpt_max_rel_diff("nccl", "mpi");
+	CHECK_MSG(acc >= 0 && acc <= 1e-4, "nccl 2 ranks vs 1 GPU --accumulate 2: %.3g", acc);
+	CHECK_MSG(mpi >= 0 && mpi <= 1e-4, "nccl vs mpi, 2 ranks: %.3g", mpi);
+}
+
+/* chexnet eval over NCCL (host gathers through the session's staging). */
+static void test_nccl_eval_on_two_ranks_equals_one(void)
+{
+	const char *eval = "eval --backend gpu --checkpoint ck/last --data shards --size 32 "
+			   "--batch 8 --split test";
+	struct test_proc one, two;
+	char cmd[2048];
+
+	if (!gpus_or_skip(2) || make_data(200, 64, 36))
+		return;
+	train_ok(1, "--size 32 --batch 8 --threads 1 --steps 2 --quiet --out ck");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ./chexnet %s", test_tmpdir(), eval);
+	if (sh(cmd, 60, &one))
+		return;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && HVD_BACKEND=nccl srun -n 2 ./chexnet %s",
+		 test_tmpdir(), eval);
+	if (sh(cmd, 120, &two)) {
+		test_proc_free(&one);
+		return;
+	}
+	CHECK_MSG(one.exit_code == 0 && two.exit_code == 0, "exit %d / %d: %.600s", one.exit_code,
+		  two.exit_code, two.err);
+	CHECK_CONTAINS(two.err, "backend nccl");
+	CHECK_STR(two.out, one.out);
+	test_proc_free(&one);
+	test_proc_free(&two);
 }
 
 static void test_two_ranks_learn_synthetic_findings(void)
@@ -414,6 +507,10 @@ const struct test_case e2e_slurm_tests[] = {
 	{ "sigstop_one_rank_is_named_by_the_runtime", test_sigstop_one_rank_is_named_by_the_runtime },
 	{ "rank_failing_alone_ends_the_step_at_once", test_rank_failing_alone_ends_the_step_at_once },
 	{ "eval_on_three_ranks_equals_one_rank", test_eval_on_three_ranks_equals_one_rank },
+	{ "gpu_train_matches_cpu_train", test_gpu_train_matches_cpu_train },
+	{ "nccl_two_ranks_equal_one_gpu_accumulating_two",
+	  test_nccl_two_ranks_equal_one_gpu_accumulating_two },
+	{ "nccl_eval_on_two_ranks_equals_one", test_nccl_eval_on_two_ranks_equals_one },
 	{ 0 }
 };
 

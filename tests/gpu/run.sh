@@ -1,7 +1,11 @@
 #!/bin/bash
 # tests/gpu/run.sh - for a person on a GPU node: build with the GPU
-# backend (warnings as errors), run the gpu test groups (gpu-unit on the
-# CPU, gpu-ops, gpu-layers against the ref backend on the GPU), print a
+# backend (warnings as errors), run the gpu test groups (gpu-unit and
+# gpu-audit on the CPU, gpu-ops, gpu-layers against the ref backend on the
+# GPU, trainer-loss: the loss kept on the device), then as root with the
+# Slurm packages installed the GPU cases of slurm-e2e on the test's own
+# cluster (the gpu trainer against the cpu one; with 2+ GPUs NCCL against
+# one GPU accumulating and against MPI, eval over NCCL), print a
 # pass/fail/skip table, then one `chexnet bench --backend gpu` images/s
 # line per precision. Numbers printed here are measured on this node;
 # record them in trainer/gpu/README.md with the GPU name.
@@ -32,19 +36,28 @@ command -v nvidia-smi > /dev/null &&
 	nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader
 
 status=0
-printf '\n%-12s %7s %7s %8s\n' group passed failed skipped
-for group in gpu-unit gpu-ops gpu-layers; do
-	out=$(tests/check.sh "$build" -g "$group" 2>&1)
+printf '\n%-20s %7s %7s %8s\n' group passed failed skipped
+# "group" or "group substring" (tests/check.sh runs the matching cases)
+runs=(gpu-unit gpu-audit gpu-ops gpu-layers trainer-loss)
+if [ "$(id -u)" = 0 ] && command -v slurmctld > /dev/null; then
+	runs+=("slurm-e2e gpu_train" "slurm-e2e nccl")
+else
+	echo "(slurm-e2e GPU cases not run: they need root and the Slurm packages: make deps)"
+fi
+for run in "${runs[@]}"; do
+	read -r group cases <<< "$run"
+	out=$(tests/check.sh "$build" -g "$group" $cases 2>&1)
 	rc=$?
 	passed=$(grep -c '^ok ' <<< "$out")
 	failed=$(grep -c '^FAIL ' <<< "$out")
 	skipped=$(grep -c '^skip ' <<< "$out")
-	printf '%-12s %7d %7d %8d\n' "$group" "$passed" "$failed" "$skipped"
+	printf '%-20s %7d %7d %8d\n' "$run" "$passed" "$failed" "$skipped"
 	[ "$rc" -ne 0 ] && { status=1; grep '^FAIL ' <<< "$out" | head -20; }
 	if [ "$group" = gpu-layers ] && [ "$skipped" -gt 0 ]; then
 		grep '^skip ' <<< "$out" | head -3
 		status=1
 	fi
+	[ "$group" = slurm-e2e ] && grep '^skip ' <<< "$out" | head -3
 done
 
 echo
