@@ -26,10 +26,11 @@ make_args=(WITH_CUDA=1 WITH_CUDNN=1 WITH_CUBLAS=1)
 [ -n "${CUDA_ARCHS:-}" ] && make_args+=("CUDA_ARCHS=$CUDA_ARCHS")
 [ -n "${CUDA_HOME:-}" ] && make_args+=("CUDA_HOME=$CUDA_HOME")
 
+mkdir -p "$build"
 echo "== build (${make_args[*]})"
-if ! make -j"$(nproc)" "${make_args[@]}" > "$build.gpu-build.log" 2>&1; then
-	tail -30 "$build.gpu-build.log"
-	echo "run.sh: build failed (log: $build.gpu-build.log)" >&2
+if ! make -j"$(nproc)" "${make_args[@]}" > "$build/gpu-build.log" 2>&1; then
+	tail -30 "$build/gpu-build.log"
+	echo "run.sh: build failed (log: $build/gpu-build.log)" >&2
 	exit 1
 fi
 command -v nvidia-smi > /dev/null &&
