@@ -32,7 +32,8 @@ struct comm_ops {
 	int device_memory;           /* buffers are device pointers */
 	int native_average;          /* allreduce honours HVD_AVERAGE itself */
 	int (*reduces)(enum hvd_dtype t); /* dtype reduced natively */
-	void *(*alloc)(void *ctx, size_t bytes);
+	/* NULL with err (the library's reason) when it cannot */
+	void *(*alloc)(void *ctx, size_t bytes, char *err, size_t errlen);
 	void (*release)(void *ctx, void *p);
 	int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 	int (*allreduce)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
@@ -45,8 +46,8 @@ struct comm_ops {
 	int (*barrier)(void *ctx, const struct comm_wait *w);
 	/* GPU ordering: record readiness on the caller's stream at submit
 	 * time, make the backend's stream wait for it before the bucket. */
-	int (*record_ready)(void *ctx, void *stream, void **mark);
-	int (*wait_ready)(void *ctx, void *mark);
+	int (*record_ready)(void *ctx, void *stream, void **mark, char *err, size_t errlen);
+	int (*wait_ready)(void *ctx, void *mark, const struct comm_wait *w);
 	/* Device backends (NULL elsewhere): wait, against the deadline, until
 	 * the copies queued on the backend's stream (the fusion buffer's
 	 * copy-out) are done, so a completed handle means the caller's

@@ -70,7 +70,14 @@ static MPI_Datatype mpi_type(enum hvd_dtype t)
 
 static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NULL; }
 
-static void *mpi_alloc(void *ctx, size_t bytes) { return malloc(bytes ? bytes : 1); }
+static void *mpi_alloc(void *ctx, size_t bytes, char *err, size_t n)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	if (!p)
+		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
+	return p;
+}
 
 static void mpi_release(void *ctx, void *p) { free(p); }
 

@@ -124,10 +124,16 @@ static int nccl_issued(struct nccl_ctx *ctx, ncclResult_t rc, const struct comm_
 	return nccl_wait(ctx, w, call);
 }
 
-static void *nccl_alloc(void *vctx, size_t bytes)
+static void *nccl_alloc(void *vctx, size_t bytes, char *err, size_t n)
 {
 	void *p = NULL;
-	return cudaMalloc(&p, bytes ? bytes : 1) == cudaSuccess ? p : NULL;
+	cudaError_t ce = cudaMalloc(&p, bytes ? bytes : 1);
+
+	if (ce == cudaSuccess)
+		return p;
+	snprintf(err, n, "hvd: cudaMalloc: 'fusion buffer, %zu bytes': %s", bytes,
+		 cudaGetErrorString(ce));
+	return NULL;
 }
 
 static void nccl_release(void *vctx, void *p)
@@ -236,17 +242,22 @@ static int nccl_barrier(void *vctx, const struct comm_wait *w)
 					      ctx->stream), w, "ncclAllReduce (barrier)");
 }
 
-static int nccl_record_ready(void *vctx, void *stream, void **mark)
+static int nccl_record_ready(void *vctx, void *stream, void **mark, char *err, size_t n)
 {
 	struct nccl_ctx *ctx = vctx;
 	cudaEvent_t ev = NULL;
+	cudaError_t ce = cudaSuccess;
 	pthread_mutex_lock(&ctx->events_lock);
 	if (ctx->free_count > 0)
 		ev = ctx->free_events[--ctx->free_count];
 	pthread_mutex_unlock(&ctx->events_lock);
-	if (!ev && cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess)
+	if (!ev && (ce = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess) {
+		snprintf(err, n, "hvd: cudaEventCreateWithFlags: 'ready mark': %s",
+			 cudaGetErrorString(ce));
 		return HVD_ERR_COMM;
-	if (cudaEventRecord(ev, (cudaStream_t)stream) != cudaSuccess) {
+	}
+	if ((ce = cudaEventRecord(ev, (cudaStream_t)stream)) != cudaSuccess) {
+		snprintf(err, n, "hvd: cudaEventRecord: 'compute stream': %s", cudaGetErrorString(ce));
 		cudaEventDestroy(ev);
 		return HVD_ERR_COMM;
 	}
@@ -266,7 +277,7 @@ static void give_back_event(struct nccl_ctx *ctx, cudaEvent_t ev)
 		cudaEventDestroy(ev);
 }
 
-static int nccl_wait_ready(void *vctx, void *mark)
+static int nccl_wait_ready(void *vctx, void *mark, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
 	cudaEvent_t ev = mark;
@@ -274,7 +285,11 @@ static int nccl_wait_ready(void *vctx, void *mark)
 	if (ce == cudaSuccess)
 		ce = cudaStreamWaitEvent(ctx->stream, ev, 0);
 	give_back_event(ctx, ev);
-	return ce == cudaSuccess ? 0 : HVD_ERR_COMM;
+	if (ce == cudaSuccess)
+		return 0;
+	snprintf(w->err, w->errlen, "hvd: cudaStreamWaitEvent: '%s': %s", w->what,
+		 cudaGetErrorString(ce));
+	return HVD_ERR_COMM;
 }
 
 static int nccl_drain(void *vctx, const struct comm_wait *w)

@@ -3,6 +3,7 @@
  * the identity. What it does not do: start MPI (a singleton MPI_Init forks
  * orted and is where the PMIx crash traps live; see the facts file).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,7 +28,15 @@ int comm_wait_check(const struct comm_wait *w)
 
 static int self_reduces(enum hvd_dtype t) { (void)t; return 1; }
 
-static void *self_alloc(void *ctx, size_t bytes) { (void)ctx; return malloc(bytes ? bytes : 1); }
+static void *self_alloc(void *ctx, size_t bytes, char *err, size_t n)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	(void)ctx;
+	if (!p)
+		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
+	return p;
+}
 
 static void self_release(void *ctx, void *p) { (void)ctx; free(p); }
 

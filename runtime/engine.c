@@ -32,13 +32,13 @@ static void phase_all(struct runtime *rt, struct entry **es, size_t n, const cha
 	}
 }
 
-static int ensure_fusion_buffer(struct runtime *rt, size_t bytes)
+static int ensure_fusion_buffer(struct runtime *rt, size_t bytes, const struct comm_wait *w)
 {
 	if (bytes <= rt->fusion_cap)
 		return 0;
 	if (rt->fusion_buf)
 		rt->comm.ops->release(rt->comm.ctx, rt->fusion_buf);
-	rt->fusion_buf = rt->comm.ops->alloc(rt->comm.ctx, bytes);
+	rt->fusion_buf = rt->comm.ops->alloc(rt->comm.ctx, bytes, w->err, w->errlen);
 	rt->fusion_cap = rt->fusion_buf ? bytes : 0;
 	return rt->fusion_buf ? 0 : HVD_ERR_NOMEM;
 }
@@ -103,7 +103,7 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, const 
 	char *buf = es[0]->data;
 	int rc = 0;
 	if (!in_place) {
-		if ((rc = ensure_fusion_buffer(rt, total * dtype_size(wire))))
+		if ((rc = ensure_fusion_buffer(rt, total * dtype_size(wire), w)))
 			return rc;
 		buf = rt->fusion_buf;
 		phase_all(rt, es, n, "MEMCPY_IN_FUSION_BUFFER", 1);
@@ -182,7 +182,7 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	enum fusion_kind kind = (enum fusion_kind)es[0]->item.kind;
 	for (size_t i = 0; i < n; i++) {
 		if (es[i]->ready_mark && ops->wait_ready &&
-		    (rc = ops->wait_ready(rt->comm.ctx, es[i]->ready_mark)))
+		    (rc = ops->wait_ready(rt->comm.ctx, es[i]->ready_mark, &w)))
 			return rc;
 		timeline_end(rt->tl, es[i]->item.name, NULL); /* QUEUE */
 		timeline_begin(rt->tl, es[i]->item.name, fusion_kind_name(kind));

@@ -56,11 +56,13 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	}
 	e->handle = h;
 	if (rt->comm.ops->record_ready && rt->compute_stream) {
-		int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark);
+		char why[256] = "";
+		int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark,
+						    why, sizeof(why));
 		if (rc) {
 			free(h);
 			free(e);
-			return runtime_set_error(rc, "hvd: submit: 'cudaEventRecord': failed");
+			return runtime_set_error(rc, why);
 		}
 	}
 	pthread_mutex_lock(&rt->lock);
