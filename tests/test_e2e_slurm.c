@@ -344,6 +344,24 @@ static void test_rank_failing_alone_ends_the_step_at_once(void)
 	test_proc_free(&p);
 }
 
+/* An error every rank hits after the runtime started (a --data directory
+ * that does not exist): every rank ends the step, and srun's stderr still
+ * shows the reason (the first rank's line). */
+static void test_error_on_every_rank_is_shown_and_ends_the_step(void)
+{
+	char cmd[1024];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && srun -n 2 ./chexnet train --data no-such-dir " SMALL
+		 " --steps 2 --quiet", test_tmpdir());
+	if (make_data(40, 64, 36) || sh(cmd, 60, &p))
+		return;
+	CHECK_MSG(p.exit_code != 0, "exit %d: %.900s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "hvd: start-up: 2 ranks");
+	CHECK_CONTAINS(p.err, "'no-such-dir");
+	CHECK_CONTAINS(p.err, "srun: Job step aborted");
+	test_proc_free(&p);
+}
+
 /* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
  * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85. */
 /* `chexnet eval` under srun: each of 3 ranks evaluates its share of the
@@ -506,6 +524,8 @@ const struct test_case e2e_slurm_tests[] = {
 	{ "sigkill_one_rank_ends_job_checkpoint_intact", test_sigkill_one_rank_ends_job_checkpoint_intact },
 	{ "sigstop_one_rank_is_named_by_the_runtime", test_sigstop_one_rank_is_named_by_the_runtime },
 	{ "rank_failing_alone_ends_the_step_at_once", test_rank_failing_alone_ends_the_step_at_once },
+	{ "error_on_every_rank_is_shown_and_ends_the_step",
+	  test_error_on_every_rank_is_shown_and_ends_the_step },
 	{ "eval_on_three_ranks_equals_one_rank", test_eval_on_three_ranks_equals_one_rank },
 	{ "gpu_train_matches_cpu_train", test_gpu_train_matches_cpu_train },
 	{ "nccl_two_ranks_equal_one_gpu_accumulating_two",
