@@ -362,8 +362,6 @@ static void test_error_on_every_rank_is_shown_and_ends_the_step(void)
 	test_proc_free(&p);
 }
 
-/* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
- * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85. */
 /* `chexnet eval` under srun: each of 3 ranks evaluates its share of the
  * test split, rank 0 prints the table once, and it equals one process
  * evaluating the whole split alone. */
@@ -491,6 +489,8 @@ static void test_nccl_eval_on_two_ranks_equals_one(void)
 	test_proc_free(&two);
 }
 
+/* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
+ * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85. */
 static void test_two_ranks_learn_synthetic_findings(void)
 {
 	struct test_proc p;
