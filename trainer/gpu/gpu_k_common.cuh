@@ -73,8 +73,10 @@ static inline unsigned grid_for(long long elems)
 	default: return cudaErrorInvalidValue; \
 	} } while (0)
 
-/* Sum of v over the block (blockDim.x == GPU_K_THREADS); every thread gets it. */
-__device__ __forceinline__ float block_sum(float v, float *shared)
+/* Sum of v over the block (blockDim.x == GPU_K_THREADS) in a fixed
+ * order; every thread gets it. */
+template <typename T>
+__device__ __forceinline__ T block_sum(T v, T *shared)
 {
 	shared[threadIdx.x] = v;
 	__syncthreads();
@@ -83,7 +85,7 @@ __device__ __forceinline__ float block_sum(float v, float *shared)
 			shared[threadIdx.x] += shared[threadIdx.x + half];
 		__syncthreads();
 	}
-	float total = shared[0];
+	T total = shared[0];
 	__syncthreads();
 	return total;
 }

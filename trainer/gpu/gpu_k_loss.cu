@@ -21,18 +21,6 @@ __device__ __forceinline__ float sigmoid(float z)
 	return e / (1.0f + e);
 }
 
-__device__ __forceinline__ double block_sum_double(double v, double *shared)
-{
-	shared[threadIdx.x] = v;
-	__syncthreads();
-	for (int half = GPU_K_THREADS / 2; half > 0; half /= 2) {
-		if ((int)threadIdx.x < half)
-			shared[threadIdx.x] += shared[threadIdx.x + half];
-		__syncthreads();
-	}
-	return shared[0];
-}
-
 __global__ void bce_kernel(const float *logits, const float *labels, const float *w_pos,
 			   const float *w_neg, int count, int classes, float *dy, double *acc)
 {
@@ -48,7 +36,7 @@ __global__ void bce_kernel(const float *logits, const float *labels, const float
 		double p = sigmoid((float)z);
 		dy[i] = (float)(scale * (wp * y * (p - 1.0) + wn * (1.0 - y) * p));
 	}
-	double batch = block_sum_double(sum, shared);
+	double batch = block_sum(sum, shared);
 	if (threadIdx.x == 0) {
 		acc[0] += batch * scale;
 		acc[1] += 1.0;
