@@ -188,15 +188,44 @@ static void state_rules(const char *backend)
 	free(r);
 }
 
+/* A forward that fails keeps nothing: loss() refuses the logits of the
+ * forward before it, backward (dy NULL) refuses that forward's gradient. */
+static void failed_forward_keeps_nothing(const char *backend)
+{
+	struct rig *r = calloc(1, sizeof(*r));
+	struct trainer_error err = { "" };
+	struct backend_input in = { .x = r->x, .count = N }, bad = { .x = r->x, .count = N + 1 };
+
+	if (rig_open(r, backend) != 1) {
+		free(r);
+		return;
+	}
+	CHECK_MSG(r->ops->forward(r->b, &in, 1, NULL, &err) == 0, "%s", err.msg);
+	CHECK(r->ops->forward(r->b, &bad, 1, NULL, &err) == -1);
+	CHECK_MSG(r->ops->loss(r->b, r->labels, NULL, NULL, &err) == -1,
+		  "%s: loss() took the logits of the forward before a failed one", backend);
+	CHECK_CONTAINS(err.msg, "training forward with y NULL");
+	CHECK_MSG(r->ops->forward(r->b, &in, 1, NULL, &err) == 0, "%s", err.msg);
+	CHECK_MSG(r->ops->loss(r->b, r->labels, NULL, NULL, &err) == 0, "%s", err.msg);
+	CHECK(r->ops->forward(r->b, &bad, 1, NULL, &err) == -1);
+	CHECK_MSG(r->ops->backward(r->b, NULL, NULL, NULL, NULL, &err) == -1,
+		  "%s: backward used the gradient of the forward before a failed one", backend);
+	rig_close(r);
+	free(r);
+}
+
 static void test_ref_kept_loss(void) { kept_loss_equals_host_loss("ref", 0); }
 static void test_ref_take(void) { take_sums_and_resets("ref", 0); }
 static void test_ref_state_rules(void) { state_rules("ref"); }
+static void test_ref_failed_forward(void) { failed_forward_keeps_nothing("ref"); }
 static void test_cpu_kept_loss(void) { kept_loss_equals_host_loss("cpu", 0); }
 static void test_cpu_take(void) { take_sums_and_resets("cpu", 0); }
 static void test_cpu_state_rules(void) { state_rules("cpu"); }
+static void test_cpu_failed_forward(void) { failed_forward_keeps_nothing("cpu"); }
 static void test_gpu_kept_loss(void) { kept_loss_equals_host_loss("gpu", 1e-4); }
 static void test_gpu_take(void) { take_sums_and_resets("gpu", 1e-6); }
 static void test_gpu_state_rules(void) { state_rules("gpu"); }
+static void test_gpu_failed_forward(void) { failed_forward_keeps_nothing("gpu"); }
 
 /* A backend without the loss ops could not train: every one has them. */
 static void test_every_backend_has_loss_ops(void)
@@ -219,11 +248,14 @@ const struct test_case backend_loss_tests[] = {
 	{ "ref_kept_loss_equals_host_loss", test_ref_kept_loss },
 	{ "ref_take_sums_and_resets", test_ref_take },
 	{ "ref_state_rules", test_ref_state_rules },
+	{ "ref_failed_forward_keeps_nothing", test_ref_failed_forward },
 	{ "cpu_kept_loss_equals_host_loss", test_cpu_kept_loss },
 	{ "cpu_take_sums_and_resets", test_cpu_take },
 	{ "cpu_state_rules", test_cpu_state_rules },
+	{ "cpu_failed_forward_keeps_nothing", test_cpu_failed_forward },
 	{ "gpu_kept_loss_close_to_host_loss", test_gpu_kept_loss },
 	{ "gpu_take_sums_and_resets", test_gpu_take },
 	{ "gpu_state_rules", test_gpu_state_rules },
+	{ "gpu_failed_forward_keeps_nothing", test_gpu_failed_forward },
 	{ 0 }
 };

@@ -56,6 +56,11 @@ float *host_loss_output(struct host_loss *h, float *y, int count, int outputs, i
 	return h->logits;
 }
 
+void host_loss_discard(struct host_loss *h)
+{
+	h->state = HOST_LOSS_NONE;
+}
+
 int host_loss_compute(struct host_loss *h, const float *labels, const float *w_pos,
 		      const float *w_neg, struct trainer_error *err)
 {

@@ -34,6 +34,9 @@ void host_loss_free(struct host_loss *h);
  * out of memory. */
 float *host_loss_output(struct host_loss *h, float *y, int count, int outputs, int training,
 			struct trainer_error *err);
+/* A forward failed (or is about to run): nothing it kept may be used,
+ * neither logits for loss() nor a gradient for backward. */
+void host_loss_discard(struct host_loss *h);
 /* backend.h's loss(). */
 int host_loss_compute(struct host_loss *h, const float *labels, const float *w_pos,
 		      const float *w_neg, struct trainer_error *err);

@@ -112,7 +112,7 @@ static int get_output(struct cpu_exec *x, int tensor, int grad, float *y)
 	return 0;
 }
 
-static int cpu_forward(struct backend *b, const struct backend_input *in, int training,
+static int run_forward(struct backend *b, const struct backend_input *in, int training,
 		       float *y, struct trainer_error *err)
 {
 	struct cpu_exec *x = &b->x;
@@ -131,6 +131,18 @@ static int cpu_forward(struct backend *b, const struct backend_input *in, int tr
 			return cpu_err(x, err);
 	}
 	return get_output(x, x->m->desc.output_tensor, 0, y) ? cpu_err(x, err) : 0;
+}
+
+/* A forward that fails keeps nothing: loss() and backward (dy NULL) then
+ * refuse instead of using an earlier forward's logits or gradient. */
+static int cpu_forward(struct backend *b, const struct backend_input *in, int training,
+		       float *y, struct trainer_error *err)
+{
+	host_loss_discard(&b->loss);
+	if (run_forward(b, in, training, y, err) == 0)
+		return 0;
+	host_loss_discard(&b->loss);
+	return -1;
 }
 
 /* Memory-efficient: rebuild the recomputed inputs of layer i if it is

@@ -177,6 +177,7 @@ static int ref_forward(struct backend *b, const struct backend_input *in, int tr
 	int outputs = (int)tensor_floats(&d->tensors[d->output_tensor]);
 
 	b->trained = 0;
+	host_loss_discard(&b->loss);  /* a failed forward keeps nothing for loss() */
 	if (load_input(b, in, err))
 		return -1;
 	float *out = host_loss_output(&b->loss, y, b->count, outputs, training, err);
