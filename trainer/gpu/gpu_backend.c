@@ -75,6 +75,8 @@ static void gpu_destroy(struct backend *b)
 		return;
 	if (b->stream)
 		cudaStreamSynchronize(b->stream);
+	if (b->copy_stream)  /* a prefetched batch may still be on its way up */
+		cudaStreamSynchronize(b->copy_stream);
 	for (int i = 0; b->layers && i < b->m->desc.layer_count; i++) {
 		gpu_conv_destroy(&b->layers[i]);
 		free(b->layers[i].conv);
