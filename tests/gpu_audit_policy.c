@@ -145,7 +145,7 @@ static const struct audit_allow waiting[] = {
 	{ "trainer/gpu/gpu_backend.c", "gpu_io_upload", "cudaEventSynchronize", 0,
 	  "step path: reuse of the pinned io buffer waits for the previous upload out of it "
 	  "(normally long done)" },
-	{ "trainer/gpu/gpu_input.c", "upload", "cudaEventSynchronize", 0,
+	{ "trainer/gpu/gpu_input.c", "queue_upload", "cudaEventSynchronize", 0,
 	  "step path: reuse of a pinned image buffer waits for the copy two uploads old" },
 	{ "trainer/gpu/gpu_loss.c", "upload_inputs", "cudaEventSynchronize", 0,
 	  "step path: reuse of the pinned label buffer waits for the previous upload out of it" },

@@ -36,12 +36,20 @@ static void print_count(const struct model *m, const struct cli_options *o)
 		m->desc.name, grouped, o->backend, precision_name(o->precision), o->batch, o->size);
 }
 
-/* gpu: the training phases as NVTX ranges too; NCCL reduces device
- * memory: host collectives go through the GPU. */
+/* NCCL reduces device memory: only the gpu backend can use it, and its
+ * host collectives go through the GPU; gpu: the training phases as NVTX
+ * ranges too. */
 static int install_gpu_hooks(struct session *s)
 {
 	struct trainer_error err = { "" };
 
+	if (strcmp(s->ops->name, "gpu") != 0 && dist_device_buffers()) {
+		fprintf(stderr, "chexnet: runtime backend 'nccl': reduces device memory and needs "
+			"--backend gpu (this run: '%s'); hint: HVD_BACKEND=mpi reduces host buffers\n",
+			s->ops->name);
+		session_close(s);
+		return -1;
+	}
 	if (strcmp(s->ops->name, "gpu") != 0)
 		return 0;
 	span_set_ranges(gpu_train_nvtx_ranges());

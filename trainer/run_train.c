@@ -195,14 +195,18 @@ static int train_step(struct trainer *t, struct source *src, double lr, int more
 }
 
 /* The mean training loss over every rank since the last call: the only
- * time it leaves the backend (every progress line, M3). Collective. */
+ * time it leaves the backend (every progress line, M3). Collective. A
+ * device backend may still be running the steps queued since the last
+ * wait: that time is training time (the run's images/s and shares). */
 static int read_loss(struct trainer *t, double *loss)
 {
 	struct trainer_error err = { "" };
-	double sum;
+	double sum, t0 = now_seconds();
 	long batches;
 
-	if (t->s.ops->loss_take(t->s.backend, &sum, &batches, &err)) {
+	int rc = t->s.ops->loss_take(t->s.backend, &sum, &batches, &err);
+	t->clock.seconds += now_seconds() - t0;
+	if (rc) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}

@@ -54,13 +54,7 @@ int train_gpu_open(struct train_gpu *tg, struct session *s, const struct optim *
 	tg->rank = dist_rank();
 	tg->world = dist_size();
 	tg->quiet = quiet;
-	tg->gpu = strcmp(s->ops->name, "gpu") == 0;
-	if (!tg->gpu && dist_device_buffers()) {
-		fprintf(stderr, "chexnet: train: runtime backend 'nccl': reduces device memory and "
-			"needs --backend gpu (this run: '%s'); hint: HVD_BACKEND=mpi reduces host "
-			"buffers\n", s->ops->name);
-		return -1;
-	}
+	tg->gpu = strcmp(s->ops->name, "gpu") == 0;  /* session_open refused nccl without it */
 	if (!tg->gpu || (tg->world > 1 && !dist_device_buffers()))
 		return 0;  /* host gradients: the mpi path, unchanged */
 	return open_device(tg, o, sync, accumulate);

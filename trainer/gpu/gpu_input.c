@@ -35,20 +35,27 @@ static int check_images(const struct backend *b, const struct batch *batch, int 
 }
 
 /* Pixels into pinned buffer `slot`, then an async upload on the copy stream. */
-static int upload(struct backend *b, const struct batch *batch, int count, int slot,
-		  struct trainer_error *err)
+static int queue_upload(struct backend *b, const struct batch *batch, int count, int slot,
+			struct trainer_error *err)
 {
 	size_t bytes = (size_t)count * batch->size * batch->size;
 
-	gpu_nvtx_push("input");
 	GPU_CUDA(cudaEventSynchronize(b->images_copied[slot]));  /* pinned buffer free */
 	memcpy(b->host_images[slot], batch->pixels, bytes);
 	GPU_CUDA(cudaStreamWaitEvent(b->copy_stream, b->images_used[slot], 0));
 	GPU_CUDA(cudaMemcpyAsync(gpu_region(b, &b->plan.images[slot]), b->host_images[slot], bytes,
 				 cudaMemcpyHostToDevice, b->copy_stream));
 	GPU_CUDA(cudaEventRecord(b->images_copied[slot], b->copy_stream));
-	gpu_nvtx_pop();
 	return 0;
+}
+
+static int upload(struct backend *b, const struct batch *batch, int count, int slot,
+		  struct trainer_error *err)
+{
+	gpu_nvtx_push("input");
+	int rc = queue_upload(b, batch, count, slot, err);
+	gpu_nvtx_pop();
+	return rc;
 }
 
 int gpu_backend_prefetch(struct backend *b, const struct batch *batch, int count,
