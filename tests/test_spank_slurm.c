@@ -34,6 +34,13 @@ static const char *socket_first4 =
 	"2|2,0,1,3|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
 	"3|3,0,1,2|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n";
 
+/* --hvd=only (or Slurm's own per-task binding): one GPU each, sockets as above */
+static const char *only_socket4 =
+	"0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
+	"1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
+	"2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
+	"3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n";
+
 /* Site arguments: topology of this machine plus extra. */
 static int plugstack(const char *extra)
 {
@@ -81,6 +88,43 @@ static void run_case(const char *site, const char *cmd, int want_exit, const cha
 		CHECK_STR(p->out, want_out);
 }
 
+/* A job under the site arguments already set: exit 0 and exactly
+ * want_out on (sorted) stdout. */
+static void job_prints(const char *cmd, const char *want_out)
+{
+	struct test_proc p;
+	job(cmd, &p);
+	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %s", cmd, p.exit_code, p.err);
+	CHECK_STR(p.out, want_out);
+	test_proc_free(&p);
+}
+
+/* A job under the site arguments already set that fails with want_err
+ * somewhere in its stderr. */
+static void job_fails_saying(const char *cmd, const char *want_err)
+{
+	struct test_proc p;
+	job(cmd, &p);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, want_err);
+	test_proc_free(&p);
+}
+
+/* Sets the site arguments, then job_prints(). */
+static void site_job_prints(const char *site, const char *cmd, const char *want_out)
+{
+	CHECK_INT(plugstack(site), 0);
+	job_prints(cmd, want_out);
+}
+
+/* No task of a refused job ran: none touched ./launched. */
+static void check_nothing_launched(void)
+{
+	char *marker = test_path(test_tmpdir(), "launched");
+	CHECK_MSG(access(marker, F_OK) != 0, "the task ran");
+	free(marker);
+}
+
 static int count_of(const char *hay, const char *needle)
 {
 	int n = 0;
@@ -101,14 +145,7 @@ static void test_hvd_gives_each_task_its_gpu_first_and_its_socket(void)
 
 static void test_hvd_only_shows_exactly_one_gpu(void)
 {
-	struct test_proc p;
-	run_case("", "srun --hvd=only -n 4 --gres=gpu:4 ./chexnet", 0, NULL, &p);
-	CHECK_STR(p.out,
-		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
-		  "3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n");
-	test_proc_free(&p);
+	site_job_prints("", "srun --hvd=only -n 4 --gres=gpu:4 ./chexnet", only_socket4);
 }
 
 static void test_hvd_core_shares_the_single_core_and_says_so_once(void)
@@ -196,9 +233,7 @@ static void test_typo_is_refused_before_launch_naming_the_token(void)
 	CHECK_CONTAINS(p.err, "hvd: --hvd: 'sokcet': unknown sub-option");
 	CHECK(strstr(p.err, "job") == NULL && strstr(p.err, "allocat") == NULL);
 	test_proc_free(&p);
-	char *marker = test_path(test_tmpdir(), "launched");
-	CHECK_MSG(access(marker, F_OK) != 0, "the task ran");
-	free(marker);
+	check_nothing_launched();
 	job("sbatch --hvd=socket,core -n 1 --wrap 'touch launched'", &p);
 	CHECK(p.exit_code != 0);
 	CHECK_CONTAINS(p.err, "hvd: --hvd: 'core': conflicts with 'socket' given before");
@@ -216,9 +251,7 @@ static void test_help_prints_the_grammar_and_stops(void)
 	CHECK_CONTAINS(p.err, "    only    ");
 	CHECK_CONTAINS(p.err, "    off     ");
 	test_proc_free(&p);
-	char *marker = test_path(test_tmpdir(), "launched");
-	CHECK_MSG(access(marker, F_OK) != 0, "the task ran");
-	free(marker);
+	check_nothing_launched();
 	job("srun --help", &p);   /* and srun's own help lists the option */
 	CHECK_CONTAINS(p.out, "--hvd");
 	test_proc_free(&p);
@@ -226,31 +259,16 @@ static void test_help_prints_the_grammar_and_stops(void)
 
 static void test_slurm_per_task_binding_is_kept(void)
 {
-	struct test_proc p;
-	run_case("", "srun --hvd -n 4 --gpus-per-task=1 ./chexnet", 0, NULL, &p);
-	CHECK_STR(p.out,
-		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
-		  "3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n");
-	test_proc_free(&p);
-	job("srun --hvd --gpu-bind=closest -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, socket_first4);
-	test_proc_free(&p);
+	site_job_prints("", "srun --hvd -n 4 --gpus-per-task=1 ./chexnet", only_socket4);
+	job_prints("srun --hvd --gpu-bind=closest -n 4 --gres=gpu:4 ./chexnet", socket_first4);
 }
 
 static void test_cpu_only_step_goes_socket_by_socket(void)
 {
-	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
 	/* a bus id left in the environment is not the task's GPU: dropped */
-	job("HVD_GPU_BUSID=0000:3b:00.0 srun --hvd -n 2 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out,
-		  "0|unset|0|unset|0|0|socket|unset\n"
-		  "1|unset|1|unset|1|1|socket|unset\n");
-	test_proc_free(&p);
+	site_job_prints("", "HVD_GPU_BUSID=0000:3b:00.0 srun --hvd -n 2 ./chexnet",
+			"0|unset|0|unset|0|0|socket|unset\n"
+			"1|unset|1|unset|1|1|socket|unset\n");
 }
 
 static void test_discovered_topology_without_the_fake_gpus(void)
@@ -278,18 +296,11 @@ static void test_default_off_leaves_jobs_untouched(void)
 
 static void test_default_on_applies_without_hvd_and_off_opts_out(void)
 {
-	struct test_proc p;
-	run_case("default=on", "srun -n 4 --gres=gpu:4 ./chexnet", 0, socket_first4, &p);
-	test_proc_free(&p);
-	job("srun --hvd=off -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, untouched4);
-	test_proc_free(&p);
-	job("srun -n 2 ./chexnet", &p);   /* no GPUs, no --hvd: untouched */
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, "0|unset|0-1|unset|unset|unset|unset|unset\n"
-			 "1|unset|0-1|unset|unset|unset|unset|unset\n");
-	test_proc_free(&p);
+	site_job_prints("default=on", "srun -n 4 --gres=gpu:4 ./chexnet", socket_first4);
+	job_prints("srun --hvd=off -n 4 --gres=gpu:4 ./chexnet", untouched4);
+	job_prints("srun -n 2 ./chexnet",   /* no GPUs, no --hvd: untouched */
+		   "0|unset|0-1|unset|unset|unset|unset|unset\n"
+		   "1|unset|0-1|unset|unset|unset|unset|unset\n");
 }
 
 static void test_site_defaults_apply_and_users_override_them(void)
@@ -303,31 +314,20 @@ static void test_site_defaults_apply_and_users_override_them(void)
 		  "3|3|0-1|0000:af:00.0|0-1|1|none|PCI_BUS_ID\n");
 	CHECK_INT(count_of(p.err, "bind none, gpu only\n"), 4);
 	test_proc_free(&p);
-	job("srun --hvd=first,socket -n 4 --gres=gpu:4 ./chexnet", &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, socket_first4);
-	test_proc_free(&p);
+	job_prints("srun --hvd=first,socket -n 4 --gres=gpu:4 ./chexnet", socket_first4);
 }
 
 static void test_bad_site_arguments_stop_the_plugin_loading(void)
 {
-	struct test_proc p;
 	CHECK_INT(plugstack("bogus=1"), 0);
-	job("srun -n 1 true", &p);
-	CHECK(p.exit_code != 0);
-	CHECK_CONTAINS(p.err, "hvd: plugstack.conf: 'bogus=1': unknown key");
-	test_proc_free(&p);
+	job_fails_saying("srun -n 1 true", "hvd: plugstack.conf: 'bogus=1': unknown key");
 	CHECK_INT(test_cluster_plugstack("topology=relative.xml"), 0);
-	job("srun -n 1 true", &p);
-	CHECK(p.exit_code != 0);
-	CHECK_CONTAINS(p.err, "hvd: plugstack.conf: 'topology=relative.xml': bad value for topology");
-	test_proc_free(&p);
+	job_fails_saying("srun -n 1 true",
+			 "hvd: plugstack.conf: 'topology=relative.xml': bad value for topology");
 	/* an absolute path that is missing fails the tasks that use it */
 	CHECK_INT(test_cluster_plugstack("topology=/nonexistent/topo.xml"), 0);
-	job("srun --hvd -n 1 --gres=gpu:1 ./chexnet", &p);
-	CHECK(p.exit_code != 0);
-	CHECK_CONTAINS(p.err, "hvd: topology: '/nonexistent/topo.xml': ");
-	test_proc_free(&p);
+	job_fails_saying("srun --hvd -n 1 --gres=gpu:1 ./chexnet",
+			 "hvd: topology: '/nonexistent/topo.xml': ");
 	CHECK_INT(plugstack(""), 0);
 }
 
@@ -335,7 +335,7 @@ static void test_bad_site_arguments_stop_the_plugin_loading(void)
 
 static void test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps(void)
 {
-	struct test_proc p;
+	char want[1024];
 	CHECK_INT(plugstack(""), 0);
 	const char *script =
 		"#!/bin/sh\n"
@@ -348,29 +348,14 @@ static void test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps(void)
 	char *path = test_path(test_tmpdir(), "job.sh");
 	CHECK(test_write_file(path, script, strlen(script)) == 0);
 	free(path);
-	job("sbatch --wait -o out.txt job.sh >/dev/null && cat out.txt", &p);
-	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
-	CHECK_STR(p.out,
-		  "0|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "1|1,0,2,3|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "2|2,0,1,3|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
-		  "3|3,0,1,2|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n"
-		  "batch|0,1,2,3|0-1|unset\n");
-	test_proc_free(&p);
+	/* sorted: the four step lines, then the batch shell's own */
+	snprintf(want, sizeof(want), "%sbatch|0,1,2,3|0-1|unset\n", socket_first4);
+	job_prints("sbatch --wait -o out.txt job.sh >/dev/null && cat out.txt", want);
 }
 
 static void test_salloc_hvd_binds_the_steps(void)
 {
-	struct test_proc p;
-	CHECK_INT(plugstack(""), 0);
-	job("salloc -n 4 --gres=gpu:4 --hvd=only srun ./chexnet", &p);
-	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
-	CHECK_STR(p.out,
-		  "0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
-		  "2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
-		  "3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n");
-	test_proc_free(&p);
+	site_job_prints("", "salloc -n 4 --gres=gpu:4 --hvd=only srun ./chexnet", only_socket4);
 }
 
 /* ------------------------------------------------------ the srun wrapper */
@@ -386,7 +371,6 @@ static void test_stock_srun_rejects_gpu_bind_socket(void)
 
 static void test_wrapper_makes_the_promised_line_work(void)
 {
-	struct test_proc p;
 	char cmd[8192];
 	CHECK_INT(plugstack(""), 0);
 	/* the literal line, inside a 4-task 4-GPU allocation */
@@ -394,17 +378,11 @@ static void test_wrapper_makes_the_promised_line_work(void)
 		 "PATH='%s/contrib':$PATH sbatch --wait -n 4 --gres=gpu:4 -o out.txt "
 		 "--wrap 'srun --gpu-bind=socket --hvd ./chexnet' >/dev/null && cat out.txt",
 		 test_src_dir());
-	job(cmd, &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, socket_first4);
-	test_proc_free(&p);
+	job_prints(cmd, socket_first4);
 	/* and as typed at a login shell: one task, no GPUs, bound to socket 0 */
 	snprintf(cmd, sizeof(cmd), "PATH='%s/contrib':$PATH srun --gpu-bind=socket --hvd ./chexnet",
 		 test_src_dir());
-	job(cmd, &p);
-	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, "0|unset|0|unset|0|0|socket|unset\n");
-	test_proc_free(&p);
+	job_prints(cmd, "0|unset|0|unset|0|0|socket|unset\n");
 }
 
 const struct test_case spank_slurm_tests[] = {
