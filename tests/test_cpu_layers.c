@@ -1,202 +1,41 @@
 /* test_cpu_layers.c - every cpu (oneDNN) layer against the ref backend:
  * each layer kind as a one-layer model, forward output, input gradient,
  * parameter gradients and BN running statistics; fp32 within atol/rtol
- * 1e-4, bf16 within the documented bf16 tolerance (BF16_TOL: 2^-6 of the
- * largest |ref| plus 2^-6 relative: bf16 keeps 8 significant bits and the
- * convs accumulate in fp32). Also: the reference-kernel check refuses a
+ * 1e-4, bf16 within the documented bf16 tolerance (2^-6 of the largest
+ * |ref| plus 2^-6 relative: bf16 keeps 8 significant bits and the convs
+ * accumulate in fp32); the fixture and the shapes shared with the gpu
+ * tests are in layer_cases.c. Also: the reference-kernel check refuses a
  * strided view. What it does not test: whole networks (test_cpu_models.c).
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runner.h"
 #include "backend.h"
-#include "model.h"
-#include "rng.h"
+#include "layer_cases.h"
 #include "cpu/dnnl_ctx.h"
 
-#define FP32_TOL 1e-4
-#define BF16_TOL (1.0 / 64)
-
-struct pair {
-	struct model m;
-	int n;
-	size_t in_count, out_count;
-	float *x, *dy;
-};
-
-/* bf16 runs get inputs that bf16 holds exactly and that differ inside any
- * 256 neighbours, so rounding never creates a max-pool tie or flips a
- * ReLU mask (that would move a gradient, not blur it). */
-static float exact_input(size_t i)
-{
-	return (float)((long)(i * 37 % 256) - 128) / 128.f;
-}
-
-static int pair_setup(struct pair *t, struct model_layer l, int n, int ci, int hi, int wi,
-		      int co, int ho, int wo, enum precision p)
-{
-	struct model_desc d;
-	struct trainer_error err = { "" };
-	struct rng r;
-	memset(t, 0, sizeof(*t));
-	model_desc_init(&d, "layer");
-	int in_c = l.kind == LAYER_ADD ? 2 * ci : ci;
-	model_desc_add_tensor(&d, "in", TENSOR_PLAIN, in_c, hi, wi, &err);
-	model_desc_add_tensor(&d, "out", TENSOR_PLAIN, co, ho, wo, &err);
-	l.in = (struct tensor_slice){ 0, 0, ci };
-	l.in2 = (struct tensor_slice){ 0, ci, ci };
-	l.out = (struct tensor_slice){ 1, 0, co };
-	snprintf(l.name, sizeof(l.name), "layer");
-	model_desc_add_layer(&d, &l, &err);
-	if (model_desc_finish(&d, &err) || model_create(&t->m, &d, &err)) {
-		test_fail_at(__FILE__, __LINE__, "model: %s", err.msg);
-		return -1;
-	}
-	rng_seed(&r, 7);
-	for (size_t i = 0; i < t->m.desc.param_count; i++)
-		t->m.params[i] = (float)(rng_uniform(&r) * 1.5 - 0.5);
-	for (size_t i = 0; i < t->m.desc.state_count; i++)
-		t->m.state[i] = (float)(rng_uniform(&r) + 0.5);
-	t->n = n;
-	t->in_count = (size_t)n * in_c * hi * wi;
-	t->out_count = (size_t)n * co * ho * wo;
-	t->x = malloc(t->in_count * sizeof(float));
-	t->dy = malloc(t->out_count * sizeof(float));
-	for (size_t i = 0; i < t->in_count; i++)
-		t->x[i] = p == PRECISION_BF16 ? exact_input(i) : (float)(rng_uniform(&r) * 2.0 - 1.0);
-	for (size_t i = 0; i < t->out_count; i++)
-		t->dy[i] = (float)(rng_uniform(&r) * 2.0 - 1.0);
-	return 0;
-}
-
-struct result {
-	float *y, *y_eval, *dx, *grads, *state;
-};
-
-static int run(struct pair *t, const struct backend_ops *ops, enum precision p,
-	       const float *state0, struct result *res)
-{
-	struct trainer_error err = { "" };
-	struct backend_options opt = { .max_batch = t->n, .precision = p };
-	size_t np = t->m.desc.param_count, ns = t->m.desc.state_count;
-	memcpy(t->m.state, state0, ns * sizeof(float));
-	res->y = calloc(t->out_count, sizeof(float));
-	res->y_eval = calloc(t->out_count, sizeof(float));
-	res->dx = calloc(t->in_count, sizeof(float));
-	res->grads = calloc(np + 1, sizeof(float));
-	res->state = calloc(ns + 1, sizeof(float));
-	struct backend *b = ops->create(&t->m, &opt, &err);
-	CHECK_MSG(b, "%s create: %s", ops->name, err.msg);
-	if (!b)
-		return -1;
-	struct backend_input in = { .x = t->x, .count = t->n };
-	int rc = ops->forward(b, &in, 0, res->y_eval, &err) ||
-		 ops->forward(b, &in, 1, res->y, &err) ||
-		 ops->backward(b, t->dy, res->dx, NULL, NULL, &err);
-	CHECK_MSG(rc == 0, "%s: %s", ops->name, err.msg);
-	memcpy(res->grads, t->m.grads, np * sizeof(float));
-	memcpy(res->state, t->m.state, ns * sizeof(float));
-	ops->destroy(b);
-	return rc ? -1 : 0;
-}
-
-static void result_free(struct result *r)
-{
-	free(r->y);
-	free(r->y_eval);
-	free(r->dx);
-	free(r->grads);
-	free(r->state);
-}
-
-static double max_abs(const float *a, size_t n)
-{
-	double m = 0;
-	for (size_t i = 0; i < n; i++)
-		m = fmax(m, fabs(a[i]));
-	return m;
-}
-
-static void compare(const char *what, const float *a, const float *ref, size_t n, enum precision p)
-{
-	double atol = p == PRECISION_BF16 ? BF16_TOL * max_abs(ref, n) : FP32_TOL;
-	double rtol = p == PRECISION_BF16 ? BF16_TOL : FP32_TOL;
-	CHECK_ARRAYS(what, a, ref, n, atol, rtol);
-}
+static const struct layer_fill cpu_fill = { .seed = 7, .dy_scale = 1.f };
 
 static void cpu_vs_ref(struct model_layer l, enum precision p, int n, int ci, int hi, int wi,
 		       int co, int ho, int wo)
 {
-	struct pair t;
-	struct result ref, cpu;
-	if (pair_setup(&t, l, n, ci, hi, wi, co, ho, wo, p))
-		return;
-	size_t ns = t.m.desc.state_count;
-	float *state0 = malloc((ns + 1) * sizeof(float));
-	memcpy(state0, t.m.state, ns * sizeof(float));
-	memset(&ref, 0, sizeof(ref));
-	memset(&cpu, 0, sizeof(cpu));
-	if (run(&t, &backend_ref_ops, PRECISION_FP32, state0, &ref) == 0 &&
-	    run(&t, &backend_cpu_ops, p, state0, &cpu) == 0) {
-		compare("y (training)", cpu.y, ref.y, t.out_count, p);
-		compare("y (eval)", cpu.y_eval, ref.y_eval, t.out_count, p);
-		compare("dx", cpu.dx, ref.dx, t.in_count, p);
-		compare("parameter gradients", cpu.grads, ref.grads, t.m.desc.param_count, p);
-		compare("running statistics", cpu.state, ref.state, ns, p);
-	}
-	result_free(&ref);
-	result_free(&cpu);
-	free(state0);
-	free(t.x);
-	free(t.dy);
-	model_destroy(&t.m);
+	struct layer_pair t;
+
+	if (layer_pair_one(&t, l, n, ci, hi, wi, co, ho, wo, p, &cpu_fill) == 0)
+		layer_vs_ref(&t, &backend_cpu_ops, p, NULL);
 }
 
-static struct model_layer proto(enum layer_kind kind, int k, int stride, int pad, int relu)
-{
-	struct model_layer l;
-	memset(&l, 0, sizeof(l));
-	l.kind = kind;
-	l.kernel = k;
-	l.stride = stride;
-	l.pad = pad;
-	l.relu = relu;
-	return l;
-}
-
+/* the shapes the gpu tests share, and three more */
 #define CASES(P, SUFFIX) \
-static void test_conv_7x7_stride2_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_CONV, 7, 2, 3, 0), P, 2, 3, 32, 32, 64, 16, 16); } \
-static void test_conv_3x3_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_CONV, 3, 1, 1, 0), P, 2, 128, 8, 8, 32, 8, 8); } \
+LAYER_CASES_BOTH(cpu_vs_ref, P, SUFFIX) \
 static void test_conv_3x3_stride2_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_CONV, 3, 2, 1, 0), P, 2, 64, 8, 8, 64, 4, 4); } \
+{ cpu_vs_ref(layer_proto(LAYER_CONV, 3, 2, 1, 0), P, 2, 64, 8, 8, 64, 4, 4); } \
 static void test_conv_1x1_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_CONV, 1, 1, 0, 0), P, 3, 96, 7, 7, 128, 7, 7); } \
-static void test_conv_1x1_stride2_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_CONV, 1, 2, 0, 0), P, 2, 64, 8, 8, 128, 4, 4); } \
-static void test_batchnorm_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_BATCHNORM, 0, 0, 0, 0), P, 3, 48, 5, 5, 48, 5, 5); } \
-static void test_batchnorm_relu_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_BATCHNORM, 0, 0, 0, 1), P, 2, 64, 6, 6, 64, 6, 6); } \
-static void test_relu_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_RELU, 0, 0, 0, 0), P, 2, 32, 5, 5, 32, 5, 5); } \
-static void test_maxpool_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_MAXPOOL, 3, 2, 1, 0), P, 2, 64, 16, 16, 64, 8, 8); } \
-static void test_avgpool_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_AVGPOOL, 2, 2, 0, 0), P, 2, 64, 8, 8, 64, 4, 4); } \
-static void test_global_avgpool_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_GLOBAL_AVGPOOL, 0, 0, 0, 0), P, 2, 64, 7, 7, 64, 1, 1); } \
-static void test_linear_##SUFFIX(void) \
-{ struct model_layer l = proto(LAYER_LINEAR, 0, 0, 0, 0); l.has_bias = 1; \
-  cpu_vs_ref(l, P, 3, 64, 1, 1, 14, 1, 1); } \
+{ cpu_vs_ref(layer_proto(LAYER_CONV, 1, 1, 0, 0), P, 3, 96, 7, 7, 128, 7, 7); } \
 static void test_add_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_ADD, 0, 0, 0, 0), P, 2, 32, 4, 4, 32, 4, 4); } \
-static void test_add_relu_##SUFFIX(void) \
-{ cpu_vs_ref(proto(LAYER_ADD, 0, 0, 0, 1), P, 2, 32, 4, 4, 32, 4, 4); }
+{ cpu_vs_ref(layer_proto(LAYER_ADD, 0, 0, 0, 0), P, 2, 32, 4, 4, 32, 4, 4); }
 
 CASES(PRECISION_FP32, fp32)
 CASES(PRECISION_BF16, bf16)
