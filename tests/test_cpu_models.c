@@ -43,11 +43,19 @@ static void run_out_free(struct run_out *o)
 	free(o->state);
 }
 
-/* One training step's forward + loss + backward on backend ops. */
-static int train_step(struct model *m, const struct backend_ops *ops, enum precision p,
-		      int memory_efficient, int n, const float *x, const float *labels,
-		      const float *state0, struct run_out *o)
+struct net {
+	struct model m;
+	int n;
+	float *x, *labels, *state0;
+};
+
+/* One training step's forward + loss + backward of t on backend ops, from
+ * t's initial running statistics. */
+static int train_step(struct net *t, const struct backend_ops *ops, enum precision p,
+		      int memory_efficient, struct run_out *o)
 {
+	struct model *m = &t->m;
+	int n = t->n;
 	struct trainer_error err = { "" };
 	struct backend_options opt = { .max_batch = n, .precision = p,
 				       .memory_efficient = memory_efficient };
@@ -57,13 +65,13 @@ static int train_step(struct model *m, const struct backend_ops *ops, enum preci
 	o->logits = calloc((size_t)n * classes, sizeof(float));
 	o->grads = calloc(m->desc.param_count, sizeof(float));
 	o->state = calloc(m->desc.state_count, sizeof(float));
-	memcpy(m->state, state0, m->desc.state_count * sizeof(float));
+	memcpy(m->state, t->state0, m->desc.state_count * sizeof(float));
 	struct backend *b = ops->create(m, &opt, &err);
 	CHECK_MSG(b, "%s: %s", ops->name, err.msg);
 	int rc = -1;
-	struct backend_input in = { .x = x, .count = n };
+	struct backend_input in = { .x = t->x, .count = n };
 	if (b && ops->forward(b, &in, 1, o->logits, &err) == 0) {
-		o->loss = loss_bce(o->logits, labels, n, classes, NULL, NULL, dlogits);
+		o->loss = loss_bce(o->logits, t->labels, n, classes, NULL, NULL, dlogits);
 		rc = ops->backward(b, dlogits, NULL, NULL, NULL, &err);
 	}
 	CHECK_MSG(rc == 0, "%s: %s", ops->name, err.msg);
@@ -74,12 +82,6 @@ static int train_step(struct model *m, const struct backend_ops *ops, enum preci
 	free(dlogits);
 	return rc;
 }
-
-struct net {
-	struct model m;
-	int n;
-	float *x, *labels, *state0;
-};
 
 static int net_setup(struct net *t, const char *name, int size, int n, uint64_t seed)
 {
@@ -117,14 +119,39 @@ static void net_free(struct net *t)
 	model_destroy(&t->m);
 }
 
-static void compare_step(struct net *t, const struct run_out *a, const struct run_out *ref,
-			 double tol, double stats_tol)
+/* Frees t and the two runs made on it. */
+static void net_runs_free(struct net *t, struct run_out *a, struct run_out *b)
 {
-	CHECK_ARRAYS("logits", a->logits, ref->logits, (size_t)t->n * 14, tol, tol);
-	CHECK_NEAR(a->loss, ref->loss, tol, tol);
-	CHECK_ARRAYS("gradients", a->grads, ref->grads, t->m.desc.param_count, tol, tol);
+	run_out_free(a);
+	run_out_free(b);
+	net_free(t);
+}
+
+/* One training step of t on ref (fp32), then on cpu (precision p); 0 when
+ * both ran. */
+static int ref_then_cpu(struct net *t, enum precision p, struct run_out *ref, struct run_out *cpu)
+{
+	if (train_step(t, &backend_ref_ops, PRECISION_FP32, 0, ref))
+		return -1;
+	return train_step(t, &backend_cpu_ops, p, 0, cpu);
+}
+
+/* Logits, loss and running statistics of a against ref. */
+static void check_outputs(const struct net *t, const struct run_out *a, const struct run_out *ref,
+			  double logits_tol, double loss_tol, double stats_tol)
+{
+	CHECK_ARRAYS("logits", a->logits, ref->logits, (size_t)t->n * 14, logits_tol, logits_tol);
+	CHECK_NEAR(a->loss, ref->loss, loss_tol, loss_tol);
 	CHECK_ARRAYS("running statistics", a->state, ref->state, t->m.desc.state_count,
 		     stats_tol, stats_tol);
+}
+
+/* check_outputs() at tol (statistics at stats_tol) and every gradient at tol. */
+static void compare_step(const struct net *t, const struct run_out *a, const struct run_out *ref,
+			 double tol, double stats_tol)
+{
+	check_outputs(t, a, ref, tol, tol, stats_tol);
+	CHECK_ARRAYS("gradients", a->grads, ref->grads, t->m.desc.param_count, tol, tol);
 }
 
 static void test_small_densenet_equals_ref(void)
@@ -133,14 +160,9 @@ static void test_small_densenet_equals_ref(void)
 	struct run_out ref = { 0 }, cpu = { 0 };
 	if (net_setup(&t, "densenet-small", SMALL_SIZE, 2, 3))
 		return;
-	if (train_step(&t.m, &backend_ref_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
-		       &ref) == 0 &&
-	    train_step(&t.m, &backend_cpu_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
-		       &cpu) == 0)
+	if (ref_then_cpu(&t, PRECISION_FP32, &ref, &cpu) == 0)
 		compare_step(&t, &cpu, &ref, 1e-4, 1e-4);
-	run_out_free(&ref);
-	run_out_free(&cpu);
-	net_free(&t);
+	net_runs_free(&t, &ref, &cpu);
 }
 
 /* bf16 activations, fp32 master weights: logits and loss within 5e-2 of
@@ -151,16 +173,11 @@ static void test_small_densenet_bf16_close_to_ref(void)
 	struct run_out ref = { 0 }, cpu = { 0 };
 	if (net_setup(&t, "densenet-small", SMALL_SIZE, 2, 3))
 		return;
-	if (train_step(&t.m, &backend_ref_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
-		       &ref) == 0 &&
-	    train_step(&t.m, &backend_cpu_ops, PRECISION_BF16, 0, t.n, t.x, t.labels, t.state0,
-		       &cpu) == 0) {
+	if (ref_then_cpu(&t, PRECISION_BF16, &ref, &cpu) == 0) {
 		CHECK_ARRAYS("logits", cpu.logits, ref.logits, (size_t)t.n * 14, 5e-2, 5e-2);
 		CHECK_NEAR(cpu.loss, ref.loss, 1e-2, 1e-2);
 	}
-	run_out_free(&ref);
-	run_out_free(&cpu);
-	net_free(&t);
+	net_runs_free(&t, &ref, &cpu);
 }
 
 static void memory_efficient_same(const char *name, int size, enum precision p)
@@ -169,12 +186,10 @@ static void memory_efficient_same(const char *name, int size, enum precision p)
 	struct run_out a = { 0 }, b = { 0 };
 	if (net_setup(&t, name, size, 2, 5))
 		return;
-	if (train_step(&t.m, &backend_cpu_ops, p, 0, t.n, t.x, t.labels, t.state0, &a) == 0 &&
-	    train_step(&t.m, &backend_cpu_ops, p, 1, t.n, t.x, t.labels, t.state0, &b) == 0)
+	if (train_step(&t, &backend_cpu_ops, p, 0, &a) == 0 &&
+	    train_step(&t, &backend_cpu_ops, p, 1, &b) == 0)
 		compare_step(&t, &b, &a, 1e-6, 1e-6);
-	run_out_free(&a);
-	run_out_free(&b);
-	net_free(&t);
+	net_runs_free(&t, &a, &b);
 }
 
 static void test_memory_efficient_same_gradients(void)
@@ -199,18 +214,9 @@ static void test_resnet50_equals_ref(void)
 	struct run_out ref = { 0 }, cpu = { 0 };
 	if (net_setup(&t, "resnet50", SMALL_SIZE, 2, 8))
 		return;
-	if (train_step(&t.m, &backend_ref_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
-		       &ref) == 0 &&
-	    train_step(&t.m, &backend_cpu_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
-		       &cpu) == 0) {
-		CHECK_ARRAYS("logits", cpu.logits, ref.logits, (size_t)t.n * 14, 1e-3, 1e-3);
-		CHECK_NEAR(cpu.loss, ref.loss, 1e-4, 1e-4);
-		CHECK_ARRAYS("running statistics", cpu.state, ref.state, t.m.desc.state_count,
-			     1e-3, 1e-3);
-	}
-	run_out_free(&ref);
-	run_out_free(&cpu);
-	net_free(&t);
+	if (ref_then_cpu(&t, PRECISION_FP32, &ref, &cpu) == 0)
+		check_outputs(&t, &cpu, &ref, 1e-3, 1e-4, 1e-3);
+	net_runs_free(&t, &ref, &cpu);
 }
 
 /* ResNet-50's gradients at torchvision's initialisation are ill-conditioned,
@@ -303,19 +309,11 @@ static void test_resnet50_gradients_equal_ref(void)
 	if (net_setup(&t, "resnet50", 128, 2, 4))
 		return;
 	condition_resnet_bn(&t.m, 99);
-	if (train_step(&t.m, &backend_ref_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
-		       &ref) == 0 &&
-	    train_step(&t.m, &backend_cpu_ops, PRECISION_FP32, 0, t.n, t.x, t.labels, t.state0,
-		       &cpu) == 0) {
-		CHECK_ARRAYS("logits", cpu.logits, ref.logits, (size_t)t.n * 14, 1e-4, 1e-4);
-		CHECK_NEAR(cpu.loss, ref.loss, 1e-4, 1e-4);
-		CHECK_ARRAYS("running statistics", cpu.state, ref.state, t.m.desc.state_count,
-			     1e-4, 1e-4);
+	if (ref_then_cpu(&t, PRECISION_FP32, &ref, &cpu) == 0) {
+		check_outputs(&t, &cpu, &ref, 1e-4, 1e-4, 1e-4);
 		check_layer_gradients(&t.m.desc, cpu.grads, ref.grads, 2e-4);
 	}
-	run_out_free(&ref);
-	run_out_free(&cpu);
-	net_free(&t);
+	net_runs_free(&t, &ref, &cpu);
 }
 
 static void logits_224(const char *name)
