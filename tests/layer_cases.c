@@ -1,6 +1,6 @@
-/* layer_cases.c - the one-layer fixture of the cpu and gpu layer tests
- * (see layer_cases.h): model set-up, one backend run, the comparison with
- * ref. What it does not do: name cases or skip them (the test files). */
+/* layer_cases.c - the one-layer fixture of the layer tests (see
+ * layer_cases.h): model set-up, one backend run, the comparison with ref.
+ * What it does not do: name cases or skip them (the test files). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,22 +52,30 @@ int layer_pair_finish(struct layer_pair *t, struct model_desc *d, int n, enum pr
 	return 0;
 }
 
-int layer_pair_one(struct layer_pair *t, struct model_layer l, int n, int ci, int hi, int wi,
-		   int co, int ho, int wo, enum precision p, const struct layer_fill *fill)
+int layer_desc_one(struct model_desc *d, struct model_layer l, int ci, int hi, int wi,
+		   int co, int ho, int wo)
 {
-	struct model_desc d;
 	struct trainer_error err = { "" };
 	int in_c = l.kind == LAYER_ADD ? 2 * ci : ci;
 
-	memset(t, 0, sizeof(*t));
-	model_desc_init(&d, "layer");
-	model_desc_add_tensor(&d, "in", TENSOR_PLAIN, in_c, hi, wi, &err);
-	model_desc_add_tensor(&d, "out", TENSOR_PLAIN, co, ho, wo, &err);
+	model_desc_init(d, "layer");
+	model_desc_add_tensor(d, "in", TENSOR_PLAIN, in_c, hi, wi, &err);
+	model_desc_add_tensor(d, "out", TENSOR_PLAIN, co, ho, wo, &err);
 	l.in = (struct tensor_slice){ 0, 0, ci };
 	l.in2 = (struct tensor_slice){ 0, ci, ci };
 	l.out = (struct tensor_slice){ 1, 0, co };
 	snprintf(l.name, sizeof(l.name), "layer");
-	model_desc_add_layer(&d, &l, &err);
+	model_desc_add_layer(d, &l, &err);
+	return in_c;
+}
+
+int layer_pair_one(struct layer_pair *t, struct model_layer l, int n, int ci, int hi, int wi,
+		   int co, int ho, int wo, enum precision p, const struct layer_fill *fill)
+{
+	struct model_desc d;
+
+	memset(t, 0, sizeof(*t));
+	layer_desc_one(&d, l, ci, hi, wi, co, ho, wo);
 	return layer_pair_finish(t, &d, n, p, fill);
 }
 

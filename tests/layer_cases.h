@@ -3,9 +3,11 @@
  * parameters, running statistics, input and output gradient; a backend's
  * training and eval forward, backward and store_state on it; every result
  * compared with the ref backend's (the oracle) within the precision's
- * tolerance; the layer shapes both files test (LAYER_CASES_BOTH). What it
- * does not do: choose a backend, look for a device, or hold the cases only
- * one backend has (those stay in the test files).
+ * tolerance; the layer shapes both files test (LAYER_CASES_BOTH). The ref
+ * finite-difference tests (test_ref_layers.c) use its one-layer model
+ * description and layer_proto() only. What it does not do: choose a
+ * backend, look for a device, or hold the cases only one backend has
+ * (those stay in the test files).
  */
 #ifndef HVD_TESTS_LAYER_CASES_H
 #define HVD_TESTS_LAYER_CASES_H
@@ -31,14 +33,20 @@ struct layer_fill {
 	float dy_scale;
 };
 
+/* Starts d as a model of one layer l, named "layer", from tensor 0 "in"
+ * (ci, hi, wi; for LAYER_ADD twice ci, l reading channels [0, ci) and
+ * [ci, 2 ci)) to tensor 1 "out" (co, ho, wo); d is not finished. Returns
+ * the input tensor's channels. */
+int layer_desc_one(struct model_desc *d, struct model_layer l, int ci, int hi, int wi,
+		   int co, int ho, int wo);
+
 /* Finishes d, creates the model and draws parameters, running statistics,
  * x (fp32: uniform; bf16/fp16: values both hold exactly) and dy. On
  * failure records it and returns -1 (nothing left to free). */
 int layer_pair_finish(struct layer_pair *t, struct model_desc *d, int n, enum precision p,
 		      const struct layer_fill *fill);
 
-/* A model of one layer l from in (ci, hi, wi; twice ci for LAYER_ADD) to
- * out (co, ho, wo), then layer_pair_finish(). */
+/* layer_desc_one(), then layer_pair_finish(). */
 int layer_pair_one(struct layer_pair *t, struct model_layer l, int n, int ci, int hi, int wi,
 		   int co, int ho, int wo, enum precision p, const struct layer_fill *fill);
 

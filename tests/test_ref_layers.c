@@ -11,6 +11,7 @@
 
 #include "runner.h"
 #include "backend.h"
+#include "layer_cases.h"
 #include "loss.h"
 #include "model.h"
 #include "rng.h"
@@ -27,7 +28,8 @@ struct one_layer {
 };
 
 /* Builds a model of one layer from (C,H,W) in to (C,H,W) out (in2 too for
- * ADD: a second input channel slice of the same input tensor). */
+ * ADD: a second input channel slice of the same input tensor; see
+ * layer_desc_one()) on the ref backend, with seeded parameters, x and r. */
 static int one_layer_setup(struct one_layer *t, struct model_layer proto, int n,
 			   int ci, int hi, int wi, int co, int ho, int wo, uint64_t seed)
 {
@@ -36,14 +38,7 @@ static int one_layer_setup(struct one_layer *t, struct model_layer proto, int n,
 	struct rng r;
 
 	memset(t, 0, sizeof(*t));
-	model_desc_init(&d, "layer");
-	int in_c = proto.kind == LAYER_ADD ? 2 * ci : ci;
-	model_desc_add_tensor(&d, "in", TENSOR_PLAIN, in_c, hi, wi, &err);
-	model_desc_add_tensor(&d, "out", TENSOR_PLAIN, co, ho, wo, &err);
-	proto.in = (struct tensor_slice){ 0, 0, ci };
-	proto.in2 = (struct tensor_slice){ 0, ci, ci };
-	proto.out = (struct tensor_slice){ 1, 0, co };
-	model_desc_add_layer(&d, &proto, &err);
+	int in_c = layer_desc_one(&d, proto, ci, hi, wi, co, ho, wo);
 	if (model_desc_finish(&d, &err) || model_create(&t->m, &d, &err)) {
 		test_fail_at(__FILE__, __LINE__, "model: %s", err.msg);
 		return -1;
@@ -156,20 +151,6 @@ static void fd_check(struct one_layer *t, double atol, double rtol)
 	free(grads);
 }
 
-static struct model_layer proto(enum layer_kind kind, int k, int stride, int pad, int relu)
-{
-	struct model_layer l;
-
-	memset(&l, 0, sizeof(l));
-	l.kind = kind;
-	snprintf(l.name, sizeof(l.name), "layer");
-	l.kernel = k;
-	l.stride = stride;
-	l.pad = pad;
-	l.relu = relu;
-	return l;
-}
-
 static void run_fd(struct model_layer l, int n, int ci, int hi, int wi, int co, int ho,
 		   int wo, double atol, double rtol)
 {
@@ -180,49 +161,36 @@ static void run_fd(struct model_layer l, int n, int ci, int hi, int wi, int co, 
 	one_layer_free(&t);
 }
 
-static void test_fd_conv_7x7_stride2(void)
+static struct model_layer with_bias(struct model_layer l)
 {
-	run_fd(proto(LAYER_CONV, 7, 2, 3, 0), 2, 3, 9, 9, 4, 5, 5, 2e-3, 2e-3);
-}
-
-static void test_fd_conv_3x3(void)
-{
-	run_fd(proto(LAYER_CONV, 3, 1, 1, 0), 2, 5, 6, 6, 3, 6, 6, 2e-3, 2e-3);
-}
-
-static void test_fd_conv_3x3_stride2_bias(void)
-{
-	struct model_layer l = proto(LAYER_CONV, 3, 2, 1, 0);
 	l.has_bias = 1;
-	run_fd(l, 2, 3, 7, 7, 2, 4, 4, 2e-3, 2e-3);
+	return l;
 }
 
-static void test_fd_conv_1x1(void)
-{
-	run_fd(proto(LAYER_CONV, 1, 1, 0, 0), 3, 6, 4, 4, 5, 4, 4, 2e-3, 2e-3);
-}
+/* static void test_fd_NAME(void): run_fd(LAYER, n, ci, hi, wi, co, ho, wo, atol, rtol) */
+#define FD_CASE(NAME, LAYER, ...) static void test_fd_##NAME(void) { run_fd(LAYER, __VA_ARGS__); }
 
-static void test_fd_batchnorm(void)
-{
-	run_fd(proto(LAYER_BATCHNORM, 0, 0, 0, 0), 3, 4, 3, 3, 4, 3, 3, 3e-3, 1e-2);
-}
-
-static void test_fd_batchnorm_relu(void)
-{
-	run_fd(proto(LAYER_BATCHNORM, 0, 0, 0, 1), 3, 4, 3, 3, 4, 3, 3, 3e-3, 1e-2);
-}
-
-static void test_fd_relu(void)
-{
-	run_fd(proto(LAYER_RELU, 0, 0, 0, 0), 2, 3, 4, 4, 3, 4, 4, 1e-3, 1e-3);
-}
+FD_CASE(conv_7x7_stride2, layer_proto(LAYER_CONV, 7, 2, 3, 0), 2, 3, 9, 9, 4, 5, 5, 2e-3, 2e-3)
+FD_CASE(conv_3x3, layer_proto(LAYER_CONV, 3, 1, 1, 0), 2, 5, 6, 6, 3, 6, 6, 2e-3, 2e-3)
+FD_CASE(conv_3x3_stride2_bias, with_bias(layer_proto(LAYER_CONV, 3, 2, 1, 0)),
+	2, 3, 7, 7, 2, 4, 4, 2e-3, 2e-3)
+FD_CASE(conv_1x1, layer_proto(LAYER_CONV, 1, 1, 0, 0), 3, 6, 4, 4, 5, 4, 4, 2e-3, 2e-3)
+FD_CASE(batchnorm, layer_proto(LAYER_BATCHNORM, 0, 0, 0, 0), 3, 4, 3, 3, 4, 3, 3, 3e-3, 1e-2)
+FD_CASE(batchnorm_relu, layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), 3, 4, 3, 3, 4, 3, 3, 3e-3, 1e-2)
+FD_CASE(relu, layer_proto(LAYER_RELU, 0, 0, 0, 0), 2, 3, 4, 4, 3, 4, 4, 1e-3, 1e-3)
+FD_CASE(avgpool, layer_proto(LAYER_AVGPOOL, 2, 2, 0, 0), 2, 3, 6, 6, 3, 3, 3, 1e-3, 1e-3)
+FD_CASE(global_avgpool, layer_proto(LAYER_GLOBAL_AVGPOOL, 0, 0, 0, 0),
+	2, 4, 3, 5, 4, 1, 1, 1e-3, 1e-3)
+FD_CASE(linear, layer_proto(LAYER_LINEAR, 0, 0, 0, 0), 3, 6, 2, 2, 5, 1, 1, 2e-3, 2e-3)
+FD_CASE(add_relu, layer_proto(LAYER_ADD, 0, 0, 0, 1), 2, 3, 3, 3, 3, 3, 3, 1e-3, 1e-3)
 
 static void test_fd_maxpool(void)
 {
 	struct one_layer t;
 	struct rng r;
+	struct model_layer l = layer_proto(LAYER_MAXPOOL, 3, 2, 1, 0);
 
-	if (one_layer_setup(&t, proto(LAYER_MAXPOOL, 3, 2, 1, 0), 2, 2, 7, 7, 2, 4, 4, 7) == 0) {
+	if (one_layer_setup(&t, l, 2, 2, 7, 7, 2, 4, 4, 7) == 0) {
 		/* distinct values 0.05 apart so no FD step changes a window's max */
 		rng_seed(&r, 3);
 		for (size_t i = 0; i < t.in_count; i++)
@@ -236,26 +204,6 @@ static void test_fd_maxpool(void)
 		fd_check(&t, 2e-3, 2e-3);
 	}
 	one_layer_free(&t);
-}
-
-static void test_fd_avgpool(void)
-{
-	run_fd(proto(LAYER_AVGPOOL, 2, 2, 0, 0), 2, 3, 6, 6, 3, 3, 3, 1e-3, 1e-3);
-}
-
-static void test_fd_global_avgpool(void)
-{
-	run_fd(proto(LAYER_GLOBAL_AVGPOOL, 0, 0, 0, 0), 2, 4, 3, 5, 4, 1, 1, 1e-3, 1e-3);
-}
-
-static void test_fd_linear(void)
-{
-	run_fd(proto(LAYER_LINEAR, 0, 0, 0, 0), 3, 6, 2, 2, 5, 1, 1, 2e-3, 2e-3);
-}
-
-static void test_fd_add_relu(void)
-{
-	run_fd(proto(LAYER_ADD, 0, 0, 0, 1), 2, 3, 3, 3, 3, 3, 3, 1e-3, 1e-3);
 }
 
 static void test_fd_loss_weighted_and_plain(void)
