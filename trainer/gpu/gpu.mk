@@ -47,7 +47,24 @@ $(B)/obj/trainer/gpu/%.o: trainer/gpu/%.cu
 
 # backend.c registers backend_gpu_ops; the tests run the gpu groups.
 $(B)/obj/trainer/backend.o: CFLAGS += -DHAVE_GPU_BACKEND
-TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c
+TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c tests/test_gpu_emu.c
+
+# The kernels on the CPU (group gpu-emu, tests/gpu_emu): each .cu with its
+# launches `K<<<g, b, m, s>>>(` rewritten to the emulator's
+# `emu_launch_at(g, b, m, s).run(K, ` and without `extern "C"`, compiled
+# as host C++ (nvcc's host compiler) into the test runner only.
+GPU_EMU_INCS := $(patsubst trainer/gpu/%.cu,$(B)/obj/tests/gpu_emu/%.emu.inc,$(GPU_CU_SRCS))
+$(B)/obj/tests/gpu_emu/%.emu.inc: trainer/gpu/%.cu
+	@mkdir -p $(@D)
+	perl -pe 's/extern "C" //; s/([A-Za-z_][A-Za-z0-9_]*(?:<T>)?)<<<(.*?)>>>\(/emu_launch_at($$2).run($$1, /g' $< > $@.tmp
+	@if grep -q '<<<' $@.tmp; then echo "gpu.mk: $<: a launch the emulator rewrite missed" >&2; exit 1; fi
+	mv $@.tmp $@
+$(B)/obj/tests/gpu_emu/gpu_emu.o: tests/gpu_emu/gpu_emu.cpp tests/gpu_emu/gpu_emu.h $(GPU_EMU_INCS) \
+		trainer/gpu/gpu_k_common.cuh trainer/gpu/gpu_kernels.h trainer/gpu/gpu_geometry.h
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread $(SAN_FLAGS) \
+		-I$(@D) -Itests -Itrainer -Itrainer/gpu $(CUDA_CFLAGS) -c $< -o $@
+TEST_LIBS += $(B)/obj/tests/gpu_emu/gpu_emu.o
 TEST_CFLAGS += -DHAVE_GPU_BACKEND $(GPU_HOST_CFLAGS)
 else
 # gpu_train.h's calls without CUDA (never reached: no gpu backend)
