@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/gpu/run.sh - for a person on a GPU node: build with the GPU
-# backend (warnings as errors), run the gpu test groups (gpu-unit and
-# gpu-audit on the CPU, gpu-ops, gpu-layers against the ref backend on the
+# backend (warnings as errors), run the gpu test groups (gpu-unit,
+# gpu-audit and gpu-emu on the CPU, gpu-ops, gpu-layers against the ref backend on the
 # GPU, trainer-loss: the loss kept on the device), then as root with the
 # Slurm packages installed the GPU cases of slurm-e2e on the test's own
 # cluster (the gpu trainer against the cpu one; with 2+ GPUs NCCL against
@@ -39,7 +39,7 @@ command -v nvidia-smi > /dev/null &&
 status=0
 printf '\n%-20s %7s %7s %8s\n' group passed failed skipped
 # "group" or "group substring" (tests/check.sh runs the matching cases)
-runs=(gpu-unit gpu-audit gpu-ops gpu-layers trainer-loss)
+runs=(gpu-unit gpu-audit gpu-emu gpu-ops gpu-layers trainer-loss)
 if [ "$(id -u)" = 0 ] && command -v slurmctld > /dev/null; then
 	runs+=("slurm-e2e gpu_train" "slurm-e2e nccl")
 else
