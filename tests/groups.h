@@ -48,6 +48,7 @@ extern const struct test_case gpu_train_tests[];
 #ifdef HAVE_GPU_BACKEND
 extern const struct test_case gpu_ops_tests[];
 extern const struct test_case gpu_emu_tests[];
+extern const struct test_case gpu_emulated_tests[];
 extern const struct test_case gpu_layers_tests[];
 #endif
 
@@ -74,6 +75,7 @@ static const struct test_group test_groups[] = {
 #ifdef HAVE_GPU_BACKEND
 	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-emu", gpu_emu_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0 },
 	{ "gpu-layers", gpu_layers_tests, TEST_NEEDS_NOTHING, 300, 0 },
 #endif
 	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },

@@ -47,7 +47,8 @@ $(B)/obj/trainer/gpu/%.o: trainer/gpu/%.cu
 
 # backend.c registers backend_gpu_ops; the tests run the gpu groups.
 $(B)/obj/trainer/backend.o: CFLAGS += -DHAVE_GPU_BACKEND
-TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c tests/test_gpu_emu.c
+TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c tests/test_gpu_emu.c \
+	tests/test_gpu_emulated.c
 
 # The kernels on the CPU (group gpu-emu, tests/gpu_emu): each .cu with its
 # launches `K<<<g, b, m, s>>>(` rewritten to the emulator's
@@ -65,6 +66,29 @@ $(B)/obj/tests/gpu_emu/gpu_emu.o: tests/gpu_emu/gpu_emu.cpp tests/gpu_emu/gpu_em
 	$(CXX) -std=c++17 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread $(SAN_FLAGS) \
 		-I$(@D) -Itests -Itrainer -Itrainer/gpu $(CUDA_CFLAGS) -c $< -o $@
 TEST_LIBS += $(B)/obj/tests/gpu_emu/gpu_emu.o
+
+# GPU_EMU=1 (with WITH_NCCL=0, in its own B): the emulated GPU. The same
+# backend host code, its kernels from the emulator (gpu_emu.cpp with
+# GPU_EMU_DEVICE) and CUDA runtime/cuDNN/cuBLAS from tests/gpu_emu/
+# fake_cuda.cpp instead of nvcc and the CUDA libraries, so gpu-layers,
+# trainer-loss and `chexnet --backend gpu` run without a GPU
+# (tests/gpu_emu/README.md; tests/gpu/emu.sh).
+ifeq ($(GPU_EMU),1)
+ifeq ($(HAVE_NCCL),1)
+$(error hvd: build: 'GPU_EMU=1': the emulated GPU has no NCCL: add WITH_NCCL=0)
+endif
+GPU_EMU_FLAGS = -std=c++17 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
+	$(SAN_FLAGS) -I$(B)/obj/tests/gpu_emu -Itests -Itrainer -Itrainer/gpu $(CUDA_CFLAGS)
+$(B)/obj/tests/gpu_emu/gpu_emu_device.o: tests/gpu_emu/gpu_emu.cpp tests/gpu_emu/gpu_emu.h \
+		$(GPU_EMU_INCS) trainer/gpu/gpu_k_common.cuh trainer/gpu/gpu_kernels.h
+	@mkdir -p $(@D)
+	$(CXX) $(GPU_EMU_FLAGS) -DGPU_EMU_DEVICE -c $< -o $@
+$(B)/obj/tests/gpu_emu/fake_cuda.o: tests/gpu_emu/fake_cuda.cpp
+	@mkdir -p $(@D)
+	$(CXX) $(GPU_EMU_FLAGS) -c $< -o $@
+GPU_BACKEND_CU_OBJS := $(B)/obj/tests/gpu_emu/gpu_emu_device.o $(B)/obj/tests/gpu_emu/fake_cuda.o
+GPU_BACKEND_LDLIBS := -ldl -lstdc++
+endif
 TEST_CFLAGS += -DHAVE_GPU_BACKEND $(GPU_HOST_CFLAGS)
 else
 # gpu_train.h's calls without CUDA (never reached: no gpu backend)

@@ -1,0 +1,465 @@
+/* fake_cuda.cpp - an emulated GPU for the `emu` build (make GPU_EMU=1,
+ * tests/gpu_emu/README): the CUDA runtime, cuDNN and cuBLAS calls the
+ * gpu backend makes, implemented on the host with their documented
+ * semantics, so the backend's host code (pool, descriptors, slices,
+ * streams and events as calls, pinned copies, the loss, the device
+ * optimizer) runs unchanged on a machine without a GPU, with the
+ * emulated kernels (gpu_emu.cpp) in place of the nvcc-built ones.
+ * "Device" memory is host memory; every call completes before it returns
+ * (streams and events are tokens; queries always report done); cuDNN
+ * convolutions are direct loops over the strided descriptors
+ * (cross-correlation, alpha/beta as documented), cublasGemmEx a
+ * column-major loop; fp16/bf16 elements are converted with CUDA's own
+ * host conversions and accumulated in fp32.
+ * What it does not do: anything concurrent, timing, or the libraries'
+ * numerics beyond fp32 accumulation (algorithms, Tensor Core rounding).
+ */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- CUDA runtime --- */
+struct CUstream_st { int token; };
+struct CUevent_st { int token; };
+
+extern "C" {
+
+cudaError_t cudaGetDeviceCount(int *count) { *count = 1; return cudaSuccess; }
+cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+cudaError_t cudaGetDevice(int *device) { *device = 0; return cudaSuccess; }
+cudaError_t cudaGetLastError(void) { return cudaSuccess; }
+
+const char *cudaGetErrorString(cudaError_t error)
+{
+	static char text[64];
+	snprintf(text, sizeof(text), "emulated CUDA error %d", (int)error);
+	return error == cudaSuccess ? "no error" : text;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device)
+{
+	snprintf(id, (size_t)len, "0000:e%d:00.0", device);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+	*total = (size_t)16 << 30;
+	*free_bytes = (size_t)12 << 30;
+	return cudaSuccess;
+}
+
+static cudaError_t host_alloc(void **p, size_t bytes)
+{
+	*p = NULL;
+	if (posix_memalign(p, 256, bytes ? bytes : 1))
+		return cudaErrorMemoryAllocation;
+	memset(*p, getenv("EMU_FILL") ? atoi(getenv("EMU_FILL")) : 0xA5, bytes);  /* like device memory: not zeroed */
+	return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **p, size_t bytes) { return host_alloc(p, bytes); }
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int) { return host_alloc(p, bytes); }
+cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaHostRegister(void *, size_t, unsigned int) { return cudaSuccess; }
+cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind)
+{
+	memmove(dst, src, bytes);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
+			    cudaStream_t)
+{
+	return cudaMemcpy(dst, src, bytes, kind);
+}
+
+cudaError_t cudaMemset(void *p, int value, size_t bytes)
+{
+	memset(p, value, bytes);
+	return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t)
+{
+	return cudaMemset(p, value, bytes);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int)
+{
+	*s = new CUstream_st();
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int)
+{
+	*e = new CUevent_st();
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+
+} /* extern "C" */
+
+/* --- element access for the three data types --- */
+static float load(const void *p, size_t i, int fp16, int bf16)
+{
+	if (fp16)
+		return __half2float(((const __half *)p)[i]);
+	if (bf16)
+		return __bfloat162float(((const __nv_bfloat16 *)p)[i]);
+	return ((const float *)p)[i];
+}
+
+/* p[i] = alpha * v + beta * p[i] (p[i] not read when beta is 0). */
+static void store(void *p, size_t i, int fp16, int bf16, float v, float alpha, float beta)
+{
+	float r = alpha * v + (beta != 0.0f ? beta * load(p, i, fp16, bf16) : 0.0f);
+	if (fp16)
+		((__half *)p)[i] = __float2half_rn(r);
+	else if (bf16)
+		((__nv_bfloat16 *)p)[i] = __float2bfloat16_rn(r);
+	else
+		((float *)p)[i] = r;
+}
+
+/* --- cuDNN --- */
+struct cudnnContext { cudaStream_t stream; };
+struct cudnnTensorStruct {
+	cudnnDataType_t type;
+	int n, c, h, w, ns, cs, hs, ws;
+};
+struct cudnnFilterStruct {
+	cudnnDataType_t type;
+	int k, c, h, w;
+};
+struct cudnnConvolutionStruct {
+	int pad_h, pad_w, u, v, dil_h, dil_w;
+	cudnnConvolutionMode_t mode;
+	cudnnMathType_t math;
+};
+
+static int is_half(cudnnDataType_t t) { return t == CUDNN_DATA_HALF; }
+static int is_bf16(cudnnDataType_t t) { return t == CUDNN_DATA_BFLOAT16; }
+
+static size_t at(const cudnnTensorStruct *d, int n, int c, int y, int x)
+{
+	return (size_t)n * d->ns + (size_t)c * d->cs + (size_t)y * d->hs + (size_t)x * d->ws;
+}
+
+static size_t wat(const cudnnFilterStruct *f, int k, int c, int y, int x)
+{
+	return (((size_t)k * f->c + c) * f->h + y) * f->w + x;
+}
+
+/* The input pixel a filter tap reads for output (oy, ox), or -1 outside. */
+static int tap(const cudnnConvolutionStruct *cv, const cudnnTensorStruct *x, int oy, int ox,
+	       int r, int s, int *iy, int *ix)
+{
+	*iy = oy * cv->u - cv->pad_h + r * cv->dil_h;
+	*ix = ox * cv->v - cv->pad_w + s * cv->dil_w;
+	return *iy >= 0 && *iy < x->h && *ix >= 0 && *ix < x->w ? 0 : -1;
+}
+
+/* Checks what the emulation supports; CUDNN_STATUS_NOT_SUPPORTED else. */
+static cudnnStatus_t conv_supported(const cudnnTensorStruct *x, const cudnnFilterStruct *f,
+				    const cudnnConvolutionStruct *cv, const cudnnTensorStruct *y)
+{
+	if (cv->mode != CUDNN_CROSS_CORRELATION || f->c != x->c || f->k != y->c || x->n != y->n ||
+	    x->type != f->type || x->type != y->type)
+		return CUDNN_STATUS_NOT_SUPPORTED;
+	int oh = (x->h + 2 * cv->pad_h - cv->dil_h * (f->h - 1) - 1) / cv->u + 1;
+	int ow = (x->w + 2 * cv->pad_w - cv->dil_w * (f->w - 1) - 1) / cv->v + 1;
+	return oh == y->h && ow == y->w ? CUDNN_STATUS_SUCCESS : CUDNN_STATUS_BAD_PARAM;
+}
+
+extern "C" {
+
+const char *cudnnGetErrorString(cudnnStatus_t status)
+{
+	static char text[64];
+	snprintf(text, sizeof(text), "emulated cuDNN status %d", (int)status);
+	return status == CUDNN_STATUS_SUCCESS ? "CUDNN_STATUS_SUCCESS" : text;
+}
+
+cudnnStatus_t cudnnCreate(cudnnHandle_t *h) { *h = new cudnnContext(); return CUDNN_STATUS_SUCCESS; }
+cudnnStatus_t cudnnDestroy(cudnnHandle_t h) { delete h; return CUDNN_STATUS_SUCCESS; }
+cudnnStatus_t cudnnSetStream(cudnnHandle_t h, cudaStream_t s) { h->stream = s; return CUDNN_STATUS_SUCCESS; }
+
+cudnnStatus_t cudnnCreateTensorDescriptor(cudnnTensorDescriptor_t *d)
+{
+	*d = new cudnnTensorStruct();
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) { delete d; return CUDNN_STATUS_SUCCESS; }
+
+cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d, cudnnDataType_t type, int n,
+					   int c, int h, int w, int ns, int cs, int hs, int ws)
+{
+	if (n < 1 || c < 1 || h < 1 || w < 1 || ws < 1 || hs < w * ws || cs < h * hs)
+		return CUDNN_STATUS_BAD_PARAM;
+	*d = { type, n, c, h, w, ns, cs, hs, ws };
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnCreateFilterDescriptor(cudnnFilterDescriptor_t *d)
+{
+	*d = new cudnnFilterStruct();
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) { delete d; return CUDNN_STATUS_SUCCESS; }
+
+cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataType_t type,
+					 cudnnTensorFormat_t format, int k, int c, int h, int w)
+{
+	if (format != CUDNN_TENSOR_NCHW)
+		return CUDNN_STATUS_NOT_SUPPORTED;
+	*d = { type, k, c, h, w };
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnCreateConvolutionDescriptor(cudnnConvolutionDescriptor_t *d)
+{
+	*d = new cudnnConvolutionStruct();
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnDestroyConvolutionDescriptor(cudnnConvolutionDescriptor_t d)
+{
+	delete d;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnSetConvolution2dDescriptor(cudnnConvolutionDescriptor_t d, int pad_h, int pad_w,
+					      int u, int v, int dil_h, int dil_w,
+					      cudnnConvolutionMode_t mode, cudnnDataType_t)
+{
+	if (u < 1 || v < 1 || dil_h < 1 || dil_w < 1 || pad_h < 0 || pad_w < 0)
+		return CUDNN_STATUS_BAD_PARAM;
+	cudnnMathType_t math = d->math;
+	*d = { pad_h, pad_w, u, v, dil_h, dil_w, mode, math };
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t d, cudnnMathType_t math)
+{
+	d->math = math;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* One algorithm each, needing no workspace, at the descriptor's math. */
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+	cudnnHandle_t, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
+	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t y, const int requested,
+	int *returned, cudnnConvolutionFwdAlgoPerf_t *perf)
+{
+	cudnnStatus_t st = conv_supported(x, w, cv, y);
+	if (st != CUDNN_STATUS_SUCCESS || requested < 1)
+		return st != CUDNN_STATUS_SUCCESS ? st : CUDNN_STATUS_BAD_PARAM;
+	perf[0] = {};
+	perf[0].algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+	perf[0].status = CUDNN_STATUS_SUCCESS;
+	perf[0].determinism = CUDNN_DETERMINISTIC;
+	perf[0].mathType = cv->math;
+	*returned = 1;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
+	cudnnHandle_t, const cudnnFilterDescriptor_t w, const cudnnTensorDescriptor_t dy,
+	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t dx, const int requested,
+	int *returned, cudnnConvolutionBwdDataAlgoPerf_t *perf)
+{
+	cudnnStatus_t st = conv_supported(dx, w, cv, dy);
+	if (st != CUDNN_STATUS_SUCCESS || requested < 1)
+		return st != CUDNN_STATUS_SUCCESS ? st : CUDNN_STATUS_BAD_PARAM;
+	perf[0] = {};
+	perf[0].algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
+	perf[0].status = CUDNN_STATUS_SUCCESS;
+	perf[0].determinism = CUDNN_DETERMINISTIC;
+	perf[0].mathType = cv->math;
+	*returned = 1;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+	cudnnHandle_t, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
+	const cudnnConvolutionDescriptor_t cv, const cudnnFilterDescriptor_t dw, const int requested,
+	int *returned, cudnnConvolutionBwdFilterAlgoPerf_t *perf)
+{
+	cudnnStatus_t st = conv_supported(x, dw, cv, dy);
+	if (st != CUDNN_STATUS_SUCCESS || requested < 1)
+		return st != CUDNN_STATUS_SUCCESS ? st : CUDNN_STATUS_BAD_PARAM;
+	perf[0] = {};
+	perf[0].algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
+	perf[0].status = CUDNN_STATUS_SUCCESS;
+	perf[0].determinism = CUDNN_DETERMINISTIC;
+	perf[0].mathType = cv->math;
+	*returned = 1;
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* y = alpha * conv(x, w) + beta * y */
+cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t, const void *alpha,
+				      const cudnnTensorDescriptor_t xd, const void *x,
+				      const cudnnFilterDescriptor_t wd, const void *w,
+				      const cudnnConvolutionDescriptor_t cv, cudnnConvolutionFwdAlgo_t,
+				      void *, size_t, const void *beta,
+				      const cudnnTensorDescriptor_t yd, void *y)
+{
+	cudnnStatus_t st = conv_supported(xd, wd, cv, yd);
+	if (st != CUDNN_STATUS_SUCCESS)
+		return st;
+	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), iy, ix;
+	float a = *(const float *)alpha, b = *(const float *)beta;
+	for (int n = 0; n < yd->n; n++)
+		for (int k = 0; k < yd->c; k++)
+			for (int oy = 0; oy < yd->h; oy++)
+				for (int ox = 0; ox < yd->w; ox++) {
+					float sum = 0.0f;
+					for (int c = 0; c < xd->c; c++)
+						for (int r = 0; r < wd->h; r++)
+							for (int s = 0; s < wd->w; s++)
+								if (!tap(cv, xd, oy, ox, r, s, &iy, &ix))
+									sum += load(x, at(xd, n, c, iy, ix), h16, b16) *
+									       load(w, wat(wd, k, c, r, s), h16, b16);
+					store(y, at(yd, n, k, oy, ox), h16, b16, sum, a, b);
+				}
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* dx = alpha * conv^T(dy, w) + beta * dx (gathered: every dx element once) */
+cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t, const void *alpha,
+					   const cudnnFilterDescriptor_t wd, const void *w,
+					   const cudnnTensorDescriptor_t dyd, const void *dy,
+					   const cudnnConvolutionDescriptor_t cv,
+					   cudnnConvolutionBwdDataAlgo_t, void *, size_t,
+					   const void *beta, const cudnnTensorDescriptor_t dxd,
+					   void *dx)
+{
+	cudnnStatus_t st = conv_supported(dxd, wd, cv, dyd);
+	if (st != CUDNN_STATUS_SUCCESS)
+		return st;
+	int h16 = is_half(dxd->type), b16 = is_bf16(dxd->type);
+	float a = *(const float *)alpha, b = *(const float *)beta;
+	for (int n = 0; n < dxd->n; n++)
+		for (int c = 0; c < dxd->c; c++)
+			for (int y = 0; y < dxd->h; y++)
+				for (int x = 0; x < dxd->w; x++) {
+					float sum = 0.0f;
+					for (int k = 0; k < dyd->c; k++)
+						for (int r = 0; r < wd->h; r++)
+							for (int s = 0; s < wd->w; s++) {
+								int ty = y + cv->pad_h - r * cv->dil_h;
+								int tx = x + cv->pad_w - s * cv->dil_w;
+								if (ty < 0 || tx < 0 || ty % cv->u || tx % cv->v ||
+								    ty / cv->u >= dyd->h || tx / cv->v >= dyd->w)
+									continue;
+								sum += load(dy, at(dyd, n, k, ty / cv->u, tx / cv->v),
+									    h16, b16) *
+								       load(w, wat(wd, k, c, r, s), h16, b16);
+							}
+					store(dx, at(dxd, n, c, y, x), h16, b16, sum, a, b);
+				}
+	return CUDNN_STATUS_SUCCESS;
+}
+
+/* dw = alpha * sum over n, oy, ox of x * dy + beta * dw */
+cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t, const void *alpha,
+					     const cudnnTensorDescriptor_t xd, const void *x,
+					     const cudnnTensorDescriptor_t dyd, const void *dy,
+					     const cudnnConvolutionDescriptor_t cv,
+					     cudnnConvolutionBwdFilterAlgo_t, void *, size_t,
+					     const void *beta, const cudnnFilterDescriptor_t dwd,
+					     void *dw)
+{
+	cudnnStatus_t st = conv_supported(xd, dwd, cv, dyd);
+	if (st != CUDNN_STATUS_SUCCESS)
+		return st;
+	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), iy, ix;
+	float a = *(const float *)alpha, b = *(const float *)beta;
+	for (int k = 0; k < dwd->k; k++)
+		for (int c = 0; c < dwd->c; c++)
+			for (int r = 0; r < dwd->h; r++)
+				for (int s = 0; s < dwd->w; s++) {
+					float sum = 0.0f;
+					for (int n = 0; n < xd->n; n++)
+						for (int oy = 0; oy < dyd->h; oy++)
+							for (int ox = 0; ox < dyd->w; ox++)
+								if (!tap(cv, xd, oy, ox, r, s, &iy, &ix))
+									sum += load(x, at(xd, n, c, iy, ix), h16, b16) *
+									       load(dy, at(dyd, n, k, oy, ox), h16, b16);
+					store(dw, wat(dwd, k, c, r, s), h16, b16, sum, a, b);
+				}
+	return CUDNN_STATUS_SUCCESS;
+}
+
+} /* extern "C" */
+
+/* --- cuBLAS --- */
+struct cublasContext { cudaStream_t stream; cublasMath_t math; };
+
+static int blas_half(cudaDataType t) { return t == CUDA_R_16F; }
+static int blas_bf16(cudaDataType t) { return t == CUDA_R_16BF; }
+
+extern "C" {
+
+const char *cublasGetStatusString(cublasStatus_t status)
+{
+	static char text[64];
+	snprintf(text, sizeof(text), "emulated cuBLAS status %d", (int)status);
+	return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS" : text;
+}
+
+cublasStatus_t cublasCreate_v2(cublasHandle_t *h) { *h = new cublasContext(); return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasDestroy_v2(cublasHandle_t h) { delete h; return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t s) { h->stream = s; return CUBLAS_STATUS_SUCCESS; }
+cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) { h->math = m; return CUBLAS_STATUS_SUCCESS; }
+
+/* Column-major C (m x n) = alpha op(A) op(B) + beta C, fp32 accumulation. */
+cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+			    int k, const void *alpha, const void *A, cudaDataType at_, int lda,
+			    const void *B, cudaDataType bt, int ldb, const void *beta, void *C,
+			    cudaDataType ct, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t)
+{
+	if (compute != CUBLAS_COMPUTE_32F || (ta != CUBLAS_OP_N && ta != CUBLAS_OP_T) ||
+	    (tb != CUBLAS_OP_N && tb != CUBLAS_OP_T) || m < 0 || n < 0 || k < 0)
+		return CUBLAS_STATUS_NOT_SUPPORTED;
+	if (lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m)
+		return CUBLAS_STATUS_INVALID_VALUE;
+	float a = *(const float *)alpha, b = *(const float *)beta;
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < m; i++) {
+			float sum = 0.0f;
+			for (int l = 0; l < k; l++) {
+				size_t ai = ta == CUBLAS_OP_N ? (size_t)i + (size_t)l * lda
+							      : (size_t)l + (size_t)i * lda;
+				size_t bi = tb == CUBLAS_OP_N ? (size_t)l + (size_t)j * ldb
+							      : (size_t)j + (size_t)l * ldb;
+				sum += load(A, ai, blas_half(at_), blas_bf16(at_)) *
+				       load(B, bi, blas_half(bt), blas_bf16(bt));
+			}
+			store(C, (size_t)i + (size_t)j * ldc, blas_half(ct), blas_bf16(ct), sum, a, b);
+		}
+	return CUBLAS_STATUS_SUCCESS;
+}
+
+} /* extern "C" */

@@ -1,0 +1,76 @@
+/* test_gpu_emulated.c - the gpu backend's host code run end to end on
+ * the emulated GPU (group gpu-emulated, CUDA builds): builds the tree
+ * again into BUILD-emu with `make GPU_EMU=1 WITH_NCCL=0` (the backend as
+ * is; its kernels from tests/gpu_emu's CPU emulation of the launch model,
+ * the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/fake_cuda.cpp),
+ * then runs that build's gpu-ops, gpu-layers (every layer kind against
+ * ref in fp32, bf16 and fp16) and trainer-loss (the loss kept on the
+ * device) groups there, where they find "a device" instead of skipping.
+ * What this does not show: anything about a real GPU's libraries,
+ * concurrency or speed (tests/gpu/run.sh on a GPU node does).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+static char emu_dir[4096];
+
+static const char *emu_build(void)
+{
+	snprintf(emu_dir, sizeof(emu_dir), "%s-emu", test_build_dir());
+	return emu_dir;
+}
+
+static void test_emulated_device_builds(void)
+{
+	char cmd[8192];
+	struct test_proc p;
+#ifdef __SANITIZE_ADDRESS__
+	const char *san = "SAN=1";
+#else
+	const char *san = "";
+#endif
+	snprintf(cmd, sizeof(cmd), "cd '%s' && make --no-print-directory -j2 B='%s' GPU_EMU=1 "
+		 "WITH_NCCL=0 %s all", test_src_dir(), emu_build(), san);
+	CHECK(test_run(cmd, 1500, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %.1500s", cmd, p.exit_code, p.err);
+	test_proc_free(&p);
+}
+
+/* `tests/check.sh BUILD-emu -g GROUP`: every case passed, and (gpu
+ * groups) none was skipped for want of a device. */
+static void emulated_group(const char *group, int want_passed)
+{
+	char cmd[8192], summary[64];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "test -x '%s/hvdtest'", emu_build());
+	if (test_run(cmd, 10, &p) || p.exit_code != 0) {
+		test_proc_free(&p);
+		SKIP("the emulated build is missing (see emulated_device_builds)");
+	}
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "'%s/tests/check.sh' '%s' -g %s", test_src_dir(), emu_build(),
+		 group);
+	CHECK(test_run(cmd, 600, &p) == 0);
+	snprintf(summary, sizeof(summary), "\n%d passed, 0 failed", want_passed);
+	CHECK_MSG(p.exit_code == 0 && strstr(p.out, summary), "%s on the emulated GPU: want '%s'"
+		  " in: ...%.1500s", group, summary, p.out + (strlen(p.out) > 1500 ?
+							 strlen(p.out) - 1500 : 0));
+	CHECK_MSG(!strstr(p.out, "no CUDA device"), "%s skipped cases on the emulated GPU", group);
+	test_proc_free(&p);
+}
+
+static void test_gpu_ops_on_emulated_device(void) { emulated_group("gpu-ops", 3); }
+static void test_gpu_layers_on_emulated_device(void) { emulated_group("gpu-layers", 40); }
+static void test_trainer_loss_on_emulated_device(void) { emulated_group("trainer-loss", 13); }
+
+const struct test_case gpu_emulated_tests[] = {
+	{ "emulated_device_builds", test_emulated_device_builds },
+	{ "gpu_ops_on_emulated_device", test_gpu_ops_on_emulated_device },
+	{ "gpu_layers_on_emulated_device", test_gpu_layers_on_emulated_device },
+	{ "trainer_loss_on_emulated_device", test_trainer_loss_on_emulated_device },
+	{ 0 }
+};
