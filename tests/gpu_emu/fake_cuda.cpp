@@ -1,5 +1,5 @@
-/* fake_cuda.cpp - an emulated GPU for the `emu` build (make GPU_EMU=1,
- * tests/gpu_emu/README): the CUDA runtime, cuDNN and cuBLAS calls the
+/* fake_cuda.cpp - an emulated GPU for the `emu` build (make GPU_EMU=1
+ * WITH_NCCL=0; group gpu-emulated): the CUDA runtime, cuDNN and cuBLAS calls the
  * gpu backend makes, implemented on the host with their documented
  * semantics, so the backend's host code (pool, descriptors, slices,
  * streams and events as calls, pinned copies, the loss, the device
@@ -60,7 +60,7 @@ static cudaError_t host_alloc(void **p, size_t bytes)
 	*p = NULL;
 	if (posix_memalign(p, 256, bytes ? bytes : 1))
 		return cudaErrorMemoryAllocation;
-	memset(*p, getenv("EMU_FILL") ? atoi(getenv("EMU_FILL")) : 0xA5, bytes);  /* like device memory: not zeroed */
+	memset(*p, 0xA5, bytes);  /* like device memory: not zeroed */
 	return cudaSuccess;
 }
 

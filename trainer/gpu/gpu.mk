@@ -71,8 +71,8 @@ TEST_LIBS += $(B)/obj/tests/gpu_emu/gpu_emu.o
 # backend host code, its kernels from the emulator (gpu_emu.cpp with
 # GPU_EMU_DEVICE) and CUDA runtime/cuDNN/cuBLAS from tests/gpu_emu/
 # fake_cuda.cpp instead of nvcc and the CUDA libraries, so gpu-layers,
-# trainer-loss and `chexnet --backend gpu` run without a GPU
-# (tests/gpu_emu/README.md; tests/gpu/emu.sh).
+# trainer-loss and `chexnet --backend gpu` run without a GPU (group
+# gpu-emulated builds it into BUILD-emu and runs them; trainer/gpu/README.md).
 ifeq ($(GPU_EMU),1)
 ifeq ($(HAVE_NCCL),1)
 $(error hvd: build: 'GPU_EMU=1': the emulated GPU has no NCCL: add WITH_NCCL=0)
