@@ -73,7 +73,8 @@ cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind)
 {
-	memmove(dst, src, bytes);
+	if (bytes)  /* CUDA takes 0-byte copies of NULL (a model without parameters) */
+		memmove(dst, src, bytes);
 	return cudaSuccess;
 }
 
@@ -85,7 +86,8 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaM
 
 cudaError_t cudaMemset(void *p, int value, size_t bytes)
 {
-	memset(p, value, bytes);
+	if (bytes)
+		memset(p, value, bytes);
 	return cudaSuccess;
 }
 
