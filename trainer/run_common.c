@@ -42,15 +42,16 @@ static void print_count(const struct model *m, const struct cli_options *o)
 static int install_gpu_hooks(struct session *s)
 {
 	struct trainer_error err = { "" };
+	int gpu = strcmp(s->ops->name, "gpu") == 0;
 
-	if (strcmp(s->ops->name, "gpu") != 0 && dist_device_buffers()) {
+	if (!gpu && dist_device_buffers()) {
 		fprintf(stderr, "chexnet: runtime backend 'nccl': reduces device memory and needs "
 			"--backend gpu (this run: '%s'); hint: HVD_BACKEND=mpi reduces host buffers\n",
 			s->ops->name);
 		session_close(s);
 		return -1;
 	}
-	if (strcmp(s->ops->name, "gpu") != 0)
+	if (!gpu)
 		return 0;
 	span_set_ranges(gpu_train_nvtx_ranges());
 	if (!dist_device_buffers())

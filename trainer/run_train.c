@@ -256,6 +256,12 @@ static int save(struct trainer *t, const char *name)
 	return 0;
 }
 
+/* --steps N: the run ends once `total` optimizer steps are done. */
+static int steps_reached(const struct trainer *t, long total)
+{
+	return t->o.steps && total >= t->o.steps;
+}
+
 /* A progress line over window w (every rank: the loss read is collective). */
 static int progress(struct trainer *t, const struct train_window *w, int epoch, long step,
 		    long steps, double lr, int epoch_end)
@@ -283,7 +289,7 @@ static enum epoch_result train_steps(struct trainer *t, struct source *src, int 
 	for (long step = first; step < steps;) {
 		double lr = schedule_lr(&t->sched, epoch + (double)step / steps);
 		double t0 = now_seconds();
-		int last = step + 1 == steps || (t->o.steps && t->total_steps + 1 >= t->o.steps);
+		int last = step + 1 == steps || steps_reached(t, t->total_steps + 1);
 		if (train_step(t, src, lr, !last))
 			return EPOCH_FAILED;
 		t->clock.seconds += now_seconds() - t0;
@@ -292,7 +298,7 @@ static enum epoch_result train_steps(struct trainer *t, struct source *src, int 
 		t->state.epoch = epoch;
 		t->state.step = step;
 		train_window_add(&w, global_batch);
-		int reached = t->o.steps && t->total_steps >= t->o.steps;
+		int reached = steps_reached(t, t->total_steps);
 		if (step % t->o.progress_every == 0 || step == steps || reached || t->stop) {
 			train_gpu_sample(&t->gpu);  /* every rank: utilisation for O1 */
 			if (progress(t, &w, epoch, step, steps, lr, step == steps))
@@ -456,7 +462,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 			return stopped(t);
 		if (end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev))
 			return 1;
-		if (r == EPOCH_STEPS_REACHED || (t->o.steps && t->total_steps >= t->o.steps))
+		if (r == EPOCH_STEPS_REACHED || steps_reached(t, t->total_steps))
 			break;
 		if (t->stop && epoch + 1 < t->o.epochs) {  /* after the last epoch: just finish */
 			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);

@@ -267,22 +267,34 @@ cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t d, cudnnM
 	return CUDNN_STATUS_SUCCESS;
 }
 
-/* One algorithm each, needing no workspace, at the descriptor's math. */
-cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
-	cudnnHandle_t, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
-	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t y, const int requested,
-	int *returned, cudnnConvolutionFwdAlgoPerf_t *perf)
+} /* extern "C" */
+
+/* One algorithm, needing no workspace, at the descriptor's math: what the
+ * three _v7 queries answer for a convolution the emulation supports. */
+template <typename Perf, typename Algo>
+static cudnnStatus_t one_algorithm(cudnnStatus_t supported, int requested, int *returned,
+				   Perf *perf, Algo algo, const cudnnConvolutionStruct *cv)
 {
-	cudnnStatus_t st = conv_supported(x, w, cv, y);
-	if (st != CUDNN_STATUS_SUCCESS || requested < 1)
-		return st != CUDNN_STATUS_SUCCESS ? st : CUDNN_STATUS_BAD_PARAM;
+	if (supported != CUDNN_STATUS_SUCCESS || requested < 1)
+		return supported != CUDNN_STATUS_SUCCESS ? supported : CUDNN_STATUS_BAD_PARAM;
 	perf[0] = {};
-	perf[0].algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+	perf[0].algo = algo;
 	perf[0].status = CUDNN_STATUS_SUCCESS;
 	perf[0].determinism = CUDNN_DETERMINISTIC;
 	perf[0].mathType = cv->math;
 	*returned = 1;
 	return CUDNN_STATUS_SUCCESS;
+}
+
+extern "C" {
+
+cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
+	cudnnHandle_t, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
+	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t y, const int requested,
+	int *returned, cudnnConvolutionFwdAlgoPerf_t *perf)
+{
+	return one_algorithm(conv_supported(x, w, cv, y), requested, returned, perf,
+			     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, cv);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
@@ -290,16 +302,8 @@ cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
 	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t dx, const int requested,
 	int *returned, cudnnConvolutionBwdDataAlgoPerf_t *perf)
 {
-	cudnnStatus_t st = conv_supported(dx, w, cv, dy);
-	if (st != CUDNN_STATUS_SUCCESS || requested < 1)
-		return st != CUDNN_STATUS_SUCCESS ? st : CUDNN_STATUS_BAD_PARAM;
-	perf[0] = {};
-	perf[0].algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-	perf[0].status = CUDNN_STATUS_SUCCESS;
-	perf[0].determinism = CUDNN_DETERMINISTIC;
-	perf[0].mathType = cv->math;
-	*returned = 1;
-	return CUDNN_STATUS_SUCCESS;
+	return one_algorithm(conv_supported(dx, w, cv, dy), requested, returned, perf,
+			     CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, cv);
 }
 
 cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
@@ -307,16 +311,8 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
 	const cudnnConvolutionDescriptor_t cv, const cudnnFilterDescriptor_t dw, const int requested,
 	int *returned, cudnnConvolutionBwdFilterAlgoPerf_t *perf)
 {
-	cudnnStatus_t st = conv_supported(x, dw, cv, dy);
-	if (st != CUDNN_STATUS_SUCCESS || requested < 1)
-		return st != CUDNN_STATUS_SUCCESS ? st : CUDNN_STATUS_BAD_PARAM;
-	perf[0] = {};
-	perf[0].algo = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1;
-	perf[0].status = CUDNN_STATUS_SUCCESS;
-	perf[0].determinism = CUDNN_DETERMINISTIC;
-	perf[0].mathType = cv->math;
-	*returned = 1;
-	return CUDNN_STATUS_SUCCESS;
+	return one_algorithm(conv_supported(x, dw, cv, dy), requested, returned, perf,
+			     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, cv);
 }
 
 /* y = alpha * conv(x, w) + beta * y */
