@@ -41,6 +41,10 @@ extern const struct test_case multinode_train_tests[];
 extern const struct test_case cpu_layers_tests[];
 extern const struct test_case cpu_models_tests[];
 extern const struct test_case cpu_arena_tests[];
+extern const struct test_case cpu_isa_tests[];
+const char *cpu_isa_cap_redundant(const char *env);
+#define CAP_AVX2 "ONEDNN_MAX_CPU_ISA=AVX2"
+#define CAP_SSE41 "ONEDNN_MAX_CPU_ISA=SSE41"
 #endif
 extern const struct test_case gpu_unit_tests[];
 extern const struct test_case gpu_audit_tests[];
@@ -54,55 +58,70 @@ extern const struct test_case gpu_layers_tests[];
 
 static const struct test_group test_groups[] = {
 	/* unit: no Slurm */
-	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
-	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0 },
-	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0, NULL, NULL, NULL },
+	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0, NULL, NULL, NULL },
+	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
 #ifdef HAVE_CPU_BACKEND
-	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0 },
-	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
+	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0, NULL, NULL, NULL },
+	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0, NULL, NULL, NULL },
+	{ "cpu-isa", cpu_isa_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	/* the same cases with oneDNN capped (one skip where a cap lowers
+	 * nothing: on an AVX2 machine the native run is the AVX2 run) */
+	{ "cpu-layers@avx2", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0,
+	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
+	{ "cpu-layers@sse41", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0,
+	  CAP_SSE41, NULL, cpu_isa_cap_redundant },
+	{ "cpu-models@avx2", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0,
+	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
+	{ "trainer-loss@avx2", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0,
+	  CAP_AVX2, "cpu_", cpu_isa_cap_redundant },
 #endif
-	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "gpu-audit", gpu_audit_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "gpu-train", gpu_train_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "gpu-audit", gpu_audit_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "gpu-train", gpu_train_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 #ifdef HAVE_GPU_BACKEND
-	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "gpu-emu", gpu_emu_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0 },
-	{ "gpu-layers", gpu_layers_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "gpu-emu", gpu_emu_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0, NULL, NULL, NULL },
+	{ "gpu-layers", gpu_layers_tests, TEST_NEEDS_NOTHING, 300, 0, NULL, NULL, NULL },
 #endif
-	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "data-pack", data_pack_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	{ "data-pack", data_pack_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
+	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 #ifdef HVD_HAVE_RUNTIME
-	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 #endif
 	/* real Slurm: one-node cluster */
-	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
-	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0, NULL, NULL, NULL },
+	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0, NULL, NULL, NULL },
 #ifdef HVD_HAVE_RUNTIME
-	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
-	{ "slurm-e2e", e2e_slurm_tests, TEST_NEEDS_CLUSTER, 150, 0 },
-	{ "slurm-e2e-learning", e2e_learning_tests, TEST_NEEDS_CLUSTER, 240, 0 },
+	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0, NULL, NULL, NULL },
+	{ "slurm-e2e", e2e_slurm_tests, TEST_NEEDS_CLUSTER, 150, 0, NULL, NULL, NULL },
+#ifdef HAVE_CPU_BACKEND
+	{ "slurm-e2e@avx2", e2e_slurm_tests, TEST_NEEDS_CLUSTER, 150, 0,
+	  CAP_AVX2, "two_ranks_equal_one_rank_accumulating_two", cpu_isa_cap_redundant },
+#endif
+	{ "slurm-e2e-learning", e2e_learning_tests, TEST_NEEDS_CLUSTER, 240, 0, NULL, NULL, NULL },
 #endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
-	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
+	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0, NULL, NULL, NULL },
 #ifdef HVD_HAVE_RUNTIME
-	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0 },
-	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0 },
-	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0 },
+	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0, NULL, NULL, NULL },
+	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0, NULL, NULL, NULL },
+	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0, NULL, NULL, NULL },
 #endif
 	/* hidden: a group that must fail, run by the runner tests */
-	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
+	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1, NULL, NULL, NULL },
 	{ 0 }
 };
 

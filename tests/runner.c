@@ -498,6 +498,8 @@ static void run_case(const struct test_group *g, const struct test_case *c, int 
 		R.failures = 0;
 		if (chdir(R.case_dir) != 0)
 			_exit(1);
+		if (g->env && putenv((char *)g->env) != 0)
+			_exit(1);
 		c->fn();
 		fflush(stdout);
 		fflush(stderr);
@@ -586,10 +588,17 @@ static void run_group(int gi, int argc, char **argv, int first, struct tally *t)
 	const char *why = NULL;
 	int fatal = 0;
 	double t0 = now_s();
+	const char *same = g->redundant ? g->redundant(g->env) : NULL;
+	if (same) {
+		printf("skip %s: %s\n", g->name, same);
+		t->skipped++;
+		return;
+	}
 	if (g->needs != TEST_NEEDS_NOTHING)
 		why = cluster_up(g->needs, &fatal);
 	for (int i = 0; g->cases[i].name; i++) {
-		if (!wanted(g->cases[i].name, argc, argv, first))
+		if (!wanted(g->cases[i].name, argc, argv, first) ||
+		    (g->matching && !strstr(g->cases[i].name, g->matching)))
 			continue;
 		if (why) {
 			printf("%s %s: %s\n", fatal ? "FAIL" : "skip", g->cases[i].name, why);

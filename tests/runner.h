@@ -29,6 +29,14 @@ struct test_group {
 	enum test_needs needs;
 	int timeout_s;           /* per case; 0 = default (120 s) */
 	int hidden;              /* run only when named with -g */
+	/* A variant of another group's cases: env "NAME=VALUE" is put in each
+	 * case's environment before it runs (programs it starts inherit it),
+	 * only the cases whose name contains `matching` run (NULL: all), and
+	 * when redundant(env) returns a reason the whole group is one skip
+	 * (e.g. a cap that lowers nothing on this machine). */
+	const char *env;
+	const char *matching;
+	const char *(*redundant)(const char *env);
 };
 
 /* Checks: record file:line, print `FAIL name file:line: expr`, continue. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "runner.h"
+#include "cpu_isa_caps.h"
 #include "backend.h"
 #include "loss.h"
 #include "model.h"
@@ -171,6 +172,7 @@ static void test_small_densenet_bf16_close_to_ref(void)
 {
 	struct net t;
 	struct run_out ref = { 0 }, cpu = { 0 };
+	SKIP_WITHOUT_BF16();
 	if (net_setup(&t, "densenet-small", SMALL_SIZE, 2, 3))
 		return;
 	if (ref_then_cpu(&t, PRECISION_BF16, &ref, &cpu) == 0) {
@@ -184,6 +186,8 @@ static void memory_efficient_same(const char *name, int size, enum precision p)
 {
 	struct net t;
 	struct run_out a = { 0 }, b = { 0 };
+	if (p == PRECISION_BF16)
+		SKIP_WITHOUT_BF16();
 	if (net_setup(&t, name, size, 2, 5))
 		return;
 	if (train_step(&t, &backend_cpu_ops, p, 0, &a) == 0 &&
@@ -356,21 +360,52 @@ static void on_prim(const char *what, const char *impl, void *user)
 	}
 }
 
-static void every_primitive_fast(const char *name, enum precision p, int memory_efficient)
+/* One training step (forward, backward) and one eval forward: every
+ * primitive and reorder the trainer makes exists afterwards. */
+static int step_and_eval(struct backend *b, int n, int size, struct trainer_error *err)
+{
+	size_t in_count = (size_t)n * 3 * size * size;
+	float *x = malloc(in_count * sizeof(float)), *y = malloc(n * 14 * sizeof(float));
+	float *dy = calloc((size_t)n * 14, sizeof(float));
+	int rc = -1;
+	if (x && y && dy) {
+		for (size_t i = 0; i < in_count; i++)
+			x[i] = (float)((i * 2654435761u) % 1000) / 500.f - 1.f;
+		for (int i = 0; i < n * 14; i++)
+			dy[i] = (i % 3 - 1) * 0.01f;
+		struct backend_input in = { .x = x, .count = n };
+		rc = backend_cpu_ops.forward(b, &in, 1, y, err) ||
+		     backend_cpu_ops.backward(b, dy, NULL, NULL, NULL, err) ||
+		     backend_cpu_ops.forward(b, &in, 0, y, err) ? -1 : 0;
+	}
+	free(x);
+	free(y);
+	free(dy);
+	return rc;
+}
+
+/* Every primitive of the network at batch 16 (training and eval) is one
+ * of oneDNN's fast kernels on this ISA. */
+static void every_primitive_fast(const char *name, int size, enum precision p,
+				 int memory_efficient)
 {
 	struct model_desc d;
 	struct model m;
 	struct trainer_error err = { "" };
-	if (model_by_name(&d, name, 224, 14, &err) || model_create(&m, &d, &err)) {
+	if (p == PRECISION_BF16)
+		SKIP_WITHOUT_BF16();
+	if (model_by_name(&d, name, size, 14, &err) || model_create(&m, &d, &err)) {
 		test_fail_at(__FILE__, __LINE__, "%s", err.msg);
 		return;
 	}
+	model_init_params(&m, 1);
 	struct backend_options opt = { .max_batch = 16, .precision = p,
 				       .memory_efficient = memory_efficient };
 	struct backend *b = backend_cpu_ops.create(&m, &opt, &err);
 	CHECK_MSG(b, "%s %s: %s", name, precision_name(p), err.msg);
 	if (b) {
 		struct impl_scan s = { 0, 0 };
+		CHECK_MSG(step_and_eval(b, 16, size, &err) == 0, "%s %d px: %s", name, size, err.msg);
 		cpu_backend_primitives(b, on_prim, &s);
 		CHECK_MSG(s.count > 20, "only %d primitives", s.count);
 		CHECK_INT(s.reference, 0);
@@ -381,22 +416,32 @@ static void every_primitive_fast(const char *name, enum precision p, int memory_
 
 static void test_densenet121_primitives_fast_fp32(void)
 {
-	every_primitive_fast("densenet121", PRECISION_FP32, 0);
+	every_primitive_fast("densenet121", 224, PRECISION_FP32, 0);
+}
+
+static void test_densenet121_64px_primitives_fast_fp32(void)
+{
+	every_primitive_fast("densenet121", 64, PRECISION_FP32, 0);
 }
 
 static void test_densenet121_primitives_fast_bf16(void)
 {
-	every_primitive_fast("densenet121", PRECISION_BF16, 1);
+	every_primitive_fast("densenet121", 224, PRECISION_BF16, 1);
 }
 
 static void test_resnet50_primitives_fast_fp32(void)
 {
-	every_primitive_fast("resnet50", PRECISION_FP32, 0);
+	every_primitive_fast("resnet50", 224, PRECISION_FP32, 0);
+}
+
+static void test_resnet50_64px_primitives_fast_fp32(void)
+{
+	every_primitive_fast("resnet50", 64, PRECISION_FP32, 0);
 }
 
 static void test_resnet50_primitives_fast_bf16(void)
 {
-	every_primitive_fast("resnet50", PRECISION_BF16, 0);
+	every_primitive_fast("resnet50", 224, PRECISION_BF16, 0);
 }
 
 const struct test_case cpu_models_tests[] = {
@@ -407,8 +452,10 @@ const struct test_case cpu_models_tests[] = {
 	{ "resnet50_equals_ref", test_resnet50_equals_ref },
 	{ "resnet50_gradients_equal_ref", test_resnet50_gradients_equal_ref },
 	{ "densenet121_primitives_fast_fp32", test_densenet121_primitives_fast_fp32 },
+	{ "densenet121_64px_primitives_fast_fp32", test_densenet121_64px_primitives_fast_fp32 },
 	{ "densenet121_primitives_fast_bf16", test_densenet121_primitives_fast_bf16 },
 	{ "resnet50_primitives_fast_fp32", test_resnet50_primitives_fast_fp32 },
+	{ "resnet50_64px_primitives_fast_fp32", test_resnet50_64px_primitives_fast_fp32 },
 	{ "resnet50_primitives_fast_bf16", test_resnet50_primitives_fast_bf16 },
 	{ "densenet121_224_logits_equal_ref", test_densenet121_224_logits_equal_ref },
 	{ 0 }

@@ -69,6 +69,12 @@ struct backend;  /* each backend's own context */
 
 struct backend_ops {
 	const char *name;  /* "ref", "cpu", "gpu" */
+	/* Optional (NULL: nothing to check). Before anything is built: can
+	 * this machine run opt (an error naming why not and the way out), and
+	 * what the backend will use here, for the start-up line ("avx2,
+	 * 8-channel blocks"). */
+	int (*probe)(const struct backend_options *opt, char *what, size_t len,
+		     struct trainer_error *err);
 	/* The model must outlive the backend. NULL + err on failure
 	 * (unsupported precision, out of memory, a slow kernel chosen...). */
 	struct backend *(*create)(struct model *m, const struct backend_options *opt,

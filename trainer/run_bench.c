@@ -127,9 +127,10 @@ int run_bench(const struct cli_options *o)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	if (rc == 0)
-		printf("bench: %s %s %s batch %ld %ld px%s: %.2f images/s, %.1f ms/step, "
+		printf("bench: %s %s %s%s%s%s batch %ld %ld px%s: %.2f images/s, %.1f ms/step, "
 		       "peak RSS %.0f MiB, %ld steps\n", o->model, o->backend, precision_name(o->precision),
-		       o->batch, o->size, o->memory_efficient ? " memory-efficient" : "",
+		       t->s.backend_what[0] ? " (" : "", t->s.backend_what,
+		       t->s.backend_what[0] ? ")" : "", o->batch, o->size, o->memory_efficient ? " memory-efficient" : "",
 		       steps * o->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
 	source_close(&src);
 	bench_close(t);

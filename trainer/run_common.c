@@ -21,8 +21,9 @@ double now_seconds(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void print_count(const struct model *m, const struct cli_options *o)
+static void print_count(const struct session *s, const struct cli_options *o)
 {
+	const struct model *m = &s->model;
 	char digits[32], grouped[48];
 	int len = snprintf(digits, sizeof(digits), "%zu", m->desc.param_count), j = 0;
 
@@ -32,8 +33,9 @@ static void print_count(const struct model *m, const struct cli_options *o)
 			grouped[j++] = ',';
 	}
 	grouped[j] = '\0';
-	fprintf(stderr, "chexnet: %s: %s parameters (backend %s, %s, batch %ld, %ld px)\n",
-		m->desc.name, grouped, o->backend, precision_name(o->precision), o->batch, o->size);
+	fprintf(stderr, "chexnet: %s: %s parameters (backend %s, %s, %s%sbatch %ld, %ld px)\n",
+		m->desc.name, grouped, o->backend, precision_name(o->precision), s->backend_what,
+		s->backend_what[0] ? ", " : "", o->batch, o->size);
 }
 
 /* NCCL reduces device memory: only the gpu backend can use it, and its
@@ -70,20 +72,23 @@ int session_open(struct session *s, const struct cli_options *o)
 	struct trainer_error err = { "" };
 	struct model_desc d;
 
+	struct backend_options opt = {
+		.max_batch = (int)o->batch, .precision = o->precision,
+		.threads = (int)o->threads, .memory_efficient = o->memory_efficient,
+	};
+
 	memset(s, 0, sizeof(*s));
 	s->ops = backend_find(o->backend, &err);
-	if (!s->ops || model_by_name(&d, o->model, (int)o->size, CHEXNET_CLASSES, &err) ||
+	if (!s->ops ||
+	    (s->ops->probe && s->ops->probe(&opt, s->backend_what, sizeof(s->backend_what), &err)) ||
+	    model_by_name(&d, o->model, (int)o->size, CHEXNET_CLASSES, &err) ||
 	    model_create(&s->model, &d, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
 	model_init_params(&s->model, o->seed);
 	if (dist_rank() == 0)
-		print_count(&s->model, o);
-	struct backend_options opt = {
-		.max_batch = (int)o->batch, .precision = o->precision,
-		.threads = (int)o->threads, .memory_efficient = o->memory_efficient,
-	};
+		print_count(s, o);
 	s->backend = s->ops->create(&s->model, &opt, &err);
 	if (!s->backend) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);

@@ -17,6 +17,8 @@ struct session {
 	const struct backend_ops *ops;
 	struct backend *backend;
 	struct gpu_staging *staging;  /* gpu on the NCCL runtime: host collectives' device buffer */
+	char backend_what[96];        /* what the backend uses here ("avx2, 8-channel
+					 blocks"), "" when it says nothing */
 };
 
 /* Builds the model (params initialised from o->seed), prints

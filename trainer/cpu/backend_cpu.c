@@ -42,14 +42,38 @@ static void cpu_destroy(struct backend *b)
 	free(b);
 }
 
+/* bf16 where oneDNN has no bf16 kernels is refused from the ISA, before
+ * any work: never a failure at the first primitive, never silently slow. */
+static int check_precision(const struct cpu_isa *isa, enum precision p,
+			   struct trainer_error *err)
+{
+	char where[128];
+	if (p != PRECISION_FP32 && p != PRECISION_BF16)
+		return trainer_error_set(err, "--precision: '%s': the cpu backend has fp32 "
+					 "and bf16", precision_name(p));
+	if (p != PRECISION_BF16 || isa->bf16)
+		return 0;
+	cpu_isa_where(isa, where, sizeof(where));
+	return trainer_error_set(err, "--precision bf16: %s: no bf16 kernels: use "
+				 "--precision fp32", where);
+}
+
+static int cpu_probe(const struct backend_options *opt, char *what, size_t len,
+		     struct trainer_error *err)
+{
+	dnnl_engine_t engine;
+	struct cpu_isa isa;
+	if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success)
+		return trainer_error_set(err, "cpu: engine: oneDNN could not create a CPU engine");
+	cpu_isa_probe(engine, &isa);
+	dnnl_engine_destroy(engine);
+	cpu_isa_describe(&isa, what, len);
+	return check_precision(&isa, opt->precision, err);
+}
+
 static struct backend *cpu_create(struct model *m, const struct backend_options *opt,
 				  struct trainer_error *err)
 {
-	if (opt->precision != PRECISION_FP32 && opt->precision != PRECISION_BF16) {
-		trainer_error_set(err, "--precision: '%s': the cpu backend has fp32 and bf16",
-				  precision_name(opt->precision));
-		return NULL;
-	}
 	struct backend *b = calloc(1, sizeof(*b));
 	if (!b) {
 		trainer_error_set(err, "cpu: backend: out of memory");
@@ -62,6 +86,10 @@ static struct backend *cpu_create(struct model *m, const struct backend_options 
 	x->dt = opt->precision == PRECISION_BF16 ? dnnl_bf16 : dnnl_f32;
 	if (dnnl_ctx_init(&x->ctx, opt->threads)) {
 		cpu_err(x, err);
+		cpu_destroy(b);
+		return NULL;
+	}
+	if (check_precision(&x->ctx.isa, opt->precision, err)) {
 		cpu_destroy(b);
 		return NULL;
 	}
@@ -215,6 +243,7 @@ static int cpu_loss_take(struct backend *b, double *sum, long *batches, struct t
 
 const struct backend_ops backend_cpu_ops = {
 	.name = "cpu",
+	.probe = cpu_probe,
 	.create = cpu_create,
 	.load_params = cpu_load_params,
 	.forward = cpu_forward,

@@ -16,32 +16,48 @@
 #define BN_EPS 1e-5f
 #define BN_MOMENTUM 0.1f
 
-static int bn_setup(struct cpu_exec *x, struct cpu_layer *l)
+/* The three primitives (training, inference, backward) on l->in_md. */
+static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, const char *what)
 {
 	const struct model_layer *ml = l->ml;
-	char what[200];
-	enum cpu_form f = cpu_form_for(x, &ml->in, 1, 0);
-	cpu_form_md(x, f, ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
-	l->out_md = l->in_md;
 	unsigned flags = dnnl_use_scale | dnnl_use_shift | (ml->relu ? dnnl_fuse_norm_relu : 0);
 	dnnl_batch_normalization_desc_t fd, id, bd;
 	memset(&fd, 0, sizeof(fd));
 	memset(&id, 0, sizeof(id));
 	memset(&bd, 0, sizeof(bd));
-	snprintf(what, sizeof(what), "batch norm%s '%s' (mb%d ic%d %dx%d %s form %d)",
-		 ml->relu ? "+relu" : "", ml->name, x->n, ml->in.channels, ml->in_h, ml->in_w,
-		 x->dt == dnnl_bf16 ? "bf16" : "f32", (int)f);
-	if (dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&fd,
+	return dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&fd,
 			dnnl_forward_training, &l->in_md, BN_EPS, flags), what) ||
-	    prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]) ||
-	    dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&id,
+	       prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]) ||
+	       dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&id,
 			dnnl_forward_inference, &l->in_md, BN_EPS, flags | dnnl_use_global_stats),
 			what) ||
-	    prim_get(&x->ctx, &id, sizeof(id), NULL, NULL, 0, NULL, what, &l->prim[1]) ||
-	    dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward,
+	       prim_get(&x->ctx, &id, sizeof(id), NULL, NULL, 0, NULL, what, &l->prim[1]) ||
+	       dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward,
 			&l->in_md, &l->in_md, BN_EPS, flags), what) ||
-	    prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[0], what, &l->prim[2]))
+	       prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[0], what, &l->prim[2])
+	       ? -1 : 0;
+}
+
+/* The storage's own form first; where the ISA has no fast kernel for it
+ * (SSE4.1: BN+ReLU on nChw8c), NHWC, then NCHW, with reorders. */
+static int bn_setup(struct cpu_exec *x, struct cpu_layer *l)
+{
+	const struct model_layer *ml = l->ml;
+	char what[200];
+	enum cpu_form forms[] = { cpu_form_for(x, &ml->in, 1, 0), FORM_NHWC, FORM_NCHW };
+	int rc = -1;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && rc; i++) {
+		if (i && !x->ctx.refused_ref)
+			return -1;
+		cpu_form_md(x, forms[i], ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
+		snprintf(what, sizeof(what), "batch norm%s '%s' (mb%d ic%d %dx%d %s form %d)",
+			 ml->relu ? "+relu" : "", ml->name, x->n, ml->in.channels, ml->in_h,
+			 ml->in_w, x->dt == dnnl_bf16 ? "bf16" : "f32", (int)forms[i]);
+		rc = bn_prims(x, l, what);
+	}
+	if (rc)
 		return -1;
+	l->out_md = l->in_md;
 	l->ws_bytes = ml->relu ? prim_arg_bytes(l->prim[0], DNNL_ARG_WORKSPACE) : 0;
 	l->mean = calloc(ml->in.channels, sizeof(float));
 	l->var = calloc(ml->in.channels, sizeof(float));

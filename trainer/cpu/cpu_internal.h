@@ -1,14 +1,15 @@
 /* cpu_internal.h - the cpu backend's plan of a model: how each model
  * tensor is stored (layout, data type, buffers) and what each layer runs.
  *
- * Layouts (shared/facts/onednn-views.md):
- *  - STACKED "C16nhw16c": channel blocks of 16 outermost, batch inside.
- *    Any channel slice [c0, c0+c) (multiples of 16) is the dense nChw16c
+ * Layouts, with b the channel block oneDNN's kernels use on this ISA
+ * (x->ctx.isa.block: 8 on SSE4.1/AVX/AVX2, 16 on AVX-512 and AMX):
+ *  - STACKED "C<b>nhw<b>c": channel blocks of b outermost, batch inside.
+ *    Any channel slice [c0, c0+c) (multiples of b) is the dense nChw<b>c
  *    tensor {1, c, N*H, W}, so BN(+ReLU), ReLU, the 1x1 conv, adds and
  *    kernel==stride pools run on it zero-copy with the fast kernels. Used
  *    for every tensor (dense-block buffers included) whose layers are all
  *    pixel-wise or image-aligned pools.
- *  - BLOCKED: ordinary nChw16c {N, C, H, W}; tensors that a 3x3/7x7 or
+ *  - BLOCKED: ordinary nChw<b>c {N, C, H, W}; tensors that a 3x3/7x7 or
  *    strided conv or a max pool touches (they need image boundaries).
  *  - NCHW32: plain fp32 NCHW (the model input, the linear layer).
  * A layer whose operand layout differs from the tensor's runs on a
@@ -61,7 +62,7 @@ struct cpu_layer_ops {
 };
 
 #define CPU_MAX_PRIMS 8
-#define CPU_MAX_TEMPS 4
+#define CPU_MAX_TEMPS 6
 
 struct cpu_layer {
 	const struct model_layer *ml;
@@ -70,6 +71,9 @@ struct cpu_layer {
 	struct prim *prim[CPU_MAX_PRIMS];     /* kind-specific meaning */
 	/* operand descriptors of the op itself (may differ from storage) */
 	dnnl_memory_desc_t in_md, in2_md, out_md;
+	/* conv backward primitives' own operand layouts (they differ from
+	 * in_md/out_md where the ISA has no blocked kernel for them) */
+	dnnl_memory_desc_t bw_src_md, bw_ddst_md, bd_ddst_md;
 	/* temporaries for a layout change; sizes set by setup, pointers by
 	 * the arena (valid during this layer's forward or backward only) */
 	size_t temp_bytes[CPU_MAX_TEMPS];
@@ -110,7 +114,7 @@ void cpu_slice_view(const struct cpu_exec *x, const struct tensor_slice *s, int 
 int cpu_slice_dense(const struct cpu_exec *x, const struct tensor_slice *s);
 /* How an op sees its operands: the stacked alias {1, c, N*H, W} (pixel-wise
  * ops on a stacked tensor), or (N, c, H, W) blocked / NHWC (AMX convs) /
- * NCHW (fp32 operands with c not a multiple of 16). */
+ * NCHW (fp32 operands with c not a multiple of the block). */
 enum cpu_form { FORM_STACKED, FORM_BLOCKED, FORM_NHWC, FORM_NCHW };
 /* pixelwise: the op treats pixels independently (or pools image-aligned
  * windows); amx: a bf16 conv operand. */

@@ -9,13 +9,14 @@
 #include "cpu_internal.h"
 
 /* The 4-d (N, c, H, W) form of an op descriptor: a stacked {1, c, N*H, W}
- * alias becomes the C16nhw16c descriptor with real image boundaries. */
+ * alias becomes the stacked C<b>nhw<b>c descriptor with real image
+ * boundaries. */
 static void real_md(const struct cpu_exec *x, const dnnl_memory_desc_t *md,
 		    dnnl_memory_desc_t *out)
 {
 	if (md->dims[0] != x->n)
 		md_stacked_4d(out, x->n, (int)md->dims[1], (int)(md->dims[2] / x->n),
-			      (int)md->dims[3], md->data_type);
+			      (int)md->dims[3], md->data_type, x->ctx.isa.block);
 	else
 		*out = *md;
 }

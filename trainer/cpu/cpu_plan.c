@@ -53,7 +53,7 @@ static void choose_layout(struct cpu_exec *x, int ti)
 	t->layout = CPU_STACKED;
 	t->producer = -1;
 	t->last_reader = -1;
-	if (ti == d->input_tensor || mt->channels % 16) {
+	if (ti == d->input_tensor || mt->channels % x->ctx.isa.block) {
 		t->layout = ti == d->input_tensor ? CPU_NCHW32 : CPU_BLOCKED;
 	}
 	for (int i = 0; i < d->layer_count; i++) {
@@ -77,7 +77,7 @@ static void choose_layout(struct cpu_exec *x, int ti)
 	if (t->layout == CPU_NCHW32)
 		md_nchw(&md, t->n, t->c, t->h, t->w, t->dt);
 	else
-		md_nchw16c(&md, t->n, t->c, t->h, t->w, t->dt);
+		md_blocked(&md, t->n, t->c, t->h, t->w, t->dt, x->ctx.isa.block);
 	t->bytes = dnnl_memory_desc_get_size(&md);
 }
 
@@ -106,7 +106,7 @@ void cpu_slice_view(const struct cpu_exec *x, const struct tensor_slice *s, int 
 	char *base = grad ? t->grad : t->act;
 	size_t es = dt_bytes(t->dt);
 	if (t->layout == CPU_STACKED) {
-		md_stacked_4d(&v->md, t->n, s->channels, t->h, t->w, t->dt);
+		md_stacked_4d(&v->md, t->n, s->channels, t->h, t->w, t->dt, x->ctx.isa.block);
 		v->ptr = base ? base + (size_t)s->c0 * t->n * t->h * t->w * es : NULL;
 		return;
 	}
@@ -114,7 +114,7 @@ void cpu_slice_view(const struct cpu_exec *x, const struct tensor_slice *s, int 
 	if (t->layout == CPU_NCHW32)
 		md_nchw(&whole, t->n, t->c, t->h, t->w, t->dt);
 	else
-		md_nchw16c(&whole, t->n, t->c, t->h, t->w, t->dt);
+		md_blocked(&whole, t->n, t->c, t->h, t->w, t->dt, x->ctx.isa.block);
 	v->ptr = base;
 	if (s->c0 == 0 && s->channels == t->c) {
 		v->md = whole;
@@ -130,7 +130,7 @@ static int alias_md(const struct cpu_exec *x, const struct tensor_slice *s,
 {
 	const struct cpu_tensor *t = &x->t[s->tensor];
 	if (t->layout == CPU_STACKED) {
-		md_nchw16c(md, 1, s->channels, t->n * t->h, t->w, t->dt);
+		md_blocked(md, 1, s->channels, t->n * t->h, t->w, t->dt, x->ctx.isa.block);
 		return 1;
 	}
 	if (s->c0 || s->channels != t->c)
@@ -138,7 +138,7 @@ static int alias_md(const struct cpu_exec *x, const struct tensor_slice *s,
 	if (t->layout == CPU_NCHW32)
 		md_nchw(md, t->n, t->c, t->h, t->w, t->dt);
 	else
-		md_nchw16c(md, t->n, t->c, t->h, t->w, t->dt);
+		md_blocked(md, t->n, t->c, t->h, t->w, t->dt, x->ctx.isa.block);
 	return 1;
 }
 
@@ -159,14 +159,14 @@ enum cpu_form cpu_form_for(const struct cpu_exec *x, const struct tensor_slice *
 			   int pixelwise, int amx)
 {
 	const struct cpu_tensor *t = &x->t[s->tensor];
+	int block = x->ctx.isa.block;
 	/* NHWC is the only layout of 2.6's AMX convs; without AMX the
 	 * blocked bf16 kernels need no reorder */
-	if (amx && x->dt == dnnl_bf16 && (s->channels % 16 ||
-			dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core_amx))
+	if (amx && x->dt == dnnl_bf16 && (s->channels % block || x->ctx.isa.amx))
 		return FORM_NHWC;
 	if (pixelwise && t->layout == CPU_STACKED)
 		return FORM_STACKED;
-	if (s->channels % 16 && x->dt == dnnl_f32)
+	if (s->channels % block && x->dt == dnnl_f32)
 		return FORM_NCHW;
 	return FORM_BLOCKED;
 }
@@ -175,8 +175,8 @@ void cpu_form_md(const struct cpu_exec *x, enum cpu_form f, int c, int h, int w,
 		 dnnl_memory_desc_t *md)
 {
 	switch (f) {
-	case FORM_STACKED: md_nchw16c(md, 1, c, x->n * h, w, x->dt); break;
-	case FORM_BLOCKED: md_nchw16c(md, x->n, c, h, w, x->dt); break;
+	case FORM_STACKED: md_blocked(md, 1, c, x->n * h, w, x->dt, x->ctx.isa.block); break;
+	case FORM_BLOCKED: md_blocked(md, x->n, c, h, w, x->dt, x->ctx.isa.block); break;
 	case FORM_NHWC: md_nhwc(md, x->n, c, h, w, x->dt); break;
 	case FORM_NCHW: md_nchw(md, x->n, c, h, w, x->dt); break;
 	}

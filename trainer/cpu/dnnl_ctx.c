@@ -63,6 +63,7 @@ int dnnl_ctx_init(struct dnnl_ctx *c, int threads)
 	    dnnl_ctx_ok(c, dnnl_stream_create(&c->stream, c->engine,
 					      dnnl_stream_default_flags), "stream"))
 		return -1;
+	cpu_isa_probe(c->engine, &c->isa);
 	if (prim_cache_new(&c->cache) != 0)
 		return dnnl_ctx_fail(c, "primitive cache: 'alloc': out of memory");
 	return 0;
@@ -92,6 +93,27 @@ int dnnl_impl_is_reference(const char *impl)
 	       strstr(impl, ":ref") != NULL;
 }
 
+/* The source (else destination) layout a primitive was asked to use, in
+ * oneDNN's words: "nChw16c", "nchw", "strided view", ... */
+static const char *layout_asked(const_dnnl_primitive_desc_t pd)
+{
+	static __thread char buf[48];
+	const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+	if (!md || md->ndims == 0)
+		md = dnnl_primitive_desc_query_md(pd, dnnl_query_diff_dst_md, 0);
+	if (!md || md->ndims != 4 || md->format_kind != dnnl_blocked)
+		return "a non-4-d or opaque layout";
+	const dnnl_blocking_desc_t *b = &md->format_desc.blocking;
+	if (b->inner_nblks == 1 && b->inner_idxs[0] == 1)
+		snprintf(buf, sizeof(buf), "nChw%dc%s", (int)b->inner_blks[0],
+			 b->strides[0] < b->strides[1] ? " stacked" : "");
+	else if (b->inner_nblks == 0)
+		snprintf(buf, sizeof(buf), "%s", b->strides[1] == 1 ? "nhwc" : "nchw");
+	else
+		snprintf(buf, sizeof(buf), "a %d-level blocking", b->inner_nblks);
+	return buf;
+}
+
 const char *dnnl_pd_impl(const_dnnl_primitive_desc_t pd)
 {
 	const char *s = NULL;
@@ -105,15 +127,21 @@ int dnnl_ctx_pd(struct dnnl_ctx *c, dnnl_primitive_desc_t *pd, const void *op_de
 		const char *what)
 {
 	*pd = NULL;
+	c->refused_ref = 0;
 	if (dnnl_ctx_ok(c, dnnl_primitive_desc_create(pd, op_desc, attr, c->engine, hint),
 			what))
 		return -1;
 	const char *impl = dnnl_pd_impl(*pd);
 	if (dnnl_impl_is_reference(impl) && !c->allow_ref) {
+		char where[128];
+		cpu_isa_where(&c->isa, where, sizeof(where));
 		dnnl_ctx_fail(c, "%s: '%s': oneDNN chose a reference kernel (50-5000x "
-			      "slower); refusing", what, impl);
+			      "slower); refusing: %s, its fast kernels want %d-channel "
+			      "blocks (nChw%dc) and this layout asked for %s", what, impl,
+			      where, c->isa.block, c->isa.block, layout_asked(*pd));
 		dnnl_primitive_desc_destroy(*pd);
 		*pd = NULL;
+		c->refused_ref = 1;
 		return -1;
 	}
 	return 0;
@@ -153,9 +181,10 @@ static void md_tag(dnnl_memory_desc_t *md, int n, int ch, int h, int w,
 	dnnl_memory_desc_init_by_tag(md, 4, d, dt, tag);
 }
 
-void md_nchw16c(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt)
+void md_blocked(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+		int block)
 {
-	md_tag(md, n, ch, h, w, dt, dnnl_aBcd16b);
+	md_tag(md, n, ch, h, w, dt, block == 8 ? dnnl_aBcd8b : dnnl_aBcd16b);
 }
 
 void md_nhwc(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt)
@@ -168,16 +197,17 @@ void md_nchw(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type
 	md_tag(md, n, ch, h, w, dt, dnnl_abcd);
 }
 
-/* Physical order [C/16][N][H][W][16]: the nChw16c blocking with the
+/* Physical order [C/b][N][H][W][b]: the nChw<b>c blocking with the
  * C-block stride outside the batch stride (no tag exists in 2.6). */
-void md_stacked_4d(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt)
+void md_stacked_4d(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+		   int block)
 {
-	md_tag(md, n, ch, h, w, dt, dnnl_aBcd16b);
+	md_blocked(md, n, ch, h, w, dt, block);
 	dnnl_dims_t *s = &md->format_desc.blocking.strides;
-	(*s)[0] = (dnnl_dim_t)h * w * 16;
-	(*s)[1] = (dnnl_dim_t)n * h * w * 16;
-	(*s)[2] = (dnnl_dim_t)w * 16;
-	(*s)[3] = 16;
+	(*s)[0] = (dnnl_dim_t)h * w * block;
+	(*s)[1] = (dnnl_dim_t)n * h * w * block;
+	(*s)[2] = (dnnl_dim_t)w * block;
+	(*s)[3] = block;
 }
 
 void md_1d(dnnl_memory_desc_t *md, int count, dnnl_data_type_t dt)

@@ -4,8 +4,9 @@
  * Every primitive descriptor is made through dnnl_ctx_pd(), which reads the
  * chosen implementation name and refuses reference kernels (`ref:any`,
  * `bnorm_ref:any`, ...): oneDNN 2.6 falls back to them silently on
- * strided views, 50-5000x slower (shared/facts/onednn-views.md). What this
- * does not do: own tensors or know any layer.
+ * strided views or on a layout that is not the ISA's own (16-channel
+ * blocks on AVX2), 50-5000x slower. What this does not do: own tensors or
+ * know any layer.
  */
 #ifndef HVD_TRAINER_CPU_DNNL_CTX_H
 #define HVD_TRAINER_CPU_DNNL_CTX_H
@@ -13,13 +14,18 @@
 #include <stddef.h>
 #include <oneapi/dnnl/dnnl.h>
 
+#include "cpu_isa.h"
+
 struct prim_cache;
 
 struct dnnl_ctx {
 	dnnl_engine_t engine;
 	dnnl_stream_t stream;
 	int threads;
+	struct cpu_isa isa;          /* ISA, channel block, bf16 (cpu_isa.h) */
 	int allow_ref;               /* tests only: report instead of refusing */
+	int refused_ref;             /* the last dnnl_ctx_pd refused a reference
+					kernel (callers may try another layout) */
 	struct prim_cache *cache;
 	void *scratch;               /* one user scratchpad for every primitive */
 	size_t scratch_bytes;
@@ -56,13 +62,16 @@ int dnnl_ctx_exec(struct dnnl_ctx *c, dnnl_primitive_t p, int nargs,
 /* Grow the shared scratchpad before execution if needed. */
 int dnnl_ctx_scratch_ready(struct dnnl_ctx *c);
 
-/* Memory descriptors used by the layers. dt: dnnl_f32 / dnnl_bf16. */
-void md_nchw16c(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
+/* Memory descriptors used by the layers. dt: dnnl_f32 / dnnl_bf16.
+ * block: channels per block (the context's isa.block: 8 or 16). */
+void md_blocked(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+		int block);
 void md_nhwc(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
 void md_nchw(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
-/* "C16nhw16c": channel blocks of 16 outermost, batch inside. The tensor
+/* "C<b>nhw<b>c": channel blocks outermost, batch inside. The tensor
  * (N, ch, H, W) seen with its real image boundaries (for reorders only). */
-void md_stacked_4d(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
+void md_stacked_4d(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+		   int block);
 void md_1d(dnnl_memory_desc_t *md, int count, dnnl_data_type_t dt);
 void md_weights(dnnl_memory_desc_t *md, int oc, int ic, int kh, int kw, dnnl_data_type_t dt,
 		dnnl_format_tag_t tag);

@@ -24,7 +24,7 @@ static int pool_setup(struct cpu_exec *x, struct cpu_layer *l, int max)
 	enum cpu_form f = cpu_form_for(x, &ml->in, aligned, 0);
 	if (f == FORM_STACKED && cpu_form_for(x, &ml->out, 1, 0) != FORM_STACKED)
 		f = FORM_BLOCKED;
-	if (f == FORM_NCHW && ml->in.channels % 16)
+	if (f == FORM_NCHW && ml->in.channels % x->ctx.isa.block)
 		f = FORM_BLOCKED;
 	cpu_form_md(x, f, ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
 	cpu_form_md(x, f, ml->out.channels, ml->out_h, ml->out_w, &l->out_md);
