@@ -2,9 +2,14 @@
 # bench/vs_pytorch/run.sh - chexnet's cpu backend against PyTorch's best CPU
 # configurations on the CheXNet training step (DenseNet-121/14, batch 16,
 # 224, 2 threads), alternating the two so both see the same machine state.
+# Runs each row natively and, where the CPU is above AVX2, once more with
+# both programs capped to AVX2 (ONEDNN_MAX_CPU_ISA=AVX2 for both oneDNNs,
+# ATEN_CPU_CAPABILITY=avx2 for PyTorch's own kernels), and shows which
+# kernel PyTorch's oneDNN dispatched under the cap. bf16 rows only where
+# chexnet has bf16 kernels (it refuses bf16 below AVX-512).
 # Installs Debian's python3-torch/python3-torchvision if missing (root).
-# Prints images/s, ratios and peak RSS; with PROFILE=1 also the per-layer
-# profile of each chexnet precision. Bench, not a test.
+# Prints the ISA, images/s, ratios and peak RSS; with PROFILE=1 also the
+# per-layer profile of each chexnet precision. Bench, not a test.
 #   bench/vs_pytorch/run.sh [build-dir] [steps]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,23 +23,49 @@ if ! $py -c 'import torch, torchvision' 2>/dev/null; then
 	apt-get install -y -q python3-torch python3-torchvision >/dev/null
 fi
 [ -x "$build/chexnet" ] || { echo "hvd: vs_pytorch: '$build/chexnet': not built (run make)" >&2; exit 1; }
-isa=$(grep -o -m1 'amx_bf16' /proc/cpuinfo || echo "no AMX")
-echo "machine: $(nproc) CPUs allowed, $isa; torch $($py -c 'import torch; print(torch.__version__)')"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+echo "machine: $cpu, $(nproc) CPUs allowed; torch $($py -c 'import torch; print(torch.__version__)')"
 
-chex() { # precision extra-flags -> "img/s rss"
+chex() { # precision extra-flags -> "img/s rss isa"
 	"$build/chexnet" bench --backend cpu --precision "$1" --batch 16 --size 224 \
 		--threads 2 --steps "$steps" --quiet $2 2>&1 |
-	sed -n 's/.*: \([0-9.]*\) images\/s.*peak RSS \([0-9]*\) MiB.*/\1 \2/p'
+	sed -n 's/.*(\([a-z0-9_]*\), \([0-9]*\)-channel blocks).*: \([0-9.]*\) images\/s.*peak RSS \([0-9]*\) MiB.*/\3 \4 \1\/\2c/p'
 }
 
-for p in fp32 bf16; do
-	t=$($py "$here/torch_step.py" "$p" "$steps" | awk '{print $3, $4}')
-	c=$(chex "$p" "")
-	m=$(chex "$p" "--memory-efficient")
-	echo "$p $t $c $m"
-done | awk '
-{ printf "%-5s torch %6.2f img/s %5d MiB | chexnet %6.2f img/s (%.2fx) %5d MiB (%.2fx) | memory-efficient %6.2f img/s (%.2fx) %5d MiB (%.2fx)\n",
-	$1, $2, $3, $4, $4 / $2, $5, $5 / $3, $6, $6 / $2, $7, $7 / $3 }'
+# The implementation PyTorch's oneDNN runs a 3x3 convolution with.
+torch_dispatch() {
+	ONEDNN_VERBOSE=1 DNNL_VERBOSE=1 $py -c 'import torch
+c = torch.nn.Conv2d(64, 64, 3, padding=1)
+with torch.no_grad(): c(torch.randn(2, 64, 28, 28).to(memory_format=torch.channels_last))' 2>&1 |
+	grep -m1 -o 'convolution,[^,]*' | sed 's/convolution,//' || echo "no oneDNN verbose output"
+}
+
+row() { # precision
+	t=$($py "$here/torch_step.py" "$1" "$steps" | awk '{print $3, $4}')
+	c=$(chex "$1" "")
+	[ -n "$c" ] || return 0   # chexnet refuses this precision here
+	m=$(chex "$1" "--memory-efficient")
+	echo "$1 $t $c $m"
+}
+
+table() { # label
+	echo "== $1: PyTorch's oneDNN dispatches $(torch_dispatch)"
+	# fields: precision, torch img/s rss, chexnet img/s rss isa, memory-efficient img/s rss isa
+	for p in fp32 bf16; do row "$p"; done | awk '
+	{ printf "%-18s %-5s torch %6.2f img/s %5d MiB | chexnet %6.2f img/s (%.2fx) %5d MiB (%.2fx) | memory-efficient %6.2f img/s (%.2fx) %5d MiB (%.2fx)\n",
+		$6, $1, $2, $3, $4, $4 / $2, $5, $5 / $3, $7, $7 / $2, $8, $8 / $3 }'
+}
+
+table "native"
+native=$("$build/chexnet" bench --backend cpu --batch 1 --size 32 --steps 1 --quiet 2>&1 |
+	sed -n 's/.*(\([a-z0-9_]*\), [0-9]*-channel blocks).*/\1/p')
+if [ "$native" != avx2 ]; then
+	ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2
+	export ONEDNN_MAX_CPU_ISA DNNL_MAX_CPU_ISA ATEN_CPU_CAPABILITY
+	table "capped to AVX2"
+else
+	echo "== capped to AVX2: the native run is the AVX2 run"
+fi
 
 if [ "${PROFILE:-0}" = 1 ]; then
 	cc -O2 -I"$top/trainer" -o "$build/cpu_profile" "$here/cpu_profile.c" \
