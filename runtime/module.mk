@@ -6,8 +6,8 @@ ifeq ($(HAVE_PMIX),1)
 
 RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coord.c \
 	runtime/timeline.c runtime/report.c runtime/bootstrap.c runtime/comm_self.c \
-	runtime/control.c runtime/control_loop.c runtime/engine.c runtime/api.c \
-	runtime/submit.c
+	runtime/control.c runtime/control_join.c runtime/control_loop.c runtime/engine.c \
+	runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c runtime/wire.c
 RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)
@@ -37,6 +37,15 @@ LIBS_STATIC += $(B)/libhvd.a
 $(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(B)/libhvd.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
 TEST_PROGRAMS += $(B)/hvd-rt-test
+
+# The control-plane attack tests (tests/slurm/attack.sh): the attacker, and
+# the recording shim preloaded into a real rank (plain flags: it is loaded
+# into processes that are not built with the sanitizers).
+$(B)/hvd-attack: $(B)/obj/runtime/tests/hvd_attack.o $(B)/libhvd.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^
+$(B)/hvd-record.so: runtime/tests/hvd_record.c
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+TEST_PROGRAMS += $(B)/hvd-attack $(B)/hvd-record.so
 
 ifeq ($(HAVE_MPI),1)
 $(B)/bench-allreduce: $(B)/obj/bench/allreduce.o $(B)/libhvd.a
