@@ -29,6 +29,7 @@ extern const struct test_case cli_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 #ifdef HVD_HAVE_RUNTIME
+extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_unit_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case e2e_slurm_tests[];
@@ -85,6 +86,7 @@ static const struct test_group test_groups[] = {
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
