@@ -55,10 +55,23 @@ endif
 
 # Unit tests reach the pure parts (settings, fusion, coord, timeline,
 # report, dtype, bootstrap_decide) through the archive.
-TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
+TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c \
+	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c
 TEST_LIBS += $(B)/libhvd.a
 TEST_LDLIBS += $(RUNTIME_LDLIBS) $(CJSON_LIBS)
 TEST_CFLAGS += -DHVD_HAVE_RUNTIME
 
+endif
+
+# The control plane's fuzz target (tests/fuzz/fuzz_control.c): libhvd's
+# sources again, compiled by clang with libFuzzer, ASan and UBSan (the same
+# in SAN=1 builds). tests/test_fuzz.c runs it for FUZZ_S seconds (default 5).
+ifeq ($(HAVE_PMIX)$(HAVE_FUZZER),11)
+FUZZ_SRCS := $(filter-out runtime/comm_nccl.c,$(RUNTIME_SRCS)) tests/fuzz/fuzz_control.c
+$(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h)
+	$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-Iruntime $(RUNTIME_CFLAGS_DEPS) $(filter-out -DHAVE_CUDA -DHAVE_NCCL,$(RUNTIME_DEFS)) \
+		-o $@ $(FUZZ_SRCS) $(filter-out $(NCCL_LIBS) $(CUDA_LIBS),$(RUNTIME_LDLIBS)) -lm
+TEST_PROGRAMS += $(B)/fuzz-control
 endif

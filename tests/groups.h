@@ -30,6 +30,7 @@ extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 #ifdef HVD_HAVE_RUNTIME
 extern const struct test_case runtime_control_tests[];
+extern const struct test_case runtime_attack_tests[];
 extern const struct test_case runtime_unit_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case e2e_slurm_tests[];
@@ -93,6 +94,7 @@ static const struct test_group test_groups[] = {
 	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME
 	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
+	{ "slurm-control", runtime_attack_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 	{ "slurm-e2e", e2e_slurm_tests, TEST_NEEDS_CLUSTER, 150, 0 },
 	{ "slurm-e2e-learning", e2e_learning_tests, TEST_NEEDS_CLUSTER, 240, 0 },
 #endif
