@@ -31,6 +31,7 @@ extern const struct test_case multinode_harness_tests[];
 #ifdef HVD_HAVE_RUNTIME
 extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_attack_tests[];
+extern const struct test_case fuzz_tests[];
 extern const struct test_case runtime_unit_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case e2e_slurm_tests[];
@@ -88,6 +89,7 @@ static const struct test_group test_groups[] = {
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0 },
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
