@@ -20,6 +20,7 @@ conf="$out/config.mk"
 features="CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB"
 key="CC=$CC CUDA_HOME=$CUDA_HOME PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
 for f in $features; do v="WITH_$f"; key="$key $v=${!v:-}"; done
+key="$key WITH_FUZZER=${WITH_FUZZER:-} FUZZ_CC=${FUZZ_CC:-}"
 for d in /usr/include /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu/pkgconfig \
 	 /usr/include/x86_64-linux-gnu "$CUDA_HOME/include" "$CUDA_HOME/lib64"; do
 	[ -e "$d" ] && key="$key $(stat -L -c %Y "$d")"
@@ -92,6 +93,24 @@ probe TURBOJPEG "libturbojpeg" libturbojpeg0-dev turbojpeg.h "tjhandle h = tjIni
 probe CJSON "cJSON" libcjson-dev cjson/cJSON.h "cJSON *j = cJSON_Parse(\"{}\"); cJSON_Delete(j)" \
 	"" "$(pc_or libcjson --libs -lcjson)"
 probe ZLIB "zlib" zlib1g-dev zlib.h "uLong c = crc32(0, 0, 0); (void)c" "$(pc_or zlib --cflags '')" "$(pc_or zlib --libs -lz)"
+
+# libFuzzer (clang -fsanitize=fuzzer): the control plane's fuzz target,
+# run briefly by make check (tests/test_fuzz.c). Not a library dependency.
+fuzz_cc=${FUZZ_CC:-clang}
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; return (int)(n & 0); }\n' > "$tmp/f.c"
+if [ "${WITH_FUZZER:-}" != 0 ] && $fuzz_cc -fsanitize=fuzzer,address,undefined "$tmp/f.c" -o "$tmp/f" > "$tmp/log" 2>&1; then
+	line="✓ libFuzzer ($fuzz_cc)"
+	{ echo "HAVE_FUZZER := 1"; echo "FUZZ_CC := $fuzz_cc"; } >> "$body"
+else
+	line="✗ libFuzzer ($fuzz_cc -fsanitize=fuzzer): not found (Debian package clang)"
+	echo "HAVE_FUZZER := 0" >> "$body"
+	if [ "${WITH_FUZZER:-}" = 1 ]; then
+		echo "hvd: build: 'libFuzzer': not found but WITH_FUZZER=1: install clang (make deps)" >&2
+		failed=1
+	fi
+fi
+echo "# line: $line" >> "$body"
+echo "$line"
 
 [ "$failed" = 0 ] || exit 1
 mv "$body" "$conf"

@@ -191,7 +191,9 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 	fill_host_entry(rt, &mine);
 	if ((rc = control_listen(rt, &mine, err, errlen)))
 		return rc;
-	if ((rc = bootstrap_allgather(&rt->boot, "hvd.host", &mine, sizeof(mine), rt->hosts, err, errlen)))
+	rc = bootstrap_allgather(&rt->boot, "hvd.host", &mine, sizeof(mine), rt->hosts, err, errlen);
+	memset(mine.ctl_key, 0, sizeof(mine.ctl_key));
+	if (rc)
 		return rc;
 	if ((rc = open_backend(rt, err, errlen)))
 		return rc;

@@ -8,22 +8,10 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "coord.h"
 #include "runtime.h"
-
-enum msg_type { MSG_HELLO = 1, MSG_HB, MSG_SUBMIT, MSG_EXEC, MSG_ABORT, MSG_ERROR, MSG_BYE };
-
-struct msg_header {
-	uint32_t type;
-	uint32_t len;
-};
-
-struct wire_exec {
-	uint64_t first;
-	uint64_t signature;
-	uint32_t count;
-	uint32_t pad;
-};
+#include "wire.h"
 
 struct peer {
 	int fd;
@@ -34,9 +22,14 @@ struct peer {
 	int closed;
 };
 
+#define CTL_MAX_LISTEN 16
+
 struct control {
 	struct runtime *rt;
-	int listen_fd;
+	struct auth_key key;    /* the job secret */
+	int listen_fd[CTL_MAX_LISTEN]; /* rank 0 during start-up: one per published address */
+	int nlisten;
+	uint64_t exec_next;     /* worker: first position of the next EXEC */
 	int wake[2];
 	struct peer *peers;     /* rank 0: one per rank (own slot unused); else [0] = rank 0 */
 	int npeers;
@@ -52,10 +45,22 @@ struct control {
 	int failure_sent;
 };
 
-#define CTL_MAX_MSG (1u << 20)
+/* Seconds a connection may take to prove it belongs to the job (rank 0:
+ * from accept; a worker waits twice as long for rank 0's reply). */
+#define CTL_HANDSHAKE_S 5.0
+/* Connections rank 0 handshakes with at once; a newer one drops the oldest. */
+#define CTL_MAX_HANDSHAKES 256
 
 int control_send_msg(int fd, uint32_t type, const void *payload, uint32_t len);
 const char *control_host_of(const struct runtime *rt, int rank);
 void *control_main(void *arg);
+/* Parses and acts on the whole frames in peers[i].buf, keeps the rest;
+ * every field is checked first (wire.h). The fuzz target's entry. */
+void control_parse_frames(struct control *c, int i);
+/* rank 0: accept and authenticate every worker (control_join.c), then
+ * close the listeners. */
+int control_join(struct control *c, char *err, size_t errlen);
+/* SO_SNDTIMEO (whole seconds, rounded up, at least 1), TCP_NODELAY. */
+void control_socket_options(int fd, double timeout_s);
 
 #endif

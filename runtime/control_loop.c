@@ -37,6 +37,13 @@ static const char *negotiate_phase(const struct fusion_item *it)
 static void coordinator_take(struct control *c, int rank, const struct fusion_item *it)
 {
 	struct runtime *rt = c->rt;
+	const struct coord_queue *q = &c->coord.q[rank];
+	if (q->len - q->head >= WIRE_MAX_QUEUED) {
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): '%u submissions': not yet "
+			     "planned because other ranks did not submit them; more is a runaway or "
+			     "hostile rank", rank, control_host_of(rt, rank), WIRE_MAX_QUEUED);
+		return;
+	}
 	int64_t pos = coord_submit(&c->coord, rank, it, runtime_now());
 	if (pos < 0) {
 		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
@@ -107,37 +114,78 @@ static void push_exec(struct runtime *rt, const struct wire_exec *x)
 	pthread_mutex_unlock(&rt->lock);
 }
 
+/* A frame that breaks the protocol fails the job naming the sender. */
+static void bad_frame(struct control *c, int from, const char *what, const char *why)
+{
+	runtime_fail(c->rt, HVD_ERR_COMM, "hvd: control plane: 'rank %d (host %s)': %s: %s",
+		     from, control_host_of(c->rt, from), what, why);
+}
+
+static void on_submit(struct control *c, int from, const char *payload, uint32_t len)
+{
+	struct fusion_item it;
+	char why[128];
+	if (c->rt->boot.rank != 0 || len != sizeof(it)) {
+		bad_frame(c, from, "SUBMIT", c->rt->boot.rank ? "sent to a worker" : "wrong length");
+		return;
+	}
+	memcpy(&it, payload, sizeof(it));
+	if (wire_check_item(&it, c->rt->boot.size, why, sizeof(why)))
+		bad_frame(c, from, "SUBMIT", why);
+	else
+		coordinator_take(c, from, &it);
+}
+
+static void on_exec(struct control *c, int from, const char *payload, uint32_t len)
+{
+	struct runtime *rt = c->rt;
+	struct wire_exec x;
+	char why[160];
+	if (rt->boot.rank == 0 || len != sizeof(x)) {
+		bad_frame(c, from, "EXEC", rt->boot.rank ? "wrong length" : "sent to rank 0");
+		return;
+	}
+	memcpy(&x, payload, sizeof(x));
+	pthread_mutex_lock(&rt->lock);
+	uint64_t submitted = rt->next_seq;
+	pthread_mutex_unlock(&rt->lock);
+	if (wire_check_exec(&x, c->exec_next, submitted, why, sizeof(why))) {
+		bad_frame(c, from, "EXEC", why);
+		return;
+	}
+	c->exec_next += x.count;
+	push_exec(rt, &x);
+}
+
 static void dispatch(struct control *c, int i, uint32_t type, const char *payload, uint32_t len)
 {
 	struct runtime *rt = c->rt;
-	struct peer *p = &c->peers[i];
 	int from = peer_rank(c, i);
 	char text[2048];
+	if ((type == MSG_HB || type == MSG_BYE) && len) {
+		bad_frame(c, from, type == MSG_HB ? "heartbeat" : "goodbye", "carries a payload");
+		return;
+	}
 	switch (type) {
 	case MSG_HB:
 		break;
 	case MSG_SUBMIT:
-		if (rt->boot.rank == 0 && len == sizeof(struct fusion_item)) {
-			struct fusion_item it;
-			memcpy(&it, payload, sizeof(it));
-			it.name[HVD_NAME_MAX - 1] = '\0';
-			coordinator_take(c, from, &it);
-		}
+		on_submit(c, from, payload, len);
 		break;
 	case MSG_EXEC:
-		if (rt->boot.rank != 0 && len == sizeof(struct wire_exec)) {
-			struct wire_exec x;
-			memcpy(&x, payload, sizeof(x));
-			push_exec(rt, &x);
-		}
+		on_exec(c, from, payload, len);
 		break;
 	case MSG_ABORT:
 	case MSG_ERROR:
-		snprintf(text, sizeof(text), "%.*s", (int)len, payload);
+		if ((type == MSG_ABORT) != (rt->boot.rank != 0)) {
+			bad_frame(c, from, "abort/error", "sent in the wrong direction");
+			break;
+		}
+		wire_sanitize(payload, len, text, sizeof(text));
 		runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1);
 		break;
 	case MSG_BYE:
-		p->said_bye = 1;
+		c->peers[i].said_bye = 1;
 		break;
 	default:
 		runtime_fail(rt, HVD_ERR_COMM, "hvd: control plane: 'message type %u from rank %d': "
@@ -161,16 +209,22 @@ static void read_peer(struct control *c, int i)
 {
 	struct peer *p = &c->peers[i];
 	int eof = 0;
-	for (;;) {
+	while (p->len < WIRE_RECV_MAX) { /* a flood waits in the socket, not here */
 		if (p->cap - p->len < 4096) {
 			size_t cap = p->cap ? p->cap * 2 : 16384;
 			char *buf = realloc(p->buf, cap);
-			if (!buf)
+			if (!buf) {
+				runtime_fail(c->rt, HVD_ERR_NOMEM, "hvd: control plane: 'rank %d': "
+					     "out of memory for its frames", peer_rank(c, i));
 				return;
+			}
 			p->buf = buf;
 			p->cap = cap;
 		}
-		ssize_t r = recv(p->fd, p->buf + p->len, p->cap - p->len, MSG_DONTWAIT);
+		size_t room = p->cap - p->len;
+		if (room > WIRE_RECV_MAX - p->len)
+			room = WIRE_RECV_MAX - p->len;
+		ssize_t r = recv(p->fd, p->buf + p->len, room, MSG_DONTWAIT);
 		if (r < 0 && (errno == EAGAIN || errno == EINTR))
 			break;
 		if (r <= 0) {
@@ -180,11 +234,19 @@ static void read_peer(struct control *c, int i)
 		p->len += (size_t)r;
 		p->last_seen = runtime_now();
 	}
+	control_parse_frames(c, i);
+	if (eof)
+		peer_closed(c, i);
+}
+
+void control_parse_frames(struct control *c, int i)
+{
+	struct peer *p = &c->peers[i];
 	size_t off = 0;
 	while (p->len - off >= sizeof(struct msg_header)) {
 		struct msg_header h;
 		memcpy(&h, p->buf + off, sizeof(h));
-		if (h.len > CTL_MAX_MSG) {
+		if (h.len > WIRE_MAX_MSG) {
 			runtime_fail(c->rt, HVD_ERR_COMM, "hvd: control plane: 'rank %d': message of %u "
 				     "bytes: corrupt stream", peer_rank(c, i), h.len);
 			p->closed = 1;
@@ -194,11 +256,11 @@ static void read_peer(struct control *c, int i)
 			break;
 		dispatch(c, i, h.type, p->buf + off + sizeof(h), h.len);
 		off += sizeof(h) + h.len;
+		if (c->rt->aborted)
+			break; /* nothing after a failure counts */
 	}
 	memmove(p->buf, p->buf + off, p->len - off);
 	p->len -= off;
-	if (eof)
-		peer_closed(c, i);
 }
 
 static void send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len)
@@ -448,8 +510,8 @@ int control_stop(struct runtime *rt, int clean)
 		free(c->peers[i].buf);
 	}
 	free(c->peers);
-	if (c->listen_fd >= 0)
-		close(c->listen_fd);
+	for (int k = 0; k < c->nlisten; k++)
+		close(c->listen_fd[k]);
 	for (int k = 0; k < 2; k++)
 		if (c->wake[k] >= 0)
 			close(c->wake[k]);

@@ -269,13 +269,18 @@ static void *engine_main(void *arg)
 		rt->execs = cmd->next;
 		if (!rt->execs)
 			rt->execs_tail = NULL;
-		struct entry **es = malloc(cmd->count * sizeof(*es));
+		/* control_loop.c checked count against what this rank submitted;
+		 * a zero count still never reaches run_bucket's es[0] */
+		struct entry **es = cmd->count ? malloc(cmd->count * sizeof(*es)) : NULL;
 		size_t n = es ? take_entries(rt, cmd, es) : 0;
 		pthread_mutex_unlock(&rt->lock);
 		err[0] = '\0';
-		int rc = !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
+		int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
 			 : run_bucket(rt, cmd, es, n, err, sizeof(err));
-		if (rc && n != cmd->count && es)
+		if (!cmd->count)
+			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': empty bucket",
+				 (unsigned long long)cmd->first);
+		else if (rc && n != cmd->count && es)
 			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
 				 "tensor this rank has not submitted", (unsigned long long)cmd->first);
 		if (rc && !rt->aborted)

@@ -6,8 +6,8 @@ ifeq ($(HAVE_PMIX),1)
 
 RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coord.c \
 	runtime/timeline.c runtime/report.c runtime/bootstrap.c runtime/comm_self.c \
-	runtime/control.c runtime/control_loop.c runtime/engine.c runtime/api.c \
-	runtime/submit.c
+	runtime/control.c runtime/control_join.c runtime/control_loop.c runtime/engine.c \
+	runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c runtime/wire.c
 RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)
@@ -38,6 +38,15 @@ $(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(B)/libhvd.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
 TEST_PROGRAMS += $(B)/hvd-rt-test
 
+# The control-plane attack tests (tests/slurm/attack.sh): the attacker, and
+# the recording shim preloaded into a real rank (plain flags: it is loaded
+# into processes that are not built with the sanitizers).
+$(B)/hvd-attack: $(B)/obj/runtime/tests/hvd_attack.o $(B)/libhvd.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^
+$(B)/hvd-record.so: runtime/tests/hvd_record.c
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
+TEST_PROGRAMS += $(B)/hvd-attack $(B)/hvd-record.so
+
 ifeq ($(HAVE_MPI),1)
 $(B)/bench-allreduce: $(B)/obj/bench/allreduce.o $(B)/libhvd.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
@@ -46,10 +55,23 @@ endif
 
 # Unit tests reach the pure parts (settings, fusion, coord, timeline,
 # report, dtype, bootstrap_decide) through the archive.
-TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
+TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
+	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c
 TEST_LIBS += $(B)/libhvd.a
 TEST_LDLIBS += $(RUNTIME_LDLIBS) $(CJSON_LIBS)
 TEST_CFLAGS += -DHVD_HAVE_RUNTIME
 
+endif
+
+# The control plane's fuzz target (tests/fuzz/fuzz_control.c): libhvd's
+# sources again, compiled by clang with libFuzzer, ASan and UBSan (the same
+# in SAN=1 builds). tests/test_fuzz.c runs it for FUZZ_S seconds (default 5).
+ifeq ($(HAVE_PMIX)$(HAVE_FUZZER),11)
+FUZZ_SRCS := $(filter-out runtime/comm_nccl.c,$(RUNTIME_SRCS)) tests/fuzz/fuzz_control.c
+$(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h)
+	$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-Iruntime $(RUNTIME_CFLAGS_DEPS) $(filter-out -DHAVE_CUDA -DHAVE_NCCL,$(RUNTIME_DEFS)) \
+		-o $@ $(FUZZ_SRCS) $(filter-out $(NCCL_LIBS) $(CUDA_LIBS),$(RUNTIME_LDLIBS)) -lm
+TEST_PROGRAMS += $(B)/fuzz-control
 endif

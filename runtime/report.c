@@ -9,6 +9,8 @@
  * What it does not do: gather the rows (api.c) or print.
  */
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime.h"
@@ -28,6 +30,41 @@ static int count_nodes(const struct host_entry *hosts, int size)
 		n += first;
 	}
 	return n;
+}
+
+#define REPORT_MAX_CPU 8192
+
+/* "0-3,8,10-11" into a bitmap; -1 when it is not such a list. */
+static int parse_cpulist(const char *s, uint64_t *bits)
+{
+	memset(bits, 0, REPORT_MAX_CPU / 8);
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s || a < 0 || a >= REPORT_MAX_CPU)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b >= REPORT_MAX_CPU)
+				return -1;
+		}
+		for (long c = a; c <= b; c++)
+			bits[c / 64] |= 1ull << (c % 64);
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return 0;
+}
+
+/* The whole lists, as sets ("0-1" and "0,1" agree); text when unparsable. */
+static int same_cpus(const char *a, const char *b)
+{
+	uint64_t x[REPORT_MAX_CPU / 64], y[REPORT_MAX_CPU / 64];
+	if (parse_cpulist(a, x) || parse_cpulist(b, y))
+		return !strcmp(a, b);
+	return !memcmp(x, y, sizeof(x));
 }
 
 void report_format(const struct host_entry *hosts, int size, const char *backend,
@@ -66,7 +103,7 @@ int report_warnings(const struct host_entry *hosts, int size, const char *backen
 {
 	size_t used = 0;
 	int count = 0;
-	char line[512];
+	char line[2 * SETTINGS_CPULIST_MAX + 512];
 	if (len)
 		out[0] = '\0';
 	for (int r = 0; r < size; r++) {
@@ -78,7 +115,7 @@ int report_warnings(const struct host_entry *hosts, int size, const char *backen
 					 h->host, q, r);
 				count += add_line(out, len, &used, line);
 			}
-		if (h->cpus[0] && h->affinity[0] && strcmp(h->cpus, h->affinity) &&
+		if (h->cpus[0] && h->affinity[0] && !same_cpus(h->cpus, h->affinity) &&
 		    strcmp(h->bind, "none")) {
 			snprintf(line, sizeof(line), "hvd: warning: 'rank %d runs on CPUs %s': the hvd plugin "
 				 "bound it to %s (socket %s, nearest its GPU); something re-bound it",

@@ -161,6 +161,30 @@ static int parse_bind(const char *v, struct hvd_settings *s, char *why, size_t n
 	return copy_text(v, s->bind, sizeof(s->bind), 1, why, n);
 }
 
+static int parse_secret_file(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->secret_file, sizeof(s->secret_file), 0, why, n);
+}
+
+/* "host:port", port 1-65535 (rank 0 listens there: a launch without PMIx
+ * needs a known address). */
+static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	const char *colon = strrchr(v, ':');
+	uint64_t port;
+	if (!colon || colon == v || (size_t)(colon - v) >= sizeof(s->coord_host)) {
+		snprintf(why, n, "not host:port");
+		return -1;
+	}
+	if (parse_u64(colon + 1, 65535, &port, why, n) || port == 0) {
+		snprintf(why, n, "port not in 1-65535");
+		return -1;
+	}
+	snprintf(s->coord_host, sizeof(s->coord_host), "%.*s", (int)(colon - v), v);
+	s->coord_port = (uint16_t)port;
+	return 0;
+}
+
 static const struct setting settings_table[] = {
 	{ "HVD_FUSION_THRESHOLD", parse_fusion, "bytes, 0 = no fusion" },
 	{ "HVD_CYCLE_TIME_MS", parse_cycle, "milliseconds" },
@@ -171,6 +195,8 @@ static const struct setting settings_table[] = {
 	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
 	{ "HVD_BACKEND", parse_backend, "auto|mpi|nccl|self" },
 	{ "HVD_TIMELINE", parse_timeline, "path" },
+	{ "HVD_SECRET_FILE", parse_secret_file, "path of a file only its owner can read" },
+	{ "HVD_COORDINATOR", parse_coordinator, "host:port" },
 	{ "HVD_GPU_BUSID", parse_busid, "set by the hvd plugin" },
 	{ "HVD_CPUS", parse_cpus, "set by the hvd plugin" },
 	{ "HVD_SOCKET", parse_socket, "set by the hvd plugin" },

@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* HVD_CPUS and the start-up report's CPU lists: the plugin's limit
+ * (spank/task.c TASK_CPULIST_LEN), enough for every other CPU of a
+ * 1024-CPU node ("0,2,...,1022" is 1,945 bytes). */
+#define SETTINGS_CPULIST_MAX 4096
+
 enum hvd_compression { HVD_COMPRESS_NONE = 0, HVD_COMPRESS_FP16, HVD_COMPRESS_BF16 };
 enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCCL, HVD_BACKEND_SELF };
 
@@ -22,9 +27,12 @@ struct hvd_settings {
 	double heartbeat_s;              /* HVD_HEARTBEAT_S */
 	enum hvd_backend_choice backend; /* HVD_BACKEND */
 	char timeline_path[1024];        /* HVD_TIMELINE, "" = off */
+	char secret_file[1024];          /* HVD_SECRET_FILE, "" = rank 0 makes one */
+	char coord_host[256];            /* HVD_COORDINATOR host, "" = any published address */
+	uint16_t coord_port;             /* HVD_COORDINATOR port, 0 = ephemeral */
 	/* exported by the hvd SPANK plugin; "" when run without it */
 	char gpu_busid[64];              /* HVD_GPU_BUSID */
-	char cpus[512];                  /* HVD_CPUS */
+	char cpus[SETTINGS_CPULIST_MAX]; /* HVD_CPUS */
 	char socket[32];                 /* HVD_SOCKET */
 	char bind[32];                   /* HVD_BIND */
 };

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "wire.h"
 #include "runtime.h"
 
 static int usage(const char *fmt, const char *value, const char *reason)
@@ -31,6 +32,8 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 		return usage(what, "", "every collective needs a tensor name");
 	if (strlen(name) >= HVD_NAME_MAX)
 		return usage(what, name, "tensor name longer than 127 bytes");
+	if (!wire_name_ok(name, HVD_NAME_MAX)) /* rank 0 refuses others from the wire */
+		return usage(what, "(not printable)", "tensor names are printable ASCII");
 	if ((unsigned)t >= HVD_DTYPE_COUNT)
 		return usage(what, name, "unknown dtype");
 	return 0;

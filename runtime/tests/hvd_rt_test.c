@@ -17,6 +17,12 @@
  *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
+ * For the control-plane attack tests (tests/slurm/attack.sh):
+ *   HVD_RT_TEST_HOLD=P   rank 0 writes its pid to P.pid0 and starts; every
+ *                        other rank waits for the file P.go before hvd_init
+ *                        (rank 0's port is open, nobody has joined yet)
+ *   HVD_RT_TEST_PAUSE=P  after hvd_init each rank writes P.ready<rank> and
+ *                        waits for P.go (the secret is everywhere it goes)
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -364,13 +370,55 @@ static int run_backward(int layers)
 	return bad;
 }
 
+static void touch(const char *path, const char *text)
+{
+	char tmp[1100];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+		rename(tmp, path);
+	}
+}
+
+static void wait_for(const char *path)
+{
+	for (int i = 0; i < 600 && access(path, F_OK); i++)
+		usleep(100000);
+}
+
+/* HVD_RT_TEST_HOLD / HVD_RT_TEST_PAUSE: see the header. */
+static void rendezvous(const char *var, int rank, int before_init)
+{
+	const char *p = getenv(var);
+	if (!p || !*p)
+		return;
+	char path[1100], text[32];
+	if (before_init && rank == 0) {
+		snprintf(path, sizeof(path), "%s.pid0", p);
+		snprintf(text, sizeof(text), "%d\n", (int)getpid());
+		touch(path, text);
+		return;
+	}
+	if (!before_init) {
+		snprintf(path, sizeof(path), "%s.ready%d", p, rank);
+		touch(path, "");
+	}
+	snprintf(path, sizeof(path), "%s.go", p);
+	wait_for(path);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "init";
 	const char *abort_env = getenv("HVD_RT_TEST_ABORT");
 	abort_job_on_failure = abort_env && !strcmp(abort_env, "1");
+	const char *procid = getenv("SLURM_PROCID");
+	rendezvous("HVD_RT_TEST_HOLD", procid ? atoi(procid) : 0, 1);
 	if (hvd_init())
 		return fail("hvd_init");
+	rendezvous("HVD_RT_TEST_PAUSE", hvd_rank(), 0);
 	int bad = 0, rank = hvd_rank();
 	if (!strcmp(mode, "init"))
 		printf("rank %d/%d local %d/%d backend %s threads %d node %d/%d\n", hvd_rank(),

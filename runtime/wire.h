@@ -1,0 +1,60 @@
+/* wire.h - the control plane's frames after the handshake (auth.h) and the
+ * checks every received field passes before anything uses it: a SUBMIT
+ * (rank 0) and an EXEC (workers) are validated here, and text from a
+ * peer (ABORT/ERROR) is escaped before anyone prints it. Pure: no
+ * sockets, no runtime state, unit-tested and fuzzed directly.
+ * What it does not do: read sockets (control_loop.c) or decide buckets
+ * (coord.c).
+ */
+#ifndef HVD_WIRE_H
+#define HVD_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fusion.h"
+
+enum msg_type { MSG_HELLO = 1, MSG_HB, MSG_SUBMIT, MSG_EXEC, MSG_ABORT, MSG_ERROR, MSG_BYE };
+
+struct msg_header {
+	uint32_t type;
+	uint32_t len;
+};
+
+struct wire_exec {
+	uint64_t first;
+	uint64_t signature;
+	uint32_t count;
+	uint32_t pad;
+};
+
+/* One frame's payload at most; a longer header is a corrupt stream. */
+#define WIRE_MAX_MSG (1u << 20)
+/* Bytes a connection may have received but not yet parsed: reading
+ * stops there until frames are consumed, so a peer that floods costs at
+ * most this much memory. */
+#define WIRE_RECV_MAX (4u * WIRE_MAX_MSG)
+/* Submissions of one rank not yet planned (rank 0) and tensors in one
+ * bucket. DenseNet-121 submits 364 tensors per step; a rank that runs
+ * this far ahead of the slowest is broken or hostile: the job fails. */
+#define WIRE_MAX_QUEUED 16384u
+
+/* SUBMIT payload from a rank of a world of `size`: 0, or -1 with why
+ * (name empty, not NUL-terminated, not printable; unknown dtype, op or
+ * kind; broadcast root outside the world; count past 2^48). */
+int wire_check_item(const struct fusion_item *it, int size, char *why, size_t whylen);
+/* EXEC from rank 0 at a worker whose next unexecuted position is
+ * `next_exec` and who has submitted positions below `submitted`: 0, or -1
+ * with why (count 0 or above WIRE_MAX_QUEUED, first not next_exec,
+ * first + count past what was submitted). */
+int wire_check_exec(const struct wire_exec *x, uint64_t next_exec, uint64_t submitted,
+		    char *why, size_t whylen);
+/* Copies len bytes of peer text into out (outlen > 0, always terminated):
+ * printable ASCII as is, every other byte (NUL, escape, newline, 8-bit)
+ * as \xNN, truncated with "..." when out is too small. */
+void wire_sanitize(const char *in, size_t len, char *out, size_t outlen);
+/* 1 when s is non-empty, printable ASCII (0x20-0x7e) all the way to a NUL
+ * within max bytes. */
+int wire_name_ok(const char *s, size_t max);
+
+#endif

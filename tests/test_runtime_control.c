@@ -1,0 +1,490 @@
+/* test_runtime_control.c - the control plane's defences without sockets:
+ * SHA-256 (FIPS 180-2 examples) and HMAC-SHA256 (every RFC 4231 case),
+ * the handshake of auth.h (both sides, wrong key, replayed proof, wrong
+ * rank or size), the secret file's checks, the frame checks of wire.h,
+ * and control_parse_frames fed hostile frames on rank 0 and on a worker
+ * (EXEC count 0 / past the pending list / out of order, unterminated or
+ * unprintable names, escaped peer text, the per-rank queue bound), the
+ * HVD_CPUS and HVD_COORDINATOR settings and the CPU-list comparison.
+ * What it does not do: open sockets (slurm-control does, on the cluster).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "control.h"
+#include "runner.h"
+#include "sha256.h"
+#include "wire.h"
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static void unhex(const char *h, uint8_t *out, size_t *n)
+{
+	*n = strlen(h) / 2;
+	for (size_t i = 0; i < *n; i++)
+		sscanf(h + 2 * i, "%2hhx", &out[i]);
+}
+
+static void test_sha256_fips_examples(void)
+{
+	static const char *in[] = { "abc", "", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq" };
+	static const char *want[] = {
+		"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+		"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+		"248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" };
+	for (int i = 0; i < 3; i++) {
+		struct sha256 s;
+		uint8_t d[32];
+		char h[65];
+		sha256_init(&s);
+		sha256_update(&s, in[i], strlen(in[i]));
+		sha256_final(&s, d);
+		hex(d, 32, h);
+		CHECK_STR(h, want[i]);
+	}
+	struct sha256 s; /* a million 'a', fed in odd pieces */
+	uint8_t d[32];
+	char h[65], chunk[1000];
+	memset(chunk, 'a', sizeof(chunk));
+	sha256_init(&s);
+	for (size_t done = 0; done < 1000000;) {
+		size_t n = done % 7 == 0 ? 999 : 1000;
+		if (n > 1000000 - done)
+			n = 1000000 - done;
+		sha256_update(&s, chunk, n);
+		done += n;
+	}
+	sha256_final(&s, d);
+	hex(d, 32, h);
+	CHECK_STR(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+static void test_hmac_sha256_rfc4231(void)
+{
+	static const struct { const char *key, *data, *mac; size_t trunc; } v[] = {
+		{ "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b",
+		  "4869205468657265",
+		  "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7", 32 },
+		{ "4a656665",
+		  "7768617420646f2079612077616e7420666f72206e6f7468696e673f",
+		  "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843", 32 },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+		  "dddd",
+		  "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe", 32 },
+		{ "0102030405060708090a0b0c0d0e0f10111213141516171819",
+		  "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd"
+		  "cdcd",
+		  "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b", 32 },
+		{ "0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c",
+		  "546573742057697468205472756e636174696f6e",
+		  "a3b6167473100ee06e0c796c2955552b", 16 },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "54657374205573696e67204c6172676572205468616e20426c6f636b2d53697a65204b6579202d2048617368204b6579"
+		  "204669727374",
+		  "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54", 32 },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		  "5468697320697320612074657374207573696e672061206c6172676572207468616e20626c6f636b2d73697a65206b65"
+		  "7920616e642061206c6172676572207468616e20626c6f636b2d73697a6520646174612e20546865206b6579206e6565"
+		  "647320746f20626520686173686564206265666f7265206265696e6720757365642062792074686520484d414320616c"
+		  "676f726974686d2e",
+		  "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2", 32 },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t key[200], data[200], mac[32]; /* RFC 4231 section 4 */
+		size_t klen, dlen;
+		unhex(v[i].key, key, &klen);
+		unhex(v[i].data, data, &dlen);
+		size_t half = dlen / 2; /* two parts: the concatenation is what counts */
+		const void *parts[] = { data, data + half };
+		const size_t lens[] = { half, dlen - half };
+		hmac_sha256(key, klen, parts, lens, 2, mac);
+		char h[65];
+		hex(mac, v[i].trunc, h);
+		CHECK_MSG(!strcmp(h, v[i].mac), "RFC 4231 case %zu: %s", i + 1, h);
+	}
+}
+
+struct shake {
+	struct auth_key k;
+	struct auth_hello hello;
+	struct auth_reply reply;
+	struct auth_proof proof;
+};
+
+static void shake(struct shake *s, int rank, int size)
+{
+	uint8_t nw[AUTH_NONCE_BYTES], n0[AUTH_NONCE_BYTES];
+	char err[256];
+	CHECK_INT(auth_key_generate(&s->k, err, sizeof(err)), 0);
+	CHECK_INT(auth_random(nw, sizeof(nw)), 0);
+	CHECK_INT(auth_random(n0, sizeof(n0)), 0);
+	auth_hello_make(&s->hello, rank, size, nw);
+	auth_reply_make(&s->k, &s->hello, n0, &s->reply);
+	auth_proof_make(&s->k, &s->hello, &s->reply, &s->proof);
+}
+
+static void test_handshake_both_sides_prove_the_key(void)
+{
+	struct shake s;
+	char why[128];
+	shake(&s, 1, 4);
+	CHECK_INT(sizeof(struct auth_hello), 48);
+	CHECK_INT(sizeof(struct auth_reply), 72);
+	CHECK_INT(sizeof(struct auth_proof), 40);
+	CHECK_INT(auth_hello_check(&s.hello, 4, why, sizeof(why)), 0);
+	CHECK_INT(auth_reply_verify(&s.k, &s.hello, &s.reply), 0);
+	CHECK_INT(auth_proof_verify(&s.k, &s.hello, &s.reply, &s.proof), 0);
+	struct auth_key other = s.k; /* one bit of the key wrong: both sides refuse */
+	other.bytes[7] ^= 1;
+	CHECK(auth_reply_verify(&other, &s.hello, &s.reply) != 0);
+	CHECK(auth_proof_verify(&other, &s.hello, &s.reply, &s.proof) != 0);
+	struct auth_reply forged = s.reply; /* a worker's MAC never passes as rank 0's */
+	memcpy(forged.mac, s.proof.mac, sizeof(forged.mac));
+	CHECK(auth_reply_verify(&s.k, &s.hello, &forged) != 0);
+	struct auth_hello moved = s.hello; /* a proof for rank 1 is not one for rank 2 */
+	moved.rank = 2;
+	CHECK(auth_proof_verify(&s.k, &moved, &s.reply, &s.proof) != 0);
+}
+
+static void test_replayed_handshake_fails_against_a_fresh_nonce(void)
+{
+	struct shake s;
+	shake(&s, 1, 2);
+	uint8_t fresh[AUTH_NONCE_BYTES];
+	struct auth_reply again;
+	CHECK_INT(auth_random(fresh, sizeof(fresh)), 0);
+	auth_reply_make(&s.k, &s.hello, fresh, &again); /* rank 0 answers the replayed HELLO anew */
+	CHECK(auth_proof_verify(&s.k, &s.hello, &again, &s.proof) != 0);
+	CHECK(memcmp(s.reply.nonce, again.nonce, AUTH_NONCE_BYTES) != 0);
+}
+
+static void test_hello_check_names_what_is_wrong(void)
+{
+	struct auth_hello h;
+	uint8_t n[AUTH_NONCE_BYTES] = { 0 };
+	char why[128];
+	auth_hello_make(&h, 0, 2, n);
+	CHECK(auth_hello_check(&h, 2, why, sizeof(why)) != 0);
+	CHECK_CONTAINS(why, "rank 0 is not a worker");
+	auth_hello_make(&h, 2, 2, n);
+	CHECK(auth_hello_check(&h, 2, why, sizeof(why)) != 0);
+	auth_hello_make(&h, 1, 3, n);
+	CHECK(auth_hello_check(&h, 2, why, sizeof(why)) != 0);
+	CHECK_CONTAINS(why, "world size 3");
+	int32_t old[12] = { MSG_HELLO, 4, 1 }; /* the old protocol's HELLO */
+	memcpy(&h, old, sizeof(h));
+	CHECK(auth_hello_check(&h, 2, why, sizeof(why)) != 0);
+	CHECK_CONTAINS(why, "not an hvd handshake");
+}
+
+static void test_secret_file_must_be_private_and_long(void)
+{
+	char path[4200], err[512];
+	struct auth_key a, b;
+	snprintf(path, sizeof(path), "%s/secret", test_tmpdir());
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("0123456789abcdef0123456789abcdef-job-secret\n", f);
+	fclose(f);
+	chmod(path, 0644);
+	CHECK(auth_key_from_file(path, &a, err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "HVD_SECRET_FILE");
+	CHECK_CONTAINS(err, "other users");
+	chmod(path, 0600);
+	CHECK_INT(auth_key_from_file(path, &a, err, sizeof(err)), 0);
+	CHECK_INT(auth_key_from_file(path, &b, err, sizeof(err)), 0);
+	CHECK(!memcmp(a.bytes, b.bytes, sizeof(a.bytes)));
+	f = fopen(path, "w");
+	fputs("short", f);
+	fclose(f);
+	CHECK(auth_key_from_file(path, &a, err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "shorter than 32 bytes");
+}
+
+static void test_wire_checks_every_field(void)
+{
+	struct fusion_item it = { .count = 4 };
+	char why[160];
+	snprintf(it.name, sizeof(it.name), "grad.conv0");
+	CHECK_INT(wire_check_item(&it, 2, why, sizeof(why)), 0);
+	struct fusion_item bad = it;
+	memset(bad.name, 'A', sizeof(bad.name)); /* unterminated */
+	CHECK(wire_check_item(&bad, 2, why, sizeof(why)) != 0);
+	CHECK_CONTAINS(why, "unterminated");
+	bad = it;
+	bad.name[2] = '\x1b';
+	CHECK(wire_check_item(&bad, 2, why, sizeof(why)) != 0);
+	bad = it;
+	bad.name[0] = '\0';
+	CHECK(wire_check_item(&bad, 2, why, sizeof(why)) != 0);
+	bad = it;
+	bad.dtype = HVD_DTYPE_COUNT;
+	CHECK(wire_check_item(&bad, 2, why, sizeof(why)) != 0);
+	bad = it;
+	bad.kind = 9;
+	CHECK(wire_check_item(&bad, 2, why, sizeof(why)) != 0);
+	bad = it;
+	bad.root = 2;
+	CHECK(wire_check_item(&bad, 2, why, sizeof(why)) != 0);
+	struct wire_exec x = { .first = 0, .count = 0 };
+	CHECK(wire_check_exec(&x, 0, 5, why, sizeof(why)) != 0);
+	CHECK_CONTAINS(why, "bucket of 0 tensors");
+	x.count = 6;
+	CHECK(wire_check_exec(&x, 0, 5, why, sizeof(why)) != 0);
+	CHECK_CONTAINS(why, "this rank submitted 5");
+	x.count = 0xffffffffu;
+	CHECK(wire_check_exec(&x, 0, 5, why, sizeof(why)) != 0);
+	x = (struct wire_exec){ .first = 3, .count = 2 };
+	CHECK(wire_check_exec(&x, 2, 5, why, sizeof(why)) != 0);
+	CHECK_CONTAINS(why, "next unexecuted is 2");
+	x.first = 2;
+	CHECK_INT(wire_check_exec(&x, 2, 5, why, sizeof(why)), 0);
+	x = (struct wire_exec){ .first = UINT64_MAX, .count = 2 };
+	CHECK(wire_check_exec(&x, UINT64_MAX, 5, why, sizeof(why)) != 0);
+}
+
+static void test_peer_text_is_escaped(void)
+{
+	char out[64];
+	const char in[] = "a\x1b[31mb\nc\\d\0e";
+	wire_sanitize(in, sizeof(in) - 1, out, sizeof(out));
+	CHECK_STR(out, "a\\x1b[31mb\\x0ac\\x5cd\\x00e");
+	char small[12];
+	wire_sanitize("0123456789abcdef", 16, small, sizeof(small));
+	CHECK_STR(small, "01234567...");
+	wire_sanitize("\x01\x02\x03", 3, small, sizeof(small));
+	CHECK(strlen(small) < sizeof(small));
+}
+
+/* ---- control_parse_frames on a runtime without sockets ---- */
+
+static struct control *fake_control(int rank, int size)
+{
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	struct control *c = calloc(1, sizeof(*c));
+	settings_defaults(&rt->set);
+	rt->boot.rank = rank;
+	rt->boot.size = size;
+	snprintf(rt->boot.hostname, sizeof(rt->boot.hostname), "n0");
+	pthread_mutex_init(&rt->lock, NULL);
+	pthread_cond_init(&rt->cond, NULL);
+	rt->hosts = calloc((size_t)size, sizeof(*rt->hosts));
+	for (int r = 0; r < size; r++)
+		snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "n%d", r);
+	c->rt = rt;
+	c->wake[0] = c->wake[1] = -1;
+	c->npeers = rank == 0 ? size : 1;
+	c->peers = calloc((size_t)c->npeers, sizeof(*c->peers));
+	for (int i = 0; i < c->npeers; i++)
+		c->peers[i].fd = -1;
+	if (rank == 0)
+		coord_init(&c->coord, size, 1 << 20);
+	rt->ctl = c;
+	return c;
+}
+
+static void free_control(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	for (int i = 0; i < c->npeers; i++)
+		free(c->peers[i].buf);
+	free(c->peers);
+	if (rt->boot.rank == 0)
+		coord_free(&c->coord);
+	while (rt->execs) {
+		struct exec_cmd *x = rt->execs;
+		rt->execs = x->next;
+		free(x);
+	}
+	free(rt->hosts);
+	free(rt);
+	free(c);
+}
+
+static void feed(struct control *c, int i, uint32_t type, const void *payload, uint32_t len)
+{
+	struct peer *p = &c->peers[i];
+	struct msg_header h = { type, len };
+	p->buf = realloc(p->buf, p->len + sizeof(h) + len);
+	memcpy(p->buf + p->len, &h, sizeof(h));
+	if (len)
+		memcpy(p->buf + p->len + sizeof(h), payload, len);
+	p->len += sizeof(h) + len;
+	p->cap = p->len;
+	control_parse_frames(c, i);
+}
+
+static void test_worker_refuses_bad_exec_frames(void)
+{
+	struct wire_exec zero = { .first = 0, .count = 0 }, past = { .first = 0, .count = 3 };
+	struct control *c = fake_control(1, 2);
+	c->rt->next_seq = 2;
+	feed(c, 0, MSG_EXEC, &zero, sizeof(zero));
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "'rank 0 (host n0)': EXEC: bucket of 0 tensors");
+	CHECK(c->rt->execs == NULL);
+	free_control(c);
+	c = fake_control(1, 2);
+	c->rt->next_seq = 2;
+	feed(c, 0, MSG_EXEC, &past, sizeof(past));
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "this rank submitted 2");
+	free_control(c);
+	c = fake_control(1, 2); /* a good one, then the same again: out of order */
+	c->rt->next_seq = 2;
+	past.count = 2;
+	feed(c, 0, MSG_EXEC, &past, sizeof(past));
+	CHECK(!c->rt->aborted);
+	CHECK(c->rt->execs != NULL);
+	feed(c, 0, MSG_EXEC, &past, sizeof(past));
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "next unexecuted is 2");
+	free_control(c);
+	c = fake_control(1, 2);
+	feed(c, 0, MSG_EXEC, &past, 7); /* short */
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "wrong length");
+	free_control(c);
+}
+
+static void test_rank0_refuses_bad_submit_frames(void)
+{
+	struct fusion_item it = { .count = 1 };
+	memset(it.name, 'x', sizeof(it.name));
+	struct control *c = fake_control(0, 2);
+	feed(c, 1, MSG_SUBMIT, &it, sizeof(it));
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "'rank 1 (host n1)': SUBMIT: tensor name empty, unterminated");
+	CHECK_INT((int)coord_ready(&c->coord), 0);
+	free_control(c);
+	c = fake_control(0, 2);
+	struct wire_exec x = { .count = 1 };
+	feed(c, 1, MSG_EXEC, &x, sizeof(x));
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "sent to rank 0");
+	free_control(c);
+}
+
+static void test_peer_error_text_is_escaped_before_anyone_prints_it(void)
+{
+	const char text[] = "\x1b[2Jhvd: fake\nline";
+	struct control *c = fake_control(0, 2);
+	feed(c, 1, MSG_ERROR, text, sizeof(text) - 1);
+	CHECK(c->rt->aborted);
+	CHECK(strchr(c->rt->error, '\x1b') == NULL);
+	CHECK(strchr(c->rt->error, '\n') == NULL);
+	CHECK_CONTAINS(c->rt->error, "\\x1b[2Jhvd: fake\\x0aline");
+	free_control(c);
+	c = fake_control(1, 2); /* ABORT only travels from rank 0 to workers */
+	feed(c, 0, MSG_ERROR, text, sizeof(text) - 1);
+	CHECK_CONTAINS(c->rt->error, "wrong direction");
+	free_control(c);
+}
+
+static void test_submissions_queued_per_rank_are_bounded(void)
+{
+	struct control *c = fake_control(0, 2);
+	struct fusion_item it = { .count = 1 };
+	snprintf(it.name, sizeof(it.name), "t");
+	for (unsigned i = 0; i <= WIRE_MAX_QUEUED && !c->rt->aborted; i++)
+		feed(c, 1, MSG_SUBMIT, &it, sizeof(it));
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "hvd: rank 1 (host n1): '16384 submissions'");
+	CHECK(WIRE_MAX_QUEUED >= 364 * 10); /* DenseNet-121: 364 per step */
+	free_control(c);
+}
+
+static void test_settings_cpus_coordinator_and_timeouts(void)
+{
+	struct hvd_settings s;
+	char err[512], big[5000];
+	size_t used = 0; /* every other CPU of a 1024-CPU node */
+	for (int cpu = 0; cpu < 1024; cpu += 2)
+		used += (size_t)snprintf(big + used, sizeof(big) - used, "%s%d", cpu ? "," : "", cpu);
+	char *env1[] = { NULL, NULL };
+	char *e = NULL;
+	CHECK(asprintf(&e, "HVD_CPUS=%s", big) > 0);
+	env1[0] = e;
+	CHECK_INT(settings_parse(env1, &s, err, sizeof(err)), 0);
+	CHECK_STR(s.cpus, big);
+	free(e);
+	char *env2[] = { "HVD_COORDINATOR=10.0.0.1:29500", NULL };
+	CHECK_INT(settings_parse(env2, &s, err, sizeof(err)), 0);
+	CHECK_STR(s.coord_host, "10.0.0.1");
+	CHECK_INT(s.coord_port, 29500);
+	char *env3[] = { "HVD_COORDINATOR=10.0.0.1:0", NULL };
+	CHECK(settings_parse(env3, &s, err, sizeof(err)) != 0);
+	CHECK_CONTAINS(err, "HVD_COORDINATOR");
+	char *env4[] = { "HVD_COORDINATOR=nohost", NULL };
+	CHECK(settings_parse(env4, &s, err, sizeof(err)) != 0);
+	char *env5[] = { "HVD_SECRET_FILE=", NULL };
+	CHECK(settings_parse(env5, &s, err, sizeof(err)) != 0);
+}
+
+static void test_report_compares_whole_cpu_lists(void)
+{
+	struct host_entry *h = calloc(1, sizeof(*h));
+	char out[32768];
+	snprintf(h->host, sizeof(h->host), "n0");
+	snprintf(h->bind, sizeof(h->bind), "socket");
+	size_t used = 0;
+	for (int cpu = 0; cpu < 1024; cpu += 2)
+		used += (size_t)snprintf(h->cpus + used, sizeof(h->cpus) - used, "%s%d", cpu ? "," : "", cpu);
+	memcpy(h->affinity, h->cpus, sizeof(h->cpus));
+	CHECK_INT(report_warnings(h, 1, "mpi", out, sizeof(out)), 0);
+	snprintf(h->cpus, sizeof(h->cpus), "0,1,2,3");
+	snprintf(h->affinity, sizeof(h->affinity), "0-3");
+	CHECK_INT(report_warnings(h, 1, "mpi", out, sizeof(out)), 0);
+	snprintf(h->affinity, sizeof(h->affinity), "0-4");
+	CHECK_INT(report_warnings(h, 1, "mpi", out, sizeof(out)), 1);
+	CHECK_CONTAINS(out, "re-bound");
+	free(h);
+}
+
+static void test_socket_timeout_below_one_second_rounds_up(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct timeval tv = { 0, 0 };
+	socklen_t l = sizeof(tv);
+	control_socket_options(fd, 0.6);
+	getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, &l);
+	CHECK_INT((int)tv.tv_sec, 1);
+	close(fd);
+}
+
+const struct test_case runtime_control_tests[] = {
+	{ "sha256_fips_examples", test_sha256_fips_examples },
+	{ "hmac_sha256_rfc4231", test_hmac_sha256_rfc4231 },
+	{ "handshake_both_sides_prove_the_key", test_handshake_both_sides_prove_the_key },
+	{ "replayed_handshake_fails_against_a_fresh_nonce", test_replayed_handshake_fails_against_a_fresh_nonce },
+	{ "hello_check_names_what_is_wrong", test_hello_check_names_what_is_wrong },
+	{ "secret_file_must_be_private_and_long", test_secret_file_must_be_private_and_long },
+	{ "wire_checks_every_field", test_wire_checks_every_field },
+	{ "peer_text_is_escaped", test_peer_text_is_escaped },
+	{ "worker_refuses_bad_exec_frames", test_worker_refuses_bad_exec_frames },
+	{ "rank0_refuses_bad_submit_frames", test_rank0_refuses_bad_submit_frames },
+	{ "peer_error_text_is_escaped_before_anyone_prints_it", test_peer_error_text_is_escaped_before_anyone_prints_it },
+	{ "submissions_queued_per_rank_are_bounded", test_submissions_queued_per_rank_are_bounded },
+	{ "settings_cpus_coordinator_and_timeouts", test_settings_cpus_coordinator_and_timeouts },
+	{ "report_compares_whole_cpu_lists", test_report_compares_whole_cpu_lists },
+	{ "socket_timeout_below_one_second_rounds_up", test_socket_timeout_below_one_second_rounds_up },
+	{ 0 }
+};
