@@ -5,6 +5,7 @@
 #ifndef HVD_TRAINER_RUN_COMMON_H
 #define HVD_TRAINER_RUN_COMMON_H
 
+#include "auroc.h"
 #include "backend.h"
 #include "cli.h"
 #include "data_loader.h"
@@ -74,7 +75,10 @@ struct evaluation {
 	double auroc[CHEXNET_CLASSES];
 	double mean_auroc;
 	int defined;      /* classes with an AUROC */
+	enum auroc_undefined why[CHEXNET_CLASSES];  /* per class: why no AUROC */
 	size_t images;    /* images evaluated over all ranks */
+	size_t nonfinite; /* NaN/±Inf logits among images x classes */
+	float first_nonfinite;  /* the first of them (its kind: nan, inf, -inf) */
 };
 
 /* One pass over src in eval mode on every rank; the logits and labels of

@@ -5,6 +5,7 @@
  * each rank evaluates its share and rank 0 prints).
  * What it does not do: training (run_train.c).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,14 @@ static int gather(const struct outputs *mine, struct outputs *all)
 	return got_l == got_y ? 0 : -1;
 }
 
+/* How many scores are NaN/±Inf, and the first of them. */
+static void count_nonfinite(const float *scores, size_t count, struct evaluation *ev)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!isfinite(scores[i]) && !ev->nonfinite++)
+			ev->first_nonfinite = scores[i];
+}
+
 int evaluate(struct session *s, struct source *src, const float *wp, const float *wn,
 	     struct evaluation *ev)
 {
@@ -108,7 +117,8 @@ int evaluate(struct session *s, struct source *src, const float *wp, const float
 		ev->images = all.n;
 		ev->loss = loss_bce(all.logits, all.labels, (int)all.n, CHEXNET_CLASSES, wp, wn, NULL);
 		ev->mean_auroc = auroc_all(all.logits, all.labels, all.n, CHEXNET_CLASSES, ev->auroc,
-					   &ev->defined);
+					   ev->why, &ev->defined);
+		count_nonfinite(all.logits, all.n * CHEXNET_CLASSES, ev);
 		rc = 0;
 	}
 	free(mine.logits);
@@ -116,6 +126,16 @@ int evaluate(struct session *s, struct source *src, const float *wp, const float
 	free(all.logits);
 	free(all.labels);
 	return rc;
+}
+
+/* The evaluation finished but some scores are NaN/±Inf: say so, fail. */
+static int report_nonfinite(const char *checkpoint, const struct evaluation *ev, int rank)
+{
+	if (rank == 0)
+		fprintf(stderr, "chexnet: eval: '%s': %zu of %zu scores are %g: the model's outputs "
+			"are not finite (a diverged checkpoint?)\n", checkpoint, ev->nonfinite,
+			ev->images * CHEXNET_CLASSES, ev->first_nonfinite);
+	return -1;
 }
 
 static int eval_command(const struct cli_options *o)
@@ -140,9 +160,9 @@ static int eval_command(const struct cli_options *o)
 		 evaluate(&s, &src, o->weighted_loss ? wp : NULL, o->weighted_loss ? wn : NULL, &ev) == 0) {
 		if (layout.rank == 0) {
 			printf("loss %.6f\n", ev.loss);
-			auroc_print_table(stdout, ev.auroc, CHEXNET_CLASSES);
+			auroc_print_table(stdout, ev.auroc, ev.why, CHEXNET_CLASSES);
 		}
-		rc = 0;
+		rc = ev.nonfinite ? report_nonfinite(o->checkpoint, &ev, layout.rank) : 0;
 	}
 	source_close(&src);
 	session_close(&s);

@@ -66,7 +66,7 @@ void train_report_table(const struct cli_options *o, const struct evaluation *ev
 {
 	if (o->progress != PROGRESS_QUIET)
 		auroc_print_table(o->progress == PROGRESS_JSON ? stderr : stdout, ev->auroc,
-				  CHEXNET_CLASSES);
+				  ev->why, CHEXNET_CLASSES);
 }
 
 void train_report_stop(const struct cli_options *o, int sig, int epoch, long step)
