@@ -36,6 +36,7 @@
 #include "grad_sync.h"
 #include "run.h"
 #include "run_common.h"
+#include "run_train_diverge.h"
 #include "run_train_gpu.h"
 #include "run_train_report.h"
 #include "run_train_verdict.h"
@@ -217,7 +218,11 @@ static int read_loss(struct trainer *t, double *loss)
 	return 0;
 }
 
-/* Every rank: running statistics averaged over ranks, on host and backend. */
+static int finite_model(const struct trainer *t);
+
+/* Every rank: running statistics averaged over ranks, on host and backend;
+ * fails (no checkpoint, no validation) when they or the parameters are
+ * not finite. */
 static int average_bn_state(struct trainer *t)
 {
 	struct trainer_error err = { "" };
@@ -229,14 +234,28 @@ static int average_bn_state(struct trainer *t)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
-	if (t->world == 1)
-		return 0;
-	if (dist_average("bn.running", m->state, m->desc.state_count))
+	if (t->world > 1 && dist_average("bn.running", m->state, m->desc.state_count))
 		return dist_failed();
-	if (t->s.ops->load_params(t->s.backend, &err)) {
+	if (t->world > 1 && t->s.ops->load_params(t->s.backend, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
+	return finite_model(t);
+}
+
+/* Every rank (the parameters are the same everywhere): -1 with the line
+ * when a parameter or BN statistic is not finite, so no checkpoint and
+ * no validation comes from a diverged state. */
+static int finite_model(const struct trainer *t)
+{
+	const struct model *m = &t->s.model;
+	struct diverge_at at = { t->state.epoch, t->state.step };
+	int loud = t->rank == 0;
+
+	if (diverge_check_array(&t->o, &at, "parameters are", m->params, m->desc.param_count, loud) ||
+	    diverge_check_array(&t->o, &at, "BN running statistics are", m->state,
+				m->desc.state_count, loud))
+		return -1;
 	return 0;
 }
 
@@ -271,6 +290,9 @@ static int progress(struct trainer *t, const struct train_window *w, int epoch, 
 
 	if (read_loss(t, &loss))
 		return -1;
+	struct diverge_at at = { epoch, step };
+	if (diverge_check(&t->o, &at, "training loss is", loss, t->rank == 0))
+		return -1;  /* the same mean on every rank: all stop here */
 	if (t->o.steps)
 		remaining = t->o.steps - t->total_steps;
 	train_report_progress(&t->o, w, &t->clock, loss, epoch, step, steps, lr, remaining,
@@ -340,6 +362,11 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 {
 	if (average_bn_state(t) || evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev))
 		return -1;
+	struct diverge_at at = { epoch, 0 };
+	if (diverge_check(&t->o, &at, "validation scores are",
+			  ev->nonfinite ? ev->first_nonfinite : 0, t->rank == 0) ||
+	    diverge_check(&t->o, &at, "validation loss is", ev->loss, t->rank == 0))
+		return -1;  /* before any checkpoint: last/ and best/ stay the finite ones */
 	int improved = ev->loss < t->state.best_val_loss;
 	train_report_evaluation(&t->o, "validation", epoch, ev);
 	if (schedule_epoch_end(&t->sched, ev->loss) && t->o.progress != PROGRESS_QUIET)
