@@ -12,6 +12,7 @@
 #include "loss.h"
 #include "run_common.h"
 #include "span.h"
+#include "stop_signal.h"
 
 double now_seconds(void)
 {
@@ -169,6 +170,7 @@ int source_open(struct source *src, const struct cli_options *o, enum data_split
 	cfg.flip = split == DATA_TRAIN;
 	cfg.seed = o->seed;
 	cfg.threads = (int)o->loader_threads;
+	cfg.interrupted = stop_signal_received;
 	src->loader = data_loader_open(&cfg, err, sizeof(err));
 	if (!src->loader) {
 		fprintf(stderr, "%s\n", err);

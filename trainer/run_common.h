@@ -84,7 +84,10 @@ struct evaluation {
 /* One pass over src in eval mode on every rank; the logits and labels of
  * every valid image (batch.count) are gathered from all ranks, so loss and
  * AUROC are exact over the split, each image once, and identical on every
- * rank. 0 or -1 (printed). */
+ * rank. 0, -1 (printed), or EVAL_STOPPED when a stop request
+ * (SIGTERM/SIGUSR1, agreed over ranks after every batch) ended the pass
+ * early: nothing is computed then. */
+#define EVAL_STOPPED 1
 int evaluate(struct session *s, struct source *src, const float *w_pos, const float *w_neg,
 	     struct evaluation *ev);
 

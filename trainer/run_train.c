@@ -355,12 +355,31 @@ static enum epoch_result train_epoch(struct trainer *t, struct source *src, int 
 	return rc == 0 ? EPOCH_DONE : EPOCH_FAILED;
 }
 
+/* A stop during the validation of `epoch`: OUT/last holds the trained
+ * weights at the next epoch's start with validate_first set, so --resume
+ * redoes this validation, the LR plateau step and the best choice. */
+static int stopped_in_validation(struct trainer *t, int epoch, int complete)
+{
+	if (!complete)  /* --steps ended mid-epoch: the position stays there */
+		return save(t, "last") ? -1 : EVAL_STOPPED;
+	t->state.epoch = epoch + 1;
+	t->state.step = 0;
+	t->state.validate_first = 1;
+	return save(t, "last") ? -1 : EVAL_STOPPED;
+}
+
 /* Validation (all ranks), LR plateau, checkpoints; complete = the epoch
- * ran to its end (else the data position stays mid-epoch). */
+ * ran to its end (else the data position stays mid-epoch). 0, -1, or
+ * EVAL_STOPPED (a stop request during validation: OUT/last written). */
 static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int complete,
 			struct evaluation *ev)
 {
-	if (average_bn_state(t) || evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev))
+	if (average_bn_state(t))
+		return -1;
+	int rc = evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev);
+	if (rc == EVAL_STOPPED)
+		return stopped_in_validation(t, epoch, complete);
+	if (rc)
 		return -1;
 	struct diverge_at at = { epoch, 0 };
 	if (diverge_check(&t->o, &at, "validation scores are",
@@ -376,6 +395,7 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 		t->state.epoch = epoch + 1;
 		t->state.step = 0;
 	}
+	t->state.validate_first = 0;
 	if (improved) {
 		t->state.best_val_loss = ev->loss;
 		if (save(t, "best"))
@@ -471,7 +491,15 @@ static int stopped(struct trainer *t)
 {
 	if (average_bn_state(t) || save(t, "last"))
 		return 1;
-	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);
+	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step, 0);
+	return CHEXNET_EXIT_PREEMPTED;
+}
+
+/* A stop during validation: OUT/last is written; say so, exit 75. */
+static int stopped_report(struct trainer *t, int in_validation)
+{
+	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step,
+			  in_validation);
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
@@ -479,6 +507,14 @@ static int stopped(struct trainer *t)
 static int train_epochs(struct trainer *t, struct source *train, struct source *val,
 			struct evaluation *ev, int *trained)
 {
+	if (t->state.validate_first) {  /* stopped during this validation: redo it */
+		int rc = end_of_epoch(t, val, t->state.epoch - 1, 1, ev);
+		if (rc == EVAL_STOPPED)
+			return stopped_report(t, 1);
+		if (rc)
+			return 1;
+		*trained = 1;  /* the table at the end shows this validation */
+	}
 	for (int epoch = t->state.epoch; epoch < t->o.epochs; epoch++) {
 		long first = *trained ? 0 : t->state.step;
 		enum epoch_result r = train_epoch(t, train, epoch, first);
@@ -487,12 +523,15 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 			return 1;
 		if (r == EPOCH_STOPPED)
 			return stopped(t);
-		if (end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev))
+		int end = end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev);
+		if (end == EVAL_STOPPED)
+			return stopped_report(t, 1);
+		if (end)
 			return 1;
 		if (r == EPOCH_STEPS_REACHED || steps_reached(t, t->total_steps))
 			break;
 		if (t->stop && epoch + 1 < t->o.epochs) {  /* after the last epoch: just finish */
-			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);
+			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step, 0);
 			return CHEXNET_EXIT_PREEMPTED;
 		}
 	}
