@@ -1,5 +1,5 @@
 /* checkpoint.c - model + training state to a checkpoint directory and
- * back, atomically (temp dir, fsync, rename / RENAME_EXCHANGE).
+ * back, atomically (temp dir, fsync, then checkpoint_replace.h).
  * What it does not do: decide when to checkpoint (the training loop).
  */
 #define _GNU_SOURCE
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "checkpoint_replace.h"
 #include "safetensors.h"
 
 #define MODEL_FILE "model.safetensors"
@@ -102,50 +103,6 @@ static int fsync_dir(const char *dir)
 	return rc;
 }
 
-/* Removes a checkpoint directory we wrote (only our two file names). */
-static void remove_checkpoint_dir(const char *dir)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, MODEL_FILE);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", dir, TRAINING_FILE);
-	unlink(path);
-	rmdir(dir);
-}
-
-static void parent_of(const char *dir, char *out, size_t len)
-{
-	snprintf(out, len, "%s", dir);
-	char *slash = strrchr(out, '/');
-	if (!slash)
-		snprintf(out, len, ".");
-	else if (slash == out)
-		out[1] = '\0';
-	else
-		*slash = '\0';
-}
-
-/* tmp -> dir: swapped with an existing dir (then removed) or renamed. */
-static int place(const char *tmp, const char *dir, struct trainer_error *err)
-{
-	char parent[PATH_MAX];
-	struct stat sb;
-
-	if (stat(dir, &sb) == 0) {
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0)
-			return trainer_error_set(err, "checkpoint: '%s': cannot replace: %s", dir,
-						 strerror(errno));
-		remove_checkpoint_dir(tmp);
-	} else if (rename(tmp, dir) != 0) {
-		return trainer_error_set(err, "checkpoint: '%s': cannot rename into place: %s", dir,
-					 strerror(errno));
-	}
-	parent_of(dir, parent, sizeof(parent));
-	fsync_dir(parent);
-	return 0;
-}
-
 int checkpoint_save(const char *dir, const struct model *m, const struct optim *o,
 		    const struct schedule *sched, const struct train_state *st,
 		    struct trainer_error *err)
@@ -153,7 +110,7 @@ int checkpoint_save(const char *dir, const struct model *m, const struct optim *
 	char tmp[PATH_MAX];
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
-	remove_checkpoint_dir(tmp);
+	checkpoint_remove_dir(tmp);
 	if (mkdir(tmp, 0755) != 0)
 		return trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
 	int rc = write_model(tmp, m, err);
@@ -162,9 +119,9 @@ int checkpoint_save(const char *dir, const struct model *m, const struct optim *
 	if (!rc && fsync_dir(tmp) != 0)
 		rc = trainer_error_set(err, "checkpoint: '%s': fsync: %s", tmp, strerror(errno));
 	if (!rc)
-		rc = place(tmp, dir, err);
+		rc = checkpoint_replace(tmp, dir, err);
 	if (rc)
-		remove_checkpoint_dir(tmp);
+		checkpoint_remove_dir(tmp);
 	return rc;
 }
 

@@ -32,6 +32,7 @@
 
 #include "auroc.h"
 #include "checkpoint.h"
+#include "checkpoint_replace.h"
 #include "dist.h"
 #include "grad_sync.h"
 #include "run.h"
@@ -407,9 +408,13 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 /* --resume DIR: DIR/last's model, optimizer, schedule and position. */
 static int resume(struct trainer *t, struct trainer_error *err)
 {
-	char dir[4096];
+	char dir[4096], last[4096], note[4096 * 2 + 128];
 
-	snprintf(dir, sizeof(dir), "%s/last", t->o.resume);
+	snprintf(last, sizeof(last), "%s/last", t->o.resume);
+	if (checkpoint_find_complete(last, dir, sizeof(dir), note, sizeof(note), err))
+		return -1;
+	if (note[0] && t->rank == 0)
+		fprintf(stderr, "chexnet: --resume: %s\n", note);
 	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
 	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
 		return -1;
