@@ -41,7 +41,7 @@ static void test_round_trip_bit_exact(void)
 	struct optim oa, ob;
 	struct optim_config cfg;
 	struct schedule sa, sb;
-	struct train_state ta = { 3, 17, 0.4321, { { 1, 2, 3, 0xfedcba9876543210ULL } } }, tb;
+	struct train_state ta = { 3, 17, 0.4321, { { 1, 2, 3, 0xfedcba9876543210ULL } }, 1 }, tb;
 	struct trainer_error err = { "" };
 	char *dir = test_path(test_tmpdir(), "ckpt");
 
@@ -71,6 +71,7 @@ static void test_round_trip_bit_exact(void)
 	CHECK_INT(ob.steps, 99);
 	CHECK_INT(tb.epoch, 3);
 	CHECK_INT(tb.step, 17);
+	CHECK_INT(tb.validate_first, 1);
 	CHECK(tb.best_val_loss == 0.4321);
 	CHECK(memcmp(&tb.rng, &ta.rng, sizeof(tb.rng)) == 0);
 	CHECK(sb.plateau_mult == 0.01 && sb.best_loss == 0.25 && sb.bad_epochs == 1);

@@ -128,23 +128,72 @@ static void test_auroc_mean_skips_undefined_classes(void)
 	float y[8] = { 1, 0, 0, 0, 1, 0, 0, 0 };
 	double per[2];
 	int defined;
-	double mean = auroc_all(s, y, 4, 2, per, &defined);
+	enum auroc_undefined why[2];
+	double mean = auroc_all(s, y, 4, 2, per, why, &defined);
 
 	CHECK_INT(defined, 1);
 	CHECK_NEAR(per[0], 1.0, 0, 0);
 	CHECK(isnan(per[1]));
+	CHECK_INT(why[0], AUROC_DEFINED);
+	CHECK_INT(why[1], AUROC_ONE_LABEL);
 	CHECK_NEAR(mean, 1.0, 0, 0);
 	char buf[4096] = "";
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 	double all[14];
 	for (int c = 0; c < 14; c++)
 		all[c] = c == 3 ? NAN : 0.5;
-	auroc_print_table(f, all, 14);
+	auroc_print_table(f, all, NULL, 14);
 	fclose(f);
 	CHECK_CONTAINS(buf, "Infiltration");
 	CHECK_CONTAINS(buf, "n/a");
 	CHECK_CONTAINS(buf, "0.9248");
 	CHECK_CONTAINS(buf, "over 13 of 14 classes");
+}
+
+/* NaN, +Inf and -Inf scores (the diverged model of issue 19, whose NaN
+ * made the tie scan loop forever): undefined with a reason, at once;
+ * all-equal and single-element inputs too. The group deadline catches a
+ * loop. */
+static void test_auroc_total_on_nonfinite_and_degenerate_inputs(void)
+{
+	float y[4] = { 1, 0, 1, 0 };
+	float nan4[4] = { NAN, NAN, NAN, NAN }, one_nan[4] = { 0.1f, NAN, 0.3f, 0.2f };
+	float pinf[4] = { INFINITY, 0.1f, 0.2f, 0.3f }, ninf[4] = { 0.5f, -INFINITY, 0.2f, 0.3f };
+	float equal[4] = { 0.25f, 0.25f, 0.25f, 0.25f }, single = 0.7f, pos = 1;
+
+	CHECK(isnan(auroc_one(nan4, y, 4, 1)));
+	CHECK_INT(auroc_check(nan4, y, 4, 1), AUROC_NONFINITE);
+	CHECK(isnan(auroc_one(one_nan, y, 4, 1)));
+	CHECK_INT(auroc_check(one_nan, y, 4, 1), AUROC_NONFINITE);
+	CHECK(isnan(auroc_one(pinf, y, 4, 1)));
+	CHECK_INT(auroc_check(pinf, y, 4, 1), AUROC_NONFINITE);
+	CHECK(isnan(auroc_one(ninf, y, 4, 1)));
+	CHECK_INT(auroc_check(ninf, y, 4, 1), AUROC_NONFINITE);
+	CHECK_NEAR(auroc_one(equal, y, 4, 1), 0.5, 0, 0);
+	CHECK_INT(auroc_check(equal, y, 4, 1), AUROC_DEFINED);
+	CHECK(isnan(auroc_one(&single, &pos, 1, 1)));
+	CHECK_INT(auroc_check(&single, &pos, 1, 1), AUROC_ONE_LABEL);
+	CHECK(isnan(auroc_one(NULL, NULL, 0, 1)));
+	CHECK_CONTAINS(auroc_reason(AUROC_NONFINITE), "non-finite");
+
+	double per[14];
+	enum auroc_undefined why[14];
+	float s14[4 * 14], y14[4 * 14];
+	int defined = -1;
+	for (int i = 0; i < 4 * 14; i++) {
+		s14[i] = i % 14 == 2 ? NAN : (float)(i % 5);
+		y14[i] = (float)((i / 14) & 1);
+	}
+	double mean = auroc_all(s14, y14, 4, 14, per, why, &defined);
+	CHECK_INT(defined, 13);
+	CHECK(isfinite(mean));
+	CHECK_INT(why[2], AUROC_NONFINITE);
+	char buf[4096] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	auroc_print_table(f, per, why, 14);
+	fclose(f);
+	CHECK_CONTAINS(buf, "Effusion                  nan");
+	CHECK_CONTAINS(buf, "1 classes have non-finite scores");
 }
 
 const struct test_case training_tests[] = {
@@ -155,5 +204,7 @@ const struct test_case training_tests[] = {
 	{ "warmup_and_linear_scaling", test_warmup_and_linear_scaling },
 	{ "auroc_hand_computed_with_ties", test_auroc_hand_computed_with_ties },
 	{ "auroc_mean_skips_undefined_classes", test_auroc_mean_skips_undefined_classes },
+	{ "auroc_total_on_nonfinite_and_degenerate_inputs",
+	  test_auroc_total_on_nonfinite_and_degenerate_inputs },
 	{ 0 }
 };

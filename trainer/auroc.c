@@ -24,9 +24,37 @@ static int by_score(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* AUROC_NONFINITE when any score is NaN or ±Inf (a NaN breaks the sort
+ * order and the tie scan; an infinite logit means the model diverged),
+ * AUROC_ONE_LABEL when all labels are equal (or none), else defined. */
+enum auroc_undefined auroc_check(const float *scores, const float *labels, size_t count,
+				 size_t stride)
+{
+	size_t positives = 0;
+
+	for (size_t i = 0; i < count; i++)
+		if (!isfinite(scores[i * stride]))
+			return AUROC_NONFINITE;
+	for (size_t i = 0; i < count; i++)
+		positives += labels[i * stride] > 0.5f;
+	return positives == 0 || positives == count ? AUROC_ONE_LABEL : AUROC_DEFINED;
+}
+
+const char *auroc_reason(enum auroc_undefined why)
+{
+	switch (why) {
+	case AUROC_DEFINED: return "defined";
+	case AUROC_ONE_LABEL: return "no positives or no negatives";
+	case AUROC_NONFINITE: return "non-finite scores";
+	}
+	return "?";
+}
+
 double auroc_one(const float *scores, const float *labels, size_t count, size_t stride)
 {
-	struct scored *s = malloc((count ? count : 1) * sizeof(*s));
+	if (auroc_check(scores, labels, count, stride) != AUROC_DEFINED)
+		return NAN;
+	struct scored *s = malloc(count * sizeof(*s));
 	double positives = 0, rank_sum = 0;
 
 	if (!s)
@@ -47,18 +75,18 @@ double auroc_one(const float *scores, const float *labels, size_t count, size_t 
 	}
 	free(s);
 	double negatives = (double)count - positives;
-	if (positives == 0 || negatives == 0)
-		return NAN;
 	return (rank_sum - positives * (positives + 1) / 2.0) / (positives * negatives);
 }
 
 double auroc_all(const float *scores, const float *labels, size_t count, int classes,
-		 double *out, int *defined)
+		 double *out, enum auroc_undefined *why, int *defined)
 {
 	double sum = 0;
 
 	*defined = 0;
 	for (int c = 0; c < classes; c++) {
+		if (why)
+			why[c] = auroc_check(scores + c, labels + c, count, (size_t)classes);
 		out[c] = auroc_one(scores + c, labels + c, count, (size_t)classes);
 		if (!isnan(out[c])) {
 			sum += out[c];
@@ -68,15 +96,19 @@ double auroc_all(const float *scores, const float *labels, size_t count, int cla
 	return *defined ? sum / *defined : NAN;
 }
 
-void auroc_print_table(FILE *f, const double *per_class, int classes)
+void auroc_print_table(FILE *f, const double *per_class, const enum auroc_undefined *why,
+		       int classes)
 {
 	double sum = 0, paper_sum = 0;
-	int defined = 0;
+	int defined = 0, nonfinite = 0;
 
 	fprintf(f, "%-20s %8s %8s\n", "class", "AUROC", "CheXNet");
 	for (int c = 0; c < classes && c < 14; c++) {
+		int bad = why && why[c] == AUROC_NONFINITE;
+		nonfinite += bad;
 		if (isnan(per_class[c]))
-			fprintf(f, "%-20s %8s %8.4f\n", data_class_names[c], "n/a", auroc_chexnet_paper[c]);
+			fprintf(f, "%-20s %8s %8.4f\n", data_class_names[c], bad ? "nan" : "n/a",
+				auroc_chexnet_paper[c]);
 		else
 			fprintf(f, "%-20s %8.4f %8.4f\n", data_class_names[c], per_class[c],
 				auroc_chexnet_paper[c]);
@@ -92,4 +124,7 @@ void auroc_print_table(FILE *f, const double *per_class, int classes)
 	else
 		fprintf(f, "%-20s %8s %8s  (no class has both positives and negatives)\n",
 			"mean", "n/a", "n/a");
+	if (nonfinite)
+		fprintf(f, "(nan: %d classes have non-finite scores: the model's outputs are not finite)\n",
+			nonfinite);
 }

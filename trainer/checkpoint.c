@@ -1,5 +1,5 @@
 /* checkpoint.c - model + training state to a checkpoint directory and
- * back, atomically (temp dir, fsync, rename / RENAME_EXCHANGE).
+ * back, atomically (temp dir, fsync, then checkpoint_replace.h).
  * What it does not do: decide when to checkpoint (the training loop).
  */
 #define _GNU_SOURCE
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "checkpoint_replace.h"
 #include "safetensors.h"
 
 #define MODEL_FILE "model.safetensors"
@@ -57,7 +58,7 @@ static int write_model(const char *dir, const struct model *m, struct trainer_er
 static int write_training(const char *dir, const struct optim *o, const struct schedule *s,
 			  const struct train_state *st, struct trainer_error *err)
 {
-	char v[12][48], path[PATH_MAX];
+	char v[13][48], path[PATH_MAX];
 	struct st_tensor t[2];
 	int tensors = o->v ? 2 : 1;
 
@@ -80,14 +81,16 @@ static int write_training(const char *dir, const struct optim *o, const struct s
 	snprintf(v[9], 48, "%.17g", s->plateau_mult);
 	snprintf(v[10], 48, "%d", s->bad_epochs);
 	snprintf(v[11], 48, "%.17g", s->best_loss);
-	struct st_meta meta[12] = {
+	snprintf(v[12], 48, "%d", st->validate_first);
+	struct st_meta meta[13] = {
 		{ "epoch", v[0] }, { "step", v[1] }, { "best_val_loss", v[2] },
 		{ "rng0", v[3] }, { "rng1", v[4] }, { "rng2", v[5] }, { "rng3", v[6] },
 		{ "optimizer", v[7] }, { "optimizer_steps", v[8] }, { "lr_multiplier", v[9] },
 		{ "plateau_bad_epochs", v[10] }, { "plateau_best_loss", v[11] },
+		{ "validate_first", v[12] },
 	};
 	snprintf(path, sizeof(path), "%s/%s", dir, TRAINING_FILE);
-	return st_write(path, t, tensors, meta, 12, err);
+	return st_write(path, t, tensors, meta, 13, err);
 }
 
 static int fsync_dir(const char *dir)
@@ -100,50 +103,6 @@ static int fsync_dir(const char *dir)
 	return rc;
 }
 
-/* Removes a checkpoint directory we wrote (only our two file names). */
-static void remove_checkpoint_dir(const char *dir)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, MODEL_FILE);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s", dir, TRAINING_FILE);
-	unlink(path);
-	rmdir(dir);
-}
-
-static void parent_of(const char *dir, char *out, size_t len)
-{
-	snprintf(out, len, "%s", dir);
-	char *slash = strrchr(out, '/');
-	if (!slash)
-		snprintf(out, len, ".");
-	else if (slash == out)
-		out[1] = '\0';
-	else
-		*slash = '\0';
-}
-
-/* tmp -> dir: swapped with an existing dir (then removed) or renamed. */
-static int place(const char *tmp, const char *dir, struct trainer_error *err)
-{
-	char parent[PATH_MAX];
-	struct stat sb;
-
-	if (stat(dir, &sb) == 0) {
-		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0)
-			return trainer_error_set(err, "checkpoint: '%s': cannot replace: %s", dir,
-						 strerror(errno));
-		remove_checkpoint_dir(tmp);
-	} else if (rename(tmp, dir) != 0) {
-		return trainer_error_set(err, "checkpoint: '%s': cannot rename into place: %s", dir,
-					 strerror(errno));
-	}
-	parent_of(dir, parent, sizeof(parent));
-	fsync_dir(parent);
-	return 0;
-}
-
 int checkpoint_save(const char *dir, const struct model *m, const struct optim *o,
 		    const struct schedule *sched, const struct train_state *st,
 		    struct trainer_error *err)
@@ -151,7 +110,7 @@ int checkpoint_save(const char *dir, const struct model *m, const struct optim *
 	char tmp[PATH_MAX];
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
-	remove_checkpoint_dir(tmp);
+	checkpoint_remove_dir(tmp);
 	if (mkdir(tmp, 0755) != 0)
 		return trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
 	int rc = write_model(tmp, m, err);
@@ -160,9 +119,9 @@ int checkpoint_save(const char *dir, const struct model *m, const struct optim *
 	if (!rc && fsync_dir(tmp) != 0)
 		rc = trainer_error_set(err, "checkpoint: '%s': fsync: %s", tmp, strerror(errno));
 	if (!rc)
-		rc = place(tmp, dir, err);
+		rc = checkpoint_replace(tmp, dir, err);
 	if (rc)
-		remove_checkpoint_dir(tmp);
+		checkpoint_remove_dir(tmp);
 	return rc;
 }
 
@@ -270,48 +229,62 @@ int checkpoint_load_model(const char *path, struct model *m, enum checkpoint_loa
 	return rc;
 }
 
-static int meta_long(const struct st_file *f, const char *key, long *out, const char *path,
-		     struct trainer_error *err)
+/* Metadata `key` as a whole decimal integer in [lo, hi]. */
+static int meta_long(const struct st_file *f, const char *key, long lo, long hi, long *out,
+		     const char *path, struct trainer_error *err)
 {
 	const char *s = st_meta_get(f, key);
 	char *end;
 
+	if (!s)
+		return trainer_error_set(err, "checkpoint: '%s': metadata '%s': missing", path, key);
 	errno = 0;
-	long v = s ? strtol(s, &end, 10) : 0;
-	if (!s || errno || end == s || *end)
-		return trainer_error_set(err, "checkpoint: '%s': metadata '%s': missing or not an integer",
-					 path, key);
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return trainer_error_set(err, "checkpoint: '%s': metadata '%s': '%s': not an integer "
+					 "in [%ld, %ld]", path, key, s, lo, hi);
 	*out = v;
 	return 0;
 }
 
-static int meta_double(const struct st_file *f, const char *key, double *out, const char *path,
-		       struct trainer_error *err)
+/* Metadata `key` as a number in [lo, hi] (never NaN; hi may be INFINITY). */
+static int meta_double(const struct st_file *f, const char *key, double lo, double hi,
+		       double *out, const char *path, struct trainer_error *err)
 {
 	const char *s = st_meta_get(f, key);
 	char *end;
 
-	double v = s ? strtod(s, &end) : 0;
-	if (!s || end == s || *end)
-		return trainer_error_set(err, "checkpoint: '%s': metadata '%s': missing or not a number",
-					 path, key);
+	if (!s)
+		return trainer_error_set(err, "checkpoint: '%s': metadata '%s': missing", path, key);
+	double v = strtod(s, &end);
+	if (end == s || *end || isnan(v) || v < lo || v > hi)
+		return trainer_error_set(err, "checkpoint: '%s': metadata '%s': '%s': not a number "
+					 "in [%g, %g]", path, key, s, lo, hi);
 	*out = v;
 	return 0;
 }
 
+/* rng0..rng3 as 16 hex digits each, not all zero (xoshiro's one bad state). */
 static int meta_rng(const struct st_file *f, struct rng *r, const char *path,
 		    struct trainer_error *err)
 {
+	uint64_t any = 0;
+
 	for (int i = 0; i < 4; i++) {
 		char key[8];
 		snprintf(key, sizeof(key), "rng%d", i);
 		const char *s = st_meta_get(f, key);
 		char *end;
+		errno = 0;
 		r->s[i] = s ? strtoull(s, &end, 16) : 0;
-		if (!s || end == s || *end)
-			return trainer_error_set(err, "checkpoint: '%s': metadata '%s': missing or not hex",
-						 path, key);
+		if (!s || errno || end == s || *end || strlen(s) != 16 || s[0] == '-' || s[0] == '+')
+			return trainer_error_set(err, "checkpoint: '%s': metadata '%s': missing or not "
+						 "16 hex digits", path, key);
+		any |= r->s[i];
 	}
+	if (!any)
+		return trainer_error_set(err, "checkpoint: '%s': metadata 'rng0'..'rng3': all zero "
+					 "(not a generator state)", path);
 	return 0;
 }
 
@@ -327,12 +300,36 @@ static int load_moment(const struct st_file *f, const char *name, float *dst, si
 	return 0;
 }
 
+/* The scalars, each range-checked: a bad value is an error naming it. */
+static int load_state(const struct st_file *f, struct optim *o, struct schedule *sched,
+		      struct train_state *st, const char *file, struct trainer_error *err)
+{
+	long epoch, bad, pending = 0;
+
+	if (meta_long(f, "epoch", 0, INT_MAX, &epoch, file, err) ||
+	    meta_long(f, "step", 0, LONG_MAX, &st->step, file, err) ||
+	    meta_double(f, "best_val_loss", 0, INFINITY, &st->best_val_loss, file, err) ||
+	    meta_rng(f, &st->rng, file, err) ||
+	    meta_long(f, "optimizer_steps", 0, LONG_MAX, &o->steps, file, err) ||
+	    meta_double(f, "lr_multiplier", 0, 1, &sched->plateau_mult, file, err) ||
+	    meta_long(f, "plateau_bad_epochs", 0, INT_MAX, &bad, file, err) ||
+	    meta_double(f, "plateau_best_loss", 0, INFINITY, &sched->best_loss, file, err))
+		return -1;
+	/* absent in checkpoints written before it existed: no validation pending */
+	if (st_meta_get(f, "validate_first") &&
+	    meta_long(f, "validate_first", 0, 1, &pending, file, err))
+		return -1;
+	st->epoch = (int)epoch;
+	sched->bad_epochs = (int)bad;
+	st->validate_first = (int)pending;
+	return 0;
+}
+
 int checkpoint_load_training(const char *dir, struct optim *o, struct schedule *sched,
 			     struct train_state *st, struct trainer_error *err)
 {
 	char file[PATH_MAX];
 	struct st_file f;
-	long epoch = 0, bad = 0;
 	int rc;
 
 	file_of(dir, TRAINING_FILE, file, sizeof(file));
@@ -345,16 +342,7 @@ int checkpoint_load_training(const char *dir, struct optim *o, struct schedule *
 	else
 		rc = load_moment(&f, "optim.m", o->m, o->count, file, err) ||
 		     (o->v && load_moment(&f, "optim.v", o->v, o->count, file, err)) ||
-		     meta_long(&f, "epoch", &epoch, file, err) ||
-		     meta_long(&f, "step", &st->step, file, err) ||
-		     meta_double(&f, "best_val_loss", &st->best_val_loss, file, err) ||
-		     meta_rng(&f, &st->rng, file, err) ||
-		     meta_long(&f, "optimizer_steps", &o->steps, file, err) ||
-		     meta_double(&f, "lr_multiplier", &sched->plateau_mult, file, err) ||
-		     meta_long(&f, "plateau_bad_epochs", &bad, file, err) ||
-		     meta_double(&f, "plateau_best_loss", &sched->best_loss, file, err) ? -1 : 0;
-	st->epoch = (int)epoch;
-	sched->bad_epochs = (int)bad;
+		     load_state(&f, o, sched, st, file, err) ? -1 : 0;
 	st_free(&f);
 	return rc;
 }

@@ -23,6 +23,8 @@ struct train_state {
 	long step;               /* next optimizer step within it */
 	double best_val_loss;    /* INFINITY before any validation */
 	struct rng rng;
+	int validate_first;      /* 1: a stop came during the validation of epoch - 1:
+				  * redo it (and the best choice) before epoch */
 };
 
 /* optim/sched may be NULL (then no training.safetensors is written). */

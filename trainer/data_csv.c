@@ -45,6 +45,8 @@ static int read_line(struct csv_reader *r, char *err, size_t err_bytes)
 		if (!gzgets(r->gz, r->buf, sizeof(r->buf)))
 			return check_end(r, r->line + 1, err, err_bytes);
 		r->line++;
+		if (r->line == 1 && strncmp(r->buf, "\xEF\xBB\xBF", 3) == 0)  /* UTF-8 BOM (spreadsheets) */
+			memmove(r->buf, r->buf + 3, strlen(r->buf + 3) + 1);
 		size_t len = strlen(r->buf);
 		int newline = len && r->buf[len - 1] == '\n';
 		if (!newline && len == sizeof(r->buf) - 1 && !gzeof(r->gz)) {

@@ -310,6 +310,21 @@ void data_loader_position(const struct data_loader *dl, int *epoch, long *step, 
 		*step = m / dl->cfg.accumulation;
 }
 
+/* Up to 0.5 s on the condition variable (mutex held), so a stop request
+ * is seen while the workers are slow or stuck. */
+static void wait_a_while(struct data_loader *dl)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += 500000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&dl->cv, &dl->mu, &until);
+}
+
 int data_loader_next(struct data_loader *dl, struct batch **out)
 {
 	*out = NULL;
@@ -331,8 +346,15 @@ int data_loader_next(struct data_loader *dl, struct batch **out)
 		return -1;
 	}
 	double t0 = now_seconds();
-	while (!(sl->state == SLOT_READY && sl->seq == dl->next_take))
-		pthread_cond_wait(&dl->cv, &dl->mu);
+	while (!(sl->state == SLOT_READY && sl->seq == dl->next_take)) {
+		if (dl->cfg.interrupted && dl->cfg.interrupted()) {
+			pthread_mutex_unlock(&dl->mu);
+			snprintf(dl->err, sizeof(dl->err), "chexnet: loader: interrupted (stop requested) "
+				 "after waiting %.1f s for a batch", now_seconds() - t0);
+			return -1;
+		}
+		wait_a_while(dl);
+	}
 	dl->last_wait = now_seconds() - t0;
 	dl->total_wait += dl->last_wait;
 	sl->state = SLOT_HELD;

@@ -73,6 +73,9 @@ struct data_loader_config {
 	void *(*alloc_pixels)(size_t bytes, void *ctx);
 	void (*free_pixels)(void *p, void *ctx);
 	void *alloc_ctx;
+	/* a stop request (SIGTERM): polled every 0.5 s while waiting for a
+	 * batch; nonzero ends the wait with -1 ("interrupted"); NULL = never */
+	int (*interrupted)(void);
 	/* resume */
 	int start_epoch;        /* epoch of the first batch */
 	long start_step;        /* optimizer step within start_epoch (K micro-batches each) */

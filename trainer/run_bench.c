@@ -3,7 +3,9 @@
  * benchmark) and `chexnet predict` (14 probabilities per image).
  * What it does not do: compare with PyTorch (bench/vs_pytorch does).
  */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "run.h"
 #include "run_common.h"
 #include "run_train_gpu.h"
+#include "stop_signal.h"
 
 #define BENCH_WARMUP_STEPS 2
 
@@ -174,12 +177,21 @@ int run_predict(const struct cli_options *o)
 	}
 	struct cli_options one = *o;
 	one.batch = 1;
-	if (session_open(&s, &one))
+	if (stop_signal_install()) {
+		fprintf(stderr, "chexnet: predict: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
+			strerror(errno));
 		return 1;
+	}
+	if (session_open(&s, &one)) {
+		stop_signal_uninstall();
+		return 1;
+	}
+	stop_signal_listen();
 	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
 	    s.ops->load_params(s.backend, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		session_close(&s);
+		stop_signal_uninstall();
 		return 1;
 	}
 	struct batch b = { .count = 1, .capacity = 1, .size = (int)o->size };
@@ -188,10 +200,18 @@ int run_predict(const struct cli_options *o)
 	for (int c = 0; c < CHEXNET_CLASSES; c++)
 		printf(" %s", data_class_names[c]);
 	printf("\n");
-	for (int i = 0; i < o->input_count && b.pixels; i++)
-		if (predict_one(&s, &b, o->inputs[i]))
+	for (int i = 0; i < o->input_count && b.pixels && rc != CHEXNET_EXIT_PREEMPTED; i++) {
+		if (stop_signal_received()) {
+			fprintf(stderr, "chexnet: predict: interrupted (%s) after %d of %d images; exit %d\n",
+				stop_signal_received() == SIGTERM ? "SIGTERM" : "SIGUSR1", i,
+				o->input_count, CHEXNET_EXIT_PREEMPTED);
+			rc = CHEXNET_EXIT_PREEMPTED;
+		} else if (predict_one(&s, &b, o->inputs[i])) {
 			rc = 1;
+		}
+	}
 	free(b.pixels);
 	session_close(&s);
+	stop_signal_uninstall();
 	return rc;
 }

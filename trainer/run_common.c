@@ -12,6 +12,7 @@
 #include "loss.h"
 #include "run_common.h"
 #include "span.h"
+#include "stop_signal.h"
 
 double now_seconds(void)
 {
@@ -174,6 +175,7 @@ int source_open(struct source *src, const struct cli_options *o, enum data_split
 	cfg.flip = split == DATA_TRAIN;
 	cfg.seed = o->seed;
 	cfg.threads = (int)o->loader_threads;
+	cfg.interrupted = stop_signal_received;
 	src->loader = data_loader_open(&cfg, err, sizeof(err));
 	if (!src->loader) {
 		fprintf(stderr, "%s\n", err);
@@ -183,13 +185,16 @@ int source_open(struct source *src, const struct cli_options *o, enum data_split
 }
 
 /* Image i of epoch e: a smooth random pattern; labels at the positive
- * rate, with class 0 also brightening the image (something to learn). */
+ * rate, with class 0 also brightening the image (something to learn).
+ * Validation and test images are the same in every pass (epoch 0), so a
+ * resumed run validates on what an uninterrupted one does. */
 static void synthetic_fill(struct source *src, struct batch *b, int slot, long image)
 {
 	struct rng r;
 	size_t plane = (size_t)b->size * b->size;
 
-	rng_seed(&r, src->seed ^ ((uint64_t)src->epoch << 40) ^ (uint64_t)image * 0x9e3779b97f4a7c15ULL);
+	uint64_t epoch = src->eval ? 0 : (uint64_t)src->epoch;
+	rng_seed(&r, src->seed ^ (epoch << 40) ^ (uint64_t)image * 0x9e3779b97f4a7c15ULL);
 	float *labels = b->labels + (size_t)slot * CHEXNET_CLASSES;
 	for (int c = 0; c < CHEXNET_CLASSES; c++)
 		labels[c] = rng_uniform(&r) < SYNTHETIC_POSITIVE_RATE ? 1.0f : 0.0f;

@@ -5,6 +5,7 @@
 #ifndef HVD_TRAINER_RUN_COMMON_H
 #define HVD_TRAINER_RUN_COMMON_H
 
+#include "auroc.h"
 #include "backend.h"
 #include "cli.h"
 #include "data_loader.h"
@@ -76,13 +77,19 @@ struct evaluation {
 	double auroc[CHEXNET_CLASSES];
 	double mean_auroc;
 	int defined;      /* classes with an AUROC */
+	enum auroc_undefined why[CHEXNET_CLASSES];  /* per class: why no AUROC */
 	size_t images;    /* images evaluated over all ranks */
+	size_t nonfinite; /* NaN/±Inf logits among images x classes */
+	float first_nonfinite;  /* the first of them (its kind: nan, inf, -inf) */
 };
 
 /* One pass over src in eval mode on every rank; the logits and labels of
  * every valid image (batch.count) are gathered from all ranks, so loss and
  * AUROC are exact over the split, each image once, and identical on every
- * rank. 0 or -1 (printed). */
+ * rank. 0, -1 (printed), or EVAL_STOPPED when a stop request
+ * (SIGTERM/SIGUSR1, agreed over ranks after every batch) ended the pass
+ * early: nothing is computed then. */
+#define EVAL_STOPPED 1
 int evaluate(struct session *s, struct source *src, const float *w_pos, const float *w_neg,
 	     struct evaluation *ev);
 

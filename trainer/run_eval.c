@@ -5,6 +5,9 @@
  * each rank evaluates its share and rank 0 prints).
  * What it does not do: training (run_train.c).
  */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,7 @@
 #include "loss.h"
 #include "run.h"
 #include "run_common.h"
+#include "stop_signal.h"
 
 struct outputs {
 	float *logits, *labels;  /* (n, 14) each */
@@ -44,8 +48,22 @@ static int outputs_append(struct outputs *out, const float *logits, const struct
 	return 0;
 }
 
+/* A stop request (SIGTERM/SIGUSR1) on any rank, agreed after every batch
+ * (every rank has the same number of eval batches: the loader pads), so
+ * all ranks leave the pass together: 1 stop, 0 go on, -1 error. */
+static int stop_agreed(int world)
+{
+	float flag = stop_signal_received() ? 1.0f : 0.0f;
+
+	if (world > 1 && dist_average("eval.stop", &flag, 1)) {
+		fprintf(stderr, "%s\n", dist_error());
+		return -1;
+	}
+	return flag > 0;
+}
+
 /* This rank's batches in eval mode; padded images (past batch.count) are
- * not run. */
+ * not run. 0 done, EVAL_STOPPED on a stop request, -1 on error. */
 static int forward_pass(struct session *s, struct source *src, struct outputs *out)
 {
 	struct trainer_error err = { "" };
@@ -67,8 +85,9 @@ static int forward_pass(struct session *s, struct source *src, struct outputs *o
 				bad = fprintf(stderr, "chexnet: evaluation: out of memory\n");
 		}
 		source_release(src, b);
-		if (bad) {
-			rc = -1;
+		int stop = bad ? -1 : stop_agreed(src->world);
+		if (stop) {
+			rc = stop < 0 ? -1 : EVAL_STOPPED;
 			break;
 		}
 	}
@@ -92,6 +111,14 @@ static int gather(const struct outputs *mine, struct outputs *all)
 	return got_l == got_y ? 0 : -1;
 }
 
+/* How many scores are NaN/±Inf, and the first of them. */
+static void count_nonfinite(const float *scores, size_t count, struct evaluation *ev)
+{
+	for (size_t i = 0; i < count; i++)
+		if (!isfinite(scores[i]) && !ev->nonfinite++)
+			ev->first_nonfinite = scores[i];
+}
+
 int evaluate(struct session *s, struct source *src, const float *wp, const float *wn,
 	     struct evaluation *ev)
 {
@@ -103,13 +130,17 @@ int evaluate(struct session *s, struct source *src, const float *wp, const float
 	all.labels = malloc((all.capacity + 1) * CHEXNET_CLASSES * sizeof(float));
 	if (!all.logits || !all.labels)
 		fprintf(stderr, "chexnet: evaluation: out of memory\n");
-	else if (forward_pass(s, src, &mine) == 0 && gather(&mine, &all) == 0 && all.n > 0) {
+	else
+		rc = forward_pass(s, src, &mine);
+	if (rc == 0 && (gather(&mine, &all) || all.n == 0))
+		rc = -1;
+	if (rc == 0) {
 		memset(ev, 0, sizeof(*ev));
 		ev->images = all.n;
 		ev->loss = loss_bce(all.logits, all.labels, (int)all.n, CHEXNET_CLASSES, wp, wn, NULL);
 		ev->mean_auroc = auroc_all(all.logits, all.labels, all.n, CHEXNET_CLASSES, ev->auroc,
-					   &ev->defined);
-		rc = 0;
+					   ev->why, &ev->defined);
+		count_nonfinite(all.logits, all.n * CHEXNET_CLASSES, ev);
 	}
 	free(mine.logits);
 	free(mine.labels);
@@ -118,15 +149,52 @@ int evaluate(struct session *s, struct source *src, const float *wp, const float
 	return rc;
 }
 
+/* The evaluation finished but some scores are NaN/±Inf: say so, fail. */
+static int report_nonfinite(const char *checkpoint, const struct evaluation *ev, int rank)
+{
+	if (rank == 0)
+		fprintf(stderr, "chexnet: eval: '%s': %zu of %zu scores are %g: the model's outputs "
+			"are not finite (a diverged checkpoint?)\n", checkpoint, ev->nonfinite,
+			ev->images * CHEXNET_CLASSES, ev->first_nonfinite);
+	return 1;
+}
+
+/* The split's pass once the model is loaded: the table, or why not.
+ * Returns the exit status. */
+static int eval_split(const struct cli_options *o, struct session *s, struct source *src,
+		      int rank)
+{
+	struct evaluation ev = { 0 };
+	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
+	struct source_layout layout = { .rank = rank, .world = dist_size(), .accumulate = 1 };
+
+	if (class_weights(o, wp, wn) ||
+	    source_open(src, o, strcmp(o->split, "val") == 0 ? DATA_VAL : DATA_TEST, &layout))
+		return 1;
+	stop_signal_listen();  /* the backend's and loader's threads keep them blocked */
+	int rc = evaluate(s, src, o->weighted_loss ? wp : NULL, o->weighted_loss ? wn : NULL, &ev);
+	if (rc == EVAL_STOPPED || (rc && stop_signal_received())) {
+		if (rank == 0)
+			fprintf(stderr, "chexnet: eval: interrupted (%s): no result; exit %d\n",
+				stop_signal_received() == SIGUSR1 ? "SIGUSR1" : "SIGTERM",
+				CHEXNET_EXIT_PREEMPTED);
+		return CHEXNET_EXIT_PREEMPTED;
+	}
+	if (rc)
+		return 1;
+	if (rank == 0) {
+		printf("loss %.6f\n", ev.loss);
+		auroc_print_table(stdout, ev.auroc, ev.why, CHEXNET_CLASSES);
+	}
+	return ev.nonfinite ? report_nonfinite(o->checkpoint, &ev, rank) : 0;
+}
+
 static int eval_command(const struct cli_options *o)
 {
 	struct session s;
 	struct source src;
-	struct evaluation ev = { 0 };
 	struct trainer_error err = { "" };
-	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
-	struct source_layout layout = { .rank = dist_rank(), .world = dist_size(), .accumulate = 1 };
-	int rc = -1;
+	int status = 1;
 
 	memset(&src, 0, sizeof(src));
 	if (session_open(&s, o))
@@ -134,19 +202,11 @@ static int eval_command(const struct cli_options *o)
 	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
 	    s.ops->load_params(s.backend, &err))
 		fprintf(stderr, "chexnet: %s\n", err.msg);
-	else if (class_weights(o, wp, wn) == 0 &&
-		 source_open(&src, o, strcmp(o->split, "val") == 0 ? DATA_VAL : DATA_TEST,
-			     &layout) == 0 &&
-		 evaluate(&s, &src, o->weighted_loss ? wp : NULL, o->weighted_loss ? wn : NULL, &ev) == 0) {
-		if (layout.rank == 0) {
-			printf("loss %.6f\n", ev.loss);
-			auroc_print_table(stdout, ev.auroc, CHEXNET_CLASSES);
-		}
-		rc = 0;
-	}
+	else
+		status = eval_split(o, &s, &src, dist_rank());
 	source_close(&src);
 	session_close(&s);
-	return rc == 0 ? 0 : 1;
+	return status;
 }
 
 /* Under srun every rank evaluates its share of the split (the runtime
@@ -157,8 +217,14 @@ int run_eval(const struct cli_options *o)
 		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
 		return 2;
 	}
+	if (stop_signal_install()) {
+		fprintf(stderr, "chexnet: eval: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
+			strerror(errno));
+		return 1;
+	}
 	if (dist_init()) {
 		fprintf(stderr, "%s\n", dist_error());
+		stop_signal_uninstall();
 		return 1;
 	}
 	int status = eval_command(o);
@@ -166,5 +232,6 @@ int run_eval(const struct cli_options *o)
 		fprintf(stderr, "%s\n", dist_error());
 		status = 1;
 	}
+	stop_signal_uninstall();
 	return status;
 }

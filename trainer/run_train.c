@@ -32,10 +32,12 @@
 
 #include "auroc.h"
 #include "checkpoint.h"
+#include "checkpoint_replace.h"
 #include "dist.h"
 #include "grad_sync.h"
 #include "run.h"
 #include "run_common.h"
+#include "run_train_diverge.h"
 #include "run_train_gpu.h"
 #include "run_train_report.h"
 #include "run_train_verdict.h"
@@ -217,7 +219,11 @@ static int read_loss(struct trainer *t, double *loss)
 	return 0;
 }
 
-/* Every rank: running statistics averaged over ranks, on host and backend. */
+static int finite_model(const struct trainer *t);
+
+/* Every rank: running statistics averaged over ranks, on host and backend;
+ * fails (no checkpoint, no validation) when they or the parameters are
+ * not finite. */
 static int average_bn_state(struct trainer *t)
 {
 	struct trainer_error err = { "" };
@@ -229,14 +235,28 @@ static int average_bn_state(struct trainer *t)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
-	if (t->world == 1)
-		return 0;
-	if (dist_average("bn.running", m->state, m->desc.state_count))
+	if (t->world > 1 && dist_average("bn.running", m->state, m->desc.state_count))
 		return dist_failed();
-	if (t->s.ops->load_params(t->s.backend, &err)) {
+	if (t->world > 1 && t->s.ops->load_params(t->s.backend, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
+	return finite_model(t);
+}
+
+/* Every rank (the parameters are the same everywhere): -1 with the line
+ * when a parameter or BN statistic is not finite, so no checkpoint and
+ * no validation comes from a diverged state. */
+static int finite_model(const struct trainer *t)
+{
+	const struct model *m = &t->s.model;
+	struct diverge_at at = { t->state.epoch, t->state.step };
+	int loud = t->rank == 0;
+
+	if (diverge_check_array(&t->o, &at, "parameters are", m->params, m->desc.param_count, loud) ||
+	    diverge_check_array(&t->o, &at, "BN running statistics are", m->state,
+				m->desc.state_count, loud))
+		return -1;
 	return 0;
 }
 
@@ -271,6 +291,9 @@ static int progress(struct trainer *t, const struct train_window *w, int epoch, 
 
 	if (read_loss(t, &loss))
 		return -1;
+	struct diverge_at at = { epoch, step };
+	if (diverge_check(&t->o, &at, "training loss is", loss, t->rank == 0))
+		return -1;  /* the same mean on every rank: all stop here */
 	if (t->o.steps)
 		remaining = t->o.steps - t->total_steps;
 	train_report_progress(&t->o, w, &t->clock, loss, epoch, step, steps, lr, remaining,
@@ -333,13 +356,37 @@ static enum epoch_result train_epoch(struct trainer *t, struct source *src, int 
 	return rc == 0 ? EPOCH_DONE : EPOCH_FAILED;
 }
 
+/* A stop during the validation of `epoch`: OUT/last holds the trained
+ * weights at the next epoch's start with validate_first set, so --resume
+ * redoes this validation, the LR plateau step and the best choice. */
+static int stopped_in_validation(struct trainer *t, int epoch, int complete)
+{
+	if (!complete)  /* --steps ended mid-epoch: the position stays there */
+		return save(t, "last") ? -1 : EVAL_STOPPED;
+	t->state.epoch = epoch + 1;
+	t->state.step = 0;
+	t->state.validate_first = 1;
+	return save(t, "last") ? -1 : EVAL_STOPPED;
+}
+
 /* Validation (all ranks), LR plateau, checkpoints; complete = the epoch
- * ran to its end (else the data position stays mid-epoch). */
+ * ran to its end (else the data position stays mid-epoch). 0, -1, or
+ * EVAL_STOPPED (a stop request during validation: OUT/last written). */
 static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int complete,
 			struct evaluation *ev)
 {
-	if (average_bn_state(t) || evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev))
+	if (average_bn_state(t))
 		return -1;
+	int rc = evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev);
+	if (rc == EVAL_STOPPED)
+		return stopped_in_validation(t, epoch, complete);
+	if (rc)
+		return -1;
+	struct diverge_at at = { epoch, 0 };
+	if (diverge_check(&t->o, &at, "validation scores are",
+			  ev->nonfinite ? ev->first_nonfinite : 0, t->rank == 0) ||
+	    diverge_check(&t->o, &at, "validation loss is", ev->loss, t->rank == 0))
+		return -1;  /* before any checkpoint: last/ and best/ stay the finite ones */
 	int improved = ev->loss < t->state.best_val_loss;
 	train_report_evaluation(&t->o, "validation", epoch, ev);
 	if (schedule_epoch_end(&t->sched, ev->loss) && t->o.progress != PROGRESS_QUIET)
@@ -349,6 +396,7 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 		t->state.epoch = epoch + 1;
 		t->state.step = 0;
 	}
+	t->state.validate_first = 0;
 	if (improved) {
 		t->state.best_val_loss = ev->loss;
 		if (save(t, "best"))
@@ -360,9 +408,13 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 /* --resume DIR: DIR/last's model, optimizer, schedule and position. */
 static int resume(struct trainer *t, struct trainer_error *err)
 {
-	char dir[4096];
+	char dir[4096], last[4096], note[4096 * 2 + 128];
 
-	snprintf(dir, sizeof(dir), "%s/last", t->o.resume);
+	snprintf(last, sizeof(last), "%s/last", t->o.resume);
+	if (checkpoint_find_complete(last, dir, sizeof(dir), note, sizeof(note), err))
+		return -1;
+	if (note[0] && t->rank == 0)
+		fprintf(stderr, "chexnet: --resume: %s\n", note);
 	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
 	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
 		return -1;
@@ -444,7 +496,15 @@ static int stopped(struct trainer *t)
 {
 	if (average_bn_state(t) || save(t, "last"))
 		return 1;
-	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);
+	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step, 0);
+	return CHEXNET_EXIT_PREEMPTED;
+}
+
+/* A stop during validation: OUT/last is written; say so, exit 75. */
+static int stopped_report(struct trainer *t, int in_validation)
+{
+	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step,
+			  in_validation);
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
@@ -452,6 +512,14 @@ static int stopped(struct trainer *t)
 static int train_epochs(struct trainer *t, struct source *train, struct source *val,
 			struct evaluation *ev, int *trained)
 {
+	if (t->state.validate_first) {  /* stopped during this validation: redo it */
+		int rc = end_of_epoch(t, val, t->state.epoch - 1, 1, ev);
+		if (rc == EVAL_STOPPED)
+			return stopped_report(t, 1);
+		if (rc)
+			return 1;
+		*trained = 1;  /* the table at the end shows this validation */
+	}
 	for (int epoch = t->state.epoch; epoch < t->o.epochs; epoch++) {
 		long first = *trained ? 0 : t->state.step;
 		enum epoch_result r = train_epoch(t, train, epoch, first);
@@ -460,12 +528,15 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 			return 1;
 		if (r == EPOCH_STOPPED)
 			return stopped(t);
-		if (end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev))
+		int end = end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev);
+		if (end == EVAL_STOPPED)
+			return stopped_report(t, 1);
+		if (end)
 			return 1;
 		if (r == EPOCH_STEPS_REACHED || steps_reached(t, t->total_steps))
 			break;
 		if (t->stop && epoch + 1 < t->o.epochs) {  /* after the last epoch: just finish */
-			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step);
+			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step, 0);
 			return CHEXNET_EXIT_PREEMPTED;
 		}
 	}

@@ -66,23 +66,30 @@ void train_report_table(const struct cli_options *o, const struct evaluation *ev
 {
 	if (o->progress != PROGRESS_QUIET)
 		auroc_print_table(o->progress == PROGRESS_JSON ? stderr : stdout, ev->auroc,
-				  CHEXNET_CLASSES);
+				  ev->why, CHEXNET_CLASSES);
 }
 
-void train_report_stop(const struct cli_options *o, int sig, int epoch, long step)
+void train_report_stop(const struct cli_options *o, int sig, int epoch, long step,
+		       int in_validation)
 {
 	const char *why = sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
 			  : "stop requested on another rank";
+	char where[96];
 
 	if (dist_rank() != 0)
 		return;
-	if (o->out)
-		fprintf(stderr, "chexnet: %s: stopped at epoch %d step %ld, checkpoint %s/last written; "
-			"exit %d (continue with --resume %s)\n", why, epoch + 1, step, o->out,
-			CHEXNET_EXIT_PREEMPTED, o->out);
+	if (in_validation)  /* the state is already the next epoch's start */
+		snprintf(where, sizeof(where), "during the validation of epoch %d", epoch);
 	else
-		fprintf(stderr, "chexnet: %s: stopped at epoch %d step %ld without a checkpoint (no --out); "
-			"exit %d\n", why, epoch + 1, step, CHEXNET_EXIT_PREEMPTED);
+		snprintf(where, sizeof(where), "at epoch %d step %ld", epoch + 1, step);
+	if (o->out)
+		fprintf(stderr, "chexnet: %s: stopped %s, checkpoint %s/last written; "
+			"exit %d (continue with --resume %s%s)\n", why, where, o->out,
+			CHEXNET_EXIT_PREEMPTED, o->out,
+			in_validation ? ", which redoes that validation" : "");
+	else
+		fprintf(stderr, "chexnet: %s: stopped %s without a checkpoint (no --out); "
+			"exit %d\n", why, where, CHEXNET_EXIT_PREEMPTED);
 }
 
 static double percent(double part, double whole)

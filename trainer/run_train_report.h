@@ -38,8 +38,11 @@ void train_report_progress(const struct cli_options *o, const struct train_windo
 void train_report_evaluation(const struct cli_options *o, const char *what, int epoch,
 			     const struct evaluation *ev);
 void train_report_table(const struct cli_options *o, const struct evaluation *ev);
-/* sig: the signal this rank received, 0 when another rank's stopped the run. */
-void train_report_stop(const struct cli_options *o, int sig, int epoch, long step);
+/* sig: the signal this rank received, 0 when another rank's stopped the run;
+ * in_validation: during the validation of epoch `epoch` (1-based there:
+ * the state already points at the next epoch). */
+void train_report_stop(const struct cli_options *o, int sig, int epoch, long step,
+		       int in_validation);
 /* Collective. 0, or -1 when the gather failed (printed). */
 int train_report_throughput(const struct cli_options *o, const struct train_clock *c);
 

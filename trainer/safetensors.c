@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "safetensors.h"
@@ -90,12 +91,15 @@ int st_write(const char *path, const struct st_tensor *tensors, int count,
 static int read_whole(const char *path, struct st_file *f, struct trainer_error *err)
 {
 	FILE *in = fopen(path, "rb");
+	struct stat sb;
 
 	if (!in)
 		return trainer_error_set(err, "checkpoint: '%s': %s", path, strerror(errno));
-	fseek(in, 0, SEEK_END);
-	long size = ftell(in);
-	fseek(in, 0, SEEK_SET);
+	if (fstat(fileno(in), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		fclose(in);
+		return trainer_error_set(err, "checkpoint: '%s': not a regular file", path);
+	}
+	long size = (long)sb.st_size;
 	f->image = malloc(size > 0 ? (size_t)size : 1);
 	f->size = size > 0 ? (size_t)size : 0;
 	int ok = f->image && fread(f->image, 1, f->size, in) == f->size;
@@ -111,6 +115,11 @@ static int parse_meta(struct st_file *f, const cJSON *meta, const char *path,
 	int n = cJSON_GetArraySize(meta);
 	size_t need = 0;
 	const cJSON *item;
+
+	if (f->meta)
+		return trainer_error_set(err, "checkpoint: '%s': __metadata__: given twice", path);
+	if (!cJSON_IsObject(meta))
+		return trainer_error_set(err, "checkpoint: '%s': __metadata__: not an object", path);
 
 	cJSON_ArrayForEach(item, meta) {
 		if (!cJSON_IsString(item))
@@ -133,6 +142,18 @@ static int parse_meta(struct st_file *f, const cJSON *meta, const char *path,
 	return 0;
 }
 
+/* A JSON number that is a whole number in [0, 2^53] (exact in a double). */
+static int json_size(const cJSON *n, size_t *out)
+{
+	if (!cJSON_IsNumber(n))
+		return -1;
+	double v = n->valuedouble;
+	if (!(v >= 0 && v <= 9007199254740992.0) || v != (double)(uint64_t)v)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
 /* One tensor entry of the header into *t; checks it against the data. */
 static int parse_tensor(const cJSON *e, const uint8_t *data, size_t data_size,
 			struct st_tensor *t, const char *path, struct trainer_error *err)
@@ -141,27 +162,38 @@ static int parse_tensor(const cJSON *e, const uint8_t *data, size_t data_size,
 	const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
 	const cJSON *offs = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
 
+	if (strlen(e->string) >= sizeof(t->name))
+		return trainer_error_set(err, "checkpoint: '%s': tensor '%.40s...': name longer than "
+					 "%zu bytes", path, e->string, sizeof(t->name) - 1);
 	snprintf(t->name, sizeof(t->name), "%s", e->string);
 	if (!cJSON_IsString(dtype) || !cJSON_IsArray(shape) || !cJSON_IsArray(offs) ||
 	    cJSON_GetArraySize(offs) != 2 || cJSON_GetArraySize(shape) > 8)
 		return trainer_error_set(err, "checkpoint: '%s': tensor '%s': malformed header entry",
 					 path, t->name);
+	size_t elem_bytes = dtype_bytes(dtype->valuestring), elems = 1, begin, end;
+	if (!elem_bytes || strlen(dtype->valuestring) >= sizeof(t->dtype))
+		return trainer_error_set(err, "checkpoint: '%s': tensor '%s': unknown dtype '%.16s'",
+					 path, t->name, dtype->valuestring);
 	snprintf(t->dtype, sizeof(t->dtype), "%s", dtype->valuestring);
-	size_t elems = 1, elem_bytes = dtype_bytes(t->dtype);
 	t->ndim = cJSON_GetArraySize(shape);
 	for (int d = 0; d < t->ndim; d++) {
-		double v = cJSON_GetArrayItem(shape, d)->valuedouble;
+		size_t v;
+		if (json_size(cJSON_GetArrayItem(shape, d), &v) || __builtin_mul_overflow(elems, v, &elems))
+			return trainer_error_set(err, "checkpoint: '%s': tensor '%s': shape: not "
+						 "non-negative integers with a product below 2^64", path, t->name);
 		t->shape[d] = (int64_t)v;
-		elems *= (size_t)(v >= 0 ? v : 0);
 	}
-	double begin = cJSON_GetArrayItem(offs, 0)->valuedouble;
-	double end = cJSON_GetArrayItem(offs, 1)->valuedouble;
-	if (!elem_bytes || begin < 0 || end < begin || end > (double)data_size ||
-	    (size_t)(end - begin) != elems * elem_bytes)
+	if (json_size(cJSON_GetArrayItem(offs, 0), &begin) ||
+	    json_size(cJSON_GetArrayItem(offs, 1), &end))
+		return trainer_error_set(err, "checkpoint: '%s': tensor '%s': data_offsets: not "
+					 "non-negative integers", path, t->name);
+	size_t bytes;
+	if (__builtin_mul_overflow(elems, elem_bytes, &bytes) || end < begin || end > data_size ||
+	    end - begin != bytes)
 		return trainer_error_set(err, "checkpoint: '%s': tensor '%s': data outside the file "
 					 "or not matching %s x shape (file truncated?)", path, t->name, t->dtype);
-	t->data = data + (size_t)begin;
-	t->bytes = (size_t)(end - begin);
+	t->data = data + begin;
+	t->bytes = bytes;
 	return 0;
 }
 
@@ -191,8 +223,11 @@ static int parse_header(struct st_file *f, const char *path, struct trainer_erro
 			break;
 		if (strcmp(e->string, "__metadata__") == 0)
 			rc = parse_meta(f, e, path, err);
-		else
-			rc = parse_tensor(e, data, data_size, &f->tensors[f->count++], path, err);
+		else if (st_find(f, e->string))
+			rc = trainer_error_set(err, "checkpoint: '%s': tensor '%s': given twice", path,
+					       e->string);
+		else if ((rc = parse_tensor(e, data, data_size, &f->tensors[f->count], path, err)) == 0)
+			f->count++;
 	}
 	cJSON_Delete(root);
 	return rc;

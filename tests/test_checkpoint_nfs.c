@@ -1,0 +1,128 @@
+/* test_checkpoint_nfs.c - checkpoints on file systems without
+ * renameat2(RENAME_EXCHANGE) (NFS, FUSE, Lustre; issue 19): an
+ * LD_PRELOAD shim (tests/rename_shim.c, built here) fails renameat2 with
+ * flags; a run with several saves must succeed and match a run without
+ * the shim, and a SIGKILL at each point of the fallback sequence
+ * followed by --resume must end with the same final checkpoint, byte
+ * for byte, as an uninterrupted run.
+ * What it does not test: a real NFS mount (none here).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+/* 2 epochs x 2 steps, OUT/last every step: 6 saves, 4 of them replacing. */
+#define RUN "train --synthetic --synthetic-images 4 --batch 2 --size 32 --threads 1 " \
+	"--optimizer sgd --lr 0.05 --epochs 2 --save-every 1 --quiet"
+
+static int build_shim(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -o '%s/shim.so' '%s/tests/rename_shim.c' -ldl",
+		 test_tmpdir(), test_src_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	int ok = p.exit_code == 0;
+	if (!ok)
+		test_fail_at(__FILE__, __LINE__, "building the shim: %s", p.err);
+	test_proc_free(&p);
+	return ok;
+}
+
+/* env: extra variables (e.g. SHIM_KILL_AT=...), shim: preload it. */
+static void chexnet(const char *env, int shim, const char *args, struct test_proc *p)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s %s ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" "
+		 "'%s/chexnet' %s", test_tmpdir(), shim ? "LD_PRELOAD=./shim.so" : "", env,
+		 test_build_dir(), args);
+	CHECK(test_run(cmd, 120, p) == 0);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	char cmd[2048];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cmp '%s' '%s'", test_tmpdir(), a, b);
+	CHECK(test_run(cmd, 30, &p) == 0);
+	int same = p.exit_code == 0;
+	if (!same)
+		test_fail_at(__FILE__, __LINE__, "%s and %s differ: %s %s", a, b, p.out, p.err);
+	test_proc_free(&p);
+	return same;
+}
+
+static void test_saves_without_rename_exchange(void)
+{
+	struct test_proc p;
+
+	if (!build_shim())
+		return;
+	chexnet("", 0, RUN " --out plain", &p);
+	CHECK_MSG(p.exit_code == 0, "without the shim: exit %d: %.600s", p.exit_code, p.err);
+	test_proc_free(&p);
+	chexnet("", 1, RUN " --out nfs", &p);
+	CHECK_MSG(p.exit_code == 0, "with the shim: exit %d: %.600s", p.exit_code, p.err);
+	test_proc_free(&p);
+	same_file("nfs/last/model.safetensors", "plain/last/model.safetensors");
+	same_file("nfs/last/training.safetensors", "plain/last/training.safetensors");
+	same_file("nfs/best/model.safetensors", "plain/best/model.safetensors");
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "ls -A '%s/nfs'", test_tmpdir());
+	CHECK(test_run(cmd, 10, &p) == 0);
+	CHECK_STR(p.out, "best\nlast\n");  /* no .old-* or .tmp-* left */
+	test_proc_free(&p);
+}
+
+static void crash_then_resume(const char *point, const char *save)
+{
+	struct test_proc p;
+	char env[256], out[64], args[512], a[128], b[128];
+
+	snprintf(env, sizeof(env), "SHIM_KILL_AT=%s SHIM_KILL_SAVE=%s", point, save);
+	snprintf(out, sizeof(out), "cut-%s-%s", point, save);
+	snprintf(args, sizeof(args), RUN " --out %s", out);
+	chexnet(env, 1, args, &p);
+	CHECK_MSG(p.exit_code == 128 + 9, "%s: killed? exit %d: %.400s", point, p.exit_code, p.err);
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), RUN " --out %s --resume %s", out, out);
+	chexnet("", 1, args, &p);
+	CHECK_MSG(p.exit_code == 0, "%s: resume: exit %d: %.600s", point, p.exit_code, p.err);
+	if (strcmp(point, "after-aside") == 0)
+		CHECK_CONTAINS(p.err, "/last' is missing: using '");
+	test_proc_free(&p);
+	snprintf(a, sizeof(a), "%s/last/model.safetensors", out);
+	snprintf(b, sizeof(b), "whole/last/model.safetensors");
+	CHECK_MSG(same_file(a, b), "crash %s in save %s", point, save);
+	snprintf(a, sizeof(a), "%s/last/training.safetensors", out);
+	snprintf(b, sizeof(b), "whole/last/training.safetensors");
+	CHECK_MSG(same_file(a, b), "crash %s in save %s", point, save);
+}
+
+static void test_sigkill_at_each_fallback_step_then_resume(void)
+{
+	static const char *const points[] = { "before-aside", "after-aside", "after-place",
+					       "in-remove" };
+	struct test_proc p;
+
+	if (!build_shim())
+		return;
+	chexnet("", 1, RUN " --out whole", &p);
+	CHECK_MSG(p.exit_code == 0, "uninterrupted: exit %d: %.600s", p.exit_code, p.err);
+	test_proc_free(&p);
+	for (int i = 0; i < 4; i++)
+		crash_then_resume(points[i], "2");
+	crash_then_resume("after-aside", "1");
+}
+
+const struct test_case checkpoint_nfs_tests[] = {
+	{ "saves_without_rename_exchange", test_saves_without_rename_exchange },
+	{ "sigkill_at_each_fallback_step_then_resume",
+	  test_sigkill_at_each_fallback_step_then_resume },
+	{ 0 }
+};

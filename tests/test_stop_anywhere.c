@@ -1,0 +1,102 @@
+/* test_stop_anywhere.c - SIGTERM where the loop used to ignore it (issue
+ * 19): during train's validation (exit 75, OUT/last with the trained
+ * weights, and --resume redoing that validation gives the same final
+ * checkpoint, byte for byte, as an uninterrupted run) and during `chexnet
+ * eval` (ends within 10 s, exit 75, a line saying it was interrupted).
+ * The signal is sent when the line printed just before the phase
+ * appears; the phase is made long enough (32 validation images at 128
+ * px) that it lands inside it.
+ * What it does not test: stops between steps (test_train_dist.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+#define RUN "train --synthetic --synthetic-images 32 --batch 16 --size 128 --threads 1 " \
+	"--optimizer sgd --lr 0.05 --epochs 2 --progress-every 1"
+
+static void chexnet(const char *args, int timeout_s, struct test_proc *p)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/chexnet' %s", test_tmpdir(), test_build_dir(), args);
+	CHECK(test_run(cmd, timeout_s, p) == 0);
+}
+
+/* Runs args, sends SIGTERM once `mark` shows on its stderr; p->out gets
+ * "rc=N secs=S" (S: seconds from the signal to the exit). */
+static void chexnet_term_at(const char *args, const char *mark, struct test_proc *p)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ('%s/chexnet' %s 2> err.txt & c=$!; "
+		 "for i in $(seq 1200); do grep -q '%s' err.txt && break; sleep 0.05; done; "
+		 "kill -TERM $c; t0=$(date +%%s); wait $c; echo rc=$? secs=$(( $(date +%%s) - t0 )); "
+		 "cat err.txt >&2)", test_tmpdir(), test_build_dir(), args, mark);
+	CHECK(test_run(cmd, 300, p) == 0);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	char cmd[2048];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cmp '%s' '%s'", test_tmpdir(), a, b);
+	CHECK(test_run(cmd, 30, &p) == 0);
+	int same = p.exit_code == 0;
+	if (!same)
+		test_fail_at(__FILE__, __LINE__, "%s and %s differ: %s", a, b, p.out);
+	test_proc_free(&p);
+	return same;
+}
+
+static void test_sigterm_in_validation_resumes_exactly(void)
+{
+	struct test_proc p;
+
+	chexnet(RUN " --out whole", 300, &p);
+	CHECK_MSG(p.exit_code == 0, "uninterrupted: exit %d: %.600s", p.exit_code, p.err);
+	test_proc_free(&p);
+	chexnet_term_at(RUN " --out cut", "end of epoch 1/2", &p);
+	CHECK_CONTAINS(p.out, "rc=75");
+	CHECK_CONTAINS(p.err, "chexnet: SIGTERM: stopped during the validation of epoch 1, "
+		       "checkpoint cut/last written");
+	CHECK(!strstr(p.err, "chexnet: epoch 1: validation loss"));
+	test_proc_free(&p);
+	chexnet(RUN " --out cut --resume cut", 300, &p);
+	CHECK_MSG(p.exit_code == 0, "resumed: exit %d: %.600s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "chexnet: epoch 1: validation loss");  /* redone */
+	CHECK_CONTAINS(p.err, "end of epoch 2/2");
+	test_proc_free(&p);
+	same_file("cut/last/model.safetensors", "whole/last/model.safetensors");
+	same_file("cut/last/training.safetensors", "whole/last/training.safetensors");
+	same_file("cut/best/model.safetensors", "whole/best/model.safetensors");
+}
+
+static void test_sigterm_ends_eval_within_10s(void)
+{
+	struct test_proc p;
+
+	chexnet("train --synthetic --synthetic-images 16 --batch 16 --size 128 --threads 1 "
+		"--quiet --out ck", 300, &p);
+	CHECK_MSG(p.exit_code == 0, "train: exit %d: %.600s", p.exit_code, p.err);
+	test_proc_free(&p);
+	chexnet_term_at("eval --checkpoint ck/last --synthetic --batch 16 --size 128 --threads 1",
+			"parameters", &p);
+	CHECK_CONTAINS(p.out, "rc=75");
+	CHECK_CONTAINS(p.err, "chexnet: eval: interrupted (SIGTERM): no result; exit 75");
+	int secs = 99;
+	const char *s = strstr(p.out, "secs=");
+	if (s)
+		secs = atoi(s + 5);
+	CHECK_MSG(secs <= 10, "eval took %d s to stop", secs);
+	test_proc_free(&p);
+}
+
+const struct test_case stop_anywhere_tests[] = {
+	{ "sigterm_in_validation_resumes_exactly", test_sigterm_in_validation_resumes_exactly },
+	{ "sigterm_ends_eval_within_10s", test_sigterm_ends_eval_within_10s },
+	{ 0 }
+};
