@@ -15,6 +15,7 @@
 #include "auroc.h"
 #include "checkpoint.h"
 #include "dist.h"
+#include "eval_command.h"
 #include "loss.h"
 #include "run.h"
 #include "run_common.h"
@@ -192,7 +193,7 @@ static int report_nonfinite(const char *checkpoint, const struct evaluation *ev,
 static int eval_split(const struct cli_options *o, struct session *s, struct source *src,
 		      int rank)
 {
-	struct evaluation ev = { 0 };
+	struct evaluation ev = { .keep_outputs = 1 };
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
 	struct source_layout layout = { .rank = rank, .world = dist_size(), .accumulate = 1 };
 
@@ -210,11 +211,17 @@ static int eval_split(const struct cli_options *o, struct session *s, struct sou
 	}
 	if (rc)
 		return 1;
-	if (rank == 0) {
-		printf("loss %.6f\n", ev.loss);
-		auroc_print_table(stdout, ev.auroc, ev.why, CHEXNET_CLASSES);
+	if (ev.nonfinite) {
+		if (rank == 0) {
+			printf("loss %.6f\n", ev.loss);
+			auroc_print_table(stdout, ev.auroc, ev.why, CHEXNET_CLASSES);
+		}
+		rc = report_nonfinite(o->checkpoint, &ev, rank);
+	} else if (rank == 0) {
+		rc = eval_present(o, s->model.desc.name, &ev);
 	}
-	return ev.nonfinite ? report_nonfinite(o->checkpoint, &ev, rank) : 0;
+	evaluation_free(&ev);
+	return rc;
 }
 
 static int eval_command(const struct cli_options *o)
@@ -245,6 +252,9 @@ int run_eval(const struct cli_options *o)
 		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
 		return 2;
 	}
+	int usage = eval_options_check(o);
+	if (usage)
+		return usage;
 	if (stop_signal_install()) {
 		fprintf(stderr, "chexnet: eval: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
 			strerror(errno));
