@@ -57,8 +57,7 @@ static const struct flag flags[] = {
 	{ "--choose-thresholds", C_EVAL, 0, "choose operating thresholds on --split val, store them" },
 	{ "--sensitivity", C_TRAIN | C_EVAL, 1, "threshold rule: reach this sensitivity (default Youden's J)" },
 	{ "--specificity", C_TRAIN | C_EVAL, 1, "threshold rule: keep this specificity (default Youden's J)" },
-	{ "--cam", C_PREDICT, 1, "write class activation map overlays (PNG) into DIR" },
-	{ "--cam-classes", C_PREDICT, 1, "all | NAME,NAME... (default: findings above threshold)" },
+
 	{ "--help", C_ALL, 0, "this help" },
 };
 
@@ -152,8 +151,7 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 	STR("--checkpoint", o->checkpoint)
 	STR("--resume", o->resume)
 	STR("--plots", o->plots)
-	STR("--cam", o->cam)
-	STR("--cam-classes", o->cam_classes)
+
 #undef LONG
 #undef DBL
 #undef STR

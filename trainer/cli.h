@@ -46,8 +46,6 @@ struct cli_options {
 	int choose_thresholds;      /* eval: --choose-thresholds (val split only) */
 	double sensitivity;         /* train/eval: --sensitivity X threshold rule (0: not given) */
 	double specificity;         /* train/eval: --specificity X threshold rule (0: not given) */
-	const char *cam;            /* predict: --cam DIR */
-	const char *cam_classes;    /* predict: --cam-classes all | NAME,NAME... (NULL: above threshold) */
 	char **inputs;              /* predict: image paths */
 	int input_count;
 };

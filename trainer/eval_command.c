@@ -99,6 +99,19 @@ int eval_store_thresholds(const char *checkpoint, const char *model, const char 
 	return 0;
 }
 
+int eval_train_thresholds(const struct cli_options *o, int rank, const char *model,
+			  const struct evaluation *ev)
+{
+	char best[4096];
+	struct thresholds t;
+	struct threshold_choice rule = eval_threshold_rule(o);
+
+	if (rank != 0 || !o->out)
+		return 0;
+	snprintf(best, sizeof(best), "%s/best", o->out);
+	return eval_store_thresholds(best, model, "val", &rule, ev, &t);
+}
+
 /* Chosen now (--choose-thresholds), read from the checkpoint, or none:
  * 1 have, 0 none, -1 error (printed). */
 static int get_thresholds(const struct cli_options *o, const char *model,

@@ -26,6 +26,12 @@ int eval_store_thresholds(const char *checkpoint, const char *model, const char 
 			  const struct threshold_choice *rule, const struct evaluation *ev,
 			  struct thresholds *out);
 
+/* `chexnet train` at a new best epoch, after OUT/best is written: rank 0
+ * chooses thresholds on the validation outputs ev kept and stores them
+ * in OUT/best (the rule from --sensitivity/--specificity). 0 or -1. */
+int eval_train_thresholds(const struct cli_options *o, int rank, const char *model,
+			  const struct evaluation *ev);
+
 /* Rank 0 after a finished `chexnet eval` pass with kept outputs: the
  * thresholds (chosen or read), the report on stdout, the plots. Returns
  * the exit status. */

@@ -140,7 +140,8 @@ static const char *read_values(const cJSON *values, struct thresholds *t)
 		if (cJSON_IsNull(v))
 			t->value[c] = NAN;
 		else if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 1.0000001)
-			t->value[c] = v->valuedouble;
+			t->value[c] = (float)v->valuedouble;  /* thresholds are float probabilities;
+								 cJSON may print only 15 digits */
 		else {
 			snprintf(why, sizeof(why), "finding '%s': missing or not a probability",
 				 data_class_names[c]);
