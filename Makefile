@@ -23,7 +23,7 @@ SAN ?=
 export CUDA_HOME
 
 B ?= $(if $(filter 1,$(SAN)),build-san,build)
-FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB
+FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO
 # $(shell) does not see exported variables before make 4.4: pass them.
 DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CUDA_HOME='$(CUDA_HOME)'
 
@@ -65,6 +65,7 @@ $(B)/obj/%.o: %.c
 include spank/module.mk
 include runtime/module.mk
 include trainer/data.mk
+include trainer/eval.mk
 include trainer/module.mk
 include tests/module.mk
 

@@ -9,7 +9,7 @@ set -u
 pkgs="pkg-config gcc make libc6-dev
 slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
 libpmix-dev libhwloc-dev hwloc libopenmpi-dev openmpi-bin
-libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev
+libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev
 iproute2 procps psmisc util-linux clang"
 
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then

@@ -17,7 +17,7 @@ NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 mkdir -p "$out"
 conf="$out/config.mk"
 
-features="CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB"
+features="CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO"
 key="CC=$CC CUDA_HOME=$CUDA_HOME PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
 for f in $features; do v="WITH_$f"; key="$key $v=${!v:-}"; done
 key="$key WITH_FUZZER=${WITH_FUZZER:-} FUZZ_CC=${FUZZ_CC:-}"
@@ -92,6 +92,9 @@ probe TURBOJPEG "libturbojpeg" libturbojpeg0-dev turbojpeg.h "tjhandle h = tjIni
 	"$(pc_or libturbojpeg --cflags '')" "$(pc_or libturbojpeg --libs -lturbojpeg)"
 probe CJSON "cJSON" libcjson-dev cjson/cJSON.h "cJSON *j = cJSON_Parse(\"{}\"); cJSON_Delete(j)" \
 	"" "$(pc_or libcjson --libs -lcjson)"
+probe CAIRO "cairo (PNG plots)" libcairo2-dev cairo.h \
+	"cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1); cairo_surface_destroy(s)" \
+	"$(pc_or cairo --cflags '')" "$(pc_or cairo --libs -lcairo)"
 probe ZLIB "zlib" zlib1g-dev zlib.h "uLong c = crc32(0, 0, 0); (void)c" "$(pc_or zlib --cflags '')" "$(pc_or zlib --libs -lz)"
 
 # libFuzzer (clang -fsanitize=fuzzer): the control plane's fuzz target,

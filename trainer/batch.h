@@ -19,6 +19,8 @@ struct batch {
 	uint8_t *pixels;    /* (N, S, S) grayscale */
 	float *labels;      /* (N, 14) 0 or 1, CheXNet class order */
 	uint32_t *index;    /* (N) global record index (for gathering predictions) */
+	uint32_t *patient;  /* (N) patient id, or NULL when the source has none (synthetic:
+			       evaluation then counts one image as one patient) */
 };
 
 #endif

@@ -50,7 +50,14 @@ static const struct flag flags[] = {
 	{ "--loss", C_TRAIN | C_EVAL, 1, "weighted | bce (default weighted: w+=N/(P+N), w-=P/(P+N))" },
 	{ "--progress-every", C_TRAIN | C_BENCH, 1, "steps between progress lines (default 10)" },
 	{ "--quiet", C_TRAIN | C_BENCH, 0, "no progress lines" },
-	{ "--json", C_TRAIN | C_BENCH, 0, "progress as JSON lines on stdout (tables go to stderr)" },
+	{ "--json", C_TRAIN | C_BENCH | C_EVAL | C_PREDICT, 0,
+	  "JSON on stdout (train/bench: progress lines, tables to stderr; eval/predict: the results)" },
+	{ "--bootstrap", C_EVAL, 1, "resamples of patients for the 95% intervals (default 1000, 0 off)" },
+	{ "--plots", C_EVAL, 1, "write ROC, reliability and AUROC-vs-CheXNet PNGs into DIR" },
+	{ "--choose-thresholds", C_EVAL, 0, "choose operating thresholds on --split val, store them" },
+	{ "--sensitivity", C_TRAIN | C_EVAL, 1, "threshold rule: reach this sensitivity (default Youden's J)" },
+	{ "--specificity", C_TRAIN | C_EVAL, 1, "threshold rule: keep this specificity (default Youden's J)" },
+
 	{ "--help", C_ALL, 0, "this help" },
 };
 
@@ -95,6 +102,7 @@ static void defaults(struct cli_options *o, const char *command)
 	o->accumulate = 1;
 	o->weighted_loss = 1;
 	o->progress_every = 10;
+	o->bootstrap = 1000;
 }
 
 static int fail(const char *msg)
@@ -128,6 +136,9 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 	LONG("--save-every", 1, 1L << 40, o->save_every)
 	LONG("--patience", 0, 100000, o->patience)
 	LONG("--progress-every", 1, 1L << 30, o->progress_every)
+	LONG("--bootstrap", 0, 1000000, o->bootstrap)
+	DBL("--sensitivity", 1e-9, 1, o->sensitivity)
+	DBL("--specificity", 1e-9, 1, o->specificity)
 	DBL("--lr", 0, 100, o->lr)
 	DBL("--momentum", 0, 1, o->optim.momentum)
 	DBL("--weight-decay", 0, 1, o->optim.weight_decay)
@@ -139,6 +150,8 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 	STR("--init", o->init)
 	STR("--checkpoint", o->checkpoint)
 	STR("--resume", o->resume)
+	STR("--plots", o->plots)
+
 #undef LONG
 #undef DBL
 #undef STR
@@ -162,6 +175,8 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 		o->synthetic = 1;
 	else if (strcmp(flag, "--test") == 0)
 		o->test_at_end = 1;
+	else if (strcmp(flag, "--choose-thresholds") == 0)
+		o->choose_thresholds = 1;
 	else if (strcmp(flag, "--memory-efficient") == 0)
 		o->memory_efficient = 1;
 	else if (strcmp(flag, "--quiet") == 0)

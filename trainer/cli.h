@@ -41,6 +41,11 @@ struct cli_options {
 	enum progress_mode progress;
 	int memory_efficient;
 	long loader_threads;
+	long bootstrap;             /* eval: --bootstrap N resamples for the intervals (0 = off) */
+	const char *plots;          /* eval: --plots DIR */
+	int choose_thresholds;      /* eval: --choose-thresholds (val split only) */
+	double sensitivity;         /* train/eval: --sensitivity X threshold rule (0: not given) */
+	double specificity;         /* train/eval: --specificity X threshold rule (0: not given) */
 	char **inputs;              /* predict: image paths */
 	int input_count;
 };

@@ -123,11 +123,12 @@ static int fill_batch(struct data_loader *dl, struct scratch *sc, struct slot *s
 			memset(dst, 0, pixels);
 			memset(b->labels + t * CHEXNET_CLASSES, 0, CHEXNET_CLASSES * sizeof(float));
 			b->index[t] = UINT32_MAX;
+			b->patient[t] = UINT32_MAX;
 			continue;
 		}
 		uint16_t labels = 0;
-		if (data_source_read(&dl->src, (size_t)rec, sc->stored, &labels, sc->source,
-				     sl->err, sizeof(sl->err)) != 0)
+		if (data_source_read(&dl->src, (size_t)rec, sc->stored, &labels, &b->patient[t],
+				     sc->source, sl->err, sizeof(sl->err)) != 0)
 			return -1;
 		transform(dl, sc, data_order_aug_bits(dl->cfg.seed, epoch, pos), dst);
 		data_labels_to_floats(labels, b->labels + t * CHEXNET_CLASSES);
@@ -209,7 +210,8 @@ static int alloc_slots(struct data_loader *dl)
 		b->pixels = dl->cfg.alloc_pixels ? dl->cfg.alloc_pixels(bytes, dl->cfg.alloc_ctx) : malloc(bytes);
 		b->labels = malloc((size_t)b->capacity * CHEXNET_CLASSES * sizeof(float));
 		b->index = malloc((size_t)b->capacity * sizeof(uint32_t));
-		if (!b->pixels || !b->labels || !b->index)
+		b->patient = malloc((size_t)b->capacity * sizeof(uint32_t));
+		if (!b->pixels || !b->labels || !b->index || !b->patient)
 			return -1;
 	}
 	return 0;
@@ -394,6 +396,7 @@ void data_loader_close(struct data_loader *dl)
 			free(dl->slots[i].b.pixels);
 		free(dl->slots[i].b.labels);
 		free(dl->slots[i].b.index);
+		free(dl->slots[i].b.patient);
 	}
 	free(dl->slots);
 	free(dl->threads);

@@ -44,7 +44,8 @@ size_t data_source_scratch_bytes(const struct data_source *src)
 }
 
 int data_source_read(const struct data_source *src, size_t i, uint8_t *pixels,
-		     uint16_t *labels, void *scratch, char *err, size_t err_bytes)
+		     uint16_t *labels, uint32_t *patient, void *scratch, char *err,
+		     size_t err_bytes)
 {
 	if (src->packed) {
 		struct shard_record_info info;
@@ -52,6 +53,7 @@ int data_source_read(const struct data_source *src, size_t i, uint8_t *pixels,
 			return -1;
 		memcpy(pixels, (uint8_t *)scratch + SHARD_RECORD_HEADER_BYTES, (size_t)src->size * src->size);
 		*labels = info.labels;
+		*patient = info.patient;
 		return 0;
 	}
 	const struct data_entry *e = &src->list->items[i];
@@ -60,6 +62,7 @@ int data_source_read(const struct data_source *src, size_t i, uint8_t *pixels,
 	    image_load_square(path, src->size, pixels, err, err_bytes) != 0)
 		return -1;
 	*labels = e->labels;
+	*patient = e->patient;
 	return 0;
 }
 

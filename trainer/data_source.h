@@ -27,9 +27,10 @@ int data_source_open(struct data_source *src, const char *dir, int split,
 		     int stored_size, double val_fraction, char *err, size_t err_bytes);
 size_t data_source_scratch_bytes(const struct data_source *src);
 
-/* Record i: S*S pixels and its label mask. */
+/* Record i: S*S pixels, its label mask and its patient id. */
 int data_source_read(const struct data_source *src, size_t i, uint8_t *pixels,
-		     uint16_t *labels, void *scratch, char *err, size_t err_bytes);
+		     uint16_t *labels, uint32_t *patient, void *scratch, char *err,
+		     size_t err_bytes);
 void data_source_close(struct data_source *src);
 
 #endif

@@ -16,6 +16,7 @@
 #include "image_decode.h"
 #include "loss.h"
 #include "optim.h"
+#include "predict_output.h"
 #include "run.h"
 #include "run_common.h"
 #include "run_train_gpu.h"
@@ -143,7 +144,8 @@ int run_bench(const struct cli_options *o)
 
 /* One image through the model in eval mode; prints the path and 14
  * probabilities. */
-static int predict_one(struct session *s, struct batch *b, const char *path)
+static int predict_one(struct session *s, struct batch *b, const char *path,
+		       const struct thresholds *t, int json)
 {
 	struct trainer_error err = { "" };
 	char msg[1024];
@@ -158,10 +160,10 @@ static int predict_one(struct session *s, struct batch *b, const char *path)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
-	printf("%s", path);
+	float probs[CHEXNET_CLASSES];
 	for (int c = 0; c < CHEXNET_CLASSES; c++)
-		printf(" %.6f", loss_sigmoid(logits[c]));
-	printf("\n");
+		probs[c] = loss_sigmoid(logits[c]);
+	predict_print(stdout, path, probs, t, json);
 	return 0;
 }
 
@@ -187,8 +189,11 @@ int run_predict(const struct cli_options *o)
 		return 1;
 	}
 	stop_signal_listen();
+	struct thresholds thr;
+	int have_thr = 0;
 	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
-	    s.ops->load_params(s.backend, &err)) {
+	    s.ops->load_params(s.backend, &err) ||
+	    (have_thr = thresholds_load(o->checkpoint, s.model.desc.name, &thr, &err)) < 0) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		session_close(&s);
 		stop_signal_uninstall();
@@ -196,17 +201,15 @@ int run_predict(const struct cli_options *o)
 	}
 	struct batch b = { .count = 1, .capacity = 1, .size = (int)o->size };
 	b.pixels = malloc((size_t)o->size * o->size);
-	printf("image");
-	for (int c = 0; c < CHEXNET_CLASSES; c++)
-		printf(" %s", data_class_names[c]);
-	printf("\n");
+	int json = o->progress == PROGRESS_JSON;
+	predict_print_header(stdout, json);
 	for (int i = 0; i < o->input_count && b.pixels && rc != CHEXNET_EXIT_PREEMPTED; i++) {
 		if (stop_signal_received()) {
 			fprintf(stderr, "chexnet: predict: interrupted (%s) after %d of %d images; exit %d\n",
 				stop_signal_received() == SIGTERM ? "SIGTERM" : "SIGUSR1", i,
 				o->input_count, CHEXNET_EXIT_PREEMPTED);
 			rc = CHEXNET_EXIT_PREEMPTED;
-		} else if (predict_one(&s, &b, o->inputs[i])) {
+		} else if (predict_one(&s, &b, o->inputs[i], have_thr == 0 ? &thr : NULL, json)) {
 			rc = 1;
 		}
 	}

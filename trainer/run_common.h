@@ -81,7 +81,15 @@ struct evaluation {
 	size_t images;    /* images evaluated over all ranks */
 	size_t nonfinite; /* NaN/±Inf logits among images x classes */
 	float first_nonfinite;  /* the first of them (its kind: nan, inf, -inf) */
+	/* Set keep_outputs before evaluate() to keep the gathered outputs
+	 * (every rank): logits and labels (images, 14), patient ids (images;
+	 * one image = one patient where the data has none). evaluation_free. */
+	int keep_outputs;
+	float *logits, *labels;
+	uint32_t *patient;
 };
+
+void evaluation_free(struct evaluation *ev);
 
 /* One pass over src in eval mode on every rank; the logits and labels of
  * every valid image (batch.count) are gathered from all ranks, so loss and

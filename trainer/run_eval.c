@@ -15,6 +15,7 @@
 #include "auroc.h"
 #include "checkpoint.h"
 #include "dist.h"
+#include "eval_command.h"
 #include "loss.h"
 #include "run.h"
 #include "run_common.h"
@@ -22,6 +23,7 @@
 
 struct outputs {
 	float *logits, *labels;  /* (n, 14) each */
+	float *patient;          /* (n) patient ids, the uint32 bits carried in floats */
 	size_t n, capacity;
 };
 
@@ -37,13 +39,19 @@ static int outputs_append(struct outputs *out, const float *logits, const struct
 		float *y = realloc(out->labels, cap * CHEXNET_CLASSES * sizeof(float));
 		if (y)
 			out->labels = y;
-		if (!l || !y)
+		float *p = realloc(out->patient, cap * sizeof(float));
+		if (p)
+			out->patient = p;
+		if (!l || !y || !p)
 			return -1;
 		out->capacity = cap;
 	}
 	size_t floats = (size_t)b->count * CHEXNET_CLASSES;
 	memcpy(out->logits + out->n * CHEXNET_CLASSES, logits, floats * sizeof(float));
 	memcpy(out->labels + out->n * CHEXNET_CLASSES, b->labels, floats * sizeof(float));
+	/* no patient ids (synthetic data): one image = one patient */
+	memcpy(out->patient + out->n, b->patient ? b->patient : b->index,
+	       (size_t)b->count * sizeof(uint32_t));
 	out->n = need;
 	return 0;
 }
@@ -98,17 +106,19 @@ static int forward_pass(struct session *s, struct source *src, struct outputs *o
 /* Every rank's outputs, rank 0's first, into all (capacity images). */
 static int gather(const struct outputs *mine, struct outputs *all)
 {
-	size_t floats = all->capacity * CHEXNET_CLASSES, got_l = 0, got_y = 0;
+	size_t floats = all->capacity * CHEXNET_CLASSES, got_l = 0, got_y = 0, got_p = 0;
 
 	if (dist_allgather("eval.logits", mine->logits, mine->n * CHEXNET_CLASSES, all->logits,
 			   floats, &got_l) ||
 	    dist_allgather("eval.labels", mine->labels, mine->n * CHEXNET_CLASSES, all->labels,
-			   floats, &got_y)) {
+			   floats, &got_y) ||
+	    dist_allgather("eval.patients", mine->patient, mine->n, all->patient, all->capacity,
+			   &got_p)) {
 		fprintf(stderr, "%s\n", dist_error());
 		return -1;
 	}
 	all->n = got_l / CHEXNET_CLASSES;
-	return got_l == got_y ? 0 : -1;
+	return got_l == got_y && got_p == all->n ? 0 : -1;
 }
 
 /* How many scores are NaN/±Inf, and the first of them. */
@@ -128,25 +138,44 @@ int evaluate(struct session *s, struct source *src, const float *wp, const float
 	all.capacity = source_images(src);
 	all.logits = malloc((all.capacity + 1) * CHEXNET_CLASSES * sizeof(float));
 	all.labels = malloc((all.capacity + 1) * CHEXNET_CLASSES * sizeof(float));
-	if (!all.logits || !all.labels)
+	all.patient = malloc((all.capacity + 1) * sizeof(float));
+	if (!all.logits || !all.labels || !all.patient)
 		fprintf(stderr, "chexnet: evaluation: out of memory\n");
 	else
 		rc = forward_pass(s, src, &mine);
 	if (rc == 0 && (gather(&mine, &all) || all.n == 0))
 		rc = -1;
 	if (rc == 0) {
-		memset(ev, 0, sizeof(*ev));
+		int keep = ev->keep_outputs;
+		evaluation_free(ev);   /* a previous pass's kept outputs */
 		ev->images = all.n;
 		ev->loss = loss_bce(all.logits, all.labels, (int)all.n, CHEXNET_CLASSES, wp, wn, NULL);
 		ev->mean_auroc = auroc_all(all.logits, all.labels, all.n, CHEXNET_CLASSES, ev->auroc,
 					   ev->why, &ev->defined);
 		count_nonfinite(all.logits, all.n * CHEXNET_CLASSES, ev);
+		if (keep) {   /* handed over: evaluation_free() */
+			ev->keep_outputs = 1;
+			ev->logits = all.logits;
+			ev->labels = all.labels;
+			ev->patient = (uint32_t *)(void *)all.patient;
+			all.logits = all.labels = all.patient = NULL;
+		}
 	}
 	free(mine.logits);
 	free(mine.labels);
+	free(mine.patient);
 	free(all.logits);
 	free(all.labels);
+	free(all.patient);
 	return rc;
+}
+
+void evaluation_free(struct evaluation *ev)
+{
+	free(ev->logits);
+	free(ev->labels);
+	free(ev->patient);
+	memset(ev, 0, sizeof(*ev));
 }
 
 /* The evaluation finished but some scores are NaN/±Inf: say so, fail. */
@@ -164,7 +193,7 @@ static int report_nonfinite(const char *checkpoint, const struct evaluation *ev,
 static int eval_split(const struct cli_options *o, struct session *s, struct source *src,
 		      int rank)
 {
-	struct evaluation ev = { 0 };
+	struct evaluation ev = { .keep_outputs = 1 };
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
 	struct source_layout layout = { .rank = rank, .world = dist_size(), .accumulate = 1 };
 
@@ -182,11 +211,17 @@ static int eval_split(const struct cli_options *o, struct session *s, struct sou
 	}
 	if (rc)
 		return 1;
-	if (rank == 0) {
-		printf("loss %.6f\n", ev.loss);
-		auroc_print_table(stdout, ev.auroc, ev.why, CHEXNET_CLASSES);
+	if (ev.nonfinite) {
+		if (rank == 0) {
+			printf("loss %.6f\n", ev.loss);
+			auroc_print_table(stdout, ev.auroc, ev.why, CHEXNET_CLASSES);
+		}
+		rc = report_nonfinite(o->checkpoint, &ev, rank);
+	} else if (rank == 0) {
+		rc = eval_present(o, s->model.desc.name, &ev);
 	}
-	return ev.nonfinite ? report_nonfinite(o->checkpoint, &ev, rank) : 0;
+	evaluation_free(&ev);
+	return rc;
 }
 
 static int eval_command(const struct cli_options *o)
@@ -217,6 +252,9 @@ int run_eval(const struct cli_options *o)
 		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
 		return 2;
 	}
+	int usage = eval_options_check(o);
+	if (usage)
+		return usage;
 	if (stop_signal_install()) {
 		fprintf(stderr, "chexnet: eval: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
 			strerror(errno));

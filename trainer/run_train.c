@@ -34,6 +34,7 @@
 #include "checkpoint.h"
 #include "checkpoint_replace.h"
 #include "dist.h"
+#include "eval_command.h"
 #include "grad_sync.h"
 #include "run.h"
 #include "run_common.h"
@@ -399,7 +400,7 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 	t->state.validate_first = 0;
 	if (improved) {
 		t->state.best_val_loss = ev->loss;
-		if (save(t, "best"))
+		if (save(t, "best") || eval_train_thresholds(&t->o, t->rank, t->s.model.desc.name, ev))
 			return -1;
 	}
 	return save(t, "last");
@@ -561,7 +562,7 @@ static int train(const struct cli_options *o)
 {
 	struct trainer t;
 	struct source train, val;
-	struct evaluation ev = { 0 };
+	struct evaluation ev = { .keep_outputs = 1 };  /* best epoch: thresholds from val */
 	int status = 1, trained = 0;
 
 	memset(&train, 0, sizeof(train));
@@ -586,6 +587,7 @@ static int train(const struct cli_options *o)
 	}
 	source_close(&train);
 	source_close(&val);
+	evaluation_free(&ev);
 	trainer_free(&t);
 	return status;
 }
@@ -596,6 +598,9 @@ int run_train(const struct cli_options *o)
 		fprintf(stderr, "chexnet: train: need exactly one of --data DIR and --synthetic\n");
 		return 2;
 	}
+	int usage = eval_options_check(o);
+	if (usage)
+		return usage;
 	if (o->init && o->resume) {
 		fprintf(stderr, "chexnet: train: --init and --resume: give one (a resumed run has its weights)\n");
 		return 2;

@@ -1,0 +1,302 @@
+/* test_eval_cli.c - `chexnet train | eval | predict` with the evaluation
+ * features on a small synthetic checkpoint: train stores thresholds chosen
+ * on val at the best epoch; eval prints intervals, AUPRC, ECE and the
+ * operating points, and the same as JSON; --choose-thresholds only on
+ * val (stored and read back with the chosen rule); a thresholds file that
+ * does not match the weights or the model is refused naming it; predict
+ * marks each finding positive/negative by the stored thresholds; --plots
+ * writes PNGs that decode, have the expected size, are not blank and
+ * change with the data; an unwritable plots directory is refused.
+ * What it does not test: the statistics' numbers (test_eval_stats.c).
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "data_labels.h"
+#include "image_decode.h"
+#include "image_encode.h"
+#include "plot_png.h"
+#include "thresholds_file.h"
+
+#define OPTS "--size 32 --seed 7 --batch 8 --threads 1"
+#define DATA "--synthetic --synthetic-images 48"
+
+static void chexnet(const char *args, struct test_proc *p, int timeout)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/chexnet' %s", test_tmpdir(), test_build_dir(), args);
+	CHECK(test_run(cmd, timeout, p) == 0);
+}
+
+/* ck/best with thresholds.json; 0 or -1 (recorded). */
+static int train_small(void)
+{
+	struct test_proc p;
+	chexnet("train " DATA " --epochs 2 --quiet --out ck " OPTS, &p, 200);
+	int ok = p.exit_code == 0;
+	CHECK_MSG(ok, "train: exit %d: %.600s", p.exit_code, p.err);
+	test_proc_free(&p);
+	return ok ? 0 : -1;
+}
+
+static char *tmp_path(const char *name)
+{
+	return test_path(test_tmpdir(), name);
+}
+
+static void test_train_stores_thresholds_from_val(void)
+{
+	struct thresholds t;
+	struct trainer_error err = { "" };
+
+	if (train_small())
+		return;
+	char *ck = tmp_path("ck/best");
+	CHECK_MSG(thresholds_load(ck, "densenet121", &t, &err) == 0, "%s", err.msg);
+	CHECK_STR(t.split, "val");
+	CHECK_INT(t.rule.rule, THRESHOLD_YOUDEN);
+	CHECK(thresholds_load(ck, "resnet50", &t, &err) == -1);
+	CHECK_CONTAINS(err.msg, "made for model 'densenet121'");
+	char *last = tmp_path("ck/last");
+	CHECK_INT(thresholds_load(last, "densenet121", &t, &err), 1);   /* none there */
+	free(ck);
+	free(last);
+}
+
+static void check_json_report(const char *out, const char *rule)
+{
+	cJSON *root = cJSON_Parse(out);
+	CHECK_MSG(root != NULL, "not JSON: %.300s", out);
+	if (!root)
+		return;
+	const cJSON *classes = cJSON_GetObjectItem(root, "classes");
+	CHECK_INT(cJSON_GetArraySize(classes), 14);
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(root, "threshold_rule")), rule);
+	CHECK_INT((int)cJSON_GetNumberValue(cJSON_GetObjectItem(root, "bootstrap_resamples")), 200);
+	int with_ci = 0;
+	for (int c = 0; c < cJSON_GetArraySize(classes); c++) {
+		const cJSON *k = cJSON_GetArrayItem(classes, c), *ci = cJSON_GetObjectItem(k, "auroc_ci95");
+		const cJSON *a = cJSON_GetObjectItem(k, "auroc");
+		CHECK(cJSON_GetObjectItem(k, "sensitivity") && cJSON_GetObjectItem(k, "f1") &&
+		      cJSON_GetObjectItem(k, "auprc") && cJSON_GetObjectItem(k, "ece"));
+		if (cJSON_IsNumber(a) && cJSON_IsNumber(cJSON_GetArrayItem(ci, 0))) {
+			with_ci++;
+			CHECK(cJSON_GetArrayItem(ci, 0)->valuedouble <= a->valuedouble &&
+			      a->valuedouble <= cJSON_GetArrayItem(ci, 1)->valuedouble);
+		}
+	}
+	CHECK_MSG(with_ci >= 10, "%d classes with an interval", with_ci);
+	CHECK(cJSON_IsNumber(cJSON_GetObjectItem(root, "ece")));
+	CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(root, "reliability")), 10);
+	cJSON_Delete(root);
+}
+
+static void test_eval_reports_intervals_and_operating_points(void)
+{
+	struct test_proc p;
+
+	if (train_small())
+		return;
+	chexnet("eval --checkpoint ck/best " DATA " --bootstrap 200 " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	CHECK_CONTAINS(p.out, "95% CI");
+	CHECK_CONTAINS(p.out, "threshold");
+	CHECK_CONTAINS(p.out, "Pleural_Thickening");
+	CHECK_CONTAINS(p.out, "percentile bootstrap over patients, 200 resamples");
+	CHECK_CONTAINS(p.out, "thresholds: youden on val");
+	test_proc_free(&p);
+	chexnet("eval --json --checkpoint ck/best " DATA " --bootstrap 200 " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	check_json_report(p.out, "youden");
+	test_proc_free(&p);
+}
+
+static void test_choose_thresholds_only_on_val(void)
+{
+	struct test_proc p;
+	struct thresholds t;
+	struct trainer_error err = { "" };
+
+	if (train_small())
+		return;
+	chexnet("eval --checkpoint ck/last " DATA " --choose-thresholds " OPTS, &p, 60);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "chexnet: eval: --choose-thresholds: '--split test': ");
+	CHECK_CONTAINS(p.err, "leaks");
+	test_proc_free(&p);
+	chexnet("eval --checkpoint ck/last " DATA " --split val --choose-thresholds "
+		"--sensitivity 0.9 --bootstrap 200 --json " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	check_json_report(p.out, "sensitivity");
+	test_proc_free(&p);
+	char *ck = tmp_path("ck/last");
+	CHECK_MSG(thresholds_load(ck, "densenet121", &t, &err) == 0, "%s", err.msg);
+	CHECK_INT(t.rule.rule, THRESHOLD_SENSITIVITY);
+	CHECK_NEAR(t.rule.target, 0.9, 1e-12, 0);
+	free(ck);
+	/* the sensitivity rule reaches 0.9 on the split it was chosen on */
+	chexnet("eval --json --checkpoint ck/last " DATA " --split val --bootstrap 0 " OPTS, &p, 120);
+	cJSON *root = cJSON_Parse(p.out);
+	const cJSON *classes = cJSON_GetObjectItem(root, "classes");
+	for (int c = 0; c < cJSON_GetArraySize(classes); c++) {
+		const cJSON *s = cJSON_GetObjectItem(cJSON_GetArrayItem(classes, c), "sensitivity");
+		if (cJSON_IsNumber(s))
+			CHECK_MSG(s->valuedouble >= 0.9, "class %d: sensitivity %.3f", c, s->valuedouble);
+	}
+	cJSON_Delete(root);
+	test_proc_free(&p);
+	chexnet("eval --checkpoint ck/last " DATA " --split val --choose-thresholds "
+		"--sensitivity 0.9 --specificity 0.9 " OPTS, &p, 60);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "give one threshold rule");
+	test_proc_free(&p);
+	chexnet("eval --checkpoint ck/last " DATA " --split val --choose-thresholds "
+		"--sensitivity 1.5 " OPTS, &p, 60);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "--sensitivity");
+	test_proc_free(&p);
+}
+
+static void test_thresholds_of_other_weights_refused(void)
+{
+	struct test_proc p;
+	char cmd[4096];
+
+	if (train_small())
+		return;
+	snprintf(cmd, sizeof(cmd), "cp '%s/ck/best/thresholds.json' '%s/ck/last/'", test_tmpdir(),
+		 test_tmpdir());
+	CHECK(system(cmd) == 0);
+	chexnet("eval --checkpoint ck/last " DATA " " OPTS, &p, 60);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.err, "chexnet: thresholds: 'ck/last/thresholds.json': made for other weights");
+	test_proc_free(&p);
+	chexnet("predict --checkpoint ck/last " OPTS " x.png", &p, 60);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.err, "'ck/last/thresholds.json': made for other weights");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "sed -i 's/densenet121/resnet50/' '%s/ck/best/thresholds.json'",
+		 test_tmpdir());
+	CHECK(system(cmd) == 0);
+	chexnet("eval --checkpoint ck/best " DATA " " OPTS, &p, 60);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.err, "'ck/best/thresholds.json': made for model 'resnet50'");
+	test_proc_free(&p);
+}
+
+static void test_predict_marks_findings_by_thresholds(void)
+{
+	struct test_proc p;
+	struct thresholds t;
+	struct trainer_error err = { "" };
+	uint8_t px[32 * 32];
+	char e[256];
+
+	if (train_small())
+		return;
+	for (int i = 0; i < 32 * 32; i++)
+		px[i] = (uint8_t)(i * 7);
+	char *png = tmp_path("x.png"), *ck = tmp_path("ck/best");
+	CHECK(image_write_png_gray(png, px, 32, 32, e, sizeof(e)) == 0);
+	CHECK(thresholds_load(ck, "densenet121", &t, &err) == 0);
+	chexnet("predict --json --checkpoint ck/best " OPTS " x.png", &p, 60);
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	cJSON *root = cJSON_Parse(p.out);
+	const cJSON *f = cJSON_GetObjectItem(root, "findings");
+	CHECK_INT(cJSON_GetArraySize(f), 14);
+	for (int c = 0; c < cJSON_GetArraySize(f); c++) {
+		const cJSON *k = cJSON_GetArrayItem(f, c);
+		double prob = cJSON_GetNumberValue(cJSON_GetObjectItem(k, "probability"));
+		const cJSON *pos = cJSON_GetObjectItem(k, "positive");
+		if (isnan(t.value[c]))
+			continue;
+		CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(k, "threshold")), t.value[c], 1e-9, 0);
+		CHECK(cJSON_IsBool(pos) && cJSON_IsTrue(pos) == (prob >= t.value[c]));
+	}
+	cJSON_Delete(root);
+	test_proc_free(&p);
+	chexnet("predict --checkpoint ck/best " OPTS " x.png", &p, 60);
+	CHECK_CONTAINS(p.out, "\nx.png ");
+	CHECK_CONTAINS(p.out, "(threshold ");
+	CHECK(strstr(p.out, "positive (") || strstr(p.out, "negative ("));
+	test_proc_free(&p);
+	free(png);
+	free(ck);
+}
+
+/* A PNG of the expected size that is not blank; *hash: a checksum. */
+static void check_png(const char *dir, const char *name, int w, int h, unsigned long *hash)
+{
+	char path[4096], e[256];
+	struct image img = { 0 };
+
+	snprintf(path, sizeof(path), "%s/%s/%s", test_tmpdir(), dir, name);
+	CHECK_MSG(image_decode_file(path, 0, &img, e, sizeof(e)) == 0, "%s", e);
+	CHECK_INT(img.width, w);
+	CHECK_INT(img.height, h);
+	double sum = 0, sq = 0;
+	size_t n = (size_t)img.width * img.height;
+	*hash = 5381;
+	for (size_t i = 0; i < n && img.pixels; i++) {
+		sum += img.pixels[i];
+		sq += (double)img.pixels[i] * img.pixels[i];
+		*hash = *hash * 33 + img.pixels[i];
+	}
+	double var = n ? sq / n - (sum / n) * (sum / n) : 0;
+	CHECK_MSG(var > 100, "%s: pixel variance %.1f: blank?", name, var);
+	image_free(&img);
+}
+
+static void test_plots_decode_and_follow_the_data(void)
+{
+	struct test_proc p;
+	unsigned long a[3], b[3];
+
+	if (!plot_png_available())
+		SKIP("built without cairo");
+	if (train_small())
+		return;
+	chexnet("eval --checkpoint ck/best " DATA " --bootstrap 100 --plots plots " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	CHECK_CONTAINS(p.err, "plots written to 'plots'");
+	test_proc_free(&p);
+	check_png("plots", "roc.png", PLOT_ROC_SIDE, PLOT_ROC_SIDE, &a[0]);
+	check_png("plots", "reliability.png", PLOT_RELIABILITY_SIDE, PLOT_RELIABILITY_SIDE, &a[1]);
+	check_png("plots", "auroc.png", PLOT_AUROC_W, PLOT_AUROC_H, &a[2]);
+	chexnet("eval --checkpoint ck/best " DATA " --bootstrap 100 --plots plots2 " OPTS
+		" --seed 9", &p, 120);   /* other synthetic images */
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	test_proc_free(&p);
+	check_png("plots2", "roc.png", PLOT_ROC_SIDE, PLOT_ROC_SIDE, &b[0]);
+	check_png("plots2", "reliability.png", PLOT_RELIABILITY_SIDE, PLOT_RELIABILITY_SIDE, &b[1]);
+	check_png("plots2", "auroc.png", PLOT_AUROC_W, PLOT_AUROC_H, &b[2]);
+	for (int i = 0; i < 3; i++)
+		CHECK_MSG(a[i] != b[i], "plot %d did not change with the data", i);
+}
+
+static void test_unwritable_plots_dir_refused(void)
+{
+	struct test_proc p;
+
+	chexnet("eval --checkpoint ck/best " DATA " --plots /dev/null/plots " OPTS, &p, 60);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "chexnet: --plots: '/dev/null/plots': ");
+	CHECK(strchr(p.err, '\n') == p.err + strlen(p.err) - 1);   /* one line */
+	test_proc_free(&p);
+}
+
+const struct test_case eval_cli_tests[] = {
+	{ "train_stores_thresholds_from_val", test_train_stores_thresholds_from_val },
+	{ "eval_reports_intervals_and_operating_points", test_eval_reports_intervals_and_operating_points },
+	{ "choose_thresholds_only_on_val", test_choose_thresholds_only_on_val },
+	{ "thresholds_of_other_weights_refused", test_thresholds_of_other_weights_refused },
+	{ "predict_marks_findings_by_thresholds", test_predict_marks_findings_by_thresholds },
+	{ "plots_decode_and_follow_the_data", test_plots_decode_and_follow_the_data },
+	{ "unwritable_plots_dir_refused", test_unwritable_plots_dir_refused },
+	{ 0 }
+};

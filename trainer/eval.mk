@@ -1,0 +1,16 @@
+# trainer/eval.mk - evaluation a reviewer can trust (issue 16): bootstrap
+# intervals, curves, calibration, thresholds and their file, the report,
+# plots (cairo) and class activation maps. Sources join libchexnet through
+# $(EVAL_SRCS) (trainer/module.mk); the plots need cairo (HAVE_CAIRO,
+# detected like every dependency; without it --plots is refused).
+
+EVAL_SRCS := trainer/eval_bootstrap.c trainer/eval_curves.c trainer/eval_calibration.c \
+	trainer/eval_thresholds.c trainer/thresholds_file.c trainer/eval_report.c \
+	trainer/eval_command.c trainer/plot_png.c trainer/predict_output.c
+EVAL_LDLIBS :=
+ifeq ($(HAVE_CAIRO),1)
+$(B)/obj/trainer/plot_png.o: MODULE_CFLAGS = -Itrainer $(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
+EVAL_LDLIBS += $(CAIRO_LIBS)
+endif
+EVAL_TEST_SRCS := tests/test_eval_stats.c tests/test_eval_cli.c
+TEST_SRCS += $(EVAL_TEST_SRCS)
