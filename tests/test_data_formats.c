@@ -12,16 +12,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "crc32c.h"
-#include "data_csv.h"
-#include "data_labels.h"
-#include "data_set.h"
-#include "data_shard.h"
-#include "data_split.h"
-#include "data_synth.h"
-#include "image_decode.h"
-#include "image_encode.h"
-#include "image_resize.h"
+#include "base/crc32c.h"
+#include "data/csv.h"
+#include "data/labels.h"
+#include "data/set.h"
+#include "data/shard.h"
+#include "data/split.h"
+#include "data/synth.h"
+#include "data/image_decode.h"
+#include "data/image_encode.h"
+#include "data/image_resize.h"
 #include "runner.h"
 
 static char *fixture(const char *name)

@@ -15,15 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "data_loader.h"
-#include "data_order.h"
-#include "data_pack.h"
-#include "data_set.h"
-#include "data_shard.h"
-#include "data_synth.h"
-#include "image_decode.h"
-#include "image_resize.h"
+#include "base/crc32c.h"
+#include "data/loader.h"
+#include "data/order.h"
+#include "data/pack.h"
+#include "data/set.h"
+#include "data/shard.h"
+#include "data/synth.h"
+#include "data/image_decode.h"
+#include "data/image_resize.h"
 #include "runner.h"
 
 #define SYNTH_COUNT 120

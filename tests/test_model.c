@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "runner.h"
-#include "backend.h"
-#include "loss.h"
-#include "model.h"
-#include "rng.h"
+#include "backend/backend.h"
+#include "model/loss.h"
+#include "model/model.h"
+#include "base/rng.h"
 
 static void test_densenet121_parameter_count(void)
 {

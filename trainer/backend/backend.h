@@ -33,9 +33,9 @@
 
 #include <stddef.h>
 
-#include "batch.h"
-#include "error.h"
-#include "model.h"
+#include "base/batch.h"
+#include "base/error.h"
+#include "model/model.h"
 
 enum precision {
 	PRECISION_FP32,
@@ -112,9 +112,9 @@ struct backend_ops {
 };
 
 /* Registered backends (each defined in its own directory). */
-extern const struct backend_ops backend_ref_ops;   /* trainer/ref */
-extern const struct backend_ops backend_cpu_ops;   /* trainer/cpu, HAVE_DNNL */
-extern const struct backend_ops backend_gpu_ops;   /* trainer/gpu, HAVE_CUDA */
+extern const struct backend_ops backend_ref_ops;   /* trainer/backend/ref */
+extern const struct backend_ops backend_cpu_ops;   /* trainer/backend/cpu, HAVE_DNNL */
+extern const struct backend_ops backend_gpu_ops;   /* trainer/backend/gpu, HAVE_CUDA */
 
 /* "ref", "cpu", "gpu": the backend, or NULL + err naming what this build
  * has. */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host_loss.h"
-#include "loss.h"
+#include "backend/host_loss.h"
+#include "model/loss.h"
 
 void host_loss_init(struct host_loss *h, const char *who)
 {

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum host_loss_state { HOST_LOSS_NONE, HOST_LOSS_LOGITS, HOST_LOSS_GRAD };
 

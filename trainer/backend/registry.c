@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 static const struct backend_ops *const backends[] = {
 	&backend_ref_ops,

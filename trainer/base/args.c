@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "data_args.h"
+#include "base/args.h"
 
 int data_arg_long(const char *option, const char *value, long lo, long hi, long *out,
 		  char *err, size_t err_bytes)

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "crc32c.h"
+#include "base/crc32c.h"
 
 static uint32_t crc_table[8][256];
 static pthread_once_t crc_once = PTHREAD_ONCE_INIT;

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "error.h"
+#include "base/error.h"
 
 int trainer_error_set(struct trainer_error *err, const char *fmt, ...)
 {

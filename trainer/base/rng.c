@@ -3,7 +3,7 @@
  */
 #include <math.h>
 
-#include "rng.h"
+#include "base/rng.h"
 
 static uint64_t splitmix64(uint64_t *x)
 {

@@ -9,14 +9,14 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "checkpoint.h"
-#include "data_labels.h"
-#include "image_decode.h"
-#include "loss.h"
-#include "optim.h"
-#include "run.h"
-#include "run_common.h"
-#include "run_train_gpu.h"
+#include "train/checkpoint.h"
+#include "data/labels.h"
+#include "data/image_decode.h"
+#include "model/loss.h"
+#include "train/optim.h"
+#include "cmd/run.h"
+#include "cmd/common.h"
+#include "cmd/train_gpu.h"
 
 #define BENCH_WARMUP_STEPS 2
 

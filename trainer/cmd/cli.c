@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "data_args.h"
+#include "cmd/cli.h"
+#include "base/args.h"
 
 enum { C_TRAIN = 1, C_EVAL = 2, C_PREDICT = 4, C_BENCH = 8, C_ALL = 15 };
 

@@ -8,10 +8,10 @@
 
 #include <stdint.h>
 
-#include "backend.h"
-#include "optim.h"
-#include "progress.h"
-#include "schedule.h"
+#include "backend/backend.h"
+#include "train/optim.h"
+#include "train/progress.h"
+#include "train/schedule.h"
 
 struct cli_options {
 	const char *command;

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "dist.h"
-#include "gpu/gpu_train.h"
-#include "loss.h"
-#include "run_common.h"
-#include "span.h"
+#include "train/dist.h"
+#include "backend/gpu/gpu_train.h"
+#include "model/loss.h"
+#include "cmd/common.h"
+#include "train/span.h"
 
 double now_seconds(void)
 {

@@ -5,10 +5,10 @@
 #ifndef HVD_TRAINER_RUN_COMMON_H
 #define HVD_TRAINER_RUN_COMMON_H
 
-#include "backend.h"
-#include "cli.h"
-#include "data_loader.h"
-#include "rng.h"
+#include "backend/backend.h"
+#include "cmd/cli.h"
+#include "data/loader.h"
+#include "base/rng.h"
 
 struct gpu_staging;
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "data_cmds.h"
+#include "cmd/data_cmds.h"
 
 int cmd_pack(int argc, char **argv);
 int cmd_synth(int argc, char **argv);

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auroc.h"
-#include "checkpoint.h"
-#include "dist.h"
-#include "loss.h"
-#include "run.h"
-#include "run_common.h"
+#include "train/auroc.h"
+#include "train/checkpoint.h"
+#include "train/dist.h"
+#include "model/loss.h"
+#include "cmd/run.h"
+#include "cmd/common.h"
 
 struct outputs {
 	float *logits, *labels;  /* (n, 14) each */

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "data_cmds.h"
-#include "dist.h"
-#include "run.h"
+#include "cmd/cli.h"
+#include "cmd/data_cmds.h"
+#include "train/dist.h"
+#include "cmd/run.h"
 
 static void usage(FILE *f)
 {

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data_args.h"
-#include "data_pack.h"
-#include "data_shard.h"
+#include "base/args.h"
+#include "data/pack.h"
+#include "data/shard.h"
 
 int cmd_pack(int argc, char **argv);
 

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "data_args.h"
-#include "data_synth.h"
+#include "base/args.h"
+#include "data/synth.h"
 
 int cmd_synth(int argc, char **argv);
 

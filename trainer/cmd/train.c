@@ -30,17 +30,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "auroc.h"
-#include "checkpoint.h"
-#include "dist.h"
-#include "grad_sync.h"
-#include "run.h"
-#include "run_common.h"
-#include "run_train_gpu.h"
-#include "run_train_report.h"
-#include "run_train_verdict.h"
-#include "span.h"
-#include "stop_signal.h"
+#include "train/auroc.h"
+#include "train/checkpoint.h"
+#include "train/dist.h"
+#include "train/grad_sync.h"
+#include "cmd/run.h"
+#include "cmd/common.h"
+#include "cmd/train_gpu.h"
+#include "cmd/train_report.h"
+#include "train/verdict.h"
+#include "train/span.h"
+#include "train/stop_signal.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 

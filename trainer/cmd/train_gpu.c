@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dist.h"
-#include "gpu/gpu_train.h"
-#include "run_train_gpu.h"
-#include "run_train_health.h"
+#include "train/dist.h"
+#include "backend/gpu/gpu_train.h"
+#include "cmd/train_gpu.h"
+#include "cmd/train_health.h"
 
 static int failed(const struct trainer_error *err)
 {

@@ -13,15 +13,15 @@
  * the step stats (run_train_verdict.h), the loss scaler fed the agreed
  * verdict; GPU health lines at start and end, shared-GPU warning from
  * every rank's (host, bus id) (O1, O2).
- * What this is not: the loop (run_train.c) or CUDA (trainer/gpu/).
+ * What this is not: the loop (run_train.c) or CUDA (trainer/backend/gpu/).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_GPU_H
 #define HVD_TRAINER_RUN_TRAIN_GPU_H
 
-#include "grad_sync.h"
-#include "optim.h"
-#include "run_common.h"
-#include "run_train_verdict.h"
+#include "train/grad_sync.h"
+#include "train/optim.h"
+#include "cmd/common.h"
+#include "train/verdict.h"
 
 struct gpu_train;
 

@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "run_train_health.h"
+#include "cmd/train_health.h"
 
 void train_health_pack(const char *text, float *out, size_t n)
 {

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "gpu/gpu_health.h"
+#include "backend/gpu/gpu_health.h"
 
 #define TRAIN_HEALTH_TEXT 256   /* floats per rank in a text exchange */
 #define TRAIN_HEALTH_HOST 64

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auroc.h"
-#include "dist.h"
-#include "progress.h"
-#include "run_train_report.h"
-#include "stop_signal.h"
+#include "train/auroc.h"
+#include "train/dist.h"
+#include "train/progress.h"
+#include "cmd/train_report.h"
+#include "train/stop_signal.h"
 
 void train_window_start(struct train_window *w, const struct train_clock *c)
 {

@@ -10,8 +10,8 @@
 #ifndef HVD_TRAINER_RUN_TRAIN_REPORT_H
 #define HVD_TRAINER_RUN_TRAIN_REPORT_H
 
-#include "cli.h"
-#include "run_common.h"
+#include "cmd/cli.h"
+#include "cmd/common.h"
 
 /* This rank, over the whole run. */
 struct train_clock {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "data_csv.h"
+#include "data/csv.h"
 
 int csv_open(struct csv_reader *r, const char *path, char *err, size_t err_bytes)
 {

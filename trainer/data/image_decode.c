@@ -15,8 +15,8 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "image_decode.h"
-#include "image_resize.h"
+#include "data/image_decode.h"
+#include "data/image_resize.h"
 
 #define IMAGE_MAX_FILE_BYTES (256u << 20)
 

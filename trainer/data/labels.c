@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "data_labels.h"
+#include "data/labels.h"
 
 const char *const data_class_names[CHEXNET_CLASSES] = {
 	"Atelectasis", "Cardiomegaly", "Effusion", "Infiltration", "Mass",

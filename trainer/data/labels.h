@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "batch.h"
+#include "base/batch.h"
 
 /* CheXNet order: Atelectasis, Cardiomegaly, ..., Hernia. */
 extern const char *const data_class_names[CHEXNET_CLASSES];

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "data_labels.h"
-#include "data_loader.h"
-#include "data_order.h"
-#include "data_source.h"
-#include "image_resize.h"
+#include "data/labels.h"
+#include "data/loader.h"
+#include "data/order.h"
+#include "data/source.h"
+#include "data/image_resize.h"
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_HELD };
 

@@ -43,7 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "batch.h"
+#include "base/batch.h"
 
 enum data_split { DATA_TRAIN = 0, DATA_VAL = 1, DATA_TEST = 2 };
 

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "data_csv.h"
-#include "data_labels.h"
-#include "data_set.h"
-#include "data_split.h"
+#include "data/csv.h"
+#include "data/labels.h"
+#include "data/set.h"
+#include "data/split.h"
 
 #define NIH_FIELDS 11
 

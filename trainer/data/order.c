@@ -2,8 +2,8 @@
  * layout and augmentation bits. Pure. What it does not do: anything
  * stateful; the loader calls these from every worker.
  */
-#include "data_order.h"
-#include "data_split.h"
+#include "data/order.h"
+#include "data/split.h"
 
 int data_plan_init(struct data_plan *p, uint64_t records, int world, int batch,
 		   int accumulation, int train, const char **why)

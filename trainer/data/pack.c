@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "data_args.h"
-#include "data_pack.h"
-#include "data_set.h"
-#include "data_shard.h"
-#include "image_decode.h"
+#include "base/crc32c.h"
+#include "base/args.h"
+#include "data/pack.h"
+#include "data/set.h"
+#include "data/shard.h"
+#include "data/image_decode.h"
 
 #define PACK_DEFAULT_RECORDS_PER_SHARD 8192
 

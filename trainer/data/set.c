@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "data_csv.h"
-#include "data_set.h"
+#include "data/csv.h"
+#include "data/set.h"
 
 struct data_entry *data_list_push(struct data_list *l)
 {

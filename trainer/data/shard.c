@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "data_shard.h"
+#include "base/crc32c.h"
+#include "data/shard.h"
 
 static const uint8_t shard_magic[8] = { 'H', 'V', 'D', 'S', 'H', 'R', 'D', 0 };
 

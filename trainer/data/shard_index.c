@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data_csv.h"
-#include "data_shard.h"
+#include "data/csv.h"
+#include "data/shard.h"
 
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
 		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],

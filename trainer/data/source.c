@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data_loader.h"
-#include "data_source.h"
-#include "image_decode.h"
+#include "data/loader.h"
+#include "data/source.h"
+#include "data/image_decode.h"
 
 int data_source_open(struct data_source *src, const char *dir, int split,
 		     int stored_size, double val_fraction, char *err, size_t err_bytes)

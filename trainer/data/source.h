@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data_set.h"
-#include "data_shard.h"
+#include "data/set.h"
+#include "data/shard.h"
 
 struct data_source {
 	int packed;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data_split.h"
+#include "data/split.h"
 
 uint64_t data_hash64(uint64_t x)
 {

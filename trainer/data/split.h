@@ -7,7 +7,7 @@
 #ifndef HVD_TRAINER_DATA_SPLIT_H
 #define HVD_TRAINER_DATA_SPLIT_H
 
-#include "data_set.h"
+#include "data/set.h"
 
 /* Moves entries of *train into *val (both keep their relative order).
  * Returns 0, or -1 when out of memory. */

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data_args.h"
-#include "data_labels.h"
-#include "data_split.h"
-#include "data_synth.h"
-#include "image_encode.h"
+#include "base/args.h"
+#include "data/labels.h"
+#include "data/split.h"
+#include "data/synth.h"
+#include "data/image_encode.h"
 
 const unsigned data_synth_real_counts[CHEXNET_CLASSES] = {
 	11559, 2776, 13317, 19894, 5782, 6331, 1431, 5302, 4667, 2303, 2516, 1686, 3385, 227,

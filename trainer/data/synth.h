@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "batch.h"
+#include "base/batch.h"
 
 /* Positives per class in the real Data_Entry_2017_v2020.csv (112,120 rows). */
 extern const unsigned data_synth_real_counts[CHEXNET_CLASSES];

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data_split.h"
-#include "data_synth.h"
+#include "data/split.h"
+#include "data/synth.h"
 
 struct rng { uint64_t s; };
 

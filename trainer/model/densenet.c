@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
+#include "model/model.h"
 
 const struct densenet_config densenet121_config = {
 	.growth = 32, .blocks = { 6, 12, 24, 16 }, .init_features = 64, .bn_size = 4,

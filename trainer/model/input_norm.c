@@ -3,7 +3,7 @@
  */
 #include <stddef.h>
 
-#include "input_norm.h"
+#include "model/input_norm.h"
 
 const float input_norm_mean[3] = { 0.485f, 0.456f, 0.406f };
 const float input_norm_std[3] = { 0.229f, 0.224f, 0.225f };

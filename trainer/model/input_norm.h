@@ -10,7 +10,7 @@
 #ifndef HVD_TRAINER_INPUT_NORM_H
 #define HVD_TRAINER_INPUT_NORM_H
 
-#include "batch.h"
+#include "base/batch.h"
 
 extern const float input_norm_mean[3];  /* 0.485, 0.456, 0.406 */
 extern const float input_norm_std[3];   /* 0.229, 0.224, 0.225 */

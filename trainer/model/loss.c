@@ -4,7 +4,7 @@
  */
 #include <math.h>
 
-#include "loss.h"
+#include "model/loss.h"
 
 int loss_class_weights(const size_t *positives, size_t total, int classes,
 		       float *w_pos, float *w_neg)

@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum layer_kind {
 	LAYER_CONV,            /* no bias unless has_bias; kernel/stride/pad */

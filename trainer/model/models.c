@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "model.h"
+#include "model/model.h"
 
 int model_by_name(struct model_desc *d, const char *name, int image_size,
 		  int classes, struct trainer_error *err)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
-#include "rng.h"
+#include "model/model.h"
+#include "base/rng.h"
 
 int model_create(struct model *m, struct model_desc *desc, struct trainer_error *err)
 {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model.h"
+#include "model/model.h"
 
 struct rbuilder {
 	struct model_desc *d;

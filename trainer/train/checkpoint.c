@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpoint.h"
-#include "safetensors.h"
+#include "train/checkpoint.h"
+#include "train/safetensors.h"
 
 #define MODEL_FILE "model.safetensors"
 #define TRAINING_FILE "training.safetensors"

@@ -12,11 +12,11 @@
 #ifndef HVD_TRAINER_CHECKPOINT_H
 #define HVD_TRAINER_CHECKPOINT_H
 
-#include "error.h"
-#include "model.h"
-#include "optim.h"
-#include "rng.h"
-#include "schedule.h"
+#include "base/error.h"
+#include "model/model.h"
+#include "train/optim.h"
+#include "base/rng.h"
+#include "train/schedule.h"
 
 struct train_state {
 	int epoch;               /* next epoch to run */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist.h"
-#include "stop_signal.h"
+#include "train/dist.h"
+#include "train/stop_signal.h"
 
 int dist_status_ends_step(int status, int ranks)
 {

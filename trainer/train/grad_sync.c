@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grad_sync.h"
+#include "train/grad_sync.h"
 
 int grad_sync_init(struct grad_sync *g, struct model *m, int accumulate)
 {

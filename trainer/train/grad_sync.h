@@ -20,8 +20,8 @@
 
 #include <stddef.h>
 
-#include "dist.h"
-#include "model.h"
+#include "train/dist.h"
+#include "model/model.h"
 
 /* Micro-batch accumulation on the device, in place over params
  * [offset, offset + count): micro 0 of K: sum = grads; 0 < micro < K-1:

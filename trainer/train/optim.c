@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "optim.h"
+#include "train/optim.h"
 
 void optim_config_default(struct optim_config *cfg)
 {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 enum optim_kind { OPTIM_ADAM, OPTIM_SGD };
 

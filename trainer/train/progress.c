@@ -1,7 +1,7 @@
 /* progress.c - formats one progress line (text or JSON lines).
  * What it does not do: measure time (the training loop does).
  */
-#include "progress.h"
+#include "train/progress.h"
 
 void progress_print(FILE *f, enum progress_mode mode, const struct progress_point *p)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "safetensors.h"
+#include "train/safetensors.h"
 
 static size_t dtype_bytes(const char *dtype)
 {

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "schedule.h"
+#include "train/schedule.h"
 
 void schedule_init(struct schedule *s, double base_lr, enum lr_scale scale,
 		   int world_size, double warmup_epochs, int patience)

@@ -10,7 +10,7 @@
 #ifndef HVD_TRAINER_SCHEDULE_H
 #define HVD_TRAINER_SCHEDULE_H
 
-#include "error.h"
+#include "base/error.h"
 
 enum lr_scale { LR_SCALE_NONE, LR_SCALE_LINEAR };
 

@@ -3,8 +3,8 @@
  */
 #include <stddef.h>
 
-#include "dist.h"
-#include "span.h"
+#include "train/dist.h"
+#include "train/span.h"
 
 static const struct span_ranges *ranges;
 

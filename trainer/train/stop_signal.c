@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "stop_signal.h"
+#include "train/stop_signal.h"
 
 static volatile sig_atomic_t received;
 

@@ -1,7 +1,7 @@
 /* run_train_verdict.c - the per-step agreement vector and its verdict
  * (see run_train_verdict.h). What it does not do: communicate.
  */
-#include "run_train_verdict.h"
+#include "train/verdict.h"
 
 void train_verdict_pack(float stats[TRAIN_STATS], int stop, int found_inf)
 {

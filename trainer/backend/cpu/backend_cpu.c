@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
-#include "input_norm.h"
-#include "backend_cpu.h"
-#include "host_loss.h"
+#include "backend/cpu/cpu_internal.h"
+#include "model/input_norm.h"
+#include "backend/cpu/backend_cpu.h"
+#include "backend/host_loss.h"
 
 struct backend {
 	struct cpu_exec x;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "backend/cpu/cpu_internal.h"
 
 #define BN_EPS 1e-5f
 #define BN_MOMENTUM 0.1f

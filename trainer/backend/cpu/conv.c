@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "backend/cpu/cpu_internal.h"
 
 static void conv_shape(const struct cpu_exec *x, const struct model_layer *ml, char *buf,
 		       size_t len, const char *kind)

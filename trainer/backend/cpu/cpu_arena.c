@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_arena.h"
+#include "backend/cpu/cpu_arena.h"
 
 int arena_plan_init(struct arena_plan *a)
 {

@@ -22,10 +22,10 @@
 
 #include <stddef.h>
 
-#include "backend.h"
-#include "dnnl_ctx.h"
-#include "model.h"
-#include "prim_cache.h"
+#include "backend/backend.h"
+#include "backend/cpu/dnnl_ctx.h"
+#include "model/model.h"
+#include "backend/cpu/prim_cache.h"
 
 enum cpu_layout { CPU_STACKED, CPU_BLOCKED, CPU_NCHW32 };
 

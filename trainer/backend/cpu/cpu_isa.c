@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_isa.h"
+#include "backend/cpu/cpu_isa.h"
 
 /* The ISA values are bit sets: avx2_vnni (0x407) is numerically above
  * avx512_core (0x27) without containing it, so never compare with <. */

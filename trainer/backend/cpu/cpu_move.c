@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "backend/cpu/cpu_internal.h"
 
 /* The 4-d (N, c, H, W) form of an op descriptor: a stacked {1, c, N*H, W}
  * alias becomes the stacked C<b>nhw<b>c descriptor with real image

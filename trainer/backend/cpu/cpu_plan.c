@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_internal.h"
-#include "cpu_arena.h"
+#include "backend/cpu/cpu_internal.h"
+#include "backend/cpu/cpu_arena.h"
 
 int cpu_err(struct cpu_exec *x, struct trainer_error *err)
 {

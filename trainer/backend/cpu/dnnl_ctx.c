@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dnnl_ctx.h"
-#include "prim_cache.h"
+#include "backend/cpu/dnnl_ctx.h"
+#include "backend/cpu/prim_cache.h"
 
 int dnnl_ctx_allowed_cpus(void)
 {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <oneapi/dnnl/dnnl.h>
 
-#include "cpu_isa.h"
+#include "backend/cpu/cpu_isa.h"
 
 struct prim_cache;
 

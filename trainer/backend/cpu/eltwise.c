@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "backend/cpu/cpu_internal.h"
 
 static void op_md(struct cpu_exec *x, struct cpu_layer *l)
 {

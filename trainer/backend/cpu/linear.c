@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "backend/cpu/cpu_internal.h"
 
 static int linear_setup(struct cpu_exec *x, struct cpu_layer *l)
 {

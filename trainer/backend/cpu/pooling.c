@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu_internal.h"
+#include "backend/cpu/cpu_internal.h"
 
 static int pool_setup(struct cpu_exec *x, struct cpu_layer *l, int max)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "prim_cache.h"
+#include "backend/cpu/prim_cache.h"
 
 int prim_profile;
 

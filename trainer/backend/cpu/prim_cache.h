@@ -8,7 +8,7 @@
 #ifndef HVD_TRAINER_CPU_PRIM_CACHE_H
 #define HVD_TRAINER_CPU_PRIM_CACHE_H
 
-#include "dnnl_ctx.h"
+#include "backend/cpu/dnnl_ctx.h"
 
 struct prim {
 	dnnl_primitive_desc_t pd;

@@ -6,8 +6,8 @@
  * statistics fp32 in every precision (M4). What it does not do: count
  * batches (the caller does).
  */
-#include "gpu_check.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
 
 #define BN_EPS 1e-5f
 #define BN_MOMENTUM 0.1f

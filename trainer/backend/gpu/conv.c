@@ -7,8 +7,8 @@
  * come out in the compute type and are widened into the fp32 gradients.
  * What it does not do: allocate (the pool holds the workspace).
  */
-#include "gpu_check.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
 
 cudnnDataType_t gpu_cudnn_type(enum gpu_dtype dt)
 {

@@ -3,8 +3,8 @@
  * output, as ref/ and torch do. What it does not do: BN's fused ReLU
  * (gpu_bnorm.c).
  */
-#include "gpu_check.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
 
 static int relu_forward(struct backend *b, struct gpu_layer *l, int training,
 			struct trainer_error *err)

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "gpu_algo_cache.h"
+#include "backend/gpu/gpu_algo_cache.h"
 
 void gpu_algo_cache_init(struct gpu_algo_cache *c)
 {

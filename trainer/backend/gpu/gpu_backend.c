@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_backend.h"
-#include "gpu_check.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_backend.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
 
 /* Largest conv workspace any algorithm may ask for while sizing the pool. */
 #define GPU_WORKSPACE_CAP ((size_t)1 << 30)

@@ -15,8 +15,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend.h"
-#include "gpu_loss_scale.h"
+#include "backend/backend.h"
+#include "backend/gpu/gpu_loss_scale.h"
 
 /* The compute stream: every forward/backward kernel runs on it. */
 cudaStream_t gpu_backend_stream(const struct backend *b);

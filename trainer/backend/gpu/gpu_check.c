@@ -3,7 +3,7 @@
  */
 #include <string.h>
 
-#include "gpu_check.h"
+#include "backend/gpu/gpu_check.h"
 
 int gpu_fail(struct trainer_error *err, const char *file, int line, const char *call,
 	     const char *library, const char *reason)

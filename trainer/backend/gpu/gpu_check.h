@@ -13,7 +13,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include "error.h"
+#include "base/error.h"
 
 int gpu_fail(struct trainer_error *err, const char *file, int line, const char *call,
 	     const char *library, const char *reason);

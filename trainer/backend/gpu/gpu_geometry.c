@@ -3,7 +3,7 @@
  */
 #include <stdint.h>
 
-#include "gpu_geometry.h"
+#include "backend/gpu/gpu_geometry.h"
 
 int gpu_input_geometry_init(struct gpu_input_geometry *g, int count, int src_size,
 			    int out_size, const struct gpu_crop *crops,

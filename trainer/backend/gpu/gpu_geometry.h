@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 struct gpu_crop {
 	int x0, y0;  /* top-left of the window in the source image */

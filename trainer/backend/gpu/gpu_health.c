@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_health.h"
+#include "backend/gpu/gpu_health.h"
 
 /* "0000:3B:00.0" and "3b:00.0" name the same device: drop the domain
  * when it is 0 and compare case-insensitively. */

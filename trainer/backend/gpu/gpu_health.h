@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 
 #define GPU_BUS_ID_LEN 32       /* "0000:3b:00.0" and NUL, with room */
 #define GPU_UTIL_WARN_PERCENT 80

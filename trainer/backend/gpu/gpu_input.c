@@ -10,11 +10,11 @@
  */
 #include <string.h>
 
-#include "gpu_backend.h"
-#include "gpu_check.h"
-#include "gpu_internal.h"
-#include "gpu_nvtx.h"
-#include "input_norm.h"
+#include "backend/gpu/gpu_backend.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
+#include "backend/gpu/gpu_nvtx.h"
+#include "model/input_norm.h"
 
 static const struct model_tensor *input_tensor(const struct backend *b)
 {

@@ -12,12 +12,12 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include "backend.h"
-#include "gpu_algo_cache.h"
-#include "gpu_health.h"
-#include "gpu_kernels.h"
-#include "gpu_loss_scale.h"
-#include "gpu_pool_plan.h"
+#include "backend/backend.h"
+#include "backend/gpu/gpu_algo_cache.h"
+#include "backend/gpu/gpu_health.h"
+#include "backend/gpu/gpu_kernels.h"
+#include "backend/gpu/gpu_loss_scale.h"
+#include "backend/gpu/gpu_pool_plan.h"
 
 #define GPU_HEALTH_SAMPLES 4096  /* utilisation samples kept for the end summary */
 

@@ -8,7 +8,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include "gpu_kernels.h"
+#include "backend/gpu/gpu_kernels.h"
 
 #define GPU_K_THREADS 256
 

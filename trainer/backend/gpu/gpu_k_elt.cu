@@ -4,7 +4,7 @@
  * element, grid-stride loops. What it does not do: reductions over
  * channels (gpu_k_layers.cu).
  */
-#include "gpu_k_common.cuh"
+#include "backend/gpu/gpu_k_common.cuh"
 
 template <typename T>
 __global__ void input_images_kernel(const uint8_t *src, struct gpu_input_geometry g,
@@ -223,7 +223,7 @@ extern "C" cudaError_t gpu_k_bias_grad(cudaStream_t s, enum gpu_dtype dt, struct
 	return cudaGetLastError();
 }
 
-/* As trainer/optim.c: p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps). */
+/* As trainer/train/optim.c: p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps). */
 __global__ void adam_kernel(float *p, const float *g, float *m, float *v, long long count,
 			    struct gpu_adam_args a, float step, float sqrt_bc2)
 {

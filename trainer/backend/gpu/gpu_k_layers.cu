@@ -6,7 +6,7 @@
  * per output (forward) or per input element (backward, gathering every
  * window that contains it). What it does not do: convolutions (cuDNN).
  */
-#include "gpu_k_common.cuh"
+#include "backend/gpu/gpu_k_common.cuh"
 
 /* Element j of channel c over (N, H*W) in view v. */
 __device__ __forceinline__ long long channel_offset(const struct gpu_view &v, int c, long long j)

@@ -6,7 +6,7 @@
  * What it does not do: the conversion of the logits to fp32 (the caller
  * runs gpu_k_from_view first) or any host copy.
  */
-#include "gpu_k_common.cuh"
+#include "backend/gpu/gpu_k_common.cuh"
 
 __device__ __forceinline__ double softplus(double z)
 {

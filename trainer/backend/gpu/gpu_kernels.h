@@ -7,7 +7,7 @@
  * (n, c, y, x) at data[n*image_stride + (c*h + y)*w + x], in the
  * activation type dt (fp32, fp16 or bf16; arithmetic always in fp32).
  * Parameters, their gradients and BN statistics are always fp32.
- * Semantics mirror trainer/ref one for one (the oracle): BN eps/momentum
+ * Semantics mirror trainer/backend/ref one for one (the oracle): BN eps/momentum
  * and unbiased running variance, max pool ties to the first element in
  * row-major window order with padding never winning, avg pool divisor
  * k*k, ReLU masks from the output. Backward kernels gather (one thread
@@ -23,7 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "gpu_geometry.h"
+#include "backend/gpu/gpu_geometry.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "gpu_check.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
 
 enum { LOSS_NONE, LOSS_LOGITS, LOSS_GRAD };
 

@@ -3,7 +3,7 @@
  */
 #include <math.h>
 
-#include "gpu_loss_scale.h"
+#include "backend/gpu/gpu_loss_scale.h"
 
 #define MIN_SCALE 1.0f
 #define MAX_SCALE 16777216.0f  /* 2^24 */

@@ -12,7 +12,7 @@
 #ifndef HVD_TRAINER_GPU_LOSS_SCALE_H
 #define HVD_TRAINER_GPU_LOSS_SCALE_H
 
-#include "error.h"
+#include "base/error.h"
 
 struct gpu_loss_scale {
 	float scale;          /* current factor on the loss gradient */

@@ -7,7 +7,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "gpu_health.h"
+#include "backend/gpu/gpu_health.h"
 
 typedef int nvml_return;                 /* nvmlReturn_t; 0 = NVML_SUCCESS */
 typedef struct nvml_device_st *nvml_device;  /* nvmlDevice_t */

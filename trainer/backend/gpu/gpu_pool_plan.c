@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "gpu_pool_plan.h"
+#include "backend/gpu/gpu_pool_plan.h"
 
 struct cursor {
 	size_t next;

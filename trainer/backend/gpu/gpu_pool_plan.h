@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "error.h"
-#include "model.h"
+#include "base/error.h"
+#include "model/model.h"
 
 #define GPU_POOL_ALIGN 256  /* cudaMalloc's own alignment; enough for every vector load */
 

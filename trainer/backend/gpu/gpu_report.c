@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_backend.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_backend.h"
+#include "backend/gpu/gpu_internal.h"
 
 int gpu_backend_health_sample(struct backend *b, char *line, size_t len,
 			      struct trainer_error *err)

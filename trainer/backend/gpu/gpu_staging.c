@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gpu_check.h"
-#include "gpu_internal.h"
-#include "gpu_train.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
+#include "backend/gpu/gpu_train.h"
 
 struct gpu_staging {
 	struct backend *b;

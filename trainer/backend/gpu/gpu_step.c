@@ -15,10 +15,10 @@
  */
 #include <string.h>
 
-#include "gpu_backend.h"
-#include "gpu_check.h"
-#include "gpu_internal.h"
-#include "gpu_nvtx.h"
+#include "backend/gpu/gpu_backend.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
+#include "backend/gpu/gpu_nvtx.h"
 
 int gpu_input_load(struct backend *b, const struct backend_input *in, struct trainer_error *err);
 

@@ -3,7 +3,7 @@
  * without a GPU implementation leaves a NULL that tests/test_gpu_ops.c
  * catches. What it does not do: anything else.
  */
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_internal.h"
 
 const struct gpu_layer_ops *const gpu_layer_table[GPU_LAYER_KINDS] = {
 	[LAYER_CONV] = &gpu_conv_ops,

@@ -1,7 +1,7 @@
 /* gpu_train.c - device-side training for `chexnet train` on the "gpu"
  * backend (see gpu_train.h): gradients accumulated and kept on the
  * device, the optimizer on the device (gpu_k_adam / gpu_k_sgd, torch
- * semantics as trainer/optim.c) and the per-step stats pair. Allocation
+ * semantics as trainer/train/optim.c) and the per-step stats pair. Allocation
  * happens at open (moments, micro-batch sum, stats: one cudaMalloc),
  * never on the step path. Every call is checked (GPU_CUDA: file:line and
  * CUDA's error string). Compiled with -Werror against CUDA 13; never run
@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu_backend.h"
-#include "gpu_check.h"
-#include "gpu_internal.h"
-#include "gpu_nvtx.h"
-#include "gpu_train.h"
+#include "backend/gpu/gpu_backend.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
+#include "backend/gpu/gpu_nvtx.h"
+#include "backend/gpu/gpu_train.h"
 
 #define GPU_TRAIN_STATS 4
 

@@ -29,11 +29,11 @@
 
 #include <stddef.h>
 
-#include "backend.h"
-#include "dist.h"
-#include "grad_sync.h"
-#include "optim.h"
-#include "span.h"
+#include "backend/backend.h"
+#include "train/dist.h"
+#include "train/grad_sync.h"
+#include "train/optim.h"
+#include "train/span.h"
 
 struct gpu_train;
 

@@ -3,7 +3,7 @@
  * because backend_find("gpu") fails first; each says so if it were.
  * What it does not do: anything on a device.
  */
-#include "gpu_train.h"
+#include "backend/gpu/gpu_train.h"
 
 static const char no_gpu[] = "gpu: this build has no gpu backend (no CUDA/cuDNN/cuBLAS found)";
 

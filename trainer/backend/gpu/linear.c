@@ -8,8 +8,8 @@
  * Bias and its gradient run as small kernels (gpu_kernels.h).
  * What it does not do: anything but the linear layer.
  */
-#include "gpu_check.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
 
 cudaDataType_t gpu_cublas_type(enum gpu_dtype dt)
 {

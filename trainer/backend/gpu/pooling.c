@@ -4,8 +4,8 @@
  * deprecated pooling calls do not promise. What it does not do: ceil
  * mode or dilation (no model uses them).
  */
-#include "gpu_check.h"
-#include "gpu_internal.h"
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
 
 static struct gpu_pool_shape shape_of(const struct model_layer *ml)
 {

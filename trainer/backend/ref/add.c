@@ -1,7 +1,7 @@
 /* ref_add.c - elementwise sum of two tensors (ResNet's shortcut), with an
  * optional ReLU after it. What it does not do: broadcasting.
  */
-#include "ref_layers.h"
+#include "backend/ref/layers.h"
 
 void ref_add_forward(const struct ref_view *a, const struct ref_view *b, int relu,
 		     const struct ref_view *y)

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "ref_layers.h"
+#include "backend/ref/layers.h"
 
 static void clear(const struct ref_view *v)
 {

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "host_loss.h"
-#include "input_norm.h"
-#include "ref_layers.h"
+#include "backend/backend.h"
+#include "backend/host_loss.h"
+#include "model/input_norm.h"
+#include "backend/ref/layers.h"
 
 struct backend {
 	struct model *m;

@@ -6,7 +6,7 @@
  */
 #include <math.h>
 
-#include "ref_layers.h"
+#include "backend/ref/layers.h"
 
 static double channel_sum(const struct ref_view *v, int c)
 {

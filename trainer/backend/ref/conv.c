@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "ref_layers.h"
+#include "backend/ref/layers.h"
 
 /* Output column range [x0, x1) for which input column ox*stride - pad + k
  * falls inside [0, width). */

@@ -2,7 +2,7 @@
  * image to C*H*W (torch's flatten order), forward and backward.
  * What it does not do: activation (the loss applies the sigmoid).
  */
-#include "ref_layers.h"
+#include "backend/ref/layers.h"
 
 void ref_linear_forward(const struct ref_view *x, const float *w, const float *bias,
 			const struct ref_view *y)

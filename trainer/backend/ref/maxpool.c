@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "ref_layers.h"
+#include "backend/ref/layers.h"
 
 /* Input position (iy, ix) of the window maximum for output (oy, ox). */
 static void window_max(const struct ref_view *x, int n, int c, int oy, int ox,

@@ -1,7 +1,7 @@
 /* ref_relu.c - ReLU forward and backward (mask from the output).
  * What it does not do: leaky or clipped variants.
  */
-#include "ref_layers.h"
+#include "backend/ref/layers.h"
 
 void ref_relu_forward(const struct ref_view *x, const struct ref_view *y)
 {
