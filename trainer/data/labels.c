@@ -1,4 +1,4 @@
-/* data_labels.c - class names and the Finding Labels parser. Pure.
+/* data_labels.c - the Finding Labels parser (the class names: base/classes.c). Pure.
  * What it does not do: read files or report line numbers (the CSV reader
  * adds those).
  */
@@ -6,12 +6,6 @@
 #include <string.h>
 
 #include "data/labels.h"
-
-const char *const data_class_names[CHEXNET_CLASSES] = {
-	"Atelectasis", "Cardiomegaly", "Effusion", "Infiltration", "Mass",
-	"Nodule", "Pneumonia", "Pneumothorax", "Consolidation", "Edema",
-	"Emphysema", "Fibrosis", "Pleural_Thickening", "Hernia",
-};
 
 int data_class_find(const char *name, size_t len)
 {

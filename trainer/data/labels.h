@@ -9,9 +9,7 @@
 #include <stdint.h>
 
 #include "base/batch.h"
-
-/* CheXNet order: Atelectasis, Cardiomegaly, ..., Hernia. */
-extern const char *const data_class_names[CHEXNET_CLASSES];
+#include "base/classes.h"
 
 /* Class index of name, or -1. */
 int data_class_find(const char *name, size_t len);

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/classes.h"
 #include "train/auroc.h"
-#include "data/labels.h"
 
 const double auroc_chexnet_paper[14] = {
 	0.8094, 0.9248, 0.8638, 0.7345, 0.8676, 0.7802, 0.7680,

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "train/hooks.h"
+
 struct dist_handle;
 
 int dist_init(void);
@@ -72,16 +74,6 @@ int dist_device_buffers(void);
  * (CUDA events, runtime/comm_nccl.c). No-op without a device backend. */
 int dist_set_compute_stream(void *stream);
 
-/* Host <-> device copies for the blocking collectives on a device
- * backend; each call is complete when it returns. */
-struct dist_staging {
-	void *ctx;
-	/* A device buffer of at least `bytes`, kept between calls (grown only
-	 * when a larger collective comes). NULL when out of memory. */
-	void *(*buffer)(void *ctx, size_t bytes);
-	int (*to_device)(void *ctx, void *dev, const void *host, size_t bytes);
-	int (*to_host)(void *ctx, void *host, const void *dev, size_t bytes);
-};
 /* NULL removes them. The struct must outlive its use. */
 void dist_set_staging(const struct dist_staging *s);
 

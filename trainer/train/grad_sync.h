@@ -22,16 +22,7 @@
 
 #include "train/dist.h"
 #include "model/model.h"
-
-/* Micro-batch accumulation on the device, in place over params
- * [offset, offset + count): micro 0 of K: sum = grads; 0 < micro < K-1:
- * sum += grads; micro K-1: grads = (sum + grads) / K (K > 1 only).
- * Queued, not waited for. 0 or -1. */
-struct grad_sync_device {
-	void *ctx;
-	float *grads;                 /* (param_count) device gradients */
-	int (*accumulate)(void *ctx, size_t offset, size_t count, int micro, int accumulate);
-};
+#include "train/hooks.h"
 
 struct grad_sync {
 	struct model *model;

@@ -9,23 +9,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-
-enum optim_kind { OPTIM_ADAM, OPTIM_SGD };
-
-struct optim_config {
-	enum optim_kind kind;
-	double beta1, beta2, eps;   /* Adam */
-	double momentum;            /* SGD (0 = plain SGD) */
-	double weight_decay;
-};
-
-struct optim {
-	struct optim_config cfg;
-	size_t count;
-	float *m;        /* (count) Adam first moment / SGD momentum buffer */
-	float *v;        /* (count) Adam second moment (NULL for SGD) */
-	long steps;      /* updates done (Adam's bias correction) */
-};
+#include "train/hooks.h"
 
 /* Adam 0.9/0.999/1e-8, no weight decay. */
 void optim_config_default(struct optim_config *cfg);

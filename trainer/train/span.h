@@ -10,10 +10,7 @@
 #ifndef HVD_TRAINER_SPAN_H
 #define HVD_TRAINER_SPAN_H
 
-struct span_ranges {
-	void (*push)(const char *name);
-	void (*pop)(void);
-};
+#include "train/hooks.h"
 
 /* NULL: timeline only. The struct must outlive its use. */
 void span_set_ranges(const struct span_ranges *r);

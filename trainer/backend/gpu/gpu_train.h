@@ -30,10 +30,7 @@
 #include <stddef.h>
 
 #include "backend/backend.h"
-#include "train/dist.h"
-#include "train/grad_sync.h"
-#include "train/optim.h"
-#include "train/span.h"
+#include "train/hooks.h"
 
 struct gpu_train;
 
