@@ -28,13 +28,29 @@ RUNTIME_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(RUNTIME_SRCS))
 $(B)/obj/runtime/%.o: MODULE_CFLAGS = -Iruntime $(RUNTIME_CFLAGS_DEPS) $(RUNTIME_DEFS)
 $(B)/obj/bench/%.o: MODULE_CFLAGS = -Iruntime $(MPI_CFLAGS) $(RUNTIME_DEFS)
 
-$(B)/libhvd.a: $(RUNTIME_OBJS)
+# libhvd.a, what a program links, exports only the API (hvd.h): it holds
+# one relocatable object (ld -r of every runtime object) in which every
+# global symbol but hvd_* is made local (objcopy --keep-global-symbol), so
+# the runtime's internal names (timeline_open, engine_start, ...) can
+# neither collide with nor be reached by a program's own. The unit tests
+# reach the internals through libhvd-internal.a (the plain objects).
+OBJCOPY ?= objcopy
+$(B)/obj/runtime/libhvd.o: $(RUNTIME_OBJS)
+	$(LD) -r -o $@.all $^
+	$(OBJCOPY) --wildcard --keep-global-symbol='hvd_*' $@.all $@
+	@rm -f $@.all
+$(B)/libhvd.a: $(B)/obj/runtime/libhvd.o
+	@rm -f $@
+	$(AR) rcs $@ $^
+HVD_INTERNAL_LIB := $(B)/obj/runtime/libhvd-internal.a
+$(HVD_INTERNAL_LIB): $(RUNTIME_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 LIBS_STATIC += $(B)/libhvd.a
 
-$(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(B)/libhvd.a
+# a test program: it also checks the dtype conversions (internals)
+$(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(HVD_INTERNAL_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
 TEST_PROGRAMS += $(B)/hvd-rt-test
 
@@ -48,7 +64,13 @@ endif
 # report, dtype, bootstrap_decide) through the archive.
 TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c
-TEST_LIBS += $(B)/libhvd.a
+TEST_LIBS += $(HVD_INTERNAL_LIB)
+# A program with its own timeline_open, control_stop, engine_start links
+# against libhvd.a and runs (group symbols).
+$(B)/hvd-own-symbols: $(B)/obj/tests/own_symbols.o $(B)/libhvd.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
+TEST_PROGRAMS += $(B)/hvd-own-symbols
+TEST_SRCS += tests/test_symbols.c
 TEST_LDLIBS += $(RUNTIME_LDLIBS) $(CJSON_LIBS)
 TEST_CFLAGS += -DHVD_HAVE_RUNTIME
 

@@ -31,6 +31,7 @@ extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 #ifdef HVD_HAVE_RUNTIME
 extern const struct test_case runtime_unit_tests[];
+extern const struct test_case symbols_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case e2e_learning_tests[];
@@ -102,6 +103,7 @@ static const struct test_group test_groups[] = {
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
+	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0, NULL, NULL, NULL },
