@@ -13,14 +13,6 @@
 #include "cmd/common.h"
 #include "train/span.h"
 
-double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void print_count(const struct session *s, const struct cli_options *o)
 {
 	const struct model *m = &s->model;

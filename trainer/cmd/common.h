@@ -5,6 +5,7 @@
 #ifndef HVD_TRAINER_RUN_COMMON_H
 #define HVD_TRAINER_RUN_COMMON_H
 
+#include "base/clock.h"
 #include "backend/backend.h"
 #include "cmd/cli.h"
 #include "data/loader.h"
@@ -68,8 +69,6 @@ void source_close(struct source *src);
  * counts, from a pack's index or a folder's label files; synthetic: the
  * known rate). 0 or -1 (printed). */
 int class_weights(const struct cli_options *o, float *w_pos, float *w_neg);
-
-double now_seconds(void);
 
 struct evaluation {
 	double loss;

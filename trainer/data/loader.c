@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "data/labels.h"
 #include "data/loader.h"
 #include "data/order.h"
@@ -66,13 +67,6 @@ int data_loader_default_threads(void)
 	if (sched_getaffinity(0, sizeof(set), &set) == 0)
 		cpus = CPU_COUNT(&set);
 	return cpus / 4 > 1 ? cpus / 4 : 1;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Per-worker buffers. */

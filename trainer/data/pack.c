@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/crc32c.h"
 #include "base/args.h"
 #include "data/pack.h"
@@ -33,13 +34,6 @@ struct pack_job {
 	pthread_cond_t finished_cv;
 	char err[1024];
 };
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int data_pack_shard_count(size_t count, size_t train_count, int train_shards)
 {
