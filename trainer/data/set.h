@@ -11,7 +11,8 @@
  *    labels; paths relative to the directory.
  * val, when not given as a list, is taken from train_val by patient
  * (data_split.h). Records keep the order of the list files.
- * What this is not: decoding images or the shard format.
+ * What this is not: entry lists (list.h), decoding images or the shard
+ * format.
  */
 #ifndef HVD_TRAINER_DATA_SET_H
 #define HVD_TRAINER_DATA_SET_H
@@ -19,19 +20,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DATA_NAME_BYTES 160   /* image name or relative path, NUL included */
+#include "data/list.h"
+
 #define DATA_MAX_IMAGE_DIRS 16
-
-struct data_entry {
-	char name[DATA_NAME_BYTES];
-	uint32_t patient;           /* patient id (generic CSV without one: row number) */
-	uint16_t labels;            /* bit c = class c (data_labels.h) */
-};
-
-struct data_list {
-	struct data_entry *items;
-	size_t count, capacity;
-};
 
 struct data_set {
 	struct data_list split[3];  /* enum data_split: train, val, test */
@@ -56,20 +47,6 @@ int data_set_image_path(const struct data_set *set, const struct data_entry *e,
 			char *path, size_t path_bytes, char *err, size_t err_bytes);
 
 void data_set_free(struct data_set *set);
-
-/* List helpers. */
-struct data_entry *data_list_push(struct data_list *l);   /* NULL: no memory */
-void data_list_free(struct data_list *l);
-
-/* A label table (NIH Data_Entry, generic CSV): header() checks the first
- * line, row() fills one entry per further line; both return 0 or -1 with a
- * message naming file and line. An empty file is an error. Appends to out. */
-struct csv_reader;
-typedef int (*data_header_fn)(const struct csv_reader *r, void *ctx, char *err, size_t err_bytes);
-typedef int (*data_row_fn)(const struct csv_reader *r, void *ctx, struct data_entry *e,
-			   char *err, size_t err_bytes);
-int data_list_read_table(const char *path, data_header_fn header, data_row_fn row, void *ctx,
-			 struct data_list *out, char *err, size_t err_bytes);
 
 /* Internal to data_set.c / data_nih.c / data_generic.c. */
 int data_nih_open(struct data_set *set, const char *dir, double val_fraction,
