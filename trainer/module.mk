@@ -3,7 +3,7 @@
 # ($(DATA_SRCS)); the oneDNN backend's from trainer/backend/cpu/cpu.mk
 # ($(CPU_BACKEND_SRCS), owned by the cpu backend work) when HAVE_DNNL.
 
-TRAINER_CORE_SRCS := trainer/base/error.c trainer/model/input_norm.c trainer/backend/registry.c \
+TRAINER_CORE_SRCS := trainer/base/error.c trainer/model/input_norm.c trainer/backend/registry.c trainer/backend/precision.c \
 	trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
 	trainer/model/models.c trainer/model/params.c trainer/base/rng.c trainer/model/loss.c trainer/backend/host_loss.c \
 	trainer/train/optim.c trainer/train/schedule.c trainer/train/auroc.c trainer/train/safetensors.c \

@@ -1,5 +1,6 @@
 /* backend.c - the one place that knows which backends this build has and
- * picks one by name. What it does not do: anything a backend does.
+ * picks one by name. What it does not do: anything a backend does, or
+ * precision names (precision.c).
  */
 #include <stddef.h>
 #include <string.h>
@@ -42,25 +43,4 @@ const struct backend_ops *backend_find(const char *name, struct trainer_error *e
 		trainer_error_set(err, "--backend: '%s': unknown (this build has: %s)",
 				  name, backend_names());
 	return NULL;
-}
-
-static const char *const precision_names[] = {
-	[PRECISION_FP32] = "fp32",
-	[PRECISION_BF16] = "bf16",
-	[PRECISION_FP16] = "fp16",
-};
-
-const char *precision_name(enum precision p)
-{
-	return precision_names[p];
-}
-
-int precision_parse(const char *s, enum precision *p, struct trainer_error *err)
-{
-	for (size_t i = 0; i < sizeof(precision_names) / sizeof(precision_names[0]); i++)
-		if (strcmp(s, precision_names[i]) == 0) {
-			*p = (enum precision)i;
-			return 0;
-		}
-	return trainer_error_set(err, "--precision: '%s': expected fp32, bf16 or fp16", s);
 }
