@@ -1,6 +1,7 @@
-/* dnnl_ctx.c - engine, stream, threads, errors, the reference-kernel
- * check and memory descriptor helpers of the cpu backend. What it does not
- * do: cache primitives (prim_cache.c) or know layers.
+/* dnnl_ctx.c - threads, errors, the reference-kernel check and memory
+ * descriptor helpers of the cpu backend. What it does not do: open or
+ * close the context (dnnl_ctx_open.c), cache primitives (prim_cache.c)
+ * or know layers.
  */
 #define _GNU_SOURCE
 #include <omp.h>
@@ -11,7 +12,6 @@
 #include <string.h>
 
 #include "backend/cpu/dnnl_ctx.h"
-#include "backend/cpu/prim_cache.h"
 
 int dnnl_ctx_allowed_cpus(void)
 {
@@ -52,35 +52,6 @@ int dnnl_ctx_ok(struct dnnl_ctx *c, dnnl_status_t st, const char *what)
 		return 0;
 	return dnnl_ctx_fail(c, "%s: 'status %d': oneDNN says %s", what, (int)st,
 			     status_text(st));
-}
-
-int dnnl_ctx_init(struct dnnl_ctx *c, int threads)
-{
-	memset(c, 0, sizeof(*c));
-	c->threads = threads > 0 ? threads : dnnl_ctx_allowed_cpus();
-	omp_set_num_threads(c->threads);
-	if (dnnl_ctx_ok(c, dnnl_engine_create(&c->engine, dnnl_cpu, 0), "engine") ||
-	    dnnl_ctx_ok(c, dnnl_stream_create(&c->stream, c->engine,
-					      dnnl_stream_default_flags), "stream"))
-		return -1;
-	cpu_isa_probe(c->engine, &c->isa);
-	if (prim_cache_new(&c->cache) != 0)
-		return dnnl_ctx_fail(c, "primitive cache: 'alloc': out of memory");
-	return 0;
-}
-
-void dnnl_ctx_free(struct dnnl_ctx *c)
-{
-	if (c->cache)
-		prim_cache_free(c->cache);
-	if (c->scratch_mem)
-		dnnl_memory_destroy(c->scratch_mem);
-	free(c->scratch);
-	if (c->stream)
-		dnnl_stream_destroy(c->stream);
-	if (c->engine)
-		dnnl_engine_destroy(c->engine);
-	memset(c, 0, sizeof(*c));
 }
 
 /* oneDNN 2.6 reference kernels: "ref:any", "bnorm_ref:any", "ref_int8",
