@@ -2,7 +2,7 @@
 # trainer/module.mk when HAVE_DNNL). Its sources go into libchexnet.a; its
 # tests into the runner.
 CPU_BACKEND_SRCS := trainer/backend/cpu/cpu_isa.c trainer/backend/cpu/dnnl_ctx.c trainer/backend/cpu/dnnl_ctx_open.c trainer/backend/cpu/prim_cache.c \
-	trainer/backend/cpu/cpu_arena.c trainer/backend/cpu/cpu_plan.c trainer/backend/cpu/cpu_move.c \
+	trainer/backend/cpu/cpu_arena.c trainer/backend/cpu/cpu_plan.c trainer/backend/cpu/layout.c trainer/backend/cpu/cpu_move.c \
 	trainer/backend/cpu/conv.c trainer/backend/cpu/batchnorm.c trainer/backend/cpu/eltwise.c \
 	trainer/backend/cpu/pooling.c trainer/backend/cpu/linear.c trainer/backend/cpu/backend_cpu.c
 CPU_BACKEND_CFLAGS = $(DNNL_CFLAGS) -fopenmp
