@@ -142,7 +142,7 @@ static const struct audit_allow waiting[] = {
 	  "destroy: queued work must end before its memory is freed" },
 	{ "trainer/backend/gpu/gpu_backend.c", "gpu_store_state", "cudaStreamSynchronize", 0,
 	  "checkpoint: store_state promises host state on return" },
-	{ "trainer/backend/gpu/gpu_backend.c", "gpu_io_upload", "cudaEventSynchronize", 0,
+	{ "trainer/backend/gpu/gpu_input.c", "gpu_io_upload", "cudaEventSynchronize", 0,
 	  "step path: reuse of the pinned io buffer waits for the previous upload out of it "
 	  "(normally long done)" },
 	{ "trainer/backend/gpu/gpu_input.c", "queue_upload", "cudaEventSynchronize", 0,

@@ -1,8 +1,8 @@
 /* gpu_backend.c - the "gpu" backend's life cycle: create (device, streams,
  * cuDNN/cuBLAS handles, conv algorithms, the one device pool after a fit
  * check against free memory (M1, M2), pinned host staging (P4)),
- * load_params, store_state, destroy, pool views and the public
- * accessors of gpu_backend.h. The step itself is gpu_step.c.
+ * load_params, store_state, destroy and the public accessors of
+ * gpu_backend.h (the pool views are gpu_internal.h's). The step itself is gpu_step.c.
  * What it does not do: NCCL (runtime/), the loss or the optimizer.
  */
 #include <stdlib.h>
@@ -14,46 +14,6 @@
 
 /* Largest conv workspace any algorithm may ask for while sizing the pool. */
 #define GPU_WORKSPACE_CAP ((size_t)1 << 30)
-
-void *gpu_region(const struct backend *b, const struct gpu_region *r)
-{
-	return r->bytes ? b->pool + r->offset : NULL;
-}
-
-int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err)
-{
-	GPU_CUDA(cudaEventSynchronize(b->io_uploaded));  /* the pinned buffer is free again */
-	memcpy(b->host_io, host, bytes);
-	GPU_CUDA(cudaMemcpyAsync(gpu_region(b, &b->plan.io), b->host_io, bytes,
-				 cudaMemcpyHostToDevice, b->stream));
-	GPU_CUDA(cudaEventRecord(b->io_uploaded, b->stream));
-	return 0;
-}
-
-struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad)
-{
-	const struct model_tensor *t = &b->m->desc.tensors[s->tensor];
-	const struct gpu_region *r = grad ? &b->plan.grad[s->tensor] : &b->plan.act[s->tensor];
-	size_t plane = (size_t)t->height * t->width;
-
-	return (struct gpu_view){
-		.data = b->pool + r->offset + (size_t)s->c0 * plane * b->elem_bytes,
-		.n = b->count, .c = s->channels, .h = t->height, .w = t->width,
-		.image_stride = (long long)t->channels * (long long)plane,
-	};
-}
-
-float *gpu_params(const struct backend *b) { return gpu_region(b, &b->plan.params); }
-float *gpu_grads(const struct backend *b) { return gpu_region(b, &b->plan.grads); }
-float *gpu_state(const struct backend *b) { return gpu_region(b, &b->plan.state); }
-float *gpu_bn_saved(const struct backend *b) { return gpu_region(b, &b->plan.bn_saved); }
-
-const void *gpu_weights(const struct backend *b, size_t offset)
-{
-	if (b->dt == GPU_F32)
-		return gpu_params(b) + offset;
-	return (const char *)gpu_region(b, &b->plan.params_lp) + offset * b->elem_bytes;
-}
 
 /* host_registered bits: which of the model's buffers we page-locked. */
 enum { PINNED_PARAMS = 1, PINNED_GRADS = 2, PINNED_STATE = 4 };

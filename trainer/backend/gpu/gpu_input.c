@@ -124,3 +124,13 @@ int gpu_input_load(struct backend *b, const struct backend_input *in, struct tra
 	b->prefetched = NULL;
 	return normalise(b, in->count, err);
 }
+
+int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err)
+{
+	GPU_CUDA(cudaEventSynchronize(b->io_uploaded));  /* the pinned buffer is free again */
+	memcpy(b->host_io, host, bytes);
+	GPU_CUDA(cudaMemcpyAsync(gpu_region(b, &b->plan.io), b->host_io, bytes,
+				 cudaMemcpyHostToDevice, b->stream));
+	GPU_CUDA(cudaEventRecord(b->io_uploaded, b->stream));
+	return 0;
+}

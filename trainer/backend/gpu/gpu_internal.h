@@ -98,17 +98,42 @@ const struct gpu_layer_ops *gpu_layer_ops_for(enum layer_kind kind);
 extern const struct gpu_layer_ops gpu_conv_ops, gpu_bnorm_ops, gpu_relu_ops, gpu_add_ops,
 	gpu_maxpool_ops, gpu_avgpool_ops, gpu_gap_ops, gpu_linear_ops;
 
-/* Views and pointers into the pool (gpu_backend.c). */
-struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad);
-float *gpu_params(const struct backend *b);      /* fp32 master */
-const void *gpu_weights(const struct backend *b, size_t offset);  /* compute type */
-float *gpu_grads(const struct backend *b);
-float *gpu_state(const struct backend *b);
-float *gpu_bn_saved(const struct backend *b);
-void *gpu_region(const struct backend *b, const struct gpu_region *r);
-/* bytes of fp32 host data into the device io region through pinned
- * host_io, queued on the compute stream (waits only until the previous
- * upload out of host_io has left it). */
+/* Views and pointers into the pool: gpu_params is the fp32 master,
+ * gpu_weights the compute type. Inline here so that the layer files do not
+ * call back into gpu_backend.c. */
+static inline void *gpu_region(const struct backend *b, const struct gpu_region *r)
+{
+	return r->bytes ? b->pool + r->offset : NULL;
+}
+
+static inline struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad)
+{
+	const struct model_tensor *t = &b->m->desc.tensors[s->tensor];
+	const struct gpu_region *r = grad ? &b->plan.grad[s->tensor] : &b->plan.act[s->tensor];
+	size_t plane = (size_t)t->height * t->width;
+
+	return (struct gpu_view){
+		.data = b->pool + r->offset + (size_t)s->c0 * plane * b->elem_bytes,
+		.n = b->count, .c = s->channels, .h = t->height, .w = t->width,
+		.image_stride = (long long)t->channels * (long long)plane,
+	};
+}
+
+static inline float *gpu_params(const struct backend *b) { return gpu_region(b, &b->plan.params); }
+static inline float *gpu_grads(const struct backend *b) { return gpu_region(b, &b->plan.grads); }
+static inline float *gpu_state(const struct backend *b) { return gpu_region(b, &b->plan.state); }
+static inline float *gpu_bn_saved(const struct backend *b) { return gpu_region(b, &b->plan.bn_saved); }
+
+static inline const void *gpu_weights(const struct backend *b, size_t offset)
+{
+	if (b->dt == GPU_F32)
+		return gpu_params(b) + offset;
+	return (const char *)gpu_region(b, &b->plan.params_lp) + offset * b->elem_bytes;
+}
+
+/* gpu_input.c: bytes of fp32 host data into the device io region
+ * through pinned host_io, queued on the compute stream (waits only until
+ * the previous upload out of host_io has left it). */
 int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err);
 
 /* gpu_loss.c: backend.h's loss ops, and the hooks forward/backward call. */
