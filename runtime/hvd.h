@@ -58,6 +58,7 @@ int hvd_node_count(void);
 const char *hvd_hostname(void);
 const char *hvd_backend_name(void);       /* "mpi", "nccl" or "self" */
 const char *hvd_error(void);              /* last message, "" if none */
+const char *hvd_version(void);            /* "0.1.0" (the VERSION file) */
 
 /* Allreduce in place on `data` (host memory for MPI, device memory for
  * NCCL), `count` elements. `name` identifies the tensor across ranks (at

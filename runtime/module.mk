@@ -35,6 +35,7 @@ $(B)/obj/bench/%.o: MODULE_CFLAGS = -Iruntime $(MPI_CFLAGS) $(RUNTIME_DEFS)
 # neither collide with nor be reached by a program's own. The unit tests
 # reach the internals through libhvd-internal.a (the plain objects).
 OBJCOPY ?= objcopy
+$(B)/obj/runtime/state.o: VERSION
 $(B)/obj/runtime/libhvd.o: $(RUNTIME_OBJS)
 	$(LD) -r -o $@.all $^
 	$(OBJCOPY) --wildcard --keep-global-symbol='hvd_*' $@.all $@

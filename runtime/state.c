@@ -29,6 +29,11 @@ const char *hvd_error(void)
 	return tls_error;
 }
 
+const char *hvd_version(void)
+{
+	return HVD_VERSION;
+}
+
 void runtime_suffix(const struct runtime *rt, char *out, size_t len)
 {
 	snprintf(out, len, " [rank %d/%d %s]", rt->boot.rank, rt->boot.size, rt->boot.hostname);

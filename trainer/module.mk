@@ -50,6 +50,7 @@ $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
+$(B)/obj/trainer/cmd/main.o $(B)/obj/trainer/cmd/common.o: VERSION
 $(B)/chexnet: $(B)/obj/trainer/cmd/main.o $(B)/libchexnet.a $(CHEXNET_HVD_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(TRAINER_LDLIBS) $(CHEXNET_HVD_LDLIBS)
 

@@ -25,7 +25,8 @@ static void print_count(const struct session *s, const struct cli_options *o)
 			grouped[j++] = ',';
 	}
 	grouped[j] = '\0';
-	fprintf(stderr, "chexnet: %s: %s parameters (backend %s, %s, %s%sbatch %ld, %ld px)\n",
+	fprintf(stderr, "chexnet: %s: %s parameters (backend %s, %s, %s%sbatch %ld, %ld px), "
+		"chexnet " HVD_VERSION "\n",
 		m->desc.name, grouped, o->backend, precision_name(o->precision), s->backend_what,
 		s->backend_what[0] ? ", " : "", o->batch, o->size);
 }

@@ -18,6 +18,7 @@ static void usage(FILE *f)
 	cli_usage(f);
 	for (const struct data_command *c = data_commands; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "  %-8s %s\n", "--version", "print the version");
 }
 
 /* The exit path of a trainer command that ended with `status` (its error
@@ -48,6 +49,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("chexnet %s\n", HVD_VERSION);
+		return 0;
 	}
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (strcmp(argv[1], own[i].name) == 0) {
