@@ -141,7 +141,8 @@ static void read_edges(struct graph *g, int f)
 }
 
 /* The layer of a file: "spank", "runtime", "base", "data", "model",
- * "backend" (backend/'s own files), "backend/X" (a backend), "train",
+ * "backend" (backend/'s own files), "backend/ref", "backend/cpu",
+ * "backend/gpu" (the backends), "train",
  * "cmd", or "" (outside the rule). */
 static void layer_of(const char *path, char *out, size_t len)
 {

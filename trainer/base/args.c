@@ -1,4 +1,4 @@
-/* data_args.c - strict number parsing for command options, allowed CPUs,
+/* base/args.c - strict number parsing for command options, allowed CPUs,
  * output directories.
  * What it does not do: iterate argv (each cmd_*.c does).
  */

@@ -1,4 +1,4 @@
-/* data_args.h - strict option values for the pipeline's commands: the
+/* base/args.h - strict option values for the pipeline's commands: the
  * whole string must be a number in range, else a one-line error naming the
  * option and the value; the allowed CPUs; output directories of the commands.
  * What this is not: an option table.

@@ -1,4 +1,4 @@
-/* run_bench.c - `chexnet bench` (training steps on one synthetic
+/* cmd/bench.c - `chexnet bench` (training steps on one synthetic
  * in-memory batch: images/s and peak RSS, the documents' synthetic-data
  * benchmark) and `chexnet predict` (14 probabilities per image).
  * What it does not do: compare with PyTorch (bench/vs_pytorch does).

@@ -1,6 +1,6 @@
 /* cli.c - strict option parsing for the trainer's own commands: a table
  * of flags, each naming the commands it applies to; numbers go through
- * data_args.h (whole string, range). What it does not do: run anything.
+ * base/args.h (whole string, range). What it does not do: run anything.
  */
 #include <stdio.h>
 #include <string.h>

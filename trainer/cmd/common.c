@@ -1,4 +1,4 @@
-/* run_common.c - model/backend set-up and batch sources for the commands.
+/* cmd/common.c - model/backend set-up and batch sources for the commands.
  * Synthetic images are seeded by (seed, epoch, image), so a run is
  * reproducible. What it does not do: training or evaluation loops.
  */

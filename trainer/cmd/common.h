@@ -1,4 +1,4 @@
-/* run_common.h - what every command sets up: the model and its backend
+/* cmd/common.h - what every command sets up: the model and its backend
  * (printing the parameter count), and a batch source (synthetic or the
  * input pipeline's loader). What this is not: any command's loop.
  */

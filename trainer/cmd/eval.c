@@ -1,9 +1,9 @@
-/* run_eval.c - evaluation: one pass over a split on every rank, the valid
+/* cmd/eval.c - evaluation: one pass over a split on every rank, the valid
  * images' logits and labels gathered from all ranks (allgatherv), loss and
  * exact AUROC over the whole split; and the `chexnet eval` command (loss
  * and the per-class AUROC table beside the CheXNet paper's; under srun
  * each rank evaluates its share and rank 0 prints).
- * What it does not do: training (run_train.c).
+ * What it does not do: training (cmd/train.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

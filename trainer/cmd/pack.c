@@ -1,7 +1,7 @@
-/* cmd_pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
+/* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
  * [--val-fraction 0.1] [--threads N]`: options, progress line (images/s,
  * ETA) on stderr, summary on stdout. What it does not do: packing itself
- * (data_pack.c).
+ * (data/pack.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>

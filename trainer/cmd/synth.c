@@ -1,6 +1,6 @@
-/* cmd_synth.c - `chexnet synth --out DIR --count N [--size 256] [--seed S]
+/* cmd/synth.c - `chexnet synth --out DIR --count N [--size 256] [--seed S]
  * [--floor 0.05] [--threads N]`: options and summary.
- * What it does not do: generate (data_synth.c).
+ * What it does not do: generate (data/synth.c).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* run_train.c - `chexnet train` on one rank or many (srun --hvd): rank 0's
+/* cmd/train.c - `chexnet train` on one rank or many (srun --hvd): rank 0's
  * initial parameters and BN buffers broadcast; each rank trains on its own
  * micro-batches (the loader's rank/world layout); `--accumulate K` local
  * micro-batches per optimizer step with one average allreduce of the
@@ -6,7 +6,7 @@
  * callback during the last backward (grad_sync.h); a tiny per-step
  * allreduce agrees on a stop request (SIGTERM, SIGUSR1) and on skipping
  * the step when any rank's fp16 gradients overflowed
- * (run_train_verdict.h), so every rank stops after the same step, rank 0
+ * (train/verdict.h), so every rank stops after the same step, rank 0
  * writes OUT/last and the run exits CHEXNET_EXIT_PREEMPTED (75). The loss
  * stays on the backend (forward without y, loss(), backward without dy)
  * and is read and averaged over ranks only for each progress line (M3);
@@ -18,8 +18,8 @@
  * every checkpoint. Only rank 0 prints progress, writes checkpoints and the
  * tables; every rank prints its own errors. --backend gpu: gradients and
  * the optimizer stay on the device on one rank and with the NCCL runtime,
- * GPU health at start and end (run_train_gpu.h).
- * What it does not do: parse options (cli.c), evaluate (run_eval.c),
+ * GPU health at start and end (cmd/train_gpu.h).
+ * What it does not do: parse options (cli.c), evaluate (cmd/eval.c),
  * compute layers (backends) or exchange data itself (dist.h).
  */
 #include <errno.h>

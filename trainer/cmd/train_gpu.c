@@ -1,9 +1,9 @@
-/* run_train_gpu.c - the training loop's GPU-specific steps (see
- * run_train_gpu.h): device or host gradient mode, the step stats through
+/* cmd/train_gpu.c - the training loop's GPU-specific steps (see
+ * cmd/train_gpu.h): device or host gradient mode, the step stats through
  * device memory on NCCL, the fp16 verdict fed to the loss scaler, the
  * optimizer where the gradients are, and the GPU health report.
  * What it does not do: CUDA calls (gpu/gpu_train.h) or decide the
- * verdict (run_train_verdict.c).
+ * verdict (train/verdict.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* run_train_gpu.h - the training loop's GPU-specific steps, so that
- * run_train.c keeps one code path: with another backend each call does
+/* cmd/train_gpu.h - the training loop's GPU-specific steps, so that
+ * cmd/train.c keeps one code path: with another backend each call does
  * what the host path always did (or nothing).
  *
  * Modes with --backend gpu:
@@ -10,10 +10,10 @@
  *  - host (the "mpi" backend): exactly the old path: host gradient
  *    copies, MPI on host buffers, the optimizer on the host.
  * Both: fp16 found-inf OR'ed over micro-batches, agreed across ranks with
- * the step stats (run_train_verdict.h), the loss scaler fed the agreed
+ * the step stats (train/verdict.h), the loss scaler fed the agreed
  * verdict; GPU health lines at start and end, shared-GPU warning from
  * every rank's (host, bus id) (O1, O2).
- * What this is not: the loop (run_train.c) or CUDA (trainer/backend/gpu/).
+ * What this is not: the loop (cmd/train.c) or CUDA (trainer/backend/gpu/).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_GPU_H
 #define HVD_TRAINER_RUN_TRAIN_GPU_H

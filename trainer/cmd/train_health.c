@@ -1,5 +1,5 @@
-/* run_train_health.c - text packing and the per-host shared-GPU count
- * (see run_train_health.h). What it does not do: I/O.
+/* cmd/train_health.c - text packing and the per-host shared-GPU count
+ * (see cmd/train_health.h). What it does not do: I/O.
  */
 #include <string.h>
 

@@ -1,7 +1,7 @@
-/* run_train_report.c - the training run's printed output (see
- * run_train_report.h). Progress and notices go to stderr, the tables to
+/* cmd/train_report.c - the training run's printed output (see
+ * cmd/train_report.h). Progress and notices go to stderr, the tables to
  * stdout; in --json mode events are JSON lines on stdout and the tables go
- * to stderr. What it does not do: decide when to print (run_train.c).
+ * to stderr. What it does not do: decide when to print (cmd/train.c).
  */
 #include <signal.h>
 #include <stdlib.h>

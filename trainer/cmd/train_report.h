@@ -1,10 +1,10 @@
-/* run_train_report.h - what `chexnet train` prints (rank 0 only; the
+/* cmd/train_report.h - what `chexnet train` prints (rank 0 only; the
  * options passed are rank 0's, other ranks have PROGRESS_QUIET): progress
  * lines over a window of steps, validation/test results, the AUROC table,
  * the stop notice, and at the end images/s per rank and overall, data-wait %
  * and the allreduce share of step time (gathered from every rank: every
  * rank must call train_report_throughput).
- * What this is not: the training loop (run_train.c) or line formats
+ * What this is not: the training loop (cmd/train.c) or line formats
  * (progress.h, auroc.h).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_REPORT_H

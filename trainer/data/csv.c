@@ -1,4 +1,4 @@
-/* data_csv.c - line reading through zlib and in-place CSV splitting.
+/* data/csv.c - line reading through zlib and in-place CSV splitting.
  * What it does not do: interpret fields.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
-/* data_csv.h - reads CSV (RFC 4180 quoting) and plain list files line by
+/* data/csv.h - reads CSV (RFC 4180 quoting) and plain list files line by
  * line, gzip-compressed or not (zlib reads both), counting lines so every
  * error names file and line. What this is not: the meaning of any column
- * (data_nih.c, data_generic.c).
+ * (data/nih.c, data/generic.c).
  */
 #ifndef HVD_TRAINER_DATA_CSV_H
 #define HVD_TRAINER_DATA_CSV_H

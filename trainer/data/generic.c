@@ -1,4 +1,4 @@
-/* data_generic.c - the generic layout: train.csv, test.csv, optional
+/* data/generic.c - the generic layout: train.csv, test.csv, optional
  * val.csv with `path,<14 class names>[,patient]` and 0/1 labels.
  * What it does not do: guess columns (the header must name the 14 classes
  * in CheXNet order).

@@ -1,4 +1,4 @@
-/* data_labels.c - the Finding Labels parser (the class names: base/classes.c). Pure.
+/* data/labels.c - the Finding Labels parser (the class names: base/classes.c). Pure.
  * What it does not do: read files or report line numbers (the CSV reader
  * adds those).
  */

@@ -13,7 +13,7 @@
 struct data_entry {
 	char name[DATA_NAME_BYTES];
 	uint32_t patient;           /* patient id (generic CSV without one: row number) */
-	uint16_t labels;            /* bit c = class c (data_labels.h) */
+	uint16_t labels;            /* bit c = class c (data/labels.h) */
 };
 
 struct data_list {

@@ -1,4 +1,4 @@
-/* data_loader.c - worker threads fill a ring of reusable batch slots in
+/* data/loader.c - worker threads fill a ring of reusable batch slots in
  * sequence order; the trainer takes them in the same order (P1, P2's
  * parallel map-and-batch + prefetch, P5: the sequence runs across epochs).
  *
@@ -6,7 +6,7 @@
  * by whichever worker claims it, into slot s mod slots, once the trainer
  * has released what that slot held; its content depends only on (seed, s),
  * so thread count and timing change nothing. What it does not do: read
- * files (data_source.c) or decide the order (data_order.c).
+ * files (data/source.c) or decide the order (data/order.c).
  */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -1,4 +1,4 @@
-/* data_nih.c - the NIH ChestX-ray14 layout: Data_Entry CSV (both
+/* data/nih.c - the NIH ChestX-ray14 layout: Data_Entry CSV (both
  * published variants), train_val/test lists, image folders.
  * What it does not do: decode images.
  */

@@ -1,4 +1,4 @@
-/* data_order.c - epoch permutation (cycle-walking Feistel), micro-batch
+/* data/order.c - epoch permutation (cycle-walking Feistel), micro-batch
  * layout and augmentation bits. Pure. What it does not do: anything
  * stateful; the loader calls these from every worker.
  */

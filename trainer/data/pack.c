@@ -1,4 +1,4 @@
-/* data_pack.c - the packer: plans shards, decodes in worker threads that
+/* data/pack.c - the packer: plans shards, decodes in worker threads that
  * pwrite records straight to their offsets, finishes each shard atomically,
  * writes the index. What it does not do: print (the caller's progress
  * callback does).

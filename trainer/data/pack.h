@@ -1,11 +1,11 @@
-/* data_pack.h - packs a data set (data_set.h) into shards (data_shard.h):
+/* data/pack.h - packs a data set (data/set.h) into shards (data/shard.h):
  * parallel decode + area resize to size x size, fixed-size records,
  * train/val/test in separate shard sets, index.txt last.
  *
  * Crash-safe and resumable: the old index.txt is removed first, each shard
  * is written as .tmp and renamed when complete, and a rerun keeps every
  * shard whose header (same records, same size: plan_crc) is already there.
- * What this is not: option parsing or progress printing (cmd_pack.c).
+ * What this is not: option parsing or progress printing (cmd/pack.c).
  */
 #ifndef HVD_TRAINER_DATA_PACK_H
 #define HVD_TRAINER_DATA_PACK_H

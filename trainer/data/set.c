@@ -1,4 +1,4 @@
-/* data_set.c - picks the layout of a data directory, finds image files,
+/* data/set.c - picks the layout of a data directory, finds image files,
  * What it does not do: grow entry lists or walk a label table (list.c),
  * give columns a meaning (nih.c, generic.c) or split by patient (split.c).
  */

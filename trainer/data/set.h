@@ -1,4 +1,4 @@
-/* data_set.h - a labelled image collection split into train/val/test:
+/* data/set.h - a labelled image collection split into train/val/test:
  * what `chexnet pack` packs and the loader's direct mode reads.
  *
  * Two layouts are recognised in a directory:
@@ -10,7 +10,7 @@
  *    `path,<the 14 class names in CheXNet order>[,patient]`, rows with 0/1
  *    labels; paths relative to the directory.
  * val, when not given as a list, is taken from train_val by patient
- * (data_split.h). Records keep the order of the list files.
+ * (data/split.h). Records keep the order of the list files.
  * What this is not: entry lists (list.h), decoding images or the shard
  * format.
  */
@@ -48,7 +48,7 @@ int data_set_image_path(const struct data_set *set, const struct data_entry *e,
 
 void data_set_free(struct data_set *set);
 
-/* Internal to data_set.c / data_nih.c / data_generic.c. */
+/* Internal to data/set.c / data/nih.c / data/generic.c. */
 int data_nih_open(struct data_set *set, const char *dir, double val_fraction,
 		  char *err, size_t err_bytes);
 int data_generic_open(struct data_set *set, const char *dir, double val_fraction,

@@ -1,6 +1,6 @@
-/* data_shard.c - shard header/record codecs, the crash-safe writer, the
+/* data/shard.c - shard header/record codecs, the crash-safe writer, the
  * checking reader and index.txt. What it does not do: decode images or
- * decide what goes in which shard (data_pack.c).
+ * decide what goes in which shard (data/pack.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>

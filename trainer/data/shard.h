@@ -1,4 +1,4 @@
-/* data_shard.h - the packed shard format, its writer and its reader.
+/* data/shard.h - the packed shard format, its writer and its reader.
  *
  * A pack directory holds, per split (train, val, test), shard files
  * `<split>-NNNNN.shard` and one `index.txt` written last (temp + fsync +
@@ -18,7 +18,7 @@
  *           47 bytes), then S*S grayscale pixels. record_bytes = 64 + S*S.
  * Fixed-size records: record i is at a computable offset, so a reader
  * reads exactly its own records (no streams to interleave, unlike TFRecords).
- * What this is not: the loader (data_loader.h) or the pack command.
+ * What this is not: the loader (data/loader.h) or the pack command.
  */
 #ifndef HVD_TRAINER_DATA_SHARD_H
 #define HVD_TRAINER_DATA_SHARD_H

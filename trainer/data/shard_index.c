@@ -1,6 +1,6 @@
-/* data_shard_index.c - index.txt (the list of a pack's shards, written
+/* data/shard_index.c - index.txt (the list of a pack's shards, written
  * last and atomically) and the reader of one split's shard set.
- * What it does not do: write shards (data_shard.c) or order records.
+ * What it does not do: write shards (data/shard.c) or order records.
  */
 #define _GNU_SOURCE
 #include <errno.h>

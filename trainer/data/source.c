@@ -1,4 +1,4 @@
-/* data_source.c - one split's records from shards or straight from image
+/* data/source.c - one split's records from shards or straight from image
  * files. What it does not do: augmentation or batching.
  */
 #define _GNU_SOURCE

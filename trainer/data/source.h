@@ -1,8 +1,8 @@
-/* data_source.h - random access to the records of one split, from a pack
+/* data/source.h - random access to the records of one split, from a pack
  * (shards) or, in direct mode, from an NIH/generic folder (decode + area
  * resize to the stored size, exactly what `chexnet pack` stores). Safe to
  * read from several threads, each with its own scratch buffer.
- * What this is not: ordering or batching (data_loader.c).
+ * What this is not: ordering or batching (data/loader.c).
  */
 #ifndef HVD_TRAINER_DATA_SOURCE_H
 #define HVD_TRAINER_DATA_SOURCE_H

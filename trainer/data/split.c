@@ -1,4 +1,4 @@
-/* data_split.c - patient-wise validation split. Pure.
+/* data/split.c - patient-wise validation split. Pure.
  * What it does not do: read lists or decide val_fraction.
  */
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* data_split.h - the patient-wise validation split: whole patients of
+/* data/split.h - the patient-wise validation split: whole patients of
  * train_val go to val until val holds val_fraction of its images, so no
  * patient is in two splits. Patients are taken in an order given by a fixed
  * hash of their id (the same split on every machine and every run).

@@ -1,6 +1,6 @@
-/* data_synth.c - `chexnet synth` data set: labels, patients, the NIH
+/* data/synth.c - `chexnet synth` data set: labels, patients, the NIH
  * files (CSV + lists) and the PNGs, drawn in parallel.
- * What it does not do: draw (data_synth_draw.c) or parse options.
+ * What it does not do: draw (data/synth_draw.c) or parse options.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

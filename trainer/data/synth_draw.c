@@ -1,9 +1,9 @@
-/* data_synth_draw.c - the synthetic chest image: body, two lung fields
+/* data/synth_draw.c - the synthetic chest image: body, two lung fields
  * with vessel-like texture and ribs, heart, noise, then one drawing per
  * finding (cardiomegaly: bigger heart; effusion: flat-topped bright base;
  * nodule/mass: small/large blobs; pneumothorax: dark textureless apex;
  * ...). Pure: pixels are a function of (seed, i, labels).
- * What it does not do: choose labels or write files (data_synth.c).
+ * What it does not do: choose labels or write files (data/synth.c).
  */
 #include <math.h>
 #include <stdlib.h>

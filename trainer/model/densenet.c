@@ -1,4 +1,4 @@
-/* model_densenet.c - DenseNet as torchvision builds it (W1), as a
+/* model/densenet.c - DenseNet as torchvision builds it (W1), as a
  * struct model_desc: conv0 7x7/2, norm0+relu, pool0 3x3/2; dense blocks
  * (norm1+relu, 1x1 conv to bn_size*growth, norm2+relu, 3x3 conv to growth
  * channels written into the block's buffer); transitions (norm+relu, 1x1

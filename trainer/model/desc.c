@@ -1,9 +1,9 @@
-/* model_desc.c - building a struct model_desc: tensors, layers, then
+/* model/desc.c - building a struct model_desc: tensors, layers, then
  * model_desc_finish() checks every shape and derives what backends need
  * (output sizes, parameter and running-stat offsets, accumulate flags,
  * the torchvision state_dict entries).
- * What it does not do: know any particular network (model_densenet.c,
- * model_resnet.c) or hold any numbers (params.c).
+ * What it does not do: know any particular network (model/densenet.c,
+ * model/resnet.c) or hold any numbers (params.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

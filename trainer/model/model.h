@@ -121,7 +121,7 @@ struct model_desc {
 	int capacity_tensors, capacity_layers; /* builder bookkeeping */
 };
 
-/* --- Builder (model_desc.c). Tests build one-layer models with it. --- */
+/* --- Builder (model/desc.c). Tests build one-layer models with it. --- */
 void model_desc_init(struct model_desc *d, const char *name);
 /* Returns the new tensor's index, or -1 (err set). */
 int model_desc_add_tensor(struct model_desc *d, const char *name,
@@ -136,7 +136,7 @@ int model_desc_add_layer(struct model_desc *d, const struct model_layer *layer,
 int model_desc_finish(struct model_desc *d, struct trainer_error *err);
 void model_desc_free(struct model_desc *d);
 
-/* --- The models (model_densenet.c, model_resnet.c). --- */
+/* --- The models (model/densenet.c, model/resnet.c). --- */
 struct densenet_config {
 	int growth;              /* 32 for DenseNet-121 */
 	int blocks[4];           /* layers per block: 6, 12, 24, 16 */

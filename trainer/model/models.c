@@ -1,5 +1,5 @@
 /* models.c - the networks by name, for the command line.
- * What it does not do: build them (model_densenet.c, model_resnet.c).
+ * What it does not do: build them (model/densenet.c, model/resnet.c).
  */
 #include <string.h>
 

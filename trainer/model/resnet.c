@@ -1,4 +1,4 @@
-/* model_resnet.c - ResNet-50 as torchvision builds it (v1.5: the stride
+/* model/resnet.c - ResNet-50 as torchvision builds it (v1.5: the stride
  * sits on each bottleneck's 3x3 conv), as a struct model_desc: conv1
  * 7x7/2, bn1+relu, maxpool 3x3/2, layers 1-4 of 3/4/6/3 bottlenecks
  * (1x1, 3x3, 1x1 expanding 4x; a 1x1 downsample + BN on each layer's

@@ -2,7 +2,7 @@
  * Mann-Whitney rank statistic with average ranks for tied scores (W2), the
  * mean over the classes that have both positives and negatives, and the
  * final table next to the CheXNet paper's values (Rajpurkar et al. 2017,
- * ../shared/facts/anchors.md section 4.1).
+ * arXiv:1711.05225, Table 1).
  * What this is not: gathering predictions across ranks (the runtime).
  */
 #ifndef HVD_TRAINER_AUROC_H

@@ -1,5 +1,5 @@
-/* run_train_verdict.c - the per-step agreement vector and its verdict
- * (see run_train_verdict.h). What it does not do: communicate.
+/* train/verdict.c - the per-step agreement vector and its verdict
+ * (see train/verdict.h). What it does not do: communicate.
  */
 #include "train/verdict.h"
 

@@ -1,4 +1,4 @@
-/* run_train_verdict.h - what every rank must agree on after each step,
+/* train/verdict.h - what every rank must agree on after each step,
  * as pure logic (unit-tested on the CPU, gpu-train): the small flag
  * vector each rank contributes to the one per-step average allreduce
  * (stop request, fp16 overflow), and the verdict read back from the
@@ -10,7 +10,7 @@
  * (gpu_loss_scale.h) with the same verdict: the scales never drift apart.
  * The loss is not in it: it stays on the backend and is read every N
  * steps (backend.h's loss_take, M3).
- * What this is not: the exchange itself (run_train.c, dist.h).
+ * What this is not: the exchange itself (cmd/train.c, dist.h).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_VERDICT_H
 #define HVD_TRAINER_RUN_TRAIN_VERDICT_H

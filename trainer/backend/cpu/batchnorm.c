@@ -1,4 +1,4 @@
-/* bnorm.c - batch normalisation (optionally with the ReLU fused) on
+/* backend/cpu/batchnorm.c - batch normalisation (optionally with the ReLU fused) on
  * oneDNN: training statistics with fp32 mean/variance even for bf16 data,
  * running statistics updated as torch does (momentum 0.1, unbiased
  * variance), inference with the running statistics. gamma/beta are read

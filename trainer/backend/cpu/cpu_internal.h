@@ -53,7 +53,7 @@ struct cpu_view {
 struct cpu_layer;
 struct cpu_exec;
 
-/* One layer kind (conv.c, bnorm.c, pool.c, eltwise.c, linear.c). */
+/* One layer kind (conv.c, backend/cpu/batchnorm.c, backend/cpu/pooling.c, eltwise.c, linear.c). */
 struct cpu_layer_ops {
 	int (*setup)(struct cpu_exec *x, struct cpu_layer *l);   /* primitives + sizes */
 	int (*forward)(struct cpu_exec *x, struct cpu_layer *l, int training);

@@ -3,7 +3,7 @@
  * layer files' setup), and one arena for everything whose lifetime is a
  * part of a step (gradients, layout temporaries, and with
  * --memory-efficient the BN(+ReLU) outputs that backward recomputes).
- * What it does not do: run anything (cpu_exec.c) or describe a slice in
+ * What it does not do: run anything (backend_cpu.c) or describe a slice in
  * a layout (layout.c).
  */
 #define _GNU_SOURCE

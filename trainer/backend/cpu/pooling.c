@@ -1,4 +1,4 @@
-/* pool.c - max pooling (3x3/2 pad 1: padding never wins) and average
+/* backend/cpu/pooling.c - max pooling (3x3/2 pad 1: padding never wins) and average
  * pooling (transitions, global average pool) on oneDNN. An average pool
  * whose windows tile each image exactly (kernel == stride, no padding)
  * runs on the stacked layout {1, C, N*H, W} directly: windows never cross

@@ -1,4 +1,4 @@
-/* gpu_bnorm.c - LAYER_BATCHNORM (optional fused ReLU) on the GPU with the
+/* backend/gpu/batchnorm.c - LAYER_BATCHNORM (optional fused ReLU) on the GPU with the
  * backend's own kernels (gpu_k_layers.cu), not cuDNN's: cuDNN's legacy
  * batch-norm calls are deprecated in cuDNN 9 and want packed tensors,
  * while our inputs are dense-block slices. Same numbers as ref/: eps

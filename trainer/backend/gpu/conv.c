@@ -1,4 +1,4 @@
-/* gpu_conv.c - LAYER_CONV on the GPU through cuDNN's convolution API:
+/* backend/gpu/conv.c - LAYER_CONV on the GPU through cuDNN's convolution API:
  * strided NCHW descriptors (a dense-block slice is a view, no copy),
  * algorithms chosen per shape by cuDNN's heuristics within the pool's
  * workspace and remembered in gpu_algo_cache. fp32 runs with FMA math

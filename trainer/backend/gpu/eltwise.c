@@ -1,7 +1,7 @@
-/* gpu_eltwise.c - LAYER_RELU and LAYER_ADD (optional ReLU, the ResNet
+/* backend/gpu/eltwise.c - LAYER_RELU and LAYER_ADD (optional ReLU, the ResNet
  * shortcut) on the GPU (gpu_k_elt.cu). ReLU's backward masks with the
  * output, as ref/ and torch do. What it does not do: BN's fused ReLU
- * (gpu_bnorm.c).
+ * (backend/gpu/batchnorm.c).
  */
 #include "backend/gpu/gpu_check.h"
 #include "backend/gpu/gpu_internal.h"

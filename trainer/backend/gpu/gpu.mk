@@ -69,7 +69,7 @@ TEST_LIBS += $(B)/obj/tests/gpu_emu/gpu_emu.o
 
 # GPU_EMU=1 (with WITH_NCCL=0, in its own B): the emulated GPU. The same
 # backend host code, its kernels from the emulator (gpu_emu.cpp with
-# GPU_EMU_DEVICE) and CUDA runtime/cuDNN/cuBLAS from tests/gpu_emu/
+# GPU_EMU_DEVICE) and the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/
 # fake_cuda.cpp instead of nvcc and the CUDA libraries, so gpu-layers,
 # trainer-loss and `chexnet --backend gpu` run without a GPU (group
 # gpu-emulated builds it into BUILD-emu and runs them; trainer/backend/gpu/README.md).

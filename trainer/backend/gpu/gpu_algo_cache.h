@@ -1,8 +1,8 @@
 /* gpu_algo_cache.h - cuDNN convolution algorithms chosen once per shape
  * and remembered: the key (every number that changes which algorithm is
  * valid or fast) and a small fixed-size table. Pure C, unit-tested on the
- * CPU (tests/test_gpu_algo_cache.c); the cuDNN query that fills it lives
- * in gpu_conv.c. What this is not: the descriptors or the query itself.
+ * CPU (tests/test_gpu_pure.c); the cuDNN query that fills it lives
+ * in backend/gpu/conv.c. What this is not: the descriptors or the query itself.
  */
 #ifndef HVD_TRAINER_GPU_ALGO_CACHE_H
 #define HVD_TRAINER_GPU_ALGO_CACHE_H

@@ -2,7 +2,7 @@
  * window of each uint8 source image becomes the network input, mirrored
  * or not, and the launch grid of the kernel that crops, flips and
  * normalises it (gpu_kernels.h). Pure C, unit-tested on the CPU
- * (tests/test_gpu_geometry.c). Through the backend interface the source
+ * (tests/test_gpu_pure.c). Through the backend interface the source
  * is already S x S (window = whole image, no flip); a loader that ships
  * uncropped images passes its windows here. What this is not: choosing
  * crop offsets (the loader's seeded augmentation).

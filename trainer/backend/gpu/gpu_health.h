@@ -3,7 +3,7 @@
  * is loaded at run time with dlopen (libnvidia-ml.so.1) so the build needs
  * neither NVML headers nor the library; and the pure verdicts (two ranks
  * on one GPU, utilisation under 80%) that the unit tests reach on the CPU
- * (tests/test_gpu_health.c). What this is not: gathering other ranks'
+ * (tests/test_gpu_pure.c). What this is not: gathering other ranks'
  * bus ids (the runtime does that and passes them in).
  */
 #ifndef HVD_TRAINER_GPU_HEALTH_H

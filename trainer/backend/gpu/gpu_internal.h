@@ -79,7 +79,7 @@ struct backend {
 	int util_count;                        /* samples kept (oldest dropped) */
 };
 
-/* One layer kind's implementation (gpu_conv.c, gpu_bnorm.c, ...). */
+/* One layer kind's implementation (backend/gpu/conv.c, backend/gpu/batchnorm.c, ...). */
 struct gpu_layer_ops {
 	const char *name;
 	int (*forward)(struct backend *b, struct gpu_layer *l, int training,
@@ -145,7 +145,7 @@ int gpu_loss(struct backend *b, const float *labels, const float *w_pos, const f
 const float *gpu_loss_device_dy(struct backend *b, struct trainer_error *err);
 int gpu_loss_take(struct backend *b, double *sum, long *batches, struct trainer_error *err);
 
-/* gpu_conv.c: descriptors and algorithms (create sizes the workspace). */
+/* backend/gpu/conv.c: descriptors and algorithms (create sizes the workspace). */
 int gpu_conv_setup(struct backend *b, struct gpu_layer *l, int n, struct trainer_error *err);
 size_t gpu_conv_workspace_need(const struct backend *b);
 void gpu_conv_destroy(struct gpu_layer *l);

@@ -3,7 +3,7 @@
  * Each launches on `stream`, never synchronises, and returns
  * cudaGetLastError() (the caller checks it with GPU_CUDA, gpu_check.h).
  *
- * Tensors are strided NCHW views exactly like ref_layers.h's: element
+ * Tensors are strided NCHW views exactly like backend/ref/layers.h's: element
  * (n, c, y, x) at data[n*image_stride + (c*h + y)*w + x], in the
  * activation type dt (fp32, fp16 or bf16; arithmetic always in fp32).
  * Parameters, their gradients and BN statistics are always fp32.
@@ -13,7 +13,7 @@
  * k*k, ReLU masks from the output. Backward kernels gather (one thread
  * per input element), so no atomics and `accumulate` is exact: dx = v
  * or dx += v. A view whose data is NULL is not wanted (skipped).
- * What this is not: cuDNN/cuBLAS calls (gpu_conv.c, gpu_linear.c).
+ * What this is not: cuDNN/cuBLAS calls (backend/gpu/conv.c, backend/gpu/linear.c).
  */
 #ifndef HVD_TRAINER_GPU_KERNELS_H
 #define HVD_TRAINER_GPU_KERNELS_H

@@ -1,6 +1,6 @@
 /* gpu_loss_scale.h - dynamic loss scaling for fp16 training (M4): the
  * state machine alone, pure C, unit-tested on the CPU
- * (tests/test_gpu_loss_scale.c).
+ * (tests/test_gpu_pure.c).
  *
  * The backend multiplies dy by `scale` before backward and the gradients
  * by 1/scale after; if any gradient is inf or NaN the step is skipped and

@@ -1,12 +1,12 @@
 /* gpu_pool_plan.h - how big the GPU backend's one device memory pool is
  * and where every buffer sits in it (M2: allocated once at create, no
  * per-step cudaMalloc), plus the fit check against free device memory
- * (M1). Pure C: no CUDA here, so the unit tests (tests/test_gpu_pool.c)
+ * (M1). Pure C: no CUDA here, so the unit tests (tests/test_gpu_pure.c)
  * reach it on a machine without a GPU.
  *
  * The plan is a list of regions (offset, bytes), every offset a multiple
  * of GPU_POOL_ALIGN; the backend adds the pool's base pointer. What this
- * is not: the allocation itself (gpu_mem.c) or the conv workspace query
+ * is not: the allocation itself (gpu_backend.c) or the conv workspace query
  * (the caller passes workspace_bytes).
  */
 #ifndef HVD_TRAINER_GPU_POOL_PLAN_H

@@ -13,7 +13,7 @@
  *   so neither gradients nor parameters cross PCIe on the step path.
  *   gpu_train_sync_host brings parameters and moments back before
  *   anything reads them on the host (checkpoints, BN averaging).
- * - The per-step stats vector (run_train_verdict.h) through a fixed pinned
+ * - The per-step stats vector (train/verdict.h) through a fixed pinned
  *   + device pair: put = asynchronous copy on the compute stream (the
  *   runtime orders NCCL after it); get = one 12-byte copy back after the
  *   allreduce completed, the only host wait this adds to a step.

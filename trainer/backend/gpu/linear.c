@@ -1,4 +1,4 @@
-/* gpu_linear.c - LAYER_LINEAR on the GPU through cuBLAS (cublasGemmEx,
+/* backend/gpu/linear.c - LAYER_LINEAR on the GPU through cuBLAS (cublasGemmEx,
  * fp32 accumulation; fp32 without TF32 so it matches ref/). Row-major
  * (N, K) activations with an image stride are column-major (K, N)
  * matrices with that leading dimension, so no transposes are copied:

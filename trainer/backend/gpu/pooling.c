@@ -1,4 +1,4 @@
-/* gpu_pool.c - LAYER_MAXPOOL, LAYER_AVGPOOL and LAYER_GLOBAL_AVGPOOL on
+/* backend/gpu/pooling.c - LAYER_MAXPOOL, LAYER_AVGPOOL and LAYER_GLOBAL_AVGPOOL on
  * the GPU with the backend's own kernels (gpu_k_layers.cu): the tie and
  * padding rules of ref/ exactly, on strided slices, which cuDNN's
  * deprecated pooling calls do not promise. What it does not do: ceil

@@ -1,4 +1,4 @@
-/* ref_add.c - elementwise sum of two tensors (ResNet's shortcut), with an
+/* backend/ref/add.c - elementwise sum of two tensors (ResNet's shortcut), with an
  * optional ReLU after it. What it does not do: broadcasting.
  */
 #include "backend/ref/layers.h"

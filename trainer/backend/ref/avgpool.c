@@ -1,4 +1,4 @@
-/* ref_avgpool.c - average pooling over a k x k window (divisor k*k, zero
+/* backend/ref/avgpool.c - average pooling over a k x k window (divisor k*k, zero
  * padding counted, as torch's count_include_pad=True) and global average
  * pooling to 1x1, forward and backward.
  * What it does not do: ceil mode or adaptive output sizes other than 1x1.

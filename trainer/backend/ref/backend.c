@@ -1,5 +1,5 @@
-/* ref_backend.c - the reference backend: runs a struct model_desc with
- * the plain layers of ref_layers.h, every tensor and its gradient kept in
+/* backend/ref/backend.c - the reference backend: runs a struct model_desc with
+ * the plain layers of backend/ref/layers.h, every tensor and its gradient kept in
  * NCHW fp32, single-threaded. It is the oracle, not a fast path.
  * --memory-efficient changes nothing here (everything is stored; the
  * gradients are the same by definition); precisions other than fp32 are

@@ -1,4 +1,4 @@
-/* ref_batchnorm.c - batch normalisation per channel over (N, H, W), with
+/* backend/ref/batchnorm.c - batch normalisation per channel over (N, H, W), with
  * an optional ReLU on the output: training (batch statistics, running
  * statistics updated as torch: momentum 0.1, unbiased running variance),
  * evaluation (running statistics) and backward. Sums in double.

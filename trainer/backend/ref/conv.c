@@ -1,4 +1,4 @@
-/* ref_conv.c - 2-D convolution (groups 1, square kernel, symmetric zero
+/* backend/ref/conv.c - 2-D convolution (groups 1, square kernel, symmetric zero
  * padding), forward and backward, as direct loops.
  * What it does not do: im2col, blocking, threads — on purpose.
  */

@@ -1,4 +1,4 @@
-/* ref_layers.h - the reference backend's layers: plain C loops over NCHW
+/* backend/ref/layers.h - the reference backend's layers: plain C loops over NCHW
  * views, readable and never optimised. They are the oracle every other
  * backend is tested against, and they are checked themselves by finite
  * differences (tests/test_ref_layers.c).
@@ -8,7 +8,7 @@
  * is `data = base + c0*H*W`, image_stride = C_total*H*W. Backward
  * functions write dx with `=` or, when accumulate is set, `+=`; dx may be
  * NULL (not wanted). Parameter gradients are always overwritten.
- * What this is not: the backend glue (ref_backend.c).
+ * What this is not: the backend glue (backend/ref/backend.c).
  */
 #ifndef HVD_TRAINER_REF_LAYERS_H
 #define HVD_TRAINER_REF_LAYERS_H

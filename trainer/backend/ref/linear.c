@@ -1,4 +1,4 @@
-/* ref_linear.c - fully connected layer y = x W^T + b with x flattened per
+/* backend/ref/linear.c - fully connected layer y = x W^T + b with x flattened per
  * image to C*H*W (torch's flatten order), forward and backward.
  * What it does not do: activation (the loss applies the sigmoid).
  */

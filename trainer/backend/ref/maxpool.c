@@ -1,4 +1,4 @@
-/* ref_maxpool.c - max pooling (square window, stride, implicit -inf
+/* backend/ref/maxpool.c - max pooling (square window, stride, implicit -inf
  * padding), forward and backward; ties go to the first element of the
  * window in row-major order. What it does not do: ceil mode or dilation.
  */

@@ -1,4 +1,4 @@
-/* ref_relu.c - ReLU forward and backward (mask from the output).
+/* backend/ref/relu.c - ReLU forward and backward (mask from the output).
  * What it does not do: leaky or clipped variants.
  */
 #include "backend/ref/layers.h"
