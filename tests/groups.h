@@ -13,6 +13,7 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case layout_tests[];
+extern const struct test_case docs_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
@@ -63,6 +64,7 @@ static const struct test_group test_groups[] = {
 	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0, NULL, NULL, NULL },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0, NULL, NULL, NULL },
+	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0, NULL, NULL, NULL },
 	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0, NULL, NULL, NULL },
