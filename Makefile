@@ -41,7 +41,11 @@ endif
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation -Werror
 OPT ?= -O2 -g
-CFLAGS_BASE := -std=gnu11 $(OPT) $(WARN) -pthread
+# The version, in one place (VERSION): chexnet --version and its start-up
+# line, hvd.so's per-task line, hvd_version().
+HVD_VERSION := $(shell cat VERSION)
+VERSION_DEF := -DHVD_VERSION='"$(HVD_VERSION)"'
+CFLAGS_BASE := -std=gnu11 $(OPT) $(WARN) -pthread $(VERSION_DEF)
 ifeq ($(SAN),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """hvd-timeline-summary.py TIMELINE.json [--json] - a job-efficiency summary
-from an hvd timeline (HVD_TIMELINE=path; Chrome trace format, DIGEST O3).
+from an hvd timeline (HVD_TIMELINE=path; Chrome trace format, practice O3).
 
 Lanes ("processes" in the trace) are named by the runtime: one per tensor
 (phases NEGOTIATE_ALLREDUCE, QUEUE, MEMCPY_IN_FUSION_BUFFER,

@@ -18,52 +18,6 @@
 
 extern char **environ;
 
-static struct runtime *RT;
-static __thread char tls_error[2048];
-
-static int set_error(int code, const char *text)
-{
-	snprintf(tls_error, sizeof(tls_error), "%s", text);
-	return code;
-}
-
-const char *hvd_error(void)
-{
-	return tls_error;
-}
-
-void runtime_suffix(const struct runtime *rt, char *out, size_t len)
-{
-	snprintf(out, len, " [rank %d/%d %s]", rt->boot.rank, rt->boot.size, rt->boot.hostname);
-}
-
-void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote)
-{
-	pthread_mutex_lock(&rt->lock);
-	if (!rt->aborted) {
-		snprintf(rt->error, sizeof(rt->error), "%s", text);
-		rt->error_code = code;
-		rt->fail_pending_send = !remote;
-		rt->aborted = 1;
-	}
-	pthread_cond_broadcast(&rt->cond);
-	pthread_mutex_unlock(&rt->lock);
-	control_wake(rt);
-}
-
-void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
-{
-	char text[2048], suffix[300];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	runtime_suffix(rt, suffix, sizeof(suffix));
-	if (strlen(text) + strlen(suffix) < sizeof(text))
-		strcat(text, suffix);
-	runtime_fail_text(rt, code, text, 0);
-}
-
 /* ---- start-up ---- */
 
 static void fill_host_entry(const struct runtime *rt, struct host_entry *h)
@@ -224,11 +178,11 @@ static void release(struct runtime *rt, int clean)
 
 int hvd_init(void)
 {
-	if (RT)
-		return set_error(HVD_ERR_USAGE, "hvd: hvd_init: 'called twice': call hvd_shutdown first");
+	if (runtime_rt)
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_init: 'called twice': call hvd_shutdown first");
 	struct runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
-		return set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_cond_init(&rt->cond, NULL);
 	char err[2048] = "";
@@ -245,37 +199,37 @@ int hvd_init(void)
 		char text[2400];
 		snprintf(text, sizeof(text), "%s%s", err[0] ? err : "hvd: hvd_init: failed", suffix);
 		release(rt, 0);
-		return set_error(rc, text);
+		return runtime_set_error(rc, text);
 	}
-	RT = rt;
-	tls_error[0] = '\0';
+	runtime_rt = rt;
+	runtime_set_error(HVD_OK, "");
 	return HVD_OK;
 }
 
 int hvd_shutdown(void)
 {
-	struct runtime *rt = RT;
+	struct runtime *rt = runtime_rt;
 	if (!rt)
-		return set_error(HVD_ERR_USAGE, "hvd: hvd_shutdown: 'not initialised': call hvd_init first");
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_shutdown: 'not initialised': call hvd_init first");
 	engine_stop(rt);
 	control_stop(rt, !rt->aborted);
 	int rc = rt->aborted ? rt->error_code : HVD_OK;
 	if (rc)
-		set_error(rc, rt->error);
-	RT = NULL;
+		runtime_set_error(rc, rt->error);
+	runtime_rt = NULL;
 	release(rt, rc == HVD_OK);
 	return rc;
 }
 
-int hvd_rank(void) { return RT ? RT->boot.rank : -1; }
-int hvd_size(void) { return RT ? RT->boot.size : -1; }
-int hvd_local_rank(void) { return RT ? RT->boot.local_rank : -1; }
-int hvd_local_size(void) { return RT ? RT->boot.local_size : -1; }
+int hvd_rank(void) { return runtime_rt ? runtime_rt->boot.rank : -1; }
+int hvd_size(void) { return runtime_rt ? runtime_rt->boot.size : -1; }
+int hvd_local_rank(void) { return runtime_rt ? runtime_rt->boot.local_rank : -1; }
+int hvd_local_size(void) { return runtime_rt ? runtime_rt->boot.local_size : -1; }
 int hvd_abort_job(int status)
 {
-	struct runtime *rt = RT;
+	struct runtime *rt = runtime_rt;
 	if (!rt || rt->boot.mode != BOOTSTRAP_PMIX)
-		return set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
 				 "with PMIx, or hvd_init was not called");
 	char why[sizeof(rt->error)];
 	pthread_mutex_lock(&rt->lock);
@@ -284,10 +238,10 @@ int hvd_abort_job(int status)
 	return bootstrap_abort(&rt->boot, status, why);
 }
 
-int hvd_node_id(void) { return RT ? RT->boot.node_id : -1; }
-int hvd_node_count(void) { return RT ? RT->boot.node_count : -1; }
-const char *hvd_hostname(void) { return RT ? RT->boot.hostname : ""; }
-const char *hvd_backend_name(void) { return RT && RT->comm.ops ? RT->comm.ops->name : ""; }
+int hvd_node_id(void) { return runtime_rt ? runtime_rt->boot.node_id : -1; }
+int hvd_node_count(void) { return runtime_rt ? runtime_rt->boot.node_count : -1; }
+const char *hvd_hostname(void) { return runtime_rt ? runtime_rt->boot.hostname : ""; }
+const char *hvd_backend_name(void) { return runtime_rt && runtime_rt->comm.ops ? runtime_rt->comm.ops->name : ""; }
 
 int hvd_compute_threads(int loader_threads)
 {
@@ -300,30 +254,20 @@ int hvd_compute_threads(int loader_threads)
 
 int hvd_set_compute_stream(void *cuda_stream)
 {
-	if (!RT)
-		return set_error(HVD_ERR_USAGE, "hvd: hvd_set_compute_stream: 'not initialised': call hvd_init first");
-	RT->compute_stream = cuda_stream;
+	if (!runtime_rt)
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_set_compute_stream: 'not initialised': call hvd_init first");
+	runtime_rt->compute_stream = cuda_stream;
 	return HVD_OK;
 }
 
 void hvd_timeline_begin(const char *lane, const char *name)
 {
-	if (RT && RT->tl && lane && name)
-		timeline_begin(RT->tl, lane, name);
+	if (runtime_rt && runtime_rt->tl && lane && name)
+		timeline_begin(runtime_rt->tl, lane, name);
 }
 
 void hvd_timeline_end(const char *lane)
 {
-	if (RT && RT->tl && lane)
-		timeline_end(RT->tl, lane, NULL);
-}
-
-struct runtime *runtime_current(void)
-{
-	return RT;
-}
-
-int runtime_set_error(int code, const char *text)
-{
-	return set_error(code, text);
+	if (runtime_rt && runtime_rt->tl && lane)
+		timeline_end(runtime_rt->tl, lane, NULL);
 }

@@ -2,7 +2,8 @@
  * node id, hostname, and a blob exchange between all ranks (PMIx Put,
  * Commit, Fence with data collection, Get). The fence must collect: under
  * Slurm 22.05 a fence without PMIX_COLLECT_DATA only waits for the ranks
- * of the same node (measured, facts slurm-multinode-netns.md 3.3). Under `srun --mpi=pmix` (or
+ * of the same node (measured on the multi-node test cluster,
+ * tests/slurm/multinode.sh). Under `srun --mpi=pmix` (or
  * MpiDefault=pmix) it is a PMIx client; without a PMIx server it is a
  * one-rank world; in a Slurm step of several tasks without PMIx it fails
  * at once with the fix. The decision is made from the environment before

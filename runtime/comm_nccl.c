@@ -1,4 +1,4 @@
-/* comm_nccl.c - the GPU backend (DIGEST C1): device buffers, its own CUDA
+/* comm_nccl.c - the GPU backend (practice C1): device buffers, its own CUDA
  * stream ordered after the caller's compute stream with events, one NCCL
  * communicator. The device is the one whose PCI bus id the hvd plugin
  * exported (HVD_GPU_BUSID, cudaDeviceGetByPCIBusId), device 0 without the

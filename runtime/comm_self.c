@@ -10,13 +10,6 @@
 
 #include "comm.h"
 
-double runtime_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int comm_wait_check(const struct comm_wait *w)
 {
 	if (w->abort && *w->abort)

@@ -357,11 +357,3 @@ int control_connect(struct runtime *rt, char *err, size_t errlen)
 	return 0;
 }
 
-void control_wake(struct runtime *rt)
-{
-	if (rt->ctl && rt->ctl->wake[1] >= 0) {
-		char b = 1;
-		ssize_t w = write(rt->ctl->wake[1], &b, 1);
-		(void)w;
-	}
-}

@@ -1,4 +1,4 @@
-/* fusion.h - tensor fusion (Horovod's idea, DIGEST C1/C5): which submitted
+/* fusion.h - tensor fusion (Horovod's idea, practice C1/C5): which submitted
  * tensors share one collective, and the signature that every rank checks
  * for each bucket. Pure functions over plain arrays, unit-tested directly.
  * What it does not do: copy data or talk to other ranks (engine.c, coord.c).

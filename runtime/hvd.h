@@ -1,5 +1,5 @@
 /* hvd.h - libhvd public API: data-parallel collectives for programs started
- * by `srun` (no mpirun), Horovod's ideas in C (DIGEST C1-C5, O3).
+ * by `srun` (no mpirun), Horovod's ideas in C (practice C1-C5, O3).
  *
  * What it does: bootstraps through PMIx (or runs as a one-rank world without
  * a PMIx server), negotiates named tensors across ranks, fuses them into
@@ -58,6 +58,7 @@ int hvd_node_count(void);
 const char *hvd_hostname(void);
 const char *hvd_backend_name(void);       /* "mpi", "nccl" or "self" */
 const char *hvd_error(void);              /* last message, "" if none */
+const char *hvd_version(void);            /* "0.1.0" (the VERSION file) */
 
 /* Allreduce in place on `data` (host memory for MPI, device memory for
  * NCCL), `count` elements. `name` identifies the tensor across ranks (at
@@ -93,7 +94,7 @@ int hvd_barrier(void);
  * hvd_init, HVD_ERR_BOOTSTRAP when the launcher refused. */
 int hvd_abort_job(int status);
 
-/* Timeline spans for the caller's own work (DIGEST O3): `lane` groups
+/* Timeline spans for the caller's own work (practice O3): `lane` groups
  * spans in one row ("compute", "data"), `name` labels the span ("backward
  * compute", "data wait"). No-ops when HVD_TIMELINE is unset. */
 void hvd_timeline_begin(const char *lane, const char *name);

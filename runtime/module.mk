@@ -7,7 +7,8 @@ ifeq ($(HAVE_PMIX),1)
 RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coord.c \
 	runtime/timeline.c runtime/report.c runtime/bootstrap.c runtime/comm_self.c \
 	runtime/control.c runtime/control_join.c runtime/control_loop.c runtime/engine.c \
-	runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c runtime/wire.c
+	runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c runtime/wire.c \
+	runtime/state.c
 RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)
@@ -28,20 +29,37 @@ RUNTIME_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(RUNTIME_SRCS))
 $(B)/obj/runtime/%.o: MODULE_CFLAGS = -Iruntime $(RUNTIME_CFLAGS_DEPS) $(RUNTIME_DEFS)
 $(B)/obj/bench/%.o: MODULE_CFLAGS = -Iruntime $(MPI_CFLAGS) $(RUNTIME_DEFS)
 
-$(B)/libhvd.a: $(RUNTIME_OBJS)
+# libhvd.a, what a program links, exports only the API (hvd.h): it holds
+# one relocatable object (ld -r of every runtime object) in which every
+# global symbol but hvd_* is made local (objcopy --keep-global-symbol), so
+# the runtime's internal names (timeline_open, engine_start, ...) can
+# neither collide with nor be reached by a program's own. The unit tests
+# reach the internals through libhvd-internal.a (the plain objects).
+OBJCOPY ?= objcopy
+$(B)/obj/runtime/state.o: VERSION
+$(B)/obj/runtime/libhvd.o: $(RUNTIME_OBJS)
+	$(LD) -r -o $@.all $^
+	$(OBJCOPY) --wildcard --keep-global-symbol='hvd_*' $@.all $@
+	@rm -f $@.all
+$(B)/libhvd.a: $(B)/obj/runtime/libhvd.o
+	@rm -f $@
+	$(AR) rcs $@ $^
+HVD_INTERNAL_LIB := $(B)/obj/runtime/libhvd-internal.a
+$(HVD_INTERNAL_LIB): $(RUNTIME_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
 LIBS_STATIC += $(B)/libhvd.a
 
-$(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(B)/libhvd.a
+# a test program: it also checks the dtype conversions (internals)
+$(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(HVD_INTERNAL_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
 TEST_PROGRAMS += $(B)/hvd-rt-test
 
 # The control-plane attack tests (tests/slurm/attack.sh): the attacker, and
 # the recording shim preloaded into a real rank (plain flags: it is loaded
 # into processes that are not built with the sanitizers).
-$(B)/hvd-attack: $(B)/obj/runtime/tests/hvd_attack.o $(B)/libhvd.a
+$(B)/hvd-attack: $(B)/obj/runtime/tests/hvd_attack.o $(HVD_INTERNAL_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^
 $(B)/hvd-record.so: runtime/tests/hvd_record.c
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
@@ -58,7 +76,13 @@ endif
 TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
 	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c
-TEST_LIBS += $(B)/libhvd.a
+TEST_LIBS += $(HVD_INTERNAL_LIB)
+# A program with its own timeline_open, control_stop, engine_start links
+# against libhvd.a and runs (group symbols).
+$(B)/hvd-own-symbols: $(B)/obj/tests/own_symbols.o $(B)/libhvd.a
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
+TEST_PROGRAMS += $(B)/hvd-own-symbols
+TEST_SRCS += tests/test_symbols.c
 TEST_LDLIBS += $(RUNTIME_LDLIBS) $(CJSON_LIBS)
 TEST_CFLAGS += -DHVD_HAVE_RUNTIME
 
@@ -71,7 +95,7 @@ ifeq ($(HAVE_PMIX)$(HAVE_FUZZER),11)
 FUZZ_SRCS := $(filter-out runtime/comm_nccl.c,$(RUNTIME_SRCS)) tests/fuzz/fuzz_control.c
 $(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h)
 	$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-Iruntime $(RUNTIME_CFLAGS_DEPS) $(filter-out -DHAVE_CUDA -DHAVE_NCCL,$(RUNTIME_DEFS)) \
+		-Iruntime $(RUNTIME_CFLAGS_DEPS) $(VERSION_DEF) $(filter-out -DHAVE_CUDA -DHAVE_NCCL,$(RUNTIME_DEFS)) \
 		-o $@ $(FUZZ_SRCS) $(filter-out $(NCCL_LIBS) $(CUDA_LIBS),$(RUNTIME_LDLIBS)) -lm
 TEST_PROGRAMS += $(B)/fuzz-control
 endif

@@ -1,6 +1,6 @@
 /* report.c - the start-up report rank 0 prints: one table (rank, host,
  * local rank, GPU bus id, CPU list, socket, backend) and a warning per
- * broken placement rule of the source documents (DIGEST L1, L2, C2): two
+ * broken placement rule of the source documents (practice L1, L2, C2): two
  * ranks on one GPU, a rank running outside the CPUs the plugin chose for
  * its GPU's socket, more ranks on a node than GPUs, NCCL forced onto TCP
  * where InfiniBand exists, one hostname on two nodes (OpenMPI names its

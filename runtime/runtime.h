@@ -101,7 +101,9 @@ void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
 /* Same, with a message that already carries its origin; remote = it came
  * from another rank (so it is not sent back). */
 void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote);
-/* The initialised runtime (NULL before hvd_init / after hvd_shutdown). */
+/* The initialised runtime (NULL before hvd_init / after hvd_shutdown);
+ * state.c holds it, api.c sets it. */
+extern struct runtime *runtime_rt;
 struct runtime *runtime_current(void);
 /* Sets this thread's hvd_error() text; returns code. */
 int runtime_set_error(int code, const char *text);

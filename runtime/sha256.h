@@ -1,7 +1,7 @@
 /* sha256.h - SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), small and
  * self-contained so libhvd needs no crypto library at link time; checked
  * against the FIPS 180-2 examples and every RFC 4231 test case
- * (tests/test_runtime_auth.c). Used only for the control plane's
+ * (tests/test_runtime_control.c). Used only for the control plane's
  * handshake (auth.c). What it does not do: anything constant-time beyond
  * what plain SHA-256 is, key derivation, or encryption.
  */

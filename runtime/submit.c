@@ -1,6 +1,6 @@
 /* submit.c - the collective calls of hvd.h: validate, queue a named entry
  * for the control thread to announce and the engine to run, hand back a
- * handle, wait on it. HVD_SYNC=1 waits inside every submission (DIGEST
+ * handle, wait on it. HVD_SYNC=1 waits inside every submission (practice
  * C3: the synchronous-allreduce switch, for diagnosis and comparison).
  * What it does not do: talk to other ranks or move data.
  */

@@ -1,5 +1,5 @@
 /* timeline.h - Chrome trace of what the runtime and the trainer do
- * (Horovod's timeline, DIGEST O3): one row ("process") per tensor or per
+ * (Horovod's timeline, practice O3): one row ("process") per tensor or per
  * trainer lane, B/E spans for phases (NEGOTIATE_ALLREDUCE, QUEUE,
  * MEMCPY_IN_FUSION_BUFFER, MPI_ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER, ...),
  * X ticks for each rank's arrival. The file is valid JSON after every

@@ -18,7 +18,7 @@ SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/options.c spank/placement.c s
 SPANK_SO_OBJS := $(patsubst spank/%.c,$(B)/obj/spank-so/%.o,$(SPANK_SO_SRCS))
 SPANK_SO_CFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
 	-fstack-protector-strong $(if $(filter -O0,$(OPT)),,-D_FORTIFY_SOURCE=2) -fno-strict-aliasing \
-	-Ispank $(SPANK_DEFS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(CFLAGS)
+	-Ispank $(SPANK_DEFS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(VERSION_DEF) $(CFLAGS)
 SPANK_SO_LDFLAGS := -shared -Wl,--version-script=spank/hvd.map -Wl,-z,relro -Wl,-z,now \
 	-Wl,-z,noexecstack -Wl,--as-needed $(LDFLAGS)
 
@@ -26,6 +26,7 @@ $(B)/obj/spank-so/%.o: spank/%.c
 	@mkdir -p $(@D)
 	$(CC) $(SPANK_SO_CFLAGS) -MMD -MP -c $< -o $@
 
+$(B)/obj/spank-so/task.o: VERSION
 $(B)/hvd.so: $(SPANK_SO_OBJS) spank/hvd.map
 	$(CC) $(SPANK_SO_LDFLAGS) -o $@ $(SPANK_SO_OBJS) $(HWLOC_LIBS)
 

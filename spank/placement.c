@@ -3,7 +3,7 @@
  * it sees, which socket, CPUs and NUMA nodes it gets.
  * Implements L1 (one process per GPU, oversubscription refused), L2 (bind
  * to the socket nearest the GPU, `--map-by socket` for CPU-only steps) and
- * L3 (each process sees its own GPU first) of ../shared/seeds/DIGEST.md.
+ * L3 (each process sees its own GPU first) of docs/practices.md.
  * What it does not do: read the topology (topology.c), touch the process
  * (task.c) or know about Slurm.
  */

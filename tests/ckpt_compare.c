@@ -10,7 +10,7 @@
 
 #include "ckpt_compare.h"
 #include "runner.h"
-#include "safetensors.h"
+#include "train/safetensors.h"
 
 /* The learnable parameters (every F32 tensor but BN running statistics) of
  * tmpdir/DIR/last/model.safetensors, in file order. */

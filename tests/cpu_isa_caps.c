@@ -8,9 +8,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "cpu_isa_caps.h"
-#include "cpu/cpu_isa.h"
+#include "backend/cpu/cpu_isa.h"
 
 int cpu_isa_effective_in_child(const char *env)
 {

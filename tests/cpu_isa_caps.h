@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "cpu/cpu_isa.h"
+#include "backend/cpu/cpu_isa.h"
 
 /* The effective ISA (a dnnl_cpu_isa_t) of a child whose environment has
  * env "ONEDNN_MAX_CPU_ISA=X" (NULL: no cap); -1 when the child failed. */

@@ -12,6 +12,8 @@
 extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case build_tests[];
+extern const struct test_case layout_tests[];
+extern const struct test_case docs_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
@@ -39,6 +41,7 @@ extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_attack_tests[];
 extern const struct test_case fuzz_tests[];
 extern const struct test_case runtime_unit_tests[];
+extern const struct test_case symbols_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case e2e_learning_tests[];
@@ -73,6 +76,8 @@ static const struct test_group test_groups[] = {
 	/* unit: no Slurm */
 	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
+	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0 },
@@ -121,6 +126,7 @@ static const struct test_group test_groups[] = {
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0 },
+	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },

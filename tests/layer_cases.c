@@ -8,7 +8,7 @@
 
 #include "runner.h"
 #include "layer_cases.h"
-#include "rng.h"
+#include "base/rng.h"
 
 #define FP32_TOL 1e-4
 #define BF16_TOL (1.0 / 64)

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
-#include "model.h"
+#include "backend/backend.h"
+#include "model/model.h"
 
 /* A model and what one step feeds it. */
 struct layer_pair {

@@ -37,7 +37,7 @@ static struct {
 	char case_dir[PATH_MAX];   /* current case's temp dir */
 	char src[PATH_MAX];
 	char build[PATH_MAX];
-	char shared[PATH_MAX];
+	char data[PATH_MAX];
 	char host[256];
 	char cluster[PATH_MAX];    /* non-empty while the cluster is up */
 	const char *case_name;
@@ -105,7 +105,7 @@ size_t test_check_arrays_at(const char *file, int line, const char *what,
 const char *test_tmpdir(void) { return R.case_dir; }
 const char *test_src_dir(void) { return R.src; }
 const char *test_build_dir(void) { return R.build; }
-const char *test_shared_dir(void) { return R.shared[0] ? R.shared : NULL; }
+const char *test_data_dir(void) { return R.data[0] ? R.data : NULL; }
 const char *test_cluster_dir(void) { return R.cluster[0] ? R.cluster : NULL; }
 const char *test_hostname(void) { return R.host; }
 
@@ -629,10 +629,9 @@ static void find_places(const char *argv0)
 	} else if (!realpath(".", R.src)) {
 		snprintf(R.src, sizeof(R.src), ".");
 	}
-	char shared[PATH_MAX + 16];
-	snprintf(shared, sizeof(shared), "%s/../shared", R.src);
-	if (!realpath(shared, R.shared))
-		R.shared[0] = 0;
+	const char *data = getenv("HVD_TEST_DATA");
+	if (!data || !data[0] || !realpath(data, R.data))
+		R.data[0] = 0;
 	if (gethostname(R.host, sizeof(R.host)) != 0)
 		snprintf(R.host, sizeof(R.host), "localhost");
 	char *dot = strchr(R.host, '.');

@@ -76,7 +76,7 @@ size_t test_check_arrays_at(const char *file, int line, const char *what,
 const char *test_tmpdir(void);      /* fresh, empty dir for this case */
 const char *test_src_dir(void);     /* repository root */
 const char *test_build_dir(void);   /* where make put programs and libs */
-const char *test_shared_dir(void);  /* ../shared if present, else NULL */
+const char *test_data_dir(void);    /* $HVD_TEST_DATA (real NIH data), else NULL */
 const char *test_cluster_dir(void); /* running cluster's dir, else NULL */
 const char *test_hostname(void);    /* `hostname -s` */
 

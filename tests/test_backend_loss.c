@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "loss.h"
-#include "model.h"
-#include "rng.h"
+#include "backend/backend.h"
+#include "model/loss.h"
+#include "model/model.h"
+#include "base/rng.h"
 #include "runner.h"
 
 #define N 2

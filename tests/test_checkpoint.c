@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "runner.h"
-#include "checkpoint.h"
-#include "safetensors.h"
+#include "train/checkpoint.h"
+#include "train/safetensors.h"
 
 static const struct densenet_config tiny = {
 	.growth = 4, .blocks = { 1, 1, 1, 1 }, .init_features = 8, .bn_size = 2,

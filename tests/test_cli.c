@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "runner.h"
-#include "image_encode.h"
+#include "data/image_encode.h"
 
 /* Small and fast on ref: DenseNet-121 at 32 px, batch 2. */
 #define ONE "--backend ref --size 32 --seed 7"
@@ -211,7 +211,36 @@ static void test_checkpoint_loads_in_pytorch(void)
 	free(png);
 }
 
+/* One version (the VERSION file): --version, the start-up line. */
+static void test_version_from_one_place(void)
+{
+	struct test_proc p;
+	char *path = test_path(test_src_dir(), "VERSION");
+	char *version = path ? test_read_file(path, NULL) : NULL, want[256];
+
+	CHECK(version != NULL);
+	if (!version) {
+		free(path);
+		return;
+	}
+	version[strcspn(version, "\n")] = '\0';
+	CHECK(version[0] != '\0');
+	chexnet("--version", &p, 10);
+	CHECK_INT(p.exit_code, 0);
+	snprintf(want, sizeof(want), "chexnet %s\n", version);
+	CHECK_STR(p.out, want);
+	test_proc_free(&p);
+	chexnet("bench " ONE " --batch 2 --steps 1", &p, 60);
+	CHECK_INT(p.exit_code, 0);
+	snprintf(want, sizeof(want), " px), chexnet %s\n", version);
+	CHECK_CONTAINS(p.err, want);
+	test_proc_free(&p);
+	free(version);
+	free(path);
+}
+
 const struct test_case cli_tests[] = {
+	{ "version_from_one_place", test_version_from_one_place },
 	{ "bad_number_is_an_error", test_bad_number_is_an_error },
 	{ "unknown_flag_and_command_are_errors", test_unknown_flag_and_command_are_errors },
 	{ "help_for_each_command", test_help_for_each_command },

@@ -1,4 +1,4 @@
-/* test_cpu_arena.c - the cpu backend's lifetime arena (trainer/cpu/
+/* test_cpu_arena.c - the cpu backend's lifetime arena (trainer/backend/cpu/
  * cpu_arena.c): blocks alive at the same step never overlap, blocks that
  * are not may share, offsets are 64-byte aligned, and a failed request
  * makes the plan fail instead of aliasing offset 0.
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runner.h"
-#include "cpu/cpu_arena.h"
+#include "backend/cpu/cpu_arena.h"
 
 static int intervals_overlap(const struct arena_req *a, const struct arena_req *b)
 {

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 
 #include "runner.h"
-#include "backend.h"
+#include "backend/backend.h"
 #include "cpu_isa_caps.h"
-#include "cpu/dnnl_ctx.h"
+#include "backend/cpu/dnnl_ctx.h"
 
 static void test_isa_names_and_blocks(void)
 {

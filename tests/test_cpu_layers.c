@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "runner.h"
-#include "backend.h"
+#include "backend/backend.h"
 #include "layer_cases.h"
-#include "cpu/dnnl_ctx.h"
+#include "backend/cpu/dnnl_ctx.h"
 #include "cpu_isa_caps.h"
 
 static const struct layer_fill cpu_fill = { .seed = 7, .dy_scale = 1.f };

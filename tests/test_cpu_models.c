@@ -15,12 +15,12 @@
 
 #include "runner.h"
 #include "cpu_isa_caps.h"
-#include "backend.h"
-#include "loss.h"
-#include "model.h"
-#include "rng.h"
-#include "cpu/backend_cpu.h"
-#include "cpu/dnnl_ctx.h"
+#include "backend/backend.h"
+#include "model/loss.h"
+#include "model/model.h"
+#include "base/rng.h"
+#include "backend/cpu/backend_cpu.h"
+#include "backend/cpu/dnnl_ctx.h"
 
 /* 64, not 32: at 32x32 the last block runs at 1x1, where batch norm over
  * N*H*W = 2 values divides by a near-zero spread and amplifies float

@@ -12,16 +12,16 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "crc32c.h"
-#include "data_csv.h"
-#include "data_labels.h"
-#include "data_set.h"
-#include "data_shard.h"
-#include "data_split.h"
-#include "data_synth.h"
-#include "image_decode.h"
-#include "image_encode.h"
-#include "image_resize.h"
+#include "base/crc32c.h"
+#include "data/csv.h"
+#include "data/labels.h"
+#include "data/set.h"
+#include "data/shard.h"
+#include "data/split.h"
+#include "data/synth.h"
+#include "data/image_decode.h"
+#include "data/image_encode.h"
+#include "data/image_resize.h"
 #include "runner.h"
 
 static char *fixture(const char *name)
@@ -100,12 +100,12 @@ static long awk_count(const char *csv_gz, const char *label)
 
 static void test_real_nih_csv_all_rows_and_label_counts(void)
 {
-	if (!test_shared_dir())
-		SKIP("../shared absent: no real NIH label file");
-	char *csv = test_path(test_shared_dir(), "data/nih/Data_Entry_2017_v2020.csv.gz");
+	if (!test_data_dir())
+		SKIP("HVD_TEST_DATA unset: no real NIH label file");
+	char *csv = test_path(test_data_dir(), "data/nih/Data_Entry_2017_v2020.csv.gz");
 	if (access(csv, R_OK) != 0) {
 		free(csv);
-		SKIP("../shared/data/nih/Data_Entry_2017_v2020.csv.gz absent");
+		SKIP("$HVD_TEST_DATA/data/nih/Data_Entry_2017_v2020.csv.gz absent");
 	}
 	struct data_list l = { 0 };
 	char err[1024] = "";
@@ -293,11 +293,11 @@ static void test_patient_split_has_no_shared_patient(void)
 
 static void test_real_pngs_decode_to_512(void)
 {
-	if (!test_shared_dir())
-		SKIP("../shared absent: no real X-rays");
+	if (!test_data_dir())
+		SKIP("HVD_TEST_DATA unset: no real X-rays");
 	const char *names[] = { "data/nih/00000001_000.png", "data/nih/00027426_000.png" };
 	for (int k = 0; k < 2; k++) {
-		char *path = test_path(test_shared_dir(), names[k]);
+		char *path = test_path(test_data_dir(), names[k]);
 		struct image img;
 		char err[1024] = "";
 		CHECK_INT(image_decode_file(path, 0, &img, err, sizeof(err)), 0);

@@ -15,15 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "data_loader.h"
-#include "data_order.h"
-#include "data_pack.h"
-#include "data_set.h"
-#include "data_shard.h"
-#include "data_synth.h"
-#include "image_decode.h"
-#include "image_resize.h"
+#include "base/crc32c.h"
+#include "data/loader.h"
+#include "data/order.h"
+#include "data/pack.h"
+#include "data/set.h"
+#include "data/shard.h"
+#include "data/synth.h"
+#include "data/image_decode.h"
+#include "data/image_resize.h"
 #include "runner.h"
 
 #define SYNTH_COUNT 120
@@ -585,11 +585,11 @@ static void test_pixel_allocator_hook_owns_every_buffer(void)
 
 static void test_real_pngs_pack_and_load(void)
 {
-	if (!test_shared_dir())
-		SKIP("../shared absent: no real X-rays");
+	if (!test_data_dir())
+		SKIP("HVD_TEST_DATA unset: no real X-rays");
 	char cmd[16384], err[2048] = "";
 	struct test_proc p;
-	const char *t = test_tmpdir(), *nih = test_shared_dir();
+	const char *t = test_tmpdir(), *nih = test_data_dir();
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/real/images' && cd '%s/real' && "
 		 "cp '%s/data/nih/00000001_000.png' '%s/data/nih/00027426_000.png' images/ && "
 		 "zcat '%s/data/nih/Data_Entry_2017_v2020.csv.gz' | "

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data_shard.h"
+#include "data/shard.h"
 #include "runner.h"
 
 static const char *data_tool(void)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "data_cmds.h"
+#include "cmd/data_cmds.h"
 
 int main(int argc, char **argv)
 {

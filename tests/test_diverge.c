@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "runner.h"
-#include "checkpoint.h"
+#include "train/checkpoint.h"
 
 #define ONE "--backend ref --size 32 --seed 7"
 #define SMALL ONE " --batch 2 --synthetic-images 6"

@@ -11,7 +11,7 @@
  * one GPU accumulating 2 and against MPI, eval over NCCL; group
  * slurm-e2e-learning: a short 2-rank DenseNet-121 run at 64x64 reaches
  * mean test AUROC >= 0.85 within 3 minutes.
- * What this does not do: check kernels (trainer/cpu tests) or the loader's
+ * What this does not do: check kernels (trainer/backend/cpu tests) or the loader's
  * order in isolation (data-loader group).
  */
 #include <math.h>
@@ -22,10 +22,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "ckpt_compare.h"
 #include "runner.h"
-#include "safetensors.h"
+#include "train/safetensors.h"
 
 /* Small images, one thread per rank: fast on 2 cores and deterministic. */
 #define SMALL "--size 32 --batch 8 --threads 1 --optimizer sgd --lr 0.05"
@@ -312,7 +312,7 @@ static void test_sigstop_one_rank_is_named_by_the_runtime(void)
 /* Rank 0 fails alone mid-training (its checkpoint directory becomes a
  * file, so the next --save-every write fails) while rank 1 waits for it in
  * the gradient allreduce: rank 0 prints its error and ends the step
- * (hvd_abort_job, trainer/main.c), so srun returns at once instead of
+ * (hvd_abort_job, trainer/cmd/main.c), so srun returns at once instead of
  * after the runtime's HVD_TIMEOUT_S (30 s here) stall. Prints rc=, left=,
  * after_cut= and after_error= (ms from the swap / from the error line in
  * srun's stderr to the end of srun). */

@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "runner.h"
-#include "data_labels.h"
-#include "image_decode.h"
-#include "image_encode.h"
-#include "plot_png.h"
-#include "thresholds_file.h"
+#include "data/labels.h"
+#include "data/image_decode.h"
+#include "data/image_encode.h"
+#include "cmd/plot_png.h"
+#include "cmd/thresholds_file.h"
 
 #define OPTS "--size 32 --seed 7 --batch 8 --threads 1"
 #define DATA "--synthetic --synthetic-images 48"

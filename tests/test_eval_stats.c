@@ -13,12 +13,12 @@
 #include <time.h>
 
 #include "runner.h"
-#include "auroc.h"
-#include "eval_bootstrap.h"
-#include "eval_calibration.h"
-#include "eval_curves.h"
-#include "eval_thresholds.h"
-#include "rng.h"
+#include "train/auroc.h"
+#include "train/eval_bootstrap.h"
+#include "train/eval_calibration.h"
+#include "train/eval_curves.h"
+#include "train/eval_thresholds.h"
+#include "base/rng.h"
 
 /* Binormal population: negatives N(0,1), positives N(d,1); its AUROC is
  * Phi(d / sqrt 2). Fills n images of one class, every image its own

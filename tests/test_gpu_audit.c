@@ -1,5 +1,5 @@
 /* test_gpu_audit.c - issue 9's code read as a test that runs on every
- * build, CPU only (group gpu-audit): the real sources of trainer/gpu
+ * build, CPU only (group gpu-audit): the real sources of trainer/backend/gpu
  * (*.c, *.cu, *.h, *.cuh) and runtime/comm_nccl.c are scanned
  * (tests/gpu_audit.c) and must keep three rules:
  *   1. every CUDA runtime, cuDNN, cuBLAS, NCCL call and every gpu_k_*
@@ -67,19 +67,19 @@ static int add_file(struct tree *t, const char *rel)
 	return rc;
 }
 
-/* Every audited file of trainer/gpu and runtime/comm_nccl.c, scanned. */
+/* Every audited file of trainer/backend/gpu and runtime/comm_nccl.c, scanned. */
 static int tree_scan(struct tree *t)
 {
-	char *dir = test_path(test_src_dir(), "trainer/gpu");
+	char *dir = test_path(test_src_dir(), "trainer/backend/gpu");
 	DIR *d = dir ? opendir(dir) : NULL;
 	char *names[128];
 	int count = 0, rc = 0;
 
 	memset(t, 0, sizeof(*t));
-	CHECK_MSG(d, "cannot open %s", dir ? dir : "trainer/gpu");
+	CHECK_MSG(d, "cannot open %s", dir ? dir : "trainer/backend/gpu");
 	for (struct dirent *e; d && (e = readdir(d)) && count < 128;)
-		if (audited_name(e->d_name) && (names[count] = malloc(strlen(e->d_name) + 13)))
-			sprintf(names[count++], "trainer/gpu/%s", e->d_name);
+		if (audited_name(e->d_name) && (names[count] = malloc(strlen(e->d_name) + sizeof("trainer/backend/gpu/"))))
+			sprintf(names[count++], "trainer/backend/gpu/%s", e->d_name);
 	if (d)
 		closedir(d);
 	free(dir);
@@ -103,16 +103,16 @@ static void tree_free(struct tree *t)
 /* --- synthetic snippets: each rule can fail --- */
 
 static const struct audit_allow test_unchecked[] = {
-	{ "trainer/gpu/fake.c", "fake_destroy", "cudaFree", 0, "test" },
+	{ "trainer/backend/gpu/fake.c", "fake_destroy", "cudaFree", 0, "test" },
 	{ 0 }
 };
 static const struct audit_place test_allocating[] = {
-	{ "trainer/gpu/fake.c", "fake_create", "test" },
-	{ "trainer/gpu/fake.c", "fake_destroy", "test" },
+	{ "trainer/backend/gpu/fake.c", "fake_create", "test" },
+	{ "trainer/backend/gpu/fake.c", "fake_destroy", "test" },
 	{ 0 }
 };
 static const struct audit_allow test_waiting[] = {
-	{ "trainer/gpu/fake.c", "fake_store", "cudaStreamSynchronize", 0, "test" },
+	{ "trainer/backend/gpu/fake.c", "fake_store", "cudaStreamSynchronize", 0, "test" },
 	{ 0 }
 };
 static const char *const test_hand_checked[] = { "runtime/fake_nccl.c", NULL };
@@ -162,9 +162,9 @@ static void test_unbalanced_text_is_refused(void)
 		"\treturn 0;\n"
 		"}\n";
 
-	CHECK_INT(audit_scan("trainer/gpu/fake.c", src, &s), -1);
-	CHECK_INT(audit_scan("trainer/gpu/fake.c", "int f(void) { g(); )\n", &s), -1);
-	CHECK_INT(audit_scan("trainer/gpu/fake.c", "#define BEGIN {\nint f(void) { }\n", &s), 0);
+	CHECK_INT(audit_scan("trainer/backend/gpu/fake.c", src, &s), -1);
+	CHECK_INT(audit_scan("trainer/backend/gpu/fake.c", "int f(void) { g(); )\n", &s), -1);
+	CHECK_INT(audit_scan("trainer/backend/gpu/fake.c", "#define BEGIN {\nint f(void) { }\n", &s), 0);
 	audit_sites_free(&s);
 }
 
@@ -180,7 +180,7 @@ static void test_comment_or_string_mentioning_cudaMalloc_is_ignored(void)
 		"\treturn 0;\n"
 		"}\n";
 
-	CHECK_INT(snippet("trainer/gpu/fake.c", src, &s, &r), 0);
+	CHECK_INT(snippet("trainer/backend/gpu/fake.c", src, &s, &r), 0);
 	CHECK_INT(s.count, 0);
 	audit_sites_free(&s);
 }
@@ -200,10 +200,10 @@ static void test_unchecked_call_found_with_file_line(void)
 		"\treturn 0;\n"
 		"}\n";
 
-	CHECK_INT(snippet("trainer/gpu/fake.c", src, &s, &r), 2);
-	CHECK_CONTAINS(r.text, "trainer/gpu/fake.c:4: cudaStreamWaitEvent in fake_step: rule 1 "
+	CHECK_INT(snippet("trainer/backend/gpu/fake.c", src, &s, &r), 2);
+	CHECK_CONTAINS(r.text, "trainer/backend/gpu/fake.c:4: cudaStreamWaitEvent in fake_step: rule 1 "
 		       "(checked): not the direct argument of GPU_CUDA (status discarded)");
-	CHECK_CONTAINS(r.text, "trainer/gpu/fake.c:7: gpu_k_relu_fwd in fake_step: rule 1");
+	CHECK_CONTAINS(r.text, "trainer/backend/gpu/fake.c:7: gpu_k_relu_fwd in fake_step: rule 1");
 	audit_sites_free(&s);
 }
 
@@ -224,7 +224,7 @@ static void test_checked_multi_line_call_passes(void)
 		"\treturn 0;\n"
 		"}\n";
 
-	CHECK_INT(snippet("trainer/gpu/fake.c", src, &s, &r), 0);
+	CHECK_INT(snippet("trainer/backend/gpu/fake.c", src, &s, &r), 0);
 	CHECK_INT(s.count, 4);
 	CHECK(s.count == 4 && s.v[0].line == 4 && strcmp(s.v[0].wrapper, "GPU_CUDA") == 0);
 	CHECK(s.count == 4 && strcmp(s.v[0].func, "fake_step") == 0);
@@ -246,7 +246,7 @@ static void test_wrong_macro_or_hand_check_fails_in_trainer(void)
 		"\treturn 0;\n"
 		"}\n";
 
-	CHECK_INT(snippet("trainer/gpu/fake.c", src, &s, &r), 2);
+	CHECK_INT(snippet("trainer/backend/gpu/fake.c", src, &s, &r), 2);
 	CHECK_CONTAINS(r.text, "fake.c:3: cudaMalloc in fake_create: rule 1 (checked): wrapped "
 		       "in GPU_CUDNN, not GPU_CUDA");
 	CHECK_CONTAINS(r.text, "fake.c:4: cudaMalloc in fake_create: rule 1 (checked): not the "
@@ -309,7 +309,7 @@ static void test_allocation_in_step_function_fails(void)
 		"\tcudaFree(b->pool);\n"
 		"}\n";
 
-	CHECK_INT(snippet("trainer/gpu/fake.c", src, &s, &r), 4);
+	CHECK_INT(snippet("trainer/backend/gpu/fake.c", src, &s, &r), 4);
 	CHECK_CONTAINS(r.text, "fake.c:10: cudaMallocAsync in fake_step: rule 2 (no per-step "
 		       "allocation)");
 	CHECK_CONTAINS(r.text, "fake.c:11: cudaEventCreateWithFlags in fake_step: rule 2");
@@ -341,7 +341,7 @@ static void test_synchronous_copy_in_step_function_fails(void)
 		"\treturn 0;\n"
 		"}\n";
 
-	CHECK_INT(snippet("trainer/gpu/fake.c", src, &s, &r), 6);
+	CHECK_INT(snippet("trainer/backend/gpu/fake.c", src, &s, &r), 6);
 	CHECK_CONTAINS(r.text, "fake.c:4: cudaMemcpy in fake_step: rule 3 (no synchronous copy "
 		       "on the step path): synchronous copy/set");
 	CHECK_CONTAINS(r.text, "fake.c:5: cudaMemset in fake_step: rule 3");
@@ -387,7 +387,7 @@ static void test_kernel_launch_needs_checked_last_error(void)
 
 	memset(&s, 0, sizeof(s));
 	memset(&r, 0, sizeof(r));
-	CHECK_INT(audit_scan("trainer/gpu/fake.cu", src, &s), 0);
+	CHECK_INT(audit_scan("trainer/backend/gpu/fake.cu", src, &s), 0);
 	CHECK_INT(audit_rule_launches(&s, &r), 3);
 	CHECK_CONTAINS(r.text, "fake.cu:10: k<<< in gpu_k_silent: rule 1 (checked): kernel launch");
 	CHECK_CONTAINS(r.text, "fake.cu:15: k<<< in gpu_k_cleared: rule 1");
@@ -410,7 +410,7 @@ static void test_call_hidden_in_a_macro_is_reported(void)
 		"\treturn WAIT(b->stream);\n"
 		"}\n";
 
-	CHECK_INT(snippet("trainer/gpu/fake.c", src, &s, &r), 2);
+	CHECK_INT(snippet("trainer/backend/gpu/fake.c", src, &s, &r), 2);
 	CHECK_CONTAINS(r.text, "fake.c:2: cudaStreamSynchronize in #define WAIT: rule 1 "
 		       "(checked): inside a macro body");
 	CHECK_CONTAINS(r.text, "fake.c:2: cudaStreamSynchronize in #define WAIT: rule 3");
@@ -432,7 +432,7 @@ static void test_allow_entry_excuses_only_its_function(void)
 		"}\n";
 	int used[2] = { 0, 0 };
 
-	snippet("trainer/gpu/fake.c", src, &s, &r);
+	snippet("trainer/backend/gpu/fake.c", src, &s, &r);
 	memset(&r, 0, sizeof(r));
 	CHECK_INT(audit_rule_checked(&s, &test_policy, used, &r), 1);
 	CHECK_INT(used[0], 1);

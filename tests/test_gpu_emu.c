@@ -1,7 +1,7 @@
 /* test_gpu_emu.c - the GPU backend's own kernels executed on the CPU
  * (group gpu-emu; tests/gpu_emu: the .cu files compiled as host C++ under
  * an emulation of the launch model, real threads per block meeting at
- * __syncthreads) against trainer/ref and the host code they mirror: the
+ * __syncthreads) against trainer/backend/ref and the host code they mirror: the
  * loss kernel against loss.c, batch norm (train, eval, backward, ReLU,
  * strided channel slices, accumulate) against ref_batchnorm, max/avg/
  * global pooling, ReLU, ADD, bias, Adam/SGD against optim.c, the uint8
@@ -15,11 +15,11 @@
 #include <string.h>
 
 #include "gpu_emu/gpu_emu.h"
-#include "input_norm.h"
-#include "loss.h"
-#include "optim.h"
-#include "ref/ref_layers.h"
-#include "rng.h"
+#include "model/input_norm.h"
+#include "model/loss.h"
+#include "train/optim.h"
+#include "backend/ref/layers.h"
+#include "base/rng.h"
 #include "runner.h"
 
 /* A strided tensor with both views onto the same floats. */

@@ -6,7 +6,7 @@
  * fp16 (2^-8 likewise, loss scaling on); a dense-block model whose layers
  * read and write channel slices of one buffer (accumulated gradients);
  * uint8 image input normalised on the GPU; the device Adam and SGD
- * updates against trainer/optim.c. The one-layer fixture and the shapes
+ * updates against trainer/train/optim.c. The one-layer fixture and the shapes
  * shared with the cpu tests are in layer_cases.c. Without a CUDA device every
  * case reports `skip ...: no CUDA device`. What it does not test: speed
  * (bench/, tests/gpu/run.sh).
@@ -18,13 +18,13 @@
 #include <string.h>
 
 #include "runner.h"
-#include "backend.h"
-#include "input_norm.h"
+#include "backend/backend.h"
+#include "model/input_norm.h"
 #include "layer_cases.h"
-#include "model.h"
-#include "optim.h"
-#include "rng.h"
-#include "gpu/gpu_kernels.h"
+#include "model/model.h"
+#include "train/optim.h"
+#include "base/rng.h"
+#include "backend/gpu/gpu_kernels.h"
 
 static const struct layer_fill gpu_fill = { .seed = 11, .dy_scale = 1.f / 16 };
 /* fp16 runs backward at the initial loss scale 2^16: an input gradient of

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "runner.h"
-#include "backend.h"
-#include "model.h"
-#include "gpu/gpu_internal.h"
+#include "backend/backend.h"
+#include "model/model.h"
+#include "backend/gpu/gpu_internal.h"
 
 static void test_every_layer_kind_has_gpu_ops(void)
 {

@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "runner.h"
-#include "model.h"
-#include "gpu/gpu_algo_cache.h"
-#include "gpu/gpu_geometry.h"
-#include "gpu/gpu_health.h"
-#include "gpu/gpu_loss_scale.h"
-#include "gpu/gpu_pool_plan.h"
+#include "model/model.h"
+#include "backend/gpu/gpu_algo_cache.h"
+#include "backend/gpu/gpu_geometry.h"
+#include "backend/gpu/gpu_health.h"
+#include "backend/gpu/gpu_loss_scale.h"
+#include "backend/gpu/gpu_pool_plan.h"
 
 /* --- loss scaler --- */
 

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/gpu_loss_scale.h"
-#include "grad_sync.h"
-#include "model.h"
-#include "run_train_health.h"
-#include "run_train_verdict.h"
+#include "backend/gpu/gpu_loss_scale.h"
+#include "train/grad_sync.h"
+#include "model/model.h"
+#include "cmd/train_health.h"
+#include "train/verdict.h"
 #include "runner.h"
 
 #define RANKS 4

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 
 #include "runner.h"
-#include "checkpoint.h"
-#include "data_set.h"
-#include "safetensors.h"
+#include "train/checkpoint.h"
+#include "data/set.h"
+#include "train/safetensors.h"
 
 static int one_line(const char *s) { return s && *s && !strchr(s, '\n'); }
 

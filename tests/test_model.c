@@ -1,7 +1,7 @@
 /* test_model.c - the model descriptions: DenseNet-121 and ResNet-50
  * parameter counts, DenseNet-121's state_dict keys and shapes equal to
- * torchvision's (tests/fixtures/densenet121_state_dict_keys.tsv, copied
- * from ../shared/facts), the builder's checks and gradient flags, a small
+ * torchvision's (tests/fixtures/densenet121_state_dict_keys.tsv, listed
+ * from torchvision's densenet121), the builder's checks and gradient flags, a small
  * DenseNet's gradients on ref against finite differences, and ref
  * determinism. What it does not test: single layers (test_ref_layers.c).
  */
@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "runner.h"
-#include "backend.h"
-#include "loss.h"
-#include "model.h"
-#include "rng.h"
+#include "backend/backend.h"
+#include "model/loss.h"
+#include "model/model.h"
+#include "base/rng.h"
 
 static void test_densenet121_parameter_count(void)
 {

@@ -21,7 +21,7 @@
 
 #include "ckpt_compare.h"
 #include "runner.h"
-#include "safetensors.h"
+#include "train/safetensors.h"
 
 #define TRAIN_ARGS "--size 64 --threads 1 --optimizer sgd --lr 0.001 --steps 5 --batch 4 " \
 	"--seed 7 --progress-every 100 --test"
@@ -189,7 +189,7 @@ static void test_training_survives_a_short_cut(void)
 
 /* n2 cut for good during training (checkpoints every 2 steps): the ranks
  * on n1 name ranks 2,3 on n2 after HVD_TIMEOUT_S=8 and end the step
- * (chexnet calls hvd_abort_job after a failure, trainer/main.c), so srun
+ * (chexnet calls hvd_abort_job after a failure, trainer/cmd/main.c), so srun
  * returns KillWait (5 s) + about 2 s after the runtime named them, long
  * before Slurm would declare n2 failed (about 30 s after the cut at
  * SlurmdTimeout=20; srun then reports `Node failure on n2`); after the

@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "runner.h"
-#include "backend.h"
+#include "backend/backend.h"
 #include "layer_cases.h"
-#include "loss.h"
-#include "model.h"
-#include "rng.h"
+#include "model/loss.h"
+#include "model/model.h"
+#include "base/rng.h"
 
 #define FD_H 1e-2
 #define FD_SAMPLES 60

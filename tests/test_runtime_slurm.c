@@ -3,7 +3,7 @@
  * and standalone; exactness, fusion, collectives, the mismatch, kill and
  * stop failures, the no-PMIx hint, and the timeline's overlap with a
  * simulated backward pass.
- * What it does not do: check throughput (bench/allreduce does).
+ * What it does not do: check throughput (bench/allreduce.c does).
  */
 #define _GNU_SOURCE
 #include <stdio.h>

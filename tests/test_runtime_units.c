@@ -474,7 +474,7 @@ static void test_report_warns_when_rules_break(void)
 
 /* Several nodes: the report counts nodes and shows each rank's; one
  * hostname on two nodes is named once per extra node (OpenMPI's vader
- * segments collide, facts slurm-multinode-netns.md section 2). */
+ * segments collide: tests/slurm/multinode.sh). */
 static void test_report_across_nodes(void)
 {
 	struct host_entry h[5] = { host("n1", "", "", "", 0), host("n1", "", "", "", 0),

@@ -6,9 +6,9 @@
  */
 #include <string.h>
 
-#include "gpu/gpu_train.h"
+#include "backend/gpu/gpu_train.h"
 #include "runner.h"
-#include "span.h"
+#include "train/span.h"
 
 static char seen[256];
 

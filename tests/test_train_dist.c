@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dist.h"
-#include "grad_sync.h"
-#include "model.h"
+#include "train/dist.h"
+#include "train/grad_sync.h"
+#include "model/model.h"
 #include "runner.h"
-#include "safetensors.h"
-#include "stop_signal.h"
+#include "train/safetensors.h"
+#include "train/stop_signal.h"
 
 static void chexnet(const char *args, int timeout_s, struct test_proc *p)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "runner.h"
-#include "auroc.h"
-#include "optim.h"
-#include "schedule.h"
+#include "train/auroc.h"
+#include "train/optim.h"
+#include "train/schedule.h"
 
 static void test_sgd_momentum_hand_computed(void)
 {

@@ -1,11 +1,11 @@
 # trainer/data.mk - input pipeline sources, linked into chexnet (by
 # trainer/module.mk) and into the test runner.
-DATA_SRCS := trainer/data_cmds.c trainer/crc32c.c trainer/data_labels.c trainer/data_csv.c \
-	trainer/data_set.c trainer/data_nih.c trainer/data_generic.c trainer/data_split.c \
-	trainer/image_decode.c trainer/image_resize.c trainer/data_shard.c \
-	trainer/data_shard_index.c trainer/data_order.c trainer/data_source.c \
-	trainer/data_loader.c trainer/image_encode.c trainer/data_args.c trainer/data_pack.c \
-	trainer/cmd_pack.c trainer/data_synth.c trainer/data_synth_draw.c trainer/cmd_synth.c
+DATA_SRCS := trainer/cmd/data_cmds.c trainer/base/crc32c.c trainer/base/classes.c trainer/base/clock.c trainer/data/labels.c trainer/data/csv.c \
+	trainer/data/set.c trainer/data/list.c trainer/data/nih.c trainer/data/generic.c trainer/data/split.c \
+	trainer/data/image_decode.c trainer/data/image_resize.c trainer/data/shard.c \
+	trainer/data/shard_index.c trainer/data/order.c trainer/data/source.c \
+	trainer/data/loader.c trainer/data/image_encode.c trainer/base/args.c trainer/data/pack.c \
+	trainer/cmd/pack.c trainer/data/synth.c trainer/data/synth_draw.c trainer/cmd/synth.c
 DATA_TEST_SRCS := tests/test_data_formats.c tests/test_data_loader.c tests/test_data_pack.c
 DATA_CFLAGS = $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) $(ZLIB_CFLAGS)
 DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)

@@ -4,12 +4,13 @@
 # $(EVAL_SRCS) (trainer/module.mk); the plots need cairo (HAVE_CAIRO,
 # detected like every dependency; without it --plots is refused).
 
-EVAL_SRCS := trainer/eval_bootstrap.c trainer/eval_curves.c trainer/eval_calibration.c \
-	trainer/eval_thresholds.c trainer/thresholds_file.c trainer/eval_report.c \
-	trainer/eval_command.c trainer/plot_png.c trainer/predict_output.c
+EVAL_SRCS := trainer/train/eval_bootstrap.c trainer/train/eval_curves.c \
+	trainer/train/eval_calibration.c trainer/train/eval_thresholds.c \
+	trainer/cmd/thresholds_file.c trainer/cmd/eval_report.c trainer/cmd/eval_command.c \
+	trainer/cmd/plot_png.c trainer/cmd/predict_output.c
 EVAL_LDLIBS :=
 ifeq ($(HAVE_CAIRO),1)
-$(B)/obj/trainer/plot_png.o: MODULE_CFLAGS = -Itrainer $(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
+$(B)/obj/trainer/cmd/plot_png.o: MODULE_CFLAGS = -Itrainer $(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
 EVAL_LDLIBS += $(CAIRO_LIBS)
 endif
 EVAL_TEST_SRCS := tests/test_eval_stats.c tests/test_eval_cli.c

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "data_loader.h"
+#include "data/loader.h"
 
 static double now_seconds(void)
 {

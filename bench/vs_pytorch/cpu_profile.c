@@ -9,11 +9,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
-#include "loss.h"
-#include "model.h"
-#include "rng.h"
-#include "cpu/backend_cpu.h"
+#include "backend/backend.h"
+#include "model/loss.h"
+#include "model/model.h"
+#include "base/rng.h"
+#include "backend/cpu/backend_cpu.h"
 
 static double now_s(void)
 {

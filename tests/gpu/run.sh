@@ -8,7 +8,7 @@
 # one GPU accumulating and against MPI, eval over NCCL), print a
 # pass/fail/skip table, then one `chexnet bench --backend gpu` images/s
 # line per precision. Numbers printed here are measured on this node;
-# record them in trainer/gpu/README.md with the GPU name.
+# record them in trainer/backend/gpu/README.md with the GPU name.
 #
 #   tests/gpu/run.sh                 default CUDA_ARCHS (75 80 86 89 90 + PTX)
 #   CUDA_ARCHS=70 CUDA_HOME=/usr/local/cuda-12.4 tests/gpu/run.sh   V100 with CUDA 12

@@ -1,4 +1,4 @@
-/* gpu_emu.cpp - runs trainer/gpu's kernel files on the CPU (see
+/* gpu_emu.cpp - runs trainer/backend/gpu's kernel files on the CPU (see
  * gpu_emu.h). The build rewrites each `K<<<grid, block, shm, s>>>(args)`
  * of a .cu file into `emu_launch_at(grid, block, shm, s).run(K, args)`
  * (and drops `extern "C"`, so these copies live in namespace emu and

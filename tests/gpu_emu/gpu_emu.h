@@ -1,10 +1,10 @@
-/* gpu_emu.h - the GPU backend's own CUDA kernels (trainer/gpu/gpu_k_*.cu)
+/* gpu_emu.h - the GPU backend's own CUDA kernels (trainer/backend/gpu/gpu_k_*.cu)
  * compiled as host C++ and run by a CPU emulation of the CUDA launch
  * model (gpu_emu.cpp): a grid of blocks run one after another, each block
  * as blockDim real threads sharing its __shared__ arrays and meeting at
  * __syncthreads. Pointers are host memory. This lets the tests execute
  * the kernels' indexing and arithmetic on a machine without a GPU and
- * compare them with trainer/ref; it says nothing about cuDNN, cuBLAS,
+ * compare them with trainer/backend/ref; it says nothing about cuDNN, cuBLAS,
  * streams, timing or memory coherence on a real device.
  * The table's entries have exactly gpu_kernels.h's signatures (the
  * kernels' source is the same file, rewritten only at the launch syntax).
@@ -13,7 +13,7 @@
 #ifndef HVD_TESTS_GPU_EMU_H
 #define HVD_TESTS_GPU_EMU_H
 
-#include "gpu/gpu_kernels.h"
+#include "backend/gpu/gpu_kernels.h"
 
 struct gpu_emu_kernels {
 	__typeof__(&gpu_k_input_images) input_images;

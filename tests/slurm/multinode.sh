@@ -11,7 +11,7 @@
 # bridge and namespace names carry a random id and `up` refuses to start if
 # any of them, or the subnet, already exists. `down` leaves no namespace,
 # veth, bridge, mount, daemon or /dev/shm file behind, whatever state the
-# tests left (facts: ../shared/facts/slurm-multinode-netns.md).
+# tests left.
 # What it does not do: cgroup plugins (task/none, proctrack/linuxproc).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

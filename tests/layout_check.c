@@ -1,0 +1,287 @@
+/* layout_check.c - the repository's dependency rule (HACKING.md,
+ * "Layers"), checked on every `#include "..."` of spank/, runtime/ and
+ * trainer/ under a root directory:
+ *   trainer/cmd      -> anything in trainer/
+ *   trainer/train    -> train, model, base (train/dist.c also runtime/hvd.h)
+ *   trainer/backend  -> backend/ (its own .h), model, base; a backend folder (ref/,
+ *                       cpu/, gpu/) also its own files and train/hooks.h,
+ *                       never a sibling backend, never data
+ *   trainer/data, trainer/model -> themselves and base
+ *   trainer/base     -> base (and libc)
+ *   runtime/         -> runtime only; spank/ -> spank only
+ * train/hooks.h (what a backend sees of train/) includes only libc; and
+ * no include cycle (file level). An include resolves like the build's
+ * -I: the including file's folder, then trainer/, runtime/, spank/.
+ * What this is not: a symbol-level check (nm) or a build.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "layout_check.h"
+
+#define MAX_FILES 1024
+#define MAX_EDGES 8192
+
+struct graph {
+	const char *root;
+	char *files[MAX_FILES];         /* repository-relative */
+	int nfiles;
+	int from[MAX_EDGES], to[MAX_EDGES];
+	int nedges;
+};
+
+static int is_source(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	return dot && (!strcmp(dot, ".c") || !strcmp(dot, ".h") || !strcmp(dot, ".cu") ||
+		       !strcmp(dot, ".cuh"));
+}
+
+static void walk(struct graph *g, const char *rel)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", g->root, rel);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char sub[2048];
+		snprintf(sub, sizeof(sub), "%s/%s", rel, e->d_name);
+		char full[4096];
+		struct stat st;
+		snprintf(full, sizeof(full), "%s/%s", g->root, sub);
+		if (stat(full, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			walk(g, sub);
+		else if (is_source(e->d_name) && g->nfiles < MAX_FILES)
+			g->files[g->nfiles++] = strdup(sub);
+	}
+	closedir(d);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int find_file(const struct graph *g, const char *rel)
+{
+	for (int i = 0; i < g->nfiles; i++)
+		if (!strcmp(g->files[i], rel))
+			return i;
+	return -1;
+}
+
+/* "a/b/../c.h" -> "a/c.h" in place. */
+static void normalise(char *p)
+{
+	char *s;
+	while ((s = strstr(p, "/../"))) {
+		char *prev = s;
+		while (prev > p && prev[-1] != '/')
+			prev--;
+		memmove(prev, s + 4, strlen(s + 4) + 1);
+	}
+}
+
+static int resolve(const struct graph *g, const char *from, const char *name)
+{
+	char dir[2048], cand[4096];
+	snprintf(dir, sizeof(dir), "%s", from);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	const char *dirs[] = { dir, "trainer", "runtime", "spank" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(cand, sizeof(cand), "%s/%s", dirs[i], name);
+		normalise(cand);
+		int f = find_file(g, cand);
+		if (f >= 0)
+			return f;
+	}
+	return -1;
+}
+
+static void read_edges(struct graph *g, int f)
+{
+	char path[4096], line[1024];
+	snprintf(path, sizeof(path), "%s/%s", g->root, g->files[f]);
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p++ != '#')
+			continue;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, "include", 7) != 0)
+			continue;
+		char *q = strchr(p, '"'), *end = q ? strchr(q + 1, '"') : NULL;
+		if (!q || !end)
+			continue;
+		*end = '\0';
+		int t = resolve(g, g->files[f], q + 1);
+		if (t >= 0 && g->nedges < MAX_EDGES) {
+			g->from[g->nedges] = f;
+			g->to[g->nedges++] = t;
+		}
+	}
+	fclose(fp);
+}
+
+/* The layer of a file: "spank", "runtime", "base", "data", "model",
+ * "backend" (backend/'s own files), "backend/ref", "backend/cpu",
+ * "backend/gpu" (the backends), "train",
+ * "cmd", or "" (outside the rule). */
+static void layer_of(const char *path, char *out, size_t len)
+{
+	out[0] = '\0';
+	if (!strncmp(path, "spank/", 6)) {
+		snprintf(out, len, "spank");
+	} else if (!strncmp(path, "runtime/", 8)) {
+		snprintf(out, len, "runtime");
+	} else if (!strncmp(path, "trainer/", 8)) {
+		const char *rest = path + 8, *s1 = strchr(rest, '/');
+		if (!s1)
+			return;
+		const char *s2 = strchr(s1 + 1, '/');
+		if (!strncmp(rest, "backend/", 8) && s2)
+			snprintf(out, len, "%.*s", (int)(s2 - rest), rest);
+		else
+			snprintf(out, len, "%.*s", (int)(s1 - rest), rest);
+	}
+}
+
+static int in(const char *layer, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(layer, *set))
+			return 1;
+	return 0;
+}
+
+/* NULL when from -> to is allowed, else the rule it breaks. */
+static const char *forbidden(const char *from, const char *to)
+{
+	char lf[256], lt[256];
+	layer_of(from, lf, sizeof(lf));
+	layer_of(to, lt, sizeof(lt));
+	if (!strcmp(from, "trainer/train/hooks.h"))
+		return "train/hooks.h includes only libc (every backend reaches it)";
+	if (!lf[0] || !strcmp(lf, lt))
+		return NULL;
+	if (!strcmp(lf, "spank"))
+		return "spank/ includes only spank/";
+	if (!strcmp(lf, "runtime"))
+		return "runtime/ includes only runtime/";
+	static const char *const below_cmd[] = { "base", "data", "model", "backend", "backend/ref",
+						 "backend/cpu", "backend/gpu", "train", NULL };
+	static const char *const model_base[] = { "model", "base", NULL };
+	static const char *const base_only[] = { "base", NULL };
+	if (!strcmp(lf, "cmd"))
+		return in(lt, below_cmd) ? NULL : "cmd includes only trainer/";
+	if (!strcmp(lf, "train")) {
+		if (in(lt, model_base))
+			return NULL;
+		if (!strcmp(from, "trainer/train/dist.c") && !strcmp(to, "runtime/hvd.h"))
+			return NULL;
+		return "train includes train, model, base (and only train/dist.c runtime/hvd.h)";
+	}
+	if (!strcmp(lf, "backend"))
+		return in(lt, model_base) ? NULL : "backend/ includes backend/, model, base";
+	if (!strncmp(lf, "backend/", 8)) {
+		if (in(lt, model_base) || !strcmp(lt, "backend") ||
+		    !strcmp(to, "trainer/train/hooks.h"))
+			return NULL;
+		return "a backend includes backend/ (its own .h), model, base, train/hooks.h";
+	}
+	if (!strcmp(lf, "data") || !strcmp(lf, "model"))
+		return in(lt, base_only) ? NULL : "data and model include only base";
+	if (!strcmp(lf, "base"))
+		return "base includes only base";
+	return NULL;
+}
+
+static void add(char *report, size_t len, const char *fmt, const char *a, const char *b,
+		const char *c)
+{
+	size_t used = strlen(report);
+	if (used + 1 < len)
+		snprintf(report + used, len - used, fmt, a, b, c);
+}
+
+/* Depth-first search; state 0 new, 1 on the stack, 2 done. Reports each
+ * back edge as a cycle (the stack from the target on). */
+static int dfs(const struct graph *g, int f, int *state, int *stack, int depth, char *report,
+	       size_t len)
+{
+	int found = 0;
+	state[f] = 1;
+	stack[depth] = f;
+	for (int e = 0; e < g->nedges; e++) {
+		if (g->from[e] != f)
+			continue;
+		int t = g->to[e];
+		if (state[t] == 1) {
+			add(report, len, "%s%s", "layout: include cycle: ", "", "");
+			int i = depth;
+			while (i > 0 && stack[i] != t)
+				i--;
+			for (; i <= depth; i++)
+				add(report, len, "%s%s", g->files[stack[i]], " -> ", "");
+			add(report, len, "%s\n", g->files[t], "", "");
+			found++;
+		} else if (state[t] == 0) {
+			found += dfs(g, t, state, stack, depth + 1, report, len);
+		}
+	}
+	state[f] = 2;
+	return found;
+}
+
+int layout_check(const char *root, char *report, size_t len)
+{
+	struct graph *g = calloc(1, sizeof(*g));
+	if (!g)
+		return -1;
+	g->root = root;
+	report[0] = '\0';
+	walk(g, "spank");
+	walk(g, "runtime");
+	walk(g, "trainer");
+	qsort(g->files, (size_t)g->nfiles, sizeof(g->files[0]), by_name);
+	for (int f = 0; f < g->nfiles; f++)
+		read_edges(g, f);
+	int bad = 0;
+	for (int e = 0; e < g->nedges; e++) {
+		const char *why = forbidden(g->files[g->from[e]], g->files[g->to[e]]);
+		if (why) {
+			add(report, len, "layout: %s: includes '%s': ", g->files[g->from[e]],
+			    g->files[g->to[e]], "");
+			add(report, len, "%s\n", why, "", "");
+			bad++;
+		}
+	}
+	int *state = calloc((size_t)g->nfiles, sizeof(int)), *stack = calloc((size_t)g->nfiles + 1,
+									       sizeof(int));
+	for (int f = 0; state && stack && f < g->nfiles; f++)
+		if (!state[f])
+			bad += dfs(g, f, state, stack, 0, report, len);
+	free(state);
+	free(stack);
+	for (int f = 0; f < g->nfiles; f++)
+		free(g->files[f]);
+	free(g);
+	return bad;
+}

@@ -1,0 +1,15 @@
+/* layout_check.h - checks the repository's include rule and looks for
+ * include cycles (layout_check.c). What this is not: a test case (those
+ * are in test_layout.c).
+ */
+#ifndef HVD_TESTS_LAYOUT_CHECK_H
+#define HVD_TESTS_LAYOUT_CHECK_H
+
+#include <stddef.h>
+
+/* Reads every #include "..." of spank/, runtime/ and trainer/ under root.
+ * Returns the number of forbidden edges and cycles (one line each in
+ * report, "layout: FILE: includes 'TARGET': RULE"), or -1. */
+int layout_check(const char *root, char *report, size_t len);
+
+#endif

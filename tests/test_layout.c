@@ -1,0 +1,66 @@
+/* test_layout.c - group "layout": the repository follows its dependency
+ * rule (HACKING.md, "Layers") and has no include cycle; the checker itself
+ * is shown a forbidden edge and a cycle in a small tree of its own.
+ * What this is not: the rule (layout_check.c holds it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "layout_check.h"
+#include "runner.h"
+
+static char report[1 << 16];
+
+static void put(const char *rel, const char *text)
+{
+	char path[4096], dir[4096];
+	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), rel);
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *s = dir + strlen(test_tmpdir()) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(dir, 0755);
+		*s = '/';
+	}
+	CHECK(test_write_file(path, text, strlen(text)) == 0);
+}
+
+static void test_repository_follows_the_rule(void)
+{
+	int bad = layout_check(test_src_dir(), report, sizeof(report));
+	CHECK_MSG(bad == 0, "%d problems:\n%s", bad, report);
+}
+
+static void test_a_forbidden_include_is_named(void)
+{
+	put("trainer/base/error.h", "int x;\n");
+	put("trainer/data/loader.c", "#include \"base/error.h\"\n");
+	put("trainer/backend/cpu/conv.c", "#include \"data/loader.h\"\n#include \"base/error.h\"\n");
+	put("trainer/data/loader.h", "\n");
+	put("trainer/backend/gpu/x.h", "#include \"backend/cpu/y.h\"\n");
+	put("trainer/backend/cpu/y.h", "\n");
+	put("spank/plugin.c", "#include \"../runtime/hvd.h\"\n");
+	put("runtime/hvd.h", "\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 3);
+	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/loader.h'");
+	CHECK_CONTAINS(report, "trainer/backend/gpu/x.h: includes 'trainer/backend/cpu/y.h'");
+	CHECK_CONTAINS(report, "spank/plugin.c: includes 'runtime/hvd.h': spank/ includes only spank/");
+}
+
+static void test_an_include_cycle_is_named(void)
+{
+	put("trainer/data/a.h", "#include \"data/b.h\"\n");
+	put("trainer/data/b.h", "#include \"c.h\"\n");
+	put("trainer/data/c.h", "#include \"a.h\"\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 1);
+	CHECK_CONTAINS(report, "layout: include cycle: trainer/data/a.h -> trainer/data/b.h -> "
+		       "trainer/data/c.h -> trainer/data/a.h");
+}
+
+const struct test_case layout_tests[] = {
+	{ "repository_follows_the_rule", test_repository_follows_the_rule },
+	{ "a_forbidden_include_is_named", test_a_forbidden_include_is_named },
+	{ "an_include_cycle_is_named", test_an_include_cycle_is_named },
+	{ 0 },
+};

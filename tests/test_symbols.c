@@ -1,0 +1,46 @@
+/* test_symbols.c - group "symbols": what a program links of libhvd
+ * exports only the API (every defined global of libhvd.a is hvd_*), and a
+ * program defining timeline_open, control_stop and engine_start links
+ * against it and runs (tests/own_symbols.c).
+ * What this is not: the runtime's behaviour (groups runtime, slurm-*).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+
+static void test_archive_exports_only_hvd(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "nm -g --defined-only '%s/libhvd.a' | awk 'NF == 3 { print $3 }'",
+		 test_build_dir());
+	CHECK_INT(test_run(cmd, 30, &p), 0);
+	CHECK_INT(p.exit_code, 0);
+	int count = 0;
+	for (char *line = strtok(p.out, "\n"); line; line = strtok(NULL, "\n")) {
+		CHECK_MSG(strncmp(line, "hvd_", 4) == 0, "libhvd.a exports '%s'", line);
+		count++;
+	}
+	CHECK_MSG(count >= 20, "only %d hvd_ symbols", count);
+	test_proc_free(&p);
+}
+
+static void test_program_with_runtime_names_links_and_runs(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/hvd-own-symbols'", test_build_dir());
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s%s", p.exit_code, p.out, p.err);
+	CHECK_CONTAINS(p.out, "own_symbols: size 1 allreduce 0 (3) shutdown 0 own calls 6");
+	test_proc_free(&p);
+}
+
+const struct test_case symbols_tests[] = {
+	{ "archive_exports_only_hvd", test_archive_exports_only_hvd },
+	{ "program_with_runtime_names_links_and_runs",
+	  test_program_with_runtime_names_links_and_runs },
+	{ 0 },
+};

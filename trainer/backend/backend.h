@@ -1,0 +1,128 @@
+/* backend.h - the op interface every compute backend implements (ref, cpu,
+ * gpu) and the one place that picks a backend by name (backend.c).
+ *
+ * A backend runs a whole struct model_desc (a network, or a one-layer
+ * model in the per-layer tests) forward and backward. It keeps whatever
+ * internal layout it likes (the cpu backend: blocked layouts end to end);
+ * what crosses this interface is always plain:
+ *  - parameters: read from model->params (torchvision layouts, fp32) at
+ *    create and again at load_params (call it after the optimizer step or
+ *    a checkpoint load: a backend may hold reordered or bf16 copies);
+ *  - gradients: backward overwrites model->grads (torchvision layouts) and
+ *    calls ready(offset, count, user) once per layer with parameters, in
+ *    backward order, as soon as that layer's range is final (the fusion
+ *    engine starts reducing during backward);
+ *  - BN running stats: forward with training=1 updates model->state
+ *    (momentum 0.1, unbiased variance, eps 1e-5, as torch); store_state
+ *    makes sure the host copy is current (device backends); the caller
+ *    counts batches (model->batches_tracked);
+ *  - activations in and out: NCHW fp32, or uint8 images (struct batch)
+ *    that the backend normalises itself (ImageNet mean/std, gray to 3
+ *    channels; input_norm.h) as its first step (P3);
+ *  - the training loss (M3): forward with y NULL keeps the logits where
+ *    the backend computes, loss() turns them into the loss and its
+ *    gradient there (loss.h's rule, bit for bit on host backends),
+ *    backward with dy NULL takes that gradient, and the loss stays on the
+ *    backend, summed, until loss_take() reads it: a device backend never
+ *    waits for the GPU to hand over a per-step loss.
+ * What this is not: the optimizer, data loading, or evaluation metrics
+ * (evaluation reads the logits: forward with y).
+ */
+#ifndef HVD_TRAINER_BACKEND_H
+#define HVD_TRAINER_BACKEND_H
+
+#include <stddef.h>
+
+#include "base/batch.h"
+#include "base/error.h"
+#include "model/model.h"
+
+enum precision {
+	PRECISION_FP32,
+	PRECISION_BF16,   /* bf16 compute, fp32 master weights and BN statistics (M4) */
+	PRECISION_FP16,   /* gpu only */
+};
+
+struct backend_options {
+	int max_batch;          /* N at most; every call may use fewer */
+	enum precision precision;
+	int threads;            /* compute threads; 0 = the allowed CPUs */
+	int memory_efficient;   /* recompute BN(+ReLU) outputs in backward
+				   instead of storing them (Pleiss et al. 2017);
+				   gradients must not change */
+};
+
+/* Exactly one of images / x is set. */
+struct backend_input {
+	const struct batch *images;  /* uint8 (N, S, S); S must equal the input tensor's H and W,
+					which must have 3 channels */
+	const float *x;              /* (N, C, H, W) of the input tensor, NCHW */
+	int count;                   /* N: 1..max_batch (images: use images->count or the
+					whole capacity, as the caller decides) */
+};
+
+/* Called during backward: params[offset .. offset+count) of model->grads
+ * are final. */
+typedef void (*backend_grad_ready_fn)(size_t offset, size_t count, void *user);
+
+struct backend;  /* each backend's own context */
+
+struct backend_ops {
+	const char *name;  /* "ref", "cpu", "gpu" */
+	/* Optional (NULL: nothing to check). Before anything is built: can
+	 * this machine run opt (an error naming why not and the way out), and
+	 * what the backend will use here, for the start-up line ("avx2,
+	 * 8-channel blocks"). */
+	int (*probe)(const struct backend_options *opt, char *what, size_t len,
+		     struct trainer_error *err);
+	/* The model must outlive the backend. NULL + err on failure
+	 * (unsupported precision, out of memory, a slow kernel chosen...). */
+	struct backend *(*create)(struct model *m, const struct backend_options *opt,
+				  struct trainer_error *err);
+	/* Re-read model->params (and model->state). */
+	int (*load_params)(struct backend *b, struct trainer_error *err);
+	/* y: (N, C, H, W) of the output tensor, NCHW fp32 (the logits
+	 * (N, classes) for a network). training=1: batch statistics + running
+	 * stat update; 0: running statistics, nothing stored for backward.
+	 * y NULL (training only): the logits stay on the backend for loss(). */
+	int (*forward)(struct backend *b, const struct backend_input *in, int training,
+		       float *y, struct trainer_error *err);
+	/* After a training forward of the same input. dy like y, or NULL:
+	 * the gradient loss() left (an error when there is none). dx: the
+	 * input tensor's gradient (N, C, H, W), or NULL when not wanted.
+	 * ready may be NULL. */
+	int (*backward)(struct backend *b, const float *dy, float *dx,
+			backend_grad_ready_fn ready, void *user,
+			struct trainer_error *err);
+	/* After a training forward with y NULL: loss_bce (loss.h) of the
+	 * kept logits against labels (N, outputs) fp32, w_pos/w_neg NULL or
+	 * (outputs) per-class weights; keeps d(loss)/d(logits) for backward
+	 * (dy NULL) and adds the batch's mean loss to the backend's running
+	 * sum. Once per forward. Never waits for a device. */
+	int (*loss)(struct backend *b, const float *labels, const float *w_pos,
+		    const float *w_neg, struct trainer_error *err);
+	/* The running sum of loss() results and how many batches it holds,
+	 * then both reset to 0: the one place a device backend waits for
+	 * the loss (call it every N steps, M3). */
+	int (*loss_take)(struct backend *b, double *sum, long *batches,
+			 struct trainer_error *err);
+	/* Bring model->state up to date (a no-op for host backends). */
+	int (*store_state)(struct backend *b, struct trainer_error *err);
+	void (*destroy)(struct backend *b);
+};
+
+/* Registered backends (each defined in its own directory). */
+extern const struct backend_ops backend_ref_ops;   /* trainer/backend/ref */
+extern const struct backend_ops backend_cpu_ops;   /* trainer/backend/cpu, HAVE_DNNL */
+extern const struct backend_ops backend_gpu_ops;   /* trainer/backend/gpu, HAVE_CUDA */
+
+/* "ref", "cpu", "gpu": the backend, or NULL + err naming what this build
+ * has. */
+const struct backend_ops *backend_find(const char *name, struct trainer_error *err);
+/* Space-separated names this build has, e.g. "ref cpu". */
+const char *backend_names(void);
+
+const char *precision_name(enum precision p);
+int precision_parse(const char *s, enum precision *p, struct trainer_error *err);
+
+#endif

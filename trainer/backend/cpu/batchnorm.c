@@ -1,0 +1,137 @@
+/* backend/cpu/batchnorm.c - batch normalisation (optionally with the ReLU fused) on
+ * oneDNN: training statistics with fp32 mean/variance even for bf16 data,
+ * running statistics updated as torch does (momentum 0.1, unbiased
+ * variance), inference with the running statistics. gamma/beta are read
+ * from model->params and their gradients written to model->grads directly.
+ * prim[0] forward training, [1] forward inference, [2] backward.
+ * temp[0] src, [1] dst, [2] diff_src, [3] diff_dst.
+ * What it does not do: keep its own parameter copies.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+
+#define BN_EPS 1e-5f
+#define BN_MOMENTUM 0.1f
+
+/* The three primitives (training, inference, backward) on l->in_md. */
+static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, const char *what)
+{
+	const struct model_layer *ml = l->ml;
+	unsigned flags = dnnl_use_scale | dnnl_use_shift | (ml->relu ? dnnl_fuse_norm_relu : 0);
+	dnnl_batch_normalization_desc_t fd, id, bd;
+	memset(&fd, 0, sizeof(fd));
+	memset(&id, 0, sizeof(id));
+	memset(&bd, 0, sizeof(bd));
+	return dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&fd,
+			dnnl_forward_training, &l->in_md, BN_EPS, flags), what) ||
+	       prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]) ||
+	       dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&id,
+			dnnl_forward_inference, &l->in_md, BN_EPS, flags | dnnl_use_global_stats),
+			what) ||
+	       prim_get(&x->ctx, &id, sizeof(id), NULL, NULL, 0, NULL, what, &l->prim[1]) ||
+	       dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward,
+			&l->in_md, &l->in_md, BN_EPS, flags), what) ||
+	       prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[0], what, &l->prim[2])
+	       ? -1 : 0;
+}
+
+/* The storage's own form first; where the ISA has no fast kernel for it
+ * (SSE4.1: BN+ReLU on nChw8c), NHWC, then NCHW, with reorders. */
+static int bn_setup(struct cpu_exec *x, struct cpu_layer *l)
+{
+	const struct model_layer *ml = l->ml;
+	char what[200];
+	enum cpu_form forms[] = { cpu_form_for(x, &ml->in, 1, 0), FORM_NHWC, FORM_NCHW };
+	int rc = -1;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && rc; i++) {
+		if (i && !x->ctx.refused_ref)
+			return -1;
+		cpu_form_md(x, forms[i], ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
+		snprintf(what, sizeof(what), "batch norm%s '%s' (mb%d ic%d %dx%d %s form %d)",
+			 ml->relu ? "+relu" : "", ml->name, x->n, ml->in.channels, ml->in_h,
+			 ml->in_w, x->dt == dnnl_bf16 ? "bf16" : "f32", (int)forms[i]);
+		rc = bn_prims(x, l, what);
+	}
+	if (rc)
+		return -1;
+	l->out_md = l->in_md;
+	l->ws_bytes = ml->relu ? prim_arg_bytes(l->prim[0], DNNL_ARG_WORKSPACE) : 0;
+	l->mean = calloc(ml->in.channels, sizeof(float));
+	l->var = calloc(ml->in.channels, sizeof(float));
+	if (!l->mean || !l->var)
+		return dnnl_ctx_fail(&x->ctx, "layer '%s': 'statistics': out of memory", ml->name);
+	size_t b = md_bytes(&l->in_md);
+	l->temp_bytes[0] = cpu_md_is_storage(x, &ml->in, &l->in_md) ? 0 : b;
+	l->temp_bytes[1] = cpu_md_is_storage(x, &ml->out, &l->out_md) ? 0 : b;
+	l->temp_bytes[2] = b;
+	l->temp_bytes[3] = cpu_md_is_storage(x, &ml->out, &l->out_md) ? 0 : b;
+	return 0;
+}
+
+static void update_running(struct cpu_exec *x, struct cpu_layer *l)
+{
+	const struct model_layer *ml = l->ml;
+	int c = ml->in.channels;
+	float *rm = x->m->state + ml->state_offset, *rv = rm + c;
+	double count = (double)x->n * ml->in_h * ml->in_w;
+	float unbias = count > 1 ? (float)(count / (count - 1)) : 1.f;
+	for (int i = 0; i < c; i++) {
+		rm[i] = (1 - BN_MOMENTUM) * rm[i] + BN_MOMENTUM * l->mean[i];
+		rv[i] = (1 - BN_MOMENTUM) * rv[i] + BN_MOMENTUM * l->var[i] * unbias;
+	}
+}
+
+/* training: 1 batch statistics + running update; 2 the same output again
+ * (memory-efficient recompute in backward, no update); 0 running stats. */
+static int bn_forward(struct cpu_exec *x, struct cpu_layer *l, int training)
+{
+	const struct model_layer *ml = l->ml;
+	char *src, *dst = cpu_out_ptr(x, &ml->out, 0, 0, &l->out_md, l->temp[1]);
+	if (cpu_fetch(x, &ml->in, 0, &l->in_md, l->temp[0], &src))
+		return -1;
+	const float *rm = x->m->state + ml->state_offset, *rv = rm + ml->in.channels;
+	struct prim_arg a[] = {
+		{ DNNL_ARG_SRC, src }, { DNNL_ARG_DST, dst },
+		{ DNNL_ARG_SCALE, x->m->params + ml->weight_offset },
+		{ DNNL_ARG_SHIFT, x->m->params + ml->bias_offset },
+		{ DNNL_ARG_MEAN, training ? l->mean : rm },
+		{ DNNL_ARG_VARIANCE, training ? l->var : rv },
+		{ DNNL_ARG_WORKSPACE, l->ws },
+	};
+	if (prim_exec(&x->ctx, l->prim[training ? 0 : 1], 7, a))
+		return -1;
+	if (training == 1)
+		update_running(x, l);
+	return cpu_store(x, &ml->out, 0, 0, &l->out_md, dst);
+}
+
+static int bn_backward(struct cpu_exec *x, struct cpu_layer *l)
+{
+	const struct model_layer *ml = l->ml;
+	char *src, *dd;
+	if (cpu_fetch(x, &ml->in, 0, &l->in_md, l->temp[0], &src) ||
+	    cpu_fetch(x, &ml->out, 1, &l->out_md, l->temp[3], &dd))
+		return -1;
+	char *ds = cpu_out_ptr(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, l->temp[2]);
+	struct prim_arg a[] = {
+		{ DNNL_ARG_SRC, src }, { DNNL_ARG_DIFF_DST, dd },
+		{ DNNL_ARG_MEAN, l->mean }, { DNNL_ARG_VARIANCE, l->var },
+		{ DNNL_ARG_SCALE, x->m->params + ml->weight_offset },
+		{ DNNL_ARG_SHIFT, x->m->params + ml->bias_offset },
+		{ DNNL_ARG_WORKSPACE, l->ws }, { DNNL_ARG_DIFF_SRC, ds },
+		{ DNNL_ARG_DIFF_SCALE, x->m->grads + ml->weight_offset },
+		{ DNNL_ARG_DIFF_SHIFT, x->m->grads + ml->bias_offset },
+	};
+	if (prim_exec(&x->ctx, l->prim[2], 10, a))
+		return -1;
+	return cpu_store(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, ds);
+}
+
+const struct cpu_layer_ops cpu_bnorm_ops = {
+	.setup = bn_setup,
+	.forward = bn_forward,
+	.backward = bn_backward,
+};

@@ -1,0 +1,100 @@
+/* cpu_move.c - moving an operand between an op's descriptor and a tensor's
+ * storage: zero-copy when the op's descriptor is the storage's own dense
+ * alias, one reorder (or in-place add for accumulation) otherwise. What it
+ * does not do: choose layouts (cpu_plan.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/cpu/cpu_internal.h"
+
+/* The 4-d (N, c, H, W) form of an op descriptor: a stacked {1, c, N*H, W}
+ * alias becomes the stacked C<b>nhw<b>c descriptor with real image
+ * boundaries. */
+static void real_md(const struct cpu_exec *x, const dnnl_memory_desc_t *md,
+		    dnnl_memory_desc_t *out)
+{
+	if (md->dims[0] != x->n)
+		md_stacked_4d(out, x->n, (int)md->dims[1], (int)(md->dims[2] / x->n),
+			      (int)md->dims[3], md->data_type, x->ctx.isa.block);
+	else
+		*out = *md;
+}
+
+static char *storage_ptr(const struct cpu_exec *x, const struct tensor_slice *s, int grad)
+{
+	struct cpu_view v;
+	cpu_slice_view(x, s, grad, &v);
+	return v.ptr;
+}
+
+static int reorder(struct cpu_exec *x, const dnnl_memory_desc_t *src_md, const void *src,
+		   const dnnl_memory_desc_t *dst_md, void *dst, int accumulate,
+		   const char *name)
+{
+	char what[160];
+	struct prim *p;
+	snprintf(what, sizeof(what), "reorder%s %s", accumulate ? "+sum" : "", name);
+	if (prim_reorder(&x->ctx, src_md, dst_md, accumulate, what, &p))
+		return -1;
+	struct prim_arg a[] = { { DNNL_ARG_FROM, src }, { DNNL_ARG_TO, dst } };
+	return prim_exec(&x->ctx, p, 2, a);
+}
+
+int cpu_fetch(struct cpu_exec *x, const struct tensor_slice *s, int grad,
+	      const dnnl_memory_desc_t *md, char *temp, char **ptr)
+{
+	if (cpu_md_is_storage(x, s, md)) {
+		*ptr = storage_ptr(x, s, grad);
+		return 0;
+	}
+	struct cpu_view v;
+	dnnl_memory_desc_t r;
+	cpu_slice_view(x, s, grad, &v);
+	real_md(x, md, &r);
+	*ptr = temp;
+	return reorder(x, &v.md, v.ptr, &r, temp, 0, x->m->desc.tensors[s->tensor].name);
+}
+
+char *cpu_out_ptr(struct cpu_exec *x, const struct tensor_slice *s, int grad, int accumulate,
+		  const dnnl_memory_desc_t *md, char *temp)
+{
+	if (!accumulate && cpu_md_is_storage(x, s, md))
+		return storage_ptr(x, s, grad);
+	return temp;
+}
+
+static int add_in_place(struct cpu_exec *x, const dnnl_memory_desc_t *md, char *acc,
+			const char *src, const char *name)
+{
+	dnnl_binary_desc_t bd;
+	struct prim *p;
+	char what[160];
+	memset(&bd, 0, sizeof(bd));
+	snprintf(what, sizeof(what), "binary add %s (%dx%dx%dx%d)", name, (int)md->dims[0],
+		 (int)md->dims[1], (int)md->dims[2], (int)md->dims[3]);
+	if (dnnl_ctx_ok(&x->ctx, dnnl_binary_desc_init(&bd, dnnl_binary_add, md, md, md), what) ||
+	    prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, NULL, what, &p))
+		return -1;
+	struct prim_arg a[] = { { DNNL_ARG_SRC_0, acc }, { DNNL_ARG_SRC_1, src },
+				{ DNNL_ARG_DST, acc } };
+	return prim_exec(&x->ctx, p, 3, a);
+}
+
+int cpu_store(struct cpu_exec *x, const struct tensor_slice *s, int grad, int accumulate,
+	      const dnnl_memory_desc_t *md, char *src)
+{
+	const char *name = x->m->desc.tensors[s->tensor].name;
+	char *dst = storage_ptr(x, s, grad);
+	if (cpu_md_is_storage(x, s, md)) {
+		if (src == dst)
+			return 0;
+		if (accumulate)
+			return add_in_place(x, md, dst, src, name);
+	}
+	struct cpu_view v;
+	dnnl_memory_desc_t r;
+	cpu_slice_view(x, s, grad, &v);
+	real_md(x, md, &r);
+	return reorder(x, &r, src, &v.md, v.ptr, accumulate, name);
+}

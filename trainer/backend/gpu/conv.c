@@ -1,0 +1,226 @@
+/* backend/gpu/conv.c - LAYER_CONV on the GPU through cuDNN's convolution API:
+ * strided NCHW descriptors (a dense-block slice is a view, no copy),
+ * algorithms chosen per shape by cuDNN's heuristics within the pool's
+ * workspace and remembered in gpu_algo_cache. fp32 runs with FMA math
+ * only (no TF32: the results must match ref/); fp16 and bf16 run on
+ * Tensor Cores with fp32 accumulation (M4). Weight gradients of fp16/bf16
+ * come out in the compute type and are widened into the fp32 gradients.
+ * What it does not do: allocate (the pool holds the workspace).
+ */
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
+
+cudnnDataType_t gpu_cudnn_type(enum gpu_dtype dt)
+{
+	return dt == GPU_F16 ? CUDNN_DATA_HALF : dt == GPU_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
+}
+
+static long long image_stride(const struct backend *b, int tensor)
+{
+	const struct model_tensor *t = &b->m->desc.tensors[tensor];
+
+	return (long long)t->channels * t->height * t->width;
+}
+
+static struct gpu_conv_key key_of(const struct backend *b, const struct model_layer *ml,
+				  enum gpu_conv_dir dir, int n)
+{
+	return (struct gpu_conv_key){
+		.dir = dir, .dtype = b->opt.precision, .n = n, .c = ml->in.channels,
+		.h = ml->in_h, .w = ml->in_w, .k = ml->out.channels, .r = ml->kernel,
+		.stride = ml->stride, .pad = ml->pad,
+		.x_image_stride = image_stride(b, ml->in.tensor),
+		.y_image_stride = image_stride(b, ml->out.tensor),
+	};
+}
+
+/* fp32 must not silently become TF32: of the heuristics' results only
+ * those rated for FMA or default math, and they run with FMA math
+ * (math_for). fp16/bf16 run with the math type they were rated for. */
+static int math_allowed(const struct backend *b, cudnnMathType_t math)
+{
+	return b->dt != GPU_F32 || math == CUDNN_FMA_MATH || math == CUDNN_DEFAULT_MATH;
+}
+
+static int math_for(const struct backend *b, cudnnMathType_t rated)
+{
+	return b->dt == GPU_F32 ? (int)CUDNN_FMA_MATH : (int)rated;
+}
+
+/* The first heuristic result that works, fits the workspace and keeps
+ * the precision; -1 (err) when none does. */
+#define PICK(perf, returned, out) do { \
+	for (int i_ = 0; i_ < (returned); i_++) \
+		if ((perf)[i_].status == CUDNN_STATUS_SUCCESS && \
+		    (perf)[i_].memory <= b->workspace_limit && math_allowed(b, (perf)[i_].mathType)) { \
+			(out)->algo = (int)(perf)[i_].algo; \
+			(out)->math_type = math_for(b, (perf)[i_].mathType); \
+			(out)->workspace_bytes = (perf)[i_].memory; \
+			break; \
+		} \
+	} while (0)
+
+static int choose(struct backend *b, struct gpu_layer *l, enum gpu_conv_dir dir, int n,
+		  struct gpu_algo_choice *out, struct trainer_error *err)
+{
+	struct gpu_conv_state *c = l->conv;
+	struct gpu_conv_key key = key_of(b, l->ml, dir, n);
+	const struct gpu_algo_choice *cached = gpu_algo_cache_find(b->algos, &key);
+	int returned = 0;
+
+	if (cached && cached->workspace_bytes <= b->workspace_limit) {
+		*out = *cached;
+		return 0;
+	}
+	out->algo = -1;
+	if (dir == GPU_CONV_FWD) {
+		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+		GPU_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(b->cudnn, c->x, c->w, c->conv, c->y,
+			CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
+		PICK(perf, returned, out);
+	} else if (dir == GPU_CONV_BWD_DATA) {
+		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+		GPU_CUDNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(b->cudnn, c->w, c->y, c->conv,
+			c->x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned, perf));
+		PICK(perf, returned, out);
+	} else {
+		cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+		GPU_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(b->cudnn, c->x, c->y, c->conv,
+			c->w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned, perf));
+		PICK(perf, returned, out);
+	}
+	if (out->algo < 0)
+		return trainer_error_set(err, "gpu: conv '%s': batch %d: no cuDNN algorithm for %s "
+					 "within %zu bytes of workspace", l->ml->name, n,
+					 precision_name(b->opt.precision), b->workspace_limit);
+	gpu_algo_cache_put(b->algos, &key, out);  /* full table: just not cached */
+	return 0;
+}
+
+static int set_descriptors(struct backend *b, struct gpu_layer *l, int n,
+			   struct trainer_error *err)
+{
+	const struct model_layer *ml = l->ml;
+	struct gpu_conv_state *c = l->conv;
+	cudnnDataType_t type = gpu_cudnn_type(b->dt);
+	int hw_in = ml->in_h * ml->in_w, hw_out = ml->out_h * ml->out_w;
+
+	GPU_CUDNN(cudnnSetTensor4dDescriptorEx(c->x, type, n, ml->in.channels, ml->in_h, ml->in_w,
+		(int)image_stride(b, ml->in.tensor), hw_in, ml->in_w, 1));
+	GPU_CUDNN(cudnnSetTensor4dDescriptorEx(c->y, type, n, ml->out.channels, ml->out_h,
+		ml->out_w, (int)image_stride(b, ml->out.tensor), hw_out, ml->out_w, 1));
+	GPU_CUDNN(cudnnSetFilter4dDescriptor(c->w, type, CUDNN_TENSOR_NCHW, ml->out.channels,
+		ml->in.channels, ml->kernel, ml->kernel));
+	GPU_CUDNN(cudnnSetConvolution2dDescriptor(c->conv, ml->pad, ml->pad, ml->stride, ml->stride,
+		1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, b->dt == GPU_F32 ? CUDNN_FMA_MATH
+							     : CUDNN_TENSOR_OP_MATH));
+	return 0;
+}
+
+int gpu_conv_setup(struct backend *b, struct gpu_layer *l, int n, struct trainer_error *err)
+{
+	struct gpu_conv_state *c = l->conv;
+
+	if (!c->x) {
+		GPU_CUDNN(cudnnCreateTensorDescriptor(&c->x));
+		GPU_CUDNN(cudnnCreateTensorDescriptor(&c->y));
+		GPU_CUDNN(cudnnCreateFilterDescriptor(&c->w));
+		GPU_CUDNN(cudnnCreateConvolutionDescriptor(&c->conv));
+	}
+	if (c->n == n)
+		return 0;
+	c->n = 0;
+	if (set_descriptors(b, l, n, err) || choose(b, l, GPU_CONV_FWD, n, &c->fwd, err) ||
+	    choose(b, l, GPU_CONV_BWD_DATA, n, &c->bwd_data, err) ||
+	    choose(b, l, GPU_CONV_BWD_FILTER, n, &c->bwd_filter, err))
+		return -1;
+	c->n = n;
+	return 0;
+}
+
+size_t gpu_conv_workspace_need(const struct backend *b)
+{
+	size_t need = 0;
+
+	for (int i = 0; i < b->m->desc.layer_count; i++) {
+		const struct gpu_conv_state *c = b->layers[i].conv;
+		if (!c)
+			continue;
+		if (c->fwd.workspace_bytes > need)
+			need = c->fwd.workspace_bytes;
+		if (c->bwd_data.workspace_bytes > need)
+			need = c->bwd_data.workspace_bytes;
+		if (c->bwd_filter.workspace_bytes > need)
+			need = c->bwd_filter.workspace_bytes;
+	}
+	return need;
+}
+
+void gpu_conv_destroy(struct gpu_layer *l)
+{
+	struct gpu_conv_state *c = l->conv;
+
+	if (!c)
+		return;
+	if (c->x)
+		cudnnDestroyTensorDescriptor(c->x);
+	if (c->y)
+		cudnnDestroyTensorDescriptor(c->y);
+	if (c->w)
+		cudnnDestroyFilterDescriptor(c->w);
+	if (c->conv)
+		cudnnDestroyConvolutionDescriptor(c->conv);
+}
+
+static int conv_forward(struct backend *b, struct gpu_layer *l, int training,
+			struct trainer_error *err)
+{
+	const struct model_layer *ml = l->ml;
+	struct gpu_conv_state *c = l->conv;
+	struct gpu_view x = gpu_slice(b, &ml->in, 0), y = gpu_slice(b, &ml->out, 0);
+	float one = 1.0f, zero = 0.0f;
+
+	if (gpu_conv_setup(b, l, b->count, err))
+		return -1;
+	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, (cudnnMathType_t)c->fwd.math_type));
+	GPU_CUDNN(cudnnConvolutionForward(b->cudnn, &one, c->x, x.data, c->w,
+		gpu_weights(b, ml->weight_offset), c->conv, (cudnnConvolutionFwdAlgo_t)c->fwd.algo,
+		gpu_region(b, &b->plan.workspace), b->plan.workspace.bytes, &zero, c->y, y.data));
+	if (ml->bias_count)
+		GPU_CUDA(gpu_k_bias_add(b->stream, b->dt, y, gpu_params(b) + ml->bias_offset));
+	return 0;
+}
+
+static int conv_backward(struct backend *b, struct gpu_layer *l, int want_dx,
+			 struct trainer_error *err)
+{
+	const struct model_layer *ml = l->ml;
+	struct gpu_conv_state *c = l->conv;
+	struct gpu_view x = gpu_slice(b, &ml->in, 0), dy = gpu_slice(b, &ml->out, 1);
+	float one = 1.0f, zero = 0.0f, keep = ml->accumulate_dx ? 1.0f : 0.0f;
+	float *dw = gpu_grads(b) + ml->weight_offset;
+	void *dw_out = b->dt == GPU_F32 ? (void *)dw : gpu_region(b, &b->plan.dw_lp);
+	void *ws = gpu_region(b, &b->plan.workspace);
+
+	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, (cudnnMathType_t)c->bwd_filter.math_type));
+	GPU_CUDNN(cudnnConvolutionBackwardFilter(b->cudnn, &one, c->x, x.data, c->y, dy.data,
+		c->conv, (cudnnConvolutionBwdFilterAlgo_t)c->bwd_filter.algo, ws,
+		b->plan.workspace.bytes, &zero, c->w, dw_out));
+	if (b->dt != GPU_F32)
+		GPU_CUDA(gpu_k_widen(b->stream, b->dt, dw_out, 1.0f, dw, ml->weight_count));
+	if (ml->bias_count)
+		GPU_CUDA(gpu_k_bias_grad(b->stream, b->dt, dy, gpu_grads(b) + ml->bias_offset));
+	if (!want_dx)
+		return 0;
+	struct gpu_view dx = gpu_slice(b, &ml->in, 1);
+	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, (cudnnMathType_t)c->bwd_data.math_type));
+	GPU_CUDNN(cudnnConvolutionBackwardData(b->cudnn, &one, c->w, gpu_weights(b, ml->weight_offset),
+		c->y, dy.data, c->conv, (cudnnConvolutionBwdDataAlgo_t)c->bwd_data.algo, ws,
+		b->plan.workspace.bytes, &keep, c->x, dx.data));
+	return 0;
+}
+
+const struct gpu_layer_ops gpu_conv_ops = {
+	.name = "conv", .forward = conv_forward, .backward = conv_backward,
+};

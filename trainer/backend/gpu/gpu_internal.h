@@ -1,0 +1,155 @@
+/* gpu_internal.h - the GPU backend's context (struct backend) and its
+ * per-layer-kind ops table. One device pool holds every buffer
+ * (gpu_pool_plan.h, M2); tensors are NCHW in the activation type, each
+ * model tensor one region of (max_batch, C, H, W), so a layer's channel
+ * slice is a strided view (the dense-block buffers need no copies).
+ * What this is not: the public accessors (gpu_backend.h).
+ */
+#ifndef HVD_TRAINER_GPU_INTERNAL_H
+#define HVD_TRAINER_GPU_INTERNAL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include "backend/backend.h"
+#include "backend/gpu/gpu_algo_cache.h"
+#include "backend/gpu/gpu_health.h"
+#include "backend/gpu/gpu_kernels.h"
+#include "backend/gpu/gpu_loss_scale.h"
+#include "backend/gpu/gpu_pool_plan.h"
+
+#define GPU_HEALTH_SAMPLES 4096  /* utilisation samples kept for the end summary */
+
+/* cuDNN state of one conv layer; descriptors are re-set when N changes. */
+struct gpu_conv_state {
+	cudnnTensorDescriptor_t x, y;
+	cudnnFilterDescriptor_t w;
+	cudnnConvolutionDescriptor_t conv;
+	int n;                                 /* batch the descriptors describe (0: none) */
+	struct gpu_algo_choice fwd, bwd_data, bwd_filter;
+};
+
+struct gpu_layer {
+	const struct model_layer *ml;
+	struct gpu_conv_state *conv;           /* LAYER_CONV only */
+	cudaEvent_t grads_done;                /* layers with parameters */
+};
+
+struct backend {
+	struct model *m;
+	struct backend_options opt;
+	enum gpu_dtype dt;
+	size_t elem_bytes;
+	int device;
+	char bus_id[GPU_BUS_ID_LEN];
+	cudaStream_t stream, copy_stream;
+	cudnnHandle_t cudnn;
+	cublasHandle_t cublas;
+	struct gpu_pool_plan plan;
+	char *pool;                            /* the one cudaMalloc */
+	struct gpu_layer *layers;              /* desc.layer_count */
+	struct gpu_algo_cache *algos;
+	size_t workspace_limit;                /* bytes any chosen algorithm may use */
+	/* pinned host memory (P4) */
+	float *host_io;                        /* fp32 x, y, dy, dx staging */
+	cudaEvent_t io_uploaded;               /* the last upload out of host_io is done */
+	uint8_t *host_images[2];
+	int *host_flag;
+	int host_registered;                   /* which of model->params/grads/state we pinned */
+	cudaEvent_t images_copied[2], images_used[2];
+	int slot;                              /* image buffer used by the last upload */
+	const struct batch *prefetched;        /* batch staged by gpu_backend_prefetch */
+	int prefetched_count;
+	int count;                             /* N of the last forward */
+	int trained;
+	int host_grads;
+	struct gpu_loss_scale scaler;
+	int found_inf;
+	/* the training loss on the device (gpu_loss.c, M3) */
+	struct gpu_loss_layout loss_at;        /* inside plan.loss */
+	float *host_loss_in;                   /* pinned: labels, w+, w- as on the device */
+	double *host_loss_acc;                 /* pinned: the running sum, read by loss_take */
+	cudaEvent_t loss_in_copied;
+	int loss_state;                        /* host_loss.h's rules */
+	/* health (gpu_report.c): NVML opened on first use */
+	struct gpu_nvml *nvml;
+	int nvml_failed;
+	unsigned util_samples[GPU_HEALTH_SAMPLES];
+	int util_count;                        /* samples kept (oldest dropped) */
+};
+
+/* One layer kind's implementation (backend/gpu/conv.c, backend/gpu/batchnorm.c, ...). */
+struct gpu_layer_ops {
+	const char *name;
+	int (*forward)(struct backend *b, struct gpu_layer *l, int training,
+		       struct trainer_error *err);
+	/* want_dx: write the input's gradient. Parameter gradients go to the
+	 * device fp32 grads (in loss-scaled units). */
+	int (*backward)(struct backend *b, struct gpu_layer *l, int want_dx,
+			struct trainer_error *err);
+};
+
+#define GPU_LAYER_KINDS (LAYER_ADD + 1)
+/* Indexed by enum layer_kind (gpu_table.c); tests check none is missing. */
+extern const struct gpu_layer_ops *const gpu_layer_table[GPU_LAYER_KINDS];
+/* The table's entry for kind, or NULL for a kind out of range. */
+const struct gpu_layer_ops *gpu_layer_ops_for(enum layer_kind kind);
+extern const struct gpu_layer_ops gpu_conv_ops, gpu_bnorm_ops, gpu_relu_ops, gpu_add_ops,
+	gpu_maxpool_ops, gpu_avgpool_ops, gpu_gap_ops, gpu_linear_ops;
+
+/* Views and pointers into the pool: gpu_params is the fp32 master,
+ * gpu_weights the compute type. Inline here so that the layer files do not
+ * call back into gpu_backend.c. */
+static inline void *gpu_region(const struct backend *b, const struct gpu_region *r)
+{
+	return r->bytes ? b->pool + r->offset : NULL;
+}
+
+static inline struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad)
+{
+	const struct model_tensor *t = &b->m->desc.tensors[s->tensor];
+	const struct gpu_region *r = grad ? &b->plan.grad[s->tensor] : &b->plan.act[s->tensor];
+	size_t plane = (size_t)t->height * t->width;
+
+	return (struct gpu_view){
+		.data = b->pool + r->offset + (size_t)s->c0 * plane * b->elem_bytes,
+		.n = b->count, .c = s->channels, .h = t->height, .w = t->width,
+		.image_stride = (long long)t->channels * (long long)plane,
+	};
+}
+
+static inline float *gpu_params(const struct backend *b) { return gpu_region(b, &b->plan.params); }
+static inline float *gpu_grads(const struct backend *b) { return gpu_region(b, &b->plan.grads); }
+static inline float *gpu_state(const struct backend *b) { return gpu_region(b, &b->plan.state); }
+static inline float *gpu_bn_saved(const struct backend *b) { return gpu_region(b, &b->plan.bn_saved); }
+
+static inline const void *gpu_weights(const struct backend *b, size_t offset)
+{
+	if (b->dt == GPU_F32)
+		return gpu_params(b) + offset;
+	return (const char *)gpu_region(b, &b->plan.params_lp) + offset * b->elem_bytes;
+}
+
+/* gpu_input.c: bytes of fp32 host data into the device io region
+ * through pinned host_io, queued on the compute stream (waits only until
+ * the previous upload out of host_io has left it). */
+int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err);
+
+/* gpu_loss.c: backend.h's loss ops, and the hooks forward/backward call. */
+int gpu_loss_setup(struct backend *b, struct trainer_error *err);
+void gpu_loss_teardown(struct backend *b);
+void gpu_loss_forwarded(struct backend *b, int kept);  /* kept: training with y NULL */
+int gpu_loss(struct backend *b, const float *labels, const float *w_pos, const float *w_neg,
+	     struct trainer_error *err);
+const float *gpu_loss_device_dy(struct backend *b, struct trainer_error *err);
+int gpu_loss_take(struct backend *b, double *sum, long *batches, struct trainer_error *err);
+
+/* backend/gpu/conv.c: descriptors and algorithms (create sizes the workspace). */
+int gpu_conv_setup(struct backend *b, struct gpu_layer *l, int n, struct trainer_error *err);
+size_t gpu_conv_workspace_need(const struct backend *b);
+void gpu_conv_destroy(struct gpu_layer *l);
+cudnnDataType_t gpu_cudnn_type(enum gpu_dtype dt);
+cudaDataType_t gpu_cublas_type(enum gpu_dtype dt);
+
+#endif

@@ -1,0 +1,93 @@
+/* gpu_k_common.cuh - device helpers shared by the two kernel files: fp32
+ * loads/stores for every activation type, strided view addressing, the
+ * dtype dispatch and a block reduction. What this is not: any kernel.
+ */
+#ifndef HVD_TRAINER_GPU_K_COMMON_CUH
+#define HVD_TRAINER_GPU_K_COMMON_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "backend/gpu/gpu_kernels.h"
+
+#define GPU_K_THREADS 256
+
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T> __device__ __forceinline__ T from_f32(float v);
+template <> __device__ __forceinline__ float from_f32<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v)
+{
+	return __float2bfloat16_rn(v);
+}
+
+/* Elements of a view: N*C*H*W. */
+__host__ __device__ __forceinline__ long long view_elems(const struct gpu_view &v)
+{
+	return (long long)v.n * v.c * v.h * v.w;
+}
+
+/* Offset of the i-th element in (n, c, y, x) order. */
+__device__ __forceinline__ long long view_offset(const struct gpu_view &v, long long i)
+{
+	long long per_image = (long long)v.c * v.h * v.w;
+	long long n = i / per_image;
+	return n * v.image_stride + (i - n * per_image);
+}
+
+template <typename T>
+__device__ __forceinline__ float view_load(const struct gpu_view &v, long long i)
+{
+	return to_f32(((const T *)v.data)[view_offset(v, i)]);
+}
+
+/* dst = v, or dst += v when accumulate. */
+template <typename T>
+__device__ __forceinline__ void view_store(const struct gpu_view &v, long long i, float x,
+					   int accumulate)
+{
+	T *p = (T *)v.data + view_offset(v, i);
+	*p = from_f32<T>(accumulate ? to_f32(*p) + x : x);
+}
+
+static inline unsigned grid_for(long long elems)
+{
+	long long blocks = (elems + GPU_K_THREADS - 1) / GPU_K_THREADS;
+	return (unsigned)(blocks < 1 ? 1 : (blocks > 0x7fffffffLL ? 0x7fffffffLL : blocks));
+}
+
+/* Grid-stride loop over [0, count). */
+#define GPU_K_FOR(i, count) \
+	for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < (count); \
+	     i += (long long)gridDim.x * blockDim.x)
+
+/* Runs STMT with T bound to dt's element type. */
+#define GPU_K_DISPATCH(dt, STMT) do { \
+	switch (dt) { \
+	case GPU_F32: { typedef float T; STMT; break; } \
+	case GPU_F16: { typedef __half T; STMT; break; } \
+	case GPU_BF16: { typedef __nv_bfloat16 T; STMT; break; } \
+	default: return cudaErrorInvalidValue; \
+	} } while (0)
+
+/* Sum of v over the block (blockDim.x == GPU_K_THREADS) in a fixed
+ * order; every thread gets it. */
+template <typename T>
+__device__ __forceinline__ T block_sum(T v, T *shared)
+{
+	shared[threadIdx.x] = v;
+	__syncthreads();
+	for (int half = GPU_K_THREADS / 2; half > 0; half /= 2) {
+		if ((int)threadIdx.x < half)
+			shared[threadIdx.x] += shared[threadIdx.x + half];
+		__syncthreads();
+	}
+	T total = shared[0];
+	__syncthreads();
+	return total;
+}
+
+#endif

@@ -1,0 +1,196 @@
+/* gpu_pool_plan.c - the device pool's layout and the fit check (see
+ * gpu_pool_plan.h). Pure arithmetic over the model description, with
+ * overflow checks: a batch that would wrap size_t is an error, never a
+ * small pool. What it does not do: touch the GPU.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "backend/gpu/gpu_pool_plan.h"
+
+struct cursor {
+	size_t next;
+	int overflow;
+};
+
+static size_t mul_or_flag(struct cursor *c, size_t a, size_t b)
+{
+	if (a && b > SIZE_MAX / a) {
+		c->overflow = 1;
+		return 0;
+	}
+	return a * b;
+}
+
+/* Next region of `bytes`, aligned; zero-byte regions get offset 0. */
+static struct gpu_region take(struct cursor *c, size_t bytes)
+{
+	struct gpu_region r = { 0, bytes };
+
+	if (!bytes || c->overflow)
+		return r;
+	size_t rounded = (bytes + GPU_POOL_ALIGN - 1) / GPU_POOL_ALIGN * GPU_POOL_ALIGN;
+	if (rounded < bytes || c->next > SIZE_MAX - rounded) {
+		c->overflow = 1;
+		return r;
+	}
+	r.offset = c->next;
+	c->next += rounded;
+	return r;
+}
+
+static size_t tensor_elems(const struct model_tensor *t)
+{
+	return (size_t)t->channels * t->height * t->width;
+}
+
+static size_t largest_conv_weight(const struct model_desc *d)
+{
+	size_t most = 0;
+
+	for (int i = 0; i < d->layer_count; i++)
+		if (d->layers[i].kind == LAYER_CONV && d->layers[i].weight_count > most)
+			most = d->layers[i].weight_count;
+	return most;
+}
+
+void gpu_pool_loss_layout(size_t batch, size_t outputs, struct gpu_loss_layout *l)
+{
+	struct cursor c = { 0, 0 };
+	size_t rows = mul_or_flag(&c, mul_or_flag(&c, batch, outputs), sizeof(float));
+	size_t row = mul_or_flag(&c, outputs, sizeof(float));
+
+	*l = (struct gpu_loss_layout){ 0 };
+	if (c.overflow || rows > SIZE_MAX / 4 || row > SIZE_MAX / 4)
+		return;
+	l->labels = 0;
+	l->w_pos = rows;
+	l->w_neg = rows + row;
+	l->dy = rows + 2 * row;
+	l->acc = (2 * rows + 2 * row + 7) / 8 * 8;
+	l->bytes = l->acc + 2 * sizeof(double);
+}
+
+static int takes_images(const struct model_desc *d)
+{
+	const struct model_tensor *t = &d->tensors[d->input_tensor];
+
+	return t->channels == 3 && t->height == t->width;
+}
+
+int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs *in,
+			struct gpu_pool_plan *plan, struct trainer_error *err)
+{
+	struct cursor c = { 0, 0 };
+	size_t n = (size_t)in->batch, e = in->elem_bytes, lp = e == 4 ? 0 : e;
+
+	*plan = (struct gpu_pool_plan){ 0 };
+	if (in->batch < 1 || (e != 2 && e != 4) || d->tensor_count < 1)
+		return trainer_error_set(err, "gpu: pool plan: batch %d, element %zu bytes: invalid",
+					 in->batch, e);
+	plan->act = calloc((size_t)d->tensor_count, sizeof(*plan->act));
+	plan->grad = calloc((size_t)d->tensor_count, sizeof(*plan->grad));
+	if (!plan->act || !plan->grad) {
+		gpu_pool_plan_free(plan);
+		return trainer_error_set(err, "gpu: pool plan: out of host memory");
+	}
+	plan->tensor_count = d->tensor_count;
+	size_t io = tensor_elems(&d->tensors[d->input_tensor]);
+	if (tensor_elems(&d->tensors[d->output_tensor]) > io)
+		io = tensor_elems(&d->tensors[d->output_tensor]);
+	for (int t = 0; t < d->tensor_count; t++) {
+		size_t bytes = mul_or_flag(&c, mul_or_flag(&c, n, tensor_elems(&d->tensors[t])), e);
+		plan->act[t] = take(&c, bytes);
+		plan->grad[t] = take(&c, bytes);
+	}
+	plan->params = take(&c, mul_or_flag(&c, d->param_count, 4));
+	plan->grads = take(&c, mul_or_flag(&c, d->param_count, 4));
+	plan->params_lp = take(&c, mul_or_flag(&c, d->param_count, lp));
+	plan->dw_lp = take(&c, mul_or_flag(&c, largest_conv_weight(d), lp));
+	plan->state = take(&c, mul_or_flag(&c, d->state_count, 4));
+	plan->bn_saved = take(&c, mul_or_flag(&c, d->state_count, 8));
+	plan->io = take(&c, mul_or_flag(&c, mul_or_flag(&c, n, io), 4));
+	if (takes_images(d)) {
+		const struct model_tensor *t = &d->tensors[d->input_tensor];
+		size_t img = mul_or_flag(&c, n, (size_t)t->height * t->width);
+		plan->images[0] = take(&c, img);
+		plan->images[1] = take(&c, img);
+	}
+	plan->flags = take(&c, GPU_POOL_ALIGN);
+	struct gpu_loss_layout loss;
+	gpu_pool_loss_layout(n, tensor_elems(&d->tensors[d->output_tensor]), &loss);
+	c.overflow |= loss.bytes == 0;
+	plan->loss = take(&c, loss.bytes);
+	plan->workspace = take(&c, in->workspace_bytes);
+	if (c.overflow) {
+		gpu_pool_plan_free(plan);
+		return trainer_error_set(err, "gpu: pool plan: batch %d: size overflows", in->batch);
+	}
+	plan->total_bytes = c.next;
+	return 0;
+}
+
+void gpu_pool_plan_free(struct gpu_pool_plan *plan)
+{
+	free(plan->act);
+	free(plan->grad);
+	plan->act = plan->grad = NULL;
+}
+
+static int plan_bytes(const struct model_desc *d, size_t elem_bytes, size_t workspace_bytes,
+		      long batch, size_t *bytes, struct trainer_error *err)
+{
+	struct gpu_pool_inputs in = { (int)batch, elem_bytes, workspace_bytes };
+	struct gpu_pool_plan plan;
+
+	if (gpu_pool_plan_build(d, &in, &plan, err))
+		return -1;
+	*bytes = plan.total_bytes;
+	gpu_pool_plan_free(&plan);
+	return 0;
+}
+
+/* Binary search on the exact plan (monotonic in N), so rounding to
+ * GPU_POOL_ALIGN can never make the answer one too large. */
+long gpu_pool_largest_batch(const struct model_desc *d, size_t elem_bytes,
+			    size_t workspace_bytes, size_t free_bytes, size_t reserve_bytes,
+			    long limit, struct trainer_error *err)
+{
+	size_t budget = free_bytes > reserve_bytes ? free_bytes - reserve_bytes : 0, bytes;
+	long lo = 0, hi = limit;
+
+	if (limit < 1 || limit > INT32_MAX)
+		return trainer_error_set(err, "gpu: largest batch: limit %ld: invalid", limit);
+	while (lo < hi) {
+		long mid = lo + (hi - lo + 1) / 2;
+		if (plan_bytes(d, elem_bytes, workspace_bytes, mid, &bytes, err))
+			return -1;
+		if (bytes <= budget)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static double mib(size_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024.0);
+}
+
+int gpu_pool_fit_check(size_t need_bytes, size_t free_bytes, size_t reserve_bytes,
+		       int batch, long largest_batch, int device, struct trainer_error *err)
+{
+	size_t budget = free_bytes > reserve_bytes ? free_bytes - reserve_bytes : 0;
+
+	if (need_bytes <= budget)
+		return 0;
+	if (largest_batch < 1)
+		return trainer_error_set(err, "--batch: '%d': needs %.0f MiB on GPU %d, %.0f MiB free "
+					 "(%.0f MiB kept for cuDNN/cuBLAS): not even batch 1 fits",
+					 batch, mib(need_bytes), device, mib(free_bytes), mib(reserve_bytes));
+	return trainer_error_set(err, "--batch: '%d': needs %.0f MiB on GPU %d, %.0f MiB free "
+				 "(%.0f MiB kept for cuDNN/cuBLAS): hint: --batch %ld fits",
+				 batch, mib(need_bytes), device, mib(free_bytes), mib(reserve_bytes),
+				 largest_batch);
+}

@@ -1,0 +1,220 @@
+/* cmd/bench.c - `chexnet bench` (training steps on one synthetic
+ * in-memory batch: images/s and peak RSS, the documents' synthetic-data
+ * benchmark) and `chexnet predict` (14 probabilities per image).
+ * What it does not do: compare with PyTorch (bench/vs_pytorch does).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "train/checkpoint.h"
+#include "data/labels.h"
+#include "data/image_decode.h"
+#include "model/loss.h"
+#include "train/optim.h"
+#include "cmd/run.h"
+#include "cmd/common.h"
+#include "cmd/train_gpu.h"
+#include "cmd/predict_output.h"
+#include "train/stop_signal.h"
+
+#define BENCH_WARMUP_STEPS 2
+
+/* The bench's training state: what `chexnet train` has on one rank. */
+struct bench {
+	struct session s;
+	struct optim opt;
+	struct grad_sync sync;
+	struct train_gpu gpu;      /* gpu: gradients and the optimizer on the device */
+};
+
+static int failed(const struct trainer_error *err)
+{
+	fprintf(stderr, "chexnet: %s\n", err->msg);
+	return -1;
+}
+
+/* One training step as `chexnet train` runs it on one rank: the loss
+ * stays on the backend (M3), the optimizer runs where the gradients are,
+ * an fp16 overflow skips the step. */
+static int bench_step(struct bench *t, struct batch *b)
+{
+	struct session *s = &t->s;
+	struct trainer_error err = { "" };
+	struct backend_input in = { .images = b, .count = b->count };
+
+	train_gpu_step_begin(&t->gpu);
+	if (s->ops->forward(s->backend, &in, 1, NULL, &err) ||
+	    s->ops->loss(s->backend, b->labels, NULL, NULL, &err) ||
+	    s->ops->backward(s->backend, NULL, NULL, NULL, NULL, &err))
+		return failed(&err);
+	train_gpu_after_backward(&t->gpu);
+	struct train_verdict v = { .stop = 0, .skip = train_gpu_found_inf(&t->gpu) };
+	return train_gpu_settle(&t->gpu, &v) ? 0 : train_gpu_optimize(&t->gpu, &t->opt, 1e-4);
+}
+
+/* The running loss: also the point where a device backend has finished
+ * every queued step (the bench's clock reads after it). */
+static int bench_loss(struct bench *t, double *loss)
+{
+	struct trainer_error err = { "" };
+	double sum;
+	long batches;
+
+	if (t->s.ops->loss_take(t->s.backend, &sum, &batches, &err))
+		return failed(&err);
+	*loss = batches ? sum / batches : 0.0;
+	return 0;
+}
+
+static int bench_open(struct bench *t, const struct cli_options *o)
+{
+	struct trainer_error err = { "" };
+
+	memset(t, 0, sizeof(*t));
+	if (session_open(&t->s, o))
+		return -1;
+	if (optim_init(&t->opt, &o->optim, t->s.model.desc.param_count, &err))
+		return failed(&err);
+	if (grad_sync_init(&t->sync, &t->s.model, 1)) {
+		fprintf(stderr, "chexnet: bench: out of memory\n");
+		return -1;
+	}
+	return train_gpu_open(&t->gpu, &t->s, &t->opt, &t->sync, 1, 1);
+}
+
+static void bench_close(struct bench *t)
+{
+	train_gpu_close(&t->gpu);
+	grad_sync_free(&t->sync);
+	optim_free(&t->opt);
+	session_close(&t->s);
+}
+
+int run_bench(const struct cli_options *o)
+{
+	struct bench *t = calloc(1, sizeof(*t));
+	struct source src;
+	struct batch *b;
+	double wait, loss = 0;
+	long steps = o->steps ? o->steps : 10;
+	int rc = 0;
+
+	memset(&src, 0, sizeof(src));
+	struct cli_options synth = *o;
+	synth.data = NULL;
+	synth.synthetic_images = o->batch;
+	if (!t || bench_open(t, o) || source_open(&src, &synth, DATA_TRAIN, NULL) ||
+	    source_next(&src, &b, &wait) != 1) {
+		source_close(&src);
+		if (t)
+			bench_close(t);
+		free(t);
+		return 1;
+	}
+	double t0 = 0;
+	for (long i = 0; i < steps + BENCH_WARMUP_STEPS && rc == 0; i++) {
+		if (i == BENCH_WARMUP_STEPS && (rc = bench_loss(t, &loss)) == 0)
+			t0 = now_seconds();
+		if (rc == 0)
+			rc = bench_step(t, b);
+		if (rc == 0 && o->progress == PROGRESS_JSON && (rc = bench_loss(t, &loss)) == 0)
+			printf("{\"event\":\"bench_step\",\"step\":%ld,\"loss\":%.6g}\n", i + 1, loss);
+	}
+	if (rc == 0)
+		rc = bench_loss(t, &loss);
+	double seconds = now_seconds() - t0;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	if (rc == 0)
+		printf("bench: %s %s %s%s%s%s batch %ld %ld px%s: %.2f images/s, %.1f ms/step, "
+		       "peak RSS %.0f MiB, %ld steps\n", o->model, o->backend, precision_name(o->precision),
+		       t->s.backend_what[0] ? " (" : "", t->s.backend_what,
+		       t->s.backend_what[0] ? ")" : "", o->batch, o->size, o->memory_efficient ? " memory-efficient" : "",
+		       steps * o->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
+	source_close(&src);
+	bench_close(t);
+	free(t);
+	return rc == 0 ? 0 : 1;
+}
+
+/* One image through the model in eval mode; prints the path and 14
+ * probabilities. */
+static int predict_one(struct session *s, struct batch *b, const char *path,
+		       const struct thresholds *t, int json)
+{
+	struct trainer_error err = { "" };
+	char msg[1024];
+	float logits[CHEXNET_CLASSES];
+
+	if (image_load_square(path, b->size, b->pixels, msg, sizeof(msg))) {
+		fprintf(stderr, "%s\n", msg);
+		return -1;
+	}
+	struct backend_input in = { .images = b, .count = 1 };
+	if (s->ops->forward(s->backend, &in, 0, logits, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	float probs[CHEXNET_CLASSES];
+	for (int c = 0; c < CHEXNET_CLASSES; c++)
+		probs[c] = loss_sigmoid(logits[c]);
+	predict_print(stdout, path, probs, t, json);
+	return 0;
+}
+
+int run_predict(const struct cli_options *o)
+{
+	struct session s;
+	struct trainer_error err = { "" };
+	int rc = 0;
+
+	if (!o->checkpoint || o->input_count == 0) {
+		fprintf(stderr, "chexnet: predict: need --checkpoint DIR and at least one IMAGE\n");
+		return 2;
+	}
+	struct cli_options one = *o;
+	one.batch = 1;
+	if (stop_signal_install()) {
+		fprintf(stderr, "chexnet: predict: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (session_open(&s, &one)) {
+		stop_signal_uninstall();
+		return 1;
+	}
+	stop_signal_listen();
+	struct thresholds thr;
+	int have_thr = 0;
+	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
+	    s.ops->load_params(s.backend, &err) ||
+	    (have_thr = thresholds_load(o->checkpoint, s.model.desc.name, &thr, &err)) < 0) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		session_close(&s);
+		stop_signal_uninstall();
+		return 1;
+	}
+	struct batch b = { .count = 1, .capacity = 1, .size = (int)o->size };
+	b.pixels = malloc((size_t)o->size * o->size);
+	int json = o->progress == PROGRESS_JSON;
+	predict_print_header(stdout, json);
+	for (int i = 0; i < o->input_count && b.pixels && rc != CHEXNET_EXIT_PREEMPTED; i++) {
+		if (stop_signal_received()) {
+			fprintf(stderr, "chexnet: predict: interrupted (%s) after %d of %d images; exit %d\n",
+				stop_signal_received() == SIGTERM ? "SIGTERM" : "SIGUSR1", i,
+				o->input_count, CHEXNET_EXIT_PREEMPTED);
+			rc = CHEXNET_EXIT_PREEMPTED;
+		} else if (predict_one(&s, &b, o->inputs[i], have_thr == 0 ? &thr : NULL, json)) {
+			rc = 1;
+		}
+	}
+	free(b.pixels);
+	session_close(&s);
+	stop_signal_uninstall();
+	return rc;
+}

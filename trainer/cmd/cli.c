@@ -1,0 +1,235 @@
+/* cli.c - strict option parsing for the trainer's own commands: a table
+ * of flags, each naming the commands it applies to; numbers go through
+ * base/args.h (whole string, range). What it does not do: run anything.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "base/args.h"
+
+enum { C_TRAIN = 1, C_EVAL = 2, C_PREDICT = 4, C_BENCH = 8, C_ALL = 15 };
+
+struct flag {
+	const char *name;
+	int commands;
+	int takes_value;
+	const char *help;
+};
+
+static const struct flag flags[] = {
+	{ "--model", C_ALL, 1, "densenet121 | resnet50 (default densenet121)" },
+	{ "--backend", C_ALL, 1, "ref | cpu | gpu (default cpu when built, else ref)" },
+	{ "--precision", C_ALL, 1, "fp32 | bf16 | fp16 (default fp32)" },
+	{ "--batch", C_ALL, 1, "images per step (default 16)" },
+	{ "--size", C_ALL, 1, "image side in pixels (default 224)" },
+	{ "--threads", C_ALL, 1, "compute threads (default: allowed CPUs)" },
+	{ "--seed", C_ALL, 1, "random seed (default 1)" },
+	{ "--memory-efficient", C_TRAIN | C_BENCH, 0, "recompute BN+ReLU in backward" },
+	{ "--steps", C_TRAIN | C_BENCH, 1, "stop after N steps (train: per run; default: whole epochs)" },
+	{ "--epochs", C_TRAIN, 1, "epochs (default 1)" },
+	{ "--out", C_TRAIN, 1, "directory for checkpoints (last/, best/)" },
+	{ "--data", C_TRAIN | C_EVAL, 1, "data directory (packed or NIH/generic layout)" },
+	{ "--synthetic", C_TRAIN | C_EVAL, 0, "random in-memory images and labels" },
+	{ "--synthetic-images", C_TRAIN | C_EVAL, 1, "size of the synthetic set (default 64)" },
+	{ "--loader-threads", C_TRAIN | C_EVAL, 1, "input pipeline workers (default: CPUs/4)" },
+	{ "--init", C_TRAIN, 1, "start from a torchvision state dict (.safetensors)" },
+	{ "--checkpoint", C_EVAL | C_PREDICT, 1, "checkpoint directory to evaluate" },
+	{ "--split", C_EVAL, 1, "val | test (default test)" },
+	{ "--optimizer", C_TRAIN, 1, "adam | sgd (default adam)" },
+	{ "--lr", C_TRAIN, 1, "learning rate (default 1e-3)" },
+	{ "--momentum", C_TRAIN, 1, "SGD momentum (default 0.9)" },
+	{ "--weight-decay", C_TRAIN, 1, "L2 weight decay (default 0)" },
+	{ "--lr-scale", C_TRAIN, 1, "none | linear: multiply the LR by the number of ranks (R1)" },
+	{ "--accumulate", C_TRAIN, 1, "K micro-batches per optimizer step, one allreduce (C4; default 1)" },
+	{ "--resume", C_TRAIN, 1, "continue from DIR/last (params, optimizer, schedule, data position)" },
+	{ "--save-every", C_TRAIN, 1, "also write OUT/last every N steps (default: epoch ends)" },
+	{ "--test", C_TRAIN, 0, "evaluate the test split at the end (the AUROC table)" },
+	{ "--warmup-epochs", C_TRAIN, 1, "linear LR warm-up epochs (default 0)" },
+	{ "--patience", C_TRAIN, 1, "epochs without val improvement before LR x0.1 (default 1)" },
+	{ "--loss", C_TRAIN | C_EVAL, 1, "weighted | bce (default weighted: w+=N/(P+N), w-=P/(P+N))" },
+	{ "--progress-every", C_TRAIN | C_BENCH, 1, "steps between progress lines (default 10)" },
+	{ "--quiet", C_TRAIN | C_BENCH, 0, "no progress lines" },
+	{ "--json", C_TRAIN | C_BENCH | C_EVAL | C_PREDICT, 0,
+	  "JSON on stdout (train/bench: progress lines, tables to stderr; eval/predict: the results)" },
+	{ "--bootstrap", C_EVAL, 1, "resamples of patients for the 95% intervals (default 1000, 0 off)" },
+	{ "--plots", C_EVAL, 1, "write ROC, reliability and AUROC-vs-CheXNet PNGs into DIR" },
+	{ "--choose-thresholds", C_EVAL, 0, "choose operating thresholds on --split val, store them" },
+	{ "--sensitivity", C_TRAIN | C_EVAL, 1, "threshold rule: reach this sensitivity (default Youden's J)" },
+	{ "--specificity", C_TRAIN | C_EVAL, 1, "threshold rule: keep this specificity (default Youden's J)" },
+
+	{ "--help", C_ALL, 0, "this help" },
+};
+
+static const struct { const char *name; int bit; const char *summary; } commands[] = {
+	{ "train", C_TRAIN, "train a model (--data DIR or --synthetic)" },
+	{ "eval", C_EVAL, "loss and per-class AUROC of a checkpoint" },
+	{ "predict", C_PREDICT, "14 probabilities per image: predict --checkpoint DIR IMAGE..." },
+	{ "bench", C_BENCH, "training throughput on synthetic in-memory data (images/s)" },
+};
+
+void cli_usage(FILE *f)
+{
+	fprintf(f, "usage: chexnet COMMAND [options]   (chexnet COMMAND --help)\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+}
+
+static void command_help(FILE *f, const char *name, int bit)
+{
+	fprintf(f, "usage: chexnet %s [options]%s\n", name, bit == C_PREDICT ? " IMAGE..." : "");
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (flags[i].commands & bit)
+			fprintf(f, "  %-20s %s\n", flags[i].name, flags[i].help);
+}
+
+static void defaults(struct cli_options *o, const char *command)
+{
+	memset(o, 0, sizeof(*o));
+	o->command = command;
+	o->model = "densenet121";
+	o->backend = strstr(backend_names(), "cpu") ? "cpu" : "ref";
+	o->batch = 16;
+	o->size = 224;
+	o->seed = 1;
+	o->epochs = 1;
+	o->split = "test";
+	o->synthetic_images = 64;
+	optim_config_default(&o->optim);
+	o->optim.momentum = 0.9;
+	o->lr = 1e-3;
+	o->patience = 1;
+	o->accumulate = 1;
+	o->weighted_loss = 1;
+	o->progress_every = 10;
+	o->bootstrap = 1000;
+}
+
+static int fail(const char *msg)
+{
+	fprintf(stderr, "%s\n", msg);
+	return -1;
+}
+
+/* Applies one flag with its value (NULL for switches). */
+static int apply(struct cli_options *o, const char *flag, const char *v)
+{
+	char e[512];
+	struct trainer_error err;
+	double d;
+	long l;
+	int rc = 0;
+
+#define LONG(f, lo, hi, dst) if (strcmp(flag, f) == 0) { \
+	rc = data_arg_long(f, v, lo, hi, &l, e, sizeof(e)); dst = l; return rc ? fail(e) : 0; }
+#define DBL(f, lo, hi, dst) if (strcmp(flag, f) == 0) { \
+	rc = data_arg_double(f, v, lo, hi, &d, e, sizeof(e)); dst = d; return rc ? fail(e) : 0; }
+#define STR(f, dst) if (strcmp(flag, f) == 0) { dst = v; return 0; }
+	LONG("--batch", 1, 4096, o->batch)
+	LONG("--size", 32, 4096, o->size)
+	LONG("--threads", 0, 4096, o->threads)
+	LONG("--steps", 1, 1L << 40, o->steps)
+	LONG("--epochs", 1, 100000, o->epochs)
+	LONG("--synthetic-images", 1, 1L << 24, o->synthetic_images)
+	LONG("--loader-threads", 0, 1024, o->loader_threads)
+	LONG("--accumulate", 1, 4096, o->accumulate)
+	LONG("--save-every", 1, 1L << 40, o->save_every)
+	LONG("--patience", 0, 100000, o->patience)
+	LONG("--progress-every", 1, 1L << 30, o->progress_every)
+	LONG("--bootstrap", 0, 1000000, o->bootstrap)
+	DBL("--sensitivity", 1e-9, 1, o->sensitivity)
+	DBL("--specificity", 1e-9, 1, o->specificity)
+	DBL("--lr", 0, 100, o->lr)
+	DBL("--momentum", 0, 1, o->optim.momentum)
+	DBL("--weight-decay", 0, 1, o->optim.weight_decay)
+	DBL("--warmup-epochs", 0, 100000, o->warmup_epochs)
+	STR("--model", o->model)
+	STR("--backend", o->backend)
+	STR("--out", o->out)
+	STR("--data", o->data)
+	STR("--init", o->init)
+	STR("--checkpoint", o->checkpoint)
+	STR("--resume", o->resume)
+	STR("--plots", o->plots)
+
+#undef LONG
+#undef DBL
+#undef STR
+	if (strcmp(flag, "--seed") == 0)
+		return data_arg_u64(flag, v, &o->seed, e, sizeof(e)) ? fail(e) : 0;
+	if (strcmp(flag, "--precision") == 0)
+		rc = precision_parse(v, &o->precision, &err);
+	else if (strcmp(flag, "--optimizer") == 0)
+		rc = optim_parse(v, &o->optim.kind, &err);
+	else if (strcmp(flag, "--lr-scale") == 0)
+		rc = schedule_parse_scale(v, &o->lr_scale, &err);
+	else if (strcmp(flag, "--split") == 0) {
+		o->split = v;
+		if (strcmp(v, "val") && strcmp(v, "test"))
+			rc = trainer_error_set(&err, "--split: '%s': expected val or test", v);
+	} else if (strcmp(flag, "--loss") == 0) {
+		o->weighted_loss = strcmp(v, "weighted") == 0;
+		if (!o->weighted_loss && strcmp(v, "bce"))
+			rc = trainer_error_set(&err, "--loss: '%s': expected weighted or bce", v);
+	} else if (strcmp(flag, "--synthetic") == 0)
+		o->synthetic = 1;
+	else if (strcmp(flag, "--test") == 0)
+		o->test_at_end = 1;
+	else if (strcmp(flag, "--choose-thresholds") == 0)
+		o->choose_thresholds = 1;
+	else if (strcmp(flag, "--memory-efficient") == 0)
+		o->memory_efficient = 1;
+	else if (strcmp(flag, "--quiet") == 0)
+		o->progress = PROGRESS_QUIET;
+	else if (strcmp(flag, "--json") == 0)
+		o->progress = PROGRESS_JSON;
+	if (rc)
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+	return rc;
+}
+
+static int command_bit(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return commands[i].bit;
+	return 0;
+}
+
+static const struct flag *find_flag(const char *name, int bit)
+{
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strcmp(flags[i].name, name) == 0 && (flags[i].commands & bit))
+			return &flags[i];
+	return NULL;
+}
+
+int cli_parse(int argc, char **argv, struct cli_options *o)
+{
+	int bit = command_bit(argv[0]);
+
+	defaults(o, argv[0]);
+	o->inputs = argv + argc;
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] != '-' || argv[i][1] != '-') {
+			if (bit != C_PREDICT)
+				return fprintf(stderr, "chexnet: %s: '%s': unexpected argument\n", argv[0], argv[i]), -1;
+			o->inputs = argv + i;
+			o->input_count = argc - i;
+			break;
+		}
+		const struct flag *f = find_flag(argv[i], bit);
+		if (!f)
+			return fprintf(stderr, "chexnet: %s: '%s': unknown option (chexnet %s --help)\n",
+				       argv[0], argv[i], argv[0]), -1;
+		if (strcmp(f->name, "--help") == 0) {
+			command_help(stdout, argv[0], bit);
+			return 1;
+		}
+		if (f->takes_value && i + 1 >= argc)
+			return fprintf(stderr, "chexnet: %s: missing value\n", f->name), -1;
+		if (apply(o, f->name, f->takes_value ? argv[++i] : NULL))
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* cmd/common.h - what every command sets up: the model and its backend
+ * (printing the parameter count), and a batch source (synthetic or the
+ * input pipeline's loader). What this is not: any command's loop.
+ */
+#ifndef HVD_TRAINER_RUN_COMMON_H
+#define HVD_TRAINER_RUN_COMMON_H
+
+#include "base/clock.h"
+#include "backend/backend.h"
+#include "cmd/cli.h"
+#include "data/loader.h"
+#include "base/rng.h"
+#include "train/auroc.h"
+
+struct gpu_staging;
+
+struct session {
+	struct model model;
+	const struct backend_ops *ops;
+	struct backend *backend;
+	struct gpu_staging *staging;  /* gpu on the NCCL runtime: host collectives' device buffer */
+	char backend_what[96];        /* what the backend uses here ("avx2, 8-channel
+					 blocks"), "" when it says nothing */
+};
+
+/* Builds the model (params initialised from o->seed), prints
+ * "chexnet: MODEL: N parameters ..." (rank 0), creates the backend; with
+ * the gpu backend on a runtime that reduces device memory (NCCL), installs
+ * the staging every host collective of the command goes through. 0 or -1. */
+int session_open(struct session *s, const struct cli_options *o);
+void session_close(struct session *s);
+
+#define SYNTHETIC_POSITIVE_RATE 0.25
+
+struct source {
+	struct data_loader *loader;   /* NULL: synthetic */
+	struct batch synthetic[2];    /* owned buffers when synthetic; two, so the
+					 trainer may hold the next batch too */
+	int turn;                     /* the one source_next fills next */
+	uint64_t seed;
+	long images;                  /* synthetic set size */
+	long next_image;              /* synthetic position in the epoch */
+	int epoch;
+	int eval;                     /* eval: last batch partial, no cut */
+	int world;                    /* ranks (synthetic: each draws its own images) */
+	int batch;                    /* images per batch (capacity) */
+};
+
+/* Where this rank's batches come from: rank/world and accumulation K
+ * (the loader's layout), and the (epoch, step) to start at (resume). */
+struct source_layout {
+	int rank, world, accumulate;
+	int start_epoch;
+	long start_step;
+};
+
+/* split: DATA_TRAIN / DATA_VAL / DATA_TEST; layout NULL = one rank, K 1,
+ * from the start. */
+int source_open(struct source *src, const struct cli_options *o, enum data_split split,
+		const struct source_layout *layout);
+/* Images of the split over all ranks (the size of a gathered evaluation). */
+size_t source_images(const struct source *src);
+/* 1 batch, 0 end of epoch, -1 error (printed). *wait_s: time waited. */
+int source_next(struct source *src, struct batch **b, double *wait_s);
+void source_release(struct source *src, struct batch *b);
+long source_batches_per_epoch(const struct source *src);
+void source_close(struct source *src);
+
+/* Per-class w+/w- from the training labels (o->data: the train split's
+ * counts, from a pack's index or a folder's label files; synthetic: the
+ * known rate). 0 or -1 (printed). */
+int class_weights(const struct cli_options *o, float *w_pos, float *w_neg);
+
+struct evaluation {
+	double loss;
+	double auroc[CHEXNET_CLASSES];
+	double mean_auroc;
+	int defined;      /* classes with an AUROC */
+	enum auroc_undefined why[CHEXNET_CLASSES];  /* per class: why no AUROC */
+	size_t images;    /* images evaluated over all ranks */
+	size_t nonfinite; /* NaN/±Inf logits among images x classes */
+	float first_nonfinite;  /* the first of them (its kind: nan, inf, -inf) */
+	/* Set keep_outputs before evaluate() to keep the gathered outputs
+	 * (every rank): logits and labels (images, 14), patient ids (images;
+	 * one image = one patient where the data has none). evaluation_free. */
+	int keep_outputs;
+	float *logits, *labels;
+	uint32_t *patient;
+};
+
+void evaluation_free(struct evaluation *ev);
+
+/* One pass over src in eval mode on every rank; the logits and labels of
+ * every valid image (batch.count) are gathered from all ranks, so loss and
+ * AUROC are exact over the split, each image once, and identical on every
+ * rank. 0, -1 (printed), or EVAL_STOPPED when a stop request
+ * (SIGTERM/SIGUSR1, agreed over ranks after every batch) ended the pass
+ * early: nothing is computed then. */
+#define EVAL_STOPPED 1
+int evaluate(struct session *s, struct source *src, const float *w_pos, const float *w_neg,
+	     struct evaluation *ev);
+
+#endif

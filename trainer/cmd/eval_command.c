@@ -1,0 +1,171 @@
+/* eval_command.c - eval's options, thresholds chosen or read, and the
+ * report and plots of a finished pass. What it does not do: run the model.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd/eval_command.h"
+#include "cmd/eval_report.h"
+#include "model/loss.h"
+#include "cmd/plot_png.h"
+
+/* Creates DIR when missing and proves a file can be written in it. */
+static int plots_dir_writable(const char *dir)
+{
+	char probe[4200];
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "chexnet: --plots: '%s': %s\n", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(probe, sizeof(probe), "%s/.chexnet-write-test-%d", dir, (int)getpid());
+	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "chexnet: --plots: '%s': not writable: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+int eval_options_check(const struct cli_options *o)
+{
+	if (o->choose_thresholds && strcmp(o->split, "val")) {
+		fprintf(stderr, "chexnet: eval: --choose-thresholds: '--split %s': thresholds are "
+			"chosen on the validation split only (choosing on test and reporting on test "
+			"leaks): use --split val\n", o->split);
+		return 2;
+	}
+	if (o->sensitivity > 0 && o->specificity > 0) {
+		fprintf(stderr, "chexnet: --sensitivity %g --specificity %g: give one threshold rule\n",
+			o->sensitivity, o->specificity);
+		return 2;
+	}
+	if ((o->sensitivity > 0 || o->specificity > 0) && !o->choose_thresholds &&
+	    strcmp(o->command, "eval") == 0) {
+		fprintf(stderr, "chexnet: eval: --%s: only with --choose-thresholds (the stored "
+			"thresholds are used otherwise)\n", o->sensitivity > 0 ? "sensitivity" : "specificity");
+		return 2;
+	}
+	if (o->plots && !plot_png_available()) {
+		fprintf(stderr, "chexnet: --plots: '%s': this chexnet was built without cairo "
+			"(libcairo2-dev): run make deps and make\n", o->plots);
+		return 2;
+	}
+	return o->plots && plots_dir_writable(o->plots) ? 2 : 0;
+}
+
+struct threshold_choice eval_threshold_rule(const struct cli_options *o)
+{
+	if (o->sensitivity > 0)
+		return (struct threshold_choice){ THRESHOLD_SENSITIVITY, o->sensitivity };
+	if (o->specificity > 0)
+		return (struct threshold_choice){ THRESHOLD_SPECIFICITY, o->specificity };
+	return (struct threshold_choice){ THRESHOLD_YOUDEN, 0 };
+}
+
+int eval_store_thresholds(const char *checkpoint, const char *model, const char *split,
+			  const struct threshold_choice *rule, const struct evaluation *ev,
+			  struct thresholds *out)
+{
+	struct trainer_error err = { "" };
+	size_t values = ev->images * CHEXNET_CLASSES;
+	float *p = malloc(values * sizeof(float) + 1);
+
+	if (!p) {
+		fprintf(stderr, "chexnet: thresholds: out of memory\n");
+		return -1;
+	}
+	for (size_t i = 0; i < values; i++)
+		p[i] = loss_sigmoid(ev->logits[i]);
+	memset(out, 0, sizeof(*out));
+	snprintf(out->model, sizeof(out->model), "%s", model);
+	snprintf(out->split, sizeof(out->split), "%s", split);
+	out->rule = *rule;
+	for (int c = 0; c < CHEXNET_CLASSES; c++)
+		out->value[c] = eval_threshold_choose(p + c, ev->labels + c, ev->images,
+						      CHEXNET_CLASSES, rule);
+	free(p);
+	if (thresholds_save(checkpoint, out, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int eval_train_thresholds(const struct cli_options *o, int rank, const char *model,
+			  const struct evaluation *ev)
+{
+	char best[4096];
+	struct thresholds t;
+	struct threshold_choice rule = eval_threshold_rule(o);
+
+	if (rank != 0 || !o->out)
+		return 0;
+	snprintf(best, sizeof(best), "%s/best", o->out);
+	return eval_store_thresholds(best, model, "val", &rule, ev, &t);
+}
+
+/* Chosen now (--choose-thresholds), read from the checkpoint, or none:
+ * 1 have, 0 none, -1 error (printed). */
+static int get_thresholds(const struct cli_options *o, const char *model,
+			  const struct evaluation *ev, struct thresholds *t)
+{
+	struct trainer_error err = { "" };
+	if (o->choose_thresholds) {
+		struct threshold_choice rule = eval_threshold_rule(o);
+		if (eval_store_thresholds(o->checkpoint, model, o->split, &rule, ev, t))
+			return -1;
+		char path[4096];
+		thresholds_path(o->checkpoint, path, sizeof(path));
+		fprintf(stderr, "chexnet: eval: thresholds (%s) chosen on the val split, written to '%s'\n",
+			threshold_rule_name(rule.rule), path);
+		return 1;
+	}
+	int rc = thresholds_load(o->checkpoint, model, t, &err);
+	if (rc < 0)
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+	if (rc == 1 && o->progress != PROGRESS_JSON)
+		fprintf(stderr, "chexnet: eval: no thresholds stored with '%s' (chexnet eval --split val "
+			"--choose-thresholds): no operating points\n", o->checkpoint);
+	return rc < 0 ? -1 : rc == 0;
+}
+
+int eval_present(const struct cli_options *o, const char *model, const struct evaluation *ev)
+{
+	struct thresholds t;
+	struct eval_report r;
+	struct trainer_error err = { "" };
+	int have = get_thresholds(o, model, ev, &t);
+
+	if (have < 0)
+		return 1;
+	if (eval_report_compute(ev, (int)o->bootstrap, o->seed, have ? &t : NULL, &r, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		eval_report_free(&r);
+		return 1;
+	}
+	if (o->progress == PROGRESS_JSON) {
+		eval_report_json(stdout, &r, o->checkpoint, o->split, ev->loss);
+	} else {
+		printf("loss %.6f\n", ev->loss);
+		eval_report_print(stdout, &r);
+	}
+	fflush(stdout);
+	int status = 0;
+	if (o->plots && plot_png_report(o->plots, &r, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		status = 1;
+	} else if (o->plots && o->progress != PROGRESS_JSON) {
+		fprintf(stderr, "chexnet: eval: plots written to '%s' (roc.png, reliability.png, "
+			"auroc.png)\n", o->plots);
+	}
+	eval_report_free(&r);
+	return status;
+}

@@ -1,0 +1,67 @@
+/* main.c - `chexnet`: dispatches to the trainer's commands (train, eval,
+ * predict, bench) and the input pipeline's (pack, synth, ... from
+ * data_cmds.h), and ends a trainer command: a failed rank of a
+ * multi-rank run ends the whole Slurm step (the rule in dist.h), a
+ * finished one releases the runtime. Command line and exit only. What it
+ * does not do: anything else.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "cmd/data_cmds.h"
+#include "train/dist.h"
+#include "cmd/run.h"
+
+static void usage(FILE *f)
+{
+	cli_usage(f);
+	for (const struct data_command *c = data_commands; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "  %-8s %s\n", "--version", "print the version");
+}
+
+/* The exit path of a trainer command that ended with `status` (its error
+ * line already printed): end the step or release the runtime. */
+static int finish(int status)
+{
+	if (dist_status_ends_step(status, dist_size())) {
+		fflush(stdout);   /* rank 0's tables: the step is killed next */
+		if (dist_abort_job(status) == 0)
+			return status;
+		fprintf(stderr, "%s\n", dist_error());
+	}
+	if (dist_release() && status == 0) {
+		fprintf(stderr, "%s\n", dist_error());
+		return 1;
+	}
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; int (*run)(const struct cli_options *); } own[] = {
+		{ "train", run_train }, { "eval", run_eval },
+		{ "predict", run_predict }, { "bench", run_bench },
+	};
+	struct cli_options o;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("chexnet %s\n", HVD_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strcmp(argv[1], own[i].name) == 0) {
+			int rc = cli_parse(argc - 1, argv + 1, &o);
+			return rc < 0 ? 2 : rc > 0 ? 0 : finish(own[i].run(&o));
+		}
+	const struct data_command *c = data_command_find(argv[1]);
+	if (c)
+		return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "chexnet: '%s': unknown command (chexnet --help)\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,90 @@
+/* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
+ * [--val-fraction 0.1] [--threads N]`: options, progress line (images/s,
+ * ETA) on stderr, summary on stdout. What it does not do: packing itself
+ * (data/pack.c).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/args.h"
+#include "data/pack.h"
+#include "data/shard.h"
+
+int cmd_pack(int argc, char **argv);
+
+struct progress_state { int tty; int last_decile; };
+
+static void print_progress(void *ctx, size_t done, size_t total, double seconds)
+{
+	struct progress_state *ps = ctx;
+	double rate = seconds > 0 ? (double)done / seconds : 0;
+	double eta = rate > 0 ? (double)(total - done) / rate : 0;
+	int decile = total ? (int)(10 * done / total) : 10;
+	if (!ps->tty && decile == ps->last_decile)
+		return;
+	ps->last_decile = decile;
+	fprintf(stderr, "%spack: %zu/%zu images  %.0f images/s  ETA %d:%02d%s", ps->tty ? "\r" : "",
+		done, total, rate, (int)eta / 60, (int)eta % 60, ps->tty ? "  " : "\n");
+	if (ps->tty && done == total)
+		fputc('\n', stderr);
+}
+
+static int pack_usage(const char *why)
+{
+	fprintf(stderr, "chexnet: pack: %s\nusage: chexnet pack --data DIR --out DIR [--size 256] "
+		"[--shards N] [--val-fraction 0.1] [--threads N]\n", why);
+	return 2;
+}
+
+int cmd_pack(int argc, char **argv)
+{
+	struct pack_config cfg = { .size = 256, .val_fraction = 0.1 };
+	struct progress_state ps = { .tty = isatty(2), .last_decile = -1 };
+	struct pack_result res;
+	char err[2048];
+	long v;
+	for (int i = 1; i < argc; i++) {
+		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(opt, "--help") == 0)
+			return pack_usage("pack a data set into shards"), 0;
+		if (!val)
+			return pack_usage("missing value after the last option");
+		i++;
+		if (strcmp(opt, "--data") == 0)
+			cfg.data_dir = val;
+		else if (strcmp(opt, "--out") == 0)
+			cfg.out_dir = val;
+		else if (strcmp(opt, "--size") == 0 && data_arg_long(opt, val, 8, 4096, &v, err, sizeof(err)) == 0)
+			cfg.size = (int)v;
+		else if (strcmp(opt, "--shards") == 0 && data_arg_long(opt, val, 1, 1 << 20, &v, err, sizeof(err)) == 0)
+			cfg.shards = (int)v;
+		else if (strcmp(opt, "--threads") == 0 && data_arg_long(opt, val, 1, 256, &v, err, sizeof(err)) == 0)
+			cfg.threads = (int)v;
+		else if (strcmp(opt, "--val-fraction") == 0 &&
+			 data_arg_double(opt, val, 0, 0.99, &cfg.val_fraction, err, sizeof(err)) == 0)
+			;
+		else if (!strcmp(opt, "--size") || !strcmp(opt, "--shards") || !strcmp(opt, "--threads") ||
+			 !strcmp(opt, "--val-fraction"))
+			return fprintf(stderr, "%s\n", err), 2;
+		else
+			return fprintf(stderr, "chexnet: pack: option '%s': unknown\n", opt), 2;
+	}
+	if (!cfg.data_dir || !cfg.out_dir)
+		return pack_usage("--data and --out are required");
+	cfg.progress = print_progress;
+	cfg.progress_ctx = &ps;
+	if (data_pack(&cfg, &res, err, sizeof(err)) != 0) {
+		if (ps.tty)
+			fputc('\n', stderr);
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	size_t total = res.records[0] + res.records[1] + res.records[2];
+	printf("chexnet: packed %zu images (train %zu, val %zu, test %zu) at %dx%d into %d shards "
+	       "(%d kept from a previous run) in '%s': %.1f s, %.0f images/s\n", total, res.records[0],
+	       res.records[1], res.records[2], cfg.size, cfg.size, res.shards, res.kept, cfg.out_dir,
+	       res.seconds, res.seconds > 0 ? (double)total / res.seconds : 0);
+	return 0;
+}

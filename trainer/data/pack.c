@@ -1,0 +1,260 @@
+/* data/pack.c - the packer: plans shards, decodes in worker threads that
+ * pwrite records straight to their offsets, finishes each shard atomically,
+ * writes the index. What it does not do: print (the caller's progress
+ * callback does).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "base/crc32c.h"
+#include "base/args.h"
+#include "data/pack.h"
+#include "data/set.h"
+#include "data/shard.h"
+#include "data/image_decode.h"
+
+#define PACK_DEFAULT_RECORDS_PER_SHARD 8192
+
+struct pack_job {
+	const struct pack_config *cfg;
+	const struct data_set *set;
+	const struct data_entry *entries;  /* this shard's */
+	struct shard_writer *w;
+	atomic_size_t next, done;
+	atomic_int failed, finished;
+	pthread_mutex_t mu;
+	pthread_cond_t finished_cv;
+	char err[1024];
+};
+
+int data_pack_shard_count(size_t count, size_t train_count, int train_shards)
+{
+	if (count == 0)
+		return 0;
+	size_t n = train_shards > 0 && train_count
+		? (count * (size_t)train_shards + train_count - 1) / train_count
+		: (count + PACK_DEFAULT_RECORDS_PER_SHARD - 1) / PACK_DEFAULT_RECORDS_PER_SHARD;
+	if (n < 1)
+		n = 1;
+	return (int)(n > count ? count : n);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static void job_fail(struct pack_job *job, const char *msg)
+{
+	pthread_mutex_lock(&job->mu);
+	if (!job->failed)
+		snprintf(job->err, sizeof(job->err), "%s", msg);
+	job->failed = 1;
+	pthread_mutex_unlock(&job->mu);
+}
+
+static void *pack_worker(void *arg)
+{
+	struct pack_job *job = arg;
+	const int size = job->cfg->size;
+	uint8_t *rec = malloc(shard_record_bytes(size));
+	uint8_t *pixels = malloc((size_t)size * size);
+	char path[4400], err[1024];
+	if (!rec || !pixels)
+		job_fail(job, "chexnet: pack: out of memory");
+	while (!job->failed) {
+		size_t i = atomic_fetch_add(&job->next, 1);
+		if (i >= job->w->h.count)
+			break;
+		const struct data_entry *e = &job->entries[i];
+		if (data_set_image_path(job->set, e, path, sizeof(path), err, sizeof(err)) != 0 ||
+		    image_load_square(path, size, pixels, err, sizeof(err)) != 0) {
+			job_fail(job, err);
+			break;
+		}
+		struct shard_record_info info = {
+			.index = (uint32_t)(job->w->h.first_record + i),
+			.patient = e->patient, .labels = e->labels,
+		};
+		snprintf(info.name, sizeof(info.name), "%s", base_name(e->name));
+		shard_record_encode(rec, size, &info, pixels);
+		if (shard_writer_put(job->w, (uint32_t)i, rec, err, sizeof(err)) != 0) {
+			job_fail(job, err);
+			break;
+		}
+		atomic_fetch_add(&job->done, 1);
+	}
+	free(rec);
+	free(pixels);
+	pthread_mutex_lock(&job->mu);
+	atomic_fetch_add(&job->finished, 1);
+	pthread_cond_signal(&job->finished_cv);
+	pthread_mutex_unlock(&job->mu);
+	return NULL;
+}
+
+/* Decodes and writes one shard with cfg->threads workers. */
+static int pack_shard(const struct pack_config *cfg, const struct data_set *set,
+		      const struct data_entry *entries, struct shard_writer *w,
+		      size_t done_before, size_t total, double t0, char *err, size_t err_bytes)
+{
+	int threads = cfg->threads > 0 ? cfg->threads : data_allowed_cpus();
+	pthread_t tid[256];
+	int started = 0;
+	struct pack_job job = { .cfg = cfg, .set = set, .entries = entries, .w = w };
+	pthread_mutex_init(&job.mu, NULL);
+	pthread_cond_init(&job.finished_cv, NULL);
+	if (threads > 256)
+		threads = 256;
+	for (; started < threads; started++)
+		if (pthread_create(&tid[started], NULL, pack_worker, &job) != 0)
+			break;
+	if (started == 0)
+		job_fail(&job, "chexnet: pack: cannot start decode threads");
+	pthread_mutex_lock(&job.mu);
+	while (atomic_load(&job.finished) < started) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 200 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&job.finished_cv, &job.mu, &until);
+		if (cfg->progress)
+			cfg->progress(cfg->progress_ctx, done_before + atomic_load(&job.done), total,
+				      now_seconds() - t0);
+	}
+	pthread_mutex_unlock(&job.mu);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	pthread_cond_destroy(&job.finished_cv);
+	pthread_mutex_destroy(&job.mu);
+	if (job.failed) {
+		snprintf(err, err_bytes, "%s", job.err);
+		shard_writer_abort(w);
+		return -1;
+	}
+	return shard_writer_finish(w, err, err_bytes);
+}
+
+static uint32_t plan_crc(const struct data_entry *e, uint32_t count, int size)
+{
+	uint32_t crc = crc32c(0, &size, sizeof(size));
+	for (uint32_t i = 0; i < count; i++) {
+		crc = crc32c(crc, e[i].name, strlen(e[i].name) + 1);
+		crc = crc32c(crc, &e[i].patient, sizeof(e[i].patient));
+		crc = crc32c(crc, &e[i].labels, sizeof(e[i].labels));
+	}
+	return crc;
+}
+
+/* Headers of every shard of every split, in index order. */
+static struct shard_header *plan_shards(const struct pack_config *cfg, const struct data_set *set,
+					int *count)
+{
+	int n[3], total = 0;
+	for (int s = 0; s < 3; s++)
+		total += n[s] = data_pack_shard_count(set->split[s].count, set->split[0].count, cfg->shards);
+	struct shard_header *h = calloc((size_t)total + 1, sizeof(*h));
+	if (!h)
+		return NULL;
+	int k = 0;
+	for (int s = 0; s < 3; s++) {
+		size_t first = 0, c = set->split[s].count;
+		for (int i = 0; i < n[s]; i++, k++) {
+			size_t end = c * (size_t)(i + 1) / (size_t)n[s];
+			h[k] = (struct shard_header){
+				.split = (uint32_t)s, .size = (uint32_t)cfg->size,
+				.record_bytes = (uint32_t)shard_record_bytes(cfg->size),
+				.first_record = first, .count = (uint32_t)(end - first),
+				.shard = (uint32_t)i, .shards = (uint32_t)n[s],
+			};
+			h[k].plan_crc = plan_crc(&set->split[s].items[first], h[k].count, cfg->size);
+			first = end;
+		}
+	}
+	*count = total;
+	return h;
+}
+
+static int prepare_out_dir(const char *dir, char *err, size_t err_bytes)
+{
+	char index[4200];
+	if (data_make_dir("pack: out dir", dir, err, err_bytes) != 0)
+		return -1;
+	/* from here on the directory is not a complete pack until the new index */
+	snprintf(index, sizeof(index), "%s/%s", dir, SHARD_INDEX_NAME);
+	if (unlink(index) != 0 && errno != ENOENT) {
+		snprintf(err, err_bytes, "chexnet: pack: '%s': %s", index, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err, size_t err_bytes)
+{
+	struct data_set *set = calloc(1, sizeof(*set));
+	struct shard_header *plan = NULL;
+	int count = 0, rc = -1;
+	double t0 = now_seconds();
+	memset(res, 0, sizeof(*res));
+	if (!set || cfg->size < 8 || cfg->size > 4096) {
+		snprintf(err, err_bytes, "chexnet: pack: size '%d': expected 8..4096", cfg->size);
+		goto out;
+	}
+	if (data_set_open(set, cfg->data_dir, cfg->val_fraction, err, err_bytes) != 0 ||
+	    prepare_out_dir(cfg->out_dir, err, err_bytes) != 0)
+		goto out;
+	plan = plan_shards(cfg, set, &count);
+	if (!plan) {
+		snprintf(err, err_bytes, "chexnet: pack: out of memory");
+		goto out;
+	}
+	size_t total = set->split[0].count + set->split[1].count + set->split[2].count, done = 0;
+	for (int k = 0; k < count; k++) {
+		struct shard_header *h = &plan[k];
+		if (shard_is_complete(cfg->out_dir, h)) {
+			res->kept++;
+		} else {
+			struct shard_writer w;
+			if (shard_writer_open(&w, cfg->out_dir, h, err, err_bytes) != 0 ||
+			    pack_shard(cfg, set, &set->split[h->split].items[h->first_record], &w,
+				       done, total, t0, err, err_bytes) != 0)
+				goto out;
+		}
+		done += h->count;
+	}
+	uint64_t counts[3][SHARD_COUNTS] = { { 0 } };
+	for (int s = 0; s < 3; s++) {
+		const struct data_list *l = &set->split[s];
+		counts[s][0] = l->count;
+		for (size_t i = 0; i < l->count; i++)
+			for (int c = 0; c < 14; c++)
+				counts[s][1 + c] += (l->items[i].labels >> c) & 1;
+	}
+	if (shard_index_write(cfg->out_dir, cfg->size, plan, count, counts, err, err_bytes) != 0)
+		goto out;
+	for (int s = 0; s < 3; s++)
+		res->records[s] = set->split[s].count;
+	res->shards = count;
+	res->seconds = now_seconds() - t0;
+	if (cfg->progress)
+		cfg->progress(cfg->progress_ctx, total, total, res->seconds);
+	rc = 0;
+out:
+	free(plan);
+	if (set)
+		data_set_free(set);
+	free(set);
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* data/pack.h - packs a data set (data/set.h) into shards (data/shard.h):
+ * parallel decode + area resize to size x size, fixed-size records,
+ * train/val/test in separate shard sets, index.txt last.
+ *
+ * Crash-safe and resumable: the old index.txt is removed first, each shard
+ * is written as .tmp and renamed when complete, and a rerun keeps every
+ * shard whose header (same records, same size: plan_crc) is already there.
+ * What this is not: option parsing or progress printing (cmd/pack.c).
+ */
+#ifndef HVD_TRAINER_DATA_PACK_H
+#define HVD_TRAINER_DATA_PACK_H
+
+#include <stddef.h>
+
+struct pack_config {
+	const char *data_dir, *out_dir;
+	int size;                   /* stored side, e.g. 256 */
+	int shards;                 /* train shards; 0 = one per 8192 records */
+	double val_fraction;
+	int threads;                /* decode threads; 0 = all allowed CPUs */
+	/* called about 5 times a second from the calling thread */
+	void (*progress)(void *ctx, size_t done, size_t total, double seconds);
+	void *progress_ctx;
+};
+
+struct pack_result {
+	size_t records[3];          /* train, val, test */
+	int shards;                 /* written + kept */
+	int kept;                   /* complete shards a rerun kept */
+	double seconds;
+};
+
+int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err, size_t err_bytes);
+
+/* Shards for a split of count records when train has train_count records
+ * split into train_shards: pure, for tests. */
+int data_pack_shard_count(size_t count, size_t train_count, int train_shards);
+
+#endif

@@ -1,0 +1,246 @@
+/* data/shard_index.c - index.txt (the list of a pack's shards, written
+ * last and atomically) and the reader of one split's shard set.
+ * What it does not do: write shards (data/shard.c) or order records.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "data/csv.h"
+#include "data/shard.h"
+
+int shard_index_write(const char *dir, int size, const struct shard_header *shards,
+		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
+		      char *err, size_t err_bytes)
+{
+	char tmp[4200], path[4200], name[64];
+	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, err_bytes, "chexnet: index '%s': %s", tmp, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "hvd-pack %d\nsize %d\n", SHARD_VERSION, size);
+	for (int i = 0; i < shard_count; i++) {
+		const struct shard_header *h = &shards[i];
+		shard_file_name(name, sizeof(name), (int)h->split, h->shard);
+		fprintf(f, "shard %s %u %s %llu %u\n", shard_split_name((int)h->split), h->shard, name,
+			(unsigned long long)h->first_record, h->count);
+	}
+	for (int s = 0; s < 3; s++) {
+		fprintf(f, "labels %s", shard_split_name(s));
+		for (int c = 0; c < SHARD_COUNTS; c++)
+			fprintf(f, " %llu", (unsigned long long)label_counts[s][c]);
+		fputc('\n', f);
+	}
+	int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+		snprintf(err, err_bytes, "chexnet: index '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	shard_fsync_dir_of(path);   /* the index is what makes the pack complete */
+	return 0;
+}
+
+static int index_error(char *err, size_t err_bytes, const struct csv_reader *r, const char *what)
+{
+	snprintf(err, err_bytes, "chexnet: index '%s' line %ld: %s", r->path, r->line, what);
+	return -1;
+}
+
+/* Parses one `shard SPLIT NUMBER FILE FIRST COUNT` line. */
+static int index_shard_line(const char *line, char *split, char *file,
+			    unsigned *number, unsigned long long *first, unsigned *count)
+{
+	int used = 0;
+	if (sscanf(line, "shard %7s %u %63s %llu %u%n", split, number, file, first, count, &used) != 5 ||
+	    line[used] != 0 || strchr(file, '/'))
+		return -1;
+	return 0;
+}
+
+static int shard_set_add(struct shard_set *s, const char *dir, const char *file,
+			 unsigned number, unsigned long long first, unsigned count,
+			 char *err, size_t err_bytes)
+{
+	struct shard_file *files = realloc(s->files, (size_t)(s->file_count + 1) * sizeof(*files));
+	if (!files) {
+		snprintf(err, err_bytes, "chexnet: shards '%s': out of memory", dir);
+		return -1;
+	}
+	s->files = files;
+	struct shard_file *f = &files[s->file_count];
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	snprintf(f->path, sizeof(f->path), "%s/%s", dir, file);
+	f->first = first;
+	f->count = count;
+	s->file_count++;
+	if (number != (unsigned)s->file_count - 1 || first != s->count) {
+		snprintf(err, err_bytes, "chexnet: index '%s/%s': shard '%s': number %u or first record %llu out of sequence",
+			 dir, SHARD_INDEX_NAME, file, number, first);
+		return -1;
+	}
+	s->count += count;
+	return 0;
+}
+
+static int shard_set_check_files(struct shard_set *s, char *err, size_t err_bytes)
+{
+	for (int i = 0; i < s->file_count; i++) {
+		struct shard_file *f = &s->files[i];
+		struct shard_header h;
+		if (shard_open_checked(f->path, &h, &f->fd, err, err_bytes) != 0)
+			return -1;
+		if ((int)h.split != s->split || (int)h.size != s->size || h.first_record != f->first ||
+		    h.count != f->count || (int)h.shard != i || (int)h.shards != s->file_count) {
+			snprintf(err, err_bytes, "chexnet: shard '%s': offset 0: header does not match the index",
+				 f->path);
+			return -1;
+		}
+	}
+	s->record_bytes = shard_record_bytes(s->size);
+	return 0;
+}
+
+int shard_set_open(struct shard_set *s, const char *dir, int split, char *err, size_t err_bytes)
+{
+	char path[4200], split_name[8], file[64];
+	unsigned number, count;
+	unsigned long long first;
+	int rc = -1, got;
+	memset(s, 0, sizeof(*s));
+	s->split = split;
+	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
+	struct csv_reader *r = csv_open_new(path, err, err_bytes);
+	if (!r)
+		goto out;
+	if (csv_next_raw(r, err, err_bytes) != 1 || strcmp(r->buf, "hvd-pack 1") != 0) {
+		index_error(err, err_bytes, r, "expected 'hvd-pack 1'");
+		goto out;
+	}
+	if (csv_next_raw(r, err, err_bytes) != 1 || sscanf(r->buf, "size %d", &s->size) != 1 ||
+	    s->size <= 0 || s->size > 4096) {
+		index_error(err, err_bytes, r, "expected 'size S' with S in 1..4096");
+		goto out;
+	}
+	while ((got = csv_next_raw(r, err, err_bytes)) == 1) {
+		if (strncmp(r->buf, "labels ", 7) == 0)
+			continue;  /* shard_index_label_counts() reads these */
+		if (index_shard_line(r->buf, split_name, file, &number, &first, &count) != 0) {
+			index_error(err, err_bytes, r, "expected 'shard SPLIT NUMBER FILE FIRST COUNT'");
+			goto out;
+		}
+		if (strcmp(split_name, shard_split_name(split)) != 0)
+			continue;
+		if (shard_set_add(s, dir, file, number, first, count, err, err_bytes) != 0)
+			goto out;
+	}
+	if (got < 0 || shard_set_check_files(s, err, err_bytes) != 0)
+		goto out;
+	rc = 0;
+out:
+	csv_free(r);
+	if (rc != 0)
+		shard_set_close(s);
+	return rc;
+}
+
+int shard_set_read(const struct shard_set *s, size_t i, uint8_t *rec,
+		   struct shard_record_info *info, char *err, size_t err_bytes)
+{
+	int lo = 0, hi = s->file_count - 1;
+	const char *why = NULL;
+	if (i >= s->count) {
+		snprintf(err, err_bytes, "chexnet: shards: record %zu: beyond the %zu records", i, s->count);
+		return -1;
+	}
+	while (lo < hi) {  /* last file whose first <= i */
+		int mid = (lo + hi + 1) / 2;
+		if (s->files[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	const struct shard_file *f = &s->files[lo];
+	off_t at = SHARD_HEADER_BYTES + (off_t)(i - f->first) * (off_t)s->record_bytes;
+	size_t done = 0;
+	while (done < s->record_bytes) {
+		ssize_t n = pread(f->fd, rec + done, s->record_bytes - done, at + (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			snprintf(err, err_bytes, "chexnet: shard '%s': offset %lld: %s", f->path,
+				 (long long)(at + (off_t)done), n < 0 ? strerror(errno) : "truncated");
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (shard_record_decode(rec, s->size, info, &why) != 0 ||
+	    (info->index != i && (why = "record index does not match its position"))) {
+		snprintf(err, err_bytes, "chexnet: shard '%s': offset %lld: record %zu: %s",
+			 f->path, (long long)at, i, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parses `labels SPLIT N0 ... N14` into counts; 1 if it is split's line. */
+static int index_labels_line(const char *line, int split, uint64_t counts[SHARD_COUNTS])
+{
+	char name[8];
+	int used = 0;
+	if (sscanf(line, "labels %7s%n", name, &used) != 1 || strcmp(name, shard_split_name(split)) != 0)
+		return 0;
+	const char *p = line + used;
+	for (int c = 0; c < SHARD_COUNTS; c++) {
+		unsigned long long v;
+		int n = 0;
+		if (sscanf(p, " %llu%n", &v, &n) != 1)
+			return -1;
+		counts[c] = v;
+		p += n;
+	}
+	return *p ? -1 : 1;
+}
+
+int shard_index_label_counts(const char *dir, int split, uint64_t counts[SHARD_COUNTS],
+			     char *err, size_t err_bytes)
+{
+	char path[4200];
+	int rc = -1, got, found = 0;
+	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
+	struct csv_reader *r = csv_open_new(path, err, err_bytes);
+	if (!r)
+		goto out;
+	while (!found && (got = csv_next_raw(r, err, err_bytes)) == 1) {
+		found = index_labels_line(r->buf, split, counts);
+		if (found < 0) {
+			index_error(err, err_bytes, r, "expected 'labels SPLIT RECORDS P0 ... P13'");
+			goto out;
+		}
+	}
+	if (!found) {
+		snprintf(err, err_bytes, "chexnet: index '%s': no 'labels %s' line", path, shard_split_name(split));
+		goto out;
+	}
+	rc = 0;
+out:
+	csv_free(r);
+	return rc;
+}
+
+void shard_set_close(struct shard_set *s)
+{
+	for (int i = 0; i < s->file_count; i++)
+		if (s->files[i].fd >= 0)
+			close(s->files[i].fd);
+	free(s->files);
+	memset(s, 0, sizeof(*s));
+}

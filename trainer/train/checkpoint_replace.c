@@ -1,0 +1,199 @@
+/* checkpoint_replace.c - crash-safe replacement of a checkpoint directory
+ * with a fallback for file systems without RENAME_EXCHANGE, and the
+ * lookup of the newest complete one after a crash (see
+ * checkpoint_replace.h). What it does not do: read or write tensors
+ * (checkpoint.c, safetensors.c; "complete" means both files parse).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "train/checkpoint_replace.h"
+#include "train/safetensors.h"
+
+static const char *const files[] = { "model.safetensors", "training.safetensors" };
+
+/* A checkpoint directory holds only chexnet's plain files (the two
+ * safetensors files, thresholds.json beside them): all go, then the
+ * directory; anything else in it (a subdirectory) keeps it. */
+void checkpoint_remove_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void parent_of(const char *dir, char *out, size_t len)
+{
+	snprintf(out, len, "%s", dir);
+	char *slash = strrchr(out, '/');
+	if (!slash)
+		snprintf(out, len, ".");
+	else if (slash == out)
+		out[1] = '\0';
+	else
+		*slash = '\0';
+}
+
+static int fsync_parent(const char *dir)
+{
+	char parent[PATH_MAX];
+
+	parent_of(dir, parent, sizeof(parent));
+	int fd = open(parent, O_RDONLY | O_DIRECTORY);
+	int rc = fd >= 0 ? fsync(fd) : -1;
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* The sequence for file systems without RENAME_EXCHANGE. */
+static int replace_in_steps(const char *tmp, const char *dir, struct trainer_error *err)
+{
+	char old[PATH_MAX];
+
+	snprintf(old, sizeof(old), "%s.old-%ld", dir, (long)getpid());
+	checkpoint_remove_dir(old);
+	if (rename(dir, old) != 0)
+		return trainer_error_set(err, "checkpoint: '%s': cannot move aside to '%s': %s", dir,
+					 old, strerror(errno));
+	fsync_parent(dir);
+	if (rename(tmp, dir) != 0) {
+		int saved = errno;
+		rename(old, dir);  /* put the old one back; if that fails --resume finds old */
+		return trainer_error_set(err, "checkpoint: '%s': cannot rename into place: %s", dir,
+					 strerror(saved));
+	}
+	fsync_parent(dir);
+	checkpoint_remove_dir(old);
+	return 0;
+}
+
+/* Entries of dir's parent named BASE.old-* or BASE.tmp-* (BASE: dir's last
+ * component), other than `keep`, each passed to fn. */
+static void each_leftover(const char *dir, const char *keep, void (*fn)(const char *, void *),
+			  void *ctx)
+{
+	char parent[PATH_MAX], path[PATH_MAX * 2];
+	const char *slash = strrchr(dir, '/'), *base = slash ? slash + 1 : dir;
+	size_t n = strlen(base);
+
+	parent_of(dir, parent, sizeof(parent));
+	DIR *d = opendir(parent);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, base, n) != 0 ||
+		    (strncmp(e->d_name + n, ".old-", 5) != 0 && strncmp(e->d_name + n, ".tmp-", 5) != 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", parent, e->d_name);
+		if (!keep || strcmp(path, keep) != 0)
+			fn(path, ctx);
+	}
+	closedir(d);
+}
+
+static void remove_leftover(const char *path, void *ctx)
+{
+	(void)ctx;
+	checkpoint_remove_dir(path);
+}
+
+int checkpoint_replace(const char *tmp, const char *dir, struct trainer_error *err)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) != 0) {
+		if (rename(tmp, dir) != 0)
+			return trainer_error_set(err, "checkpoint: '%s': cannot rename into place: %s",
+						 dir, strerror(errno));
+	} else if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
+		checkpoint_remove_dir(tmp);  /* now the old one */
+	} else if (errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
+		if (replace_in_steps(tmp, dir, err))
+			return -1;
+	} else {
+		return trainer_error_set(err, "checkpoint: '%s': cannot replace: %s", dir,
+					 strerror(errno));
+	}
+	fsync_parent(dir);
+	each_leftover(dir, NULL, remove_leftover, NULL);
+	return 0;
+}
+
+/* Both files present and parsing (a writer killed mid-file leaves one
+ * that does not). */
+static int complete(const char *dir)
+{
+	char path[PATH_MAX];
+	struct st_file f;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (st_read(path, &f, NULL))
+			return 0;
+		st_free(&f);
+	}
+	return 1;
+}
+
+struct newest {
+	char path[PATH_MAX];
+	long long mtime_ns;
+};
+
+static void consider(const char *path, void *ctx)
+{
+	struct newest *best = ctx;
+	char model[PATH_MAX];
+	struct stat sb;
+
+	snprintf(model, sizeof(model), "%s/%s", path, files[0]);
+	if (stat(model, &sb) != 0 || !complete(path))
+		return;
+	long long t = (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+	if (!best->path[0] || t > best->mtime_ns) {
+		snprintf(best->path, sizeof(best->path), "%s", path);
+		best->mtime_ns = t;
+	}
+}
+
+int checkpoint_find_complete(const char *dir, char *out, size_t len, char *note,
+			     size_t note_len, struct trainer_error *err)
+{
+	struct stat sb;
+	struct newest best = { "", 0 };
+
+	note[0] = '\0';
+	if (stat(dir, &sb) == 0) {
+		snprintf(out, len, "%s", dir);
+		return 0;
+	}
+	each_leftover(dir, NULL, consider, &best);
+	if (!best.path[0])
+		return trainer_error_set(err, "checkpoint: '%s': %s (and no complete '%s.tmp-*' or "
+					 "'%s.old-*' left by an interrupted save)", dir,
+					 strerror(ENOENT), dir, dir);
+	snprintf(out, len, "%s", best.path);
+	snprintf(note, note_len, "'%s' is missing: using '%s', the newest complete checkpoint "
+		 "(a save was interrupted while replacing it)", dir, best.path);
+	return 0;
+}
