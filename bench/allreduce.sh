@@ -9,6 +9,7 @@ build=$(cd "${1:-$src/build}" && pwd)
 max=${2:-268435456}
 if [ -z "${SLURM_CONF:-}" ]; then
 	dir=$(mktemp -d /tmp/hvd-bench.XXXXXX)
+	chmod 755 "$dir" # mktemp's 0700 keeps munged (user munge) out of its log dir
 	trap '"$src/tests/slurm/cluster.sh" down "$dir/c" > /dev/null 2>&1; rm -rf "$dir"' EXIT
 	"$src/tests/slurm/cluster.sh" up "$dir/c" "$build" > /dev/null
 	export SLURM_CONF="$dir/c/slurm.conf"
