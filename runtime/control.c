@@ -337,9 +337,11 @@ int control_connect(struct runtime *rt, char *err, size_t errlen)
 		return HVD_ERR_NOMEM;
 	for (int i = 0; i < c->npeers; i++)
 		c->peers[i].fd = -1;
+	c->cursor.id = -1;
 	if (rt->boot.rank == 0) {
 		c->peers[0].closed = 1; /* own slot */
-		if (coord_init(&c->coord, size, rt->set.fusion_threshold_bytes))
+		c->nego_open = calloc(CTL_NEGO_RING, 1);
+		if (!c->nego_open || coord_init(&c->coord, size, rt->set.fusion_threshold_bytes))
 			return HVD_ERR_NOMEM;
 	}
 	take_key(c);
@@ -359,7 +361,8 @@ int control_connect(struct runtime *rt, char *err, size_t errlen)
 
 void control_wake(struct runtime *rt)
 {
-	if (rt->ctl && rt->ctl->wake[1] >= 0) {
+	/* one byte in the pipe is enough until the control thread drains it */
+	if (rt->ctl && rt->ctl->wake[1] >= 0 && !__atomic_exchange_n(&rt->ctl->woken, 1, __ATOMIC_ACQ_REL)) {
 		char b = 1;
 		ssize_t w = write(rt->ctl->wake[1], &b, 1);
 		(void)w;

@@ -31,6 +31,7 @@ struct control {
 	int nlisten;
 	uint64_t exec_next;     /* worker: first position of the next EXEC */
 	int wake[2];
+	int woken;              /* a byte is in wake[] (control_wake writes one at most) */
 	struct peer *peers;     /* rank 0: one per rank (own slot unused); else [0] = rank 0 */
 	int npeers;
 	pthread_t thread;
@@ -39,11 +40,18 @@ struct control {
 	double stop_deadline;
 	struct coord coord;     /* rank 0 */
 	uint64_t nego_begun;    /* rank 0: positions whose NEGOTIATE span is open */
-	double last_hb, next_plan;
-	int plan_due;
+	uint8_t *nego_open;     /* rank 0: CTL_NEGO_RING flags by position: span begun */
+	struct plan_cache cache;   /* every rank: the same buckets, learnt from EXECs in order */
+	struct plan_cursor cursor; /* this rank's submissions against the cache */
+	uint64_t cached_buckets;   /* rank 0: buckets started from the cache, unnegotiated */
+	double last_hb;
 	int64_t stall_warned;   /* position last warned about, -1 none */
 	int failure_sent;
 };
+
+/* Positions rank 0 can have submitted but not planned: each rank's queue
+ * is capped at WIRE_MAX_QUEUED, so twice that never wraps onto a live one. */
+#define CTL_NEGO_RING (2 * WIRE_MAX_QUEUED)
 
 /* Seconds a connection may take to prove it belongs to the job (rank 0:
  * from accept; a worker waits twice as long for rank 0's reply). */
