@@ -38,6 +38,13 @@ struct comm_ops {
 	int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 	int (*allreduce)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w);
+	/* Chunked buckets (runtime/pipeline.c; NULL = one blocking allreduce):
+	 * start one reduction (at most one in flight), then poll it; done
+	 * (*done = 1) when its result may be copied out: at once for a
+	 * stream-ordered backend, whose later copies queue behind it. */
+	int (*allreduce_start)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+			       enum hvd_op op, const struct comm_wait *w);
+	int (*allreduce_test)(void *ctx, int *done, const struct comm_wait *w);
 	int (*broadcast)(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w);
 	/* bytes_per_rank: size entries, filled with every rank's send_bytes */
 	int (*allgatherv)(void *ctx, const void *send, size_t send_bytes, void *recv,

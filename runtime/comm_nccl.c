@@ -166,6 +166,29 @@ static int nccl_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 	return nccl_issued(ctx, rc, w, "ncclAllReduce");
 }
 
+/* Chunked buckets: the reduction is queued on the stream behind the
+ * chunk's copy-in and ahead of its copy-out, so the host queues the whole
+ * bucket without waiting; the engine's drain waits for the stream. */
+static int nccl_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dtype t,
+				enum hvd_op op, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	cudaError_t ce = on_device(ctx);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
+	ncclResult_t rc = ncclAllReduce(buf, buf, count, nccl_type(t),
+					op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
+	if (rc != ncclSuccess && rc != ncclInProgress)
+		return nccl_fail(ctx, w, "ncclAllReduce", ncclGetErrorString(rc));
+	return 0;
+}
+
+static int nccl_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
+{
+	*done = 1; /* stream order: what follows on the stream runs after it */
+	return 0;
+}
+
 static int nccl_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
@@ -330,6 +353,8 @@ static const struct comm_ops nccl_ops = {
 	.release = nccl_release,
 	.copy = nccl_copy,
 	.allreduce = nccl_allreduce,
+	.allreduce_start = nccl_allreduce_start,
+	.allreduce_test = nccl_allreduce_test,
 	.broadcast = nccl_broadcast,
 	.allgatherv = nccl_allgatherv,
 	.barrier = nccl_barrier,
