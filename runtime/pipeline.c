@@ -1,6 +1,7 @@
 /* pipeline.c - see pipeline.h. Positions are elements of the wire dtype
  * in the fusion buffer; tensor i occupies [off[i], off[i] + count). */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdlib.h>
 
 #include "dtype.h"
@@ -115,10 +116,19 @@ static void around_sum(const struct pipe *p, size_t k, int after)
 		dtype_round_f32_through(f, hi - lo, b->squeeze);
 }
 
+/* Device backends: where the chunk's copies run (comm.h stage). */
+static int stage(struct pipe *p, enum comm_stage s, size_t k)
+{
+	const struct comm_ops *ops = p->rt->comm.ops;
+	return p->chunks > 1 && ops->stage ? ops->stage(p->rt->comm.ctx, s, k, p->w) : 0;
+}
+
 static int copy_in(struct pipe *p, size_t k)
 {
 	phases(p, k, 1, 0, "MEMCPY_IN_FUSION_BUFFER");
 	int rc = copy_chunk(p, k, 1);
+	if (!rc)
+		rc = stage(p, COMM_STAGE_IN_DONE, k);
 	if (!rc)
 		around_sum(p, k, 0);
 	phases(p, k, 0, 1, p->rt->comm.ops->allreduce_phase);
@@ -141,8 +151,11 @@ static int finish(struct pipe *p)
 	int rc = 0;
 	if (!p->inflight)
 		return 0; /* one piece: the blocking allreduce is done */
-	while (!rc && !p->done)
+	while (!rc && !p->done) {
 		rc = poll_reduction(p);
+		if (!rc && !p->done)
+			sched_yield(); /* ranks may share cores: let the peer progress */
+	}
 	p->inflight = 0;
 	return rc;
 }
@@ -152,6 +165,8 @@ static int copy_out(struct pipe *p, size_t k)
 {
 	phases(p, k, 0, 1, "MEMCPY_OUT_FUSION_BUFFER");
 	int rc = k + 1 < p->chunks ? start(p, k + 1) : 0;
+	if (!rc)
+		rc = stage(p, COMM_STAGE_OUT, k);
 	if (!rc) {
 		around_sum(p, k, 1);
 		rc = copy_chunk(p, k, 0);
@@ -164,7 +179,9 @@ static int copy_out(struct pipe *p, size_t k)
 static int run(struct pipe *p)
 {
 	const struct comm_ops *ops = p->rt->comm.ops;
-	int rc = copy_in(p, 0);
+	int rc = stage(p, COMM_STAGE_BEGIN, 0);
+	if (!rc)
+		rc = copy_in(p, 0);
 	if (!rc && p->chunks > 1)
 		rc = start(p, 0);
 	else if (!rc)
@@ -200,6 +217,8 @@ int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size
 	for (size_t i = 0; i < b->n; i++)
 		p.off[i + 1] = p.off[i] + b->es[i]->item.count;
 	int rc = run(&p);
+	int end = stage(&p, COMM_STAGE_END, 0);
+	rc = rc ? rc : end;
 	if (rc && p.inflight)
 		finish(&p); /* never leave a request on memory that is reused */
 	free(p.off);

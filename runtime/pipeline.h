@@ -2,8 +2,8 @@
  * reduced in chunks of HVD_FUSION_CHUNK bytes: while chunk k is reduced,
  * chunk k+1 is copied in and chunk k-1 copied out (host backends: the
  * copies run in slices between polls of the reduction, which also
- * progress it; device backends: copy-in, reduction and copy-out queued on
- * the backend's stream in that order, the host never waiting in between).
+ * progress it; device backends: copies queued on a copy stream beside the
+ * reductions' stream, ordered by events, the host never waiting in between).
  * Every tensor is copied once each way, as in one piece; every step is
  * elementwise, so the sums equal a one-piece run bit for bit wherever the
  * backend adds the ranks' values in the same order for both message sizes
