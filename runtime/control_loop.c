@@ -257,9 +257,11 @@ static void on_exec(struct control *c, int from, const char *payload, uint32_t l
 		bad_frame(c, from, "EXEC", why);
 		return;
 	}
-	if ((x.flags & WIRE_EXEC_LEARN) && learn_exec(c, &x)) {
-		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: plan cache: 'position %llu': cannot learn the "
-			     "bucket (out of memory or cache full)", (unsigned long long)x.first);
+	int rc = x.flags & WIRE_EXEC_LEARN ? learn_exec(c, &x) : 0;
+	if (rc) {
+		runtime_fail(rt, rc, "hvd: plan cache: 'position %llu': cannot learn the bucket: %s",
+			     (unsigned long long)x.first, rc == HVD_ERR_COMM ? "this rank does not hold "
+			     "its tensors" : "out of memory, or full while rank 0's was not");
 		return;
 	}
 	c->exec_next += x.count;
