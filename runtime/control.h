@@ -68,6 +68,17 @@ void control_parse_frames(struct control *c, int i);
 /* rank 0: accept and authenticate every worker (control_join.c), then
  * close the listeners. */
 int control_join(struct control *c, char *err, size_t errlen);
+/* control_loop.c: a frame that breaks the protocol fails the job naming
+ * the sender; rank 0's frames to every open worker connection. */
+void control_bad_frame(struct control *c, int from, const char *what, const char *why);
+void control_send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len);
+/* control_nego.c: announce local submissions from *announced on; act on
+ * SUBMIT/HIT (rank 0) and EXEC (workers); plan what may start (rank 0). */
+void control_announce(struct control *c, uint64_t *announced);
+void control_on_submit(struct control *c, int from, const char *payload, uint32_t len);
+void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
+void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);
+void control_plan(struct control *c, double now);
 /* SO_SNDTIMEO (whole seconds, rounded up, at least 1), TCP_NODELAY. */
 void control_socket_options(int fd, double timeout_s);
 
