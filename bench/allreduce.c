@@ -1,10 +1,16 @@
-/* bench/allreduce.c - allreduce bandwidth under srun (2 ranks, not a test):
- * for sizes 4 KiB .. 256 MiB prints the bus bandwidth 2(n-1)/n x bytes /
- * time of (a) hvd with fusion (the buffer submitted as 64 named tensors,
- * as gradients are), (b) a plain MPI_Allreduce loop on the same buffer,
- * (c) memcpy of the same bytes, and the ratios hvd/MPI and MPI/memcpy.
- * Rank 0 prints; every phase is separated by barriers so the engine thread
- * and the direct MPI calls never overlap (MPI_THREAD_SERIALIZED).
+/* bench/allreduce.c - allreduce speed under srun (2 ranks, not a test):
+ * (1) the DenseNet-121 step: its 364 gradients (bench/densenet121_grads.h)
+ * submitted to hvd one by one in backward order and waited for, per step,
+ * against one bare MPI_Allreduce of all of them (6,968,206 floats);
+ * (2) for sizes 4 KiB .. MAX the bus bandwidth 2(n-1)/n x bytes / time of
+ * (a) hvd with fusion (the buffer submitted as 64 named tensors, as
+ * gradients are), (b) a plain MPI_Allreduce loop on the same buffer, (c)
+ * memcpy of the same bytes. Every figure is measured REPEATS times (argv[2],
+ * default 5), hvd and MPI alternating; it prints the median and the
+ * ratio hvd/MPI (MPI's time / hvd's time: 1 = as fast) as median and
+ * min-max over the repeats. Rank 0 prints; every phase is separated by
+ * barriers so the engine thread and the direct MPI calls never overlap
+ * (MPI_THREAD_SERIALIZED).
  * What it does not do: check results (the slurm-runtime tests do).
  */
 #define _GNU_SOURCE
@@ -15,9 +21,11 @@
 
 #include <mpi.h>
 
+#include "densenet121_grads.h"
 #include "hvd.h"
 
 #define PIECES 64
+#define MAX_REPEATS 31
 
 static double now_s(void)
 {
@@ -54,6 +62,28 @@ static double time_hvd(float *buf, size_t count, int iters)
 	return (now_s() - t0) / iters;
 }
 
+static double time_densenet(float *buf, int iters)
+{
+	static hvd_handle *h[DENSENET121_GRADS];
+	hvd_barrier();
+	double t0 = now_s();
+	for (int it = 0; it < iters; it++) {
+		size_t off = 0;
+		for (int k = 0; k < DENSENET121_GRADS; k++) {
+			char name[32];
+			snprintf(name, sizeof(name), "grad.%d", k);
+			if (hvd_allreduce_async(name, buf + off, densenet121_grad_counts[k], HVD_F32,
+						HVD_AVERAGE, &h[k]))
+				return -1;
+			off += densenet121_grad_counts[k];
+		}
+		for (int k = 0; k < DENSENET121_GRADS; k++)
+			if (hvd_wait(h[k]))
+				return -1;
+	}
+	return (now_s() - t0) / iters;
+}
+
 static double time_mpi(float *buf, size_t count, int iters)
 {
 	MPI_Barrier(MPI_COMM_WORLD);
@@ -73,9 +103,90 @@ static double time_memcpy(float *dst, const float *src, size_t bytes, int iters)
 	return (now_s() - t0) / iters;
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), by_value);
+	return v[n / 2];
+}
+
+struct figure {
+	double hvd[MAX_REPEATS], mpi[MAX_REPEATS], ratio[MAX_REPEATS];
+	int n;
+};
+
+/* Prints "hvd_us mpi_us ratio_median ratio_min-max". */
+static void print_figure(struct figure *f)
+{
+	for (int r = 0; r < f->n; r++)
+		f->ratio[r] = f->mpi[r] / f->hvd[r];
+	double lo = f->ratio[0], hi = f->ratio[0];
+	for (int r = 1; r < f->n; r++) {
+		lo = f->ratio[r] < lo ? f->ratio[r] : lo;
+		hi = f->ratio[r] > hi ? f->ratio[r] : hi;
+	}
+	printf(" %10.1f %10.1f %7.2f %5.2f-%-5.2f", median(f->hvd, f->n) * 1e6,
+	       median(f->mpi, f->n) * 1e6, median(f->ratio, f->n), lo, hi);
+}
+
+static int bench_densenet(float *buf, int repeats, int rank)
+{
+	struct figure f = { .n = repeats };
+	time_densenet(buf, 2); /* learn the plan, warm the fusion buffer */
+	for (int r = 0; r < repeats; r++) {
+		f.hvd[r] = time_densenet(buf, 5);
+		f.mpi[r] = time_mpi(buf, DENSENET121_FLOATS, 5);
+		if (f.hvd[r] < 0)
+			return -1;
+	}
+	if (rank == 0) {
+		printf("# DenseNet-121 step: %d gradients, %u floats (%.1f MB), per step\n"
+		       "%-12s %10s %10s %7s %11s\n%-12s", DENSENET121_GRADS, DENSENET121_FLOATS,
+		       DENSENET121_FLOATS * 4e-6, "case", "hvd_us", "mpi_us", "hvd/mpi", "min-max",
+		       "densenet121");
+		print_figure(&f);
+		printf("\n");
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int bench_size(float *buf, float *dst, size_t bytes, int repeats, int rank, int n)
+{
+	size_t count = bytes / 4;
+	int iters = iterations(bytes);
+	struct figure f = { .n = repeats };
+	double tc[MAX_REPEATS];
+	time_hvd(buf, count, 1); /* learn the plan, warm the fusion buffer */
+	for (int r = 0; r < repeats; r++) {
+		f.hvd[r] = time_hvd(buf, count, iters);
+		f.mpi[r] = time_mpi(buf, count, iters);
+		tc[r] = time_memcpy(dst, buf, bytes, iters);
+		if (f.hvd[r] < 0)
+			return -1;
+	}
+	double factor = 2.0 * (n - 1) / n;
+	if (rank == 0) {
+		printf("%12zu", bytes);
+		print_figure(&f);
+		printf(" %8.3f %8.3f %8.2f\n", factor * bytes / median(f.hvd, repeats) / 1e9,
+		       factor * bytes / median(f.mpi, repeats) / 1e9, bytes / median(tc, repeats) / 1e9);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 10) : (256u << 20);
+	int repeats = argc > 2 ? atoi(argv[2]) : 5;
+	if (repeats < 1 || repeats > MAX_REPEATS)
+		repeats = 5;
 	if (hvd_init()) {
 		fprintf(stderr, "%s\n", hvd_error());
 		return 1;
@@ -87,34 +198,25 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int n = hvd_size(), rank = hvd_rank();
-	float *buf = calloc(max_bytes / 4, sizeof(float)), *dst = calloc(max_bytes / 4, sizeof(float));
+	size_t floats = max_bytes / 4 > DENSENET121_FLOATS ? max_bytes / 4 : DENSENET121_FLOATS;
+	float *buf = calloc(floats, sizeof(float)), *dst = calloc(floats, sizeof(float));
 	if (!buf || !dst) {
 		fprintf(stderr, "bench-allreduce: out of memory\n");
 		return 1;
 	}
-	double factor = 2.0 * (n - 1) / n;
 	if (rank == 0)
-		printf("# %d ranks; busbw = 2(n-1)/n x bytes/time, GB/s\n"
-		       "%12s %10s %10s %10s %9s %11s\n", n, "bytes", "hvd", "mpi", "memcpy",
-		       "hvd/mpi", "mpi/memcpy");
-	for (size_t bytes = 4096; bytes <= max_bytes; bytes *= 16) {
-		size_t count = bytes / 4;
-		int iters = iterations(bytes);
-		time_hvd(buf, count, 1); /* warm the fusion buffer */
-		double th = time_hvd(buf, count, iters);
-		double tm = time_mpi(buf, count, iters);
-		double tc = time_memcpy(dst, buf, bytes, iters);
-		if (th < 0) {
-			fprintf(stderr, "%s\n", hvd_error());
-			return 1;
-		}
-		double bh = factor * bytes / th / 1e9, bm = factor * bytes / tm / 1e9;
-		double bc = bytes / tc / 1e9;
-		if (rank == 0)
-			printf("%12zu %10.3f %10.3f %10.3f %9.2f %11.3f\n", bytes, bh, bm, bc, bh / bm, bm / bc);
-		fflush(stdout);
-	}
+		printf("# %d ranks, %d repeats (median, min-max of hvd/mpi = mpi time / hvd time)\n", n,
+		       repeats);
+	int rc = bench_densenet(buf, repeats, rank);
+	if (!rc && rank == 0)
+		printf("# 64 tensors fused; busbw = 2(n-1)/n x bytes/time, GB/s (medians)\n"
+		       "%12s %10s %10s %7s %11s %8s %8s %8s\n", "bytes", "hvd_us", "mpi_us", "hvd/mpi",
+		       "min-max", "hvd", "mpi", "memcpy");
+	for (size_t bytes = 4096; !rc && bytes <= max_bytes; bytes *= 16)
+		rc = bench_size(buf, dst, bytes, repeats, rank, n);
+	if (rc)
+		fprintf(stderr, "%s\n", hvd_error());
 	free(buf);
 	free(dst);
-	return hvd_shutdown() ? 1 : 0;
+	return hvd_shutdown() || rc ? 1 : 0;
 }

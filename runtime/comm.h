@@ -24,6 +24,9 @@ struct comm_wait {
 	size_t errlen;
 };
 
+/* A chunked bucket's steps, for backends that copy beside the reductions. */
+enum comm_stage { COMM_STAGE_BEGIN, COMM_STAGE_IN_DONE, COMM_STAGE_OUT, COMM_STAGE_END };
+
 struct comm_ops {
 	const char *name;            /* "mpi", "nccl", "self" */
 	const char *allreduce_phase; /* timeline: MPI_ALLREDUCE, NCCL_ALLREDUCE */
@@ -38,6 +41,20 @@ struct comm_ops {
 	int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 	int (*allreduce)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w);
+	/* Chunked buckets (runtime/pipeline.c; NULL = one blocking allreduce):
+	 * start one reduction (at most one in flight), then poll it; done
+	 * (*done = 1) when its result may be copied out: at once for a
+	 * stream-ordered backend, whose later copies queue behind it. */
+	int (*allreduce_start)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+			       enum hvd_op op, const struct comm_wait *w);
+	int (*allreduce_test)(void *ctx, int *done, const struct comm_wait *w);
+	/* Device backends with a copy stream (NULL elsewhere): a chunked
+	 * bucket's copies run on a second stream beside its reductions.
+	 * BEGIN: copies go there from now on, after everything queued so
+	 * far; IN_DONE: the next allreduce_start waits for the copies so far;
+	 * OUT: the copies that follow wait for chunk `chunk`'s reduction;
+	 * END: copies back on the backend's stream (drain waits for both). */
+	int (*stage)(void *ctx, enum comm_stage s, size_t chunk, const struct comm_wait *w);
 	int (*broadcast)(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w);
 	/* bytes_per_rank: size entries, filled with every rank's send_bytes */
 	int (*allgatherv)(void *ctx, const void *send, size_t send_bytes, void *recv,

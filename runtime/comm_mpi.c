@@ -19,6 +19,8 @@
 struct mpi_ctx {
 	MPI_Comm comm;
 	int size;
+	MPI_Request chunk;      /* the chunked bucket's reduction in flight */
+	unsigned chunk_polls;
 };
 
 static const char *mpi_error_text(int rc, char *buf)
@@ -107,6 +109,40 @@ static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 		done += n;
 	}
 	return 0;
+}
+
+static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dtype t,
+			       enum hvd_op op, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	if (count > MPI_CHUNK)
+		return mpi_allreduce(vctx, buf, count, t, op, w); /* done when test asks */
+	int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
+				&ctx->chunk);
+	ctx->chunk_polls = 0;
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+}
+
+/* One MPI_Test (it also progresses the reduction); the deadline and the
+ * abort flag every 64 polls, as mpi_wait. */
+static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	*done = 0;
+	if (ctx->chunk == MPI_REQUEST_NULL) {
+		*done = 1;
+		return 0;
+	}
+	int rc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(w, "MPI_Iallreduce", rc);
+	if (*done || (ctx->chunk_polls++ & 63))
+		return 0;
+	int st = comm_wait_check(w);
+	if (st == HVD_ERR_COMM)
+		snprintf(w->err, w->errlen, "hvd: MPI_Iallreduce: '%s': did not complete "
+			 "before the deadline (HVD_TIMEOUT_S)", w->what);
+	return st;
 }
 
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -215,6 +251,8 @@ static const struct comm_ops mpi_ops = {
 	.release = mpi_release,
 	.copy = mpi_copy,
 	.allreduce = mpi_allreduce,
+	.allreduce_start = mpi_allreduce_start,
+	.allreduce_test = mpi_allreduce_test,
 	.broadcast = mpi_broadcast,
 	.allgatherv = mpi_allgatherv,
 	.barrier = mpi_barrier,
@@ -252,6 +290,7 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
 	MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
 	ctx->size = size;
+	ctx->chunk = MPI_REQUEST_NULL;
 	c->ops = &mpi_ops;
 	c->ctx = ctx;
 	c->rank = rank;

@@ -39,6 +39,13 @@
 struct nccl_ctx {
 	ncclComm_t comm;
 	cudaStream_t stream;
+	/* chunked buckets: copies on copy_stream beside the reductions on
+	 * stream; `copied` = the copies a reduction waits for, reduced[k % 2]
+	 * = chunk k's reduction, which its copy-out waits for */
+	cudaStream_t copy_stream;
+	cudaEvent_t copied, reduced[2];
+	int copy_on_side;
+	size_t chunks_started;
 	int device;
 	int size;
 	int aborted;
@@ -89,11 +96,12 @@ static int nccl_fail(struct nccl_ctx *ctx, const struct comm_wait *w, const char
 	return HVD_ERR_COMM;
 }
 
-/* Polls the stream and the communicator until the work is done. */
-static int nccl_wait(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call)
+/* Polls a stream and the communicator until the work is done. */
+static int nccl_wait_on(struct nccl_ctx *ctx, cudaStream_t stream, const struct comm_wait *w,
+			const char *call)
 {
 	for (;;) {
-		cudaError_t ce = cudaStreamQuery(ctx->stream);
+		cudaError_t ce = cudaStreamQuery(stream);
 		if (ce == cudaSuccess)
 			return 0;
 		if (ce != cudaErrorNotReady)
@@ -114,6 +122,11 @@ static int nccl_wait(struct nccl_ctx *ctx, const struct comm_wait *w, const char
 		}
 		sched_yield();
 	}
+}
+
+static int nccl_wait(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call)
+{
+	return nccl_wait_on(ctx, ctx->stream, w, call);
 }
 
 static int nccl_issued(struct nccl_ctx *ctx, ncclResult_t rc, const struct comm_wait *w,
@@ -146,7 +159,8 @@ static int nccl_copy(void *vctx, void *dst, const void *src, size_t bytes, char 
 	struct nccl_ctx *ctx = vctx;
 	cudaError_t ce = on_device(ctx);
 	if (ce == cudaSuccess)
-		ce = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, ctx->stream);
+		ce = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+				     ctx->copy_on_side ? ctx->copy_stream : ctx->stream);
 	if (ce != cudaSuccess) {
 		snprintf(err, n, "hvd: cudaMemcpyAsync: '%zu bytes': %s", bytes, cudaGetErrorString(ce));
 		return HVD_ERR_COMM;
@@ -164,6 +178,59 @@ static int nccl_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 	ncclResult_t rc = ncclAllReduce(buf, buf, count, nccl_type(t),
 					op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
 	return nccl_issued(ctx, rc, w, "ncclAllReduce");
+}
+
+/* Chunked buckets: the host queues the whole bucket without waiting.
+ * Copies run on copy_stream (nccl_stage), each reduction on stream waits
+ * for its chunk's copy-in and its copy-out waits for it, so chunk k+1's
+ * copy-in and k-1's copy-out overlap k's reduction on the device; the
+ * engine's drain waits for both streams. */
+static int nccl_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dtype t,
+				enum hvd_op op, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	cudaError_t ce = on_device(ctx);
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
+	if (ctx->copy_on_side && (ce = cudaStreamWaitEvent(ctx->stream, ctx->copied, 0)) != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaStreamWaitEvent (chunk copied in)", cudaGetErrorString(ce));
+	ncclResult_t rc = ncclAllReduce(buf, buf, count, nccl_type(t),
+					op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
+	if (rc != ncclSuccess && rc != ncclInProgress)
+		return nccl_fail(ctx, w, "ncclAllReduce", ncclGetErrorString(rc));
+	if (ctx->copy_on_side &&
+	    (ce = cudaEventRecord(ctx->reduced[ctx->chunks_started++ % 2], ctx->stream)) != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaEventRecord (chunk reduced)", cudaGetErrorString(ce));
+	return 0;
+}
+
+static int nccl_stage(void *vctx, enum comm_stage s, size_t chunk, const struct comm_wait *w)
+{
+	struct nccl_ctx *ctx = vctx;
+	cudaError_t ce = on_device(ctx);
+	if (ce == cudaSuccess && s == COMM_STAGE_BEGIN) {
+		ctx->chunks_started = 0;
+		ce = cudaEventRecord(ctx->copied, ctx->stream); /* the tensors' readiness waits */
+		if (ce == cudaSuccess)
+			ce = cudaStreamWaitEvent(ctx->copy_stream, ctx->copied, 0);
+		ctx->copy_on_side = ce == cudaSuccess;
+	} else if (ce == cudaSuccess && s == COMM_STAGE_IN_DONE) {
+		ce = cudaEventRecord(ctx->copied, ctx->copy_stream);
+	} else if (ce == cudaSuccess && s == COMM_STAGE_OUT) {
+		ce = cudaStreamWaitEvent(ctx->copy_stream, ctx->reduced[chunk % 2], 0);
+	}
+	if (s == COMM_STAGE_END)
+		ctx->copy_on_side = 0;
+	if (ce != cudaSuccess)
+		return nccl_fail(ctx, w, "cudaEventRecord/cudaStreamWaitEvent (chunked bucket)",
+				 cudaGetErrorString(ce));
+	return 0;
+}
+
+static int nccl_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
+{
+	*done = 1; /* stream order: what follows on the stream runs after it */
+	return 0;
 }
 
 static int nccl_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -298,7 +365,8 @@ static int nccl_drain(void *vctx, const struct comm_wait *w)
 	cudaError_t ce = on_device(ctx);
 	if (ce != cudaSuccess)
 		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
-	return nccl_wait(ctx, w, "cudaMemcpyAsync (fusion buffer out)");
+	int rc = nccl_wait(ctx, w, "cudaMemcpyAsync (fusion buffer out)");
+	return rc ? rc : nccl_wait_on(ctx, ctx->copy_stream, w, "cudaMemcpyAsync (fusion buffer out)");
 }
 
 static void nccl_finalize(void *vctx, int clean)
@@ -310,6 +378,10 @@ static void nccl_finalize(void *vctx, int clean)
 	else
 		nccl_abort(ctx);
 	cudaStreamDestroy(ctx->stream);
+	cudaStreamDestroy(ctx->copy_stream);
+	cudaEventDestroy(ctx->copied);
+	cudaEventDestroy(ctx->reduced[0]);
+	cudaEventDestroy(ctx->reduced[1]);
 	while (ctx->free_count > 0)
 		cudaEventDestroy(ctx->free_events[--ctx->free_count]);
 	cudaFree(ctx->scratch);
@@ -330,6 +402,9 @@ static const struct comm_ops nccl_ops = {
 	.release = nccl_release,
 	.copy = nccl_copy,
 	.allreduce = nccl_allreduce,
+	.allreduce_start = nccl_allreduce_start,
+	.allreduce_test = nccl_allreduce_test,
+	.stage = nccl_stage,
 	.broadcast = nccl_broadcast,
 	.allgatherv = nccl_allgatherv,
 	.barrier = nccl_barrier,
@@ -389,12 +464,26 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	return rc;
 }
 
-/* The NCCL stream and the scratch buffers (device, pinned host). */
+/* The chunked buckets' copy stream and events. */
+static cudaError_t open_copy_stream(struct nccl_ctx *ctx)
+{
+	cudaError_t ce = cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking);
+	if (ce == cudaSuccess)
+		ce = cudaEventCreateWithFlags(&ctx->copied, cudaEventDisableTiming);
+	for (int k = 0; k < 2 && ce == cudaSuccess; k++)
+		ce = cudaEventCreateWithFlags(&ctx->reduced[k], cudaEventDisableTiming);
+	return ce;
+}
+
+/* The NCCL stream, the copy stream and the scratch buffers (device,
+ * pinned host). */
 static int open_buffers(struct nccl_ctx *ctx, char *err, size_t errlen)
 {
 	size_t words = (size_t)(unsigned)ctx->size + 2;
 	const char *what = "cudaStreamCreateWithFlags";
 	cudaError_t ce = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
+	if (ce == cudaSuccess)
+		ce = open_copy_stream(ctx);
 	if (ce == cudaSuccess) {
 		what = "cudaMalloc";
 		ce = cudaMalloc((void **)&ctx->scratch, words * sizeof(uint64_t));
@@ -434,6 +523,8 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	if (rc) {
 		if (ctx->stream)
 			cudaStreamDestroy(ctx->stream);
+		if (ctx->copy_stream)
+			cudaStreamDestroy(ctx->copy_stream);
 		cudaFree(ctx->scratch);
 		cudaFreeHost(ctx->sizes_host);
 		pthread_mutex_destroy(&ctx->events_lock);

@@ -31,6 +31,7 @@ struct control {
 	int nlisten;
 	uint64_t exec_next;     /* worker: first position of the next EXEC */
 	int wake[2];
+	int woken;              /* a byte is in wake[] (control_wake writes one at most) */
 	struct peer *peers;     /* rank 0: one per rank (own slot unused); else [0] = rank 0 */
 	int npeers;
 	pthread_t thread;
@@ -39,11 +40,18 @@ struct control {
 	double stop_deadline;
 	struct coord coord;     /* rank 0 */
 	uint64_t nego_begun;    /* rank 0: positions whose NEGOTIATE span is open */
-	double last_hb, next_plan;
-	int plan_due;
+	uint8_t *nego_open;     /* rank 0: CTL_NEGO_RING flags by position: span begun */
+	struct plan_cache cache;   /* every rank: the same buckets, learnt from EXECs in order */
+	struct plan_cursor cursor; /* this rank's submissions against the cache */
+	uint64_t cached_buckets;   /* rank 0: buckets started from the cache, unnegotiated */
+	double last_hb;
 	int64_t stall_warned;   /* position last warned about, -1 none */
 	int failure_sent;
 };
+
+/* Positions rank 0 can have submitted but not planned: each rank's queue
+ * is capped at WIRE_MAX_QUEUED, so twice that never wraps onto a live one. */
+#define CTL_NEGO_RING (2 * WIRE_MAX_QUEUED)
 
 /* Seconds a connection may take to prove it belongs to the job (rank 0:
  * from accept; a worker waits twice as long for rank 0's reply). */
@@ -60,6 +68,17 @@ void control_parse_frames(struct control *c, int i);
 /* rank 0: accept and authenticate every worker (control_join.c), then
  * close the listeners. */
 int control_join(struct control *c, char *err, size_t errlen);
+/* control_loop.c: a frame that breaks the protocol fails the job naming
+ * the sender; rank 0's frames to every open worker connection. */
+void control_bad_frame(struct control *c, int from, const char *what, const char *why);
+void control_send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len);
+/* control_nego.c: announce local submissions from *announced on; act on
+ * SUBMIT/HIT (rank 0) and EXEC (workers); plan what may start (rank 0). */
+void control_announce(struct control *c, uint64_t *announced);
+void control_on_submit(struct control *c, int from, const char *payload, uint32_t len);
+void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
+void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);
+void control_plan(struct control *c, double now);
 /* SO_SNDTIMEO (whole seconds, rounded up, at least 1), TCP_NODELAY. */
 void control_socket_options(int fd, double timeout_s);
 

@@ -1,12 +1,14 @@
 /* control_loop.c - the control thread (see control.c for the protocol).
- * Every rank: announce local submissions, heartbeat, notice silent or
- * vanished peers, relay failures. Rank 0 also: feed the coordinator, plan
- * buckets every HVD_CYCLE_TIME_MS, send them to everyone, and run the stall
- * inspector (warning after HVD_STALL_WARNING_S, failure after HVD_TIMEOUT_S).
- * What it does not do: run collectives (engine.c) or exit the process.
+ * Every rank: read and check frames, announce local submissions and plan
+ * (control_nego.c), heartbeat, notice silent or vanished peers, relay
+ * failures. Rank 0 also runs the stall inspector (warning after
+ * HVD_STALL_WARNING_S, failure after HVD_TIMEOUT_S).
+ * What it does not do: negotiate (control_nego.c), run collectives
+ * (engine.c) or exit the process.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,135 +28,11 @@ static int peer_open(const struct peer *p)
 	return p->fd >= 0 && !p->closed;
 }
 
-static const char *negotiate_phase(const struct fusion_item *it)
-{
-	static const char *names[] = { "NEGOTIATE_ALLREDUCE", "NEGOTIATE_BROADCAST",
-				       "NEGOTIATE_ALLGATHER", "NEGOTIATE_BARRIER" };
-	return it->kind < 4 ? names[it->kind] : "NEGOTIATE";
-}
-
-/* Rank 0: one more submission from `rank` reaches the coordinator. */
-static void coordinator_take(struct control *c, int rank, const struct fusion_item *it)
-{
-	struct runtime *rt = c->rt;
-	const struct coord_queue *q = &c->coord.q[rank];
-	if (q->len - q->head >= WIRE_MAX_QUEUED) {
-		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): '%u submissions': not yet "
-			     "planned because other ranks did not submit them; more is a runaway or "
-			     "hostile rank", rank, control_host_of(rt, rank), WIRE_MAX_QUEUED);
-		return;
-	}
-	int64_t pos = coord_submit(&c->coord, rank, it, runtime_now());
-	if (pos < 0) {
-		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
-		return;
-	}
-	if ((uint64_t)pos >= c->nego_begun) {
-		timeline_begin(rt->tl, it->name, negotiate_phase(it));
-		c->nego_begun = (uint64_t)pos + 1;
-	}
-	char tick[16];
-	snprintf(tick, sizeof(tick), "%d", rank);
-	timeline_tick(rt->tl, it->name, tick);
-}
-
-/* Local submissions not yet announced: to rank 0 (workers) or straight
- * into the coordinator (rank 0). */
-static void announce_local(struct control *c, uint64_t *announced)
-{
-	struct runtime *rt = c->rt;
-	enum { BATCH = 64 };
-	struct fusion_item items[BATCH];
-	for (;;) {
-		int n = 0;
-		pthread_mutex_lock(&rt->lock);
-		for (struct entry *e = rt->pending; e && n < BATCH; e = e->next)
-			if (e->seq >= *announced + (uint64_t)n && e->seq == *announced + (uint64_t)n)
-				items[n++] = e->item;
-		pthread_mutex_unlock(&rt->lock);
-		if (!n)
-			return;
-		for (int i = 0; i < n; i++) {
-			if (rt->boot.rank == 0) {
-				coordinator_take(c, 0, &items[i]);
-			} else {
-				timeline_begin(rt->tl, items[i].name, negotiate_phase(&items[i]));
-				if (control_send_msg(c->peers[0].fd, MSG_SUBMIT, &items[i], sizeof(items[i])))
-					runtime_fail(rt, HVD_ERR_ABORTED, "hvd: control plane: 'rank 0 (host %s)': "
-						     "cannot send: %s", control_host_of(rt, 0), strerror(errno));
-			}
-		}
-		*announced += (uint64_t)n;
-	}
-}
-
-/* Queue a bucket for the local engine; close the NEGOTIATE spans, open QUEUE. */
-static void push_exec(struct runtime *rt, const struct wire_exec *x)
-{
-	struct exec_cmd *cmd = calloc(1, sizeof(*cmd));
-	if (!cmd) {
-		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: engine: 'bucket': out of memory");
-		return;
-	}
-	cmd->first = x->first;
-	cmd->count = x->count;
-	cmd->signature = x->signature;
-	pthread_mutex_lock(&rt->lock);
-	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
-		if (e->seq >= x->first && e->seq < x->first + x->count) {
-			timeline_end(rt->tl, e->item.name, NULL);
-			timeline_begin(rt->tl, e->item.name, "QUEUE");
-		}
-	if (rt->execs_tail)
-		rt->execs_tail->next = cmd;
-	else
-		rt->execs = cmd;
-	rt->execs_tail = cmd;
-	pthread_cond_broadcast(&rt->cond);
-	pthread_mutex_unlock(&rt->lock);
-}
-
 /* A frame that breaks the protocol fails the job naming the sender. */
-static void bad_frame(struct control *c, int from, const char *what, const char *why)
+void control_bad_frame(struct control *c, int from, const char *what, const char *why)
 {
 	runtime_fail(c->rt, HVD_ERR_COMM, "hvd: control plane: 'rank %d (host %s)': %s: %s",
 		     from, control_host_of(c->rt, from), what, why);
-}
-
-static void on_submit(struct control *c, int from, const char *payload, uint32_t len)
-{
-	struct fusion_item it;
-	char why[128];
-	if (c->rt->boot.rank != 0 || len != sizeof(it)) {
-		bad_frame(c, from, "SUBMIT", c->rt->boot.rank ? "sent to a worker" : "wrong length");
-		return;
-	}
-	memcpy(&it, payload, sizeof(it));
-	if (wire_check_item(&it, c->rt->boot.size, why, sizeof(why)))
-		bad_frame(c, from, "SUBMIT", why);
-	else
-		coordinator_take(c, from, &it);
-}
-
-static void on_exec(struct control *c, int from, const char *payload, uint32_t len)
-{
-	struct runtime *rt = c->rt;
-	struct wire_exec x;
-	char why[160];
-	if (rt->boot.rank == 0 || len != sizeof(x)) {
-		bad_frame(c, from, "EXEC", rt->boot.rank ? "wrong length" : "sent to rank 0");
-		return;
-	}
-	memcpy(&x, payload, sizeof(x));
-	pthread_mutex_lock(&rt->lock);
-	uint64_t submitted = rt->next_seq;
-	pthread_mutex_unlock(&rt->lock);
-	if (wire_check_exec(&x, c->exec_next, submitted, why, sizeof(why))) {
-		bad_frame(c, from, "EXEC", why);
-		return;
-	}
-	c->exec_next += x.count;
-	push_exec(rt, &x);
 }
 
 static void dispatch(struct control *c, int i, uint32_t type, const char *payload, uint32_t len)
@@ -163,22 +41,25 @@ static void dispatch(struct control *c, int i, uint32_t type, const char *payloa
 	int from = peer_rank(c, i);
 	char text[2048];
 	if ((type == MSG_HB || type == MSG_BYE) && len) {
-		bad_frame(c, from, type == MSG_HB ? "heartbeat" : "goodbye", "carries a payload");
+		control_bad_frame(c, from, type == MSG_HB ? "heartbeat" : "goodbye", "carries a payload");
 		return;
 	}
 	switch (type) {
 	case MSG_HB:
 		break;
 	case MSG_SUBMIT:
-		on_submit(c, from, payload, len);
+		control_on_submit(c, from, payload, len);
 		break;
 	case MSG_EXEC:
-		on_exec(c, from, payload, len);
+		control_on_exec(c, from, payload, len);
+		break;
+	case MSG_HIT:
+		control_on_hit(c, from, payload, len);
 		break;
 	case MSG_ABORT:
 	case MSG_ERROR:
 		if ((type == MSG_ABORT) != (rt->boot.rank != 0)) {
-			bad_frame(c, from, "abort/error", "sent in the wrong direction");
+			control_bad_frame(c, from, "abort/error", "sent in the wrong direction");
 			break;
 		}
 		wire_sanitize(payload, len, text, sizeof(text));
@@ -263,7 +144,7 @@ void control_parse_frames(struct control *c, int i)
 	p->len -= off;
 }
 
-static void send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len)
+void control_send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len)
 {
 	for (int i = 0; i < c->npeers; i++)
 		if (peer_open(&c->peers[i]))
@@ -285,7 +166,7 @@ static void send_failure(struct control *c)
 	pthread_mutex_unlock(&rt->lock);
 	uint32_t len = (uint32_t)strlen(text);
 	if (rt->boot.rank == 0)
-		send_to_workers(c, MSG_ABORT, text, len);
+		control_send_to_workers(c, MSG_ABORT, text, len);
 	else if (local && peer_open(&c->peers[0]))
 		control_send_msg(c->peers[0].fd, MSG_ERROR, text, len);
 }
@@ -295,7 +176,7 @@ static void heartbeat(struct control *c, double now)
 	if (now - c->last_hb < c->rt->set.heartbeat_s)
 		return;
 	c->last_hb = now;
-	send_to_workers(c, MSG_HB, NULL, 0);
+	control_send_to_workers(c, MSG_HB, NULL, 0);
 }
 
 static int peer_silent(const struct peer *p, double now, double limit)
@@ -349,29 +230,6 @@ static void check_liveness(struct control *c, double now)
 	name_silent(c, now, NULL, who, sizeof(who), &worst);
 	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat within "
 		     "HVD_TIMEOUT_S (stopped, hung, or its network is cut)", who, worst);
-}
-
-static void plan(struct control *c, double now)
-{
-	struct runtime *rt = c->rt;
-	size_t ready = coord_ready(&c->coord);
-	if (!ready || now < c->next_plan)
-		return;
-	c->next_plan = now + rt->set.cycle_time_ms / 1000.0;
-	struct coord_exec *ex = malloc(ready * sizeof(*ex));
-	char err[2048];
-	int n = ex ? coord_plan(&c->coord, ex, err, sizeof(err)) : -1;
-	if (n < 0) {
-		runtime_fail(rt, HVD_ERR_ABORTED, "%s", ex ? err : "hvd: coordinator: out of memory");
-		free(ex);
-		return;
-	}
-	for (int b = 0; b < n; b++) {
-		struct wire_exec x = { ex[b].first, ex[b].signature, ex[b].count, 0 };
-		send_to_workers(c, MSG_EXEC, &x, sizeof(x));
-		push_exec(rt, &x);
-	}
-	free(ex);
 }
 
 static void stall_check(struct control *c, double now)
@@ -442,12 +300,13 @@ static int poll_timeout_ms(struct control *c, double now)
 	double t = c->rt->set.heartbeat_s / 2;
 	if (t > 0.1)
 		t = 0.1;
-	if (c->rt->boot.rank == 0 && coord_ready(&c->coord)) {
-		double until_plan = c->next_plan - now;
-		if (until_plan < t)
-			t = until_plan > 0 ? until_plan : 0;
+	double since = c->rt->boot.rank == 0 ? coord_head_ready_time(&c->coord) : -1;
+	if (since >= 0) { /* a partly submitted bucket is sent as it is then */
+		double until_flush = since + c->rt->set.cycle_time_ms / 1000.0 - now;
+		if (until_flush < t)
+			t = until_flush > 0 ? until_flush : 0;
 	}
-	return (int)(t * 1000);
+	return (int)ceil(t * 1000);
 }
 
 void *control_main(void *arg)
@@ -467,19 +326,20 @@ void *control_main(void *arg)
 			}
 		poll(fds, (nfds_t)n, poll_timeout_ms(c, runtime_now()));
 		char drain[64];
+		__atomic_store_n(&c->woken, 0, __ATOMIC_RELEASE);
 		while (read(c->wake[0], drain, sizeof(drain)) > 0)
 			;
 		for (int k = 1; k < n; k++)
 			if (fds[k].revents)
 				read_peer(c, which[k]);
-		announce_local(c, &announced);
+		control_announce(c, &announced);
 		double now = runtime_now();
 		if (!rt->aborted) {
 			heartbeat(c, now);
 			check_liveness(c, now);
 		}
 		if (!rt->aborted && rt->boot.rank == 0) {
-			plan(c, now);
+			control_plan(c, now);
 			stall_check(c, now);
 		}
 		if (rt->aborted) {
@@ -517,6 +377,8 @@ int control_stop(struct runtime *rt, int clean)
 			close(c->wake[k]);
 	if (rt->boot.rank == 0)
 		coord_free(&c->coord);
+	plan_cache_free(&c->cache);
+	free(c->nego_open);
 	free(c);
 	rt->ctl = NULL;
 	return 0;

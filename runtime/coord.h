@@ -12,10 +12,12 @@
 #include <stdint.h>
 
 #include "fusion.h"
+#include "plan_cache.h"
 
 struct coord_queue {
 	struct fusion_item *items;
 	double *t_submit;
+	struct plan_tag *tags;     /* where each submission stands in the plan cache */
 	size_t head, len, cap; /* live items are [head, len) */
 };
 
@@ -30,18 +32,37 @@ struct coord_exec {
 	uint64_t first;            /* position of the bucket's first tensor */
 	uint32_t count;            /* tensors in the bucket */
 	uint64_t signature;        /* fusion_signature of the bucket */
+	int32_t cached;            /* plan cache id when every rank repeated it, else -1 */
+	uint8_t learn;             /* negotiated and learnt by the plan cache (EXEC flag) */
 };
 
 int coord_init(struct coord *c, int size, uint64_t threshold_bytes);
 void coord_free(struct coord *c);
 /* Records rank's next submission. Returns its position, or -1 (memory). */
 int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it, double now);
+/* Same, for a submission the rank found in its plan cache (tag.id >= 0). */
+int64_t coord_submit_tagged(struct coord *c, int rank, const struct fusion_item *it,
+			    struct plan_tag tag, double now);
 /* Positions every rank has submitted but not yet planned. */
 size_t coord_ready(const struct coord *c);
 /* Plans buckets over every ready position into out (room for
  * coord_ready() entries). Returns the bucket count, or -1 with a message
  * naming the differing tensors and ranks in err. */
 int coord_plan(struct coord *c, struct coord_exec *out, char *err, size_t errlen);
+/* Plans what may start now (event-driven, with the plan cache pc):
+ * - a cached bucket starts once every rank has submitted all of it with
+ *   the same cache tags: no per-tensor comparison, out.cached = its id;
+ * - tensors not repeated by every rank are negotiated as coord_plan does
+ *   (same mismatch message) and learnt into pc (out.learn) when they are
+ *   allreduces; a trailing bucket that could still grow, and a cached one
+ *   not yet complete, wait for more unless `flush` (the caller's
+ *   HVD_CYCLE_TIME_MS has passed since coord_head_ready_time()).
+ * Returns the bucket count (0 = wait), or -1 as coord_plan. */
+int coord_plan_now(struct coord *c, struct plan_cache *pc, int flush, struct coord_exec *out,
+		   char *err, size_t errlen);
+/* When the oldest unplanned position became ready (its last rank
+ * submitted it), -1 when none is ready. */
+double coord_head_ready_time(const struct coord *c);
 /* Seconds the oldest not-yet-ready tensor has waited for some rank
  * (0 when nothing waits). */
 double coord_oldest_wait(const struct coord *c, double now);

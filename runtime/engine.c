@@ -1,9 +1,9 @@
 /* engine.c - the background thread that runs buckets. Rank 0's control
  * thread decides each bucket (positions first..first+count); every rank's
- * engine checks the bucket's signature against its own tensors, copies
- * them into the fusion buffer (MEMCPY_IN_FUSION_BUFFER), runs one
- * collective (MPI_ALLREDUCE / NCCL_ALLREDUCE), copies out
- * (MEMCPY_OUT_FUSION_BUFFER) and completes the handles. f16/bf16 on a
+ * engine checks the bucket's signature against its own tensors, runs it
+ * (allreduce buckets through the fusion buffer in chunks, pipeline.c:
+ * MEMCPY_IN_FUSION_BUFFER, MPI_ALLREDUCE / NCCL_ALLREDUCE,
+ * MEMCPY_OUT_FUSION_BUFFER) and completes the handles. f16/bf16 on a
  * host backend travel as f32; HVD_COMPRESSION rounds f32 through fp16 or
  * bf16 (host) before and after the sum. Horovod's design (DIGEST C1, C5).
  * What it does not do: decide bucket boundaries (fusion.c via coord.c).
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dtype.h"
+#include "pipeline.h"
 #include "runtime.h"
 
 static void lane_args(const struct entry *e, char *out, size_t len)
@@ -51,86 +52,32 @@ static enum hvd_dtype compress_type(const struct runtime *rt, enum hvd_dtype t)
 	       : rt->set.compression == HVD_COMPRESS_BF16 ? HVD_BF16 : HVD_F32;
 }
 
-static int pack(struct runtime *rt, struct entry **es, size_t n, enum hvd_dtype t,
-		enum hvd_dtype wire, char *buf, const struct comm_wait *w)
-{
-	size_t off = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t count = es[i]->item.count;
-		if (wire == t) {
-			int rc = rt->comm.ops->copy(rt->comm.ctx, buf + off, es[i]->data,
-						    count * dtype_size(t), w->err, w->errlen);
-			if (rc)
-				return rc;
-		} else {
-			dtype_to_f32((float *)(buf + off), es[i]->data, count, t);
-		}
-		off += count * dtype_size(wire);
-	}
-	return 0;
-}
-
-static int unpack(struct runtime *rt, struct entry **es, size_t n, enum hvd_dtype t,
-		  enum hvd_dtype wire, const char *buf, const struct comm_wait *w)
-{
-	size_t off = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t count = es[i]->item.count;
-		if (wire == t) {
-			int rc = rt->comm.ops->copy(rt->comm.ctx, es[i]->data, buf + off,
-						    count * dtype_size(t), w->err, w->errlen);
-			if (rc)
-				return rc;
-		} else {
-			dtype_from_f32(es[i]->data, (const float *)(buf + off), count, t);
-		}
-		off += count * dtype_size(wire);
-	}
-	return 0;
-}
-
+/* One tensor that needs no conversion is reduced in place; anything else
+ * goes through the fusion buffer, in chunks (pipeline.c). */
 static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, const struct comm_wait *w)
 {
 	const struct comm_ops *ops = rt->comm.ops;
-	enum hvd_dtype t = (enum hvd_dtype)es[0]->item.dtype;
+	struct pipeline_bucket b = { .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
 	enum hvd_op op = (enum hvd_op)es[0]->item.op;
-	enum hvd_dtype squeeze = compress_type(rt, t);
-	enum hvd_dtype wire = (!ops->device_memory && !ops->reduces(t)) ? HVD_F32 : t;
-	size_t total = 0;
+	b.squeeze = compress_type(rt, b.t);
+	b.wire = (!ops->device_memory && !ops->reduces(b.t)) ? HVD_F32 : b.t;
+	b.op = ops->native_average ? op : HVD_SUM;
+	b.scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
 	for (size_t i = 0; i < n; i++)
-		total += es[i]->item.count;
-	int in_place = n == 1 && wire == t && squeeze == t;
-	char *buf = es[0]->data;
-	int rc = 0;
-	if (!in_place) {
-		if ((rc = ensure_fusion_buffer(rt, total * dtype_size(wire), w)))
-			return rc;
-		buf = rt->fusion_buf;
-		phase_all(rt, es, n, "MEMCPY_IN_FUSION_BUFFER", 1);
-		rc = pack(rt, es, n, t, wire, buf, w);
-		if (!rc && squeeze != t)
-			dtype_round_f32_through((float *)buf, total, squeeze);
+		b.total += es[i]->item.count;
+	if (n == 1 && b.wire == b.t && b.squeeze == b.t) {
+		phase_all(rt, es, n, ops->allreduce_phase, 1);
+		int rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
 		phase_all(rt, es, n, NULL, 0);
-		if (rc)
-			return rc;
+		if (!rc && b.scale != 0)
+			dtype_scale_f32(es[0]->data, b.total, b.scale);
+		return rc;
 	}
-	phase_all(rt, es, n, ops->allreduce_phase, 1);
-	rc = ops->allreduce(rt->comm.ctx, buf, total, wire, ops->native_average ? op : HVD_SUM, w);
-	phase_all(rt, es, n, NULL, 0);
+	int rc = ensure_fusion_buffer(rt, b.total * dtype_size(b.wire), w);
 	if (rc)
 		return rc;
-	if (op == HVD_AVERAGE && !ops->native_average)
-		dtype_scale_f32((float *)buf, total, 1.0f / (float)rt->boot.size);
-	if (squeeze != t)
-		dtype_round_f32_through((float *)buf, total, squeeze);
-	if (!in_place) {
-		phase_all(rt, es, n, "MEMCPY_OUT_FUSION_BUFFER", 1);
-		rc = unpack(rt, es, n, t, wire, buf, w);
-		if (!rc && ops->drain)  /* device copies are queued, not done */
-			rc = ops->drain(rt->comm.ctx, w);
-		phase_all(rt, es, n, NULL, 0);
-	}
-	return rc;
+	b.buf = rt->fusion_buf;
+	return pipeline_allreduce(rt, &b, rt->set.fusion_chunk_bytes, w);
 }
 
 static int run_allgather(struct runtime *rt, struct entry *e, const struct comm_wait *w)

@@ -52,6 +52,7 @@ struct entry {
 	size_t *counts;
 	void *ready_mark;        /* GPU: event recorded at submit */
 	hvd_handle *handle;      /* completed by the engine */
+	int nego_open;           /* worker: its NEGOTIATE span is open (control thread) */
 	struct entry *next;
 };
 

@@ -19,7 +19,8 @@ enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCC
 
 struct hvd_settings {
 	uint64_t fusion_threshold_bytes; /* HVD_FUSION_THRESHOLD, 0 = no fusion */
-	double cycle_time_ms;            /* HVD_CYCLE_TIME_MS */
+	uint64_t fusion_chunk_bytes;     /* HVD_FUSION_CHUNK, 0 = a bucket in one piece */
+	double cycle_time_ms;            /* HVD_CYCLE_TIME_MS: longest wait of a partly submitted bucket */
 	enum hvd_compression compression;/* HVD_COMPRESSION */
 	int sync;                        /* HVD_SYNC */
 	double stall_warning_s;          /* HVD_STALL_WARNING_S, 0 = off */
@@ -38,6 +39,7 @@ struct hvd_settings {
 };
 
 #define SETTINGS_DEFAULT_FUSION_BYTES (128ull * 1024 * 1024)
+#define SETTINGS_DEFAULT_CHUNK_BYTES (1ull << 20)
 
 void settings_defaults(struct hvd_settings *s);
 /* Parses every HVD_* entry of envp (NULL-terminated "NAME=value" array).

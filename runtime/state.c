@@ -85,7 +85,9 @@ double runtime_now(void)
 
 void control_wake(struct runtime *rt)
 {
-	if (rt->ctl && rt->ctl->wake[1] >= 0) {
+	/* one byte in the pipe is enough until the control thread drains it */
+	if (rt->ctl && rt->ctl->wake[1] >= 0 &&
+	    !__atomic_exchange_n(&rt->ctl->woken, 1, __ATOMIC_ACQ_REL)) {
 		char b = 1;
 		ssize_t w = write(rt->ctl->wake[1], &b, 1);
 		(void)w;

@@ -14,7 +14,8 @@
 
 #include "fusion.h"
 
-enum msg_type { MSG_HELLO = 1, MSG_HB, MSG_SUBMIT, MSG_EXEC, MSG_ABORT, MSG_ERROR, MSG_BYE };
+enum msg_type { MSG_HELLO = 1, MSG_HB, MSG_SUBMIT, MSG_EXEC, MSG_ABORT, MSG_ERROR, MSG_BYE,
+		MSG_HIT };
 
 struct msg_header {
 	uint32_t type;
@@ -25,7 +26,19 @@ struct wire_exec {
 	uint64_t first;
 	uint64_t signature;
 	uint32_t count;
-	uint32_t pad;
+	uint32_t flags;      /* WIRE_EXEC_LEARN */
+};
+/* Every rank appends the bucket to its plan cache (plan_cache.h). */
+#define WIRE_EXEC_LEARN 1u
+
+/* Worker -> rank 0: its next `count` submissions are tensors off..off+count-1
+ * of cached bucket `id` ("same as last time"; rank 0 checks the range
+ * with plan_cache_check_run). */
+struct wire_hit {
+	uint32_t id;
+	uint32_t off;
+	uint32_t count;
+	uint32_t pad;        /* 0 */
 };
 
 /* One frame's payload at most; a longer header is a corrupt stream. */
@@ -46,7 +59,7 @@ int wire_check_item(const struct fusion_item *it, int size, char *why, size_t wh
 /* EXEC from rank 0 at a worker whose next unexecuted position is
  * `next_exec` and who has submitted positions below `submitted`: 0, or -1
  * with why (count 0 or above WIRE_MAX_QUEUED, first not next_exec,
- * first + count past what was submitted). */
+ * first + count past what was submitted, unknown flags). */
 int wire_check_exec(const struct wire_exec *x, uint64_t next_exec, uint64_t submitted,
 		    char *why, size_t whylen);
 /* Copies len bytes of peer text into out (outlen > 0, always terminated):

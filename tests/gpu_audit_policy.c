@@ -123,6 +123,8 @@ static const struct audit_place allocating[] = {
 	  "failure)" },
 	{ "runtime/comm_nccl.c", "open_buffers", "open: NCCL stream, device scratch and pinned "
 	  "host scratch for allgatherv's sizes and the barrier" },
+	{ "runtime/comm_nccl.c", "open_copy_stream", "open: chunked buckets' copy stream and its "
+	  "three events" },
 	{ "runtime/comm_nccl.c", "init_comm", "open: the communicator and the id exchange" },
 	{ "runtime/comm_nccl.c", "nccl_alloc", "grow: engine.c allocates the fusion buffer only "
 	  "when a larger bucket arrives (the first steps)" },

@@ -383,6 +383,54 @@ static void test_rank0_refuses_bad_submit_frames(void)
 	free_control(c);
 }
 
+static void test_plan_cache_frames_are_checked(void)
+{
+	struct control *c = fake_control(0, 2);
+	struct wire_hit h = { .id = 0, .off = 0, .count = 1 };
+	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* nothing learnt yet */
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "'rank 1 (host n1)': HIT: cached bucket 0 unknown (0 learnt)");
+	free_control(c);
+	c = fake_control(0, 2);
+	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
+	snprintf(ab[0].name, sizeof(ab[0].name), "a");
+	snprintf(ab[1].name, sizeof(ab[1].name), "b");
+	CHECK_INT((int)plan_cache_learn(&c->cache, ab, 2), 0);
+	h.count = 2;
+	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* a run of the whole bucket: rank 0's copies */
+	CHECK(!c->rt->aborted);
+	CHECK_INT((int)(c->coord.q[1].len - c->coord.q[1].head), 2);
+	CHECK_STR(coord_item(&c->coord, 1, 1)->name, "b");
+	h.off = 1;
+	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* past the bucket's end */
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "HIT: tensors 1..2 of cached bucket 0 of 2 tensors");
+	plan_cache_free(&c->cache);
+	free_control(c);
+	c = fake_control(0, 2);
+	h = (struct wire_hit){ .pad = 1 };
+	feed(c, 1, MSG_HIT, &h, sizeof(h));
+	CHECK_CONTAINS(c->rt->error, "HIT: padding not zero");
+	free_control(c);
+	c = fake_control(1, 2); /* workers take no HIT, and EXEC flags are known */
+	feed(c, 0, MSG_HIT, &h, sizeof(h));
+	CHECK_CONTAINS(c->rt->error, "HIT: sent to a worker");
+	free_control(c);
+	c = fake_control(1, 2);
+	c->rt->next_seq = 2;
+	struct wire_exec x = { .first = 0, .count = 1, .flags = 2 };
+	feed(c, 0, MSG_EXEC, &x, sizeof(x));
+	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x2");
+	free_control(c);
+	c = fake_control(1, 2); /* LEARN of tensors this rank does not hold */
+	c->rt->next_seq = 2;
+	x.flags = WIRE_EXEC_LEARN;
+	feed(c, 0, MSG_EXEC, &x, sizeof(x));
+	CHECK(c->rt->aborted);
+	CHECK_CONTAINS(c->rt->error, "hvd: plan cache: 'position 0': cannot learn");
+	free_control(c);
+}
+
 static void test_peer_error_text_is_escaped_before_anyone_prints_it(void)
 {
 	const char text[] = "\x1b[2Jhvd: fake\nline";
@@ -481,6 +529,7 @@ const struct test_case runtime_control_tests[] = {
 	{ "peer_text_is_escaped", test_peer_text_is_escaped },
 	{ "worker_refuses_bad_exec_frames", test_worker_refuses_bad_exec_frames },
 	{ "rank0_refuses_bad_submit_frames", test_rank0_refuses_bad_submit_frames },
+	{ "plan_cache_frames_are_checked", test_plan_cache_frames_are_checked },
 	{ "peer_error_text_is_escaped_before_anyone_prints_it", test_peer_error_text_is_escaped_before_anyone_prints_it },
 	{ "submissions_queued_per_rank_are_bounded", test_submissions_queued_per_rank_are_bounded },
 	{ "settings_cpus_coordinator_and_timeouts", test_settings_cpus_coordinator_and_timeouts },

@@ -413,6 +413,147 @@ static void test_timeline_allreduce_overlaps_backward(void)
 	cJSON_Delete(tl);
 }
 
+/* Per lane (tensor name starting with prefix): events named `name` with
+ * phase ph ("B" spans, "X" ticks); min and max over the lanes, and the
+ * number of lanes. */
+static int count_per_lane(cJSON *tl, const char *prefix, const char *ph, const char *name,
+			  int *min, int *max)
+{
+	enum { LANES = 4096 };
+	static int count[LANES];
+	static char ours[LANES];
+	memset(count, 0, sizeof(count));
+	memset(ours, 0, sizeof(ours));
+	cJSON *ev;
+	cJSON_ArrayForEach(ev, tl) {
+		cJSON *p = cJSON_GetObjectItem(ev, "ph"), *n = cJSON_GetObjectItem(ev, "name");
+		cJSON *pid = cJSON_GetObjectItem(ev, "pid"), *args = cJSON_GetObjectItem(ev, "args");
+		if (!cJSON_IsString(p) || !cJSON_IsNumber(pid) || pid->valueint < 0 || pid->valueint >= LANES)
+			continue;
+		cJSON *lane = args ? cJSON_GetObjectItem(args, "name") : NULL;
+		if (!strcmp(p->valuestring, "M") && cJSON_IsString(lane) &&
+		    !strncmp(lane->valuestring, prefix, strlen(prefix)))
+			ours[pid->valueint] = 1;
+		if (!strcmp(p->valuestring, ph) && cJSON_IsString(n) && !strcmp(n->valuestring, name))
+			count[pid->valueint]++;
+	}
+	int lanes = 0;
+	*min = 1 << 30;
+	*max = 0;
+	for (int i = 0; i < LANES; i++)
+		if (ours[i]) {
+			lanes++;
+			*min = count[i] < *min ? count[i] : *min;
+			*max = count[i] > *max ? count[i] : *max;
+		}
+	return lanes;
+}
+
+static void test_plan_cache_skips_negotiation_after_step_one(void)
+{
+	/* a long cycle: a bucket never leaves partly submitted on a loaded machine */
+	expect_ok("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl%r.json", 2, "repeat 4 same", 120, "ok repeat");
+	for (int r = 0; r < 2; r++) {
+		char name[16];
+		snprintf(name, sizeof(name), "tl%d.json", r);
+		cJSON *tl = read_timeline(name);
+		CHECK(cJSON_IsArray(tl));
+		int lo, hi;
+		CHECK_INT(count_per_lane(tl, "rep.", "B", "NEGOTIATE_ALLREDUCE", &lo, &hi), 40);
+		CHECK_MSG(lo == 1 && hi == 1, "rank %d: %d..%d NEGOTIATE spans per tensor in 4 steps "
+			  "(want 1: step 1 only)", r, lo, hi);
+		CHECK_INT(count_per_lane(tl, "rep.", "B", "QUEUE", &lo, &hi), 40);
+		CHECK_MSG(lo == 4 && hi == 4, "rank %d: %d..%d QUEUE spans per tensor", r, lo, hi);
+		if (r == 0) {
+			count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
+			CHECK_MSG(lo == 3 && hi == 3, "%d..%d cached starts per tensor (want steps 2-4)",
+				  lo, hi);
+		}
+		cJSON_Delete(tl);
+	}
+}
+
+static void test_plan_cache_relearns_a_changed_count(void)
+{
+	expect_ok("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", 2, "repeat 6 count", 120, "ok repeat");
+	cJSON *tl = read_timeline("tl.json");
+	int lo, hi;
+	/* rep.7 grows in step 3 and shrinks back in step 4: both renegotiate
+	 * from rep.7 on (rep.0-6 repeat, but their bucket is broken); steps 5
+	 * and 6 repeat step 4 from the cache */
+	CHECK_INT(count_per_lane(tl, "rep.", "B", "NEGOTIATE_ALLREDUCE", &lo, &hi), 40);
+	CHECK_MSG(lo == 1 && hi == 3, "%d..%d NEGOTIATE spans per tensor (want 1 for rep.0-6, "
+		  "3 for the others)", lo, hi);
+	count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
+	CHECK_MSG(lo == 3 && hi == 3, "%d..%d cached starts per tensor (want steps 2, 5, 6)", lo, hi);
+	cJSON_Delete(tl);
+}
+
+static void expect_mismatch(const char *variant, const char *want)
+{
+	struct test_proc p;
+	char args[64];
+	snprintf(args, sizeof(args), "repeat 4 %s", variant);
+	CHECK(run_ranks("", 3, args, 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	int named = count_lines_with(p.err, want);
+	CHECK_MSG(named == 3, "%s: %d of 3 ranks say '%s': %.900s", variant, named, want, p.err);
+	test_proc_free(&p);
+}
+
+static void test_plan_cache_changed_order_is_a_mismatch(void)
+{
+	expect_mismatch("order", "hvd: tensor mismatch: 'rep.5' vs 'rep.6': rank 0 submitted "
+			"allreduce 'rep.5' (float32 x");
+}
+
+static void test_plan_cache_new_tensor_is_a_mismatch(void)
+{
+	expect_mismatch("new", "hvd: tensor mismatch: 'rep.21' vs 'rep.extra': rank 0 submitted "
+			"allreduce 'rep.21' (float32 x");
+}
+
+static void test_plan_cache_missing_tensor_is_a_stall(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", 3, "repeat 4 missing", 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_MSG(p.seconds < 25, "took %.1f s", p.seconds);
+	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [rep.39]'") == 2,
+		  "the waiting ranks name rank 1 and rep.39: %.900s", p.err);
+	test_proc_free(&p);
+}
+
+/* Rank 0's "checksum NNNN" line. */
+static void checksum_of(const char *env, char *out, size_t len)
+{
+	struct test_proc p;
+	CHECK(run_ranks(env, 2, "checksum", 120, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %.600s", env, p.exit_code, p.err);
+	const char *c = strstr(p.out, "checksum ");
+	snprintf(out, len, "%.25s", c ? c : "(none)");
+	test_proc_free(&p);
+}
+
+static void test_chunked_bucket_sums_equal_one_piece(void)
+{
+	char one[32], chunked[32], odd[32];
+	checksum_of("HVD_FUSION_CHUNK=0", one, sizeof(one));
+	checksum_of("HVD_FUSION_CHUNK=65536 HVD_TIMELINE=tl.json", chunked, sizeof(chunked));
+	checksum_of("HVD_FUSION_CHUNK=4100", odd, sizeof(odd)); /* splits tensors mid-way */
+	CHECK(strstr(one, "checksum ") == one);
+	CHECK_STR(chunked, one);
+	CHECK_STR(odd, one);
+	cJSON *tl = read_timeline("tl.json");
+	const char *phase[3] = { "MEMCPY_IN_FUSION_BUFFER", "MPI_ALLREDUCE", "MEMCPY_OUT_FUSION_BUFFER" };
+	for (int k = 0; k < 3; k++) {
+		int lo, hi;
+		CHECK_INT(count_per_lane(tl, "checksum.", "B", phase[k], &lo, &hi), 150);
+		CHECK_MSG(lo == 1 && hi == 1, "%s: %d..%d spans per tensor", phase[k], lo, hi);
+	}
+	cJSON_Delete(tl);
+}
+
 const struct test_case runtime_slurm_tests[] = {
 	{ "standalone_is_one_rank", test_standalone_is_one_rank },
 	{ "ranks_know_who_they_are", test_ranks_know_who_they_are },
@@ -435,5 +576,11 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "stall_warning_names_the_late_rank", test_stall_warning_names_the_late_rank },
 	{ "stall_past_timeout_fails_every_rank", test_stall_past_timeout_fails_every_rank },
 	{ "timeline_allreduce_overlaps_backward", test_timeline_allreduce_overlaps_backward },
+	{ "plan_cache_skips_negotiation_after_step_one", test_plan_cache_skips_negotiation_after_step_one },
+	{ "plan_cache_relearns_a_changed_count", test_plan_cache_relearns_a_changed_count },
+	{ "plan_cache_changed_order_is_a_mismatch", test_plan_cache_changed_order_is_a_mismatch },
+	{ "plan_cache_new_tensor_is_a_mismatch", test_plan_cache_new_tensor_is_a_mismatch },
+	{ "plan_cache_missing_tensor_is_a_stall", test_plan_cache_missing_tensor_is_a_stall },
+	{ "chunked_bucket_sums_equal_one_piece", test_chunked_bucket_sums_equal_one_piece },
 	{ 0 }
 };

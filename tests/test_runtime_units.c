@@ -17,6 +17,7 @@
 #include "coord.h"
 #include "dtype.h"
 #include "fusion.h"
+#include "plan_cache.h"
 #include "runner.h"
 #include "runtime.h"
 #include "settings.h"
@@ -317,6 +318,84 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 	coord_free(&c);
 }
 
+/* ---- plan cache ---- */
+
+static void test_plan_cache_follows_a_repeated_sequence(void)
+{
+	struct plan_cache pc;
+	plan_cache_init(&pc);
+	struct fusion_item it[4] = { item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
+				     item("b", 8, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
+				     item("c", 2, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
+				     item("d", 2, HVD_F32, HVD_SUM, FUSION_ALLREDUCE) };
+	struct plan_cursor cur = { -1, 0 };
+	CHECK_INT(plan_cursor_next(&pc, &cur, &it[0]).id, -1); /* empty cache */
+	CHECK(plan_cache_can_learn(&pc, it, 3));
+	CHECK_INT((int)plan_cache_learn(&pc, it, 3), 0);
+	CHECK(plan_cache_signature(&pc, 0) == fusion_signature(it, 3));
+	for (int k = 0; k < 3; k++) {
+		struct plan_tag t = plan_cursor_next(&pc, &cur, &it[k]);
+		CHECK(t.id == 0 && t.off == (uint32_t)k);
+	}
+	CHECK_INT(plan_cursor_next(&pc, &cur, &it[3]).id, -1);
+	struct fusion_item grown = it[1];
+	grown.count = 9;
+	CHECK_INT(plan_cursor_next(&pc, &cur, &it[0]).id, 0);
+	CHECK_INT(plan_cursor_next(&pc, &cur, &grown).id, -1); /* changed count */
+	CHECK_INT(plan_cursor_next(&pc, &cur, &it[2]).id, -1); /* mid-bucket: no restart */
+	CHECK_INT((int)plan_cache_learn(&pc, it, 1), 1);       /* the latest "a" wins */
+	struct plan_tag t = plan_cursor_next(&pc, &cur, &it[0]);
+	CHECK(t.id == 1 && t.off == 0);
+	struct fusion_item bc = item("x", 1, HVD_F32, HVD_SUM, FUSION_BROADCAST);
+	CHECK(!plan_cache_can_learn(&pc, &bc, 1));
+	char why[160];
+	CHECK_INT(plan_cache_check_run(&pc, 0, 1, 2, why, sizeof(why)), 0);
+	CHECK_INT(plan_cache_check_run(&pc, 0, 2, 2, why, sizeof(why)), -1);
+	CHECK_CONTAINS(why, "of cached bucket 0 of 3 tensors");
+	CHECK_INT(plan_cache_check_run(&pc, 0, 0, 0, why, sizeof(why)), -1);
+	CHECK_INT(plan_cache_check_run(&pc, 2, 0, 1, why, sizeof(why)), -1);
+	CHECK_CONTAINS(why, "unknown");
+	plan_cache_free(&pc);
+}
+
+static void test_coord_starts_cached_bucket_when_complete(void)
+{
+	struct plan_cache pc;
+	plan_cache_init(&pc);
+	struct fusion_item a = item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+	struct fusion_item b = item("b", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
+	struct fusion_item ab[2] = { a, b };
+	plan_cache_learn(&pc, ab, 2);
+	struct coord c;
+	coord_init(&c, 2, 1 << 20);
+	struct coord_exec ex[4];
+	char err[512];
+	coord_submit_tagged(&c, 0, &a, (struct plan_tag){ 0, 0 }, 1.0);
+	coord_submit_tagged(&c, 0, &b, (struct plan_tag){ 0, 1 }, 1.0);
+	coord_submit_tagged(&c, 1, &a, (struct plan_tag){ 0, 0 }, 2.0);
+	CHECK_NEAR(coord_head_ready_time(&c), 2.0, 0, 0);
+	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 0); /* b missing on rank 1 */
+	coord_submit_tagged(&c, 1, &b, (struct plan_tag){ 0, 1 }, 2.5);
+	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 1);
+	CHECK(ex[0].first == 0 && ex[0].count == 2 && ex[0].cached == 0 && !ex[0].learn);
+	CHECK(ex[0].signature == fusion_signature(ab, 2));
+	/* not cached: the trailing bucket waits until flushed, then is learnt */
+	coord_submit(&c, 0, &b, 3.0);
+	coord_submit(&c, 1, &b, 3.0);
+	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 0);
+	CHECK_INT(coord_plan_now(&c, &pc, 1, ex, err, sizeof(err)), 1);
+	CHECK(ex[0].first == 2 && ex[0].count == 1 && ex[0].cached == -1 && ex[0].learn);
+	CHECK_INT((int)pc.nentries, 2);
+	/* a rank repeating the cache while another does not: negotiated, and
+	 * a real difference is the usual mismatch */
+	coord_submit_tagged(&c, 0, &a, (struct plan_tag){ 0, 0 }, 4.0);
+	coord_submit(&c, 1, &b, 4.0);
+	CHECK_INT(coord_plan_now(&c, &pc, 1, ex, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: tensor mismatch: 'a' vs 'b'");
+	coord_free(&c);
+	plan_cache_free(&pc);
+}
+
 static void test_coord_many_positions_survive_compaction(void)
 {
 	struct coord c;
@@ -530,6 +609,8 @@ const struct test_case runtime_unit_tests[] = {
 	{ "coord_plans_only_what_every_rank_submitted", test_coord_plans_only_what_every_rank_submitted },
 	{ "coord_mismatch_names_tensors_and_ranks", test_coord_mismatch_names_tensors_and_ranks },
 	{ "coord_many_positions_survive_compaction", test_coord_many_positions_survive_compaction },
+	{ "plan_cache_follows_a_repeated_sequence", test_plan_cache_follows_a_repeated_sequence },
+	{ "coord_starts_cached_bucket_when_complete", test_coord_starts_cached_bucket_when_complete },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
 	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },

@@ -14,6 +14,14 @@
  *              node id and a 4 KiB blob through the bootstrap (PMIx
  *              Put/Fence/Get); prints how long its fence waited (a barrier
  *              across nodes waits for rank 0 on every node)
+ *   repeat N V N steps of the same 40 allreduces (the plan cache's case);
+ *              at step 3 variant V: same (nothing), count (every rank
+ *              grows rep.7), order (rank 1 swaps rep.5 and rep.6), new
+ *              (rank 1 adds rep.extra before rep.21), missing (rank 1
+ *              leaves out rep.39 and sleeps 30 s)
+ *   checksum   three fused buckets of non-integer values (f32 sum, f32
+ *              average, bf16 sum); rank 0 prints a hash of every result
+ *              bit (chunked and one-piece runs must print the same)
  *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
@@ -334,6 +342,134 @@ static int run_steps(long steps, int ms)
 	return 0;
 }
 
+#define REP_TENSORS 40
+
+static size_t rep_count(int k, int step, const char *variant)
+{
+	size_t n = 1 + (size_t)(k * 53) % 700;
+	return n + (step == 2 && k == 7 && !strcmp(variant, "count"));
+}
+
+/* Step `step`'s submission order on this rank (-1 = rep.extra). */
+static int rep_order(int step, const char *variant, int *order)
+{
+	int n = 0, odd = step == 2 && hvd_rank() == 1;
+	for (int k = 0; k < REP_TENSORS; k++) {
+		if (odd && !strcmp(variant, "new") && k == 21)
+			order[n++] = -1;
+		if (odd && !strcmp(variant, "missing") && k == REP_TENSORS - 1)
+			continue;
+		order[n++] = odd && !strcmp(variant, "order") && (k == 5 || k == 6) ? 11 - k : k;
+	}
+	return n;
+}
+
+static int rep_step(float **bufs, int step, const char *variant)
+{
+	int order[REP_TENSORS + 1], n = rep_order(step, variant, order), bad = 0;
+	hvd_handle *hs[REP_TENSORS + 1];
+	for (int j = 0; j < n; j++) {
+		int k = order[j] < 0 ? REP_TENSORS : order[j];
+		size_t cnt = k == REP_TENSORS ? 16 : rep_count(k, step, variant);
+		fill(bufs[k], cnt, HVD_F32, hvd_rank() + step);
+		char name[32];
+		snprintf(name, sizeof(name), k == REP_TENSORS ? "rep.extra" : "rep.%d", k);
+		if (hvd_allreduce_async(name, bufs[k], cnt, HVD_F32, HVD_SUM, &hs[j]))
+			return fail(name);
+	}
+	if (n < REP_TENSORS)
+		sleep(30); /* "missing": the others wait for rep.39 */
+	for (int j = 0; j < n; j++)
+		if (hvd_wait(hs[j]))
+			return fail("wait");
+	for (int k = 0; k < REP_TENSORS; k++) {
+		size_t cnt = rep_count(k, step, variant);
+		for (size_t i = 0; i < cnt; i++) {
+			double w = 0;
+			for (int r = 0; r < hvd_size(); r++)
+				w += value(r + step, i);
+			bad |= bufs[k][i] != (float)w;
+		}
+	}
+	if (bad)
+		fprintf(stderr, "rank %d: step %d: results differ\n", hvd_rank(), step);
+	return bad;
+}
+
+static int run_repeat(int steps, const char *variant)
+{
+	float *bufs[REP_TENSORS + 1];
+	int bad = 0;
+	for (int k = 0; k <= REP_TENSORS; k++)
+		bufs[k] = malloc(800 * sizeof(float));
+	for (int step = 0; step < steps && !bad; step++)
+		bad = rep_step(bufs, step, variant);
+	for (int k = 0; k <= REP_TENSORS; k++)
+		free(bufs[k]);
+	return bad;
+}
+
+/* Values with every mantissa bit in use, different on every rank. */
+static float noisy(int rank, size_t i)
+{
+	uint32_t x = (uint32_t)(i * 2654435761u) ^ (uint32_t)(rank * 40503 + 17);
+	x ^= x >> 13;
+	x *= 0x5bd1e995u;
+	x ^= x >> 15;
+	return (float)(x & 0xffffff) / 16777216.0f * 3.0f - 1.5f;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* One fused bucket of `tensors` tensors of dtype t; folds the results into *h. */
+static int checksum_bucket(const char *tag, enum hvd_dtype t, enum hvd_op op, int tensors,
+			   uint64_t *h)
+{
+	void **bufs = calloc((size_t)tensors, sizeof(*bufs));
+	hvd_handle **hs = calloc((size_t)tensors, sizeof(*hs));
+	for (int k = 0; k < tensors; k++) {
+		size_t n = 1 + (size_t)(k * 977) % 5000;
+		bufs[k] = malloc(n * dtype_size(t));
+		for (size_t i = 0; i < n; i++) {
+			float v = noisy(hvd_rank(), i + (size_t)k * 7919);
+			if (t == HVD_BF16)
+				((uint16_t *)bufs[k])[i] = dtype_f32_to_bf16(v);
+			else
+				((float *)bufs[k])[i] = v;
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "checksum.%s.%d", tag, k);
+		if (hvd_allreduce_async(name, bufs[k], n, t, op, &hs[k]))
+			return fail(name);
+	}
+	for (int k = 0; k < tensors; k++) {
+		if (hvd_wait(hs[k]))
+			return fail("wait");
+		*h = fnv(*h, bufs[k], (1 + (size_t)(k * 977) % 5000) * dtype_size(t));
+		free(bufs[k]);
+	}
+	free(bufs);
+	free(hs);
+	return 0;
+}
+
+static int run_checksum(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	if (checksum_bucket("sum", HVD_F32, HVD_SUM, 50, &h) ||
+	    checksum_bucket("avg", HVD_F32, HVD_AVERAGE, 50, &h) ||
+	    checksum_bucket("bf16", HVD_BF16, HVD_SUM, 50, &h))
+		return 1;
+	if (hvd_rank() == 0)
+		printf("checksum %016llx\n", (unsigned long long)h);
+	return 0;
+}
+
 static void busy_ms(double ms)
 {
 	struct timespec a, b;
@@ -440,6 +576,10 @@ int main(int argc, char **argv)
 		bad = run_late(argc > 2 ? atof(argv[2]) : 1);
 	else if (!strcmp(mode, "exchange"))
 		bad = run_exchange(argc > 2 ? atof(argv[2]) : 0);
+	else if (!strcmp(mode, "repeat"))
+		bad = run_repeat(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? argv[3] : "same");
+	else if (!strcmp(mode, "checksum"))
+		bad = run_checksum();
 	else if (!strcmp(mode, "steps"))
 		bad = run_steps(argc > 2 ? atol(argv[2]) : 100, argc > 3 ? atoi(argv[3]) : 10);
 	else {

@@ -1,0 +1,276 @@
+/* control_nego.c - negotiation on the control thread: local submissions
+ * are tagged against the plan cache and announced (workers: a SUBMIT per
+ * negotiated tensor, one HIT per run of a cached bucket; rank 0: straight
+ * into the coordinator); rank 0 plans buckets as soon as every rank
+ * submitted them (a partly submitted one waits at most
+ * HVD_CYCLE_TIME_MS), sends them as EXECs and queues them for its own
+ * engine; every rank learns negotiated buckets into its plan cache in
+ * EXEC order. What it does not do: read sockets (control_loop.c) or run
+ * collectives (engine.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+
+static const char *negotiate_phase(const struct fusion_item *it)
+{
+	static const char *names[] = { "NEGOTIATE_ALLREDUCE", "NEGOTIATE_BROADCAST",
+				       "NEGOTIATE_ALLGATHER", "NEGOTIATE_BARRIER" };
+	return it->kind < 4 ? names[it->kind] : "NEGOTIATE";
+}
+
+/* Rank 0: one more submission from `rank` reaches the coordinator; a
+ * cached one (tag.id >= 0) opens no NEGOTIATE span. */
+static void coordinator_take(struct control *c, int rank, const struct fusion_item *it,
+			     struct plan_tag tag)
+{
+	struct runtime *rt = c->rt;
+	const struct coord_queue *q = &c->coord.q[rank];
+	if (q->len - q->head >= WIRE_MAX_QUEUED) {
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): '%u submissions': not yet "
+			     "planned because other ranks did not submit them; more is a runaway or "
+			     "hostile rank", rank, control_host_of(rt, rank), WIRE_MAX_QUEUED);
+		return;
+	}
+	int64_t pos = coord_submit_tagged(&c->coord, rank, it, tag, runtime_now());
+	if (pos < 0) {
+		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
+		return;
+	}
+	if ((uint64_t)pos >= c->nego_begun) {
+		if (tag.id < 0)
+			timeline_begin(rt->tl, it->name, negotiate_phase(it));
+		if (c->nego_open)
+			c->nego_open[(uint64_t)pos % CTL_NEGO_RING] = tag.id < 0;
+		c->nego_begun = (uint64_t)pos + 1;
+	}
+	char tick[16];
+	snprintf(tick, sizeof(tick), "%d", rank);
+	timeline_tick(rt->tl, it->name, tick);
+}
+
+/* Up to max local submissions from position `from` on, tagged against the
+ * plan cache (the control thread alone touches cache and cursor). A
+ * worker's entry remembers whether its NEGOTIATE span opens. */
+static int collect_local(struct control *c, uint64_t from, struct fusion_item *items,
+			 struct plan_tag *tags, int max)
+{
+	struct runtime *rt = c->rt;
+	int n = 0;
+	pthread_mutex_lock(&rt->lock);
+	for (struct entry *e = rt->pending; e && n < max; e = e->next)
+		if (e->seq == from + (uint64_t)n) {
+			items[n] = e->item;
+			tags[n] = plan_cursor_next(&c->cache, &c->cursor, &e->item);
+			e->nego_open = rt->boot.rank != 0 && tags[n].id < 0;
+			n++;
+		}
+	pthread_mutex_unlock(&rt->lock);
+	return n;
+}
+
+static void send_or_fail(struct control *c, uint32_t type, const void *payload, uint32_t len)
+{
+	struct runtime *rt = c->rt;
+	if (control_send_msg(c->peers[0].fd, type, payload, len))
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: control plane: 'rank 0 (host %s)': "
+			     "cannot send: %s", control_host_of(rt, 0), strerror(errno));
+}
+
+/* Worker: misses as SUBMITs (NEGOTIATE span), runs of one cached bucket
+ * as one HIT. */
+static void announce_to_root(struct control *c, const struct fusion_item *items,
+			     const struct plan_tag *tags, int n)
+{
+	struct runtime *rt = c->rt;
+	for (int i = 0; i < n;) {
+		if (tags[i].id < 0) {
+			timeline_begin(rt->tl, items[i].name, negotiate_phase(&items[i]));
+			send_or_fail(c, MSG_SUBMIT, &items[i], sizeof(items[i]));
+			i++;
+			continue;
+		}
+		struct wire_hit h = { (uint32_t)tags[i].id, tags[i].off, 1, 0 };
+		while (i + (int)h.count < n && tags[i + h.count].id == tags[i].id &&
+		       tags[i + h.count].off == tags[i].off + h.count)
+			h.count++;
+		send_or_fail(c, MSG_HIT, &h, sizeof(h));
+		i += (int)h.count;
+	}
+}
+
+/* Local submissions not yet announced: to rank 0 (workers) or straight
+ * into the coordinator (rank 0). */
+void control_announce(struct control *c, uint64_t *announced)
+{
+	enum { BATCH = 64 };
+	struct fusion_item items[BATCH];
+	struct plan_tag tags[BATCH];
+	for (;;) {
+		int n = collect_local(c, *announced, items, tags, BATCH);
+		if (!n)
+			return;
+		if (c->rt->boot.rank == 0)
+			for (int i = 0; i < n; i++)
+				coordinator_take(c, 0, &items[i], tags[i]);
+		else
+			announce_to_root(c, items, tags, n);
+		*announced += (uint64_t)n;
+	}
+}
+
+/* Queue a bucket for the local engine; close the NEGOTIATE spans that
+ * were opened, open QUEUE (rank 0 marks a bucket started from the plan
+ * cache with a PLAN_CACHED tick on each tensor). */
+static void push_exec(struct control *c, const struct wire_exec *x, int cached)
+{
+	struct runtime *rt = c->rt;
+	struct exec_cmd *cmd = calloc(1, sizeof(*cmd));
+	if (!cmd) {
+		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: engine: 'bucket': out of memory");
+		return;
+	}
+	cmd->first = x->first;
+	cmd->count = x->count;
+	cmd->signature = x->signature;
+	pthread_mutex_lock(&rt->lock);
+	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
+		if (e->seq >= x->first && e->seq < x->first + x->count) {
+			uint8_t *ring = c->nego_open ? &c->nego_open[e->seq % CTL_NEGO_RING] : NULL;
+			if (ring ? *ring : e->nego_open)
+				timeline_end(rt->tl, e->item.name, NULL);
+			if (ring)
+				*ring = 0;
+			if (cached)
+				timeline_tick(rt->tl, e->item.name, "PLAN_CACHED");
+			timeline_begin(rt->tl, e->item.name, "QUEUE");
+		}
+	if (rt->execs_tail)
+		rt->execs_tail->next = cmd;
+	else
+		rt->execs = cmd;
+	rt->execs_tail = cmd;
+	pthread_cond_broadcast(&rt->cond);
+	pthread_mutex_unlock(&rt->lock);
+}
+
+/* Worker: an EXEC with WIRE_EXEC_LEARN appends this rank's own tensors of
+ * the bucket to the plan cache, as rank 0 did when it planned it. */
+static int learn_exec(struct control *c, const struct wire_exec *x)
+{
+	struct runtime *rt = c->rt;
+	struct fusion_item *items = malloc(x->count * sizeof(*items));
+	uint32_t n = 0;
+	if (!items)
+		return HVD_ERR_NOMEM;
+	pthread_mutex_lock(&rt->lock);
+	for (struct entry *e = rt->pending; e && n < x->count; e = e->next)
+		if (e->seq == x->first + n)
+			items[n++] = e->item;
+	pthread_mutex_unlock(&rt->lock);
+	int rc = n != x->count ? HVD_ERR_COMM
+		 : plan_cache_can_learn(&c->cache, items, n) && plan_cache_learn(&c->cache, items, n) >= 0
+		 ? 0 : HVD_ERR_NOMEM;
+	free(items);
+	return rc;
+}
+
+void control_on_submit(struct control *c, int from, const char *payload, uint32_t len)
+{
+	struct fusion_item it;
+	char why[128];
+	if (c->rt->boot.rank != 0 || len != sizeof(it)) {
+		control_bad_frame(c, from, "SUBMIT", c->rt->boot.rank ? "sent to a worker" : "wrong length");
+		return;
+	}
+	memcpy(&it, payload, sizeof(it));
+	if (wire_check_item(&it, c->rt->boot.size, why, sizeof(why)))
+		control_bad_frame(c, from, "SUBMIT", why);
+	else
+		coordinator_take(c, from, &it, (struct plan_tag){ -1, 0 });
+}
+
+/* Rank 0: a worker repeats tensors of a cached bucket; they enter the
+ * coordinator as rank 0's copies of them, so stall and mismatch reports
+ * name them as before. */
+void control_on_hit(struct control *c, int from, const char *payload, uint32_t len)
+{
+	struct wire_hit h;
+	char why[160];
+	if (c->rt->boot.rank != 0 || len != sizeof(h)) {
+		control_bad_frame(c, from, "HIT", c->rt->boot.rank ? "sent to a worker" : "wrong length");
+		return;
+	}
+	memcpy(&h, payload, sizeof(h));
+	if (h.pad) {
+		control_bad_frame(c, from, "HIT", "padding not zero");
+		return;
+	}
+	if (plan_cache_check_run(&c->cache, h.id, h.off, h.count, why, sizeof(why))) {
+		control_bad_frame(c, from, "HIT", why);
+		return;
+	}
+	for (uint32_t k = 0; k < h.count && !c->rt->aborted; k++)
+		coordinator_take(c, from, plan_cache_item(&c->cache, h.id, h.off + k),
+				 (struct plan_tag){ (int32_t)h.id, h.off + k });
+}
+
+void control_on_exec(struct control *c, int from, const char *payload, uint32_t len)
+{
+	struct runtime *rt = c->rt;
+	struct wire_exec x;
+	char why[160];
+	if (rt->boot.rank == 0 || len != sizeof(x)) {
+		control_bad_frame(c, from, "EXEC", rt->boot.rank ? "wrong length" : "sent to rank 0");
+		return;
+	}
+	memcpy(&x, payload, sizeof(x));
+	pthread_mutex_lock(&rt->lock);
+	uint64_t submitted = rt->next_seq;
+	pthread_mutex_unlock(&rt->lock);
+	if (wire_check_exec(&x, c->exec_next, submitted, why, sizeof(why))) {
+		control_bad_frame(c, from, "EXEC", why);
+		return;
+	}
+	int rc = x.flags & WIRE_EXEC_LEARN ? learn_exec(c, &x) : 0;
+	if (rc) {
+		runtime_fail(rt, rc, "hvd: plan cache: 'position %llu': cannot learn the bucket: %s",
+			     (unsigned long long)x.first, rc == HVD_ERR_COMM ? "this rank does not hold "
+			     "its tensors" : "out of memory, or full while rank 0's was not");
+		return;
+	}
+	c->exec_next += x.count;
+	push_exec(c, &x, 0);
+}
+
+/* Event-driven: runs after every event. A bucket starts once every rank
+ * submitted all of it; HVD_CYCLE_TIME_MS is only how long a partly
+ * submitted one waits for more (coord_plan_now's flush). */
+void control_plan(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	double since = coord_head_ready_time(&c->coord);
+	if (since < 0)
+		return;
+	int flush = now - since >= rt->set.cycle_time_ms / 1000.0;
+	struct coord_exec *ex = malloc(coord_ready(&c->coord) * sizeof(*ex));
+	char err[2048];
+	int n = ex ? coord_plan_now(&c->coord, &c->cache, flush, ex, err, sizeof(err)) : -1;
+	if (n < 0) {
+		runtime_fail(rt, HVD_ERR_ABORTED, "%s", ex ? err : "hvd: coordinator: out of memory");
+		free(ex);
+		return;
+	}
+	for (int b = 0; b < n; b++) {
+		struct wire_exec x = { ex[b].first, ex[b].signature, ex[b].count,
+				       ex[b].learn ? WIRE_EXEC_LEARN : 0 };
+		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
+		push_exec(c, &x, ex[b].cached >= 0);
+		c->cached_buckets += ex[b].cached >= 0;
+	}
+	free(ex);
+}
