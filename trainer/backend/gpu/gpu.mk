@@ -8,7 +8,7 @@
 #   GPU_BACKEND_LDLIBS   what linking them needs
 # CUDA_ARCHS (top Makefile; default 75 80 86 89 90) picks the SASS built,
 # plus PTX of the last one so newer GPUs JIT. CUDA 13 has no sm_70: V100
-# sites build with CUDA 12 and CUDA_ARCHS="70 ..." (README.md).
+# sites build with CUDA 12 and CUDA_ARCHS="70 ..." (trainer/backend/gpu/README.md).
 
 GPU_PURE_SRCS := trainer/backend/gpu/gpu_pool_plan.c trainer/backend/gpu/gpu_loss_scale.c \
 	trainer/backend/gpu/gpu_algo_cache.c trainer/backend/gpu/gpu_geometry.c trainer/backend/gpu/gpu_health.c \
