@@ -13,3 +13,4 @@ $(B)/obj/tests/%.o: MODULE_CFLAGS = -Itests -Ispank -Iruntime -Itrainer $(TEST_C
 
 $(B)/hvdtest: $(TEST_OBJS) $(TEST_LIBS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $(TEST_OBJS) $(TEST_LIBS) $(TEST_LDLIBS) -lm
+include tests/fuzz/trainer_fuzz.mk

@@ -3,7 +3,8 @@
 DATA_SRCS := trainer/data_cmds.c trainer/crc32c.c trainer/data_labels.c trainer/data_csv.c \
 	trainer/data_set.c trainer/data_nih.c trainer/data_generic.c trainer/data_split.c \
 	trainer/image_decode.c trainer/image_resize.c trainer/data_shard.c \
-	trainer/data_shard_index.c trainer/data_order.c trainer/data_source.c \
+	trainer/data_shard_index.c trainer/data_shard_index_read.c trainer/data_path_check.c trainer/data_gzip_end.c \
+	trainer/data_order.c trainer/data_source.c \
 	trainer/data_loader.c trainer/image_encode.c trainer/data_args.c trainer/data_pack.c \
 	trainer/cmd_pack.c trainer/data_synth.c trainer/data_synth_draw.c trainer/cmd_synth.c
 DATA_TEST_SRCS := tests/test_data_formats.c tests/test_data_loader.c tests/test_data_pack.c

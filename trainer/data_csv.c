@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "data_csv.h"
+#include "data_gzip_end.h"
 
 int csv_open(struct csv_reader *r, const char *path, char *err, size_t err_bytes)
 {
@@ -17,6 +18,10 @@ int csv_open(struct csv_reader *r, const char *path, char *err, size_t err_bytes
 	if (!r->gz) {
 		snprintf(err, err_bytes, "chexnet: '%s': %s", path,
 			 errno ? strerror(errno) : "cannot open");
+		return -1;
+	}
+	if (data_gzip_check_end(path, err, err_bytes) != 0) {
+		csv_close(r);
 		return -1;
 	}
 	return 0;
