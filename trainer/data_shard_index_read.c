@@ -143,8 +143,10 @@ static int parse_head(struct index_parse *p, struct csv_reader *r, struct shard_
 	uint64_t size;
 	if (csv_next_raw(r, p->err, p->err_bytes) != 1 || strcmp(r->buf, "hvd-pack 1") != 0)
 		return parse_error(p, "first line", r->buf, "expected 'hvd-pack 1'");
-	if (csv_next_raw(r, p->err, p->err_bytes) != 1 || split_tokens(p, r->buf) != 0)
+	if (csv_next_raw(r, p->err, p->err_bytes) != 1)
 		return parse_error(p, "second line", r->buf, "expected 'size S'");
+	if (split_tokens(p, r->buf) != 0)
+		return -1;
 	if (p->count != 2 || strcmp(p->tok[0], "size") != 0)
 		return parse_error(p, "second line", r->buf, "expected 'size S'");
 	if (parse_number(p, 1, "size", 1, 4096, &size) != 0)
