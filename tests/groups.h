@@ -31,6 +31,7 @@ extern const struct test_case checkpoint_nfs_tests[];
 extern const struct test_case malformed_tests[];
 extern const struct test_case malformed_data_tests[];
 extern const struct test_case fuzz_files_tests[];
+extern const struct test_case stop_wait_tests[];
 extern const struct test_case cli_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
@@ -81,6 +82,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-stop", stop_anywhere_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "trainer-stop-wait", stop_wait_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-checkpoint-nfs", checkpoint_nfs_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-malformed", malformed_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "data-malformed", malformed_data_tests, TEST_NEEDS_NOTHING, 60, 0 },

@@ -6,7 +6,7 @@
  * longer than a name; image paths leaving the data directory; PNGs cut
  * after their image data or with a bad IDAT CRC; a PNG declaring more
  * pixels than its file can hold (refused before allocating); bytes after
- * a gzip CSV. Well-formed files next to each are still accepted.
+ * a gzip CSV; a FIFO named like an image (never waited on). Well-formed files next to each are still accepted.
  * What it does not test: the fuzz targets themselves (test_fuzz_files.c).
  */
 #define _GNU_SOURCE
@@ -237,6 +237,17 @@ static void test_png_declaring_a_huge_image_is_refused_before_allocating(void)
 	free(png);
 }
 
+/* A FIFO named like an image: open would wait for a writer forever. */
+static void test_fifo_named_like_an_image_is_refused_at_once(void)
+{
+	char *path = test_path(test_tmpdir(), "x.png"), err[1024] = "";
+	struct image img;
+	CHECK(mkfifo(path, 0600) == 0);
+	CHECK(image_decode_file(path, 0, &img, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "x.png': not a regular file");
+	free(path);
+}
+
 static void write_gz(FILE *f, const char *text)
 {
 	uLongf n = compressBound(strlen(text)) + 64;
@@ -297,6 +308,7 @@ const struct test_case malformed_data_tests[] = {
 	{ "png_cut_or_with_bad_crc_is_refused", test_png_cut_or_with_bad_crc_is_refused },
 	{ "png_declaring_a_huge_image_is_refused_before_allocating",
 	  test_png_declaring_a_huge_image_is_refused_before_allocating },
+	{ "fifo_named_like_an_image_is_refused_at_once", test_fifo_named_like_an_image_is_refused_at_once },
 	{ "gzip_csv_followed_by_other_bytes_is_refused", test_gzip_csv_followed_by_other_bytes_is_refused },
 	{ 0 }
 };

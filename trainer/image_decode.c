@@ -176,7 +176,7 @@ static void *read_whole(const char *path, size_t *bytes, char *err, size_t err_b
 {
 	struct stat st;
 	uint8_t *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);  /* a FIFO must not block */
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		snprintf(err, err_bytes, "chexnet: image '%s': %s", path, strerror(errno));
 		goto out;
