@@ -141,7 +141,7 @@ static int decode_jpeg(const void *data, size_t bytes, const char *name, int min
 		goto out;
 	}
 	if (tjDecompress2(tj, data, (unsigned long)bytes, out->pixels, w, w, h, TJPF_GRAY,
-			  TJFLAG_STOPONWARNING) != 0) {
+			  TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0) {  /* no 10,000-scan JPEGs */
 		image_free(out);
 		goto fail;
 	}
