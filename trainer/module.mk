@@ -6,7 +6,7 @@
 TRAINER_CORE_SRCS := trainer/error.c trainer/input_norm.c trainer/backend.c \
 	trainer/model_desc.c trainer/model_densenet.c trainer/model_resnet.c \
 	trainer/models.c trainer/params.c trainer/rng.c trainer/loss.c trainer/host_loss.c \
-	trainer/optim.c trainer/schedule.c trainer/auroc.c trainer/safetensors.c \
+	trainer/optim.c trainer/schedule.c trainer/auroc.c trainer/safetensors.c trainer/text_control.c \
 	trainer/checkpoint.c trainer/checkpoint_replace.c trainer/progress.c trainer/cli.c trainer/run_common.c \
 	trainer/run_train.c trainer/run_train_report.c trainer/run_eval.c trainer/run_bench.c \
 	trainer/run_train_gpu.c trainer/run_train_health.c trainer/run_train_verdict.c trainer/run_train_diverge.c \

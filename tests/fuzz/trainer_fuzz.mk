@@ -14,7 +14,7 @@ FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data_nih.c trai
 	trainer/data_shard.c trainer/crc32c.c
 FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data_shard.c trainer/data_shard_index.c \
 	trainer/data_shard_index_read.c trainer/crc32c.c
-FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/safetensors.c trainer/checkpoint.c \
+FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/safetensors.c trainer/text_control.c trainer/checkpoint.c \
 	trainer/checkpoint_replace.c trainer/optim.c trainer/schedule.c trainer/error.c \
 	trainer/model_desc.c
 
