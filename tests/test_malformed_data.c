@@ -168,6 +168,12 @@ static void test_paths_outside_the_data_dir_are_refused(void)
 	CHECK(data_set_open(&set, dir, 0.0, err, sizeof(err)) == -1);
 	CHECK_CONTAINS(err, "line 2: image index '..': not a file name");
 	CHECK(one_line(err));
+	/* a control character (a terminal escape) never reaches a message */
+	snprintf(csv, sizeof(csv), "%s\x1b[2Ja.png,No Finding,0,1,58,M,PA,1,1,0.1,0.1\n", entry_head);
+	put(dir, "Data_Entry_2017_v2020.csv", csv);
+	CHECK(data_set_open(&set, dir, 0.0, err, sizeof(err)) == -1);
+	CHECK_CONTAINS(err, "Data_Entry_2017_v2020.csv' line 2: control character 0x1b at byte 1");
+	CHECK(!strchr(err, 0x1b));
 	free(dir);
 }
 

@@ -64,6 +64,12 @@ static int read_line(struct csv_reader *r, char *err, size_t err_bytes)
 			return -1;
 		while (len && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
 			r->buf[--len] = 0;
+		for (size_t i = 0; i < len; i++)   /* never into a message or a name */
+			if (((unsigned char)r->buf[i] < 0x20 && r->buf[i] != '\t') || r->buf[i] == 0x7f) {
+				snprintf(err, err_bytes, "chexnet: '%s' line %ld: control character 0x%02x "
+					 "at byte %zu", r->path, r->line, (unsigned char)r->buf[i], i + 1);
+				return -1;
+			}
 		if (len)
 			return 1;
 	}

@@ -79,8 +79,12 @@ static void check_set(void)
 				if (data_path_check(set.split[s].items[i].name))
 					abort();   /* a name that leaves the data directory got through */
 		data_set_free(&set);
-	} else if (!err[0] || strchr(err, '\n')) {
-		abort();
+	} else {
+		for (const char *c = err; *c; c++)   /* one line, nothing for a terminal */
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				abort();
+		if (!err[0])
+			abort();
 	}
 }
 
