@@ -80,8 +80,8 @@ static void check_set(void)
 					abort();   /* a name that leaves the data directory got through */
 		data_set_free(&set);
 	} else {
-		for (const char *c = err; *c; c++)   /* one line, nothing for a terminal */
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+		for (const char *c = err; *c; c++)   /* one line, nothing for a terminal but tabs */
+			if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
 				abort();
 		if (!err[0])
 			abort();
