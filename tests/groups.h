@@ -31,6 +31,9 @@ extern const struct test_case diverge_tests[];
 extern const struct test_case stop_anywhere_tests[];
 extern const struct test_case checkpoint_nfs_tests[];
 extern const struct test_case malformed_tests[];
+extern const struct test_case malformed_data_tests[];
+extern const struct test_case fuzz_files_tests[];
+extern const struct test_case stop_wait_tests[];
 extern const struct test_case cli_tests[];
 extern const struct test_case eval_stats_tests[];
 extern const struct test_case eval_cli_tests[];
@@ -88,8 +91,11 @@ static const struct test_group test_groups[] = {
 	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-stop", stop_anywhere_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "trainer-stop-wait", stop_wait_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-checkpoint-nfs", checkpoint_nfs_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-malformed", malformed_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "data-malformed", malformed_data_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-fuzz", fuzz_files_tests, TEST_NEEDS_NOTHING, 700, 0 },
 	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HAVE_CPU_BACKEND

@@ -71,6 +71,15 @@ static void test_safetensors_findings_are_refused(void)
 	refused("{\"w\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
 		"\"w\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}", 2,
 		"tensor 'w': given twice");
+	/* fuzz-safetensors, 10-minute run: a raw newline in a tensor name made
+	 * a two-line message; control characters in names, metadata keys and
+	 * values are refused without printing them */
+	refused("{\"__met\xff\xff\n\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", 4,
+		"header: a name with a control character at byte 7");
+	refused("{\"__metadata__\":{\"epoch\":\"1\\n2\"}}", 0,
+		"__metadata__ 'epoch': value with a control character at byte 1");
+	refused("{\"__metadata__\":{\"e\\u001b[2J\":\"1\"}}", 0,
+		"__metadata__: a key with a control character at byte 1");
 	char json[512], name[160];
 	memset(name, 'n', 140);
 	name[140] = 0;

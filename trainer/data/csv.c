@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "data/csv.h"
+#include "data/gzip_end.h"
 
 int csv_open(struct csv_reader *r, const char *path, char *err, size_t err_bytes)
 {
@@ -17,6 +18,10 @@ int csv_open(struct csv_reader *r, const char *path, char *err, size_t err_bytes
 	if (!r->gz) {
 		snprintf(err, err_bytes, "chexnet: '%s': %s", path,
 			 errno ? strerror(errno) : "cannot open");
+		return -1;
+	}
+	if (data_gzip_check_end(path, err, err_bytes) != 0) {
+		csv_close(r);
 		return -1;
 	}
 	return 0;
@@ -59,6 +64,12 @@ static int read_line(struct csv_reader *r, char *err, size_t err_bytes)
 			return -1;
 		while (len && (r->buf[len - 1] == '\n' || r->buf[len - 1] == '\r'))
 			r->buf[--len] = 0;
+		for (size_t i = 0; i < len; i++)   /* never into a message or a name */
+			if (((unsigned char)r->buf[i] < 0x20 && r->buf[i] != '\t') || r->buf[i] == 0x7f) {
+				snprintf(err, err_bytes, "chexnet: '%s' line %ld: control character 0x%02x "
+					 "at byte %zu", r->path, r->line, (unsigned char)r->buf[i], i + 1);
+				return -1;
+			}
 		if (len)
 			return 1;
 	}

@@ -11,6 +11,7 @@
 
 #include "data/csv.h"
 #include "data/labels.h"
+#include "data/path_check.h"
 #include "data/set.h"
 #include "data/split.h"
 
@@ -51,6 +52,12 @@ static int generic_row(const struct csv_reader *r, void *ctx, struct data_entry 
 	if (!r->fields[0][0] || strlen(r->fields[0]) >= DATA_NAME_BYTES) {
 		snprintf(err, err_bytes, "chexnet: '%s' line %ld: path '%s': empty or longer than %d bytes",
 			 r->path, r->line, r->fields[0], DATA_NAME_BYTES - 1);
+		return -1;
+	}
+	const char *why = data_path_check(r->fields[0]);
+	if (why) {
+		snprintf(err, err_bytes, "chexnet: '%s' line %ld: path '%s': %s",
+			 r->path, r->line, r->fields[0], why);
 		return -1;
 	}
 	snprintf(e->name, sizeof(e->name), "%s", r->fields[0]);

@@ -49,9 +49,20 @@ static int decode_png(const void *data, size_t bytes, const char *name,
 	}
 	spng_set_image_limits(ctx, IMAGE_MAX_SIDE, IMAGE_MAX_SIDE);
 	spng_set_chunk_limits(ctx, 1u << 26, 1u << 28);
+	spng_set_crc_action(ctx, SPNG_CRC_ERROR, SPNG_CRC_ERROR);
 	if ((rc = spng_set_png_buffer(ctx, data, bytes)) != 0 ||
 	    (rc = spng_get_ihdr(ctx, &ihdr)) != 0)
 		goto fail;
+	/* deflate expands at most 1032:1: a file too small for the scanlines
+	 * it declares is refused before anything of that size is allocated */
+	static const unsigned channels[7] = { 1, 0, 3, 1, 2, 0, 4 };
+	uint64_t row = ((uint64_t)ihdr.width * channels[ihdr.color_type % 7] * ihdr.bit_depth + 7) / 8 + 1;
+	if (row * ihdr.height / 1032 > bytes) {
+		snprintf(err, err_bytes, "chexnet: image '%s': PNG %ux%u: declares %llu bytes of pixel "
+			 "data, more than a %zu-byte file can hold", name, ihdr.width, ihdr.height,
+			 (unsigned long long)(row * ihdr.height), bytes);
+		goto out;
+	}
 	/* gray up to 8 bits decodes straight to G8; everything else via RGBA8
 	 * (16-bit samples keep their high byte, palettes are expanded) */
 	int gray8 = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth <= 8;
@@ -63,7 +74,10 @@ static int decode_png(const void *data, size_t bytes, const char *name,
 		snprintf(err, err_bytes, "chexnet: image '%s': out of memory (%zu bytes)", name, len);
 		goto out;
 	}
-	if ((rc = spng_decode_image(ctx, buf, len, fmt, 0)) != 0)
+	/* then the chunks after the image up to IEND: this reads the last IDAT's
+	 * CRC, so a file cut after its image data or a bad CRC is an error */
+	if ((rc = spng_decode_image(ctx, buf, len, fmt, 0)) != 0 ||
+	    (rc = spng_decode_chunks(ctx)) != 0)
 		goto fail;
 	out->width = (int)ihdr.width;
 	out->height = (int)ihdr.height;
@@ -127,7 +141,7 @@ static int decode_jpeg(const void *data, size_t bytes, const char *name, int min
 		goto out;
 	}
 	if (tjDecompress2(tj, data, (unsigned long)bytes, out->pixels, w, w, h, TJPF_GRAY,
-			  TJFLAG_STOPONWARNING) != 0) {
+			  TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0) {  /* no 10,000-scan JPEGs */
 		image_free(out);
 		goto fail;
 	}
@@ -162,7 +176,7 @@ static void *read_whole(const char *path, size_t *bytes, char *err, size_t err_b
 {
 	struct stat st;
 	uint8_t *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);  /* a FIFO must not block */
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		snprintf(err, err_bytes, "chexnet: image '%s': %s", path, strerror(errno));
 		goto out;

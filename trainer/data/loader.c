@@ -381,8 +381,23 @@ void data_loader_close(struct data_loader *dl)
 	dl->stop = 1;
 	pthread_cond_broadcast(&dl->cv);
 	pthread_mutex_unlock(&dl->mu);
+	/* A worker stuck in a read that never returns (a hung NFS server)
+	 * must not hang the exit: after 2 s it is left running, and what it
+	 * may still touch is left allocated. */
+	struct timespec until;
+	int stuck = 0;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
 	for (int i = 0; i < dl->thread_count; i++)
-		pthread_join(dl->threads[i], NULL);
+		if (pthread_timedjoin_np(dl->threads[i], NULL, &until) != 0) {
+			pthread_detach(dl->threads[i]);
+			stuck++;
+		}
+	if (stuck) {
+		fprintf(stderr, "chexnet: loader: %d worker thread%s still blocked in a read; "
+			"left running\n", stuck, stuck == 1 ? "" : "s");
+		return;
+	}
 	for (int i = 0; dl->slots && i < dl->slot_count; i++) {
 		if (dl->cfg.free_pixels && dl->slots[i].b.pixels)
 			dl->cfg.free_pixels(dl->slots[i].b.pixels, dl->cfg.alloc_ctx);

@@ -11,6 +11,7 @@
 
 #include "data/csv.h"
 #include "data/labels.h"
+#include "data/path_check.h"
 #include "data/set.h"
 #include "data/split.h"
 
@@ -64,7 +65,7 @@ static int nih_parse_row(const struct csv_reader *r, void *ctx, struct data_entr
 		return -1;
 	}
 	const char *name = r->fields[0];
-	if (!name[0] || strlen(name) >= DATA_NAME_BYTES || strchr(name, '/')) {
+	if (!name[0] || strlen(name) >= DATA_NAME_BYTES || strchr(name, '/') || data_path_check(name)) {
 		snprintf(err, err_bytes, "chexnet: '%s' line %ld: image index '%s': not a file name",
 			 r->path, r->line, name);
 		return -1;
@@ -132,6 +133,11 @@ static int nih_read_list(const char *path, struct data_entry **by_name, size_t n
 		return -1;
 	while ((got = csv_next_raw(r, err, err_bytes)) == 1) {
 		struct data_entry key, *kp = &key, **hit;
+		if (strlen(r->buf) >= sizeof(key.name)) {
+			snprintf(err, err_bytes, "chexnet: '%s' line %ld: image '%.60s...': longer than %zu bytes",
+				 path, r->line, r->buf, sizeof(key.name) - 1);
+			goto out;
+		}
 		snprintf(key.name, sizeof(key.name), "%s", r->buf);
 		hit = bsearch(&kp, by_name, n, sizeof(*by_name), cmp_entry_name);
 		if (!hit) {

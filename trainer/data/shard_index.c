@@ -10,8 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/csv.h"
 #include "data/shard.h"
+#include "data/shard_index_read.h"
+#include "data/csv.h"
 
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
 		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
@@ -45,23 +46,6 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		return -1;
 	}
 	shard_fsync_dir_of(path);   /* the index is what makes the pack complete */
-	return 0;
-}
-
-static int index_error(char *err, size_t err_bytes, const struct csv_reader *r, const char *what)
-{
-	snprintf(err, err_bytes, "chexnet: index '%s' line %ld: %s", r->path, r->line, what);
-	return -1;
-}
-
-/* Parses one `shard SPLIT NUMBER FILE FIRST COUNT` line. */
-static int index_shard_line(const char *line, char *split, char *file,
-			    unsigned *number, unsigned long long *first, unsigned *count)
-{
-	int used = 0;
-	if (sscanf(line, "shard %7s %u %63s %llu %u%n", split, number, file, first, count, &used) != 5 ||
-	    line[used] != 0 || strchr(file, '/'))
-		return -1;
 	return 0;
 }
 
@@ -111,42 +95,24 @@ static int shard_set_check_files(struct shard_set *s, char *err, size_t err_byte
 
 int shard_set_open(struct shard_set *s, const char *dir, int split, char *err, size_t err_bytes)
 {
-	char path[4200], split_name[8], file[64];
-	unsigned number, count;
-	unsigned long long first;
-	int rc = -1, got;
+	struct shard_index ix;
+	int rc = -1;
 	memset(s, 0, sizeof(*s));
 	s->split = split;
-	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
-	struct csv_reader *r = csv_open_new(path, err, err_bytes);
-	if (!r)
-		goto out;
-	if (csv_next_raw(r, err, err_bytes) != 1 || strcmp(r->buf, "hvd-pack 1") != 0) {
-		index_error(err, err_bytes, r, "expected 'hvd-pack 1'");
-		goto out;
-	}
-	if (csv_next_raw(r, err, err_bytes) != 1 || sscanf(r->buf, "size %d", &s->size) != 1 ||
-	    s->size <= 0 || s->size > 4096) {
-		index_error(err, err_bytes, r, "expected 'size S' with S in 1..4096");
-		goto out;
-	}
-	while ((got = csv_next_raw(r, err, err_bytes)) == 1) {
-		if (strncmp(r->buf, "labels ", 7) == 0)
-			continue;  /* shard_index_label_counts() reads these */
-		if (index_shard_line(r->buf, split_name, file, &number, &first, &count) != 0) {
-			index_error(err, err_bytes, r, "expected 'shard SPLIT NUMBER FILE FIRST COUNT'");
-			goto out;
-		}
-		if (strcmp(split_name, shard_split_name(split)) != 0)
-			continue;
-		if (shard_set_add(s, dir, file, number, first, count, err, err_bytes) != 0)
+	if (shard_index_read(dir, &ix, err, err_bytes) != 0)
+		return -1;
+	s->size = ix.size;
+	for (int i = 0; i < ix.entry_count; i++) {
+		const struct shard_index_entry *e = &ix.entries[i];
+		if (e->split == split &&
+		    shard_set_add(s, dir, e->file, e->number, e->first, e->count, err, err_bytes) != 0)
 			goto out;
 	}
-	if (got < 0 || shard_set_check_files(s, err, err_bytes) != 0)
+	if (shard_set_check_files(s, err, err_bytes) != 0)
 		goto out;
 	rc = 0;
 out:
-	csv_free(r);
+	shard_index_free(&ix);
 	if (rc != 0)
 		shard_set_close(s);
 	return rc;
@@ -191,49 +157,15 @@ int shard_set_read(const struct shard_set *s, size_t i, uint8_t *rec,
 	return 0;
 }
 
-/* Parses `labels SPLIT N0 ... N14` into counts; 1 if it is split's line. */
-static int index_labels_line(const char *line, int split, uint64_t counts[SHARD_COUNTS])
-{
-	char name[8];
-	int used = 0;
-	if (sscanf(line, "labels %7s%n", name, &used) != 1 || strcmp(name, shard_split_name(split)) != 0)
-		return 0;
-	const char *p = line + used;
-	for (int c = 0; c < SHARD_COUNTS; c++) {
-		unsigned long long v;
-		int n = 0;
-		if (sscanf(p, " %llu%n", &v, &n) != 1)
-			return -1;
-		counts[c] = v;
-		p += n;
-	}
-	return *p ? -1 : 1;
-}
-
 int shard_index_label_counts(const char *dir, int split, uint64_t counts[SHARD_COUNTS],
 			     char *err, size_t err_bytes)
 {
-	char path[4200];
-	int rc = -1, got, found = 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
-	struct csv_reader *r = csv_open_new(path, err, err_bytes);
-	if (!r)
-		goto out;
-	while (!found && (got = csv_next_raw(r, err, err_bytes)) == 1) {
-		found = index_labels_line(r->buf, split, counts);
-		if (found < 0) {
-			index_error(err, err_bytes, r, "expected 'labels SPLIT RECORDS P0 ... P13'");
-			goto out;
-		}
-	}
-	if (!found) {
-		snprintf(err, err_bytes, "chexnet: index '%s': no 'labels %s' line", path, shard_split_name(split));
-		goto out;
-	}
-	rc = 0;
-out:
-	csv_free(r);
-	return rc;
+	struct shard_index ix;
+	if (shard_index_read(dir, &ix, err, err_bytes) != 0)
+		return -1;
+	memcpy(counts, ix.labels[split], sizeof(ix.labels[split]));
+	shard_index_free(&ix);
+	return 0;
 }
 
 void shard_set_close(struct shard_set *s)

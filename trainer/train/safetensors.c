@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "train/safetensors.h"
+#include "base/text_control.h"
 
 static size_t dtype_bytes(const char *dtype)
 {
@@ -122,6 +123,13 @@ static int parse_meta(struct st_file *f, const cJSON *meta, const char *path,
 		return trainer_error_set(err, "checkpoint: '%s': __metadata__: not an object", path);
 
 	cJSON_ArrayForEach(item, meta) {
+		if (text_control_at(item->string) >= 0)
+			return trainer_error_set(err, "checkpoint: '%s': __metadata__: a key with a control "
+						 "character at byte %ld", path, text_control_at(item->string));
+		if (cJSON_IsString(item) && text_control_at(item->valuestring) >= 0)
+			return trainer_error_set(err, "checkpoint: '%s': __metadata__ '%s': value with a "
+						 "control character at byte %ld", path, item->string,
+						 text_control_at(item->valuestring));
 		if (!cJSON_IsString(item))
 			return trainer_error_set(err, "checkpoint: '%s': __metadata__ '%s' is not a string",
 						 path, item->string);
@@ -173,7 +181,8 @@ static int parse_tensor(const cJSON *e, const uint8_t *data, size_t data_size,
 	size_t elem_bytes = dtype_bytes(dtype->valuestring), elems = 1, begin, end;
 	if (!elem_bytes || strlen(dtype->valuestring) >= sizeof(t->dtype))
 		return trainer_error_set(err, "checkpoint: '%s': tensor '%s': unknown dtype '%.16s'",
-					 path, t->name, dtype->valuestring);
+					 path, t->name, text_control_at(dtype->valuestring) >= 0
+					 ? "?" : dtype->valuestring);
 	snprintf(t->dtype, sizeof(t->dtype), "%s", dtype->valuestring);
 	t->ndim = cJSON_GetArraySize(shape);
 	for (int d = 0; d < t->ndim; d++) {
@@ -221,7 +230,10 @@ static int parse_header(struct st_file *f, const char *path, struct trainer_erro
 	cJSON_ArrayForEach(e, root) {
 		if (rc)
 			break;
-		if (strcmp(e->string, "__metadata__") == 0)
+		if (text_control_at(e->string) >= 0)   /* before any message prints it */
+			rc = trainer_error_set(err, "checkpoint: '%s': header: a name with a control "
+					       "character at byte %ld", path, text_control_at(e->string));
+		else if (strcmp(e->string, "__metadata__") == 0)
 			rc = parse_meta(f, e, path, err);
 		else if (st_find(f, e->string))
 			rc = trainer_error_set(err, "checkpoint: '%s': tensor '%s': given twice", path,

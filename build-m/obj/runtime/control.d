@@ -1,0 +1,17 @@
+build-m/obj/runtime/control.o: runtime/control.c runtime/control.h \
+ runtime/auth.h runtime/sha256.h runtime/coord.h runtime/fusion.h \
+ runtime/hvd.h runtime/plan_cache.h runtime/runtime.h runtime/bootstrap.h \
+ runtime/comm.h runtime/settings.h runtime/timeline.h runtime/wire.h
+runtime/control.h:
+runtime/auth.h:
+runtime/sha256.h:
+runtime/coord.h:
+runtime/fusion.h:
+runtime/hvd.h:
+runtime/plan_cache.h:
+runtime/runtime.h:
+runtime/bootstrap.h:
+runtime/comm.h:
+runtime/settings.h:
+runtime/timeline.h:
+runtime/wire.h:

@@ -1,0 +1,2 @@
+build-m/obj/runtime/timeline.o: runtime/timeline.c runtime/timeline.h
+runtime/timeline.h:

@@ -1,0 +1,2 @@
+build-m/obj/spank-so/options.o: spank/options.c spank/options.h
+spank/options.h:

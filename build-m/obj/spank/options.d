@@ -1,0 +1,2 @@
+build-m/obj/spank/options.o: spank/options.c spank/options.h
+spank/options.h:

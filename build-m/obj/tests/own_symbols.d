@@ -1,0 +1,2 @@
+build-m/obj/tests/own_symbols.o: tests/own_symbols.c runtime/hvd.h
+runtime/hvd.h:

@@ -1,0 +1,3 @@
+build-m/obj/tests/runner.o: tests/runner.c tests/runner.h tests/groups.h
+tests/runner.h:
+tests/groups.h:

@@ -1,0 +1,12 @@
+build-m/obj/tests/test_diverge.o: tests/test_diverge.c tests/runner.h \
+ trainer/train/checkpoint.h trainer/base/error.h trainer/model/model.h \
+ trainer/train/optim.h trainer/train/hooks.h trainer/base/rng.h \
+ trainer/train/schedule.h
+tests/runner.h:
+trainer/train/checkpoint.h:
+trainer/base/error.h:
+trainer/model/model.h:
+trainer/train/optim.h:
+trainer/train/hooks.h:
+trainer/base/rng.h:
+trainer/train/schedule.h:

@@ -1,0 +1,10 @@
+build-m/obj/tests/test_model.o: tests/test_model.c tests/runner.h \
+ trainer/backend/backend.h trainer/base/batch.h trainer/base/error.h \
+ trainer/model/model.h trainer/model/loss.h trainer/base/rng.h
+tests/runner.h:
+trainer/backend/backend.h:
+trainer/base/batch.h:
+trainer/base/error.h:
+trainer/model/model.h:
+trainer/model/loss.h:
+trainer/base/rng.h:

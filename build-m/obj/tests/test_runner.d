@@ -1,0 +1,2 @@
+build-m/obj/tests/test_runner.o: tests/test_runner.c tests/runner.h
+tests/runner.h:

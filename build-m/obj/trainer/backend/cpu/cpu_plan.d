@@ -1,0 +1,15 @@
+build-m/obj/trainer/backend/cpu/cpu_plan.o: \
+ trainer/backend/cpu/cpu_plan.c trainer/backend/cpu/cpu_internal.h \
+ trainer/backend/backend.h trainer/base/batch.h trainer/base/error.h \
+ trainer/model/model.h trainer/backend/cpu/dnnl_ctx.h \
+ trainer/backend/cpu/cpu_isa.h trainer/backend/cpu/prim_cache.h \
+ trainer/backend/cpu/cpu_arena.h
+trainer/backend/cpu/cpu_internal.h:
+trainer/backend/backend.h:
+trainer/base/batch.h:
+trainer/base/error.h:
+trainer/model/model.h:
+trainer/backend/cpu/dnnl_ctx.h:
+trainer/backend/cpu/cpu_isa.h:
+trainer/backend/cpu/prim_cache.h:
+trainer/backend/cpu/cpu_arena.h:

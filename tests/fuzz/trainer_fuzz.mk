@@ -1,0 +1,31 @@
+# tests/fuzz/trainer_fuzz.mk - libFuzzer targets of the trainer's readers
+# of untrusted files (tests/fuzz/fuzz_*.c): each links the trainer sources
+# it exercises again, compiled by clang with libFuzzer, ASan and UBSan.
+# tests/test_fuzz_files.c runs each for FUZZ_S seconds (default 5).
+ifeq ($(HAVE_FUZZER),1)
+FUZZ_TRAINER_CFLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -Itrainer -Itests/fuzz
+FUZZ_COMMON := tests/fuzz/fuzz_files.c
+FUZZ_CSV := trainer/data/csv.c trainer/data/gzip_end.c
+FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/image_decode.c trainer/data/image_resize.c \
+	trainer/data/image_encode.c
+FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/nih.c trainer/data/generic.c \
+	trainer/data/set.c trainer/data/list.c trainer/data/split.c trainer/data/labels.c trainer/data/path_check.c \
+	trainer/data/shard.c trainer/base/crc32c.c trainer/base/classes.c
+FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/shard.c trainer/data/shard_index.c \
+	trainer/data/shard_index_read.c trainer/base/crc32c.c
+FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \
+	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
+	trainer/model/desc.c
+
+$(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
+		$(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) -lm
+$(B)/fuzz-tables: $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
+$(B)/fuzz-pack: $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
+$(B)/fuzz-safetensors: $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
+TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors
+endif

@@ -1,0 +1,48 @@
+/* stall_shim.c - LD_PRELOAD shim for the stop tests: opening a path that
+ * contains $HVD_STALL_PATH never returns, as a read from a hung NFS server
+ * would not. The tests build it (cc -shared) and preload it.
+ * What it does not do: anything to other paths (passed to libc).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void stall_if_matched(const char *path)
+{
+	const char *m = getenv("HVD_STALL_PATH");
+	if (m && *m && path && strstr(path, m))
+		for (;;)
+			pause();
+}
+
+#define SHIM_OPEN(name, ...)                                                         \
+	int name(__VA_ARGS__, int flags, ...)                                      \
+	{                                                                          \
+		va_list ap;                                                        \
+		va_start(ap, flags);                                               \
+		mode_t mode = (mode_t)va_arg(ap, int);                             \
+		va_end(ap);                                                        \
+		stall_if_matched(path);                                            \
+		int (*real)() = (int (*)())dlsym(RTLD_NEXT, #name);                \
+		return real(SHIM_ARGS, flags, mode);                               \
+	}
+
+#define SHIM_ARGS path
+SHIM_OPEN(open, const char *path)
+SHIM_OPEN(open64, const char *path)
+#undef SHIM_ARGS
+#define SHIM_ARGS dirfd, path
+SHIM_OPEN(openat, int dirfd, const char *path)
+SHIM_OPEN(openat64, int dirfd, const char *path)
+#undef SHIM_ARGS
+
+int __open_2(const char *path, int flags)
+{
+	stall_if_matched(path);
+	int (*real)(const char *, int) = (int (*)(const char *, int))dlsym(RTLD_NEXT, "__open_2");
+	return real(path, flags);
+}

@@ -1,0 +1,38 @@
+/* data/shard_index_read.h - reads a pack's index.txt strictly: every line
+ * is `hvd-pack 1`, `size S`, `shard SPLIT NUMBER FILE FIRST COUNT` or
+ * `labels SPLIT RECORDS P0 ... P13`, single spaces, unsigned decimal
+ * numbers without sign that fit their field. Shards of a split are
+ * numbered 0, 1, ... with FILE the name the packer gives them, each holds
+ * at least one record and starts where the previous one ended; every split
+ * has one labels line whose RECORDS equals its shards' records and whose
+ * positives are at most RECORDS. Anything else is an error naming the
+ * file, the line and the field.
+ * What it does not do: open shards (data/shard_index.c).
+ */
+#ifndef HVD_TRAINER_DATA_SHARD_INDEX_READ_H
+#define HVD_TRAINER_DATA_SHARD_INDEX_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/shard.h"
+
+struct shard_index_entry {
+	int split;
+	uint32_t number, count;
+	uint64_t first;
+	char file[SHARD_NAME_BYTES];
+};
+
+struct shard_index {
+	int size;
+	int entry_count;
+	struct shard_index_entry *entries;      /* in file order */
+	uint64_t labels[3][SHARD_COUNTS];       /* per split: records, positives */
+};
+
+/* Reads dir/index.txt. Returns 0, or -1 with a one-line message in err. */
+int shard_index_read(const char *dir, struct shard_index *ix, char *err, size_t err_bytes);
+void shard_index_free(struct shard_index *ix);
+
+#endif
