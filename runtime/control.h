@@ -42,7 +42,9 @@ struct control {
 	double last_hb, next_plan;
 	int plan_due;
 	int64_t stall_warned;   /* position last warned about, -1 none */
-	int failure_sent;
+	volatile int failure_sent;
+	int joined;             /* every connection made before control_connect
+				 * (a launch without PMIx: control_env.c) */
 };
 
 /* Seconds a connection may take to prove it belongs to the job (rank 0:
@@ -60,6 +62,11 @@ void control_parse_frames(struct control *c, int i);
 /* rank 0: accept and authenticate every worker (control_join.c), then
  * close the listeners. */
 int control_join(struct control *c, char *err, size_t errlen);
+/* peers (one per rank on rank 0, else one), rank 0's coordinator. */
+int control_peers_init(struct control *c);
+/* Worker: one round over rank 0's published addresses (hosts[0].ctl_addrs,
+ * ctl_port), each with the handshake; the authenticated fd or -1. */
+int control_try_rank0(struct control *c, double deadline);
 /* SO_SNDTIMEO (whole seconds, rounded up, at least 1), TCP_NODELAY. */
 void control_socket_options(int fd, double timeout_s);
 
