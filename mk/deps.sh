@@ -10,7 +10,7 @@ pkgs="pkg-config gcc make libc6-dev
 slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
 libpmix-dev libhwloc-dev hwloc libopenmpi-dev openmpi-bin
 libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev
-iproute2 procps psmisc util-linux clang"
+iproute2 procps psmisc util-linux clang python3-yaml"
 
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
 	echo "hvd: deps: not a Debian/Ubuntu system: install the equivalents of:" $pkgs >&2

@@ -13,6 +13,8 @@
 #   EL_DELAY_K=S         start process K S seconds after the one before
 #   EL_SIGNAL=SIG EL_TARGET=K   once out.K has a line `pid P ...`, send SIG
 #                        to P; a stopped process is killed after the others
+#   EL_WAIT_FOR=TEXT     instead: once err.0 contains TEXT, send SIG to
+#                        process K itself (the command must exec)
 # What it does not do: check results (the test does).
 set -u
 size=$1 coord=$2
@@ -34,8 +36,13 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 t0=$(now_ms)
 victim=
 if [ -n "${EL_SIGNAL:-}" ]; then
-	for _ in $(seq 600); do
-		victim=$(awk '$1 == "pid" { print $2; exit }' out.${EL_TARGET} 2>/dev/null)
+	for _ in $(seq 2400); do
+		if [ -n "${EL_WAIT_FOR:-}" ]; then
+			grep -qF -- "$EL_WAIT_FOR" err.0 2>/dev/null &&
+				victim=$(echo $pids | cut -d' ' -f$((EL_TARGET + 1)))
+		else
+			victim=$(awk '$1 == "pid" { print $2; exit }' out.${EL_TARGET} 2>/dev/null)
+		fi
 		[ -n "$victim" ] && break
 		sleep 0.05
 	done
