@@ -44,9 +44,11 @@ struct tcp_ctx {
 static int closed_error(const struct tcp_ctx *x, int peer, const char *call,
 			const struct comm_wait *w, int err_no)
 {
-	snprintf(w->err, w->errlen, "hvd: rank %d (%s neighbour in the ring): '%s': during tcp "
-		 "%s '%s' (the process died or failed)", peer, peer == x->links.left ? "left" : "right",
-		 err_no ? strerror(err_no) : "connection closed", call, w->what);
+	int left = peer == x->links.left;
+	snprintf(w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring connection (%s "
+		 "neighbour), during tcp %s '%s' (the process died or failed)", peer,
+		 left ? x->links.left_host : x->links.right_host,
+		 err_no ? strerror(err_no) : "connection closed", left ? "left" : "right", call, w->what);
 	return HVD_ERR_COMM;
 }
 

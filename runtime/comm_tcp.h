@@ -15,6 +15,7 @@
  * bootstrap's exchange ("hvd.tcp"). */
 struct tcp_addr {
 	char ip[48];
+	char host[64];  /* for messages naming a neighbour */
 	uint16_t port;
 	uint16_t pad;
 };
@@ -23,6 +24,7 @@ struct tcp_links {
 	int right_fd;   /* we send to rank + 1 */
 	int left_fd;    /* we receive from rank - 1 */
 	int right, left;
+	char right_host[64], left_host[64];
 };
 
 /* Listens on ip (ephemeral port), publishes it, connects to the right

@@ -215,7 +215,12 @@ int tcp_links_open(struct tcp_links *l, struct bootstrap *b, const struct auth_k
 		free(all);
 		return HVD_ERR_COMM;
 	}
+	snprintf(me.host, sizeof(me.host), "%s", b->hostname);
 	int rc = bootstrap_allgather(b, "hvd.tcp", &me, sizeof(me), all, err, errlen);
+	if (!rc) {
+		snprintf(l->right_host, sizeof(l->right_host), "%s", all[l->right].host);
+		snprintf(l->left_host, sizeof(l->left_host), "%s", all[l->left].host);
+	}
 	if (!rc && b->size > 1) {
 		int odd = b->rank % 2;
 		int bad = odd ? link_left(l, lfd, key, b, deadline) || link_right(l, all, key, b, deadline)

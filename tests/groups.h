@@ -36,6 +36,7 @@ extern const struct test_case runtime_unit_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case env_launch_tests[];
 extern const struct test_case env_launch_slurm_tests[];
+extern const struct test_case env_contrib_tests[];
 extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case e2e_learning_tests[];
 extern const struct test_case multinode_runtime_tests[];
@@ -112,6 +113,7 @@ static const struct test_group test_groups[] = {
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0 },
 	{ "env-launch", env_launch_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "env-launch-contrib", env_contrib_tests, TEST_NEEDS_NOTHING, 300, 0 },
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
