@@ -1,6 +1,8 @@
 /* bootstrap.h - who am I in this step: rank, size, local rank and size,
  * node id, hostname, and a blob exchange between all ranks (PMIx Put,
- * Commit, Fence with data collection, Get). The fence must collect: under
+ * Commit, Fence with data collection, Get; without PMIx, rank and size
+ * from the environment and the exchange over the control plane:
+ * bootstrap_env.h, control_env.c). The fence must collect: under
  * Slurm 22.05 a fence without PMIX_COLLECT_DATA only waits for the ranks
  * of the same node (measured, facts slurm-multinode-netns.md 3.3). Under `srun --mpi=pmix` (or
  * MpiDefault=pmix) it is a PMIx client; without a PMIx server it is a

@@ -7,6 +7,9 @@
  * oldest). A connection that fails is dropped, logged (the first 16,
  * then a count) and never counted as a rank. Once every rank has joined,
  * the half-done ones are dropped and control_connect closes the listeners.
+ * Launched without PMIx (control_env.c), a rank that proves itself twice
+ * fails the job: both processes hold the secret, so neither can be trusted
+ * to be the right one.
  * What it does not do: carry frames (control_loop.c) or connect workers
  * (control.c).
  */

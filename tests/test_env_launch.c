@@ -68,6 +68,21 @@ static void test_two_pods_start_with_the_report(void)
 	free(cmd);
 }
 
+/* HVD_SIZE=1: a world of one, backend self, no coordinator needed. */
+static void test_one_pod_is_a_world_of_one(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("collect");
+	if (env_launch_run("", 1, NULL, cmd, 60, &p) == 0) {
+		expect_all_ok(&p, 1, "ok collect");
+		char *err0 = env_launch_output("err", 0);
+		CHECK_CONTAINS(err0, "hvd: start-up: 1 rank, backend self");
+		free(err0);
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
 static void test_exact_two_three_four_ranks(void)
 {
 	run_ok(2, "exact 4194304", "ok exact");
@@ -145,6 +160,7 @@ static void test_killed_pod_fails_the_others_at_once_naming_it(void)
 			char *err = env_launch_output("err", k);
 			CHECK_MSG(st == 1, "pod %d: status %d (want 1: main returned): %.400s", k, st, err);
 			CHECK_MSG(ms >= 0 && ms < 5000, "pod %d ended %ld ms after the kill", k, ms);
+			printf("  measured: pod %d ended %ld ms after the kill of pod 2\n", k, ms);
 			CHECK_CONTAINS(err, "hvd: rank 2 (host ");
 			free(err);
 		}
@@ -167,6 +183,7 @@ static void test_stopped_pod_is_named_within_the_timeout(void)
 				  "(HVD_TIMEOUT_S=4)", k, ms);
 			CHECK_CONTAINS(err, "rank 1 (host ");
 			CHECK_CONTAINS(err, "silent for");
+			printf("  measured: pod %d ended %ld ms after SIGSTOP of pod 1 (HVD_TIMEOUT_S=4)\n", k, ms);
 			free(err);
 		}
 		test_proc_free(&p);
@@ -323,6 +340,7 @@ static void test_two_processes_with_one_index_fail_the_job(void)
 const struct test_case env_launch_tests[] = {
 	{ "bootstrap_env_parse_rules", test_bootstrap_env_parse_rules },
 	{ "two_pods_start_with_the_report", test_two_pods_start_with_the_report },
+	{ "one_pod_is_a_world_of_one", test_one_pod_is_a_world_of_one },
 	{ "exact_two_three_four_ranks", test_exact_two_three_four_ranks },
 	{ "coordinator_by_name_from_a_private_hosts_file", test_coordinator_by_name_from_a_private_hosts_file },
 	{ "killed_pod_fails_the_others_at_once_naming_it", test_killed_pod_fails_the_others_at_once_naming_it },
