@@ -6,11 +6,11 @@
 # Package state is read with dpkg-query here only; the build itself detects
 # features by compiling (mk/detect.sh).
 set -u
-pkgs="pkg-config gcc make libc6-dev
+pkgs="pkg-config gcc make libc6-dev python3-yaml
 slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
 libpmix-dev libhwloc-dev hwloc libopenmpi-dev openmpi-bin
 libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev
-iproute2 procps psmisc util-linux clang python3-yaml"
+iproute2 procps psmisc util-linux clang"
 
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
 	echo "hvd: deps: not a Debian/Ubuntu system: install the equivalents of:" $pkgs >&2
