@@ -6,7 +6,7 @@
 # Package state is read with dpkg-query here only; the build itself detects
 # features by compiling (mk/detect.sh).
 set -u
-pkgs="pkg-config gcc make libc6-dev
+pkgs="pkg-config gcc make libc6-dev python3-yaml
 slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
 libpmix-dev libhwloc-dev hwloc libopenmpi-dev openmpi-bin
 libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev

@@ -1,6 +1,7 @@
 /* api.c - the calls of hvd.h: start-up in the order the facts require
  * (settings, launch environment check, PMIx, host table, backend, control
- * plane, engine), submission of named collectives, handles, shutdown.
+ * plane, engine; without PMIx the control plane connects first and carries
+ * the host table: control_env.c), submission of named collectives, handles, shutdown.
  * What it does not do: run collectives (engine.c) or watch ranks
  * (control.c). Never exits: errors come back as codes + hvd_error().
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control_env.h"
 #include "dtype.h"
 #include "runtime.h"
 
@@ -63,9 +65,51 @@ static void fill_host_entry(const struct runtime *rt, struct host_entry *h)
 	h->ib_disabled = ibd && !strcmp(ibd, "1");
 }
 
+/* Launch without PMIx: NCCL when the pod got a GPU from the NVIDIA device
+ * plugin (NVIDIA_VISIBLE_DEVICES) and CUDA sees it, else the TCP ring;
+ * MPI cannot start without a launcher. */
+static int env_backend(struct runtime *rt, enum hvd_backend_choice *b, char *err, size_t errlen)
+{
+	if (*b == HVD_BACKEND_MPI) {
+		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': OpenMPI needs a launcher (srun with "
+			 "PMIx); without one use tcp (host) or nccl (GPUs)");
+		return HVD_ERR_SETTINGS;
+	}
+	if (*b != HVD_BACKEND_AUTO)
+		return 0;
+	*b = rt->boot.size == 1 ? HVD_BACKEND_SELF : HVD_BACKEND_TCP;
+#if defined(HAVE_CUDA) && defined(HAVE_NCCL)
+	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
+	if (rt->boot.size > 1 && nvd && *nvd && strcmp(nvd, "void") && strcmp(nvd, "none") &&
+	    comm_nccl_usable())
+		*b = HVD_BACKEND_NCCL;
+#endif
+	return 0;
+}
+
+static int open_tcp(struct runtime *rt, char *err, size_t errlen)
+{
+	char ip[64];
+	if (rt->boot.mode != BOOTSTRAP_ENV) {
+		snprintf(err, errlen, "hvd: HVD_BACKEND: 'tcp': only for a launch without PMIx "
+			 "(HVD_RANK/JOB_COMPLETION_INDEX, HVD_SIZE); under srun use mpi or nccl");
+		return HVD_ERR_SETTINGS;
+	}
+	if (control_env_address(rt, ip, sizeof(ip))) {
+		snprintf(err, errlen, "hvd: tcp backend: 'local address': unknown (no connection to rank 0)");
+		return HVD_ERR_COMM;
+	}
+	return comm_tcp_open(&rt->comm, &rt->boot, control_env_key(rt), ip,
+			     runtime_now() + rt->set.timeout_s, err, errlen);
+}
+
 static int open_backend(struct runtime *rt, char *err, size_t errlen)
 {
 	enum hvd_backend_choice b = rt->set.backend;
+	if (rt->boot.mode == BOOTSTRAP_ENV && env_backend(rt, &b, err, errlen))
+		return HVD_ERR_SETTINGS;
+	if (b == HVD_BACKEND_TCP)
+		return open_tcp(rt, err, errlen);
 	if (b == HVD_BACKEND_AUTO) {
 		b = rt->boot.mode == BOOTSTRAP_SINGLE ? HVD_BACKEND_SELF : HVD_BACKEND_MPI;
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
@@ -145,10 +189,14 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 	fill_host_entry(rt, &mine);
 	if ((rc = control_listen(rt, &mine, err, errlen)))
 		return rc;
+	if (rt->boot.mode == BOOTSTRAP_ENV && (rc = control_env_rendezvous(rt, err, errlen)))
+		return rc;
 	rc = bootstrap_allgather(&rt->boot, "hvd.host", &mine, sizeof(mine), rt->hosts, err, errlen);
 	memset(mine.ctl_key, 0, sizeof(mine.ctl_key));
 	if (rc)
 		return rc;
+	if (rt->boot.mode == BOOTSTRAP_ENV)
+		control_env_places(rt);
 	if ((rc = open_backend(rt, err, errlen)))
 		return rc;
 	if ((rc = open_timeline(rt, err, errlen)))
@@ -228,6 +276,11 @@ int hvd_local_size(void) { return runtime_rt ? runtime_rt->boot.local_size : -1;
 int hvd_abort_job(int status)
 {
 	struct runtime *rt = runtime_rt;
+	char err[2048];
+	if (rt && rt->boot.mode == BOOTSTRAP_ENV && rt->boot.size > 1) {
+		int rc = control_env_abort(rt, status, err, sizeof(err));
+		return rc ? runtime_set_error(rc, err) : HVD_OK;
+	}
 	if (!rt || rt->boot.mode != BOOTSTRAP_PMIX)
 		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
 				 "with PMIx, or hvd_init was not called");

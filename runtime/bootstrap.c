@@ -3,6 +3,7 @@
  * keys (measured), which we turn into a message that says so. */
 #define _GNU_SOURCE
 #include "bootstrap.h"
+#include "bootstrap_env.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +41,10 @@ int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, si
 {
 	if (env_get(envp, "PMIX_NAMESPACE") && env_get(envp, "PMIX_RANK")) {
 		*mode = BOOTSTRAP_PMIX;
+		return 0;
+	}
+	if (bootstrap_env_wanted(envp)) {
+		*mode = BOOTSTRAP_ENV;
 		return 0;
 	}
 	long tasks = env_tasks(envp);
@@ -126,6 +131,9 @@ int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_
 		return HVD_ERR_BOOTSTRAP;
 	if (b->mode == BOOTSTRAP_SINGLE)
 		return 0;
+	if (b->mode == BOOTSTRAP_ENV) /* local rank/size: after the host exchange */
+		return bootstrap_env_parse(environ, &b->rank, &b->size, err, errlen)
+		       ? HVD_ERR_BOOTSTRAP : 0;
 	int rc = pmix_start(b, err, errlen);
 	if (rc)
 		bootstrap_finalize(b, 0);
@@ -198,9 +206,15 @@ static int get_blob(struct bootstrap *b, int rank, const char *key, void *out, s
 int bootstrap_allgather(struct bootstrap *b, const char *key, const void *mine,
 			size_t len, void *all, char *err, size_t errlen)
 {
-	if (b->mode == BOOTSTRAP_SINGLE) {
+	if (b->mode == BOOTSTRAP_SINGLE || b->size == 1) {
 		memcpy(all, mine, len);
 		return 0;
+	}
+	if (b->mode == BOOTSTRAP_ENV) {
+		if (b->exchange)
+			return b->exchange(b->exchange_ctx, key, mine, len, all, err, errlen);
+		snprintf(err, errlen, "hvd: bootstrap: '%s': no connection to rank 0 yet", key);
+		return HVD_ERR_BOOTSTRAP;
 	}
 	int rc = put_blob(b, key, mine, len, err, errlen);
 	if (!rc)

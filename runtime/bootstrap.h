@@ -1,6 +1,8 @@
 /* bootstrap.h - who am I in this step: rank, size, local rank and size,
  * node id, hostname, and a blob exchange between all ranks (PMIx Put,
- * Commit, Fence with data collection, Get). The fence must collect: under
+ * Commit, Fence with data collection, Get; without PMIx, rank and size
+ * from the environment and the exchange over the control plane:
+ * bootstrap_env.h, control_env.c). The fence must collect: under
  * Slurm 22.05 a fence without PMIX_COLLECT_DATA only waits for the ranks
  * of the same node (measured on the multi-node test cluster,
  * tests/slurm/multinode.sh). Under `srun --mpi=pmix` (or
@@ -16,7 +18,10 @@
 
 #include <stddef.h>
 
-enum bootstrap_mode { BOOTSTRAP_SINGLE = 0, BOOTSTRAP_PMIX };
+/* BOOTSTRAP_ENV: no PMIx server, rank and size from the environment
+ * (bootstrap_env.h: Kubernetes Indexed Job, contrib/hvdrun); the blob
+ * exchange runs over the control plane (control_env.c sets `exchange`). */
+enum bootstrap_mode { BOOTSTRAP_SINGLE = 0, BOOTSTRAP_PMIX, BOOTSTRAP_ENV };
 
 struct bootstrap {
 	enum bootstrap_mode mode;
@@ -26,10 +31,16 @@ struct bootstrap {
 	void *pmix;            /* pmix_proc_t of this process, PMIx mode only */
 	double fence_timeout_s;
 	double last_fence_s;   /* seconds the last fence waited (tests: a barrier across nodes) */
+	/* BOOTSTRAP_ENV: the allgather of bootstrap_allgather, over the
+	 * control plane's start-up connections (NULL until they exist) */
+	int (*exchange)(void *ctx, const char *key, const void *mine, size_t len, void *all,
+			char *err, size_t errlen);
+	void *exchange_ctx;
 };
 
 /* From an environ-style array: PMIx when PMIX_NAMESPACE and PMIX_RANK are
- * set; error when SLURM_STEP_NUM_TASKS (or SLURM_NTASKS inside a step)
+ * set; else the environment bootstrap when HVD_RANK, HVD_SIZE or
+ * JOB_COMPLETION_INDEX is set (bootstrap_env_parse checks the rest); error when SLURM_STEP_NUM_TASKS (or SLURM_NTASKS inside a step)
  * is above 1 without them; else a one-rank world. */
 int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, size_t errlen);
 

@@ -1,5 +1,5 @@
 /* comm.h - the collective backends behind one small ops table: MPI on host
- * buffers (comm_mpi.c), NCCL on device buffers (comm_nccl.c, GPU builds),
+ * buffers (comm_mpi.c), a TCP ring without a launcher (comm_tcp.c), NCCL on device buffers (comm_nccl.c, GPU builds),
  * and "self" for a one-rank world without a PMIx server (comm_self.c).
  * Every blocking call polls against a deadline and an abort flag, so no
  * wait is unbounded. Sums only: averaging is the engine's job unless
@@ -13,6 +13,7 @@
 
 #include "hvd.h"
 
+struct auth_key;
 struct bootstrap;
 struct hvd_settings;
 
@@ -81,6 +82,10 @@ struct comm {
 };
 
 int comm_self_open(struct comm *c, char *err, size_t errlen);
+/* Launch without PMIx (comm_tcp.c): a ring over authenticated TCP links
+ * from `ip`, their addresses exchanged through the bootstrap. */
+int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *key,
+		  const char *ip, double deadline, char *err, size_t errlen);
 #ifdef HAVE_MPI
 int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen);
 #endif

@@ -131,6 +131,9 @@ static int listen_on(const char *ip, uint16_t *port)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(*port) };
 	socklen_t alen = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int one = 1; /* a fixed port (HVD_COORDINATOR) again right after the last job */
+	if (fd >= 0 && *port)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (fd < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1 ||
 	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, CTL_MAX_HANDSHAKES) ||
 	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
@@ -327,11 +330,15 @@ static void take_key(struct control *c)
 		memset(rt->hosts[r].ctl_key, 0, sizeof(rt->hosts[r].ctl_key));
 }
 
-int control_connect(struct runtime *rt, char *err, size_t errlen)
+int control_try_rank0(struct control *c, double deadline)
 {
-	struct control *c = rt->ctl;
-	int size = rt->boot.size;
-	c->npeers = rt->boot.rank == 0 ? size : 1;
+	return try_addresses(c, deadline);
+}
+
+int control_peers_init(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	c->npeers = rt->boot.rank == 0 ? rt->boot.size : 1;
 	c->peers = calloc((size_t)c->npeers, sizeof(*c->peers));
 	if (!c->peers)
 		return HVD_ERR_NOMEM;
@@ -341,12 +348,22 @@ int control_connect(struct runtime *rt, char *err, size_t errlen)
 	if (rt->boot.rank == 0) {
 		c->peers[0].closed = 1; /* own slot */
 		c->nego_open = calloc(CTL_NEGO_RING, 1);
-		if (!c->nego_open || coord_init(&c->coord, size, rt->set.fusion_threshold_bytes))
+		if (!c->nego_open ||
+		    coord_init(&c->coord, rt->boot.size, rt->set.fusion_threshold_bytes))
 			return HVD_ERR_NOMEM;
 	}
+	return 0;
+}
+
+int control_connect(struct runtime *rt, char *err, size_t errlen)
+{
+	struct control *c = rt->ctl;
+	int size = rt->boot.size;
+	if (!c->peers && control_peers_init(c))
+		return HVD_ERR_NOMEM;
 	take_key(c);
-	int rc = size == 1 ? 0 : rt->boot.rank == 0 ? control_join(c, err, errlen)
-						      : worker_connect(c, err, errlen);
+	int rc = size == 1 || c->joined ? 0 : rt->boot.rank == 0 ? control_join(c, err, errlen)
+								 : worker_connect(c, err, errlen);
 	close_listeners(c);
 	if (rc)
 		return rc;

@@ -46,7 +46,9 @@ struct control {
 	uint64_t cached_buckets;   /* rank 0: buckets started from the cache, unnegotiated */
 	double last_hb;
 	int64_t stall_warned;   /* position last warned about, -1 none */
-	int failure_sent;
+	volatile int failure_sent;
+	int joined;             /* every connection made before control_connect
+				 * (a launch without PMIx: control_env.c) */
 };
 
 /* Positions rank 0 can have submitted but not planned: each rank's queue
@@ -79,6 +81,11 @@ void control_on_submit(struct control *c, int from, const char *payload, uint32_
 void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
 void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);
 void control_plan(struct control *c, double now);
+/* peers (one per rank on rank 0, else one), rank 0's coordinator. */
+int control_peers_init(struct control *c);
+/* Worker: one round over rank 0's published addresses (hosts[0].ctl_addrs,
+ * ctl_port), each with the handshake; the authenticated fd or -1. */
+int control_try_rank0(struct control *c, double deadline);
 /* SO_SNDTIMEO (whole seconds, rounded up, at least 1), TCP_NODELAY. */
 void control_socket_options(int fd, double timeout_s);
 

@@ -7,6 +7,9 @@
  * oldest). A connection that fails is dropped, logged (the first 16,
  * then a count) and never counted as a rank. Once every rank has joined,
  * the half-done ones are dropped and control_connect closes the listeners.
+ * Launched without PMIx (control_env.c), a rank that proves itself twice
+ * fails the job: both processes hold the secret, so neither can be trusted
+ * to be the right one.
  * What it does not do: carry frames (control_loop.c) or connect workers
  * (control.c).
  */
@@ -42,6 +45,8 @@ struct join {
 	struct shake *s;        /* CTL_MAX_HANDSHAKES slots, fd -1 = free */
 	int joined;
 	unsigned dropped;
+	int duplicate;          /* launch without PMIx: a rank proved twice (-1 none) */
+	char dup_text[512];
 };
 
 static void drop(struct join *j, struct shake *s, const char *why)
@@ -87,11 +92,38 @@ static void accept_all(struct join *j, int lfd)
 	}
 }
 
+/* Without PMIx nothing stops two processes from claiming one index, and
+ * both hold the secret: the job cannot tell which one is right, so it
+ * fails, and the second one hears why at once. */
+static void claimed_twice(struct join *j, struct shake *s, int rank)
+{
+	struct sockaddr_in a;
+	socklen_t alen = sizeof(a);
+	char first[64] = "?", ip[INET_ADDRSTRLEN] = "?";
+	if (!getpeername(j->c->peers[rank].fd, (struct sockaddr *)&a, &alen)) {
+		inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
+		snprintf(first, sizeof(first), "%s:%u", ip, ntohs(a.sin_port));
+	}
+	char suffix[300];
+	runtime_suffix(j->c->rt, suffix, sizeof(suffix));
+	snprintf(j->dup_text, sizeof(j->dup_text), "hvd: HVD_RANK: '%d': claimed by two processes "
+		 "(connections from %s and %s): each process needs its own index "
+		 "(HVD_RANK or JOB_COMPLETION_INDEX)%s", rank, first, s->from, suffix);
+	control_send_msg(s->fd, MSG_ABORT, j->dup_text, (uint32_t)strlen(j->dup_text));
+	close(s->fd);
+	s->fd = -1;
+	j->duplicate = rank;
+}
+
 /* A worker proved itself: its connection becomes the rank's. */
 static void admit(struct join *j, struct shake *s)
 {
 	struct control *c = j->c;
 	int rank = s->hello.rank;
+	if (c->peers[rank].fd >= 0 && c->rt->boot.mode == BOOTSTRAP_ENV) {
+		claimed_twice(j, s, rank);
+		return;
+	}
 	if (c->peers[rank].fd >= 0) {
 		drop(j, s, "rank already joined");
 		return;
@@ -197,7 +229,7 @@ static void describe_missing(struct control *c, char *err, size_t errlen)
 int control_join(struct control *c, char *err, size_t errlen)
 {
 	struct runtime *rt = c->rt;
-	struct join j = { .c = c, .joined = 1 };
+	struct join j = { .c = c, .joined = 1, .duplicate = -1 };
 	j.s = calloc(CTL_MAX_HANDSHAKES, sizeof(*j.s));
 	struct pollfd *fds = calloc(CTL_MAX_HANDSHAKES + CTL_MAX_LISTEN, sizeof(*fds));
 	if (!j.s || !fds) {
@@ -208,7 +240,7 @@ int control_join(struct control *c, char *err, size_t errlen)
 	for (int i = 0; i < CTL_MAX_HANDSHAKES; i++)
 		j.s[i].fd = -1;
 	double deadline = runtime_now() + rt->set.timeout_s;
-	while (j.joined < rt->boot.size && runtime_now() < deadline) {
+	while (j.joined < rt->boot.size && j.duplicate < 0 && runtime_now() < deadline) {
 		poll_once(&j, fds, deadline);
 		expire(&j, runtime_now());
 	}
@@ -220,6 +252,10 @@ int control_join(struct control *c, char *err, size_t errlen)
 			"(only the first %d were logged)\n", j.dropped, JOIN_LOG_MAX);
 	free(j.s);
 	free(fds);
+	if (j.duplicate >= 0) {
+		snprintf(err, errlen, "%s", j.dup_text);
+		return HVD_ERR_BOOTSTRAP;
+	}
 	if (j.joined == rt->boot.size)
 		return 0;
 	describe_missing(c, err, errlen);

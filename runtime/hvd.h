@@ -91,7 +91,11 @@ int hvd_barrier(void);
  * Slurm declares their node down (SlurmdTimeout, minutes by default). The
  * library itself never calls it. Does not return when the launcher acts;
  * returns HVD_ERR_USAGE in a one-rank world without PMIx or before
- * hvd_init, HVD_ERR_BOOTSTRAP when the launcher refused. */
+ * hvd_init, HVD_ERR_BOOTSTRAP when the launcher refused. Launched without
+ * a scheduler (HVD_SIZE, no PMIx) there is no step to end: it fails the
+ * job here, lets the control plane tell every rank it can reach (at most
+ * 2 s) and returns HVD_OK, or HVD_ERR_COMM naming the ranks it could not
+ * reach; main() then exits non-zero. */
 int hvd_abort_job(int status);
 
 /* Timeline spans for the caller's own work (practice O3): `lane` groups

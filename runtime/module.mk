@@ -8,7 +8,8 @@ RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coor
 	runtime/timeline.c runtime/report.c runtime/bootstrap.c runtime/comm_self.c \
 	runtime/control.c runtime/control_join.c runtime/control_loop.c runtime/control_nego.c \
 	runtime/engine.c runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c \
-	runtime/wire.c runtime/plan_cache.c runtime/pipeline.c runtime/state.c
+	runtime/wire.c runtime/plan_cache.c runtime/pipeline.c runtime/state.c \
+	runtime/bootstrap_env.c runtime/control_env.c runtime/comm_tcp.c runtime/comm_tcp_link.c
 RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)
@@ -75,7 +76,8 @@ endif
 # report, dtype, bootstrap_decide) through the archive.
 TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
 	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
-	tests/test_multinode_train.c
+	tests/test_multinode_train.c tests/test_env_launch.c \
+	tests/test_env_contrib.c tests/env_launch.c
 TEST_LIBS += $(HVD_INTERNAL_LIB)
 # A program with its own timeline_open, control_stop, engine_start links
 # against libhvd.a and runs (group symbols).

@@ -116,13 +116,13 @@ static int parse_compression(const char *v, struct hvd_settings *s, char *why, s
 
 static int parse_backend(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
-	static const char *names[] = { "auto", "mpi", "nccl", "self" };
-	for (int i = 0; i < 4; i++)
+	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp" };
+	for (int i = 0; i < 5; i++)
 		if (!strcmp(v, names[i])) {
 			s->backend = (enum hvd_backend_choice)i;
 			return 0;
 		}
-	snprintf(why, n, "must be auto, mpi, nccl or self");
+	snprintf(why, n, "must be auto, mpi, nccl, self or tcp");
 	return -1;
 }
 
@@ -190,6 +190,15 @@ static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, s
 	return 0;
 }
 
+/* HVD_RANK, HVD_SIZE: a launch without PMIx; bootstrap_env.c parses them
+ * (with JOB_COMPLETION_INDEX); listed here so they are logged and known. */
+static int parse_env_rank(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	uint64_t x;
+	(void)s;
+	return parse_u64(v, 65536, &x, why, n);
+}
+
 static const struct setting settings_table[] = {
 	{ "HVD_FUSION_THRESHOLD", parse_fusion, "bytes, 0 = no fusion" },
 	{ "HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece" },
@@ -199,10 +208,12 @@ static const struct setting settings_table[] = {
 	{ "HVD_STALL_WARNING_S", parse_stall, "seconds, 0 = off" },
 	{ "HVD_TIMEOUT_S", parse_timeout, "seconds" },
 	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
-	{ "HVD_BACKEND", parse_backend, "auto|mpi|nccl|self" },
+	{ "HVD_BACKEND", parse_backend, "auto|mpi|nccl|self|tcp" },
 	{ "HVD_TIMELINE", parse_timeline, "path" },
 	{ "HVD_SECRET_FILE", parse_secret_file, "path of a file only its owner can read" },
 	{ "HVD_COORDINATOR", parse_coordinator, "host:port" },
+	{ "HVD_RANK", parse_env_rank, "0 to HVD_SIZE-1, without PMIx" },
+	{ "HVD_SIZE", parse_env_rank, "ranks, without PMIx" },
 	{ "HVD_GPU_BUSID", parse_busid, "set by the hvd plugin" },
 	{ "HVD_CPUS", parse_cpus, "set by the hvd plugin" },
 	{ "HVD_SOCKET", parse_socket, "set by the hvd plugin" },
@@ -357,8 +368,8 @@ const char *settings_compression_name(enum hvd_compression c)
 
 const char *settings_backend_name(enum hvd_backend_choice b)
 {
-	static const char *names[] = { "auto", "mpi", "nccl", "self" };
-	return (unsigned)b < 4 ? names[b] : "?";
+	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp" };
+	return (unsigned)b < 5 ? names[b] : "?";
 }
 
 int settings_compute_threads(int mask_cpus, int loader_threads)

@@ -15,7 +15,8 @@
 #define SETTINGS_CPULIST_MAX 4096
 
 enum hvd_compression { HVD_COMPRESS_NONE = 0, HVD_COMPRESS_FP16, HVD_COMPRESS_BF16 };
-enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCCL, HVD_BACKEND_SELF };
+enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCCL, HVD_BACKEND_SELF,
+			  HVD_BACKEND_TCP };
 
 struct hvd_settings {
 	uint64_t fusion_threshold_bytes; /* HVD_FUSION_THRESHOLD, 0 = no fusion */

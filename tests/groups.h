@@ -46,6 +46,9 @@ extern const struct test_case fuzz_tests[];
 extern const struct test_case runtime_unit_tests[];
 extern const struct test_case symbols_tests[];
 extern const struct test_case runtime_slurm_tests[];
+extern const struct test_case env_launch_tests[];
+extern const struct test_case env_launch_slurm_tests[];
+extern const struct test_case env_contrib_tests[];
 extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case e2e_learning_tests[];
 extern const struct test_case multinode_runtime_tests[];
@@ -133,6 +136,8 @@ static const struct test_group test_groups[] = {
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0 },
 	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "env-launch", env_launch_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "env-launch-contrib", env_contrib_tests, TEST_NEEDS_NOTHING, 300, 0 },
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
@@ -141,6 +146,7 @@ static const struct test_group test_groups[] = {
 	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 	{ "slurm-control", runtime_attack_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 	{ "slurm-e2e", e2e_slurm_tests, TEST_NEEDS_CLUSTER, 150, 0 },
+	{ "env-launch-slurm", env_launch_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 #ifdef HAVE_CPU_BACKEND
 	{ "slurm-e2e@avx2", e2e_slurm_tests, TEST_NEEDS_CLUSTER, 150, 0,
 	  CAP_AVX2, "two_ranks_equal_one_rank_accumulating_two", cpu_isa_cap_redundant },

@@ -1,0 +1,30 @@
+/* bootstrap_env.h - who am I without a PMIx server: a Kubernetes Indexed
+ * Job (JOB_COMPLETION_INDEX) or contrib/hvdrun (HVD_RANK), the world's
+ * size from HVD_SIZE, and the two things such a launch must name because
+ * nobody publishes them: rank 0's address (HVD_COORDINATOR) and the job
+ * secret (HVD_SECRET_FILE). Local rank, local size and node ids come from
+ * the host names every rank reports in the host exchange, never from a
+ * guess. Pure: environ-style arrays and name tables in, unit-tested.
+ * What it does not do: sockets or the exchange itself (control_env.c),
+ * read the secret (auth.c).
+ */
+#ifndef HVD_BOOTSTRAP_ENV_H
+#define HVD_BOOTSTRAP_ENV_H
+
+#include <stddef.h>
+
+/* 1 when HVD_RANK, HVD_SIZE or JOB_COMPLETION_INDEX is set. */
+int bootstrap_env_wanted(char *const *envp);
+/* Rank from HVD_RANK or JOB_COMPLETION_INDEX (equal when both are set),
+ * size from HVD_SIZE (1-65536), rank below size; with more than one rank
+ * HVD_COORDINATOR and HVD_SECRET_FILE must be set. Returns 0, or -1 with
+ * a message naming the variable. */
+int bootstrap_env_parse(char *const *envp, int *rank, int *size, char *err, size_t errlen);
+
+/* From the host names of ranks 0..size-1 (names[r]): local_rank[r] =
+ * ranks below r with the same name, node_id[r] = order of the name's
+ * first appearance; *local_size of `rank`, *node_count. */
+void bootstrap_env_places(const char *const *names, int size, int rank, int *local_rank,
+			  int *node_id, int *local_size, int *node_count);
+
+#endif

@@ -1,0 +1,211 @@
+/* test_env_contrib.c - contrib/k8s and contrib/hvdrun without a cluster:
+ * the manifests against the runtime's variable names and secret path
+ * (tests/k8s_manifest.py), the pod's own command with the pod's
+ * environment as 4 local pods (preempted, then resumed by the next Job),
+ * and hvdrun with tests/local_rsh.sh standing in for ssh.
+ * What it does not do: build the image or talk to a cluster (none here).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap_env.h"
+#include "env_launch.h"
+#include "runner.h"
+#include "settings.h"
+
+/* tests/k8s_manifest.py checks the manifests and prints the container's
+ * environment (NAME=value) for index 0; the runtime must know every HVD_*
+ * name and accept the values. */
+static void test_manifests_match_the_runtime(void)
+{
+	struct test_proc p;
+	char *cmd = NULL;
+	if (asprintf(&cmd, "python3 '%s/tests/k8s_manifest.py' '%s/contrib/k8s'", test_src_dir(),
+		     test_src_dir()) < 0 || test_run(cmd, 60, &p)) {
+		free(cmd);
+		return;
+	}
+	CHECK_MSG(p.exit_code == 0, "k8s_manifest.py: %.900s", p.err);
+	char *envp[64] = { 0 }, *copy = strdup(p.out);
+	int n = 0, hvd = 0;
+	for (char *line = strtok(copy, "\n"); line && n < 63; line = strtok(NULL, "\n")) {
+		envp[n++] = line;
+		hvd += !strncmp(line, "HVD_", 4);
+	}
+	struct hvd_settings s;
+	char err[512], described[4096];
+	int rank = -1, size = -1;
+	CHECK_MSG(settings_parse(envp, &s, err, sizeof(err)) == 0, "%s", err);
+	CHECK_INT(settings_describe(envp, described, sizeof(described)), hvd);
+	CHECK_MSG(bootstrap_env_parse(envp, &rank, &size, err, sizeof(err)) == 0, "%s", err);
+	CHECK_INT(rank, 0);
+	CHECK_MSG(size > 1, "HVD_SIZE %d", size);
+	free(copy);
+	test_proc_free(&p);
+	free(cmd);
+}
+
+/* The pod's own command and environment from the manifest, run as 4
+ * local pods: paths of the image and volumes mapped into tmpdir, the
+ * coordinator name through a private hosts file, the port made free. One
+ * pod gets SIGTERM (preemption): every pod checkpoints and exits 75; the
+ * same command again (the next Job) finds data/run/last, resumes, exits 0. */
+static char *pod_script(const char *manifest_out, char *env, size_t envlen)
+{
+	char *copy = strdup(manifest_out), *script = NULL, *save = NULL;
+	size_t used = 0;
+	env[0] = '\0';
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(l, "COMMAND=", 8)) {
+			script = strdup(l + 8);
+			continue;
+		}
+		if (!strncmp(l, "HVD_SECRET_FILE=", 16))
+			used += (size_t)snprintf(env + used, envlen - used, "EL_SECRET='%s/secret' ", test_tmpdir());
+		else if (!strncmp(l, "HVD_", 4) && strncmp(l, "HVD_SIZE=", 9) && strncmp(l, "HVD_COORDINATOR=", 16))
+			used += (size_t)snprintf(env + used, envlen - used, "%.*s='%s' ",
+						 (int)strcspn(l, "="), l, strchr(l, '=') + 1);
+	}
+	free(copy);
+	if (!script)
+		return NULL;
+	/* "\n" escapes back to lines; image and volume paths into tmpdir */
+	char *out = calloc(1, strlen(script) * 2 + 4096), *o = out;
+	for (const char *p = script; *p;) {
+		if (!strncmp(p, "\\n", 2)) {
+			*o++ = '\n';
+			p += 2;
+		} else if (!strncmp(p, "/usr/local/bin/chexnet", 22)) {
+			o += sprintf(o, "%s/chexnet", test_tmpdir());
+			p += 22;
+		} else if (!strncmp(p, "/data/", 6)) {
+			o += sprintf(o, "%s/data/", test_tmpdir());
+			p += 6;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	free(script);
+	return out;
+}
+
+static void test_pod_command_preempted_then_resumed(void)
+{
+	struct test_proc p;
+	char *cmd = NULL, env[2048], coord[64], line[4096];
+	if (asprintf(&cmd, "python3 '%s/tests/k8s_manifest.py' '%s/contrib/k8s'", test_src_dir(),
+		     test_src_dir()) < 0 || test_run(cmd, 60, &p))
+		return;
+	free(cmd);
+	char *script = pod_script(p.out, env, sizeof(env)), *path = test_path(test_tmpdir(), "pod.sh");
+	test_proc_free(&p);
+	CHECK(script && test_write_file(path, script, strlen(script)) == 0);
+	char *hosts = test_path(test_tmpdir(), "hosts");
+	const char *text = "127.0.0.1 localhost\n127.0.0.1 chexnet-0.chexnet\n";
+	CHECK(test_write_file(hosts, text, strlen(text)) == 0);
+	if (env_launch_data() || test_run("unshare --mount --propagation private true", 10, &p) || p.exit_code)
+		goto out;
+	test_proc_free(&p);
+	snprintf(line, sizeof(line), "cd '%s' && mkdir -p data && mv shards data/", test_tmpdir());
+	test_run(line, 30, &p);
+	test_proc_free(&p);
+	snprintf(coord, sizeof(coord), "chexnet-0.chexnet:%d", env_launch_port());
+	snprintf(line, sizeof(line), "unshare --mount --propagation private sh -c 'mount --bind %s "
+		 "/etc/hosts && exec sh %s \"$@\"' pod --size 32 --threads 1 --loader-threads 1 "
+		 "--progress-every 1", hosts, path);
+	char first[4096];
+	snprintf(first, sizeof(first), "%s EL_SIGNAL=TERM EL_TARGET=2 EL_WAIT_FOR='step 2/'", env);
+	if (env_launch_run(first, 4, coord, line, 240, &p))
+		goto out;
+	CHECK_MSG(strstr(p.out, "rc3="), "launch: %.600s %.600s", p.out, p.err);
+	for (int k = 0; k < 4; k++) {
+		char *err = env_launch_output("err", k);
+		CHECK_MSG(env_launch_status(&p, k, NULL) == 75, "pod %d after SIGTERM to pod 2: %.900s", k, err);
+		free(err);
+	}
+	test_proc_free(&p);
+	char *err0 = env_launch_output("err", 0);
+	CHECK_CONTAINS(err0, "exit 75");
+	free(err0);
+	if (env_launch_run(env, 4, coord, line, 240, &p))
+		goto out;
+	for (int k = 0; k < 4; k++) {
+		char *err = env_launch_output("err", k);
+		CHECK_MSG(env_launch_status(&p, k, NULL) == 0, "pod %d of the next Job: %.900s", k, err);
+		free(err);
+	}
+	test_proc_free(&p);
+	err0 = env_launch_output("err", 0);
+	CHECK_CONTAINS(err0, "resum");
+	free(err0);
+out:
+	free(script);
+	free(path);
+	free(hosts);
+}
+
+/* ---- contrib/hvdrun (ssh replaced by tests/local_rsh.sh) ---- */
+
+static int hvdrun(const char *env, const char *cmd, int timeout_s, struct test_proc *p)
+{
+	char line[2048];
+	snprintf(line, sizeof(line), "cd '%s' && printf '127.0.0.1\\n# second rank\\n127.0.0.1\\n' > "
+		 "hosts && %s HVDRUN_RSH='%s/tests/local_rsh.sh' '%s/contrib/hvdrun' -p %d -s secret "
+		 "hosts -- %s", test_tmpdir(), env, test_src_dir(), test_src_dir(), env_launch_port(), cmd);
+	if (env_launch_secret("secret"))
+		return -1;
+	return test_run(line, timeout_s, p);
+}
+
+static void test_hvdrun_two_ranks_by_hand(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("exact 65536");
+	if (hvdrun("HVD_TIMEOUT_S=20", cmd, 60, &p) == 0) {
+		CHECK_MSG(p.exit_code == 0, "hvdrun: exit %d: %.900s", p.exit_code, p.err);
+		CHECK_CONTAINS(p.out, "ok exact");
+		CHECK_CONTAINS(p.err, "hvd: start-up: 2 ranks, backend tcp");
+		CHECK_CONTAINS(p.err, "hvd: setting: HVD_TIMEOUT_S=20"); /* passed on */
+		test_proc_free(&p);
+	}
+	free(cmd);
+	CHECK(hvdrun("", "", 10, &p) == 0);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "usage: hvdrun");
+	test_proc_free(&p);
+}
+
+/* hvdrun ended (SIGTERM; Ctrl-C in a terminal): every rank is gone. */
+static void test_hvdrun_stopped_takes_every_rank_down(void)
+{
+	struct test_proc p;
+	char setup[1024];
+	snprintf(setup, sizeof(setup), "cp '%s/hvd-rt-test' '%s/rtloop'", test_build_dir(), test_tmpdir());
+	CHECK(test_run(setup, 10, &p) == 0);
+	test_proc_free(&p);
+	char line[2048];
+	snprintf(line, sizeof(line), "cd '%s' && printf '127.0.0.1\\n127.0.0.1\\n' > hosts && "
+		 "(HVD_TIMEOUT_S=20 HVDRUN_RSH='%s/tests/local_rsh.sh' '%s/contrib/hvdrun' -p %d -s "
+		 "secret hosts -- '%s/rtloop' loop > loop.out 2> loop.err & h=$!; for i in $(seq 200); "
+		 "do [ \"$(grep -c pid loop.out)\" = 2 ] && break; sleep 0.05; done; kill -TERM $h; "
+		 "wait $h; sleep 2; echo left=$(pgrep -f '^%s/rtloop loop' | wc -l))", test_tmpdir(),
+		 test_src_dir(), test_src_dir(), env_launch_port(), test_tmpdir(), test_tmpdir());
+	if (env_launch_secret("secret") || test_run(line, 60, &p))
+		return;
+	CHECK_CONTAINS(p.out, "left=0");
+	char *loop = test_path(test_tmpdir(), "loop.out"), *text = test_read_file(loop, NULL);
+	CHECK_MSG(text && strstr(text, "rank 1"), "the ranks never started: %s", text ? text : "");
+	free(text);
+	free(loop);
+	test_proc_free(&p);
+}
+
+const struct test_case env_contrib_tests[] = {
+	{ "manifests_match_the_runtime", test_manifests_match_the_runtime },
+	{ "hvdrun_two_ranks_by_hand", test_hvdrun_two_ranks_by_hand },
+	{ "hvdrun_stopped_takes_every_rank_down", test_hvdrun_stopped_takes_every_rank_down },
+	{ "pod_command_preempted_then_resumed", test_pod_command_preempted_then_resumed },
+	{ 0 }
+};

@@ -1,0 +1,384 @@
+/* test_env_launch.c - the launch without a scheduler (Kubernetes Indexed
+ * Job, contrib/hvdrun), on loopback: local processes started by
+ * tests/env_launch.sh with only the environment a pod gets
+ * (JOB_COMPLETION_INDEX, HVD_SIZE, HVD_COORDINATOR=127.0.0.1:PORT or a name
+ * from a private /etc/hosts in a mount namespace, HVD_SECRET_FILE). The
+ * start-up report, exact collectives over the TCP ring on 2, 3 and 4
+ * ranks, training equivalence (2 ranks x b8 bit-identical to one rank
+ * accumulating 2; 4 ranks within 1e-5), a killed and a stopped rank named
+ * by the others, a process without the secret kept out, hvd_abort_job
+ * returning, bad input (rank past size, coordinator that never answers,
+ * two processes with one index). Group env-launch-slurm: the same 2-rank
+ * training under srun gives the same bits. contrib/ is tested in
+ * test_env_contrib.c.
+ * What it does not do: run the container image or a cluster (none here).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bootstrap_env.h"
+#include "ckpt_compare.h"
+#include "env_launch.h"
+#include "runner.h"
+
+/* Every process exits 0; rank 0 (process 0) prints `ok MODE`. */
+static void expect_all_ok(const struct test_proc *p, int n, const char *ok)
+{
+	for (int k = 0; k < n; k++) {
+		char *out = env_launch_output("out", k), *err = env_launch_output("err", k);
+		CHECK_MSG(env_launch_status(p, k, NULL) == 0, "process %d: %.600s", k, err);
+		CHECK_MSG(k || strstr(out, ok) != NULL, "rank 0: no '%s' in '%.200s'", ok, out);
+		free(out);
+		free(err);
+	}
+}
+
+static void run_ok(int n, const char *args, const char *ok)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test(args);
+	if (env_launch_run("HVD_TIMEOUT_S=30", n, NULL, cmd, 120, &p) == 0) {
+		expect_all_ok(&p, n, ok);
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+static void test_two_pods_start_with_the_report(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("init");
+	if (env_launch_run("", 2, NULL, cmd, 60, &p) == 0) {
+		expect_all_ok(&p, 2, "ok init");
+		char *out1 = env_launch_output("out", 1), *err0 = env_launch_output("err", 0);
+		CHECK_CONTAINS(out1, "rank 1/2 local 1/2 backend tcp");
+		CHECK_CONTAINS(err0, "hvd: start-up: 2 ranks, backend tcp, 1 node");
+		CHECK_CONTAINS(err0, "hvd: setting: HVD_SIZE=2");
+		free(out1);
+		free(err0);
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+/* HVD_SIZE=1: a world of one, backend self, no coordinator needed. */
+static void test_one_pod_is_a_world_of_one(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("collect");
+	if (env_launch_run("", 1, NULL, cmd, 60, &p) == 0) {
+		expect_all_ok(&p, 1, "ok collect");
+		char *err0 = env_launch_output("err", 0);
+		CHECK_CONTAINS(err0, "hvd: start-up: 1 rank, backend self");
+		free(err0);
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+static void test_exact_two_three_four_ranks(void)
+{
+	run_ok(2, "exact 4194304", "ok exact");
+	run_ok(4, "exact 4194304", "ok exact");
+	run_ok(3, "collect", "ok collect");
+	run_ok(4, "fused 300", "ok fused");
+}
+
+/* HVD_COORDINATOR is a name only a private /etc/hosts knows (a mount
+ * namespace, as tests/slurm/cluster.sh uses): resolved by every rank. */
+static void test_coordinator_by_name_from_a_private_hosts_file(void)
+{
+	char *hosts = test_path(test_tmpdir(), "hosts"), coord[64], *cmd = NULL;
+	const char *text = "127.0.0.1 localhost\n127.0.0.1 chexnet-0.chexnet\n";
+	struct test_proc p;
+	CHECK(test_write_file(hosts, text, strlen(text)) == 0);
+	snprintf(coord, sizeof(coord), "chexnet-0.chexnet:%d", env_launch_port());
+	if (test_run("unshare --mount --propagation private true", 10, &p) || p.exit_code) {
+		test_proc_free(&p);
+		free(hosts);
+		SKIP("no mount namespace here (unshare --mount needs root)");
+	}
+	test_proc_free(&p);
+	if (asprintf(&cmd, "unshare --mount --propagation private sh -c 'mount --bind %s /etc/hosts && "
+		     "exec \"$0\" \"$@\"' '%s/hvd-rt-test' exact 65536", hosts, test_build_dir()) < 0)
+		return;
+	if (env_launch_run("", 2, coord, cmd, 60, &p) == 0) {
+		expect_all_ok(&p, 2, "ok exact");
+		char *err0 = env_launch_output("err", 0);
+		CHECK_CONTAINS(err0, "HVD_COORDINATOR=chexnet-0.chexnet:");
+		free(err0);
+		test_proc_free(&p);
+	}
+	free(cmd);
+	free(hosts);
+}
+
+static void test_two_pods_b8_bit_identical_to_one_accumulating_two(void)
+{
+	if (env_launch_data())
+		return;
+	env_launch_train_pods(2, "--batch 8 --out dist");
+	env_launch_train_alone("--batch 8 --accumulate 2 --out acc");
+	env_launch_train_alone("--batch 8 --out plain");
+	double same = ckpt_max_rel_diff("dist", "acc"), other = ckpt_max_rel_diff("dist", "plain");
+	CHECK_MSG(same == 0, "2 pods vs --accumulate 2: max rel diff %.3g, want 0 (bit-identical)", same);
+	CHECK_MSG(other > 1e-5, "2 pods vs one rank without accumulation differ by only %.3g", other);
+}
+
+static void test_four_pods_within_1e5_of_one_accumulating_four(void)
+{
+	if (env_launch_data())
+		return;
+	env_launch_train_pods(4, "--batch 4 --out dist");
+	env_launch_train_alone("--batch 4 --accumulate 4 --out acc");
+	double same = ckpt_max_rel_diff("dist", "acc");
+	CHECK_MSG(same >= 0 && same <= 1e-5, "4 pods vs --accumulate 4: max rel diff %.3g", same);
+}
+
+/* ---- failures ---- */
+
+static void test_killed_pod_fails_the_others_at_once_naming_it(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("loop");
+	if (env_launch_run("HVD_TIMEOUT_S=60 HVD_RT_TEST_ABORT=1 EL_SIGNAL=KILL EL_TARGET=2", 4, NULL, cmd, 90,
+		   &p) == 0) {
+		for (int k = 0; k < 4; k++) {
+			long ms = -1;
+			int st = env_launch_status(&p, k, &ms);
+			if (k == 2) {
+				CHECK_MSG(st == 137, "the killed pod: status %d", st);
+				continue;
+			}
+			char *err = env_launch_output("err", k);
+			CHECK_MSG(st == 1, "pod %d: status %d (want 1: main returned): %.400s", k, st, err);
+			CHECK_MSG(ms >= 0 && ms < 5000, "pod %d ended %ld ms after the kill", k, ms);
+			printf("  measured: pod %d ended %ld ms after the kill of pod 2\n", k, ms);
+			CHECK_CONTAINS(err, "hvd: rank 2 (host ");
+			if (k == 0) /* its hvd_abort_job names the rank it cannot reach */
+				CHECK_CONTAINS(err, "hvd: hvd_abort_job: 'rank 2 (host ");
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+static void test_stopped_pod_is_named_within_the_timeout(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("loop");
+	if (env_launch_run("HVD_TIMEOUT_S=4 EL_SIGNAL=STOP EL_TARGET=1", 3, NULL, cmd, 60, &p) == 0) {
+		for (int k = 0; k < 3; k += 2) {
+			long ms = -1;
+			int st = env_launch_status(&p, k, &ms);
+			char *err = env_launch_output("err", k);
+			CHECK_MSG(st == 1, "pod %d: status %d: %.400s", k, st, err);
+			CHECK_MSG(ms >= 3000 && ms < 4000 + 3000, "pod %d ended %ld ms after SIGSTOP "
+				  "(HVD_TIMEOUT_S=4)", k, ms);
+			CHECK_CONTAINS(err, "rank 1 (host ");
+			CHECK_CONTAINS(err, "silent for");
+			printf("  measured: pod %d ended %ld ms after SIGSTOP of pod 1 (HVD_TIMEOUT_S=4)\n", k, ms);
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+/* An intruder with another secret claims index 1 first; the real rank 1
+ * comes a second later and the job finishes; the intruder never joins. */
+static void test_process_without_the_secret_cannot_join(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("exact 65536");
+	if (env_launch_secret("other") == 0 &&
+	    env_launch_run("HVD_TIMEOUT_S=4 EL_INDEXES='0 1 1' EL_ENV_1=HVD_SECRET_FILE=other EL_DELAY_2=1",
+		   2, NULL, cmd, 60, &p) == 0) {
+		char *err0 = env_launch_output("err", 0), *err1 = env_launch_output("err", 1), *err2 = env_launch_output("err", 2);
+		CHECK_MSG(env_launch_status(&p, 0, NULL) == 0, "rank 0: %.600s", err0);
+		CHECK_MSG(env_launch_status(&p, 2, NULL) == 0, "rank 1: %.600s", err2);
+		CHECK_MSG(env_launch_status(&p, 1, NULL) == 1, "the intruder: %.600s", err1);
+		CHECK_CONTAINS(err0, "failed authentication");
+		CHECK_CONTAINS(err1, "hvd: HVD_COORDINATOR: '127.0.0.1:");
+		CHECK_CONTAINS(err1, "rank 0 did not answer within HVD_TIMEOUT_S (4 s)");
+		free(err0);
+		free(err1);
+		free(err2);
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+/* hvd_abort_job without a launcher broadcasts and returns: every main()
+ * exits 1 by itself (no signal), nobody reports an unreached rank. */
+static void test_abort_job_returns_and_every_rank_exits(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("mismatch");
+	if (env_launch_run("HVD_RT_TEST_ABORT=1", 3, NULL, cmd, 60, &p) == 0) {
+		for (int k = 0; k < 3; k++) {
+			char *err = env_launch_output("err", k);
+			CHECK_MSG(env_launch_status(&p, k, NULL) == 1, "rank %d: %.600s", k, err);
+			CHECK_CONTAINS(err, "hvd: tensor mismatch:");
+			CHECK_MSG(!strstr(err, "hvd_abort_job"), "rank %d: %.600s", k, err);
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+/* ---- bad input ---- */
+
+static void expect_refused(const char *env, int size, const char *needle)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("init");
+	if (env_launch_run(env, size, NULL, cmd, 30, &p) == 0) {
+		char *err = env_launch_output("err", 0);
+		CHECK_MSG(env_launch_status(&p, 0, NULL) == 1, "%s: %.600s", env, err);
+		CHECK_CONTAINS(err, needle);
+		free(err);
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+static void test_rank_not_below_size_is_refused(void)
+{
+	expect_refused("EL_INDEXES=2", 2, "hvd: JOB_COMPLETION_INDEX: '2': not below HVD_SIZE (2)");
+	expect_refused("EL_INDEXES=0 EL_ENV_0=HVD_RANK=5", 4, "hvd: HVD_RANK: '5': differs from "
+		       "JOB_COMPLETION_INDEX '0'");
+	expect_refused("EL_INDEXES=0 EL_ENV_0=HVD_SIZE=two", 2, "hvd: HVD_SIZE: 'two': not a");
+}
+
+static void test_bootstrap_env_parse_rules(void)
+{
+	char err[512];
+	int rank = -1, size = -1;
+	char *ok[] = { "HVD_RANK=1", "HVD_SIZE=2", "HVD_COORDINATOR=a:1", "HVD_SECRET_FILE=s", NULL };
+	CHECK_INT(bootstrap_env_parse(ok, &rank, &size, err, sizeof(err)), 0);
+	CHECK_INT(rank, 1);
+	CHECK_INT(size, 2);
+	char *no_secret[] = { "JOB_COMPLETION_INDEX=0", "HVD_SIZE=2", "HVD_COORDINATOR=a:1", NULL };
+	CHECK_INT(bootstrap_env_parse(no_secret, &rank, &size, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: HVD_SECRET_FILE: unset:");
+	char *no_coord[] = { "HVD_RANK=0", "HVD_SIZE=2", "HVD_SECRET_FILE=s", NULL };
+	CHECK_INT(bootstrap_env_parse(no_coord, &rank, &size, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: HVD_COORDINATOR: unset:");
+	char *no_size[] = { "JOB_COMPLETION_INDEX=0", NULL };
+	CHECK_INT(bootstrap_env_parse(no_size, &rank, &size, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: HVD_SIZE: unset:");
+	char *neg[] = { "HVD_RANK=-1", "HVD_SIZE=2", NULL };
+	CHECK_INT(bootstrap_env_parse(neg, &rank, &size, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "hvd: HVD_RANK: '-1': not a number");
+	char *one[] = { "HVD_RANK=0", "HVD_SIZE=1", NULL }; /* one rank needs neither */
+	CHECK_INT(bootstrap_env_parse(one, &rank, &size, err, sizeof(err)), 0);
+	const char *names[] = { "a", "b", "a", "c", "b" };
+	int local[5], node[5], lsize = 0, nodes = 0;
+	bootstrap_env_places(names, 5, 4, local, node, &lsize, &nodes);
+	CHECK_INT(local[2], 1);
+	CHECK_INT(local[4], 1);
+	CHECK_INT(node[3], 2);
+	CHECK_INT(node[4], 1);
+	CHECK_INT(lsize, 2);
+	CHECK_INT(nodes, 3);
+}
+
+/* A listener that never accepts: the kernel completes the connection, the
+ * HELLO is never answered. */
+static void test_coordinator_that_never_answers_fails_after_the_timeout(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	CHECK(fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !listen(fd, 16) &&
+	      !getsockname(fd, (struct sockaddr *)&a, &len));
+	char coord[64];
+	snprintf(coord, sizeof(coord), "127.0.0.1:%d", ntohs(a.sin_port));
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("init");
+	if (env_launch_run("HVD_TIMEOUT_S=3 EL_INDEXES=1", 2, coord, cmd, 60, &p) == 0) {
+		long ms = -1;
+		char *err = env_launch_output("err", 0);
+		CHECK_MSG(env_launch_status(&p, 0, &ms) == 1, "%.600s", err);
+		CHECK_MSG(ms >= 2900 && ms < 8000, "failed after %ld ms (HVD_TIMEOUT_S=3)", ms);
+		CHECK_CONTAINS(err, "rank 0 did not answer within HVD_TIMEOUT_S (3 s)");
+		free(err);
+		test_proc_free(&p);
+	}
+	free(cmd);
+	close(fd);
+}
+
+/* Indexes 0, 1, 1 of a world of 3: rank 0 sees index 1 prove itself twice
+ * and fails the job; every process hears why. */
+static void test_two_processes_with_one_index_fail_the_job(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("init");
+	if (env_launch_run("HVD_TIMEOUT_S=10 EL_INDEXES='0 1 1' EL_DELAY_2=0.5", 3, NULL, cmd, 60, &p) == 0) {
+		for (int k = 0; k < 3; k++) {
+			long ms = -1;
+			char *err = env_launch_output("err", k);
+			CHECK_MSG(env_launch_status(&p, k, &ms) == 1, "process %d: %.600s", k, err);
+			CHECK_MSG(ms < 5000, "process %d ended after %ld ms", k, ms);
+			CHECK_CONTAINS(err, "hvd: HVD_RANK: '1': claimed by two processes");
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+const struct test_case env_launch_tests[] = {
+	{ "bootstrap_env_parse_rules", test_bootstrap_env_parse_rules },
+	{ "two_pods_start_with_the_report", test_two_pods_start_with_the_report },
+	{ "one_pod_is_a_world_of_one", test_one_pod_is_a_world_of_one },
+	{ "exact_two_three_four_ranks", test_exact_two_three_four_ranks },
+	{ "coordinator_by_name_from_a_private_hosts_file", test_coordinator_by_name_from_a_private_hosts_file },
+	{ "killed_pod_fails_the_others_at_once_naming_it", test_killed_pod_fails_the_others_at_once_naming_it },
+	{ "stopped_pod_is_named_within_the_timeout", test_stopped_pod_is_named_within_the_timeout },
+	{ "process_without_the_secret_cannot_join", test_process_without_the_secret_cannot_join },
+	{ "abort_job_returns_and_every_rank_exits", test_abort_job_returns_and_every_rank_exits },
+	{ "rank_not_below_size_is_refused", test_rank_not_below_size_is_refused },
+	{ "coordinator_that_never_answers_fails_after_the_timeout",
+	  test_coordinator_that_never_answers_fails_after_the_timeout },
+	{ "two_processes_with_one_index_fail_the_job", test_two_processes_with_one_index_fail_the_job },
+	{ "two_pods_b8_bit_identical_to_one_accumulating_two",
+	  test_two_pods_b8_bit_identical_to_one_accumulating_two },
+	{ "four_pods_within_1e5_of_one_accumulating_four", test_four_pods_within_1e5_of_one_accumulating_four },
+	{ 0 }
+};
+
+/* The same training under srun (PMIx, MPI) and as two pods (TCP ring):
+ * the same bits. */
+static void test_two_pods_bit_identical_to_srun(void)
+{
+	char cmd[1024];
+	struct test_proc p;
+	if (env_launch_data())
+		return;
+	env_launch_train_pods(2, "--batch 8 --out pods");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && srun -n 2 '%s/chexnet' train " ENV_LAUNCH_TRAIN " --batch 8 "
+		 "--out srun", test_tmpdir(), test_tmpdir());
+	if (test_run(cmd, 240, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "srun -n 2 chexnet train: exit %d: %.600s", p.exit_code, p.err);
+	test_proc_free(&p);
+	double diff = ckpt_max_rel_diff("pods", "srun");
+	CHECK_MSG(diff == 0, "2 pods vs srun -n 2: max rel diff %.3g, want 0 (bit-identical)", diff);
+}
+
+const struct test_case env_launch_slurm_tests[] = {
+	{ "two_pods_bit_identical_to_srun", test_two_pods_bit_identical_to_srun },
+	{ 0 }
+};
