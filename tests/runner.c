@@ -158,6 +158,34 @@ int test_write_file(const char *path, const void *data, size_t len)
 
 /* ------------------------------------------------------------ processes */
 
+int test_put(const char *rel, const char *text)
+{
+	char path[PATH_MAX + 256];
+	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), rel);
+	for (char *s = path + strlen(test_tmpdir()) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(path, 0755);
+		*s = '/';
+	}
+	int rc = test_write_file(path, text, strlen(text));
+	if (rc)
+		test_fail_at(__FILE__, __LINE__, "cannot write '%s'", path);
+	return rc;
+}
+
+int test_same_file(const char *a, const char *b)
+{
+	size_t na = 0, nb = 0;
+	char *da = test_read_file(a, &na), *db = test_read_file(b, &nb);
+	int same = da && db && na == nb && memcmp(da, db, na) == 0;
+	if (!same)
+		test_fail_at(__FILE__, __LINE__, "'%s' (%zu bytes%s) and '%s' (%zu bytes%s) differ",
+			     a, na, da ? "" : ", unreadable", b, nb, db ? "" : ", unreadable");
+	free(da);
+	free(db);
+	return same;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;

@@ -96,6 +96,11 @@ void test_proc_free(struct test_proc *p);
 char *test_read_file(const char *path, size_t *len);
 int test_write_file(const char *path, const void *data, size_t len);
 char *test_path(const char *dir, const char *name); /* malloc'd dir/name */
+/* Write text to test_tmpdir()/rel, making the folders on the way. */
+int test_put(const char *rel, const char *text);
+/* 1 when two files (paths relative to the case's directory or absolute)
+ * hold the same bytes; else records a failure naming both and returns 0. */
+int test_same_file(const char *a, const char *b);
 
 /* Rewrite the cluster's plugstack.conf line for the hvd plugin (srun and
  * slurmstepd reread it per job). args may be "" for site defaults. */

@@ -43,20 +43,6 @@ static void chexnet(const char *env, int shim, const char *args, struct test_pro
 	CHECK(test_run(cmd, 120, p) == 0);
 }
 
-static int same_file(const char *a, const char *b)
-{
-	char cmd[2048];
-	struct test_proc p;
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && cmp '%s' '%s'", test_tmpdir(), a, b);
-	CHECK(test_run(cmd, 30, &p) == 0);
-	int same = p.exit_code == 0;
-	if (!same)
-		test_fail_at(__FILE__, __LINE__, "%s and %s differ: %s %s", a, b, p.out, p.err);
-	test_proc_free(&p);
-	return same;
-}
-
 static void test_saves_without_rename_exchange(void)
 {
 	struct test_proc p;
@@ -69,9 +55,9 @@ static void test_saves_without_rename_exchange(void)
 	chexnet("", 1, RUN " --out nfs", &p);
 	CHECK_MSG(p.exit_code == 0, "with the shim: exit %d: %.600s", p.exit_code, p.err);
 	test_proc_free(&p);
-	same_file("nfs/last/model.safetensors", "plain/last/model.safetensors");
-	same_file("nfs/last/training.safetensors", "plain/last/training.safetensors");
-	same_file("nfs/best/model.safetensors", "plain/best/model.safetensors");
+	test_same_file("nfs/last/model.safetensors", "plain/last/model.safetensors");
+	test_same_file("nfs/last/training.safetensors", "plain/last/training.safetensors");
+	test_same_file("nfs/best/model.safetensors", "plain/best/model.safetensors");
 	char cmd[1024];
 	snprintf(cmd, sizeof(cmd), "ls -A '%s/nfs'", test_tmpdir());
 	CHECK(test_run(cmd, 10, &p) == 0);
@@ -98,10 +84,10 @@ static void crash_then_resume(const char *point, const char *save)
 	test_proc_free(&p);
 	snprintf(a, sizeof(a), "%s/last/model.safetensors", out);
 	snprintf(b, sizeof(b), "whole/last/model.safetensors");
-	CHECK_MSG(same_file(a, b), "crash %s in save %s", point, save);
+	CHECK_MSG(test_same_file(a, b), "crash %s in save %s", point, save);
 	snprintf(a, sizeof(a), "%s/last/training.safetensors", out);
 	snprintf(b, sizeof(b), "whole/last/training.safetensors");
-	CHECK_MSG(same_file(a, b), "crash %s in save %s", point, save);
+	CHECK_MSG(test_same_file(a, b), "crash %s in save %s", point, save);
 }
 
 static void test_sigkill_at_each_fallback_step_then_resume(void)

@@ -12,19 +12,6 @@
 
 static char report[1 << 16];
 
-static void put(const char *rel, const char *text)
-{
-	char path[4096], dir[4096];
-	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *s = dir + strlen(test_tmpdir()) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		mkdir(dir, 0755);
-		*s = '/';
-	}
-	CHECK(test_write_file(path, text, strlen(text)) == 0);
-}
-
 static void test_repository_docs_stand_alone(void)
 {
 	int bad = doc_refs_check(test_src_dir(), report, sizeof(report));
@@ -33,12 +20,12 @@ static void test_repository_docs_stand_alone(void)
 
 static void test_dead_references_are_named(void)
 {
-	put("trainer/data/loader.c", "/* the loader; see data/loader.h and trainer/data/gone.c */\n"
+	test_put("trainer/data/loader.c", "/* the loader; see data/loader.h and trainer/data/gone.c */\n"
 		"static const char *s = \"trainer/not/a/comment.c\";\n");
-	put("trainer/data/loader.h", "\n");
-	put("README.md", "Read [x](trainer/data/loader.h), then tests/missing.sh,\n"
+	test_put("trainer/data/loader.h", "\n");
+	test_put("README.md", "Read [x](trainer/data/loader.h), then tests/missing.sh,\n"
 		"old_name.c, /proc/self/status, DIR/file.c, and ../" "shared/facts.\n");
-	put("tests/run.sh", "#!/bin/sh\n# runs data/nothere.c\necho trainer/x.c\n");
+	test_put("tests/run.sh", "#!/bin/sh\n# runs data/nothere.c\necho trainer/x.c\n");
 	CHECK_INT(doc_refs_check(test_tmpdir(), report, sizeof(report)), 5);
 	CHECK_CONTAINS(report, "docs: trainer/data/loader.c:1: 'trainer/data/gone.c': names no file");
 	CHECK_CONTAINS(report, "docs: README.md:1: 'tests/missing.sh': names no file");

@@ -13,19 +13,6 @@
 
 static char report[1 << 16];
 
-static void put(const char *rel, const char *text)
-{
-	char path[4096], dir[4096];
-	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *s = dir + strlen(test_tmpdir()) + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		mkdir(dir, 0755);
-		*s = '/';
-	}
-	CHECK(test_write_file(path, text, strlen(text)) == 0);
-}
-
 static void test_repository_follows_the_rule(void)
 {
 	int bad = layout_check(test_src_dir(), report, sizeof(report));
@@ -34,14 +21,14 @@ static void test_repository_follows_the_rule(void)
 
 static void test_a_forbidden_include_is_named(void)
 {
-	put("trainer/base/error.h", "int x;\n");
-	put("trainer/data/loader.c", "#include \"base/error.h\"\n");
-	put("trainer/backend/cpu/conv.c", "#include \"data/loader.h\"\n#include \"base/error.h\"\n");
-	put("trainer/data/loader.h", "\n");
-	put("trainer/backend/gpu/x.h", "#include \"backend/cpu/y.h\"\n");
-	put("trainer/backend/cpu/y.h", "\n");
-	put("spank/plugin.c", "#include \"../runtime/hvd.h\"\n");
-	put("runtime/hvd.h", "\n");
+	test_put("trainer/base/error.h", "int x;\n");
+	test_put("trainer/data/loader.c", "#include \"base/error.h\"\n");
+	test_put("trainer/backend/cpu/conv.c", "#include \"data/loader.h\"\n#include \"base/error.h\"\n");
+	test_put("trainer/data/loader.h", "\n");
+	test_put("trainer/backend/gpu/x.h", "#include \"backend/cpu/y.h\"\n");
+	test_put("trainer/backend/cpu/y.h", "\n");
+	test_put("spank/plugin.c", "#include \"../runtime/hvd.h\"\n");
+	test_put("runtime/hvd.h", "\n");
 	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 3);
 	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/loader.h'");
 	CHECK_CONTAINS(report, "trainer/backend/gpu/x.h: includes 'trainer/backend/cpu/y.h'");
@@ -50,9 +37,9 @@ static void test_a_forbidden_include_is_named(void)
 
 static void test_an_include_cycle_is_named(void)
 {
-	put("trainer/data/a.h", "#include \"data/b.h\"\n");
-	put("trainer/data/b.h", "#include \"c.h\"\n");
-	put("trainer/data/c.h", "#include \"a.h\"\n");
+	test_put("trainer/data/a.h", "#include \"data/b.h\"\n");
+	test_put("trainer/data/b.h", "#include \"c.h\"\n");
+	test_put("trainer/data/c.h", "#include \"a.h\"\n");
 	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 1);
 	CHECK_CONTAINS(report, "layout: include cycle: trainer/data/a.h -> trainer/data/b.h -> "
 		       "trainer/data/c.h -> trainer/data/a.h");

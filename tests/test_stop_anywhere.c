@@ -38,20 +38,6 @@ static void chexnet_term_at(const char *args, const char *mark, struct test_proc
 	CHECK(test_run(cmd, 300, p) == 0);
 }
 
-static int same_file(const char *a, const char *b)
-{
-	char cmd[2048];
-	struct test_proc p;
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && cmp '%s' '%s'", test_tmpdir(), a, b);
-	CHECK(test_run(cmd, 30, &p) == 0);
-	int same = p.exit_code == 0;
-	if (!same)
-		test_fail_at(__FILE__, __LINE__, "%s and %s differ: %s", a, b, p.out);
-	test_proc_free(&p);
-	return same;
-}
-
 static void test_sigterm_in_validation_resumes_exactly(void)
 {
 	struct test_proc p;
@@ -70,9 +56,9 @@ static void test_sigterm_in_validation_resumes_exactly(void)
 	CHECK_CONTAINS(p.err, "chexnet: epoch 1: validation loss");  /* redone */
 	CHECK_CONTAINS(p.err, "end of epoch 2/2");
 	test_proc_free(&p);
-	same_file("cut/last/model.safetensors", "whole/last/model.safetensors");
-	same_file("cut/last/training.safetensors", "whole/last/training.safetensors");
-	same_file("cut/best/model.safetensors", "whole/best/model.safetensors");
+	test_same_file("cut/last/model.safetensors", "whole/last/model.safetensors");
+	test_same_file("cut/last/training.safetensors", "whole/last/training.safetensors");
+	test_same_file("cut/best/model.safetensors", "whole/best/model.safetensors");
 }
 
 static void test_sigterm_ends_eval_within_10s(void)

@@ -1,2 +1,0 @@
-build-m/obj/spank/options.o: spank/options.c spank/options.h
-spank/options.h:
