@@ -95,7 +95,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-stop", stop_anywhere_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-stop-wait", stop_wait_tests, TEST_NEEDS_NOTHING, 300, 0 },
-	{ "trainer-checkpoint-nfs", checkpoint_nfs_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "trainer-checkpoint-nfs", checkpoint_nfs_tests, TEST_NEEDS_NOTHING, 900, 0 },
 	{ "trainer-malformed", malformed_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "data-malformed", malformed_data_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-fuzz", fuzz_files_tests, TEST_NEEDS_NOTHING, 700, 0 },
