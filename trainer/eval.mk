@@ -16,5 +16,5 @@ $(B)/obj/trainer/cmd/plot_png.o $(B)/obj/trainer/cmd/cam_png.o: MODULE_CFLAGS = 
 	$(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
 EVAL_LDLIBS += $(CAIRO_LIBS)
 endif
-EVAL_TEST_SRCS := tests/test_eval_stats.c tests/test_eval_cli.c
+EVAL_TEST_SRCS := tests/test_eval_stats.c tests/test_eval_cli.c tests/test_cam.c
 TEST_SRCS += $(EVAL_TEST_SRCS)
