@@ -328,7 +328,7 @@ static void test_overlay_registered(void)
 				}
 		CHECK_MSG(most > 60, "cell (%d,%d): brightest %d: no heat drawn", ci, cj, most);
 		CHECK_MSG(x0 >= cj * block && x1 < (cj + 1) * block && y0 >= ci * block &&
-			  y1 < (ci + 1) * block && x1 - x0 > block / 2 && y1 - y0 > block / 2,
+			  y1 < (ci + 1) * block && x1 - x0 > block / 4 && y1 - y0 > block / 4,
 			  "cell (%d,%d): bright pixels x %d..%d y %d..%d, block x %d..%d y %d..%d", ci, cj,
 			  x0, x1, y0, y1, cj * block, (cj + 1) * block - 1, ci * block, (ci + 1) * block - 1);
 		image_free(&img);

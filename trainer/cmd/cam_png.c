@@ -29,11 +29,15 @@ static double clamp01(double v)
 	return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
-/* "hot": black-red-yellow-white; opacity 0.75 v. Premultiplied ARGB. */
+/* "hot" (black-red-yellow-white) over the top of the map: values below
+ * CAM_PNG_FLOOR of the range stay transparent, then colour and opacity
+ * (up to 0.65) rise together. Premultiplied ARGB. */
+#define CAM_PNG_FLOOR 0.35
+
 static uint32_t heat_pixel(float v)
 {
-	double a = 0.75 * v;
-	double r = clamp01(3 * v), g = clamp01(3 * v - 1), b = clamp01(3 * v - 2);
+	double t = clamp01((v - CAM_PNG_FLOOR) / (1 - CAM_PNG_FLOOR)), a = 0.65 * t;
+	double r = clamp01(3 * t), g = clamp01(3 * t - 1), b = clamp01(3 * t - 2);
 	return (uint32_t)lround(255 * a) << 24 | (uint32_t)lround(255 * a * r) << 16 |
 	       (uint32_t)lround(255 * a * g) << 8 | (uint32_t)lround(255 * a * b);
 }

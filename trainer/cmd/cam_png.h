@@ -2,9 +2,10 @@
  * surface, PNG output): the X-ray enlarged by a whole factor k to at
  * least CAM_PNG_MIN_SIDE pixels, the CAM upsampled to it (train/cam.h),
  * scaled to its own min..max and laid over the X-ray in "hot" colours
- * (dark red, orange, yellow, white) whose opacity rises with the value,
- * so the low parts leave the X-ray visible; a title band above names the
- * finding and its probability.
+ * (dark red, orange, yellow, white) whose opacity rises with the value
+ * (the lowest 35% of the range stays transparent), so the X-ray shows
+ * where the map is low; a title band above names the finding and its
+ * probability.
  * Geometry (the tests rely on it): the picture is k*S wide and
  * CAM_PNG_TITLE_H + k*S high; image pixel (x, y) is the k x k block at
  * (k*x, CAM_PNG_TITLE_H + k*y); over a black X-ray the brightness rises
