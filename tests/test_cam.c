@@ -4,10 +4,11 @@
  * backends agree on the feature maps and CAMs of one saved checkpoint,
  * and mean(CAM) + bias is the logit; the upsampling and the picture are
  * registered to the image (a CAM concentrated in one cell lights the
- * matching pixels); the localisation score on a hand-made mask; predict
+ * matching pixels); the localisation score on a hand-made mask and the
+ * generator's effusion region at a lung base; predict
  * --cam writes the pictures, and bad input (an unknown --cam-classes
- * name, a CAM directory that cannot be written) is a one-line error
- * naming it.
+ * name, a CAM directory that cannot be written, an unknown locate
+ * --finding) is a one-line error naming it.
  * What it does not test: localisation of a trained model (make demo,
  * chexnet locate).
  */
@@ -353,6 +354,33 @@ static void test_score_by_hand(void)
 	CHECK_INT(cam_score(cam, 2, 2, mask, 8, &chance), -1);
 }
 
+/* The generator's effusion region: below the lung middle, on one side,
+ * non-empty; a finding the image does not have leaves no region. */
+static void test_synth_effusion_mask_at_lung_base(void)
+{
+	uint8_t mask[64 * 64];
+
+	for (size_t i = 0; i < 20; i++) {
+		long n = 0, left = 0, high = 0;
+		data_synth_finding_mask(1, i, 1u << 2, 2, 64, mask);
+		for (int y = 0; y < 64; y++)
+			for (int x = 0; x < 64; x++)
+				if (mask[y * 64 + x]) {
+					n++;
+					left += x < 32;
+					high += y < 32;
+				}
+		CHECK_MSG(n > 20 && high == 0 && (left == 0 || left == n),
+			  "image %zu: %ld region pixels, %ld in the upper half, %ld on the left", i, n,
+			  high, left);
+		data_synth_finding_mask(1, i, 1u << 2, 4, 64, mask);   /* no mass drawn */
+		n = 0;
+		for (int p = 0; p < 64 * 64; p++)
+			n += mask[p];
+		CHECK_INT(n, 0);
+	}
+}
+
 static void chexnet(const char *args, struct test_proc *p)
 {
 	char cmd[8192];
@@ -435,6 +463,17 @@ static void test_unwritable_cam_dir_refused(void)
 	test_proc_free(&p);
 }
 
+static void test_locate_unknown_finding_refused(void)
+{
+	struct test_proc p;
+
+	chexnet("locate --checkpoint ck --size 64 --finding Efusion", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "chexnet: --finding: 'Efusion': unknown finding");
+	CHECK(one_line(p.err));
+	test_proc_free(&p);
+}
+
 const struct test_case cam_tests[] = {
 	{ "tiny_model_by_hand_ref", test_tiny_model_by_hand_ref },
 	{ "tiny_model_by_hand_cpu", test_tiny_model_by_hand_cpu },
@@ -444,8 +483,10 @@ const struct test_case cam_tests[] = {
 	{ "upsampling_registered", test_upsampling_registered },
 	{ "overlay_registered", test_overlay_registered },
 	{ "score_by_hand", test_score_by_hand },
+	{ "synth_effusion_mask_at_lung_base", test_synth_effusion_mask_at_lung_base },
 	{ "predict_writes_cams", test_predict_writes_cams },
 	{ "unknown_cam_class_refused", test_unknown_cam_class_refused },
 	{ "unwritable_cam_dir_refused", test_unwritable_cam_dir_refused },
+	{ "locate_unknown_finding_refused", test_locate_unknown_finding_refused },
 	{ 0 },
 };
