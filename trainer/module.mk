@@ -5,7 +5,7 @@
 
 TRAINER_CORE_SRCS := trainer/base/error.c trainer/model/input_norm.c trainer/backend/registry.c trainer/backend/precision.c \
 	trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
-	trainer/model/models.c trainer/model/features.c trainer/model/params.c trainer/base/rng.c trainer/model/loss.c trainer/backend/host_loss.c \
+	trainer/model/models.c trainer/model/params.c trainer/base/rng.c trainer/model/loss.c trainer/backend/host_loss.c \
 	trainer/train/optim.c trainer/train/schedule.c trainer/train/auroc.c trainer/train/safetensors.c \
 	trainer/train/checkpoint.c trainer/train/checkpoint_replace.c trainer/train/progress.c trainer/cmd/cli.c trainer/cmd/common.c \
 	trainer/cmd/train.c trainer/cmd/train_report.c trainer/cmd/eval.c trainer/cmd/bench.c \
