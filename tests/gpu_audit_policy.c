@@ -156,6 +156,9 @@ static const struct audit_allow waiting[] = {
 	{ "trainer/backend/gpu/gpu_step.c", "run_forward", "cudaStreamSynchronize", 0,
 	  "evaluation forward only: backend.h returns the logits in y (host); a training "
 	  "forward keeps them on the device" },
+	{ "trainer/backend/gpu/gpu_step.c", "gpu_step_features", "cudaStreamSynchronize", 0,
+	  "class activation maps only (predict --cam, locate): backend.h returns the feature "
+	  "maps in host memory; never called in training" },
 	{ "trainer/backend/gpu/gpu_step.c", "run_backward", "cudaStreamSynchronize", 0,
 	  "step path when host data is asked for: dx, host gradients, fp16's overflow flag" },
 	{ "trainer/backend/gpu/gpu_step.c", "fire_ready", "cudaEventSynchronize", 0,

@@ -37,6 +37,7 @@ extern const struct test_case stop_wait_tests[];
 extern const struct test_case cli_tests[];
 extern const struct test_case eval_stats_tests[];
 extern const struct test_case eval_cli_tests[];
+extern const struct test_case cam_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 #ifdef HVD_HAVE_RUNTIME
@@ -92,6 +93,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "trainer-cam", cam_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-stop", stop_anywhere_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-stop-wait", stop_wait_tests, TEST_NEEDS_NOTHING, 300, 0 },

@@ -7,11 +7,14 @@
 EVAL_SRCS := trainer/train/eval_bootstrap.c trainer/train/eval_curves.c \
 	trainer/train/eval_calibration.c trainer/train/eval_thresholds.c \
 	trainer/cmd/thresholds_file.c trainer/cmd/eval_report.c trainer/cmd/eval_command.c \
-	trainer/cmd/plot_png.c trainer/cmd/predict_output.c
+	trainer/cmd/plot_png.c trainer/cmd/predict_output.c trainer/cmd/out_dir.c \
+	trainer/model/features.c trainer/train/cam.c trainer/train/cam_score.c \
+	trainer/cmd/cam_png.c trainer/cmd/predict_cam.c trainer/cmd/locate.c
 EVAL_LDLIBS :=
 ifeq ($(HAVE_CAIRO),1)
-$(B)/obj/trainer/cmd/plot_png.o: MODULE_CFLAGS = -Itrainer $(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
+$(B)/obj/trainer/cmd/plot_png.o $(B)/obj/trainer/cmd/cam_png.o: MODULE_CFLAGS = -Itrainer \
+	$(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
 EVAL_LDLIBS += $(CAIRO_LIBS)
 endif
-EVAL_TEST_SRCS := tests/test_eval_stats.c tests/test_eval_cli.c
+EVAL_TEST_SRCS := tests/test_eval_stats.c tests/test_eval_cli.c tests/test_cam.c
 TEST_SRCS += $(EVAL_TEST_SRCS)

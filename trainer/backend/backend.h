@@ -25,6 +25,8 @@
  *    backward with dy NULL takes that gradient, and the loss stays on the
  *    backend, summed, until loss_take() reads it: a device backend never
  *    waits for the GPU to hand over a per-step loss.
+ *  - the last feature maps (optional, for class activation maps): after
+ *    a forward, features() hands them over like the logits.
  * What this is not: the optimizer, data loading, or evaluation metrics
  * (evaluation reads the logits: forward with y).
  */
@@ -108,6 +110,13 @@ struct backend_ops {
 			 struct trainer_error *err);
 	/* Bring model->state up to date (a no-op for host backends). */
 	int (*store_state)(struct backend *b, struct trainer_error *err);
+	/* Optional (NULL: this backend cannot; the caller says so). After a
+	 * forward of N images (evaluation or training): their last feature
+	 * maps, the tensor feeding the global average pooling
+	 * (model_features_find), (N, C, h, w) NCHW fp32 into maps: what class
+	 * activation maps are made of. An error when the model has no such
+	 * tensor or the backend did not keep it. */
+	int (*features)(struct backend *b, float *maps, struct trainer_error *err);
 	void (*destroy)(struct backend *b);
 };
 

@@ -1,6 +1,7 @@
 /* cmd/bench.c - `chexnet bench` (training steps on one synthetic
  * in-memory batch: images/s and peak RSS, the documents' synthetic-data
- * benchmark) and `chexnet predict` (14 probabilities per image).
+ * benchmark) and `chexnet predict` (14 probabilities per image, and with
+ * --cam the class activation maps: cmd/predict_cam.h).
  * What it does not do: compare with PyTorch (bench/vs_pytorch does).
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "cmd/run.h"
 #include "cmd/common.h"
 #include "cmd/train_gpu.h"
+#include "cmd/predict_cam.h"
 #include "cmd/predict_output.h"
 #include "train/stop_signal.h"
 
@@ -143,9 +145,9 @@ int run_bench(const struct cli_options *o)
 }
 
 /* One image through the model in eval mode; prints the path and 14
- * probabilities. */
+ * probabilities; the CAM pictures when pc is set. */
 static int predict_one(struct session *s, struct batch *b, const char *path,
-		       const struct thresholds *t, int json)
+		       const struct thresholds *t, int json, struct predict_cam *pc)
 {
 	struct trainer_error err = { "" };
 	char msg[1024];
@@ -164,6 +166,10 @@ static int predict_one(struct session *s, struct batch *b, const char *path,
 	for (int c = 0; c < CHEXNET_CLASSES; c++)
 		probs[c] = loss_sigmoid(logits[c]);
 	predict_print(stdout, path, probs, t, json);
+	if (pc && predict_cam_image(pc, s, b->pixels, b->size, path, probs, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -177,6 +183,8 @@ int run_predict(const struct cli_options *o)
 		fprintf(stderr, "chexnet: predict: need --checkpoint DIR and at least one IMAGE\n");
 		return 2;
 	}
+	if ((rc = predict_cam_check(o)))
+		return rc;
 	struct cli_options one = *o;
 	one.batch = 1;
 	if (stop_signal_install()) {
@@ -190,11 +198,14 @@ int run_predict(const struct cli_options *o)
 	}
 	stop_signal_listen();
 	struct thresholds thr;
+	struct predict_cam pc = { 0 };
 	int have_thr = 0;
 	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
 	    s.ops->load_params(s.backend, &err) ||
-	    (have_thr = thresholds_load(o->checkpoint, s.model.desc.name, &thr, &err)) < 0) {
+	    (have_thr = thresholds_load(o->checkpoint, s.model.desc.name, &thr, &err)) < 0 ||
+	    (o->cam && predict_cam_open(&pc, o, &s, have_thr == 0 ? &thr : NULL, &err))) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
+		predict_cam_close(&pc);
 		session_close(&s);
 		stop_signal_uninstall();
 		return 1;
@@ -209,11 +220,13 @@ int run_predict(const struct cli_options *o)
 				stop_signal_received() == SIGTERM ? "SIGTERM" : "SIGUSR1", i,
 				o->input_count, CHEXNET_EXIT_PREEMPTED);
 			rc = CHEXNET_EXIT_PREEMPTED;
-		} else if (predict_one(&s, &b, o->inputs[i], have_thr == 0 ? &thr : NULL, json)) {
+		} else if (predict_one(&s, &b, o->inputs[i], have_thr == 0 ? &thr : NULL, json,
+				       o->cam ? &pc : NULL)) {
 			rc = 1;
 		}
 	}
 	free(b.pixels);
+	predict_cam_close(&pc);
 	session_close(&s);
 	stop_signal_uninstall();
 	return rc;

@@ -8,7 +8,7 @@
 #include "cmd/cli.h"
 #include "base/args.h"
 
-enum { C_TRAIN = 1, C_EVAL = 2, C_PREDICT = 4, C_BENCH = 8, C_ALL = 15 };
+enum { C_TRAIN = 1, C_EVAL = 2, C_PREDICT = 4, C_BENCH = 8, C_LOCATE = 16, C_ALL = 31 };
 
 struct flag {
 	const char *name;
@@ -34,7 +34,7 @@ static const struct flag flags[] = {
 	{ "--synthetic-images", C_TRAIN | C_EVAL, 1, "size of the synthetic set (default 64)" },
 	{ "--loader-threads", C_TRAIN | C_EVAL, 1, "input pipeline workers (default: CPUs/4)" },
 	{ "--init", C_TRAIN, 1, "start from a torchvision state dict (.safetensors)" },
-	{ "--checkpoint", C_EVAL | C_PREDICT, 1, "checkpoint directory to evaluate" },
+	{ "--checkpoint", C_EVAL | C_PREDICT | C_LOCATE, 1, "checkpoint directory to evaluate" },
 	{ "--split", C_EVAL, 1, "val | test (default test)" },
 	{ "--optimizer", C_TRAIN, 1, "adam | sgd (default adam)" },
 	{ "--lr", C_TRAIN, 1, "learning rate (default 1e-3)" },
@@ -57,6 +57,12 @@ static const struct flag flags[] = {
 	{ "--choose-thresholds", C_EVAL, 0, "choose operating thresholds on --split val, store them" },
 	{ "--sensitivity", C_TRAIN | C_EVAL, 1, "threshold rule: reach this sensitivity (default Youden's J)" },
 	{ "--specificity", C_TRAIN | C_EVAL, 1, "threshold rule: keep this specificity (default Youden's J)" },
+	{ "--cam", C_PREDICT, 1, "write class activation map PNGs (heat map on the X-ray) into DIR" },
+	{ "--cam-classes", C_PREDICT, 1,
+	  "all | comma list of findings for --cam (default: those above their stored threshold)" },
+	{ "--images", C_LOCATE, 1, "generated test images with the finding (default 100)" },
+	{ "--finding", C_LOCATE, 1, "the finding to locate (default Effusion)" },
+	{ "--min-ratio", C_LOCATE, 1, "fail below this many times chance (default 2)" },
 
 	{ "--help", C_ALL, 0, "this help" },
 };
@@ -64,8 +70,9 @@ static const struct flag flags[] = {
 static const struct { const char *name; int bit; const char *summary; } commands[] = {
 	{ "train", C_TRAIN, "train a model (--data DIR or --synthetic)" },
 	{ "eval", C_EVAL, "loss and per-class AUROC of a checkpoint" },
-	{ "predict", C_PREDICT, "14 probabilities per image: predict --checkpoint DIR IMAGE..." },
+	{ "predict", C_PREDICT, "14 probabilities per image (--cam DIR: heat maps): predict --checkpoint DIR IMAGE..." },
 	{ "bench", C_BENCH, "training throughput on synthetic in-memory data (images/s)" },
+	{ "locate", C_LOCATE, "where CAMs point on generated images (chexnet synth's seed, --seed)" },
 };
 
 void cli_usage(FILE *f)
@@ -103,6 +110,9 @@ static void defaults(struct cli_options *o, const char *command)
 	o->weighted_loss = 1;
 	o->progress_every = 10;
 	o->bootstrap = 1000;
+	o->locate_images = 100;
+	o->locate_finding = "Effusion";
+	o->locate_min_ratio = 2;
 }
 
 static int fail(const char *msg)
@@ -137,6 +147,8 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 	LONG("--patience", 0, 100000, o->patience)
 	LONG("--progress-every", 1, 1L << 30, o->progress_every)
 	LONG("--bootstrap", 0, 1000000, o->bootstrap)
+	LONG("--images", 1, 1000000, o->locate_images)
+	DBL("--min-ratio", 0, 1000, o->locate_min_ratio)
 	DBL("--sensitivity", 1e-9, 1, o->sensitivity)
 	DBL("--specificity", 1e-9, 1, o->specificity)
 	DBL("--lr", 0, 100, o->lr)
@@ -151,6 +163,9 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 	STR("--checkpoint", o->checkpoint)
 	STR("--resume", o->resume)
 	STR("--plots", o->plots)
+	STR("--cam", o->cam)
+	STR("--cam-classes", o->cam_classes)
+	STR("--finding", o->locate_finding)
 
 #undef LONG
 #undef DBL

@@ -1,4 +1,4 @@
-/* cli.h - the options of `chexnet train | eval | predict | bench`, parsed
+/* cli.h - the options of `chexnet train | eval | predict | bench | locate`, parsed
  * strictly (unknown flag, missing value or malformed number: one-line
  * error, exit 2) into struct cli_options, and the per-command help.
  * What this is not: running the commands (run.h).
@@ -46,6 +46,11 @@ struct cli_options {
 	int choose_thresholds;      /* eval: --choose-thresholds (val split only) */
 	double sensitivity;         /* train/eval: --sensitivity X threshold rule (0: not given) */
 	double specificity;         /* train/eval: --specificity X threshold rule (0: not given) */
+	const char *cam;            /* predict: --cam DIR, class activation map PNGs */
+	const char *cam_classes;    /* predict: --cam-classes all | A,B (NULL: above threshold) */
+	long locate_images;         /* locate: --images N generated test images */
+	const char *locate_finding; /* locate: --finding NAME */
+	double locate_min_ratio;    /* locate: --min-ratio X (times chance) */
 	char **inputs;              /* predict: image paths */
 	int input_count;
 };

@@ -1,38 +1,16 @@
 /* eval_command.c - eval's options, thresholds chosen or read, and the
  * report and plots of a finished pass. What it does not do: run the model.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd/eval_command.h"
 #include "cmd/eval_report.h"
 #include "model/loss.h"
+#include "cmd/out_dir.h"
 #include "cmd/plot_png.h"
-
-/* Creates DIR when missing and proves a file can be written in it. */
-static int plots_dir_writable(const char *dir)
-{
-	char probe[4200];
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "chexnet: --plots: '%s': %s\n", dir, strerror(errno));
-		return -1;
-	}
-	snprintf(probe, sizeof(probe), "%s/.chexnet-write-test-%d", dir, (int)getpid());
-	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "chexnet: --plots: '%s': not writable: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	unlink(probe);
-	return 0;
-}
 
 int eval_options_check(const struct cli_options *o)
 {
@@ -58,7 +36,7 @@ int eval_options_check(const struct cli_options *o)
 			"(libcairo2-dev): run make deps and make\n", o->plots);
 		return 2;
 	}
-	return o->plots && plots_dir_writable(o->plots) ? 2 : 0;
+	return o->plots && out_dir_writable("--plots", o->plots) ? 2 : 0;
 }
 
 struct threshold_choice eval_threshold_rule(const struct cli_options *o)

@@ -1,5 +1,5 @@
 /* main.c - `chexnet`: dispatches to the trainer's commands (train, eval,
- * predict, bench) and the input pipeline's (pack, synth, ... from
+ * predict, bench, locate) and the input pipeline's (pack, synth, ... from
  * data_cmds.h), and ends a trainer command: a failed rank of a
  * multi-rank run ends the whole Slurm step (the rule in dist.h), a
  * finished one releases the runtime. Command line and exit only. What it
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*run)(const struct cli_options *); } own[] = {
 		{ "train", run_train }, { "eval", run_eval },
-		{ "predict", run_predict }, { "bench", run_bench },
+		{ "predict", run_predict }, { "bench", run_bench }, { "locate", run_locate },
 	};
 	struct cli_options o;
 

@@ -1,5 +1,5 @@
 /* run.h - the trainer's commands on parsed options: train, eval, predict,
- * bench. Each returns the process exit status (0 ok, 1 failure, 2 bad
+ * bench, locate. Each returns the process exit status (0 ok, 1 failure, 2 bad
  * usage; train: 75 = stopped by SIGTERM/SIGUSR1 after writing OUT/last,
  * continue with --resume OUT, stop_signal.h); they
  * print `chexnet: ...` errors themselves (they are called only by main).
@@ -14,5 +14,6 @@ int run_train(const struct cli_options *o);
 int run_eval(const struct cli_options *o);
 int run_predict(const struct cli_options *o);
 int run_bench(const struct cli_options *o);
+int run_locate(const struct cli_options *o);
 
 #endif

@@ -36,6 +36,13 @@ uint16_t data_synth_labels(uint64_t seed, size_t i, double floor);
 /* Draws image i with the given labels into pixels (size x size). Pure. */
 void data_synth_image(uint64_t seed, size_t i, uint16_t labels, int size, uint8_t *pixels);
 
+/* Where finding c is drawn in image i: mask (size x size) is 1 where the
+ * picture with the finding and the same picture without it (noise aside)
+ * differ by more than DATA_SYNTH_MASK_LEVEL grey levels. Pure. */
+#define DATA_SYNTH_MASK_LEVEL 8.0
+void data_synth_finding_mask(uint64_t seed, size_t i, uint16_t labels, int finding, int size,
+			     uint8_t *mask);
+
 /* Writes the whole data set. Returns 0 or -1 with a message in err. */
 int data_synth(const struct synth_config *cfg, char *err, size_t err_bytes);
 

@@ -152,6 +152,18 @@ int model_resnet50(struct model_desc *d, int image_size, int classes,
 int model_by_name(struct model_desc *d, const char *name, int image_size,
 		  int classes, struct trainer_error *err);
 
+/* --- The last feature maps (model/features.c): what class activation
+ * maps read. --- */
+struct model_features {
+	int tensor;                /* the tensor the global average pooling reads */
+	int channels, height, width;
+	int classifier;            /* the linear layer after the pooling: weight (classes, channels) */
+};
+/* 0, or -1 naming the model when its classifier does not read a global
+ * average pooling of one whole tensor (a layer test's model). */
+int model_features_find(const struct model_desc *d, struct model_features *f,
+			struct trainer_error *err);
+
 /* --- The shared host buffers (params.c). --- */
 struct model {
 	struct model_desc desc;

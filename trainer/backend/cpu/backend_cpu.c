@@ -241,6 +241,22 @@ static int cpu_loss_take(struct backend *b, double *sum, long *batches, struct t
 	return 0;
 }
 
+/* The last forward's feature maps, reordered to NCHW fp32 (from bf16
+ * too). A --memory-efficient tensor lives in the step arena and may be
+ * overwritten after its last reader: refused, never stale. */
+static int cpu_features(struct backend *b, float *maps, struct trainer_error *err)
+{
+	struct cpu_exec *x = &b->x;
+	struct model_features f;
+
+	if (model_features_find(&x->m->desc, &f, err))
+		return -1;
+	if (x->t[f.tensor].recompute)
+		return trainer_error_set(err, "cpu: features: '%s': not kept with --memory-efficient",
+					 x->m->desc.tensors[f.tensor].name);
+	return get_output(x, f.tensor, 0, maps) ? cpu_err(x, err) : 0;
+}
+
 const struct backend_ops backend_cpu_ops = {
 	.name = "cpu",
 	.probe = cpu_probe,
@@ -251,6 +267,7 @@ const struct backend_ops backend_cpu_ops = {
 	.loss = cpu_loss,
 	.loss_take = cpu_loss_take,
 	.store_state = cpu_store_state,
+	.features = cpu_features,
 	.destroy = cpu_destroy,
 };
 

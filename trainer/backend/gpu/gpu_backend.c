@@ -267,6 +267,7 @@ int gpu_step_forward(struct backend *b, const struct backend_input *in, int trai
 		     float *y, struct trainer_error *err);
 int gpu_step_backward(struct backend *b, const float *dy, float *dx,
 		      backend_grad_ready_fn ready, void *user, struct trainer_error *err);
+int gpu_step_features(struct backend *b, float *maps, struct trainer_error *err);
 
 const struct backend_ops backend_gpu_ops = {
 	.name = "gpu",
@@ -277,5 +278,6 @@ const struct backend_ops backend_gpu_ops = {
 	.loss = gpu_loss,
 	.loss_take = gpu_loss_take,
 	.store_state = gpu_store_state,
+	.features = gpu_step_features,
 	.destroy = gpu_destroy,
 };

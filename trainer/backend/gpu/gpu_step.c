@@ -11,6 +11,9 @@
  * throughout. fp16: dy is multiplied by the loss scale and each layer's
  * gradients are unscaled and checked for inf/NaN on the device; the flag
  * is read with the last copy (M4).
+ * features() reads the last feature maps of the last forward back the
+ * same way as the logits (through the fp32 io scratch, refused when they
+ * do not fit there).
  * What it does not do: the loss (gpu_loss.c) or the optimizer step.
  */
 #include <string.h>
@@ -178,4 +181,24 @@ int gpu_step_backward(struct backend *b, const float *dy, float *dx,
 	rc = run_backward(b, dy, dx, &cur, err);
 	gpu_nvtx_pop();
 	return rc;
+}
+
+int gpu_step_features(struct backend *b, float *maps, struct trainer_error *err)
+{
+	struct model_features f;
+
+	if (model_features_find(&b->m->desc, &f, err))
+		return -1;
+	if (b->count < 1)
+		return trainer_error_set(err, "gpu: features: no forward yet");
+	size_t bytes = tensor_floats(b, f.tensor) * sizeof(float);
+	if (bytes > b->plan.io.bytes)
+		return trainer_error_set(err, "gpu: features: '%s': %zu bytes do not fit the %zu-byte "
+					 "read-back buffer", b->m->desc.tensors[f.tensor].name, bytes,
+					 b->plan.io.bytes);
+	if (queue_readback(b, f.tensor, 0, 1.0f, err))
+		return -1;
+	GPU_CUDA(cudaStreamSynchronize(b->stream));
+	memcpy(maps, b->host_io, bytes);
+	return 0;
 }

@@ -267,6 +267,20 @@ static int ref_backward(struct backend *b, const float *dy, float *dx,
 	return 0;
 }
 
+/* The last forward's feature maps: the stored tensor, as it is. */
+static int ref_features(struct backend *b, float *maps, struct trainer_error *err)
+{
+	struct model_features f;
+
+	if (model_features_find(&b->m->desc, &f, err))
+		return -1;
+	if (b->count < 1)
+		return trainer_error_set(err, "backend ref: features: no forward yet");
+	memcpy(maps, b->value[f.tensor],
+	       (size_t)b->count * tensor_floats(&b->m->desc.tensors[f.tensor]) * sizeof(float));
+	return 0;
+}
+
 const struct backend_ops backend_ref_ops = {
 	.name = "ref",
 	.create = ref_create,
@@ -276,5 +290,6 @@ const struct backend_ops backend_ref_ops = {
 	.loss = ref_loss,
 	.loss_take = ref_loss_take,
 	.store_state = ref_store_state,
+	.features = ref_features,
 	.destroy = ref_destroy,
 };
