@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dtype.h"
 #include "pipeline.h"
@@ -198,44 +199,97 @@ static void fail_everything(struct runtime *rt)
 	rt->execs_tail = NULL;
 }
 
+/* Lock held (dropped while it runs): runs cmd, completes its handles. */
+static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t errlen)
+{
+	/* control_nego.c checked count against what this rank submitted;
+	 * a zero count still never reaches run_bucket's es[0] */
+	struct entry **es = cmd->count ? malloc(cmd->count * sizeof(*es)) : NULL;
+	size_t n = es ? take_entries(rt, cmd, es) : 0;
+	pthread_mutex_unlock(&rt->lock);
+	err[0] = '\0';
+	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
+		 : run_bucket(rt, cmd, es, n, err, errlen);
+	if (!cmd->count)
+		snprintf(err, errlen, "hvd: engine: 'position %llu': empty bucket",
+			 (unsigned long long)cmd->first);
+	else if (rc && n != cmd->count && es)
+		snprintf(err, errlen, "hvd: engine: 'position %llu': rank 0 planned a "
+			 "tensor this rank has not submitted", (unsigned long long)cmd->first);
+	if (rc && !rt->aborted)
+		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
+	pthread_mutex_lock(&rt->lock);
+	complete(rt, es, n, rc ? rt->error_code : 0);
+	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
+		rt->fast = 1;
+		rt->fast_pos = cmd->first + cmd->count;
+	}
+	free(es);
+	free(cmd);
+}
+
+/* Lock held: sleeps until woken, or until the monotonic time wake_at (> 0). */
+static void sleep_until(struct runtime *rt, double wake_at)
+{
+	if (wake_at <= 0) {
+		pthread_cond_wait(&rt->cond, &rt->lock);
+		return;
+	}
+	double dt = wake_at - runtime_now();
+	if (dt <= 0)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	long long ns = ts.tv_nsec + (long long)(dt * 1e9);
+	ts.tv_sec += (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	pthread_cond_timedwait(&rt->cond, &rt->lock, &ts);
+}
+
+/* Lock held: the next bucket, from rank 0's EXECs or agreed by the
+ * engines (agree.c); NULL after sleeping or switching, *leave when
+ * stopping and idle. */
+static struct exec_cmd *next_bucket(struct runtime *rt, int *leave)
+{
+	*leave = 0;
+	if (rt->execs) {
+		struct exec_cmd *cmd = rt->execs;
+		rt->execs = cmd->next;
+		if (!rt->execs)
+			rt->execs_tail = NULL;
+		return cmd;
+	}
+	if (rt->fast) {
+		double wake_at = 0;
+		struct exec_cmd *cmd = agree_next(rt, &wake_at);
+		if (!cmd && rt->fast && !rt->aborted)
+			sleep_until(rt, wake_at);
+		return cmd;
+	}
+	if (rt->stopping && !rt->pending) {
+		*leave = 1;
+		return NULL;
+	}
+	pthread_cond_wait(&rt->cond, &rt->lock);
+	return NULL;
+}
+
 static void *engine_main(void *arg)
 {
 	struct runtime *rt = arg;
 	char err[2048];
 	pthread_mutex_lock(&rt->lock);
 	for (;;) {
-		while (!rt->execs && !rt->aborted && !(rt->stopping && !rt->pending))
-			pthread_cond_wait(&rt->cond, &rt->lock);
 		if (rt->aborted) {
 			fail_everything(rt);
 			break;
 		}
-		if (!rt->execs)
-			break; /* stopping and idle */
-		struct exec_cmd *cmd = rt->execs;
-		rt->execs = cmd->next;
-		if (!rt->execs)
-			rt->execs_tail = NULL;
-		/* control_loop.c checked count against what this rank submitted;
-		 * a zero count still never reaches run_bucket's es[0] */
-		struct entry **es = cmd->count ? malloc(cmd->count * sizeof(*es)) : NULL;
-		size_t n = es ? take_entries(rt, cmd, es) : 0;
-		pthread_mutex_unlock(&rt->lock);
-		err[0] = '\0';
-		int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
-			 : run_bucket(rt, cmd, es, n, err, sizeof(err));
-		if (!cmd->count)
-			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': empty bucket",
-				 (unsigned long long)cmd->first);
-		else if (rc && n != cmd->count && es)
-			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
-				 "tensor this rank has not submitted", (unsigned long long)cmd->first);
-		if (rc && !rt->aborted)
-			runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
-		pthread_mutex_lock(&rt->lock);
-		complete(rt, es, n, rc ? rt->error_code : 0);
-		free(es);
-		free(cmd);
+		int leave;
+		struct exec_cmd *cmd = next_bucket(rt, &leave);
+		if (leave)
+			break;
+		if (cmd)
+			execute(rt, cmd, err, sizeof(err));
 	}
 	pthread_mutex_unlock(&rt->lock);
 	return NULL;

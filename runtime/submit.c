@@ -1,6 +1,7 @@
-/* submit.c - the collective calls of hvd.h: validate, queue a named entry
- * for the control thread to announce and the engine to run, hand back a
- * handle, wait on it. HVD_SYNC=1 waits inside every submission (practice
+/* submit.c - the collective calls of hvd.h: validate, tag a named entry
+ * against the plan cache and queue it for the control thread to announce
+ * (or, while the engines agree among themselves, agree.c, for the engine
+ * alone) and the engine to run, hand back a handle, wait on it. HVD_SYNC=1 waits inside every submission (practice
  * C3: the synchronous-allreduce switch, for diagnosis and comparison).
  * What it does not do: talk to other ranks or move data.
  */
@@ -76,13 +77,21 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 		return runtime_set_error(rt->error_code, rt->error);
 	}
 	e->seq = rt->next_seq++;
+	e->t_submit = runtime_now();
+	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
 	if (rt->pending_tail)
 		rt->pending_tail->next = e;
 	else
 		rt->pending = e;
 	rt->pending_tail = e;
+	/* the engines agree on cached buckets themselves: wake ours when this
+	 * may let it vote; else the control thread announces it to rank 0 */
+	int fast = rt->fast, wake_engine = agree_wants_wake(rt, e);
+	if (wake_engine)
+		pthread_cond_broadcast(&rt->cond);
 	pthread_mutex_unlock(&rt->lock);
-	control_wake(rt);
+	if (!fast)
+		control_wake(rt);
 	*out = h;
 	if (rt->set.sync)
 		wait_done(rt, h);

@@ -395,7 +395,7 @@ static void test_plan_cache_frames_are_checked(void)
 	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
 	snprintf(ab[0].name, sizeof(ab[0].name), "a");
 	snprintf(ab[1].name, sizeof(ab[1].name), "b");
-	CHECK_INT((int)plan_cache_learn(&c->cache, ab, 2), 0);
+	CHECK_INT((int)plan_cache_learn(&c->rt->cache, ab, 2), 0);
 	h.count = 2;
 	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* a run of the whole bucket: rank 0's copies */
 	CHECK(!c->rt->aborted);
@@ -405,7 +405,7 @@ static void test_plan_cache_frames_are_checked(void)
 	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* past the bucket's end */
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "HIT: tensors 1..2 of cached bucket 0 of 2 tensors");
-	plan_cache_free(&c->cache);
+	plan_cache_free(&c->rt->cache);
 	free_control(c);
 	c = fake_control(0, 2);
 	h = (struct wire_hit){ .pad = 1 };
@@ -418,9 +418,9 @@ static void test_plan_cache_frames_are_checked(void)
 	free_control(c);
 	c = fake_control(1, 2);
 	c->rt->next_seq = 2;
-	struct wire_exec x = { .first = 0, .count = 1, .flags = 2 };
+	struct wire_exec x = { .first = 0, .count = 1, .flags = 4 };
 	feed(c, 0, MSG_EXEC, &x, sizeof(x));
-	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x2");
+	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x4");
 	free_control(c);
 	c = fake_control(1, 2); /* LEARN of tensors this rank does not hold */
 	c->rt->next_seq = 2;
