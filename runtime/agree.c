@@ -41,9 +41,9 @@ static double escalate_s(const struct hvd_settings *s)
 /* Lock held. 1 when this rank can vote at rt->fast_pos now (*id: the
  * cached bucket submitted in full there, or VOTE_NO); 0 = not yet, look
  * again at *wake_at (0: at the next submission). */
-static int local_vote(const struct runtime *rt, double now, int64_t *id, double *wake_at)
+static int local_vote(struct runtime *rt, double now, int64_t *id, double *wake_at)
 {
-	const struct entry *e = rt->pending;
+	struct entry *e = rt->pending;
 	int nudged = rt->nudged && rt->nudge_pos == rt->fast_pos;
 	*id = VOTE_NO;
 	if (!e)
@@ -58,6 +58,8 @@ static int local_vote(const struct runtime *rt, double now, int64_t *id, double 
 		*id = e->tag.id;
 		return 1;
 	}
+	if (e->t_submit == 0) /* submitted before it became the head */
+		e->t_submit = now;
 	double flush = e->t_submit + rt->set.cycle_time_ms / 1000.0;
 	if (nudged || rt->stopping || now >= flush)
 		return 1;
@@ -67,11 +69,12 @@ static int local_vote(const struct runtime *rt, double now, int64_t *id, double 
 
 int agree_wants_wake(const struct runtime *rt, const struct entry *e)
 {
-	if (!rt->fast)
-		return 0;
-	if (e->seq == rt->fast_pos || e->tag.id < 0 || e->tag.off == 0)
-		return 1;
-	return e->tag.off + 1 >= plan_cache_count(&rt->cache, e->tag.id);
+	if (!rt->fast || e->tag.id < 0 || e->seq < rt->fast_pos)
+		return rt->fast;
+	uint32_t n = plan_cache_count(&rt->cache, e->tag.id);
+	if (e->tag.off + 1 >= n)
+		return 1; /* completes a run */
+	return e->tag.off == 0 && e->seq != rt->fast_pos; /* breaks the run before it */
 }
 
 static void tell_rank0(struct runtime *rt, uint64_t pos)
@@ -151,6 +154,7 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, int64_t 
 	cmd->first = pos;
 	cmd->count = plan_cache_count(&rt->cache, id);
 	cmd->signature = plan_cache_signature(&rt->cache, id);
+	cmd->agreed = 1;
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= pos && e->seq < pos + cmd->count) {
 			if (e->nego_open)

@@ -1,6 +1,8 @@
 /* engine.c - the background thread that runs buckets. Rank 0's control
- * thread decides each bucket (positions first..first+count); every rank's
- * engine checks the bucket's signature against its own tensors, runs it
+ * thread decides each bucket (positions first..first+count), or, for a
+ * repeated step, the engines agree on it among themselves (agree.c);
+ * every rank's engine checks a planned bucket's signature against its own
+ * tensors (an agreed one matched its cached tensors at submission), runs it
  * (allreduce buckets through the fusion buffer in chunks, pipeline.c:
  * MEMCPY_IN_FUSION_BUFFER, MPI_ALLREDUCE / NCCL_ALLREDUCE,
  * MEMCPY_OUT_FUSION_BUFFER) and completes the handles. f16/bf16 on a
@@ -119,7 +121,7 @@ static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struc
 static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
 		      size_t n, char *err, size_t errlen)
 {
-	int rc = check_signature(rt, cmd, es, n, err, errlen);
+	int rc = cmd->agreed ? 0 : check_signature(rt, cmd, es, n, err, errlen);
 	if (rc)
 		return rc;
 	struct comm_wait w = {
@@ -228,8 +230,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	free(cmd);
 }
 
-/* Lock held: sleeps until woken, or until the monotonic time wake_at (> 0). */
-static void sleep_until(struct runtime *rt, double wake_at)
+void engine_sleep(struct runtime *rt, double wake_at)
 {
 	if (wake_at <= 0) {
 		pthread_cond_wait(&rt->cond, &rt->lock);
@@ -247,11 +248,10 @@ static void sleep_until(struct runtime *rt, double wake_at)
 }
 
 /* Lock held: the next bucket, from rank 0's EXECs or agreed by the
- * engines (agree.c); NULL after sleeping or switching, *leave when
- * stopping and idle. */
-static struct exec_cmd *next_bucket(struct runtime *rt, int *leave)
+ * engines (agree.c), or NULL (*wake_at: when to look again). */
+static struct exec_cmd *take_bucket(struct runtime *rt, double *wake_at)
 {
-	*leave = 0;
+	*wake_at = 0;
 	if (rt->execs) {
 		struct exec_cmd *cmd = rt->execs;
 		rt->execs = cmd->next;
@@ -259,19 +259,22 @@ static struct exec_cmd *next_bucket(struct runtime *rt, int *leave)
 			rt->execs_tail = NULL;
 		return cmd;
 	}
-	if (rt->fast) {
-		double wake_at = 0;
-		struct exec_cmd *cmd = agree_next(rt, &wake_at);
-		if (!cmd && rt->fast && !rt->aborted)
-			sleep_until(rt, wake_at);
-		return cmd;
-	}
-	if (rt->stopping && !rt->pending) {
-		*leave = 1;
-		return NULL;
-	}
-	pthread_cond_wait(&rt->cond, &rt->lock);
-	return NULL;
+	return rt->fast ? agree_next(rt, wake_at) : NULL;
+}
+
+int engine_lend(struct runtime *rt, double *wake_at)
+{
+	*wake_at = 0;
+	if (!rt->fast || rt->engine_busy || rt->execs || rt->aborted)
+		return 0;
+	char err[2048];
+	rt->engine_busy = 1;
+	struct exec_cmd *cmd = agree_next(rt, wake_at);
+	if (cmd)
+		execute(rt, cmd, err, sizeof(err));
+	rt->engine_busy = 0;
+	pthread_cond_broadcast(&rt->cond);
+	return cmd || !rt->fast || rt->aborted;
 }
 
 static void *engine_main(void *arg)
@@ -284,12 +287,21 @@ static void *engine_main(void *arg)
 			fail_everything(rt);
 			break;
 		}
-		int leave;
-		struct exec_cmd *cmd = next_bucket(rt, &leave);
-		if (leave)
+		if (rt->engine_busy) { /* a caller of hvd_wait runs a bucket (engine_lend) */
+			pthread_cond_wait(&rt->cond, &rt->lock);
+			continue;
+		}
+		if (!rt->execs && !rt->fast && rt->stopping && !rt->pending)
 			break;
+		int was_fast = rt->fast;
+		double wake_at;
+		rt->engine_busy = 1;
+		struct exec_cmd *cmd = take_bucket(rt, &wake_at);
 		if (cmd)
 			execute(rt, cmd, err, sizeof(err));
+		rt->engine_busy = 0;
+		if (!cmd && !rt->aborted && rt->fast == was_fast)
+			engine_sleep(rt, wake_at);
 	}
 	pthread_mutex_unlock(&rt->lock);
 	return NULL;

@@ -64,6 +64,8 @@ struct exec_cmd {
 	uint32_t count;
 	uint64_t signature;
 	int fast_after;          /* rank 0 said: the engines agree from first + count on */
+	int agreed;              /* agreed by the engines: every tensor matched its cached
+				  * item at submission, so the signature holds already */
 	struct exec_cmd *next;
 };
 
@@ -92,6 +94,8 @@ struct runtime {
 	void *fusion_buf;           /* engine: the fusion buffer (backend memory) */
 	size_t fusion_cap;
 	int stopping;               /* engine: leave when idle */
+	int engine_busy;            /* a thread runs the engine's work: the engine thread, or
+				     * a caller of hvd_wait lent to it (engine_lend) */
 	struct plan_cache cache;    /* every rank: the same buckets, learnt from EXECs in order */
 	struct plan_cursor cursor;  /* submissions against the cache (tags) */
 	int fast;                   /* engine: positions from fast_pos on are agreed among
@@ -136,6 +140,14 @@ int engine_start(struct runtime *rt, char *err, size_t errlen);
 struct exec_cmd *agree_next(struct runtime *rt, double *wake_at);
 /* submit.c, lock held: 1 when a new entry e may let the engine vote. */
 int agree_wants_wake(const struct runtime *rt, const struct entry *e);
+/* Lock held. A thread about to wait for a handle runs the next agreed
+ * bucket itself when the engine is idle (no hand-off to the engine thread
+ * and back on the hot path): 1 when something changed (look again), 0
+ * when it should sleep (engine_sleep; *wake_at as agree_next). */
+int engine_lend(struct runtime *rt, double *wake_at);
+/* Lock held: sleeps on rt->cond until woken, or until the monotonic time
+ * wake_at (> 0). */
+void engine_sleep(struct runtime *rt, double wake_at);
 /* Waits for the engine to finish what it has and joins it. */
 void engine_stop(struct runtime *rt);
 
