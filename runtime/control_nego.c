@@ -268,7 +268,7 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
  * else is waiting, and the backend can agree. */
 static int may_go_fast(const struct control *c, const struct coord_exec *last)
 {
-	return c->rt->comm.ops->agree_start && !c->fast && (last->learn || last->cached >= 0) &&
+	return c->rt->comm.ops && c->rt->comm.ops->agree_start && !c->fast && (last->learn || last->cached >= 0) &&
 	       coord_idle(&c->coord);
 }
 
