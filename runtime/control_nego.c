@@ -1,12 +1,16 @@
 /* control_nego.c - negotiation on the control thread: local submissions
- * are tagged against the plan cache and announced (workers: a SUBMIT per
- * negotiated tensor, one HIT per run of a cached bucket; rank 0: straight
- * into the coordinator); rank 0 plans buckets as soon as every rank
- * submitted them (a partly submitted one waits at most
+ * (tagged against the plan cache when submitted) are announced (workers:
+ * a SUBMIT per negotiated tensor, one HIT per run of a cached bucket;
+ * rank 0: straight into the coordinator); rank 0 plans buckets as soon as
+ * every rank submitted them (a partly submitted one waits at most
  * HVD_CYCLE_TIME_MS), sends them as EXECs and queues them for its own
  * engine; every rank learns negotiated buckets into its plan cache in
- * EXEC order. What it does not do: read sockets (control_loop.c) or run
- * collectives (engine.c).
+ * EXEC order. After a repeated or learnt bucket with nothing else waiting
+ * rank 0 hands the following positions to the engines (WIRE_EXEC_FAST,
+ * agree.c): nothing is announced until an engine hands a position back
+ * (they disagreed), and an agreement that waits is relayed to rank 0,
+ * which nudges every engine to vote. What it does not do: read sockets
+ * (control_loop.c) or run collectives (engine.c, agree.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
