@@ -165,7 +165,7 @@ static void push_exec(struct control *c, const struct wire_exec *x, int cached)
 	else
 		rt->execs = cmd;
 	rt->execs_tail = cmd;
-	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 }
 
@@ -330,7 +330,7 @@ static void nudge(struct control *c, uint64_t pos)
 	pthread_mutex_lock(&rt->lock);
 	rt->nudged = 1;
 	rt->nudge_pos = pos;
-	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 }
 
@@ -401,6 +401,6 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 	pthread_mutex_lock(&rt->lock);
 	rt->nudged = 1;
 	rt->nudge_pos = p.position;
-	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 }

@@ -230,10 +230,10 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	free(cmd);
 }
 
-void engine_sleep(struct runtime *rt, double wake_at)
+void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at)
 {
 	if (wake_at <= 0) {
-		pthread_cond_wait(&rt->cond, &rt->lock);
+		pthread_cond_wait(cv, &rt->lock);
 		return;
 	}
 	double dt = wake_at - runtime_now();
@@ -244,7 +244,7 @@ void engine_sleep(struct runtime *rt, double wake_at)
 	long long ns = ts.tv_nsec + (long long)(dt * 1e9);
 	ts.tv_sec += (time_t)(ns / 1000000000);
 	ts.tv_nsec = (long)(ns % 1000000000);
-	pthread_cond_timedwait(&rt->cond, &rt->lock, &ts);
+	pthread_cond_timedwait(cv, &rt->lock, &ts);
 }
 
 /* Lock held: the next bucket, from rank 0's EXECs or agreed by the
@@ -273,7 +273,9 @@ int engine_lend(struct runtime *rt, double *wake_at)
 	if (cmd)
 		execute(rt, cmd, err, sizeof(err));
 	rt->engine_busy = 0;
-	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->cond); /* other waiters may lend now */
+	if (rt->pending || rt->execs) /* what the engine thread may have missed meanwhile */
+		pthread_cond_signal(&rt->work);
 	return cmd || !rt->fast || rt->aborted;
 }
 
@@ -288,7 +290,7 @@ static void *engine_main(void *arg)
 			break;
 		}
 		if (rt->engine_busy) { /* a caller of hvd_wait runs a bucket (engine_lend) */
-			pthread_cond_wait(&rt->cond, &rt->lock);
+			pthread_cond_wait(&rt->work, &rt->lock);
 			continue;
 		}
 		if (!rt->execs && !rt->fast && rt->stopping && !rt->pending)
@@ -301,7 +303,7 @@ static void *engine_main(void *arg)
 			execute(rt, cmd, err, sizeof(err));
 		rt->engine_busy = 0;
 		if (!cmd && !rt->aborted && rt->fast == was_fast)
-			engine_sleep(rt, wake_at);
+			engine_sleep(rt, &rt->work, wake_at);
 	}
 	pthread_mutex_unlock(&rt->lock);
 	return NULL;
@@ -323,7 +325,7 @@ void engine_stop(struct runtime *rt)
 		return;
 	pthread_mutex_lock(&rt->lock);
 	rt->stopping = 1;
-	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 	pthread_join(rt->engine_thread, NULL);
 	rt->engine_started = 0;

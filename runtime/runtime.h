@@ -80,7 +80,8 @@ struct runtime {
 	char lanes_prefix[8];
 
 	pthread_mutex_t lock;       /* everything below */
-	pthread_cond_t cond;        /* engine work, handle completion */
+	pthread_cond_t cond;        /* handle completion, an engine lent or handed back */
+	pthread_cond_t work;        /* the engine thread: something for it to look at */
 	volatile int aborted;       /* first failure seen (read without lock) */
 	int error_code;
 	char error[2048];
@@ -145,9 +146,9 @@ int agree_wants_wake(const struct runtime *rt, const struct entry *e);
  * and back on the hot path): 1 when something changed (look again), 0
  * when it should sleep (engine_sleep; *wake_at as agree_next). */
 int engine_lend(struct runtime *rt, double *wake_at);
-/* Lock held: sleeps on rt->cond until woken, or until the monotonic time
- * wake_at (> 0). */
-void engine_sleep(struct runtime *rt, double wake_at);
+/* Lock held: sleeps on cv (rt->cond: a waiter; rt->work: the engine
+ * thread) until woken, or until the monotonic time wake_at (> 0). */
+void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at);
 /* Waits for the engine to finish what it has and joins it. */
 void engine_stop(struct runtime *rt);
 

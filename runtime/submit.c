@@ -52,7 +52,7 @@ static int wait_done(struct runtime *rt, const hvd_handle *h)
 	while (!h->done) {
 		double wake_at;
 		if (!engine_lend(rt, &wake_at)) /* an agreed bucket runs on this thread */
-			engine_sleep(rt, wake_at);
+			engine_sleep(rt, &rt->cond, wake_at);
 	}
 	int status = h->status;
 	pthread_mutex_unlock(&rt->lock);
@@ -97,7 +97,7 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	 * may let it vote; else the control thread announces it to rank 0 */
 	int fast = rt->fast, wake_engine = agree_wants_wake(rt, e);
 	if (wake_engine)
-		pthread_cond_broadcast(&rt->cond);
+		pthread_cond_signal(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 	if (!fast)
 		control_wake(rt);

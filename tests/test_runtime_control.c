@@ -286,6 +286,7 @@ static struct control *fake_control(int rank, int size)
 	snprintf(rt->boot.hostname, sizeof(rt->boot.hostname), "n0");
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_cond_init(&rt->cond, NULL);
+	pthread_cond_init(&rt->work, NULL);
 	rt->hosts = calloc((size_t)size, sizeof(*rt->hosts));
 	for (int r = 0; r < size; r++)
 		snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "n%d", r);
