@@ -177,9 +177,8 @@ static size_t take_entries(struct runtime *rt, const struct exec_cmd *cmd, struc
 static void complete(struct runtime *rt, struct entry **es, size_t n, int status)
 {
 	for (size_t i = 0; i < n; i++) {
-		es[i]->handle->status = status;
-		es[i]->handle->done = 1;
-		free(es[i]);
+		es[i]->h.status = status;
+		es[i]->h.done = 1; /* hvd_wait frees the entry with its handle */
 	}
 	rt->completed += n;
 	pthread_cond_broadcast(&rt->cond);

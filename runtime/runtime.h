@@ -42,8 +42,11 @@ struct hvd_handle {
 	int status;
 };
 
-/* A submitted collective waiting for (or in) its bucket. */
+/* A submitted collective waiting for (or in) its bucket. One allocation
+ * with its handle (first, so hvd_wait's free(handle) frees both): it
+ * lives until the caller has waited. */
 struct entry {
+	hvd_handle h;            /* what the caller holds; done by the engine */
 	struct fusion_item item;
 	uint64_t seq;            /* this rank's submission index = position */
 	void *data;              /* allreduce/broadcast: in place */
@@ -52,7 +55,6 @@ struct entry {
 	size_t recv_capacity;    /* elements */
 	size_t *counts;
 	void *ready_mark;        /* GPU: event recorded at submit */
-	hvd_handle *handle;      /* completed by the engine */
 	struct plan_tag tag;     /* its place in the plan cache, set at submission */
 	double t_submit;         /* runtime_now() at submission */
 	int nego_open;           /* worker: its NEGOTIATE span is open (control thread) */

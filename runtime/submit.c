@@ -6,6 +6,7 @@
  * What it does not do: talk to other ranks or move data.
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,21 +60,17 @@ static int wait_done(struct runtime *rt, const hvd_handle *h)
 	return status;
 }
 
+_Static_assert(offsetof(struct entry, h) == 0, "hvd_wait frees an entry through its handle");
+
 /* Queues e (taking ownership) and returns its handle in *out. */
 static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 {
-	hvd_handle *h = calloc(1, sizeof(*h));
-	if (!h) {
-		free(e);
-		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
-	}
-	e->handle = h;
+	hvd_handle *h = &e->h; /* at offset 0: freeing it frees e */
 	if (rt->comm.ops->record_ready && rt->compute_stream) {
 		char why[256] = "";
 		int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark,
 						    why, sizeof(why));
 		if (rc) {
-			free(h);
 			free(e);
 			return runtime_set_error(rc, why);
 		}
@@ -81,7 +78,6 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	pthread_mutex_lock(&rt->lock);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
-		free(h);
 		free(e);
 		return runtime_set_error(rt->error_code, rt->error);
 	}
@@ -96,9 +92,9 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	/* the engines agree on cached buckets themselves: wake ours when this
 	 * may let it vote; else the control thread announces it to rank 0 */
 	int fast = rt->fast, wake_engine = agree_wants_wake(rt, e);
-	if (wake_engine)
-		pthread_cond_signal(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
+	if (wake_engine) /* after unlocking: it does not wake into our lock */
+		pthread_cond_signal(&rt->work);
 	if (!fast)
 		control_wake(rt);
 	*out = h;
