@@ -543,6 +543,20 @@ static void test_plan_cache_rank_that_stops_submitting_is_named(void)
 	test_proc_free(&p);
 }
 
+static void test_plan_cache_rank_that_shuts_down_is_named(void)
+{
+	/* rank 1 calls hvd_shutdown instead of step 3: its engine votes "no"
+	 * on its way out, so the others hear of it at once, not after
+	 * HVD_TIMEOUT_S */
+	struct test_proc p;
+	CHECK(run_ranks("HVD_TIMEOUT_S=20", 3, "repeat 4 quit", 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_MSG(p.seconds < 15, "took %.1f s", p.seconds);
+	CHECK_MSG(count_lines_with(p.err, "called hvd_shutdown: 'rank 1: [rep.0, rep.1, rep.2") == 2,
+		  "the waiting ranks name rank 1: %.900s", p.err);
+	test_proc_free(&p);
+}
+
 /* Rank 0's "checksum NNNN" line. */
 static void checksum_of(const char *env, char *out, size_t len)
 {
@@ -602,6 +616,7 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "plan_cache_missing_tensor_is_a_stall", test_plan_cache_missing_tensor_is_a_stall },
 	{ "plan_cache_rank_that_stops_submitting_is_named",
 	  test_plan_cache_rank_that_stops_submitting_is_named },
+	{ "plan_cache_rank_that_shuts_down_is_named", test_plan_cache_rank_that_shuts_down_is_named },
 	{ "chunked_bucket_sums_equal_one_piece", test_chunked_bucket_sums_equal_one_piece },
 	{ 0 }
 };
