@@ -64,8 +64,15 @@ arg=
 [ "$mode" = hold ] && arg=300
 as_nobody timeout 100 "$atk" "$mode" 127.0.0.1 "$port" $arg > "$out/attack.out" 2>&1 &
 atk_pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	grep -q '^sent' "$out/attack.out" 2> /dev/null && break
+	kill -0 "$atk_pid" 2> /dev/null || break
+	sleep 0.1
+done
+# rank 1 stays held until rank 0 has dropped the attacker, so on a loaded
+# machine too the attack is handled during start-up, not after it
+for _ in $(seq 600); do
+	grep -q 'failed authentication' "$out/job.err" 2> /dev/null && break
 	kill -0 "$atk_pid" 2> /dev/null || break
 	sleep 0.1
 done
