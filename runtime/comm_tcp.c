@@ -235,7 +235,8 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 		rc = HVD_ERR_USAGE;
 	}
 	if (!rc) {
-		memmove((char *)recv + off[x->rank], send, send_bytes);
+		if (send_bytes)  /* a rank with nothing to give passes send NULL */
+			memmove((char *)recv + off[x->rank], send, send_bytes);
 		rc = ring_gather(x, recv, off, len, "allgatherv", w);
 	}
 	free(sizes);
@@ -277,7 +278,8 @@ static void tcp_release(void *ctx, void *p) { (void)ctx; free(p); }
 static int tcp_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
 {
 	(void)ctx; (void)err; (void)n;
-	memcpy(dst, src, bytes);
+	if (bytes)  /* empty buckets pass NULL */
+		memcpy(dst, src, bytes);
 	return 0;
 }
 
