@@ -49,7 +49,6 @@ void runtime_fail_text(struct runtime *rt, int code, const char *text, int remot
 		rt->aborted = 1;
 	}
 	pthread_cond_broadcast(&rt->cond);
-	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 	control_wake(rt);
 }

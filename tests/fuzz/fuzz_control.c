@@ -25,7 +25,6 @@ static struct control *make(int rank, int size)
 	rt->boot.size = size;
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_cond_init(&rt->cond, NULL);
-	pthread_cond_init(&rt->work, NULL);
 	rt->hosts = calloc((size_t)size, sizeof(*rt->hosts));
 	c->rt = rt;
 	c->wake[0] = c->wake[1] = -1;
@@ -54,7 +53,6 @@ static void destroy(struct control *c)
 	}
 	pthread_mutex_destroy(&rt->lock);
 	pthread_cond_destroy(&rt->cond);
-	pthread_cond_destroy(&rt->work);
 	free(rt->hosts);
 	free(rt);
 	free(c);
