@@ -20,6 +20,7 @@ struct peer {
 	double last_seen;
 	int said_bye;
 	int closed;
+	int knows_failure;  /* it was told of this job's failure, or told us */
 };
 
 #define CTL_MAX_LISTEN 16

@@ -301,7 +301,7 @@ static void name_unreachable(struct control *c, char *out, size_t len)
 		return;
 	for (int i = 0; c->peers && i < c->npeers; i++) {
 		int r = rt->boot.rank == 0 ? i : 0;
-		if (r != rt->boot.rank && (c->peers[i].fd < 0 || c->peers[i].closed))
+		if (r != rt->boot.rank && !c->peers[i].knows_failure && !c->peers[i].said_bye)
 			ranks[n++] = r;
 	}
 	if (n)
@@ -317,7 +317,8 @@ int control_env_abort(struct runtime *rt, int status, char *err, size_t errlen)
 			     "ends the job", status);
 	control_wake(rt);
 	double until = runtime_now() + 2.0;
-	while (c && c->thread_started && !c->failure_sent && runtime_now() < until)
+	while (c && c->thread_started && !__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE) &&
+	       runtime_now() < until)
 		usleep(10000);
 	if (!c || !c->thread_started) {
 		snprintf(err, errlen, "hvd: hvd_abort_job: 'no control plane': the other ranks "

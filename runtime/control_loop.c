@@ -63,6 +63,7 @@ static void dispatch(struct control *c, int i, uint32_t type, const char *payloa
 			break;
 		}
 		wire_sanitize(payload, len, text, sizeof(text));
+		c->peers[i].knows_failure = 1;
 		runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1);
 		break;
 	case MSG_BYE:
@@ -151,6 +152,14 @@ void control_send_to_workers(struct control *c, uint32_t type, const void *paylo
 			control_send_msg(c->peers[i].fd, type, payload, len);
 }
 
+/* Sends the failure to every open worker; remembers who got it. */
+static void abort_workers(struct control *c, const char *text, uint32_t len)
+{
+	for (int i = 0; i < c->npeers; i++)
+		if (peer_open(&c->peers[i]) && !control_send_msg(c->peers[i].fd, MSG_ABORT, text, len))
+			c->peers[i].knows_failure = 1;
+}
+
 /* Tell the others about a failure once: rank 0 broadcasts ABORT; another
  * rank reports its own failure to rank 0, which broadcasts it. */
 static void send_failure(struct control *c)
@@ -158,7 +167,6 @@ static void send_failure(struct control *c)
 	struct runtime *rt = c->rt;
 	if (c->failure_sent)
 		return;
-	c->failure_sent = 1;
 	pthread_mutex_lock(&rt->lock);
 	char text[sizeof(rt->error)];
 	memcpy(text, rt->error, sizeof(text));
@@ -166,9 +174,13 @@ static void send_failure(struct control *c)
 	pthread_mutex_unlock(&rt->lock);
 	uint32_t len = (uint32_t)strlen(text);
 	if (rt->boot.rank == 0)
-		control_send_to_workers(c, MSG_ABORT, text, len);
-	else if (local && peer_open(&c->peers[0]))
-		control_send_msg(c->peers[0].fd, MSG_ERROR, text, len);
+		abort_workers(c, text, len);
+	else if (!local)
+		c->peers[0].knows_failure = 1; /* rank 0 sent it and tells the rest */
+	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, text, len))
+		c->peers[0].knows_failure = 1;
+	/* after the sends: hvd_abort_job reads knows_failure once it sees this */
+	__atomic_store_n(&c->failure_sent, 1, __ATOMIC_RELEASE);
 }
 
 static void heartbeat(struct control *c, double now)
