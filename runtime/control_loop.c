@@ -287,6 +287,46 @@ static void stall_check(struct control *c, double now)
 	}
 }
 
+/* Longest rank 0 stays after a failure for the others to close. */
+#define CTL_LINGER_S 3.0
+
+/* Rank 0 after a failure, at shutdown: the workers it told and that were
+ * alive hear of it from rank 0 only; a launcher may kill them as soon as
+ * rank 0 exits (Slurm's PMIx plugin does within a second), before they
+ * could say why. So wait, at most CTL_LINGER_S, for their connections to
+ * close. Frames are read and dropped: nothing after a failure counts. */
+static void control_linger(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	struct pollfd *fds = calloc((size_t)c->npeers, sizeof(*fds));
+	int *which = calloc((size_t)c->npeers, sizeof(*which));
+	double now = runtime_now(), until = now + (rt->set.timeout_s < CTL_LINGER_S
+						    ? rt->set.timeout_s : CTL_LINGER_S);
+	while (fds && which && rt->boot.rank == 0 && rt->aborted && now < until) {
+		nfds_t n = 0;
+		for (int i = 1; i < c->npeers; i++) {
+			struct peer *p = &c->peers[i];
+			if (peer_open(p) && p->knows_failure && !p->said_bye &&
+			    now - p->last_seen <= silent_limit(&rt->set)) {
+				which[n] = i;
+				fds[n++] = (struct pollfd){ p->fd, POLLIN, 0 };
+			}
+		}
+		if (!n)
+			break;
+		poll(fds, n, 50);
+		for (nfds_t k = 0; k < n; k++) {
+			char scratch[4096];
+			ssize_t r = fds[k].revents ? recv(fds[k].fd, scratch, sizeof(scratch), MSG_DONTWAIT) : 1;
+			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+				c->peers[which[k]].closed = 1;
+		}
+		now = runtime_now();
+	}
+	free(fds);
+	free(which);
+}
+
 /* Returns 1 when the thread may leave. */
 static int finish_stop(struct control *c, double now)
 {
@@ -374,8 +414,10 @@ int control_stop(struct runtime *rt, int clean)
 	c->stop_deadline = runtime_now() + rt->set.timeout_s;
 	c->stop_requested = 1;
 	control_wake(rt);
-	if (c->thread_started)
+	if (c->thread_started) {
 		pthread_join(c->thread, NULL);
+		control_linger(c);
+	}
 	for (int i = 0; c->peers && i < c->npeers; i++) {
 		if (c->peers[i].fd >= 0)
 			close(c->peers[i].fd);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "dtype.h"
 
 static const char *negotiate_phase(const struct fusion_item *it)
 {
@@ -137,6 +138,7 @@ static void push_exec(struct control *c, const struct wire_exec *x, int cached)
 	cmd->first = x->first;
 	cmd->count = x->count;
 	cmd->signature = x->signature;
+	cmd->reversed = !!(x->flags & WIRE_EXEC_REVERSED);
 	pthread_mutex_lock(&rt->lock);
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= x->first && e->seq < x->first + x->count) {
@@ -247,6 +249,28 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 	push_exec(c, &x, 0);
 }
 
+/* Rank 0: WIRE_EXEC_REVERSED when its own allreduce tensors of the bucket
+ * lie in memory one after another, last first (engine.c reduces such a
+ * bucket in place; the flag gives every rank the same buffer layout). */
+static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
+{
+	struct runtime *rt = c->rt;
+	const char *expect = NULL;
+	uint32_t n = 0;
+	pthread_mutex_lock(&rt->lock);
+	for (struct entry *e = rt->pending; e && n < count; e = e->next) {
+		if (e->seq != first + n)
+			continue;
+		size_t bytes = e->item.count * dtype_size((enum hvd_dtype)e->item.dtype);
+		if (e->item.kind != FUSION_ALLREDUCE || (expect && (char *)e->data + bytes != expect))
+			break;
+		expect = e->data;
+		n++;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	return count > 1 && n == count ? WIRE_EXEC_REVERSED : 0;
+}
+
 /* Event-driven: runs after every event. A bucket starts once every rank
  * submitted all of it; HVD_CYCLE_TIME_MS is only how long a partly
  * submitted one waits for more (coord_plan_now's flush). */
@@ -267,7 +291,8 @@ void control_plan(struct control *c, double now)
 	}
 	for (int b = 0; b < n; b++) {
 		struct wire_exec x = { ex[b].first, ex[b].signature, ex[b].count,
-				       ex[b].learn ? WIRE_EXEC_LEARN : 0 };
+				       (ex[b].learn ? WIRE_EXEC_LEARN : 0) |
+				       layout_flag(c, ex[b].first, ex[b].count) };
 		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
 		push_exec(c, &x, ex[b].cached >= 0);
 		c->cached_buckets += ex[b].cached >= 0;

@@ -52,10 +52,30 @@ static enum hvd_dtype compress_type(const struct runtime *rt, enum hvd_dtype t)
 	       : rt->set.compression == HVD_COMPRESS_BF16 ? HVD_BF16 : HVD_F32;
 }
 
-/* One tensor that needs no conversion is reduced in place; anything else
- * goes through the fusion buffer, in chunks (pipeline.c). */
-static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, const struct comm_wait *w)
+/* Whether the bucket's tensors lie one after another in memory, in bucket
+ * order (slices of one gradient buffer): then the span is the bucket. */
+static int adjacent(struct entry **es, size_t n, size_t esize)
 {
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((char *)es[i]->data + es[i]->item.count * esize != (char *)es[i + 1]->data)
+			return 0;
+	return 1;
+}
+
+/* A bucket that needs no conversion and whose tensors are adjacent (one
+ * tensor, or slices of one buffer) is reduced in place, copying nothing:
+ * the span has the fusion buffer's layout, so ranks that copy and ranks
+ * that do not still reduce the same elements together. Anything else goes
+ * through the fusion buffer, in chunks (pipeline.c). */
+static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int reversed,
+			 const struct comm_wait *w)
+{
+	if (reversed) /* the buffer's layout: last tensor first */
+		for (size_t i = 0; i < n / 2; i++) {
+			struct entry *t = es[i];
+			es[i] = es[n - 1 - i];
+			es[n - 1 - i] = t;
+		}
 	const struct comm_ops *ops = rt->comm.ops;
 	struct pipeline_bucket b = { .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
 	enum hvd_op op = (enum hvd_op)es[0]->item.op;
@@ -65,7 +85,7 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, const 
 	b.scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
 	for (size_t i = 0; i < n; i++)
 		b.total += es[i]->item.count;
-	if (n == 1 && b.wire == b.t && b.squeeze == b.t) {
+	if (b.wire == b.t && b.squeeze == b.t && adjacent(es, n, dtype_size(b.t))) {
 		phase_all(rt, es, n, ops->allreduce_phase, 1);
 		int rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
 		phase_all(rt, es, n, NULL, 0);
@@ -137,7 +157,7 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	struct entry *e = es[0];
 	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
 	if (kind == FUSION_ALLREDUCE) {
-		rc = run_allreduce(rt, es, n, &w);
+		rc = run_allreduce(rt, es, n, cmd->reversed, &w);
 	} else if (kind == FUSION_BROADCAST) {
 		timeline_begin(rt->tl, e->item.name, ops->broadcast_phase);
 		rc = ops->broadcast(rt->comm.ctx, e->data, e->item.count * esize, e->item.root, &w);

@@ -60,6 +60,7 @@ struct exec_cmd {
 	uint64_t first;
 	uint32_t count;
 	uint64_t signature;
+	int reversed;            /* the buffer holds the tensors last first */
 	struct exec_cmd *next;
 };
 

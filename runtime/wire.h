@@ -26,10 +26,14 @@ struct wire_exec {
 	uint64_t first;
 	uint64_t signature;
 	uint32_t count;
-	uint32_t flags;      /* WIRE_EXEC_LEARN */
+	uint32_t flags;      /* WIRE_EXEC_LEARN, WIRE_EXEC_REVERSED */
 };
 /* Every rank appends the bucket to its plan cache (plan_cache.h). */
 #define WIRE_EXEC_LEARN 1u
+/* The bucket's buffer holds its tensors last first: rank 0's tensors lie
+ * that way in memory (gradients submitted in backward order from one
+ * buffer), so ranks laid out like it reduce in place (engine.c). */
+#define WIRE_EXEC_REVERSED 2u
 
 /* Worker -> rank 0: its next `count` submissions are tensors off..off+count-1
  * of cached bucket `id` ("same as last time"; rank 0 checks the range

@@ -418,9 +418,9 @@ static void test_plan_cache_frames_are_checked(void)
 	free_control(c);
 	c = fake_control(1, 2);
 	c->rt->next_seq = 2;
-	struct wire_exec x = { .first = 0, .count = 1, .flags = 2 };
+	struct wire_exec x = { .first = 0, .count = 1, .flags = 4 };
 	feed(c, 0, MSG_EXEC, &x, sizeof(x));
-	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x2");
+	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x4");
 	free_control(c);
 	c = fake_control(1, 2); /* LEARN of tensors this rank does not hold */
 	c->rt->next_seq = 2;

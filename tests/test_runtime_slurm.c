@@ -213,6 +213,41 @@ static void test_fusion_off_sends_each_tensor_alone(void)
 	cJSON_Delete(tl);
 }
 
+/* Slices of one buffer, one after another, are reduced in place (no
+ * copy through the fusion buffer) on ranks 0 and 2, while ranks 1 and 3
+ * copy their separate buffers: the same sums (the mode checks them). */
+static void expect_in_place(const char *mode)
+{
+	char args[64], ok[64];
+	snprintf(args, sizeof(args), "%s 120", mode);
+	snprintf(ok, sizeof(ok), "ok %s", mode);
+	expect_ok("HVD_FUSION_THRESHOLD=65536 HVD_TIMELINE=tl%r.json", 4, args, 120, ok);
+	for (int r = 0; r < 3; r++) {
+		char name[16];
+		snprintf(name, sizeof(name), "tl%d.json", r);
+		cJSON *tl = read_timeline(name);
+		int copied = -1, in_place = -1;
+		CHECK(cJSON_IsArray(tl));
+		lanes_with_phase(tl, "MEMCPY_IN_FUSION_BUFFER", &copied, &in_place);
+		CHECK_MSG(r % 2 == 0 ? copied == 0 && in_place == 120 : copied > 100,
+			  "%s: rank %d: %d tensors copied, %d in place", mode, r, copied, in_place);
+		cJSON_Delete(tl);
+	}
+}
+
+static void test_adjacent_slices_reduced_in_place(void)
+{
+	expect_in_place("slices");
+}
+
+/* Gradients submitted in backward order from one buffer lie last first:
+ * rank 0's EXEC says so, ranks 0 and 2 reduce in place, ranks 1 and 3
+ * copy into that layout. */
+static void test_backward_slices_reduced_in_place(void)
+{
+	expect_in_place("backward-slices");
+}
+
 static void test_sync_mode_still_correct(void)
 {
 	expect_ok("HVD_SYNC=1", 2, "fused 60", 120, "ok fused");
@@ -566,6 +601,8 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "fusion_off_sends_each_tensor_alone", test_fusion_off_sends_each_tensor_alone },
 	{ "sync_mode_still_correct", test_sync_mode_still_correct },
 	{ "broadcast_allgatherv_barrier", test_broadcast_allgatherv_barrier },
+	{ "adjacent_slices_reduced_in_place", test_adjacent_slices_reduced_in_place },
+	{ "backward_slices_reduced_in_place", test_backward_slices_reduced_in_place },
 	{ "mismatch_names_the_tensor_on_every_rank", test_mismatch_names_the_tensor_on_every_rank },
 	{ "bad_setting_stops_every_rank", test_bad_setting_stops_every_rank },
 	{ "no_pmix_fails_at_once_with_hint", test_no_pmix_fails_at_once_with_hint },

@@ -152,14 +152,25 @@ static int run_exact(size_t max_bytes)
 	return bad;
 }
 
-static int run_fused(int tensors)
+/* `slices` 1: even ranks submit slices of one buffer, one after another
+ * (a gradient buffer: reduced in place), odd ranks separate buffers
+ * (copied through the fusion buffer); 2: the same slices last first
+ * (gradients in backward order); the sums must not care. */
+static int run_fused(int tensors, int slices)
 {
 	float **bufs = calloc((size_t)tensors, sizeof(*bufs));
 	hvd_handle **hs = calloc((size_t)tensors, sizeof(*hs));
-	int bad = 0;
+	int bad = 0, one_buffer = slices && hvd_rank() % 2 == 0;
+	size_t total = 0;
+	for (int k = 0; k < tensors; k++)
+		total += 1 + (size_t)(k * 37) % 3000;
+	float *all = one_buffer ? malloc(total * sizeof(float)) : NULL;
+	float *next = all && slices == 2 ? all + total : all;
 	for (int k = 0; k < tensors; k++) {
 		size_t n = 1 + (size_t)(k * 37) % 3000; /* mixed sizes around the test threshold */
-		bufs[k] = malloc(n * sizeof(float));
+		next -= one_buffer && slices == 2 ? n : 0;
+		bufs[k] = one_buffer ? next : malloc(n * sizeof(float));
+		next += one_buffer && slices == 1 ? n : 0;
 		fill(bufs[k], n, HVD_F32, hvd_rank());
 		char name[64];
 		snprintf(name, sizeof(name), "fused.%d", k);
@@ -173,8 +184,10 @@ static int run_fused(int tensors)
 		char name[64];
 		snprintf(name, sizeof(name), "fused.%d", k);
 		bad |= verify(name, bufs[k], n, HVD_F32, k >= tensors / 2 ? HVD_AVERAGE : HVD_SUM);
-		free(bufs[k]);
+		if (!one_buffer)
+			free(bufs[k]);
 	}
+	free(all);
 	free(bufs);
 	free(hs);
 	return bad;
@@ -563,7 +576,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "exact"))
 		bad = run_exact(argc > 2 ? strtoull(argv[2], NULL, 10) : (64u << 20));
 	else if (!strcmp(mode, "fused"))
-		bad = run_fused(argc > 2 ? atoi(argv[2]) : 300);
+		bad = run_fused(argc > 2 ? atoi(argv[2]) : 300, 0);
+	else if (!strcmp(mode, "slices"))
+		bad = run_fused(argc > 2 ? atoi(argv[2]) : 300, 1);
+	else if (!strcmp(mode, "backward-slices"))
+		bad = run_fused(argc > 2 ? atoi(argv[2]) : 300, 2);
 	else if (!strcmp(mode, "collect"))
 		bad = run_collect();
 	else if (!strcmp(mode, "mismatch"))
