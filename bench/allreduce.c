@@ -1,7 +1,9 @@
 /* bench/allreduce.c - allreduce speed under srun (2 ranks, not a test):
  * (1) the DenseNet-121 step: its 364 gradients (bench/densenet121_grads.h)
  * submitted to hvd one by one in backward order and waited for, per step,
- * against one bare MPI_Allreduce of all of them (6,968,206 floats);
+ * against one bare MPI_Allreduce of all of them (6,968,206 floats); as in
+ * the trainer they are slices of one buffer in forward (parameter) order,
+ * so the submissions walk it from the end;
  * (2) for sizes 4 KiB .. MAX the bus bandwidth 2(n-1)/n x bytes / time of
  * (a) hvd with fusion (the buffer submitted as 64 named tensors, as
  * gradients are), (b) a plain MPI_Allreduce loop on the same buffer, (c)
@@ -68,14 +70,14 @@ static double time_densenet(float *buf, int iters)
 	hvd_barrier();
 	double t0 = now_s();
 	for (int it = 0; it < iters; it++) {
-		size_t off = 0;
+		size_t end = DENSENET121_FLOATS; /* backward order: the last parameters first */
 		for (int k = 0; k < DENSENET121_GRADS; k++) {
 			char name[32];
 			snprintf(name, sizeof(name), "grad.%d", k);
-			if (hvd_allreduce_async(name, buf + off, densenet121_grad_counts[k], HVD_F32,
+			end -= densenet121_grad_counts[k];
+			if (hvd_allreduce_async(name, buf + end, densenet121_grad_counts[k], HVD_F32,
 						HVD_AVERAGE, &h[k]))
 				return -1;
-			off += densenet121_grad_counts[k];
 		}
 		for (int k = 0; k < DENSENET121_GRADS; k++)
 			if (hvd_wait(h[k]))
