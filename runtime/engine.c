@@ -64,9 +64,11 @@ static int adjacent(struct entry **es, size_t n, size_t esize)
 
 /* A bucket that needs no conversion and whose tensors are adjacent (one
  * tensor, or slices of one buffer) is reduced in place, copying nothing:
- * the span has the fusion buffer's layout, so ranks that copy and ranks
- * that do not still reduce the same elements together. Anything else goes
- * through the fusion buffer, in chunks (pipeline.c). */
+ * the span has the fusion buffer's layout, and a bucket of several tensors
+ * goes in the same chunks as on a rank that copies (pipeline.c; each
+ * chunk averaged while the next is reduced), so every rank makes the same
+ * calls on the same elements. Anything else goes through the fusion
+ * buffer. One tensor is one call on every rank. */
 static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int reversed,
 			 const struct comm_wait *w)
 {
@@ -85,7 +87,13 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int re
 	b.scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
 	for (size_t i = 0; i < n; i++)
 		b.total += es[i]->item.count;
-	if (b.wire == b.t && b.squeeze == b.t && adjacent(es, n, dtype_size(b.t))) {
+	int in_place = b.wire == b.t && b.squeeze == b.t && adjacent(es, n, dtype_size(b.t));
+	if (in_place && n > 1) { /* the same chunks as a rank that copies */
+		b.buf = es[0]->data;
+		b.in_place = 1;
+		return pipeline_allreduce(rt, &b, rt->set.fusion_chunk_bytes, w);
+	}
+	if (in_place) {
 		phase_all(rt, es, n, ops->allreduce_phase, 1);
 		int rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
 		phase_all(rt, es, n, NULL, 0);

@@ -26,6 +26,8 @@ static int copy_range(struct pipe *p, size_t lo, size_t hi, int in)
 {
 	const struct pipeline_bucket *b = p->b;
 	const struct comm_ops *ops = p->rt->comm.ops;
+	if (b->in_place)
+		return 0;
 	size_t i = p->cursor[in];
 	while (i < b->n && p->off[i + 1] <= lo)
 		i++;
@@ -123,15 +125,19 @@ static int stage(struct pipe *p, enum comm_stage s, size_t k)
 	return p->chunks > 1 && ops->stage ? ops->stage(p->rt->comm.ctx, s, k, p->w) : 0;
 }
 
+/* In place a tensor's row shows only the reduction: it begins with the
+ * tensor's first chunk and ends with its last. */
 static int copy_in(struct pipe *p, size_t k)
 {
-	phases(p, k, 1, 0, "MEMCPY_IN_FUSION_BUFFER");
+	const char *reduce = p->rt->comm.ops->allreduce_phase;
+	phases(p, k, 1, 0, p->b->in_place ? reduce : "MEMCPY_IN_FUSION_BUFFER");
 	int rc = copy_chunk(p, k, 1);
 	if (!rc)
 		rc = stage(p, COMM_STAGE_IN_DONE, k);
 	if (!rc)
 		around_sum(p, k, 0);
-	phases(p, k, 0, 1, p->rt->comm.ops->allreduce_phase);
+	if (!p->b->in_place)
+		phases(p, k, 0, 1, reduce);
 	return rc;
 }
 
@@ -163,7 +169,7 @@ static int finish(struct pipe *p)
 /* Chunk k's reduction is done: start k+1's, then copy k out meanwhile. */
 static int copy_out(struct pipe *p, size_t k)
 {
-	phases(p, k, 0, 1, "MEMCPY_OUT_FUSION_BUFFER");
+	phases(p, k, 0, 1, p->b->in_place ? NULL : "MEMCPY_OUT_FUSION_BUFFER");
 	int rc = k + 1 < p->chunks ? start(p, k + 1) : 0;
 	if (!rc)
 		rc = stage(p, COMM_STAGE_OUT, k);
@@ -171,7 +177,7 @@ static int copy_out(struct pipe *p, size_t k)
 		around_sum(p, k, 1);
 		rc = copy_chunk(p, k, 0);
 	}
-	if (k + 1 < p->chunks) /* the last chunk's spans end after the drain */
+	if (k + 1 < p->chunks && !p->b->in_place) /* the last chunk's end after the drain */
 		phases(p, k, 0, 1, NULL);
 	return rc;
 }
@@ -196,7 +202,7 @@ static int run(struct pipe *p)
 	}
 	if (!rc && ops->drain) /* device copies are queued, not done */
 		rc = ops->drain(p->rt->comm.ctx, p->w);
-	if (!rc)
+	if (!rc && !p->b->in_place)
 		phases(p, p->chunks - 1, 0, 1, NULL);
 	return rc;
 }

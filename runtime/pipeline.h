@@ -29,6 +29,7 @@ struct pipeline_bucket {
 	float scale;             /* host average: multiply the sum by it; 0 = none */
 	char *buf;               /* the fusion buffer: total elements of wire */
 	size_t total;
+	int in_place;            /* buf is the tensors' own span: nothing to copy */
 };
 
 /* chunk_bytes 0 (or a backend without allreduce_start, or a bucket that
