@@ -25,59 +25,9 @@
 
 #include "comm.h"
 #include "comm_tcp.h"
+#include "fdio.h"
 
 #define LINK_HANDSHAKE_S 5.0 /* as CTL_HANDSHAKE_S */
-
-static int io_wait(int fd, short events, double deadline)
-{
-	for (;;) {
-		int ms = (int)((deadline - runtime_now()) * 1000);
-		if (ms <= 0)
-			return -1;
-		struct pollfd p = { fd, events, 0 };
-		int n = poll(&p, 1, ms);
-		if (n > 0)
-			return 0;
-		if (n < 0 && errno != EINTR)
-			return -1;
-	}
-}
-
-static int send_full(int fd, const void *buf, size_t len, double deadline)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t w = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-			if (io_wait(fd, POLLOUT, deadline))
-				return -1;
-			continue;
-		}
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
-static int recv_full(int fd, void *buf, size_t len, double deadline)
-{
-	char *p = buf;
-	while (len) {
-		ssize_t r = recv(fd, p, len, MSG_DONTWAIT);
-		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			if (io_wait(fd, POLLIN, deadline))
-				return -1;
-			continue;
-		}
-		if (r <= 0)
-			return -1;
-		p += r;
-		len -= (size_t)r;
-	}
-	return 0;
-}
 
 static void link_options(int fd)
 {
@@ -125,15 +75,15 @@ static int connect_right(const struct tcp_addr *to, const struct auth_key *key, 
 	int soerr = 0;
 	socklen_t l = sizeof(soerr);
 	if ((connect(fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS) ||
-	    io_wait(fd, POLLOUT, hs) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) || soerr ||
+	    fdio_wait(fd, POLLOUT, hs) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) || soerr ||
 	    auth_random(nonce, sizeof(nonce)))
 		goto fail;
 	auth_hello_make(&hello, rank, size, nonce);
-	if (send_full(fd, &hello, sizeof(hello), hs) || recv_full(fd, &reply, sizeof(reply), hs) ||
+	if (fdio_send(fd, &hello, sizeof(hello), hs) || fdio_recv(fd, &reply, sizeof(reply), hs) ||
 	    auth_reply_verify(key, &hello, &reply))
 		goto fail;
 	auth_proof_make(key, &hello, &reply, &proof);
-	if (send_full(fd, &proof, sizeof(proof), hs))
+	if (fdio_send(fd, &proof, sizeof(proof), hs))
 		goto fail;
 	link_options(fd);
 	return fd;
@@ -162,7 +112,7 @@ static const char *admit_left(int fd, const struct auth_key *key, struct bootstr
 	struct auth_reply reply;
 	struct auth_proof proof;
 	uint8_t nonce[AUTH_NONCE_BYTES];
-	if (recv_full(fd, &hello, sizeof(hello), hs))
+	if (fdio_recv(fd, &hello, sizeof(hello), hs))
 		return "no handshake within 5 s";
 	if (memcmp(hello.magic, "HVDh", 4) || hello.version != AUTH_VERSION || hello.size != b->size ||
 	    hello.rank != left)
@@ -170,7 +120,7 @@ static const char *admit_left(int fd, const struct auth_key *key, struct bootstr
 	if (auth_random(nonce, sizeof(nonce)))
 		return "getrandom failed";
 	auth_reply_make(key, &hello, nonce, &reply);
-	if (send_full(fd, &reply, sizeof(reply), hs) || recv_full(fd, &proof, sizeof(proof), hs))
+	if (fdio_send(fd, &reply, sizeof(reply), hs) || fdio_recv(fd, &proof, sizeof(proof), hs))
 		return "no proof within 5 s";
 	return auth_proof_verify(key, &hello, &reply, &proof) ? "wrong proof" : NULL;
 }
@@ -178,7 +128,7 @@ static const char *admit_left(int fd, const struct auth_key *key, struct bootstr
 static int link_left(struct tcp_links *l, int lfd, const struct auth_key *key,
 		     struct bootstrap *b, double deadline)
 {
-	while (io_wait(lfd, POLLIN, deadline) == 0) {
+	while (fdio_wait(lfd, POLLIN, deadline) == 0) {
 		struct sockaddr_in a;
 		socklen_t alen = sizeof(a);
 		int fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC | SOCK_NONBLOCK);

@@ -29,22 +29,8 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "fdio.h"
 
-
-static int send_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-	while (len) {
-		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
 
 int control_send_msg(int fd, uint32_t type, const void *payload, uint32_t len)
 {
@@ -57,7 +43,7 @@ int control_send_msg(int fd, uint32_t type, const void *payload, uint32_t len)
 	memcpy(buf, &h, sizeof(h));
 	if (len)
 		memcpy(buf + sizeof(h), payload, len);
-	int rc = send_all(fd, buf, sizeof(h) + len);
+	int rc = fdio_send_blocking(fd, buf, sizeof(h) + len);
 	if (buf != stackbuf)
 		free(buf);
 	return rc;
@@ -242,25 +228,6 @@ fail:
 	return -1;
 }
 
-static int read_exact(int fd, void *buf, size_t len, double deadline)
-{
-	char *p = buf;
-	while (len) {
-		struct pollfd pf = { fd, POLLIN, 0 };
-		int ms = (int)((deadline - runtime_now()) * 1000);
-		if (ms <= 0 || poll(&pf, 1, ms) != 1)
-			return -1;
-		ssize_t r = recv(fd, p, len, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		len -= (size_t)r;
-	}
-	return 0;
-}
-
 /* HELLO, rank 0's REPLY checked, PROOF. 0 when fd reached the real rank 0. */
 static int worker_handshake(struct control *c, int fd, double deadline)
 {
@@ -272,11 +239,11 @@ static int worker_handshake(struct control *c, int fd, double deadline)
 	if (auth_random(nonce, sizeof(nonce)))
 		return -1;
 	auth_hello_make(&hello, rt->boot.rank, rt->boot.size, nonce);
-	if (send_all(fd, &hello, sizeof(hello)) || read_exact(fd, &reply, sizeof(reply), deadline) ||
+	if (fdio_send_blocking(fd, &hello, sizeof(hello)) || fdio_recv(fd, &reply, sizeof(reply), deadline) ||
 	    auth_reply_verify(&c->key, &hello, &reply))
 		return -1;
 	auth_proof_make(&c->key, &hello, &reply, &proof);
-	return send_all(fd, &proof, sizeof(proof));
+	return fdio_send_blocking(fd, &proof, sizeof(proof));
 }
 
 static int try_addresses(struct control *c, double deadline)

@@ -27,6 +27,7 @@
 #include "bootstrap_env.h"
 #include "control.h"
 #include "control_env.h"
+#include "fdio.h"
 
 /* Start-up frames, never seen by control_loop.c (numbers apart from wire.h's). */
 enum { ENV_MSG_PART = 64, ENV_MSG_TABLE = 65 };
@@ -120,40 +121,16 @@ int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
 
 /* ---- the exchange: frames with a deadline, before the control thread ---- */
 
-static int read_full(int fd, void *buf, size_t len, double deadline)
-{
-	char *p = buf;
-	while (len) {
-		struct pollfd pf = { fd, POLLIN, 0 };
-		int ms = (int)((deadline - runtime_now()) * 1000);
-		if (ms <= 0)
-			return -2;
-		int n = poll(&pf, 1, ms > 200 ? 200 : ms);
-		if (n < 0 && errno != EINTR)
-			return -1;
-		if (n <= 0)
-			continue;
-		ssize_t r = recv(fd, p, len, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		len -= (size_t)r;
-	}
-	return 0;
-}
-
 /* One frame of `type` and exactly `len` bytes into buf. An ABORT's text
  * becomes err (rank 0 failed and said why); anything else is named. */
 static int read_frame(int fd, uint32_t type, void *buf, size_t len, double deadline,
 		      const char *who, char *err, size_t errlen)
 {
 	struct msg_header h = { 0, 0 };
-	int rc = read_full(fd, &h, sizeof(h), deadline);
+	int rc = fdio_recv(fd, &h, sizeof(h), deadline);
 	if (!rc && h.type == MSG_ABORT && h.len < WIRE_MAX_MSG) {
 		char *text = calloc(1, (size_t)h.len + 1);
-		if (text && !read_full(fd, text, h.len, deadline)) {
+		if (text && !fdio_recv(fd, text, h.len, deadline)) {
 			wire_sanitize(text, h.len, err, errlen);
 			free(text);
 			return HVD_ERR_ABORTED;
@@ -166,11 +143,11 @@ static int read_frame(int fd, uint32_t type, void *buf, size_t len, double deadl
 			 "type %u during start-up (a different hvd version or a different start-up "
 			 "sequence)", who, h.type, h.len, (unsigned)len, type);
 	else if (!rc)
-		rc = read_full(fd, buf, len, deadline);
-	if (rc == -2)
+		rc = fdio_recv(fd, buf, len, deadline);
+	if (rc == FDIO_TIMEOUT)
 		snprintf(err, errlen, "hvd: %s: 'silent': sent nothing of the start-up exchange "
 			 "within HVD_TIMEOUT_S", who);
-	else if (rc == -1)
+	else if (rc == FDIO_CLOSED)
 		snprintf(err, errlen, "hvd: %s: 'control connection closed': during the start-up "
 			 "exchange (the process died or failed)", who);
 	return rc ? HVD_ERR_COMM : (h.type != type || h.len != len) ? HVD_ERR_BOOTSTRAP : 0;
