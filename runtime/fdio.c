@@ -23,42 +23,35 @@ int fdio_wait(int fd, short events, double deadline)
 	}
 }
 
-int fdio_recv(int fd, void *buf, size_t len, double deadline)
+/* Moves all of buf in (recv) or out (send) without blocking, waiting
+ * for the socket between tries until the deadline. */
+static int full(int fd, char *p, size_t len, double deadline, int out)
 {
-	char *p = buf;
 	while (len) {
-		ssize_t r = recv(fd, p, len, MSG_DONTWAIT);
-		if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
-			int rc = fdio_wait(fd, POLLIN, deadline);
+		ssize_t n = out ? send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT)
+				: recv(fd, p, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int rc = fdio_wait(fd, out ? POLLOUT : POLLIN, deadline);
 			if (rc)
 				return rc;
 			continue;
 		}
-		if (r <= 0)
+		if (n <= 0)
 			return FDIO_CLOSED;
-		p += r;
-		len -= (size_t)r;
+		p += n;
+		len -= (size_t)n;
 	}
 	return 0;
 }
 
+int fdio_recv(int fd, void *buf, size_t len, double deadline)
+{
+	return full(fd, buf, len, deadline, 0);
+}
+
 int fdio_send(int fd, const void *buf, size_t len, double deadline)
 {
-	const char *p = buf;
-	while (len) {
-		ssize_t w = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-			int rc = fdio_wait(fd, POLLOUT, deadline);
-			if (rc)
-				return rc;
-			continue;
-		}
-		if (w <= 0)
-			return FDIO_CLOSED;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
+	return full(fd, (char *)buf, len, deadline, 1);
 }
 
 int fdio_send_blocking(int fd, const void *buf, size_t len)
