@@ -264,15 +264,18 @@ static const struct comm_ops mpi_ops = {
  * call on fewer than 4 ranks: half the speed of the blocking
  * MPI_Allreduce at 1 MiB and above. Reduce-scatter + allgather
  * (Rabenseifner, libnbc's algorithm 3; it falls back to a ring where the
- * count is below the rank count) matches the blocking call (bench/). A
- * value the user set wins; MPICH ignores the variable. */
+ * count is below the rank count) matches the blocking call (bench/). Only
+ * for a power-of-two rank count: with 6 ranks on 3 nodes one run in four
+ * crashed inside Open MPI 4.1.4 (a NULL dereference) with it, and the
+ * non-power-of-two form of the algorithm is the one with an extra step.
+ * A value the user set wins; MPICH ignores the variable. */
 #define LIBNBC_IALLREDUCE "OMPI_MCA_coll_libnbc_iallreduce_algorithm"
 
 int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 {
 	int inited = 0, provided = 0;
 	MPI_Initialized(&inited);
-	if (!inited)
+	if (!inited && size > 1 && !(size & (size - 1)))
 		setenv(LIBNBC_IALLREDUCE, "3", 0);
 	if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
 		snprintf(err, errlen, "hvd: MPI_Init_thread: 'MPI_THREAD_SERIALIZED': failed");

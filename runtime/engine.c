@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dtype.h"
 #include "pipeline.h"
@@ -226,6 +227,20 @@ static void fail_everything(struct runtime *rt)
 	rt->execs_tail = NULL;
 }
 
+/* A collective that failed on the wire (a neighbour closed its link,
+ * MPI reported a dead peer) is usually the echo of another rank's
+ * failure; the control plane names that rank, by its closed control
+ * connection or its ERROR, a moment later. Give it up to
+ * ENGINE_CAUSE_WAIT_S before this rank's own, vaguer, reason is taken. */
+#define ENGINE_CAUSE_WAIT_S 1.0
+
+static void await_the_cause(struct runtime *rt)
+{
+	double until = runtime_now() + ENGINE_CAUSE_WAIT_S;
+	while (!rt->aborted && rt->ctl && runtime_now() < until)
+		usleep(10000);
+}
+
 static void *engine_main(void *arg)
 {
 	struct runtime *rt = arg;
@@ -258,6 +273,8 @@ static void *engine_main(void *arg)
 		else if (rc && n != cmd->count && es)
 			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
 				 "tensor this rank has not submitted", (unsigned long long)cmd->first);
+		if (rc == HVD_ERR_COMM)
+			await_the_cause(rt);
 		if (rc && !rt->aborted)
 			runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
 		pthread_mutex_lock(&rt->lock);
