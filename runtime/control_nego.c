@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "control.h"
-#include "dtype.h"
 
 static const char *negotiate_phase(const struct fusion_item *it)
 {
@@ -255,16 +254,15 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
 {
 	struct runtime *rt = c->rt;
-	const char *expect = NULL;
+	const struct entry *prev = NULL;
 	uint32_t n = 0;
 	pthread_mutex_lock(&rt->lock);
 	for (struct entry *e = rt->pending; e && n < count; e = e->next) {
 		if (e->seq != first + n)
 			continue;
-		size_t bytes = e->item.count * dtype_size((enum hvd_dtype)e->item.dtype);
-		if (e->item.kind != FUSION_ALLREDUCE || (expect && (char *)e->data + bytes != expect))
+		if (e->item.kind != FUSION_ALLREDUCE || (prev && !entry_follows(e, prev)))
 			break;
-		expect = e->data;
+		prev = e;
 		n++;
 	}
 	pthread_mutex_unlock(&rt->lock);

@@ -55,10 +55,10 @@ static enum hvd_dtype compress_type(const struct runtime *rt, enum hvd_dtype t)
 
 /* Whether the bucket's tensors lie one after another in memory, in bucket
  * order (slices of one gradient buffer): then the span is the bucket. */
-static int adjacent(struct entry **es, size_t n, size_t esize)
+static int adjacent(struct entry **es, size_t n)
 {
 	for (size_t i = 0; i + 1 < n; i++)
-		if ((char *)es[i]->data + es[i]->item.count * esize != (char *)es[i + 1]->data)
+		if (!entry_follows(es[i], es[i + 1]))
 			return 0;
 	return 1;
 }
@@ -88,7 +88,7 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int re
 	b.scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
 	for (size_t i = 0; i < n; i++)
 		b.total += es[i]->item.count;
-	int in_place = b.wire == b.t && b.squeeze == b.t && adjacent(es, n, dtype_size(b.t));
+	int in_place = b.wire == b.t && b.squeeze == b.t && adjacent(es, n);
 	if (in_place && n > 1) { /* the same chunks as a rank that copies */
 		b.buf = es[0]->data;
 		b.in_place = 1;

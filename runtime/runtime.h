@@ -121,6 +121,8 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 /* Connect everyone (after the exchange), start the control thread. */
 int control_connect(struct runtime *rt, char *err, size_t errlen);
 void control_wake(struct runtime *rt);
+/* 1 when b's data starts where a's ends (slices of one buffer). */
+int entry_follows(const struct entry *a, const struct entry *b);
 /* Says goodbye (clean = no failure) and joins the control thread. */
 int control_stop(struct runtime *rt, int clean);
 

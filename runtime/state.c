@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "control.h"
+#include "dtype.h"
 #include "runtime.h"
 
 struct runtime *runtime_rt;
@@ -81,6 +82,12 @@ double runtime_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int entry_follows(const struct entry *a, const struct entry *b)
+{
+	size_t bytes = a->item.count * dtype_size((enum hvd_dtype)a->item.dtype);
+	return (const char *)a->data + bytes == (const char *)b->data;
 }
 
 void control_wake(struct runtime *rt)
