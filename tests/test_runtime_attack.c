@@ -1,8 +1,8 @@
 /* test_runtime_attack.c - the control plane under attack on the real
  * one-node cluster: tests/slurm/attack.sh runs a 2-rank job as root while
  * build/hvd-attack, as `nobody`, connects to rank 0's port during start-up
- * (rank 1 is held before hvd_init until the attacker has done its thing)
- * and stays silent, claims rank 1 without the secret, sends the old
+ * (rank 1's connect to that port is held, past the PMIx fence, until rank
+ * 0 has dropped the attacker: build/hvd-record.so) and stays silent, claims rank 1 without the secret, sends the old
  * protocol's HELLO + ERROR, replays a real rank's recorded handshake,
  * floods SUBMIT frames, or holds 300 connections. Each case checks that
  * the attacker's connection was accepted and then dropped (the attacker
@@ -82,7 +82,7 @@ static void attack_case(const char *mode, const char *logged)
 
 static void test_silent_connection_costs_nothing(void)
 {
-	attack_case("silent", "failed authentication (start-up is over): dropped");
+	attack_case("silent", "failed authentication (no proof within 5 s): dropped");
 }
 
 static void test_claiming_a_rank_without_the_secret_is_dropped(void)

@@ -55,10 +55,16 @@ fi
 
 cat "$out"/rec/handshake.* > "$out/replay.bin" 2> /dev/null
 chmod 644 "$out/replay.bin"
-HVD_RT_TEST_HOLD="$out/hold" timeout 120 srun -n 2 "$rt" $steps > "$out/job.out" 2> "$out/job.err" &
+# rank 1 starts at once but its connect() to rank 0's control port waits
+# for conn.go (hvd-record.so): rank 0 is past the PMIx fence, in its
+# start-up, with the attacker as the only one knocking
+touch "$out/hold.go"
+HVD_RT_TEST_HOLD="$out/hold" HVD_RECORD_HOLD="$out/conn" LD_PRELOAD="$build/hvd-record.so" \
+	timeout 120 srun -n 2 "$rt" $steps > "$out/job.out" 2> "$out/job.err" &
 job=$!
 port=$("$atk" port "$out/hold.pid0")
 echo "$port" > "$out/port"
+echo "$port" > "$out/conn.port.tmp" && mv "$out/conn.port.tmp" "$out/conn.port"
 arg=
 [ "$mode" = replay ] && arg="$out/replay.bin"
 [ "$mode" = hold ] && arg=300
@@ -70,13 +76,14 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 # rank 1 stays held until rank 0 has dropped the attacker, so on a loaded
-# machine too the attack is handled during start-up, not after it
+# machine too the attack is handled during start-up, not after it (a
+# silent attacker is dropped by its own 5 s handshake deadline)
 for _ in $(seq 600); do
 	grep -q 'failed authentication' "$out/job.err" 2> /dev/null && break
 	kill -0 "$atk_pid" 2> /dev/null || break
 	sleep 0.1
 done
-touch "$out/hold.go"
+touch "$out/conn.go"
 wait "$job"
 echo $? > "$out/job.rc"
 wait "$atk_pid"
