@@ -284,6 +284,7 @@ int hvd_abort_job(int status)
 	if (!rt || rt->boot.mode != BOOTSTRAP_PMIX)
 		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
 				 "with PMIx, or hvd_init was not called");
+	control_before_launcher_abort(rt);
 	char why[sizeof(rt->error)];
 	pthread_mutex_lock(&rt->lock);
 	snprintf(why, sizeof(why), "%s", rt->aborted ? rt->error : "hvd: hvd_abort_job");

@@ -2,7 +2,9 @@
  * Every rank: read and check frames, announce local submissions and plan
  * (control_nego.c), heartbeat, notice silent or vanished peers, relay
  * failures. Rank 0 also runs the stall inspector (warning after
- * HVD_STALL_WARNING_S, failure after HVD_TIMEOUT_S).
+ * HVD_STALL_WARNING_S, failure after HVD_TIMEOUT_S), and after a failure
+ * gives the workers it told a moment to report (at shutdown, and before
+ * the launcher ends the job).
  * What it does not do: negotiate (control_nego.c), run collectives
  * (engine.c) or exit the process.
  */
@@ -264,7 +266,10 @@ static void stall_check(struct control *c, double now)
 	char who[1024];
 	double silent;
 	if (waited > rt->set.timeout_s && name_silent(c, now, behind, who, sizeof(who), &silent)) {
-		/* ranks behind went silent after the stall began: that is the cause */
+		/* ranks behind went silent after the stall began: that is the
+		 * cause, and every silent rank shares it (a cut node's ranks that
+		 * were not behind are named too) */
+		name_silent(c, now, NULL, who, sizeof(who), &silent);
 		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat while the "
 			     "other ranks waited HVD_TIMEOUT_S (%g s) for their tensors (stopped, hung, "
 			     "or its network is cut)", who, silent, rt->set.timeout_s);
@@ -325,6 +330,30 @@ static void control_linger(struct control *c)
 	}
 	free(fds);
 	free(which);
+}
+
+/* Before a launcher ends the job (hvd_abort_job under srun) after this
+ * runtime's failure: the launcher kills every rank at once, so rank 0
+ * first waits, at most CTL_LINGER_S, for the workers it told to say why
+ * and close (each worker closes in its own hvd_abort_job, after its
+ * program printed the failure); a worker closes its connection to rank 0
+ * for that. Only once the control thread has sent the failure: it then
+ * touches the peers no more. */
+void control_before_launcher_abort(struct runtime *rt)
+{
+	struct control *c = rt->ctl;
+	if (!c || !c->thread_started || !rt->aborted)
+		return;
+	control_wake(rt);
+	double until = runtime_now() + 2.0;
+	while (!__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE) && runtime_now() < until)
+		usleep(10000);
+	if (!__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE))
+		return;
+	if (rt->boot.rank == 0)
+		control_linger(c);
+	else if (peer_open(&c->peers[0]))
+		shutdown(c->peers[0].fd, SHUT_RDWR);
 }
 
 /* Returns 1 when the thread may leave. */

@@ -125,6 +125,9 @@ void control_wake(struct runtime *rt);
 int entry_follows(const struct entry *a, const struct entry *b);
 /* Says goodbye (clean = no failure) and joins the control thread. */
 int control_stop(struct runtime *rt, int clean);
+/* After a failure, before the launcher kills the job: rank 0 gives the
+ * workers it told a moment to report; a worker tells rank 0 it has. */
+void control_before_launcher_abort(struct runtime *rt);
 
 /* Start-up report (rank 0): the host table and rule warnings. Pure. */
 void report_format(const struct host_entry *hosts, int size, const char *backend,

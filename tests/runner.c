@@ -117,6 +117,12 @@ char *test_path(const char *dir, const char *name)
 	return p;
 }
 
+const char *test_tail(const char *s, size_t n)
+{
+	size_t len = strlen(s);
+	return len > n ? s + len - n : s;
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

@@ -92,6 +92,10 @@ struct test_proc {
 int test_run(const char *cmd, int timeout_s, struct test_proc *p);
 void test_proc_free(struct test_proc *p);
 
+/* The last n bytes of s (all of s when shorter): failure messages show
+ * the end of a long stderr, where the verdict is. */
+const char *test_tail(const char *s, size_t n);
+
 /* Small file helpers for fixtures. */
 char *test_read_file(const char *path, size_t *len);
 int test_write_file(const char *path, const void *data, size_t len);

@@ -267,6 +267,30 @@ static void test_network_cut_ends_the_job_before_slurm_notices(void)
 	test_proc_free(&p);
 }
 
+/* n2 cut while rank 3 (n2) is late for step 25 and rank 2 (n2) is not:
+ * the other ranks wait for rank 3, which went silent, and every silent
+ * rank shares that cause, so the failure names ranks 2,3 on n2 (not
+ * rank 3 alone, which sent a user to the wrong place). */
+static void test_cut_node_is_named_whole_when_one_rank_was_behind(void)
+{
+	struct test_proc p;
+	char action[1024], restore[1024], cut[1024];
+	copy_test_program();
+	snprintf(action, sizeof(action), "for i in $(seq 100); do grep -q '^late$' out.txt && break; "
+		 "sleep 0.1; done; sleep 1.5; %s", cut_cmd(cut, sizeof(cut), "cut", "n2"));
+	cut_cmd(restore, sizeof(restore), "restore", "n2");
+	CHECK(failure_run(2, "HVD_TIMEOUT_S=8 HVD_STALL_WARNING_S=0 HVD_RT_TEST_ABORT=1 "
+			  "HVD_RT_TEST_LATE='3 25 60'", "steps 1000000 10", action, restore, 150, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	CHECK_MSG(count_of(p.err, "hvd: ranks 2,3 (host n2): 'silent for ") == 2 &&
+		  count_of(p.err, "while the other ranks waited") == 2,
+		  "ranks 0, 1 (n1) name ranks 2,3 on n2 for the stall: %.1500s", p.err);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	CHECK_CONTAINS(p.out, "idle=3/3");
+	test_proc_free(&p);
+}
+
 /* A 4-second cut of n2 (shorter than HVD_TIMEOUT_S=15) in a 500-step
  * allreduce loop: the job goes on and every step's result, and so the
  * checksum, equals the uncut run's. */
@@ -317,6 +341,8 @@ const struct test_case multinode_failure_tests[] = {
 	{ "sigkill_on_another_node_ends_the_job", test_sigkill_on_another_node_ends_the_job },
 	{ "sigstop_on_another_node_is_named", test_sigstop_on_another_node_is_named },
 	{ "network_cut_ends_the_job_before_slurm_notices", test_network_cut_ends_the_job_before_slurm_notices },
+	{ "cut_node_is_named_whole_when_one_rank_was_behind",
+	  test_cut_node_is_named_whole_when_one_rank_was_behind },
 	{ "short_cut_is_survived", test_short_cut_is_survived },
 	{ 0 }
 };

@@ -353,6 +353,27 @@ static void test_sigkill_one_of_four_ends_the_job(void)
 	test_proc_free(&p);
 }
 
+/* Rank 0 names a stopped rank and ends the job through Slurm; the ranks
+ * it told print the failure 1.5 s late (descheduled) and still do: rank 0
+ * waits for them before Slurm kills the step. (A killed rank would not
+ * do: Slurm's PMIx plugin cancels the step itself when a task dies.) */
+static void test_told_ranks_report_before_the_step_is_ended(void)
+{
+	struct test_proc p;
+	CHECK(signal_run("HVD_TIMEOUT_S=3 HVD_STALL_WARNING_S=0 HVD_RT_TEST_ABORT=1 "
+			 "HVD_RT_TEST_REPORT_DELAY_S=1.5", "STOP", 2, 90, &p) == 0);
+	CHECK(!p.timed_out);
+	char want[200];
+	snprintf(want, sizeof(want), "hvd: rank 2 (host %s): 'silent for ", test_hostname());
+	CHECK_MSG(count_lines_with(p.err, want) == 3, "ranks 0, 1 and 3 name rank 2: %.1500s", p.err);
+	CHECK_CONTAINS(p.err, "srun: Job step aborted");
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 0 && ms < 30000, "job ended %ld ms after the kill", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
+}
+
 static void test_sigstop_one_rank_is_named_by_the_others(void)
 {
 	struct test_proc p;
@@ -612,6 +633,7 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "no_pmix_fails_at_once_with_hint", test_no_pmix_fails_at_once_with_hint },
 	{ "second_program_in_a_task_is_named", test_second_program_in_a_task_is_named },
 	{ "sigkill_one_of_four_ends_the_job", test_sigkill_one_of_four_ends_the_job },
+	{ "told_ranks_report_before_the_step_is_ended", test_told_ranks_report_before_the_step_is_ended },
 	{ "sigstop_one_rank_is_named_by_the_others", test_sigstop_one_rank_is_named_by_the_others },
 	{ "sigstop_rank_zero_is_named_by_the_others", test_sigstop_rank_zero_is_named_by_the_others },
 	{ "stall_warning_names_the_late_rank", test_stall_warning_names_the_late_rank },

@@ -31,6 +31,10 @@
  *                        (rank 0's port is open, nobody has joined yet)
  *   HVD_RT_TEST_PAUSE=P  after hvd_init each rank writes P.ready<rank> and
  *                        waits for P.go (the secret is everywhere it goes)
+ * HVD_RT_TEST_LATE="R K S" (steps): rank R sleeps S s before step K.
+ * HVD_RT_TEST_ABORT=1 calls hvd_abort_job after a failure, and
+ * HVD_RT_TEST_REPORT_DELAY_S=S makes every rank but 0 print its failure S
+ * seconds late (a descheduled rank on a loaded machine).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -48,6 +52,9 @@ static int abort_job_on_failure; /* HVD_RT_TEST_ABORT=1: hvd_abort_job after a f
 
 static int fail(const char *what)
 {
+	const char *delay = getenv("HVD_RT_TEST_REPORT_DELAY_S");
+	if (delay && hvd_rank() > 0)
+		usleep((useconds_t)(atof(delay) * 1e6));
 	fprintf(stderr, "%s\n", hvd_error()[0] ? hvd_error() : what);
 	if (abort_job_on_failure && hvd_abort_job(1))
 		fprintf(stderr, "%s\n", hvd_error());
@@ -322,6 +329,22 @@ static int run_exchange(double delay_s)
 	return bad;
 }
 
+/* HVD_RT_TEST_LATE="RANK STEP SECONDS": that rank prints `late` and
+ * sleeps before submitting that step (behind while the others wait). */
+static void maybe_late(long step)
+{
+	const char *late = getenv("HVD_RT_TEST_LATE");
+	int rank;
+	long at;
+	double seconds;
+	if (late && sscanf(late, "%d %ld %lf", &rank, &at, &seconds) == 3 && rank == hvd_rank() &&
+	    step == at) {
+		printf("late\n");
+		fflush(stdout);
+		usleep((useconds_t)(seconds * 1e6));
+	}
+}
+
 static int run_steps(long steps, int ms)
 {
 	enum { N = 4096 };
@@ -330,6 +353,7 @@ static int run_steps(long steps, int ms)
 	printf("pid %d rank %d\n", (int)getpid(), hvd_rank());
 	fflush(stdout);
 	for (long s = 0; s < steps; s++) {
+		maybe_late(s);
 		for (int i = 0; i < N; i++)
 			x[i] = (float)((i + s * 13 + hvd_rank() * 5) % 64);
 		if (hvd_allreduce("steps", x, N, HVD_F32, HVD_SUM))
