@@ -333,12 +333,13 @@ static void control_linger(struct control *c)
 }
 
 /* Before a launcher ends the job (hvd_abort_job under srun) after this
- * runtime's failure: the launcher kills every rank at once, so rank 0
- * first waits, at most CTL_LINGER_S, for the workers it told to say why
- * and close (each worker closes in its own hvd_abort_job, after its
- * program printed the failure); a worker closes its connection to rank 0
- * for that. Only once the control thread has sent the failure: it then
- * touches the peers no more. */
+ * runtime's failure: the launcher kills every rank at once, so the end is
+ * rank 0's to call. Rank 0 waits, at most CTL_LINGER_S, for the workers
+ * it told to say why and close; a worker (its program has printed the
+ * failure) closes its connection to rank 0 and, when rank 0 knows of the
+ * failure and still answers, leaves the abort to rank 0 for a while
+ * (another worker may still be printing). Only once the control thread
+ * has sent the failure: it then touches the peers no more. */
 void control_before_launcher_abort(struct runtime *rt)
 {
 	struct control *c = rt->ctl;
@@ -350,10 +351,16 @@ void control_before_launcher_abort(struct runtime *rt)
 		usleep(10000);
 	if (!__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE))
 		return;
-	if (rt->boot.rank == 0)
+	if (rt->boot.rank == 0) {
 		control_linger(c);
-	else if (peer_open(&c->peers[0]))
-		shutdown(c->peers[0].fd, SHUT_RDWR);
+		return;
+	}
+	struct peer *root = &c->peers[0];
+	if (!peer_open(root))
+		return;
+	shutdown(root->fd, SHUT_RDWR);
+	if (root->knows_failure && runtime_now() - root->last_seen <= silent_limit(&rt->set))
+		usleep((useconds_t)((CTL_LINGER_S + 2.0) * 1e6)); /* rank 0 ends the step meanwhile */
 }
 
 /* Returns 1 when the thread may leave. */
