@@ -89,9 +89,10 @@ int hvd_barrier(void);
  * the launcher to end every task of the step (PMIx_Abort; Slurm kills the
  * step). Without it, ranks cut off by the network keep srun waiting until
  * Slurm declares their node down (SlurmdTimeout, minutes by default).
- * After the runtime's own failure, rank 0 first waits up to 3 s for the
- * ranks it told to call it too (they have printed why by then). The
- * library itself never calls it. Does not return when the launcher acts;
+ * After the runtime's own failure the end is rank 0's: it first waits up
+ * to 3 s for the ranks it told to call it too (they have printed why by
+ * then), and they leave the abort to rank 0 for up to 5 s. The library
+ * itself never calls it. Does not return when the launcher acts;
  * returns HVD_ERR_USAGE in a one-rank world without PMIx or before
  * hvd_init, HVD_ERR_BOOTSTRAP when the launcher refused. Launched without
  * a scheduler (HVD_SIZE, no PMIx) there is no step to end: it fails the
