@@ -96,7 +96,7 @@ endif
 # in SAN=1 builds). tests/test_fuzz.c runs it for FUZZ_S seconds (default 5).
 ifeq ($(HAVE_PMIX)$(HAVE_FUZZER),11)
 FUZZ_SRCS := $(filter-out runtime/comm_nccl.c,$(RUNTIME_SRCS)) tests/fuzz/fuzz_control.c
-$(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h)
+$(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h) tests/control_fixture.h
 	$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-Iruntime $(RUNTIME_CFLAGS_DEPS) $(VERSION_DEF) $(filter-out -DHAVE_CUDA -DHAVE_NCCL,$(RUNTIME_DEFS)) \
 		-o $@ $(FUZZ_SRCS) $(filter-out $(NCCL_LIBS) $(CUDA_LIBS),$(RUNTIME_LDLIBS)) -lm

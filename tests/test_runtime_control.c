@@ -19,6 +19,7 @@
 
 #include "auth.h"
 #include "control.h"
+#include "control_fixture.h"
 #include "runner.h"
 #include "sha256.h"
 #include "wire.h"
@@ -276,49 +277,6 @@ static void test_peer_text_is_escaped(void)
 
 /* ---- control_parse_frames on a runtime without sockets ---- */
 
-static struct control *fake_control(int rank, int size)
-{
-	struct runtime *rt = calloc(1, sizeof(*rt));
-	struct control *c = calloc(1, sizeof(*c));
-	settings_defaults(&rt->set);
-	rt->boot.rank = rank;
-	rt->boot.size = size;
-	snprintf(rt->boot.hostname, sizeof(rt->boot.hostname), "n0");
-	pthread_mutex_init(&rt->lock, NULL);
-	pthread_cond_init(&rt->cond, NULL);
-	rt->hosts = calloc((size_t)size, sizeof(*rt->hosts));
-	for (int r = 0; r < size; r++)
-		snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "n%d", r);
-	c->rt = rt;
-	c->wake[0] = c->wake[1] = -1;
-	c->npeers = rank == 0 ? size : 1;
-	c->peers = calloc((size_t)c->npeers, sizeof(*c->peers));
-	for (int i = 0; i < c->npeers; i++)
-		c->peers[i].fd = -1;
-	if (rank == 0)
-		coord_init(&c->coord, size, 1 << 20);
-	rt->ctl = c;
-	return c;
-}
-
-static void free_control(struct control *c)
-{
-	struct runtime *rt = c->rt;
-	for (int i = 0; i < c->npeers; i++)
-		free(c->peers[i].buf);
-	free(c->peers);
-	if (rt->boot.rank == 0)
-		coord_free(&c->coord);
-	while (rt->execs) {
-		struct exec_cmd *x = rt->execs;
-		rt->execs = x->next;
-		free(x);
-	}
-	free(rt->hosts);
-	free(rt);
-	free(c);
-}
-
 static void feed(struct control *c, int i, uint32_t type, const void *payload, uint32_t len)
 {
 	struct peer *p = &c->peers[i];
@@ -335,20 +293,20 @@ static void feed(struct control *c, int i, uint32_t type, const void *payload, u
 static void test_worker_refuses_bad_exec_frames(void)
 {
 	struct wire_exec zero = { .first = 0, .count = 0 }, past = { .first = 0, .count = 3 };
-	struct control *c = fake_control(1, 2);
+	struct control *c = fixture_control(1, 2, 1 << 20);
 	c->rt->next_seq = 2;
 	feed(c, 0, MSG_EXEC, &zero, sizeof(zero));
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "'rank 0 (host n0)': EXEC: bucket of 0 tensors");
 	CHECK(c->rt->execs == NULL);
-	free_control(c);
-	c = fake_control(1, 2);
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20);
 	c->rt->next_seq = 2;
 	feed(c, 0, MSG_EXEC, &past, sizeof(past));
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "this rank submitted 2");
-	free_control(c);
-	c = fake_control(1, 2); /* a good one, then the same again: out of order */
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20); /* a good one, then the same again: out of order */
 	c->rt->next_seq = 2;
 	past.count = 2;
 	feed(c, 0, MSG_EXEC, &past, sizeof(past));
@@ -357,41 +315,41 @@ static void test_worker_refuses_bad_exec_frames(void)
 	feed(c, 0, MSG_EXEC, &past, sizeof(past));
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "next unexecuted is 2");
-	free_control(c);
-	c = fake_control(1, 2);
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20);
 	feed(c, 0, MSG_EXEC, &past, 7); /* short */
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "wrong length");
-	free_control(c);
+	fixture_control_free(c);
 }
 
 static void test_rank0_refuses_bad_submit_frames(void)
 {
 	struct fusion_item it = { .count = 1 };
 	memset(it.name, 'x', sizeof(it.name));
-	struct control *c = fake_control(0, 2);
+	struct control *c = fixture_control(0, 2, 1 << 20);
 	feed(c, 1, MSG_SUBMIT, &it, sizeof(it));
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "'rank 1 (host n1)': SUBMIT: tensor name empty, unterminated");
 	CHECK_INT((int)coord_ready(&c->coord), 0);
-	free_control(c);
-	c = fake_control(0, 2);
+	fixture_control_free(c);
+	c = fixture_control(0, 2, 1 << 20);
 	struct wire_exec x = { .count = 1 };
 	feed(c, 1, MSG_EXEC, &x, sizeof(x));
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "sent to rank 0");
-	free_control(c);
+	fixture_control_free(c);
 }
 
 static void test_plan_cache_frames_are_checked(void)
 {
-	struct control *c = fake_control(0, 2);
+	struct control *c = fixture_control(0, 2, 1 << 20);
 	struct wire_hit h = { .id = 0, .off = 0, .count = 1 };
 	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* nothing learnt yet */
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "'rank 1 (host n1)': HIT: cached bucket 0 unknown (0 learnt)");
-	free_control(c);
-	c = fake_control(0, 2);
+	fixture_control_free(c);
+	c = fixture_control(0, 2, 1 << 20);
 	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
 	snprintf(ab[0].name, sizeof(ab[0].name), "a");
 	snprintf(ab[1].name, sizeof(ab[1].name), "b");
@@ -406,50 +364,50 @@ static void test_plan_cache_frames_are_checked(void)
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "HIT: tensors 1..2 of cached bucket 0 of 2 tensors");
 	plan_cache_free(&c->cache);
-	free_control(c);
-	c = fake_control(0, 2);
+	fixture_control_free(c);
+	c = fixture_control(0, 2, 1 << 20);
 	h = (struct wire_hit){ .pad = 1 };
 	feed(c, 1, MSG_HIT, &h, sizeof(h));
 	CHECK_CONTAINS(c->rt->error, "HIT: padding not zero");
-	free_control(c);
-	c = fake_control(1, 2); /* workers take no HIT, and EXEC flags are known */
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20); /* workers take no HIT, and EXEC flags are known */
 	feed(c, 0, MSG_HIT, &h, sizeof(h));
 	CHECK_CONTAINS(c->rt->error, "HIT: sent to a worker");
-	free_control(c);
-	c = fake_control(1, 2);
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20);
 	c->rt->next_seq = 2;
 	struct wire_exec x = { .first = 0, .count = 1, .flags = 4 };
 	feed(c, 0, MSG_EXEC, &x, sizeof(x));
 	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x4");
-	free_control(c);
-	c = fake_control(1, 2); /* LEARN of tensors this rank does not hold */
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20); /* LEARN of tensors this rank does not hold */
 	c->rt->next_seq = 2;
 	x.flags = WIRE_EXEC_LEARN;
 	feed(c, 0, MSG_EXEC, &x, sizeof(x));
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "hvd: plan cache: 'position 0': cannot learn");
-	free_control(c);
+	fixture_control_free(c);
 }
 
 static void test_peer_error_text_is_escaped_before_anyone_prints_it(void)
 {
 	const char text[] = "\x1b[2Jhvd: fake\nline";
-	struct control *c = fake_control(0, 2);
+	struct control *c = fixture_control(0, 2, 1 << 20);
 	feed(c, 1, MSG_ERROR, text, sizeof(text) - 1);
 	CHECK(c->rt->aborted);
 	CHECK(strchr(c->rt->error, '\x1b') == NULL);
 	CHECK(strchr(c->rt->error, '\n') == NULL);
 	CHECK_CONTAINS(c->rt->error, "\\x1b[2Jhvd: fake\\x0aline");
-	free_control(c);
-	c = fake_control(1, 2); /* ABORT only travels from rank 0 to workers */
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20); /* ABORT only travels from rank 0 to workers */
 	feed(c, 0, MSG_ERROR, text, sizeof(text) - 1);
 	CHECK_CONTAINS(c->rt->error, "wrong direction");
-	free_control(c);
+	fixture_control_free(c);
 }
 
 static void test_submissions_queued_per_rank_are_bounded(void)
 {
-	struct control *c = fake_control(0, 2);
+	struct control *c = fixture_control(0, 2, 1 << 20);
 	struct fusion_item it = { .count = 1 };
 	snprintf(it.name, sizeof(it.name), "t");
 	for (unsigned i = 0; i <= WIRE_MAX_QUEUED && !c->rt->aborted; i++)
@@ -457,7 +415,7 @@ static void test_submissions_queued_per_rank_are_bounded(void)
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "hvd: rank 1 (host n1): '16384 submissions'");
 	CHECK(WIRE_MAX_QUEUED >= 364 * 10); /* DenseNet-121: 364 per step */
-	free_control(c);
+	fixture_control_free(c);
 }
 
 static void test_settings_cpus_coordinator_and_timeouts(void)

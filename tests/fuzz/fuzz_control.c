@@ -15,48 +15,8 @@
 
 #include "auth.h"
 #include "control.h"
+#include "../control_fixture.h"
 
-static struct control *make(int rank, int size)
-{
-	struct runtime *rt = calloc(1, sizeof(*rt));
-	struct control *c = calloc(1, sizeof(*c));
-	settings_defaults(&rt->set);
-	rt->boot.rank = rank;
-	rt->boot.size = size;
-	pthread_mutex_init(&rt->lock, NULL);
-	pthread_cond_init(&rt->cond, NULL);
-	rt->hosts = calloc((size_t)size, sizeof(*rt->hosts));
-	c->rt = rt;
-	c->wake[0] = c->wake[1] = -1;
-	c->npeers = rank == 0 ? size : 1;
-	c->peers = calloc((size_t)c->npeers, sizeof(*c->peers));
-	for (int i = 0; i < c->npeers; i++)
-		c->peers[i].fd = -1;
-	if (rank == 0)
-		coord_init(&c->coord, size, 1 << 16);
-	rt->ctl = c;
-	return c;
-}
-
-static void destroy(struct control *c)
-{
-	struct runtime *rt = c->rt;
-	for (int i = 0; i < c->npeers; i++)
-		free(c->peers[i].buf);
-	free(c->peers);
-	if (rt->boot.rank == 0)
-		coord_free(&c->coord);
-	while (rt->execs) {
-		struct exec_cmd *x = rt->execs;
-		rt->execs = x->next;
-		free(x);
-	}
-	pthread_mutex_destroy(&rt->lock);
-	pthread_cond_destroy(&rt->cond);
-	free(rt->hosts);
-	free(rt);
-	free(c);
-}
 
 static void handshake_checks(const uint8_t *d, size_t n)
 {
@@ -81,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		return 0;
 	handshake_checks(d, n);
 	int root = d[0] & 1, size = 2 + (d[0] >> 1) % 4;
-	struct control *c = make(root ? 0 : 1, size);
+	struct control *c = fixture_control(root ? 0 : 1, size, 1 << 16);
 	if (!root)
 		c->rt->next_seq = d[1];
 	int from = root ? 1 + d[1] % (size - 1) : 0;
@@ -99,6 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		control_parse_frames(c, from);
 		piece = piece * 3 % 61 + 1;
 	}
-	destroy(c);
+	fixture_control_free(c);
 	return 0;
 }
