@@ -75,6 +75,9 @@ int control_join(struct control *c, char *err, size_t errlen);
  * the sender; rank 0's frames to every open worker connection. */
 void control_bad_frame(struct control *c, int from, const char *what, const char *why);
 void control_send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len);
+/* Waits, at most `seconds`, until the control thread has sent this
+ * rank's failure (it then touches the peers no more); 1 when it has. */
+int control_await_failure_sent(struct control *c, double seconds);
 /* control_nego.c: announce local submissions from *announced on; act on
  * SUBMIT/HIT (rank 0) and EXEC (workers); plan what may start (rank 0). */
 void control_announce(struct control *c, uint64_t *announced);

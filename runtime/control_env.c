@@ -293,18 +293,15 @@ int control_env_abort(struct runtime *rt, int status, char *err, size_t errlen)
 		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: hvd_abort_job: 'status %d': this rank "
 			     "ends the job", status);
 	control_wake(rt);
-	double until = runtime_now() + 2.0;
-	while (c && c->thread_started && !__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE) &&
-	       runtime_now() < until)
-		usleep(10000);
 	if (!c || !c->thread_started) {
 		snprintf(err, errlen, "hvd: hvd_abort_job: 'no control plane': the other ranks "
 			 "were not told");
 		return HVD_ERR_COMM;
 	}
+	int sent = control_await_failure_sent(c, 2.0);
 	char who[1024];
 	name_unreachable(c, who, sizeof(who));
-	if (!c->failure_sent || who[0]) {
+	if (!sent || who[0]) {
 		snprintf(err, errlen, "hvd: hvd_abort_job: '%s': not reached by the abort (dead or "
 			 "cut off%s); they fail on their own within HVD_TIMEOUT_S",
 			 who[0] ? who : "every rank", rt->boot.rank ? ": the others hear of it "

@@ -332,6 +332,14 @@ static void control_linger(struct control *c)
 	free(which);
 }
 
+int control_await_failure_sent(struct control *c, double seconds)
+{
+	double until = runtime_now() + seconds;
+	while (!__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE) && runtime_now() < until)
+		usleep(10000);
+	return __atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE);
+}
+
 /* Before a launcher ends the job (hvd_abort_job under srun) after this
  * runtime's failure: the launcher kills every rank at once, so the end is
  * rank 0's to call. Rank 0 waits, at most CTL_LINGER_S, for the workers
@@ -346,10 +354,7 @@ void control_before_launcher_abort(struct runtime *rt)
 	if (!c || !c->thread_started || !rt->aborted)
 		return;
 	control_wake(rt);
-	double until = runtime_now() + 2.0;
-	while (!__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE) && runtime_now() < until)
-		usleep(10000);
-	if (!__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE))
+	if (!control_await_failure_sent(c, 2.0))
 		return;
 	if (rt->boot.rank == 0) {
 		control_linger(c);

@@ -63,7 +63,6 @@ HVD_RT_TEST_HOLD="$out/hold" HVD_RECORD_HOLD="$out/conn" LD_PRELOAD="$build/hvd-
 	timeout 120 srun -n 2 "$rt" $steps > "$out/job.out" 2> "$out/job.err" &
 job=$!
 port=$("$atk" port "$out/hold.pid0")
-echo "$port" > "$out/port"
 echo "$port" > "$out/conn.port.tmp" && mv "$out/conn.port.tmp" "$out/conn.port"
 arg=
 [ "$mode" = replay ] && arg="$out/replay.bin"
