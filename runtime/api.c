@@ -221,6 +221,7 @@ static void release(struct runtime *rt, int clean)
 	free(rt->hosts);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_cond_destroy(&rt->cond);
+	pthread_cond_destroy(&rt->work);
 	free(rt);
 }
 
@@ -233,6 +234,7 @@ int hvd_init(void)
 		return runtime_set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_cond_init(&rt->cond, NULL);
+	pthread_cond_init(&rt->work, NULL);
 	char err[2048] = "";
 	int rc = start(rt, err, sizeof(err));
 	if (rc) {

@@ -10,6 +10,7 @@
 #define HVD_COMM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hvd.h"
 
@@ -62,6 +63,12 @@ struct comm_ops {
 			  size_t recv_capacity_bytes, size_t *bytes_per_rank,
 			  const struct comm_wait *w);
 	int (*barrier)(void *ctx, const struct comm_wait *w);
+	/* The plan cache's agreement (runtime/agree.c; optional, NULL = every
+	 * bucket is planned through rank 0): start an elementwise MIN over
+	 * the ranks of n int64 values in place (at most one in flight, never
+	 * beside a reduction), then poll it (*done = 1 when vals hold it). */
+	int (*agree_start)(void *ctx, int64_t *vals, int n, const struct comm_wait *w);
+	int (*agree_test)(void *ctx, int *done, const struct comm_wait *w);
 	/* GPU ordering: record readiness on the caller's stream at submit
 	 * time, make the backend's stream wait for it before the bucket. */
 	int (*record_ready)(void *ctx, void *stream, void **mark, char *err, size_t errlen);

@@ -21,6 +21,7 @@ struct mpi_ctx {
 	int size;
 	MPI_Request chunk;      /* the chunked bucket's reduction in flight */
 	unsigned chunk_polls;
+	MPI_Request agree;      /* the plan cache's agreement in flight */
 };
 
 static const char *mpi_error_text(int rc, char *buf)
@@ -145,6 +146,22 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 	return st;
 }
 
+static int mpi_agree_start(void *vctx, int64_t *vals, int n, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	int rc = MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm, &ctx->agree);
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+}
+
+/* One MPI_Test; the caller polls against its deadline and abort flag. */
+static int mpi_agree_test(void *vctx, int *done, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	*done = 0;
+	int rc = MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+}
+
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
@@ -256,6 +273,8 @@ static const struct comm_ops mpi_ops = {
 	.broadcast = mpi_broadcast,
 	.allgatherv = mpi_allgatherv,
 	.barrier = mpi_barrier,
+	.agree_start = mpi_agree_start,
+	.agree_test = mpi_agree_test,
 	.finalize = mpi_finalize,
 };
 
@@ -305,6 +324,7 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
 	ctx->size = size;
 	ctx->chunk = MPI_REQUEST_NULL;
+	ctx->agree = MPI_REQUEST_NULL;
 	c->ops = &mpi_ops;
 	c->ctx = ctx;
 	c->rank = rank;

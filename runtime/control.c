@@ -311,7 +311,7 @@ int control_peers_init(struct control *c)
 		return HVD_ERR_NOMEM;
 	for (int i = 0; i < c->npeers; i++)
 		c->peers[i].fd = -1;
-	c->cursor.id = -1;
+	rt->cursor.id = -1;
 	if (rt->boot.rank == 0) {
 		c->peers[0].closed = 1; /* own slot */
 		c->nego_open = calloc(CTL_NEGO_RING, 1);

@@ -21,6 +21,8 @@ struct peer {
 	int said_bye;
 	int closed;
 	int knows_failure;  /* it was told of this job's failure, or told us */
+	int draining;   /* rank 0: switched to the fast path, its MSG_FAST not yet in:
+			 * its SUBMITs and HITs are of agreed positions, dropped */
 };
 
 #define CTL_MAX_LISTEN 16
@@ -42,8 +44,11 @@ struct control {
 	struct coord coord;     /* rank 0 */
 	uint64_t nego_begun;    /* rank 0: positions whose NEGOTIATE span is open */
 	uint8_t *nego_open;     /* rank 0: CTL_NEGO_RING flags by position: span begun */
-	struct plan_cache cache;   /* every rank: the same buckets, learnt from EXECs in order */
-	struct plan_cursor cursor; /* this rank's submissions against the cache */
+	uint64_t announced;     /* next local position to announce (negotiating) */
+	int fast;               /* the engines agree among themselves (agree.c): no
+				 * announcing, no EXEC until an engine says otherwise */
+	int nudge_sent;         /* rank 0: nudge_last is valid */
+	uint64_t nudge_last;    /* rank 0: the last position every engine was nudged at */
 	uint64_t cached_buckets;   /* rank 0: buckets started from the cache, unnegotiated */
 	double last_hb;
 	int64_t stall_warned;   /* position last warned about, -1 none */
@@ -80,7 +85,13 @@ void control_send_to_workers(struct control *c, uint32_t type, const void *paylo
 int control_await_failure_sent(struct control *c, double seconds);
 /* control_nego.c: announce local submissions from *announced on; act on
  * SUBMIT/HIT (rank 0) and EXEC (workers); plan what may start (rank 0). */
-void control_announce(struct control *c, uint64_t *announced);
+void control_announce(struct control *c);
+/* The engine's requests: negotiate from a position on (the engines
+ * disagreed), its agreement waits (rank 0 nudges every engine). */
+void control_take_requests(struct control *c);
+void control_on_fast(struct control *c, int from, uint32_t len);
+void control_on_position(struct control *c, int from, uint32_t type, const char *payload,
+			 uint32_t len);
 void control_on_submit(struct control *c, int from, const char *payload, uint32_t len);
 void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
 void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);

@@ -58,6 +58,13 @@ static void dispatch(struct control *c, int i, uint32_t type, const char *payloa
 	case MSG_HIT:
 		control_on_hit(c, from, payload, len);
 		break;
+	case MSG_FAST:
+		control_on_fast(c, from, len);
+		break;
+	case MSG_WAITING:
+	case MSG_NUDGE:
+		control_on_position(c, from, type, payload, len);
+		break;
 	case MSG_ABORT:
 	case MSG_ERROR:
 		if ((type == MSG_ABORT) != (rt->boot.rank != 0)) {
@@ -406,7 +413,6 @@ void *control_main(void *arg)
 {
 	struct control *c = arg;
 	struct runtime *rt = c->rt;
-	uint64_t announced = 0;
 	struct pollfd *fds = calloc((size_t)c->npeers + 1, sizeof(*fds));
 	int *which = calloc((size_t)c->npeers + 1, sizeof(*which));
 	while (fds && which) {
@@ -425,7 +431,8 @@ void *control_main(void *arg)
 		for (int k = 1; k < n; k++)
 			if (fds[k].revents)
 				read_peer(c, which[k]);
-		control_announce(c, &announced);
+		control_take_requests(c);
+		control_announce(c);
 		double now = runtime_now();
 		if (!rt->aborted) {
 			heartbeat(c, now);
@@ -472,7 +479,7 @@ int control_stop(struct runtime *rt, int clean)
 			close(c->wake[k]);
 	if (rt->boot.rank == 0)
 		coord_free(&c->coord);
-	plan_cache_free(&c->cache);
+	plan_cache_free(&rt->cache);
 	free(c->nego_open);
 	free(c);
 	rt->ctl = NULL;

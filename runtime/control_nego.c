@@ -1,12 +1,16 @@
 /* control_nego.c - negotiation on the control thread: local submissions
- * are tagged against the plan cache and announced (workers: a SUBMIT per
- * negotiated tensor, one HIT per run of a cached bucket; rank 0: straight
- * into the coordinator); rank 0 plans buckets as soon as every rank
- * submitted them (a partly submitted one waits at most
+ * (tagged against the plan cache when submitted) are announced (workers:
+ * a SUBMIT per negotiated tensor, one HIT per run of a cached bucket;
+ * rank 0: straight into the coordinator); rank 0 plans buckets as soon as
+ * every rank submitted them (a partly submitted one waits at most
  * HVD_CYCLE_TIME_MS), sends them as EXECs and queues them for its own
  * engine; every rank learns negotiated buckets into its plan cache in
- * EXEC order. What it does not do: read sockets (control_loop.c) or run
- * collectives (engine.c).
+ * EXEC order. After a repeated or learnt bucket with nothing else waiting
+ * rank 0 hands the following positions to the engines (WIRE_EXEC_FAST,
+ * agree.c): nothing is announced until an engine hands a position back
+ * (they disagreed), and an agreement that waits is relayed to rank 0,
+ * which nudges every engine to vote. What it does not do: read sockets
+ * (control_loop.c) or run collectives (engine.c, agree.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,11 +57,12 @@ static void coordinator_take(struct control *c, int rank, const struct fusion_it
 	timeline_tick(rt->tl, it->name, tick);
 }
 
-/* Up to max local submissions from position `from` on, tagged against the
- * plan cache (the control thread alone touches cache and cursor). A
- * worker's entry remembers whether its NEGOTIATE span opens. */
+/* Up to max local submissions from position `from` on, with their plan
+ * cache tags (set at submission). A worker's entry remembers that its
+ * NEGOTIATE span is open (opens[i]: it opens now; one announced before a
+ * switch to the fast path and announced again keeps its span). */
 static int collect_local(struct control *c, uint64_t from, struct fusion_item *items,
-			 struct plan_tag *tags, int max)
+			 struct plan_tag *tags, int *opens, int max)
 {
 	struct runtime *rt = c->rt;
 	int n = 0;
@@ -65,8 +70,9 @@ static int collect_local(struct control *c, uint64_t from, struct fusion_item *i
 	for (struct entry *e = rt->pending; e && n < max; e = e->next)
 		if (e->seq == from + (uint64_t)n) {
 			items[n] = e->item;
-			tags[n] = plan_cursor_next(&c->cache, &c->cursor, &e->item);
-			e->nego_open = rt->boot.rank != 0 && tags[n].id < 0;
+			tags[n] = e->tag;
+			opens[n] = rt->boot.rank != 0 && tags[n].id < 0 && !e->nego_open;
+			e->nego_open |= opens[n];
 			n++;
 		}
 	pthread_mutex_unlock(&rt->lock);
@@ -84,12 +90,13 @@ static void send_or_fail(struct control *c, uint32_t type, const void *payload, 
 /* Worker: misses as SUBMITs (NEGOTIATE span), runs of one cached bucket
  * as one HIT. */
 static void announce_to_root(struct control *c, const struct fusion_item *items,
-			     const struct plan_tag *tags, int n)
+			     const struct plan_tag *tags, const int *opens, int n)
 {
 	struct runtime *rt = c->rt;
 	for (int i = 0; i < n;) {
 		if (tags[i].id < 0) {
-			timeline_begin(rt->tl, items[i].name, negotiate_phase(&items[i]));
+			if (opens[i])
+				timeline_begin(rt->tl, items[i].name, negotiate_phase(&items[i]));
 			send_or_fail(c, MSG_SUBMIT, &items[i], sizeof(items[i]));
 			i++;
 			continue;
@@ -104,22 +111,23 @@ static void announce_to_root(struct control *c, const struct fusion_item *items,
 }
 
 /* Local submissions not yet announced: to rank 0 (workers) or straight
- * into the coordinator (rank 0). */
-void control_announce(struct control *c, uint64_t *announced)
+ * into the coordinator (rank 0); none while the engines agree. */
+void control_announce(struct control *c)
 {
 	enum { BATCH = 64 };
 	struct fusion_item items[BATCH];
 	struct plan_tag tags[BATCH];
-	for (;;) {
-		int n = collect_local(c, *announced, items, tags, BATCH);
+	int opens[BATCH];
+	while (!c->fast && !c->rt->aborted) {
+		int n = collect_local(c, c->announced, items, tags, opens, BATCH);
 		if (!n)
 			return;
 		if (c->rt->boot.rank == 0)
 			for (int i = 0; i < n; i++)
 				coordinator_take(c, 0, &items[i], tags[i]);
 		else
-			announce_to_root(c, items, tags, n);
-		*announced += (uint64_t)n;
+			announce_to_root(c, items, tags, opens, n);
+		c->announced += (uint64_t)n;
 	}
 }
 
@@ -138,6 +146,7 @@ static void push_exec(struct control *c, const struct wire_exec *x, int cached)
 	cmd->count = x->count;
 	cmd->signature = x->signature;
 	cmd->reversed = !!(x->flags & WIRE_EXEC_REVERSED);
+	cmd->fast_after = (x->flags & WIRE_EXEC_FAST) != 0;
 	pthread_mutex_lock(&rt->lock);
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= x->first && e->seq < x->first + x->count) {
@@ -150,12 +159,14 @@ static void push_exec(struct control *c, const struct wire_exec *x, int cached)
 				timeline_tick(rt->tl, e->item.name, "PLAN_CACHED");
 			timeline_begin(rt->tl, e->item.name, "QUEUE");
 		}
+	for (struct entry *e = rt->pending; e && e->seq < x->first + x->count; e = e->next)
+		e->nego_open = 0;
 	if (rt->execs_tail)
 		rt->execs_tail->next = cmd;
 	else
 		rt->execs = cmd;
 	rt->execs_tail = cmd;
-	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 }
 
@@ -168,14 +179,14 @@ static int learn_exec(struct control *c, const struct wire_exec *x)
 	uint32_t n = 0;
 	if (!items)
 		return HVD_ERR_NOMEM;
-	pthread_mutex_lock(&rt->lock);
+	pthread_mutex_lock(&rt->lock); /* submitters read the cache */
 	for (struct entry *e = rt->pending; e && n < x->count; e = e->next)
 		if (e->seq == x->first + n)
 			items[n++] = e->item;
-	pthread_mutex_unlock(&rt->lock);
 	int rc = n != x->count ? HVD_ERR_COMM
-		 : plan_cache_can_learn(&c->cache, items, n) && plan_cache_learn(&c->cache, items, n) >= 0
+		 : plan_cache_can_learn(&rt->cache, items, n) && plan_cache_learn(&rt->cache, items, n) >= 0
 		 ? 0 : HVD_ERR_NOMEM;
+	pthread_mutex_unlock(&rt->lock);
 	free(items);
 	return rc;
 }
@@ -191,7 +202,7 @@ void control_on_submit(struct control *c, int from, const char *payload, uint32_
 	memcpy(&it, payload, sizeof(it));
 	if (wire_check_item(&it, c->rt->boot.size, why, sizeof(why)))
 		control_bad_frame(c, from, "SUBMIT", why);
-	else
+	else if (!c->peers[from].draining)
 		coordinator_take(c, from, &it, (struct plan_tag){ -1, 0 });
 }
 
@@ -211,12 +222,13 @@ void control_on_hit(struct control *c, int from, const char *payload, uint32_t l
 		control_bad_frame(c, from, "HIT", "padding not zero");
 		return;
 	}
-	if (plan_cache_check_run(&c->cache, h.id, h.off, h.count, why, sizeof(why))) {
+	const struct plan_cache *pc = &c->rt->cache; /* the control thread alone writes it */
+	if (plan_cache_check_run(pc, h.id, h.off, h.count, why, sizeof(why))) {
 		control_bad_frame(c, from, "HIT", why);
 		return;
 	}
-	for (uint32_t k = 0; k < h.count && !c->rt->aborted; k++)
-		coordinator_take(c, from, plan_cache_item(&c->cache, h.id, h.off + k),
+	for (uint32_t k = 0; k < h.count && !c->rt->aborted && !c->peers[from].draining; k++)
+		coordinator_take(c, from, plan_cache_item(pc, h.id, h.off + k),
 				 (struct plan_tag){ (int32_t)h.id, h.off + k });
 }
 
@@ -233,6 +245,10 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 	pthread_mutex_lock(&rt->lock);
 	uint64_t submitted = rt->next_seq;
 	pthread_mutex_unlock(&rt->lock);
+	if (c->fast) {
+		control_bad_frame(c, from, "EXEC", "while the engines agree among themselves");
+		return;
+	}
 	if (wire_check_exec(&x, c->exec_next, submitted, why, sizeof(why))) {
 		control_bad_frame(c, from, "EXEC", why);
 		return;
@@ -245,6 +261,10 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 		return;
 	}
 	c->exec_next += x.count;
+	if (x.flags & WIRE_EXEC_FAST) { /* what we announced past it is dropped */
+		c->fast = 1;
+		send_or_fail(c, MSG_FAST, NULL, 0);
+	}
 	push_exec(c, &x, 0);
 }
 
@@ -254,19 +274,27 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
 {
 	struct runtime *rt = c->rt;
-	const struct entry *prev = NULL;
-	uint32_t n = 0;
 	pthread_mutex_lock(&rt->lock);
-	for (struct entry *e = rt->pending; e && n < count; e = e->next) {
-		if (e->seq != first + n)
-			continue;
-		if (e->item.kind != FUSION_ALLREDUCE || (prev && !entry_follows(e, prev)))
-			break;
-		prev = e;
-		n++;
-	}
+	int reversed = entries_reversed(rt, first, count);
 	pthread_mutex_unlock(&rt->lock);
-	return count > 1 && n == count ? WIRE_EXEC_REVERSED : 0;
+	return reversed ? WIRE_EXEC_REVERSED : 0;
+}
+
+/* Rank 0: the engines may agree among themselves after this bucket when
+ * it repeats or was learnt (the step will likely come again), nothing
+ * else is waiting, and the backend can agree. */
+static int may_go_fast(const struct control *c, const struct coord_exec *last)
+{
+	const struct comm_ops *ops = c->rt->comm.ops;
+	return ops && ops->agree_start && !c->fast && (last->learn || last->cached >= 0) &&
+	       coord_idle(&c->coord);
+}
+
+static void go_fast(struct control *c)
+{
+	c->fast = 1;
+	for (int i = 1; i < c->npeers; i++)
+		c->peers[i].draining = !c->peers[i].closed;
 }
 
 /* Event-driven: runs after every event. A bucket starts once every rank
@@ -281,19 +309,114 @@ void control_plan(struct control *c, double now)
 	int flush = now - since >= rt->set.cycle_time_ms / 1000.0;
 	struct coord_exec *ex = malloc(coord_ready(&c->coord) * sizeof(*ex));
 	char err[2048];
-	int n = ex ? coord_plan_now(&c->coord, &c->cache, flush, ex, err, sizeof(err)) : -1;
+	pthread_mutex_lock(&rt->lock); /* learning: submitters read the cache */
+	int n = ex ? coord_plan_now(&c->coord, &rt->cache, flush, ex, err, sizeof(err)) : -1;
+	pthread_mutex_unlock(&rt->lock);
 	if (n < 0) {
 		runtime_fail(rt, HVD_ERR_ABORTED, "%s", ex ? err : "hvd: coordinator: out of memory");
 		free(ex);
 		return;
 	}
+	int fast = n > 0 && may_go_fast(c, &ex[n - 1]);
 	for (int b = 0; b < n; b++) {
 		struct wire_exec x = { ex[b].first, ex[b].signature, ex[b].count,
 				       (ex[b].learn ? WIRE_EXEC_LEARN : 0) |
-				       layout_flag(c, ex[b].first, ex[b].count) };
+				       layout_flag(c, ex[b].first, ex[b].count) |
+				       (fast && b == n - 1 ? WIRE_EXEC_FAST : 0) };
 		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
 		push_exec(c, &x, ex[b].cached >= 0);
 		c->cached_buckets += ex[b].cached >= 0;
 	}
+	if (fast)
+		go_fast(c);
 	free(ex);
+}
+
+/* Rank 0: every engine at pos votes now; once per position. */
+static void nudge(struct control *c, uint64_t pos)
+{
+	struct runtime *rt = c->rt;
+	if (c->nudge_sent && pos <= c->nudge_last)
+		return;
+	c->nudge_sent = 1;
+	c->nudge_last = pos;
+	struct wire_pos p = { pos };
+	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
+	pthread_mutex_lock(&rt->lock);
+	rt->nudged = 1;
+	rt->nudge_pos = pos;
+	pthread_cond_broadcast(&rt->work);
+	pthread_mutex_unlock(&rt->lock);
+}
+
+/* The engines disagreed at pos: announce from there on, as at the start. */
+static void negotiate_from(struct control *c, uint64_t pos)
+{
+	struct runtime *rt = c->rt;
+	c->fast = 0;
+	c->announced = pos;
+	if (rt->boot.rank != 0) {
+		c->exec_next = pos;
+		return;
+	}
+	const struct coord_queue *q = &c->coord.q[0];
+	if (q->len != q->head) /* go_fast saw every queue empty, rank 0 announced nothing since */
+		runtime_fail(rt, HVD_ERR_COMM, "hvd: coordinator: 'position %llu': rank 0's queue "
+			     "is not empty (internal error)", (unsigned long long)pos);
+	c->coord.planned = pos;
+}
+
+void control_take_requests(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	pthread_mutex_lock(&rt->lock);
+	int slow = rt->slow_pending, waiting = rt->waiting_pending;
+	uint64_t from = rt->slow_from, pos = rt->waiting_pos;
+	rt->slow_pending = rt->waiting_pending = 0;
+	pthread_mutex_unlock(&rt->lock);
+	if (slow)
+		negotiate_from(c, from);
+	if (waiting && rt->boot.rank == 0)
+		nudge(c, pos);
+	else if (waiting)
+		send_or_fail(c, MSG_WAITING, &(struct wire_pos){ pos }, sizeof(struct wire_pos));
+}
+
+/* Rank 0: a worker switched to the fast path; its frames count again. */
+void control_on_fast(struct control *c, int from, uint32_t len)
+{
+	if (c->rt->boot.rank != 0 || len)
+		control_bad_frame(c, from, "FAST", c->rt->boot.rank ? "sent to a worker" : "carries a payload");
+	else if (!c->peers[from].draining)
+		control_bad_frame(c, from, "FAST", "rank 0 did not ask for it");
+	else
+		c->peers[from].draining = 0;
+}
+
+/* MSG_WAITING (at rank 0) and MSG_NUDGE (at workers). */
+void control_on_position(struct control *c, int from, uint32_t type, const char *payload,
+			 uint32_t len)
+{
+	struct runtime *rt = c->rt;
+	const char *what = type == MSG_WAITING ? "WAITING" : "NUDGE";
+	struct wire_pos p;
+	if ((type == MSG_WAITING) != (rt->boot.rank == 0) || len != sizeof(p)) {
+		control_bad_frame(c, from, what,
+				  len != sizeof(p) ? "wrong length" : "sent in the wrong direction");
+		return;
+	}
+	memcpy(&p, payload, sizeof(p));
+	if (p.position > ((uint64_t)1 << 62)) {
+		control_bad_frame(c, from, what, "position out of range");
+		return;
+	}
+	if (type == MSG_WAITING) {
+		nudge(c, p.position);
+		return;
+	}
+	pthread_mutex_lock(&rt->lock);
+	rt->nudged = 1;
+	rt->nudge_pos = p.position;
+	pthread_cond_broadcast(&rt->work);
+	pthread_mutex_unlock(&rt->lock);
 }

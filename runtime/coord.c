@@ -76,6 +76,14 @@ int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it, do
 	return coord_submit_tagged(c, rank, it, (struct plan_tag){ -1, 0 }, now);
 }
 
+int coord_idle(const struct coord *c)
+{
+	for (int r = 0; r < c->size; r++)
+		if (c->q[r].len != c->q[r].head)
+			return 0;
+	return 1;
+}
+
 size_t coord_ready(const struct coord *c)
 {
 	size_t ready = (size_t)-1;

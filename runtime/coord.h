@@ -43,6 +43,8 @@ int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it, do
 /* Same, for a submission the rank found in its plan cache (tag.id >= 0). */
 int64_t coord_submit_tagged(struct coord *c, int rank, const struct fusion_item *it,
 			    struct plan_tag tag, double now);
+/* 1 when no rank has an unplanned submission. */
+int coord_idle(const struct coord *c);
 /* Positions every rank has submitted but not yet planned. */
 size_t coord_ready(const struct coord *c);
 /* Plans buckets over every ready position into out (room for

@@ -1,6 +1,8 @@
 /* engine.c - the background thread that runs buckets. Rank 0's control
- * thread decides each bucket (positions first..first+count); every rank's
- * engine checks the bucket's signature against its own tensors, runs it
+ * thread decides each bucket (positions first..first+count), or, for a
+ * repeated step, the engines agree on it among themselves (agree.c);
+ * every rank's engine checks a planned bucket's signature against its own
+ * tensors (an agreed one matched its cached tensors at submission), runs it
  * (allreduce buckets through the fusion buffer in chunks, pipeline.c:
  * MEMCPY_IN_FUSION_BUFFER, MPI_ALLREDUCE / NCCL_ALLREDUCE,
  * MEMCPY_OUT_FUSION_BUFFER) and completes the handles. f16/bf16 on a
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dtype.h"
@@ -147,7 +150,7 @@ static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struc
 static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
 		      size_t n, char *err, size_t errlen)
 {
-	int rc = check_signature(rt, cmd, es, n, err, errlen);
+	int rc = cmd->agreed ? 0 : check_signature(rt, cmd, es, n, err, errlen);
 	if (rc)
 		return rc;
 	struct comm_wait w = {
@@ -203,9 +206,8 @@ static size_t take_entries(struct runtime *rt, const struct exec_cmd *cmd, struc
 static void complete(struct runtime *rt, struct entry **es, size_t n, int status)
 {
 	for (size_t i = 0; i < n; i++) {
-		es[i]->handle->status = status;
-		es[i]->handle->done = 1;
-		free(es[i]);
+		es[i]->h.status = status;
+		es[i]->h.done = 1; /* hvd_wait frees the entry with its handle */
 	}
 	rt->completed += n;
 	pthread_cond_broadcast(&rt->cond);
@@ -241,46 +243,111 @@ static void await_the_cause(struct runtime *rt)
 		usleep(10000);
 }
 
+/* Lock held (dropped while it runs): runs cmd, completes its handles. */
+static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t errlen)
+{
+	/* control_loop.c checked count against what this rank submitted;
+	 * a zero count still never reaches run_bucket's es[0] */
+	struct entry **es = cmd->count ? malloc(cmd->count * sizeof(*es)) : NULL;
+	size_t n = es ? take_entries(rt, cmd, es) : 0;
+	pthread_mutex_unlock(&rt->lock);
+	err[0] = '\0';
+	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
+		 : run_bucket(rt, cmd, es, n, err, errlen);
+	if (!cmd->count)
+		snprintf(err, errlen, "hvd: engine: 'position %llu': empty bucket",
+			 (unsigned long long)cmd->first);
+	else if (rc && n != cmd->count && es)
+		snprintf(err, errlen, "hvd: engine: 'position %llu': rank 0 planned a "
+			 "tensor this rank has not submitted", (unsigned long long)cmd->first);
+	if (rc == HVD_ERR_COMM)
+		await_the_cause(rt);
+	if (rc && !rt->aborted)
+		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
+	pthread_mutex_lock(&rt->lock);
+	complete(rt, es, n, rc ? rt->error_code : 0);
+	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
+		rt->fast = 1;
+		rt->fast_pos = cmd->first + cmd->count;
+	}
+	free(es);
+	free(cmd);
+}
+
+void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at)
+{
+	if (wake_at <= 0) {
+		pthread_cond_wait(cv, &rt->lock);
+		return;
+	}
+	double dt = wake_at - runtime_now();
+	if (dt <= 0)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	long long ns = ts.tv_nsec + (long long)(dt * 1e9);
+	ts.tv_sec += (time_t)(ns / 1000000000);
+	ts.tv_nsec = (long)(ns % 1000000000);
+	pthread_cond_timedwait(cv, &rt->lock, &ts);
+}
+
+/* Lock held: the next bucket, from rank 0's EXECs or agreed by the
+ * engines (agree.c), or NULL (*wake_at: when to look again). */
+static struct exec_cmd *take_bucket(struct runtime *rt, double *wake_at)
+{
+	*wake_at = 0;
+	if (rt->execs) {
+		struct exec_cmd *cmd = rt->execs;
+		rt->execs = cmd->next;
+		if (!rt->execs)
+			rt->execs_tail = NULL;
+		return cmd;
+	}
+	return rt->fast ? agree_next(rt, wake_at) : NULL;
+}
+
+int engine_lend(struct runtime *rt, double *wake_at)
+{
+	*wake_at = 0;
+	if (!rt->fast || rt->engine_busy || rt->execs || rt->aborted)
+		return 0;
+	char err[2048];
+	rt->engine_busy = 1;
+	struct exec_cmd *cmd = agree_next(rt, wake_at);
+	if (cmd)
+		execute(rt, cmd, err, sizeof(err));
+	rt->engine_busy = 0;
+	pthread_cond_broadcast(&rt->cond); /* other waiters may lend now */
+	if (rt->pending || rt->execs) /* what the engine thread may have missed meanwhile */
+		pthread_cond_signal(&rt->work);
+	return cmd || !rt->fast || rt->aborted;
+}
+
 static void *engine_main(void *arg)
 {
 	struct runtime *rt = arg;
 	char err[2048];
 	pthread_mutex_lock(&rt->lock);
 	for (;;) {
-		while (!rt->execs && !rt->aborted && !(rt->stopping && !rt->pending))
-			pthread_cond_wait(&rt->cond, &rt->lock);
 		if (rt->aborted) {
 			fail_everything(rt);
 			break;
 		}
-		if (!rt->execs)
-			break; /* stopping and idle */
-		struct exec_cmd *cmd = rt->execs;
-		rt->execs = cmd->next;
-		if (!rt->execs)
-			rt->execs_tail = NULL;
-		/* control_loop.c checked count against what this rank submitted;
-		 * a zero count still never reaches run_bucket's es[0] */
-		struct entry **es = cmd->count ? malloc(cmd->count * sizeof(*es)) : NULL;
-		size_t n = es ? take_entries(rt, cmd, es) : 0;
-		pthread_mutex_unlock(&rt->lock);
-		err[0] = '\0';
-		int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
-			 : run_bucket(rt, cmd, es, n, err, sizeof(err));
-		if (!cmd->count)
-			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': empty bucket",
-				 (unsigned long long)cmd->first);
-		else if (rc && n != cmd->count && es)
-			snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
-				 "tensor this rank has not submitted", (unsigned long long)cmd->first);
-		if (rc == HVD_ERR_COMM)
-			await_the_cause(rt);
-		if (rc && !rt->aborted)
-			runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
-		pthread_mutex_lock(&rt->lock);
-		complete(rt, es, n, rc ? rt->error_code : 0);
-		free(es);
-		free(cmd);
+		if (rt->engine_busy) { /* a caller of hvd_wait runs a bucket (engine_lend) */
+			pthread_cond_wait(&rt->work, &rt->lock);
+			continue;
+		}
+		if (!rt->execs && !rt->fast && rt->stopping && !rt->pending)
+			break;
+		int was_fast = rt->fast;
+		double wake_at;
+		rt->engine_busy = 1;
+		struct exec_cmd *cmd = take_bucket(rt, &wake_at);
+		if (cmd)
+			execute(rt, cmd, err, sizeof(err));
+		rt->engine_busy = 0;
+		if (!cmd && !rt->aborted && rt->fast == was_fast)
+			engine_sleep(rt, &rt->work, wake_at);
 	}
 	pthread_mutex_unlock(&rt->lock);
 	return NULL;
@@ -302,7 +369,7 @@ void engine_stop(struct runtime *rt)
 		return;
 	pthread_mutex_lock(&rt->lock);
 	rt->stopping = 1;
-	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 	pthread_join(rt->engine_thread, NULL);
 	rt->engine_started = 0;

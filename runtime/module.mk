@@ -8,7 +8,7 @@ RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coor
 	runtime/timeline.c runtime/report.c runtime/bootstrap.c runtime/comm_self.c \
 	runtime/control.c runtime/control_join.c runtime/control_loop.c runtime/control_nego.c \
 	runtime/engine.c runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c \
-	runtime/wire.c runtime/plan_cache.c runtime/pipeline.c runtime/state.c \
+	runtime/wire.c runtime/plan_cache.c runtime/pipeline.c runtime/agree.c runtime/state.c \
 	runtime/bootstrap_env.c runtime/control_env.c runtime/comm_tcp.c runtime/comm_tcp_link.c \
 	runtime/fdio.c
 RUNTIME_DEFS :=

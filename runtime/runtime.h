@@ -13,6 +13,7 @@
 #include "comm.h"
 #include "fusion.h"
 #include "hvd.h"
+#include "plan_cache.h"
 #include "settings.h"
 #include "timeline.h"
 
@@ -41,8 +42,11 @@ struct hvd_handle {
 	int status;
 };
 
-/* A submitted collective waiting for (or in) its bucket. */
+/* A submitted collective waiting for (or in) its bucket. One allocation
+ * with its handle (first, so hvd_wait's free(handle) frees both): it
+ * lives until the caller has waited. */
 struct entry {
+	hvd_handle h;            /* what the caller holds; done by the engine */
 	struct fusion_item item;
 	uint64_t seq;            /* this rank's submission index = position */
 	void *data;              /* allreduce/broadcast: in place */
@@ -51,7 +55,8 @@ struct entry {
 	size_t recv_capacity;    /* elements */
 	size_t *counts;
 	void *ready_mark;        /* GPU: event recorded at submit */
-	hvd_handle *handle;      /* completed by the engine */
+	struct plan_tag tag;     /* its place in the plan cache, set at submission */
+	double t_submit;         /* runtime_now() at submission */
 	int nego_open;           /* worker: its NEGOTIATE span is open (control thread) */
 	struct entry *next;
 };
@@ -61,6 +66,9 @@ struct exec_cmd {
 	uint32_t count;
 	uint64_t signature;
 	int reversed;            /* the buffer holds the tensors last first */
+	int fast_after;          /* rank 0 said: the engines agree from first + count on */
+	int agreed;              /* agreed by the engines: every tensor matched its cached
+				  * item at submission, so the signature holds already */
 	struct exec_cmd *next;
 };
 
@@ -75,7 +83,8 @@ struct runtime {
 	char lanes_prefix[8];
 
 	pthread_mutex_t lock;       /* everything below */
-	pthread_cond_t cond;        /* engine work, handle completion */
+	pthread_cond_t cond;        /* handle completion, an engine lent or handed back */
+	pthread_cond_t work;        /* the engine thread: something for it to look at */
 	volatile int aborted;       /* first failure seen (read without lock) */
 	int error_code;
 	char error[2048];
@@ -89,6 +98,20 @@ struct runtime {
 	void *fusion_buf;           /* engine: the fusion buffer (backend memory) */
 	size_t fusion_cap;
 	int stopping;               /* engine: leave when idle */
+	int engine_busy;            /* a thread runs the engine's work: the engine thread, or
+				     * a caller of hvd_wait lent to it (engine_lend) */
+	struct plan_cache cache;    /* every rank: the same buckets, learnt from EXECs in order */
+	struct plan_cursor cursor;  /* submissions against the cache (tags) */
+	int fast;                   /* engine: positions from fast_pos on are agreed among
+				     * the engines (agree.c), not planned by rank 0 */
+	uint64_t fast_pos;
+	int slow_pending;           /* engine -> control: negotiate from slow_from on */
+	uint64_t slow_from;
+	int waiting_pending;        /* engine -> control: the agreement at waiting_pos waits */
+	uint64_t waiting_pos;
+	int nudged;                 /* control -> engine: vote at nudge_pos now */
+	uint64_t nudge_pos;
+	uint64_t fast_buckets;      /* buckets agreed by the engines (agree.c) */
 
 	pthread_t engine_thread;
 	int engine_started;
@@ -113,6 +136,22 @@ int runtime_set_error(int code, const char *text);
 void runtime_suffix(const struct runtime *rt, char *out, size_t len);
 
 int engine_start(struct runtime *rt, char *err, size_t errlen);
+/* agree.c, engine thread, lock held (dropped while the agreement runs):
+ * the bucket at rt->fast_pos when every rank repeated the same cached
+ * bucket there; NULL when there is nothing to vote on yet (*wake_at: when
+ * to look again, 0 = at the next submission) or the ranks disagreed
+ * (rt->fast is then 0: rank 0 negotiates from there on). */
+struct exec_cmd *agree_next(struct runtime *rt, double *wake_at);
+/* submit.c, lock held: 1 when a new entry e may let the engine vote. */
+int agree_wants_wake(const struct runtime *rt, const struct entry *e);
+/* Lock held. A thread about to wait for a handle runs the next agreed
+ * bucket itself when the engine is idle (no hand-off to the engine thread
+ * and back on the hot path): 1 when something changed (look again), 0
+ * when it should sleep (engine_sleep; *wake_at as agree_next). */
+int engine_lend(struct runtime *rt, double *wake_at);
+/* Lock held: sleeps on cv (rt->cond: a waiter; rt->work: the engine
+ * thread) until woken, or until the monotonic time wake_at (> 0). */
+void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at);
 /* Waits for the engine to finish what it has and joins it. */
 void engine_stop(struct runtime *rt);
 
@@ -123,6 +162,10 @@ int control_connect(struct runtime *rt, char *err, size_t errlen);
 void control_wake(struct runtime *rt);
 /* 1 when b's data starts where a's ends (slices of one buffer). */
 int entry_follows(const struct entry *a, const struct entry *b);
+/* Lock held. 1 when the pending allreduce tensors at first..first+count
+ * lie in memory one after another, last first (a bucket of gradients
+ * submitted in backward order from one buffer). */
+int entries_reversed(const struct runtime *rt, uint64_t first, uint32_t count);
 /* Says goodbye (clean = no failure) and joins the control thread. */
 int control_stop(struct runtime *rt, int clean);
 /* After a failure, before the launcher kills the job: rank 0 gives the

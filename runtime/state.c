@@ -50,6 +50,7 @@ void runtime_fail_text(struct runtime *rt, int code, const char *text, int remot
 		rt->aborted = 1;
 	}
 	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);
 	control_wake(rt);
 }
@@ -88,6 +89,21 @@ int entry_follows(const struct entry *a, const struct entry *b)
 {
 	size_t bytes = a->item.count * dtype_size((enum hvd_dtype)a->item.dtype);
 	return (const char *)a->data + bytes == (const char *)b->data;
+}
+
+int entries_reversed(const struct runtime *rt, uint64_t first, uint32_t count)
+{
+	const struct entry *prev = NULL;
+	uint32_t n = 0;
+	for (const struct entry *e = rt->pending; e && n < count; e = e->next) {
+		if (e->seq != first + n)
+			continue;
+		if (e->item.kind != FUSION_ALLREDUCE || (prev && !entry_follows(e, prev)))
+			break;
+		prev = e;
+		n++;
+	}
+	return count > 1 && n == count;
 }
 
 void control_wake(struct runtime *rt)

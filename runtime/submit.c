@@ -1,10 +1,14 @@
-/* submit.c - the collective calls of hvd.h: validate, queue a named entry
- * for the control thread to announce and the engine to run, hand back a
- * handle, wait on it. HVD_SYNC=1 waits inside every submission (practice
- * C3: the synchronous-allreduce switch, for diagnosis and comparison).
+/* submit.c - the collective calls of hvd.h: validate, tag a named entry
+ * against the plan cache and queue it for the control thread to announce
+ * (or, while the engines agree among themselves, agree.c, for the engine
+ * alone) and the engine to run, hand back a handle, wait on it (a waiting
+ * caller runs an agreed bucket itself when the engine is idle). HVD_SYNC=1
+ * waits inside every submission (practice C3: the synchronous-allreduce
+ * switch, for diagnosis and comparison).
  * What it does not do: talk to other ranks or move data.
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,50 +24,55 @@ static int usage(const char *fmt, const char *value, const char *reason)
 	return runtime_set_error(HVD_ERR_USAGE, text);
 }
 
-static int check_common(struct runtime *rt, const char *call, const char *name, enum hvd_dtype t)
+static int refuse(const char *call, const char *value, const char *reason)
 {
 	char what[160];
 	snprintf(what, sizeof(what), "hvd: %s: '%%s': %%s", call);
+	return usage(what, value, reason);
+}
+
+/* Formats nothing unless refusing: it runs once per tensor per step. */
+static int check_common(struct runtime *rt, const char *call, const char *name, enum hvd_dtype t)
+{
 	if (!rt)
-		return usage(what, "not initialised", "call hvd_init first");
+		return refuse(call, "not initialised", "call hvd_init first");
 	if (rt->aborted)
 		return runtime_set_error(rt->error_code, rt->error);
 	if (!name || !*name)
-		return usage(what, "", "every collective needs a tensor name");
-	if (strlen(name) >= HVD_NAME_MAX)
-		return usage(what, name, "tensor name longer than 127 bytes");
+		return refuse(call, "", "every collective needs a tensor name");
+	if (strnlen(name, HVD_NAME_MAX) >= HVD_NAME_MAX)
+		return refuse(call, name, "tensor name longer than 127 bytes");
 	if (!wire_name_ok(name, HVD_NAME_MAX)) /* rank 0 refuses others from the wire */
-		return usage(what, "(not printable)", "tensor names are printable ASCII");
+		return refuse(call, "(not printable)", "tensor names are printable ASCII");
 	if ((unsigned)t >= HVD_DTYPE_COUNT)
-		return usage(what, name, "unknown dtype");
+		return refuse(call, name, "unknown dtype");
 	return 0;
 }
 
 static int wait_done(struct runtime *rt, const hvd_handle *h)
 {
 	pthread_mutex_lock(&rt->lock);
-	while (!h->done)
-		pthread_cond_wait(&rt->cond, &rt->lock);
+	while (!h->done) {
+		double wake_at;
+		if (!engine_lend(rt, &wake_at)) /* an agreed bucket runs on this thread */
+			engine_sleep(rt, &rt->cond, wake_at);
+	}
 	int status = h->status;
 	pthread_mutex_unlock(&rt->lock);
 	return status;
 }
 
+_Static_assert(offsetof(struct entry, h) == 0, "hvd_wait frees an entry through its handle");
+
 /* Queues e (taking ownership) and returns its handle in *out. */
 static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 {
-	hvd_handle *h = calloc(1, sizeof(*h));
-	if (!h) {
-		free(e);
-		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
-	}
-	e->handle = h;
+	hvd_handle *h = &e->h; /* at offset 0: freeing it frees e */
 	if (rt->comm.ops->record_ready && rt->compute_stream) {
 		char why[256] = "";
 		int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark,
 						    why, sizeof(why));
 		if (rc) {
-			free(h);
 			free(e);
 			return runtime_set_error(rc, why);
 		}
@@ -71,18 +80,25 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	pthread_mutex_lock(&rt->lock);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
-		free(h);
 		free(e);
 		return runtime_set_error(rt->error_code, rt->error);
 	}
 	e->seq = rt->next_seq++;
+	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0; /* agree.c: else later */
+	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
 	if (rt->pending_tail)
 		rt->pending_tail->next = e;
 	else
 		rt->pending = e;
 	rt->pending_tail = e;
+	/* the engines agree on cached buckets themselves: wake ours when this
+	 * may let it vote; else the control thread announces it to rank 0 */
+	int fast = rt->fast, wake_engine = agree_wants_wake(rt, e);
 	pthread_mutex_unlock(&rt->lock);
-	control_wake(rt);
+	if (wake_engine) /* after unlocking: it does not wake into our lock */
+		pthread_cond_signal(&rt->work);
+	if (!fast)
+		control_wake(rt);
 	*out = h;
 	if (rt->set.sync)
 		wait_done(rt, h);
@@ -95,7 +111,7 @@ static struct entry *new_entry(const char *name, enum fusion_kind kind, enum hvd
 	struct entry *e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
-	snprintf(e->item.name, sizeof(e->item.name), "%s", name);
+	memcpy(e->item.name, name, strlen(name) + 1); /* check_common: shorter than HVD_NAME_MAX */
 	e->item.kind = (uint8_t)kind;
 	e->item.dtype = (uint8_t)t;
 	e->item.count = count;

@@ -42,7 +42,7 @@ int wire_check_exec(const struct wire_exec *x, uint64_t next_exec, uint64_t subm
 		snprintf(why, whylen, "bucket of positions %llu..%llu, this rank submitted %llu",
 			 (unsigned long long)x->first, (unsigned long long)(x->first + x->count - 1),
 			 (unsigned long long)submitted);
-	else if (x->flags & ~(WIRE_EXEC_LEARN | WIRE_EXEC_REVERSED))
+	else if (x->flags & ~(WIRE_EXEC_LEARN | WIRE_EXEC_REVERSED | WIRE_EXEC_FAST))
 		snprintf(why, whylen, "unknown flags 0x%x", x->flags);
 	else
 		return 0;

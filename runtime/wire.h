@@ -15,7 +15,7 @@
 #include "fusion.h"
 
 enum msg_type { MSG_HELLO = 1, MSG_HB, MSG_SUBMIT, MSG_EXEC, MSG_ABORT, MSG_ERROR, MSG_BYE,
-		MSG_HIT };
+		MSG_HIT, MSG_FAST, MSG_WAITING, MSG_NUDGE };
 
 struct msg_header {
 	uint32_t type;
@@ -34,6 +34,18 @@ struct wire_exec {
  * that way in memory (gradients submitted in backward order from one
  * buffer), so ranks laid out like it reduce in place (engine.c). */
 #define WIRE_EXEC_REVERSED 2u
+
+/* After this bucket the engines agree on cached buckets among themselves
+ * (runtime/agree.c): the worker stops announcing and answers MSG_FAST (no
+ * payload), after which rank 0 counts its SUBMITs and HITs again. */
+#define WIRE_EXEC_FAST 4u
+
+/* MSG_WAITING, worker -> rank 0: this rank's engine has waited long in
+ * the agreement at `position`; MSG_NUDGE, rank 0 -> workers: every
+ * engine at `position` votes now (nothing submitted there = no). */
+struct wire_pos {
+	uint64_t position;
+};
 
 /* Worker -> rank 0: its next `count` submissions are tensors off..off+count-1
  * of cached bucket `id` ("same as last time"; rank 0 checks the range

@@ -26,6 +26,7 @@ static inline struct control *fixture_control(int rank, int size, uint64_t fusio
 	snprintf(rt->boot.hostname, sizeof(rt->boot.hostname), "n%d", rank);
 	pthread_mutex_init(&rt->lock, NULL);
 	pthread_cond_init(&rt->cond, NULL);
+	pthread_cond_init(&rt->work, NULL);
 	rt->hosts = calloc((size_t)size, sizeof(*rt->hosts));
 	for (int r = 0; r < size; r++)
 		snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "n%d", r);
@@ -56,6 +57,7 @@ static inline void fixture_control_free(struct control *c)
 	}
 	pthread_mutex_destroy(&rt->lock);
 	pthread_cond_destroy(&rt->cond);
+	pthread_cond_destroy(&rt->work);
 	free(rt->hosts);
 	free(rt);
 	free(c);

@@ -353,7 +353,7 @@ static void test_plan_cache_frames_are_checked(void)
 	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
 	snprintf(ab[0].name, sizeof(ab[0].name), "a");
 	snprintf(ab[1].name, sizeof(ab[1].name), "b");
-	CHECK_INT((int)plan_cache_learn(&c->cache, ab, 2), 0);
+	CHECK_INT((int)plan_cache_learn(&c->rt->cache, ab, 2), 0);
 	h.count = 2;
 	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* a run of the whole bucket: rank 0's copies */
 	CHECK(!c->rt->aborted);
@@ -363,7 +363,7 @@ static void test_plan_cache_frames_are_checked(void)
 	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* past the bucket's end */
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "HIT: tensors 1..2 of cached bucket 0 of 2 tensors");
-	plan_cache_free(&c->cache);
+	plan_cache_free(&c->rt->cache);
 	fixture_control_free(c);
 	c = fixture_control(0, 2, 1 << 20);
 	h = (struct wire_hit){ .pad = 1 };
@@ -376,9 +376,9 @@ static void test_plan_cache_frames_are_checked(void)
 	fixture_control_free(c);
 	c = fixture_control(1, 2, 1 << 20);
 	c->rt->next_seq = 2;
-	struct wire_exec x = { .first = 0, .count = 1, .flags = 4 };
+	struct wire_exec x = { .first = 0, .count = 1, .flags = 8 };
 	feed(c, 0, MSG_EXEC, &x, sizeof(x));
-	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x4");
+	CHECK_CONTAINS(c->rt->error, "EXEC: unknown flags 0x8");
 	fixture_control_free(c);
 	c = fixture_control(1, 2, 1 << 20); /* LEARN of tensors this rank does not hold */
 	c->rt->next_seq = 2;
@@ -386,6 +386,57 @@ static void test_plan_cache_frames_are_checked(void)
 	feed(c, 0, MSG_EXEC, &x, sizeof(x));
 	CHECK(c->rt->aborted);
 	CHECK_CONTAINS(c->rt->error, "hvd: plan cache: 'position 0': cannot learn");
+	fixture_control_free(c);
+}
+
+static void test_fast_path_frames_are_checked(void)
+{
+	struct fusion_item it = { .count = 1 };
+	snprintf(it.name, sizeof(it.name), "t");
+	struct control *c = fixture_control(0, 2, 1 << 20);
+	feed(c, 1, MSG_FAST, NULL, 0); /* rank 0 did not switch */
+	CHECK_CONTAINS(c->rt->error, "'rank 1 (host n1)': FAST: rank 0 did not ask for it");
+	fixture_control_free(c);
+	c = fixture_control(0, 2, 1 << 20); /* switched: the worker's frames until its FAST are dropped */
+	c->fast = 1;
+	c->peers[1].draining = 1;
+	feed(c, 1, MSG_SUBMIT, &it, sizeof(it));
+	CHECK(!c->rt->aborted);
+	CHECK_INT((int)(c->coord.q[1].len - c->coord.q[1].head), 0);
+	feed(c, 1, MSG_FAST, NULL, 0);
+	feed(c, 1, MSG_SUBMIT, &it, sizeof(it));
+	CHECK(!c->rt->aborted);
+	CHECK_INT((int)(c->coord.q[1].len - c->coord.q[1].head), 1);
+	feed(c, 1, MSG_FAST, "x", 1);
+	CHECK_CONTAINS(c->rt->error, "FAST: carries a payload");
+	fixture_control_free(c);
+	struct wire_pos p = { 7 };
+	c = fixture_control(0, 2, 1 << 20); /* WAITING: rank 0 nudges its own engine (and the workers) */
+	feed(c, 1, MSG_WAITING, &p, sizeof(p));
+	CHECK(!c->rt->aborted);
+	CHECK(c->rt->nudged && c->rt->nudge_pos == 7);
+	feed(c, 1, MSG_WAITING, &p, 4);
+	CHECK_CONTAINS(c->rt->error, "'rank 1 (host n1)': WAITING: wrong length");
+	fixture_control_free(c);
+	c = fixture_control(0, 2, 1 << 20);
+	feed(c, 1, MSG_NUDGE, &p, sizeof(p));
+	CHECK_CONTAINS(c->rt->error, "NUDGE: sent in the wrong direction");
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20);
+	feed(c, 0, MSG_NUDGE, &p, sizeof(p));
+	CHECK(!c->rt->aborted);
+	CHECK(c->rt->nudged && c->rt->nudge_pos == 7);
+	p.position = ~0ull;
+	feed(c, 0, MSG_NUDGE, &p, sizeof(p));
+	CHECK_CONTAINS(c->rt->error, "NUDGE: position out of range");
+	fixture_control_free(c);
+	c = fixture_control(1, 2, 1 << 20); /* no EXEC while the engines agree among themselves */
+	c->rt->next_seq = 2;
+	c->fast = 1;
+	struct wire_exec x = { .first = 0, .count = 1 };
+	feed(c, 0, MSG_EXEC, &x, sizeof(x));
+	CHECK_CONTAINS(c->rt->error, "EXEC: while the engines agree among themselves");
+	CHECK(c->rt->execs == NULL);
 	fixture_control_free(c);
 }
 
@@ -488,6 +539,7 @@ const struct test_case runtime_control_tests[] = {
 	{ "worker_refuses_bad_exec_frames", test_worker_refuses_bad_exec_frames },
 	{ "rank0_refuses_bad_submit_frames", test_rank0_refuses_bad_submit_frames },
 	{ "plan_cache_frames_are_checked", test_plan_cache_frames_are_checked },
+	{ "fast_path_frames_are_checked", test_fast_path_frames_are_checked },
 	{ "peer_error_text_is_escaped_before_anyone_prints_it", test_peer_error_text_is_escaped_before_anyone_prints_it },
 	{ "submissions_queued_per_rank_are_bounded", test_submissions_queued_per_rank_are_bounded },
 	{ "settings_cpus_coordinator_and_timeouts", test_settings_cpus_coordinator_and_timeouts },

@@ -524,11 +524,12 @@ static void test_plan_cache_skips_negotiation_after_step_one(void)
 			  "(want 1: step 1 only)", r, lo, hi);
 		CHECK_INT(count_per_lane(tl, "rep.", "B", "QUEUE", &lo, &hi), 40);
 		CHECK_MSG(lo == 4 && hi == 4, "rank %d: %d..%d QUEUE spans per tensor", r, lo, hi);
-		if (r == 0) {
-			count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
-			CHECK_MSG(lo == 3 && hi == 3, "%d..%d cached starts per tensor (want steps 2-4)",
-				  lo, hi);
-		}
+		/* steps 2-4 agreed by the engines, none through rank 0 */
+		count_per_lane(tl, "rep.", "X", "PLAN_AGREED", &lo, &hi);
+		CHECK_MSG(lo == 3 && hi == 3, "rank %d: %d..%d agreed starts per tensor (want steps "
+			  "2-4)", r, lo, hi);
+		count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
+		CHECK_MSG(hi == 0, "rank %d: %d cached starts through rank 0", r, hi);
 		cJSON_Delete(tl);
 	}
 }
@@ -538,14 +539,15 @@ static void test_plan_cache_relearns_a_changed_count(void)
 	expect_ok("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", 2, "repeat 6 count", 120, "ok repeat");
 	cJSON *tl = read_timeline("tl.json");
 	int lo, hi;
-	/* rep.7 grows in step 3 and shrinks back in step 4: both renegotiate
-	 * from rep.7 on (rep.0-6 repeat, but their bucket is broken); steps 5
-	 * and 6 repeat step 4 from the cache */
+	/* rep.7 grows in step 3 and shrinks back in step 4: the engines
+	 * disagree with the cache there and rank 0 renegotiates from rep.7 on
+	 * (rep.0-6 repeat, but their bucket is broken); steps 5 and 6 repeat
+	 * step 4 and are agreed by the engines */
 	CHECK_INT(count_per_lane(tl, "rep.", "B", "NEGOTIATE_ALLREDUCE", &lo, &hi), 40);
 	CHECK_MSG(lo == 1 && hi == 3, "%d..%d NEGOTIATE spans per tensor (want 1 for rep.0-6, "
 		  "3 for the others)", lo, hi);
-	count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
-	CHECK_MSG(lo == 3 && hi == 3, "%d..%d cached starts per tensor (want steps 2, 5, 6)", lo, hi);
+	count_per_lane(tl, "rep.", "X", "PLAN_AGREED", &lo, &hi);
+	CHECK_MSG(lo == 3 && hi == 3, "%d..%d agreed starts per tensor (want steps 2, 5, 6)", lo, hi);
 	cJSON_Delete(tl);
 }
 
@@ -581,6 +583,37 @@ static void test_plan_cache_missing_tensor_is_a_stall(void)
 	CHECK_MSG(p.seconds < 25, "took %.1f s", p.seconds);
 	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [rep.39]'") == 2,
 		  "the waiting ranks name rank 1 and rep.39: %.900s", p.err);
+	test_proc_free(&p);
+}
+
+static void test_plan_cache_rank_that_stops_submitting_is_named(void)
+{
+	/* rank 1 submits nothing in step 3 of a repeated sequence: the other
+	 * engines wait in their agreement, tell rank 0, every engine is
+	 * nudged to vote, and the stall inspector names rank 1 */
+	struct test_proc p;
+	CHECK(run_ranks("HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3", 3, "repeat 4 stop", 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_MSG(p.seconds < 25, "took %.1f s", p.seconds);
+	CHECK_MSG(count_lines_with(p.err, "hvd: stall: 'rank 1: [rep.0, rep.1, rep.2") >= 1,
+		  "rank 0 warns about rank 1: %.900s", p.err);
+	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [rep.0, rep.1, rep.2, rep.3, "
+				   "rep.4, rep.5, ...]'") == 2,
+		  "the waiting ranks name rank 1 and its tensors: %.900s", p.err);
+	test_proc_free(&p);
+}
+
+static void test_plan_cache_rank_that_shuts_down_is_named(void)
+{
+	/* rank 1 calls hvd_shutdown instead of step 3: its engine votes "no"
+	 * on its way out, so the others hear of it at once, not after
+	 * HVD_TIMEOUT_S */
+	struct test_proc p;
+	CHECK(run_ranks("HVD_TIMEOUT_S=20", 3, "repeat 4 quit", 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_MSG(p.seconds < 15, "took %.1f s", p.seconds);
+	CHECK_MSG(count_lines_with(p.err, "called hvd_shutdown: 'rank 1: [rep.0, rep.1, rep.2") == 2,
+		  "the waiting ranks name rank 1: %.900s", p.err);
 	test_proc_free(&p);
 }
 
@@ -644,6 +677,9 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "plan_cache_changed_order_is_a_mismatch", test_plan_cache_changed_order_is_a_mismatch },
 	{ "plan_cache_new_tensor_is_a_mismatch", test_plan_cache_new_tensor_is_a_mismatch },
 	{ "plan_cache_missing_tensor_is_a_stall", test_plan_cache_missing_tensor_is_a_stall },
+	{ "plan_cache_rank_that_stops_submitting_is_named",
+	  test_plan_cache_rank_that_stops_submitting_is_named },
+	{ "plan_cache_rank_that_shuts_down_is_named", test_plan_cache_rank_that_shuts_down_is_named },
 	{ "chunked_bucket_sums_equal_one_piece", test_chunked_bucket_sums_equal_one_piece },
 	{ 0 }
 };

@@ -2,7 +2,8 @@
  * parser (every variable, bad values name the variable), bucket planning,
  * signatures, the coordinator (ready positions, mismatch, stall view),
  * the launch decision, dtype conversions, the timeline (parsed back with
- * cJSON after every event), and the start-up report's warnings.
+ * cJSON after every event), the start-up report's warnings, and the
+ * engines' vote on a repeated bucket (agree.c, one rank).
  * What it does not do: start ranks (test_runtime_slurm.c does).
  */
 #define _GNU_SOURCE
@@ -358,6 +359,83 @@ static void test_plan_cache_follows_a_repeated_sequence(void)
 	plan_cache_free(&pc);
 }
 
+/* ---- the engines' agreement (agree.c) on a one-rank runtime ---- */
+
+static struct entry *agree_entry(struct runtime *rt, const char *name, size_t count)
+{
+	struct entry *e = calloc(1, sizeof(*e));
+	snprintf(e->item.name, sizeof(e->item.name), "%s", name);
+	e->item.count = count;
+	e->seq = rt->next_seq++;
+	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
+	if (rt->pending_tail)
+		rt->pending_tail->next = e;
+	else
+		rt->pending = e;
+	rt->pending_tail = e;
+	return e;
+}
+
+static void agree_drop(struct runtime *rt, size_t n)
+{
+	for (size_t i = 0; i < n && rt->pending; i++) {
+		struct entry *e = rt->pending;
+		rt->pending = e->next;
+		free(e);
+	}
+	if (!rt->pending)
+		rt->pending_tail = NULL;
+}
+
+static void test_agreement_votes_on_a_repeated_bucket(void)
+{
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	char err[256];
+	settings_defaults(&rt->set);
+	pthread_mutex_init(&rt->lock, NULL);
+	pthread_cond_init(&rt->cond, NULL);
+	pthread_cond_init(&rt->work, NULL);
+	CHECK_INT(comm_self_open(&rt->comm, err, sizeof(err)), 0);
+	plan_cache_init(&rt->cache);
+	rt->cursor.id = -1;
+	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
+	snprintf(ab[0].name, sizeof(ab[0].name), "a");
+	snprintf(ab[1].name, sizeof(ab[1].name), "b");
+	CHECK_INT((int)plan_cache_learn(&rt->cache, ab, 2), 0);
+	rt->fast = 1;
+	double wake_at = 0;
+	pthread_mutex_lock(&rt->lock);
+	CHECK(agree_next(rt, &wake_at) == NULL); /* nothing submitted: no vote */
+	CHECK(wake_at == 0 && rt->fast);
+	agree_entry(rt, "a", 3)->t_submit = runtime_now();
+	CHECK(agree_next(rt, &wake_at) == NULL); /* partial: waits HVD_CYCLE_TIME_MS */
+	CHECK(wake_at > 0 && rt->fast);
+	agree_entry(rt, "b", 5);
+	struct exec_cmd *cmd = agree_next(rt, &wake_at); /* complete: agreed */
+	CHECK(cmd && cmd->first == 0 && cmd->count == 2 && cmd->agreed);
+	CHECK(rt->fast && rt->fast_pos == 2);
+	free(cmd);
+	agree_drop(rt, 2);
+	agree_entry(rt, "a", 3);
+	agree_entry(rt, "b", 6); /* a changed count breaks the run: rank 0 negotiates */
+	CHECK(agree_next(rt, &wake_at) == NULL);
+	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 2);
+	agree_drop(rt, 2);
+	rt->fast = 1; /* rank 0 handed back at 4; nothing submitted, but nudged: no */
+	rt->fast_pos = 4;
+	rt->slow_pending = 0;
+	rt->nudged = 1;
+	rt->nudge_pos = 4;
+	CHECK(agree_next(rt, &wake_at) == NULL);
+	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 4);
+	pthread_mutex_unlock(&rt->lock);
+	plan_cache_free(&rt->cache);
+	pthread_mutex_destroy(&rt->lock);
+	pthread_cond_destroy(&rt->cond);
+	pthread_cond_destroy(&rt->work);
+	free(rt);
+}
+
 static void test_coord_starts_cached_bucket_when_complete(void)
 {
 	struct plan_cache pc;
@@ -445,6 +523,23 @@ static void test_half_conversions_round_to_nearest_even(void)
 		CHECK_MSG(dtype_f16_to_f32(dtype_f32_to_f16((float)i)) == (float)i, "f16 %d", i);
 	CHECK_INT(dtype_size(HVD_I64), 8);
 	CHECK_STR(dtype_name(HVD_BF16), "bfloat16");
+}
+
+/* The average's scaling pass, eight at a time plus a tail: every element
+ * (unaligned start, every tail length) is the one multiply of a plain
+ * loop, and nothing around the range is touched. */
+static void test_scale_is_the_plain_multiply_everywhere(void)
+{
+	float buf[64], want[64];
+	for (size_t start = 0; start < 4; start++)
+		for (size_t n = 0; n <= 40; n++) {
+			for (int i = 0; i < 64; i++)
+				buf[i] = want[i] = (float)(i * 7919 % 1009) / 3.0f - 100.0f;
+			for (size_t i = start; i < start + n; i++)
+				want[i] *= 1.0f / 3;
+			dtype_scale_f32(buf + start, n, 1.0f / 3);
+			CHECK_MSG(!memcmp(buf, want, sizeof(buf)), "start %zu count %zu", start, n);
+		}
 }
 
 /* ---- timeline ---- */
@@ -611,7 +706,9 @@ const struct test_case runtime_unit_tests[] = {
 	{ "coord_many_positions_survive_compaction", test_coord_many_positions_survive_compaction },
 	{ "plan_cache_follows_a_repeated_sequence", test_plan_cache_follows_a_repeated_sequence },
 	{ "coord_starts_cached_bucket_when_complete", test_coord_starts_cached_bucket_when_complete },
+	{ "agreement_votes_on_a_repeated_bucket", test_agreement_votes_on_a_repeated_bucket },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
+	{ "scale_is_the_plain_multiply_everywhere", test_scale_is_the_plain_multiply_everywhere },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
 	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },
 	{ "report_warns_when_rules_break", test_report_warns_when_rules_break },

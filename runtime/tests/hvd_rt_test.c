@@ -18,7 +18,9 @@
  *              at step 3 variant V: same (nothing), count (every rank
  *              grows rep.7), order (rank 1 swaps rep.5 and rep.6), new
  *              (rank 1 adds rep.extra before rep.21), missing (rank 1
- *              leaves out rep.39 and sleeps 30 s)
+ *              leaves out rep.39 and sleeps 30 s), stop (rank 1 submits
+ *              nothing and sleeps 30 s), quit (rank 1 calls hvd_shutdown
+ *              instead)
  *   checksum   three fused buckets of non-integer values (f32 sum, f32
  *              average, bf16 sum); rank 0 prints a hash of every result
  *              bit (chunked and one-piece runs must print the same)
@@ -391,6 +393,8 @@ static size_t rep_count(int k, int step, const char *variant)
 static int rep_order(int step, const char *variant, int *order)
 {
 	int n = 0, odd = step == 2 && hvd_rank() == 1;
+	if (odd && !strcmp(variant, "stop"))
+		return 0;
 	for (int k = 0; k < REP_TENSORS; k++) {
 		if (odd && !strcmp(variant, "new") && k == 21)
 			order[n++] = -1;
@@ -439,8 +443,11 @@ static int run_repeat(int steps, const char *variant)
 	int bad = 0;
 	for (int k = 0; k <= REP_TENSORS; k++)
 		bufs[k] = malloc(800 * sizeof(float));
-	for (int step = 0; step < steps && !bad; step++)
+	for (int step = 0; step < steps && !bad; step++) {
+		if (step == 2 && hvd_rank() == 1 && !strcmp(variant, "quit"))
+			break; /* main() shuts down while the others submit */
 		bad = rep_step(bufs, step, variant);
+	}
 	for (int k = 0; k <= REP_TENSORS; k++)
 		free(bufs[k]);
 	return bad;
