@@ -12,7 +12,7 @@
  * checks its signature), in place last first when every rank's tensors
  * lie that way (engine.c); anything else hands the position to rank 0, which
  * negotiates from there as without the fast path, with the same mismatch
- * and stall messages. An engine whose agreement waits past escalate_s
+ * and stall messages. An engine whose agreement waits past agree_escalate_s
  * (a rank that submits nothing) tells rank 0, which nudges every engine
  * at that position to vote now: the silent one says "no", every rank
  * announces its submissions to rank 0, and the stall inspector names the
@@ -32,7 +32,7 @@
 
 /* How long an agreement waits before rank 0 hears of it: well inside
  * HVD_STALL_WARNING_S and HVD_TIMEOUT_S, at most 1 s. */
-static double escalate_s(const struct hvd_settings *s)
+double agree_escalate_s(const struct hvd_settings *s)
 {
 	double t = s->timeout_s / 4 < 1.0 ? s->timeout_s / 4 : 1.0;
 	if (s->stall_warning_s > 0 && s->stall_warning_s / 2 < t)
@@ -108,7 +108,7 @@ static void pause_briefly(unsigned spins)
 static int wait_agreement(struct runtime *rt, uint64_t pos, const struct comm_wait *w)
 {
 	const struct comm_ops *ops = rt->comm.ops;
-	double escalate = runtime_now() + escalate_s(&rt->set);
+	double escalate = runtime_now() + agree_escalate_s(&rt->set);
 	int told = 0;
 	for (unsigned spins = 0;; spins++) {
 		int done = 0;
@@ -138,7 +138,7 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, char *err
 	snprintf(what, sizeof(what), "position %llu", (unsigned long long)pos);
 	struct comm_wait w = {
 		.deadline = runtime_now() + rt->set.timeout_s + 2 * rt->set.heartbeat_s +
-			    escalate_s(&rt->set),
+			    agree_escalate_s(&rt->set),
 		.abort = &rt->aborted, .what = what, .err = err, .errlen = errlen,
 	};
 	int rc = rt->comm.ops->agree_start(rt->comm.ctx, v, AGREE_VALUES, &w);

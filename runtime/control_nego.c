@@ -27,6 +27,16 @@ static const char *negotiate_phase(const struct fusion_item *it)
 	return it->kind < 4 ? names[it->kind] : "NEGOTIATE";
 }
 
+/* Rank 0: when the stall clock of position pos starts. A submission
+ * announced after the engines' agreement there waited and was nudged
+ * (agree.c) reaches the coordinator late: the ranks have waited since
+ * before the nudge, and a stall is timed from then. */
+static double submitted_at(const struct control *c, uint64_t pos)
+{
+	double now = runtime_now();
+	return c->nudge_sent && pos == c->nudge_last && c->nudge_since < now ? c->nudge_since : now;
+}
+
 /* Rank 0: one more submission from `rank` reaches the coordinator; a
  * cached one (tag.id >= 0) opens no NEGOTIATE span. */
 static void coordinator_take(struct control *c, int rank, const struct fusion_item *it,
@@ -40,7 +50,8 @@ static void coordinator_take(struct control *c, int rank, const struct fusion_it
 			     "hostile rank", rank, control_host_of(rt, rank), WIRE_MAX_QUEUED);
 		return;
 	}
-	int64_t pos = coord_submit_tagged(&c->coord, rank, it, tag, runtime_now());
+	uint64_t at = c->coord.planned + (q->len - q->head);
+	int64_t pos = coord_submit_tagged(&c->coord, rank, it, tag, submitted_at(c, at));
 	if (pos < 0) {
 		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
 		return;
@@ -340,6 +351,7 @@ static void nudge(struct control *c, uint64_t pos)
 		return;
 	c->nudge_sent = 1;
 	c->nudge_last = pos;
+	c->nudge_since = runtime_now() - agree_escalate_s(&rt->set);
 	struct wire_pos p = { pos };
 	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
 	pthread_mutex_lock(&rt->lock);

@@ -142,6 +142,8 @@ int engine_start(struct runtime *rt, char *err, size_t errlen);
  * to look again, 0 = at the next submission) or the ranks disagreed
  * (rt->fast is then 0: rank 0 negotiates from there on). */
 struct exec_cmd *agree_next(struct runtime *rt, double *wake_at);
+/* How long an engine waits in an agreement before rank 0 hears of it. */
+double agree_escalate_s(const struct hvd_settings *s);
 /* submit.c, lock held: 1 when a new entry e may let the engine vote. */
 int agree_wants_wake(const struct runtime *rt, const struct entry *e);
 /* Lock held. A thread about to wait for a handle runs the next agreed
