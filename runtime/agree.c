@@ -3,14 +3,18 @@
  * WIRE_EXEC_FAST: a planned step that every rank may repeat), the engines
  * decide the next buckets among themselves, with no frame on the control
  * plane. At each bucket boundary every engine votes once, as soon as its
- * own submissions allow: the id of the cached bucket it has submitted in
- * full there, or "no" (a tensor the cache does not have there, a changed
- * or broken run, a run still partial after HVD_CYCLE_TIME_MS, shutdown,
- * or rank 0's nudge). One small non-blocking collective on the backend
- * (MIN of id, -id, position, -position, layout) says whether every rank
- * voted the same id: then the bucket starts at once (the engine still
- * checks its signature), in place last first when every rank's tensors
- * lie that way (engine.c); anything else hands the position to rank 0, which
+ * own submissions allow: the ids of the cached buckets it has submitted in
+ * full from there on (up to AGREE_MERGE_MAX that may run as one bucket),
+ * or "no" (a tensor the cache does not have there, a changed or broken
+ * run, a run still partial after HVD_CYCLE_TIME_MS, shutdown, or rank 0's
+ * nudge). One small non-blocking collective on the backend (MIN of each
+ * id and its negation, of the layouts and of the position and its
+ * negation) says how many of those buckets every rank voted alike: they
+ * start at once as one bucket, in place last first when every rank's
+ * tensors lie that way (engine.c). Buckets that a first step's timing
+ * split (HVD_CYCLE_TIME_MS while the plan was learnt) so run together
+ * when a program submits them together, and apart when it does not (a
+ * backward pass). No agreed bucket hands the position to rank 0, which
  * negotiates from there as without the fast path, with the same mismatch
  * and stall messages. An engine whose agreement waits past agree_escalate_s
  * (a rank that submits nothing) tells rank 0, which nudges every engine
@@ -25,10 +29,21 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "dtype.h"
 #include "runtime.h"
 
 #define VOTE_NO (-1)
-#define AGREE_VALUES 5
+/* The vote: AGREE_MERGE_MAX id pairs (id, -id), AGREE_MERGE_MAX layouts
+ * (1: the first j + 1 buckets lie last first in one buffer), then the
+ * position pair. */
+#define AGREE_MERGE_MAX 8
+#define VOTE_LAYOUT (2 * AGREE_MERGE_MAX)
+#define VOTE_POS (3 * AGREE_MERGE_MAX)
+#define AGREE_VALUES (3 * AGREE_MERGE_MAX + 2)
+
+/* A waiter that comes this soon after a run completes takes the bucket
+ * itself (engine_lend); the program waits right after submitting. */
+#define AGREE_WAITER_PROMPT_S 50e-6
 
 /* How long an agreement waits before rank 0 hears of it: well inside
  * HVD_STALL_WARNING_S and HVD_TIMEOUT_S, at most 1 s. */
@@ -40,28 +55,95 @@ double agree_escalate_s(const struct hvd_settings *s)
 	return t;
 }
 
-/* Lock held. 1 when this rank can vote at rt->fast_pos now (*id: the
- * cached bucket submitted in full there, or VOTE_NO; *reversed: its
- * tensors lie last first in one buffer); 0 = not yet, look again at
- * *wake_at (0: at the next submission). */
-static int local_vote(struct runtime *rt, double now, int64_t *id, int64_t *reversed,
+/* Lock held. Whether the cached run at e (an entry at its first tensor)
+ * is submitted in full: its length, or 0 (partial or broken: *broken). */
+static uint32_t complete_run(const struct runtime *rt, const struct entry *e, int *broken)
+{
+	uint32_t n = plan_cache_count(&rt->cache, e->tag.id), k = 0;
+	const struct entry *x = e;
+	for (; x && k < n; x = x->next, k++)
+		if (x->tag.id != e->tag.id || x->tag.off != k || x->seq != e->seq + k) {
+			*broken = 1; /* a changed, new or missing tensor */
+			return 0;
+		}
+	*broken = 0;
+	return k == n ? n : 0;
+}
+
+/* Whether cached bucket `id` may run fused after `first` (same dtype and
+ * op; HVD_FUSION_THRESHOLD bytes in all). The same on every rank. */
+static int mergeable(const struct runtime *rt, int64_t first, int64_t id, uint64_t *bytes)
+{
+	const struct fusion_item *a = plan_cache_item(&rt->cache, first, 0);
+	const struct fusion_item *b = plan_cache_item(&rt->cache, id, 0);
+	uint64_t more = 0;
+	for (uint32_t k = 0; k < plan_cache_count(&rt->cache, id); k++) {
+		const struct fusion_item *it = plan_cache_item(&rt->cache, id, k);
+		more += it->count * dtype_size((enum hvd_dtype)it->dtype);
+	}
+	if (!a || !b || a->dtype != b->dtype || a->op != b->op ||
+	    *bytes + more > rt->set.fusion_threshold_bytes)
+		return 0;
+	*bytes += more;
+	return 1;
+}
+
+/* Lock held: votes for the complete cached runs that follow the first
+ * (e, n tensors), for as long as they may run with it. */
+static void vote_following(struct runtime *rt, const struct entry *e, uint32_t n, int64_t *v)
+{
+	uint64_t bytes = 0, total = n;
+	mergeable(rt, e->tag.id, e->tag.id, &bytes);
+	for (int j = 1; j < AGREE_MERGE_MAX; j++) {
+		const struct entry *x = e;
+		for (uint64_t k = 0; x && k < total; k++)
+			x = x->next;
+		int broken;
+		uint32_t m = x && x->tag.id >= 0 && x->tag.off == 0 ? complete_run(rt, x, &broken) : 0;
+		if (!m || !mergeable(rt, e->tag.id, x->tag.id, &bytes))
+			return;
+		v[2 * j] = x->tag.id;
+		v[2 * j + 1] = -(int64_t)x->tag.id;
+		total += m;
+		v[VOTE_LAYOUT + j] = entries_reversed(rt, e->seq, (uint32_t)total);
+	}
+}
+
+/* Lock held. 1 when this rank can vote at rt->fast_pos now (v: the vote,
+ * VOTE_NO where it has nothing); 0 = not yet, look again at *wake_at (0:
+ * at the next submission). The engine thread leaves a run completed a
+ * moment ago to a waiter for AGREE_WAITER_PROMPT_S: taking it would hold
+ * up the program's thread it shares a core with. */
+static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 		      double *wake_at)
 {
 	struct entry *e = rt->pending;
 	int nudged = rt->nudged && rt->nudge_pos == rt->fast_pos;
-	*id = VOTE_NO;
-	*reversed = 0;
+	for (int j = 0; j < AGREE_MERGE_MAX; j++) {
+		v[2 * j] = VOTE_NO;
+		v[2 * j + 1] = -VOTE_NO;
+		v[VOTE_LAYOUT + j] = 0;
+	}
+	v[VOTE_POS] = (int64_t)rt->fast_pos;
+	v[VOTE_POS + 1] = -(int64_t)rt->fast_pos;
 	if (!e)
 		return rt->stopping || nudged;
 	if (e->seq != rt->fast_pos || e->tag.id < 0 || e->tag.off != 0)
 		return 1;
-	uint32_t n = plan_cache_count(&rt->cache, e->tag.id), k = 0;
-	for (const struct entry *x = e; x && k < n; x = x->next, k++)
-		if (x->tag.id != e->tag.id || x->tag.off != k)
-			return 1; /* the run broke: a changed, new or missing tensor */
-	if (k == n) {
-		*id = e->tag.id;
-		*reversed = entries_reversed(rt, e->seq, n);
+	int broken;
+	uint32_t n = complete_run(rt, e, &broken);
+	if (broken)
+		return 1;
+	double left_to_waiter = rt->run_completed_at + AGREE_WAITER_PROMPT_S;
+	if (n && !by_waiter && !nudged && !rt->stopping && now < left_to_waiter) {
+		*wake_at = left_to_waiter;
+		return 0;
+	}
+	if (n) {
+		v[0] = e->tag.id;
+		v[1] = -(int64_t)e->tag.id;
+		v[VOTE_LAYOUT] = entries_reversed(rt, e->seq, n);
+		vote_following(rt, e, n, v);
 		return 1;
 	}
 	if (e->t_submit == 0) /* submitted before it became the head */
@@ -73,14 +155,26 @@ static int local_vote(struct runtime *rt, double now, int64_t *id, int64_t *reve
 	return 0;
 }
 
-int agree_wants_wake(const struct runtime *rt, const struct entry *e)
+int agree_wants_wake(struct runtime *rt, const struct entry *e)
 {
 	if (!rt->fast || e->tag.id < 0 || e->seq < rt->fast_pos)
 		return rt->fast;
 	uint32_t n = plan_cache_count(&rt->cache, e->tag.id);
-	if (e->tag.off + 1 >= n)
-		return 1; /* completes a run */
-	return e->tag.off == 0 && e->seq != rt->fast_pos; /* breaks the run before it */
+	if (e->tag.off + 1 >= n) { /* completes a run */
+		rt->run_completed_at = runtime_now();
+		return !rt->waiter_comes;
+	}
+	/* a run begun behind a complete or broken one: the engine thread
+	 * starts that one unless a waiter comes promptly (and may take both) */
+	return e->tag.off == 0 && e->seq != rt->fast_pos && !rt->waiter_comes;
+}
+
+void agree_note_waiter(struct runtime *rt)
+{
+	if (rt->run_completed_at <= 0)
+		return;
+	rt->waiter_comes = runtime_now() - rt->run_completed_at < AGREE_WAITER_PROMPT_S;
+	rt->run_completed_at = 0;
 }
 
 static void tell_rank0(struct runtime *rt, uint64_t pos)
@@ -131,7 +225,7 @@ static int wait_agreement(struct runtime *rt, uint64_t pos, const struct comm_wa
 	}
 }
 
-/* Unlocked. MIN over the ranks of v = { id, -id, pos, -pos, reversed }. */
+/* Unlocked. MIN over the ranks of the vote v, in place. */
 static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, char *err, size_t errlen)
 {
 	char what[64];
@@ -143,9 +237,10 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, char *err
 	};
 	int rc = rt->comm.ops->agree_start(rt->comm.ctx, v, AGREE_VALUES, &w);
 	rc = rc ? rc : wait_agreement(rt, pos, &w);
-	if (!rc && v[2] != -v[3]) {
+	if (!rc && v[VOTE_POS] != -v[VOTE_POS + 1]) {
 		snprintf(err, errlen, "hvd: plan agreement: '%s': the engines are at positions "
-			 "%lld..%lld (internal error)", what, (long long)v[2], (long long)-v[3]);
+			 "%lld..%lld (internal error)", what, (long long)v[VOTE_POS],
+			 (long long)-v[VOTE_POS + 1]);
 		rc = HVD_ERR_COMM;
 	}
 	return rc;
@@ -153,16 +248,18 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, char *err
 
 /* Lock held: the agreed bucket's tensors leave the negotiation (a span a
  * worker opened before the switch ends), tick PLAN_AGREED, enter QUEUE. */
-static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, int64_t id, int reversed)
+static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const int64_t *v,
+				      int agreed)
 {
 	struct exec_cmd *cmd = calloc(1, sizeof(*cmd));
 	if (!cmd)
 		return NULL;
 	cmd->first = pos;
-	cmd->count = plan_cache_count(&rt->cache, id);
-	cmd->signature = plan_cache_signature(&rt->cache, id);
+	for (int j = 0; j < agreed; j++)
+		cmd->count += plan_cache_count(&rt->cache, v[2 * j]);
+	cmd->signature = plan_cache_signature(&rt->cache, v[0]);
 	cmd->agreed = 1;
-	cmd->reversed = reversed;
+	cmd->reversed = v[VOTE_LAYOUT + agreed - 1] == 1;
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= pos && e->seq < pos + cmd->count) {
 			if (e->nego_open)
@@ -177,15 +274,23 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, int64_t 
 	return cmd;
 }
 
-struct exec_cmd *agree_next(struct runtime *rt, double *wake_at)
+/* How many buckets every rank voted alike, from the first on. */
+static int agreed_prefix(const int64_t *v)
 {
-	int64_t id, reversed;
+	int j = 0;
+	while (j < AGREE_MERGE_MAX && v[2 * j] >= 0 && v[2 * j] == -v[2 * j + 1])
+		j++;
+	return j;
+}
+
+struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
+{
+	int64_t v[AGREE_VALUES];
 	*wake_at = 0;
-	if (!local_vote(rt, runtime_now(), &id, &reversed, wake_at))
+	if (!local_vote(rt, runtime_now(), by_waiter, v, wake_at))
 		return NULL;
 	uint64_t pos = rt->fast_pos;
 	pthread_mutex_unlock(&rt->lock);
-	int64_t v[AGREE_VALUES] = { id, -id, (int64_t)pos, -(int64_t)pos, reversed };
 	char err[1024] = "";
 	int rc = run_agreement(rt, v, pos, err, sizeof(err));
 	if (rc && !rt->aborted)
@@ -193,8 +298,9 @@ struct exec_cmd *agree_next(struct runtime *rt, double *wake_at)
 	pthread_mutex_lock(&rt->lock);
 	if (rc)
 		return NULL;
-	if (id >= 0 && v[0] == id && v[1] == -id) {
-		struct exec_cmd *cmd = agreed_bucket(rt, pos, id, v[4] == 1);
+	int agreed = agreed_prefix(v);
+	if (agreed) {
+		struct exec_cmd *cmd = agreed_bucket(rt, pos, v, agreed);
 		if (cmd)
 			return cmd;
 		pthread_mutex_unlock(&rt->lock);

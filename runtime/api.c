@@ -232,7 +232,13 @@ int hvd_init(void)
 	struct runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return runtime_set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
-	pthread_mutex_init(&rt->lock, NULL);
+	/* adaptive: the submitter, a waiter and the engine hold it briefly,
+	 * once per tensor; a contended lock spins a moment before it sleeps */
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&rt->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
 	pthread_cond_init(&rt->cond, NULL);
 	pthread_cond_init(&rt->work, NULL);
 	char err[2048] = "";

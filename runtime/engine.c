@@ -207,7 +207,9 @@ static void complete(struct runtime *rt, struct entry **es, size_t n, int status
 {
 	for (size_t i = 0; i < n; i++) {
 		es[i]->h.status = status;
-		es[i]->h.done = 1; /* hvd_wait frees the entry with its handle */
+		/* the last touch: hvd_wait may free the entry with its handle as
+		 * soon as it sees this, without taking the lock */
+		__atomic_store_n(&es[i]->h.done, 1, __ATOMIC_RELEASE);
 	}
 	rt->completed += n;
 	pthread_cond_broadcast(&rt->cond);
@@ -303,7 +305,7 @@ static struct exec_cmd *take_bucket(struct runtime *rt, double *wake_at)
 			rt->execs_tail = NULL;
 		return cmd;
 	}
-	return rt->fast ? agree_next(rt, wake_at) : NULL;
+	return rt->fast ? agree_next(rt, 0, wake_at) : NULL;
 }
 
 int engine_lend(struct runtime *rt, double *wake_at)
@@ -313,7 +315,7 @@ int engine_lend(struct runtime *rt, double *wake_at)
 		return 0;
 	char err[2048];
 	rt->engine_busy = 1;
-	struct exec_cmd *cmd = agree_next(rt, wake_at);
+	struct exec_cmd *cmd = agree_next(rt, 1, wake_at);
 	if (cmd)
 		execute(rt, cmd, err, sizeof(err));
 	rt->engine_busy = 0;

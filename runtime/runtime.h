@@ -112,6 +112,8 @@ struct runtime {
 	int nudged;                 /* control -> engine: vote at nudge_pos now */
 	uint64_t nudge_pos;
 	uint64_t fast_buckets;      /* buckets agreed by the engines (agree.c) */
+	double run_completed_at;    /* agree.c: a submission completed a cached run then */
+	int waiter_comes;           /* agree.c: the last waiter came right after it */
 
 	pthread_t engine_thread;
 	int engine_started;
@@ -136,16 +138,23 @@ int runtime_set_error(int code, const char *text);
 void runtime_suffix(const struct runtime *rt, char *out, size_t len);
 
 int engine_start(struct runtime *rt, char *err, size_t errlen);
-/* agree.c, engine thread, lock held (dropped while the agreement runs):
- * the bucket at rt->fast_pos when every rank repeated the same cached
- * bucket there; NULL when there is nothing to vote on yet (*wake_at: when
- * to look again, 0 = at the next submission) or the ranks disagreed
- * (rt->fast is then 0: rank 0 negotiates from there on). */
-struct exec_cmd *agree_next(struct runtime *rt, double *wake_at);
+/* agree.c, engine thread or a waiter lent to it (by_waiter), lock held
+ * (dropped while the agreement runs): the bucket at rt->fast_pos when
+ * every rank repeated the same cached bucket there; NULL when there is
+ * nothing to vote on yet (*wake_at: when to look again, 0 = at the next
+ * submission) or the ranks disagreed (rt->fast is then 0: rank 0
+ * negotiates from there on). */
+struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at);
 /* How long an engine waits in an agreement before rank 0 hears of it. */
 double agree_escalate_s(const struct hvd_settings *s);
-/* submit.c, lock held: 1 when a new entry e may let the engine vote. */
-int agree_wants_wake(const struct runtime *rt, const struct entry *e);
+/* submit.c, lock held: 1 when the new entry e may let the engine vote
+ * and the engine thread should look. While waiters have come promptly
+ * after the last completed run (agree_note_waiter), runs are left to the
+ * caller's next hvd_wait (no wake); a late waiter, or rank 0's nudge,
+ * hands them to the engine thread again. */
+int agree_wants_wake(struct runtime *rt, const struct entry *e);
+/* Lock held: a caller starts to wait (learns whether waiters are prompt). */
+void agree_note_waiter(struct runtime *rt);
 /* Lock held. A thread about to wait for a handle runs the next agreed
  * bucket itself when the engine is idle (no hand-off to the engine thread
  * and back on the hot path): 1 when something changed (look again), 0

@@ -52,6 +52,7 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 static int wait_done(struct runtime *rt, const hvd_handle *h)
 {
 	pthread_mutex_lock(&rt->lock);
+	agree_note_waiter(rt);
 	while (!h->done) {
 		double wake_at;
 		if (!engine_lend(rt, &wake_at)) /* an agreed bucket runs on this thread */
@@ -156,7 +157,9 @@ int hvd_wait(hvd_handle *handle)
 	struct runtime *rt = runtime_current();
 	if (!rt || !handle)
 		return usage("hvd: hvd_wait: '%s': %s", "handle", "NULL handle or not initialised");
-	int status = wait_done(rt, handle);
+	/* a handle its bucket completed needs no lock (complete() in engine.c) */
+	int status = __atomic_load_n(&handle->done, __ATOMIC_ACQUIRE) ? handle->status
+									 : wait_done(rt, handle);
 	free(handle);
 	if (status)
 		runtime_set_error(status, rt->error);

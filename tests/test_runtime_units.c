@@ -405,20 +405,20 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	rt->fast = 1;
 	double wake_at = 0;
 	pthread_mutex_lock(&rt->lock);
-	CHECK(agree_next(rt, &wake_at) == NULL); /* nothing submitted: no vote */
+	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* nothing submitted: no vote */
 	CHECK(wake_at == 0 && rt->fast);
 	agree_entry(rt, "a", 3)->t_submit = runtime_now();
-	CHECK(agree_next(rt, &wake_at) == NULL); /* partial: waits HVD_CYCLE_TIME_MS */
+	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* partial: waits HVD_CYCLE_TIME_MS */
 	CHECK(wake_at > 0 && rt->fast);
 	agree_entry(rt, "b", 5);
-	struct exec_cmd *cmd = agree_next(rt, &wake_at); /* complete: agreed */
+	struct exec_cmd *cmd = agree_next(rt, 0, &wake_at); /* complete: agreed */
 	CHECK(cmd && cmd->first == 0 && cmd->count == 2 && cmd->agreed);
 	CHECK(rt->fast && rt->fast_pos == 2);
 	free(cmd);
 	agree_drop(rt, 2);
 	agree_entry(rt, "a", 3);
 	agree_entry(rt, "b", 6); /* a changed count breaks the run: rank 0 negotiates */
-	CHECK(agree_next(rt, &wake_at) == NULL);
+	CHECK(agree_next(rt, 0, &wake_at) == NULL);
 	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 2);
 	agree_drop(rt, 2);
 	rt->fast = 1; /* rank 0 handed back at 4; nothing submitted, but nudged: no */
@@ -426,13 +426,73 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	rt->slow_pending = 0;
 	rt->nudged = 1;
 	rt->nudge_pos = 4;
-	CHECK(agree_next(rt, &wake_at) == NULL);
+	CHECK(agree_next(rt, 0, &wake_at) == NULL);
 	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 4);
 	pthread_mutex_unlock(&rt->lock);
 	plan_cache_free(&rt->cache);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_cond_destroy(&rt->cond);
 	pthread_cond_destroy(&rt->work);
+	free(rt);
+}
+
+/* Who runs a completed repeated bucket: a program that waits right after
+ * submitting runs it on its own thread (the engine thread is not woken
+ * and, when woken, leaves a fresh run to a waiter for a moment); one that
+ * waits late, or submits on, has the engine thread run it at once. */
+static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
+{
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	char err[256];
+	settings_defaults(&rt->set);
+	CHECK_INT(comm_self_open(&rt->comm, err, sizeof(err)), 0);
+	plan_cache_init(&rt->cache);
+	rt->cursor.id = -1;
+	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
+	snprintf(ab[0].name, sizeof(ab[0].name), "a");
+	snprintf(ab[1].name, sizeof(ab[1].name), "b");
+	CHECK_INT((int)plan_cache_learn(&rt->cache, ab, 2), 0);
+	rt->fast = 1;
+	double wake_at = 0;
+	CHECK(!agree_wants_wake(rt, agree_entry(rt, "a", 3))); /* a run begun at the head */
+	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5)));  /* completed: nobody waited yet */
+	double done_at = rt->run_completed_at;
+	CHECK(done_at > 0);
+	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* the engine thread leaves it a moment */
+	CHECK(wake_at > done_at && wake_at < done_at + 0.01);
+	agree_note_waiter(rt); /* the program waits at once */
+	CHECK(rt->waiter_comes && rt->run_completed_at == 0);
+	struct exec_cmd *cmd = agree_next(rt, 1, &wake_at);
+	CHECK(cmd && cmd->count == 2);
+	free(cmd);
+	agree_drop(rt, 2);
+	agree_entry(rt, "a", 3);
+	CHECK(!agree_wants_wake(rt, agree_entry(rt, "b", 5))); /* the waiter will come */
+	rt->run_completed_at = runtime_now() - 0.01;
+	agree_note_waiter(rt); /* ... but came 10 ms late: the engine thread is woken next time */
+	CHECK(!rt->waiter_comes);
+	cmd = agree_next(rt, 1, &wake_at);
+	free(cmd);
+	agree_drop(rt, 2);
+	agree_entry(rt, "a", 3);
+	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5)));
+	CHECK(agree_wants_wake(rt, agree_entry(rt, "a", 3))); /* submitting on, waiters late */
+	CHECK(agree_next(rt, 0, &wake_at) == NULL);             /* a moment for a waiter */
+	rt->run_completed_at -= 0.01;
+	cmd = agree_next(rt, 0, &wake_at); /* then the engine thread runs the complete one */
+	CHECK(cmd && cmd->first == 4 && cmd->count == 2);
+	free(cmd);
+	agree_drop(rt, 2);
+	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5))); /* completed ... */
+	agree_note_waiter(rt);                                 /* ... and waited for at once */
+	CHECK(rt->waiter_comes);
+	CHECK(!agree_wants_wake(rt, agree_entry(rt, "a", 3)));  /* so the next is left too */
+	CHECK(!agree_wants_wake(rt, agree_entry(rt, "b", 5)));
+	cmd = agree_next(rt, 1, &wake_at); /* the waiter runs both cached runs as one bucket */
+	CHECK(cmd && cmd->first == 6 && cmd->count == 4 && cmd->agreed);
+	free(cmd);
+	agree_drop(rt, 4);
+	plan_cache_free(&rt->cache);
 	free(rt);
 }
 
@@ -707,6 +767,8 @@ const struct test_case runtime_unit_tests[] = {
 	{ "plan_cache_follows_a_repeated_sequence", test_plan_cache_follows_a_repeated_sequence },
 	{ "coord_starts_cached_bucket_when_complete", test_coord_starts_cached_bucket_when_complete },
 	{ "agreement_votes_on_a_repeated_bucket", test_agreement_votes_on_a_repeated_bucket },
+	{ "agreement_leaves_a_completed_run_to_a_prompt_waiter",
+	  test_agreement_leaves_a_completed_run_to_a_prompt_waiter },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
 	{ "scale_is_the_plain_multiply_everywhere", test_scale_is_the_plain_multiply_everywhere },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
