@@ -551,6 +551,28 @@ static void test_plan_cache_relearns_a_changed_count(void)
 	cJSON_Delete(tl);
 }
 
+/* Step 1 pauses between rep.19 and rep.20, so the plan learns two
+ * buckets; the later steps submit all 40 at once and wait: the engines
+ * agree on both cached buckets with one vote and run them as one (the
+ * sums are checked every step). Without merging: 2 agreed per step. */
+static void test_plan_cache_runs_buckets_submitted_together_as_one(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("HVD_CYCLE_TIME_MS=100", 2, "repeat 6 split", 120, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %.600s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.out, "ok repeat");
+	for (int r = 0; r < 2; r++) {
+		char want[64];
+		snprintf(want, sizeof(want), "rank %d: ", r);
+		const char *at = strstr(p.out, want);
+		unsigned long agreed = at ? strtoul(at + strlen(want), NULL, 10) : 0;
+		CHECK_MSG(at && agreed >= 5 && agreed < 10, "rank %d: %lu buckets agreed in steps 2-6 "
+			  "(want 5..9: two cached buckets run as one at least once): %s", r, agreed,
+			  p.out);
+	}
+	test_proc_free(&p);
+}
+
 static void expect_mismatch(const char *variant, const char *want)
 {
 	struct test_proc p;
@@ -674,6 +696,8 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "timeline_allreduce_overlaps_backward", test_timeline_allreduce_overlaps_backward },
 	{ "plan_cache_skips_negotiation_after_step_one", test_plan_cache_skips_negotiation_after_step_one },
 	{ "plan_cache_relearns_a_changed_count", test_plan_cache_relearns_a_changed_count },
+	{ "plan_cache_runs_buckets_submitted_together_as_one",
+	  test_plan_cache_runs_buckets_submitted_together_as_one },
 	{ "plan_cache_changed_order_is_a_mismatch", test_plan_cache_changed_order_is_a_mismatch },
 	{ "plan_cache_new_tensor_is_a_mismatch", test_plan_cache_new_tensor_is_a_mismatch },
 	{ "plan_cache_missing_tensor_is_a_stall", test_plan_cache_missing_tensor_is_a_stall },

@@ -20,7 +20,8 @@
  *              (rank 1 adds rep.extra before rep.21), missing (rank 1
  *              leaves out rep.39 and sleeps 30 s), stop (rank 1 submits
  *              nothing and sleeps 30 s), quit (rank 1 calls hvd_shutdown
- *              instead)
+ *              instead); split: step 1 pauses 0.3 s after rep.19. Prints
+ *              how many buckets the engines agreed on
  *   checksum   three fused buckets of non-integer values (f32 sum, f32
  *              average, bf16 sum); rank 0 prints a hash of every result
  *              bit (chunked and one-piece runs must print the same)
@@ -417,6 +418,8 @@ static int rep_step(float **bufs, int step, const char *variant)
 		snprintf(name, sizeof(name), k == REP_TENSORS ? "rep.extra" : "rep.%d", k);
 		if (hvd_allreduce_async(name, bufs[k], cnt, HVD_F32, HVD_SUM, &hs[j]))
 			return fail(name);
+		if (step == 0 && j == REP_TENSORS / 2 - 1 && !strcmp(variant, "split"))
+			usleep(300000); /* step 1 is learnt as two buckets (HVD_CYCLE_TIME_MS) */
 	}
 	if (n < REP_TENSORS)
 		sleep(30); /* "missing": the others wait for rep.39 */
@@ -450,6 +453,13 @@ static int run_repeat(int steps, const char *variant)
 	}
 	for (int k = 0; k <= REP_TENSORS; k++)
 		free(bufs[k]);
+	struct runtime *rt = runtime_current();
+	if (!bad && rt) {
+		pthread_mutex_lock(&rt->lock);
+		printf("rank %d: %llu buckets agreed\n", hvd_rank(),
+		       (unsigned long long)rt->fast_buckets);
+		pthread_mutex_unlock(&rt->lock);
+	}
 	return bad;
 }
 
