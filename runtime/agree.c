@@ -24,7 +24,6 @@
  * What it does not do: run buckets (engine.c) or send frames (control).
  */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -186,13 +185,13 @@ static void tell_rank0(struct runtime *rt, uint64_t pos)
 	control_wake(rt);
 }
 
-/* Yields while the other ranks are about to vote, then sleeps in short
- * steps (50 us for the first 50 ms, then 0.5 ms) so that a rank still
- * computing keeps its CPU. */
+/* Spins, then yields while the other ranks are about to vote
+ * (comm_poll_pause), then sleeps in short steps (50 us for the first
+ * 50 ms, then 0.5 ms) so that a rank still computing keeps its CPU. */
 static void pause_briefly(unsigned spins)
 {
 	if (spins < 256) {
-		sched_yield();
+		comm_poll_pause(spins);
 		return;
 	}
 	struct timespec ts = { 0, spins < 1256 ? 50000 : 500000 };

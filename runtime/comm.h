@@ -107,5 +107,10 @@ int comm_nccl_usable(void);
  * (returns 0 to keep waiting, else an hvd_status with w->err filled). */
 double runtime_now(void);
 int comm_wait_check(const struct comm_wait *w);
+/* Between two polls of a collective (polls: how many so far): spin at
+ * first, a peer on another core answers within microseconds and a system
+ * call per poll costs about one; then yield the core, which the peer may
+ * need to progress when ranks share cores. */
+void comm_poll_pause(unsigned polls);
 
 #endif

@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <mpi.h>
 
 #include "comm.h"
+#include "comm_mpi_rd.h"
 
 struct mpi_ctx {
 	MPI_Comm comm;
@@ -22,6 +22,9 @@ struct mpi_ctx {
 	MPI_Request chunk;      /* the chunked bucket's reduction in flight */
 	unsigned chunk_polls;
 	MPI_Request agree;      /* the plan cache's agreement in flight */
+	struct rd_op chunk_rd;  /* small ones on point-to-point (comm_mpi_rd.c) */
+	struct rd_op agree_rd;
+	int chunk_by_rd, agree_by_rd;
 };
 
 static const char *mpi_error_text(int rc, char *buf)
@@ -57,8 +60,35 @@ static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *cal
 			if (st)
 				return st;
 		}
-		sched_yield();
+		comm_poll_pause(spins);
 	}
+}
+
+/* mpi_wait for a point-to-point reduction (comm_mpi_rd.c). */
+static int rd_wait(struct rd_op *op, const struct comm_wait *w)
+{
+	for (unsigned spins = 0;; spins++) {
+		int done = 0;
+		int rc = rd_test(op, &done);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(w, "MPI_Isend/MPI_Irecv", rc);
+		if (done)
+			return 0;
+		if ((spins & 63) == 0) {
+			int st = comm_wait_check(w);
+			if (st == HVD_ERR_COMM)
+				snprintf(w->err, w->errlen, "hvd: allreduce: '%s': did not complete "
+					 "before the deadline (HVD_TIMEOUT_S)", w->what);
+			if (st)
+				return st;
+		}
+		comm_poll_pause(spins);
+	}
+}
+
+static enum rd_kind rd_sum(enum hvd_dtype t)
+{
+	return t == HVD_I64 ? RD_SUM_I64 : t == HVD_I32 ? RD_SUM_I32 : RD_SUM_F32;
 }
 
 static MPI_Datatype mpi_type(enum hvd_dtype t)
@@ -98,6 +128,11 @@ static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 	struct mpi_ctx *ctx = vctx;
 	MPI_Datatype type = mpi_type(t);
 	size_t esize = t == HVD_I64 ? 8 : 4;
+	if (rd_usable(ctx->size, count * esize)) {
+		int rc = rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t));
+		return rc != MPI_SUCCESS ? mpi_fail(w, "MPI_Isend/MPI_Irecv", rc)
+					 : rd_wait(&ctx->chunk_rd, w);
+	}
 	for (size_t done = 0; done < count;) {
 		size_t n = count - done < MPI_CHUNK ? count - done : MPI_CHUNK;
 		MPI_Request req;
@@ -118,9 +153,11 @@ static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dty
 	struct mpi_ctx *ctx = vctx;
 	if (count > MPI_CHUNK)
 		return mpi_allreduce(vctx, buf, count, t, op, w); /* done when test asks */
-	int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
-				&ctx->chunk);
 	ctx->chunk_polls = 0;
+	ctx->chunk_by_rd = rd_usable(ctx->size, count * (t == HVD_I64 ? 8 : 4));
+	int rc = ctx->chunk_by_rd ? rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t))
+		 : MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
+				  &ctx->chunk);
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
@@ -130,11 +167,12 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	*done = 0;
-	if (ctx->chunk == MPI_REQUEST_NULL) {
+	if (!ctx->chunk_by_rd && ctx->chunk == MPI_REQUEST_NULL) {
 		*done = 1;
 		return 0;
 	}
-	int rc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
+	int rc = ctx->chunk_by_rd ? rd_test(&ctx->chunk_rd, done)
+		 : MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(w, "MPI_Iallreduce", rc);
 	if (*done || (ctx->chunk_polls++ & 63))
@@ -149,7 +187,9 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 static int mpi_agree_start(void *vctx, int64_t *vals, int n, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
-	int rc = MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm, &ctx->agree);
+	ctx->agree_by_rd = rd_usable(ctx->size, (size_t)n * 8);
+	int rc = ctx->agree_by_rd ? rd_start(&ctx->agree_rd, vals, n, RD_MIN_I64)
+		 : MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm, &ctx->agree);
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
@@ -158,7 +198,8 @@ static int mpi_agree_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	*done = 0;
-	int rc = MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
+	int rc = ctx->agree_by_rd ? rd_test(&ctx->agree_rd, done)
+		 : MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
@@ -252,9 +293,12 @@ static void mpi_finalize(void *vctx, int clean)
 {
 	struct mpi_ctx *ctx = vctx;
 	if (clean) {
+		MPI_Comm_free(&ctx->chunk_rd.comm);
 		MPI_Comm_free(&ctx->comm);
 		MPI_Finalize();
 	}
+	rd_free(&ctx->chunk_rd);
+	rd_free(&ctx->agree_rd);
 	free(ctx);
 }
 
@@ -322,6 +366,13 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	}
 	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
 	MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+	/* the point-to-point reductions: a communicator of their own, shared
+	 * by the agreement and the buckets (never both in flight) */
+	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->chunk_rd.comm);
+	MPI_Comm_set_errhandler(ctx->chunk_rd.comm, MPI_ERRORS_RETURN);
+	ctx->chunk_rd.rank = ctx->agree_rd.rank = rank;
+	ctx->chunk_rd.size = ctx->agree_rd.size = size;
+	ctx->agree_rd.comm = ctx->chunk_rd.comm;
 	ctx->size = size;
 	ctx->chunk = MPI_REQUEST_NULL;
 	ctx->agree = MPI_REQUEST_NULL;

@@ -1,8 +1,11 @@
 /* comm_self.c - the one-rank backend: a program run without srun (or in a
  * one-task step without PMIx) is a world of one, where every collective is
- * the identity. What it does not do: start MPI (a singleton MPI_Init forks
- * orted and is where the PMIx crash traps live; see the facts file).
+ * the identity; and the waits every backend shares (deadline and abort
+ * check, the pause between polls). What it does not do: start MPI (a
+ * singleton MPI_Init forks orted and is where the PMIx crash traps live;
+ * see the facts file).
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +20,14 @@ int comm_wait_check(const struct comm_wait *w)
 	if (runtime_now() > w->deadline)
 		return HVD_ERR_COMM;
 	return 0;
+}
+
+#define COMM_SPIN_POLLS 64
+
+void comm_poll_pause(unsigned polls)
+{
+	if (polls >= COMM_SPIN_POLLS)
+		sched_yield();
 }
 
 static int self_reduces(enum hvd_dtype t) { (void)t; return 1; }

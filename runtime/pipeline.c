@@ -1,7 +1,6 @@
 /* pipeline.c - see pipeline.h. Positions are elements of the wire dtype
  * in the fusion buffer; tensor i occupies [off[i], off[i] + count). */
 #define _GNU_SOURCE
-#include <sched.h>
 #include <stdlib.h>
 
 #include "dtype.h"
@@ -157,10 +156,10 @@ static int finish(struct pipe *p)
 	int rc = 0;
 	if (!p->inflight)
 		return 0; /* one piece: the blocking allreduce is done */
-	while (!rc && !p->done) {
+	for (unsigned polls = 0; !rc && !p->done; polls++) {
 		rc = poll_reduction(p);
 		if (!rc && !p->done)
-			sched_yield(); /* ranks may share cores: let the peer progress */
+			comm_poll_pause(polls);
 	}
 	p->inflight = 0;
 	return rc;

@@ -639,15 +639,20 @@ static void test_plan_cache_rank_that_shuts_down_is_named(void)
 	test_proc_free(&p);
 }
 
-/* Rank 0's "checksum NNNN" line. */
-static void checksum_of(const char *env, char *out, size_t len)
+/* Rank 0's "checksum NNNN" line with n ranks. */
+static void checksum_n(const char *env, int n, char *out, size_t len)
 {
 	struct test_proc p;
-	CHECK(run_ranks(env, 2, "checksum", 120, &p) == 0);
+	CHECK(run_ranks(env, n, "checksum", 120, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %.600s", env, p.exit_code, p.err);
 	const char *c = strstr(p.out, "checksum ");
 	snprintf(out, len, "%.25s", c ? c : "(none)");
 	test_proc_free(&p);
+}
+
+static void checksum_of(const char *env, char *out, size_t len)
+{
+	checksum_n(env, 2, out, len);
 }
 
 static void test_chunked_bucket_sums_equal_one_piece(void)
@@ -667,6 +672,18 @@ static void test_chunked_bucket_sums_equal_one_piece(void)
 		CHECK_MSG(lo == 1 && hi == 1, "%s: %d..%d spans per tensor", phase[k], lo, hi);
 	}
 	cJSON_Delete(tl);
+}
+
+/* 4 ranks, non-integer values: 4 KiB chunks go by point-to-point
+ * recursive doubling (runtime/comm_mpi_rd.c), the one-piece buckets
+ * (about 500 KB) by OpenMPI's non-blocking allreduce; every bit agrees. */
+static void test_four_ranks_small_and_large_reductions_agree(void)
+{
+	char one[32], chunked[32];
+	checksum_n("HVD_FUSION_CHUNK=0", 4, one, sizeof(one));
+	checksum_n("HVD_FUSION_CHUNK=4096", 4, chunked, sizeof(chunked));
+	CHECK(strstr(one, "checksum ") == one);
+	CHECK_STR(chunked, one);
 }
 
 const struct test_case runtime_slurm_tests[] = {
@@ -705,5 +722,7 @@ const struct test_case runtime_slurm_tests[] = {
 	  test_plan_cache_rank_that_stops_submitting_is_named },
 	{ "plan_cache_rank_that_shuts_down_is_named", test_plan_cache_rank_that_shuts_down_is_named },
 	{ "chunked_bucket_sums_equal_one_piece", test_chunked_bucket_sums_equal_one_piece },
+	{ "four_ranks_small_and_large_reductions_agree",
+	  test_four_ranks_small_and_large_reductions_agree },
 	{ 0 }
 };
