@@ -74,14 +74,14 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 		int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark,
 						    why, sizeof(why));
 		if (rc) {
-			free(e);
+			entry_free(e);
 			return runtime_set_error(rc, why);
 		}
 	}
 	pthread_mutex_lock(&rt->lock);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
-		free(e);
+		entry_free(e);
 		return runtime_set_error(rt->error_code, rt->error);
 	}
 	e->seq = rt->next_seq++;
@@ -109,7 +109,7 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 static struct entry *new_entry(const char *name, enum fusion_kind kind, enum hvd_dtype t,
 			       size_t count)
 {
-	struct entry *e = calloc(1, sizeof(*e));
+	struct entry *e = entry_alloc();
 	if (!e)
 		return NULL;
 	memcpy(e->item.name, name, strlen(name) + 1); /* check_common: shorter than HVD_NAME_MAX */
@@ -160,7 +160,7 @@ int hvd_wait(hvd_handle *handle)
 	/* a handle its bucket completed needs no lock (complete() in engine.c) */
 	int status = __atomic_load_n(&handle->done, __ATOMIC_ACQUIRE) ? handle->status
 									 : wait_done(rt, handle);
-	free(handle);
+	entry_free((struct entry *)handle); /* the handle is the entry's first member */
 	if (status)
 		runtime_set_error(status, rt->error);
 	return status;

@@ -602,6 +602,36 @@ static void test_scale_is_the_plain_multiply_everywhere(void)
 		}
 }
 
+/* A waited-for entry comes back zeroed to the same thread's next
+ * submission; a thread's cache goes with it (SAN=1: no leak). */
+static void *entry_cache_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 3; i++)
+		entry_free(entry_alloc());
+	return NULL;
+}
+
+static void test_entry_cache_recycles_zeroed(void)
+{
+	struct entry *a = entry_alloc(), *b = entry_alloc();
+	CHECK(a && b && a != b);
+	memset(a, 0x5a, sizeof(*a));
+	entry_free(a);
+	struct entry *c = entry_alloc();
+	CHECK(c == a);
+	int zero = 1;
+	for (size_t i = 0; i < sizeof(*c); i++)
+		zero &= ((unsigned char *)c)[i] == 0;
+	CHECK_MSG(zero, "a recycled entry is zeroed");
+	entry_free(b);
+	entry_free(c);
+	entry_free(NULL);
+	pthread_t t;
+	CHECK_INT(pthread_create(&t, NULL, entry_cache_thread, NULL), 0);
+	pthread_join(t, NULL);
+}
+
 /* ---- timeline ---- */
 
 static cJSON *parse_file(const char *path)
@@ -771,6 +801,7 @@ const struct test_case runtime_unit_tests[] = {
 	  test_agreement_leaves_a_completed_run_to_a_prompt_waiter },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
 	{ "scale_is_the_plain_multiply_everywhere", test_scale_is_the_plain_multiply_everywhere },
+	{ "entry_cache_recycles_zeroed", test_entry_cache_recycles_zeroed },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
 	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },
 	{ "report_warns_when_rules_break", test_report_warns_when_rules_break },
