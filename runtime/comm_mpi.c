@@ -42,12 +42,13 @@ static int mpi_fail(const struct comm_wait *w, const char *call, int rc)
 	return HVD_ERR_COMM;
 }
 
-/* Polls req until done, the deadline, or an abort. */
-static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *call)
+/* Polls test(arg) until done, the deadline, or an abort. */
+static int poll_until_done(int (*test)(void *arg, int *done), void *arg,
+			   const struct comm_wait *w, const char *call)
 {
 	for (unsigned spins = 0;; spins++) {
 		int done = 0;
-		int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		int rc = test(arg, &done);
 		if (rc != MPI_SUCCESS)
 			return mpi_fail(w, call, rc);
 		if (done)
@@ -64,26 +65,25 @@ static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *cal
 	}
 }
 
-/* mpi_wait for a point-to-point reduction (comm_mpi_rd.c). */
+static int test_request(void *req, int *done)
+{
+	return MPI_Test(req, done, MPI_STATUS_IGNORE);
+}
+
+static int test_rd(void *op, int *done)
+{
+	return rd_test(op, done);
+}
+
+static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *call)
+{
+	return poll_until_done(test_request, req, w, call);
+}
+
+/* A point-to-point reduction (comm_mpi_rd.c). */
 static int rd_wait(struct rd_op *op, const struct comm_wait *w)
 {
-	for (unsigned spins = 0;; spins++) {
-		int done = 0;
-		int rc = rd_test(op, &done);
-		if (rc != MPI_SUCCESS)
-			return mpi_fail(w, "MPI_Isend/MPI_Irecv", rc);
-		if (done)
-			return 0;
-		if ((spins & 63) == 0) {
-			int st = comm_wait_check(w);
-			if (st == HVD_ERR_COMM)
-				snprintf(w->err, w->errlen, "hvd: allreduce: '%s': did not complete "
-					 "before the deadline (HVD_TIMEOUT_S)", w->what);
-			if (st)
-				return st;
-		}
-		comm_poll_pause(spins);
-	}
+	return poll_until_done(test_rd, op, w, "MPI_Isend/MPI_Irecv");
 }
 
 static enum rd_kind rd_sum(enum hvd_dtype t)

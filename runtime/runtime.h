@@ -177,6 +177,9 @@ int entry_follows(const struct entry *a, const struct entry *b);
  * once the caller has waited for it (any thread; cached per thread). */
 struct entry *entry_alloc(void);
 void entry_free(struct entry *e);
+/* Lock held: e becomes the next submission (its position, its tag
+ * against the plan cache), last of the pending ones. */
+void runtime_queue_entry(struct runtime *rt, struct entry *e);
 /* Lock held. 1 when the pending allreduce tensors at first..first+count
  * lie in memory one after another, last first (a bucket of gradients
  * submitted in backward order from one buffer). */

@@ -91,6 +91,18 @@ int entry_follows(const struct entry *a, const struct entry *b)
 	return (const char *)a->data + bytes == (const char *)b->data;
 }
 
+void runtime_queue_entry(struct runtime *rt, struct entry *e)
+{
+	e->seq = rt->next_seq++;
+	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0; /* agree.c: else later */
+	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
+	if (rt->pending_tail)
+		rt->pending_tail->next = e;
+	else
+		rt->pending = e;
+	rt->pending_tail = e;
+}
+
 int entries_reversed(const struct runtime *rt, uint64_t first, uint32_t count)
 {
 	const struct entry *prev = NULL;

@@ -84,14 +84,7 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 		entry_free(e);
 		return runtime_set_error(rt->error_code, rt->error);
 	}
-	e->seq = rt->next_seq++;
-	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0; /* agree.c: else later */
-	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
-	if (rt->pending_tail)
-		rt->pending_tail->next = e;
-	else
-		rt->pending = e;
-	rt->pending_tail = e;
+	runtime_queue_entry(rt, e);
 	/* the engines agree on cached buckets themselves: wake ours when this
 	 * may let it vote; else the control thread announces it to rank 0 */
 	int fast = rt->fast, wake_engine = agree_wants_wake(rt, e);

@@ -401,17 +401,26 @@ static void test_stall_warning_names_the_late_rank(void)
 	test_proc_free(&p);
 }
 
-static void test_stall_past_timeout_fails_every_rank(void)
+/* 3 ranks that fail within max_s seconds, `want` said by the two ranks
+ * that waited for rank 1. */
+static void expect_waiters_name(const char *env, const char *args, double max_s,
+				const char *want)
 {
 	struct test_proc p;
-	CHECK(run_ranks("HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", 3, "late 30", 60, &p) == 0);
+	CHECK(run_ranks(env, 3, args, 60, &p) == 0);
 	CHECK(p.exit_code != 0);
-	CHECK_MSG(p.seconds < 20, "took %.1f s", p.seconds);
-	/* the two waiting ranks name rank 1; rank 1 itself is busy outside
-	 * hvd and is ended by Slurm once they exit */
-	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [late.grad]'") == 2,
-		  "the waiting ranks name rank 1: %s", p.err);
+	CHECK_MSG(p.seconds < max_s, "took %.1f s", p.seconds);
+	CHECK_MSG(count_lines_with(p.err, want) == 2, "the waiting ranks say '%s': %.900s", want,
+		  p.err);
 	test_proc_free(&p);
+}
+
+static void test_stall_past_timeout_fails_every_rank(void)
+{
+	/* rank 1 itself is busy outside hvd and is ended by Slurm once the
+	 * others exit */
+	expect_waiters_name("HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", "late 30", 20,
+			    "hvd: stalled: 'rank 1: [late.grad]'");
 }
 
 static void test_sigstop_rank_zero_is_named_by_the_others(void)
@@ -599,13 +608,8 @@ static void test_plan_cache_new_tensor_is_a_mismatch(void)
 
 static void test_plan_cache_missing_tensor_is_a_stall(void)
 {
-	struct test_proc p;
-	CHECK(run_ranks("HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", 3, "repeat 4 missing", 60, &p) == 0);
-	CHECK(p.exit_code != 0);
-	CHECK_MSG(p.seconds < 25, "took %.1f s", p.seconds);
-	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [rep.39]'") == 2,
-		  "the waiting ranks name rank 1 and rep.39: %.900s", p.err);
-	test_proc_free(&p);
+	expect_waiters_name("HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", "repeat 4 missing", 25,
+			    "hvd: stalled: 'rank 1: [rep.39]'");
 }
 
 static void test_plan_cache_rank_that_stops_submitting_is_named(void)
@@ -630,13 +634,8 @@ static void test_plan_cache_rank_that_shuts_down_is_named(void)
 	/* rank 1 calls hvd_shutdown instead of step 3: its engine votes "no"
 	 * on its way out, so the others hear of it at once, not after
 	 * HVD_TIMEOUT_S */
-	struct test_proc p;
-	CHECK(run_ranks("HVD_TIMEOUT_S=20", 3, "repeat 4 quit", 60, &p) == 0);
-	CHECK(p.exit_code != 0);
-	CHECK_MSG(p.seconds < 15, "took %.1f s", p.seconds);
-	CHECK_MSG(count_lines_with(p.err, "called hvd_shutdown: 'rank 1: [rep.0, rep.1, rep.2") == 2,
-		  "the waiting ranks name rank 1: %.900s", p.err);
-	test_proc_free(&p);
+	expect_waiters_name("HVD_TIMEOUT_S=20", "repeat 4 quit", 15,
+			    "called hvd_shutdown: 'rank 1: [rep.0, rep.1, rep.2");
 }
 
 /* Rank 0's "checksum NNNN" line with n ranks. */

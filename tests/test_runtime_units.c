@@ -366,28 +366,12 @@ static struct entry *agree_entry(struct runtime *rt, const char *name, size_t co
 	struct entry *e = calloc(1, sizeof(*e));
 	snprintf(e->item.name, sizeof(e->item.name), "%s", name);
 	e->item.count = count;
-	e->seq = rt->next_seq++;
-	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
-	if (rt->pending_tail)
-		rt->pending_tail->next = e;
-	else
-		rt->pending = e;
-	rt->pending_tail = e;
+	runtime_queue_entry(rt, e);
 	return e;
 }
 
-static void agree_drop(struct runtime *rt, size_t n)
-{
-	for (size_t i = 0; i < n && rt->pending; i++) {
-		struct entry *e = rt->pending;
-		rt->pending = e->next;
-		free(e);
-	}
-	if (!rt->pending)
-		rt->pending_tail = NULL;
-}
-
-static void test_agreement_votes_on_a_repeated_bucket(void)
+/* A one-rank runtime whose plan cache holds one bucket: a (3), b (5). */
+static struct runtime *agree_runtime(void)
 {
 	struct runtime *rt = calloc(1, sizeof(*rt));
 	char err[256];
@@ -403,6 +387,32 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	snprintf(ab[1].name, sizeof(ab[1].name), "b");
 	CHECK_INT((int)plan_cache_learn(&rt->cache, ab, 2), 0);
 	rt->fast = 1;
+	return rt;
+}
+
+static void agree_runtime_free(struct runtime *rt)
+{
+	plan_cache_free(&rt->cache);
+	pthread_mutex_destroy(&rt->lock);
+	pthread_cond_destroy(&rt->cond);
+	pthread_cond_destroy(&rt->work);
+	free(rt);
+}
+
+static void agree_drop(struct runtime *rt, size_t n)
+{
+	for (size_t i = 0; i < n && rt->pending; i++) {
+		struct entry *e = rt->pending;
+		rt->pending = e->next;
+		free(e);
+	}
+	if (!rt->pending)
+		rt->pending_tail = NULL;
+}
+
+static void test_agreement_votes_on_a_repeated_bucket(void)
+{
+	struct runtime *rt = agree_runtime();
 	double wake_at = 0;
 	pthread_mutex_lock(&rt->lock);
 	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* nothing submitted: no vote */
@@ -429,11 +439,7 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	CHECK(agree_next(rt, 0, &wake_at) == NULL);
 	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 4);
 	pthread_mutex_unlock(&rt->lock);
-	plan_cache_free(&rt->cache);
-	pthread_mutex_destroy(&rt->lock);
-	pthread_cond_destroy(&rt->cond);
-	pthread_cond_destroy(&rt->work);
-	free(rt);
+	agree_runtime_free(rt);
 }
 
 /* Who runs a completed repeated bucket: a program that waits right after
@@ -442,17 +448,7 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
  * waits late, or submits on, has the engine thread run it at once. */
 static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 {
-	struct runtime *rt = calloc(1, sizeof(*rt));
-	char err[256];
-	settings_defaults(&rt->set);
-	CHECK_INT(comm_self_open(&rt->comm, err, sizeof(err)), 0);
-	plan_cache_init(&rt->cache);
-	rt->cursor.id = -1;
-	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
-	snprintf(ab[0].name, sizeof(ab[0].name), "a");
-	snprintf(ab[1].name, sizeof(ab[1].name), "b");
-	CHECK_INT((int)plan_cache_learn(&rt->cache, ab, 2), 0);
-	rt->fast = 1;
+	struct runtime *rt = agree_runtime();
 	double wake_at = 0;
 	CHECK(!agree_wants_wake(rt, agree_entry(rt, "a", 3))); /* a run begun at the head */
 	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5)));  /* completed: nobody waited yet */
@@ -492,8 +488,7 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	CHECK(cmd && cmd->first == 6 && cmd->count == 4 && cmd->agreed);
 	free(cmd);
 	agree_drop(rt, 4);
-	plan_cache_free(&rt->cache);
-	free(rt);
+	agree_runtime_free(rt);
 }
 
 static void test_coord_starts_cached_bucket_when_complete(void)
