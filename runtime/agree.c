@@ -163,9 +163,13 @@ int agree_wants_wake(struct runtime *rt, const struct entry *e)
 		rt->run_completed_at = runtime_now();
 		return !rt->waiter_comes;
 	}
-	/* a run begun behind a complete or broken one: the engine thread
-	 * starts that one unless a waiter comes promptly (and may take both) */
-	return e->tag.off == 0 && e->seq != rt->fast_pos && !rt->waiter_comes;
+	/* a run begun behind a complete or broken one: unless waiters come
+	 * promptly (one takes both), the program submits on (a backward
+	 * pass), and the engine thread starts that one at once */
+	if (e->tag.off != 0 || e->seq == rt->fast_pos || rt->waiter_comes)
+		return 0;
+	rt->run_completed_at = 0;
+	return 1;
 }
 
 void agree_note_waiter(struct runtime *rt)
