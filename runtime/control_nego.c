@@ -361,6 +361,25 @@ static void nudge(struct control *c, uint64_t pos)
 	pthread_mutex_unlock(&rt->lock);
 }
 
+/* Rank 0: a worker's announcements can reach rank 0 before rank 0's own
+ * engine has seen the disagreement; the coordinator placed them after
+ * the last position it planned, and they belong after pos. Positions are
+ * relative to `planned`, so only the NEGOTIATE bookkeeping (which spans
+ * are open, up to where) moves with them; else rank 0's own submissions
+ * would open those spans a second time. */
+static void rebase_announced(struct control *c, uint64_t pos)
+{
+	uint64_t old = c->coord.planned;
+	uint64_t taken = c->nego_begun > old ? c->nego_begun - old : 0;
+	if (!taken || pos <= old)
+		return;
+	for (uint64_t k = taken; c->nego_open && k-- > 0;) { /* the ranges may overlap: from the top */
+		c->nego_open[(pos + k) % CTL_NEGO_RING] = c->nego_open[(old + k) % CTL_NEGO_RING];
+		c->nego_open[(old + k) % CTL_NEGO_RING] = 0;
+	}
+	c->nego_begun = pos + taken;
+}
+
 /* The engines disagreed at pos: announce from there on, as at the start. */
 static void negotiate_from(struct control *c, uint64_t pos)
 {
@@ -375,6 +394,7 @@ static void negotiate_from(struct control *c, uint64_t pos)
 	if (q->len != q->head) /* go_fast saw every queue empty, rank 0 announced nothing since */
 		runtime_fail(rt, HVD_ERR_COMM, "hvd: coordinator: 'position %llu': rank 0's queue "
 			     "is not empty (internal error)", (unsigned long long)pos);
+	rebase_announced(c, pos);
 	c->coord.planned = pos;
 }
 

@@ -440,6 +440,33 @@ static void test_fast_path_frames_are_checked(void)
 	fixture_control_free(c);
 }
 
+/* A worker's SUBMIT can reach rank 0 before rank 0's own engine has seen
+ * the engines disagree (rank 0 still fast): the coordinator places it
+ * after the last planned position. When rank 0 then negotiates from the
+ * agreed position, the span it opened moves with it, so rank 0's own
+ * submission at that position does not open it a second time. */
+static void test_worker_submit_before_rank0_falls_back_is_rebased(void)
+{
+	struct control *c = fixture_control(0, 2, 1 << 20);
+	c->nego_open = calloc(CTL_NEGO_RING, 1);
+	struct fusion_item it = { .count = 1 };
+	snprintf(it.name, sizeof(it.name), "t");
+	c->coord.planned = 40;
+	c->nego_begun = 40;
+	c->fast = 1;
+	feed(c, 1, MSG_SUBMIT, &it, sizeof(it));
+	CHECK(!c->rt->aborted);
+	CHECK(c->nego_begun == 41 && c->nego_open[40] == 1);
+	c->rt->slow_pending = 1;
+	c->rt->slow_from = 80;
+	control_take_requests(c);
+	CHECK(!c->rt->aborted && !c->fast && c->coord.planned == 80);
+	CHECK_MSG(c->nego_begun == 81 && c->nego_open[80] == 1 && c->nego_open[40] == 0,
+		  "begun up to %llu", (unsigned long long)c->nego_begun);
+	free(c->nego_open);
+	fixture_control_free(c);
+}
+
 static void test_peer_error_text_is_escaped_before_anyone_prints_it(void)
 {
 	const char text[] = "\x1b[2Jhvd: fake\nline";
@@ -540,6 +567,8 @@ const struct test_case runtime_control_tests[] = {
 	{ "rank0_refuses_bad_submit_frames", test_rank0_refuses_bad_submit_frames },
 	{ "plan_cache_frames_are_checked", test_plan_cache_frames_are_checked },
 	{ "fast_path_frames_are_checked", test_fast_path_frames_are_checked },
+	{ "worker_submit_before_rank0_falls_back_is_rebased",
+	  test_worker_submit_before_rank0_falls_back_is_rebased },
 	{ "peer_error_text_is_escaped_before_anyone_prints_it", test_peer_error_text_is_escaped_before_anyone_prints_it },
 	{ "submissions_queued_per_rank_are_bounded", test_submissions_queued_per_rank_are_bounded },
 	{ "settings_cpus_coordinator_and_timeouts", test_settings_cpus_coordinator_and_timeouts },
