@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "dtype.h"
 #include "runtime.h"
 
 #define VOTE_NO (-1)
@@ -70,16 +69,13 @@ static uint32_t complete_run(const struct runtime *rt, const struct entry *e, in
 }
 
 /* Whether cached bucket `id` may run fused after `first` (same dtype and
- * op; HVD_FUSION_THRESHOLD bytes in all). The same on every rank. */
+ * op; HVD_FUSION_THRESHOLD bytes in all, *bytes so far). The same on
+ * every rank. */
 static int mergeable(const struct runtime *rt, int64_t first, int64_t id, uint64_t *bytes)
 {
 	const struct fusion_item *a = plan_cache_item(&rt->cache, first, 0);
 	const struct fusion_item *b = plan_cache_item(&rt->cache, id, 0);
-	uint64_t more = 0;
-	for (uint32_t k = 0; k < plan_cache_count(&rt->cache, id); k++) {
-		const struct fusion_item *it = plan_cache_item(&rt->cache, id, k);
-		more += it->count * dtype_size((enum hvd_dtype)it->dtype);
-	}
+	uint64_t more = plan_cache_bytes(&rt->cache, id);
 	if (!a || !b || a->dtype != b->dtype || a->op != b->op ||
 	    *bytes + more > rt->set.fusion_threshold_bytes)
 		return 0;
@@ -87,24 +83,29 @@ static int mergeable(const struct runtime *rt, int64_t first, int64_t id, uint64
 	return 1;
 }
 
+static const struct entry *skip(const struct entry *e, uint64_t n)
+{
+	while (e && n--)
+		e = e->next;
+	return e;
+}
+
 /* Lock held: votes for the complete cached runs that follow the first
  * (e, n tensors), for as long as they may run with it. */
 static void vote_following(struct runtime *rt, const struct entry *e, uint32_t n, int64_t *v)
 {
-	uint64_t bytes = 0, total = n;
-	mergeable(rt, e->tag.id, e->tag.id, &bytes);
-	for (int j = 1; j < AGREE_MERGE_MAX; j++) {
-		const struct entry *x = e;
-		for (uint64_t k = 0; x && k < total; k++)
-			x = x->next;
+	uint64_t bytes = plan_cache_bytes(&rt->cache, e->tag.id), total = n;
+	const struct entry *x = skip(e, n);
+	for (int j = 1; j < AGREE_MERGE_MAX && x; j++) {
 		int broken;
-		uint32_t m = x && x->tag.id >= 0 && x->tag.off == 0 ? complete_run(rt, x, &broken) : 0;
+		uint32_t m = x->tag.id >= 0 && x->tag.off == 0 ? complete_run(rt, x, &broken) : 0;
 		if (!m || !mergeable(rt, e->tag.id, x->tag.id, &bytes))
 			return;
 		v[2 * j] = x->tag.id;
 		v[2 * j + 1] = -(int64_t)x->tag.id;
 		total += m;
 		v[VOTE_LAYOUT + j] = entries_reversed(rt, e->seq, (uint32_t)total);
+		x = skip(x, m);
 	}
 }
 

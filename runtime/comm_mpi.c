@@ -101,6 +101,9 @@ static MPI_Datatype mpi_type(enum hvd_dtype t)
 	}
 }
 
+/* Bytes of a dtype MPI reduces (mpi_type). */
+static size_t mpi_esize(enum hvd_dtype t) { return t == HVD_I64 ? 8 : 4; }
+
 static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NULL; }
 
 static void *mpi_alloc(void *ctx, size_t bytes, char *err, size_t n)
@@ -127,7 +130,7 @@ static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 {
 	struct mpi_ctx *ctx = vctx;
 	MPI_Datatype type = mpi_type(t);
-	size_t esize = t == HVD_I64 ? 8 : 4;
+	size_t esize = mpi_esize(t);
 	if (rd_usable(ctx->size, count * esize)) {
 		int rc = rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t));
 		return rc != MPI_SUCCESS ? mpi_fail(w, "MPI_Isend/MPI_Irecv", rc)
@@ -151,10 +154,11 @@ static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dty
 			       enum hvd_op op, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
+	ctx->chunk_polls = 0;
+	ctx->chunk_by_rd = 0;
 	if (count > MPI_CHUNK)
 		return mpi_allreduce(vctx, buf, count, t, op, w); /* done when test asks */
-	ctx->chunk_polls = 0;
-	ctx->chunk_by_rd = rd_usable(ctx->size, count * (t == HVD_I64 ? 8 : 4));
+	ctx->chunk_by_rd = rd_usable(ctx->size, count * mpi_esize(t));
 	int rc = ctx->chunk_by_rd ? rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t))
 		 : MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
 				  &ctx->chunk);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dtype.h"
 #include "wire.h"
 
 void plan_cache_init(struct plan_cache *pc)
@@ -105,6 +106,9 @@ int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items,
 	e->first_item = pc->nitems;
 	e->count = n;
 	e->signature = fusion_signature(items, n);
+	e->bytes = 0;
+	for (uint32_t k = 0; k < n; k++)
+		e->bytes += items[k].count * dtype_size((enum hvd_dtype)items[k].dtype);
 	memcpy(pc->items + pc->nitems, items, n * sizeof(*items));
 	pc->nitems += n;
 	pc->slots[slot_of(pc, items[0].name)] = ++pc->nentries;
@@ -126,6 +130,11 @@ uint32_t plan_cache_count(const struct plan_cache *pc, int64_t id)
 uint64_t plan_cache_signature(const struct plan_cache *pc, int64_t id)
 {
 	return id >= 0 && id < pc->nentries ? pc->entries[id].signature : 0;
+}
+
+uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id)
+{
+	return id >= 0 && id < pc->nentries ? pc->entries[id].bytes : 0;
 }
 
 static struct plan_tag follow(struct plan_cursor *cur, int64_t id, uint32_t off, uint32_t count)

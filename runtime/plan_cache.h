@@ -27,6 +27,7 @@ struct plan_entry {
 	uint32_t first_item;   /* index into items */
 	uint32_t count;        /* tensors in the bucket */
 	uint64_t signature;    /* fusion_signature of its items */
+	uint64_t bytes;        /* their payload */
 };
 
 struct plan_cache {
@@ -61,6 +62,7 @@ int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items,
 const struct fusion_item *plan_cache_item(const struct plan_cache *pc, int64_t id, uint32_t off);
 uint32_t plan_cache_count(const struct plan_cache *pc, int64_t id);
 uint64_t plan_cache_signature(const struct plan_cache *pc, int64_t id);
+uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id);
 /* Tags a rank's next submission and moves its cursor: continues the
  * followed bucket when `it` is its next item, else starts the latest
  * bucket whose first item is `it`, else a miss. */

@@ -334,6 +334,8 @@ static void test_plan_cache_follows_a_repeated_sequence(void)
 	CHECK(plan_cache_can_learn(&pc, it, 3));
 	CHECK_INT((int)plan_cache_learn(&pc, it, 3), 0);
 	CHECK(plan_cache_signature(&pc, 0) == fusion_signature(it, 3));
+	CHECK_INT((int)plan_cache_bytes(&pc, 0), (4 + 8 + 2) * 4);
+	CHECK_INT((int)plan_cache_bytes(&pc, 1), 0); /* unknown */
 	for (int k = 0; k < 3; k++) {
 		struct plan_tag t = plan_cursor_next(&pc, &cur, &it[k]);
 		CHECK(t.id == 0 && t.off == (uint32_t)k);
@@ -485,6 +487,15 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	CHECK(!agree_wants_wake(rt, agree_entry(rt, "b", 5)));
 	cmd = agree_next(rt, 1, &wake_at); /* the waiter runs both cached runs as one bucket */
 	CHECK(cmd && cmd->first == 6 && cmd->count == 4 && cmd->agreed);
+	free(cmd);
+	agree_drop(rt, 4);
+	rt->set.fusion_threshold_bytes = 40; /* one run is 32 bytes: two exceed it */
+	agree_entry(rt, "a", 3);
+	agree_entry(rt, "b", 5);
+	agree_entry(rt, "a", 3);
+	agree_entry(rt, "b", 5);
+	cmd = agree_next(rt, 1, &wake_at);
+	CHECK(cmd && cmd->first == 10 && cmd->count == 2);
 	free(cmd);
 	agree_drop(rt, 4);
 	agree_runtime_free(rt);
