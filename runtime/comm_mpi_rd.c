@@ -10,6 +10,14 @@
  * fast either way, 1 MiB is not). */
 #define RD_MAX_BYTES ((size_t)64 * 1024)
 #define RD_TAG 0x4856
+/* Pieces (comm_mpi_rd.h): under vader's 4096-byte eager limit with the
+ * match header, and only for vectors up to RD_PIECED_MAX bytes; 64 KiB
+ * is as fast whole (measured on 2 ranks: 4 KiB 3.7 us whole, 1.1-1.6 in
+ * pieces; 8 KiB 4.7 vs 2.2-3.1; 16 KiB 6.4 vs 4.8-5.7; 64 KiB 17.5 vs
+ * 17.9-18.6). The same tag on one communicator keeps them in order. */
+#define RD_PIECE_BYTES ((size_t)4000)
+#define RD_PIECED_MAX ((size_t)16 * 1024)
+_Static_assert(RD_PIECED_MAX <= RD_PIECES_MAX * RD_PIECE_BYTES, "pieces fit req[]");
 
 int rd_usable(int size, size_t bytes)
 {
@@ -57,13 +65,42 @@ static void combine(struct rd_op *op)
 	}
 }
 
+static size_t esize_of(enum rd_kind kind)
+{
+	return kind == RD_SUM_F32 || kind == RD_SUM_I32 ? 4 : 8;
+}
+
+/* The first element of piece p and its length. */
+static int piece_at(const struct rd_op *op, int p, int *len)
+{
+	int per = (op->count + op->pieces - 1) / op->pieces, at = p * per;
+	*len = op->count - at < per ? op->count - at : per;
+	return at;
+}
+
+/* Every receive first, then the sends. */
 static int post_round(struct rd_op *op)
 {
-	int partner = op->rank ^ op->dist;
-	int rc = MPI_Irecv(op->tmp, op->count, op->type, partner, RD_TAG, op->comm, &op->req[0]);
-	if (rc == MPI_SUCCESS)
-		rc = MPI_Isend(op->buf, op->count, op->type, partner, RD_TAG, op->comm, &op->req[1]);
+	int partner = op->rank ^ op->dist, rc = MPI_SUCCESS, len;
+	size_t esize = esize_of(op->kind);
+	for (int p = 0; rc == MPI_SUCCESS && p < op->pieces; p++) {
+		int at = piece_at(op, p, &len);
+		rc = MPI_Irecv(op->tmp + at * esize, len, op->type, partner, RD_TAG, op->comm,
+			       &op->req[p]);
+	}
+	for (int p = 0; rc == MPI_SUCCESS && p < op->pieces; p++) {
+		int at = piece_at(op, p, &len);
+		rc = MPI_Isend(op->buf + at * esize, len, op->type, partner, RD_TAG, op->comm,
+			       &op->req[op->pieces + p]);
+	}
 	return rc;
+}
+
+static int pieces_for(size_t bytes)
+{
+	if (bytes > RD_PIECED_MAX || bytes <= RD_PIECE_BYTES)
+		return 1;
+	return (int)((bytes + RD_PIECE_BYTES - 1) / RD_PIECE_BYTES);
 }
 
 static MPI_Datatype type_of(enum rd_kind kind)
@@ -73,8 +110,7 @@ static MPI_Datatype type_of(enum rd_kind kind)
 
 int rd_start(struct rd_op *op, void *buf, int count, enum rd_kind kind)
 {
-	size_t esize = kind == RD_SUM_F32 || kind == RD_SUM_I32 ? 4 : 8;
-	size_t bytes = (size_t)count * esize;
+	size_t bytes = (size_t)count * esize_of(kind);
 	if (bytes > op->tmp_cap) {
 		char *tmp = realloc(op->tmp, bytes);
 		if (!tmp)
@@ -86,6 +122,7 @@ int rd_start(struct rd_op *op, void *buf, int count, enum rd_kind kind)
 	op->count = count;
 	op->kind = kind;
 	op->type = type_of(kind);
+	op->pieces = pieces_for(bytes);
 	op->dist = op->size > 1 ? 1 : 0;
 	return op->dist ? post_round(op) : MPI_SUCCESS;
 }
@@ -98,7 +135,7 @@ int rd_test(struct rd_op *op, int *done)
 		return MPI_SUCCESS;
 	}
 	int flag = 0;
-	int rc = MPI_Testall(2, op->req, &flag, MPI_STATUSES_IGNORE);
+	int rc = MPI_Testall(2 * op->pieces, op->req, &flag, MPI_STATUSES_IGNORE);
 	if (rc != MPI_SUCCESS || !flag)
 		return rc;
 	combine(op);

@@ -19,6 +19,10 @@
 
 #include <mpi.h>
 
+/* A round's vector goes as up to this many messages, each within the
+ * shared-memory transport's eager limit (comm_mpi_rd.c). */
+#define RD_PIECES_MAX 8
+
 /* The combine at each round. */
 enum rd_kind { RD_SUM_F32, RD_SUM_I32, RD_SUM_I64, RD_MIN_I64 };
 
@@ -32,7 +36,8 @@ struct rd_op {
 	char *tmp;              /* the partner's vector of the round */
 	size_t tmp_cap;
 	int dist;               /* the round in flight: partner = rank ^ dist; 0 = none */
-	MPI_Request req[2];
+	int pieces;             /* messages per round and direction (RD_PIECES_MAX) */
+	MPI_Request req[2 * RD_PIECES_MAX];
 };
 
 /* Whether a reduction of `bytes` over `size` ranks goes this way. */

@@ -42,7 +42,12 @@ struct entry *entry_alloc(void)
 		return calloc(1, sizeof(*e));
 	cached = e->next;
 	ncached--;
-	memset(e, 0, sizeof(*e));
+	/* A size the compiler cannot see makes this libc's memset (vector
+	 * stores): GCC inlines a constant 240 bytes as `rep stos`, which
+	 * took 18 ns of a small tensor's ~50 ns submission on AMD EPYC. */
+	size_t bytes = sizeof(*e);
+	__asm__("" : "+r"(bytes));
+	memset(e, 0, bytes);
 	return e;
 }
 

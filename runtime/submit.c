@@ -31,8 +31,10 @@ static int refuse(const char *call, const char *value, const char *reason)
 	return usage(what, value, reason);
 }
 
-/* Formats nothing unless refusing: it runs once per tensor per step. */
-static int check_common(struct runtime *rt, const char *call, const char *name, enum hvd_dtype t)
+/* Formats nothing unless refusing, and reads the name once (*len: its
+ * length): it runs once per tensor per step. */
+static int check_common(struct runtime *rt, const char *call, const char *name, enum hvd_dtype t,
+			size_t *len)
 {
 	if (!rt)
 		return refuse(call, "not initialised", "call hvd_init first");
@@ -40,9 +42,11 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 		return runtime_set_error(rt->error_code, rt->error);
 	if (!name || !*name)
 		return refuse(call, "", "every collective needs a tensor name");
-	if (strnlen(name, HVD_NAME_MAX) >= HVD_NAME_MAX)
+	/* rank 0 refuses others' names that wire_name_ok refuses */
+	*len = wire_name_span(name, HVD_NAME_MAX);
+	if (*len == HVD_NAME_MAX || (name[*len] && strnlen(name, HVD_NAME_MAX) == HVD_NAME_MAX))
 		return refuse(call, name, "tensor name longer than 127 bytes");
-	if (!wire_name_ok(name, HVD_NAME_MAX)) /* rank 0 refuses others from the wire */
+	if (name[*len])
 		return refuse(call, "(not printable)", "tensor names are printable ASCII");
 	if ((unsigned)t >= HVD_DTYPE_COUNT)
 		return refuse(call, name, "unknown dtype");
@@ -99,13 +103,14 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	return HVD_OK;
 }
 
-static struct entry *new_entry(const char *name, enum fusion_kind kind, enum hvd_dtype t,
-			       size_t count)
+/* name: len bytes and a NUL, checked (check_common). */
+static struct entry *new_entry(const char *name, size_t len, enum fusion_kind kind,
+			       enum hvd_dtype t, size_t count)
 {
 	struct entry *e = entry_alloc();
 	if (!e)
 		return NULL;
-	memcpy(e->item.name, name, strlen(name) + 1); /* check_common: shorter than HVD_NAME_MAX */
+	memcpy(e->item.name, name, len + 1);
 	e->item.kind = (uint8_t)kind;
 	e->item.dtype = (uint8_t)t;
 	e->item.count = count;
@@ -116,7 +121,8 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
 {
 	struct runtime *rt = runtime_current();
-	int rc = check_common(rt, "hvd_allreduce", name, dtype);
+	size_t len;
+	int rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
 	if (rc)
 		return rc;
 	if (op != HVD_SUM && op != HVD_AVERAGE)
@@ -126,7 +132,7 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 			     "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
 	if (!handle || (!data && count))
 		return usage("hvd: hvd_allreduce: '%s': %s", name, "NULL data or handle");
-	struct entry *e = new_entry(name, FUSION_ALLREDUCE, dtype, count);
+	struct entry *e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
 	if (!e)
 		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	e->item.op = (uint8_t)op;
@@ -169,14 +175,15 @@ int hvd_allreduce(const char *name, void *data, size_t count, enum hvd_dtype dty
 int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dtype, int root)
 {
 	struct runtime *rt = runtime_current();
-	int rc = check_common(rt, "hvd_broadcast", name, dtype);
+	size_t len;
+	int rc = check_common(rt, "hvd_broadcast", name, dtype, &len);
 	if (rc)
 		return rc;
 	if (root < 0 || root >= rt->boot.size)
 		return usage("hvd: hvd_broadcast: '%s': %s", name, "root is not a rank of this job");
 	if (!data && count)
 		return usage("hvd: hvd_broadcast: '%s': %s", name, "NULL data");
-	struct entry *e = new_entry(name, FUSION_BROADCAST, dtype, count);
+	struct entry *e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
 	if (!e)
 		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	e->item.root = root;
@@ -190,12 +197,13 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 		   size_t recv_capacity, size_t *counts, enum hvd_dtype dtype)
 {
 	struct runtime *rt = runtime_current();
-	int rc = check_common(rt, "hvd_allgatherv", name, dtype);
+	size_t len;
+	int rc = check_common(rt, "hvd_allgatherv", name, dtype, &len);
 	if (rc)
 		return rc;
 	if ((!send && send_count) || (!recv && recv_capacity))
 		return usage("hvd: hvd_allgatherv: '%s': %s", name, "NULL buffer");
-	struct entry *e = new_entry(name, FUSION_ALLGATHER, dtype, send_count);
+	struct entry *e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
 	if (!e)
 		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	e->send = send;
@@ -210,10 +218,11 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 int hvd_barrier(void)
 {
 	struct runtime *rt = runtime_current();
-	int rc = check_common(rt, "hvd_barrier", "barrier", HVD_F32);
+	size_t len;
+	int rc = check_common(rt, "hvd_barrier", "barrier", HVD_F32, &len);
 	if (rc)
 		return rc;
-	struct entry *e = new_entry("barrier", FUSION_BARRIER, HVD_F32, 0);
+	struct entry *e = new_entry("barrier", len, FUSION_BARRIER, HVD_F32, 0);
 	if (!e)
 		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	hvd_handle *h = NULL;

@@ -4,15 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
-int wire_name_ok(const char *s, size_t max)
+size_t wire_name_span(const char *s, size_t max)
 {
 	size_t n = 0;
-	while (n < max && s[n]) {
-		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e)
-			return 0;
+	while (n < max && (unsigned char)s[n] >= 0x20 && (unsigned char)s[n] <= 0x7e)
 		n++;
-	}
-	return n > 0 && n < max;
+	return n;
+}
+
+int wire_name_ok(const char *s, size_t max)
+{
+	size_t n = wire_name_span(s, max);
+	return n > 0 && n < max && !s[n];
 }
 
 int wire_check_item(const struct fusion_item *it, int size, char *why, size_t whylen)

@@ -83,6 +83,16 @@ static void test_standalone_is_one_rank(void)
 	CHECK_CONTAINS(p.out, "ok collect");
 	test_proc_free(&p);
 	free(cmd);
+	cmd = rt_cmd("'%s/hvd-rt-test' %s", "names");
+	CHECK(test_run(cmd, 30, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "refused: hvd: hvd_allreduce: '': every collective needs a tensor name\n");
+	CHECK_CONTAINS(p.out, "bbbb': tensor name longer than 127 bytes\n");
+	CHECK_CONTAINS(p.out, "refused: hvd: hvd_allreduce: '(not printable)': tensor names are "
+		       "printable ASCII\n");
+	CHECK_CONTAINS(p.out, "ok names");
+	test_proc_free(&p);
+	free(cmd);
 }
 
 static void test_ranks_know_who_they_are(void)

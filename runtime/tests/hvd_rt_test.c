@@ -136,7 +136,7 @@ static int verify(const char *name, const void *buf, size_t n, enum hvd_dtype t,
 
 static int run_exact(size_t max_bytes)
 {
-	static const size_t counts[] = { 1, 3, 1000, 65537, 1 << 20, 16 << 20 };
+	static const size_t counts[] = { 1, 3, 1000, 3001, 65537, 1 << 20, 16 << 20 }; /* 3001: uneven pieces */
 	int bad = 0;
 	for (int t = 0; t < HVD_DTYPE_COUNT; t++)
 		for (int op = 0; op < 2; op++) {
@@ -524,6 +524,28 @@ static int run_checksum(void)
 	return 0;
 }
 
+/* Each refused name prints hvd_error(); a name of 127 printable bytes
+ * passes (the longest there is). */
+static int run_names(void)
+{
+	char longest[HVD_NAME_MAX], too_long[HVD_NAME_MAX + 8], odd[] = "grad\tbias";
+	memset(longest, 'a', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	memset(too_long, 'b', sizeof(too_long) - 1);
+	too_long[sizeof(too_long) - 1] = '\0';
+	float x[4] = { 1, 2, 3, 4 };
+	const char *bad[] = { "", too_long, odd };
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		hvd_handle *h = NULL;
+		if (hvd_allreduce_async(bad[k], x, 4, HVD_F32, HVD_SUM, &h) != HVD_ERR_USAGE || h)
+			return fail("a bad name was taken");
+		printf("refused: %s\n", hvd_error());
+	}
+	if (hvd_allreduce(longest, x, 4, HVD_F32, HVD_SUM))
+		return fail("a name of 127 bytes");
+	return 0;
+}
+
 static void busy_ms(double ms)
 {
 	struct timespec a, b;
@@ -638,6 +660,8 @@ int main(int argc, char **argv)
 		bad = run_repeat(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? argv[3] : "same");
 	else if (!strcmp(mode, "checksum"))
 		bad = run_checksum();
+	else if (!strcmp(mode, "names"))
+		bad = run_names();
 	else if (!strcmp(mode, "steps"))
 		bad = run_steps(argc > 2 ? atol(argv[2]) : 100, argc > 3 ? atoi(argv[3]) : 10);
 	else {
