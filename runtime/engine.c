@@ -159,7 +159,7 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	};
 	const struct comm_ops *ops = rt->comm.ops;
 	enum fusion_kind kind = (enum fusion_kind)es[0]->item.kind;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; (rt->tl || ops->wait_ready) && i < n; i++) { /* per tensor: only if asked */
 		if (es[i]->ready_mark && ops->wait_ready &&
 		    (rc = ops->wait_ready(rt->comm.ctx, es[i]->ready_mark, &w)))
 			return rc;
