@@ -15,6 +15,10 @@
  *   broadcast   pipelined along the ring from the root, 1 MiB segments
  *   allgatherv  sizes by a ring allgather, then the blocks
  *   barrier     a ring allgather of one byte per rank
+ *   the plan cache's vote (agree_start/agree_test): a ring allgather of
+ *               every rank's few int64s, folded by MIN as they pass,
+ *               progressed without blocking so that the engine can tell
+ *               rank 0 when a rank does not vote (agree.c)
  * Every wait is poll()ed in 100 ms slices against the deadline and the
  * control plane's abort flag; a neighbour that closes is named.
  * What it does not do: f16/bf16 sums (the engine widens them to f32, as
@@ -35,10 +39,23 @@
 
 #define TCP_SEGMENT_BYTES ((size_t)1 << 20)
 
+#define TCP_VOTE_MAX 64 /* int64 values in a vote */
+
+/* The vote in flight: ring step `step` of size - 1 sends out[] to the
+ * right and receives in[] from the left (the vote of the rank step + 1
+ * to the left), which is folded into vals and sent on at the next step. */
+struct tcp_vote {
+	int64_t *vals;
+	int n, step;
+	size_t sent, got;
+	int64_t out[TCP_VOTE_MAX], in[TCP_VOTE_MAX];
+};
+
 struct tcp_ctx {
 	struct tcp_links links;
 	int rank, size;
 	char *tmp; /* TCP_SEGMENT_BYTES: a received segment before it is added */
+	struct tcp_vote vote;
 };
 
 static int closed_error(const struct tcp_ctx *x, int peer, const char *call,
@@ -292,6 +309,54 @@ static void tcp_finalize(void *ctx, int clean)
 	free(x);
 }
 
+static int tcp_agree_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	if (n < 1 || n > TCP_VOTE_MAX) {
+		snprintf(w->err, w->errlen, "hvd: tcp plan agreement: '%s': %d values (1 to %d)",
+			 w->what, n, TCP_VOTE_MAX);
+		return HVD_ERR_USAGE;
+	}
+	x->vote = (struct tcp_vote){ .vals = vals, .n = n };
+	memcpy(x->vote.out, vals, (size_t)n * sizeof(*vals));
+	return 0;
+}
+
+/* Moves what the sockets take now; never waits. */
+static int tcp_agree_test(void *ctx, int *done, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	struct tcp_vote *v = &x->vote;
+	size_t len = (size_t)v->n * sizeof(*v->vals);
+	*done = 0;
+	while (v->step < x->size - 1) {
+		if (v->sent < len) {
+			ssize_t k = send(x->links.right_fd, (const char *)v->out + v->sent, len - v->sent,
+					 MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (k > 0)
+				v->sent += (size_t)k;
+			else if (k < 0 && errno != EAGAIN && errno != EINTR)
+				return closed_error(x, x->links.right, "plan agreement", w, errno);
+		}
+		if (v->got < len) {
+			ssize_t k = recv(x->links.left_fd, (char *)v->in + v->got, len - v->got, MSG_DONTWAIT);
+			if (k > 0)
+				v->got += (size_t)k;
+			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+				return closed_error(x, x->links.left, "plan agreement", w, k ? errno : 0);
+		}
+		if (v->sent < len || v->got < len)
+			return 0;
+		for (int i = 0; i < v->n; i++)
+			v->vals[i] = v->in[i] < v->vals[i] ? v->in[i] : v->vals[i];
+		memcpy(v->out, v->in, len);
+		v->step++;
+		v->sent = v->got = 0;
+	}
+	*done = 1;
+	return 0;
+}
+
 static const struct comm_ops tcp_ops = {
 	.name = "tcp",
 	.allreduce_phase = "TCP_ALLREDUCE",
@@ -305,6 +370,8 @@ static const struct comm_ops tcp_ops = {
 	.broadcast = tcp_broadcast,
 	.allgatherv = tcp_allgatherv,
 	.barrier = tcp_barrier,
+	.agree_start = tcp_agree_start,
+	.agree_test = tcp_agree_test,
 	.finalize = tcp_finalize,
 };
 

@@ -8,7 +8,8 @@
  * accumulating 2; 4 ranks within 1e-5), a killed and a stopped rank named
  * by the others, a process without the secret kept out, hvd_abort_job
  * returning, bad input (rank past size, coordinator that never answers,
- * two processes with one index). Group env-launch-slurm: the same 2-rank
+ * two processes with one index), repeated steps agreed by the engines over
+ * the ring and a rank that stops submitting named there. Group env-launch-slurm: the same 2-rank
  * training under srun gives the same bits. contrib/ is tested in
  * test_env_contrib.c.
  * What it does not do: run the container image or a cluster (none here).
@@ -193,6 +194,55 @@ static void test_stopped_pod_is_named_within_the_timeout(void)
 	free(cmd);
 }
 
+/* Steps 2-4 of a repeated sequence are agreed by the engines with the
+ * ring's vote (comm_tcp.c), on 2 and 3 ranks (3: votes forwarded round
+ * the ring); every rank checks its sums. */
+static void test_repeated_steps_agreed_over_the_ring(void)
+{
+	for (int n = 2; n <= 3; n++) {
+		struct test_proc p;
+		char *cmd = env_launch_rt_test("repeat 4 same");
+		if (env_launch_run("HVD_TIMEOUT_S=30 HVD_CYCLE_TIME_MS=1000", n, NULL, cmd, 120, &p) == 0) {
+			expect_all_ok(&p, n, "ok repeat");
+			for (int k = 0; k < n; k++) {
+				char *out = env_launch_output("out", k), want[48];
+				snprintf(want, sizeof(want), "rank %d: 3 buckets agreed", k);
+				CHECK_CONTAINS(out, want);
+				free(out);
+			}
+			test_proc_free(&p);
+		}
+		free(cmd);
+	}
+}
+
+/* Rank 1 of 3 submits nothing in step 3 (and sleeps 30 s): the others
+ * wait in the ring's vote without blocking in it, tell rank 0, every
+ * engine is nudged to vote, and the stall inspector names rank 1 well
+ * before HVD_TIMEOUT_S would have. */
+static void test_rank_that_stops_submitting_is_named_over_the_ring(void)
+{
+	struct test_proc p;
+	char *cmd = env_launch_rt_test("repeat 4 stop");
+	if (env_launch_run("HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3", 3, NULL, cmd, 90, &p) == 0) {
+		for (int k = 0; k < 3; k += 2) {
+			long ms = -1;
+			int st = env_launch_status(&p, k, &ms);
+			char *err = env_launch_output("err", k);
+			CHECK_MSG(st == 1, "rank %d: status %d: %.600s", k, st, err);
+			/* env_launch.sh reaps in order: rank 2's time is rank 1's */
+			CHECK_MSG(k || (ms >= 0 && ms < 20000), "rank 0 ended after %ld ms", ms);
+			CHECK_CONTAINS(err, "hvd: stalled: 'rank 1: [rep.0, rep.1, rep.2, rep.3, rep.4, "
+				       "rep.5, ...]'");
+			if (k == 0)
+				CHECK_CONTAINS(err, "hvd: stall: 'rank 1: [rep.0, rep.1, rep.2");
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
 /* An intruder with another secret claims index 1 first; the real rank 1
  * comes a second later and the job finishes; the intruder never joins. */
 static void test_process_without_the_secret_cannot_join(void)
@@ -358,6 +408,9 @@ const struct test_case env_launch_tests[] = {
 	{ "two_pods_b8_bit_identical_to_one_accumulating_two",
 	  test_two_pods_b8_bit_identical_to_one_accumulating_two },
 	{ "four_pods_within_1e5_of_one_accumulating_four", test_four_pods_within_1e5_of_one_accumulating_four },
+	{ "repeated_steps_agreed_over_the_ring", test_repeated_steps_agreed_over_the_ring },
+	{ "rank_that_stops_submitting_is_named_over_the_ring",
+	  test_rank_that_stops_submitting_is_named_over_the_ring },
 	{ 0 }
 };
 
