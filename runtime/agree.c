@@ -297,6 +297,8 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 	pthread_mutex_unlock(&rt->lock);
 	char err[1024] = "";
 	int rc = run_agreement(rt, v, pos, err, sizeof(err));
+	if (rc == HVD_ERR_COMM) /* a closed ring link: the echo of another rank's failure? */
+		engine_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err);
 	pthread_mutex_lock(&rt->lock);

@@ -83,6 +83,8 @@ static int post_round(struct rd_op *op)
 {
 	int partner = op->rank ^ op->dist, rc = MPI_SUCCESS, len;
 	size_t esize = esize_of(op->kind);
+	for (int r = 0; r < 2 * op->pieces; r++) /* a failed post leaves no stale request */
+		op->req[r] = MPI_REQUEST_NULL;
 	for (int p = 0; rc == MPI_SUCCESS && p < op->pieces; p++) {
 		int at = piece_at(op, p, &len);
 		rc = MPI_Irecv(op->tmp + at * esize, len, op->type, partner, RD_TAG, op->comm,

@@ -1,7 +1,7 @@
 /* comm_mpi_rd.h - a small allreduce on MPI point-to-point: recursive
- * doubling (log2(P) rounds, each an Isend/Irecv of the whole vector with
- * the partner rank ^ distance, then a local combine), for a power-of-two
- * rank count and small vectors. OpenMPI's non-blocking collectives
+ * doubling (log2(P) rounds, each an exchange of the whole vector with the
+ * partner rank ^ distance by Isend/Irecv, in pieces below, then a local
+ * combine), for a power-of-two rank count and small vectors. OpenMPI's non-blocking collectives
  * (coll/libnbc) cost 2-5 us per call on 2 ranks where the blocking
  * MPI_Allreduce takes 0.4-1.7 us; this keeps the call non-blocking (polled
  * against the runtime's deadline) at the blocking call's speed. Every rank

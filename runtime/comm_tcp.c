@@ -20,7 +20,8 @@
  *               progressed without blocking so that the engine can tell
  *               rank 0 when a rank does not vote (agree.c)
  * Every wait is poll()ed in 100 ms slices against the deadline and the
- * control plane's abort flag; a neighbour that closes is named.
+ * control plane's abort flag (the vote's is agree.c's poll loop); a
+ * neighbour that closes is named.
  * What it does not do: f16/bf16 sums (the engine widens them to f32, as
  * for MPI), device memory, or exit.
  */

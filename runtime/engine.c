@@ -238,7 +238,7 @@ static void fail_everything(struct runtime *rt)
  * ENGINE_CAUSE_WAIT_S before this rank's own, vaguer, reason is taken. */
 #define ENGINE_CAUSE_WAIT_S 1.0
 
-static void await_the_cause(struct runtime *rt)
+void engine_await_cause(struct runtime *rt)
 {
 	double until = runtime_now() + ENGINE_CAUSE_WAIT_S;
 	while (!rt->aborted && rt->ctl && runtime_now() < until)
@@ -263,7 +263,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		snprintf(err, errlen, "hvd: engine: 'position %llu': rank 0 planned a "
 			 "tensor this rank has not submitted", (unsigned long long)cmd->first);
 	if (rc == HVD_ERR_COMM)
-		await_the_cause(rt);
+		engine_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
 	pthread_mutex_lock(&rt->lock);

@@ -44,8 +44,11 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 		return refuse(call, "", "every collective needs a tensor name");
 	/* rank 0 refuses others' names that wire_name_ok refuses */
 	*len = wire_name_span(name, HVD_NAME_MAX);
-	if (*len == HVD_NAME_MAX || (name[*len] && strnlen(name, HVD_NAME_MAX) == HVD_NAME_MAX))
-		return refuse(call, name, "tensor name longer than 127 bytes");
+	if (*len == HVD_NAME_MAX || (name[*len] && strnlen(name, HVD_NAME_MAX) == HVD_NAME_MAX)) {
+		char shown[48]; /* its start, escaped: the message stays one line */
+		wire_sanitize(name, strnlen(name, 4 * HVD_NAME_MAX), shown, sizeof(shown));
+		return refuse(call, shown, "tensor name longer than 127 bytes");
+	}
 	if (name[*len])
 		return refuse(call, "(not printable)", "tensor names are printable ASCII");
 	if ((unsigned)t >= HVD_DTYPE_COUNT)

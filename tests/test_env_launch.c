@@ -205,9 +205,16 @@ static void test_repeated_steps_agreed_over_the_ring(void)
 		if (env_launch_run("HVD_TIMEOUT_S=30 HVD_CYCLE_TIME_MS=1000", n, NULL, cmd, 120, &p) == 0) {
 			expect_all_ok(&p, n, "ok repeat");
 			for (int k = 0; k < n; k++) {
-				char *out = env_launch_output("out", k), want[48];
-				snprintf(want, sizeof(want), "rank %d: 3 buckets agreed", k);
-				CHECK_CONTAINS(out, want);
+				/* 3 (steps 2-4); 2 if a rank more than a second late
+				 * at a step was nudged to say no (a loaded machine) */
+				char *out = env_launch_output("out", k), line[32];
+				snprintf(line, sizeof(line), "rank %d: ", k);
+				const char *at = strstr(out, line);
+				int agreed = -1;
+				if (at)
+					sscanf(at + strlen(line), "%d buckets agreed", &agreed);
+				CHECK_MSG(agreed >= 2 && agreed <= 3, "%d ranks: rank %d: %d buckets agreed "
+					  "(want 2-3): '%.200s'", n, k, agreed, out);
 				free(out);
 			}
 			test_proc_free(&p);

@@ -423,9 +423,11 @@ static int rep_step(float **bufs, int step, const char *variant)
 	}
 	if (n < REP_TENSORS)
 		sleep(30); /* "missing": the others wait for rep.39 */
-	for (int j = 0; j < n; j++)
-		if (hvd_wait(hs[j]))
-			return fail("wait");
+	int failed = 0;
+	for (int j = 0; j < n; j++) /* every handle, even after a failure: each frees its entry */
+		failed |= hvd_wait(hs[j]) != 0;
+	if (failed)
+		return fail("wait");
 	for (int k = 0; k < REP_TENSORS; k++) {
 		size_t cnt = rep_count(k, step, variant);
 		for (size_t i = 0; i < cnt; i++) {
@@ -528,13 +530,16 @@ static int run_checksum(void)
  * passes (the longest there is). */
 static int run_names(void)
 {
-	char longest[HVD_NAME_MAX], too_long[HVD_NAME_MAX + 8], odd[] = "grad\tbias";
+	char longest[HVD_NAME_MAX], too_long[HVD_NAME_MAX + 8], long_odd[HVD_NAME_MAX + 8];
+	char odd[] = "grad\tbias";
 	memset(longest, 'a', sizeof(longest) - 1);
 	longest[sizeof(longest) - 1] = '\0';
 	memset(too_long, 'b', sizeof(too_long) - 1);
 	too_long[sizeof(too_long) - 1] = '\0';
+	memcpy(long_odd, too_long, sizeof(long_odd));
+	long_odd[4] = '\n'; /* too long first: and the message stays one line */
 	float x[4] = { 1, 2, 3, 4 };
-	const char *bad[] = { "", too_long, odd };
+	const char *bad[] = { "", too_long, odd, long_odd };
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		hvd_handle *h = NULL;
 		if (hvd_allreduce_async(bad[k], x, 4, HVD_F32, HVD_SUM, &h) != HVD_ERR_USAGE || h)
