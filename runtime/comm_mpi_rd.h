@@ -1,10 +1,11 @@
 /* comm_mpi_rd.h - a small allreduce on MPI point-to-point: recursive
  * doubling (log2(P) rounds, each an exchange of the whole vector with the
  * partner rank ^ distance by Isend/Irecv, in pieces below, then a local
- * combine), for a power-of-two rank count and small vectors. OpenMPI's non-blocking collectives
- * (coll/libnbc) cost 2-5 us per call on 2 ranks where the blocking
- * MPI_Allreduce takes 0.4-1.7 us; this keeps the call non-blocking (polled
- * against the runtime's deadline) at the blocking call's speed. Every rank
+ * combine), for a power-of-two rank count and small vectors. OpenMPI's
+ * non-blocking collectives (coll/libnbc) cost 2-5 us per call on 2 ranks
+ * where the blocking MPI_Allreduce takes 0.4-1.7 us; this keeps the call
+ * non-blocking (polled against the runtime's deadline) at the blocking
+ * call's speed. Every rank
  * combines the same two operands at each round (a + b == b + a in IEEE),
  * so all ranks hold the same bits, associated as OpenMPI associates them
  * ((x0 + x1) + (x2 + x3): pairs at distance 1, then 2, ...; slurm-runtime

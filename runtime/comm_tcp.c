@@ -78,6 +78,30 @@ static int wait_error(const char *call, int st, const struct comm_wait *w)
 	return st;
 }
 
+/* Moves what the sockets take now, without waiting: the rest of slen
+ * bytes to the right (*sent so far) and of rlen from the left (*got). */
+static int ring_move(struct tcp_ctx *x, const void *send_buf, size_t slen, size_t *sent,
+		     void *recv_buf, size_t rlen, size_t *got, const char *call,
+		     const struct comm_wait *w)
+{
+	if (*sent < slen) {
+		ssize_t k = send(x->links.right_fd, (const char *)send_buf + *sent, slen - *sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k > 0)
+			*sent += (size_t)k;
+		else if (k < 0 && errno != EAGAIN && errno != EINTR)
+			return closed_error(x, x->links.right, call, w, errno);
+	}
+	if (*got < rlen) {
+		ssize_t k = recv(x->links.left_fd, (char *)recv_buf + *got, rlen - *got, MSG_DONTWAIT);
+		if (k > 0)
+			*got += (size_t)k;
+		else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+			return closed_error(x, x->links.left, call, w, k ? errno : 0);
+	}
+	return 0;
+}
+
 /* Sends slen bytes to the right while receiving rlen from the left. */
 static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void *recv_buf,
 		     size_t rlen, const char *call, const struct comm_wait *w)
@@ -92,21 +116,9 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 			p[n++] = (struct pollfd){ x->links.left_fd, POLLIN, 0 };
 		if (poll(p, (nfds_t)n, 100) < 0 && errno != EINTR)
 			return closed_error(x, x->links.left, call, w, errno);
-		if (sent < slen) {
-			ssize_t k = send(x->links.right_fd, (const char *)send_buf + sent, slen - sent,
-					 MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (k > 0)
-				sent += (size_t)k;
-			else if (k < 0 && errno != EAGAIN && errno != EINTR)
-				return closed_error(x, x->links.right, call, w, errno);
-		}
-		if (got < rlen) {
-			ssize_t k = recv(x->links.left_fd, (char *)recv_buf + got, rlen - got, MSG_DONTWAIT);
-			if (k > 0)
-				got += (size_t)k;
-			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
-				return closed_error(x, x->links.left, call, w, k ? errno : 0);
-		}
+		int rc = ring_move(x, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
+		if (rc)
+			return rc;
 		int st = comm_wait_check(w);
 		if (st)
 			return wait_error(call, st, w);
@@ -331,23 +343,9 @@ static int tcp_agree_test(void *ctx, int *done, const struct comm_wait *w)
 	size_t len = (size_t)v->n * sizeof(*v->vals);
 	*done = 0;
 	while (v->step < x->size - 1) {
-		if (v->sent < len) {
-			ssize_t k = send(x->links.right_fd, (const char *)v->out + v->sent, len - v->sent,
-					 MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (k > 0)
-				v->sent += (size_t)k;
-			else if (k < 0 && errno != EAGAIN && errno != EINTR)
-				return closed_error(x, x->links.right, "plan agreement", w, errno);
-		}
-		if (v->got < len) {
-			ssize_t k = recv(x->links.left_fd, (char *)v->in + v->got, len - v->got, MSG_DONTWAIT);
-			if (k > 0)
-				v->got += (size_t)k;
-			else if (k == 0 || (errno != EAGAIN && errno != EINTR))
-				return closed_error(x, x->links.left, "plan agreement", w, k ? errno : 0);
-		}
-		if (v->sent < len || v->got < len)
-			return 0;
+		int rc = ring_move(x, v->out, len, &v->sent, v->in, len, &v->got, "plan agreement", w);
+		if (rc || v->sent < len || v->got < len)
+			return rc;
 		for (int i = 0; i < v->n; i++)
 			v->vals[i] = v->in[i] < v->vals[i] ? v->in[i] : v->vals[i];
 		memcpy(v->out, v->in, len);
