@@ -54,6 +54,7 @@ struct control {
 	double last_hb;
 	int64_t stall_warned;   /* position last warned about, -1 none */
 	volatile int failure_sent;
+	double failure_sent_at; /* runtime_now() when it was; set before failure_sent */
 	int joined;             /* every connection made before control_connect
 				 * (a launch without PMIx: control_env.c) */
 };

@@ -189,6 +189,7 @@ static void send_failure(struct control *c)
 	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, text, len))
 		c->peers[0].knows_failure = 1;
 	/* after the sends: hvd_abort_job reads knows_failure once it sees this */
+	c->failure_sent_at = runtime_now();
 	__atomic_store_n(&c->failure_sent, 1, __ATOMIC_RELEASE);
 }
 
@@ -306,20 +307,23 @@ static void stall_check(struct control *c, double now)
  * alive hear of it from rank 0 only; a launcher may kill them as soon as
  * rank 0 exits (Slurm's PMIx plugin does within a second), before they
  * could say why. So wait, at most CTL_LINGER_S, for their connections to
- * close. Frames are read and dropped: nothing after a failure counts. */
+ * close. A worker counts as alive when it was heard within silent_limit
+ * before the wait began: it sends nothing once it knows of the failure,
+ * so a wait that kept measuring its silence would give up on a live but
+ * slow worker. Frames are read and dropped: nothing after a failure counts. */
 static void control_linger(struct control *c)
 {
 	struct runtime *rt = c->rt;
 	struct pollfd *fds = calloc((size_t)c->npeers, sizeof(*fds));
 	int *which = calloc((size_t)c->npeers, sizeof(*which));
-	double now = runtime_now(), until = now + (rt->set.timeout_s < CTL_LINGER_S
-						    ? rt->set.timeout_s : CTL_LINGER_S);
+	double start = runtime_now(), now = start;
+	double until = start + (rt->set.timeout_s < CTL_LINGER_S ? rt->set.timeout_s : CTL_LINGER_S);
 	while (fds && which && rt->boot.rank == 0 && rt->aborted && now < until) {
 		nfds_t n = 0;
 		for (int i = 1; i < c->npeers; i++) {
 			struct peer *p = &c->peers[i];
 			if (peer_open(p) && p->knows_failure && !p->said_bye &&
-			    now - p->last_seen <= silent_limit(&rt->set)) {
+			    start - p->last_seen <= silent_limit(&rt->set)) {
 				which[n] = i;
 				fds[n++] = (struct pollfd){ p->fd, POLLIN, 0 };
 			}
@@ -371,7 +375,9 @@ void control_before_launcher_abort(struct runtime *rt)
 	if (!peer_open(root))
 		return;
 	shutdown(root->fd, SHUT_RDWR);
-	if (root->knows_failure && runtime_now() - root->last_seen <= silent_limit(&rt->set))
+	/* heard from shortly before the failure, not now: this worker may have
+	 * been descheduled since, and rank 0 sends nothing while it waits */
+	if (root->knows_failure && c->failure_sent_at - root->last_seen <= silent_limit(&rt->set))
 		usleep((useconds_t)((CTL_LINGER_S + 2.0) * 1e6)); /* rank 0 ends the step meanwhile */
 }
 

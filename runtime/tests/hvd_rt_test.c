@@ -36,8 +36,9 @@
  *                        waits for P.go (the secret is everywhere it goes)
  * HVD_RT_TEST_LATE="R K S" (steps): rank R sleeps S s before step K.
  * HVD_RT_TEST_ABORT=1 calls hvd_abort_job after a failure, and
- * HVD_RT_TEST_REPORT_DELAY_S=S makes every rank but 0 print its failure S
- * seconds late (a descheduled rank on a loaded machine).
+ * HVD_RT_TEST_REPORT_DELAY_S=S1[,S2...] makes rank 1 print its failure S1
+ * seconds late, rank 2 S2 and so on, the last figure for the ranks past
+ * the list (a descheduled rank on a loaded machine); rank 0 never waits.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -53,11 +54,22 @@
 
 static int abort_job_on_failure; /* HVD_RT_TEST_ABORT=1: hvd_abort_job after a failure */
 
+/* This rank's figure in HVD_RT_TEST_REPORT_DELAY_S, 0 when unset. */
+static double report_delay_s(void)
+{
+	const char *list = getenv("HVD_RT_TEST_REPORT_DELAY_S");
+	if (!list || hvd_rank() < 1)
+		return 0;
+	for (int r = 1; r < hvd_rank() && strchr(list, ','); r++)
+		list = strchr(list, ',') + 1;
+	return atof(list);
+}
+
 static int fail(const char *what)
 {
-	const char *delay = getenv("HVD_RT_TEST_REPORT_DELAY_S");
-	if (delay && hvd_rank() > 0)
-		usleep((useconds_t)(atof(delay) * 1e6));
+	double delay = report_delay_s();
+	if (delay > 0)
+		usleep((useconds_t)(delay * 1e6));
 	fprintf(stderr, "%s\n", hvd_error()[0] ? hvd_error() : what);
 	if (abort_job_on_failure && hvd_abort_job(1))
 		fprintf(stderr, "%s\n", hvd_error());
