@@ -251,13 +251,13 @@ static void test_rank_that_stops_submitting_is_named_over_the_ring(void)
 }
 
 /* An intruder with another secret claims index 1 first; the real rank 1
- * comes a second later and the job finishes; the intruder never joins. */
+ * comes 2 s later and the job finishes; the intruder never joins. */
 static void test_process_without_the_secret_cannot_join(void)
 {
 	struct test_proc p;
 	char *cmd = env_launch_rt_test("exact 65536");
 	if (env_launch_secret("other") == 0 &&
-	    env_launch_run("HVD_TIMEOUT_S=4 EL_INDEXES='0 1 1' EL_ENV_1=HVD_SECRET_FILE=other EL_DELAY_2=1",
+	    env_launch_run("HVD_TIMEOUT_S=4 EL_INDEXES='0 1 1' EL_ENV_1=HVD_SECRET_FILE=other EL_DELAY_2=2",
 		   2, NULL, cmd, 60, &p) == 0) {
 		char *err0 = env_launch_output("err", 0), *err1 = env_launch_output("err", 1), *err2 = env_launch_output("err", 2);
 		CHECK_MSG(env_launch_status(&p, 0, NULL) == 0, "rank 0: %.600s", err0);

@@ -131,8 +131,9 @@ static void test_exchange_is_a_barrier_across_nodes(void)
 		CHECK_CONTAINS(line, " peers 0@n1/0 1@n2/1 2@n3/2");
 		long fence_ms = field(line, "fence_ms ");
 		if (r > 0)
-			CHECK_MSG(fence_ms >= 1400, "rank %d on n%d left the fence after %ld ms, before "
-				  "rank 0 arrived (1500 ms)", r, r + 1, fence_ms);
+			CHECK_MSG(fence_ms >= 1000, "rank %d on n%d left the fence after %ld ms, before "
+				  "rank 0 arrived (1500 ms after its own start: the others start up to "
+				  "0.5 s later on 2 cores)", r, r + 1, fence_ms);
 	}
 	test_proc_free(&p);
 }
@@ -270,14 +271,17 @@ static void test_network_cut_ends_the_job_before_slurm_notices(void)
 /* n2 cut while rank 3 (n2) is late for step 25 and rank 2 (n2) is not:
  * the other ranks wait for rank 3, which went silent, and every silent
  * rank shares that cause, so the failure names ranks 2,3 on n2 (not
- * rank 3 alone, which sent a user to the wrong place). */
+ * rank 3 alone, which sent a user to the wrong place). The cut comes 2 s
+ * into the wait: after the nudge (1 s) has made every rank announce the
+ * step, and 1 s ahead of the heartbeat deadline, so the stall, 8 s into
+ * the wait, is what ends the job. */
 static void test_cut_node_is_named_whole_when_one_rank_was_behind(void)
 {
 	struct test_proc p;
 	char action[1024], restore[1024], cut[1024];
 	copy_test_program();
 	snprintf(action, sizeof(action), "for i in $(seq 100); do grep -q '^late$' out.txt && break; "
-		 "sleep 0.1; done; sleep 1.5; %s", cut_cmd(cut, sizeof(cut), "cut", "n2"));
+		 "sleep 0.1; done; sleep 2; %s", cut_cmd(cut, sizeof(cut), "cut", "n2"));
 	cut_cmd(restore, sizeof(restore), "restore", "n2");
 	CHECK(failure_run(2, "HVD_TIMEOUT_S=8 HVD_STALL_WARNING_S=0 HVD_RT_TEST_ABORT=1 "
 			  "HVD_RT_TEST_LATE='3 25 60'", "steps 1000000 10", action, restore, 150, &p) == 0);

@@ -367,9 +367,10 @@ static void test_sigkill_one_of_four_ends_the_job(void)
 }
 
 /* Rank 0 names a stopped rank and ends the job through Slurm; the ranks
- * it told print the failure late (descheduled: rank 1 after 1.7 s, rank
- * 3 after 2.4 s) and still do: rank 0 waits for them before Slurm kills
- * the step, and rank 1, done first, leaves the end to rank 0. Both delays
+ * it told print the failure late (descheduled: rank 1 after 1.6 s, rank
+ * 3 after 2.2 s) and still do: rank 0 waits for them (at most 3 s)
+ * before Slurm kills the step, and rank 1, done first, leaves the end
+ * to rank 0. Both delays
  * are past the 1.5 s of silence that marks a peer dead (HVD_TIMEOUT_S/2,
  * heartbeats every 0.5 s): nobody sends anything once the failure is
  * known, so neither side may count the silence that follows it. (A killed
@@ -379,7 +380,7 @@ static void test_told_ranks_report_before_the_step_is_ended(void)
 {
 	struct test_proc p;
 	CHECK(signal_run("HVD_TIMEOUT_S=3 HVD_HEARTBEAT_S=0.5 HVD_STALL_WARNING_S=0 "
-			 "HVD_RT_TEST_ABORT=1 HVD_RT_TEST_REPORT_DELAY_S=1.7,0,2.4", "STOP", 2, 90, &p) == 0);
+			 "HVD_RT_TEST_ABORT=1 HVD_RT_TEST_REPORT_DELAY_S=1.6,0,2.2", "STOP", 2, 90, &p) == 0);
 	CHECK(!p.timed_out);
 	char want[200];
 	snprintf(want, sizeof(want), "hvd: rank 2 (host %s): 'silent for ", test_hostname());

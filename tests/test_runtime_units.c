@@ -412,10 +412,19 @@ static void agree_drop(struct runtime *rt, size_t n)
 		rt->pending_tail = NULL;
 }
 
+/* A run completed "just now" for as long as the test needs: a test thread
+ * descheduled for AGREE_WAITER_PROMPT_S (50 us) must not age it. */
+static void keep_completion_fresh(struct runtime *rt)
+{
+	CHECK(rt->run_completed_at > 0);
+	rt->run_completed_at = runtime_now() + 3600;
+}
+
 static void test_agreement_votes_on_a_repeated_bucket(void)
 {
 	struct runtime *rt = agree_runtime();
 	double wake_at = 0;
+	rt->set.cycle_time_ms = 10000; /* the partial run below is not yet overdue when descheduled */
 	pthread_mutex_lock(&rt->lock);
 	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* nothing submitted: no vote */
 	CHECK(wake_at == 0 && rt->fast);
@@ -454,8 +463,8 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	double wake_at = 0;
 	CHECK(!agree_wants_wake(rt, agree_entry(rt, "a", 3))); /* a run begun at the head */
 	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5)));  /* completed: nobody waited yet */
+	keep_completion_fresh(rt);
 	double done_at = rt->run_completed_at;
-	CHECK(done_at > 0);
 	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* the engine thread leaves it a moment */
 	CHECK(wake_at > done_at && wake_at < done_at + 0.01);
 	agree_note_waiter(rt); /* the program waits at once */
@@ -481,6 +490,7 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	free(cmd);
 	agree_drop(rt, 2);
 	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5))); /* completed ... */
+	keep_completion_fresh(rt);
 	agree_note_waiter(rt);                                 /* ... and waited for at once */
 	CHECK(rt->waiter_comes);
 	CHECK(!agree_wants_wake(rt, agree_entry(rt, "a", 3)));  /* so the next is left too */
