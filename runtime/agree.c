@@ -8,10 +8,11 @@
  * or "no" (a tensor the cache does not have there, a changed or broken
  * run, a run still partial after HVD_CYCLE_TIME_MS, shutdown, or rank 0's
  * nudge). One small non-blocking collective on the backend (MIN of each
- * id and its negation, of the layouts and of the position and its
- * negation) says how many of those buckets every rank voted alike: they
- * start at once as one bucket, in place last first when every rank's
- * tensors lie that way (engine.c). Buckets that a first step's timing
+ * id and its negation, of the layouts, of the position and its negation,
+ * and of rank 0's piece size, chunk_tune.h) says how many of those
+ * buckets every rank voted alike: they start at once as one bucket, in
+ * place last first when every rank's tensors lie that way, in rank 0's
+ * pieces on every rank (engine.c). Buckets that a first step's timing
  * split (HVD_CYCLE_TIME_MS while the plan was learnt) so run together
  * when a program submits them together, and apart when it does not (a
  * backward pass). No agreed bucket hands the position to rank 0, which
@@ -32,12 +33,14 @@
 
 #define VOTE_NO (-1)
 /* The vote: AGREE_MERGE_MAX id pairs (id, -id), AGREE_MERGE_MAX layouts
- * (1: the first j + 1 buckets lie last first in one buffer), then the
- * position pair. */
+ * (1: the first j + 1 buckets lie last first in one buffer), the
+ * position pair, then the piece size (rank 0's; the others say
+ * INT64_MAX): every rank reduces the bucket in the same pieces. */
 #define AGREE_MERGE_MAX 8
 #define VOTE_LAYOUT (2 * AGREE_MERGE_MAX)
 #define VOTE_POS (3 * AGREE_MERGE_MAX)
-#define AGREE_VALUES (3 * AGREE_MERGE_MAX + 2)
+#define VOTE_CHUNK (3 * AGREE_MERGE_MAX + 2)
+#define AGREE_VALUES (3 * AGREE_MERGE_MAX + 3)
 
 /* A waiter that comes this soon after a run completes takes the bucket
  * itself (engine_lend); the program waits right after submitting. */
@@ -109,6 +112,12 @@ static void vote_following(struct runtime *rt, const struct entry *e, uint32_t n
 	}
 }
 
+/* Rank 0's piece size for the next agreed bucket: tuned, or the setting. */
+static uint64_t agree_chunk_bytes(const struct runtime *rt)
+{
+	return rt->set.fusion_chunk_auto ? chunk_tune_next(&rt->tune) : rt->set.fusion_chunk_bytes;
+}
+
 /* Lock held. 1 when this rank can vote at rt->fast_pos now (v: the vote,
  * VOTE_NO where it has nothing); 0 = not yet, look again at *wake_at (0:
  * at the next submission). The engine thread leaves a run completed a
@@ -126,6 +135,7 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 	}
 	v[VOTE_POS] = (int64_t)rt->fast_pos;
 	v[VOTE_POS + 1] = -(int64_t)rt->fast_pos;
+	v[VOTE_CHUNK] = rt->boot.rank ? INT64_MAX : (int64_t)agree_chunk_bytes(rt);
 	if (!e)
 		return rt->stopping || nudged;
 	if (e->seq != rt->fast_pos || e->tag.id < 0 || e->tag.off != 0)
@@ -264,6 +274,7 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const in
 	cmd->signature = plan_cache_signature(&rt->cache, v[0]);
 	cmd->agreed = 1;
 	cmd->reversed = v[VOTE_LAYOUT + agreed - 1] == 1;
+	cmd->chunk_bytes = (uint64_t)v[VOTE_CHUNK];
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= pos && e->seq < pos + cmd->count) {
 			if (e->nego_open)

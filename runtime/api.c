@@ -241,6 +241,7 @@ int hvd_init(void)
 	pthread_mutexattr_destroy(&attr);
 	pthread_cond_init(&rt->cond, NULL);
 	pthread_cond_init(&rt->work, NULL);
+	chunk_tune_init(&rt->tune);
 	char err[2048] = "";
 	int rc = start(rt, err, sizeof(err));
 	if (rc) {

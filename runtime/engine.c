@@ -5,7 +5,9 @@
  * tensors (an agreed one matched its cached tensors at submission), runs it
  * (allreduce buckets through the fusion buffer in chunks, pipeline.c:
  * MEMCPY_IN_FUSION_BUFFER, MPI_ALLREDUCE / NCCL_ALLREDUCE,
- * MEMCPY_OUT_FUSION_BUFFER) and completes the handles. f16/bf16 on a
+ * MEMCPY_OUT_FUSION_BUFFER; an agreed bucket in the pieces the vote
+ * carried, and rank 0 tells its tuner how fast they went, chunk_tune.h)
+ * and completes the handles. f16/bf16 on a
  * host backend travel as f32; HVD_COMPRESSION rounds f32 through fp16 or
  * bf16 (host) before and after the sum. Horovod's design (DIGEST C1, C5).
  * What it does not do: decide bucket boundaries (fusion.c via coord.c).
@@ -74,7 +76,7 @@ static int adjacent(struct entry **es, size_t n)
  * calls on the same elements. Anything else goes through the fusion
  * buffer. One tensor is one call on every rank. */
 static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int reversed,
-			 const struct comm_wait *w)
+			 uint64_t chunk_bytes, const struct comm_wait *w)
 {
 	if (reversed) /* the buffer's layout: last tensor first */
 		for (size_t i = 0; i < n / 2; i++) {
@@ -95,7 +97,7 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int re
 	if (in_place && n > 1) { /* the same chunks as a rank that copies */
 		b.buf = es[0]->data;
 		b.in_place = 1;
-		return pipeline_allreduce(rt, &b, rt->set.fusion_chunk_bytes, w);
+		return pipeline_allreduce(rt, &b, chunk_bytes, w);
 	}
 	if (in_place) {
 		phase_all(rt, es, n, ops->allreduce_phase, 1);
@@ -109,7 +111,7 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int re
 	if (rc)
 		return rc;
 	b.buf = rt->fusion_buf;
-	return pipeline_allreduce(rt, &b, rt->set.fusion_chunk_bytes, w);
+	return pipeline_allreduce(rt, &b, chunk_bytes, w);
 }
 
 static int run_allgather(struct runtime *rt, struct entry *e, const struct comm_wait *w)
@@ -147,6 +149,31 @@ static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struc
 	return HVD_ERR_ABORTED;
 }
 
+/* The engines agreed on rank 0's piece size (agree.c); a bucket rank 0
+ * planned uses the setting. */
+static uint64_t piece_bytes(const struct runtime *rt, const struct exec_cmd *cmd)
+{
+	return cmd->agreed ? cmd->chunk_bytes : rt->set.fusion_chunk_bytes;
+}
+
+/* Lock held: rank 0's tuner learns how fast an agreed allreduce bucket
+ * went in its pieces; every rank notes the size it used. */
+static void note_pieces(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
+			size_t n, double seconds)
+{
+	if (!cmd->agreed || !n || es[0]->item.kind != FUSION_ALLREDUCE)
+		return;
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		bytes += es[i]->item.count * dtype_size((enum hvd_dtype)es[i]->item.dtype);
+	int k = 0;
+	while (k < CHUNK_TUNE_SIZES && chunk_tune_size(k) != cmd->chunk_bytes)
+		k++;
+	rt->chunks_used |= k < CHUNK_TUNE_SIZES ? 1u << k : 1u << 31;
+	if (rt->boot.rank == 0 && rt->set.fusion_chunk_auto)
+		chunk_tune_observe(&rt->tune, cmd->chunk_bytes, bytes, seconds);
+}
+
 static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
 		      size_t n, char *err, size_t errlen)
 {
@@ -169,7 +196,7 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	struct entry *e = es[0];
 	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
 	if (kind == FUSION_ALLREDUCE) {
-		rc = run_allreduce(rt, es, n, cmd->reversed, &w);
+		rc = run_allreduce(rt, es, n, cmd->reversed, piece_bytes(rt, cmd), &w);
 	} else if (kind == FUSION_BROADCAST) {
 		timeline_begin(rt->tl, e->item.name, ops->broadcast_phase);
 		rc = ops->broadcast(rt->comm.ctx, e->data, e->item.count * esize, e->item.root, &w);
@@ -254,6 +281,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
 	err[0] = '\0';
+	double started = runtime_now();
 	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
 		 : run_bucket(rt, cmd, es, n, err, errlen);
 	if (!cmd->count)
@@ -267,6 +295,8 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
 	pthread_mutex_lock(&rt->lock);
+	if (!rc)
+		note_pieces(rt, cmd, es, n, runtime_now() - started);
 	complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
 		rt->fast = 1;

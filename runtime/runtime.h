@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "bootstrap.h"
+#include "chunk_tune.h"
 #include "comm.h"
 #include "fusion.h"
 #include "hvd.h"
@@ -69,6 +70,7 @@ struct exec_cmd {
 	int fast_after;          /* rank 0 said: the engines agree from first + count on */
 	int agreed;              /* agreed by the engines: every tensor matched its cached
 				  * item at submission, so the signature holds already */
+	uint64_t chunk_bytes;    /* agreed: rank 0's piece size (the vote), else the setting */
 	struct exec_cmd *next;
 };
 
@@ -112,6 +114,9 @@ struct runtime {
 	int nudged;                 /* control -> engine: vote at nudge_pos now */
 	uint64_t nudge_pos;
 	uint64_t fast_buckets;      /* buckets agreed by the engines (agree.c) */
+	struct chunk_tune tune;     /* rank 0: the piece size of agreed buckets (chunk_tune.h) */
+	uint32_t chunks_used;       /* bit k: an agreed bucket ran in pieces of 256 KiB x 4^k
+				     * (bit 31: another size; for tests) */
 	double run_completed_at;    /* agree.c: a submission completed a cached run then */
 	int waiter_comes;           /* agree.c: the last waiter came right after it */
 

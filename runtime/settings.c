@@ -66,6 +66,11 @@ static int parse_fusion(const char *v, struct hvd_settings *s, char *why, size_t
 
 static int parse_chunk(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
+	s->fusion_chunk_auto = !strcmp(v, "auto");
+	if (s->fusion_chunk_auto) {
+		s->fusion_chunk_bytes = SETTINGS_DEFAULT_CHUNK_BYTES;
+		return 0;
+	}
 	return parse_u64(v, 1ull << 30, &s->fusion_chunk_bytes, why, n);
 }
 
@@ -201,7 +206,7 @@ static int parse_env_rank(const char *v, struct hvd_settings *s, char *why, size
 
 static const struct setting settings_table[] = {
 	{ "HVD_FUSION_THRESHOLD", parse_fusion, "bytes, 0 = no fusion" },
-	{ "HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece" },
+	{ "HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece, or auto" },
 	{ "HVD_CYCLE_TIME_MS", parse_cycle, "milliseconds" },
 	{ "HVD_COMPRESSION", parse_compression, "none|fp16|bf16" },
 	{ "HVD_SYNC", parse_sync, "0|1" },
@@ -226,6 +231,7 @@ void settings_defaults(struct hvd_settings *s)
 	memset(s, 0, sizeof(*s));
 	s->fusion_threshold_bytes = SETTINGS_DEFAULT_FUSION_BYTES;
 	s->fusion_chunk_bytes = SETTINGS_DEFAULT_CHUNK_BYTES;
+	s->fusion_chunk_auto = 1;
 	s->cycle_time_ms = 1.0;
 	s->compression = HVD_COMPRESS_NONE;
 	s->stall_warning_s = 60.0;

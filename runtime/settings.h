@@ -21,6 +21,8 @@ enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCC
 struct hvd_settings {
 	uint64_t fusion_threshold_bytes; /* HVD_FUSION_THRESHOLD, 0 = no fusion */
 	uint64_t fusion_chunk_bytes;     /* HVD_FUSION_CHUNK, 0 = a bucket in one piece */
+	int fusion_chunk_auto;           /* HVD_FUSION_CHUNK unset or auto: rank 0 tunes it
+					  * for agreed buckets (chunk_tune.h) */
 	double cycle_time_ms;            /* HVD_CYCLE_TIME_MS: longest wait of a partly submitted bucket */
 	enum hvd_compression compression;/* HVD_COMPRESSION */
 	int sync;                        /* HVD_SYNC */

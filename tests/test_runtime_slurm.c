@@ -704,6 +704,43 @@ static void test_four_ranks_small_and_large_reductions_agree(void)
 	CHECK_STR(chunked, one);
 }
 
+/* The rest of rank r's "rank R: pieces ..." line (hvd-rt-test tune). */
+static void pieces_of(const char *out, int r, char *line, size_t len)
+{
+	char want[32];
+	snprintf(want, sizeof(want), "rank %d: pieces", r);
+	const char *at = strstr(out, want);
+	snprintf(line, len, "%.*s", at ? (int)strcspn(at + strlen(want), "\n") : 6,
+		 at ? at + strlen(want) : "(none)");
+}
+
+static void expect_pieces(const char *env, const char *want0)
+{
+	struct test_proc p;
+	CHECK(run_ranks(env, 2, "tune 40", 120, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %.600s", env, p.exit_code, p.err);
+	CHECK_CONTAINS(p.out, "ok tune");
+	char zero[64], one[64];
+	pieces_of(p.out, 0, zero, sizeof(zero));
+	pieces_of(p.out, 1, one, sizeof(one));
+	CHECK_MSG(!strcmp(zero, one), "%s: rank 0 used%s, rank 1%s", env, zero, one);
+	if (want0)
+		CHECK_STR(zero, want0);
+	else /* measured 1 MiB, then probed 4 MiB at least */
+		CHECK_MSG(strstr(zero, " 1M 4M") != NULL, "%s: rank 0 used%s", env, zero);
+	test_proc_free(&p);
+}
+
+/* HVD_FUSION_CHUNK unset: rank 0 tunes the piece size of the agreed
+ * 8 MiB bucket (runtime/chunk_tune.c) and the vote carries it, so every
+ * rank (one reducing in place, one through the fusion buffer) cuts the
+ * bucket alike; 40 steps' sums are checked. Set, rank 0's size is used. */
+static void test_tuned_piece_size_is_agreed_by_every_rank(void)
+{
+	expect_pieces("HVD_CYCLE_TIME_MS=1000", NULL);
+	expect_pieces("HVD_CYCLE_TIME_MS=1000 HVD_FUSION_CHUNK=262144", " 256K");
+}
+
 const struct test_case runtime_slurm_tests[] = {
 	{ "standalone_is_one_rank", test_standalone_is_one_rank },
 	{ "ranks_know_who_they_are", test_ranks_know_who_they_are },
@@ -740,6 +777,7 @@ const struct test_case runtime_slurm_tests[] = {
 	  test_plan_cache_rank_that_stops_submitting_is_named },
 	{ "plan_cache_rank_that_shuts_down_is_named", test_plan_cache_rank_that_shuts_down_is_named },
 	{ "chunked_bucket_sums_equal_one_piece", test_chunked_bucket_sums_equal_one_piece },
+	{ "tuned_piece_size_is_agreed_by_every_rank", test_tuned_piece_size_is_agreed_by_every_rank },
 	{ "four_ranks_small_and_large_reductions_agree",
 	  test_four_ranks_small_and_large_reductions_agree },
 	{ 0 }

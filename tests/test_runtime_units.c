@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "bootstrap.h"
+#include "chunk_tune.h"
 #include "coord.h"
 #include "dtype.h"
 #include "fusion.h"
@@ -38,6 +39,8 @@ static void test_settings_defaults_match_horovod(void)
 	CHECK_NEAR(s.timeout_s, 300.0, 0, 0);
 	CHECK_NEAR(s.heartbeat_s, 1.0, 0, 0);
 	CHECK_INT(s.compression, HVD_COMPRESS_NONE);
+	CHECK_INT(s.fusion_chunk_bytes, 1 << 20);
+	CHECK_INT(s.fusion_chunk_auto, 1); /* rank 0 tunes it, from 1 MiB */
 	CHECK_INT(s.sync, 0);
 	CHECK_STR(s.timeline_path, "");
 }
@@ -48,12 +51,14 @@ static void test_settings_every_variable_parses(void)
 			"HVD_SYNC=1", "HVD_STALL_WARNING_S=0", "HVD_TIMEOUT_S=7",
 			"HVD_HEARTBEAT_S=0.5", "HVD_BACKEND=mpi", "HVD_TIMELINE=/tmp/t.json",
 			"HVD_GPU_BUSID=0000:3b:00.0", "HVD_CPUS=0-19", "HVD_SOCKET=0",
-			"HVD_BIND=socket", "OTHER=1", NULL };
+			"HVD_BIND=socket", "HVD_FUSION_CHUNK=65536", "OTHER=1", NULL };
 	struct hvd_settings s;
 	char err[512] = "";
 	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
 	CHECK_STR(err, "");
 	CHECK_INT(s.fusion_threshold_bytes, 0);
+	CHECK_INT(s.fusion_chunk_bytes, 65536);
+	CHECK_INT(s.fusion_chunk_auto, 0); /* a number fixes it */
 	CHECK_NEAR(s.cycle_time_ms, 2.5, 0, 0);
 	CHECK_INT(s.compression, HVD_COMPRESS_BF16);
 	CHECK_INT(s.sync, 1);
@@ -66,6 +71,10 @@ static void test_settings_every_variable_parses(void)
 	CHECK_STR(s.cpus, "0-19");
 	CHECK_STR(s.socket, "0");
 	CHECK_STR(s.bind, "socket");
+	char *tuned[] = { "HVD_FUSION_CHUNK=auto", NULL };
+	CHECK_INT(settings_parse(tuned, &s, err, sizeof(err)), 0);
+	CHECK_INT(s.fusion_chunk_auto, 1);
+	CHECK_INT(s.fusion_chunk_bytes, 1 << 20);
 }
 
 static void expect_bad(const char *entry, const char *name, const char *value)
@@ -85,6 +94,8 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_FUSION_THRESHOLD=-1", "HVD_FUSION_THRESHOLD", "'-1'");
 	expect_bad("HVD_FUSION_THRESHOLD=64MB", "HVD_FUSION_THRESHOLD", "'64MB'");
 	expect_bad("HVD_FUSION_THRESHOLD=", "HVD_FUSION_THRESHOLD", "''");
+	expect_bad("HVD_FUSION_CHUNK=Auto", "HVD_FUSION_CHUNK", "'Auto'");
+	expect_bad("HVD_FUSION_CHUNK=1M", "HVD_FUSION_CHUNK", "'1M'");
 	expect_bad("HVD_CYCLE_TIME_MS=1ms", "HVD_CYCLE_TIME_MS", "'1ms'");
 	expect_bad("HVD_CYCLE_TIME_MS=-2", "HVD_CYCLE_TIME_MS", "out of range");
 	expect_bad("HVD_CYCLE_TIME_MS=nan", "HVD_CYCLE_TIME_MS", "'nan'");
@@ -317,6 +328,82 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "x5");
 	coord_free(&c);
+}
+
+/* ---- chunk tuner ---- */
+
+/* One window at the size the tuner asks for, at rate[size index] bytes/s
+ * (two buckets of half a window). Returns the index it ran at. */
+static int tune_window(struct chunk_tune *t, const double *rate)
+{
+	uint64_t chunk = chunk_tune_next(t), half = CHUNK_TUNE_WINDOW / 2;
+	int k = 0;
+	while (k < CHUNK_TUNE_SIZES && chunk_tune_size(k) != chunk)
+		k++;
+	if (k == CHUNK_TUNE_SIZES)
+		return -1;
+	chunk_tune_observe(t, chunk, half, (double)half / rate[k]);
+	chunk_tune_observe(t, chunk, half, (double)half / rate[k]);
+	return k;
+}
+
+/* The sizes of n windows, as digits ("1203"). */
+static void tune_run(struct chunk_tune *t, const double *rate, int n, char *out)
+{
+	for (int i = 0; i < n; i++)
+		out[i] = (char)('0' + tune_window(t, rate));
+	out[n] = '\0';
+}
+
+static void test_chunk_tune_climbs_to_the_fastest_size_and_back(void)
+{
+	/* shared cache: 1 MiB pieces best; apart: 16 MiB (the VM's two modes) */
+	const double shared[CHUNK_TUNE_SIZES] = { 2.0e9, 3.3e9, 2.8e9, 2.5e9, 2.4e9 };
+	const double apart[CHUNK_TUNE_SIZES] = { 0.5e9, 1.0e9, 1.6e9, 2.0e9, 2.02e9 };
+	struct chunk_tune t;
+	char seq[64];
+	chunk_tune_init(&t);
+	CHECK_INT(chunk_tune_next(&t), 1 << 20);
+	/* measures 1 MiB, probes 4 MiB (slower), then 256 KiB (slower), stays */
+	tune_run(&t, shared, 5, seq);
+	CHECK_STR(seq, "12011");
+	CHECK_INT(t.cur, 1);
+	CHECK_INT(t.moves, 0);
+	/* the machine changes: after CHUNK_TUNE_SETTLED windows it looks
+	 * again, climbs while the next size is 5% faster (16 MiB; 64 MiB is
+	 * within 5% of it) and stays there */
+	tune_run(&t, apart, CHUNK_TUNE_SETTLED - 3, seq);
+	CHECK_INT(t.phase, TUNE_SETTLED);
+	tune_run(&t, apart, 6, seq);
+	CHECK_STR(seq, "112343");
+	CHECK_INT(t.cur, 3);
+	CHECK_INT(t.moves, 1);
+	/* and back down when sharing again: 64 MiB no better, 4 MiB and
+	 * 1 MiB better, 256 KiB not */
+	tune_run(&t, shared, CHUNK_TUNE_SETTLED - 1, seq);
+	CHECK_INT(t.phase, TUNE_MEASURE);
+	tune_run(&t, shared, 7, seq);
+	CHECK_STR(seq, "3421011");
+	CHECK_INT(t.cur, 1);
+	CHECK_INT(t.moves, 2);
+}
+
+static void test_chunk_tune_counts_only_its_trial(void)
+{
+	struct chunk_tune t;
+	chunk_tune_init(&t);
+	uint64_t w = CHUNK_TUNE_WINDOW;
+	chunk_tune_observe(&t, 1 << 20, 256 << 10, 1e-3); /* no larger than 256 KiB */
+	chunk_tune_observe(&t, 4 << 20, w, 1e-3);         /* not the size under trial */
+	chunk_tune_observe(&t, 1 << 20, w, 0);            /* no time: not a figure */
+	CHECK_INT(t.phase, TUNE_MEASURE);
+	CHECK_INT(t.bytes, 0);
+	chunk_tune_observe(&t, 1 << 20, w - 1, 1e-3);     /* one byte short of a window */
+	CHECK_INT(t.phase, TUNE_MEASURE);
+	chunk_tune_observe(&t, 1 << 20, 1 << 20, 1e-3);
+	CHECK_INT(t.phase, TUNE_PROBE);
+	CHECK_INT(chunk_tune_next(&t), 4 << 20);
+	CHECK_INT(t.bytes, 0);
 }
 
 /* ---- plan cache ---- */
@@ -809,6 +896,9 @@ const struct test_case runtime_unit_tests[] = {
 	{ "coord_plans_only_what_every_rank_submitted", test_coord_plans_only_what_every_rank_submitted },
 	{ "coord_mismatch_names_tensors_and_ranks", test_coord_mismatch_names_tensors_and_ranks },
 	{ "coord_many_positions_survive_compaction", test_coord_many_positions_survive_compaction },
+	{ "chunk_tune_climbs_to_the_fastest_size_and_back",
+	  test_chunk_tune_climbs_to_the_fastest_size_and_back },
+	{ "chunk_tune_counts_only_its_trial", test_chunk_tune_counts_only_its_trial },
 	{ "plan_cache_follows_a_repeated_sequence", test_plan_cache_follows_a_repeated_sequence },
 	{ "coord_starts_cached_bucket_when_complete", test_coord_starts_cached_bucket_when_complete },
 	{ "agreement_votes_on_a_repeated_bucket", test_agreement_votes_on_a_repeated_bucket },
