@@ -7,9 +7,9 @@
  * MEMCPY_IN_FUSION_BUFFER, MPI_ALLREDUCE / NCCL_ALLREDUCE,
  * MEMCPY_OUT_FUSION_BUFFER; an agreed bucket in the pieces the vote
  * carried, and rank 0 tells its tuner how fast they went, chunk_tune.h)
- * and completes the handles. f16/bf16 on a
- * host backend travel as f32; HVD_COMPRESSION rounds f32 through fp16 or
- * bf16 (host) before and after the sum. Horovod's design (DIGEST C1, C5).
+ * and completes the handles. f16/bf16 on a host backend travel as f32;
+ * HVD_COMPRESSION rounds f32 through fp16 or bf16 (host) before and after
+ * the sum. Horovod's design (DIGEST C1, C5).
  * What it does not do: decide bucket boundaries (fusion.c via coord.c).
  */
 #define _GNU_SOURCE
