@@ -3,7 +3,7 @@
 
 uint64_t chunk_tune_size(int index)
 {
-	return ((uint64_t)256 << 10) << (2 * index);
+	return ((uint64_t)1 << 20) << (2 * index);
 }
 
 void chunk_tune_init(struct chunk_tune *t)

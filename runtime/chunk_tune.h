@@ -6,11 +6,12 @@
  * or whole while they did not (there 1 MiB pieces ran at 0.47x, 16 MiB at
  * 0.79x), and the machine moves between the two for tens of seconds.
  * So rank 0 measures the throughput of the agreed buckets larger than
- * the smallest candidate (a window of CHUNK_TUNE_WINDOW bytes per figure)
- * and climbs the candidates 256 KiB x 4^k (256 KiB .. 64 MiB): it
- * measures the current size, probes the next larger one and, when that
- * is not better by CHUNK_TUNE_GAIN, the next smaller one, moves while a
- * neighbour is better, and re-probes after CHUNK_TUNE_SETTLED windows.
+ * 1 MiB (a window of CHUNK_TUNE_WINDOW bytes per figure) and climbs the
+ * candidates 1 MiB x 4^k (1 .. 64 MiB; smaller pieces were slower at
+ * every size there): it measures the current size, probes the next
+ * larger one and, when that is not better by CHUNK_TUNE_GAIN, the next
+ * smaller one, moves while a neighbour is better, and re-probes after
+ * CHUNK_TUNE_SETTLED windows.
  * The size rides in the engines' vote (agree.c), so every rank reduces
  * a bucket in the same pieces. Pure: no clock, no locks; unit-tested.
  * What it does not do: time anything (engine.c) or tune buckets rank 0
@@ -21,8 +22,8 @@
 
 #include <stdint.h>
 
-#define CHUNK_TUNE_SIZES 5                          /* 256 KiB, 1, 4, 16, 64 MiB */
-#define CHUNK_TUNE_START 1                          /* 1 MiB, as HVD_FUSION_CHUNK's default */
+#define CHUNK_TUNE_SIZES 4                          /* 1, 4, 16, 64 MiB */
+#define CHUNK_TUNE_START 0                          /* 1 MiB, as HVD_FUSION_CHUNK's default */
 #define CHUNK_TUNE_WINDOW ((uint64_t)32 << 20)      /* bytes of buckets per figure */
 #define CHUNK_TUNE_GAIN 1.05                        /* a neighbour must be 5% faster */
 #define CHUNK_TUNE_SETTLED 32                       /* windows between re-probes */
@@ -47,7 +48,8 @@ void chunk_tune_init(struct chunk_tune *t);
 /* The size the next agreed bucket uses. */
 uint64_t chunk_tune_next(const struct chunk_tune *t);
 /* An agreed bucket of `bytes` reduced in pieces of `chunk` took `seconds`
- * (run to completion). Buckets no larger than the smallest size, and
+ * (run to completion). Buckets no larger than the smallest size (one
+ * piece whatever the size), and
  * buckets whose chunk is not the one under trial, are not counted. */
 void chunk_tune_observe(struct chunk_tune *t, uint64_t chunk, uint64_t bytes, double seconds);
 

@@ -115,7 +115,7 @@ struct runtime {
 	uint64_t nudge_pos;
 	uint64_t fast_buckets;      /* buckets agreed by the engines (agree.c) */
 	struct chunk_tune tune;     /* rank 0: the piece size of agreed buckets (chunk_tune.h) */
-	uint32_t chunks_used;       /* bit k: an agreed bucket ran in pieces of 256 KiB x 4^k
+	uint32_t chunks_used;       /* bit k: an agreed bucket ran in pieces of 1 MiB x 4^k
 				     * (bit 31: another size; for tests) */
 	double run_completed_at;    /* agree.c: a submission completed a cached run then */
 	int waiter_comes;           /* agree.c: the last waiter came right after it */

@@ -738,7 +738,7 @@ static void expect_pieces(const char *env, const char *want0)
 static void test_tuned_piece_size_is_agreed_by_every_rank(void)
 {
 	expect_pieces("HVD_CYCLE_TIME_MS=1000", NULL);
-	expect_pieces("HVD_CYCLE_TIME_MS=1000 HVD_FUSION_CHUNK=262144", " 256K");
+	expect_pieces("HVD_CYCLE_TIME_MS=1000 HVD_FUSION_CHUNK=4194304", " 4M");
 }
 
 const struct test_case runtime_slurm_tests[] = {

@@ -357,34 +357,35 @@ static void tune_run(struct chunk_tune *t, const double *rate, int n, char *out)
 
 static void test_chunk_tune_climbs_to_the_fastest_size_and_back(void)
 {
-	/* shared cache: 1 MiB pieces best; apart: 16 MiB (the VM's two modes) */
-	const double shared[CHUNK_TUNE_SIZES] = { 2.0e9, 3.3e9, 2.8e9, 2.5e9, 2.4e9 };
-	const double apart[CHUNK_TUNE_SIZES] = { 0.5e9, 1.0e9, 1.6e9, 2.0e9, 2.02e9 };
+	/* 1, 4, 16, 64 MiB pieces. Shared cache: 1 MiB best; apart: 16 MiB
+	 * (the VM's two modes) */
+	const double shared[CHUNK_TUNE_SIZES] = { 3.3e9, 2.8e9, 2.5e9, 2.4e9 };
+	const double apart[CHUNK_TUNE_SIZES] = { 1.0e9, 1.6e9, 2.0e9, 2.02e9 };
 	struct chunk_tune t;
 	char seq[64];
 	chunk_tune_init(&t);
 	CHECK_INT(chunk_tune_next(&t), 1 << 20);
-	/* measures 1 MiB, probes 4 MiB (slower), then 256 KiB (slower), stays */
+	/* measures 1 MiB, probes 4 MiB (slower), stays: nothing is smaller */
 	tune_run(&t, shared, 5, seq);
-	CHECK_STR(seq, "12011");
-	CHECK_INT(t.cur, 1);
+	CHECK_STR(seq, "01000");
+	CHECK_INT(t.cur, 0);
 	CHECK_INT(t.moves, 0);
 	/* the machine changes: after CHUNK_TUNE_SETTLED windows it looks
 	 * again, climbs while the next size is 5% faster (16 MiB; 64 MiB is
 	 * within 5% of it) and stays there */
-	tune_run(&t, apart, CHUNK_TUNE_SETTLED - 3, seq);
+	tune_run(&t, apart, CHUNK_TUNE_SETTLED - 4, seq);
 	CHECK_INT(t.phase, TUNE_SETTLED);
 	tune_run(&t, apart, 6, seq);
-	CHECK_STR(seq, "112343");
-	CHECK_INT(t.cur, 3);
+	CHECK_STR(seq, "001232");
+	CHECK_INT(t.cur, 2);
 	CHECK_INT(t.moves, 1);
-	/* and back down when sharing again: 64 MiB no better, 4 MiB and
-	 * 1 MiB better, 256 KiB not */
+	/* and back down when sharing again: 64 MiB no better, so 4 MiB and
+	 * then 1 MiB, each better */
 	tune_run(&t, shared, CHUNK_TUNE_SETTLED - 1, seq);
 	CHECK_INT(t.phase, TUNE_MEASURE);
-	tune_run(&t, shared, 7, seq);
-	CHECK_STR(seq, "3421011");
-	CHECK_INT(t.cur, 1);
+	tune_run(&t, shared, 6, seq);
+	CHECK_STR(seq, "231000");
+	CHECK_INT(t.cur, 0);
 	CHECK_INT(t.moves, 2);
 }
 
@@ -393,14 +394,14 @@ static void test_chunk_tune_counts_only_its_trial(void)
 	struct chunk_tune t;
 	chunk_tune_init(&t);
 	uint64_t w = CHUNK_TUNE_WINDOW;
-	chunk_tune_observe(&t, 1 << 20, 256 << 10, 1e-3); /* no larger than 256 KiB */
+	chunk_tune_observe(&t, 1 << 20, 1 << 20, 1e-3);   /* one piece at any size */
 	chunk_tune_observe(&t, 4 << 20, w, 1e-3);         /* not the size under trial */
 	chunk_tune_observe(&t, 1 << 20, w, 0);            /* no time: not a figure */
 	CHECK_INT(t.phase, TUNE_MEASURE);
 	CHECK_INT(t.bytes, 0);
 	chunk_tune_observe(&t, 1 << 20, w - 1, 1e-3);     /* one byte short of a window */
 	CHECK_INT(t.phase, TUNE_MEASURE);
-	chunk_tune_observe(&t, 1 << 20, 1 << 20, 1e-3);
+	chunk_tune_observe(&t, 1 << 20, 2 << 20, 1e-3);
 	CHECK_INT(t.phase, TUNE_PROBE);
 	CHECK_INT(chunk_tune_next(&t), 4 << 20);
 	CHECK_INT(t.bytes, 0);

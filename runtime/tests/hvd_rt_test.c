@@ -514,10 +514,10 @@ static int tune_step(float **bufs, int step)
 /* Prints "rank R: pieces 1M 4M ..." (the sizes agreed buckets used). */
 static void print_pieces(uint32_t used)
 {
-	static const char *const names[] = { "256K", "1M", "4M", "16M", "64M" };
+	static const char *const names[] = { "1M", "4M", "16M", "64M" };
 	char line[128];
 	int at = snprintf(line, sizeof(line), "rank %d: pieces", hvd_rank());
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 4; k++)
 		if (used & (1u << k))
 			at += snprintf(line + at, sizeof(line) - (size_t)at, " %s", names[k]);
 	if (used & (1u << 31))
