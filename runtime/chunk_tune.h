@@ -40,7 +40,7 @@ struct chunk_tune {
 	uint64_t bytes;           /* the window so far */
 	double seconds;
 	unsigned settled;         /* windows since the round ended */
-	unsigned moves;           /* rounds that changed the size, for the timeline */
+	unsigned moves;           /* rounds that changed the size (tests) */
 };
 
 uint64_t chunk_tune_size(int index);
