@@ -6,6 +6,14 @@ uint64_t chunk_tune_size(int index)
 	return ((uint64_t)1 << 20) << (2 * index);
 }
 
+int chunk_tune_index(uint64_t bytes)
+{
+	for (int k = 0; k < CHUNK_TUNE_SIZES; k++)
+		if (chunk_tune_size(k) == bytes)
+			return k;
+	return -1;
+}
+
 void chunk_tune_init(struct chunk_tune *t)
 {
 	*t = (struct chunk_tune){ .cur = CHUNK_TUNE_START, .trial = CHUNK_TUNE_START,

@@ -44,6 +44,8 @@ struct chunk_tune {
 };
 
 uint64_t chunk_tune_size(int index);
+/* The index of a candidate size, -1 when `bytes` is none. */
+int chunk_tune_index(uint64_t bytes);
 void chunk_tune_init(struct chunk_tune *t);
 /* The size the next agreed bucket uses. */
 uint64_t chunk_tune_next(const struct chunk_tune *t);

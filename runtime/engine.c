@@ -156,6 +156,12 @@ static uint64_t piece_bytes(const struct runtime *rt, const struct exec_cmd *cmd
 	return cmd->agreed ? cmd->chunk_bytes : rt->set.fusion_chunk_bytes;
 }
 
+/* Whether this bucket's time goes to rank 0's tuner (only then is it timed). */
+static int tunes(const struct runtime *rt, const struct exec_cmd *cmd)
+{
+	return cmd->agreed && rt->boot.rank == 0 && rt->set.fusion_chunk_auto;
+}
+
 /* Lock held: rank 0's tuner learns how fast an agreed allreduce bucket
  * went in its pieces; every rank notes the size it used. */
 static void note_pieces(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
@@ -166,11 +172,9 @@ static void note_pieces(struct runtime *rt, const struct exec_cmd *cmd, struct e
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
 		bytes += es[i]->item.count * dtype_size((enum hvd_dtype)es[i]->item.dtype);
-	int k = 0;
-	while (k < CHUNK_TUNE_SIZES && chunk_tune_size(k) != cmd->chunk_bytes)
-		k++;
-	rt->chunks_used |= k < CHUNK_TUNE_SIZES ? 1u << k : 1u << 31;
-	if (rt->boot.rank == 0 && rt->set.fusion_chunk_auto)
+	int k = chunk_tune_index(cmd->chunk_bytes);
+	rt->chunks_used |= k >= 0 ? 1u << k : 1u << 31;
+	if (tunes(rt, cmd))
 		chunk_tune_observe(&rt->tune, cmd->chunk_bytes, bytes, seconds);
 }
 
@@ -281,7 +285,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
 	err[0] = '\0';
-	double started = runtime_now();
+	double started = tunes(rt, cmd) ? runtime_now() : 0;
 	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
 		 : run_bucket(rt, cmd, es, n, err, errlen);
 	if (!cmd->count)
@@ -296,7 +300,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
 	pthread_mutex_lock(&rt->lock);
 	if (!rc)
-		note_pieces(rt, cmd, es, n, runtime_now() - started);
+		note_pieces(rt, cmd, es, n, started > 0 ? runtime_now() - started : 0);
 	complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
 		rt->fast = 1;

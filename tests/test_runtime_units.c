@@ -337,10 +337,8 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 static int tune_window(struct chunk_tune *t, const double *rate)
 {
 	uint64_t chunk = chunk_tune_next(t), half = CHUNK_TUNE_WINDOW / 2;
-	int k = 0;
-	while (k < CHUNK_TUNE_SIZES && chunk_tune_size(k) != chunk)
-		k++;
-	if (k == CHUNK_TUNE_SIZES)
+	int k = chunk_tune_index(chunk);
+	if (k < 0)
 		return -1;
 	chunk_tune_observe(t, chunk, half, (double)half / rate[k]);
 	chunk_tune_observe(t, chunk, half, (double)half / rate[k]);

@@ -422,6 +422,20 @@ static int rep_order(int step, const char *variant, int *order)
 	return n;
 }
 
+/* Whether buf's n elements differ from the sum over the ranks of
+ * value(rank + step, i) (what fill() gave every rank at that step). */
+static int sums_differ(const float *buf, size_t n, int step)
+{
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		double w = 0;
+		for (int r = 0; r < hvd_size(); r++)
+			w += value(r + step, i);
+		bad |= buf[i] != (float)w;
+	}
+	return bad;
+}
+
 static int rep_step(float **bufs, int step, const char *variant)
 {
 	int order[REP_TENSORS + 1], n = rep_order(step, variant, order), bad = 0;
@@ -444,15 +458,8 @@ static int rep_step(float **bufs, int step, const char *variant)
 		failed |= hvd_wait(hs[j]) != 0;
 	if (failed)
 		return fail("wait");
-	for (int k = 0; k < REP_TENSORS; k++) {
-		size_t cnt = rep_count(k, step, variant);
-		for (size_t i = 0; i < cnt; i++) {
-			double w = 0;
-			for (int r = 0; r < hvd_size(); r++)
-				w += value(r + step, i);
-			bad |= bufs[k][i] != (float)w;
-		}
-	}
+	for (int k = 0; k < REP_TENSORS; k++)
+		bad |= sums_differ(bufs[k], rep_count(k, step, variant), step);
 	if (bad)
 		fprintf(stderr, "rank %d: step %d: results differ\n", hvd_rank(), step);
 	return bad;
@@ -500,12 +507,7 @@ static int tune_step(float **bufs, int step)
 	if (failed)
 		return fail("wait");
 	for (int k = 0; k < TUNE_TENSORS; k++)
-		for (size_t i = 0; i < TUNE_COUNT; i++) {
-			double w = 0;
-			for (int r = 0; r < hvd_size(); r++)
-				w += value(r + step, i);
-			bad |= bufs[k][i] != (float)w;
-		}
+		bad |= sums_differ(bufs[k], TUNE_COUNT, step);
 	if (bad)
 		fprintf(stderr, "rank %d: step %d: results differ\n", hvd_rank(), step);
 	return bad;
