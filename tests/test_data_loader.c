@@ -626,6 +626,46 @@ static void test_real_pngs_pack_and_load(void)
 	free(out);
 }
 
+/* An image of a folder under evaluation (centre crop, the default stored
+ * side) is what image_load_view gives `chexnet predict` for its file:
+ * both take the centre size x size of the image area-resized to 8/7 of
+ * it. The test split is read in its list's order. */
+static void test_folder_eval_view_is_what_predict_sees(void)
+{
+	CHECK_INT(image_stored_side(224), 256);
+	CHECK_INT(image_stored_side(32), 37);
+	if (make_data(STORED, 1) != 0)
+		return;
+	struct data_loader_config c;
+	char err[2048] = "", *dir = test_path(test_tmpdir(), "nih");
+	data_loader_config_init(&c);
+	c.dir = dir, c.split = DATA_TEST, c.batch = 4, c.size = 40, c.crop = DATA_CROP_CENTER;
+	c.threads = 1;
+	struct data_loader *dl = data_loader_open(&c, err, sizeof(err));
+	CHECK_MSG(dl != NULL, "%s", err);
+	char list[4200], name[160], path[4400];
+	snprintf(list, sizeof(list), "%s/test_list.txt", dir);
+	FILE *f = fopen(list, "r");
+	CHECK(f != NULL);
+	struct batch *b;
+	int seen = 0;
+	while (dl && f && seen < 8 && data_loader_next(dl, &b) == 1) {
+		for (int k = 0; k < b->count && fscanf(f, "%159s", name) == 1; k++, seen++) {
+			uint8_t want[40 * 40];
+			snprintf(path, sizeof(path), "%s/images/%s", dir, name);
+			CHECK_MSG(image_load_view(path, 40, want, err, sizeof(err)) == 0, "%s", err);
+			CHECK_MSG(memcmp(b->pixels + (size_t)k * sizeof(want), want, sizeof(want)) == 0,
+				  "%s: eval's view differs from predict's", name);
+		}
+		data_loader_release(dl, b);
+	}
+	CHECK_INT(seen, 8);
+	if (f)
+		fclose(f);
+	data_loader_close(dl);
+	free(dir);
+}
+
 /* Hashes of the first `count` micro-batches of one rank. */
 static void micro_hashes(int rank, int world, int accum, int count, uint64_t *out)
 {
@@ -663,6 +703,7 @@ static void test_rank_micro_batches_equal_one_rank_micro_batches(void)
 const struct test_case data_loader_tests[] = {
 	{ "rank_micro_batches_equal_one_rank_micro_batches", test_rank_micro_batches_equal_one_rank_micro_batches },
 	{ "real_pngs_pack_and_load", test_real_pngs_pack_and_load },
+	{ "folder_eval_view_is_what_predict_sees", test_folder_eval_view_is_what_predict_sees },
 	{ "pixel_allocator_hook_owns_every_buffer", test_pixel_allocator_hook_owns_every_buffer },
 	{ "label_counts_pack_equals_folder", test_label_counts_pack_equals_folder },
 	{ "pack_load_round_trip_bit_exact", test_pack_load_round_trip_bit_exact },

@@ -4,7 +4,8 @@
  * operating points, and the same as JSON; --choose-thresholds only on
  * val (stored and read back with the chosen rule); a thresholds file that
  * does not match the weights or the model is refused naming it; predict
- * marks each finding positive/negative by the stored thresholds; --plots
+ * marks each finding positive/negative by the stored thresholds and scores
+ * the centre view eval takes (a border outside it changes nothing); --plots
  * writes PNGs that decode, have the expected size, are not blank and
  * change with the data; an unwritable plots directory is refused.
  * What it does not test: the statistics' numbers (test_eval_stats.c).
@@ -229,6 +230,61 @@ static void test_predict_marks_findings_by_thresholds(void)
 	free(ck);
 }
 
+/* The probabilities `predict --json` prints for one image. */
+static int predict_probs(const char *image, double *probs)
+{
+	struct test_proc p;
+	char args[256];
+	snprintf(args, sizeof(args), "predict --json --checkpoint ck/best " OPTS " %s", image);
+	chexnet(args, &p, 60);
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	cJSON *root = cJSON_Parse(p.out);
+	const cJSON *f = cJSON_GetObjectItem(root, "findings");
+	int n = cJSON_GetArraySize(f);
+	for (int c = 0; c < n && c < CHEXNET_CLASSES; c++)
+		probs[c] = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(f, c),
+								     "probability"));
+	cJSON_Delete(root);
+	test_proc_free(&p);
+	return n == CHEXNET_CLASSES ? 0 : -1;
+}
+
+/* predict scores the view evaluation takes (data/image_decode.h): at
+ * --size 32 an image is resized to 37 and its centre 32 kept, so two
+ * 37 px images that differ only in the 2-3 px outside that centre score
+ * alike, and one that differs inside does not. */
+static void test_predict_scores_the_centre_view(void)
+{
+	enum { SIDE = 37, LO = 2, HI = 34 };
+	uint8_t px[3][SIDE * SIDE];
+	double probs[3][CHEXNET_CLASSES];
+	char e[256];
+
+	if (train_small())
+		return;
+	for (int i = 0; i < SIDE * SIDE; i++) {
+		int y = i / SIDE, x = i % SIDE, inside = y >= LO && y < HI && x >= LO && x < HI;
+		px[0][i] = inside ? (uint8_t)(x * 5 + y * 3) : 255;
+		px[1][i] = inside ? px[0][i] : 0;
+		px[2][i] = inside ? (uint8_t)(255 - px[0][i]) : 255;
+	}
+	const char *names[3] = { "white.png", "black.png", "inverse.png" };
+	for (int k = 0; k < 3; k++) {
+		char *path = tmp_path(names[k]);
+		CHECK(image_write_png_gray(path, px[k], SIDE, SIDE, e, sizeof(e)) == 0);
+		free(path);
+		if (predict_probs(names[k], probs[k]))
+			return;
+	}
+	int same = 1, inside_differs = 0;
+	for (int c = 0; c < CHEXNET_CLASSES; c++) {
+		same &= fabs(probs[0][c] - probs[1][c]) <= 1e-6;
+		inside_differs |= fabs(probs[0][c] - probs[2][c]) > 1e-6;
+	}
+	CHECK_MSG(same, "the border outside the centre crop changed the prediction");
+	CHECK_MSG(inside_differs, "the centre changed and the prediction did not");
+}
+
 /* A PNG of the expected size that is not blank; *hash: a checksum. */
 static void check_png(const char *dir, const char *name, int w, int h, unsigned long *hash)
 {
@@ -296,6 +352,7 @@ const struct test_case eval_cli_tests[] = {
 	{ "choose_thresholds_only_on_val", test_choose_thresholds_only_on_val },
 	{ "thresholds_of_other_weights_refused", test_thresholds_of_other_weights_refused },
 	{ "predict_marks_findings_by_thresholds", test_predict_marks_findings_by_thresholds },
+	{ "predict_scores_the_centre_view", test_predict_scores_the_centre_view },
 	{ "plots_decode_and_follow_the_data", test_plots_decode_and_follow_the_data },
 	{ "unwritable_plots_dir_refused", test_unwritable_plots_dir_refused },
 	{ 0 }

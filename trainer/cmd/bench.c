@@ -153,7 +153,7 @@ static int predict_one(struct session *s, struct batch *b, const char *path,
 	char msg[1024];
 	float logits[CHEXNET_CLASSES];
 
-	if (image_load_square(path, b->size, b->pixels, msg, sizeof(msg))) {
+	if (image_load_view(path, b->size, b->pixels, msg, sizeof(msg))) {
 		fprintf(stderr, "%s\n", msg);
 		return -1;
 	}

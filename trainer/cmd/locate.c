@@ -5,8 +5,8 @@
  * fewer images, so never trained on) are drawn by the generator of
  * `chexnet synth --seed S` with their own labels plus the finding, at
  * 2S pixels, then prepared as `make demo` evaluates them: area-resized to
- * S + S/8 (the pack) and centre-cropped to S (the loader). The finding's
- * mask goes through the same resize and crop geometry. Prints the share
+ * image_stored_side(S) (the pack) and centre-cropped to S (the loader).
+ * The finding's mask goes through the same resize and crop geometry. Prints the share
  * of images whose CAM maximum is a region cell (train/cam_score.h), the
  * chance of a random cell, their ratio, and fails (exit 1) below
  * --min-ratio times chance.
@@ -41,7 +41,7 @@ static int prepare(const struct cli_options *o, int c, long k, int side, uint8_t
 {
 	size_t i = LOCATE_FIRST_IMAGE + (size_t)k;
 	uint16_t labels = data_synth_labels(o->seed, i, LOCATE_FLOOR) | (uint16_t)(1u << c);
-	int drawn = 2 * side, stored = side + side / 8, off = (stored - side) / 2;
+	int drawn = 2 * side, stored = image_stored_side(side), off = (stored - side) / 2;
 	uint8_t *big = malloc((size_t)drawn * drawn), *mid = malloc((size_t)stored * stored);
 	if (!big || !mid) {
 		free(big);

@@ -1,8 +1,10 @@
 /* image_decode.c - PNG through libspng, JPEG through libturbojpeg, both to
  * 8-bit gray. Every decoder error (truncation, bad CRC, bad Huffman data,
  * even a libjpeg "warning" such as premature end of data) is an error.
- * What it does not do: resize (image_resize.c), except JPEG's built-in
- * 1/2, 1/4, 1/8 scaling.
+ * image_load_square and image_load_view decode and then resize and crop
+ * through image_resize.c.
+ * What it does not do: pixel arithmetic of its own (image_resize.c),
+ * except JPEG's built-in 1/2, 1/4, 1/8 scaling.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -236,4 +238,25 @@ int image_load_square(const char *path, int side, uint8_t *out,
 	image_resize_area(img.pixels, img.width, img.height, out, side, side);
 	image_free(&img);
 	return 0;
+}
+
+int image_load_view(const char *path, int side, uint8_t *out,
+		    char *err, size_t err_bytes)
+{
+	int stored = side > 0 && side <= IMAGE_MAX_SIDE ? image_stored_side(side) : side;
+	if (stored <= 0 || stored > IMAGE_MAX_SIDE) {
+		snprintf(err, err_bytes, "chexnet: image size '%d': out of range 1..%d", side,
+			 7 * IMAGE_MAX_SIDE / 8);
+		return -1;
+	}
+	uint8_t *whole = malloc((size_t)stored * stored);
+	if (!whole) {
+		snprintf(err, err_bytes, "chexnet: image '%s': out of memory", path);
+		return -1;
+	}
+	int rc = image_load_square(path, stored, whole, err, err_bytes);
+	if (rc == 0)
+		image_crop(whole, stored, (stored - side) / 2, (stored - side) / 2, side, 0, out);
+	free(whole);
+	return rc;
 }

@@ -31,9 +31,15 @@ int image_decode_memory(const void *data, size_t bytes, const char *name,
 			int min_side, struct image *out, char *err, size_t err_bytes);
 
 /* Decodes path and area-resizes it to side x side into out (side*side
- * bytes): what `chexnet predict IMAGE` and the packer feed the model. */
+ * bytes): what the packer and a folder's loader store. */
 int image_load_square(const char *path, int side, uint8_t *out,
 		      char *err, size_t err_bytes);
+
+/* Decodes path, area-resizes it to image_stored_side(side) and takes the
+ * centre side x side into out: the view evaluation takes of an image in
+ * a folder, which `chexnet predict IMAGE` feeds the model. */
+int image_load_view(const char *path, int side, uint8_t *out,
+		    char *err, size_t err_bytes);
 
 void image_free(struct image *img);
 

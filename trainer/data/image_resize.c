@@ -42,6 +42,11 @@ void image_resize_area(const uint8_t *src, int sw, int sh,
 	}
 }
 
+int image_stored_side(int side)
+{
+	return (8 * side + 3) / 7;
+}
+
 void image_crop(const uint8_t *src, int sw, int x, int y, int side,
 		int flip, uint8_t *dst)
 {

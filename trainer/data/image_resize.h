@@ -18,6 +18,11 @@
 void image_resize_area(const uint8_t *src, int sw, int sh,
 		       uint8_t *dst, int dw, int dh);
 
+/* The side an image is area-resized to before a crop of side x side
+ * (random in training, centre in evaluation and `chexnet predict`): 8/7
+ * of it, rounded, CheXNet's resize to 256 and crop to 224. */
+int image_stored_side(int side);
+
 /* Copies the (side x side) window at (x, y) of src (sh, sw) into dst,
  * mirrored left-right when flip. The window must lie inside src. */
 void image_crop(const uint8_t *src, int sw, int x, int y, int side,

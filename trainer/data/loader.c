@@ -259,8 +259,8 @@ struct data_loader *data_loader_open(const struct data_loader_config *cfg,
 		dl->cfg.threads = data_loader_default_threads();
 	if (!dl->cfg.prefetch)
 		dl->cfg.prefetch = dl->cfg.threads * 2 > 2 ? dl->cfg.threads * 2 : 2;
-	if (!dl->cfg.stored_size)
-		dl->cfg.stored_size = 256;
+	if (!dl->cfg.stored_size) /* a folder: the view image_load_view takes */
+		dl->cfg.stored_size = image_stored_side(dl->cfg.size);
 	if (dl->cfg.val_fraction < 0)
 		dl->cfg.val_fraction = 0.1;
 	pthread_mutex_init(&dl->mu, NULL);

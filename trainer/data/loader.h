@@ -66,7 +66,8 @@ struct data_loader_config {
 	int threads;            /* workers; 0 = data_loader_default_threads() */
 	int prefetch;           /* batches prepared ahead; 0 = max(2, 2 * threads) */
 	/* direct mode only (a pack fixes these in its index) */
-	int stored_size;        /* side images are resized to first; 0 = 256 */
+	int stored_size;        /* folder: side images are resized to first;
+				 * 0 = image_stored_side(size), 256 for 224 */
 	double val_fraction;    /* share of train_val patients for val; < 0 = 0.1 */
 	/* pixel buffers (P4): a GPU backend passes a pinned-memory allocator
 	 * (e.g. cudaMallocHost/cudaFreeHost); NULL = malloc/free */
