@@ -243,12 +243,12 @@ int image_load_square(const char *path, int side, uint8_t *out,
 int image_load_view(const char *path, int side, uint8_t *out,
 		    char *err, size_t err_bytes)
 {
-	int stored = side > 0 && side <= IMAGE_MAX_SIDE ? image_stored_side(side) : side;
-	if (stored <= 0 || stored > IMAGE_MAX_SIDE) {
+	if (side <= 0 || side > 7 * IMAGE_MAX_SIDE / 8) { /* its stored side fits */
 		snprintf(err, err_bytes, "chexnet: image size '%d': out of range 1..%d", side,
 			 7 * IMAGE_MAX_SIDE / 8);
 		return -1;
 	}
+	int stored = image_stored_side(side);
 	uint8_t *whole = malloc((size_t)stored * stored);
 	if (!whole) {
 		snprintf(err, err_bytes, "chexnet: image '%s': out of memory", path);
