@@ -2,6 +2,9 @@
 """torch_check.py - test-reference script: a chexnet checkpoint loads into
 torchvision's densenet121(num_classes=14) with load_state_dict(strict=True)
 and gives the same probabilities as `chexnet predict` on the same image.
+The image is already at predict's stored side round(8/7 SIZE), so predict's
+resize leaves it as it is and both take its centre SIZE x SIZE (the view
+eval takes; this script crops on its own).
 
 usage: torch_check.py CHECKPOINT_DIR SIZE IMAGE.png PREDICT_OUTPUT.txt
 Exit 0 when every probability is within 1e-4, else 1 with the first
@@ -77,7 +80,10 @@ def main():
     model.load_state_dict(load_safetensors(ckpt + "/model.safetensors"), strict=True)
     model.eval()
     gray = read_png_gray(image)
-    assert gray.shape == (size, size), "the test image must already be SIZE x SIZE"
+    stored = (8 * size + 3) // 7
+    assert gray.shape == (stored, stored), "the test image must be round(8/7 SIZE) square"
+    off = (stored - size) // 2
+    gray = gray[off:off + size, off:off + size]
     mean = torch.tensor([0.485, 0.456, 0.406]).reshape(3, 1, 1)
     std = torch.tensor([0.229, 0.224, 0.225]).reshape(3, 1, 1)
     x = ((gray / 255.0).expand(3, size, size) - mean) / std
