@@ -6,10 +6,10 @@
  * `chexnet synth --seed S` with their own labels plus the finding, at
  * 2S pixels, then prepared as `make demo` evaluates them: area-resized to
  * image_stored_side(S) (the pack) and centre-cropped to S (the loader).
- * The finding's mask goes through the same resize and crop geometry. Prints the share
- * of images whose CAM maximum is a region cell (train/cam_score.h), the
- * chance of a random cell, their ratio, and fails (exit 1) below
- * --min-ratio times chance.
+ * The finding's mask goes through the same resize and crop geometry.
+ * Prints the share of images whose CAM maximum is a region cell
+ * (train/cam_score.h), the chance of a random cell, their ratio, and
+ * fails (exit 1) below --min-ratio times chance.
  * What it does not do: train, or read image files.
  */
 #include <stdio.h>
