@@ -41,7 +41,7 @@ static int prepare(const struct cli_options *o, int c, long k, int side, uint8_t
 {
 	size_t i = LOCATE_FIRST_IMAGE + (size_t)k;
 	uint16_t labels = data_synth_labels(o->seed, i, LOCATE_FLOOR) | (uint16_t)(1u << c);
-	int drawn = 2 * side, stored = image_stored_side(side), off = (stored - side) / 2;
+	int drawn = 2 * side, stored = image_stored_side(side);
 	uint8_t *big = malloc((size_t)drawn * drawn), *mid = malloc((size_t)stored * stored);
 	if (!big || !mid) {
 		free(big);
@@ -50,9 +50,9 @@ static int prepare(const struct cli_options *o, int c, long k, int side, uint8_t
 	}
 	data_synth_image(o->seed, i, labels, drawn, big);
 	image_resize_area(big, drawn, drawn, mid, stored, stored);
-	image_crop(mid, stored, off, off, side, 0, pixels);
+	image_crop_centre(mid, stored, side, 0, pixels);
 	data_synth_finding_mask(o->seed, i, labels, c, stored, mid);
-	image_crop(mid, stored, off, off, side, 0, mask);
+	image_crop_centre(mid, stored, side, 0, mask);
 	free(big);
 	free(mid);
 	return 0;

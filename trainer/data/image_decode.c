@@ -256,7 +256,7 @@ int image_load_view(const char *path, int side, uint8_t *out,
 	}
 	int rc = image_load_square(path, stored, whole, err, err_bytes);
 	if (rc == 0)
-		image_crop(whole, stored, (stored - side) / 2, (stored - side) / 2, side, 0, out);
+		image_crop_centre(whole, stored, side, 0, out);
 	free(whole);
 	return rc;
 }

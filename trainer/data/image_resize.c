@@ -61,3 +61,8 @@ void image_crop(const uint8_t *src, int sw, int x, int y, int side,
 			out[c] = in[side - 1 - c];
 	}
 }
+
+void image_crop_centre(const uint8_t *src, int sw, int side, int flip, uint8_t *dst)
+{
+	image_crop(src, sw, (sw - side) / 2, (sw - side) / 2, side, flip, dst);
+}

@@ -28,4 +28,8 @@ int image_stored_side(int side);
 void image_crop(const uint8_t *src, int sw, int x, int y, int side,
 		int flip, uint8_t *dst);
 
+/* The centre (side x side) window of the square src (sw x sw): the crop
+ * evaluation, `chexnet predict` and `chexnet locate` take alike. */
+void image_crop_centre(const uint8_t *src, int sw, int side, int flip, uint8_t *dst);
+
 #endif

@@ -91,7 +91,7 @@ static void transform(const struct data_loader *dl, struct scratch *sc, uint64_t
 		break;
 	}
 	case DATA_CROP_CENTER:
-		image_crop(sc->stored, S, (S - side) / 2, (S - side) / 2, side, flip, dst);
+		image_crop_centre(sc->stored, S, side, flip, dst);
 		break;
 	case DATA_CROP_RESIZE:
 		image_resize_area(sc->stored, S, S, sc->resized, side, side);
