@@ -108,7 +108,10 @@ static void announce_to_root(struct control *c, const struct fusion_item *items,
 		if (tags[i].id < 0) {
 			if (opens[i])
 				timeline_begin(rt->tl, items[i].name, negotiate_phase(&items[i]));
-			send_or_fail(c, MSG_SUBMIT, &items[i], sizeof(items[i]));
+			struct fusion_item it = items[i]; /* after its NUL: zeros, not */
+			size_t len = strlen(it.name);     /* a recycled entry's bytes */
+			memset(it.name + len, 0, sizeof(it.name) - len);
+			send_or_fail(c, MSG_SUBMIT, &it, sizeof(it));
 			i++;
 			continue;
 		}

@@ -6,16 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-size_t dtype_size(enum hvd_dtype t)
-{
-	switch (t) {
-	case HVD_F32: case HVD_I32: return 4;
-	case HVD_F16: case HVD_BF16: return 2;
-	case HVD_I64: return 8;
-	default: return 0;
-	}
-}
-
 const char *dtype_name(enum hvd_dtype t)
 {
 	switch (t) {

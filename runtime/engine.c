@@ -178,14 +178,15 @@ static void note_pieces(struct runtime *rt, const struct exec_cmd *cmd, struct e
 		chunk_tune_observe(&rt->tune, cmd->chunk_bytes, bytes, seconds);
 }
 
+/* started: when execute() took the bucket (the deadline counts from it). */
 static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
-		      size_t n, char *err, size_t errlen)
+		      size_t n, double started, char *err, size_t errlen)
 {
 	int rc = cmd->agreed ? 0 : check_signature(rt, cmd, es, n, err, errlen);
 	if (rc)
 		return rc;
 	struct comm_wait w = {
-		.deadline = runtime_now() + rt->set.timeout_s + 2 * rt->set.heartbeat_s,
+		.deadline = started + rt->set.timeout_s + 2 * rt->set.heartbeat_s,
 		.abort = &rt->aborted, .what = es[0]->item.name, .err = err, .errlen = errlen,
 	};
 	const struct comm_ops *ops = rt->comm.ops;
@@ -285,9 +286,9 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
 	err[0] = '\0';
-	double started = tunes(rt, cmd) ? runtime_now() : 0;
+	double started = runtime_now();
 	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
-		 : run_bucket(rt, cmd, es, n, err, errlen);
+		 : run_bucket(rt, cmd, es, n, started, err, errlen);
 	if (!cmd->count)
 		snprintf(err, errlen, "hvd: engine: 'position %llu': empty bucket",
 			 (unsigned long long)cmd->first);
@@ -300,7 +301,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
 	pthread_mutex_lock(&rt->lock);
 	if (!rc)
-		note_pieces(rt, cmd, es, n, started > 0 ? runtime_now() - started : 0);
+		note_pieces(rt, cmd, es, n, tunes(rt, cmd) ? runtime_now() - started : 0);
 	complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
 		rt->fast = 1;

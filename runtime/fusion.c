@@ -60,13 +60,6 @@ uint64_t fusion_signature(const struct fusion_item *items, size_t n)
 	return h;
 }
 
-int fusion_item_matches(const struct fusion_item *a, const struct fusion_item *b)
-{
-	return !strcmp(a->name, b->name) && a->dtype == b->dtype && a->op == b->op &&
-	       a->kind == b->kind && a->root == b->root &&
-	       (a->kind == FUSION_ALLGATHER || a->count == b->count);
-}
-
 const char *fusion_kind_name(enum fusion_kind k)
 {
 	switch (k) {

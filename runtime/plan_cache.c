@@ -115,28 +115,6 @@ int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items,
 	return pc->nentries - 1;
 }
 
-const struct fusion_item *plan_cache_item(const struct plan_cache *pc, int64_t id, uint32_t off)
-{
-	if (id < 0 || id >= pc->nentries || off >= pc->entries[id].count)
-		return NULL;
-	return &pc->items[pc->entries[id].first_item + off];
-}
-
-uint32_t plan_cache_count(const struct plan_cache *pc, int64_t id)
-{
-	return id >= 0 && id < pc->nentries ? pc->entries[id].count : 0;
-}
-
-uint64_t plan_cache_signature(const struct plan_cache *pc, int64_t id)
-{
-	return id >= 0 && id < pc->nentries ? pc->entries[id].signature : 0;
-}
-
-uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id)
-{
-	return id >= 0 && id < pc->nentries ? pc->entries[id].bytes : 0;
-}
-
 static struct plan_tag follow(struct plan_cursor *cur, int64_t id, uint32_t off, uint32_t count)
 {
 	struct plan_tag t = { (int32_t)id, off };

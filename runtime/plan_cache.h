@@ -58,11 +58,31 @@ void plan_cache_free(struct plan_cache *pc);
 int plan_cache_can_learn(const struct plan_cache *pc, const struct fusion_item *items, size_t n);
 /* Appends a bucket. Returns its id, or -1 (memory; the caller fails). */
 int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items, uint32_t n);
-/* The item `off` of bucket `id`, NULL when out of range. */
-const struct fusion_item *plan_cache_item(const struct plan_cache *pc, int64_t id, uint32_t off);
-uint32_t plan_cache_count(const struct plan_cache *pc, int64_t id);
-uint64_t plan_cache_signature(const struct plan_cache *pc, int64_t id);
-uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id);
+/* The item `off` of bucket `id`, NULL when out of range. Inline: the
+ * submission and the vote look these up once per tensor per step. */
+static inline const struct fusion_item *plan_cache_item(const struct plan_cache *pc, int64_t id,
+							 uint32_t off)
+{
+	if (id < 0 || id >= pc->nentries || off >= pc->entries[id].count)
+		return NULL;
+	return &pc->items[pc->entries[id].first_item + off];
+}
+
+static inline uint32_t plan_cache_count(const struct plan_cache *pc, int64_t id)
+{
+	return id >= 0 && id < pc->nentries ? pc->entries[id].count : 0;
+}
+
+static inline uint64_t plan_cache_signature(const struct plan_cache *pc, int64_t id)
+{
+	return id >= 0 && id < pc->nentries ? pc->entries[id].signature : 0;
+}
+
+static inline uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id)
+{
+	return id >= 0 && id < pc->nentries ? pc->entries[id].bytes : 0;
+}
+
 /* Tags a rank's next submission and moves its cursor: continues the
  * followed bucket when `it` is its next item, else starts the latest
  * bucket whose first item is `it`, else a miss. */

@@ -182,7 +182,8 @@ int control_connect(struct runtime *rt, char *err, size_t errlen);
 void control_wake(struct runtime *rt);
 /* 1 when b's data starts where a's ends (slices of one buffer). */
 int entry_follows(const struct entry *a, const struct entry *b);
-/* entry_cache.c: a zeroed entry (NULL: out of memory), and its return
+/* entry_cache.c: an entry zeroed but for item.name, which the caller
+ * fills (NULL: out of memory), and its return
  * once the caller has waited for it (any thread; cached per thread). */
 struct entry *entry_alloc(void);
 void entry_free(struct entry *e);

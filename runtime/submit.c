@@ -17,14 +17,15 @@
 #include "wire.h"
 #include "runtime.h"
 
-static int usage(const char *fmt, const char *value, const char *reason)
+/* Errors are out of line: the submission is a hot path. */
+__attribute__((cold, noinline)) static int usage(const char *fmt, const char *value, const char *reason)
 {
 	char text[600];
 	snprintf(text, sizeof(text), fmt, value, reason);
 	return runtime_set_error(HVD_ERR_USAGE, text);
 }
 
-static int refuse(const char *call, const char *value, const char *reason)
+__attribute__((cold, noinline)) static int refuse(const char *call, const char *value, const char *reason)
 {
 	char what[160];
 	snprintf(what, sizeof(what), "hvd: %s: '%%s': %%s", call);

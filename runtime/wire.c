@@ -4,14 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-size_t wire_name_span(const char *s, size_t max)
-{
-	size_t n = 0;
-	while (n < max && (unsigned char)s[n] >= 0x20 && (unsigned char)s[n] <= 0x7e)
-		n++;
-	return n;
-}
-
 int wire_name_ok(const char *s, size_t max)
 {
 	size_t n = wire_name_span(s, max);

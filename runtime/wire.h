@@ -83,8 +83,15 @@ int wire_check_exec(const struct wire_exec *x, uint64_t next_exec, uint64_t subm
  * as \xNN, truncated with "..." when out is too small. */
 void wire_sanitize(const char *in, size_t len, char *out, size_t outlen);
 /* How many of s's first bytes (at most max) are printable ASCII
- * (0x20-0x7e): the name's length when s[that] is its NUL. */
-size_t wire_name_span(const char *s, size_t max);
+ * (0x20-0x7e): the name's length when s[that] is its NUL. Inline: every
+ * submission checks its name. */
+static inline size_t wire_name_span(const char *s, size_t max)
+{
+	size_t n = 0;
+	while (n < max && (unsigned char)s[n] >= 0x20 && (unsigned char)s[n] <= 0x7e)
+		n++;
+	return n;
+}
 /* 1 when s is non-empty, printable ASCII all the way to a NUL within max
  * bytes. */
 int wire_name_ok(const char *s, size_t max);

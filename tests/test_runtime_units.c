@@ -241,6 +241,39 @@ static void test_fusion_plan_splits_on_dtype_op_and_kind(void)
 	CHECK_INT(b[4].count, 1);
 }
 
+/* Names compared eight bytes at a time (fusion_name_equal): equal names
+ * whatever follows their NUL, every length and every differing byte. */
+static void test_names_compare_whatever_follows_their_end(void)
+{
+	char a[HVD_NAME_MAX], b[HVD_NAME_MAX];
+	for (size_t len = 0; len < HVD_NAME_MAX; len++) {
+		memset(a, 'x', sizeof(a));
+		memset(b, 0x7f, sizeof(b)); /* different garbage after the NUL */
+		for (size_t i = 0; i < len; i++)
+			a[i] = b[i] = (char)('!' + (i * 7) % 90);
+		a[len] = b[len] = '\0';
+		CHECK(fusion_name_equal(a, b));
+		for (size_t i = 0; i < len; i++) { /* one byte differs */
+			char keep = b[i];
+			b[i] = (char)(keep == 'A' ? 'B' : 'A');
+			CHECK(!fusion_name_equal(a, b));
+			b[i] = keep;
+		}
+		if (len + 1 < HVD_NAME_MAX) { /* b one byte longer, a prefix of it */
+			b[len] = 'q';
+			b[len + 1] = '\0';
+			CHECK(!fusion_name_equal(a, b));
+			CHECK(!fusion_name_equal(b, a));
+		}
+	}
+	/* a zero byte's look-alike (0x80 with a borrow) is no end */
+	memset(a, 0, sizeof(a));
+	memset(b, 0, sizeof(b));
+	memcpy(a, "\x01\x80yz", 4);
+	memcpy(b, "\x01\x80yw", 4);
+	CHECK(!fusion_name_equal(a, b));
+}
+
 static void test_signature_sees_names_counts_dtypes(void)
 {
 	struct fusion_item a[2] = { item("x", 10, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
@@ -713,7 +746,7 @@ static void *entry_cache_thread(void *arg)
 	return NULL;
 }
 
-static void test_entry_cache_recycles_zeroed(void)
+static void test_entry_cache_recycles_zeroed_but_the_name(void)
 {
 	struct entry *a = entry_alloc(), *b = entry_alloc();
 	CHECK(a && b && a != b);
@@ -721,10 +754,12 @@ static void test_entry_cache_recycles_zeroed(void)
 	entry_free(a);
 	struct entry *c = entry_alloc();
 	CHECK(c == a);
+	/* every byte but the name's, which new_entry copies */
+	size_t name_at = offsetof(struct entry, item.name), name_end = name_at + HVD_NAME_MAX;
 	int zero = 1;
 	for (size_t i = 0; i < sizeof(*c); i++)
-		zero &= ((unsigned char *)c)[i] == 0;
-	CHECK_MSG(zero, "a recycled entry is zeroed");
+		zero &= (i >= name_at && i < name_end) || ((unsigned char *)c)[i] == 0;
+	CHECK_MSG(zero, "a recycled entry is zeroed but for its name");
 	entry_free(b);
 	entry_free(c);
 	entry_free(NULL);
@@ -891,6 +926,7 @@ const struct test_case runtime_unit_tests[] = {
 	{ "launch_decision_from_environment", test_launch_decision_from_environment },
 	{ "fusion_plan_respects_threshold", test_fusion_plan_respects_threshold },
 	{ "fusion_plan_splits_on_dtype_op_and_kind", test_fusion_plan_splits_on_dtype_op_and_kind },
+	{ "names_compare_whatever_follows_their_end", test_names_compare_whatever_follows_their_end },
 	{ "signature_sees_names_counts_dtypes", test_signature_sees_names_counts_dtypes },
 	{ "coord_plans_only_what_every_rank_submitted", test_coord_plans_only_what_every_rank_submitted },
 	{ "coord_mismatch_names_tensors_and_ranks", test_coord_mismatch_names_tensors_and_ranks },
@@ -905,7 +941,7 @@ const struct test_case runtime_unit_tests[] = {
 	  test_agreement_leaves_a_completed_run_to_a_prompt_waiter },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
 	{ "scale_is_the_plain_multiply_everywhere", test_scale_is_the_plain_multiply_everywhere },
-	{ "entry_cache_recycles_zeroed", test_entry_cache_recycles_zeroed },
+	{ "entry_cache_recycles_zeroed_but_the_name", test_entry_cache_recycles_zeroed_but_the_name },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
 	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },
 	{ "report_warns_when_rules_break", test_report_warns_when_rules_break },
