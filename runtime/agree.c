@@ -255,10 +255,11 @@ static void name_position(char *what, uint64_t pos)
 	what[9 + n] = '\0';
 }
 
-/* Unlocked. MIN over the ranks of the vote v, in place; now: when the
- * vote was taken (one clock read serves the vote and both deadlines). */
-static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, double now, char *err,
-			 size_t errlen)
+/* Unlocked. MIN over the ranks of the vote v, in place, with the bucket
+ * d beside it (NULL: none); now: when the vote was taken (one clock read
+ * serves the vote and both deadlines). */
+static int run_agreement(struct runtime *rt, int64_t *v, struct agree_data *d, uint64_t pos,
+			 double now, char *err, size_t errlen)
 {
 	char what[32];
 	name_position(what, pos);
@@ -267,7 +268,7 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, double no
 			    agree_escalate_s(&rt->set),
 		.abort = &rt->aborted, .what = what, .err = err, .errlen = errlen,
 	};
-	int rc = rt->comm.ops->agree_start(rt->comm.ctx, v, AGREE_VALUES, &w);
+	int rc = rt->comm.ops->agree_start(rt->comm.ctx, v, AGREE_VALUES, d, &w);
 	rc = rc ? rc : wait_agreement(rt, pos, now + agree_escalate_s(&rt->set), &w);
 	if (!rc && v[VOTE_POS] != -v[VOTE_POS + 1]) {
 		snprintf(err, errlen, "hvd: plan agreement: '%s': the engines are at positions "
@@ -316,6 +317,67 @@ static int agreed_prefix(const int64_t *v)
 	return j;
 }
 
+/* Lock held: the tensors of every bucket this rank voted for (v before
+ * the agreement), the first pending ones, into rt->spec_es; how many (0:
+ * none, or no memory, and the vote goes alone). */
+static size_t voted_entries(struct runtime *rt, const int64_t *v)
+{
+	size_t n = 0;
+	for (int j = 0; j < AGREE_MERGE_MAX && v[2 * j] >= 0; j++)
+		n += plan_cache_count(&rt->cache, v[2 * j]);
+	if (n > rt->spec_cap) {
+		struct entry **es = realloc(rt->spec_es, n * sizeof(*es));
+		if (!es)
+			return 0;
+		rt->spec_es = es;
+		rt->spec_cap = n;
+	}
+	struct entry *e = rt->pending;
+	for (size_t i = 0; i < n; i++, e = e->next)
+		rt->spec_es[i] = e; /* complete_run() saw them all, in order */
+	return n;
+}
+
+/* Unlocked: the bucket this rank voted for, ready to travel with the
+ * vote (engine_speculate), or NULL. */
+static struct agree_data *speculate(struct runtime *rt, const int64_t *v, size_t n,
+				    struct agree_data *d)
+{
+	int voted = 0;
+	while (voted < AGREE_MERGE_MAX && v[2 * voted] >= 0)
+		voted++;
+	if (!n || !engine_speculate(rt, rt->spec_es, n, v[VOTE_LAYOUT + voted - 1] == 1, d))
+		return NULL;
+	d->nsame = VOTE_CHUNK; /* rank 0's piece size is not a vote */
+	return d;
+}
+
+/* Lock held: the agreed bucket; presummed when it travelled with the
+ * vote (n tensors, every rank's alike). */
+static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int64_t *v, int agreed,
+				    const struct agree_data *d, size_t n)
+{
+	struct exec_cmd *cmd = agreed_bucket(rt, pos, v, agreed);
+	const char *why = "hvd: engine: 'bucket': out of memory";
+	int code = HVD_ERR_NOMEM;
+	if (cmd && d && d->summed && cmd->count != n) { /* alike votes are alike buckets */
+		free(cmd);
+		cmd = NULL;
+		why = "hvd: plan agreement: 'bucket': the votes agreed on other tensors than "
+		      "were sent with them (internal error)";
+		code = HVD_ERR_COMM;
+	}
+	if (cmd) {
+		cmd->presummed = d && d->summed;
+		rt->buckets_with_vote += (uint64_t)cmd->presummed;
+		return cmd;
+	}
+	pthread_mutex_unlock(&rt->lock);
+	runtime_fail(rt, code, "%s", why);
+	pthread_mutex_lock(&rt->lock);
+	return NULL;
+}
+
 struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 {
 	int64_t v[AGREE_VALUES];
@@ -324,9 +386,11 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 	if (!local_vote(rt, now, by_waiter, v, wake_at))
 		return NULL;
 	uint64_t pos = rt->fast_pos;
+	size_t n = v[0] >= 0 ? voted_entries(rt, v) : 0;
 	pthread_mutex_unlock(&rt->lock);
+	struct agree_data data, *d = speculate(rt, v, n, &data);
 	char err[1024] = "";
-	int rc = run_agreement(rt, v, pos, now, err, sizeof(err));
+	int rc = run_agreement(rt, v, d, pos, now, err, sizeof(err));
 	if (rc == HVD_ERR_COMM) /* a closed ring link: the echo of another rank's failure? */
 		engine_await_cause(rt);
 	if (rc && !rt->aborted)
@@ -335,15 +399,8 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 	if (rc)
 		return NULL;
 	int agreed = agreed_prefix(v);
-	if (agreed) {
-		struct exec_cmd *cmd = agreed_bucket(rt, pos, v, agreed);
-		if (cmd)
-			return cmd;
-		pthread_mutex_unlock(&rt->lock);
-		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: engine: 'bucket': out of memory");
-		pthread_mutex_lock(&rt->lock);
-		return NULL;
-	}
+	if (agreed)
+		return take_agreed(rt, pos, v, agreed, d, n);
 	rt->fast = 0; /* some rank said no: rank 0 negotiates from pos on */
 	rt->slow_pending = 1;
 	rt->slow_from = pos;

@@ -29,6 +29,18 @@ struct comm_wait {
 /* A chunked bucket's steps, for backends that copy beside the reductions. */
 enum comm_stage { COMM_STAGE_BEGIN, COMM_STAGE_IN_DONE, COMM_STAGE_OUT, COMM_STAGE_END };
 
+/* A bucket that travels with the plan cache's vote (agree_start): a
+ * vector of count elements of t, a dtype the backend reduces, laid out
+ * as the bucket is (the tensors themselves, or the fusion buffer). When
+ * the ranks disagree buf is left as it was. */
+struct agree_data {
+	void *buf;
+	size_t count;
+	enum hvd_dtype t;
+	int nsame;   /* the vote's values that must be alike on every rank */
+	int summed;  /* set by the backend when the agreement is done */
+};
+
 struct comm_ops {
 	const char *name;            /* "mpi", "nccl", "self" */
 	const char *allreduce_phase; /* timeline: MPI_ALLREDUCE, NCCL_ALLREDUCE */
@@ -66,9 +78,18 @@ struct comm_ops {
 	/* The plan cache's agreement (runtime/agree.c; optional, NULL = every
 	 * bucket is planned through rank 0): start an elementwise MIN over
 	 * the ranks of n int64 values in place (at most one in flight, never
-	 * beside a reduction), then poll it (*done = 1 when vals hold it). */
-	int (*agree_start)(void *ctx, int64_t *vals, int n, const struct comm_wait *w);
+	 * beside a reduction), then poll it (*done = 1 when vals hold it).
+	 * With d (NULL: none; only where agree_data_max allows its bytes),
+	 * the bucket the vote is about travels with it: at done, d->summed
+	 * says whether every rank voted alike in vals[0, d->nsame) and sent
+	 * as long a vector, and so d->buf holds the sum (struct agree_data
+	 * says what it holds otherwise). */
+	int (*agree_start)(void *ctx, int64_t *vals, int n, struct agree_data *d,
+			   const struct comm_wait *w);
 	int (*agree_test)(void *ctx, int *done, const struct comm_wait *w);
+	/* The longest vector (bytes) a vote may carry; NULL = none. The same
+	 * on every rank. */
+	size_t (*agree_data_max)(void *ctx);
 	/* GPU ordering: record readiness on the caller's stream at submit
 	 * time, make the backend's stream wait for it before the bucket. */
 	int (*record_ready)(void *ctx, void *stream, void **mark, char *err, size_t errlen);

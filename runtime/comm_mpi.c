@@ -15,6 +15,7 @@
 
 #include "comm.h"
 #include "comm_mpi_rd.h"
+#include "comm_mpi_vote.h"
 
 struct mpi_ctx {
 	MPI_Comm comm;
@@ -23,7 +24,8 @@ struct mpi_ctx {
 	unsigned chunk_polls;
 	MPI_Request agree;      /* the plan cache's agreement in flight */
 	struct rd_op chunk_rd;  /* small ones on point-to-point (comm_mpi_rd.c) */
-	struct rd_op agree_rd;
+	struct vote_op vote;    /* the agreement on point-to-point (comm_mpi_vote.c) */
+	struct agree_data *vote_data;
 	int chunk_by_rd, agree_by_rd;
 };
 
@@ -188,12 +190,30 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 	return st;
 }
 
-static int mpi_agree_start(void *vctx, int64_t *vals, int n, const struct comm_wait *w)
+/* A power-of-two rank count votes on point-to-point, where a small
+ * bucket may travel with the vote; any other on libnbc, vote alone. */
+static size_t mpi_agree_data_max(void *vctx)
 {
 	struct mpi_ctx *ctx = vctx;
-	ctx->agree_by_rd = rd_usable(ctx->size, (size_t)n * 8);
-	int rc = ctx->agree_by_rd ? rd_start(&ctx->agree_rd, vals, n, RD_MIN_I64)
-		 : MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm, &ctx->agree);
+	return ctx->size & (ctx->size - 1) ? 0 : VOTE_DATA_MAX;
+}
+
+static int mpi_agree_start(void *vctx, int64_t *vals, int n, struct agree_data *d,
+			   const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	ctx->agree_by_rd = mpi_agree_data_max(ctx) > 0;
+	ctx->vote_data = ctx->agree_by_rd ? d : NULL;
+	if (d)
+		d->summed = 0;
+	int rc;
+	if (ctx->agree_by_rd)
+		rc = d ? vote_start(&ctx->vote, vals, n, d->nsame, d->buf, d->count * mpi_esize(d->t),
+				    rd_sum(d->t))
+		       : vote_start(&ctx->vote, vals, n, n, NULL, 0, RD_SUM_F32);
+	else
+		rc = MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm,
+				    &ctx->agree);
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
@@ -202,9 +222,13 @@ static int mpi_agree_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	*done = 0;
-	int rc = ctx->agree_by_rd ? rd_test(&ctx->agree_rd, done)
+	int rc = ctx->agree_by_rd ? vote_test(&ctx->vote, done)
 		 : MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(w, ctx->agree_by_rd ? "MPI_Isend/MPI_Irecv" : "MPI_Iallreduce", rc);
+	if (*done && ctx->vote_data)
+		ctx->vote_data->summed = ctx->vote.uniform;
+	return 0;
 }
 
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -302,7 +326,7 @@ static void mpi_finalize(void *vctx, int clean)
 		MPI_Finalize();
 	}
 	rd_free(&ctx->chunk_rd);
-	rd_free(&ctx->agree_rd);
+	vote_free(&ctx->vote);
 	free(ctx);
 }
 
@@ -323,6 +347,7 @@ static const struct comm_ops mpi_ops = {
 	.barrier = mpi_barrier,
 	.agree_start = mpi_agree_start,
 	.agree_test = mpi_agree_test,
+	.agree_data_max = mpi_agree_data_max,
 	.finalize = mpi_finalize,
 };
 
@@ -374,9 +399,9 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	 * by the agreement and the buckets (never both in flight) */
 	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->chunk_rd.comm);
 	MPI_Comm_set_errhandler(ctx->chunk_rd.comm, MPI_ERRORS_RETURN);
-	ctx->chunk_rd.rank = ctx->agree_rd.rank = rank;
-	ctx->chunk_rd.size = ctx->agree_rd.size = size;
-	ctx->agree_rd.comm = ctx->chunk_rd.comm;
+	ctx->chunk_rd.rank = ctx->vote.rank = rank;
+	ctx->chunk_rd.size = ctx->vote.size = size;
+	ctx->vote.comm = ctx->chunk_rd.comm;
 	ctx->size = size;
 	ctx->chunk = MPI_REQUEST_NULL;
 	ctx->agree = MPI_REQUEST_NULL;

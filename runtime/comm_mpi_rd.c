@@ -10,13 +10,6 @@
  * fast either way, 1 MiB is not). */
 #define RD_MAX_BYTES ((size_t)64 * 1024)
 #define RD_TAG 0x4856
-/* Pieces (comm_mpi_rd.h): under vader's 4096-byte eager limit with the
- * match header, and only for vectors up to RD_PIECED_MAX bytes; 64 KiB
- * is as fast whole (measured on 2 ranks: 4 KiB 3.7 us whole, 1.1-1.6 in
- * pieces; 8 KiB 4.7 vs 2.2-3.1; 16 KiB 6.4 vs 4.8-5.7; 64 KiB 17.5 vs
- * 17.9-18.6). The same tag on one communicator keeps them in order. */
-#define RD_PIECE_BYTES ((size_t)4000)
-#define RD_PIECED_MAX ((size_t)16 * 1024)
 _Static_assert(RD_PIECED_MAX <= RD_PIECES_MAX * RD_PIECE_BYTES, "pieces fit req[]");
 
 int rd_usable(int size, size_t bytes)
@@ -40,26 +33,25 @@ static void sum_f32(float *a, const float *b, int n)
 		a[i] += b[i];
 }
 
-static void combine(struct rd_op *op)
+void rd_combine(enum rd_kind kind, void *acc, const void *in, int n)
 {
-	int n = op->count;
-	switch (op->kind) {
+	switch (kind) {
 	case RD_SUM_F32:
-		sum_f32((float *)op->buf, (const float *)op->tmp, n);
+		sum_f32((float *)acc, (const float *)in, n);
 		break;
 	case RD_SUM_I32:
 		for (int i = 0; i < n; i++)
-			((int32_t *)op->buf)[i] += ((const int32_t *)op->tmp)[i];
+			((int32_t *)acc)[i] += ((const int32_t *)in)[i];
 		break;
 	case RD_SUM_I64:
 		for (int i = 0; i < n; i++)
-			((int64_t *)op->buf)[i] += ((const int64_t *)op->tmp)[i];
+			((int64_t *)acc)[i] += ((const int64_t *)in)[i];
 		break;
 	case RD_MIN_I64:
 		for (int i = 0; i < n; i++) {
-			int64_t x = ((const int64_t *)op->tmp)[i];
-			if (x < ((int64_t *)op->buf)[i])
-				((int64_t *)op->buf)[i] = x;
+			int64_t x = ((const int64_t *)in)[i];
+			if (x < ((int64_t *)acc)[i])
+				((int64_t *)acc)[i] = x;
 		}
 		break;
 	}
@@ -140,7 +132,7 @@ int rd_test(struct rd_op *op, int *done)
 	int rc = MPI_Testall(2 * op->pieces, op->req, &flag, MPI_STATUSES_IGNORE);
 	if (rc != MPI_SUCCESS || !flag)
 		return rc;
-	combine(op);
+	rd_combine(op->kind, op->buf, op->tmp, op->count);
 	op->dist <<= 1;
 	if (op->dist >= op->size) {
 		op->dist = 0;

@@ -73,11 +73,16 @@ static int self_allgatherv(void *ctx, const void *send, size_t send_bytes, void 
 
 static int self_barrier(void *ctx, const struct comm_wait *w) { return 0; }
 
-/* The minimum over one rank is its own values. */
-static int self_agree_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
+/* The minimum over one rank is its own values, the sum its own vector. */
+static int self_agree_start(void *ctx, int64_t *vals, int n, struct agree_data *d,
+			    const struct comm_wait *w)
 {
+	if (d)
+		d->summed = 1;
 	return 0;
 }
+
+static size_t self_agree_data_max(void *ctx) { return SIZE_MAX; }
 
 static int self_agree_test(void *ctx, int *done, const struct comm_wait *w)
 {
@@ -103,6 +108,7 @@ static const struct comm_ops self_ops = {
 	.barrier = self_barrier,
 	.agree_start = self_agree_start,
 	.agree_test = self_agree_test,
+	.agree_data_max = self_agree_data_max,
 	.finalize = self_finalize,
 };
 

@@ -322,7 +322,8 @@ static void tcp_finalize(void *ctx, int clean)
 	free(x);
 }
 
-static int tcp_agree_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
+static int tcp_agree_start(void *ctx, int64_t *vals, int n, struct agree_data *d,
+			   const struct comm_wait *w)
 {
 	struct tcp_ctx *x = ctx;
 	if (n < 1 || n > TCP_VOTE_MAX) {

@@ -68,15 +68,17 @@ static int adjacent(struct entry **es, size_t n)
 	return 1;
 }
 
-/* A bucket that needs no conversion and whose tensors are adjacent (one
+/* The bucket b of es (n tensors, submitted in order; reversed: they lie
+ * last first, and es is turned to that order): where it is reduced. A
+ * bucket that needs no conversion and whose tensors are adjacent (one
  * tensor, or slices of one buffer) is reduced in place, copying nothing:
- * the span has the fusion buffer's layout, and a bucket of several tensors
- * goes in the same chunks as on a rank that copies (pipeline.c; each
- * chunk averaged while the next is reduced), so every rank makes the same
- * calls on the same elements. Anything else goes through the fusion
- * buffer. One tensor is one call on every rank. */
-static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int reversed,
-			 uint64_t chunk_bytes, const struct comm_wait *w)
+ * the span has the fusion buffer's layout, and a bucket of several
+ * tensors goes in the same chunks as on a rank that copies (pipeline.c;
+ * each chunk averaged while the next is reduced), so every rank makes the
+ * same calls on the same elements. Anything else goes through the fusion
+ * buffer (ensured here). */
+static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int reversed,
+			  struct pipeline_bucket *b, const struct comm_wait *w)
 {
 	if (reversed) /* the buffer's layout: last tensor first */
 		for (size_t i = 0; i < n / 2; i++) {
@@ -85,33 +87,68 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int re
 			es[n - 1 - i] = t;
 		}
 	const struct comm_ops *ops = rt->comm.ops;
-	struct pipeline_bucket b = { .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
+	*b = (struct pipeline_bucket){ .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
 	enum hvd_op op = (enum hvd_op)es[0]->item.op;
-	b.squeeze = compress_type(rt, b.t);
-	b.wire = (!ops->device_memory && !ops->reduces(b.t)) ? HVD_F32 : b.t;
-	b.op = ops->native_average ? op : HVD_SUM;
-	b.scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
+	b->squeeze = compress_type(rt, b->t);
+	b->wire = (!ops->device_memory && !ops->reduces(b->t)) ? HVD_F32 : b->t;
+	b->op = ops->native_average ? op : HVD_SUM;
+	b->scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
 	for (size_t i = 0; i < n; i++)
-		b.total += es[i]->item.count;
-	int in_place = b.wire == b.t && b.squeeze == b.t && adjacent(es, n);
-	if (in_place && n > 1) { /* the same chunks as a rank that copies */
-		b.buf = es[0]->data;
-		b.in_place = 1;
-		return pipeline_allreduce(rt, &b, chunk_bytes, w);
+		b->total += es[i]->item.count;
+	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
+	if (b->in_place) {
+		b->buf = es[0]->data;
+		return 0;
 	}
-	if (in_place) {
-		phase_all(rt, es, n, ops->allreduce_phase, 1);
-		int rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
-		phase_all(rt, es, n, NULL, 0);
-		if (!rc && b.scale != 0)
-			dtype_scale_f32(es[0]->data, b.total, b.scale);
-		return rc;
-	}
-	int rc = ensure_fusion_buffer(rt, b.total * dtype_size(b.wire), w);
+	int rc = ensure_fusion_buffer(rt, b->total * dtype_size(b->wire), w);
+	b->buf = rt->fusion_buf;
+	return rc;
+}
+
+/* presummed: the bucket travelled with the vote (engine_speculate), and
+ * the fusion buffer or the tensors in place hold its sum. One tensor in
+ * place is one call on every rank. */
+static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int reversed,
+			 uint64_t chunk_bytes, int presummed, const struct comm_wait *w)
+{
+	const struct comm_ops *ops = rt->comm.ops;
+	struct pipeline_bucket b;
+	int rc = lay_out_bucket(rt, es, n, reversed, &b, w);
 	if (rc)
 		return rc;
-	b.buf = rt->fusion_buf;
-	return pipeline_allreduce(rt, &b, chunk_bytes, w);
+	b.presummed = presummed;
+	if (!b.in_place || n > 1 || presummed)
+		return pipeline_allreduce(rt, &b, chunk_bytes, w);
+	phase_all(rt, es, n, ops->allreduce_phase, 1);
+	rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
+	phase_all(rt, es, n, NULL, 0);
+	if (!rc && b.scale != 0)
+		dtype_scale_f32(es[0]->data, b.total, b.scale);
+	return rc;
+}
+
+int engine_speculate(struct runtime *rt, struct entry **es, size_t n, int reversed,
+		     struct agree_data *d)
+{
+	const struct comm_ops *ops = rt->comm.ops;
+	if (!n || !ops->agree_data_max || rt->set.timeline_path[0] || ops->device_memory ||
+	    es[0]->item.kind != FUSION_ALLREDUCE)
+		return 0;
+	enum hvd_dtype t = (enum hvd_dtype)es[0]->item.dtype;
+	size_t total = 0;
+	for (size_t i = 0; i < n; i++)
+		total += es[i]->item.count;
+	if (!ops->reduces(t) || compress_type(rt, t) != t ||
+	    total * dtype_size(t) > ops->agree_data_max(rt->comm.ctx))
+		return 0;
+	char err[256]; /* a failure here is the ordinary path's to report */
+	struct comm_wait w = { .deadline = runtime_now() + rt->set.timeout_s, .abort = &rt->aborted,
+			       .what = es[0]->item.name, .err = err, .errlen = sizeof(err) };
+	struct pipeline_bucket b;
+	if (lay_out_bucket(rt, es, n, reversed, &b, &w) || (!b.in_place && pipeline_copy_in(rt, &b, &w)))
+		return 0;
+	*d = (struct agree_data){ .buf = b.buf, .count = b.total, .t = b.wire };
+	return 1;
 }
 
 static int run_allgather(struct runtime *rt, struct entry *e, const struct comm_wait *w)
@@ -201,7 +238,7 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	struct entry *e = es[0];
 	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
 	if (kind == FUSION_ALLREDUCE) {
-		rc = run_allreduce(rt, es, n, cmd->reversed, piece_bytes(rt, cmd), &w);
+		rc = run_allreduce(rt, es, n, cmd->reversed, piece_bytes(rt, cmd), cmd->presummed, &w);
 	} else if (kind == FUSION_BROADCAST) {
 		timeline_begin(rt->tl, e->item.name, ops->broadcast_phase);
 		rc = ops->broadcast(rt->comm.ctx, e->data, e->item.count * esize, e->item.root, &w);
@@ -355,7 +392,7 @@ int engine_lend(struct runtime *rt, double *wake_at)
 		execute(rt, cmd, err, sizeof(err));
 	rt->engine_busy = 0;
 	pthread_cond_broadcast(&rt->cond); /* other waiters may lend now */
-	if (rt->pending || rt->execs) /* what the engine thread may have missed meanwhile */
+	if (rt->pending || rt->execs || rt->aborted) /* what the engine thread may have missed */
 		pthread_cond_signal(&rt->work);
 	return cmd || !rt->fast || rt->aborted;
 }
@@ -366,13 +403,15 @@ static void *engine_main(void *arg)
 	char err[2048];
 	pthread_mutex_lock(&rt->lock);
 	for (;;) {
+		/* a caller of hvd_wait runs a bucket (engine_lend), and may read
+		 * pending tensors unlocked (agree.c): fail them once it is back */
+		if (rt->engine_busy) {
+			pthread_cond_wait(&rt->work, &rt->lock);
+			continue;
+		}
 		if (rt->aborted) {
 			fail_everything(rt);
 			break;
-		}
-		if (rt->engine_busy) { /* a caller of hvd_wait runs a bucket (engine_lend) */
-			pthread_cond_wait(&rt->work, &rt->lock);
-			continue;
 		}
 		if (!rt->execs && !rt->fast && rt->stopping && !rt->pending)
 			break;
@@ -410,6 +449,9 @@ void engine_stop(struct runtime *rt)
 	pthread_mutex_unlock(&rt->lock);
 	pthread_join(rt->engine_thread, NULL);
 	rt->engine_started = 0;
+	free(rt->spec_es);
+	rt->spec_es = NULL;
+	rt->spec_cap = 0;
 	if (rt->fusion_buf)
 		rt->comm.ops->release(rt->comm.ctx, rt->fusion_buf);
 	rt->fusion_buf = NULL;

@@ -194,9 +194,20 @@ static int copy_out(struct pipe *p, size_t k)
 	return rc;
 }
 
+/* A presummed bucket (one piece): the average and the copy out. */
+static int run_presummed(struct pipe *p)
+{
+	int rc = copy_out(p, 0);
+	if (!rc && !p->b->in_place)
+		phases(p, 0, 0, 1, NULL);
+	return rc;
+}
+
 static int run(struct pipe *p)
 {
 	const struct comm_ops *ops = p->rt->comm.ops;
+	if (p->b->presummed)
+		return run_presummed(p);
 	int rc = stage(p, COMM_STAGE_BEGIN, 0);
 	if (!rc)
 		rc = copy_in(p, 0);
@@ -219,21 +230,40 @@ static int run(struct pipe *p)
 	return rc;
 }
 
+/* p's offsets (p->off: b->n + 1 entries, malloc'd); 0 or HVD_ERR_NOMEM. */
+static int lay_out(struct pipe *p)
+{
+	const struct pipeline_bucket *b = p->b;
+	p->off = malloc((b->n + 1) * sizeof(*p->off));
+	if (!p->off)
+		return HVD_ERR_NOMEM;
+	p->off[0] = 0;
+	for (size_t i = 0; i < b->n; i++)
+		p->off[i + 1] = p->off[i] + b->es[i]->item.count;
+	return 0;
+}
+
+int pipeline_copy_in(struct runtime *rt, const struct pipeline_bucket *b, const struct comm_wait *w)
+{
+	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = b->total ? b->total : 1, .chunks = 1 };
+	int rc = lay_out(&p);
+	if (!rc)
+		rc = copy_chunk(&p, 0, 1);
+	free(p.off);
+	return rc;
+}
+
 int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size_t chunk_bytes,
 		       const struct comm_wait *w)
 {
 	const struct comm_ops *ops = rt->comm.ops;
 	size_t chunk = chunk_bytes / dtype_size(b->wire);
-	if (!chunk || !ops->allreduce_start || chunk >= b->total)
+	if (!chunk || !ops->allreduce_start || chunk >= b->total || b->presummed)
 		chunk = b->total ? b->total : 1;
 	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk };
 	p.chunks = b->total ? (b->total + chunk - 1) / chunk : 1;
-	p.off = malloc((b->n + 1) * sizeof(*p.off));
-	if (!p.off)
+	if (lay_out(&p))
 		return HVD_ERR_NOMEM;
-	p.off[0] = 0;
-	for (size_t i = 0; i < b->n; i++)
-		p.off[i + 1] = p.off[i] + b->es[i]->item.count;
 	int rc = run(&p);
 	int end = stage(&p, COMM_STAGE_END, 0);
 	rc = rc ? rc : end;

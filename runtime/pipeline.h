@@ -30,11 +30,17 @@ struct pipeline_bucket {
 	char *buf;               /* the fusion buffer: total elements of wire */
 	size_t total;
 	int in_place;            /* buf is the tensors' own span: nothing to copy */
+	int presummed;           /* buf already holds the sum (the bucket travelled
+				  * with the plan cache's vote, agree.c): only the
+				  * average and the copy out are left */
 };
 
 /* chunk_bytes 0 (or a backend without allreduce_start, or a bucket that
  * fits one chunk): one piece. Returns 0 or an hvd_status with w->err. */
 int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size_t chunk_bytes,
 		       const struct comm_wait *w);
+/* The copy in alone, in one piece (a bucket about to travel with the
+ * vote; no HVD_COMPRESSION, no timeline): as pipeline_allreduce copies. */
+int pipeline_copy_in(struct runtime *rt, const struct pipeline_bucket *b, const struct comm_wait *w);
 
 #endif

@@ -70,6 +70,8 @@ struct exec_cmd {
 	int fast_after;          /* rank 0 said: the engines agree from first + count on */
 	int agreed;              /* agreed by the engines: every tensor matched its cached
 				  * item at submission, so the signature holds already */
+	int presummed;           /* agreed, and reduced with the vote: the fusion buffer
+				  * or the tensors hold the sum (engine_speculate) */
 	uint64_t chunk_bytes;    /* agreed: rank 0's piece size (the vote), else the setting */
 	struct exec_cmd *next;
 };
@@ -114,6 +116,9 @@ struct runtime {
 	int nudged;                 /* control -> engine: vote at nudge_pos now */
 	uint64_t nudge_pos;
 	uint64_t fast_buckets;      /* buckets agreed by the engines (agree.c) */
+	uint64_t buckets_with_vote; /* of those, reduced with their vote */
+	struct entry **spec_es;     /* agree.c: the tensors a vote is about (engine's) */
+	size_t spec_cap;
 	struct chunk_tune tune;     /* rank 0: the piece size of agreed buckets (chunk_tune.h) */
 	uint32_t chunks_used;       /* bit k: an agreed bucket ran in pieces of 1 MiB x 4^k
 				     * (bit 31: another size; for tests) */
@@ -150,6 +155,15 @@ int engine_start(struct runtime *rt, char *err, size_t errlen);
  * submission) or the ranks disagreed (rt->fast is then 0: rank 0
  * negotiates from there on). */
 struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at);
+/* engine.c, unlocked, for agree.c while the engine is its caller's: 1
+ * when the bucket of es (n tensors in submission order; reversed: they
+ * lie last first) may travel with the vote, and d describes it (its
+ * tensors in place, or copied into the fusion buffer), as the bucket
+ * will be run when every rank voted alike (cmd->presummed). 0: it goes
+ * the ordinary way after the vote (a timeline, a conversion, a device
+ * backend, or more bytes than the backend's vote carries). */
+int engine_speculate(struct runtime *rt, struct entry **es, size_t n, int reversed,
+		     struct agree_data *d);
 /* How long an engine waits in an agreement before rank 0 hears of it. */
 double agree_escalate_s(const struct hvd_settings *s);
 /* submit.c, lock held: 1 when the new entry e may let the engine vote

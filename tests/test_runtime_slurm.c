@@ -704,6 +704,87 @@ static void test_four_ranks_small_and_large_reductions_agree(void)
 	CHECK_STR(chunked, one);
 }
 
+/* hvd-rt-test small: rank 0's checksum into sum, and the fewest buckets
+ * any rank says went with the vote (*agreed: that rank's agreed ones). */
+static void small_run(const char *env, int n, const char *args, char *sum, size_t len,
+		      unsigned long *with_vote, unsigned long *agreed)
+{
+	struct test_proc p;
+	char full[128];
+	snprintf(full, sizeof(full), "small %s", args);
+	*with_vote = ~0ul;
+	*agreed = 0;
+	CHECK(run_ranks(env, n, full, 120, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "%s %s: exit %d: %.600s", env, args, p.exit_code, p.err);
+	const char *c = strstr(p.out, "checksum ");
+	snprintf(sum, len, "%.25s", c ? c : "(none)");
+	for (int r = 0; r < n; r++) {
+		char want[32];
+		unsigned long a = 0, v = 0;
+		snprintf(want, sizeof(want), "rank %d: ", r);
+		const char *at = strstr(p.out, want);
+		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed, %lu with", &a, &v) == 2,
+			  "%s: rank %d said nothing: %.300s", args, r, p.out);
+		if (v < *with_vote) {
+			*with_vote = v;
+			*agreed = a;
+		}
+	}
+	test_proc_free(&p);
+}
+
+/* A repeated small bucket (64 tensors, up to 64 KiB) travels with the
+ * plan cache's vote (runtime/comm_mpi_vote.c): one exchange per step, no
+ * reduction after it. The sums equal, bit for bit, those of the vote and
+ * then the reduction (a timeline turns the first off), for one message,
+ * several pieces and a vector too long for pieces, in place forward or
+ * last first, through the fusion buffer, and averaged. */
+static void test_small_buckets_travel_with_the_vote(void)
+{
+	static const char *const cases[] = {
+		"12 1024 forward sum", "12 1024 reversed sum", "12 1024 scattered sum",
+		"12 64 forward average", "12 3072 reversed average", "12 16384 scattered average",
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char with[32], alone[32];
+		unsigned long v, a, v0, a0;
+		small_run("HVD_CYCLE_TIME_MS=1000", 2, cases[k], with, sizeof(with), &v, &a);
+		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", 2, cases[k], alone,
+			  sizeof(alone), &v0, &a0);
+		CHECK(strstr(with, "checksum ") == with);
+		CHECK_MSG(!strcmp(with, alone), "%s: %s with the vote, %s after it", cases[k], with, alone);
+		/* 11 repeated steps, each one bucket unless a loaded machine split it */
+		CHECK_MSG(a >= 11 && v >= 8 && v <= a, "%s: %lu of %lu agreed buckets went with the "
+			  "vote (want 8 or more)", cases[k], v, a);
+		CHECK_MSG(v0 == 0, "%s: %lu went with the vote under a timeline", cases[k], v0);
+	}
+}
+
+/* When the votes differ (rank 0's tensors lie last first, the others' do
+ * not), the vectors that went with them are not summed: every rank runs
+ * the bucket after the vote, on tensors as they were. On 4 ranks, 2 and 3
+ * agree in the first round and not in the second: their tensors, in
+ * place, must not keep that round's sum. A bucket just over 64 KiB never
+ * goes with the vote. */
+static void test_votes_that_differ_leave_the_tensors_alone(void)
+{
+	static const struct { int n; const char *args; } cases[] = {
+		{ 2, "12 3072 mixed average" }, { 4, "8 1024 mixed sum" }, { 2, "8 16400 forward sum" },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char with[32], alone[32];
+		unsigned long v, a, v0, a0;
+		small_run("HVD_CYCLE_TIME_MS=1000", cases[k].n, cases[k].args, with, sizeof(with), &v, &a);
+		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", cases[k].n, cases[k].args, alone,
+			  sizeof(alone), &v0, &a0);
+		CHECK(strstr(with, "checksum ") == with);
+		CHECK_MSG(!strcmp(with, alone), "%d ranks %s: %s, %s without the vote's data", cases[k].n,
+			  cases[k].args, with, alone);
+		CHECK_MSG(a >= 5 && v == 0, "%d ranks %s: %lu of %lu agreed buckets went with the vote "
+			  "(want 0)", cases[k].n, cases[k].args, v, a);
+	}
+}
+
 /* The rest of rank r's "rank R: pieces ..." line (hvd-rt-test tune). */
 static void pieces_of(const char *out, int r, char *line, size_t len)
 {
@@ -780,5 +861,7 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "tuned_piece_size_is_agreed_by_every_rank", test_tuned_piece_size_is_agreed_by_every_rank },
 	{ "four_ranks_small_and_large_reductions_agree",
 	  test_four_ranks_small_and_large_reductions_agree },
+	{ "small_buckets_travel_with_the_vote", test_small_buckets_travel_with_the_vote },
+	{ "votes_that_differ_leave_the_tensors_alone", test_votes_that_differ_leave_the_tensors_alone },
 	{ 0 }
 };

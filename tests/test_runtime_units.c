@@ -488,6 +488,9 @@ static struct entry *agree_entry(struct runtime *rt, const char *name, size_t co
 	struct entry *e = calloc(1, sizeof(*e));
 	snprintf(e->item.name, sizeof(e->item.name), "%s", name);
 	e->item.count = count;
+	e->data = calloc(count, sizeof(float)); /* f32: what it held, i + name[0] */
+	for (size_t i = 0; i < count; i++)
+		((float *)e->data)[i] = (float)(i + (size_t)name[0]);
 	runtime_queue_entry(rt, e);
 	return e;
 }
@@ -514,6 +517,9 @@ static struct runtime *agree_runtime(void)
 
 static void agree_runtime_free(struct runtime *rt)
 {
+	if (rt->fusion_buf)
+		rt->comm.ops->release(rt->comm.ctx, rt->fusion_buf);
+	free(rt->spec_es);
 	plan_cache_free(&rt->cache);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_cond_destroy(&rt->cond);
@@ -526,6 +532,7 @@ static void agree_drop(struct runtime *rt, size_t n)
 	for (size_t i = 0; i < n && rt->pending; i++) {
 		struct entry *e = rt->pending;
 		rt->pending = e->next;
+		free(e->data);
 		free(e);
 	}
 	if (!rt->pending)
@@ -555,6 +562,12 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	struct exec_cmd *cmd = agree_next(rt, 0, &wake_at); /* complete: agreed */
 	CHECK(cmd && cmd->first == 0 && cmd->count == 2 && cmd->agreed);
 	CHECK(rt->fast && rt->fast_pos == 2);
+	/* the bucket travelled with the vote (one rank: its sum is itself),
+	 * copied into the fusion buffer as a then b: only the copy out is left */
+	CHECK(cmd && cmd->presummed && rt->buckets_with_vote == 1);
+	const float *fused = rt->fusion_buf;
+	CHECK(fused && fused[0] == 'a' && fused[2] == 'a' + 2 && fused[3] == 'b' &&
+	      fused[7] == 'b' + 4);
 	free(cmd);
 	agree_drop(rt, 2);
 	agree_entry(rt, "a", 3);

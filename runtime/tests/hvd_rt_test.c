@@ -29,6 +29,16 @@
  *   checksum   three fused buckets of non-integer values (f32 sum, f32
  *              average, bf16 sum); rank 0 prints a hash of every result
  *              bit (chunked and one-piece runs must print the same)
+ *   small N F L O  N steps of the same 64 f32 tensors, F floats in all
+ *              (a small bucket: it travels with the plan cache's vote),
+ *              op O (sum or average), laid out L: forward (slices of one
+ *              buffer), reversed (slices, last tensor first), scattered
+ *              (a buffer each), mixed (rank 0 reversed, rank 1
+ *              scattered, the others forward: rank 0's vote differs in
+ *              layout, so on 4 ranks 2 and 3 agree in the first round and
+ *              not in the second); rank 0 prints a
+ *              hash of every result bit, every rank how many buckets the
+ *              engines agreed on and how many of them went with the vote
  *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
@@ -610,6 +620,74 @@ static int run_checksum(void)
 	return 0;
 }
 
+#define SMALL_TENSORS 64
+
+/* Where tensor k of n (`per` floats each, the last takes the rest) lies. */
+static float *small_place(float *one, float **own, int k, size_t per, size_t floats,
+			  const char *layout)
+{
+	int mixed = !strcmp(layout, "mixed");
+	int reversed = !strcmp(layout, "reversed") || (mixed && hvd_rank() == 0);
+	int scattered = !strcmp(layout, "scattered") || (mixed && hvd_rank() == 1);
+	if (scattered)
+		return own[k];
+	if (!reversed)
+		return one + (size_t)k * per;
+	size_t last = floats - (size_t)(SMALL_TENSORS - 1) * per; /* tensor 63 first */
+	return k == SMALL_TENSORS - 1 ? one : one + last + (size_t)(SMALL_TENSORS - 2 - k) * per;
+}
+
+static int small_step(float *one, float **own, size_t floats, const char *layout,
+		      enum hvd_op op, int step, uint64_t *h)
+{
+	size_t per = floats / SMALL_TENSORS;
+	hvd_handle *hs[SMALL_TENSORS];
+	for (int k = 0; k < SMALL_TENSORS; k++) {
+		size_t n = k == SMALL_TENSORS - 1 ? floats - (SMALL_TENSORS - 1) * per : per;
+		float *t = small_place(one, own, k, per, floats, layout);
+		for (size_t i = 0; i < n; i++)
+			t[i] = noisy(hvd_rank() + 7 * step, (size_t)k * 1000 + i);
+		char name[32];
+		snprintf(name, sizeof(name), "small.%d", k);
+		if (hvd_allreduce_async(name, t, n, HVD_F32, op, &hs[k]))
+			return fail(name);
+	}
+	for (int k = 0; k < SMALL_TENSORS; k++) {
+		size_t n = k == SMALL_TENSORS - 1 ? floats - (SMALL_TENSORS - 1) * per : per;
+		if (hvd_wait(hs[k]))
+			return fail("wait");
+		*h = fnv(*h, small_place(one, own, k, per, floats, layout), n * sizeof(float));
+	}
+	return 0;
+}
+
+static int run_small(int steps, size_t floats, const char *layout, const char *op_name)
+{
+	enum hvd_op op = !strcmp(op_name, "average") ? HVD_AVERAGE : HVD_SUM;
+	if (floats < SMALL_TENSORS)
+		floats = SMALL_TENSORS;
+	float *one = malloc(floats * sizeof(float)), *own[SMALL_TENSORS];
+	for (int k = 0; k < SMALL_TENSORS; k++)
+		own[k] = malloc(floats * sizeof(float)); /* room for the last, longest one */
+	uint64_t h = 0xcbf29ce484222325ull;
+	int bad = 0;
+	for (int step = 0; step < steps && !bad; step++)
+		bad = small_step(one, own, floats, layout, op, step, &h);
+	for (int k = 0; k < SMALL_TENSORS; k++)
+		free(own[k]);
+	free(one);
+	struct runtime *rt = runtime_current();
+	if (bad || !rt)
+		return 1;
+	pthread_mutex_lock(&rt->lock);
+	printf("rank %d: %llu buckets agreed, %llu with the vote\n", hvd_rank(),
+	       (unsigned long long)rt->fast_buckets, (unsigned long long)rt->buckets_with_vote);
+	pthread_mutex_unlock(&rt->lock);
+	if (hvd_rank() == 0)
+		printf("checksum %016llx\n", (unsigned long long)h);
+	return 0;
+}
+
 /* Each refused name prints hvd_error(); a name of 127 printable bytes
  * passes (the longest there is). */
 static int run_names(void)
@@ -753,6 +831,9 @@ int main(int argc, char **argv)
 		bad = run_tune(argc > 2 ? atoi(argv[2]) : 40);
 	else if (!strcmp(mode, "names"))
 		bad = run_names();
+	else if (!strcmp(mode, "small"))
+		bad = run_small(argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? strtoul(argv[3], NULL, 10) : 1024,
+				argc > 4 ? argv[4] : "forward", argc > 5 ? argv[5] : "sum");
 	else if (!strcmp(mode, "steps"))
 		bad = run_steps(argc > 2 ? atol(argv[2]) : 100, argc > 3 ? atoi(argv[3]) : 10);
 	else {
