@@ -57,19 +57,63 @@ double agree_escalate_s(const struct hvd_settings *s)
 	return t;
 }
 
+/* What one pass over the runs a vote covers learns (lock held): the
+ * tensors (their entries, in rt->spec_es, for the bucket that travels
+ * with the vote), their elements, and whether they lie one after another
+ * in memory, in submission order (fwd) or last first (rev). */
+struct scan {
+	size_t n;
+	uint64_t elems;
+	int fwd, rev;
+	int listed;         /* every entry is in rt->spec_es */
+	struct entry *last;
+};
+
+/* Room for n entries in rt->spec_es (0 when there is none: the vote
+ * then goes alone). */
+static int spec_room(struct runtime *rt, size_t n)
+{
+	if (n <= rt->spec_cap)
+		return 1;
+	struct entry **es = realloc(rt->spec_es, n * sizeof(*es));
+	if (!es)
+		return 0;
+	rt->spec_es = es;
+	rt->spec_cap = n;
+	return 1;
+}
+
 /* Lock held. Whether the cached run at e (an entry at its first tensor)
- * is submitted in full: its length, or 0 (partial or broken: *broken). */
-static uint32_t complete_run(const struct runtime *rt, const struct entry *e, int *broken)
+ * is submitted in full: its length, or 0 (partial or broken: *broken).
+ * A complete run extends s (its entries from s->n on in rt->spec_es,
+ * where there is room: else s->n stays the tensors and spec is off). */
+static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s, int *broken)
 {
 	uint32_t n = plan_cache_count(&rt->cache, e->tag.id), k = 0;
-	const struct entry *x = e;
-	for (; x && k < n; x = x->next, k++)
+	int room = spec_room(rt, s->n + n);
+	struct entry *x = e, *prev = s->last;
+	struct scan t = *s;
+	for (; x && k < n; prev = x, x = x->next, k++) {
 		if (x->tag.id != e->tag.id || x->tag.off != k || x->seq != e->seq + k) {
 			*broken = 1; /* a changed, new or missing tensor */
 			return 0;
 		}
+		if (prev) {
+			t.fwd &= entry_follows(prev, x);
+			t.rev &= entry_follows(x, prev);
+		}
+		t.elems += x->item.count;
+		if (room)
+			rt->spec_es[t.n + k] = x;
+	}
 	*broken = 0;
-	return k == n ? n : 0;
+	if (k < n)
+		return 0;
+	t.n += n;
+	t.last = prev;
+	t.listed &= room;
+	*s = t;
+	return n;
 }
 
 /* Whether cached bucket `id` may run fused after `first` (same dtype and
@@ -87,29 +131,23 @@ static int mergeable(const struct runtime *rt, int64_t first, int64_t id, uint64
 	return 1;
 }
 
-static const struct entry *skip(const struct entry *e, uint64_t n)
-{
-	while (e && n--)
-		e = e->next;
-	return e;
-}
-
 /* Lock held: votes for the complete cached runs that follow the first
- * (e, n tensors), for as long as they may run with it. */
-static void vote_following(struct runtime *rt, const struct entry *e, uint32_t n, int64_t *v)
+ * (e, scanned into s), for as long as they may run with it. A layout
+ * says whether the runs so far lie last first in one buffer. */
+static void vote_following(struct runtime *rt, const struct entry *e, struct scan *s, int64_t *v)
 {
-	uint64_t bytes = plan_cache_bytes(&rt->cache, e->tag.id), total = n;
-	const struct entry *x = skip(e, n);
-	for (int j = 1; j < AGREE_MERGE_MAX && x; j++) {
+	uint64_t bytes = plan_cache_bytes(&rt->cache, e->tag.id);
+	for (int j = 1; j < AGREE_MERGE_MAX && s->last->next; j++) {
+		struct entry *x = s->last->next;
+		struct scan t = *s;
 		int broken;
-		uint32_t m = x->tag.id >= 0 && x->tag.off == 0 ? complete_run(rt, x, &broken) : 0;
-		if (!m || !mergeable(rt, e->tag.id, x->tag.id, &bytes))
+		if (x->tag.id < 0 || x->tag.off != 0 || !mergeable(rt, e->tag.id, x->tag.id, &bytes) ||
+		    !complete_run(rt, x, &t, &broken))
 			return;
 		v[2 * j] = x->tag.id;
 		v[2 * j + 1] = -(int64_t)x->tag.id;
-		total += m;
-		v[VOTE_LAYOUT + j] = entries_reversed(rt, e->seq, (uint32_t)total);
-		x = skip(x, m);
+		v[VOTE_LAYOUT + j] = t.rev;
+		*s = t;
 	}
 }
 
@@ -120,11 +158,12 @@ static uint64_t agree_chunk_bytes(const struct runtime *rt)
 }
 
 /* Lock held. 1 when this rank can vote at rt->fast_pos now (v: the vote,
- * VOTE_NO where it has nothing); 0 = not yet, look again at *wake_at (0:
- * at the next submission). The engine thread leaves a run completed a
- * moment ago to a waiter for AGREE_WAITER_PROMPT_S: taking it would hold
- * up the program's thread it shares a core with. */
-static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
+ * VOTE_NO where it has nothing; s: what it voted for); 0 = not yet, look
+ * again at *wake_at (0: at the next submission). The engine thread
+ * leaves a run completed a moment ago to a waiter for
+ * AGREE_WAITER_PROMPT_S: taking it would hold up the program's thread
+ * it shares a core with. */
+static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v, struct scan *s,
 		      double *wake_at)
 {
 	struct entry *e = rt->pending;
@@ -137,12 +176,13 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 	v[VOTE_POS] = (int64_t)rt->fast_pos;
 	v[VOTE_POS + 1] = -(int64_t)rt->fast_pos;
 	v[VOTE_CHUNK] = rt->boot.rank ? INT64_MAX : (int64_t)agree_chunk_bytes(rt);
+	*s = (struct scan){ .fwd = 1, .rev = 1, .listed = 1 };
 	if (!e)
 		return rt->stopping || nudged;
 	if (e->seq != rt->fast_pos || e->tag.id < 0 || e->tag.off != 0)
 		return 1;
 	int broken;
-	uint32_t n = complete_run(rt, e, &broken);
+	uint32_t n = complete_run(rt, e, s, &broken);
 	if (broken)
 		return 1;
 	double left_to_waiter = rt->run_completed_at + AGREE_WAITER_PROMPT_S;
@@ -153,8 +193,8 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 	if (n) {
 		v[0] = e->tag.id;
 		v[1] = -(int64_t)e->tag.id;
-		v[VOTE_LAYOUT] = entries_reversed(rt, e->seq, n);
-		vote_following(rt, e, n, v);
+		v[VOTE_LAYOUT] = n > 1 && s->rev;
+		vote_following(rt, e, s, v);
 		return 1;
 	}
 	if (e->t_submit == 0) /* submitted before it became the head */
@@ -294,15 +334,16 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const in
 	cmd->agreed = 1;
 	cmd->reversed = v[VOTE_LAYOUT + agreed - 1] == 1;
 	cmd->chunk_bytes = (uint64_t)v[VOTE_CHUNK];
-	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
-		if (e->seq >= pos && e->seq < pos + cmd->count) {
-			if (e->nego_open)
-				timeline_end(rt->tl, e->item.name, NULL);
-			timeline_tick(rt->tl, e->item.name, "PLAN_AGREED");
-			timeline_begin(rt->tl, e->item.name, "QUEUE");
-		}
-	for (struct entry *e = rt->pending; e && e->seq < pos + cmd->count; e = e->next)
+	/* nego_open only says whether a worker's NEGOTIATE span is open */
+	for (struct entry *e = rt->pending; rt->tl && e && e->seq < pos + cmd->count; e = e->next) {
+		if (e->seq < pos)
+			continue;
+		if (e->nego_open)
+			timeline_end(rt->tl, e->item.name, NULL);
+		timeline_tick(rt->tl, e->item.name, "PLAN_AGREED");
+		timeline_begin(rt->tl, e->item.name, "QUEUE");
 		e->nego_open = 0;
+	}
 	rt->fast_pos = pos + cmd->count;
 	rt->fast_buckets++;
 	return cmd;
@@ -317,36 +358,17 @@ static int agreed_prefix(const int64_t *v)
 	return j;
 }
 
-/* Lock held: the tensors of every bucket this rank voted for (v before
- * the agreement), the first pending ones, into rt->spec_es; how many (0:
- * none, or no memory, and the vote goes alone). */
-static size_t voted_entries(struct runtime *rt, const int64_t *v)
+/* Unlocked: the bucket this rank voted for (s), ready to travel with
+ * the vote (engine_speculate), or NULL. */
+static struct agree_data *speculate(struct runtime *rt, const struct scan *s,
+				    struct spec_bucket *sb, struct agree_data *d)
 {
-	size_t n = 0;
-	for (int j = 0; j < AGREE_MERGE_MAX && v[2 * j] >= 0; j++)
-		n += plan_cache_count(&rt->cache, v[2 * j]);
-	if (n > rt->spec_cap) {
-		struct entry **es = realloc(rt->spec_es, n * sizeof(*es));
-		if (!es)
-			return 0;
-		rt->spec_es = es;
-		rt->spec_cap = n;
-	}
-	struct entry *e = rt->pending;
-	for (size_t i = 0; i < n; i++, e = e->next)
-		rt->spec_es[i] = e; /* complete_run() saw them all, in order */
-	return n;
-}
-
-/* Unlocked: the bucket this rank voted for, ready to travel with the
- * vote (engine_speculate), or NULL. */
-static struct agree_data *speculate(struct runtime *rt, const int64_t *v, size_t n,
-				    struct agree_data *d)
-{
-	int voted = 0;
-	while (voted < AGREE_MERGE_MAX && v[2 * voted] >= 0)
-		voted++;
-	if (!n || !engine_speculate(rt, rt->spec_es, n, v[VOTE_LAYOUT + voted - 1] == 1, d))
+	if (!s->n || !s->listed)
+		return NULL;
+	int reversed = s->n > 1 && s->rev;
+	*sb = (struct spec_bucket){ .es = rt->spec_es, .n = s->n, .elems = s->elems,
+				    .reversed = reversed, .adjacent = reversed || s->fwd };
+	if (!engine_speculate(rt, sb, d))
 		return NULL;
 	d->nsame = VOTE_CHUNK; /* rank 0's piece size is not a vote */
 	return d;
@@ -355,12 +377,12 @@ static struct agree_data *speculate(struct runtime *rt, const int64_t *v, size_t
 /* Lock held: the agreed bucket; presummed when it travelled with the
  * vote (n tensors, every rank's alike). */
 static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int64_t *v, int agreed,
-				    const struct agree_data *d, size_t n)
+				    const struct agree_data *d, const struct spec_bucket *sb)
 {
 	struct exec_cmd *cmd = agreed_bucket(rt, pos, v, agreed);
 	const char *why = "hvd: engine: 'bucket': out of memory";
 	int code = HVD_ERR_NOMEM;
-	if (cmd && d && d->summed && cmd->count != n) { /* alike votes are alike buckets */
+	if (cmd && d && d->summed && cmd->count != sb->n) { /* alike votes are alike buckets */
 		free(cmd);
 		cmd = NULL;
 		why = "hvd: plan agreement: 'bucket': the votes agreed on other tensors than "
@@ -369,6 +391,8 @@ static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int6
 	}
 	if (cmd) {
 		cmd->presummed = d && d->summed;
+		cmd->elems = cmd->presummed ? sb->elems : 0;
+		cmd->in_place = cmd->presummed && sb->in_place;
 		rt->buckets_with_vote += (uint64_t)cmd->presummed;
 		return cmd;
 	}
@@ -383,12 +407,13 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 	int64_t v[AGREE_VALUES];
 	*wake_at = 0;
 	double now = runtime_now();
-	if (!local_vote(rt, now, by_waiter, v, wake_at))
+	struct scan s;
+	if (!local_vote(rt, now, by_waiter, v, &s, wake_at))
 		return NULL;
 	uint64_t pos = rt->fast_pos;
-	size_t n = v[0] >= 0 ? voted_entries(rt, v) : 0;
 	pthread_mutex_unlock(&rt->lock);
-	struct agree_data data, *d = speculate(rt, v, n, &data);
+	struct spec_bucket sb;
+	struct agree_data data, *d = speculate(rt, &s, &sb, &data);
 	char err[1024] = "";
 	int rc = run_agreement(rt, v, d, pos, now, err, sizeof(err));
 	if (rc == HVD_ERR_COMM) /* a closed ring link: the echo of another rank's failure? */
@@ -400,7 +425,7 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 		return NULL;
 	int agreed = agreed_prefix(v);
 	if (agreed)
-		return take_agreed(rt, pos, v, agreed, d, n);
+		return take_agreed(rt, pos, v, agreed, d, &sb);
 	rt->fast = 0; /* some rank said no: rank 0 negotiates from pos on */
 	rt->slow_pending = 1;
 	rt->slow_from = pos;

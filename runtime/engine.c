@@ -68,34 +68,36 @@ static int adjacent(struct entry **es, size_t n)
 	return 1;
 }
 
-/* The bucket b of es (n tensors, submitted in order; reversed: they lie
- * last first, and es is turned to that order): where it is reduced. A
- * bucket that needs no conversion and whose tensors are adjacent (one
- * tensor, or slices of one buffer) is reduced in place, copying nothing:
- * the span has the fusion buffer's layout, and a bucket of several
- * tensors goes in the same chunks as on a rank that copies (pipeline.c;
- * each chunk averaged while the next is reduced), so every rank makes the
- * same calls on the same elements. Anything else goes through the fusion
- * buffer (ensured here). */
-static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int reversed,
-			  struct pipeline_bucket *b, const struct comm_wait *w)
+static void reverse(struct entry **es, size_t n)
 {
-	if (reversed) /* the buffer's layout: last tensor first */
-		for (size_t i = 0; i < n / 2; i++) {
-			struct entry *t = es[i];
-			es[i] = es[n - 1 - i];
-			es[n - 1 - i] = t;
-		}
+	for (size_t i = 0; i < n / 2; i++) {
+		struct entry *t = es[i];
+		es[i] = es[n - 1 - i];
+		es[n - 1 - i] = t;
+	}
+}
+
+/* The bucket b of es (n tensors of `elems` elements in all, in the
+ * buffer's order; adjacent: one after another there): where it is
+ * reduced. A bucket that needs no conversion and whose tensors are
+ * adjacent (one tensor, or slices of one buffer) is reduced in place,
+ * copying nothing: the span has the fusion buffer's layout, and a bucket
+ * of several tensors goes in the same chunks as on a rank that copies
+ * (pipeline.c; each chunk averaged while the next is reduced), so every
+ * rank makes the same calls on the same elements. Anything else goes
+ * through the fusion buffer (ensured here). */
+static int lay_out(struct runtime *rt, struct entry **es, size_t n, uint64_t elems, int adjacent,
+		   struct pipeline_bucket *b, const struct comm_wait *w)
+{
 	const struct comm_ops *ops = rt->comm.ops;
-	*b = (struct pipeline_bucket){ .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
+	*b = (struct pipeline_bucket){ .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype,
+				       .total = elems };
 	enum hvd_op op = (enum hvd_op)es[0]->item.op;
 	b->squeeze = compress_type(rt, b->t);
 	b->wire = (!ops->device_memory && !ops->reduces(b->t)) ? HVD_F32 : b->t;
 	b->op = ops->native_average ? op : HVD_SUM;
 	b->scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
-	for (size_t i = 0; i < n; i++)
-		b->total += es[i]->item.count;
-	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
+	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent;
 	if (b->in_place) {
 		b->buf = es[0]->data;
 		return 0;
@@ -105,20 +107,58 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	return rc;
 }
 
-/* presummed: the bucket travelled with the vote (engine_speculate), and
- * the fusion buffer or the tensors in place hold its sum. One tensor in
- * place is one call on every rank. */
-static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int reversed,
-			 uint64_t chunk_bytes, int presummed, const struct comm_wait *w)
+/* lay_out for es in submission order (reversed: they lie last first, and
+ * es is turned to that order), finding what it needs on its own. */
+static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int reversed,
+			  struct pipeline_bucket *b, const struct comm_wait *w)
 {
+	if (reversed) /* the buffer's layout: last tensor first */
+		reverse(es, n);
+	uint64_t elems = 0;
+	for (size_t i = 0; i < n; i++)
+		elems += es[i]->item.count;
+	return lay_out(rt, es, n, elems, adjacent(es, n), b, w);
+}
+
+/* The engines agreed on rank 0's piece size (agree.c); a bucket rank 0
+ * planned uses the setting. */
+static uint64_t piece_bytes(const struct runtime *rt, const struct exec_cmd *cmd)
+{
+	return cmd->agreed ? cmd->chunk_bytes : rt->set.fusion_chunk_bytes;
+}
+
+/* A bucket that travelled with the vote (engine_speculate): in place its
+ * tensors hold the sum, and an average is one multiply over their span;
+ * else the fusion buffer holds it, and the copy out is left. */
+static int finish_presummed(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
+			    size_t n, const struct comm_wait *w)
+{
+	if (cmd->reversed)
+		reverse(es, n);
+	struct pipeline_bucket b;
+	int rc = lay_out(rt, es, n, cmd->elems, cmd->in_place, &b, w);
+	b.presummed = 1;
+	if (rc || !b.in_place)
+		return rc ? rc : pipeline_allreduce(rt, &b, 0, w);
+	if (b.scale != 0)
+		dtype_scale_f32((float *)b.buf, b.total, b.scale);
+	return 0;
+}
+
+/* presummed: see finish_presummed. One tensor in place is one call on
+ * every rank. */
+static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
+			 size_t n, const struct comm_wait *w)
+{
+	if (cmd->presummed)
+		return finish_presummed(rt, cmd, es, n, w);
 	const struct comm_ops *ops = rt->comm.ops;
 	struct pipeline_bucket b;
-	int rc = lay_out_bucket(rt, es, n, reversed, &b, w);
+	int rc = lay_out_bucket(rt, es, n, cmd->reversed, &b, w);
 	if (rc)
 		return rc;
-	b.presummed = presummed;
-	if (!b.in_place || n > 1 || presummed)
-		return pipeline_allreduce(rt, &b, chunk_bytes, w);
+	if (!b.in_place || n > 1)
+		return pipeline_allreduce(rt, &b, piece_bytes(rt, cmd), w);
 	phase_all(rt, es, n, ops->allreduce_phase, 1);
 	rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
 	phase_all(rt, es, n, NULL, 0);
@@ -127,27 +167,30 @@ static int run_allreduce(struct runtime *rt, struct entry **es, size_t n, int re
 	return rc;
 }
 
-int engine_speculate(struct runtime *rt, struct entry **es, size_t n, int reversed,
-		     struct agree_data *d)
+int engine_speculate(struct runtime *rt, struct spec_bucket *sb, struct agree_data *d)
 {
 	const struct comm_ops *ops = rt->comm.ops;
-	if (!n || !ops->agree_data_max || rt->set.timeline_path[0] || ops->device_memory ||
+	struct entry **es = sb->es;
+	if (!sb->n || !ops->agree_data_max || rt->set.timeline_path[0] || ops->device_memory ||
 	    es[0]->item.kind != FUSION_ALLREDUCE)
 		return 0;
 	enum hvd_dtype t = (enum hvd_dtype)es[0]->item.dtype;
-	size_t total = 0;
-	for (size_t i = 0; i < n; i++)
-		total += es[i]->item.count;
 	if (!ops->reduces(t) || compress_type(rt, t) != t ||
-	    total * dtype_size(t) > ops->agree_data_max(rt->comm.ctx))
+	    sb->elems * dtype_size(t) > ops->agree_data_max(rt->comm.ctx))
 		return 0;
 	char err[256]; /* a failure here is the ordinary path's to report */
 	struct comm_wait w = { .deadline = runtime_now() + rt->set.timeout_s, .abort = &rt->aborted,
 			       .what = es[0]->item.name, .err = err, .errlen = sizeof(err) };
+	/* reversed implies adjacent (agree.c), so a bucket that lies last
+	 * first goes in place: es stays in submission order, and the span
+	 * starts at the last tensor */
 	struct pipeline_bucket b;
-	if (lay_out_bucket(rt, es, n, reversed, &b, &w) || (!b.in_place && pipeline_copy_in(rt, &b, &w)))
+	if (lay_out(rt, es, sb->n, sb->elems, sb->adjacent, &b, &w) ||
+	    (!b.in_place && pipeline_copy_in(rt, &b, &w)))
 		return 0;
-	*d = (struct agree_data){ .buf = b.buf, .count = b.total, .t = b.wire };
+	sb->in_place = b.in_place;
+	void *start = b.in_place && sb->reversed ? es[sb->n - 1]->data : b.buf;
+	*d = (struct agree_data){ .buf = start, .count = b.total, .t = b.wire };
 	return 1;
 }
 
@@ -184,13 +227,6 @@ static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struc
 	snprintf(err, errlen, "hvd: bucket signature: '%s' and %zu more: differs from rank 0's "
 		 "plan (tensors submitted in a different order?)", es[0]->item.name, n - 1);
 	return HVD_ERR_ABORTED;
-}
-
-/* The engines agreed on rank 0's piece size (agree.c); a bucket rank 0
- * planned uses the setting. */
-static uint64_t piece_bytes(const struct runtime *rt, const struct exec_cmd *cmd)
-{
-	return cmd->agreed ? cmd->chunk_bytes : rt->set.fusion_chunk_bytes;
 }
 
 /* Whether this bucket's time goes to rank 0's tuner (only then is it timed). */
@@ -238,7 +274,7 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	struct entry *e = es[0];
 	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
 	if (kind == FUSION_ALLREDUCE) {
-		rc = run_allreduce(rt, es, n, cmd->reversed, piece_bytes(rt, cmd), cmd->presummed, &w);
+		rc = run_allreduce(rt, cmd, es, n, &w);
 	} else if (kind == FUSION_BROADCAST) {
 		timeline_begin(rt->tl, e->item.name, ops->broadcast_phase);
 		rc = ops->broadcast(rt->comm.ctx, e->data, e->item.count * esize, e->item.root, &w);

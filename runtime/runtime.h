@@ -12,6 +12,7 @@
 #include "bootstrap.h"
 #include "chunk_tune.h"
 #include "comm.h"
+#include "dtype.h"
 #include "fusion.h"
 #include "hvd.h"
 #include "plan_cache.h"
@@ -72,6 +73,8 @@ struct exec_cmd {
 				  * item at submission, so the signature holds already */
 	int presummed;           /* agreed, and reduced with the vote: the fusion buffer
 				  * or the tensors hold the sum (engine_speculate) */
+	uint64_t elems;          /* presummed: the bucket's elements */
+	int in_place;            /* presummed: the tensors themselves hold it */
 	uint64_t chunk_bytes;    /* agreed: rank 0's piece size (the vote), else the setting */
 	struct exec_cmd *next;
 };
@@ -155,15 +158,22 @@ int engine_start(struct runtime *rt, char *err, size_t errlen);
  * submission) or the ranks disagreed (rt->fast is then 0: rank 0
  * negotiates from there on). */
 struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at);
+/* A bucket a vote is about, as agree.c found it (one pass, lock held). */
+struct spec_bucket {
+	struct entry **es;       /* its tensors in submission order (agree.c's scratch) */
+	size_t n;
+	uint64_t elems;
+	int reversed;            /* this rank's layout vote: last first in one buffer */
+	int adjacent;            /* one after another in that order */
+	int in_place;            /* engine_speculate: the tensors themselves travel */
+};
 /* engine.c, unlocked, for agree.c while the engine is its caller's: 1
- * when the bucket of es (n tensors in submission order; reversed: they
- * lie last first) may travel with the vote, and d describes it (its
+ * when the bucket sb may travel with the vote, and d describes it (its
  * tensors in place, or copied into the fusion buffer), as the bucket
  * will be run when every rank voted alike (cmd->presummed). 0: it goes
  * the ordinary way after the vote (a timeline, a conversion, a device
  * backend, or more bytes than the backend's vote carries). */
-int engine_speculate(struct runtime *rt, struct entry **es, size_t n, int reversed,
-		     struct agree_data *d);
+int engine_speculate(struct runtime *rt, struct spec_bucket *sb, struct agree_data *d);
 /* How long an engine waits in an agreement before rank 0 hears of it. */
 double agree_escalate_s(const struct hvd_settings *s);
 /* submit.c, lock held: 1 when the new entry e may let the engine vote
@@ -194,8 +204,13 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 /* Connect everyone (after the exchange), start the control thread. */
 int control_connect(struct runtime *rt, char *err, size_t errlen);
 void control_wake(struct runtime *rt);
-/* 1 when b's data starts where a's ends (slices of one buffer). */
-int entry_follows(const struct entry *a, const struct entry *b);
+/* 1 when b's data starts where a's ends (slices of one buffer). Inline:
+ * the vote asks it once per tensor per step. */
+static inline int entry_follows(const struct entry *a, const struct entry *b)
+{
+	size_t bytes = a->item.count * dtype_size((enum hvd_dtype)a->item.dtype);
+	return (const char *)a->data + bytes == (const char *)b->data;
+}
 /* entry_cache.c: an entry zeroed but for item.name, which the caller
  * fills (NULL: out of memory), and its return
  * once the caller has waited for it (any thread; cached per thread). */

@@ -85,12 +85,6 @@ double runtime_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-int entry_follows(const struct entry *a, const struct entry *b)
-{
-	size_t bytes = a->item.count * dtype_size((enum hvd_dtype)a->item.dtype);
-	return (const char *)a->data + bytes == (const char *)b->data;
-}
-
 void runtime_queue_entry(struct runtime *rt, struct entry *e)
 {
 	e->seq = rt->next_seq++;
