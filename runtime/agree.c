@@ -93,15 +93,20 @@ static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s
 	int room = spec_room(rt, s->n + n);
 	struct entry *x = e, *prev = s->last;
 	struct scan t = *s;
+	/* one dtype in a cached run: a tensor's end is data + count * esize */
+	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
+	const char *prev_end = prev ? (const char *)prev->data + prev->item.count * esize : NULL;
 	for (; x && k < n; prev = x, x = x->next, k++) {
 		if (x->tag.id != e->tag.id || x->tag.off != k || x->seq != e->seq + k) {
 			*broken = 1; /* a changed, new or missing tensor */
 			return 0;
 		}
+		const char *end = (const char *)x->data + x->item.count * esize;
 		if (prev) {
-			t.fwd &= entry_follows(prev, x);
-			t.rev &= entry_follows(x, prev);
+			t.fwd &= prev_end == (const char *)x->data;
+			t.rev &= end == (const char *)prev->data;
 		}
+		prev_end = end;
 		t.elems += x->item.count;
 		if (room)
 			rt->spec_es[t.n + k] = x;
