@@ -10,7 +10,9 @@
  * nudge). One small non-blocking collective on the backend (MIN of each
  * id and its negation, of the layouts, of the position and its negation,
  * and of rank 0's piece size, chunk_tune.h) says how many of those
- * buckets every rank voted alike: they start at once as one bucket, in
+ * buckets every rank voted alike (a small bucket goes with the vote and
+ * is summed on the way when every vote is alike, engine_speculate and
+ * comm_mpi_vote.c): they start at once as one bucket, in
  * place last first when every rank's tensors lie that way, in rank 0's
  * pieces on every rank (engine.c). Buckets that a first step's timing
  * split (HVD_CYCLE_TIME_MS while the plan was learnt) so run together
