@@ -467,6 +467,42 @@ static void test_worker_submit_before_rank0_falls_back_is_rebased(void)
 	fixture_control_free(c);
 }
 
+/* A worker announces a tensor the plan cache does not know as a SUBMIT
+ * whose name is the tensor's and zeros after it: a recycled entry keeps
+ * its earlier, longer name's bytes past the NUL (entry_alloc leaves the
+ * name alone), and those must not reach rank 0. */
+static void test_submit_frame_carries_nothing_after_the_name(void)
+{
+	struct control *c = fixture_control(1, 2, 1 << 20);
+	int sv[2];
+	CHECK_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	c->peers[0].fd = sv[0];
+	struct entry *e = calloc(1, sizeof(*e));
+	memset(e->item.name, 'X', sizeof(e->item.name)); /* an earlier tensor's name */
+	memcpy(e->item.name, "ab", 3);
+	e->item.count = 4;
+	e->tag.id = -1; /* not cached: a SUBMIT */
+	c->rt->pending = c->rt->pending_tail = e;
+	control_announce(c);
+	struct msg_header h = { 0, 0 };
+	struct fusion_item got;
+	memset(&got, 'Y', sizeof(got));
+	CHECK(read(sv[1], &h, sizeof(h)) == (ssize_t)sizeof(h));
+	CHECK(h.type == MSG_SUBMIT && h.len == sizeof(got));
+	CHECK(read(sv[1], &got, sizeof(got)) == (ssize_t)sizeof(got));
+	CHECK_STR(got.name, "ab");
+	int stale = 0;
+	for (size_t i = 3; i < sizeof(got.name); i++)
+		stale += got.name[i] != 0;
+	CHECK_MSG(stale == 0, "%d bytes after the name's NUL are not zero", stale);
+	CHECK(got.count == 4 && !c->rt->aborted);
+	c->rt->pending = c->rt->pending_tail = NULL;
+	free(e);
+	close(sv[0]);
+	close(sv[1]);
+	fixture_control_free(c);
+}
+
 static void test_peer_error_text_is_escaped_before_anyone_prints_it(void)
 {
 	const char text[] = "\x1b[2Jhvd: fake\nline";
@@ -566,6 +602,8 @@ const struct test_case runtime_control_tests[] = {
 	{ "worker_refuses_bad_exec_frames", test_worker_refuses_bad_exec_frames },
 	{ "rank0_refuses_bad_submit_frames", test_rank0_refuses_bad_submit_frames },
 	{ "plan_cache_frames_are_checked", test_plan_cache_frames_are_checked },
+	{ "submit_frame_carries_nothing_after_the_name",
+	  test_submit_frame_carries_nothing_after_the_name },
 	{ "fast_path_frames_are_checked", test_fast_path_frames_are_checked },
 	{ "worker_submit_before_rank0_falls_back_is_rebased",
 	  test_worker_submit_before_rank0_falls_back_is_rebased },
