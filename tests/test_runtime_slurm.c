@@ -785,6 +785,33 @@ static void test_votes_that_differ_leave_the_tensors_alone(void)
 	}
 }
 
+/* The failures of a repeated step on 2 ranks, where the 55 KiB bucket
+ * travels with the vote (the 3-rank tests above vote alone): rank 1
+ * stops submitting (rank 0 has sent its bucket; rank 1, nudged, votes
+ * "no" with no data, and each receives what the other sent), calls
+ * hvd_shutdown instead, or leaves a tensor out. Rank 0 names rank 1 as
+ * with 3 ranks, well before HVD_TIMEOUT_S ends the job. */
+static void test_failures_while_buckets_travel_with_the_vote(void)
+{
+	static const struct { const char *env, *args, *want; double max_s; } cases[] = {
+		{ "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3", "repeat 4 stop",
+		  "hvd: stalled: 'rank 1: [rep.0, rep.1, rep.2, rep.3, rep.4, rep.5, ...]'", 25 },
+		{ "HVD_TIMEOUT_S=20", "repeat 4 quit", "called hvd_shutdown: 'rank 1: [rep.0, rep.1, rep.2",
+		  15 },
+		{ "HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", "repeat 4 missing",
+		  "hvd: stalled: 'rank 1: [rep.39]'", 25 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct test_proc p;
+		CHECK(run_ranks(cases[k].env, 2, cases[k].args, 60, &p) == 0);
+		CHECK_MSG(p.exit_code != 0, "%s: exit 0", cases[k].args);
+		CHECK_MSG(p.seconds < cases[k].max_s, "%s: took %.1f s", cases[k].args, p.seconds);
+		CHECK_MSG(count_lines_with(p.err, cases[k].want) == 1, "%s: rank 0 says '%s': %.900s",
+			  cases[k].args, cases[k].want, p.err);
+		test_proc_free(&p);
+	}
+}
+
 /* The rest of rank r's "rank R: pieces ..." line (hvd-rt-test tune). */
 static void pieces_of(const char *out, int r, char *line, size_t len)
 {
@@ -863,5 +890,7 @@ const struct test_case runtime_slurm_tests[] = {
 	  test_four_ranks_small_and_large_reductions_agree },
 	{ "small_buckets_travel_with_the_vote", test_small_buckets_travel_with_the_vote },
 	{ "votes_that_differ_leave_the_tensors_alone", test_votes_that_differ_leave_the_tensors_alone },
+	{ "failures_while_buckets_travel_with_the_vote",
+	  test_failures_while_buckets_travel_with_the_vote },
 	{ 0 }
 };
