@@ -57,9 +57,21 @@ void rd_combine(enum rd_kind kind, void *acc, const void *in, int n)
 	}
 }
 
-static size_t esize_of(enum rd_kind kind)
+size_t rd_esize(enum rd_kind kind)
 {
 	return kind == RD_SUM_F32 || kind == RD_SUM_I32 ? 4 : 8;
+}
+
+int rd_grow(char **buf, size_t *cap, size_t bytes)
+{
+	if (bytes <= *cap)
+		return MPI_SUCCESS;
+	char *p = realloc(*buf, bytes);
+	if (!p)
+		return MPI_ERR_NO_MEM;
+	*buf = p;
+	*cap = bytes;
+	return MPI_SUCCESS;
 }
 
 /* The first element of piece p and its length. */
@@ -74,7 +86,7 @@ static int piece_at(const struct rd_op *op, int p, int *len)
 static int post_round(struct rd_op *op)
 {
 	int partner = op->rank ^ op->dist, rc = MPI_SUCCESS, len;
-	size_t esize = esize_of(op->kind);
+	size_t esize = rd_esize(op->kind);
 	for (int r = 0; r < 2 * op->pieces; r++) /* a failed post leaves no stale request */
 		op->req[r] = MPI_REQUEST_NULL;
 	for (int p = 0; rc == MPI_SUCCESS && p < op->pieces; p++) {
@@ -104,14 +116,9 @@ static MPI_Datatype type_of(enum rd_kind kind)
 
 int rd_start(struct rd_op *op, void *buf, int count, enum rd_kind kind)
 {
-	size_t bytes = (size_t)count * esize_of(kind);
-	if (bytes > op->tmp_cap) {
-		char *tmp = realloc(op->tmp, bytes);
-		if (!tmp)
-			return MPI_ERR_NO_MEM;
-		op->tmp = tmp;
-		op->tmp_cap = bytes;
-	}
+	size_t bytes = (size_t)count * rd_esize(kind);
+	if (rd_grow(&op->tmp, &op->tmp_cap, bytes) != MPI_SUCCESS)
+		return MPI_ERR_NO_MEM;
 	op->buf = buf;
 	op->count = count;
 	op->kind = kind;

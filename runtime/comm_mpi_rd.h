@@ -59,5 +59,10 @@ int rd_test(struct rd_op *op, int *done);
 void rd_free(struct rd_op *op);
 /* acc[i] = acc[i] (op) in[i] for n elements of the kind: a round's combine. */
 void rd_combine(enum rd_kind kind, void *acc, const void *in, int n);
+/* Bytes of one element of the kind. */
+size_t rd_esize(enum rd_kind kind);
+/* Grows scratch *buf (*cap bytes) to hold `bytes`, keeping its contents:
+ * MPI_SUCCESS or MPI_ERR_NO_MEM (the old buffer stays). */
+int rd_grow(char **buf, size_t *cap, size_t bytes);
 
 #endif

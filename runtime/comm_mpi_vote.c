@@ -38,7 +38,9 @@ static int pieces_of(size_t header, size_t bytes, size_t *per)
 	return pieces;
 }
 
-int vote_pieces(size_t header, size_t bytes, size_t *first_bytes)
+/* The pieces of a message of `bytes` after the header, and the first
+ * piece's vector bytes. */
+static int vote_pieces(size_t header, size_t bytes, size_t *first_bytes)
 {
 	size_t per;
 	int pieces = pieces_of(header, bytes, &per);
@@ -100,13 +102,8 @@ static int take_head(struct vote_op *op, const MPI_Status *st)
 	int pieces = vote_pieces(h, op->peer_bytes, &first);
 	if ((size_t)got != h + first)
 		return MPI_ERR_TRUNCATE;
-	if (h + op->peer_bytes > op->rx_cap) {
-		char *rx = realloc(op->rx, h + op->peer_bytes);
-		if (!rx)
-			return MPI_ERR_NO_MEM;
-		op->rx = rx;
-		op->rx_cap = h + op->peer_bytes;
-	}
+	if (rd_grow(&op->rx, &op->rx_cap, h + op->peer_bytes) != MPI_SUCCESS)
+		return MPI_ERR_NO_MEM;
 	int rc = MPI_SUCCESS;
 	for (int p = 1; rc == MPI_SUCCESS && p < pieces; p++) {
 		size_t at = rest_piece(h, op->peer_bytes, p, &len);
@@ -115,11 +112,6 @@ static int take_head(struct vote_op *op, const MPI_Status *st)
 	}
 	op->head_in = 1;
 	return rc;
-}
-
-static size_t esize_of(enum rd_kind kind)
-{
-	return kind == RD_SUM_F32 || kind == RD_SUM_I32 ? 4 : 8;
 }
 
 /* The round's result: the MIN of the votes; the sum of the vectors while
@@ -131,7 +123,7 @@ static void combine(struct vote_op *op)
 	int uniform = op->uniform && peer[op->n] == 1 && alike && op->bytes == op->peer_bytes;
 	if (uniform && op->bytes)
 		rd_combine(op->kind, op->data, op->rx + header_bytes(op),
-			   (int)(op->bytes / esize_of(op->kind)));
+			   (int)(op->bytes / rd_esize(op->kind)));
 	rd_combine(RD_MIN_I64, op->vals, peer, op->n);
 	op->uniform = uniform;
 	if (!uniform)
@@ -142,17 +134,12 @@ int vote_start(struct vote_op *op, int64_t *vals, int n, int nsame, void *data, 
 	       enum rd_kind kind)
 {
 	if (n < 1 || n > VOTE_VALUES_MAX || nsame < 0 || nsame > n || bytes > VOTE_DATA_MAX ||
-	    (bytes && !data) || bytes % esize_of(kind))
+	    (bytes && !data) || bytes % rd_esize(kind))
 		return MPI_ERR_ARG;
 	if (!op->tx && !(op->tx = malloc(RD_PIECE_BYTES)))
 		return MPI_ERR_NO_MEM;
-	if (op->rx_cap < RD_PIECE_BYTES) {
-		char *rx = realloc(op->rx, RD_PIECE_BYTES);
-		if (!rx)
-			return MPI_ERR_NO_MEM;
-		op->rx = rx;
-		op->rx_cap = RD_PIECE_BYTES;
-	}
+	if (rd_grow(&op->rx, &op->rx_cap, RD_PIECE_BYTES) != MPI_SUCCESS)
+		return MPI_ERR_NO_MEM;
 	op->vals = vals;
 	op->n = n;
 	op->nsame = nsame;
@@ -160,13 +147,8 @@ int vote_start(struct vote_op *op, int64_t *vals, int n, int nsame, void *data, 
 	op->out = NULL;
 	op->bytes = data ? bytes : 0;
 	if (op->bytes && op->size > 2) { /* more than one round: sum a copy */
-		if (op->acc_cap < op->bytes) {
-			char *acc = realloc(op->acc, op->bytes);
-			if (!acc)
-				return MPI_ERR_NO_MEM;
-			op->acc = acc;
-			op->acc_cap = op->bytes;
-		}
+		if (rd_grow(&op->acc, &op->acc_cap, op->bytes) != MPI_SUCCESS)
+			return MPI_ERR_NO_MEM;
 		memcpy(op->acc, data, op->bytes);
 		op->out = data;
 		op->data = op->acc;

@@ -73,8 +73,4 @@ int vote_test(struct vote_op *op, int *done);
 /* Frees the scratch (requests must be complete). */
 void vote_free(struct vote_op *op);
 
-/* Pure, for tests: the pieces a message of `bytes` after the header is
- * sent in, and the first piece's vector bytes. */
-int vote_pieces(size_t header_bytes, size_t bytes, size_t *first_bytes);
-
 #endif
