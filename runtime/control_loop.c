@@ -254,6 +254,12 @@ static void check_liveness(struct control *c, double now)
 		     "HVD_TIMEOUT_S (stopped, hung, or its network is cut)", who, worst);
 }
 
+/* A rank that left is named once what waits for it is this old: the
+ * engines hear of its "no" vote at about the same time, and the others'
+ * announcements (rank 0's own among them) may still be on their way; a
+ * verdict before them would name those ranks as behind too. */
+#define CTL_BYE_GRACE_S 0.5
+
 static void stall_check(struct control *c, double now)
 {
 	struct runtime *rt = c->rt;
@@ -266,6 +272,8 @@ static void stall_check(struct control *c, double now)
 	coord_describe_missing(&c->coord, missing, sizeof(missing), behind);
 	for (int r = 1; r < rt->boot.size; r++)
 		if (behind[r] && (c->peers[r].said_bye || c->peers[r].closed)) {
+			if (waited < CTL_BYE_GRACE_S)
+				return; /* looked at again within 0.1 s (poll_timeout_ms) */
 			runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s) called hvd_shutdown: "
 				     "'%s': other ranks submitted these and wait for it", r,
 				     control_host_of(rt, r), missing);
