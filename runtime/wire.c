@@ -1,8 +1,37 @@
 /* wire.c - see wire.h. */
 #include "wire.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* 1 when none of w's eight bytes is outside 0x20-0x7e (a byte below
+ * 0x20 borrows into its high bit; one above 0x7e carries into it or has
+ * it already: exact for the word as a whole, not for which byte). */
+static int wire_word_printable(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t below = (w - ones * 0x20) & ~w & highs;
+	uint64_t above = ((w + ones * (0x7f - 0x7e)) | w) & highs;
+	return !(below | above);
+}
+
+/* wire_name_span past WIRE_NAME_BYTEWISE printable bytes (out of line: the compiler
+ * need not prove a short constant name never gets here). */
+size_t wire_name_span_rest(const char *s, size_t max)
+{
+	size_t i = WIRE_NAME_BYTEWISE, n = i + strnlen(s + i, max - i);
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		if (!wire_word_printable(w))
+			break;
+	}
+	for (; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return i;
+	return n;
+}
 
 int wire_name_ok(const char *s, size_t max)
 {
