@@ -227,10 +227,11 @@ int hvd_barrier(void)
 {
 	struct runtime *rt = runtime_current();
 	size_t len = 0;
-	int rc = check_common(rt, "hvd_barrier", "barrier", HVD_F32, &len);
+	static const char name[HVD_NAME_MAX] = "barrier"; /* whole: the check may look past "barrier" */
+	int rc = check_common(rt, "hvd_barrier", name, HVD_F32, &len);
 	if (rc)
 		return rc;
-	struct entry *e = new_entry("barrier", len, FUSION_BARRIER, HVD_F32, 0);
+	struct entry *e = new_entry(name, len, FUSION_BARRIER, HVD_F32, 0);
 	if (!e)
 		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	hvd_handle *h = NULL;

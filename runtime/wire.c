@@ -16,21 +16,29 @@ static int wire_word_printable(uint64_t w)
 	return !(below | above);
 }
 
-/* wire_name_span past WIRE_NAME_BYTEWISE printable bytes (out of line: the compiler
- * need not prove a short constant name never gets here). */
-size_t wire_name_span_rest(const char *s, size_t max)
+/* The first byte outside 0x20-0x7e in s[from, to), else to. */
+static size_t first_unprintable(const char *s, size_t from, size_t to)
 {
-	size_t i = WIRE_NAME_BYTEWISE, n = i + strnlen(s + i, max - i);
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		memcpy(&w, s + i, 8);
-		if (!wire_word_printable(w))
-			break;
-	}
-	for (; i < n; i++)
+	for (size_t i = from; i < to; i++)
 		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
 			return i;
-	return n;
+	return to;
+}
+
+/* wire_name_span past 8 printable bytes: eight at a time within
+ * strnlen's length (no load past the name), a word that fails one byte
+ * at a time. */
+size_t wire_name_span_rest(const char *s, size_t max)
+{
+	size_t n = 8 + strnlen(s + 8, max - 8);
+	uint64_t w;
+	for (size_t i = 8; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (!wire_word_printable(w))
+			return first_unprintable(s, i, n);
+	}
+	memcpy(&w, s + n - 8, 8); /* the last bytes, in a word that may overlap the one before */
+	return wire_word_printable(w) ? n : first_unprintable(s, n - 8, n);
 }
 
 int wire_name_ok(const char *s, size_t max)

@@ -83,23 +83,18 @@ int wire_check_exec(const struct wire_exec *x, uint64_t next_exec, uint64_t subm
  * as \xNN, truncated with "..." when out is too small. */
 void wire_sanitize(const char *in, size_t len, char *out, size_t outlen);
 /* How many of s's first bytes (at most max) are printable ASCII
- * (0x20-0x7e): the name's length when s[that] is its NUL. Inline: every
- * submission checks its name. The first 16 bytes one by one (a short
- * name is done), the rest eight at a time within strnlen's length (no
- * load past the name), the bytes of a word that fails and the last few
- * one by one. A byte loop was a third of a submission with a 46-byte
- * name (callgrind). */
-#define WIRE_NAME_BYTEWISE 16
-size_t wire_name_span_rest(const char *s, size_t max); /* wire.c: past those */
+ * (0x20-0x7e): the name's length when s[that] is its NUL. Every
+ * submission checks its name: inline for its first eight bytes (a short
+ * name is done), the rest in wire.c eight at a time. A byte loop was a
+ * third of a submission with a 46-byte name (callgrind). */
+size_t wire_name_span_rest(const char *s, size_t max);
 static inline size_t wire_name_span(const char *s, size_t max)
 {
-	for (size_t i = 0; i < max; i++) {
-		if ((unsigned char)(s[i] - 0x20) > 0x7e - 0x20)
+	size_t i = 0;
+	for (; i < 8 && i < max; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
 			return i;
-		if (i == WIRE_NAME_BYTEWISE - 1)
-			return wire_name_span_rest(s, max);
-	}
-	return max;
+	return i == max || !s[i] ? i : wire_name_span_rest(s, max);
 }
 
 /* 1 when s is non-empty, printable ASCII all the way to a NUL within max
