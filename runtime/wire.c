@@ -20,7 +20,7 @@ static int wire_word_printable(uint64_t w)
 static size_t first_unprintable(const char *s, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+		if (!wire_byte_printable((unsigned char)s[i]))
 			return i;
 	return to;
 }
@@ -86,7 +86,7 @@ void wire_sanitize(const char *in, size_t len, char *out, size_t outlen)
 	size_t o = 0;
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)in[i];
-		size_t need = (c >= 0x20 && c <= 0x7e && c != '\\') ? 1 : 4;
+		size_t need = (wire_byte_printable(c) && c != '\\') ? 1 : 4;
 		if (o + need + 4 > outlen) { /* room for "..." and the NUL */
 			if (o + 4 <= outlen)
 				memcpy(out + o, "...", 3), o += 3;

@@ -82,6 +82,12 @@ int wire_check_exec(const struct wire_exec *x, uint64_t next_exec, uint64_t subm
  * printable ASCII as is, every other byte (NUL, escape, newline, 8-bit)
  * as \xNN, truncated with "..." when out is too small. */
 void wire_sanitize(const char *in, size_t len, char *out, size_t outlen);
+/* 1 for printable ASCII, 0x20-0x7e: the bytes a tensor name may hold. */
+static inline int wire_byte_printable(unsigned char c)
+{
+	return c >= 0x20 && c <= 0x7e;
+}
+
 /* How many of s's first bytes (at most max) are printable ASCII
  * (0x20-0x7e): the name's length when s[that] is its NUL. Every
  * submission checks its name: inline for its first eight bytes (a short
@@ -92,7 +98,7 @@ static inline size_t wire_name_span(const char *s, size_t max)
 {
 	size_t i = 0;
 	for (; i < 8 && i < max; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+		if (!wire_byte_printable((unsigned char)s[i]))
 			return i;
 	return i == max || !s[i] ? i : wire_name_span_rest(s, max);
 }

@@ -233,13 +233,14 @@ static void test_wire_name_span_matches_a_byte_loop(void)
 {
 	/* every length up to past the limit, with one byte at every place
 	 * set to each edge of the printable range (the words' borrows and
-	 * carries), and no NUL within max; the string ends a buffer's last
-	 * byte, so ASan sees any load past it */
+	 * carries), max from just below the length to the NUL; the string
+	 * ends its buffer, so ASan sees any load past it */
 	static const unsigned char edge[] = { 0x00, 0x01, 0x1f, 0x20, 0x21, 0x7e, 0x7f, 0x80, 0x9f,
 					      0xa0, 0xdf, 0xe0, 0xfe, 0xff, 'a', 0x40 };
 	int checked = 0, wrong = 0;
 	for (size_t len = 0; len <= HVD_NAME_MAX + 3; len++) {
 		char *s = malloc(len + 1);
+		CHECK(s != NULL);
 		for (size_t at = 0; at <= len; at++)
 			for (size_t v = 0; v < sizeof(edge); v++) {
 				for (size_t i = 0; i < len; i++)
@@ -248,8 +249,7 @@ static void test_wire_name_span_matches_a_byte_loop(void)
 				if (at < len)
 					s[at] = (char)edge[v];
 				for (size_t max = len > 2 ? len - 2 : 0; max <= len + 1; max++) {
-					size_t cap = max < len + 1 ? max : len + 1; /* the buffer's bytes */
-					wrong += wire_name_span(s, cap) != name_span_bytewise(s, cap);
+					wrong += wire_name_span(s, max) != name_span_bytewise(s, max);
 					checked++;
 				}
 			}
