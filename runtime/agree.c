@@ -241,7 +241,7 @@ void agree_note_waiter(struct runtime *rt)
 
 static void tell_rank0(struct runtime *rt, uint64_t pos)
 {
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	rt->waiting_pending = 1;
 	rt->waiting_pos = pos;
 	pthread_mutex_unlock(&rt->lock);
@@ -405,7 +405,7 @@ static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int6
 	}
 	pthread_mutex_unlock(&rt->lock);
 	runtime_fail(rt, code, "%s", why);
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	return NULL;
 }
 
@@ -427,7 +427,7 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 		engine_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err);
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	if (rc)
 		return NULL;
 	int agreed = agreed_prefix(v);

@@ -242,6 +242,7 @@ int hvd_init(void)
 	pthread_cond_init(&rt->cond, NULL);
 	pthread_cond_init(&rt->work, NULL);
 	chunk_tune_init(&rt->tune);
+	lane_init(&rt->lane);
 	char err[2048] = "";
 	int rc = start(rt, err, sizeof(err));
 	if (rc) {
@@ -295,7 +296,7 @@ int hvd_abort_job(int status)
 				 "with PMIx, or hvd_init was not called");
 	control_before_launcher_abort(rt);
 	char why[sizeof(rt->error)];
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	snprintf(why, sizeof(why), "%s", rt->aborted ? rt->error : "hvd: hvd_abort_job");
 	pthread_mutex_unlock(&rt->lock);
 	return bootstrap_abort(&rt->boot, status, why);

@@ -176,7 +176,7 @@ static void send_failure(struct control *c)
 	struct runtime *rt = c->rt;
 	if (c->failure_sent)
 		return;
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	char text[sizeof(rt->error)];
 	memcpy(text, rt->error, sizeof(text));
 	int local = rt->fail_pending_send;

@@ -77,7 +77,7 @@ static int collect_local(struct control *c, uint64_t from, struct fusion_item *i
 {
 	struct runtime *rt = c->rt;
 	int n = 0;
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	for (struct entry *e = rt->pending; e && n < max; e = e->next)
 		if (e->seq == from + (uint64_t)n) {
 			items[n] = e->item;
@@ -161,7 +161,7 @@ static void push_exec(struct control *c, const struct wire_exec *x, int cached)
 	cmd->signature = x->signature;
 	cmd->reversed = !!(x->flags & WIRE_EXEC_REVERSED);
 	cmd->fast_after = (x->flags & WIRE_EXEC_FAST) != 0;
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= x->first && e->seq < x->first + x->count) {
 			uint8_t *ring = c->nego_open ? &c->nego_open[e->seq % CTL_NEGO_RING] : NULL;
@@ -193,7 +193,7 @@ static int learn_exec(struct control *c, const struct wire_exec *x)
 	uint32_t n = 0;
 	if (!items)
 		return HVD_ERR_NOMEM;
-	pthread_mutex_lock(&rt->lock); /* submitters read the cache */
+	runtime_lock(rt); /* submitters read the cache */
 	for (struct entry *e = rt->pending; e && n < x->count; e = e->next)
 		if (e->seq == x->first + n)
 			items[n++] = e->item;
@@ -256,7 +256,7 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 		return;
 	}
 	memcpy(&x, payload, sizeof(x));
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	uint64_t submitted = rt->next_seq;
 	pthread_mutex_unlock(&rt->lock);
 	if (c->fast) {
@@ -288,7 +288,7 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
 {
 	struct runtime *rt = c->rt;
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	int reversed = entries_reversed(rt, first, count);
 	pthread_mutex_unlock(&rt->lock);
 	return reversed ? WIRE_EXEC_REVERSED : 0;
@@ -323,7 +323,7 @@ void control_plan(struct control *c, double now)
 	int flush = now - since >= rt->set.cycle_time_ms / 1000.0;
 	struct coord_exec *ex = malloc(coord_ready(&c->coord) * sizeof(*ex));
 	char err[2048];
-	pthread_mutex_lock(&rt->lock); /* learning: submitters read the cache */
+	runtime_lock(rt); /* learning: submitters read the cache */
 	int n = ex ? coord_plan_now(&c->coord, &rt->cache, flush, ex, err, sizeof(err)) : -1;
 	pthread_mutex_unlock(&rt->lock);
 	if (n < 0) {
@@ -357,7 +357,7 @@ static void nudge(struct control *c, uint64_t pos)
 	c->nudge_since = runtime_now() - agree_escalate_s(&rt->set);
 	struct wire_pos p = { pos };
 	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	rt->nudged = 1;
 	rt->nudge_pos = pos;
 	pthread_cond_broadcast(&rt->work);
@@ -404,7 +404,7 @@ static void negotiate_from(struct control *c, uint64_t pos)
 void control_take_requests(struct control *c)
 {
 	struct runtime *rt = c->rt;
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	int slow = rt->slow_pending, waiting = rt->waiting_pending;
 	uint64_t from = rt->slow_from, pos = rt->waiting_pos;
 	rt->slow_pending = rt->waiting_pending = 0;
@@ -449,7 +449,7 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 		nudge(c, p.position);
 		return;
 	}
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	rt->nudged = 1;
 	rt->nudge_pos = p.position;
 	pthread_cond_broadcast(&rt->work);

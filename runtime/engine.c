@@ -307,25 +307,12 @@ static size_t take_entries(struct runtime *rt, const struct exec_cmd *cmd, struc
 	return n;
 }
 
-/* Completes entries with status; frees them. Lock held. */
-static void complete(struct runtime *rt, struct entry **es, size_t n, int status)
-{
-	for (size_t i = 0; i < n; i++) {
-		es[i]->h.status = status;
-		/* the last touch: hvd_wait may free the entry with its handle as
-		 * soon as it sees this, without taking the lock */
-		__atomic_store_n(&es[i]->h.done, 1, __ATOMIC_RELEASE);
-	}
-	rt->completed += n;
-	pthread_cond_broadcast(&rt->cond);
-}
-
 static void fail_everything(struct runtime *rt)
 {
 	while (rt->pending) {
 		struct entry *e = rt->pending;
 		rt->pending = e->next;
-		complete(rt, &e, 1, rt->error_code);
+		runtime_complete(rt, &e, 1, rt->error_code);
 	}
 	rt->pending_tail = NULL;
 	while (rt->execs) {
@@ -372,10 +359,10 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		engine_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	if (!rc)
 		note_pieces(rt, cmd, es, n, tunes(rt, cmd) ? runtime_now() - started : 0);
-	complete(rt, es, n, rc ? rt->error_code : 0);
+	runtime_complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
 		rt->fast = 1;
 		rt->fast_pos = cmd->first + cmd->count;
@@ -388,6 +375,7 @@ void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at)
 {
 	if (wake_at <= 0) {
 		pthread_cond_wait(cv, &rt->lock);
+		runtime_drain_lane(rt);
 		return;
 	}
 	double dt = wake_at - runtime_now();
@@ -399,6 +387,7 @@ void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at)
 	ts.tv_sec += (time_t)(ns / 1000000000);
 	ts.tv_nsec = (long)(ns % 1000000000);
 	pthread_cond_timedwait(cv, &rt->lock, &ts);
+	runtime_drain_lane(rt);
 }
 
 /* Lock held: the next bucket, from rank 0's EXECs or agreed by the
@@ -437,12 +426,13 @@ static void *engine_main(void *arg)
 {
 	struct runtime *rt = arg;
 	char err[2048];
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	for (;;) {
 		/* a caller of hvd_wait runs a bucket (engine_lend), and may read
 		 * pending tensors unlocked (agree.c): fail them once it is back */
 		if (rt->engine_busy) {
 			pthread_cond_wait(&rt->work, &rt->lock);
+			runtime_drain_lane(rt);
 			continue;
 		}
 		if (rt->aborted) {
@@ -479,7 +469,7 @@ void engine_stop(struct runtime *rt)
 {
 	if (!rt->engine_started)
 		return;
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	rt->stopping = 1;
 	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);

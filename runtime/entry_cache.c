@@ -56,6 +56,47 @@ struct entry *entry_alloc(void)
 	return e;
 }
 
+/* Every field set one by one: a field added to struct entry must be
+ * added here too (the assertion adds up their sizes; less than 8 bytes
+ * of padding are left). */
+#define ENTRY_FIELD(f) sizeof(((struct entry *)0)->f)
+#define ENTRY_FIELDS_SIZE                                                                          \
+	(ENTRY_FIELD(h) + ENTRY_FIELD(item) + ENTRY_FIELD(seq) + ENTRY_FIELD(data) +               \
+	 ENTRY_FIELD(send) + ENTRY_FIELD(recv) + ENTRY_FIELD(recv_capacity) + ENTRY_FIELD(counts) + \
+	 ENTRY_FIELD(ready_mark) + ENTRY_FIELD(tag) + ENTRY_FIELD(t_submit) +                      \
+	 ENTRY_FIELD(nego_open) + ENTRY_FIELD(next))
+_Static_assert(ENTRY_FIELDS_SIZE <= sizeof(struct entry) &&
+	       sizeof(struct entry) - ENTRY_FIELDS_SIZE < 8,
+	       "entry_alloc_as sets every field of struct entry");
+
+struct entry *entry_alloc_as(const struct fusion_item *it)
+{
+	struct entry *e = cached;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		if (e)
+			e->item = *it;
+		return e;
+	}
+	cached = e->next;
+	ncached--;
+	e->h.done = 0;
+	e->h.status = 0;
+	e->item = *it;
+	e->seq = 0;
+	e->data = NULL;
+	e->send = NULL;
+	e->recv = NULL;
+	e->recv_capacity = 0;
+	e->counts = NULL;
+	e->ready_mark = NULL;
+	e->tag = (struct plan_tag){ 0, 0 };
+	e->t_submit = 0;
+	e->nego_open = 0;
+	e->next = NULL;
+	return e;
+}
+
 void entry_free(struct entry *e)
 {
 	if (!e)

@@ -10,7 +10,7 @@ RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coor
 	runtime/engine.c runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c \
 	runtime/wire.c runtime/plan_cache.c runtime/pipeline.c runtime/agree.c runtime/state.c \
 	runtime/bootstrap_env.c runtime/control_env.c runtime/comm_tcp.c runtime/comm_tcp_link.c \
-	runtime/fdio.c runtime/entry_cache.c runtime/chunk_tune.c
+	runtime/fdio.c runtime/entry_cache.c runtime/chunk_tune.c runtime/lane.c
 RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)

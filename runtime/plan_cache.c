@@ -18,6 +18,8 @@ void plan_cache_init(struct plan_cache *pc)
 void plan_cache_free(struct plan_cache *pc)
 {
 	free(pc->items);
+	for (uint32_t k = 0; k < pc->noutgrown; k++)
+		free(pc->outgrown[k]);
 	free(pc->entries);
 	free(pc->slots);
 	memset(pc, 0, sizeof(*pc));
@@ -69,9 +71,17 @@ static int reserve(struct plan_cache *pc, uint32_t n)
 		uint32_t cap = pc->cap_items ? pc->cap_items : 1024;
 		while (cap < pc->nitems + n)
 			cap *= 2;
-		struct fusion_item *items = realloc(pc->items, cap * sizeof(*items));
-		if (!items)
+		/* a new array, the old one kept (plan_cache.h): at most 32
+		 * doublings from 1024 items reach any uint32_t capacity */
+		struct fusion_item *items = malloc(cap * sizeof(*items));
+		if (!items || (pc->items && pc->noutgrown == 32)) {
+			free(items);
 			return -1;
+		}
+		if (pc->items) {
+			memcpy(items, pc->items, pc->nitems * sizeof(*items));
+			pc->outgrown[pc->noutgrown++] = pc->items;
+		}
 		pc->items = items;
 		pc->cap_items = cap;
 	}

@@ -8,6 +8,8 @@
  * worker's announcement stays valid whatever rank 0 learnt meanwhile.
  * When PLAN_CACHE_MAX_ITEMS tensors are cached nothing more is learnt (new
  * sequences are negotiated tensor by tensor, as without a cache).
+ * A learnt bucket's items never move: growing keeps the old array (and
+ * so a pointer to them stays good) until plan_cache_free.
  * Pure: no sockets, no locks, unit-tested directly.
  * What it does not do: decide buckets (coord.c) or talk to ranks.
  */
@@ -37,6 +39,10 @@ struct plan_cache {
 	uint32_t nentries, cap_entries;
 	uint32_t *slots;                /* hash of the first name -> latest id + 1 */
 	uint32_t nslots;
+	/* items arrays outgrown, kept until plan_cache_free: the submission
+	 * lane (lane.h) reads a bucket's items without the lock */
+	struct fusion_item *outgrown[32];
+	uint32_t noutgrown;
 };
 
 /* Where a rank's submissions stand against the cache. */

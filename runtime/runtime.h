@@ -15,6 +15,7 @@
 #include "dtype.h"
 #include "fusion.h"
 #include "hvd.h"
+#include "lane.h"
 #include "plan_cache.h"
 #include "settings.h"
 #include "timeline.h"
@@ -109,6 +110,8 @@ struct runtime {
 				     * a caller of hvd_wait lent to it (engine_lend) */
 	struct plan_cache cache;    /* every rank: the same buckets, learnt from EXECs in order */
 	struct plan_cursor cursor;  /* submissions against the cache (tags) */
+	struct lane lane;           /* one thread's submissions inside a cached bucket,
+				     * unlocked (lane.h), until runtime_lock drains them */
 	int fast;                   /* engine: positions from fast_pos on are agreed among
 				     * the engines (agree.c), not planned by rank 0 */
 	uint64_t fast_pos;
@@ -134,6 +137,26 @@ struct runtime {
 	void *compute_stream;
 };
 
+/* state.c, lock held: the lane's entries become pending submissions
+ * (runtime_lock does this; so must whoever wakes from a wait on the
+ * lock's condition variables before reading the pending list). */
+void runtime_drain_lane_entries(struct runtime *rt);
+static inline void runtime_drain_lane(struct runtime *rt)
+{
+	if (__atomic_load_n(&rt->lane.pushed, __ATOMIC_ACQUIRE) != rt->lane.drained)
+		runtime_drain_lane_entries(rt);
+}
+/* Takes the runtime lock: what a holder reads of the submissions
+ * includes every one made before, the lane's too. */
+static inline void runtime_lock(struct runtime *rt)
+{
+	pthread_mutex_lock(&rt->lock);
+	runtime_drain_lane(rt);
+}
+/* Lock held: completes n entries with status (their waiters may free
+ * them from then on) and wakes the waiters. */
+void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int status);
+
 /* Records the first failure (later ones are dropped), wakes every waiter.
  * fmt is the message without the [rank R/S host] suffix, which is added. */
 void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
@@ -144,7 +167,10 @@ void runtime_fail_text(struct runtime *rt, int code, const char *text, int remot
 /* The initialised runtime (NULL before hvd_init / after hvd_shutdown);
  * state.c holds it, api.c sets it. */
 extern struct runtime *runtime_rt;
-struct runtime *runtime_current(void);
+static inline struct runtime *runtime_current(void)
+{
+	return runtime_rt;
+}
 /* Sets this thread's hvd_error() text; returns code. */
 int runtime_set_error(int code, const char *text);
 /* " [rank R/S host]" */
@@ -216,6 +242,9 @@ static inline int entry_follows(const struct entry *a, const struct entry *b)
  * once the caller has waited for it (any thread; cached per thread). */
 struct entry *entry_alloc(void);
 void entry_free(struct entry *e);
+/* entry_cache.c: an entry for item it (copied), every other field zero,
+ * without memset calls (the lane's submissions). */
+struct entry *entry_alloc_as(const struct fusion_item *it);
 /* Lock held: e becomes the next submission (its position, its tag
  * against the plan cache), last of the pending ones. */
 void runtime_queue_entry(struct runtime *rt, struct entry *e);

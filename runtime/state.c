@@ -1,8 +1,9 @@
 /* state.c - what every part of the runtime shares: the running runtime
  * (runtime_rt), the first failure (runtime_fail*: recorded once, every
  * waiter woken), this thread's hvd_error() text, the rank suffix of
- * messages, the monotonic clock and the control thread's wake-up pipe
- * (control_wake). Leaf of the runtime: api.c, engine.c and the control
+ * messages, the monotonic clock, the control thread's wake-up pipe
+ * (control_wake), the pending list (a submission queued, the lane's
+ * drained, handles completed). Leaf of the runtime: api.c, engine.c and the control
  * plane call it; it calls none of them.
  * What it does not do: start or stop anything (api.c).
  */
@@ -42,7 +43,7 @@ void runtime_suffix(const struct runtime *rt, char *out, size_t len)
 
 void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote)
 {
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	if (!rt->aborted) {
 		snprintf(rt->error, sizeof(rt->error), "%s", text);
 		rt->error_code = code;
@@ -68,11 +69,6 @@ void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
 	runtime_fail_text(rt, code, text, 0);
 }
 
-struct runtime *runtime_current(void)
-{
-	return runtime_rt;
-}
-
 int runtime_set_error(int code, const char *text)
 {
 	return set_error(code, text);
@@ -85,16 +81,63 @@ double runtime_now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void runtime_queue_entry(struct runtime *rt, struct entry *e)
+static void append_pending(struct runtime *rt, struct entry *e)
 {
-	e->seq = rt->next_seq++;
-	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0; /* agree.c: else later */
-	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
 	if (rt->pending_tail)
 		rt->pending_tail->next = e;
 	else
 		rt->pending = e;
 	rt->pending_tail = e;
+}
+
+void runtime_queue_entry(struct runtime *rt, struct entry *e)
+{
+	e->seq = rt->next_seq++;
+	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0; /* agree.c: else later */
+	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
+	append_pending(rt, e);
+}
+
+/* One entry from the lane: queued as a locked submission would have
+ * been. Its tag holds where the owner's cursor stood; where the shared
+ * cursor stands elsewhere (another thread submitted in between) it is
+ * tagged anew, and may then wake the engine as a submission would. */
+static void take_from_lane(void *arg, struct entry *e)
+{
+	struct runtime *rt = arg;
+	if (rt->aborted) { /* refused as a locked submission would be; nothing runs it now */
+		runtime_complete(rt, &e, 1, rt->error_code);
+		return;
+	}
+	struct plan_tag t = e->tag;
+	if (rt->cursor.id != t.id || rt->cursor.off != t.off) {
+		runtime_queue_entry(rt, e);
+		if (agree_wants_wake(rt, e))
+			pthread_cond_signal(&rt->work);
+		return;
+	}
+	e->seq = rt->next_seq++;
+	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0;
+	plan_cursor_follow(&rt->cursor, t.id, t.off, plan_cache_count(&rt->cache, t.id));
+	append_pending(rt, e);
+}
+
+void runtime_drain_lane_entries(struct runtime *rt)
+{
+	if (lane_drain(&rt->lane, take_from_lane, rt) && !rt->fast)
+		control_wake(rt); /* the engines disagreed meanwhile: rank 0 must hear of them */
+}
+
+void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int status)
+{
+	for (size_t i = 0; i < n; i++) {
+		es[i]->h.status = status;
+		/* the last touch: hvd_wait may free the entry with its handle as
+		 * soon as it sees this, without taking the lock */
+		__atomic_store_n(&es[i]->h.done, 1, __ATOMIC_RELEASE);
+	}
+	rt->completed += n;
+	pthread_cond_broadcast(&rt->cond);
 }
 
 int entries_reversed(const struct runtime *rt, uint64_t first, uint32_t count)

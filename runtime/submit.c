@@ -2,7 +2,10 @@
  * against the plan cache and queue it for the control thread to announce
  * (or, while the engines agree among themselves, agree.c, for the engine
  * alone) and the engine to run, hand back a handle, wait on it (a waiting
- * caller runs an agreed bucket itself when the engine is idle). HVD_SYNC=1
+ * caller runs an agreed bucket itself when the engine is idle). The
+ * tensors inside a cached bucket that the lane's owner expects skip the
+ * checks and the lock (lane.h): matching the cached item is the check,
+ * and the next holder of the lock queues them. HVD_SYNC=1
  * waits inside every submission (practice C3: the synchronous-allreduce
  * switch, for diagnosis and comparison).
  * What it does not do: talk to other ranks or move data.
@@ -62,7 +65,7 @@ static inline __attribute__((always_inline)) int check_common(struct runtime *rt
 
 static int wait_done(struct runtime *rt, const hvd_handle *h)
 {
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	agree_note_waiter(rt);
 	while (!h->done) {
 		double wake_at;
@@ -90,13 +93,14 @@ static inline __attribute__((always_inline)) int enqueue(struct runtime *rt, str
 			return runtime_set_error(rc, why);
 		}
 	}
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
 		entry_free(e);
 		return runtime_set_error(rt->error_code, rt->error);
 	}
 	runtime_queue_entry(rt, e);
+	lane_follow(&rt->lane, &rt->cache, &rt->cursor, rt->fast && !rt->set.sync);
 	/* the engines agree on cached buckets themselves: wake ours when this
 	 * may let it vote; else the control thread announces it to rank 0 */
 	int fast = rt->fast, wake_engine = agree_wants_wake(rt, e);
@@ -125,12 +129,50 @@ static struct entry *new_entry(const char *name, size_t len, enum fusion_kind ki
 	return e;
 }
 
+/* The lane (lane.h): the owner's submission of the cached item it
+ * expects next, inside a bucket, while the engines agree and nothing
+ * failed. Returns 0 when the submission must take the locked way. */
+static inline __attribute__((always_inline)) int lane_submit(struct runtime *rt, const char *name,
+							     void *data, size_t count,
+							     enum hvd_dtype dtype, enum hvd_op op,
+							     hvd_handle **handle, int *rc)
+{
+	if (!rt || !lane_mine(&rt->lane) || !__atomic_load_n(&rt->fast, __ATOMIC_RELAXED) ||
+	    rt->aborted || !handle || !name || (!data && count))
+		return 0;
+	const struct fusion_item *want = lane_expected(&rt->lane);
+	if (!want || want->count != count || want->dtype != dtype || want->op != op ||
+	    strcmp(want->name, name))
+		return 0;
+	struct entry *e = entry_alloc_as(want);
+	if (!e)
+		return 0;
+	e->data = data;
+	if (rt->comm.ops->record_ready && rt->compute_stream) {
+		char why[256] = "";
+		*rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark,
+						 why, sizeof(why));
+		if (*rc) {
+			entry_free(e);
+			*rc = runtime_set_error(*rc, why);
+			return 1;
+		}
+	}
+	lane_push(&rt->lane, e, &e->tag);
+	*handle = &e->h;
+	*rc = HVD_OK;
+	return 1;
+}
+
 int hvd_allreduce_async(const char *name, void *data, size_t count,
 			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
 {
 	struct runtime *rt = runtime_current();
+	int rc;
+	if (lane_submit(rt, name, data, count, dtype, op, handle, &rc))
+		return rc;
 	size_t len = 0; /* set by check_common; GCC cannot tell once it is inlined */
-	int rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
+	rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
 	if (rc)
 		return rc;
 	if (op != HVD_SUM && op != HVD_AVERAGE)
@@ -153,7 +195,7 @@ int hvd_poll(const hvd_handle *handle)
 	struct runtime *rt = runtime_current();
 	if (!rt || !handle)
 		return 1;
-	pthread_mutex_lock(&rt->lock);
+	runtime_lock(rt);
 	int done = handle->done;
 	pthread_mutex_unlock(&rt->lock);
 	return done;

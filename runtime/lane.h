@@ -1,0 +1,85 @@
+/* lane.h - the submission lane: while the engines agree on cached buckets
+ * among themselves (agree.c), one thread's submissions of the tensors
+ * inside a cached bucket skip the runtime lock. That thread (the lane's
+ * owner: the first to submit once the engines agree) checks each
+ * submission against the cached item it expects next (name, count,
+ * dtype, op: a match is valid, since the cached one was checked when it
+ * was first submitted) and pushes the entry into a single-producer ring;
+ * whoever takes the runtime lock next (runtime_lock: the owner's next
+ * locked submission, a waiter, the engine, the control thread) drains
+ * the ring into the pending list in order, giving each entry its
+ * position and its plan cache tag, as a locked submission would have.
+ * A bucket's first and last tensor, anything unexpected, other threads,
+ * HVD_SYNC, a full ring and a failed runtime take the locked way
+ * (submit.c), which keeps the engine's wake-ups, the cycle-time flush and
+ * the announcements to rank 0 where they were. The drain trusts an
+ * entry's tag only when the shared cursor stands where the owner assumed;
+ * else it tags the entry anew.
+ * What it does not do: run, agree on or announce anything; read the plan
+ * cache's lookup table (the owner follows one bucket, whose items stay
+ * where they are: plan_cache.c keeps outgrown arrays until it is freed).
+ */
+#ifndef HVD_LANE_H
+#define HVD_LANE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "plan_cache.h"
+
+/* Entries in flight between the owner and the drain: more than a
+ * DenseNet-121 step's 364 gradients. */
+#define LANE_CAP 1024u
+
+struct entry;
+
+struct lane {
+	/* shared: the owner writes pushed (release), a drainer (lock held)
+	 * writes drained (release) */
+	struct entry *ring[LANE_CAP];
+	uint64_t pushed;
+	uint64_t drained;
+	uint64_t generation;   /* this runtime's lane (a thread's claim names it) */
+	int claimed;           /* lock held: some thread owns the lane */
+	/* the owner's alone: the cached bucket it follows and its next item */
+	const struct fusion_item *items;
+	int64_t id;
+	uint32_t off, count;   /* count 0: following none */
+};
+
+/* hvd_init: an empty lane of a new generation. */
+void lane_init(struct lane *l);
+/* The generation of the lane this thread owns (lane.c), 0: none. */
+extern __thread uint64_t lane_claimed_generation;
+/* 1 when the calling thread owns l. */
+static inline int lane_mine(const struct lane *l)
+{
+	return lane_claimed_generation == l->generation;
+}
+/* Lock held, after a locked submission: the caller claims the lane when
+ * may_claim and nobody has; the owner then follows the cursor again. */
+void lane_follow(struct lane *l, const struct plan_cache *pc, const struct plan_cursor *cur,
+		 int may_claim);
+/* The owner, unlocked: the cached item it expects next when that one
+ * lies inside a bucket (neither its first nor its last tensor) and the
+ * ring has room; else NULL (the locked way). */
+static inline const struct fusion_item *lane_expected(const struct lane *l)
+{
+	if (l->off + 1 >= l->count || l->pushed - __atomic_load_n(&l->drained, __ATOMIC_ACQUIRE) >= LANE_CAP)
+		return NULL;
+	return &l->items[l->off];
+}
+/* The owner, unlocked: e (its item the expected one) goes into the ring
+ * with its tag; the lane moves to the next item. */
+static inline void lane_push(struct lane *l, struct entry *e, struct plan_tag *tag)
+{
+	*tag = (struct plan_tag){ (int32_t)l->id, l->off };
+	l->off++;
+	l->ring[l->pushed % LANE_CAP] = e;
+	__atomic_store_n(&l->pushed, l->pushed + 1, __ATOMIC_RELEASE);
+}
+/* Lock held: the entries pushed so far, oldest first, each handed to
+ * take(arg, e); returns how many. */
+unsigned lane_drain(struct lane *l, void (*take)(void *arg, struct entry *e), void *arg);
+
+#endif
