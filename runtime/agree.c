@@ -92,34 +92,42 @@ static int spec_room(struct runtime *rt, size_t n)
 static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s, int *broken)
 {
 	uint32_t n = plan_cache_count(&rt->cache, e->tag.id), k = 0;
-	int room = spec_room(rt, s->n + n);
+	struct entry **out = spec_room(rt, s->n + n) ? rt->spec_es + s->n : NULL;
 	struct entry *x = e, *prev = s->last;
-	struct scan t = *s;
-	/* one dtype in a cached run: a tensor's end is data + count * esize */
+	/* one dtype in a cached run: a tensor's end is data + count * esize;
+	 * the loop keeps its state in locals (once per tensor per step) */
 	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
 	const char *prev_end = prev ? (const char *)prev->data + prev->item.count * esize : NULL;
+	const char *prev_start = prev ? (const char *)prev->data : NULL;
+	int fwd = s->fwd, rev = s->rev, have_prev = prev != NULL;
+	uint64_t elems = s->elems, seq = e->seq;
+	int32_t id = e->tag.id;
 	for (; x && k < n; prev = x, x = x->next, k++) {
-		if (x->tag.id != e->tag.id || x->tag.off != k || x->seq != e->seq + k) {
+		if (x->tag.id != id || x->tag.off != k || x->seq != seq + k) {
 			*broken = 1; /* a changed, new or missing tensor */
 			return 0;
 		}
-		const char *end = (const char *)x->data + x->item.count * esize;
-		if (prev) {
-			t.fwd &= prev_end == (const char *)x->data;
-			t.rev &= end == (const char *)prev->data;
+		const char *start = (const char *)x->data, *end = start + x->item.count * esize;
+		if (have_prev) {
+			fwd &= prev_end == start;
+			rev &= end == prev_start;
 		}
+		have_prev = 1;
 		prev_end = end;
-		t.elems += x->item.count;
-		if (room)
-			rt->spec_es[t.n + k] = x;
+		prev_start = start;
+		elems += x->item.count;
+		if (out)
+			out[k] = x;
 	}
 	*broken = 0;
 	if (k < n)
 		return 0;
-	t.n += n;
-	t.last = prev;
-	t.listed &= room;
-	*s = t;
+	s->n += n;
+	s->last = prev;
+	s->fwd = fwd;
+	s->rev = rev;
+	s->elems = elems;
+	s->listed &= out != NULL;
 	return n;
 }
 
@@ -368,14 +376,14 @@ static int agreed_prefix(const int64_t *v)
 /* Unlocked: the bucket this rank voted for (s), ready to travel with
  * the vote (engine_speculate), or NULL. */
 static struct agree_data *speculate(struct runtime *rt, const struct scan *s,
-				    struct spec_bucket *sb, struct agree_data *d)
+				    struct spec_bucket *sb, struct agree_data *d, double now)
 {
 	if (!s->n || !s->listed)
 		return NULL;
 	int reversed = s->n > 1 && s->rev;
 	*sb = (struct spec_bucket){ .es = rt->spec_es, .n = s->n, .elems = s->elems,
 				    .reversed = reversed, .adjacent = reversed || s->fwd };
-	if (!engine_speculate(rt, sb, d))
+	if (!engine_speculate(rt, sb, d, now))
 		return NULL;
 	d->nsame = VOTE_CHUNK; /* rank 0's piece size is not a vote */
 	return d;
@@ -384,7 +392,8 @@ static struct agree_data *speculate(struct runtime *rt, const struct scan *s,
 /* Lock held: the agreed bucket; presummed when it travelled with the
  * vote (n tensors, every rank's alike). */
 static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int64_t *v, int agreed,
-				    const struct agree_data *d, const struct spec_bucket *sb)
+				    const struct agree_data *d, const struct spec_bucket *sb,
+				    double voted_at)
 {
 	struct exec_cmd *cmd = agreed_bucket(rt, pos, v, agreed);
 	const char *why = "hvd: engine: 'bucket': out of memory";
@@ -397,6 +406,7 @@ static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int6
 		code = HVD_ERR_COMM;
 	}
 	if (cmd) {
+		cmd->voted_at = voted_at;
 		cmd->presummed = d && d->summed;
 		cmd->elems = cmd->presummed ? sb->elems : 0;
 		cmd->in_place = cmd->presummed && sb->in_place;
@@ -420,7 +430,7 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 	uint64_t pos = rt->fast_pos;
 	pthread_mutex_unlock(&rt->lock);
 	struct spec_bucket sb;
-	struct agree_data data, *d = speculate(rt, &s, &sb, &data);
+	struct agree_data data, *d = speculate(rt, &s, &sb, &data, now);
 	char err[1024] = "";
 	int rc = run_agreement(rt, v, d, pos, now, err, sizeof(err));
 	if (rc == HVD_ERR_COMM) /* a closed ring link: the echo of another rank's failure? */
@@ -432,7 +442,7 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 		return NULL;
 	int agreed = agreed_prefix(v);
 	if (agreed)
-		return take_agreed(rt, pos, v, agreed, d, &sb);
+		return take_agreed(rt, pos, v, agreed, d, &sb, now);
 	rt->fast = 0; /* some rank said no: rank 0 negotiates from pos on */
 	rt->slow_pending = 1;
 	rt->slow_from = pos;

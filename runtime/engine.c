@@ -167,7 +167,7 @@ static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct 
 	return rc;
 }
 
-int engine_speculate(struct runtime *rt, struct spec_bucket *sb, struct agree_data *d)
+int engine_speculate(struct runtime *rt, struct spec_bucket *sb, struct agree_data *d, double now)
 {
 	const struct comm_ops *ops = rt->comm.ops;
 	struct entry **es = sb->es;
@@ -179,7 +179,7 @@ int engine_speculate(struct runtime *rt, struct spec_bucket *sb, struct agree_da
 	    sb->elems * dtype_size(t) > ops->agree_data_max(rt->comm.ctx))
 		return 0;
 	char err[256]; /* a failure here is the ordinary path's to report */
-	struct comm_wait w = { .deadline = runtime_now() + rt->set.timeout_s, .abort = &rt->aborted,
+	struct comm_wait w = { .deadline = now + rt->set.timeout_s, .abort = &rt->aborted,
 			       .what = es[0]->item.name, .err = err, .errlen = sizeof(err) };
 	/* reversed implies adjacent (agree.c), so a bucket that lies last
 	 * first goes in place: es stays in submission order, and the span
@@ -229,10 +229,12 @@ static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struc
 	return HVD_ERR_ABORTED;
 }
 
-/* Whether this bucket's time goes to rank 0's tuner (only then is it timed). */
+/* Whether this bucket's time goes to rank 0's tuner (only then is it
+ * timed). Not one that travelled with its vote: it is smaller than the
+ * smallest piece, which the tuner leaves out (chunk_tune_observe). */
 static int tunes(const struct runtime *rt, const struct exec_cmd *cmd)
 {
-	return cmd->agreed && rt->boot.rank == 0 && rt->set.fusion_chunk_auto;
+	return cmd->agreed && !cmd->presummed && rt->boot.rank == 0 && rt->set.fusion_chunk_auto;
 }
 
 /* Lock held: rank 0's tuner learns how fast an agreed allreduce bucket
@@ -242,13 +244,14 @@ static void note_pieces(struct runtime *rt, const struct exec_cmd *cmd, struct e
 {
 	if (!cmd->agreed || !n || es[0]->item.kind != FUSION_ALLREDUCE)
 		return;
+	int k = chunk_tune_index(cmd->chunk_bytes);
+	rt->chunks_used |= k >= 0 ? 1u << k : 1u << 31;
+	if (!tunes(rt, cmd))
+		return;
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < n; i++)
 		bytes += es[i]->item.count * dtype_size((enum hvd_dtype)es[i]->item.dtype);
-	int k = chunk_tune_index(cmd->chunk_bytes);
-	rt->chunks_used |= k >= 0 ? 1u << k : 1u << 31;
-	if (tunes(rt, cmd))
-		chunk_tune_observe(&rt->tune, cmd->chunk_bytes, bytes, seconds);
+	chunk_tune_observe(&rt->tune, cmd->chunk_bytes, bytes, seconds);
 }
 
 /* started: when execute() took the bucket (the deadline counts from it). */
@@ -337,16 +340,32 @@ void engine_await_cause(struct runtime *rt)
 		usleep(10000);
 }
 
+/* Lock held: room for n entries in the engine's scratch (NULL: none).
+ * One thread holds the engine at a time (engine_busy). */
+static struct entry **exec_room(struct runtime *rt, size_t n)
+{
+	if (n > rt->exec_cap) {
+		struct entry **es = realloc(rt->exec_es, n * sizeof(*es));
+		if (!es)
+			return NULL;
+		rt->exec_es = es;
+		rt->exec_cap = n;
+	}
+	return rt->exec_es;
+}
+
 /* Lock held (dropped while it runs): runs cmd, completes its handles. */
 static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t errlen)
 {
 	/* control_loop.c checked count against what this rank submitted;
 	 * a zero count still never reaches run_bucket's es[0] */
-	struct entry **es = cmd->count ? malloc(cmd->count * sizeof(*es)) : NULL;
+	struct entry **es = cmd->count ? exec_room(rt, cmd->count) : NULL;
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
 	err[0] = '\0';
-	double started = runtime_now();
+	/* what is left of a bucket that travelled with its vote is local
+	 * work: its deadline may count from the vote (one clock read less) */
+	double started = cmd->presummed ? cmd->voted_at : runtime_now();
 	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
 		 : run_bucket(rt, cmd, es, n, started, err, errlen);
 	if (!cmd->count)
@@ -367,7 +386,6 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		rt->fast = 1;
 		rt->fast_pos = cmd->first + cmd->count;
 	}
-	free(es);
 	free(cmd);
 }
 
@@ -478,6 +496,9 @@ void engine_stop(struct runtime *rt)
 	free(rt->spec_es);
 	rt->spec_es = NULL;
 	rt->spec_cap = 0;
+	free(rt->exec_es);
+	rt->exec_es = NULL;
+	rt->exec_cap = 0;
 	if (rt->fusion_buf)
 		rt->comm.ops->release(rt->comm.ctx, rt->fusion_buf);
 	rt->fusion_buf = NULL;

@@ -31,13 +31,3 @@ void lane_follow(struct lane *l, const struct plan_cache *pc, const struct plan_
 	l->count = count;
 	l->items = count ? plan_cache_item(pc, cur->id, 0) : NULL;
 }
-
-unsigned lane_drain(struct lane *l, void (*take)(void *arg, struct entry *e), void *arg)
-{
-	uint64_t end = __atomic_load_n(&l->pushed, __ATOMIC_ACQUIRE), d = l->drained;
-	for (; d < end; d++)
-		take(arg, l->ring[d % LANE_CAP]);
-	unsigned n = (unsigned)(end - l->drained);
-	__atomic_store_n(&l->drained, end, __ATOMIC_RELEASE);
-	return n;
-}

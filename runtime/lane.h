@@ -78,8 +78,21 @@ static inline void lane_push(struct lane *l, struct entry *e, struct plan_tag *t
 	l->ring[l->pushed % LANE_CAP] = e;
 	__atomic_store_n(&l->pushed, l->pushed + 1, __ATOMIC_RELEASE);
 }
-/* Lock held: the entries pushed so far, oldest first, each handed to
- * take(arg, e); returns how many. */
-unsigned lane_drain(struct lane *l, void (*take)(void *arg, struct entry *e), void *arg);
+/* Lock held: the drain takes the entries at positions l->drained up to
+ * lane_pushed() (lane_at), oldest first, then says so (lane_drained). */
+static inline uint64_t lane_pushed(const struct lane *l)
+{
+	return __atomic_load_n(&l->pushed, __ATOMIC_ACQUIRE);
+}
+
+static inline struct entry *lane_at(const struct lane *l, uint64_t pos)
+{
+	return l->ring[pos % LANE_CAP];
+}
+
+static inline void lane_drained(struct lane *l, uint64_t end)
+{
+	__atomic_store_n(&l->drained, end, __ATOMIC_RELEASE);
+}
 
 #endif

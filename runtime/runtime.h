@@ -77,6 +77,7 @@ struct exec_cmd {
 	uint64_t elems;          /* presummed: the bucket's elements */
 	int in_place;            /* presummed: the tensors themselves hold it */
 	uint64_t chunk_bytes;    /* agreed: rank 0's piece size (the vote), else the setting */
+	double voted_at;         /* agreed: runtime_now() when this rank voted */
 	struct exec_cmd *next;
 };
 
@@ -125,6 +126,8 @@ struct runtime {
 	uint64_t buckets_with_vote; /* of those, reduced with their vote */
 	struct entry **spec_es;     /* agree.c: the tensors a vote is about (engine's) */
 	size_t spec_cap;
+	struct entry **exec_es;     /* engine.c: the bucket being run (engine's) */
+	size_t exec_cap;
 	struct chunk_tune tune;     /* rank 0: the piece size of agreed buckets (chunk_tune.h) */
 	uint32_t chunks_used;       /* bit k: an agreed bucket ran in pieces of 1 MiB x 4^k
 				     * (bit 31: another size; for tests) */
@@ -193,13 +196,14 @@ struct spec_bucket {
 	int adjacent;            /* one after another in that order */
 	int in_place;            /* engine_speculate: the tensors themselves travel */
 };
-/* engine.c, unlocked, for agree.c while the engine is its caller's: 1
+/* engine.c, unlocked, for agree.c while the engine is its caller's (now:
+ * runtime_now() when it voted, the copy's deadline counts from it): 1
  * when the bucket sb may travel with the vote, and d describes it (its
  * tensors in place, or copied into the fusion buffer), as the bucket
  * will be run when every rank voted alike (cmd->presummed). 0: it goes
  * the ordinary way after the vote (a timeline, a conversion, a device
  * backend, or more bytes than the backend's vote carries). */
-int engine_speculate(struct runtime *rt, struct spec_bucket *sb, struct agree_data *d);
+int engine_speculate(struct runtime *rt, struct spec_bucket *sb, struct agree_data *d, double now);
 /* How long an engine waits in an agreement before rank 0 hears of it. */
 double agree_escalate_s(const struct hvd_settings *s);
 /* submit.c, lock held: 1 when the new entry e may let the engine vote

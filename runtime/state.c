@@ -102,14 +102,13 @@ void runtime_queue_entry(struct runtime *rt, struct entry *e)
  * been. Its tag holds where the owner's cursor stood; where the shared
  * cursor stands elsewhere (another thread submitted in between) it is
  * tagged anew, and may then wake the engine as a submission would. */
-static void take_from_lane(void *arg, struct entry *e)
+static inline void take_from_lane(struct runtime *rt, struct entry *e)
 {
-	struct runtime *rt = arg;
+	struct plan_tag t = e->tag;
 	if (rt->aborted) { /* refused as a locked submission would be; nothing runs it now */
 		runtime_complete(rt, &e, 1, rt->error_code);
 		return;
 	}
-	struct plan_tag t = e->tag;
 	if (rt->cursor.id != t.id || rt->cursor.off != t.off) {
 		runtime_queue_entry(rt, e);
 		if (agree_wants_wake(rt, e))
@@ -117,14 +116,21 @@ static void take_from_lane(void *arg, struct entry *e)
 		return;
 	}
 	e->seq = rt->next_seq++;
-	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0;
+	if (rt->fast && e->seq == rt->fast_pos) /* agree.c: else later (entry_alloc_as zeroed it) */
+		e->t_submit = runtime_now();
 	plan_cursor_follow(&rt->cursor, t.id, t.off, plan_cache_count(&rt->cache, t.id));
 	append_pending(rt, e);
 }
 
 void runtime_drain_lane_entries(struct runtime *rt)
 {
-	if (lane_drain(&rt->lane, take_from_lane, rt) && !rt->fast)
+	struct lane *l = &rt->lane;
+	uint64_t end = lane_pushed(l);
+	for (uint64_t pos = l->drained; pos < end; pos++)
+		take_from_lane(rt, lane_at(l, pos));
+	int any = end != l->drained;
+	lane_drained(l, end);
+	if (any && !rt->fast)
 		control_wake(rt); /* the engines disagreed meanwhile: rank 0 must hear of them */
 }
 
