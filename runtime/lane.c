@@ -1,10 +1,12 @@
 /* lane.c - see lane.h. */
 #include "lane.h"
 
-/* Every runtime's lane is a new generation: a thread's claim on an
- * earlier runtime's lane (hvd_shutdown, hvd_init) is no claim on this one. */
+/* Every runtime's lane is a new generation (from 1): a thread's claim on
+ * an earlier runtime's lane (hvd_shutdown, hvd_init) is no claim on this
+ * one, and a thread that claimed none matches no lane, not even a zeroed
+ * one that lane_init never saw. */
 static uint64_t generations;
-__thread uint64_t lane_claimed_generation;
+__thread uint64_t lane_claimed_generation = UINT64_MAX;
 
 void lane_init(struct lane *l)
 {

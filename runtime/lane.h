@@ -12,9 +12,10 @@
  * A bucket's first and last tensor, anything unexpected, other threads,
  * HVD_SYNC, a full ring and a failed runtime take the locked way
  * (submit.c), which keeps the engine's wake-ups, the cycle-time flush and
- * the announcements to rank 0 where they were. The drain trusts an
- * entry's tag only when the shared cursor stands where the owner assumed;
- * else it tags the entry anew.
+ * the announcements to rank 0 where they were. An entry's tag (the
+ * bucket and the item it matched) holds whatever other threads submitted
+ * meanwhile: a run that another submission interrupted is broken by its
+ * positions, which the vote checks (agree.c), not by its tags.
  * What it does not do: run, agree on or announce anything; read the plan
  * cache's lookup table (the owner follows one bucket, whose items stay
  * where they are: plan_cache.c keeps outgrown arrays until it is freed).
@@ -49,7 +50,7 @@ struct lane {
 
 /* hvd_init: an empty lane of a new generation. */
 void lane_init(struct lane *l);
-/* The generation of the lane this thread owns (lane.c), 0: none. */
+/* The generation of the lane this thread owns (lane.c), UINT64_MAX: none. */
 extern __thread uint64_t lane_claimed_generation;
 /* 1 when the calling thread owns l. */
 static inline int lane_mine(const struct lane *l)

@@ -75,7 +75,7 @@ endif
 
 # Unit tests reach the pure parts (settings, fusion, coord, timeline,
 # report, dtype, bootstrap_decide) through the archive.
-TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
+TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_lane.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
 	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c tests/test_env_launch.c \
 	tests/test_env_contrib.c tests/env_launch.c

@@ -99,26 +99,19 @@ void runtime_queue_entry(struct runtime *rt, struct entry *e)
 }
 
 /* One entry from the lane: queued as a locked submission would have
- * been. Its tag holds where the owner's cursor stood; where the shared
- * cursor stands elsewhere (another thread submitted in between) it is
- * tagged anew, and may then wake the engine as a submission would. */
+ * been. Its tag is right whatever was submitted before it (the owner
+ * matched it against that very item of that bucket); the cursor moves
+ * past it, as it would have for a locked one. */
 static inline void take_from_lane(struct runtime *rt, struct entry *e)
 {
-	struct plan_tag t = e->tag;
-	if (rt->aborted) { /* refused as a locked submission would be; nothing runs it now */
+	if (rt->aborted) { /* refused as a locked submission would be; nothing may run it now */
 		runtime_complete(rt, &e, 1, rt->error_code);
-		return;
-	}
-	if (rt->cursor.id != t.id || rt->cursor.off != t.off) {
-		runtime_queue_entry(rt, e);
-		if (agree_wants_wake(rt, e))
-			pthread_cond_signal(&rt->work);
 		return;
 	}
 	e->seq = rt->next_seq++;
 	if (rt->fast && e->seq == rt->fast_pos) /* agree.c: else later (entry_alloc_as zeroed it) */
 		e->t_submit = runtime_now();
-	plan_cursor_follow(&rt->cursor, t.id, t.off, plan_cache_count(&rt->cache, t.id));
+	plan_cursor_follow(&rt->cursor, e->tag.id, e->tag.off, plan_cache_count(&rt->cache, e->tag.id));
 	append_pending(rt, e);
 }
 

@@ -625,6 +625,14 @@ static void test_plan_cache_new_tensor_is_a_mismatch(void)
 			"allreduce 'rep.21' (float32 x");
 }
 
+/* Renamed inside a cached bucket, with the same size, dtype and op: the
+ * name alone differs, and the lane (runtime/lane.h) compares it too. */
+static void test_plan_cache_renamed_tensor_is_a_mismatch(void)
+{
+	expect_mismatch("rename", "hvd: tensor mismatch: 'rep.12' vs 'rep.renamed': rank 0 "
+			"submitted allreduce 'rep.12' (float32 x");
+}
+
 static void test_plan_cache_missing_tensor_is_a_stall(void)
 {
 	expect_waiters_name("HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", "repeat 4 missing", 25,
@@ -705,30 +713,35 @@ static void test_four_ranks_small_and_large_reductions_agree(void)
 }
 
 /* hvd-rt-test small: rank 0's checksum into sum, and the fewest buckets
- * any rank says went with the vote (*agreed: that rank's agreed ones). */
+ * any rank says went with the vote (*agreed: that rank's agreed ones),
+ * and the fewest submissions any rank made through the lane (runtime/lane.h). */
 static void small_run(const char *env, int n, const char *args, char *sum, size_t len,
-		      unsigned long *with_vote, unsigned long *agreed)
+		      unsigned long *with_vote, unsigned long *agreed, unsigned long *laned)
 {
 	struct test_proc p;
 	char full[128];
 	snprintf(full, sizeof(full), "small %s", args);
 	*with_vote = ~0ul;
 	*agreed = 0;
+	*laned = ~0ul;
 	CHECK(run_ranks(env, n, full, 120, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "%s %s: exit %d: %.600s", env, args, p.exit_code, p.err);
 	const char *c = strstr(p.out, "checksum ");
 	snprintf(sum, len, "%.25s", c ? c : "(none)");
 	for (int r = 0; r < n; r++) {
 		char want[32];
-		unsigned long a = 0, v = 0;
+		unsigned long a = 0, v = 0, l = 0;
 		snprintf(want, sizeof(want), "rank %d: ", r);
 		const char *at = strstr(p.out, want);
-		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed, %lu with", &a, &v) == 2,
+		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed, %lu with the vote, %lu "
+				       "through", &a, &v, &l) == 3,
 			  "%s: rank %d said nothing: %.300s", args, r, p.out);
 		if (v < *with_vote) {
 			*with_vote = v;
 			*agreed = a;
 		}
+		if (l < *laned)
+			*laned = l;
 	}
 	test_proc_free(&p);
 }
@@ -738,7 +751,9 @@ static void small_run(const char *env, int n, const char *args, char *sum, size_
  * reduction after it. The sums equal, bit for bit, those of the vote and
  * then the reduction (a timeline turns the first off), for one message,
  * several pieces and a vector too long for pieces, in place forward or
- * last first, through the fusion buffer, and averaged. */
+ * last first, through the fusion buffer, and averaged. The tensors inside
+ * the bucket are submitted through the lane (runtime/lane.h), and equal
+ * those of a run that waits for every tensor alone (HVD_SYNC). */
 static void test_small_buckets_travel_with_the_vote(void)
 {
 	static const char *const cases[] = {
@@ -747,16 +762,24 @@ static void test_small_buckets_travel_with_the_vote(void)
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		char with[32], alone[32];
-		unsigned long v, a, v0, a0;
-		small_run("HVD_CYCLE_TIME_MS=1000", 2, cases[k], with, sizeof(with), &v, &a);
+		unsigned long v, a, v0, a0, l, l0;
+		small_run("HVD_CYCLE_TIME_MS=1000", 2, cases[k], with, sizeof(with), &v, &a, &l);
 		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", 2, cases[k], alone,
-			  sizeof(alone), &v0, &a0);
+			  sizeof(alone), &v0, &a0, &l0);
 		CHECK(strstr(with, "checksum ") == with);
 		CHECK_MSG(!strcmp(with, alone), "%s: %s with the vote, %s after it", cases[k], with, alone);
 		/* 11 repeated steps, each one bucket unless a loaded machine split it */
 		CHECK_MSG(a >= 11 && v >= 8 && v <= a, "%s: %lu of %lu agreed buckets went with the "
 			  "vote (want 8 or more)", cases[k], v, a);
 		CHECK_MSG(v0 == 0, "%s: %lu went with the vote under a timeline", cases[k], v0);
+		/* a step's 64 tensors: 62 inside its bucket take the lane, once cached;
+		 * HVD_SYNC (a wait inside each submission) takes none, and sums alike */
+		CHECK_MSG(l >= 8 * 31, "%s: %lu submissions through the lane (want 248 or more)",
+			  cases[k], l);
+		char sync[32];
+		small_run("HVD_SYNC=1", 2, cases[k], sync, sizeof(sync), &v0, &a0, &l0);
+		CHECK_MSG(!strcmp(with, sync) && l0 == 0, "%s: %s with the lane, %s under HVD_SYNC "
+			  "(%lu through the lane)", cases[k], with, sync, l0);
 	}
 }
 
@@ -773,10 +796,11 @@ static void test_votes_that_differ_leave_the_tensors_alone(void)
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		char with[32], alone[32];
-		unsigned long v, a, v0, a0;
-		small_run("HVD_CYCLE_TIME_MS=1000", cases[k].n, cases[k].args, with, sizeof(with), &v, &a);
+		unsigned long v, a, v0, a0, l, l0;
+		small_run("HVD_CYCLE_TIME_MS=1000", cases[k].n, cases[k].args, with, sizeof(with), &v, &a,
+			  &l);
 		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", cases[k].n, cases[k].args, alone,
-			  sizeof(alone), &v0, &a0);
+			  sizeof(alone), &v0, &a0, &l0);
 		CHECK(strstr(with, "checksum ") == with);
 		CHECK_MSG(!strcmp(with, alone), "%d ranks %s: %s, %s without the vote's data", cases[k].n,
 			  cases[k].args, with, alone);
@@ -880,6 +904,7 @@ const struct test_case runtime_slurm_tests[] = {
 	  test_plan_cache_runs_buckets_submitted_together_as_one },
 	{ "plan_cache_changed_order_is_a_mismatch", test_plan_cache_changed_order_is_a_mismatch },
 	{ "plan_cache_new_tensor_is_a_mismatch", test_plan_cache_new_tensor_is_a_mismatch },
+	{ "plan_cache_renamed_tensor_is_a_mismatch", test_plan_cache_renamed_tensor_is_a_mismatch },
 	{ "plan_cache_missing_tensor_is_a_stall", test_plan_cache_missing_tensor_is_a_stall },
 	{ "plan_cache_rank_that_stops_submitting_is_named",
 	  test_plan_cache_rank_that_stops_submitting_is_named },

@@ -17,7 +17,8 @@
  *   repeat N V N steps of the same 40 allreduces (the plan cache's case);
  *              at step 3 variant V: same (nothing), count (every rank
  *              grows rep.7), order (rank 1 swaps rep.5 and rep.6), new
- *              (rank 1 adds rep.extra before rep.21), missing (rank 1
+ *              (rank 1 adds rep.extra before rep.21), rename (rank 1
+ *              calls rep.12, of the same size, rep.renamed), missing (rank 1
  *              leaves out rep.39 and sleeps 30 s), stop (rank 1 submits
  *              nothing and sleeps 30 s), quit (rank 1 calls hvd_shutdown
  *              instead); split: step 1 pauses 0.3 s after rep.19. Prints
@@ -455,7 +456,9 @@ static int rep_step(float **bufs, int step, const char *variant)
 		size_t cnt = k == REP_TENSORS ? 16 : rep_count(k, step, variant);
 		fill(bufs[k], cnt, HVD_F32, hvd_rank() + step);
 		char name[32];
-		snprintf(name, sizeof(name), k == REP_TENSORS ? "rep.extra" : "rep.%d", k);
+		int renamed = k == 12 && step == 2 && hvd_rank() == 1 && !strcmp(variant, "rename");
+		snprintf(name, sizeof(name), k == REP_TENSORS ? "rep.extra" : renamed ? "rep.renamed"
+			 : "rep.%d", k);
 		if (hvd_allreduce_async(name, bufs[k], cnt, HVD_F32, HVD_SUM, &hs[j]))
 			return fail(name);
 		if (step == 0 && j == REP_TENSORS / 2 - 1 && !strcmp(variant, "split"))
@@ -680,8 +683,9 @@ static int run_small(int steps, size_t floats, const char *layout, const char *o
 	if (bad || !rt)
 		return 1;
 	pthread_mutex_lock(&rt->lock);
-	printf("rank %d: %llu buckets agreed, %llu with the vote\n", hvd_rank(),
-	       (unsigned long long)rt->fast_buckets, (unsigned long long)rt->buckets_with_vote);
+	printf("rank %d: %llu buckets agreed, %llu with the vote, %llu through the lane\n", hvd_rank(),
+	       (unsigned long long)rt->fast_buckets, (unsigned long long)rt->buckets_with_vote,
+	       (unsigned long long)rt->lane.pushed);
 	pthread_mutex_unlock(&rt->lock);
 	if (hvd_rank() == 0)
 		printf("checksum %016llx\n", (unsigned long long)h);

@@ -1,0 +1,176 @@
+/* test_runtime_lane.c - the submission lane (runtime/lane.h) in a real
+ * one-rank runtime (hvd_init without a launcher: the self backend, the
+ * engine and control threads, the plan cache and the engines' agreement
+ * all running): a repeated step's inner tensors go through the lane and
+ * come back as submitted; a changed tensor leaves the lane for the locked
+ * way and the lane carries the steps after it; a second thread that
+ * submits beside the lane's owner loses nothing; an entry pushed after
+ * the runtime failed completes with its error instead of hanging.
+ * What it does not do: start ranks (test_runtime_slurm.c checks the
+ * lane's sums on two ranks against a run without it).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "runtime.h"
+
+#define LANE_TENSORS 16
+#define LANE_FLOATS (LANE_TENSORS * (LANE_TENSORS + 3) / 2 + 1)
+
+/* One step of LANE_TENSORS tensors "prefix.k" of k + 1 floats (tensor
+ * `odd` one more), slices of buf, submitted then waited for. Names are
+ * formatted into one reused buffer, as programs often do: the lane must
+ * compare what they say, not where they are. One rank: the sum is the
+ * tensor itself. 0 when every wait succeeded and every value came back. */
+static int lane_step(float *buf, const char *prefix, int odd, float value)
+{
+	hvd_handle *h[LANE_TENSORS];
+	size_t off = 0;
+	for (int k = 0; k < LANE_TENSORS; k++) {
+		char name[32];
+		size_t n = (size_t)k + 1 + (k == odd);
+		snprintf(name, sizeof(name), "%s.%d", prefix, k);
+		for (size_t i = 0; i < n; i++)
+			buf[off + i] = value + (float)i;
+		if (hvd_allreduce_async(name, buf + off, n, HVD_F32, HVD_SUM, &h[k]))
+			return -1;
+		off += n;
+	}
+	int bad = 0;
+	for (int k = 0; k < LANE_TENSORS; k++)
+		bad |= hvd_wait(h[k]) != HVD_OK;
+	off = 0;
+	for (int k = 0; k < LANE_TENSORS; k++) {
+		size_t n = (size_t)k + 1 + (k == odd);
+		for (size_t i = 0; i < n; i++)
+			bad |= buf[off + i] != value + (float)i;
+		off += n;
+	}
+	return bad;
+}
+
+static uint64_t lane_pushed_now(struct runtime *rt)
+{
+	runtime_lock(rt);
+	uint64_t n = rt->lane.pushed;
+	pthread_mutex_unlock(&rt->lock);
+	return n;
+}
+
+static struct runtime *lane_runtime(void)
+{
+	unsetenv("HVD_SYNC");
+	CHECK_MSG(hvd_init() == HVD_OK, "hvd_init: %s", hvd_error());
+	struct runtime *rt = runtime_current();
+	CHECK(rt && rt->boot.size == 1);
+	return rt;
+}
+
+/* 30 steps: once the plan is cached, the 14 tensors inside the step's
+ * bucket take the lane; a step whose eighth tensor grew takes the locked
+ * way for it (the plan is broken there) and still completes; the steps
+ * after it take the lane again. */
+static void test_lane_carries_a_repeated_step(void)
+{
+	struct runtime *rt = lane_runtime();
+	float *buf = calloc(LANE_FLOATS, sizeof(float));
+	for (int step = 0; step < 30; step++)
+		CHECK_MSG(lane_step(buf, "lane", -1, (float)step) == 0, "step %d", step);
+	uint64_t before = lane_pushed_now(rt);
+	CHECK_MSG(before >= 20 * (LANE_TENSORS - 2), "%llu submissions through the lane in 30 steps",
+		  (unsigned long long)before);
+	CHECK_MSG(lane_step(buf, "lane", 7, 100) == 0, "the changed step");
+	for (int step = 0; step < 30; step++)
+		CHECK_MSG(lane_step(buf, "lane", -1, (float)step) == 0, "step %d after", step);
+	uint64_t after = lane_pushed_now(rt);
+	CHECK_MSG(after - before >= 20 * (LANE_TENSORS - 2), "%llu through the lane after the change",
+		  (unsigned long long)(after - before));
+	free(buf);
+	CHECK_INT(hvd_shutdown(), HVD_OK);
+}
+
+struct side {
+	int steps, bad;
+};
+
+static void *side_thread(void *arg)
+{
+	struct side *s = arg;
+	float *buf = calloc(LANE_FLOATS, sizeof(float));
+	for (int step = 0; step < s->steps && !s->bad; step++)
+		s->bad = lane_step(buf, "side", -1, (float)(1000 + step));
+	free(buf);
+	return NULL;
+}
+
+/* The lane's owner and another thread submit at once: the other thread
+ * takes the locked way, which drains the owner's ring first, and its
+ * tensors land between the owner's (the runs they break go the ordinary
+ * way). Every handle completes with its own tensor. */
+static void test_lane_and_a_second_thread_lose_nothing(void)
+{
+	struct runtime *rt = lane_runtime();
+	float *buf = calloc(LANE_FLOATS, sizeof(float));
+	for (int step = 0; step < 10; step++) /* the owner claims the lane */
+		CHECK(lane_step(buf, "lane", -1, (float)step) == 0);
+	CHECK(lane_pushed_now(rt) > 0);
+	struct side s = { .steps = 300 };
+	pthread_t t;
+	CHECK_INT(pthread_create(&t, NULL, side_thread, &s), 0);
+	int bad = 0;
+	for (int step = 0; step < 300 && !bad; step++)
+		bad = lane_step(buf, "lane", -1, (float)step);
+	pthread_join(t, NULL);
+	CHECK_MSG(!bad && !s.bad, "owner %d, other thread %d: %s", bad, s.bad, hvd_error());
+	free(buf);
+	CHECK_INT(hvd_shutdown(), HVD_OK);
+}
+
+/* The owner checked the failure flag, the runtime failed and its engine
+ * thread failed what was pending and left, and only then did the owner
+ * push: the next holder of the lock completes the entry with the failure
+ * (nothing would ever run it), so its wait returns it instead of hanging.
+ * Entries drained before the failure complete with it too. */
+static void test_lane_entries_fail_with_the_runtime(void)
+{
+	struct runtime *rt = lane_runtime();
+	float *buf = calloc(LANE_FLOATS, sizeof(float));
+	for (int step = 0; step < 10; step++)
+		CHECK(lane_step(buf, "lane", -1, (float)step) == 0);
+	hvd_handle *h[3];
+	size_t off = 0;
+	for (int k = 0; k < 2; k++) { /* the bucket's first (locked) and one inside it */
+		char name[32];
+		snprintf(name, sizeof(name), "lane.%d", k);
+		CHECK_INT(hvd_allreduce_async(name, buf + off, (size_t)k + 1, HVD_F32, HVD_SUM, &h[k]),
+			  HVD_OK);
+		off += (size_t)k + 1;
+	}
+	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: test: 'lane': failed on purpose");
+	pthread_join(rt->engine_thread, NULL); /* it failed what was pending and left */
+	rt->engine_started = 0;
+	const struct fusion_item *want = lane_expected(&rt->lane); /* lane.2, as the owner would */
+	CHECK(want && !strcmp(want->name, "lane.2"));
+	struct entry *late = want ? entry_alloc_as(want) : NULL;
+	if (late) {
+		late->data = buf + off;
+		lane_push(&rt->lane, late, &late->tag);
+		h[2] = &late->h;
+	}
+	for (int k = 0; k < 2 + (late != NULL); k++)
+		CHECK_MSG(hvd_wait(h[k]) == HVD_ERR_ABORTED, "tensor lane.%d", k);
+	CHECK_INT(hvd_allreduce_async("lane.3", buf, 4, HVD_F32, HVD_SUM, &h[0]), HVD_ERR_ABORTED);
+	free(buf);
+	hvd_shutdown();
+}
+
+const struct test_case runtime_lane_tests[] = {
+	{ "lane_carries_a_repeated_step", test_lane_carries_a_repeated_step },
+	{ "lane_and_a_second_thread_lose_nothing", test_lane_and_a_second_thread_lose_nothing },
+	{ "lane_entries_fail_with_the_runtime", test_lane_entries_fail_with_the_runtime },
+	{ 0 }
+};
