@@ -98,32 +98,35 @@ void runtime_queue_entry(struct runtime *rt, struct entry *e)
 	append_pending(rt, e);
 }
 
-/* One entry from the lane: queued as a locked submission would have
- * been. Its tag is right whatever was submitted before it (the owner
- * matched it against that very item of that bucket); the cursor moves
- * past it, as it would have for a locked one. */
-static inline void take_from_lane(struct runtime *rt, struct entry *e)
-{
-	if (rt->aborted) { /* refused as a locked submission would be; nothing may run it now */
-		runtime_complete(rt, &e, 1, rt->error_code);
-		return;
-	}
-	e->seq = rt->next_seq++;
-	if (rt->fast && e->seq == rt->fast_pos) /* agree.c: else later (entry_alloc_as zeroed it) */
-		e->t_submit = runtime_now();
-	plan_cursor_follow(&rt->cursor, e->tag.id, e->tag.off, plan_cache_count(&rt->cache, e->tag.id));
-	append_pending(rt, e);
-}
-
+/* The lane's entries, oldest first, queued as locked submissions would
+ * have been: each its position, last of the pending ones. Their tags are
+ * right whatever was submitted before them (the owner matched each
+ * against that very item of that bucket), and the cursor moves past the
+ * last. One at the engines' next position starts its bucket's cycle-time
+ * clock now (agree.c). After a failure nothing may run them: they
+ * complete with it. */
 void runtime_drain_lane_entries(struct runtime *rt)
 {
 	struct lane *l = &rt->lane;
-	uint64_t end = lane_pushed(l);
-	for (uint64_t pos = l->drained; pos < end; pos++)
-		take_from_lane(rt, lane_at(l, pos));
-	int any = end != l->drained;
+	uint64_t pos = l->drained, end = lane_pushed(l), seq = rt->next_seq;
+	struct entry *e = NULL;
+	for (; pos < end; pos++) {
+		e = lane_at(l, pos);
+		if (rt->aborted) {
+			runtime_complete(rt, &e, 1, rt->error_code);
+			continue;
+		}
+		e->seq = seq++;
+		if (rt->fast && e->seq == rt->fast_pos) /* else later (entry_alloc_as zeroed it) */
+			e->t_submit = runtime_now();
+		append_pending(rt, e);
+	}
+	rt->next_seq = seq;
+	if (e && !rt->aborted)
+		plan_cursor_follow(&rt->cursor, e->tag.id, e->tag.off,
+				   plan_cache_count(&rt->cache, e->tag.id));
 	lane_drained(l, end);
-	if (any && !rt->fast)
+	if (e && !rt->fast)
 		control_wake(rt); /* the engines disagreed meanwhile: rank 0 must hear of them */
 }
 
