@@ -443,7 +443,8 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
 	int agreed = agreed_prefix(v);
 	if (agreed)
 		return take_agreed(rt, pos, v, agreed, d, &sb, now);
-	rt->fast = 0; /* some rank said no: rank 0 negotiates from pos on */
+	/* some rank said no: rank 0 negotiates from pos on (atomic: the lane reads it unlocked) */
+	__atomic_store_n(&rt->fast, 0, __ATOMIC_RELAXED);
 	rt->slow_pending = 1;
 	rt->slow_from = pos;
 	control_wake(rt);

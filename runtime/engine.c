@@ -230,8 +230,9 @@ static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struc
 }
 
 /* Whether this bucket's time goes to rank 0's tuner (only then is it
- * timed). Not one that travelled with its vote: it is smaller than the
- * smallest piece, which the tuner leaves out (chunk_tune_observe). */
+ * timed). Not one that travelled with its vote: on MPI it is at most 64
+ * KiB, below the smallest piece, which the tuner leaves out
+ * (chunk_tune_observe); the self backend has no wire to tune for. */
 static int tunes(const struct runtime *rt, const struct exec_cmd *cmd)
 {
 	return cmd->agreed && !cmd->presummed && rt->boot.rank == 0 && rt->set.fusion_chunk_auto;
@@ -364,7 +365,8 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	pthread_mutex_unlock(&rt->lock);
 	err[0] = '\0';
 	/* what is left of a bucket that travelled with its vote is local
-	 * work: its deadline may count from the vote (one clock read less) */
+	 * work that never polls the deadline (finish_presummed: an average or
+	 * a copy out), so it may count from the vote (one clock read less) */
 	double started = cmd->presummed ? cmd->voted_at : runtime_now();
 	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
 		 : run_bucket(rt, cmd, es, n, started, err, errlen);
@@ -383,7 +385,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		note_pieces(rt, cmd, es, n, tunes(rt, cmd) ? runtime_now() - started : 0);
 	runtime_complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
-		rt->fast = 1;
+		__atomic_store_n(&rt->fast, 1, __ATOMIC_RELAXED); /* the lane reads it unlocked */
 		rt->fast_pos = cmd->first + cmd->count;
 	}
 	free(cmd);

@@ -16,6 +16,12 @@
  * bucket and the item it matched) holds whatever other threads submitted
  * meanwhile: a run that another submission interrupted is broken by its
  * positions, which the vote checks (agree.c), not by its tags.
+ * The owner reads rt->fast unfenced: an entry pushed just as the engines
+ * disagreed (after the control thread drained for its announcements)
+ * waits in the ring for the next drain, at the latest the control
+ * thread's next loop (it polls every HVD_HEARTBEAT_S / 2, at most 0.1 s,
+ * and drains before it announces), far inside any stall warning. A fence
+ * per submission to close that window would double the lane's cost.
  * What it does not do: run, agree on or announce anything; read the plan
  * cache's lookup table (the owner follows one bucket, whose items stay
  * where they are: plan_cache.c keeps outgrown arrays until it is freed).

@@ -60,7 +60,8 @@ struct entry {
 	void *ready_mark;        /* GPU: event recorded at submit */
 	struct plan_tag tag;     /* its place in the plan cache, set at submission */
 	double t_submit;         /* runtime_now() at submission */
-	int nego_open;           /* worker: its NEGOTIATE span is open (control thread) */
+	int64_t nego_open;       /* worker: its NEGOTIATE span is open (control thread);
+				  * 64 bits: no padding, entry_alloc_as's check is exact */
 	struct entry *next;
 };
 

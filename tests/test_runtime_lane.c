@@ -25,7 +25,10 @@
  * `odd` one more), slices of buf, submitted then waited for. Names are
  * formatted into one reused buffer, as programs often do: the lane must
  * compare what they say, not where they are. One rank: the sum is the
- * tensor itself. 0 when every wait succeeded and every value came back. */
+ * tensor itself, so each handle's entry is checked too before its wait:
+ * its own name, count and data (the lane copies the cached item it
+ * matched). 0 when every entry was its tensor's, every wait succeeded
+ * and every value came back. */
 static int lane_step(float *buf, const char *prefix, int odd, float value)
 {
 	hvd_handle *h[LANE_TENSORS];
@@ -38,6 +41,9 @@ static int lane_step(float *buf, const char *prefix, int odd, float value)
 			buf[off + i] = value + (float)i;
 		if (hvd_allreduce_async(name, buf + off, n, HVD_F32, HVD_SUM, &h[k]))
 			return -1;
+		const struct entry *e = (const struct entry *)h[k]; /* the handle is its first member */
+		if (strcmp(e->item.name, name) || e->item.count != n || e->data != buf + off)
+			return -2;
 		off += n;
 	}
 	int bad = 0;
@@ -61,9 +67,12 @@ static uint64_t lane_pushed_now(struct runtime *rt)
 	return n;
 }
 
+/* HVD_CYCLE_TIME_MS=1000: a test thread descheduled in the first step
+ * must not split the step's bucket (as the slurm tests do). */
 static struct runtime *lane_runtime(void)
 {
 	unsetenv("HVD_SYNC");
+	setenv("HVD_CYCLE_TIME_MS", "1000", 1);
 	CHECK_MSG(hvd_init() == HVD_OK, "hvd_init: %s", hvd_error());
 	struct runtime *rt = runtime_current();
 	CHECK(rt && rt->boot.size == 1);
