@@ -75,14 +75,7 @@ struct scan {
  * then goes alone). */
 static int spec_room(struct runtime *rt, size_t n)
 {
-	if (n <= rt->spec_cap)
-		return 1;
-	struct entry **es = realloc(rt->spec_es, n * sizeof(*es));
-	if (!es)
-		return 0;
-	rt->spec_es = es;
-	rt->spec_cap = n;
-	return 1;
+	return entry_array_room(&rt->spec_es, &rt->spec_cap, n) != NULL;
 }
 
 /* Lock held. Whether the cached run at e (an entry at its first tensor)

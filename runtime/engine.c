@@ -341,26 +341,14 @@ void engine_await_cause(struct runtime *rt)
 		usleep(10000);
 }
 
-/* Lock held: room for n entries in the engine's scratch (NULL: none).
- * One thread holds the engine at a time (engine_busy). */
-static struct entry **exec_room(struct runtime *rt, size_t n)
-{
-	if (n > rt->exec_cap) {
-		struct entry **es = realloc(rt->exec_es, n * sizeof(*es));
-		if (!es)
-			return NULL;
-		rt->exec_es = es;
-		rt->exec_cap = n;
-	}
-	return rt->exec_es;
-}
-
 /* Lock held (dropped while it runs): runs cmd, completes its handles. */
 static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t errlen)
 {
 	/* control_loop.c checked count against what this rank submitted;
 	 * a zero count still never reaches run_bucket's es[0] */
-	struct entry **es = cmd->count ? exec_room(rt, cmd->count) : NULL;
+	/* the engine's scratch: one thread holds the engine at a time (engine_busy) */
+	struct entry **es = cmd->count ? entry_array_room(&rt->exec_es, &rt->exec_cap, cmd->count)
+		: NULL;
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
 	err[0] = '\0';

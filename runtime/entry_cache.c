@@ -36,13 +36,25 @@ static void make_exit_key(void)
 	pthread_key_create(&exit_key, drop_cache);
 }
 
-struct entry *entry_alloc(void)
+/* This thread's most recently freed entry, or a new zeroed one when it
+ * has none (*fresh = 1); NULL: out of memory. */
+static inline struct entry *cache_pop(int *fresh)
 {
 	struct entry *e = cached;
+	*fresh = !e;
 	if (!e)
 		return calloc(1, sizeof(*e));
 	cached = e->next;
 	ncached--;
+	return e;
+}
+
+struct entry *entry_alloc(void)
+{
+	int fresh;
+	struct entry *e = cache_pop(&fresh);
+	if (!e || fresh)
+		return e;
 	/* Zeroed but for the name, which the caller copies: the 128 bytes
 	 * it leaves alone were half of what a submission wrote. A size the
 	 * compiler cannot see makes the rest libc's memset (vector stores):
@@ -70,18 +82,15 @@ _Static_assert(ENTRY_FIELDS_SIZE == sizeof(struct entry),
 
 struct entry *entry_alloc_as(const struct fusion_item *it)
 {
-	struct entry *e = cached;
-	if (!e) {
-		e = calloc(1, sizeof(*e));
-		if (e)
-			e->item = *it;
+	int fresh;
+	struct entry *e = cache_pop(&fresh);
+	if (!e)
+		return NULL;
+	e->item = *it;
+	if (fresh)
 		return e;
-	}
-	cached = e->next;
-	ncached--;
 	e->h.done = 0;
 	e->h.status = 0;
-	e->item = *it;
 	e->seq = 0;
 	e->data = NULL;
 	e->send = NULL;

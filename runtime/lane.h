@@ -8,7 +8,8 @@
  * whoever takes the runtime lock next (runtime_lock: the owner's next
  * locked submission, a waiter, the engine, the control thread) drains
  * the ring into the pending list in order, giving each entry its
- * position and its plan cache tag, as a locked submission would have.
+ * position and moving the plan cursor past it, as a locked submission
+ * would have (the owner tagged it with the item it matched).
  * A bucket's first and last tensor, anything unexpected, other threads,
  * HVD_SYNC, a full ring and a failed runtime take the locked way
  * (submit.c), which keeps the engine's wake-ups, the cycle-time flush and

@@ -71,8 +71,8 @@ static int reserve(struct plan_cache *pc, uint32_t n)
 		uint32_t cap = pc->cap_items ? pc->cap_items : 1024;
 		while (cap < pc->nitems + n)
 			cap *= 2;
-		/* a new array, the old one kept (plan_cache.h): at most 32
-		 * doublings from 1024 items reach any uint32_t capacity */
+		/* a new array, the old one kept (plan_cache.h): PLAN_CACHE_MAX_ITEMS
+		 * (32768) is 5 doublings from 1024, so outgrown[] never fills */
 		struct fusion_item *items = malloc(cap * sizeof(*items));
 		if (!items || (pc->items && pc->noutgrown == 32)) {
 			free(items);

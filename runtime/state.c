@@ -3,11 +3,13 @@
  * waiter woken), this thread's hvd_error() text, the rank suffix of
  * messages, the monotonic clock, the control thread's wake-up pipe
  * (control_wake), the pending list (a submission queued, the lane's
- * drained, handles completed). Leaf of the runtime: api.c, engine.c and the control
- * plane call it; it calls none of them.
+ * drained, handles completed) and the engine's entry arrays. Leaf of the
+ * runtime: api.c, engine.c and the control plane call it; it calls none
+ * of them.
  * What it does not do: start or stop anything (api.c).
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -128,6 +130,18 @@ void runtime_drain_lane_entries(struct runtime *rt)
 	lane_drained(l, end);
 	if (e && !rt->fast)
 		control_wake(rt); /* the engines disagreed meanwhile: rank 0 must hear of them */
+}
+
+struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		struct entry **grown = realloc(*es, n * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		*es = grown;
+		*cap = n;
+	}
+	return *es;
 }
 
 void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int status)

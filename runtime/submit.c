@@ -79,20 +79,30 @@ static int wait_done(struct runtime *rt, const hvd_handle *h)
 
 _Static_assert(offsetof(struct entry, h) == 0, "hvd_wait frees an entry through its handle");
 
+/* GPU: e's readiness recorded on the caller's stream (the engine's stream
+ * waits for it). 0, or the error with e freed. */
+static inline int mark_ready(struct runtime *rt, struct entry *e)
+{
+	if (!rt->comm.ops->record_ready || !rt->compute_stream)
+		return 0;
+	char why[256] = "";
+	int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark, why,
+					    sizeof(why));
+	if (rc) {
+		entry_free(e);
+		return runtime_set_error(rc, why);
+	}
+	return 0;
+}
+
 /* Queues e (taking ownership) and returns its handle in *out. */
 static inline __attribute__((always_inline)) int enqueue(struct runtime *rt, struct entry *e,
 							 hvd_handle **out)
 {
 	hvd_handle *h = &e->h; /* at offset 0: freeing it frees e */
-	if (rt->comm.ops->record_ready && rt->compute_stream) {
-		char why[256] = "";
-		int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark,
-						    why, sizeof(why));
-		if (rc) {
-			entry_free(e);
-			return runtime_set_error(rc, why);
-		}
-	}
+	int rc = mark_ready(rt, e);
+	if (rc)
+		return rc;
 	runtime_lock(rt);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
@@ -148,16 +158,8 @@ static inline __attribute__((always_inline)) int lane_submit(struct runtime *rt,
 	if (!e)
 		return 0;
 	e->data = data;
-	if (rt->comm.ops->record_ready && rt->compute_stream) {
-		char why[256] = "";
-		*rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark,
-						 why, sizeof(why));
-		if (*rc) {
-			entry_free(e);
-			*rc = runtime_set_error(*rc, why);
-			return 1;
-		}
-	}
+	if ((*rc = mark_ready(rt, e)))
+		return 1;
 	lane_push(&rt->lane, e, &e->tag);
 	*handle = &e->h;
 	*rc = HVD_OK;
