@@ -127,7 +127,8 @@ static int open_backend(struct runtime *rt, char *err, size_t errlen)
 	}
 	if (b == HVD_BACKEND_MPI) {
 #ifdef HAVE_MPI
-		return comm_mpi_open(&rt->comm, rt->boot.rank, rt->boot.size, err, errlen);
+		return comm_mpi_open(&rt->comm, rt->boot.rank, rt->boot.size, rt->set.shm, err,
+				     errlen);
 #else
 		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': this build has no MPI");
 		return HVD_ERR_SETTINGS;

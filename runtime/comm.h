@@ -107,6 +107,8 @@ struct comm {
 	const struct comm_ops *ops;
 	void *ctx;
 	int rank, size;
+	const char *votes_by;        /* how agree_start's votes travel: "shared memory",
+				      * "messages"; NULL: no votes */
 };
 
 int comm_self_open(struct comm *c, char *err, size_t errlen);
@@ -115,7 +117,9 @@ int comm_self_open(struct comm *c, char *err, size_t errlen);
 int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *key,
 		  const char *ip, double deadline, char *err, size_t errlen);
 #ifdef HAVE_MPI
-int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen);
+/* shm: vote through memory shared by the ranks (comm_mpi_shm.h) when
+ * they all share this node (HVD_SHM). */
+int comm_mpi_open(struct comm *c, int rank, int size, int shm, char *err, size_t errlen);
 #endif
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
 int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_settings *s,

@@ -15,6 +15,7 @@
 
 #include "comm.h"
 #include "comm_mpi_rd.h"
+#include "comm_mpi_shm.h"
 #include "comm_mpi_vote.h"
 
 struct mpi_ctx {
@@ -25,8 +26,9 @@ struct mpi_ctx {
 	MPI_Request agree;      /* the plan cache's agreement in flight */
 	struct rd_op chunk_rd;  /* small ones on point-to-point (comm_mpi_rd.c) */
 	struct vote_op vote;    /* the agreement on point-to-point (comm_mpi_vote.c) */
+	struct shm_vote shm;    /* or in shared memory, every rank on this node (comm_mpi_shm.c) */
 	struct agree_data *vote_data;
-	int chunk_by_rd, agree_by_rd;
+	int chunk_by_rd, agree_by_rd, agree_by_shm;
 };
 
 static const char *mpi_error_text(int rc, char *buf)
@@ -202,32 +204,39 @@ static int mpi_agree_start(void *vctx, int64_t *vals, int n, struct agree_data *
 			   const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
-	ctx->agree_by_rd = mpi_agree_data_max(ctx) > 0;
-	ctx->vote_data = ctx->agree_by_rd ? d : NULL;
+	ctx->agree_by_rd = !ctx->agree_by_shm && mpi_agree_data_max(ctx) > 0;
+	ctx->vote_data = ctx->agree_by_rd || ctx->agree_by_shm ? d : NULL;
 	if (d)
 		d->summed = 0;
-	int rc;
-	if (ctx->agree_by_rd)
-		rc = d ? vote_start(&ctx->vote, vals, n, d->nsame, d->buf, d->count * mpi_esize(d->t),
-				    rd_sum(d->t))
-		       : vote_start(&ctx->vote, vals, n, n, NULL, 0, RD_SUM_F32);
+	void *buf = d ? d->buf : NULL;
+	size_t bytes = d ? d->count * mpi_esize(d->t) : 0;
+	enum rd_kind kind = d ? rd_sum(d->t) : RD_SUM_F32;
+	int nsame = d ? d->nsame : n, rc;
+	if (ctx->agree_by_shm)
+		rc = shm_vote_start(&ctx->shm, vals, n, nsame, buf, bytes, kind);
+	else if (ctx->agree_by_rd)
+		rc = vote_start(&ctx->vote, vals, n, nsame, buf, bytes, kind);
 	else
 		rc = MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm,
 				    &ctx->agree);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, ctx->agree_by_shm ? "shared-memory vote"
+						: "MPI_Iallreduce", rc);
 }
 
-/* One MPI_Test; the caller polls against its deadline and abort flag. */
+/* One look (MPI_Test, or the peers' slots); the caller polls against its
+ * deadline and abort flag. */
 static int mpi_agree_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	*done = 0;
-	int rc = ctx->agree_by_rd ? vote_test(&ctx->vote, done)
+	int rc = ctx->agree_by_shm ? shm_vote_test(&ctx->shm, done)
+		 : ctx->agree_by_rd ? vote_test(&ctx->vote, done)
 		 : MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
 	if (rc != MPI_SUCCESS)
-		return mpi_fail(w, ctx->agree_by_rd ? "MPI_Isend/MPI_Irecv" : "MPI_Iallreduce", rc);
+		return mpi_fail(w, ctx->agree_by_shm ? "shared-memory vote"
+			       : ctx->agree_by_rd ? "MPI_Isend/MPI_Irecv" : "MPI_Iallreduce", rc);
 	if (*done && ctx->vote_data)
-		ctx->vote_data->summed = ctx->vote.uniform;
+		ctx->vote_data->summed = ctx->agree_by_shm ? ctx->shm.uniform : ctx->vote.uniform;
 	return 0;
 }
 
@@ -321,12 +330,14 @@ static void mpi_finalize(void *vctx, int clean)
 {
 	struct mpi_ctx *ctx = vctx;
 	if (clean) {
+		shm_vote_close(&ctx->shm, 1); /* collective: before MPI_Finalize */
 		MPI_Comm_free(&ctx->chunk_rd.comm);
 		MPI_Comm_free(&ctx->comm);
 		MPI_Finalize();
 	}
 	rd_free(&ctx->chunk_rd);
 	vote_free(&ctx->vote);
+	shm_vote_close(&ctx->shm, 0); /* what is left is local */
 	free(ctx);
 }
 
@@ -363,7 +374,7 @@ static const struct comm_ops mpi_ops = {
  * A value the user set wins; MPICH ignores the variable. */
 #define LIBNBC_IALLREDUCE "OMPI_MCA_coll_libnbc_iallreduce_algorithm"
 
-int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
+int comm_mpi_open(struct comm *c, int rank, int size, int shm, char *err, size_t errlen)
 {
 	int inited = 0, provided = 0;
 	MPI_Initialized(&inited);
@@ -405,6 +416,15 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	ctx->size = size;
 	ctx->chunk = MPI_REQUEST_NULL;
 	ctx->agree = MPI_REQUEST_NULL;
+	int rc = shm_vote_open(&ctx->shm, MPI_COMM_WORLD, rank, size, shm, &ctx->agree_by_shm);
+	if (rc != MPI_SUCCESS) {
+		char text[MPI_MAX_ERROR_STRING];
+		snprintf(err, errlen, "hvd: MPI_Win_allocate_shared: 'HVD_SHM=1': %s",
+			 mpi_error_text(rc, text));
+		free(ctx);
+		return HVD_ERR_COMM;
+	}
+	c->votes_by = ctx->agree_by_shm ? "shared memory" : "messages";
 	c->ops = &mpi_ops;
 	c->ctx = ctx;
 	c->rank = rank;

@@ -15,7 +15,8 @@ RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)
 ifeq ($(HAVE_MPI),1)
-RUNTIME_SRCS += runtime/comm_mpi.c runtime/comm_mpi_rd.c runtime/comm_mpi_vote.c
+RUNTIME_SRCS += runtime/comm_mpi.c runtime/comm_mpi_rd.c runtime/comm_mpi_vote.c \
+	runtime/comm_mpi_shm.c
 RUNTIME_DEFS += -DHAVE_MPI
 RUNTIME_CFLAGS_DEPS += $(MPI_CFLAGS)
 RUNTIME_LDLIBS += $(MPI_LIBS)

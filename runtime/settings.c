@@ -94,14 +94,24 @@ static int parse_heartbeat(const char *v, struct hvd_settings *s, char *why, siz
 	return parse_seconds(v, 0.05, 3600, &s->heartbeat_s, why, n);
 }
 
-static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n)
+static int parse_flag(const char *v, int *flag, char *why, size_t n)
 {
 	if (strcmp(v, "0") && strcmp(v, "1")) {
 		snprintf(why, n, "must be 0 or 1");
 		return -1;
 	}
-	s->sync = v[0] == '1';
+	*flag = v[0] == '1';
 	return 0;
+}
+
+static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_flag(v, &s->sync, why, n);
+}
+
+static int parse_shm(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_flag(v, &s->shm, why, n);
 }
 
 static int parse_compression(const char *v, struct hvd_settings *s, char *why, size_t n)
@@ -210,6 +220,7 @@ static const struct setting settings_table[] = {
 	{ "HVD_CYCLE_TIME_MS", parse_cycle, "milliseconds" },
 	{ "HVD_COMPRESSION", parse_compression, "none|fp16|bf16" },
 	{ "HVD_SYNC", parse_sync, "0|1" },
+	{ "HVD_SHM", parse_shm, "0|1" },
 	{ "HVD_STALL_WARNING_S", parse_stall, "seconds, 0 = off" },
 	{ "HVD_TIMEOUT_S", parse_timeout, "seconds" },
 	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
@@ -238,6 +249,7 @@ void settings_defaults(struct hvd_settings *s)
 	s->timeout_s = 300.0;
 	s->heartbeat_s = 1.0;
 	s->backend = HVD_BACKEND_AUTO;
+	s->shm = 1;
 }
 
 static const struct setting *settings_find(const char *entry, size_t name_len)

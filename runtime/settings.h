@@ -26,6 +26,8 @@ struct hvd_settings {
 	double cycle_time_ms;            /* HVD_CYCLE_TIME_MS: longest wait of a partly submitted bucket */
 	enum hvd_compression compression;/* HVD_COMPRESSION */
 	int sync;                        /* HVD_SYNC */
+	int shm;                         /* HVD_SHM: votes through shared memory when
+					  * every rank shares one node (comm_mpi_shm.h) */
 	double stall_warning_s;          /* HVD_STALL_WARNING_S, 0 = off */
 	double timeout_s;                /* HVD_TIMEOUT_S */
 	double heartbeat_s;              /* HVD_HEARTBEAT_S */
