@@ -712,100 +712,126 @@ static void test_four_ranks_small_and_large_reductions_agree(void)
 	CHECK_STR(chunked, one);
 }
 
-/* hvd-rt-test small: rank 0's checksum into sum, and the fewest buckets
- * any rank says went with the vote (*agreed: that rank's agreed ones),
- * and the fewest submissions any rank made through the lane (runtime/lane.h). */
-static void small_run(const char *env, int n, const char *args, char *sum, size_t len,
-		      unsigned long *with_vote, unsigned long *agreed, unsigned long *laned)
+/* What hvd-rt-test small said: rank 0's checksum, the fewest buckets
+ * any rank says went with the vote (agreed: that rank's agreed ones),
+ * the fewest submissions any rank made through the lane (runtime/lane.h)
+ * and how many ranks voted through shared memory (comm_mpi_shm.h). */
+struct small_result {
+	char sum[32];
+	unsigned long with_vote, agreed, laned;
+	int by_shm;
+};
+
+static void small_run(const char *env, int n, const char *args, struct small_result *res)
 {
 	struct test_proc p;
 	char full[128];
 	snprintf(full, sizeof(full), "small %s", args);
-	*with_vote = ~0ul;
-	*agreed = 0;
-	*laned = ~0ul;
+	*res = (struct small_result){ .with_vote = ~0ul, .laned = ~0ul };
 	CHECK(run_ranks(env, n, full, 120, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "%s %s: exit %d: %.600s", env, args, p.exit_code, p.err);
 	const char *c = strstr(p.out, "checksum ");
-	snprintf(sum, len, "%.25s", c ? c : "(none)");
+	snprintf(res->sum, sizeof(res->sum), "%.25s", c ? c : "(none)");
 	for (int r = 0; r < n; r++) {
-		char want[32];
+		char want[32], by[16] = "";
 		unsigned long a = 0, v = 0, l = 0;
 		snprintf(want, sizeof(want), "rank %d: ", r);
 		const char *at = strstr(p.out, want);
 		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed, %lu with the vote, %lu "
-				       "through", &a, &v, &l) == 3,
+				       "through the lane, votes by %15s", &a, &v, &l, by) == 4,
 			  "%s: rank %d said nothing: %.300s", args, r, p.out);
-		if (v < *with_vote) {
-			*with_vote = v;
-			*agreed = a;
+		if (v < res->with_vote) {
+			res->with_vote = v;
+			res->agreed = a;
 		}
-		if (l < *laned)
-			*laned = l;
+		if (l < res->laned)
+			res->laned = l;
+		res->by_shm += !strcmp(by, "shared");
 	}
 	test_proc_free(&p);
 }
 
 /* A repeated small bucket (64 tensors, up to 64 KiB) travels with the
- * plan cache's vote (runtime/comm_mpi_vote.c): one exchange per step, no
- * reduction after it. The sums equal, bit for bit, those of the vote and
- * then the reduction (a timeline turns the first off), for one message,
- * several pieces and a vector too long for pieces, in place forward or
- * last first, through the fusion buffer, and averaged. The tensors inside
- * the bucket are submitted through the lane (runtime/lane.h), and equal
+ * plan cache's vote: one exchange per step, no reduction after it. On
+ * one node the vote goes through shared memory (runtime/comm_mpi_shm.c),
+ * with HVD_SHM=0 as MPI messages (runtime/comm_mpi_vote.c). The sums
+ * equal, bit for bit, those of the vote and then the reduction (a
+ * timeline turns the first off), for one message, several pieces and a
+ * vector too long for pieces, in place forward or last first, through
+ * the fusion buffer, and averaged, on 2 and 4 ranks (4: the tree of
+ * sums is associated as OpenMPI associates it). The tensors inside the
+ * bucket are submitted through the lane (runtime/lane.h), and equal
  * those of a run that waits for every tensor alone (HVD_SYNC). */
 static void test_small_buckets_travel_with_the_vote(void)
 {
-	static const char *const cases[] = {
-		"12 1024 forward sum", "12 1024 reversed sum", "12 1024 scattered sum",
-		"12 64 forward average", "12 3072 reversed average", "12 16384 scattered average",
+	static const struct { int n; const char *args; } cases[] = {
+		{ 2, "12 1024 forward sum" }, { 2, "12 1024 reversed sum" },
+		{ 2, "12 1024 scattered sum" }, { 2, "12 64 forward average" },
+		{ 2, "12 3072 reversed average" }, { 2, "12 16384 scattered average" },
+		{ 4, "12 1024 forward sum" }, { 4, "12 3072 scattered average" },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		char with[32], alone[32];
-		unsigned long v, a, v0, a0, l, l0;
-		small_run("HVD_CYCLE_TIME_MS=1000", 2, cases[k], with, sizeof(with), &v, &a, &l);
-		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", 2, cases[k], alone,
-			  sizeof(alone), &v0, &a0, &l0);
-		CHECK(strstr(with, "checksum ") == with);
-		CHECK_MSG(!strcmp(with, alone), "%s: %s with the vote, %s after it", cases[k], with, alone);
+		int n = cases[k].n;
+		const char *args = cases[k].args;
+		struct small_result with, alone, msgs, sync;
+		small_run("HVD_CYCLE_TIME_MS=1000", n, args, &with);
+		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", n, args, &alone);
+		CHECK(strstr(with.sum, "checksum ") == with.sum);
+		CHECK_MSG(!strcmp(with.sum, alone.sum), "%d ranks %s: %s with the vote, %s after it", n,
+			  args, with.sum, alone.sum);
+		CHECK_MSG(with.by_shm == n, "%d ranks %s: %d ranks voted through shared memory", n,
+			  args, with.by_shm);
 		/* 11 repeated steps, each one bucket unless a loaded machine split it */
-		CHECK_MSG(a >= 11 && v >= 8 && v <= a, "%s: %lu of %lu agreed buckets went with the "
-			  "vote (want 8 or more)", cases[k], v, a);
-		CHECK_MSG(v0 == 0, "%s: %lu went with the vote under a timeline", cases[k], v0);
+		CHECK_MSG(with.agreed >= 11 && with.with_vote >= 8 && with.with_vote <= with.agreed,
+			  "%d ranks %s: %lu of %lu agreed buckets went with the vote (want 8 or more)",
+			  n, args, with.with_vote, with.agreed);
+		CHECK_MSG(alone.with_vote == 0, "%d ranks %s: %lu went with the vote under a timeline",
+			  n, args, alone.with_vote);
 		/* a step's 64 tensors: 62 inside its bucket take the lane, once cached;
 		 * HVD_SYNC (a wait inside each submission) takes none, and sums alike */
-		CHECK_MSG(l >= 8 * 31, "%s: %lu submissions through the lane (want 248 or more)",
-			  cases[k], l);
-		char sync[32];
-		small_run("HVD_SYNC=1", 2, cases[k], sync, sizeof(sync), &v0, &a0, &l0);
-		CHECK_MSG(!strcmp(with, sync) && l0 == 0, "%s: %s with the lane, %s under HVD_SYNC "
-			  "(%lu through the lane)", cases[k], with, sync, l0);
+		CHECK_MSG(with.laned >= 8 * 31, "%d ranks %s: %lu submissions through the lane (want "
+			  "248 or more)", n, args, with.laned);
+		small_run("HVD_SYNC=1", n, args, &sync);
+		CHECK_MSG(!strcmp(with.sum, sync.sum) && sync.laned == 0, "%d ranks %s: %s with the "
+			  "lane, %s under HVD_SYNC (%lu through the lane)", n, args, with.sum, sync.sum,
+			  sync.laned);
+		small_run("HVD_CYCLE_TIME_MS=1000 HVD_SHM=0", n, args, &msgs);
+		CHECK_MSG(!strcmp(with.sum, msgs.sum) && msgs.by_shm == 0 && msgs.with_vote >= 8,
+			  "%d ranks %s: %s through shared memory, %s as messages (%d ranks through "
+			  "shared memory, %lu buckets with the vote)", n, args, with.sum, msgs.sum,
+			  msgs.by_shm, msgs.with_vote);
 	}
 }
 
 /* When the votes differ (rank 0's tensors lie last first, the others' do
  * not), the vectors that went with them are not summed: every rank runs
  * the bucket after the vote, on tensors as they were. On 4 ranks, 2 and 3
- * agree in the first round and not in the second: their tensors, in
- * place, must not keep that round's sum. A bucket just over 64 KiB never
+ * agree with each other and not with 0 and 1: their tensors, in place,
+ * must not keep a partial sum (as MPI messages, 2 and 3 agree in the
+ * first round and not in the second). A bucket just over 64 KiB never
  * goes with the vote. */
 static void test_votes_that_differ_leave_the_tensors_alone(void)
 {
-	static const struct { int n; const char *args; } cases[] = {
-		{ 2, "12 3072 mixed average" }, { 4, "8 1024 mixed sum" }, { 2, "8 16400 forward sum" },
+	static const struct { int n; const char *env, *args; } cases[] = {
+		{ 2, "", "12 3072 mixed average" }, { 4, "", "8 1024 mixed sum" },
+		{ 4, "HVD_SHM=0", "8 1024 mixed sum" }, { 2, "", "8 16400 forward sum" },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		char with[32], alone[32];
-		unsigned long v, a, v0, a0, l, l0;
-		small_run("HVD_CYCLE_TIME_MS=1000", cases[k].n, cases[k].args, with, sizeof(with), &v, &a,
-			  &l);
-		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", cases[k].n, cases[k].args, alone,
-			  sizeof(alone), &v0, &a0, &l0);
-		CHECK(strstr(with, "checksum ") == with);
-		CHECK_MSG(!strcmp(with, alone), "%d ranks %s: %s, %s without the vote's data", cases[k].n,
-			  cases[k].args, with, alone);
-		CHECK_MSG(a >= 5 && v == 0, "%d ranks %s: %lu of %lu agreed buckets went with the vote "
-			  "(want 0)", cases[k].n, cases[k].args, v, a);
+		int n = cases[k].n;
+		const char *args = cases[k].args;
+		char env[96];
+		struct small_result with, alone;
+		snprintf(env, sizeof(env), "HVD_CYCLE_TIME_MS=1000 %s", cases[k].env);
+		small_run(env, n, args, &with);
+		snprintf(env, sizeof(env), "HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json %s",
+			 cases[k].env);
+		small_run(env, n, args, &alone);
+		CHECK(strstr(with.sum, "checksum ") == with.sum);
+		CHECK_MSG(!strcmp(with.sum, alone.sum), "%d ranks %s %s: %s, %s without the vote's data",
+			  n, cases[k].env, args, with.sum, alone.sum);
+		CHECK_MSG(with.agreed >= 5 && with.with_vote == 0, "%d ranks %s %s: %lu of %lu agreed "
+			  "buckets went with the vote (want 0)", n, cases[k].env, args, with.with_vote,
+			  with.agreed);
 	}
 }
 

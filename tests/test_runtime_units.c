@@ -42,6 +42,7 @@ static void test_settings_defaults_match_horovod(void)
 	CHECK_INT(s.fusion_chunk_bytes, 1 << 20);
 	CHECK_INT(s.fusion_chunk_auto, 1); /* rank 0 tunes it, from 1 MiB */
 	CHECK_INT(s.sync, 0);
+	CHECK_INT(s.shm, 1); /* votes through shared memory where every rank shares a node */
 	CHECK_STR(s.timeline_path, "");
 }
 
@@ -51,7 +52,7 @@ static void test_settings_every_variable_parses(void)
 			"HVD_SYNC=1", "HVD_STALL_WARNING_S=0", "HVD_TIMEOUT_S=7",
 			"HVD_HEARTBEAT_S=0.5", "HVD_BACKEND=mpi", "HVD_TIMELINE=/tmp/t.json",
 			"HVD_GPU_BUSID=0000:3b:00.0", "HVD_CPUS=0-19", "HVD_SOCKET=0",
-			"HVD_BIND=socket", "HVD_FUSION_CHUNK=65536", "OTHER=1", NULL };
+			"HVD_BIND=socket", "HVD_FUSION_CHUNK=65536", "HVD_SHM=0", "OTHER=1", NULL };
 	struct hvd_settings s;
 	char err[512] = "";
 	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
@@ -62,6 +63,7 @@ static void test_settings_every_variable_parses(void)
 	CHECK_NEAR(s.cycle_time_ms, 2.5, 0, 0);
 	CHECK_INT(s.compression, HVD_COMPRESS_BF16);
 	CHECK_INT(s.sync, 1);
+	CHECK_INT(s.shm, 0);
 	CHECK_NEAR(s.stall_warning_s, 0, 0, 0);
 	CHECK_NEAR(s.timeout_s, 7, 0, 0);
 	CHECK_NEAR(s.heartbeat_s, 0.5, 0, 0);
@@ -101,6 +103,7 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_CYCLE_TIME_MS=nan", "HVD_CYCLE_TIME_MS", "'nan'");
 	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "none, fp16 or bf16");
 	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "0 or 1");
+	expect_bad("HVD_SHM=off", "HVD_SHM", "0 or 1");
 	expect_bad("HVD_TIMEOUT_S=0", "HVD_TIMEOUT_S", "out of range");
 	expect_bad("HVD_TIMEOUT_S= 5", "HVD_TIMEOUT_S", "not a number");
 	expect_bad("HVD_STALL_WARNING_S=x", "HVD_STALL_WARNING_S", "'x'");

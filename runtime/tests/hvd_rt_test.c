@@ -683,9 +683,10 @@ static int run_small(int steps, size_t floats, const char *layout, const char *o
 	if (bad || !rt)
 		return 1;
 	pthread_mutex_lock(&rt->lock);
-	printf("rank %d: %llu buckets agreed, %llu with the vote, %llu through the lane\n", hvd_rank(),
-	       (unsigned long long)rt->fast_buckets, (unsigned long long)rt->buckets_with_vote,
-	       (unsigned long long)rt->lane.pushed);
+	printf("rank %d: %llu buckets agreed, %llu with the vote, %llu through the lane, votes by "
+	       "%s\n", hvd_rank(), (unsigned long long)rt->fast_buckets,
+	       (unsigned long long)rt->buckets_with_vote, (unsigned long long)rt->lane.pushed,
+	       rt->comm.votes_by ? rt->comm.votes_by : "nothing");
 	pthread_mutex_unlock(&rt->lock);
 	if (hvd_rank() == 0)
 		printf("checksum %016llx\n", (unsigned long long)h);
