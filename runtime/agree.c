@@ -232,12 +232,14 @@ int agree_wants_wake(struct runtime *rt, const struct entry *e)
 	return 1;
 }
 
-void agree_note_waiter(struct runtime *rt)
+double agree_note_waiter(struct runtime *rt)
 {
 	if (rt->run_completed_at <= 0)
-		return;
-	rt->waiter_comes = runtime_now() - rt->run_completed_at < AGREE_WAITER_PROMPT_S;
+		return 0;
+	double now = runtime_now();
+	rt->waiter_comes = now - rt->run_completed_at < AGREE_WAITER_PROMPT_S;
 	rt->run_completed_at = 0;
+	return now;
 }
 
 static void tell_rank0(struct runtime *rt, uint64_t pos)
@@ -412,11 +414,12 @@ static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int6
 	return NULL;
 }
 
-struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at)
+struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, double *wake_at)
 {
 	int64_t v[AGREE_VALUES];
 	*wake_at = 0;
-	double now = runtime_now();
+	if (now <= 0)
+		now = runtime_now();
 	struct scan s;
 	if (!local_vote(rt, now, by_waiter, v, &s, wake_at))
 		return NULL;

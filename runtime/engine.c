@@ -410,17 +410,17 @@ static struct exec_cmd *take_bucket(struct runtime *rt, double *wake_at)
 			rt->execs_tail = NULL;
 		return cmd;
 	}
-	return rt->fast ? agree_next(rt, 0, wake_at) : NULL;
+	return rt->fast ? agree_next(rt, 0, 0, wake_at) : NULL;
 }
 
-int engine_lend(struct runtime *rt, double *wake_at)
+int engine_lend(struct runtime *rt, double now, double *wake_at)
 {
 	*wake_at = 0;
 	if (!rt->fast || rt->engine_busy || rt->execs || rt->aborted)
 		return 0;
 	char err[2048];
 	rt->engine_busy = 1;
-	struct exec_cmd *cmd = agree_next(rt, 1, wake_at);
+	struct exec_cmd *cmd = agree_next(rt, 1, now, wake_at);
 	if (cmd)
 		execute(rt, cmd, err, sizeof(err));
 	rt->engine_busy = 0;

@@ -32,6 +32,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "plan_cache.h"
 
@@ -77,6 +78,36 @@ static inline const struct fusion_item *lane_expected(const struct lane *l)
 		return NULL;
 	return &l->items[l->off];
 }
+/* 1 when the caller's name equals the cached one (a whole HVD_NAME_MAX
+ * array, NUL-terminated), eight bytes at a time as fusion_name_equal
+ * compares: a call to strcmp was an eighth of a small repeated step. The
+ * caller's string may end anywhere, so its eight bytes are loaded only
+ * where they stay inside the page its first byte is on (a page is mapped
+ * whole); near a page's end the rest goes to strcmp. Those loads may read
+ * past the caller's NUL inside its page, which AddressSanitizer reports:
+ * its builds compare by strcmp. */
+static inline int lane_name_equal(const char *cached, const char *name)
+{
+#ifdef __SANITIZE_ADDRESS__
+	return !strcmp(cached, name);
+#else
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	for (size_t i = 0; i < HVD_NAME_MAX; i += 8) {
+		if (((uintptr_t)(name + i) & 4095) > 4096 - 8)
+			return !strcmp(cached + i, name + i);
+		uint64_t x, y;
+		memcpy(&x, cached + i, 8);
+		memcpy(&y, name + i, 8);
+		uint64_t zero = (x - ones) & ~x & highs, diff = x ^ y;
+		if (diff)
+			return zero && __builtin_ctzll(zero) < __builtin_ctzll(diff);
+		if (zero)
+			return 1;
+	}
+	return 0; /* not reached: the cached name ends inside its array */
+#endif
+}
+
 /* The owner, unlocked: e (its item the expected one) goes into the ring
  * with its tag; the lane moves to the next item. */
 static inline void lane_push(struct lane *l, struct entry *e, struct plan_tag *tag)

@@ -62,6 +62,9 @@ struct entry {
 	double t_submit;         /* runtime_now() at submission */
 	int64_t nego_open;       /* worker: its NEGOTIATE span is open (control thread);
 				  * 64 bits: no padding, entry_alloc_as's check is exact */
+	const struct fusion_item *copied_from; /* the cached item `item` is a copy of (the
+				  * lane's, entry_alloc_as), in the lane of generation copied_gen */
+	uint64_t copied_gen;
 	struct entry *next;
 };
 
@@ -185,12 +188,13 @@ void runtime_suffix(const struct runtime *rt, char *out, size_t len);
 
 int engine_start(struct runtime *rt, char *err, size_t errlen);
 /* agree.c, engine thread or a waiter lent to it (by_waiter), lock held
+ * (now: runtime_now() read a moment ago by the caller, 0 = read it)
  * (dropped while the agreement runs): the bucket at rt->fast_pos when
  * every rank repeated the same cached bucket there; NULL when there is
  * nothing to vote on yet (*wake_at: when to look again, 0 = at the next
  * submission) or the ranks disagreed (rt->fast is then 0: rank 0
  * negotiates from there on). */
-struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double *wake_at);
+struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, double *wake_at);
 /* A bucket a vote is about, as agree.c found it (one pass, lock held). */
 struct spec_bucket {
 	struct entry **es;       /* its tensors in submission order (agree.c's scratch) */
@@ -216,13 +220,14 @@ double agree_escalate_s(const struct hvd_settings *s);
  * caller's next hvd_wait (no wake); a late waiter, or rank 0's nudge,
  * hands them to the engine thread again. */
 int agree_wants_wake(struct runtime *rt, const struct entry *e);
-/* Lock held: a caller starts to wait (learns whether waiters are prompt). */
-void agree_note_waiter(struct runtime *rt);
+/* Lock held: a caller starts to wait (learns whether waiters are prompt).
+ * Returns the runtime_now() it read, 0 when it read none. */
+double agree_note_waiter(struct runtime *rt);
 /* Lock held. A thread about to wait for a handle runs the next agreed
  * bucket itself when the engine is idle (no hand-off to the engine thread
- * and back on the hot path): 1 when something changed (look again), 0
+ * and back on the hot path; now as agree_next): 1 when something changed (look again), 0
  * when it should sleep (engine_sleep; *wake_at as agree_next). */
-int engine_lend(struct runtime *rt, double *wake_at);
+int engine_lend(struct runtime *rt, double now, double *wake_at);
 /* Lock held: sleeps on cv (rt->cond: a waiter; rt->work: the engine
  * thread) until woken, or until the monotonic time wake_at (> 0). */
 void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at);
@@ -250,9 +255,11 @@ static inline int entry_follows(const struct entry *a, const struct entry *b)
  * once the caller has waited for it (any thread; cached per thread). */
 struct entry *entry_alloc(void);
 void entry_free(struct entry *e);
-/* entry_cache.c: an entry for item it (copied), every other field zero,
- * without memset calls (the lane's submissions). */
-struct entry *entry_alloc_as(const struct fusion_item *it);
+/* entry_cache.c: an entry for the cached item it of the lane of
+ * generation gen (copied, unless the entry holds a copy of that very
+ * item already), every other field zero, without memset calls (the
+ * lane's submissions). */
+struct entry *entry_alloc_as(const struct fusion_item *it, uint64_t gen);
 /* Lock held: e becomes the next submission (its position, its tag
  * against the plan cache), last of the pending ones. */
 void runtime_queue_entry(struct runtime *rt, struct entry *e);

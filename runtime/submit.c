@@ -66,11 +66,12 @@ static inline __attribute__((always_inline)) int check_common(struct runtime *rt
 static int wait_done(struct runtime *rt, const hvd_handle *h)
 {
 	runtime_lock(rt);
-	agree_note_waiter(rt);
+	double now = agree_note_waiter(rt); /* the first look's clock (0: none read) */
 	while (!h->done) {
 		double wake_at;
-		if (!engine_lend(rt, &wake_at)) /* an agreed bucket runs on this thread */
+		if (!engine_lend(rt, now, &wake_at)) /* an agreed bucket runs on this thread */
 			engine_sleep(rt, &rt->cond, wake_at);
+		now = 0;
 	}
 	int status = h->status;
 	pthread_mutex_unlock(&rt->lock);
@@ -152,9 +153,9 @@ static inline __attribute__((always_inline)) int lane_submit(struct runtime *rt,
 		return 0;
 	const struct fusion_item *want = lane_expected(&rt->lane);
 	if (!want || want->count != count || want->dtype != dtype || want->op != op ||
-	    strcmp(want->name, name))
+	    !lane_name_equal(want->name, name))
 		return 0;
-	struct entry *e = entry_alloc_as(want);
+	struct entry *e = entry_alloc_as(want, rt->lane.generation);
 	if (!e)
 		return 0;
 	e->data = data;

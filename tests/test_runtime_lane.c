@@ -5,11 +5,14 @@
  * come back as submitted; a changed tensor leaves the lane for the locked
  * way and the lane carries the steps after it; a second thread that
  * submits beside the lane's owner loses nothing; an entry pushed after
- * the runtime failed completes with its error instead of hanging.
+ * the runtime failed completes with its error instead of hanging. The
+ * lane's name compare (lane_name_equal) agrees with strcmp everywhere,
+ * names that end at a page followed by an unmapped one included.
  * What it does not do: start ranks (test_runtime_slurm.c checks the
  * lane's sums on two ranks against a run without it).
  */
 #define _GNU_SOURCE
+#include <sys/mman.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +32,7 @@
  * its own name, count and data (the lane copies the cached item it
  * matched). 0 when every entry was its tensor's, every wait succeeded
  * and every value came back. */
-static int lane_step(float *buf, const char *prefix, int odd, float value)
+static int lane_step(float *buf, const char *prefix, int odd, float value, int waits_backwards)
 {
 	hvd_handle *h[LANE_TENSORS];
 	size_t off = 0;
@@ -48,7 +51,7 @@ static int lane_step(float *buf, const char *prefix, int odd, float value)
 	}
 	int bad = 0;
 	for (int k = 0; k < LANE_TENSORS; k++)
-		bad |= hvd_wait(h[k]) != HVD_OK;
+		bad |= hvd_wait(h[waits_backwards ? LANE_TENSORS - 1 - k : k]) != HVD_OK;
 	off = 0;
 	for (int k = 0; k < LANE_TENSORS; k++) {
 		size_t n = (size_t)k + 1 + (k == odd);
@@ -82,22 +85,28 @@ static struct runtime *lane_runtime(void)
 /* 30 steps: once the plan is cached, the 14 tensors inside the step's
  * bucket take the lane; a step whose eighth tensor grew takes the locked
  * way for it (the plan is broken there) and still completes; the steps
- * after it take the lane again. */
+ * after it take the lane again, also when some wait for their tensors
+ * last first (the entries come back in another order). */
 static void test_lane_carries_a_repeated_step(void)
 {
 	struct runtime *rt = lane_runtime();
 	float *buf = calloc(LANE_FLOATS, sizeof(float));
 	for (int step = 0; step < 30; step++)
-		CHECK_MSG(lane_step(buf, "lane", -1, (float)step) == 0, "step %d", step);
+		CHECK_MSG(lane_step(buf, "lane", -1, (float)step, 0) == 0, "step %d", step);
 	uint64_t before = lane_pushed_now(rt);
 	CHECK_MSG(before >= 20 * (LANE_TENSORS - 2), "%llu submissions through the lane in 30 steps",
 		  (unsigned long long)before);
-	CHECK_MSG(lane_step(buf, "lane", 7, 100) == 0, "the changed step");
+	CHECK_MSG(lane_step(buf, "lane", 7, 100, 0) == 0, "the changed step");
 	for (int step = 0; step < 30; step++)
-		CHECK_MSG(lane_step(buf, "lane", -1, (float)step) == 0, "step %d after", step);
+		CHECK_MSG(lane_step(buf, "lane", -1, (float)step, 0) == 0, "step %d after", step);
 	uint64_t after = lane_pushed_now(rt);
 	CHECK_MSG(after - before >= 20 * (LANE_TENSORS - 2), "%llu through the lane after the change",
 		  (unsigned long long)(after - before));
+	/* waits in the other order: the recycled entries come back to other
+	 * tensors, each must hold its own tensor's item, not the last one's */
+	for (int step = 0; step < 20; step++)
+		CHECK_MSG(lane_step(buf, "lane", -1, (float)step, step % 3 == 0) == 0,
+			  "step %d, waits %s", step, step % 3 == 0 ? "backwards" : "in order");
 	free(buf);
 	CHECK_INT(hvd_shutdown(), HVD_OK);
 }
@@ -111,7 +120,7 @@ static void *side_thread(void *arg)
 	struct side *s = arg;
 	float *buf = calloc(LANE_FLOATS, sizeof(float));
 	for (int step = 0; step < s->steps && !s->bad; step++)
-		s->bad = lane_step(buf, "side", -1, (float)(1000 + step));
+		s->bad = lane_step(buf, "side", -1, (float)(1000 + step), step % 2);
 	free(buf);
 	return NULL;
 }
@@ -125,14 +134,14 @@ static void test_lane_and_a_second_thread_lose_nothing(void)
 	struct runtime *rt = lane_runtime();
 	float *buf = calloc(LANE_FLOATS, sizeof(float));
 	for (int step = 0; step < 10; step++) /* the owner claims the lane */
-		CHECK(lane_step(buf, "lane", -1, (float)step) == 0);
+		CHECK(lane_step(buf, "lane", -1, (float)step, 0) == 0);
 	CHECK(lane_pushed_now(rt) > 0);
 	struct side s = { .steps = 300 };
 	pthread_t t;
 	CHECK_INT(pthread_create(&t, NULL, side_thread, &s), 0);
 	int bad = 0;
 	for (int step = 0; step < 300 && !bad; step++)
-		bad = lane_step(buf, "lane", -1, (float)step);
+		bad = lane_step(buf, "lane", -1, (float)step, 0);
 	pthread_join(t, NULL);
 	CHECK_MSG(!bad && !s.bad, "owner %d, other thread %d: %s", bad, s.bad, hvd_error());
 	free(buf);
@@ -149,7 +158,7 @@ static void test_lane_entries_fail_with_the_runtime(void)
 	struct runtime *rt = lane_runtime();
 	float *buf = calloc(LANE_FLOATS, sizeof(float));
 	for (int step = 0; step < 10; step++)
-		CHECK(lane_step(buf, "lane", -1, (float)step) == 0);
+		CHECK(lane_step(buf, "lane", -1, (float)step, 0) == 0);
 	hvd_handle *h[3];
 	size_t off = 0;
 	for (int k = 0; k < 2; k++) { /* the bucket's first (locked) and one inside it */
@@ -164,7 +173,7 @@ static void test_lane_entries_fail_with_the_runtime(void)
 	rt->engine_started = 0;
 	const struct fusion_item *want = lane_expected(&rt->lane); /* lane.2, as the owner would */
 	CHECK(want && !strcmp(want->name, "lane.2"));
-	struct entry *late = want ? entry_alloc_as(want) : NULL;
+	struct entry *late = want ? entry_alloc_as(want, rt->lane.generation) : NULL;
 	if (late) {
 		late->data = buf + off;
 		lane_push(&rt->lane, late, &late->tag);
@@ -177,7 +186,65 @@ static void test_lane_entries_fail_with_the_runtime(void)
 	hvd_shutdown();
 }
 
+/* lane_name_equal against strcmp: every length of a cached name (0 to
+ * HVD_NAME_MAX - 1) against the same name, each one-byte change of it
+ * (a high byte too: no zero-byte false alarm), a prefix and an extension
+ * (by 0x80 too: its bit is the one that marks the cached name's NUL);
+ * the caller's copy placed so that its NUL is the last byte before a
+ * PROT_NONE page (a load past the page would crash) and at every offset
+ * inside a word. */
+static int same_answer(const char *cached, const char *name)
+{
+	return lane_name_equal(cached, name) == !strcmp(cached, name);
+}
+
+static void test_lane_name_compare_is_strcmp(void)
+{
+	long page = 4096;
+	char *map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+	CHECK(map != MAP_FAILED);
+	if (map == MAP_FAILED)
+		return;
+	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
+	int bad = 0;
+	for (size_t len = 0; len < HVD_NAME_MAX && !bad; len++) {
+		char cached[HVD_NAME_MAX] = { 0 }, name[HVD_NAME_MAX + 2];
+		for (size_t i = 0; i < len; i++)
+			cached[i] = (char)('a' + (i * 7 + len) % 26);
+		for (int shift = 0; shift < 8; shift++) {
+			/* at a page's end (after every variant: one byte more) */
+			char *end = map + page - (len + 2) - (size_t)shift;
+			memcpy(end, cached, len + 1);
+			bad |= !same_answer(cached, end);
+			memcpy(name, cached, len + 1);
+			bad |= !same_answer(cached, name);
+			for (size_t i = 0; i < len; i++) {
+				char was = end[i];
+				end[i] = (char)(was == 'z' ? 'a' : was + 1);
+				bad |= !same_answer(cached, end);
+				end[i] = (char)0x90;
+				bad |= !same_answer(cached, end);
+				end[i] = was;
+			}
+			if (len) {
+				end[len - 1] = '\0';   /* a prefix */
+				bad |= !same_answer(cached, end);
+				end[len - 1] = cached[len - 1];
+			}
+			end[len] = 'q';          /* one byte longer */
+			end[len + 1] = '\0';
+			bad |= !same_answer(cached, end);
+			end[len] = (char)0x80;   /* its only bit where the cached NUL's test bit is */
+			bad |= !same_answer(cached, end);
+		}
+		CHECK_MSG(!bad, "a cached name of %zu bytes: lane_name_equal disagrees with strcmp", len);
+	}
+	munmap(map, 2 * (size_t)page);
+}
+
 const struct test_case runtime_lane_tests[] = {
+	{ "lane_name_compare_is_strcmp", test_lane_name_compare_is_strcmp },
 	{ "lane_carries_a_repeated_step", test_lane_carries_a_repeated_step },
 	{ "lane_and_a_second_thread_lose_nothing", test_lane_and_a_second_thread_lose_nothing },
 	{ "lane_entries_fail_with_the_runtime", test_lane_entries_fail_with_the_runtime },

@@ -556,13 +556,13 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	double wake_at = 0;
 	rt->set.cycle_time_ms = 10000; /* the partial run below is not yet overdue when descheduled */
 	pthread_mutex_lock(&rt->lock);
-	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* nothing submitted: no vote */
+	CHECK(agree_next(rt, 0, 0, &wake_at) == NULL); /* nothing submitted: no vote */
 	CHECK(wake_at == 0 && rt->fast);
 	agree_entry(rt, "a", 3)->t_submit = runtime_now();
-	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* partial: waits HVD_CYCLE_TIME_MS */
+	CHECK(agree_next(rt, 0, 0, &wake_at) == NULL); /* partial: waits HVD_CYCLE_TIME_MS */
 	CHECK(wake_at > 0 && rt->fast);
 	agree_entry(rt, "b", 5);
-	struct exec_cmd *cmd = agree_next(rt, 0, &wake_at); /* complete: agreed */
+	struct exec_cmd *cmd = agree_next(rt, 0, 0, &wake_at); /* complete: agreed */
 	CHECK(cmd && cmd->first == 0 && cmd->count == 2 && cmd->agreed);
 	CHECK(rt->fast && rt->fast_pos == 2);
 	/* the bucket travelled with the vote (one rank: its sum is itself),
@@ -575,7 +575,7 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	agree_drop(rt, 2);
 	agree_entry(rt, "a", 3);
 	agree_entry(rt, "b", 6); /* a changed count breaks the run: rank 0 negotiates */
-	CHECK(agree_next(rt, 0, &wake_at) == NULL);
+	CHECK(agree_next(rt, 0, 0, &wake_at) == NULL);
 	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 2);
 	agree_drop(rt, 2);
 	rt->fast = 1; /* rank 0 handed back at 4; nothing submitted, but nudged: no */
@@ -583,7 +583,7 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	rt->slow_pending = 0;
 	rt->nudged = 1;
 	rt->nudge_pos = 4;
-	CHECK(agree_next(rt, 0, &wake_at) == NULL);
+	CHECK(agree_next(rt, 0, 0, &wake_at) == NULL);
 	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 4);
 	pthread_mutex_unlock(&rt->lock);
 	agree_runtime_free(rt);
@@ -601,11 +601,11 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5)));  /* completed: nobody waited yet */
 	keep_completion_fresh(rt);
 	double done_at = rt->run_completed_at;
-	CHECK(agree_next(rt, 0, &wake_at) == NULL); /* the engine thread leaves it a moment */
+	CHECK(agree_next(rt, 0, 0, &wake_at) == NULL); /* the engine thread leaves it a moment */
 	CHECK(wake_at > done_at && wake_at < done_at + 0.01);
 	agree_note_waiter(rt); /* the program waits at once */
 	CHECK(rt->waiter_comes && rt->run_completed_at == 0);
-	struct exec_cmd *cmd = agree_next(rt, 1, &wake_at);
+	struct exec_cmd *cmd = agree_next(rt, 1, 0, &wake_at);
 	CHECK(cmd && cmd->count == 2);
 	free(cmd);
 	agree_drop(rt, 2);
@@ -614,14 +614,14 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	rt->run_completed_at = runtime_now() - 0.01;
 	agree_note_waiter(rt); /* ... but came 10 ms late: the engine thread is woken next time */
 	CHECK(!rt->waiter_comes);
-	cmd = agree_next(rt, 1, &wake_at);
+	cmd = agree_next(rt, 1, 0, &wake_at);
 	free(cmd);
 	agree_drop(rt, 2);
 	agree_entry(rt, "a", 3);
 	CHECK(agree_wants_wake(rt, agree_entry(rt, "b", 5)));
 	CHECK(agree_wants_wake(rt, agree_entry(rt, "a", 3))); /* submitting on, waiters late */
 	CHECK(rt->run_completed_at == 0);
-	cmd = agree_next(rt, 0, &wake_at); /* the engine thread runs the complete one at once */
+	cmd = agree_next(rt, 0, 0, &wake_at); /* the engine thread runs the complete one at once */
 	CHECK(cmd && cmd->first == 4 && cmd->count == 2);
 	free(cmd);
 	agree_drop(rt, 2);
@@ -631,7 +631,7 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	CHECK(rt->waiter_comes);
 	CHECK(!agree_wants_wake(rt, agree_entry(rt, "a", 3)));  /* so the next is left too */
 	CHECK(!agree_wants_wake(rt, agree_entry(rt, "b", 5)));
-	cmd = agree_next(rt, 1, &wake_at); /* the waiter runs both cached runs as one bucket */
+	cmd = agree_next(rt, 1, 0, &wake_at); /* the waiter runs both cached runs as one bucket */
 	CHECK(cmd && cmd->first == 6 && cmd->count == 4 && cmd->agreed);
 	free(cmd);
 	agree_drop(rt, 4);
@@ -640,7 +640,7 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 	agree_entry(rt, "b", 5);
 	agree_entry(rt, "a", 3);
 	agree_entry(rt, "b", 5);
-	cmd = agree_next(rt, 1, &wake_at);
+	cmd = agree_next(rt, 1, 0, &wake_at);
 	CHECK(cmd && cmd->first == 10 && cmd->count == 2);
 	free(cmd);
 	agree_drop(rt, 4);
