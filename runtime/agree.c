@@ -7,7 +7,9 @@
  * full from there on (up to AGREE_MERGE_MAX that may run as one bucket),
  * or "no" (a tensor the cache does not have there, a changed or broken
  * run, a run still partial after HVD_CYCLE_TIME_MS, shutdown, or rank 0's
- * nudge). One small non-blocking collective on the backend (MIN of each
+ * nudge), or "barrier" when it calls hvd_barrier there (every rank's
+ * alike: the vote was the barrier, and the engines go on agreeing). One
+ * small non-blocking collective on the backend (MIN of each
  * id and its negation, of the layouts, of the position and its negation,
  * and of rank 0's piece size, chunk_tune.h) says how many of those
  * buckets every rank voted alike (a small bucket goes with the vote and
@@ -35,6 +37,9 @@
 #include "runtime.h"
 
 #define VOTE_NO (-1)
+/* A barrier at the position: no cached bucket has this id (ids are below
+ * 2^32), so a rank voting for a bucket or "no" there disagrees. */
+#define VOTE_BARRIER ((int64_t)1 << 40)
 /* The vote: AGREE_MERGE_MAX id pairs (id, -id), AGREE_MERGE_MAX layouts
  * (1: the first j + 1 buckets lie last first in one buffer), the
  * position pair, then the piece size (rank 0's; the others say
@@ -187,6 +192,11 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 	*s = (struct scan){ .fwd = 1, .rev = 1, .listed = 1 };
 	if (!e)
 		return rt->stopping || nudged;
+	if (e->seq == rt->fast_pos && e->item.kind == FUSION_BARRIER) {
+		v[0] = VOTE_BARRIER; /* every rank's alike: the vote was the barrier */
+		v[1] = -VOTE_BARRIER;
+		return 1;
+	}
 	if (e->seq != rt->fast_pos || e->tag.id < 0 || e->tag.off != 0)
 		return 1;
 	int broken;
@@ -330,7 +340,8 @@ static int run_agreement(struct runtime *rt, int64_t *v, struct agree_data *d, u
 }
 
 /* Lock held: the agreed bucket's tensors leave the negotiation (a span a
- * worker opened before the switch ends), tick PLAN_AGREED, enter QUEUE. */
+ * worker opened before the switch ends), tick PLAN_AGREED, enter QUEUE;
+ * a barrier every rank voted for is done (presummed: the vote was it). */
 static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const int64_t *v,
 				      int agreed)
 {
@@ -338,10 +349,14 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const in
 	if (!cmd)
 		return NULL;
 	cmd->first = pos;
-	for (int j = 0; j < agreed; j++)
-		cmd->count += plan_cache_count(&rt->cache, v[2 * j]);
-	cmd->signature = plan_cache_signature(&rt->cache, v[0]);
 	cmd->agreed = 1;
+	if (v[0] == VOTE_BARRIER) {
+		cmd->count = 1;
+		cmd->presummed = 1;
+	}
+	for (int j = 0; j < agreed && !cmd->presummed; j++)
+		cmd->count += plan_cache_count(&rt->cache, v[2 * j]);
+	cmd->signature = cmd->presummed ? 0 : plan_cache_signature(&rt->cache, v[0]);
 	cmd->reversed = v[VOTE_LAYOUT + agreed - 1] == 1;
 	cmd->chunk_bytes = (uint64_t)v[VOTE_CHUNK];
 	/* nego_open only says whether a worker's NEGOTIATE span is open */
@@ -401,11 +416,12 @@ static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int6
 		code = HVD_ERR_COMM;
 	}
 	if (cmd) {
+		int with_vote = d && d->summed;
 		cmd->voted_at = voted_at;
-		cmd->presummed = d && d->summed;
-		cmd->elems = cmd->presummed ? sb->elems : 0;
-		cmd->in_place = cmd->presummed && sb->in_place;
-		rt->buckets_with_vote += (uint64_t)cmd->presummed;
+		cmd->presummed |= with_vote;
+		cmd->elems = with_vote ? sb->elems : 0;
+		cmd->in_place = with_vote && sb->in_place;
+		rt->buckets_with_vote += (uint64_t)with_vote;
 		return cmd;
 	}
 	pthread_mutex_unlock(&rt->lock);

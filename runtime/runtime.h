@@ -77,7 +77,8 @@ struct exec_cmd {
 	int agreed;              /* agreed by the engines: every tensor matched its cached
 				  * item at submission, so the signature holds already */
 	int presummed;           /* agreed, and reduced with the vote: the fusion buffer
-				  * or the tensors hold the sum (engine_speculate) */
+				  * or the tensors hold the sum (engine_speculate); a
+				  * barrier: every rank voted for it, so it is done */
 	uint64_t elems;          /* presummed: the bucket's elements */
 	int in_place;            /* presummed: the tensors themselves hold it */
 	uint64_t chunk_bytes;    /* agreed: rank 0's piece size (the vote), else the setting */

@@ -562,6 +562,49 @@ static void test_plan_cache_skips_negotiation_after_step_one(void)
 	}
 }
 
+/* A barrier after every step: while the engines agree, a barrier is one
+ * more vote (every rank voting "barrier" at the same position is the
+ * barrier), so the steps after it are agreed too, none renegotiated
+ * through rank 0. */
+static void test_plan_cache_keeps_agreeing_across_barriers(void)
+{
+	expect_ok("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl%r.json", 2, "repeat 6 barrier", 120,
+		  "ok repeat");
+	for (int r = 0; r < 2; r++) {
+		char name[16];
+		snprintf(name, sizeof(name), "tl%d.json", r);
+		cJSON *tl = read_timeline(name);
+		CHECK(cJSON_IsArray(tl));
+		int lo, hi;
+		CHECK_INT(count_per_lane(tl, "rep.", "B", "NEGOTIATE_ALLREDUCE", &lo, &hi), 40);
+		CHECK_MSG(lo == 1 && hi == 1, "rank %d: %d..%d NEGOTIATE spans per tensor in 6 steps "
+			  "with barriers (want 1: step 1 only)", r, lo, hi);
+		count_per_lane(tl, "rep.", "X", "PLAN_AGREED", &lo, &hi);
+		CHECK_MSG(lo == 5 && hi == 5, "rank %d: %d..%d agreed starts per tensor (want steps "
+			  "2-6)", r, lo, hi);
+		CHECK_INT(count_per_lane(tl, "barrier", "X", "PLAN_AGREED", &lo, &hi), 1);
+		CHECK_MSG(lo == 6, "rank %d: %d of 6 barriers agreed by the engines", r, lo);
+		count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
+		CHECK_MSG(hi == 0, "rank %d: %d cached starts through rank 0", r, hi);
+		cJSON_Delete(tl);
+	}
+}
+
+/* Rank 0 alone calls hvd_barrier between repeated steps: the votes differ
+ * ("barrier" against the next bucket), rank 0 negotiates, and every rank
+ * names the mismatch. */
+static void test_plan_cache_lone_barrier_is_a_mismatch(void)
+{
+	struct test_proc p;
+	CHECK(run_ranks("HVD_CYCLE_TIME_MS=1000 HVD_TIMEOUT_S=10", 2, "repeat 6 lonebarrier", 60, &p) ==
+	      0);
+	CHECK_MSG(p.exit_code != 0, "exit 0: %.300s", p.out);
+	CHECK_MSG(count_lines_with(p.err, "hvd: tensor mismatch: 'barrier' vs 'rep.0'") == 2,
+		  "want the mismatch from both ranks: %.900s", p.err);
+	CHECK_MSG(p.seconds < 8, "took %.1f s", p.seconds);
+	test_proc_free(&p);
+}
+
 static void test_plan_cache_relearns_a_changed_count(void)
 {
 	expect_ok("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", 2, "repeat 6 count", 120, "ok repeat");
@@ -925,6 +968,8 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "stall_past_timeout_fails_every_rank", test_stall_past_timeout_fails_every_rank },
 	{ "timeline_allreduce_overlaps_backward", test_timeline_allreduce_overlaps_backward },
 	{ "plan_cache_skips_negotiation_after_step_one", test_plan_cache_skips_negotiation_after_step_one },
+	{ "plan_cache_keeps_agreeing_across_barriers", test_plan_cache_keeps_agreeing_across_barriers },
+	{ "plan_cache_lone_barrier_is_a_mismatch", test_plan_cache_lone_barrier_is_a_mismatch },
 	{ "plan_cache_relearns_a_changed_count", test_plan_cache_relearns_a_changed_count },
 	{ "plan_cache_runs_buckets_submitted_together_as_one",
 	  test_plan_cache_runs_buckets_submitted_together_as_one },

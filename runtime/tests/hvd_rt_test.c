@@ -21,7 +21,9 @@
  *              calls rep.12, of the same size, rep.renamed), missing (rank 1
  *              leaves out rep.39 and sleeps 30 s), stop (rank 1 submits
  *              nothing and sleeps 30 s), quit (rank 1 calls hvd_shutdown
- *              instead); split: step 1 pauses 0.3 s after rep.19. Prints
+ *              instead), lonebarrier (rank 0 alone calls hvd_barrier
+ *              after it); split: step 1 pauses 0.3 s after rep.19;
+ *              barrier: every rank calls hvd_barrier after each step. Prints
  *              how many buckets the engines agreed on
  *   tune N     N steps of 8 tensors of 1 MiB (one 8 MiB bucket: slices of one
  *              buffer on even ranks, separate buffers on odd ones), each
@@ -488,6 +490,11 @@ static int run_repeat(int steps, const char *variant)
 		if (step == 2 && hvd_rank() == 1 && !strcmp(variant, "quit"))
 			break; /* main() shuts down while the others submit */
 		bad = rep_step(bufs, step, variant);
+		if (!bad && !strcmp(variant, "barrier") && hvd_barrier())
+			bad = fail("barrier");
+		if (!bad && !strcmp(variant, "lonebarrier") && step == 2 && hvd_rank() == 0 &&
+		    hvd_barrier())
+			bad = fail("barrier"); /* rank 1 submits step 3 instead */
 	}
 	for (int k = 0; k <= REP_TENSORS; k++)
 		free(bufs[k]);
