@@ -14,13 +14,15 @@
 
 enum fusion_kind { FUSION_ALLREDUCE = 0, FUSION_BROADCAST, FUSION_ALLGATHER, FUSION_BARRIER };
 
+/* The name last: a submission compares the fixed fields first, and with
+ * them the start of a short name is on the same cache line. */
 struct fusion_item {
-	char name[HVD_NAME_MAX];
 	uint64_t count;      /* elements */
 	uint8_t dtype;       /* enum hvd_dtype */
 	uint8_t op;          /* enum hvd_op */
 	uint8_t kind;        /* enum fusion_kind */
 	int32_t root;        /* broadcast root, else 0 */
+	char name[HVD_NAME_MAX];
 };
 
 struct fusion_bucket {

@@ -47,25 +47,28 @@ struct hvd_handle {
 
 /* A submitted collective waiting for (or in) its bucket. One allocation
  * with its handle (first, so hvd_wait's free(handle) frees both): it
- * lives until the caller has waited. */
+ * lives until the caller has waited. 64-byte aligned (entry_cache.c),
+ * what a repeated step touches per tensor on its first cache line: the
+ * handle, position, data, tag, link and the item's count, dtype and op;
+ * the name and what other collectives use after it. */
 struct entry {
 	hvd_handle h;            /* what the caller holds; done by the engine */
-	struct fusion_item item;
 	uint64_t seq;            /* this rank's submission index = position */
 	void *data;              /* allreduce/broadcast: in place */
+	struct plan_tag tag;     /* its place in the plan cache, set at submission */
+	struct entry *next;
+	double t_submit;         /* runtime_now() at submission */
+	struct fusion_item item;
 	const void *send;        /* allgatherv */
 	void *recv;
 	size_t recv_capacity;    /* elements */
 	size_t *counts;
 	void *ready_mark;        /* GPU: event recorded at submit */
-	struct plan_tag tag;     /* its place in the plan cache, set at submission */
-	double t_submit;         /* runtime_now() at submission */
 	int64_t nego_open;       /* worker: its NEGOTIATE span is open (control thread);
 				  * 64 bits: no padding, entry_alloc_as's check is exact */
 	const struct fusion_item *copied_from; /* the cached item `item` is a copy of (the
 				  * lane's, entry_alloc_as), in the lane of generation copied_gen */
 	uint64_t copied_gen;
-	struct entry *next;
 };
 
 struct exec_cmd {
@@ -251,16 +254,6 @@ static inline int entry_follows(const struct entry *a, const struct entry *b)
 	size_t bytes = a->item.count * dtype_size((enum hvd_dtype)a->item.dtype);
 	return (const char *)a->data + bytes == (const char *)b->data;
 }
-/* entry_cache.c: an entry zeroed but for item.name, which the caller
- * fills (NULL: out of memory), and its return
- * once the caller has waited for it (any thread; cached per thread). */
-struct entry *entry_alloc(void);
-void entry_free(struct entry *e);
-/* entry_cache.c: an entry for the cached item it of the lane of
- * generation gen (copied, unless the entry holds a copy of that very
- * item already), every other field zero, without memset calls (the
- * lane's submissions). */
-struct entry *entry_alloc_as(const struct fusion_item *it, uint64_t gen);
 /* Lock held: e becomes the next submission (its position, its tag
  * against the plan cache), last of the pending ones. */
 void runtime_queue_entry(struct runtime *rt, struct entry *e);

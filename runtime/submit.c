@@ -18,6 +18,7 @@
 
 #include "dtype.h"
 #include "wire.h"
+#include "entry_cache.h"
 #include "runtime.h"
 
 /* Errors are out of line: the submission is a hot path. */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "runner.h"
+#include "entry_cache.h"
 #include "runtime.h"
 
 #define LANE_TENSORS 16

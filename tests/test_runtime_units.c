@@ -21,6 +21,7 @@
 #include "fusion.h"
 #include "plan_cache.h"
 #include "runner.h"
+#include "entry_cache.h"
 #include "runtime.h"
 #include "settings.h"
 #include "timeline.h"
