@@ -11,6 +11,7 @@
  * What it does not do: share entries between threads (an entry freed by
  * one thread is reused by that thread only).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -24,11 +25,25 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 static void drop_cache(void *unused)
 {
-	struct entry *e;
+	struct entry_cache *c = &entry_cache_mine;
 	(void)unused;
-	while ((e = entry_cache_pop()))
+	c->low = c->n;
+	entry_cache_trim(c);
+	c->exit_hook = 0;
+}
+
+void entry_cache_trim(struct entry_cache *c)
+{
+	for (unsigned k = 0; k < c->low && c->head; k++) {
+		struct entry *e = c->head;
+		c->head = e->next;
+		c->n--;
 		free(e);
-	entry_cache_mine.exit_hook = 0;
+	}
+	if (!c->head)
+		c->tail = NULL;
+	c->low = c->n;
+	c->pops = 0;
 }
 
 static void make_exit_key(void)
@@ -89,5 +104,7 @@ void entry_free_slow(struct entry *e)
 	pthread_once(&exit_once, make_exit_key);
 	pthread_setspecific(exit_key, (void *)1);
 	c->exit_hook = 1;
+	c->low = UINT_MAX; /* the first window: no pop has looked yet */
+	c->pops = 0;
 	entry_free(e);
 }

@@ -13,10 +13,14 @@
 #include "runtime.h"
 
 #define ENTRY_CACHE_MAX 4096
+/* Pops after which the entries the cache never needed are freed. */
+#define ENTRY_CACHE_WINDOW 4096u
 
 struct entry_cache {
 	struct entry *head, *tail; /* oldest first */
 	unsigned n;
+	unsigned low;              /* the fewest it held in this window */
+	unsigned pops;             /* in this window */
 	int exit_hook;             /* the thread's exit frees it (entry_free_slow) */
 };
 extern __thread struct entry_cache entry_cache_mine;
@@ -28,8 +32,17 @@ struct entry *entry_alloc(void);
 struct entry *entry_new(void);
 /* entry_free when the cache has no exit hook yet or is full. */
 void entry_free_slow(struct entry *e);
+/* The end of a window: frees the `low` oldest entries, which no pop in
+ * it needed (entry_cache_pop). */
+void entry_cache_trim(struct entry_cache *c);
 
-/* This thread's least recently freed entry, or NULL when it has none. */
+/* This thread's least recently freed entry, or NULL when it has none.
+ * A cache that holds more than its program keeps in flight (a phase of
+ * 364 tensors a step, then one of 64) would hand each tensor another
+ * entry than last time, round all of them, and outgrow the L1 cache: at
+ * the end of each window of pops the entries it never went below are
+ * freed, and it holds what is in flight again, each tensor's own entry
+ * coming back to it. */
 static inline struct entry *entry_cache_pop(void)
 {
 	struct entry_cache *c = &entry_cache_mine;
@@ -39,6 +52,10 @@ static inline struct entry *entry_cache_pop(void)
 		if (!c->head)
 			c->tail = NULL;
 		c->n--;
+		if (c->n < c->low)
+			c->low = c->n;
+		if (++c->pops >= ENTRY_CACHE_WINDOW)
+			entry_cache_trim(c);
 	}
 	return e;
 }

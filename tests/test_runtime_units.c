@@ -786,6 +786,49 @@ static void test_entry_cache_recycles_zeroed_but_the_name(void)
 	pthread_join(t, NULL);
 }
 
+/* A phase with 400 entries in flight, then one with 64: within a window
+ * of pops the cache holds the 64 again (not 400 that each tensor would
+ * go round), and from then on each of the 64 gets back the entry it
+ * had, which keeps its item's copy. Runs on a thread of its own: its
+ * cache starts empty. */
+static void *entry_cache_phases(void *arg)
+{
+	int *ok = arg;
+	static struct entry *big[400], *step[64], *last[64];
+	static struct fusion_item items[64];
+	for (int k = 0; k < 64; k++)
+		snprintf(items[k].name, sizeof(items[k].name), "t.%d", k);
+	for (int k = 0; k < 400; k++)
+		big[k] = entry_alloc();
+	for (int k = 0; k < 400; k++)
+		entry_free(big[k]);
+	int own = 0, rounds = (int)(3 * ENTRY_CACHE_WINDOW / 64);
+	for (int r = 0; r < rounds; r++) {
+		for (int k = 0; k < 64; k++)
+			step[k] = entry_alloc_as(&items[k], 1);
+		for (int k = 0; k < 64 && r == rounds - 1; k++)
+			own += step[k] == last[k] && !strcmp(step[k]->item.name, items[k].name);
+		for (int k = 0; k < 64; k++) {
+			last[k] = step[k];
+			entry_free(step[k]);
+		}
+	}
+	*ok = entry_cache_mine.n == 64 && own == 64;
+	if (!*ok)
+		fprintf(stderr, "entry cache: %u entries after the 64-entry phase, %d of 64 got their "
+			"own back\n", entry_cache_mine.n, own);
+	return NULL;
+}
+
+static void test_entry_cache_shrinks_to_what_is_in_flight(void)
+{
+	pthread_t t;
+	int ok = 0;
+	CHECK_INT(pthread_create(&t, NULL, entry_cache_phases, &ok), 0);
+	pthread_join(t, NULL);
+	CHECK_MSG(ok, "the cache keeps what a phase before needed, or hands tensors others' entries");
+}
+
 /* ---- timeline ---- */
 
 static cJSON *parse_file(const char *path)
@@ -960,6 +1003,7 @@ const struct test_case runtime_unit_tests[] = {
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
 	{ "scale_is_the_plain_multiply_everywhere", test_scale_is_the_plain_multiply_everywhere },
 	{ "entry_cache_recycles_zeroed_but_the_name", test_entry_cache_recycles_zeroed_but_the_name },
+	{ "entry_cache_shrinks_to_what_is_in_flight", test_entry_cache_shrinks_to_what_is_in_flight },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
 	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },
 	{ "report_warns_when_rules_break", test_report_warns_when_rules_break },
