@@ -42,6 +42,24 @@ size_t fusion_plan(const struct fusion_item *items, size_t n,
  * counts are left out: they may differ between ranks. */
 uint64_t fusion_signature(const struct fusion_item *items, size_t n);
 
+/* Eight bytes of two names at the same place, x from the one whose end
+ * decides (its NUL is in its array): 1 when they decide the compare
+ * (*equal: whether the names are equal), 0 when both go on alike. The
+ * lowest zero byte of x before the lowest differing byte means both
+ * ended alike ((x - ones) & ~x & highs marks zero bytes; its lowest mark
+ * is exact). */
+static inline int fusion_name_word(uint64_t x, uint64_t y, int *equal)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t zero = (x - ones) & ~x & highs, diff = x ^ y;
+	if (diff) {
+		*equal = zero && __builtin_ctzll(zero) < __builtin_ctzll(diff);
+		return 1;
+	}
+	*equal = 1;
+	return zero != 0;
+}
+
 /* 1 when two NUL-terminated names in HVD_NAME_MAX-byte arrays are
  * equal, eight bytes at a time (both arrays are whole, so no load leaves
  * them): the lowest zero byte of a before the lowest differing byte
@@ -49,16 +67,13 @@ uint64_t fusion_signature(const struct fusion_item *items, size_t n);
  * tensor's submission. */
 static inline int fusion_name_equal(const char *a, const char *b)
 {
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	for (size_t i = 0; i < HVD_NAME_MAX; i += 8) {
 		uint64_t x, y;
+		int equal;
 		memcpy(&x, a + i, 8);
 		memcpy(&y, b + i, 8);
-		uint64_t zero = (x - ones) & ~x & highs, diff = x ^ y;
-		if (diff)
-			return zero && __builtin_ctzll(zero) < __builtin_ctzll(diff);
-		if (zero)
-			return 1;
+		if (fusion_name_word(x, y, &equal))
+			return equal;
 	}
 	return 1; /* not reached for terminated names */
 }

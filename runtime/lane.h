@@ -91,18 +91,15 @@ static inline int lane_name_equal(const char *cached, const char *name)
 #ifdef __SANITIZE_ADDRESS__
 	return !strcmp(cached, name);
 #else
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
 	for (size_t i = 0; i < HVD_NAME_MAX; i += 8) {
 		if (((uintptr_t)(name + i) & 4095) > 4096 - 8)
 			return !strcmp(cached + i, name + i);
 		uint64_t x, y;
+		int equal;
 		memcpy(&x, cached + i, 8);
 		memcpy(&y, name + i, 8);
-		uint64_t zero = (x - ones) & ~x & highs, diff = x ^ y;
-		if (diff)
-			return zero && __builtin_ctzll(zero) < __builtin_ctzll(diff);
-		if (zero)
-			return 1;
+		if (fusion_name_word(x, y, &equal))
+			return equal;
 	}
 	return 0; /* not reached: the cached name ends inside its array */
 #endif

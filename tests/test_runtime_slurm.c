@@ -537,27 +537,37 @@ static int count_per_lane(cJSON *tl, const char *prefix, const char *ph, const c
 	return lanes;
 }
 
+/* Rank r's timeline (tl<r>.json) of `steps` steps of the 40 rep.N
+ * tensors: each negotiated in step 1 only, the later steps agreed by the
+ * engines, none started by rank 0 from its cache. Returns the timeline
+ * for more checks (cJSON_Delete it). */
+static cJSON *agreed_after_step_one(int r, int steps)
+{
+	char name[16];
+	snprintf(name, sizeof(name), "tl%d.json", r);
+	cJSON *tl = read_timeline(name);
+	CHECK(cJSON_IsArray(tl));
+	int lo, hi;
+	CHECK_INT(count_per_lane(tl, "rep.", "B", "NEGOTIATE_ALLREDUCE", &lo, &hi), 40);
+	CHECK_MSG(lo == 1 && hi == 1, "rank %d: %d..%d NEGOTIATE spans per tensor in %d steps "
+		  "(want 1: step 1 only)", r, lo, hi, steps);
+	count_per_lane(tl, "rep.", "X", "PLAN_AGREED", &lo, &hi);
+	CHECK_MSG(lo == steps - 1 && hi == steps - 1, "rank %d: %d..%d agreed starts per tensor "
+		  "(want steps 2-%d)", r, lo, hi, steps);
+	count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
+	CHECK_MSG(hi == 0, "rank %d: %d cached starts through rank 0", r, hi);
+	return tl;
+}
+
 static void test_plan_cache_skips_negotiation_after_step_one(void)
 {
 	/* a long cycle: a bucket never leaves partly submitted on a loaded machine */
 	expect_ok("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl%r.json", 2, "repeat 4 same", 120, "ok repeat");
 	for (int r = 0; r < 2; r++) {
-		char name[16];
-		snprintf(name, sizeof(name), "tl%d.json", r);
-		cJSON *tl = read_timeline(name);
-		CHECK(cJSON_IsArray(tl));
+		cJSON *tl = agreed_after_step_one(r, 4);
 		int lo, hi;
-		CHECK_INT(count_per_lane(tl, "rep.", "B", "NEGOTIATE_ALLREDUCE", &lo, &hi), 40);
-		CHECK_MSG(lo == 1 && hi == 1, "rank %d: %d..%d NEGOTIATE spans per tensor in 4 steps "
-			  "(want 1: step 1 only)", r, lo, hi);
 		CHECK_INT(count_per_lane(tl, "rep.", "B", "QUEUE", &lo, &hi), 40);
 		CHECK_MSG(lo == 4 && hi == 4, "rank %d: %d..%d QUEUE spans per tensor", r, lo, hi);
-		/* steps 2-4 agreed by the engines, none through rank 0 */
-		count_per_lane(tl, "rep.", "X", "PLAN_AGREED", &lo, &hi);
-		CHECK_MSG(lo == 3 && hi == 3, "rank %d: %d..%d agreed starts per tensor (want steps "
-			  "2-4)", r, lo, hi);
-		count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
-		CHECK_MSG(hi == 0, "rank %d: %d cached starts through rank 0", r, hi);
 		cJSON_Delete(tl);
 	}
 }
@@ -571,21 +581,10 @@ static void test_plan_cache_keeps_agreeing_across_barriers(void)
 	expect_ok("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl%r.json", 2, "repeat 6 barrier", 120,
 		  "ok repeat");
 	for (int r = 0; r < 2; r++) {
-		char name[16];
-		snprintf(name, sizeof(name), "tl%d.json", r);
-		cJSON *tl = read_timeline(name);
-		CHECK(cJSON_IsArray(tl));
+		cJSON *tl = agreed_after_step_one(r, 6);
 		int lo, hi;
-		CHECK_INT(count_per_lane(tl, "rep.", "B", "NEGOTIATE_ALLREDUCE", &lo, &hi), 40);
-		CHECK_MSG(lo == 1 && hi == 1, "rank %d: %d..%d NEGOTIATE spans per tensor in 6 steps "
-			  "with barriers (want 1: step 1 only)", r, lo, hi);
-		count_per_lane(tl, "rep.", "X", "PLAN_AGREED", &lo, &hi);
-		CHECK_MSG(lo == 5 && hi == 5, "rank %d: %d..%d agreed starts per tensor (want steps "
-			  "2-6)", r, lo, hi);
 		CHECK_INT(count_per_lane(tl, "barrier", "X", "PLAN_AGREED", &lo, &hi), 1);
 		CHECK_MSG(lo == 6, "rank %d: %d of 6 barriers agreed by the engines", r, lo);
-		count_per_lane(tl, "rep.", "X", "PLAN_CACHED", &lo, &hi);
-		CHECK_MSG(hi == 0, "rank %d: %d cached starts through rank 0", r, hi);
 		cJSON_Delete(tl);
 	}
 }
