@@ -41,7 +41,9 @@
  *              layout, so on 4 ranks 2 and 3 agree in the first round and
  *              not in the second); rank 0 prints a
  *              hash of every result bit, every rank how many buckets the
- *              engines agreed on and how many of them went with the vote
+ *              engines agreed on, how many of them went with the vote,
+ *              how many submissions took the lane and how the votes
+ *              travelled (shared memory, messages)
  *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
