@@ -419,8 +419,10 @@ int comm_mpi_open(struct comm *c, int rank, int size, int shm, char *err, size_t
 	int rc = shm_vote_open(&ctx->shm, MPI_COMM_WORLD, rank, size, shm, &ctx->agree_by_shm);
 	if (rc != MPI_SUCCESS) {
 		char text[MPI_MAX_ERROR_STRING];
-		snprintf(err, errlen, "hvd: MPI_Win_allocate_shared: 'HVD_SHM=1': %s",
+		snprintf(err, errlen, "hvd: shared-memory vote set-up: 'HVD_SHM=%d': %s", shm,
 			 mpi_error_text(rc, text));
+		MPI_Comm_free(&ctx->chunk_rd.comm);
+		MPI_Comm_free(&ctx->comm);
 		free(ctx);
 		return HVD_ERR_COMM;
 	}

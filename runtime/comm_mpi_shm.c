@@ -57,30 +57,28 @@ int shm_vote_open(struct shm_vote *v, MPI_Comm world, int rank, int size, int en
 {
 	reset(v, rank, size);
 	*used = 0;
-	if (!enabled || size < 2)
+	if (size < 2)
 		return MPI_SUCCESS;
+	/* Every rank takes every step below, whatever its own answers (its
+	 * HVD_SHM, its node): a rank that left early would leave the others
+	 * waiting in a collective without a deadline. */
 	MPI_Comm node;
 	int rc = MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
 	if (rc != MPI_SUCCESS)
 		return rc;
-	int node_size = 0, node_rank = -1;
+	int node_size = 0, node_rank = -1, all = 0;
 	MPI_Comm_size(node, &node_size);
 	MPI_Comm_rank(node, &node_rank);
-	/* every rank on this node, or none is: the same answer everywhere */
-	if (node_size != size) {
-		MPI_Comm_free(&node);
-		return MPI_SUCCESS;
+	int want = enabled && node_size == size && node_rank == rank;
+	rc = MPI_Allreduce(&want, &all, 1, MPI_INT, MPI_MIN, world);
+	if (rc == MPI_SUCCESS && all) { /* node is world, in world's order */
+		void *share = NULL;
+		int ok = MPI_Win_allocate_shared((MPI_Aint)SHARE_BYTES, 1, MPI_INFO_NULL, node, &share,
+						 &v->win) == MPI_SUCCESS && map_slots(v);
+		if (ok)
+			v->slots[rank]->seq = 0; /* before the reduction: nobody reads it earlier */
+		rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, world);
 	}
-	void *share = NULL;
-	int ok = node_rank == rank &&
-		 MPI_Win_allocate_shared((MPI_Aint)SHARE_BYTES, 1, MPI_INFO_NULL, node, &share,
-					 &v->win) == MPI_SUCCESS;
-	if (ok && (ok = map_slots(v)))
-		v->slots[rank]->seq = 0; /* before the barrier below: nobody reads it earlier */
-	int all = 0;
-	rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, node);
-	if (rc == MPI_SUCCESS && all)
-		rc = MPI_Barrier(node);
 	MPI_Comm_free(&node);
 	if (rc != MPI_SUCCESS || !all) { /* a rank may have no window: none is freed */
 		shm_vote_close(v, 0);

@@ -53,9 +53,10 @@ struct shm_vote {
 	size_t acc_cap;
 };
 
-/* Collective over world (every rank calls it at start-up, with the same
- * `enabled`): maps every rank's slot when enabled, all `size` ranks
- * share this node and MPI can share memory; else v stays unused.
+/* Collective over world (every rank calls it at start-up): maps every
+ * rank's slot when every rank is enabled (HVD_SHM: a rank that says 0
+ * turns it off for all), all `size` ranks share this node and MPI can
+ * share memory; else v stays unused.
  * MPI_SUCCESS either way (*used says which, the same on every rank), or
  * an MPI error code. */
 int shm_vote_open(struct shm_vote *v, MPI_Comm world, int rank, int size, int enabled,

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "entry_cache.h"
@@ -201,7 +202,7 @@ static int same_answer(const char *cached, const char *name)
 
 static void test_lane_name_compare_is_strcmp(void)
 {
-	long page = 4096;
+	long page = sysconf(_SC_PAGESIZE); /* lane_name_equal guards 4 KiB: a page's end is one */
 	char *map = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
 	CHECK(map != MAP_FAILED);
