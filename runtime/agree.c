@@ -353,10 +353,11 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const in
 	if (v[0] == VOTE_BARRIER) {
 		cmd->count = 1;
 		cmd->presummed = 1;
+	} else {
+		for (int j = 0; j < agreed; j++)
+			cmd->count += plan_cache_count(&rt->cache, v[2 * j]);
+		cmd->signature = plan_cache_signature(&rt->cache, v[0]);
 	}
-	for (int j = 0; j < agreed && !cmd->presummed; j++)
-		cmd->count += plan_cache_count(&rt->cache, v[2 * j]);
-	cmd->signature = cmd->presummed ? 0 : plan_cache_signature(&rt->cache, v[0]);
 	cmd->reversed = v[VOTE_LAYOUT + agreed - 1] == 1;
 	cmd->chunk_bytes = (uint64_t)v[VOTE_CHUNK];
 	/* nego_open only says whether a worker's NEGOTIATE span is open */

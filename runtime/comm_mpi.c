@@ -329,15 +329,14 @@ static int mpi_barrier(void *vctx, const struct comm_wait *w)
 static void mpi_finalize(void *vctx, int clean)
 {
 	struct mpi_ctx *ctx = vctx;
+	shm_vote_close(&ctx->shm, clean); /* clean: collective, before MPI_Finalize */
 	if (clean) {
-		shm_vote_close(&ctx->shm, 1); /* collective: before MPI_Finalize */
 		MPI_Comm_free(&ctx->chunk_rd.comm);
 		MPI_Comm_free(&ctx->comm);
 		MPI_Finalize();
 	}
 	rd_free(&ctx->chunk_rd);
 	vote_free(&ctx->vote);
-	shm_vote_close(&ctx->shm, 0); /* what is left is local */
 	free(ctx);
 }
 

@@ -61,10 +61,9 @@ static inline int fusion_name_word(uint64_t x, uint64_t y, int *equal)
 }
 
 /* 1 when two NUL-terminated names in HVD_NAME_MAX-byte arrays are
- * equal, eight bytes at a time (both arrays are whole, so no load leaves
- * them): the lowest zero byte of a before the lowest differing byte
- * means both ended alike. A call to strcmp was a fifth of a small
- * tensor's submission. */
+ * equal, eight bytes at a time (fusion_name_word; both arrays are whole,
+ * so no load leaves them; b is read only up to the word that holds a's
+ * NUL). A call to strcmp was a fifth of a small tensor's submission. */
 static inline int fusion_name_equal(const char *a, const char *b)
 {
 	for (size_t i = 0; i < HVD_NAME_MAX; i += 8) {

@@ -79,30 +79,20 @@ static inline const struct fusion_item *lane_expected(const struct lane *l)
 	return &l->items[l->off];
 }
 /* 1 when the caller's name equals the cached one (a whole HVD_NAME_MAX
- * array, NUL-terminated), eight bytes at a time as fusion_name_equal
- * compares: a call to strcmp was an eighth of a small repeated step. The
- * caller's string may end anywhere, so its eight bytes are loaded only
- * where they stay inside the page its first byte is on (a page is mapped
- * whole); near a page's end the rest goes to strcmp. Those loads may read
- * past the caller's NUL inside its page, which AddressSanitizer reports:
+ * array, NUL-terminated): fusion_name_equal, eight bytes at a time (a
+ * call to strcmp was an eighth of a small repeated step). That reads the
+ * caller's string up to HVD_NAME_MAX bytes from its start whatever its
+ * length, so only where those bytes lie inside the (4 KiB, or larger)
+ * page it starts on, which is mapped whole; nearer a page's end, strcmp.
+ * Those reads may pass the caller's NUL, which AddressSanitizer reports:
  * its builds compare by strcmp. */
 static inline int lane_name_equal(const char *cached, const char *name)
 {
-#ifdef __SANITIZE_ADDRESS__
-	return !strcmp(cached, name);
-#else
-	for (size_t i = 0; i < HVD_NAME_MAX; i += 8) {
-		if (((uintptr_t)(name + i) & 4095) > 4096 - 8)
-			return !strcmp(cached + i, name + i);
-		uint64_t x, y;
-		int equal;
-		memcpy(&x, cached + i, 8);
-		memcpy(&y, name + i, 8);
-		if (fusion_name_word(x, y, &equal))
-			return equal;
-	}
-	return 0; /* not reached: the cached name ends inside its array */
+#ifndef __SANITIZE_ADDRESS__
+	if (((uintptr_t)name & 4095) <= 4096 - HVD_NAME_MAX)
+		return fusion_name_equal(cached, name);
 #endif
+	return !strcmp(cached, name);
 }
 
 /* The owner, unlocked: e (its item the expected one) goes into the ring

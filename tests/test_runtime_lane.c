@@ -192,12 +192,41 @@ static void test_lane_entries_fail_with_the_runtime(void)
  * HVD_NAME_MAX - 1) against the same name, each one-byte change of it
  * (a high byte too: no zero-byte false alarm), a prefix and an extension
  * (by 0x80 too: its bit is the one that marks the cached name's NUL);
- * the caller's copy placed so that its NUL is the last byte before a
- * PROT_NONE page (a load past the page would crash) and at every offset
- * inside a word. */
+ * the caller's copy placed at every offset inside a word at a page's end
+ * (its NUL the last byte before a PROT_NONE page: strcmp's side), at the
+ * last place the word compare takes (its reads end at that page: a read
+ * past it would crash) and inside the page. */
 static int same_answer(const char *cached, const char *name)
 {
 	return lane_name_equal(cached, name) == !strcmp(cached, name);
+}
+
+/* 0 when every variant of the cached name (len bytes) written at `at`
+ * (room for len + 2 bytes) compares as strcmp does. */
+static int variants_differ(const char *cached, size_t len, char *at)
+{
+	int bad = 0;
+	memcpy(at, cached, len + 1);
+	bad |= !same_answer(cached, at);
+	for (size_t i = 0; i < len; i++) {
+		char was = at[i];
+		at[i] = (char)(was == 'z' ? 'a' : was + 1);
+		bad |= !same_answer(cached, at);
+		at[i] = (char)0x90;
+		bad |= !same_answer(cached, at);
+		at[i] = was;
+	}
+	if (len) {
+		at[len - 1] = '\0';   /* a prefix */
+		bad |= !same_answer(cached, at);
+		at[len - 1] = cached[len - 1];
+	}
+	at[len] = 'q';          /* one byte longer */
+	at[len + 1] = '\0';
+	bad |= !same_answer(cached, at);
+	at[len] = (char)0x80;   /* its only bit where the cached NUL's test bit is */
+	bad |= !same_answer(cached, at);
+	return bad;
 }
 
 static void test_lane_name_compare_is_strcmp(void)
@@ -211,35 +240,15 @@ static void test_lane_name_compare_is_strcmp(void)
 	CHECK(mprotect(map + page, (size_t)page, PROT_NONE) == 0);
 	int bad = 0;
 	for (size_t len = 0; len < HVD_NAME_MAX && !bad; len++) {
-		char cached[HVD_NAME_MAX] = { 0 }, name[HVD_NAME_MAX + 2];
+		char cached[HVD_NAME_MAX] = { 0 };
 		for (size_t i = 0; i < len; i++)
 			cached[i] = (char)('a' + (i * 7 + len) % 26);
-		for (int shift = 0; shift < 8; shift++) {
-			/* at a page's end (after every variant: one byte more) */
-			char *end = map + page - (len + 2) - (size_t)shift;
-			memcpy(end, cached, len + 1);
-			bad |= !same_answer(cached, end);
-			memcpy(name, cached, len + 1);
-			bad |= !same_answer(cached, name);
-			for (size_t i = 0; i < len; i++) {
-				char was = end[i];
-				end[i] = (char)(was == 'z' ? 'a' : was + 1);
-				bad |= !same_answer(cached, end);
-				end[i] = (char)0x90;
-				bad |= !same_answer(cached, end);
-				end[i] = was;
-			}
-			if (len) {
-				end[len - 1] = '\0';   /* a prefix */
-				bad |= !same_answer(cached, end);
-				end[len - 1] = cached[len - 1];
-			}
-			end[len] = 'q';          /* one byte longer */
-			end[len + 1] = '\0';
-			bad |= !same_answer(cached, end);
-			end[len] = (char)0x80;   /* its only bit where the cached NUL's test bit is */
-			bad |= !same_answer(cached, end);
+		for (size_t shift = 0; shift < 8; shift++) {
+			bad |= variants_differ(cached, len, map + page - (len + 2) - shift);
+			bad |= variants_differ(cached, len, map + shift);
 		}
+		size_t last = len + 2 > HVD_NAME_MAX ? len + 2 : HVD_NAME_MAX;
+		bad |= variants_differ(cached, len, map + page - last);
 		CHECK_MSG(!bad, "a cached name of %zu bytes: lane_name_equal disagrees with strcmp", len);
 	}
 	munmap(map, 2 * (size_t)page);
