@@ -1,7 +1,11 @@
 /* layout_check.c - the repository's dependency rule (HACKING.md,
  * "Layers"), checked on every `#include "..."` of spank/, runtime/ and
  * trainer/ under a root directory:
- *   trainer/cmd      -> anything in trainer/
+ *   trainer/cmd      -> anything in trainer/ but a backend's own folder
+ *   trainer/loop     -> loop, eval, train, backend/ (its own .h), data,
+ *                       model, base; only loop/session.c, loop/train_gpu.c
+ *                       and loop/train_health.h the gpu backend's headers
+ *   trainer/eval     -> eval, model, base
  *   trainer/train    -> train, model, base (train/dist.c also runtime/hvd.h)
  *   trainer/backend  -> backend/ (its own .h), model, base; a backend folder (ref/,
  *                       cpu/, gpu/) also its own files and train/hooks.h,
@@ -142,7 +146,7 @@ static void read_edges(struct graph *g, int f)
 
 /* The layer of a file: "spank", "runtime", "base", "data", "model",
  * "backend" (backend/'s own files), "backend/ref", "backend/cpu",
- * "backend/gpu" (the backends), "train",
+ * "backend/gpu" (the backends), "train", "eval", "loop",
  * "cmd", or "" (outside the rule). */
 static void layer_of(const char *path, char *out, size_t len)
 {
@@ -185,12 +189,27 @@ static const char *forbidden(const char *from, const char *to)
 		return "spank/ includes only spank/";
 	if (!strcmp(lf, "runtime"))
 		return "runtime/ includes only runtime/";
-	static const char *const below_cmd[] = { "base", "data", "model", "backend", "backend/ref",
-						 "backend/cpu", "backend/gpu", "train", NULL };
+	static const char *const below_cmd[] = { "base", "data", "model", "backend", "train", "eval",
+						 "loop", NULL };
+	static const char *const below_loop[] = { "base", "data", "model", "backend", "train",
+						  "eval", NULL };
 	static const char *const model_base[] = { "model", "base", NULL };
 	static const char *const base_only[] = { "base", NULL };
 	if (!strcmp(lf, "cmd"))
-		return in(lt, below_cmd) ? NULL : "cmd includes only trainer/";
+		return in(lt, below_cmd) ? NULL
+		       : "cmd includes trainer/ but never a backend's own folder";
+	if (!strcmp(lf, "loop")) {
+		if (in(lt, below_loop))
+			return NULL;
+		if (!strcmp(lt, "backend/gpu") && (!strcmp(from, "trainer/loop/session.c") ||
+						   !strcmp(from, "trainer/loop/train_gpu.c") ||
+						   !strcmp(from, "trainer/loop/train_health.h")))
+			return NULL;
+		return "loop includes loop, eval, train, backend/, data, model, base (the gpu "
+		       "backend's headers only in session.c, train_gpu.c, train_health.h)";
+	}
+	if (!strcmp(lf, "eval"))
+		return in(lt, model_base) ? NULL : "eval includes eval, model, base";
 	if (!strcmp(lf, "train")) {
 		if (in(lt, model_base))
 			return NULL;

@@ -23,8 +23,8 @@
 #include "data/image_decode.h"
 #include "data/image_encode.h"
 #include "data/synth.h"
-#include "train/cam.h"
-#include "train/cam_score.h"
+#include "eval/cam.h"
+#include "eval/cam_score.h"
 #include "train/checkpoint.h"
 
 /* input (2, 2, 2) -> relu -> features (2, 2, 2) -> global pool -> linear (2 classes). */

@@ -21,7 +21,7 @@
 #include "data/image_decode.h"
 #include "data/image_encode.h"
 #include "cmd/plot_png.h"
-#include "cmd/thresholds_file.h"
+#include "eval/thresholds_file.h"
 
 #define OPTS "--size 32 --seed 7 --batch 8 --threads 1"
 #define DATA "--synthetic --synthetic-images 48"

@@ -13,11 +13,11 @@
 #include <time.h>
 
 #include "runner.h"
-#include "train/auroc.h"
-#include "train/eval_bootstrap.h"
-#include "train/eval_calibration.h"
-#include "train/eval_curves.h"
-#include "train/eval_thresholds.h"
+#include "eval/auroc.h"
+#include "eval/bootstrap.h"
+#include "eval/calibration.h"
+#include "eval/curves.h"
+#include "eval/thresholds.h"
 #include "base/rng.h"
 
 /* Binormal population: negatives N(0,1), positives N(d,1); its AUROC is

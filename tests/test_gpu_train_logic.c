@@ -15,7 +15,7 @@
 #include "backend/gpu/gpu_loss_scale.h"
 #include "train/grad_sync.h"
 #include "model/model.h"
-#include "cmd/train_health.h"
+#include "loop/train_health.h"
 #include "train/verdict.h"
 #include "runner.h"
 

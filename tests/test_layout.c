@@ -29,10 +29,16 @@ static void test_a_forbidden_include_is_named(void)
 	test_put("trainer/backend/cpu/y.h", "\n");
 	test_put("spank/plugin.c", "#include \"../runtime/hvd.h\"\n");
 	test_put("runtime/hvd.h", "\n");
-	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 3);
+	test_put("trainer/cmd/train.c", "#include \"loop/train.h\"\n#include \"backend/gpu/x.h\"\n");
+	test_put("trainer/loop/train.h", "#include \"cmd/cli.h\"\n");
+	test_put("trainer/cmd/cli.h", "\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 5);
 	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/loader.h'");
 	CHECK_CONTAINS(report, "trainer/backend/gpu/x.h: includes 'trainer/backend/cpu/y.h'");
 	CHECK_CONTAINS(report, "spank/plugin.c: includes 'runtime/hvd.h': spank/ includes only spank/");
+	CHECK_CONTAINS(report, "trainer/cmd/train.c: includes 'trainer/backend/gpu/x.h': cmd includes "
+		       "trainer/ but never a backend's own folder");
+	CHECK_CONTAINS(report, "trainer/loop/train.h: includes 'trainer/cmd/cli.h': loop includes");
 }
 
 static void test_an_include_cycle_is_named(void)

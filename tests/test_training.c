@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "runner.h"
-#include "train/auroc.h"
+#include "eval/auroc.h"
 #include "train/optim.h"
 #include "train/schedule.h"
 

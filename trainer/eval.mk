@@ -4,11 +4,11 @@
 # $(EVAL_SRCS) (trainer/module.mk); the plots need cairo (HAVE_CAIRO,
 # detected like every dependency; without it --plots is refused).
 
-EVAL_SRCS := trainer/train/eval_bootstrap.c trainer/train/eval_curves.c \
-	trainer/train/eval_calibration.c trainer/train/eval_thresholds.c \
-	trainer/cmd/thresholds_file.c trainer/cmd/eval_report.c trainer/cmd/eval_command.c \
+EVAL_SRCS := trainer/eval/bootstrap.c trainer/eval/curves.c \
+	trainer/eval/calibration.c trainer/eval/thresholds.c \
+	trainer/eval/thresholds_file.c trainer/cmd/eval_report.c trainer/cmd/eval_command.c \
 	trainer/cmd/plot_png.c trainer/cmd/predict_output.c trainer/cmd/out_dir.c \
-	trainer/model/features.c trainer/train/cam.c trainer/train/cam_score.c \
+	trainer/model/features.c trainer/eval/cam.c trainer/eval/cam_score.c \
 	trainer/cmd/cam_png.c trainer/cmd/predict_cam.c trainer/cmd/locate.c
 EVAL_LDLIBS :=
 ifeq ($(HAVE_CAIRO),1)

@@ -3,14 +3,19 @@
 # ($(DATA_SRCS)); the oneDNN backend's from trainer/backend/cpu/cpu.mk
 # ($(CPU_BACKEND_SRCS), owned by the cpu backend work) when HAVE_DNNL.
 
-TRAINER_CORE_SRCS := trainer/base/error.c trainer/model/input_norm.c trainer/backend/registry.c trainer/backend/precision.c \
-	trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
-	trainer/model/models.c trainer/model/params.c trainer/base/rng.c trainer/model/loss.c trainer/backend/host_loss.c \
-	trainer/train/optim.c trainer/train/schedule.c trainer/train/auroc.c trainer/train/safetensors.c trainer/base/text_control.c \
-	trainer/train/checkpoint.c trainer/train/checkpoint_replace.c trainer/train/progress.c trainer/cmd/cli.c trainer/cmd/common.c \
-	trainer/cmd/train.c trainer/cmd/train_report.c trainer/cmd/eval.c trainer/cmd/bench.c \
-	trainer/cmd/train_gpu.c trainer/cmd/train_health.c trainer/cmd/train_diverge.c trainer/train/verdict.c \
-	trainer/train/dist.c trainer/train/grad_sync.c trainer/train/stop_signal.c trainer/train/span.c
+TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_control.c \
+	trainer/model/input_norm.c trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
+	trainer/model/models.c trainer/model/params.c trainer/model/loss.c \
+	trainer/backend/registry.c trainer/backend/precision.c trainer/backend/host_loss.c \
+	trainer/train/optim.c trainer/train/schedule.c trainer/train/safetensors.c \
+	trainer/train/checkpoint.c trainer/train/checkpoint_replace.c trainer/train/progress.c \
+	trainer/train/verdict.c trainer/train/dist.c trainer/train/grad_sync.c \
+	trainer/train/stop_signal.c trainer/train/span.c \
+	trainer/eval/auroc.c \
+	trainer/loop/session.c trainer/loop/evaluate.c trainer/loop/thresholds.c trainer/loop/train.c \
+	trainer/loop/train_report.c trainer/loop/train_gpu.c trainer/loop/train_health.c \
+	trainer/loop/diverge.c \
+	trainer/cmd/cli.c trainer/cmd/train.c trainer/cmd/eval.c trainer/cmd/bench.c
 REF_BACKEND_SRCS := trainer/backend/ref/backend.c trainer/backend/ref/conv.c \
 	trainer/backend/ref/batchnorm.c trainer/backend/ref/relu.c trainer/backend/ref/maxpool.c \
 	trainer/backend/ref/avgpool.c trainer/backend/ref/linear.c trainer/backend/ref/add.c
@@ -50,7 +55,7 @@ $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(B)/obj/trainer/cmd/main.o $(B)/obj/trainer/cmd/common.o: VERSION
+$(B)/obj/trainer/cmd/main.o $(B)/obj/trainer/loop/session.o: VERSION
 $(B)/chexnet: $(B)/obj/trainer/cmd/main.o $(B)/libchexnet.a $(CHEXNET_HVD_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(TRAINER_LDLIBS) $(CHEXNET_HVD_LDLIBS)
 

@@ -3,13 +3,13 @@
  * (the X-ray enlarged with nearest-neighbour, so its pixels stay
  * registered to the map), the titles are cairo text. Without cairo every
  * entry point says so.
- * What it does not do: compute the CAM (train/cam.c) or pick findings.
+ * What it does not do: compute the CAM (eval/cam.c) or pick findings.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "cmd/cam_png.h"
-#include "train/cam.h"
+#include "eval/cam.h"
 
 int cam_png_scale(int side)
 {

@@ -1,6 +1,6 @@
 /* cam_png.h - one class activation map picture, drawn with cairo (image
  * surface, PNG output): the X-ray enlarged by a whole factor k to at
- * least CAM_PNG_MIN_SIDE pixels, the CAM upsampled to it (train/cam.h),
+ * least CAM_PNG_MIN_SIDE pixels, the CAM upsampled to it (eval/cam.h),
  * scaled to its own min..max and laid over the X-ray in "hot" colours
  * (dark red, orange, yellow, white) whose opacity rises with the value
  * (the lowest 35% of the range stays transparent), so the X-ray shows

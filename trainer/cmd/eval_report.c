@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/auroc.h"
+#include "eval/auroc.h"
 #include "data/labels.h"
-#include "train/eval_curves.h"
+#include "eval/curves.h"
 #include "cmd/eval_report.h"
 #include "model/loss.h"
 

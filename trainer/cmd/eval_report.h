@@ -4,18 +4,18 @@
  * are known, sensitivity, specificity, PPV, NPV and F1 at them; the mean
  * AUROC with its interval and the overall ECE with its reliability bins.
  * Printed as a table (text) or one JSON object (--json).
- * What this is not: running the model (cmd/eval.c) or plotting (plot_png.h).
+ * What this is not: running the model (loop/evaluate.h) or plotting (plot_png.h).
  */
 #ifndef HVD_TRAINER_EVAL_REPORT_H
 #define HVD_TRAINER_EVAL_REPORT_H
 
 #include <stdio.h>
 
-#include "train/eval_bootstrap.h"
-#include "train/eval_calibration.h"
-#include "train/eval_thresholds.h"
-#include "cmd/common.h"
-#include "cmd/thresholds_file.h"
+#include "eval/bootstrap.h"
+#include "eval/calibration.h"
+#include "eval/thresholds.h"
+#include "loop/evaluate.h"
+#include "eval/thresholds_file.h"
 
 struct eval_report {
 	size_t images, patients;

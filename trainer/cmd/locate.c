@@ -8,7 +8,7 @@
  * image_stored_side(S) (the pack) and centre-cropped to S (the loader).
  * The finding's mask goes through the same resize and crop geometry.
  * Prints the share of images whose CAM maximum is a region cell
- * (train/cam_score.h), the chance of a random cell, their ratio, and
+ * (eval/cam_score.h), the chance of a random cell, their ratio, and
  * fails (exit 1) below --min-ratio times chance.
  * What it does not do: train, or read image files.
  */
@@ -17,12 +17,12 @@
 #include <string.h>
 
 #include "cmd/run.h"
-#include "cmd/common.h"
+#include "loop/session.h"
 #include "data/image_resize.h"
 #include "data/labels.h"
 #include "data/synth.h"
-#include "train/cam.h"
-#include "train/cam_score.h"
+#include "eval/cam.h"
+#include "eval/cam_score.h"
 #include "train/checkpoint.h"
 
 #define LOCATE_FIRST_IMAGE 100000000u

@@ -12,9 +12,9 @@
 #ifdef HAVE_CAIRO
 #include <cairo.h>
 
-#include "train/auroc.h"
+#include "eval/auroc.h"
 #include "data/labels.h"
-#include "train/eval_curves.h"
+#include "eval/curves.h"
 #include "cmd/eval_report.h"
 
 int plot_png_available(void)

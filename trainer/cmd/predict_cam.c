@@ -1,7 +1,7 @@
 /* predict_cam.c - predict's class activation maps (predict_cam.h): the
  * findings chosen, the CAM of each from the backend's feature maps and the
  * classifier row, the picture per finding.
- * What it does not do: the CAM arithmetic (train/cam.c) or drawing
+ * What it does not do: the CAM arithmetic (eval/cam.c) or drawing
  * (cmd/cam_png.c).
  */
 #include <math.h>
@@ -13,7 +13,7 @@
 #include "cmd/cam_png.h"
 #include "cmd/out_dir.h"
 #include "cmd/predict_cam.h"
-#include "train/cam.h"
+#include "eval/cam.h"
 
 static int class_named(const char *name, size_t len)
 {

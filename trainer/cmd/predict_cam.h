@@ -11,8 +11,8 @@
 #define HVD_TRAINER_PREDICT_CAM_H
 
 #include "base/classes.h"
-#include "cmd/common.h"
-#include "cmd/thresholds_file.h"
+#include "loop/session.h"
+#include "eval/thresholds_file.h"
 
 struct predict_cam {
 	const char *dir;

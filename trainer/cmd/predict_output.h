@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "cmd/thresholds_file.h"
+#include "eval/thresholds_file.h"
 
 void predict_print_header(FILE *f, int json);
 /* probs: (14) probabilities; t NULL when there are no thresholds. */

@@ -4,7 +4,7 @@
  * (CAM, Zhou et al. 2016) out of them. DenseNet-121: features.norm5's
  * output after its ReLU (1024 channels, size/32); ResNet-50: layer4's
  * output (2048 channels, size/32).
- * What it does not do: compute a CAM (train/cam.h) or hold any data.
+ * What it does not do: compute a CAM (eval/cam.h) or hold any data.
  */
 #include "model/model.h"
 

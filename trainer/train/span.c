@@ -1,5 +1,5 @@
 /* span.c - a phase to the timeline and to the installed ranges (see
- * span.h). What it does not do: decide the phases (cmd/train.c).
+ * span.h). What it does not do: decide the phases (loop/train.c).
  */
 #include <stddef.h>
 

@@ -2,7 +2,7 @@
  * and SIGUSR1 (`sbatch --signal=USR1@SECONDS`) only set a flag; the
  * training loop agrees on it across ranks at the next step boundary,
  * writes a checkpoint and exits with CHEXNET_EXIT_PREEMPTED.
- * What this is not: the agreement (a per-step allreduce in cmd/train.c).
+ * What this is not: the agreement (a per-step allreduce in loop/train.c).
  */
 #ifndef HVD_TRAINER_STOP_SIGNAL_H
 #define HVD_TRAINER_STOP_SIGNAL_H

@@ -10,7 +10,7 @@
  * (gpu_loss_scale.h) with the same verdict: the scales never drift apart.
  * The loss is not in it: it stays on the backend and is read every N
  * steps (backend.h's loss_take, M3).
- * What this is not: the exchange itself (cmd/train.c, dist.h).
+ * What this is not: the exchange itself (loop/train.c, dist.h).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_VERDICT_H
 #define HVD_TRAINER_RUN_TRAIN_VERDICT_H

@@ -1,5 +1,5 @@
-/* cmd/train_gpu.h - the training loop's GPU-specific steps, so that
- * cmd/train.c keeps one code path: with another backend each call does
+/* loop/train_gpu.h - the training loop's GPU-specific steps, so that
+ * loop/train.c keeps one code path: with another backend each call does
  * what the host path always did (or nothing).
  *
  * Modes with --backend gpu:
@@ -13,14 +13,14 @@
  * the step stats (train/verdict.h), the loss scaler fed the agreed
  * verdict; GPU health lines at start and end, shared-GPU warning from
  * every rank's (host, bus id) (O1, O2).
- * What this is not: the loop (cmd/train.c) or CUDA (trainer/backend/gpu/).
+ * What this is not: the loop (loop/train.c) or CUDA (trainer/backend/gpu/).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_GPU_H
 #define HVD_TRAINER_RUN_TRAIN_GPU_H
 
 #include "train/grad_sync.h"
 #include "train/optim.h"
-#include "cmd/common.h"
+#include "loop/session.h"
 #include "train/verdict.h"
 
 struct gpu_train;

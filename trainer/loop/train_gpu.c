@@ -1,5 +1,5 @@
-/* cmd/train_gpu.c - the training loop's GPU-specific steps (see
- * cmd/train_gpu.h): device or host gradient mode, the step stats through
+/* loop/train_gpu.c - the training loop's GPU-specific steps (see
+ * loop/train_gpu.h): device or host gradient mode, the step stats through
  * device memory on NCCL, the fp16 verdict fed to the loss scaler, the
  * optimizer where the gradients are, and the GPU health report.
  * What it does not do: CUDA calls (gpu/gpu_train.h) or decide the
@@ -12,8 +12,8 @@
 
 #include "train/dist.h"
 #include "backend/gpu/gpu_train.h"
-#include "cmd/train_gpu.h"
-#include "cmd/train_health.h"
+#include "loop/train_gpu.h"
+#include "loop/train_health.h"
 
 static int failed(const struct trainer_error *err)
 {

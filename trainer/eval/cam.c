@@ -1,10 +1,10 @@
-/* cam.c - class activation maps from feature maps and classifier weights,
+/* eval/cam.c - class activation maps from feature maps and classifier weights,
  * their upsampling to the image, argmax and normalisation (cam.h).
  * What it does not do: run the model or draw.
  */
 #include <math.h>
 
-#include "train/cam.h"
+#include "eval/cam.h"
 
 void cam_compute(const float *weights, const float *maps, int channels, int h, int w,
 		 float *cam)

@@ -1,4 +1,4 @@
-/* eval_bootstrap.h - 95% (or any level) percentile bootstrap intervals for
+/* eval/bootstrap.h - 95% (or any level) percentile bootstrap intervals for
  * the per-class AUROC and the mean AUROC, resampling PATIENTS: every image
  * of a drawn patient enters the resample as often as the patient is drawn
  * (the NIH split is by patient, and images of one patient are correlated).

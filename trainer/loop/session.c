@@ -1,4 +1,4 @@
-/* cmd/common.c - model/backend set-up and batch sources for the commands.
+/* loop/session.c - model/backend set-up and batch sources for the commands.
  * Synthetic images are seeded by (seed, epoch, image), so a run is
  * reproducible. What it does not do: training or evaluation loops.
  */
@@ -10,7 +10,7 @@
 #include "train/dist.h"
 #include "backend/gpu/gpu_train.h"
 #include "model/loss.h"
-#include "cmd/common.h"
+#include "loop/session.h"
 #include "train/span.h"
 #include "train/stop_signal.h"
 

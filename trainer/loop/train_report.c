@@ -1,16 +1,16 @@
-/* cmd/train_report.c - the training run's printed output (see
- * cmd/train_report.h). Progress and notices go to stderr, the tables to
+/* loop/train_report.c - the training run's printed output (see
+ * loop/train_report.h). Progress and notices go to stderr, the tables to
  * stdout; in --json mode events are JSON lines on stdout and the tables go
- * to stderr. What it does not do: decide when to print (cmd/train.c).
+ * to stderr. What it does not do: decide when to print (loop/train.c).
  */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/auroc.h"
+#include "eval/auroc.h"
 #include "train/dist.h"
 #include "train/progress.h"
-#include "cmd/train_report.h"
+#include "loop/train_report.h"
 #include "train/stop_signal.h"
 
 void train_window_start(struct train_window *w, const struct train_clock *c)

@@ -1,10 +1,10 @@
-/* cam_score.c - a CAM's maximum against a region mask (cam_score.h).
+/* eval/cam_score.c - a CAM's maximum against a region mask (cam_score.h).
  * What it does not do: aggregate over images (the caller counts).
  */
 #include <stdlib.h>
 
-#include "train/cam.h"
-#include "train/cam_score.h"
+#include "eval/cam.h"
+#include "eval/cam_score.h"
 
 int cam_score(const float *cam, int h, int w, const uint8_t *mask, int side, double *chance)
 {

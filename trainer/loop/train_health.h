@@ -1,11 +1,11 @@
-/* cmd/train_health.h - pure helpers for the GPU health part of the
+/* loop/train_health.h - pure helpers for the GPU health part of the
  * start-up and end reports (O1, O2), unit-tested on the CPU
  * (trainer-dist): short texts carried through the float allgather the
  * runtime offers (one char per float, exact for 0..255), and the
  * shared-GPU count over every rank's (host, PCI bus id) pair, since bus
  * ids repeat across identical nodes and only a match on the same host is
  * a shared GPU.
- * What this is not: NVML or the exchange itself (cmd/train_gpu.c).
+ * What this is not: NVML or the exchange itself (loop/train_gpu.c).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_HEALTH_H
 #define HVD_TRAINER_RUN_TRAIN_HEALTH_H

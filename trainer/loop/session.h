@@ -1,16 +1,15 @@
-/* cmd/common.h - what every command sets up: the model and its backend
+/* loop/session.h - what every command sets up: the model and its backend
  * (printing the parameter count), and a batch source (synthetic or the
  * input pipeline's loader). What this is not: any command's loop.
  */
-#ifndef HVD_TRAINER_RUN_COMMON_H
-#define HVD_TRAINER_RUN_COMMON_H
+#ifndef HVD_TRAINER_LOOP_SESSION_H
+#define HVD_TRAINER_LOOP_SESSION_H
 
 #include "base/clock.h"
 #include "backend/backend.h"
-#include "cmd/cli.h"
+#include "loop/options.h"
 #include "data/loader.h"
 #include "base/rng.h"
-#include "train/auroc.h"
 
 struct gpu_staging;
 
@@ -70,34 +69,5 @@ void source_close(struct source *src);
  * counts, from a pack's index or a folder's label files; synthetic: the
  * known rate). 0 or -1 (printed). */
 int class_weights(const struct cli_options *o, float *w_pos, float *w_neg);
-
-struct evaluation {
-	double loss;
-	double auroc[CHEXNET_CLASSES];
-	double mean_auroc;
-	int defined;      /* classes with an AUROC */
-	enum auroc_undefined why[CHEXNET_CLASSES];  /* per class: why no AUROC */
-	size_t images;    /* images evaluated over all ranks */
-	size_t nonfinite; /* NaN/±Inf logits among images x classes */
-	float first_nonfinite;  /* the first of them (its kind: nan, inf, -inf) */
-	/* Set keep_outputs before evaluate() to keep the gathered outputs
-	 * (every rank): logits and labels (images, 14), patient ids (images;
-	 * one image = one patient where the data has none). evaluation_free. */
-	int keep_outputs;
-	float *logits, *labels;
-	uint32_t *patient;
-};
-
-void evaluation_free(struct evaluation *ev);
-
-/* One pass over src in eval mode on every rank; the logits and labels of
- * every valid image (batch.count) are gathered from all ranks, so loss and
- * AUROC are exact over the split, each image once, and identical on every
- * rank. 0, -1 (printed), or EVAL_STOPPED when a stop request
- * (SIGTERM/SIGUSR1, agreed over ranks after every batch) ended the pass
- * early: nothing is computed then. */
-#define EVAL_STOPPED 1
-int evaluate(struct session *s, struct source *src, const float *w_pos, const float *w_neg,
-	     struct evaluation *ev);
 
 #endif

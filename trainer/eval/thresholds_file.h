@@ -1,4 +1,4 @@
-/* thresholds_file.h - the operating thresholds stored with a checkpoint:
+/* eval/thresholds_file.h - the operating thresholds stored with a checkpoint:
  * CHECKPOINT/thresholds.json (for a checkpoint given as a .safetensors
  * file: FILE.thresholds.json), written by `chexnet train` (best/, from the
  * validation split at the best epoch) and by `chexnet eval --split val
@@ -11,7 +11,7 @@
  * model_crc32c is the CRC32C of the checkpoint's model.safetensors: a file
  * copied next to other weights, or weights retrained under it, no longer
  * matches and is refused with the reason (never used silently).
- * What this is not: choosing thresholds (eval_thresholds.h).
+ * What this is not: choosing thresholds (eval/thresholds.h).
  */
 #ifndef HVD_TRAINER_THRESHOLDS_FILE_H
 #define HVD_TRAINER_THRESHOLDS_FILE_H
@@ -20,7 +20,7 @@
 
 #include "base/batch.h"
 #include "base/error.h"
-#include "train/eval_thresholds.h"
+#include "eval/thresholds.h"
 
 struct thresholds {
 	char model[32];                   /* "densenet121" / "resnet50" */

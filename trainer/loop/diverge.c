@@ -1,11 +1,11 @@
-/* cmd/train_diverge.c - the divergence checks and their one line (see
- * cmd/train_diverge.h). What it does not do: decide what the run does
- * next (cmd/train.c stops without writing a checkpoint).
+/* loop/diverge.c - the divergence checks and their one line (see
+ * loop/diverge.h). What it does not do: decide what the run does
+ * next (loop/train.c stops without writing a checkpoint).
  */
 #include <math.h>
 #include <stdio.h>
 
-#include "cmd/train_diverge.h"
+#include "loop/diverge.h"
 
 int diverge_check(const struct cli_options *o, const struct diverge_at *at, const char *what,
 		  double value, int loud)

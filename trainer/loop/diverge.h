@@ -1,4 +1,4 @@
-/* cmd/train_diverge.h - divergence: a NaN/±Inf training loss, parameter
+/* loop/diverge.h - divergence: a NaN/±Inf training loss, parameter
  * or BN statistic, or validation loss/score stops the run with one line
  * naming where (epoch, step), what, the value and a hint, before any
  * checkpoint is written from that state (so OUT/last and OUT/best stay
@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "cmd/cli.h"
+#include "loop/options.h"
 
 /* Where the run is, for the message: step 0 means "at the epoch's end". */
 struct diverge_at {

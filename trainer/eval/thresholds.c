@@ -1,11 +1,11 @@
-/* eval_thresholds.c - choosing a threshold per class from one descending
+/* eval/thresholds.c - choosing a threshold per class from one descending
  * sort, and the confusion numbers at a threshold. What it does not do:
  * read or write files, or decide which split may choose.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "train/eval_thresholds.h"
+#include "eval/thresholds.h"
 
 const char *threshold_rule_name(enum threshold_rule r)
 {

@@ -1,4 +1,4 @@
-/* eval_thresholds.h - operating thresholds per finding and the confusion
+/* eval/thresholds.h - operating thresholds per finding and the confusion
  * numbers at them. A prediction is positive when its probability is >= the
  * threshold. Rules, over every distinct probability as a candidate (plus
  * "above the highest": nothing positive):

@@ -1,4 +1,4 @@
-/* eval_bootstrap.c - patient-grouped percentile bootstrap of AUROC: sort
+/* eval/bootstrap.c - patient-grouped percentile bootstrap of AUROC: sort
  * each class once, then per resample draw patient multiplicities and walk
  * the presorted scores once per class. What it does not do: point
  * estimates (auroc.c), thresholds or calibration.
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/auroc.h"
-#include "train/eval_bootstrap.h"
+#include "eval/auroc.h"
+#include "eval/bootstrap.h"
 #include "base/rng.h"
 
 /* One class presorted by score: for sorted position k, the dense patient

@@ -1,4 +1,4 @@
-/* auroc.c - exact AUROC by ranks (ties get their average rank), and the
+/* eval/auroc.c - exact AUROC by ranks (ties get their average rank), and the
  * table beside the paper's values. What it does not do: ROC curves or
  * confidence intervals.
  */
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "base/classes.h"
-#include "train/auroc.h"
+#include "eval/auroc.h"
 
 const double auroc_chexnet_paper[14] = {
 	0.8094, 0.9248, 0.8638, 0.7345, 0.8676, 0.7802, 0.7680,

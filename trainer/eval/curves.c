@@ -1,11 +1,11 @@
-/* eval_curves.c - ROC points and average precision of one class, from
+/* eval/curves.c - ROC points and average precision of one class, from
  * one descending sort. What it does not do: AUROC, intervals, plotting.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "train/auroc.h"
-#include "train/eval_curves.h"
+#include "eval/auroc.h"
+#include "eval/curves.h"
 
 struct scored { float score; float label; };
 

@@ -1,4 +1,4 @@
-/* auroc.h - per-class area under the ROC curve, computed exactly as the
+/* eval/auroc.h - per-class area under the ROC curve, computed exactly as the
  * Mann-Whitney rank statistic with average ranks for tied scores (W2), the
  * mean over the classes that have both positives and negatives, and the
  * final table next to the CheXNet paper's values (Rajpurkar et al. 2017,

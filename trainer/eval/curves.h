@@ -1,9 +1,9 @@
-/* eval_curves.h - the ranking curves of one class: the ROC curve's points
+/* eval/curves.h - the ranking curves of one class: the ROC curve's points
  * (for plots) and the area under the precision-recall curve as average
  * precision (sum over recall steps of precision, tied scores taken as one
  * step, as scikit-learn's average_precision_score). Imbalanced findings
  * (Hernia: 0.2% positive) show there what AUROC hides.
- * What this is not: AUROC (auroc.c) or intervals (eval_bootstrap.c).
+ * What this is not: AUROC (auroc.c) or intervals (eval/bootstrap.c).
  */
 #ifndef HVD_TRAINER_EVAL_CURVES_H
 #define HVD_TRAINER_EVAL_CURVES_H

@@ -1,17 +1,17 @@
-/* cmd/train_report.h - what `chexnet train` prints (rank 0 only; the
+/* loop/train_report.h - what `chexnet train` prints (rank 0 only; the
  * options passed are rank 0's, other ranks have PROGRESS_QUIET): progress
  * lines over a window of steps, validation/test results, the AUROC table,
  * the stop notice, and at the end images/s per rank and overall, data-wait %
  * and the allreduce share of step time (gathered from every rank: every
  * rank must call train_report_throughput).
- * What this is not: the training loop (cmd/train.c) or line formats
+ * What this is not: the training loop (loop/train.c) or line formats
  * (progress.h, auroc.h).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_REPORT_H
 #define HVD_TRAINER_RUN_TRAIN_REPORT_H
 
-#include "cmd/cli.h"
-#include "cmd/common.h"
+#include "loop/options.h"
+#include "loop/evaluate.h"
 
 /* This rank, over the whole run. */
 struct train_clock {

@@ -1,4 +1,4 @@
-/* cam.h - class activation maps (Zhou et al. 2016, the CheXNet paper's
+/* eval/cam.h - class activation maps (Zhou et al. 2016, the CheXNet paper's
  * heat maps): for class c, CAM_c(y, x) = sum_k W[c][k] F[k][y][x], the
  * classifier's weights for c times the last feature maps F (the tensor
  * its global average pooling reads), so that mean(CAM_c) + bias[c] is the

@@ -1,9 +1,9 @@
-/* cmd/train_health.c - text packing and the per-host shared-GPU count
- * (see cmd/train_health.h). What it does not do: I/O.
+/* loop/train_health.c - text packing and the per-host shared-GPU count
+ * (see loop/train_health.h). What it does not do: I/O.
  */
 #include <string.h>
 
-#include "cmd/train_health.h"
+#include "loop/train_health.h"
 
 void train_health_pack(const char *text, float *out, size_t n)
 {

@@ -1,10 +1,10 @@
-/* eval_calibration.c - equal-mass-bin ECE and reliability bins. What it
+/* eval/calibration.c - equal-mass-bin ECE and reliability bins. What it
  * does not do: recalibrate anything (no temperature scaling here).
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include "train/eval_calibration.h"
+#include "eval/calibration.h"
 
 struct pair { float p; float y; size_t i; };
 

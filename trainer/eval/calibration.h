@@ -1,10 +1,10 @@
-/* eval_calibration.h - how far predicted probabilities are from observed
+/* eval/calibration.h - how far predicted probabilities are from observed
  * frequencies: expected calibration error over equal-mass bins (each bin
  * holds the same number of predictions, give or take one, after sorting
  * by probability; ECE = sum over bins of n_b/n * |mean p - mean y|), per
  * class and overall (every class's predictions pooled), and the bins
  * themselves for the reliability diagram.
- * What this is not: thresholds (eval_thresholds.h) or plotting.
+ * What this is not: thresholds (eval/thresholds.h) or plotting.
  */
 #ifndef HVD_TRAINER_EVAL_CALIBRATION_H
 #define HVD_TRAINER_EVAL_CALIBRATION_H

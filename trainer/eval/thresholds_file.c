@@ -1,4 +1,4 @@
-/* thresholds_file.c - thresholds.json beside a checkpoint's weights, and
+/* eval/thresholds_file.c - thresholds.json beside a checkpoint's weights, and
  * the check that it belongs to them. What it does not do: choose
  * thresholds or decide which split may.
  */
@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "base/crc32c.h"
-#include "data/labels.h"
-#include "cmd/thresholds_file.h"
+#include "base/classes.h"
+#include "eval/thresholds_file.h"
 
 #define THRESHOLDS_FORMAT "chexnet-thresholds 1"
 
