@@ -1,28 +1,30 @@
-# runtime/module.mk - libhvd (runtime/*.c) and the programs that exercise it
+# runtime/module.mk - libhvd (runtime/*/*.c, in layers: HACKING.md) and the programs that exercise it
 # under srun: $(B)/hvd-rt-test (tests) and $(B)/bench-allreduce (bench/).
 # Needs PMIx; MPI gives the host backend; CUDA+NCCL add comm_nccl.c
 # (compiled and linked with -Werror, never run on a machine without GPUs).
 ifeq ($(HAVE_PMIX),1)
 
-RUNTIME_SRCS := runtime/settings.c runtime/dtype.c runtime/fusion.c runtime/coord.c \
-	runtime/timeline.c runtime/report.c runtime/bootstrap.c runtime/comm_self.c \
-	runtime/control.c runtime/control_join.c runtime/control_loop.c runtime/control_nego.c \
-	runtime/engine.c runtime/api.c runtime/submit.c runtime/sha256.c runtime/auth.c \
-	runtime/wire.c runtime/plan_cache.c runtime/pipeline.c runtime/agree.c runtime/state.c \
-	runtime/bootstrap_env.c runtime/control_env.c runtime/comm_tcp.c runtime/comm_tcp_link.c \
-	runtime/fdio.c runtime/entry_cache.c runtime/chunk_tune.c runtime/lane.c
+RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/settings.c \
+	runtime/core/fdio.c runtime/core/sha256.c runtime/core/auth.c \
+	runtime/bootstrap/bootstrap.c runtime/bootstrap/bootstrap_env.c \
+	runtime/observe/timeline.c runtime/observe/report.c \
+	runtime/plan/fusion.c runtime/plan/wire.c runtime/plan/plan_cache.c runtime/plan/coord.c \
+	runtime/transport/comm_self.c runtime/transport/comm_tcp.c runtime/transport/comm_tcp_link.c \
+	runtime/engine/state.c runtime/engine/agree.c runtime/engine/engine.c runtime/engine/pipeline.c \
+	runtime/control/control.c runtime/control/control_join.c runtime/control/control_msg.c \
+	runtime/control/control_loop.c runtime/control/control_nego.c runtime/control/control_env.c \
+	runtime/api/api.c runtime/api/submit.c
 RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)
 ifeq ($(HAVE_MPI),1)
-RUNTIME_SRCS += runtime/comm_mpi.c runtime/comm_mpi_rd.c runtime/comm_mpi_vote.c \
-	runtime/comm_mpi_shm.c
+RUNTIME_SRCS += runtime/transport/comm_mpi.c runtime/transport/comm_mpi_rd.c
 RUNTIME_DEFS += -DHAVE_MPI
 RUNTIME_CFLAGS_DEPS += $(MPI_CFLAGS)
 RUNTIME_LDLIBS += $(MPI_LIBS)
 endif
 ifeq ($(HAVE_CUDA)$(HAVE_NCCL),11)
-RUNTIME_SRCS += runtime/comm_nccl.c
+RUNTIME_SRCS += runtime/transport/comm_nccl.c
 RUNTIME_DEFS += -DHAVE_CUDA -DHAVE_NCCL
 RUNTIME_CFLAGS_DEPS += $(CUDA_CFLAGS) $(NCCL_CFLAGS)
 RUNTIME_LDLIBS += $(NCCL_LIBS) $(CUDA_LIBS)
@@ -39,7 +41,7 @@ $(B)/obj/bench/%.o: MODULE_CFLAGS = -Iruntime $(MPI_CFLAGS) $(RUNTIME_DEFS)
 # neither collide with nor be reached by a program's own. The unit tests
 # reach the internals through libhvd-internal.a (the plain objects).
 OBJCOPY ?= objcopy
-$(B)/obj/runtime/state.o: VERSION
+$(B)/obj/runtime/engine/state.o: VERSION
 $(B)/obj/runtime/libhvd.o: $(RUNTIME_OBJS)
 	$(LD) -r -o $@.all $^
 	$(OBJCOPY) --wildcard --keep-global-symbol='hvd_*' $@.all $@
@@ -76,7 +78,7 @@ endif
 
 # Unit tests reach the pure parts (settings, fusion, coord, timeline,
 # report, dtype, bootstrap_decide) through the archive.
-TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_lane.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
+TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
 	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c tests/test_env_launch.c \
 	tests/test_env_contrib.c tests/env_launch.c
@@ -96,8 +98,8 @@ endif
 # sources again, compiled by clang with libFuzzer, ASan and UBSan (the same
 # in SAN=1 builds). tests/test_fuzz.c runs it for FUZZ_S seconds (default 5).
 ifeq ($(HAVE_PMIX)$(HAVE_FUZZER),11)
-FUZZ_SRCS := $(filter-out runtime/comm_nccl.c,$(RUNTIME_SRCS)) tests/fuzz/fuzz_control.c
-$(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h) tests/control_fixture.h
+FUZZ_SRCS := $(filter-out runtime/transport/comm_nccl.c,$(RUNTIME_SRCS)) tests/fuzz/fuzz_control.c
+$(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h runtime/*/*.h) tests/control_fixture.h
 	$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-Iruntime $(RUNTIME_CFLAGS_DEPS) $(VERSION_DEF) $(filter-out -DHAVE_CUDA -DHAVE_NCCL,$(RUNTIME_DEFS)) \
 		-o $@ $(FUZZ_SRCS) $(filter-out $(NCCL_LIBS) $(CUDA_LIBS),$(RUNTIME_LDLIBS)) -lm

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "control.h"
+#include "control/control.h"
 
 static inline struct control *fixture_control(int rank, int size, uint64_t fusion_bytes)
 {
@@ -31,7 +31,7 @@ static inline struct control *fixture_control(int rank, int size, uint64_t fusio
 	for (int r = 0; r < size; r++)
 		snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "n%d", r);
 	c->rt = rt;
-	c->wake[0] = c->wake[1] = -1;
+	rt->ctl_wake[0] = rt->ctl_wake[1] = -1;
 	c->npeers = rank == 0 ? size : 1;
 	c->peers = calloc((size_t)c->npeers, sizeof(*c->peers));
 	for (int i = 0; i < c->npeers; i++)

@@ -78,7 +78,7 @@ struct audit_policy {
 	const struct audit_allow *waiting;    /* rule 3 ({0}-ended) */
 };
 
-/* The project's policy for trainer/backend/gpu and runtime/comm_nccl.c
+/* The project's policy for trainer/backend/gpu and runtime/transport/comm_nccl.c
  * (gpu_audit_policy.c). */
 extern const struct audit_policy gpu_audit_policy;
 

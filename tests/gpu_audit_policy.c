@@ -20,7 +20,7 @@ static const char *const status_text[] = {
 
 /* No checking macros there: each status is compared by hand and named in
  * the message (`hvd: CALL: 'what': library error string`). */
-static const char *const hand_checked[] = { "runtime/comm_nccl.c", NULL };
+static const char *const hand_checked[] = { "runtime/transport/comm_nccl.c", NULL };
 
 #define DESTROY_VOID "destroy path: backend.h's destroy returns void, there is no one to " \
 	"tell and nothing to undo; every resource is released either way"
@@ -63,29 +63,29 @@ static const struct audit_allow unchecked[] = {
 	  "close path: gpu_train_close returns void" },
 	{ "trainer/backend/gpu/gpu_train.c", "gpu_train_close", "cudaFreeHost", 0,
 	  "close path: gpu_train_close returns void" },
-	{ "runtime/comm_nccl.c", "nccl_abort", "ncclCommAbort", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_abort", "ncclCommAbort", 0,
 	  "the abort path itself: the error being reported is the one that caused it" },
-	{ "runtime/comm_nccl.c", "nccl_release", "cudaFree", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_release", "cudaFree", 0,
 	  "comm_ops.release returns void (engine.c frees the fusion buffer to grow it)" },
-	{ "runtime/comm_nccl.c", "nccl_record_ready", "cudaEventDestroy", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_record_ready", "cudaEventDestroy", 0,
 	  "error path: the cudaEventRecord failure is what is returned" },
-	{ "runtime/comm_nccl.c", "give_back_event", "cudaEventDestroy", 0,
+	{ "runtime/transport/comm_nccl.c", "give_back_event", "cudaEventDestroy", 0,
 	  "returns void; only with more than NCCL_EVENT_POOL events outstanding" },
-	{ "runtime/comm_nccl.c", "nccl_finalize", "ncclCommDestroy", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "ncclCommDestroy", 0,
 	  "comm_ops.finalize returns void: shutdown" },
-	{ "runtime/comm_nccl.c", "nccl_finalize", "cudaStreamDestroy", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "cudaStreamDestroy", 0,
 	  "comm_ops.finalize returns void: shutdown" },
-	{ "runtime/comm_nccl.c", "nccl_finalize", "cudaEventDestroy", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "cudaEventDestroy", 0,
 	  "comm_ops.finalize returns void: shutdown" },
-	{ "runtime/comm_nccl.c", "nccl_finalize", "cudaFree", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "cudaFree", 0,
 	  "comm_ops.finalize returns void: shutdown" },
-	{ "runtime/comm_nccl.c", "nccl_finalize", "cudaFreeHost", 0,
+	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "cudaFreeHost", 0,
 	  "comm_ops.finalize returns void: shutdown" },
-	{ "runtime/comm_nccl.c", "comm_nccl_open", "cudaStreamDestroy", 0,
+	{ "runtime/transport/comm_nccl.c", "comm_nccl_open", "cudaStreamDestroy", 0,
 	  "error path: the failure being returned is the one that stopped the open" },
-	{ "runtime/comm_nccl.c", "comm_nccl_open", "cudaFree", 0,
+	{ "runtime/transport/comm_nccl.c", "comm_nccl_open", "cudaFree", 0,
 	  "error path: the failure being returned is the one that stopped the open" },
-	{ "runtime/comm_nccl.c", "comm_nccl_open", "cudaFreeHost", 0,
+	{ "runtime/transport/comm_nccl.c", "comm_nccl_open", "cudaFreeHost", 0,
 	  "error path: the failure being returned is the one that stopped the open" },
 	{ 0 }
 };
@@ -119,21 +119,21 @@ static const struct audit_place allocating[] = {
 	{ "trainer/backend/gpu/gpu_train.c", "gpu_train_close", "close" },
 	{ "trainer/backend/gpu/gpu_nvml.c", "gpu_nvml_open", "open: on the first health sample" },
 	{ "trainer/backend/gpu/gpu_nvml.c", "gpu_nvml_close", "close" },
-	{ "runtime/comm_nccl.c", "comm_nccl_open", "open: the context (released again on "
+	{ "runtime/transport/comm_nccl.c", "comm_nccl_open", "open: the context (released again on "
 	  "failure)" },
-	{ "runtime/comm_nccl.c", "open_buffers", "open: NCCL stream, device scratch and pinned "
+	{ "runtime/transport/comm_nccl.c", "open_buffers", "open: NCCL stream, device scratch and pinned "
 	  "host scratch for allgatherv's sizes and the barrier" },
-	{ "runtime/comm_nccl.c", "open_copy_stream", "open: chunked buckets' copy stream and its "
+	{ "runtime/transport/comm_nccl.c", "open_copy_stream", "open: chunked buckets' copy stream and its "
 	  "three events" },
-	{ "runtime/comm_nccl.c", "init_comm", "open: the communicator and the id exchange" },
-	{ "runtime/comm_nccl.c", "nccl_alloc", "grow: engine.c allocates the fusion buffer only "
+	{ "runtime/transport/comm_nccl.c", "init_comm", "open: the communicator and the id exchange" },
+	{ "runtime/transport/comm_nccl.c", "nccl_alloc", "grow: engine.c allocates the fusion buffer only "
 	  "when a larger bucket arrives (the first steps)" },
-	{ "runtime/comm_nccl.c", "nccl_release", "grow: the smaller fusion buffer, then at exit" },
-	{ "runtime/comm_nccl.c", "nccl_record_ready", "first use: events are created only while "
+	{ "runtime/transport/comm_nccl.c", "nccl_release", "grow: the smaller fusion buffer, then at exit" },
+	{ "runtime/transport/comm_nccl.c", "nccl_record_ready", "first use: events are created only while "
 	  "the free list is empty (the first step); on error the new one is destroyed" },
-	{ "runtime/comm_nccl.c", "give_back_event", "only with more than NCCL_EVENT_POOL events "
+	{ "runtime/transport/comm_nccl.c", "give_back_event", "only with more than NCCL_EVENT_POOL events "
 	  "outstanding: never in steady state" },
-	{ "runtime/comm_nccl.c", "nccl_finalize", "close" },
+	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "close" },
 	{ 0 }
 };
 

@@ -45,7 +45,6 @@ extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_attack_tests[];
 extern const struct test_case fuzz_tests[];
 extern const struct test_case runtime_unit_tests[];
-extern const struct test_case runtime_lane_tests[];
 extern const struct test_case symbols_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case env_launch_tests[];
@@ -136,7 +135,6 @@ static const struct test_group test_groups[] = {
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "runtime-lane", runtime_lane_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0 },
 	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0 },

@@ -12,7 +12,10 @@
  *                       never a sibling backend, never data
  *   trainer/data, trainer/model -> themselves and base
  *   trainer/base     -> base (and libc)
- *   runtime/         -> runtime only; spank/ -> spank only
+ *   runtime/         -> runtime only, by layers (runtime_layers below:
+ *                       core <- bootstrap, plan <- observe, transport <-
+ *                       engine <- control <- api); runtime/hvd.h from any;
+ *                       spank/ -> spank only
  * train/hooks.h (what a backend sees of train/) includes only libc; and
  * no include cycle (file level). An include resolves like the build's
  * -I: the including file's folder, then trainer/, runtime/, spank/.
@@ -154,7 +157,11 @@ static void layer_of(const char *path, char *out, size_t len)
 	if (!strncmp(path, "spank/", 6)) {
 		snprintf(out, len, "spank");
 	} else if (!strncmp(path, "runtime/", 8)) {
-		snprintf(out, len, "runtime");
+		const char *s1 = strchr(path + 8, '/');
+		if (s1)
+			snprintf(out, len, "%.*s", (int)(s1 - path), path);
+		else
+			snprintf(out, len, "runtime");
 	} else if (!strncmp(path, "trainer/", 8)) {
 		const char *rest = path + 8, *s1 = strchr(rest, '/');
 		if (!s1)
@@ -175,6 +182,44 @@ static int in(const char *layer, const char *const *set)
 	return 0;
 }
 
+/* runtime/'s layers, each with the folders it may include (besides its
+ * own and runtime/hvd.h, the API every layer may name). */
+static const struct {
+	const char *layer;
+	const char *const below[8];
+	const char *why;
+} runtime_layers[] = {
+	{ "runtime/core", { NULL }, "core includes only core" },
+	{ "runtime/bootstrap", { "runtime/core", NULL }, "bootstrap includes core" },
+	{ "runtime/observe", { "runtime/core", "runtime/bootstrap", NULL },
+	  "observe includes core, bootstrap" },
+	{ "runtime/plan", { "runtime/core", NULL }, "plan includes core" },
+	{ "runtime/transport", { "runtime/core", "runtime/bootstrap", NULL },
+	  "transport includes core, bootstrap" },
+	{ "runtime/engine", { "runtime/core", "runtime/bootstrap", "runtime/observe", "runtime/plan",
+			      "runtime/transport", NULL },
+	  "engine includes core, bootstrap, observe, plan, transport" },
+	{ "runtime/control", { "runtime/core", "runtime/bootstrap", "runtime/observe",
+			       "runtime/plan", "runtime/transport", "runtime/engine", NULL },
+	  "control includes core, bootstrap, observe, plan, transport, engine" },
+	{ "runtime/api", { "runtime/core", "runtime/bootstrap", "runtime/observe", "runtime/plan",
+			   "runtime/transport", "runtime/engine", "runtime/control", NULL },
+	  "api includes every runtime layer" },
+};
+
+/* The runtime rule for from's layer lf (NULL: allowed). */
+static const char *runtime_forbidden(const char *lf, const char *to, const char *lt)
+{
+	if (strncmp(lt, "runtime", 7) != 0)
+		return "runtime/ includes only runtime/";
+	if (!strcmp(to, "runtime/hvd.h") || !strcmp(lf, "runtime/tests") || !strcmp(lf, lt))
+		return NULL;
+	for (size_t i = 0; i < sizeof(runtime_layers) / sizeof(runtime_layers[0]); i++)
+		if (!strcmp(lf, runtime_layers[i].layer))
+			return in(lt, runtime_layers[i].below) ? NULL : runtime_layers[i].why;
+	return "runtime/: a folder outside the layers (HACKING.md)";
+}
+
 /* NULL when from -> to is allowed, else the rule it breaks. */
 static const char *forbidden(const char *from, const char *to)
 {
@@ -187,8 +232,8 @@ static const char *forbidden(const char *from, const char *to)
 		return NULL;
 	if (!strcmp(lf, "spank"))
 		return "spank/ includes only spank/";
-	if (!strcmp(lf, "runtime"))
-		return "runtime/ includes only runtime/";
+	if (!strncmp(lf, "runtime", 7))
+		return runtime_forbidden(lf, to, lt);
 	static const char *const below_cmd[] = { "base", "data", "model", "backend", "train", "eval",
 						 "loop", NULL };
 	static const char *const below_loop[] = { "base", "data", "model", "backend", "train",

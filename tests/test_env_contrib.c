@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap_env.h"
+#include "bootstrap/bootstrap_env.h"
 #include "env_launch.h"
 #include "runner.h"
-#include "settings.h"
+#include "core/settings.h"
 
 /* tests/k8s_manifest.py checks the manifests and prints the container's
  * environment (NAME=value) for index 0; the runtime must know every HVD_*

@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bootstrap_env.h"
+#include "bootstrap/bootstrap_env.h"
 #include "ckpt_compare.h"
 #include "env_launch.h"
 #include "runner.h"

@@ -1,6 +1,6 @@
 /* test_gpu_audit.c - issue 9's code read as a test that runs on every
  * build, CPU only (group gpu-audit): the real sources of trainer/backend/gpu
- * (*.c, *.cu, *.h, *.cuh) and runtime/comm_nccl.c are scanned
+ * (*.c, *.cu, *.h, *.cuh) and runtime/transport/comm_nccl.c are scanned
  * (tests/gpu_audit.c) and must keep three rules:
  *   1. every CUDA runtime, cuDNN, cuBLAS, NCCL call and every gpu_k_*
  *      kernel wrapper is checked: the direct argument of the library's
@@ -67,7 +67,7 @@ static int add_file(struct tree *t, const char *rel)
 	return rc;
 }
 
-/* Every audited file of trainer/backend/gpu and runtime/comm_nccl.c, scanned. */
+/* Every audited file of trainer/backend/gpu and runtime/transport/comm_nccl.c, scanned. */
 static int tree_scan(struct tree *t)
 {
 	char *dir = test_path(test_src_dir(), "trainer/backend/gpu");
@@ -88,7 +88,7 @@ static int tree_scan(struct tree *t)
 		rc |= add_file(t, names[i]);
 		free(names[i]);
 	}
-	rc |= add_file(t, "runtime/comm_nccl.c");
+	rc |= add_file(t, "runtime/transport/comm_nccl.c");
 	CHECK_INT(rc, 0);
 	return rc || !d ? -1 : 0;
 }

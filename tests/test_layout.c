@@ -10,6 +10,7 @@
 
 #include "layout_check.h"
 #include "runner.h"
+#include "symbol_cycles.h"
 
 static char report[1 << 16];
 
@@ -41,6 +42,25 @@ static void test_a_forbidden_include_is_named(void)
 	CHECK_CONTAINS(report, "trainer/loop/train.h: includes 'trainer/cmd/cli.h': loop includes");
 }
 
+static void test_runtime_layers_are_checked(void)
+{
+	test_put("runtime/hvd.h", "\n");
+	test_put("runtime/core/clock.h", "#include \"hvd.h\"\n");
+	test_put("runtime/engine/runtime.h", "#include \"core/clock.h\"\n#include \"hvd.h\"\n");
+	test_put("runtime/core/settings.c", "#include \"engine/runtime.h\"\n");
+	test_put("runtime/plan/fusion.c", "#include \"transport/comm.h\"\n");
+	test_put("runtime/transport/comm.h", "#include \"core/clock.h\"\n");
+	test_put("runtime/extra/x.c", "#include \"core/clock.h\"\n");
+	test_put("runtime/tests/t.c", "#include \"../engine/runtime.h\"\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 3);
+	CHECK_CONTAINS(report, "layout: runtime/core/settings.c: includes 'runtime/engine/runtime.h': "
+		       "core includes only core");
+	CHECK_CONTAINS(report, "layout: runtime/plan/fusion.c: includes 'runtime/transport/comm.h': "
+		       "plan includes core");
+	CHECK_CONTAINS(report, "runtime/extra/x.c: includes 'runtime/core/clock.h': runtime/: a folder "
+		       "outside the layers");
+}
+
 static void test_an_include_cycle_is_named(void)
 {
 	test_put("trainer/data/a.h", "#include \"data/b.h\"\n");
@@ -51,9 +71,41 @@ static void test_an_include_cycle_is_named(void)
 		       "trainer/data/c.h -> trainer/data/a.h");
 }
 
+static void test_runtime_has_no_symbol_cycle(void)
+{
+	char *lib = test_path(test_build_dir(), "obj/runtime/libhvd-internal.a");
+	int bad = symbol_cycles(lib, report, sizeof(report));
+	CHECK_MSG(bad == 0, "%s: %d:\n%s", lib, bad, report);
+	free(lib);
+}
+
+static void test_a_symbol_cycle_is_named(void)
+{
+	struct test_proc p;
+	test_put("src/a.c", "int b_fn(void);\nint a_fn(void) { return b_fn(); }\n");
+	test_put("src/b.c", "int c_fn(void);\nint b_fn(void) { return c_fn(); }\n");
+	test_put("src/c.c", "int a_fn(void);\nint c_fn(void) { return a_fn(); }\n"
+		 "int d_fn(void) { return 1; }\n");
+	test_put("src/d.c", "int d_fn(void);\nint e_fn(void) { return d_fn(); }\n");
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "cd '%s/src' && cc -c a.c b.c c.c d.c && ar rcs lib.a d.o a.o b.o c.o",
+		 test_tmpdir());
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	test_proc_free(&p);
+	char *lib = test_path(test_tmpdir(), "src/lib.a");
+	CHECK_INT(symbol_cycles(lib, report, sizeof(report)), 1);
+	CHECK_CONTAINS(report, "layout: symbol cycle: a -(b_fn)-> b -(c_fn)-> c -(a_fn)-> a\n");
+	CHECK_INT(symbol_cycles("/nonexistent.a", report, sizeof(report)), -1);
+	free(lib);
+}
+
 const struct test_case layout_tests[] = {
 	{ "repository_follows_the_rule", test_repository_follows_the_rule },
 	{ "a_forbidden_include_is_named", test_a_forbidden_include_is_named },
+	{ "runtime_layers_are_checked", test_runtime_layers_are_checked },
 	{ "an_include_cycle_is_named", test_an_include_cycle_is_named },
+	{ "runtime_has_no_symbol_cycle", test_runtime_has_no_symbol_cycle },
+	{ "a_symbol_cycle_is_named", test_a_symbol_cycle_is_named },
 	{ 0 },
 };

@@ -17,12 +17,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "control.h"
+#include "core/auth.h"
+#include "control/control.h"
+#include "observe/report.h"
 #include "control_fixture.h"
 #include "runner.h"
-#include "sha256.h"
-#include "wire.h"
+#include "core/sha256.h"
+#include "plan/wire.h"
 
 static void hex(const uint8_t *b, size_t n, char *out)
 {

@@ -669,7 +669,7 @@ static void test_plan_cache_new_tensor_is_a_mismatch(void)
 }
 
 /* Renamed inside a cached bucket, with the same size, dtype and op: the
- * name alone differs, and the lane (runtime/lane.h) compares it too. */
+ * name alone differs. */
 static void test_plan_cache_renamed_tensor_is_a_mismatch(void)
 {
 	expect_mismatch("rename", "hvd: tensor mismatch: 'rep.12' vs 'rep.renamed': rank 0 "
@@ -744,7 +744,7 @@ static void test_chunked_bucket_sums_equal_one_piece(void)
 }
 
 /* 4 ranks, non-integer values: 4 KiB chunks go by point-to-point
- * recursive doubling (runtime/comm_mpi_rd.c), the one-piece buckets
+ * recursive doubling (runtime/transport/comm_mpi_rd.c), the one-piece buckets
  * (about 500 KB) by OpenMPI's non-blocking allreduce; every bit agrees. */
 static void test_four_ranks_small_and_large_reductions_agree(void)
 {
@@ -755,14 +755,11 @@ static void test_four_ranks_small_and_large_reductions_agree(void)
 	CHECK_STR(chunked, one);
 }
 
-/* What hvd-rt-test small said: rank 0's checksum, the fewest buckets
- * any rank says went with the vote (agreed: that rank's agreed ones),
- * the fewest submissions any rank made through the lane (runtime/lane.h)
- * and how many ranks voted through shared memory (comm_mpi_shm.h). */
+/* What hvd-rt-test small said: rank 0's checksum and the fewest buckets
+ * any rank says the engines agreed on. */
 struct small_result {
 	char sum[32];
-	unsigned long with_vote, agreed, laned;
-	int by_shm;
+	unsigned long agreed;
 };
 
 static void small_run(const char *env, int n, const char *args, struct small_result *res)
@@ -770,42 +767,30 @@ static void small_run(const char *env, int n, const char *args, struct small_res
 	struct test_proc p;
 	char full[128];
 	snprintf(full, sizeof(full), "small %s", args);
-	*res = (struct small_result){ .with_vote = ~0ul, .laned = ~0ul };
+	*res = (struct small_result){ .agreed = ~0ul };
 	CHECK(run_ranks(env, n, full, 120, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "%s %s: exit %d: %.600s", env, args, p.exit_code, p.err);
 	const char *c = strstr(p.out, "checksum ");
 	snprintf(res->sum, sizeof(res->sum), "%.25s", c ? c : "(none)");
 	for (int r = 0; r < n; r++) {
-		char want[32], by[16] = "";
-		unsigned long a = 0, v = 0, l = 0;
+		char want[32];
+		unsigned long a = 0;
 		snprintf(want, sizeof(want), "rank %d: ", r);
 		const char *at = strstr(p.out, want);
-		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed, %lu with the vote, %lu "
-				       "through the lane, votes by %15s", &a, &v, &l, by) == 4,
+		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed", &a) == 1,
 			  "%s: rank %d said nothing: %.300s", args, r, p.out);
-		if (v < res->with_vote) {
-			res->with_vote = v;
+		if (a < res->agreed)
 			res->agreed = a;
-		}
-		if (l < res->laned)
-			res->laned = l;
-		res->by_shm += !strcmp(by, "shared");
 	}
 	test_proc_free(&p);
 }
 
-/* A repeated small bucket (64 tensors, up to 64 KiB) travels with the
- * plan cache's vote: one exchange per step, no reduction after it. On
- * one node the vote goes through shared memory (runtime/comm_mpi_shm.c),
- * with HVD_SHM=0 as MPI messages (runtime/comm_mpi_vote.c). The sums
- * equal, bit for bit, those of the vote and then the reduction (a
- * timeline turns the first off), for one message, several pieces and a
- * vector too long for pieces, in place forward or last first, through
- * the fusion buffer, and averaged, on 2 and 4 ranks (4: the tree of
- * sums is associated as OpenMPI associates it). The tensors inside the
- * bucket are submitted through the lane (runtime/lane.h), and equal
- * those of a run that waits for every tensor alone (HVD_SYNC). */
-static void test_small_buckets_travel_with_the_vote(void)
+/* A repeated small bucket (64 tensors, up to 64 KiB) is agreed among the
+ * engines every step; its sums equal, bit for bit, those of a run with a
+ * timeline and of one that waits for every tensor alone (HVD_SYNC), in
+ * place forward or last first, through the fusion buffer, and averaged,
+ * on 2 and 4 ranks. */
+static void test_small_buckets_are_agreed(void)
 {
 	static const struct { int n; const char *args; } cases[] = {
 		{ 2, "12 1024 forward sum" }, { 2, "12 1024 reversed sum" },
@@ -816,97 +801,49 @@ static void test_small_buckets_travel_with_the_vote(void)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int n = cases[k].n;
 		const char *args = cases[k].args;
-		struct small_result with, alone, msgs, sync;
+		struct small_result with, timeline, sync;
 		small_run("HVD_CYCLE_TIME_MS=1000", n, args, &with);
-		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", n, args, &alone);
-		CHECK(strstr(with.sum, "checksum ") == with.sum);
-		CHECK_MSG(!strcmp(with.sum, alone.sum), "%d ranks %s: %s with the vote, %s after it", n,
-			  args, with.sum, alone.sum);
-		CHECK_MSG(with.by_shm == n, "%d ranks %s: %d ranks voted through shared memory", n,
-			  args, with.by_shm);
-		/* 11 repeated steps, each one bucket unless a loaded machine split it */
-		CHECK_MSG(with.agreed >= 11 && with.with_vote >= 8 && with.with_vote <= with.agreed,
-			  "%d ranks %s: %lu of %lu agreed buckets went with the vote (want 8 or more)",
-			  n, args, with.with_vote, with.agreed);
-		CHECK_MSG(alone.with_vote == 0, "%d ranks %s: %lu went with the vote under a timeline",
-			  n, args, alone.with_vote);
-		/* a step's 64 tensors: 62 inside its bucket take the lane, once cached;
-		 * HVD_SYNC (a wait inside each submission) takes none, and sums alike */
-		CHECK_MSG(with.laned >= 8 * 31, "%d ranks %s: %lu submissions through the lane (want "
-			  "248 or more)", n, args, with.laned);
+		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", n, args, &timeline);
 		small_run("HVD_SYNC=1", n, args, &sync);
-		CHECK_MSG(!strcmp(with.sum, sync.sum) && sync.laned == 0, "%d ranks %s: %s with the "
-			  "lane, %s under HVD_SYNC (%lu through the lane)", n, args, with.sum, sync.sum,
-			  sync.laned);
-		small_run("HVD_CYCLE_TIME_MS=1000 HVD_SHM=0", n, args, &msgs);
-		CHECK_MSG(!strcmp(with.sum, msgs.sum) && msgs.by_shm == 0 && msgs.with_vote >= 8,
-			  "%d ranks %s: %s through shared memory, %s as messages (%d ranks through "
-			  "shared memory, %lu buckets with the vote)", n, args, with.sum, msgs.sum,
-			  msgs.by_shm, msgs.with_vote);
+		CHECK(strstr(with.sum, "checksum ") == with.sum);
+		CHECK_MSG(!strcmp(with.sum, timeline.sum) && !strcmp(with.sum, sync.sum),
+			  "%d ranks %s: %s, %s with a timeline, %s under HVD_SYNC", n, args, with.sum,
+			  timeline.sum, sync.sum);
+		/* 11 repeated steps, each one bucket unless a loaded machine split it */
+		CHECK_MSG(with.agreed >= 11, "%d ranks %s: %lu agreed buckets (want 11 or more)", n,
+			  args, with.agreed);
 	}
 }
 
-/* Ranks that disagree on HVD_SHM (rank 0 says 0, rank 1 says 1: a
- * per-rank wrapper) agree to vote by messages instead of one of them
- * waiting in a collective the other never enters: the job runs, both
- * say messages. */
-static void test_ranks_that_disagree_on_shm_vote_by_messages(void)
-{
-	char *cmd = NULL;
-	struct test_proc p;
-	CHECK(asprintf(&cmd, "cd '%s' && " RT_ENV "HVD_CYCLE_TIME_MS=1000 srun -n 2 sh -c "
-		       "'HVD_SHM=$SLURM_PROCID exec \"%s/hvd-rt-test\" small 12 1024 forward sum'",
-		       test_tmpdir(), test_build_dir()) > 0);
-	CHECK(cmd && test_run(cmd, 60, &p) == 0);
-	free(cmd);
-	CHECK_MSG(p.exit_code == 0, "exit %d after %.1f s: %.600s", p.exit_code, p.seconds, p.err);
-	CHECK_MSG(count_lines_with(p.out, "votes by messages") == 2 && strstr(p.out, "checksum "),
-		  "want both ranks voting by messages: %.600s", p.out);
-	test_proc_free(&p);
-}
-
 /* When the votes differ (rank 0's tensors lie last first, the others' do
- * not), the vectors that went with them are not summed: every rank runs
- * the bucket after the vote, on tensors as they were. On 4 ranks, 2 and 3
- * agree with each other and not with 0 and 1: their tensors, in place,
- * must not keep a partial sum (as MPI messages, 2 and 3 agree in the
- * first round and not in the second). A bucket just over 64 KiB never
- * goes with the vote. */
+ * not), every rank runs the bucket as rank 0 plans it, on tensors as they
+ * were: the sums equal a run with a timeline, and the engines agree again
+ * after. */
 static void test_votes_that_differ_leave_the_tensors_alone(void)
 {
-	static const struct { int n; const char *env, *args; } cases[] = {
-		{ 2, "", "12 3072 mixed average" }, { 4, "", "8 1024 mixed sum" },
-		{ 4, "HVD_SHM=0", "8 1024 mixed sum" }, { 2, "", "8 16400 forward sum" },
+	static const struct { int n; const char *args; } cases[] = {
+		{ 2, "12 3072 mixed average" }, { 4, "8 1024 mixed sum" }, { 2, "8 16400 forward sum" },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int n = cases[k].n;
 		const char *args = cases[k].args;
-		char env[96];
-		struct small_result with, alone;
-		snprintf(env, sizeof(env), "HVD_CYCLE_TIME_MS=1000 %s", cases[k].env);
-		small_run(env, n, args, &with);
-		snprintf(env, sizeof(env), "HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json %s",
-			 cases[k].env);
-		small_run(env, n, args, &alone);
+		struct small_result with, timeline;
+		small_run("HVD_CYCLE_TIME_MS=1000", n, args, &with);
+		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", n, args, &timeline);
 		CHECK(strstr(with.sum, "checksum ") == with.sum);
-		CHECK_MSG(!strcmp(with.sum, alone.sum), "%d ranks %s %s: %s, %s without the vote's data",
-			  n, cases[k].env, args, with.sum, alone.sum);
-		CHECK_MSG(with.agreed >= 5 && with.with_vote == 0, "%d ranks %s %s: %lu of %lu agreed "
-			  "buckets went with the vote (want 0)", n, cases[k].env, args, with.with_vote,
+		CHECK_MSG(!strcmp(with.sum, timeline.sum), "%d ranks %s: %s, %s with a timeline", n,
+			  args, with.sum, timeline.sum);
+		CHECK_MSG(with.agreed >= 5, "%d ranks %s: %lu agreed buckets (want 5 or more)", n, args,
 			  with.agreed);
-		int want_shm = strstr(cases[k].env, "HVD_SHM=0") ? 0 : n;
-		CHECK_MSG(with.by_shm == want_shm, "%d ranks %s %s: %d ranks voted through shared "
-			  "memory (want %d)", n, cases[k].env, args, with.by_shm, want_shm);
 	}
 }
 
-/* The failures of a repeated step on 2 ranks, where the 55 KiB bucket
- * travels with the vote (the 3-rank tests above vote alone): rank 1
- * stops submitting (rank 0 has sent its bucket; rank 1, nudged, votes
- * "no" with no data, and each receives what the other sent), calls
- * hvd_shutdown instead, or leaves a tensor out. Rank 0 names rank 1 as
+/* The failures of a repeated step on 2 ranks, where the engines agree
+ * on the 55 KiB bucket: rank 1 stops submitting (rank 0 has voted; rank
+ * 1, nudged, votes "no"), calls hvd_shutdown instead, or leaves a tensor
+ * out. Rank 0 names rank 1 as
  * with 3 ranks, well before HVD_TIMEOUT_S ends the job. */
-static void test_failures_while_buckets_travel_with_the_vote(void)
+static void test_failures_of_an_agreed_step_on_two_ranks(void)
 {
 	static const struct { const char *env, *args, *want; double max_s; } cases[] = {
 		{ "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3", "repeat 4 stop",
@@ -925,43 +862,6 @@ static void test_failures_while_buckets_travel_with_the_vote(void)
 			  cases[k].args, cases[k].want, p.err);
 		test_proc_free(&p);
 	}
-}
-
-/* The rest of rank r's "rank R: pieces ..." line (hvd-rt-test tune). */
-static void pieces_of(const char *out, int r, char *line, size_t len)
-{
-	char want[32];
-	snprintf(want, sizeof(want), "rank %d: pieces", r);
-	const char *at = strstr(out, want);
-	snprintf(line, len, "%.*s", at ? (int)strcspn(at + strlen(want), "\n") : 6,
-		 at ? at + strlen(want) : "(none)");
-}
-
-static void expect_pieces(const char *env, const char *want0)
-{
-	struct test_proc p;
-	CHECK(run_ranks(env, 2, "tune 40", 120, &p) == 0);
-	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %.600s", env, p.exit_code, p.err);
-	CHECK_CONTAINS(p.out, "ok tune");
-	char zero[64], one[64];
-	pieces_of(p.out, 0, zero, sizeof(zero));
-	pieces_of(p.out, 1, one, sizeof(one));
-	CHECK_MSG(!strcmp(zero, one), "%s: rank 0 used%s, rank 1%s", env, zero, one);
-	if (want0)
-		CHECK_STR(zero, want0);
-	else /* measured 1 MiB, then probed 4 MiB at least */
-		CHECK_MSG(strstr(zero, " 1M 4M") != NULL, "%s: rank 0 used%s", env, zero);
-	test_proc_free(&p);
-}
-
-/* HVD_FUSION_CHUNK unset: rank 0 tunes the piece size of the agreed
- * 8 MiB bucket (runtime/chunk_tune.c) and the vote carries it, so every
- * rank (one reducing in place, one through the fusion buffer) cuts the
- * bucket alike; 40 steps' sums are checked. Set, rank 0's size is used. */
-static void test_tuned_piece_size_is_agreed_by_every_rank(void)
-{
-	expect_pieces("HVD_CYCLE_TIME_MS=1000", NULL);
-	expect_pieces("HVD_CYCLE_TIME_MS=1000 HVD_FUSION_CHUNK=4194304", " 4M");
 }
 
 const struct test_case runtime_slurm_tests[] = {
@@ -1003,13 +903,10 @@ const struct test_case runtime_slurm_tests[] = {
 	  test_plan_cache_rank_that_stops_submitting_is_named },
 	{ "plan_cache_rank_that_shuts_down_is_named", test_plan_cache_rank_that_shuts_down_is_named },
 	{ "chunked_bucket_sums_equal_one_piece", test_chunked_bucket_sums_equal_one_piece },
-	{ "tuned_piece_size_is_agreed_by_every_rank", test_tuned_piece_size_is_agreed_by_every_rank },
 	{ "four_ranks_small_and_large_reductions_agree",
 	  test_four_ranks_small_and_large_reductions_agree },
-	{ "small_buckets_travel_with_the_vote", test_small_buckets_travel_with_the_vote },
-	{ "ranks_that_disagree_on_shm_vote_by_messages", test_ranks_that_disagree_on_shm_vote_by_messages },
+	{ "small_buckets_are_agreed", test_small_buckets_are_agreed },
 	{ "votes_that_differ_leave_the_tensors_alone", test_votes_that_differ_leave_the_tensors_alone },
-	{ "failures_while_buckets_travel_with_the_vote",
-	  test_failures_while_buckets_travel_with_the_vote },
+	{ "failures_of_an_agreed_step_on_two_ranks", test_failures_of_an_agreed_step_on_two_ranks },
 	{ 0 }
 };

@@ -14,17 +14,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "bootstrap.h"
-#include "chunk_tune.h"
-#include "coord.h"
-#include "dtype.h"
-#include "fusion.h"
-#include "plan_cache.h"
+#include "bootstrap/bootstrap.h"
+#include "plan/coord.h"
+#include "core/dtype.h"
+#include "plan/fusion.h"
+#include "plan/plan_cache.h"
 #include "runner.h"
-#include "entry_cache.h"
-#include "runtime.h"
-#include "settings.h"
-#include "timeline.h"
+#include "engine/runtime.h"
+#include "observe/report.h"
+#include "core/settings.h"
+#include "observe/timeline.h"
 
 /* ---- settings ---- */
 
@@ -41,9 +40,7 @@ static void test_settings_defaults_match_horovod(void)
 	CHECK_NEAR(s.heartbeat_s, 1.0, 0, 0);
 	CHECK_INT(s.compression, HVD_COMPRESS_NONE);
 	CHECK_INT(s.fusion_chunk_bytes, 1 << 20);
-	CHECK_INT(s.fusion_chunk_auto, 1); /* rank 0 tunes it, from 1 MiB */
 	CHECK_INT(s.sync, 0);
-	CHECK_INT(s.shm, 1); /* votes through shared memory where every rank shares a node */
 	CHECK_STR(s.timeline_path, "");
 }
 
@@ -53,18 +50,16 @@ static void test_settings_every_variable_parses(void)
 			"HVD_SYNC=1", "HVD_STALL_WARNING_S=0", "HVD_TIMEOUT_S=7",
 			"HVD_HEARTBEAT_S=0.5", "HVD_BACKEND=mpi", "HVD_TIMELINE=/tmp/t.json",
 			"HVD_GPU_BUSID=0000:3b:00.0", "HVD_CPUS=0-19", "HVD_SOCKET=0",
-			"HVD_BIND=socket", "HVD_FUSION_CHUNK=65536", "HVD_SHM=0", "OTHER=1", NULL };
+			"HVD_BIND=socket", "HVD_FUSION_CHUNK=65536", "OTHER=1", NULL };
 	struct hvd_settings s;
 	char err[512] = "";
 	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
 	CHECK_STR(err, "");
 	CHECK_INT(s.fusion_threshold_bytes, 0);
 	CHECK_INT(s.fusion_chunk_bytes, 65536);
-	CHECK_INT(s.fusion_chunk_auto, 0); /* a number fixes it */
 	CHECK_NEAR(s.cycle_time_ms, 2.5, 0, 0);
 	CHECK_INT(s.compression, HVD_COMPRESS_BF16);
 	CHECK_INT(s.sync, 1);
-	CHECK_INT(s.shm, 0);
 	CHECK_NEAR(s.stall_warning_s, 0, 0, 0);
 	CHECK_NEAR(s.timeout_s, 7, 0, 0);
 	CHECK_NEAR(s.heartbeat_s, 0.5, 0, 0);
@@ -74,10 +69,6 @@ static void test_settings_every_variable_parses(void)
 	CHECK_STR(s.cpus, "0-19");
 	CHECK_STR(s.socket, "0");
 	CHECK_STR(s.bind, "socket");
-	char *tuned[] = { "HVD_FUSION_CHUNK=auto", NULL };
-	CHECK_INT(settings_parse(tuned, &s, err, sizeof(err)), 0);
-	CHECK_INT(s.fusion_chunk_auto, 1);
-	CHECK_INT(s.fusion_chunk_bytes, 1 << 20);
 }
 
 static void expect_bad(const char *entry, const char *name, const char *value)
@@ -98,13 +89,14 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_FUSION_THRESHOLD=64MB", "HVD_FUSION_THRESHOLD", "'64MB'");
 	expect_bad("HVD_FUSION_THRESHOLD=", "HVD_FUSION_THRESHOLD", "''");
 	expect_bad("HVD_FUSION_CHUNK=Auto", "HVD_FUSION_CHUNK", "'Auto'");
+	expect_bad("HVD_FUSION_CHUNK=auto", "HVD_FUSION_CHUNK", "'auto': no longer tuned: give bytes");
 	expect_bad("HVD_FUSION_CHUNK=1M", "HVD_FUSION_CHUNK", "'1M'");
 	expect_bad("HVD_CYCLE_TIME_MS=1ms", "HVD_CYCLE_TIME_MS", "'1ms'");
 	expect_bad("HVD_CYCLE_TIME_MS=-2", "HVD_CYCLE_TIME_MS", "out of range");
 	expect_bad("HVD_CYCLE_TIME_MS=nan", "HVD_CYCLE_TIME_MS", "'nan'");
 	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "none, fp16 or bf16");
 	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "0 or 1");
-	expect_bad("HVD_SHM=off", "HVD_SHM", "0 or 1");
+	expect_bad("HVD_SHM=0", "HVD_SHM", "'0': removed: the plan cache's vote travels on");
 	expect_bad("HVD_TIMEOUT_S=0", "HVD_TIMEOUT_S", "out of range");
 	expect_bad("HVD_TIMEOUT_S= 5", "HVD_TIMEOUT_S", "not a number");
 	expect_bad("HVD_STALL_WARNING_S=x", "HVD_STALL_WARNING_S", "'x'");
@@ -245,40 +237,6 @@ static void test_fusion_plan_splits_on_dtype_op_and_kind(void)
 	CHECK_INT(b[4].count, 1);
 }
 
-/* Names compared eight bytes at a time (fusion_name_equal): equal names
- * whatever follows their NUL, every length and every differing byte. */
-static void test_names_compare_whatever_follows_their_end(void)
-{
-	char a[HVD_NAME_MAX], b[HVD_NAME_MAX];
-	for (size_t len = 0; len < HVD_NAME_MAX; len++) {
-		memset(a, 'x', sizeof(a));
-		memset(b, 0x7f, sizeof(b)); /* different garbage after the NUL */
-		for (size_t i = 0; i < len; i++)
-			a[i] = b[i] = (char)('!' + (i * 7) % 90);
-		a[len] = b[len] = '\0';
-		CHECK(fusion_name_equal(a, b));
-		for (size_t i = 0; i < len; i++) { /* one byte differs */
-			char keep = b[i];
-			b[i] = (char)(keep == 'A' ? 'B' : 'A');
-			CHECK(!fusion_name_equal(a, b));
-			b[i] = keep;
-		}
-		if (len + 1 < HVD_NAME_MAX) { /* b one byte longer, a prefix of it */
-			b[len] = 'q';
-			b[len + 1] = '\0';
-			CHECK(!fusion_name_equal(a, b));
-			CHECK(!fusion_name_equal(b, a));
-		}
-	}
-	/* a byte above 0x80 is no end: (x - 0x01..) & 0x80.. alone, without
-	 * & ~x, would take 0x90 for a NUL and call these names equal */
-	memset(a, 0, sizeof(a));
-	memset(b, 0, sizeof(b));
-	memcpy(a, "\x01\x90yz", 4);
-	memcpy(b, "\x01\x90yw", 4);
-	CHECK(!fusion_name_equal(a, b));
-}
-
 static void test_signature_sees_names_counts_dtypes(void)
 {
 	struct fusion_item a[2] = { item("x", 10, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
@@ -368,81 +326,6 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 	coord_free(&c);
 }
 
-/* ---- chunk tuner ---- */
-
-/* One window at the size the tuner asks for, at rate[size index] bytes/s
- * (two buckets of half a window). Returns the index it ran at. */
-static int tune_window(struct chunk_tune *t, const double *rate)
-{
-	uint64_t chunk = chunk_tune_next(t), half = CHUNK_TUNE_WINDOW / 2;
-	int k = chunk_tune_index(chunk);
-	if (k < 0)
-		return -1;
-	chunk_tune_observe(t, chunk, half, (double)half / rate[k]);
-	chunk_tune_observe(t, chunk, half, (double)half / rate[k]);
-	return k;
-}
-
-/* The sizes of n windows, as digits ("1203"). */
-static void tune_run(struct chunk_tune *t, const double *rate, int n, char *out)
-{
-	for (int i = 0; i < n; i++)
-		out[i] = (char)('0' + tune_window(t, rate));
-	out[n] = '\0';
-}
-
-static void test_chunk_tune_climbs_to_the_fastest_size_and_back(void)
-{
-	/* 1, 4, 16, 64 MiB pieces. Shared cache: 1 MiB best; apart: 16 MiB
-	 * (the VM's two modes) */
-	const double shared[CHUNK_TUNE_SIZES] = { 3.3e9, 2.8e9, 2.5e9, 2.4e9 };
-	const double apart[CHUNK_TUNE_SIZES] = { 1.0e9, 1.6e9, 2.0e9, 2.02e9 };
-	struct chunk_tune t;
-	char seq[64];
-	chunk_tune_init(&t);
-	CHECK_INT(chunk_tune_next(&t), 1 << 20);
-	/* measures 1 MiB, probes 4 MiB (slower), stays: nothing is smaller */
-	tune_run(&t, shared, 5, seq);
-	CHECK_STR(seq, "01000");
-	CHECK_INT(t.cur, 0);
-	CHECK_INT(t.moves, 0);
-	/* the machine changes: after CHUNK_TUNE_SETTLED windows it looks
-	 * again, climbs while the next size is 5% faster (16 MiB; 64 MiB is
-	 * within 5% of it) and stays there */
-	tune_run(&t, apart, CHUNK_TUNE_SETTLED - 4, seq);
-	CHECK_INT(t.phase, TUNE_SETTLED);
-	tune_run(&t, apart, 6, seq);
-	CHECK_STR(seq, "001232");
-	CHECK_INT(t.cur, 2);
-	CHECK_INT(t.moves, 1);
-	/* and back down when sharing again: 64 MiB no better, so 4 MiB and
-	 * then 1 MiB, each better */
-	tune_run(&t, shared, CHUNK_TUNE_SETTLED - 1, seq);
-	CHECK_INT(t.phase, TUNE_MEASURE);
-	tune_run(&t, shared, 6, seq);
-	CHECK_STR(seq, "231000");
-	CHECK_INT(t.cur, 0);
-	CHECK_INT(t.moves, 2);
-}
-
-static void test_chunk_tune_counts_only_its_trial(void)
-{
-	struct chunk_tune t;
-	chunk_tune_init(&t);
-	uint64_t w = CHUNK_TUNE_WINDOW;
-	chunk_tune_observe(&t, 1 << 20, 1 << 20, 1e-3);   /* one piece at any size */
-	chunk_tune_observe(&t, 4 << 20, w, 1e-3);         /* not the size under trial */
-	chunk_tune_observe(&t, 1 << 20, w, 0);            /* no time: not a figure */
-	CHECK_INT(t.phase, TUNE_MEASURE);
-	CHECK_INT(t.bytes, 0);
-	chunk_tune_observe(&t, 1 << 20, w - 1, 1e-3);     /* one byte short of a window */
-	CHECK_INT(t.phase, TUNE_MEASURE);
-	chunk_tune_observe(&t, 1 << 20, 2 << 20, 1e-3);
-	CHECK_INT(t.phase, TUNE_PROBE);
-	CHECK_INT(chunk_tune_next(&t), 4 << 20);
-	CHECK_INT(t.bytes, 0);
-}
-
 /* ---- plan cache ---- */
 
 static void test_plan_cache_follows_a_repeated_sequence(void)
@@ -523,7 +406,6 @@ static void agree_runtime_free(struct runtime *rt)
 {
 	if (rt->fusion_buf)
 		rt->comm.ops->release(rt->comm.ctx, rt->fusion_buf);
-	free(rt->spec_es);
 	plan_cache_free(&rt->cache);
 	pthread_mutex_destroy(&rt->lock);
 	pthread_cond_destroy(&rt->cond);
@@ -566,12 +448,7 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	struct exec_cmd *cmd = agree_next(rt, 0, 0, &wake_at); /* complete: agreed */
 	CHECK(cmd && cmd->first == 0 && cmd->count == 2 && cmd->agreed);
 	CHECK(rt->fast && rt->fast_pos == 2);
-	/* the bucket travelled with the vote (one rank: its sum is itself),
-	 * copied into the fusion buffer as a then b: only the copy out is left */
-	CHECK(cmd && cmd->presummed && rt->buckets_with_vote == 1);
-	const float *fused = rt->fusion_buf;
-	CHECK(fused && fused[0] == 'a' && fused[2] == 'a' + 2 && fused[3] == 'b' &&
-	      fused[7] == 'b' + 4);
+	CHECK(cmd && !cmd->barrier_voted && cmd->chunk_bytes == rt->set.fusion_chunk_bytes);
 	free(cmd);
 	agree_drop(rt, 2);
 	agree_entry(rt, "a", 3);
@@ -754,81 +631,6 @@ static void test_scale_is_the_plain_multiply_everywhere(void)
 		}
 }
 
-/* A waited-for entry comes back zeroed to the same thread's next
- * submission; a thread's cache goes with it (SAN=1: no leak). */
-static void *entry_cache_thread(void *arg)
-{
-	(void)arg;
-	for (int i = 0; i < 3; i++)
-		entry_free(entry_alloc());
-	return NULL;
-}
-
-static void test_entry_cache_recycles_zeroed_but_the_name(void)
-{
-	struct entry *a = entry_alloc(), *b = entry_alloc();
-	CHECK(a && b && a != b);
-	memset(a, 0x5a, sizeof(*a));
-	entry_free(a);
-	struct entry *c = entry_alloc();
-	CHECK(c == a);
-	/* every byte but the name's, which new_entry copies */
-	size_t name_at = offsetof(struct entry, item.name), name_end = name_at + HVD_NAME_MAX;
-	int zero = 1;
-	for (size_t i = 0; i < sizeof(*c); i++)
-		zero &= (i >= name_at && i < name_end) || ((unsigned char *)c)[i] == 0;
-	CHECK_MSG(zero, "a recycled entry is zeroed but for its name");
-	entry_free(b);
-	entry_free(c);
-	entry_free(NULL);
-	pthread_t t;
-	CHECK_INT(pthread_create(&t, NULL, entry_cache_thread, NULL), 0);
-	pthread_join(t, NULL);
-}
-
-/* A phase with 400 entries in flight, then one with 64: within a window
- * of pops the cache holds the 64 again (not 400 that each tensor would
- * go round), and from then on each of the 64 gets back the entry it
- * had, which keeps its item's copy. Runs on a thread of its own: its
- * cache starts empty. */
-static void *entry_cache_phases(void *arg)
-{
-	int *ok = arg;
-	static struct entry *big[400], *step[64], *last[64];
-	static struct fusion_item items[64];
-	for (int k = 0; k < 64; k++)
-		snprintf(items[k].name, sizeof(items[k].name), "t.%d", k);
-	for (int k = 0; k < 400; k++)
-		big[k] = entry_alloc();
-	for (int k = 0; k < 400; k++)
-		entry_free(big[k]);
-	int own = 0, rounds = (int)(3 * ENTRY_CACHE_WINDOW / 64);
-	for (int r = 0; r < rounds; r++) {
-		for (int k = 0; k < 64; k++)
-			step[k] = entry_alloc_as(&items[k], 1);
-		for (int k = 0; k < 64 && r == rounds - 1; k++)
-			own += step[k] == last[k] && !strcmp(step[k]->item.name, items[k].name);
-		for (int k = 0; k < 64; k++) {
-			last[k] = step[k];
-			entry_free(step[k]);
-		}
-	}
-	*ok = entry_cache_mine.n == 64 && own == 64;
-	if (!*ok)
-		fprintf(stderr, "entry cache: %u entries after the 64-entry phase, %d of 64 got their "
-			"own back\n", entry_cache_mine.n, own);
-	return NULL;
-}
-
-static void test_entry_cache_shrinks_to_what_is_in_flight(void)
-{
-	pthread_t t;
-	int ok = 0;
-	CHECK_INT(pthread_create(&t, NULL, entry_cache_phases, &ok), 0);
-	pthread_join(t, NULL);
-	CHECK_MSG(ok, "the cache keeps what a phase before needed, or hands tensors others' entries");
-}
-
 /* ---- timeline ---- */
 
 static cJSON *parse_file(const char *path)
@@ -987,14 +789,10 @@ const struct test_case runtime_unit_tests[] = {
 	{ "launch_decision_from_environment", test_launch_decision_from_environment },
 	{ "fusion_plan_respects_threshold", test_fusion_plan_respects_threshold },
 	{ "fusion_plan_splits_on_dtype_op_and_kind", test_fusion_plan_splits_on_dtype_op_and_kind },
-	{ "names_compare_whatever_follows_their_end", test_names_compare_whatever_follows_their_end },
 	{ "signature_sees_names_counts_dtypes", test_signature_sees_names_counts_dtypes },
 	{ "coord_plans_only_what_every_rank_submitted", test_coord_plans_only_what_every_rank_submitted },
 	{ "coord_mismatch_names_tensors_and_ranks", test_coord_mismatch_names_tensors_and_ranks },
 	{ "coord_many_positions_survive_compaction", test_coord_many_positions_survive_compaction },
-	{ "chunk_tune_climbs_to_the_fastest_size_and_back",
-	  test_chunk_tune_climbs_to_the_fastest_size_and_back },
-	{ "chunk_tune_counts_only_its_trial", test_chunk_tune_counts_only_its_trial },
 	{ "plan_cache_follows_a_repeated_sequence", test_plan_cache_follows_a_repeated_sequence },
 	{ "coord_starts_cached_bucket_when_complete", test_coord_starts_cached_bucket_when_complete },
 	{ "agreement_votes_on_a_repeated_bucket", test_agreement_votes_on_a_repeated_bucket },
@@ -1002,8 +800,6 @@ const struct test_case runtime_unit_tests[] = {
 	  test_agreement_leaves_a_completed_run_to_a_prompt_waiter },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
 	{ "scale_is_the_plain_multiply_everywhere", test_scale_is_the_plain_multiply_everywhere },
-	{ "entry_cache_recycles_zeroed_but_the_name", test_entry_cache_recycles_zeroed_but_the_name },
-	{ "entry_cache_shrinks_to_what_is_in_flight", test_entry_cache_shrinks_to_what_is_in_flight },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
 	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },
 	{ "report_warns_when_rules_break", test_report_warns_when_rules_break },

@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../auth.h"
-#include "../wire.h"
+#include "../core/auth.h"
+#include "../plan/wire.h"
 
 static double now_s(void)
 {

@@ -25,10 +25,6 @@
  *              after it); split: step 1 pauses 0.3 s after rep.19;
  *              barrier: every rank calls hvd_barrier after each step. Prints
  *              how many buckets the engines agreed on
- *   tune N     N steps of 8 tensors of 1 MiB (one 8 MiB bucket: slices of one
- *              buffer on even ranks, separate buffers on odd ones), each
- *              step's sums checked; prints which piece sizes the agreed
- *              buckets used (rank 0's tuner, HVD_FUSION_CHUNK=auto)
  *   checksum   three fused buckets of non-integer values (f32 sum, f32
  *              average, bf16 sum); rank 0 prints a hash of every result
  *              bit (chunked and one-piece runs must print the same)
@@ -67,8 +63,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../dtype.h"
-#include "../runtime.h"
+#include "../core/dtype.h"
+#include "../engine/runtime.h"
 #include "hvd.h"
 
 static int abort_job_on_failure; /* HVD_RT_TEST_ABORT=1: hvd_abort_job after a failure */
@@ -510,67 +506,6 @@ static int run_repeat(int steps, const char *variant)
 	return bad;
 }
 
-#define TUNE_TENSORS 8
-#define TUNE_COUNT ((size_t)1 << 18) /* floats: 1 MiB */
-
-static int tune_step(float **bufs, int step)
-{
-	hvd_handle *hs[TUNE_TENSORS];
-	for (int k = 0; k < TUNE_TENSORS; k++) {
-		fill(bufs[k], TUNE_COUNT, HVD_F32, hvd_rank() + step);
-		char name[32];
-		snprintf(name, sizeof(name), "tune.%d", k);
-		if (hvd_allreduce_async(name, bufs[k], TUNE_COUNT, HVD_F32, HVD_SUM, &hs[k]))
-			return fail(name);
-	}
-	int failed = 0, bad = 0;
-	for (int k = 0; k < TUNE_TENSORS; k++)
-		failed |= hvd_wait(hs[k]) != 0;
-	if (failed)
-		return fail("wait");
-	for (int k = 0; k < TUNE_TENSORS; k++)
-		bad |= sums_differ(bufs[k], TUNE_COUNT, step);
-	if (bad)
-		fprintf(stderr, "rank %d: step %d: results differ\n", hvd_rank(), step);
-	return bad;
-}
-
-/* Prints "rank R: pieces 1M 4M ..." (the sizes agreed buckets used). */
-static void print_pieces(uint32_t used)
-{
-	static const char *const names[] = { "1M", "4M", "16M", "64M" };
-	char line[128];
-	int at = snprintf(line, sizeof(line), "rank %d: pieces", hvd_rank());
-	for (int k = 0; k < 4; k++)
-		if (used & (1u << k))
-			at += snprintf(line + at, sizeof(line) - (size_t)at, " %s", names[k]);
-	if (used & (1u << 31))
-		snprintf(line + at, sizeof(line) - (size_t)at, " other");
-	printf("%s\n", line);
-}
-
-static int run_tune(int steps)
-{
-	int one_buffer = hvd_rank() % 2 == 0, bad = 0;
-	float *all = one_buffer ? malloc(TUNE_TENSORS * TUNE_COUNT * sizeof(float)) : NULL;
-	float *bufs[TUNE_TENSORS];
-	for (int k = 0; k < TUNE_TENSORS; k++)
-		bufs[k] = one_buffer ? all + k * TUNE_COUNT : malloc(TUNE_COUNT * sizeof(float));
-	for (int step = 0; step < steps && !bad; step++)
-		bad = tune_step(bufs, step);
-	for (int k = 0; k < TUNE_TENSORS && !one_buffer; k++)
-		free(bufs[k]);
-	free(all);
-	struct runtime *rt = runtime_current();
-	if (!bad && rt) {
-		pthread_mutex_lock(&rt->lock);
-		uint32_t used = rt->chunks_used;
-		pthread_mutex_unlock(&rt->lock);
-		print_pieces(used);
-	}
-	return bad;
-}
-
 /* Values with every mantissa bit in use, different on every rank. */
 static float noisy(int rank, size_t i)
 {
@@ -692,10 +627,7 @@ static int run_small(int steps, size_t floats, const char *layout, const char *o
 	if (bad || !rt)
 		return 1;
 	pthread_mutex_lock(&rt->lock);
-	printf("rank %d: %llu buckets agreed, %llu with the vote, %llu through the lane, votes by "
-	       "%s\n", hvd_rank(), (unsigned long long)rt->fast_buckets,
-	       (unsigned long long)rt->buckets_with_vote, (unsigned long long)rt->lane.pushed,
-	       rt->comm.votes_by ? rt->comm.votes_by : "nothing");
+	printf("rank %d: %llu buckets agreed\n", hvd_rank(), (unsigned long long)rt->fast_buckets);
 	pthread_mutex_unlock(&rt->lock);
 	if (hvd_rank() == 0)
 		printf("checksum %016llx\n", (unsigned long long)h);
@@ -841,8 +773,6 @@ int main(int argc, char **argv)
 		bad = run_repeat(argc > 2 ? atoi(argv[2]) : 4, argc > 3 ? argv[3] : "same");
 	else if (!strcmp(mode, "checksum"))
 		bad = run_checksum();
-	else if (!strcmp(mode, "tune"))
-		bad = run_tune(argc > 2 ? atoi(argv[2]) : 40);
 	else if (!strcmp(mode, "names"))
 		bad = run_names();
 	else if (!strcmp(mode, "small"))

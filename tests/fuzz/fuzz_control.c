@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
-#include "control.h"
+#include "core/auth.h"
+#include "control/control.h"
 #include "../control_fixture.h"
 
 

@@ -71,7 +71,7 @@ const char *dist_backend_name(void);
 int dist_device_buffers(void);
 /* The CUDA stream (cudaStream_t as void *) the trainer computes on:
  * device-memory collectives are ordered after its work at submission
- * (CUDA events, runtime/comm_nccl.c). No-op without a device backend. */
+ * (CUDA events, runtime/transport/comm_nccl.c). No-op without a device backend. */
 int dist_set_compute_stream(void *stream);
 
 /* NULL removes them. The struct must outlive its use. */

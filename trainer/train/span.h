@@ -4,7 +4,7 @@
  * O3) and, when a GPU session installed them, to NVTX ranges of the same
  * name, so Nsight Systems shows the picture the timeline shows. Spans
  * nest or follow each other on the trainer thread (a range stack).
- * What this is not: the timeline file (runtime/timeline.c) or NVTX
+ * What this is not: the timeline file (runtime/observe/timeline.c) or NVTX
  * itself (gpu/gpu_nvtx.h).
  */
 #ifndef HVD_TRAINER_SPAN_H

@@ -2,7 +2,7 @@
  * backward, input, output) so Nsight Systems shows the same picture as
  * the Horovod-style timeline (O3). NVTX v3 is header-only: without a
  * profiler attached each call is a cheap no-op. What this is not: the
- * timeline itself (runtime/timeline.c).
+ * timeline itself (runtime/observe/timeline.c).
  */
 #ifndef HVD_TRAINER_GPU_NVTX_H
 #define HVD_TRAINER_GPU_NVTX_H

@@ -7,7 +7,7 @@
  * compute stream and are waited for (the caller's host data must be
  * complete on return). Every call is checked (GPU_CUDA).
  * What it does not do: the per-step gradient or stats exchange (those
- * stay on the device: gpu_train.c) or NCCL itself (runtime/comm_nccl.c).
+ * stay on the device: gpu_train.c) or NCCL itself (runtime/transport/comm_nccl.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * never on the step path. Every call is checked (GPU_CUDA: file:line and
  * CUDA's error string). Compiled with -Werror against CUDA 13; never run
  * on a GPU in this project's CI.
- * What it does not do: NCCL (runtime/comm_nccl.c), the layers, the
+ * What it does not do: NCCL (runtime/transport/comm_nccl.c), the layers, the
  * staging of host collectives (gpu_staging.c).
  */
 #include <limits.h>

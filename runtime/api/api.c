@@ -1,0 +1,337 @@
+/* api.c - the calls of hvd.h: start-up in the order the facts require
+ * (settings, launch environment check, PMIx, host table, backend, control
+ * plane, engine; without PMIx the control plane connects first and carries
+ * the host table: control_env.c), submission of named collectives, handles, shutdown.
+ * What it does not do: run collectives (engine.c) or watch ranks
+ * (control.c). Never exits: errors come back as codes + hvd_error().
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control/control_env.h"
+#include "observe/report.h"
+#include "core/dtype.h"
+#include "engine/runtime.h"
+
+extern char **environ;
+
+/* ---- start-up ---- */
+
+static void fill_host_entry(const struct runtime *rt, struct host_entry *h)
+{
+	memset(h, 0, sizeof(*h));
+	snprintf(h->host, sizeof(h->host), "%s", rt->boot.hostname);
+	snprintf(h->gpu_busid, sizeof(h->gpu_busid), "%s", rt->set.gpu_busid);
+	snprintf(h->cpus, sizeof(h->cpus), "%s", rt->set.cpus);
+	snprintf(h->socket, sizeof(h->socket), "%s", rt->set.socket);
+	snprintf(h->bind, sizeof(h->bind), "%s", rt->set.bind);
+	h->local_rank = rt->boot.local_rank;
+	h->node_id = rt->boot.node_id;
+	h->pid = (int32_t)getpid();
+	cpu_set_t set;
+	if (!sched_getaffinity(0, sizeof(set), &set)) {
+		size_t used = 0;
+		for (int cpu = 0; cpu < CPU_SETSIZE && used + 12 < sizeof(h->affinity); cpu++) {
+			if (!CPU_ISSET(cpu, &set))
+				continue;
+			int last = cpu;
+			while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+				last++;
+			used += (size_t)(last > cpu
+				? snprintf(h->affinity + used, sizeof(h->affinity) - used, "%s%d-%d", used ? "," : "", cpu, last)
+				: snprintf(h->affinity + used, sizeof(h->affinity) - used, "%s%d", used ? "," : "", cpu));
+			cpu = last;
+		}
+	}
+	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+	if (cvd && *cvd) {
+		h->gpus_visible = 1;
+		for (const char *p = cvd; *p; p++)
+			h->gpus_visible += *p == ',';
+	}
+	DIR *ib = opendir("/sys/class/infiniband");
+	if (ib) {
+		struct dirent *d;
+		while ((d = readdir(ib)))
+			h->has_ib |= d->d_name[0] != '.';
+		closedir(ib);
+	}
+	const char *ibd = getenv("NCCL_IB_DISABLE");
+	h->ib_disabled = ibd && !strcmp(ibd, "1");
+}
+
+/* Launch without PMIx: NCCL when the pod got a GPU from the NVIDIA device
+ * plugin (NVIDIA_VISIBLE_DEVICES) and CUDA sees it, else the TCP ring;
+ * MPI cannot start without a launcher. */
+static int env_backend(struct runtime *rt, enum hvd_backend_choice *b, char *err, size_t errlen)
+{
+	if (*b == HVD_BACKEND_MPI) {
+		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': OpenMPI needs a launcher (srun with "
+			 "PMIx); without one use tcp (host) or nccl (GPUs)");
+		return HVD_ERR_SETTINGS;
+	}
+	if (*b != HVD_BACKEND_AUTO)
+		return 0;
+	*b = rt->boot.size == 1 ? HVD_BACKEND_SELF : HVD_BACKEND_TCP;
+#if defined(HAVE_CUDA) && defined(HAVE_NCCL)
+	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
+	if (rt->boot.size > 1 && nvd && *nvd && strcmp(nvd, "void") && strcmp(nvd, "none") &&
+	    comm_nccl_usable())
+		*b = HVD_BACKEND_NCCL;
+#endif
+	return 0;
+}
+
+static int open_tcp(struct runtime *rt, char *err, size_t errlen)
+{
+	char ip[64];
+	if (rt->boot.mode != BOOTSTRAP_ENV) {
+		snprintf(err, errlen, "hvd: HVD_BACKEND: 'tcp': only for a launch without PMIx "
+			 "(HVD_RANK/JOB_COMPLETION_INDEX, HVD_SIZE); under srun use mpi or nccl");
+		return HVD_ERR_SETTINGS;
+	}
+	if (control_env_address(rt, ip, sizeof(ip))) {
+		snprintf(err, errlen, "hvd: tcp backend: 'local address': unknown (no connection to rank 0)");
+		return HVD_ERR_COMM;
+	}
+	return comm_tcp_open(&rt->comm, &rt->boot, control_env_key(rt), ip,
+			     runtime_now() + rt->set.timeout_s, err, errlen);
+}
+
+static int open_backend(struct runtime *rt, char *err, size_t errlen)
+{
+	enum hvd_backend_choice b = rt->set.backend;
+	if (rt->boot.mode == BOOTSTRAP_ENV && env_backend(rt, &b, err, errlen))
+		return HVD_ERR_SETTINGS;
+	if (b == HVD_BACKEND_TCP)
+		return open_tcp(rt, err, errlen);
+	if (b == HVD_BACKEND_AUTO) {
+		b = rt->boot.mode == BOOTSTRAP_SINGLE ? HVD_BACKEND_SELF : HVD_BACKEND_MPI;
+#if defined(HAVE_CUDA) && defined(HAVE_NCCL)
+		if (rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0] && comm_nccl_usable())
+			b = HVD_BACKEND_NCCL;
+#endif
+	}
+	if (b == HVD_BACKEND_SELF) {
+		if (rt->boot.size != 1) {
+			snprintf(err, errlen, "hvd: HVD_BACKEND: 'self': only for a one-rank world, "
+				 "this step has %d ranks", rt->boot.size);
+			return HVD_ERR_SETTINGS;
+		}
+		return comm_self_open(&rt->comm, err, errlen);
+	}
+	if (b == HVD_BACKEND_MPI) {
+#ifdef HAVE_MPI
+		return comm_mpi_open(&rt->comm, rt->boot.rank, rt->boot.size, err,
+				     errlen);
+#else
+		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': this build has no MPI");
+		return HVD_ERR_SETTINGS;
+#endif
+	}
+#if defined(HAVE_CUDA) && defined(HAVE_NCCL)
+	if (rt->set.compression != HVD_COMPRESS_NONE) {
+		snprintf(err, errlen, "hvd: HVD_COMPRESSION: '%s': not available with NCCL yet "
+			 "(submit fp16/bf16 tensors instead)", settings_compression_name(rt->set.compression));
+		return HVD_ERR_SETTINGS;
+	}
+	return comm_nccl_open(&rt->comm, &rt->boot, &rt->set, runtime_now() + rt->set.timeout_s,
+			      err, errlen);
+#else
+	snprintf(err, errlen, "hvd: HVD_BACKEND: 'nccl': this build has no CUDA/NCCL");
+	return HVD_ERR_SETTINGS;
+#endif
+}
+
+static int open_timeline(struct runtime *rt, char *err, size_t errlen)
+{
+	const char *path = rt->set.timeline_path;
+	if (!path[0])
+		return 0;
+	const char *mark = strstr(path, "%r");
+	if (!mark)
+		return rt->boot.rank == 0 ? timeline_open(&rt->tl, path, err, errlen) : 0;
+	char per_rank[1100];
+	snprintf(per_rank, sizeof(per_rank), "%.*s%d%s", (int)(mark - path), path, rt->boot.rank, mark + 2);
+	return timeline_open(&rt->tl, per_rank, err, errlen);
+}
+
+static void report_start(struct runtime *rt)
+{
+	char text[16384];
+	if (settings_describe(environ, text, sizeof(text)) > 0) {
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+			if (strncmp(line, "HVD_GPU_BUSID=", 14) && strncmp(line, "HVD_CPUS=", 9) &&
+			    strncmp(line, "HVD_SOCKET=", 11) && strncmp(line, "HVD_BIND=", 9))
+				fprintf(stderr, "hvd: setting: %s\n", line);
+	}
+	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
+	fputs(text, stderr);
+	if (report_warnings(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text)))
+		fputs(text, stderr);
+}
+
+static int start(struct runtime *rt, char *err, size_t errlen)
+{
+	int rc;
+	if (settings_parse(environ, &rt->set, err, errlen))
+		return HVD_ERR_SETTINGS;
+	if ((rc = bootstrap_init(&rt->boot, rt->set.timeout_s, err, errlen)))
+		return rc;
+	rt->hosts = calloc((size_t)rt->boot.size, sizeof(*rt->hosts));
+	if (!rt->hosts)
+		return HVD_ERR_NOMEM;
+	struct host_entry mine;
+	fill_host_entry(rt, &mine);
+	if ((rc = control_listen(rt, &mine, err, errlen)))
+		return rc;
+	if (rt->boot.mode == BOOTSTRAP_ENV && (rc = control_env_rendezvous(rt, err, errlen)))
+		return rc;
+	rc = bootstrap_allgather(&rt->boot, "hvd.host", &mine, sizeof(mine), rt->hosts, err, errlen);
+	memset(mine.ctl_key, 0, sizeof(mine.ctl_key));
+	if (rc)
+		return rc;
+	if (rt->boot.mode == BOOTSTRAP_ENV)
+		control_env_places(rt);
+	if ((rc = open_backend(rt, err, errlen)))
+		return rc;
+	if ((rc = open_timeline(rt, err, errlen)))
+		return HVD_ERR_SETTINGS;
+	if ((rc = control_connect(rt, err, errlen)))
+		return rc;
+	if ((rc = engine_start(rt, err, errlen)))
+		return rc;
+	if (rt->boot.rank == 0)
+		report_start(rt);
+	return 0;
+}
+
+static void release(struct runtime *rt, int clean)
+{
+	engine_stop(rt);
+	control_stop(rt, clean);
+	if (rt->comm.ops)
+		rt->comm.ops->finalize(rt->comm.ctx, clean && !rt->aborted);
+	timeline_close(rt->tl);
+	bootstrap_finalize(&rt->boot, clean && !rt->aborted);
+	free(rt->hosts);
+	pthread_mutex_destroy(&rt->lock);
+	pthread_cond_destroy(&rt->cond);
+	pthread_cond_destroy(&rt->work);
+	free(rt);
+}
+
+int hvd_init(void)
+{
+	if (runtime_rt)
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_init: 'called twice': call hvd_shutdown first");
+	struct runtime *rt = calloc(1, sizeof(*rt));
+	if (!rt)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
+	/* adaptive: the submitter, a waiter and the engine hold it briefly,
+	 * once per tensor; a contended lock spins a moment before it sleeps */
+	pthread_mutexattr_t attr;
+	pthread_mutexattr_init(&attr);
+	pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&rt->lock, &attr);
+	pthread_mutexattr_destroy(&attr);
+	pthread_cond_init(&rt->cond, NULL);
+	pthread_cond_init(&rt->work, NULL);
+	char err[2048] = "";
+	int rc = start(rt, err, sizeof(err));
+	if (rc) {
+		char suffix[300] = "";
+		const char *procid = getenv("SLURM_PROCID"), *ntasks = getenv("SLURM_STEP_NUM_TASKS");
+		if (strstr(err, "[rank "))
+			suffix[0] = '\0';
+		else if (rt->boot.size > 1)
+			runtime_suffix(rt, suffix, sizeof(suffix));
+		else if (procid && ntasks) /* PMIx did not say: Slurm's view */
+			snprintf(suffix, sizeof(suffix), " [rank %s/%s %s]", procid, ntasks, rt->boot.hostname);
+		char text[2400];
+		snprintf(text, sizeof(text), "%s%s", err[0] ? err : "hvd: hvd_init: failed", suffix);
+		release(rt, 0);
+		return runtime_set_error(rc, text);
+	}
+	runtime_rt = rt;
+	runtime_set_error(HVD_OK, "");
+	return HVD_OK;
+}
+
+int hvd_shutdown(void)
+{
+	struct runtime *rt = runtime_rt;
+	if (!rt)
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_shutdown: 'not initialised': call hvd_init first");
+	engine_stop(rt);
+	control_stop(rt, !rt->aborted);
+	int rc = rt->aborted ? rt->error_code : HVD_OK;
+	if (rc)
+		runtime_set_error(rc, rt->error);
+	runtime_rt = NULL;
+	release(rt, rc == HVD_OK);
+	return rc;
+}
+
+int hvd_rank(void) { return runtime_rt ? runtime_rt->boot.rank : -1; }
+int hvd_size(void) { return runtime_rt ? runtime_rt->boot.size : -1; }
+int hvd_local_rank(void) { return runtime_rt ? runtime_rt->boot.local_rank : -1; }
+int hvd_local_size(void) { return runtime_rt ? runtime_rt->boot.local_size : -1; }
+int hvd_abort_job(int status)
+{
+	struct runtime *rt = runtime_rt;
+	char err[2048];
+	if (rt && rt->boot.mode == BOOTSTRAP_ENV && rt->boot.size > 1) {
+		int rc = control_env_abort(rt, status, err, sizeof(err));
+		return rc ? runtime_set_error(rc, err) : HVD_OK;
+	}
+	if (!rt || rt->boot.mode != BOOTSTRAP_PMIX)
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
+				 "with PMIx, or hvd_init was not called");
+	control_before_launcher_abort(rt);
+	char why[sizeof(rt->error)];
+	runtime_lock(rt);
+	snprintf(why, sizeof(why), "%s", rt->aborted ? rt->error : "hvd: hvd_abort_job");
+	pthread_mutex_unlock(&rt->lock);
+	return bootstrap_abort(&rt->boot, status, why);
+}
+
+int hvd_node_id(void) { return runtime_rt ? runtime_rt->boot.node_id : -1; }
+int hvd_node_count(void) { return runtime_rt ? runtime_rt->boot.node_count : -1; }
+const char *hvd_hostname(void) { return runtime_rt ? runtime_rt->boot.hostname : ""; }
+const char *hvd_backend_name(void) { return runtime_rt && runtime_rt->comm.ops ? runtime_rt->comm.ops->name : ""; }
+
+int hvd_compute_threads(int loader_threads)
+{
+	cpu_set_t set;
+	int cpus = 1;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		cpus = CPU_COUNT(&set);
+	return settings_compute_threads(cpus, loader_threads);
+}
+
+int hvd_set_compute_stream(void *cuda_stream)
+{
+	if (!runtime_rt)
+		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_set_compute_stream: 'not initialised': call hvd_init first");
+	runtime_rt->compute_stream = cuda_stream;
+	return HVD_OK;
+}
+
+void hvd_timeline_begin(const char *lane, const char *name)
+{
+	if (runtime_rt && runtime_rt->tl && lane && name)
+		timeline_begin(runtime_rt->tl, lane, name);
+}
+
+void hvd_timeline_end(const char *lane)
+{
+	if (runtime_rt && runtime_rt->tl && lane)
+		timeline_end(runtime_rt->tl, lane, NULL);
+}

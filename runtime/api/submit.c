@@ -1,0 +1,251 @@
+/* submit.c - the collective calls of hvd.h: validate, tag a named entry
+ * against the plan cache and queue it for the control thread to announce
+ * (or, while the engines agree among themselves, agree.c, for the engine
+ * alone) and the engine to run, hand back a handle, wait on it (a waiting
+ * caller runs an agreed bucket itself when the engine is idle). HVD_SYNC=1
+ * waits inside every submission (practice C3: the synchronous-allreduce
+ * switch, for diagnosis and comparison).
+ * What it does not do: talk to other ranks or move data.
+ */
+#define _GNU_SOURCE
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dtype.h"
+#include "plan/wire.h"
+#include "engine/runtime.h"
+
+/* Errors are out of line: the submission is a hot path. */
+__attribute__((cold, noinline)) static int usage(const char *fmt, const char *value, const char *reason)
+{
+	char text[600];
+	snprintf(text, sizeof(text), fmt, value, reason);
+	return runtime_set_error(HVD_ERR_USAGE, text);
+}
+
+__attribute__((cold, noinline)) static int refuse(const char *call, const char *value, const char *reason)
+{
+	char what[160];
+	snprintf(what, sizeof(what), "hvd: %s: '%%s': %%s", call);
+	return usage(what, value, reason);
+}
+
+/* Formats nothing unless refusing, and reads the name once (*len: its
+ * length): it runs once per tensor per step. It and enqueue() are
+ * inlined into each call: their calls' register saves were an eighth of
+ * a small tensor's submission (callgrind). */
+static inline __attribute__((always_inline)) int check_common(struct runtime *rt, const char *call,
+							      const char *name, enum hvd_dtype t,
+			size_t *len)
+{
+	if (!rt)
+		return refuse(call, "not initialised", "call hvd_init first");
+	if (rt->aborted)
+		return runtime_set_error(rt->error_code, rt->error);
+	if (!name || !*name)
+		return refuse(call, "", "every collective needs a tensor name");
+	/* rank 0 refuses others' names that wire_name_ok refuses */
+	*len = wire_name_span(name, HVD_NAME_MAX);
+	if (*len == HVD_NAME_MAX || (name[*len] && strnlen(name, HVD_NAME_MAX) == HVD_NAME_MAX)) {
+		char shown[48]; /* its start, escaped: the message stays one line */
+		wire_sanitize(name, strnlen(name, 4 * HVD_NAME_MAX), shown, sizeof(shown));
+		return refuse(call, shown, "tensor name longer than 127 bytes");
+	}
+	if (name[*len])
+		return refuse(call, "(not printable)", "tensor names are printable ASCII");
+	if ((unsigned)t >= HVD_DTYPE_COUNT)
+		return refuse(call, name, "unknown dtype");
+	return 0;
+}
+
+static int wait_done(struct runtime *rt, const hvd_handle *h)
+{
+	runtime_lock(rt);
+	double now = agree_note_waiter(rt); /* the first look's clock (0: none read) */
+	while (!h->done) {
+		double wake_at;
+		if (!engine_lend(rt, now, &wake_at)) /* an agreed bucket runs on this thread */
+			engine_sleep(rt, &rt->cond, wake_at);
+		now = 0;
+	}
+	int status = h->status;
+	pthread_mutex_unlock(&rt->lock);
+	return status;
+}
+
+_Static_assert(offsetof(struct entry, h) == 0, "hvd_wait frees an entry through its handle");
+
+/* GPU: e's readiness recorded on the caller's stream (the engine's stream
+ * waits for it). 0, or the error with e freed. */
+static inline int mark_ready(struct runtime *rt, struct entry *e)
+{
+	if (!rt->comm.ops->record_ready || !rt->compute_stream)
+		return 0;
+	char why[256] = "";
+	int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark, why,
+					    sizeof(why));
+	if (rc) {
+		free(e);
+		return runtime_set_error(rc, why);
+	}
+	return 0;
+}
+
+/* Queues e (taking ownership) and returns its handle in *out. */
+static inline __attribute__((always_inline)) int enqueue(struct runtime *rt, struct entry *e,
+							 hvd_handle **out)
+{
+	hvd_handle *h = &e->h; /* at offset 0: freeing it frees e */
+	int rc = mark_ready(rt, e);
+	if (rc)
+		return rc;
+	runtime_lock(rt);
+	if (rt->aborted) {
+		pthread_mutex_unlock(&rt->lock);
+		free(e);
+		return runtime_set_error(rt->error_code, rt->error);
+	}
+	runtime_queue_entry(rt, e);
+	/* the engines agree on cached buckets themselves: wake ours when this
+	 * may let it vote; else the control thread announces it to rank 0 */
+	int fast = rt->fast, wake_engine = agree_wants_wake(rt, e);
+	pthread_mutex_unlock(&rt->lock);
+	if (wake_engine) /* after unlocking: it does not wake into our lock */
+		pthread_cond_signal(&rt->work);
+	if (!fast)
+		control_wake(rt);
+	*out = h;
+	if (rt->set.sync)
+		wait_done(rt, h);
+	return HVD_OK;
+}
+
+/* name: len bytes and a NUL, checked (check_common). */
+static struct entry *new_entry(const char *name, size_t len, enum fusion_kind kind,
+			       enum hvd_dtype t, size_t count)
+{
+	struct entry *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	memcpy(e->item.name, name, len + 1);
+	e->item.kind = (uint8_t)kind;
+	e->item.dtype = (uint8_t)t;
+	e->item.count = count;
+	return e;
+}
+
+int hvd_allreduce_async(const char *name, void *data, size_t count,
+			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
+{
+	struct runtime *rt = runtime_current();
+	size_t len = 0; /* set by check_common; GCC cannot tell once it is inlined */
+	int rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
+	if (rc)
+		return rc;
+	if (op != HVD_SUM && op != HVD_AVERAGE)
+		return usage("hvd: hvd_allreduce: '%s': %s", name, "op must be HVD_SUM or HVD_AVERAGE");
+	if (op == HVD_AVERAGE && !dtype_is_float(dtype))
+		return usage("hvd: hvd_allreduce: '%s': %s", name,
+			     "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
+	if (!handle || (!data && count))
+		return usage("hvd: hvd_allreduce: '%s': %s", name, "NULL data or handle");
+	struct entry *e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	e->item.op = (uint8_t)op;
+	e->data = data;
+	return enqueue(rt, e, handle);
+}
+
+int hvd_poll(const hvd_handle *handle)
+{
+	struct runtime *rt = runtime_current();
+	if (!rt || !handle)
+		return 1;
+	runtime_lock(rt);
+	int done = handle->done;
+	pthread_mutex_unlock(&rt->lock);
+	return done;
+}
+
+int hvd_wait(hvd_handle *handle)
+{
+	struct runtime *rt = runtime_current();
+	if (!rt || !handle)
+		return usage("hvd: hvd_wait: '%s': %s", "handle", "NULL handle or not initialised");
+	/* a handle its bucket completed needs no lock (complete() in engine.c) */
+	int status = __atomic_load_n(&handle->done, __ATOMIC_ACQUIRE) ? handle->status
+									 : wait_done(rt, handle);
+	free((struct entry *)handle); /* the handle is the entry's first member */
+	if (status)
+		runtime_set_error(status, rt->error);
+	return status;
+}
+
+int hvd_allreduce(const char *name, void *data, size_t count, enum hvd_dtype dtype, enum hvd_op op)
+{
+	hvd_handle *h = NULL;
+	int rc = hvd_allreduce_async(name, data, count, dtype, op, &h);
+	return rc ? rc : hvd_wait(h);
+}
+
+int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dtype, int root)
+{
+	struct runtime *rt = runtime_current();
+	size_t len = 0;
+	int rc = check_common(rt, "hvd_broadcast", name, dtype, &len);
+	if (rc)
+		return rc;
+	if (root < 0 || root >= rt->boot.size)
+		return usage("hvd: hvd_broadcast: '%s': %s", name, "root is not a rank of this job");
+	if (!data && count)
+		return usage("hvd: hvd_broadcast: '%s': %s", name, "NULL data");
+	struct entry *e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	e->item.root = root;
+	e->data = data;
+	hvd_handle *h = NULL;
+	rc = enqueue(rt, e, &h);
+	return rc ? rc : hvd_wait(h);
+}
+
+int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *recv,
+		   size_t recv_capacity, size_t *counts, enum hvd_dtype dtype)
+{
+	struct runtime *rt = runtime_current();
+	size_t len = 0;
+	int rc = check_common(rt, "hvd_allgatherv", name, dtype, &len);
+	if (rc)
+		return rc;
+	if ((!send && send_count) || (!recv && recv_capacity))
+		return usage("hvd: hvd_allgatherv: '%s': %s", name, "NULL buffer");
+	struct entry *e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	e->send = send;
+	e->recv = recv;
+	e->recv_capacity = recv_capacity;
+	e->counts = counts;
+	hvd_handle *h = NULL;
+	rc = enqueue(rt, e, &h);
+	return rc ? rc : hvd_wait(h);
+}
+
+int hvd_barrier(void)
+{
+	struct runtime *rt = runtime_current();
+	size_t len = 0;
+	static const char name[HVD_NAME_MAX] = "barrier"; /* whole: the check may look past "barrier" */
+	int rc = check_common(rt, "hvd_barrier", name, HVD_F32, &len);
+	if (rc)
+		return rc;
+	struct entry *e = new_entry(name, len, FUSION_BARRIER, HVD_F32, 0);
+	if (!e)
+		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	hvd_handle *h = NULL;
+	rc = enqueue(rt, e, &h);
+	return rc ? rc : hvd_wait(h);
+}

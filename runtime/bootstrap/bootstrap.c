@@ -1,0 +1,247 @@
+/* bootstrap.c - see bootstrap.h. One PMIx client per task: a second
+ * PMIx program in the same task gets PMIX_ERR_NOT_FOUND for per-process
+ * keys (measured), which we turn into a message that says so. */
+#define _GNU_SOURCE
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/bootstrap_env.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+#include "hvd.h"
+
+static const char *env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+static long env_tasks(char *const *envp)
+{
+	const char *v = env_get(envp, "SLURM_STEP_NUM_TASKS");
+	if (!v && env_get(envp, "SLURM_STEP_ID"))
+		v = env_get(envp, "SLURM_NTASKS");
+	if (!v)
+		return 0;
+	char *end;
+	long n = strtol(v, &end, 10);
+	return (*v && !*end && n > 0) ? n : 0;
+}
+
+int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, size_t errlen)
+{
+	if (env_get(envp, "PMIX_NAMESPACE") && env_get(envp, "PMIX_RANK")) {
+		*mode = BOOTSTRAP_PMIX;
+		return 0;
+	}
+	if (bootstrap_env_wanted(envp)) {
+		*mode = BOOTSTRAP_ENV;
+		return 0;
+	}
+	long tasks = env_tasks(envp);
+	if (tasks > 1) {
+		const char *rank = env_get(envp, "SLURM_PROCID");
+		const char *mpi = env_get(envp, "SLURM_MPI_TYPE");
+		const char *node = env_get(envp, "SLURMD_NODENAME");
+		snprintf(err, errlen, "hvd: this step has %ld tasks but no PMIx server "
+			 "(SLURM_MPI_TYPE=%s); run srun --mpi=pmix or set MpiDefault=pmix "
+			 "[rank %s/%ld%s%s]", tasks, mpi ? mpi : "unset", rank ? rank : "?", tasks,
+			 node ? " " : "", node ? node : "");
+		return -1;
+	}
+	*mode = BOOTSTRAP_SINGLE;
+	return 0;
+}
+
+static int pmix_get_number(struct bootstrap *b, const pmix_proc_t *who, const char *key,
+			   long *out, char *err, size_t errlen)
+{
+	pmix_value_t *val = NULL;
+	pmix_status_t rc = PMIx_Get(who, key, NULL, 0, &val);
+	if (rc != PMIX_SUCCESS) {
+		snprintf(err, errlen, "hvd: PMIx_Get: '%s': %s%s", key, PMIx_Error_string(rc),
+			 rc == PMIX_ERR_NOT_FOUND ? " (is a second hvd/MPI program running in "
+			 "this task? one PMIx client per task: give each program its own srun step)" : "");
+		return -1;
+	}
+	pmix_status_t st;
+	long n = 0;
+	PMIX_VALUE_GET_NUMBER(st, val, n, long);
+	PMIX_VALUE_RELEASE(val);
+	if (st != PMIX_SUCCESS) {
+		snprintf(err, errlen, "hvd: PMIx_Get: '%s': not a number", key);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int pmix_start(struct bootstrap *b, char *err, size_t errlen)
+{
+	pmix_proc_t *me = calloc(1, sizeof(*me));
+	if (!me)
+		return HVD_ERR_NOMEM;
+	pmix_status_t rc = PMIx_Init(me, NULL, 0);
+	if (rc != PMIX_SUCCESS) {
+		snprintf(err, errlen, "hvd: PMIx_Init: '%s': %s; run under srun --mpi=pmix",
+			 getenv("PMIX_NAMESPACE") ? getenv("PMIX_NAMESPACE") : "", PMIx_Error_string(rc));
+		free(me);
+		return HVD_ERR_BOOTSTRAP;
+	}
+	b->pmix = me;
+	b->rank = (int)me->rank;
+	snprintf(b->nspace, sizeof(b->nspace), "%s", me->nspace);
+	pmix_proc_t job;
+	PMIX_LOAD_PROCID(&job, me->nspace, PMIX_RANK_WILDCARD);
+	long size = 0, local_rank = 0, local_size = 0, node = 0, nodes = 0;
+	if (pmix_get_number(b, &job, PMIX_JOB_SIZE, &size, err, errlen) ||
+	    pmix_get_number(b, me, PMIX_LOCAL_RANK, &local_rank, err, errlen) ||
+	    pmix_get_number(b, &job, PMIX_LOCAL_SIZE, &local_size, err, errlen) ||
+	    pmix_get_number(b, me, PMIX_NODEID, &node, err, errlen) ||
+	    pmix_get_number(b, &job, PMIX_NUM_NODES, &nodes, err, errlen))
+		return HVD_ERR_BOOTSTRAP;
+	b->size = (int)size;
+	b->local_rank = (int)local_rank;
+	b->local_size = (int)local_size;
+	b->node_id = (int)node;
+	b->node_count = (int)nodes;
+	return 0;
+}
+
+int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_t errlen)
+{
+	extern char **environ;
+	memset(b, 0, sizeof(*b));
+	b->fence_timeout_s = fence_timeout_s;
+	b->size = b->local_size = b->node_count = 1;
+	gethostname(b->hostname, sizeof(b->hostname) - 1);
+	char *dot = strchr(b->hostname, '.');
+	if (dot)
+		*dot = '\0';
+	if (bootstrap_decide(environ, &b->mode, err, errlen))
+		return HVD_ERR_BOOTSTRAP;
+	if (b->mode == BOOTSTRAP_SINGLE)
+		return 0;
+	if (b->mode == BOOTSTRAP_ENV) /* local rank/size: after the host exchange */
+		return bootstrap_env_parse(environ, &b->rank, &b->size, err, errlen)
+		       ? HVD_ERR_BOOTSTRAP : 0;
+	int rc = pmix_start(b, err, errlen);
+	if (rc)
+		bootstrap_finalize(b, 0);
+	return rc;
+}
+
+static int fence_collect(struct bootstrap *b, char *err, size_t errlen)
+{
+	pmix_proc_t *me = b->pmix;
+	pmix_proc_t all;
+	PMIX_LOAD_PROCID(&all, me->nspace, PMIX_RANK_WILDCARD);
+	pmix_info_t info[2];
+	bool collect = true;
+	int timeout = (int)(b->fence_timeout_s + 0.5);
+	PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	pmix_status_t rc = PMIx_Fence(&all, 1, info, 2);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	b->last_fence_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	PMIX_INFO_DESTRUCT(&info[0]);
+	PMIX_INFO_DESTRUCT(&info[1]);
+	if (rc != PMIX_SUCCESS) {
+		snprintf(err, errlen, "hvd: PMIx_Fence: '%s': %s (a rank did not reach "
+			 "hvd_init within %d s?)", me->nspace, PMIx_Error_string(rc), timeout);
+		return HVD_ERR_BOOTSTRAP;
+	}
+	return 0;
+}
+
+static int put_blob(struct bootstrap *b, const char *key, const void *mine, size_t len,
+		    char *err, size_t errlen)
+{
+	pmix_value_t v;
+	PMIX_VALUE_CONSTRUCT(&v);
+	v.type = PMIX_BYTE_OBJECT;
+	v.data.bo.bytes = (char *)mine;
+	v.data.bo.size = len;
+	pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+	if (rc == PMIX_SUCCESS)
+		rc = PMIx_Commit();
+	if (rc != PMIX_SUCCESS) {
+		snprintf(err, errlen, "hvd: PMIx_Put: '%s': %s", key, PMIx_Error_string(rc));
+		return HVD_ERR_BOOTSTRAP;
+	}
+	return 0;
+}
+
+static int get_blob(struct bootstrap *b, int rank, const char *key, void *out, size_t len,
+		    char *err, size_t errlen)
+{
+	pmix_proc_t *me = b->pmix;
+	pmix_proc_t who;
+	PMIX_LOAD_PROCID(&who, me->nspace, (pmix_rank_t)rank);
+	pmix_value_t *val = NULL;
+	pmix_status_t rc = PMIx_Get(&who, key, NULL, 0, &val);
+	if (rc != PMIX_SUCCESS || val->type != PMIX_BYTE_OBJECT || val->data.bo.size != len) {
+		snprintf(err, errlen, "hvd: PMIx_Get: '%s' of rank %d: %s", key, rank,
+			 rc != PMIX_SUCCESS ? PMIx_Error_string(rc) : "unexpected type or size");
+		if (val)
+			PMIX_VALUE_RELEASE(val);
+		return HVD_ERR_BOOTSTRAP;
+	}
+	memcpy(out, val->data.bo.bytes, len);
+	PMIX_VALUE_RELEASE(val);
+	return 0;
+}
+
+int bootstrap_allgather(struct bootstrap *b, const char *key, const void *mine,
+			size_t len, void *all, char *err, size_t errlen)
+{
+	if (b->mode == BOOTSTRAP_SINGLE || b->size == 1) {
+		memcpy(all, mine, len);
+		return 0;
+	}
+	if (b->mode == BOOTSTRAP_ENV) {
+		if (b->exchange)
+			return b->exchange(b->exchange_ctx, key, mine, len, all, err, errlen);
+		snprintf(err, errlen, "hvd: bootstrap: '%s': no connection to rank 0 yet", key);
+		return HVD_ERR_BOOTSTRAP;
+	}
+	int rc = put_blob(b, key, mine, len, err, errlen);
+	if (!rc)
+		rc = fence_collect(b, err, errlen);
+	for (int r = 0; !rc && r < b->size; r++) {
+		if (r == b->rank)
+			memcpy((char *)all + (size_t)r * len, mine, len);
+		else
+			rc = get_blob(b, r, key, (char *)all + (size_t)r * len, len, err, errlen);
+	}
+	return rc;
+}
+
+void bootstrap_finalize(struct bootstrap *b, int clean)
+{
+	if (b->pmix) {
+		if (clean)
+			PMIx_Finalize(NULL, 0);
+		free(b->pmix);
+		b->pmix = NULL;
+	}
+}
+
+int bootstrap_abort(struct bootstrap *b, int status, const char *why)
+{
+	if (!b->pmix)
+		return HVD_ERR_USAGE;
+	pmix_status_t rc = PMIx_Abort(status, why, NULL, 0);
+	return rc == PMIX_SUCCESS ? HVD_OK : HVD_ERR_BOOTSTRAP;
+}

@@ -1,0 +1,127 @@
+/* bootstrap_env.c - see bootstrap_env.h. Numbers go through one strict
+ * parser (the whole string, decimal, in range): "1x", "", "-1" and
+ * "0x10" are errors, never a silent default.
+ * What it does not do: decide between PMIx and this (bootstrap_decide).
+ */
+#include "bootstrap/bootstrap_env.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENV_MAX_SIZE 65536
+
+static const char *env_value(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
+			return envp[i] + n + 1;
+	return NULL;
+}
+
+int bootstrap_env_wanted(char *const *envp)
+{
+	return env_value(envp, "HVD_RANK") || env_value(envp, "HVD_SIZE") ||
+	       env_value(envp, "JOB_COMPLETION_INDEX");
+}
+
+/* Decimal digits only, min..max. */
+static int parse_int(const char *name, const char *v, long min, long max, long *out,
+		     char *err, size_t errlen)
+{
+	int digits = v[0] != '\0';
+	for (const char *p = v; *p; p++)
+		digits &= *p >= '0' && *p <= '9';
+	errno = 0;
+	long n = digits ? strtol(v, NULL, 10) : -1;
+	if (!digits || errno || n < min || n > max) {
+		snprintf(err, errlen, "hvd: %s: '%s': not a number in %ld-%ld", name, v, min, max);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+static int parse_rank(char *const *envp, long size, long *rank, char *err, size_t errlen)
+{
+	const char *hr = env_value(envp, "HVD_RANK"), *jci = env_value(envp, "JOB_COMPLETION_INDEX");
+	const char *name = hr ? "HVD_RANK" : "JOB_COMPLETION_INDEX";
+	long other;
+	if (!hr && !jci) {
+		snprintf(err, errlen, "hvd: HVD_RANK: unset: HVD_SIZE is set, so this is a launch "
+			 "without PMIx and each process needs its rank (HVD_RANK, or a Kubernetes "
+			 "Indexed Job's JOB_COMPLETION_INDEX)");
+		return -1;
+	}
+	if (parse_int(name, hr ? hr : jci, 0, ENV_MAX_SIZE - 1, rank, err, errlen))
+		return -1;
+	if (hr && jci) {
+		if (parse_int("JOB_COMPLETION_INDEX", jci, 0, ENV_MAX_SIZE - 1, &other, err, errlen))
+			return -1;
+		if (other != *rank) {
+			snprintf(err, errlen, "hvd: HVD_RANK: '%s': differs from JOB_COMPLETION_INDEX "
+				 "'%s': set one of them", hr, jci);
+			return -1;
+		}
+	}
+	if (*rank >= size) {
+		snprintf(err, errlen, "hvd: %s: '%ld': not below HVD_SIZE (%ld): ranks are 0 to "
+			 "HVD_SIZE-1%s", name, *rank, size, hr ? "" : " (the Job's completions "
+			 "and HVD_SIZE differ?)");
+		return -1;
+	}
+	return 0;
+}
+
+int bootstrap_env_parse(char *const *envp, int *rank, int *size, char *err, size_t errlen)
+{
+	const char *hs = env_value(envp, "HVD_SIZE");
+	long n, r;
+	if (!hs) {
+		snprintf(err, errlen, "hvd: HVD_SIZE: unset: %s is set, so this is a launch without "
+			 "PMIx and needs the number of ranks", env_value(envp, "HVD_RANK")
+			 ? "HVD_RANK" : "JOB_COMPLETION_INDEX");
+		return -1;
+	}
+	if (parse_int("HVD_SIZE", hs, 1, ENV_MAX_SIZE, &n, err, errlen) ||
+	    parse_rank(envp, n, &r, err, errlen))
+		return -1;
+	if (n > 1 && !env_value(envp, "HVD_COORDINATOR")) {
+		snprintf(err, errlen, "hvd: HVD_COORDINATOR: unset: a launch without PMIx needs "
+			 "rank 0's host:port (on Kubernetes the headless Service's name)");
+		return -1;
+	}
+	if (n > 1 && !env_value(envp, "HVD_SECRET_FILE")) {
+		snprintf(err, errlen, "hvd: HVD_SECRET_FILE: unset: a launch without PMIx needs "
+			 "the job secret in a file only its owner can read (a mounted Kubernetes "
+			 "Secret; never on the command line)");
+		return -1;
+	}
+	*rank = (int)r;
+	*size = (int)n;
+	return 0;
+}
+
+void bootstrap_env_places(const char *const *names, int size, int rank, int *local_rank,
+			  int *node_id, int *local_size, int *node_count)
+{
+	int nodes = 0;
+	for (int r = 0; r < size; r++) {
+		int first = r, before = 0;
+		for (int q = 0; q < r; q++)
+			if (!strcmp(names[q], names[r])) {
+				before++;
+				if (first == r)
+					first = q;
+			}
+		local_rank[r] = before;
+		node_id[r] = first == r ? nodes++ : node_id[first];
+	}
+	int same = 0;
+	for (int r = 0; r < size; r++)
+		same += !strcmp(names[r], names[rank]);
+	*local_size = same;
+	*node_count = nodes;
+}

@@ -1,0 +1,312 @@
+/* control.c - the control plane: rank 0 listens on a TCP port that every
+ * rank learns through the bootstrap; each other rank keeps one connection.
+ * It carries the negotiation (each rank announces its submissions; rank 0
+ * plans buckets with coord.c and tells everyone what to run), heartbeats
+ * both ways, the stall inspector's reports, and the abort broadcast: one
+ * rank fails, every rank fails with the same reason. A peer that closes
+ * its connection without saying goodbye died; one that stays silent for
+ * HVD_TIMEOUT_S is named with its host (Slurm itself notices a cut
+ * network only after SlurmdTimeout). Every connection first proves it
+ * belongs to the job (auth.h): workers here, rank 0 in control_join.c;
+ * rank 0 listens only on the addresses it publishes and only until every
+ * rank has joined.
+ * What it does not do: move tensor data (the backends do), or exit.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "core/fdio.h"
+
+
+/* ---- rank 0: listen on the published addresses only ---- */
+
+static void local_addresses(char *out, size_t len)
+{
+	struct ifaddrs *ifs = NULL, *i;
+	size_t used = 0, count = 0;
+	out[0] = '\0';
+	if (getifaddrs(&ifs) == 0) {
+		for (i = ifs; i; i = i->ifa_next) {
+			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+				continue;
+			char ip[INET_ADDRSTRLEN];
+			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, ip, sizeof(ip));
+			if (!strcmp(ip, "127.0.0.1") || used + strlen(ip) + 2 + 10 >= len ||
+			    count + 1 >= CTL_MAX_LISTEN || strstr(out, ip))
+				continue;
+			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", ip);
+			count++;
+		}
+		freeifaddrs(ifs);
+	}
+	/* loopback last: same-node ranks always reach it */
+	snprintf(out + used, len - used, "%s127.0.0.1", used ? "," : "");
+}
+
+/* HVD_COORDINATOR's host as one IPv4 address of this machine. */
+static int coordinator_address(const struct hvd_settings *s, char *out, size_t len,
+			       char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
+	int rc = getaddrinfo(s->coord_host, NULL, &hints, &res);
+	if (rc) {
+		snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s': %s", s->coord_host, gai_strerror(rc));
+		return HVD_ERR_SETTINGS;
+	}
+	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, out, (socklen_t)len);
+	freeaddrinfo(res);
+	return 0;
+}
+
+static void close_listeners(struct control *c)
+{
+	for (int i = 0; i < c->nlisten; i++)
+		close(c->listen_fd[i]);
+	c->nlisten = 0;
+}
+
+static int listen_on(const char *ip, uint16_t *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(*port) };
+	socklen_t alen = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int one = 1; /* a fixed port (HVD_COORDINATOR) again right after the last job */
+	if (fd >= 0 && *port)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, CTL_MAX_HANDSHAKES) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* One socket per address of `addrs`, all on one port (the first one's,
+ * ephemeral unless fixed): a port taken on a later address retries. */
+static int bind_published(struct control *c, const char *addrs, uint16_t fixed, uint16_t *port)
+{
+	for (int attempt = 0; attempt < 20; attempt++) {
+		char list[sizeof(((struct host_entry *)0)->ctl_addrs)];
+		snprintf(list, sizeof(list), "%s", addrs);
+		char *save = NULL;
+		*port = fixed;
+		int ok = 1;
+		for (char *ip = strtok_r(list, ",", &save); ip && ok; ip = strtok_r(NULL, ",", &save)) {
+			int fd = listen_on(ip, port);
+			ok = fd >= 0;
+			if (ok)
+				c->listen_fd[c->nlisten++] = fd;
+		}
+		if (ok)
+			return 0;
+		close_listeners(c);
+		if (fixed || errno != EADDRINUSE)
+			return -1;
+	}
+	return -1;
+}
+
+static int setup_key(struct control *c, struct host_entry *mine, char *err, size_t errlen)
+{
+	const struct hvd_settings *s = &c->rt->set;
+	if (s->secret_file[0])
+		return auth_key_from_file(s->secret_file, &c->key, err, errlen) ? HVD_ERR_SETTINGS : 0;
+	if (c->rt->boot.rank != 0)
+		return 0; /* learnt from rank 0's row of the host table */
+	if (auth_key_generate(&c->key, err, errlen))
+		return HVD_ERR_COMM;
+	memcpy(mine->ctl_key, c->key.bytes, sizeof(mine->ctl_key));
+	return 0;
+}
+
+int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_t errlen)
+{
+	struct control *c = calloc(1, sizeof(*c));
+	if (!c)
+		return HVD_ERR_NOMEM;
+	c->rt = rt;
+	rt->ctl_wake[0] = rt->ctl_wake[1] = -1;
+	c->stall_warned = -1;
+	rt->ctl = c;
+	if (pipe2(rt->ctl_wake, O_NONBLOCK | O_CLOEXEC)) {
+		snprintf(err, errlen, "hvd: control plane: 'pipe': %s", strerror(errno));
+		return HVD_ERR_COMM;
+	}
+	if (rt->boot.size == 1)
+		return 0;
+	int rc = setup_key(c, mine, err, errlen);
+	if (rc || rt->boot.rank != 0)
+		return rc;
+	if (rt->set.coord_host[0])
+		rc = coordinator_address(&rt->set, mine->ctl_addrs, sizeof(mine->ctl_addrs), err, errlen);
+	else
+		local_addresses(mine->ctl_addrs, sizeof(mine->ctl_addrs));
+	if (rc)
+		return rc;
+	if (bind_published(c, mine->ctl_addrs, rt->set.coord_port, &mine->ctl_port)) {
+		snprintf(err, errlen, "hvd: control plane: 'listen on %s port %u': %s", mine->ctl_addrs,
+			 rt->set.coord_port, strerror(errno));
+		return HVD_ERR_COMM;
+	}
+	return 0;
+}
+
+/* ---- workers: find and authenticate rank 0 ---- */
+
+static int connect_one(const char *ip, uint16_t port, double deadline)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+		return -1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS)
+		goto fail;
+	struct pollfd p = { fd, POLLOUT, 0 };
+	int ms = (int)((deadline - runtime_now()) * 1000);
+	if (ms < 1 || ms > 2000)
+		ms = ms < 1 ? 1 : 2000;
+	int soerr = 0;
+	socklen_t l = sizeof(soerr);
+	if (poll(&p, 1, ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) || soerr)
+		goto fail;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+/* HELLO, rank 0's REPLY checked, PROOF. 0 when fd reached the real rank 0. */
+static int worker_handshake(struct control *c, int fd, double deadline)
+{
+	struct runtime *rt = c->rt;
+	uint8_t nonce[AUTH_NONCE_BYTES];
+	struct auth_hello hello;
+	struct auth_reply reply;
+	struct auth_proof proof;
+	if (auth_random(nonce, sizeof(nonce)))
+		return -1;
+	auth_hello_make(&hello, rt->boot.rank, rt->boot.size, nonce);
+	if (fdio_send_blocking(fd, &hello, sizeof(hello)) || fdio_recv(fd, &reply, sizeof(reply), deadline) ||
+	    auth_reply_verify(&c->key, &hello, &reply))
+		return -1;
+	auth_proof_make(&c->key, &hello, &reply, &proof);
+	return fdio_send_blocking(fd, &proof, sizeof(proof));
+}
+
+static int try_addresses(struct control *c, double deadline)
+{
+	const struct host_entry *root = &c->rt->hosts[0];
+	char addrs[sizeof(root->ctl_addrs)];
+	memcpy(addrs, root->ctl_addrs, sizeof(addrs));
+	char *save = NULL;
+	for (char *ip = strtok_r(addrs, ",", &save); ip; ip = strtok_r(NULL, ",", &save)) {
+		int fd = connect_one(ip, root->ctl_port, deadline);
+		if (fd < 0)
+			continue;
+		double hs = runtime_now() + 2 * CTL_HANDSHAKE_S;
+		control_socket_options(fd, c->rt->set.timeout_s);
+		if (!worker_handshake(c, fd, hs < deadline ? hs : deadline))
+			return fd;
+		close(fd); /* not rank 0, or not in time: the next address */
+	}
+	return -1;
+}
+
+static int worker_connect(struct control *c, char *err, size_t errlen)
+{
+	struct runtime *rt = c->rt;
+	const struct host_entry *root = &rt->hosts[0];
+	double deadline = runtime_now() + rt->set.timeout_s;
+	int fd = -1;
+	while (fd < 0 && runtime_now() < deadline) {
+		fd = try_addresses(c, deadline);
+		if (fd < 0)
+			usleep(100000);
+	}
+	if (fd < 0) {
+		snprintf(err, errlen, "hvd: control plane: '%s port %u': rank 0 (host %s) "
+			 "unreachable or not authenticated within HVD_TIMEOUT_S", root->ctl_addrs,
+			 root->ctl_port, root->host);
+		return HVD_ERR_COMM;
+	}
+	c->peers[0].fd = fd;
+	c->peers[0].last_seen = runtime_now();
+	return 0;
+}
+
+/* Workers learn the secret from rank 0's row; then no copy stays in the table. */
+static void take_key(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	if (!rt->set.secret_file[0] && rt->boot.rank != 0)
+		memcpy(c->key.bytes, rt->hosts[0].ctl_key, sizeof(c->key.bytes));
+	for (int r = 0; r < rt->boot.size; r++)
+		memset(rt->hosts[r].ctl_key, 0, sizeof(rt->hosts[r].ctl_key));
+}
+
+int control_try_rank0(struct control *c, double deadline)
+{
+	return try_addresses(c, deadline);
+}
+
+int control_peers_init(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	c->npeers = rt->boot.rank == 0 ? rt->boot.size : 1;
+	c->peers = calloc((size_t)c->npeers, sizeof(*c->peers));
+	if (!c->peers)
+		return HVD_ERR_NOMEM;
+	for (int i = 0; i < c->npeers; i++)
+		c->peers[i].fd = -1;
+	rt->cursor.id = -1;
+	if (rt->boot.rank == 0) {
+		c->peers[0].closed = 1; /* own slot */
+		c->nego_open = calloc(CTL_NEGO_RING, 1);
+		if (!c->nego_open ||
+		    coord_init(&c->coord, rt->boot.size, rt->set.fusion_threshold_bytes))
+			return HVD_ERR_NOMEM;
+	}
+	return 0;
+}
+
+int control_connect(struct runtime *rt, char *err, size_t errlen)
+{
+	struct control *c = rt->ctl;
+	int size = rt->boot.size;
+	if (!c->peers && control_peers_init(c))
+		return HVD_ERR_NOMEM;
+	take_key(c);
+	int rc = size == 1 || c->joined ? 0 : rt->boot.rank == 0 ? control_join(c, err, errlen)
+								 : worker_connect(c, err, errlen);
+	close_listeners(c);
+	if (rc)
+		return rc;
+	c->last_hb = runtime_now();
+	if (pthread_create(&c->thread, NULL, control_main, c)) {
+		snprintf(err, errlen, "hvd: control plane: 'thread': cannot start");
+		return HVD_ERR_COMM;
+	}
+	c->thread_started = 1;
+	return 0;
+}
+

@@ -1,0 +1,483 @@
+/* control_loop.c - the control thread (see control.c for the protocol).
+ * Every rank: read and check frames, announce local submissions and plan
+ * (control_nego.c), heartbeat, notice silent or vanished peers, relay
+ * failures. Rank 0 also runs the stall inspector (warning after
+ * HVD_STALL_WARNING_S, failure after HVD_TIMEOUT_S), and after a failure
+ * gives the workers it told a moment to report (at shutdown, and before
+ * the launcher ends the job).
+ * What it does not do: negotiate (control_nego.c), run collectives
+ * (engine.c) or exit the process.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "control/control.h"
+#include "observe/report.h"
+
+static int peer_rank(const struct control *c, int i)
+{
+	return c->rt->boot.rank == 0 ? i : 0;
+}
+
+static void dispatch(struct control *c, int i, uint32_t type, const char *payload, uint32_t len)
+{
+	struct runtime *rt = c->rt;
+	int from = peer_rank(c, i);
+	char text[2048];
+	if ((type == MSG_HB || type == MSG_BYE) && len) {
+		control_bad_frame(c, from, type == MSG_HB ? "heartbeat" : "goodbye", "carries a payload");
+		return;
+	}
+	switch (type) {
+	case MSG_HB:
+		break;
+	case MSG_SUBMIT:
+		control_on_submit(c, from, payload, len);
+		break;
+	case MSG_EXEC:
+		control_on_exec(c, from, payload, len);
+		break;
+	case MSG_HIT:
+		control_on_hit(c, from, payload, len);
+		break;
+	case MSG_FAST:
+		control_on_fast(c, from, len);
+		break;
+	case MSG_WAITING:
+	case MSG_NUDGE:
+		control_on_position(c, from, type, payload, len);
+		break;
+	case MSG_ABORT:
+	case MSG_ERROR:
+		if ((type == MSG_ABORT) != (rt->boot.rank != 0)) {
+			control_bad_frame(c, from, "abort/error", "sent in the wrong direction");
+			break;
+		}
+		wire_sanitize(payload, len, text, sizeof(text));
+		c->peers[i].knows_failure = 1;
+		runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1);
+		break;
+	case MSG_BYE:
+		c->peers[i].said_bye = 1;
+		break;
+	default:
+		runtime_fail(rt, HVD_ERR_COMM, "hvd: control plane: 'message type %u from rank %d': "
+			     "unknown (mixed hvd versions?)", type, from);
+	}
+}
+
+static void peer_closed(struct control *c, int i)
+{
+	struct runtime *rt = c->rt;
+	struct peer *p = &c->peers[i];
+	p->closed = 1;
+	if (p->said_bye || c->stop_requested)
+		return;
+	int r = peer_rank(c, i);
+	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): 'control connection closed': "
+		     "the process died or left without hvd_shutdown", r, control_host_of(rt, r));
+}
+
+static void read_peer(struct control *c, int i)
+{
+	struct peer *p = &c->peers[i];
+	int eof = 0;
+	while (p->len < WIRE_RECV_MAX) { /* a flood waits in the socket, not here */
+		if (p->cap - p->len < 4096) {
+			size_t cap = p->cap ? p->cap * 2 : 16384;
+			char *buf = realloc(p->buf, cap);
+			if (!buf) {
+				runtime_fail(c->rt, HVD_ERR_NOMEM, "hvd: control plane: 'rank %d': "
+					     "out of memory for its frames", peer_rank(c, i));
+				return;
+			}
+			p->buf = buf;
+			p->cap = cap;
+		}
+		size_t room = p->cap - p->len;
+		if (room > WIRE_RECV_MAX - p->len)
+			room = WIRE_RECV_MAX - p->len;
+		ssize_t r = recv(p->fd, p->buf + p->len, room, MSG_DONTWAIT);
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (r <= 0) {
+			eof = 1; /* messages before the close still count (an ABORT) */
+			break;
+		}
+		p->len += (size_t)r;
+		p->last_seen = runtime_now();
+	}
+	control_parse_frames(c, i);
+	if (eof)
+		peer_closed(c, i);
+}
+
+void control_parse_frames(struct control *c, int i)
+{
+	struct peer *p = &c->peers[i];
+	size_t off = 0;
+	while (p->len - off >= sizeof(struct msg_header)) {
+		struct msg_header h;
+		memcpy(&h, p->buf + off, sizeof(h));
+		if (h.len > WIRE_MAX_MSG) {
+			runtime_fail(c->rt, HVD_ERR_COMM, "hvd: control plane: 'rank %d': message of %u "
+				     "bytes: corrupt stream", peer_rank(c, i), h.len);
+			p->closed = 1;
+			return;
+		}
+		if (p->len - off < sizeof(h) + h.len)
+			break;
+		dispatch(c, i, h.type, p->buf + off + sizeof(h), h.len);
+		off += sizeof(h) + h.len;
+		if (c->rt->aborted)
+			break; /* nothing after a failure counts */
+	}
+	memmove(p->buf, p->buf + off, p->len - off);
+	p->len -= off;
+}
+
+/* Sends the failure to every open worker; remembers who got it. */
+static void abort_workers(struct control *c, const char *text, uint32_t len)
+{
+	for (int i = 0; i < c->npeers; i++)
+		if (peer_open(&c->peers[i]) && !control_send_msg(c->peers[i].fd, MSG_ABORT, text, len))
+			c->peers[i].knows_failure = 1;
+}
+
+/* Tell the others about a failure once: rank 0 broadcasts ABORT; another
+ * rank reports its own failure to rank 0, which broadcasts it. */
+static void send_failure(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	if (c->failure_sent)
+		return;
+	runtime_lock(rt);
+	char text[sizeof(rt->error)];
+	memcpy(text, rt->error, sizeof(text));
+	int local = rt->fail_pending_send;
+	pthread_mutex_unlock(&rt->lock);
+	uint32_t len = (uint32_t)strlen(text);
+	if (rt->boot.rank == 0)
+		abort_workers(c, text, len);
+	else if (!local)
+		c->peers[0].knows_failure = 1; /* rank 0 sent it and tells the rest */
+	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, text, len))
+		c->peers[0].knows_failure = 1;
+	/* after the sends: hvd_abort_job reads knows_failure once it sees this */
+	c->failure_sent_at = runtime_now();
+	__atomic_store_n(&c->failure_sent, 1, __ATOMIC_RELEASE);
+}
+
+static void heartbeat(struct control *c, double now)
+{
+	if (now - c->last_hb < c->rt->set.heartbeat_s)
+		return;
+	c->last_hb = now;
+	control_send_to_workers(c, MSG_HB, NULL, 0);
+}
+
+static int peer_silent(const struct peer *p, double now, double limit)
+{
+	return peer_open(p) && !p->said_bye && now - p->last_seen > limit;
+}
+
+/* Silence that counts as "stopped answering" next to a peer past the
+ * deadline: half of HVD_TIMEOUT_S, but at least 2.5 heartbeat periods
+ * (never a healthy peer between two heartbeats), at most the deadline. */
+static double silent_limit(const struct hvd_settings *s)
+{
+	double limit = s->timeout_s / 2 > 2.5 * s->heartbeat_s ? s->timeout_s / 2 : 2.5 * s->heartbeat_s;
+	return limit < s->timeout_s ? limit : s->timeout_s;
+}
+
+/* Names every peer silent past silent_limit ("ranks 2,3 (host n2)"): a
+ * cut node takes all its ranks at once, and their heartbeats were due at
+ * different moments. `only` (indexed by rank, may be NULL) restricts the
+ * names to those ranks. Returns how many; *worst = the longest silence. */
+static int name_silent(struct control *c, double now, const int *only, char *who, size_t len,
+		       double *worst)
+{
+	struct runtime *rt = c->rt;
+	int *ranks = malloc((size_t)c->npeers * sizeof(*ranks)), n = 0;
+	*worst = 0;
+	snprintf(who, len, "rank ?");
+	for (int i = 0; ranks && i < c->npeers; i++)
+		if (peer_silent(&c->peers[i], now, silent_limit(&rt->set)) &&
+		    (!only || only[peer_rank(c, i)])) {
+			ranks[n++] = peer_rank(c, i);
+			if (now - c->peers[i].last_seen > *worst)
+				*worst = now - c->peers[i].last_seen;
+		}
+	if (n)
+		report_name_ranks(rt->hosts, rt->boot.size, ranks, n, who, len);
+	free(ranks);
+	return n;
+}
+
+static void check_liveness(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	int late = 0;
+	for (int i = 0; i < c->npeers; i++)
+		late |= peer_silent(&c->peers[i], now, rt->set.timeout_s);
+	if (!late || rt->aborted)
+		return;
+	char who[1024];
+	double worst;
+	name_silent(c, now, NULL, who, sizeof(who), &worst);
+	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat within "
+		     "HVD_TIMEOUT_S (stopped, hung, or its network is cut)", who, worst);
+}
+
+/* A rank that left is named once what waits for it is this old: the
+ * engines hear of its "no" vote at about the same time, and the others'
+ * announcements (rank 0's own among them) may still be on their way; a
+ * verdict before them would name those ranks as behind too. */
+#define CTL_BYE_GRACE_S 0.5
+
+static void stall_check(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	double waited = coord_oldest_wait(&c->coord, now);
+	if (waited <= 0)
+		return;
+	int64_t pos = (int64_t)(c->coord.planned + coord_ready(&c->coord));
+	char missing[1024];
+	int behind[rt->boot.size];
+	coord_describe_missing(&c->coord, missing, sizeof(missing), behind);
+	for (int r = 1; r < rt->boot.size; r++)
+		if (behind[r] && (c->peers[r].said_bye || c->peers[r].closed)) {
+			if (waited < CTL_BYE_GRACE_S)
+				return; /* looked at again within 0.1 s (poll_timeout_ms) */
+			runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s) called hvd_shutdown: "
+				     "'%s': other ranks submitted these and wait for it", r,
+				     control_host_of(rt, r), missing);
+			return;
+		}
+	char who[1024];
+	double silent;
+	if (waited > rt->set.timeout_s && name_silent(c, now, behind, who, sizeof(who), &silent)) {
+		/* ranks behind went silent after the stall began: that is the
+		 * cause, and every silent rank shares it (a cut node's ranks that
+		 * were not behind are named too) */
+		name_silent(c, now, NULL, who, sizeof(who), &silent);
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat while the "
+			     "other ranks waited HVD_TIMEOUT_S (%g s) for their tensors (stopped, hung, "
+			     "or its network is cut)", who, silent, rt->set.timeout_s);
+		return;
+	}
+	if (waited > rt->set.timeout_s) {
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: stalled: '%s': these ranks did not submit "
+			     "within HVD_TIMEOUT_S (%g s) what the other ranks submitted", missing,
+			     rt->set.timeout_s);
+		return;
+	}
+	if (rt->set.stall_warning_s > 0 && waited > rt->set.stall_warning_s && c->stall_warned != pos) {
+		char suffix[128];
+		runtime_suffix(rt, suffix, sizeof(suffix));
+		fprintf(stderr, "hvd: stall: '%s': other ranks submitted these %.0f s ago and wait "
+			"(different tensors per rank, uneven data, or rank-dependent code deadlock "
+			"training; failing after HVD_TIMEOUT_S=%g s)%s\n", missing, waited,
+			rt->set.timeout_s, suffix);
+		c->stall_warned = pos;
+	}
+}
+
+/* Longest rank 0 stays after a failure for the others to close. */
+#define CTL_LINGER_S 3.0
+
+/* Rank 0 after a failure, at shutdown: the workers it told and that were
+ * alive hear of it from rank 0 only; a launcher may kill them as soon as
+ * rank 0 exits (Slurm's PMIx plugin does within a second), before they
+ * could say why. So wait, at most CTL_LINGER_S, for their connections to
+ * close. A worker counts as alive when it was heard within silent_limit
+ * before the wait began: it sends nothing once it knows of the failure,
+ * so a wait that kept measuring its silence would give up on a live but
+ * slow worker. Frames are read and dropped: nothing after a failure counts. */
+static void control_linger(struct control *c)
+{
+	struct runtime *rt = c->rt;
+	struct pollfd *fds = calloc((size_t)c->npeers, sizeof(*fds));
+	int *which = calloc((size_t)c->npeers, sizeof(*which));
+	double start = runtime_now(), now = start;
+	double until = start + (rt->set.timeout_s < CTL_LINGER_S ? rt->set.timeout_s : CTL_LINGER_S);
+	while (fds && which && rt->boot.rank == 0 && rt->aborted && now < until) {
+		nfds_t n = 0;
+		for (int i = 1; i < c->npeers; i++) {
+			struct peer *p = &c->peers[i];
+			if (peer_open(p) && p->knows_failure && !p->said_bye &&
+			    start - p->last_seen <= silent_limit(&rt->set)) {
+				which[n] = i;
+				fds[n++] = (struct pollfd){ p->fd, POLLIN, 0 };
+			}
+		}
+		if (!n)
+			break;
+		poll(fds, n, 50);
+		for (nfds_t k = 0; k < n; k++) {
+			char scratch[4096];
+			ssize_t r = fds[k].revents ? recv(fds[k].fd, scratch, sizeof(scratch), MSG_DONTWAIT) : 1;
+			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+				c->peers[which[k]].closed = 1;
+		}
+		now = runtime_now();
+	}
+	free(fds);
+	free(which);
+}
+
+int control_await_failure_sent(struct control *c, double seconds)
+{
+	double until = runtime_now() + seconds;
+	while (!__atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE) && runtime_now() < until)
+		usleep(10000);
+	return __atomic_load_n(&c->failure_sent, __ATOMIC_ACQUIRE);
+}
+
+/* Before a launcher ends the job (hvd_abort_job under srun) after this
+ * runtime's failure: the launcher kills every rank at once, so the end is
+ * rank 0's to call. Rank 0 waits, at most CTL_LINGER_S, for the workers
+ * it told to say why and close; a worker (its program has printed the
+ * failure) closes its connection to rank 0 and, when rank 0 knows of the
+ * failure and still answers, leaves the abort to rank 0 for a while
+ * (another worker may still be printing). Only once the control thread
+ * has sent the failure: it then touches the peers no more. */
+void control_before_launcher_abort(struct runtime *rt)
+{
+	struct control *c = rt->ctl;
+	if (!c || !c->thread_started || !rt->aborted)
+		return;
+	control_wake(rt);
+	if (!control_await_failure_sent(c, 2.0))
+		return;
+	if (rt->boot.rank == 0) {
+		control_linger(c);
+		return;
+	}
+	struct peer *root = &c->peers[0];
+	if (!peer_open(root))
+		return;
+	shutdown(root->fd, SHUT_RDWR);
+	/* heard from shortly before the failure, not now: this worker may have
+	 * been descheduled since, and rank 0 sends nothing while it waits */
+	if (root->knows_failure && c->failure_sent_at - root->last_seen <= silent_limit(&rt->set))
+		usleep((useconds_t)((CTL_LINGER_S + 2.0) * 1e6)); /* rank 0 ends the step meanwhile */
+}
+
+/* Returns 1 when the thread may leave. */
+static int finish_stop(struct control *c, double now)
+{
+	struct runtime *rt = c->rt;
+	if (rt->boot.rank != 0) {
+		if (peer_open(&c->peers[0]))
+			control_send_msg(c->peers[0].fd, MSG_BYE, NULL, 0);
+		return 1;
+	}
+	int waiting = 0;
+	for (int i = 1; i < c->npeers; i++)
+		waiting += peer_open(&c->peers[i]) && !c->peers[i].said_bye;
+	if (!waiting)
+		return 1;
+	if (now > c->stop_deadline)
+		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: shutdown: '%d ranks': did not call hvd_shutdown "
+			     "within HVD_TIMEOUT_S after rank 0 did", waiting);
+	return 0;
+}
+
+static int poll_timeout_ms(struct control *c, double now)
+{
+	double t = c->rt->set.heartbeat_s / 2;
+	if (t > 0.1)
+		t = 0.1;
+	double since = c->rt->boot.rank == 0 ? coord_head_ready_time(&c->coord) : -1;
+	if (since >= 0) { /* a partly submitted bucket is sent as it is then */
+		double until_flush = since + c->rt->set.cycle_time_ms / 1000.0 - now;
+		if (until_flush < t)
+			t = until_flush > 0 ? until_flush : 0;
+	}
+	return (int)ceil(t * 1000);
+}
+
+void *control_main(void *arg)
+{
+	struct control *c = arg;
+	struct runtime *rt = c->rt;
+	struct pollfd *fds = calloc((size_t)c->npeers + 1, sizeof(*fds));
+	int *which = calloc((size_t)c->npeers + 1, sizeof(*which));
+	while (fds && which) {
+		int n = 0;
+		fds[n++] = (struct pollfd){ c->rt->ctl_wake[0], POLLIN, 0 };
+		for (int i = 0; i < c->npeers; i++)
+			if (peer_open(&c->peers[i])) {
+				which[n] = i;
+				fds[n++] = (struct pollfd){ c->peers[i].fd, POLLIN, 0 };
+			}
+		poll(fds, (nfds_t)n, poll_timeout_ms(c, runtime_now()));
+		char drain[64];
+		__atomic_store_n(&c->rt->ctl_woken, 0, __ATOMIC_RELEASE);
+		while (read(c->rt->ctl_wake[0], drain, sizeof(drain)) > 0)
+			;
+		for (int k = 1; k < n; k++)
+			if (fds[k].revents)
+				read_peer(c, which[k]);
+		control_take_requests(c);
+		control_announce(c);
+		double now = runtime_now();
+		if (!rt->aborted) {
+			heartbeat(c, now);
+			check_liveness(c, now);
+		}
+		if (!rt->aborted && rt->boot.rank == 0) {
+			control_plan(c, now);
+			stall_check(c, now);
+		}
+		if (rt->aborted) {
+			send_failure(c);
+			break;
+		}
+		if (c->stop_requested && finish_stop(c, now))
+			break;
+	}
+	free(fds);
+	free(which);
+	return NULL;
+}
+
+int control_stop(struct runtime *rt, int clean)
+{
+	struct control *c = rt->ctl;
+	if (!c)
+		return 0;
+	c->stop_deadline = runtime_now() + rt->set.timeout_s;
+	c->stop_requested = 1;
+	control_wake(rt);
+	if (c->thread_started) {
+		pthread_join(c->thread, NULL);
+		control_linger(c);
+	}
+	for (int i = 0; c->peers && i < c->npeers; i++) {
+		if (c->peers[i].fd >= 0)
+			close(c->peers[i].fd);
+		free(c->peers[i].buf);
+	}
+	free(c->peers);
+	for (int k = 0; k < c->nlisten; k++)
+		close(c->listen_fd[k]);
+	for (int k = 0; k < 2; k++)
+		if (c->rt->ctl_wake[k] >= 0)
+			close(c->rt->ctl_wake[k]);
+	if (rt->boot.rank == 0)
+		coord_free(&c->coord);
+	plan_cache_free(&rt->cache);
+	free(c->nego_open);
+	free(c);
+	rt->ctl = NULL;
+	return 0;
+}

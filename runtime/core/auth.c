@@ -1,0 +1,145 @@
+/* auth.c - see auth.h. */
+#define _GNU_SOURCE
+#include "core/auth.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char LABEL_ROOT[] = "hvd control v1: rank 0";
+static const char LABEL_WORKER[] = "hvd control v1: worker";
+
+int auth_random(void *out, size_t len)
+{
+	char *p = out;
+	while (len) {
+		ssize_t r = getrandom(p, len, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+int auth_key_generate(struct auth_key *k, char *err, size_t errlen)
+{
+	if (auth_random(k->bytes, sizeof(k->bytes)) == 0)
+		return 0;
+	snprintf(err, errlen, "hvd: control plane: 'getrandom': %s", strerror(errno));
+	return -1;
+}
+
+int auth_key_from_file(const char *path, struct auth_key *k, char *err, size_t errlen)
+{
+	uint8_t buf[4097];
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "hvd: HVD_SECRET_FILE: '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	ssize_t n = read(fd, buf, sizeof(buf));
+	close(fd);
+	const char *why = !S_ISREG(st.st_mode) ? "not a regular file"
+			  : (st.st_mode & 077) ? "readable or writable by other users (chmod 600)"
+			  : n < 0 ? strerror(errno)
+			  : n < AUTH_KEY_BYTES ? "shorter than 32 bytes"
+			  : n > 4096 ? "longer than 4096 bytes" : NULL;
+	if (why) {
+		snprintf(err, errlen, "hvd: HVD_SECRET_FILE: '%s': %s", path, why);
+		memset(buf, 0, sizeof(buf));
+		return -1;
+	}
+	struct sha256 s;
+	sha256_init(&s);
+	sha256_update(&s, buf, (size_t)n);
+	sha256_final(&s, k->bytes);
+	memset(buf, 0, sizeof(buf));
+	return 0;
+}
+
+void auth_hello_make(struct auth_hello *h, int rank, int size, const uint8_t nonce[AUTH_NONCE_BYTES])
+{
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, "HVDh", 4);
+	h->version = AUTH_VERSION;
+	h->rank = rank;
+	h->size = size;
+	memcpy(h->nonce, nonce, AUTH_NONCE_BYTES);
+}
+
+int auth_hello_check(const struct auth_hello *h, int size, char *why, size_t whylen)
+{
+	if (memcmp(h->magic, "HVDh", 4))
+		snprintf(why, whylen, "not an hvd handshake");
+	else if (h->version != AUTH_VERSION)
+		snprintf(why, whylen, "handshake version %u, this library speaks %u", h->version, AUTH_VERSION);
+	else if (h->size != size)
+		snprintf(why, whylen, "world size %d, this job has %d", h->size, size);
+	else if (h->rank < 1 || h->rank >= size)
+		snprintf(why, whylen, "rank %d is not a worker of this job", h->rank);
+	else
+		return 0;
+	return -1;
+}
+
+static void mac(const struct auth_key *k, const char *label, const struct auth_hello *h,
+		const uint8_t nonce0[AUTH_NONCE_BYTES], uint8_t out[SHA256_BYTES])
+{
+	const void *parts[] = { label, h, nonce0 };
+	const size_t lens[] = { strlen(label), sizeof(*h), AUTH_NONCE_BYTES };
+	hmac_sha256(k->bytes, sizeof(k->bytes), parts, lens, 3, out);
+}
+
+static int same(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint8_t diff = 0; /* constant time: no early exit on the first wrong byte */
+	for (size_t i = 0; i < n; i++)
+		diff |= a[i] ^ b[i];
+	return diff == 0;
+}
+
+void auth_reply_make(const struct auth_key *k, const struct auth_hello *h,
+		     const uint8_t nonce[AUTH_NONCE_BYTES], struct auth_reply *out)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out->magic, "HVDr", 4);
+	memcpy(out->nonce, nonce, AUTH_NONCE_BYTES);
+	mac(k, LABEL_ROOT, h, nonce, out->mac);
+}
+
+int auth_reply_verify(const struct auth_key *k, const struct auth_hello *h, const struct auth_reply *r)
+{
+	uint8_t want[SHA256_BYTES];
+	if (memcmp(r->magic, "HVDr", 4))
+		return -1;
+	mac(k, LABEL_ROOT, h, r->nonce, want);
+	return same(want, r->mac, sizeof(want)) ? 0 : -1;
+}
+
+void auth_proof_make(const struct auth_key *k, const struct auth_hello *h,
+		     const struct auth_reply *r, struct auth_proof *out)
+{
+	memset(out, 0, sizeof(*out));
+	memcpy(out->magic, "HVDp", 4);
+	mac(k, LABEL_WORKER, h, r->nonce, out->mac);
+}
+
+int auth_proof_verify(const struct auth_key *k, const struct auth_hello *h,
+		      const struct auth_reply *r, const struct auth_proof *p)
+{
+	uint8_t want[SHA256_BYTES];
+	if (memcmp(p->magic, "HVDp", 4))
+		return -1;
+	mac(k, LABEL_WORKER, h, r->nonce, want);
+	return same(want, p->mac, sizeof(want)) ? 0 : -1;
+}

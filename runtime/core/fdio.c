@@ -1,0 +1,70 @@
+/* fdio.c - see fdio.h. Sends never raise SIGPIPE (MSG_NOSIGNAL). */
+#define _GNU_SOURCE
+#include "core/fdio.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include "core/clock.h"
+
+int fdio_wait(int fd, short events, double deadline)
+{
+	for (;;) {
+		int ms = (int)((deadline - runtime_now()) * 1000);
+		if (ms <= 0)
+			return FDIO_TIMEOUT;
+		struct pollfd p = { fd, events, 0 };
+		int n = poll(&p, 1, ms);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return FDIO_CLOSED;
+	}
+}
+
+/* Moves all of buf in (recv) or out (send) without blocking, waiting
+ * for the socket between tries until the deadline. */
+static int full(int fd, char *p, size_t len, double deadline, int out)
+{
+	while (len) {
+		ssize_t n = out ? send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT)
+				: recv(fd, p, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int rc = fdio_wait(fd, out ? POLLOUT : POLLIN, deadline);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (n <= 0)
+			return FDIO_CLOSED;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int fdio_recv(int fd, void *buf, size_t len, double deadline)
+{
+	return full(fd, buf, len, deadline, 0);
+}
+
+int fdio_send(int fd, const void *buf, size_t len, double deadline)
+{
+	return full(fd, (char *)buf, len, deadline, 1);
+}
+
+int fdio_send_blocking(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return FDIO_CLOSED;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}

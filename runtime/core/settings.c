@@ -1,0 +1,409 @@
+/* settings.c - the one place where HVD_* variables are read and checked.
+ * Every number goes through one strict parser (whole string, range); an
+ * unknown HVD_* name is an error, so a typo never turns into a default.
+ * What it does not do: touch the process environment or print.
+ */
+#include "core/settings.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*setting_parser)(const char *value, struct hvd_settings *s,
+			      char *why, size_t whylen);
+
+struct setting {
+	const char *name;
+	setting_parser parse;
+	const char *help; /* the accepted form, for messages */
+};
+
+static int parse_u64(const char *v, uint64_t max, uint64_t *out, char *why, size_t n)
+{
+	if (!*v || *v == '-' || *v == '+' || *v == ' ') {
+		snprintf(why, n, "not a non-negative integer");
+		return -1;
+	}
+	errno = 0;
+	char *end;
+	unsigned long long x = strtoull(v, &end, 10);
+	if (errno || *end) {
+		snprintf(why, n, "not a non-negative integer");
+		return -1;
+	}
+	if (x > max) {
+		snprintf(why, n, "above the maximum %llu", (unsigned long long)max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_seconds(const char *v, double min, double max, double *out,
+			 char *why, size_t n)
+{
+	errno = 0;
+	char *end;
+	double x = strtod(v, &end);
+	if (!*v || *v == ' ' || errno || *end || !isfinite(x)) {
+		snprintf(why, n, "not a number");
+		return -1;
+	}
+	if (x < min || x > max) {
+		snprintf(why, n, "out of range [%g, %g]", min, max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_fusion(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_u64(v, 1ull << 40, &s->fusion_threshold_bytes, why, n);
+}
+
+static int parse_chunk(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	if (!strcmp(v, "auto")) {
+		snprintf(why, n, "no longer tuned: give bytes (default 1048576; 0 = one piece)");
+		return -1;
+	}
+	return parse_u64(v, 1ull << 30, &s->fusion_chunk_bytes, why, n);
+}
+
+static int parse_cycle(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0, 10000, &s->cycle_time_ms, why, n);
+}
+
+static int parse_stall(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0, 1e6, &s->stall_warning_s, why, n);
+}
+
+static int parse_timeout(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0.5, 1e6, &s->timeout_s, why, n);
+}
+
+static int parse_heartbeat(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_seconds(v, 0.05, 3600, &s->heartbeat_s, why, n);
+}
+
+static int parse_flag(const char *v, int *flag, char *why, size_t n)
+{
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		snprintf(why, n, "must be 0 or 1");
+		return -1;
+	}
+	*flag = v[0] == '1';
+	return 0;
+}
+
+static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return parse_flag(v, &s->sync, why, n);
+}
+
+/* A setting that is gone: any value is refused with its replacement. */
+static int parse_shm(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	snprintf(why, n, "removed: the plan cache's vote travels on the data backend's "
+		 "collectives");
+	return -1;
+}
+
+static int parse_compression(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	if (!strcmp(v, "none"))
+		s->compression = HVD_COMPRESS_NONE;
+	else if (!strcmp(v, "fp16"))
+		s->compression = HVD_COMPRESS_FP16;
+	else if (!strcmp(v, "bf16"))
+		s->compression = HVD_COMPRESS_BF16;
+	else {
+		snprintf(why, n, "must be none, fp16 or bf16");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_backend(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp" };
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(v, names[i])) {
+			s->backend = (enum hvd_backend_choice)i;
+			return 0;
+		}
+	snprintf(why, n, "must be auto, mpi, nccl, self or tcp");
+	return -1;
+}
+
+static int copy_text(const char *v, char *dst, size_t cap, int allow_empty,
+		     char *why, size_t n)
+{
+	if (!allow_empty && !*v) {
+		snprintf(why, n, "must not be empty");
+		return -1;
+	}
+	if (strlen(v) >= cap) {
+		snprintf(why, n, "longer than %zu bytes", cap - 1);
+		return -1;
+	}
+	memcpy(dst, v, strlen(v) + 1);
+	return 0;
+}
+
+static int parse_timeline(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->timeline_path, sizeof(s->timeline_path), 0, why, n);
+}
+
+static int parse_busid(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->gpu_busid, sizeof(s->gpu_busid), 1, why, n);
+}
+
+static int parse_cpus(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->cpus, sizeof(s->cpus), 1, why, n);
+}
+
+static int parse_socket(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->socket, sizeof(s->socket), 1, why, n);
+}
+
+static int parse_bind(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->bind, sizeof(s->bind), 1, why, n);
+}
+
+static int parse_secret_file(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	return copy_text(v, s->secret_file, sizeof(s->secret_file), 0, why, n);
+}
+
+/* "host:port", port 1-65535 (rank 0 listens there: a launch without PMIx
+ * needs a known address). */
+static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	const char *colon = strrchr(v, ':');
+	uint64_t port;
+	if (!colon || colon == v || (size_t)(colon - v) >= sizeof(s->coord_host)) {
+		snprintf(why, n, "not host:port");
+		return -1;
+	}
+	if (parse_u64(colon + 1, 65535, &port, why, n) || port == 0) {
+		snprintf(why, n, "port not in 1-65535");
+		return -1;
+	}
+	snprintf(s->coord_host, sizeof(s->coord_host), "%.*s", (int)(colon - v), v);
+	s->coord_port = (uint16_t)port;
+	return 0;
+}
+
+/* HVD_RANK, HVD_SIZE: a launch without PMIx; bootstrap_env.c parses them
+ * (with JOB_COMPLETION_INDEX); listed here so they are logged and known. */
+static int parse_env_rank(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	uint64_t x;
+	(void)s;
+	return parse_u64(v, 65536, &x, why, n);
+}
+
+static const struct setting settings_table[] = {
+	{ "HVD_FUSION_THRESHOLD", parse_fusion, "bytes, 0 = no fusion" },
+	{ "HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece" },
+	{ "HVD_CYCLE_TIME_MS", parse_cycle, "milliseconds" },
+	{ "HVD_COMPRESSION", parse_compression, "none|fp16|bf16" },
+	{ "HVD_SYNC", parse_sync, "0|1" },
+	{ "HVD_SHM", parse_shm, "unset it" },
+	{ "HVD_STALL_WARNING_S", parse_stall, "seconds, 0 = off" },
+	{ "HVD_TIMEOUT_S", parse_timeout, "seconds" },
+	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
+	{ "HVD_BACKEND", parse_backend, "auto|mpi|nccl|self|tcp" },
+	{ "HVD_TIMELINE", parse_timeline, "path" },
+	{ "HVD_SECRET_FILE", parse_secret_file, "path of a file only its owner can read" },
+	{ "HVD_COORDINATOR", parse_coordinator, "host:port" },
+	{ "HVD_RANK", parse_env_rank, "0 to HVD_SIZE-1, without PMIx" },
+	{ "HVD_SIZE", parse_env_rank, "ranks, without PMIx" },
+	{ "HVD_GPU_BUSID", parse_busid, "set by the hvd plugin" },
+	{ "HVD_CPUS", parse_cpus, "set by the hvd plugin" },
+	{ "HVD_SOCKET", parse_socket, "set by the hvd plugin" },
+	{ "HVD_BIND", parse_bind, "set by the hvd plugin" },
+};
+#define SETTINGS_COUNT (sizeof(settings_table) / sizeof(settings_table[0]))
+
+void settings_defaults(struct hvd_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->fusion_threshold_bytes = SETTINGS_DEFAULT_FUSION_BYTES;
+	s->fusion_chunk_bytes = SETTINGS_DEFAULT_CHUNK_BYTES;
+	s->cycle_time_ms = 1.0;
+	s->compression = HVD_COMPRESS_NONE;
+	s->stall_warning_s = 60.0;
+	s->timeout_s = 300.0;
+	s->heartbeat_s = 1.0;
+	s->backend = HVD_BACKEND_AUTO;
+}
+
+static const struct setting *settings_find(const char *entry, size_t name_len)
+{
+	for (size_t i = 0; i < SETTINGS_COUNT; i++)
+		if (strlen(settings_table[i].name) == name_len &&
+		    !strncmp(settings_table[i].name, entry, name_len))
+			return &settings_table[i];
+	return NULL;
+}
+
+/* Edit distance; a typo of a known name is within a quarter of its length. */
+static int edit_distance(const char *a, size_t la, const char *b)
+{
+	size_t lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return 99;
+	int row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best) best = up + 1;
+			if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+static const struct setting *settings_near_miss(const char *entry, size_t name_len)
+{
+	for (size_t i = 0; i < SETTINGS_COUNT; i++) {
+		const char *known = settings_table[i].name + 4; /* after HVD_ */
+		int allowed = (int)strlen(known) / 4;
+		if (edit_distance(entry + 4, name_len - 4, known) <= (allowed ? allowed : 1))
+			return &settings_table[i];
+	}
+	return NULL;
+}
+
+/* Unknown HVD_* names that look like a typo of ours are errors; others
+ * belong to other tools (the test harness's HVD_SRC, HVD_BUILD, ...). */
+static int settings_parse_one(const char *entry, struct hvd_settings *s,
+			      char *err, size_t errlen)
+{
+	const char *eq = strchr(entry, '=');
+	size_t name_len = eq ? (size_t)(eq - entry) : strlen(entry);
+	const struct setting *st = settings_find(entry, name_len);
+	if (!st) {
+		const struct setting *near = settings_near_miss(entry, name_len);
+		if (near) {
+			snprintf(err, errlen, "hvd: %.*s: unknown variable: did you mean %s?",
+				 (int)name_len, entry, near->name);
+			return -1;
+		}
+		return 0;
+	}
+	const char *value = eq ? eq + 1 : "";
+	char why[160];
+	if (st->parse(value, s, why, sizeof(why))) {
+		snprintf(err, errlen, "hvd: %s: '%s': %s (%s)", st->name, value, why, st->help);
+		return -1;
+	}
+	return 0;
+}
+
+static int is_set(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen)
+{
+	settings_defaults(s);
+	for (size_t i = 0; envp && envp[i]; i++) {
+		if (strncmp(envp[i], "HVD_", 4))
+			continue;
+		if (settings_parse_one(envp[i], s, err, errlen))
+			return -1;
+	}
+	/* Defaults follow a short HVD_TIMEOUT_S; values the user set are checked. */
+	if (!is_set(envp, "HVD_STALL_WARNING_S") && s->stall_warning_s >= s->timeout_s)
+		s->stall_warning_s = s->timeout_s / 2;
+	if (!is_set(envp, "HVD_HEARTBEAT_S") && s->heartbeat_s * 2 > s->timeout_s)
+		s->heartbeat_s = s->timeout_s / 4;
+	if (s->stall_warning_s > 0 && s->stall_warning_s >= s->timeout_s) {
+		snprintf(err, errlen, "hvd: HVD_STALL_WARNING_S: '%g': must be below "
+			 "HVD_TIMEOUT_S (%g) or 0 to turn the warning off",
+			 s->stall_warning_s, s->timeout_s);
+		return -1;
+	}
+	if (s->heartbeat_s * 2 > s->timeout_s) {
+		snprintf(err, errlen, "hvd: HVD_HEARTBEAT_S: '%g': must be at most half "
+			 "of HVD_TIMEOUT_S (%g)", s->heartbeat_s, s->timeout_s);
+		return -1;
+	}
+	return 0;
+}
+
+int settings_describe(char *const *envp, char *out, size_t outlen)
+{
+	int count = 0;
+	size_t used = 0;
+	if (outlen)
+		out[0] = '\0';
+	for (size_t i = 0; envp && envp[i]; i++) {
+		const char *eq = strchr(envp[i], '=');
+		if (strncmp(envp[i], "HVD_", 4) ||
+		    !settings_find(envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i])))
+			continue;
+		int w = snprintf(out + used, outlen - used, "%s%s", count ? "\n" : "", envp[i]);
+		if (w < 0 || (size_t)w >= outlen - used)
+			break;
+		used += (size_t)w;
+		count++;
+	}
+	return count;
+}
+
+const char *settings_compression_name(enum hvd_compression c)
+{
+	return c == HVD_COMPRESS_FP16 ? "fp16" : c == HVD_COMPRESS_BF16 ? "bf16" : "none";
+}
+
+const char *settings_backend_name(enum hvd_backend_choice b)
+{
+	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp" };
+	return (unsigned)b < 5 ? names[b] : "?";
+}
+
+int settings_compute_threads(int mask_cpus, int loader_threads)
+{
+	if (loader_threads < 0)
+		loader_threads = 0;
+	int n = mask_cpus - loader_threads;
+	return n >= 1 ? n : 1;
+}
+
+/* How long an agreement waits before rank 0 hears of it: well inside
+ * HVD_STALL_WARNING_S and HVD_TIMEOUT_S, at most 1 s. */
+double settings_escalate_s(const struct hvd_settings *s)
+{
+	double t = s->timeout_s / 4 < 1.0 ? s->timeout_s / 4 : 1.0;
+	if (s->stall_warning_s > 0 && s->stall_warning_s / 2 < t)
+		t = s->stall_warning_s / 2;
+	return t;
+}

@@ -1,0 +1,155 @@
+/* state.c - what every part of the runtime shares: the running runtime
+ * (runtime_rt), the first failure (runtime_fail*: recorded once, every
+ * waiter woken), this thread's hvd_error() text, the rank suffix of
+ * messages, the monotonic clock, the control thread's wake-up pipe
+ * (control_wake), the pending list (a submission queued, the lane's
+ * drained, handles completed) and the engine's entry arrays. Leaf of the
+ * runtime: api.c, engine.c and the control plane call it; it calls none
+ * of them.
+ * What it does not do: start or stop anything (api.c).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/dtype.h"
+#include "engine/runtime.h"
+
+struct runtime *runtime_rt;
+static __thread char tls_error[2048];
+
+static int set_error(int code, const char *text)
+{
+	snprintf(tls_error, sizeof(tls_error), "%s", text);
+	return code;
+}
+
+const char *hvd_error(void)
+{
+	return tls_error;
+}
+
+const char *hvd_version(void)
+{
+	return HVD_VERSION;
+}
+
+void runtime_suffix(const struct runtime *rt, char *out, size_t len)
+{
+	snprintf(out, len, " [rank %d/%d %s]", rt->boot.rank, rt->boot.size, rt->boot.hostname);
+}
+
+void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote)
+{
+	runtime_lock(rt);
+	if (!rt->aborted) {
+		snprintf(rt->error, sizeof(rt->error), "%s", text);
+		rt->error_code = code;
+		rt->fail_pending_send = !remote;
+		rt->aborted = 1;
+	}
+	pthread_cond_broadcast(&rt->cond);
+	pthread_cond_broadcast(&rt->work);
+	pthread_mutex_unlock(&rt->lock);
+	control_wake(rt);
+}
+
+void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
+{
+	char text[2048], suffix[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	runtime_suffix(rt, suffix, sizeof(suffix));
+	if (strlen(text) + strlen(suffix) < sizeof(text))
+		strcat(text, suffix);
+	runtime_fail_text(rt, code, text, 0);
+}
+
+int runtime_set_error(int code, const char *text)
+{
+	return set_error(code, text);
+}
+
+static void append_pending(struct runtime *rt, struct entry *e)
+{
+	if (rt->pending_tail)
+		rt->pending_tail->next = e;
+	else
+		rt->pending = e;
+	rt->pending_tail = e;
+}
+
+void runtime_queue_entry(struct runtime *rt, struct entry *e)
+{
+	e->seq = rt->next_seq++;
+	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0; /* agree.c: else later */
+	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
+	append_pending(rt, e);
+}
+
+struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		struct entry **grown = realloc(*es, n * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		*es = grown;
+		*cap = n;
+	}
+	return *es;
+}
+
+void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int status)
+{
+	for (size_t i = 0; i < n; i++) {
+		es[i]->h.status = status;
+		/* the last touch: hvd_wait may free the entry with its handle as
+		 * soon as it sees this, without taking the lock */
+		__atomic_store_n(&es[i]->h.done, 1, __ATOMIC_RELEASE);
+	}
+	rt->completed += n;
+	pthread_cond_broadcast(&rt->cond);
+}
+
+int entries_reversed(const struct runtime *rt, uint64_t first, uint32_t count)
+{
+	const struct entry *prev = NULL;
+	uint32_t n = 0;
+	for (const struct entry *e = rt->pending; e && n < count; e = e->next) {
+		if (e->seq != first + n)
+			continue;
+		if (e->item.kind != FUSION_ALLREDUCE || (prev && !entry_follows(e, prev)))
+			break;
+		prev = e;
+		n++;
+	}
+	return count > 1 && n == count;
+}
+
+/* Unlocked: a failure on the wire is often the echo of another rank's;
+ * the control plane gets RUNTIME_CAUSE_WAIT_S to name that rank before
+ * this rank's own, vaguer, reason is taken. */
+#define RUNTIME_CAUSE_WAIT_S 1.0
+
+void runtime_await_cause(struct runtime *rt)
+{
+	double until = runtime_now() + RUNTIME_CAUSE_WAIT_S;
+	while (!rt->aborted && rt->ctl && runtime_now() < until)
+		usleep(10000);
+}
+
+void control_wake(struct runtime *rt)
+{
+	/* one byte in the pipe is enough until the control thread drains it */
+	if (rt->ctl && rt->ctl_wake[1] >= 0 &&
+	    !__atomic_exchange_n(&rt->ctl_woken, 1, __ATOMIC_ACQ_REL)) {
+		char b = 1;
+		ssize_t w = write(rt->ctl_wake[1], &b, 1);
+		(void)w;
+	}
+}

@@ -1,0 +1,183 @@
+/* report.c - the start-up report rank 0 prints: one table (rank, host,
+ * local rank, GPU bus id, CPU list, socket, backend) and a warning per
+ * broken placement rule of the source documents (practice L1, L2, C2): two
+ * ranks on one GPU, a rank running outside the CPUs the plugin chose for
+ * its GPU's socket, more ranks on a node than GPUs, NCCL forced onto TCP
+ * where InfiniBand exists, one hostname on two nodes (OpenMPI names its
+ * shared-memory segments after the hostname: they collide, measured).
+ * Pure: formats host_entry rows into text.
+ * What it does not do: gather the rows (api.c) or print.
+ */
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "observe/report.h"
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static int count_nodes(const struct host_entry *hosts, int size)
+{
+	int n = 0;
+	for (int r = 0; r < size; r++) {
+		int first = 1;
+		for (int q = 0; q < r && first; q++)
+			first = hosts[q].node_id != hosts[r].node_id;
+		n += first;
+	}
+	return n;
+}
+
+#define REPORT_MAX_CPU 8192
+
+/* "0-3,8,10-11" into a bitmap; -1 when it is not such a list. */
+static int parse_cpulist(const char *s, uint64_t *bits)
+{
+	memset(bits, 0, REPORT_MAX_CPU / 8);
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b = a;
+		if (end == s || a < 0 || a >= REPORT_MAX_CPU)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a || b >= REPORT_MAX_CPU)
+				return -1;
+		}
+		for (long c = a; c <= b; c++)
+			bits[c / 64] |= 1ull << (c % 64);
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return 0;
+}
+
+/* The whole lists, as sets ("0-1" and "0,1" agree); text when unparsable. */
+static int same_cpus(const char *a, const char *b)
+{
+	uint64_t x[REPORT_MAX_CPU / 64], y[REPORT_MAX_CPU / 64];
+	if (parse_cpulist(a, x) || parse_cpulist(b, y))
+		return !strcmp(a, b);
+	return !memcmp(x, y, sizeof(x));
+}
+
+void report_format(const struct host_entry *hosts, int size, const char *backend,
+		   char *out, size_t len)
+{
+	int nodes = count_nodes(hosts, size);
+	size_t used = (size_t)snprintf(out, len, "hvd: start-up: %d rank%s, backend %s, %d node%s\n"
+				       "  rank  host             node  local  gpu-busid     cpus         socket  bind\n",
+				       size, size == 1 ? "" : "s", backend, nodes, nodes == 1 ? "" : "s");
+	for (int r = 0; r < size && used < len; r++) {
+		const struct host_entry *h = &hosts[r];
+		used += (size_t)snprintf(out + used, len - used, "  %-4d  %-16s %-4d  %-5d  %-12s  %-12s %-6s  %s\n",
+					 r, h->host, h->node_id, h->local_rank, or_dash(h->gpu_busid),
+					 or_dash(h->cpus[0] ? h->cpus : h->affinity),
+					 or_dash(h->socket), or_dash(h->bind));
+	}
+}
+
+static int ranks_on_host(const struct host_entry *hosts, int size, const char *host)
+{
+	int n = 0;
+	for (int r = 0; r < size; r++)
+		n += !strcmp(hosts[r].host, host);
+	return n;
+}
+
+static int add_line(char *out, size_t len, size_t *used, const char *line)
+{
+	if (*used < len)
+		*used += (size_t)snprintf(out + *used, len - *used, "%s\n", line);
+	return 1;
+}
+
+int report_warnings(const struct host_entry *hosts, int size, const char *backend,
+		    char *out, size_t len)
+{
+	size_t used = 0;
+	int count = 0;
+	char line[2 * SETTINGS_CPULIST_MAX + 512];
+	if (len)
+		out[0] = '\0';
+	for (int r = 0; r < size; r++) {
+		const struct host_entry *h = &hosts[r];
+		for (int q = 0; q < r && h->gpu_busid[0]; q++)
+			if (!strcmp(h->host, hosts[q].host) && !strcmp(h->gpu_busid, hosts[q].gpu_busid)) {
+				snprintf(line, sizeof(line), "hvd: warning: 'GPU %s on %s': ranks %d and %d "
+					 "share it; use one process per GPU (srun --hvd)", h->gpu_busid,
+					 h->host, q, r);
+				count += add_line(out, len, &used, line);
+			}
+		if (h->cpus[0] && h->affinity[0] && !same_cpus(h->cpus, h->affinity) &&
+		    strcmp(h->bind, "none")) {
+			snprintf(line, sizeof(line), "hvd: warning: 'rank %d runs on CPUs %s': the hvd plugin "
+				 "bound it to %s (socket %s, nearest its GPU); something re-bound it",
+				 r, h->affinity, h->cpus, or_dash(h->socket));
+			count += add_line(out, len, &used, line);
+		}
+		int first_on_host = 1;
+		for (int q = 0; q < r; q++)
+			first_on_host &= strcmp(hosts[q].host, h->host) != 0;
+		int ranks = ranks_on_host(hosts, size, h->host);
+		if (first_on_host && h->gpus_visible > 0 && ranks > h->gpus_visible) {
+			snprintf(line, sizeof(line), "hvd: warning: '%d ranks, %d GPUs on %s': more "
+				 "processes than GPUs fight over them; use --ntasks-per-node=%d",
+				 ranks, h->gpus_visible, h->host, h->gpus_visible);
+			count += add_line(out, len, &used, line);
+		}
+		int first_on_node = 1;
+		for (int q = 0; q < r; q++)
+			first_on_node &= hosts[q].node_id != h->node_id;
+		for (int q = 0; first_on_node && !first_on_host && q < r; q++)
+			if (!strcmp(hosts[q].host, h->host) && hosts[q].node_id != h->node_id) {
+				snprintf(line, sizeof(line), "hvd: warning: 'host %s on nodes %d and %d': "
+					 "two nodes report one hostname; OpenMPI's shared-memory segments "
+					 "are named after it and collide (give each node its own hostname)",
+					 h->host, hosts[q].node_id, h->node_id);
+				count += add_line(out, len, &used, line);
+				break;
+			}
+		if (first_on_host && !strcmp(backend, "nccl") && h->has_ib && h->ib_disabled) {
+			snprintf(line, sizeof(line), "hvd: warning: 'NCCL_IB_DISABLE=1 on %s': InfiniBand "
+				 "is present but NCCL is forced onto TCP", h->host);
+			count += add_line(out, len, &used, line);
+		}
+	}
+	return count;
+}
+
+/* "rank 2 (host n2)", "ranks 2, 3 (host n2), rank 5 (host n3)": `ranks`
+ * (ascending) grouped by host in order of first appearance. */
+void report_name_ranks(const struct host_entry *hosts, int size, const int *ranks, int n,
+		       char *out, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		out[0] = '\0';
+	for (int i = 0; i < n && used < len; i++) {
+		const char *host = ranks[i] >= 0 && ranks[i] < size ? hosts[ranks[i]].host : "?";
+		int seen = 0, same = 0;
+		for (int k = 0; k < i; k++)
+			seen |= !strcmp(ranks[k] >= 0 && ranks[k] < size ? hosts[ranks[k]].host : "?", host);
+		if (seen)
+			continue;
+		for (int k = i; k < n; k++)
+			same += !strcmp(ranks[k] >= 0 && ranks[k] < size ? hosts[ranks[k]].host : "?", host);
+		used += (size_t)snprintf(out + used, len - used, "%s%s ", used ? ", " : "",
+					 same > 1 ? "ranks" : "rank");
+		for (int k = i, first = 1; k < n && used < len; k++)
+			if (!strcmp(ranks[k] >= 0 && ranks[k] < size ? hosts[ranks[k]].host : "?", host)) {
+				used += (size_t)snprintf(out + used, len - used, "%s%d", first ? "" : ",", ranks[k]);
+				first = 0;
+			}
+		if (used < len)
+			used += (size_t)snprintf(out + used, len - used, " (host %s)", host);
+	}
+}

@@ -1,0 +1,233 @@
+/* timeline.c - see timeline.h. The file is "[\n" events "\n]"; each new
+ * event overwrites the closing bracket and writes it again, so a reader
+ * always sees a complete JSON array. Lanes map to pids through a small
+ * open-addressing hash table. */
+#define _GNU_SOURCE
+#include "observe/timeline.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+struct timeline {
+	pthread_mutex_t lock;
+	FILE *f;
+	long end_pos;            /* offset of the closing ']' */
+	int events;
+	struct timespec start;
+	char **lanes;            /* hash slots: lane name or NULL */
+	int *pids;
+	size_t slots, used;
+	int next_pid;
+};
+
+static long long elapsed_us(const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - start->tv_sec) * 1000000 +
+	       (now.tv_nsec - start->tv_nsec) / 1000;
+}
+
+long long timeline_now_us(const struct timeline *t)
+{
+	return t ? elapsed_us(&t->start) : 0;
+}
+
+static void json_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+	for (; *s && o + 7 < len; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\') {
+			out[o++] = '\\';
+			out[o++] = (char)ch;
+		} else if (ch < 0x20) {
+			o += (size_t)snprintf(out + o, len - o, "\\u%04x", ch);
+		} else {
+			out[o++] = (char)ch;
+		}
+	}
+	out[o] = '\0';
+}
+
+/* Appends one event (a JSON object without braces' neighbours). */
+static void emit(struct timeline *t, const char *event)
+{
+	if (fseek(t->f, t->end_pos, SEEK_SET))
+		return;
+	const char *sep = t->events ? ",\n" : "";
+	int w = fprintf(t->f, "%s%s\n]", sep, event);
+	if (w <= 0)
+		return;
+	t->end_pos += w - 1;
+	t->events++;
+	fflush(t->f);
+}
+
+int timeline_open(struct timeline **out, const char *path, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct timeline *t = calloc(1, sizeof(*t));
+	if (!t)
+		goto nomem;
+	t->slots = 1024;
+	t->lanes = calloc(t->slots, sizeof(*t->lanes));
+	t->pids = calloc(t->slots, sizeof(*t->pids));
+	if (!t->lanes || !t->pids)
+		goto nomem;
+	t->f = fopen(path, "w+");
+	if (!t->f) {
+		snprintf(err, errlen, "hvd: HVD_TIMELINE: '%s': %s", path, strerror(errno));
+		free(t->lanes);
+		free(t->pids);
+		free(t);
+		return -1;
+	}
+	pthread_mutex_init(&t->lock, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t->start);
+	struct timeval wall;
+	gettimeofday(&wall, NULL);
+	fputs("[\n]", t->f);
+	t->end_pos = 2;
+	t->next_pid = 1;
+	char ev[256];
+	snprintf(ev, sizeof(ev), "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, "
+		 "\"args\": {\"start_time_since_epoch_in_micros\": %lld}}",
+		 (long long)wall.tv_sec * 1000000 + wall.tv_usec);
+	emit(t, ev);
+	*out = t;
+	return 0;
+nomem:
+	if (t) {
+		free(t->lanes);
+		free(t->pids);
+		free(t);
+	}
+	snprintf(err, errlen, "hvd: HVD_TIMELINE: '%s': out of memory", path);
+	return -1;
+}
+
+static uint64_t hash_name(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static int grow_lanes(struct timeline *t)
+{
+	size_t slots = t->slots * 2;
+	char **lanes = calloc(slots, sizeof(*lanes));
+	int *pids = calloc(slots, sizeof(*pids));
+	if (!lanes || !pids) {
+		free(lanes);
+		free(pids);
+		return -1;
+	}
+	for (size_t i = 0; i < t->slots; i++) {
+		if (!t->lanes[i])
+			continue;
+		size_t j = hash_name(t->lanes[i]) & (slots - 1);
+		while (lanes[j])
+			j = (j + 1) & (slots - 1);
+		lanes[j] = t->lanes[i];
+		pids[j] = t->pids[i];
+	}
+	free(t->lanes);
+	free(t->pids);
+	t->lanes = lanes;
+	t->pids = pids;
+	t->slots = slots;
+	return 0;
+}
+
+/* The lane's pid; a new lane gets its metadata events first. -1: no memory. */
+static int lane_pid(struct timeline *t, const char *lane)
+{
+	size_t j = hash_name(lane) & (t->slots - 1);
+	for (; t->lanes[j]; j = (j + 1) & (t->slots - 1))
+		if (!strcmp(t->lanes[j], lane))
+			return t->pids[j];
+	if ((t->used + 1) * 2 > t->slots) {
+		if (grow_lanes(t))
+			return -1;
+		return lane_pid(t, lane);
+	}
+	t->lanes[j] = strdup(lane);
+	if (!t->lanes[j])
+		return -1;
+	t->pids[j] = t->next_pid++;
+	t->used++;
+	char name[512], ev[800];
+	json_escape(lane, name, sizeof(name));
+	snprintf(ev, sizeof(ev), "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
+		 "\"args\": {\"name\": \"%s\"}}", t->pids[j], name);
+	emit(t, ev);
+	snprintf(ev, sizeof(ev), "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": %d, "
+		 "\"args\": {\"sort_index\": %d}}", t->pids[j], t->pids[j]);
+	emit(t, ev);
+	return t->pids[j];
+}
+
+static void event(struct timeline *t, const char *lane, const char *ph,
+		  const char *name, const char *args_json)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	int pid = lane_pid(t, lane);
+	if (pid >= 0) {
+		char ev[1024], esc[512] = "";
+		long long ts = elapsed_us(&t->start);
+		if (name)
+			json_escape(name, esc, sizeof(esc));
+		int w = snprintf(ev, sizeof(ev), "{\"ph\": \"%s\", ", ph);
+		if (name)
+			w += snprintf(ev + w, sizeof(ev) - (size_t)w, "\"name\": \"%s\", ", esc);
+		w += snprintf(ev + w, sizeof(ev) - (size_t)w, "\"ts\": %lld, \"pid\": %d", ts, pid);
+		if (!strcmp(ph, "X"))
+			w += snprintf(ev + w, sizeof(ev) - (size_t)w, ", \"dur\": 0");
+		if (args_json)
+			w += snprintf(ev + w, sizeof(ev) - (size_t)w, ", \"args\": {%s}", args_json);
+		if ((size_t)w + 2 < sizeof(ev)) {
+			strcat(ev, "}");
+			emit(t, ev);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+void timeline_begin(struct timeline *t, const char *lane, const char *phase)
+{
+	event(t, lane, "B", phase, NULL);
+}
+
+void timeline_end(struct timeline *t, const char *lane, const char *args_json)
+{
+	event(t, lane, "E", NULL, args_json);
+}
+
+void timeline_tick(struct timeline *t, const char *lane, const char *name)
+{
+	event(t, lane, "X", name, NULL);
+}
+
+void timeline_close(struct timeline *t)
+{
+	if (!t)
+		return;
+	fclose(t->f);
+	for (size_t i = 0; i < t->slots; i++)
+		free(t->lanes[i]);
+	free(t->lanes);
+	free(t->pids);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}

@@ -1,0 +1,87 @@
+/* fusion.c - see fusion.h: bucket planning and bucket signatures. */
+#include "plan/fusion.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/dtype.h"
+
+static int fusable_with(const struct fusion_item *a, const struct fusion_item *b)
+{
+	return a->kind == FUSION_ALLREDUCE && b->kind == FUSION_ALLREDUCE &&
+	       a->dtype == b->dtype && a->op == b->op;
+}
+
+size_t fusion_plan(const struct fusion_item *items, size_t n,
+		   uint64_t threshold_bytes, struct fusion_bucket *out)
+{
+	size_t nb = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t bytes = items[i].count * dtype_size(items[i].dtype);
+		struct fusion_bucket *last = nb ? &out[nb - 1] : NULL;
+		int joins = last && threshold_bytes > 0 &&
+			    fusable_with(&items[last->first], &items[i]) &&
+			    last->bytes + bytes <= threshold_bytes;
+		if (joins) {
+			last->count++;
+			last->bytes += bytes;
+			continue;
+		}
+		out[nb].first = i;
+		out[nb].count = 1;
+		out[nb].bytes = bytes;
+		nb++;
+	}
+	return nb;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+uint64_t fusion_signature(const struct fusion_item *items, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++) {
+		const struct fusion_item *it = &items[i];
+		h = fnv1a(h, it->name, strlen(it->name) + 1);
+		uint64_t count = it->kind == FUSION_ALLGATHER ? 0 : it->count;
+		h = fnv1a(h, &count, sizeof(count));
+		unsigned char small[3] = { it->dtype, it->op, it->kind };
+		h = fnv1a(h, small, sizeof(small));
+		h = fnv1a(h, &it->root, sizeof(it->root));
+	}
+	return h;
+}
+
+const char *fusion_kind_name(enum fusion_kind k)
+{
+	switch (k) {
+	case FUSION_ALLREDUCE: return "ALLREDUCE";
+	case FUSION_BROADCAST: return "BROADCAST";
+	case FUSION_ALLGATHER: return "ALLGATHER";
+	case FUSION_BARRIER: return "BARRIER";
+	}
+	return "?";
+}
+
+void fusion_item_describe(const struct fusion_item *it, char *out, size_t len)
+{
+	static const char *kinds[] = { "allreduce", "broadcast", "allgather", "barrier" };
+	const char *kind = it->kind < 4 ? kinds[it->kind] : "?";
+	if (it->kind == FUSION_BARRIER)
+		snprintf(out, len, "barrier '%s'", it->name);
+	else if (it->kind == FUSION_ALLREDUCE)
+		snprintf(out, len, "%s '%s' (%s x%llu %s)", kind, it->name,
+			 dtype_name(it->dtype), (unsigned long long)it->count,
+			 it->op == HVD_AVERAGE ? "average" : "sum");
+	else
+		snprintf(out, len, "%s '%s' (%s x%llu)", kind, it->name,
+			 dtype_name(it->dtype), (unsigned long long)it->count);
+}

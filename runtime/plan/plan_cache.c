@@ -1,0 +1,141 @@
+/* plan_cache.c - see plan_cache.h. Lookup by a bucket's first tensor name
+ * goes through an open-addressing table of ids (linear probing; the
+ * latest bucket with a name replaces the older one's slot). */
+#include "plan/plan_cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dtype.h"
+#include "plan/wire.h"
+
+void plan_cache_init(struct plan_cache *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+}
+
+void plan_cache_free(struct plan_cache *pc)
+{
+	free(pc->items);
+	free(pc->entries);
+	free(pc->slots);
+	memset(pc, 0, sizeof(*pc));
+}
+
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Slot of name: the one holding it, or the empty one where it goes. */
+static uint32_t slot_of(const struct plan_cache *pc, const char *name)
+{
+	uint32_t mask = pc->nslots - 1, i = name_hash(name) & mask;
+	while (pc->slots[i]) {
+		const struct plan_entry *e = &pc->entries[pc->slots[i] - 1];
+		if (!strcmp(pc->items[e->first_item].name, name))
+			return i;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+static int grow_slots(struct plan_cache *pc)
+{
+	uint32_t n = pc->nslots ? pc->nslots * 2 : 256;
+	uint32_t *old = pc->slots, oldn = pc->nslots;
+	pc->slots = calloc(n, sizeof(*pc->slots));
+	if (!pc->slots) {
+		pc->slots = old;
+		return -1;
+	}
+	pc->nslots = n;
+	for (uint32_t i = 0; i < oldn; i++)
+		if (old[i]) {
+			const struct plan_entry *e = &pc->entries[old[i] - 1];
+			pc->slots[slot_of(pc, pc->items[e->first_item].name)] = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+static int reserve(struct plan_cache *pc, uint32_t n)
+{
+	if (pc->nitems + n > pc->cap_items) {
+		uint32_t cap = pc->cap_items ? pc->cap_items : 1024;
+		while (cap < pc->nitems + n)
+			cap *= 2;
+		struct fusion_item *items = realloc(pc->items, cap * sizeof(*items));
+		if (!items)
+			return -1;
+		pc->items = items;
+		pc->cap_items = cap;
+	}
+	if (pc->nentries == pc->cap_entries) {
+		uint32_t cap = pc->cap_entries ? pc->cap_entries * 2 : 256;
+		struct plan_entry *e = realloc(pc->entries, cap * sizeof(*e));
+		if (!e)
+			return -1;
+		pc->entries = e;
+		pc->cap_entries = cap;
+	}
+	if ((pc->nentries + 1) * 2 > pc->nslots)
+		return grow_slots(pc);
+	return 0;
+}
+
+int plan_cache_can_learn(const struct plan_cache *pc, const struct fusion_item *items, size_t n)
+{
+	if (n == 0 || n > WIRE_MAX_QUEUED || pc->nitems + n > PLAN_CACHE_MAX_ITEMS)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (items[i].kind != FUSION_ALLREDUCE)
+			return 0;
+	return 1;
+}
+
+int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items, uint32_t n)
+{
+	if (reserve(pc, n))
+		return -1;
+	struct plan_entry *e = &pc->entries[pc->nentries];
+	e->first_item = pc->nitems;
+	e->count = n;
+	e->signature = fusion_signature(items, n);
+	e->bytes = 0;
+	for (uint32_t k = 0; k < n; k++)
+		e->bytes += items[k].count * dtype_size((enum hvd_dtype)items[k].dtype);
+	memcpy(pc->items + pc->nitems, items, n * sizeof(*items));
+	pc->nitems += n;
+	pc->slots[slot_of(pc, items[0].name)] = ++pc->nentries;
+	return pc->nentries - 1;
+}
+
+struct plan_tag plan_cursor_start(const struct plan_cache *pc, struct plan_cursor *cur,
+				  const struct fusion_item *it)
+{
+	cur->id = -1;
+	if (pc->nslots && it->kind == FUSION_ALLREDUCE) {
+		uint32_t s = pc->slots[slot_of(pc, it->name)];
+		if (s && fusion_item_matches(plan_cache_item(pc, s - 1, 0), it))
+			return plan_cursor_follow(cur, s - 1, 0, plan_cache_count(pc, s - 1));
+	}
+	return (struct plan_tag){ -1, 0 };
+}
+
+int plan_cache_check_run(const struct plan_cache *pc, uint32_t id, uint32_t off, uint32_t count,
+			 char *why, size_t whylen)
+{
+	if (id >= pc->nentries)
+		snprintf(why, whylen, "cached bucket %u unknown (%u learnt)", id, pc->nentries);
+	else if (count == 0 || off >= pc->entries[id].count || count > pc->entries[id].count - off)
+		snprintf(why, whylen, "tensors %u..%u of cached bucket %u of %u tensors", off,
+			 off + count - 1, id, pc->entries[id].count);
+	else
+		return 0;
+	return -1;
+}

@@ -1,0 +1,120 @@
+/* plan_cache.h - the plan cache (Horovod's response cache, DIGEST C1): the
+ * allreduce buckets rank 0 has planned, kept on every rank in the same
+ * order (each rank learns a bucket when its EXEC says so), so that a later
+ * step submitting the same tensors in the same order is recognised locally
+ * ("same as last time") and announced to rank 0 as a short run of cache
+ * positions instead of one SUBMIT per tensor. Entries are append-only:
+ * an id means the same bucket on every rank for the whole run, so a
+ * worker's announcement stays valid whatever rank 0 learnt meanwhile.
+ * When PLAN_CACHE_MAX_ITEMS tensors are cached nothing more is learnt (new
+ * sequences are negotiated tensor by tensor, as without a cache).
+ * A learnt bucket's items never move: growing keeps the old array (and
+ * so a pointer to them stays good) until plan_cache_free.
+ * Pure: no sockets, no locks, unit-tested directly.
+ * What it does not do: decide buckets (coord.c) or talk to ranks.
+ */
+#ifndef HVD_PLAN_CACHE_H
+#define HVD_PLAN_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/fusion.h"
+
+/* 32768 x 152-byte items: 5 MiB per rank, 90 DenseNet-121 steps' worth
+ * of buckets re-planned because of timing. */
+#define PLAN_CACHE_MAX_ITEMS 32768u
+
+struct plan_entry {
+	uint32_t first_item;   /* index into items */
+	uint32_t count;        /* tensors in the bucket */
+	uint64_t signature;    /* fusion_signature of its items */
+	uint64_t bytes;        /* their payload */
+};
+
+struct plan_cache {
+	struct fusion_item *items;      /* every entry's items, back to back */
+	uint32_t nitems, cap_items;
+	struct plan_entry *entries;     /* id = index */
+	uint32_t nentries, cap_entries;
+	uint32_t *slots;                /* hash of the first name -> latest id + 1 */
+	uint32_t nslots;
+};
+
+/* Where a rank's submissions stand against the cache. */
+struct plan_cursor {
+	int64_t id;            /* bucket being followed, -1 none */
+	uint32_t off;          /* next expected item in it */
+};
+
+/* A submission's place in the cache; id -1 = not cached (a miss). */
+struct plan_tag {
+	int32_t id;
+	uint32_t off;
+};
+
+void plan_cache_init(struct plan_cache *pc);
+void plan_cache_free(struct plan_cache *pc);
+/* 1 when a bucket of these items would be learnt: every item an allreduce,
+ * 1..WIRE_MAX_QUEUED of them, and room left. */
+int plan_cache_can_learn(const struct plan_cache *pc, const struct fusion_item *items, size_t n);
+/* Appends a bucket. Returns its id, or -1 (memory; the caller fails). */
+int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items, uint32_t n);
+/* The item `off` of bucket `id`, NULL when out of range. Inline: the
+ * submission and the vote look these up once per tensor per step. */
+static inline const struct fusion_item *plan_cache_item(const struct plan_cache *pc, int64_t id,
+							 uint32_t off)
+{
+	if (id < 0 || id >= pc->nentries || off >= pc->entries[id].count)
+		return NULL;
+	return &pc->items[pc->entries[id].first_item + off];
+}
+
+static inline uint32_t plan_cache_count(const struct plan_cache *pc, int64_t id)
+{
+	return id >= 0 && id < pc->nentries ? pc->entries[id].count : 0;
+}
+
+static inline uint64_t plan_cache_signature(const struct plan_cache *pc, int64_t id)
+{
+	return id >= 0 && id < pc->nentries ? pc->entries[id].signature : 0;
+}
+
+static inline uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id)
+{
+	return id >= 0 && id < pc->nentries ? pc->entries[id].bytes : 0;
+}
+
+/* The tag of item `off` of bucket `id` (count items); the cursor moves
+ * past it. */
+static inline struct plan_tag plan_cursor_follow(struct plan_cursor *cur, int64_t id, uint32_t off,
+						 uint32_t count)
+{
+	struct plan_tag t = { (int32_t)id, off };
+	cur->id = off + 1 < count ? id : -1;
+	cur->off = off + 1;
+	return t;
+}
+
+/* plan_cursor_next when `it` does not continue the followed bucket:
+ * starts the latest bucket whose first item is `it`, else a miss. */
+struct plan_tag plan_cursor_start(const struct plan_cache *pc, struct plan_cursor *cur,
+				  const struct fusion_item *it);
+
+/* Tags a rank's next submission and moves its cursor: continues the
+ * followed bucket when `it` is its next item (inline: once per tensor
+ * per step), else plan_cursor_start. */
+static inline struct plan_tag plan_cursor_next(const struct plan_cache *pc, struct plan_cursor *cur,
+					       const struct fusion_item *it)
+{
+	const struct fusion_item *want = plan_cache_item(pc, cur->id, cur->off);
+	if (want && fusion_item_matches(want, it))
+		return plan_cursor_follow(cur, cur->id, cur->off, plan_cache_count(pc, cur->id));
+	return plan_cursor_start(pc, cur, it);
+}
+/* HIT frame check (rank 0): id known, 1 <= count, off + count within the
+ * bucket. 0, or -1 with why. */
+int plan_cache_check_run(const struct plan_cache *pc, uint32_t id, uint32_t off, uint32_t count,
+			 char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,116 @@
+/* comm.h - the collective backends behind one small ops table: MPI on host
+ * buffers (comm_mpi.c), a TCP ring without a launcher (comm_tcp.c), NCCL on device buffers (comm_nccl.c, GPU builds),
+ * and "self" for a one-rank world without a PMIx server (comm_self.c).
+ * Every blocking call polls against a deadline and an abort flag, so no
+ * wait is unbounded. Sums only: averaging is the engine's job unless
+ * `native_average` says the backend does it.
+ * What it does not do: fusion, naming, timeline (engine.c).
+ */
+#ifndef HVD_COMM_H
+#define HVD_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hvd.h"
+#include "core/clock.h"
+
+struct auth_key;
+struct bootstrap;
+struct hvd_settings;
+
+struct comm_wait {
+	double deadline;            /* monotonic seconds (runtime_now()) */
+	const volatile int *abort;  /* set by the control plane on failure */
+	const char *what;           /* names the collective in messages */
+	char *err;
+	size_t errlen;
+};
+
+/* A chunked bucket's steps, for backends that copy beside the reductions. */
+enum comm_stage { COMM_STAGE_BEGIN, COMM_STAGE_IN_DONE, COMM_STAGE_OUT, COMM_STAGE_END };
+
+struct comm_ops {
+	const char *name;            /* "mpi", "nccl", "self" */
+	const char *allreduce_phase; /* timeline: MPI_ALLREDUCE, NCCL_ALLREDUCE */
+	const char *broadcast_phase;
+	const char *allgather_phase;
+	int device_memory;           /* buffers are device pointers */
+	int native_average;          /* allreduce honours HVD_AVERAGE itself */
+	int (*reduces)(enum hvd_dtype t); /* dtype reduced natively */
+	/* NULL with err (the library's reason) when it cannot */
+	void *(*alloc)(void *ctx, size_t bytes, char *err, size_t errlen);
+	void (*release)(void *ctx, void *p);
+	int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+	int (*allreduce)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+			 enum hvd_op op, const struct comm_wait *w);
+	/* Chunked buckets (runtime/engine/pipeline.c; NULL = one blocking allreduce):
+	 * start one reduction (at most one in flight), then poll it; done
+	 * (*done = 1) when its result may be copied out: at once for a
+	 * stream-ordered backend, whose later copies queue behind it. */
+	int (*allreduce_start)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+			       enum hvd_op op, const struct comm_wait *w);
+	int (*allreduce_test)(void *ctx, int *done, const struct comm_wait *w);
+	/* Device backends with a copy stream (NULL elsewhere): a chunked
+	 * bucket's copies run on a second stream beside its reductions.
+	 * BEGIN: copies go there from now on, after everything queued so
+	 * far; IN_DONE: the next allreduce_start waits for the copies so far;
+	 * OUT: the copies that follow wait for chunk `chunk`'s reduction;
+	 * END: copies back on the backend's stream (drain waits for both). */
+	int (*stage)(void *ctx, enum comm_stage s, size_t chunk, const struct comm_wait *w);
+	int (*broadcast)(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w);
+	/* bytes_per_rank: size entries, filled with every rank's send_bytes */
+	int (*allgatherv)(void *ctx, const void *send, size_t send_bytes, void *recv,
+			  size_t recv_capacity_bytes, size_t *bytes_per_rank,
+			  const struct comm_wait *w);
+	int (*barrier)(void *ctx, const struct comm_wait *w);
+	/* The plan cache's agreement (runtime/engine/agree.c; optional, NULL = every
+	 * bucket is planned through rank 0): start an elementwise MIN over
+	 * the ranks of n int64 values in place (at most one in flight, never
+	 * beside a reduction), then poll it (*done = 1 when vals hold it). */
+	int (*agree_start)(void *ctx, int64_t *vals, int n, const struct comm_wait *w);
+	int (*agree_test)(void *ctx, int *done, const struct comm_wait *w);
+	/* GPU ordering: record readiness on the caller's stream at submit
+	 * time, make the backend's stream wait for it before the bucket. */
+	int (*record_ready)(void *ctx, void *stream, void **mark, char *err, size_t errlen);
+	int (*wait_ready)(void *ctx, void *mark, const struct comm_wait *w);
+	/* Device backends (NULL elsewhere): wait, against the deadline, until
+	 * the copies queued on the backend's stream (the fusion buffer's
+	 * copy-out) are done, so a completed handle means the caller's
+	 * tensor holds the result. */
+	int (*drain)(void *ctx, const struct comm_wait *w);
+	/* clean: every rank is finishing normally; else only local cleanup */
+	void (*finalize)(void *ctx, int clean);
+};
+
+struct comm {
+	const struct comm_ops *ops;
+	void *ctx;
+	int rank, size;
+};
+
+int comm_self_open(struct comm *c, char *err, size_t errlen);
+/* Launch without PMIx (comm_tcp.c): a ring over authenticated TCP links
+ * from `ip`, their addresses exchanged through the bootstrap. */
+int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *key,
+		  const char *ip, double deadline, char *err, size_t errlen);
+#ifdef HAVE_MPI
+int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen);
+#endif
+#if defined(HAVE_CUDA) && defined(HAVE_NCCL)
+int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_settings *s,
+		   double deadline, char *err, size_t errlen);
+/* 1 when the CUDA driver reports at least one device. */
+int comm_nccl_usable(void);
+#endif
+
+/* Shared by backends: monotonic seconds, and the deadline/abort check
+ * (returns 0 to keep waiting, else an hvd_status with w->err filled). */
+int comm_wait_check(const struct comm_wait *w);
+/* Between two polls of a collective (polls: how many so far): spin at
+ * first, a peer on another core answers within microseconds and a system
+ * call per poll costs about one; then yield the core, which the peer may
+ * need to progress when ranks share cores. */
+void comm_poll_pause(unsigned polls);
+
+#endif

@@ -1,0 +1,382 @@
+/* comm_mpi.c - the host backend: OpenMPI started inside the srun step
+ * (direct launch through PMIx, no mpirun), non-blocking collectives polled
+ * against a deadline and the control plane's abort flag. MPI lacks f16 and
+ * bf16 sums: the engine widens them to f32 first (reduces() says so).
+ * What it does not do: MPI_Abort (it kills the step without our message)
+ * or MPI_Finalize after a failure (a dead peer would make it hang).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "transport/comm.h"
+#include "transport/comm_mpi_rd.h"
+
+struct mpi_ctx {
+	MPI_Comm comm;
+	int size;
+	MPI_Request chunk;      /* the chunked bucket's reduction in flight */
+	unsigned chunk_polls;
+	MPI_Request agree;      /* the plan cache's agreement in flight */
+	struct rd_op chunk_rd;  /* small ones on point-to-point (comm_mpi_rd.c) */
+	int chunk_by_rd;
+};
+
+static const char *mpi_error_text(int rc, char *buf)
+{
+	int len = 0;
+	if (MPI_Error_string(rc, buf, &len) != MPI_SUCCESS)
+		snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
+	return buf;
+}
+
+static int mpi_fail(const struct comm_wait *w, const char *call, int rc)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, mpi_error_text(rc, text));
+	return HVD_ERR_COMM;
+}
+
+/* Polls test(arg) until done, the deadline, or an abort. */
+static int poll_until_done(int (*test)(void *arg, int *done), void *arg,
+			   const struct comm_wait *w, const char *call)
+{
+	for (unsigned spins = 0;; spins++) {
+		int done = 0;
+		int rc = test(arg, &done);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(w, call, rc);
+		if (done)
+			return 0;
+		if ((spins & 63) == 0) {
+			int st = comm_wait_check(w);
+			if (st == HVD_ERR_COMM)
+				snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete "
+					 "before the deadline (HVD_TIMEOUT_S)", call, w->what);
+			if (st)
+				return st;
+		}
+		comm_poll_pause(spins);
+	}
+}
+
+static int test_request(void *req, int *done)
+{
+	return MPI_Test(req, done, MPI_STATUS_IGNORE);
+}
+
+static int test_rd(void *op, int *done)
+{
+	return rd_test(op, done);
+}
+
+static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *call)
+{
+	return poll_until_done(test_request, req, w, call);
+}
+
+/* A point-to-point reduction (comm_mpi_rd.c). */
+static int rd_wait(struct rd_op *op, const struct comm_wait *w)
+{
+	return poll_until_done(test_rd, op, w, "MPI_Isend/MPI_Irecv");
+}
+
+static enum rd_kind rd_sum(enum hvd_dtype t)
+{
+	return t == HVD_I64 ? RD_SUM_I64 : t == HVD_I32 ? RD_SUM_I32 : RD_SUM_F32;
+}
+
+static MPI_Datatype mpi_type(enum hvd_dtype t)
+{
+	switch (t) {
+	case HVD_F32: return MPI_FLOAT;
+	case HVD_I32: return MPI_INT32_T;
+	case HVD_I64: return MPI_INT64_T;
+	default: return MPI_DATATYPE_NULL;
+	}
+}
+
+/* Bytes of a dtype MPI reduces (mpi_type). */
+static size_t mpi_esize(enum hvd_dtype t) { return t == HVD_I64 ? 8 : 4; }
+
+static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NULL; }
+
+static void *mpi_alloc(void *ctx, size_t bytes, char *err, size_t n)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	if (!p)
+		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
+	return p;
+}
+
+static void mpi_release(void *ctx, void *p) { free(p); }
+
+static int mpi_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
+{
+	memcpy(dst, src, bytes);
+	return 0;
+}
+
+#define MPI_CHUNK ((size_t)1 << 30) /* elements or bytes per call: fits an int */
+
+static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
+			 enum hvd_op op, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	MPI_Datatype type = mpi_type(t);
+	size_t esize = mpi_esize(t);
+	if (rd_usable(ctx->size, count * esize)) {
+		int rc = rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t));
+		return rc != MPI_SUCCESS ? mpi_fail(w, "MPI_Isend/MPI_Irecv", rc)
+					 : rd_wait(&ctx->chunk_rd, w);
+	}
+	for (size_t done = 0; done < count;) {
+		size_t n = count - done < MPI_CHUNK ? count - done : MPI_CHUNK;
+		MPI_Request req;
+		int rc = MPI_Iallreduce(MPI_IN_PLACE, (char *)buf + done * esize, (int)n, type,
+					MPI_SUM, ctx->comm, &req);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(w, "MPI_Iallreduce", rc);
+		if ((rc = mpi_wait(&req, w, "MPI_Iallreduce")))
+			return rc;
+		done += n;
+	}
+	return 0;
+}
+
+static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dtype t,
+			       enum hvd_op op, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	ctx->chunk_polls = 0;
+	ctx->chunk_by_rd = 0;
+	if (count > MPI_CHUNK)
+		return mpi_allreduce(vctx, buf, count, t, op, w); /* done when test asks */
+	ctx->chunk_by_rd = rd_usable(ctx->size, count * mpi_esize(t));
+	int rc = ctx->chunk_by_rd ? rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t))
+		 : MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
+				  &ctx->chunk);
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+}
+
+/* One MPI_Test (it also progresses the reduction); the deadline and the
+ * abort flag every 64 polls, as mpi_wait. */
+static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	*done = 0;
+	if (!ctx->chunk_by_rd && ctx->chunk == MPI_REQUEST_NULL) {
+		*done = 1;
+		return 0;
+	}
+	int rc = ctx->chunk_by_rd ? rd_test(&ctx->chunk_rd, done)
+		 : MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(w, "MPI_Iallreduce", rc);
+	if (*done || (ctx->chunk_polls++ & 63))
+		return 0;
+	int st = comm_wait_check(w);
+	if (st == HVD_ERR_COMM)
+		snprintf(w->err, w->errlen, "hvd: MPI_Iallreduce: '%s': did not complete "
+			 "before the deadline (HVD_TIMEOUT_S)", w->what);
+	return st;
+}
+
+/* The plan cache's vote: MIN over the ranks, on libnbc. */
+static int mpi_agree_start(void *vctx, int64_t *vals, int n, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	int rc = MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm, &ctx->agree);
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+}
+
+/* One look; the caller polls against its deadline and abort flag. */
+static int mpi_agree_test(void *vctx, int *done, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	*done = 0;
+	int rc = MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
+	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+}
+
+static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	for (size_t done = 0; done < bytes;) {
+		size_t n = bytes - done < MPI_CHUNK ? bytes - done : MPI_CHUNK;
+		MPI_Request req;
+		int rc = MPI_Ibcast((char *)buf + done, (int)n, MPI_BYTE, root, ctx->comm, &req);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(w, "MPI_Ibcast", rc);
+		if ((rc = mpi_wait(&req, w, "MPI_Ibcast")))
+			return rc;
+		done += n;
+	}
+	return 0;
+}
+
+static int mpi_gather_sizes(struct mpi_ctx *ctx, size_t send_bytes, size_t *bytes_per_rank,
+			    const struct comm_wait *w)
+{
+	unsigned long long mine = send_bytes;
+	unsigned long long *all = calloc((size_t)ctx->size, sizeof(*all));
+	if (!all)
+		return HVD_ERR_NOMEM;
+	MPI_Request req;
+	int rc = MPI_Iallgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1,
+				MPI_UNSIGNED_LONG_LONG, ctx->comm, &req);
+	if (rc != MPI_SUCCESS)
+		rc = mpi_fail(w, "MPI_Iallgather", rc);
+	else
+		rc = mpi_wait(&req, w, "MPI_Iallgather");
+	for (int r = 0; !rc && r < ctx->size; r++)
+		bytes_per_rank[r] = (size_t)all[r];
+	free(all);
+	return rc;
+}
+
+static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void *recv,
+			  size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	int rc = mpi_gather_sizes(ctx, send_bytes, bytes_per_rank, w);
+	if (rc)
+		return rc;
+	size_t total = 0;
+	for (int r = 0; r < ctx->size; r++)
+		total += bytes_per_rank[r];
+	if (total > cap || total > INT_MAX) {
+		snprintf(w->err, w->errlen, "hvd: allgatherv: '%s': %zu bytes from all ranks "
+			 "do not fit the %zu-byte receive buffer (or exceed 2 GiB)", w->what, total, cap);
+		return HVD_ERR_USAGE;
+	}
+	size_t nranks = (unsigned)ctx->size;
+	int *counts = calloc(nranks, sizeof(int));
+	int *displs = calloc(nranks, sizeof(int));
+	if (!counts || !displs) {
+		free(counts);
+		free(displs);
+		return HVD_ERR_NOMEM;
+	}
+	for (int r = 0, off = 0; r < ctx->size; r++) {
+		counts[r] = (int)bytes_per_rank[r];
+		displs[r] = off;
+		off += counts[r];
+	}
+	MPI_Request req;
+	rc = MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE, recv,
+			     counts, displs, MPI_BYTE, ctx->comm, &req);
+	if (rc != MPI_SUCCESS)
+		rc = mpi_fail(w, "MPI_Iallgatherv", rc);
+	else
+		rc = mpi_wait(&req, w, "MPI_Iallgatherv");
+	free(counts);
+	free(displs);
+	return rc;
+}
+
+static int mpi_barrier(void *vctx, const struct comm_wait *w)
+{
+	struct mpi_ctx *ctx = vctx;
+	MPI_Request req;
+	int rc = MPI_Ibarrier(ctx->comm, &req);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(w, "MPI_Ibarrier", rc);
+	return mpi_wait(&req, w, "MPI_Ibarrier");
+}
+
+static void mpi_finalize(void *vctx, int clean)
+{
+	struct mpi_ctx *ctx = vctx;
+	if (clean) {
+		MPI_Comm_free(&ctx->chunk_rd.comm);
+		MPI_Comm_free(&ctx->comm);
+		MPI_Finalize();
+	}
+	rd_free(&ctx->chunk_rd);
+	free(ctx);
+}
+
+static const struct comm_ops mpi_ops = {
+	.name = "mpi",
+	.allreduce_phase = "MPI_ALLREDUCE",
+	.broadcast_phase = "MPI_BCAST",
+	.allgather_phase = "MPI_ALLGATHER",
+	.reduces = mpi_reduces,
+	.alloc = mpi_alloc,
+	.release = mpi_release,
+	.copy = mpi_copy,
+	.allreduce = mpi_allreduce,
+	.allreduce_start = mpi_allreduce_start,
+	.allreduce_test = mpi_allreduce_test,
+	.broadcast = mpi_broadcast,
+	.allgatherv = mpi_allgatherv,
+	.barrier = mpi_barrier,
+	.agree_start = mpi_agree_start,
+	.agree_test = mpi_agree_test,
+	.finalize = mpi_finalize,
+};
+
+/* OpenMPI's non-blocking allreduce (coll/libnbc) picks a binomial tree
+ * (reduce to rank 0, then broadcast) for every in-place call and for any
+ * call on fewer than 4 ranks: half the speed of the blocking
+ * MPI_Allreduce at 1 MiB and above. Reduce-scatter + allgather
+ * (Rabenseifner, libnbc's algorithm 3; it falls back to a ring where the
+ * count is below the rank count) matches the blocking call (bench/). Only
+ * for a power-of-two rank count: with 6 ranks on 3 nodes one run in four
+ * crashed inside Open MPI 4.1.4 (a NULL dereference) with it, and the
+ * non-power-of-two form of the algorithm is the one with an extra step.
+ * A value the user set wins; MPICH ignores the variable. */
+#define LIBNBC_IALLREDUCE "OMPI_MCA_coll_libnbc_iallreduce_algorithm"
+
+int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
+{
+	int inited = 0, provided = 0;
+	MPI_Initialized(&inited);
+	if (!inited && size > 1 && !(size & (size - 1)))
+		setenv(LIBNBC_IALLREDUCE, "3", 0);
+	if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+		snprintf(err, errlen, "hvd: MPI_Init_thread: 'MPI_THREAD_SERIALIZED': failed");
+		return HVD_ERR_COMM;
+	}
+	if (inited)
+		MPI_Query_thread(&provided);
+	if (provided < MPI_THREAD_SERIALIZED) {
+		snprintf(err, errlen, "hvd: MPI_Init_thread: 'thread level %d': the engine thread "
+			 "needs MPI_THREAD_SERIALIZED", provided);
+		return HVD_ERR_COMM;
+	}
+	struct mpi_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return HVD_ERR_NOMEM;
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	int mrank = -1, msize = -1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &mrank);
+	MPI_Comm_size(MPI_COMM_WORLD, &msize);
+	if (mrank != rank || msize != size) {
+		snprintf(err, errlen, "hvd: MPI_COMM_WORLD: 'rank %d of %d': PMIx said rank %d of %d",
+			 mrank, msize, rank, size);
+		free(ctx);
+		return HVD_ERR_BOOTSTRAP;
+	}
+	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
+	MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+	/* the point-to-point reductions: a communicator of their own */
+	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->chunk_rd.comm);
+	MPI_Comm_set_errhandler(ctx->chunk_rd.comm, MPI_ERRORS_RETURN);
+	ctx->chunk_rd.rank = rank;
+	ctx->chunk_rd.size = size;
+	ctx->size = size;
+	ctx->chunk = MPI_REQUEST_NULL;
+	ctx->agree = MPI_REQUEST_NULL;
+	c->ops = &mpi_ops;
+	c->ctx = ctx;
+	c->rank = rank;
+	c->size = size;
+	return 0;
+}

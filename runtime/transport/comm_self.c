@@ -1,0 +1,116 @@
+/* comm_self.c - the one-rank backend: a program run without srun (or in a
+ * one-task step without PMIx) is a world of one, where every collective is
+ * the identity; and the waits every backend shares (deadline and abort
+ * check, the pause between polls). What it does not do: start MPI (a
+ * singleton MPI_Init forks orted and is where the PMIx crash traps live;
+ * see the facts file).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "transport/comm.h"
+
+int comm_wait_check(const struct comm_wait *w)
+{
+	if (w->abort && *w->abort)
+		return HVD_ERR_ABORTED;
+	if (runtime_now() > w->deadline)
+		return HVD_ERR_COMM;
+	return 0;
+}
+
+#define COMM_SPIN_POLLS 64
+
+void comm_poll_pause(unsigned polls)
+{
+	if (polls >= COMM_SPIN_POLLS)
+		sched_yield();
+}
+
+static int self_reduces(enum hvd_dtype t) { (void)t; return 1; }
+
+static void *self_alloc(void *ctx, size_t bytes, char *err, size_t n)
+{
+	void *p = malloc(bytes ? bytes : 1);
+
+	(void)ctx;
+	if (!p)
+		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
+	return p;
+}
+
+static void self_release(void *ctx, void *p) { (void)ctx; free(p); }
+
+static int self_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
+{
+	memmove(dst, src, bytes);
+	return 0;
+}
+
+static int self_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+			  enum hvd_op op, const struct comm_wait *w)
+{
+	return 0; /* sum and average over one rank leave the data as it is */
+}
+
+static int self_broadcast(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
+{
+	return 0;
+}
+
+static int self_allgatherv(void *ctx, const void *send, size_t send_bytes, void *recv,
+			   size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
+{
+	if (send_bytes > cap)
+		return HVD_ERR_USAGE;
+	memmove(recv, send, send_bytes);
+	bytes_per_rank[0] = send_bytes;
+	return 0;
+}
+
+static int self_barrier(void *ctx, const struct comm_wait *w) { return 0; }
+
+/* The minimum over one rank is its own values. */
+static int self_agree_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
+{
+	return 0;
+}
+
+static int self_agree_test(void *ctx, int *done, const struct comm_wait *w)
+{
+	*done = 1;
+	return 0;
+}
+
+static void self_finalize(void *ctx, int clean) { }
+
+static const struct comm_ops self_ops = {
+	.name = "self",
+	.allreduce_phase = "SELF_ALLREDUCE",
+	.broadcast_phase = "SELF_BCAST",
+	.allgather_phase = "SELF_ALLGATHER",
+	.native_average = 1,
+	.reduces = self_reduces,
+	.alloc = self_alloc,
+	.release = self_release,
+	.copy = self_copy,
+	.allreduce = self_allreduce,
+	.broadcast = self_broadcast,
+	.allgatherv = self_allgatherv,
+	.barrier = self_barrier,
+	.agree_start = self_agree_start,
+	.agree_test = self_agree_test,
+	.finalize = self_finalize,
+};
+
+int comm_self_open(struct comm *c, char *err, size_t errlen)
+{
+	c->ops = &self_ops;
+	c->ctx = NULL;
+	c->rank = 0;
+	c->size = 1;
+	return 0;
+}

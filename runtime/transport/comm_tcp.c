@@ -1,0 +1,398 @@
+/* comm_tcp.c - the host backend of a launch without PMIx ("tcp"): ring
+ * collectives over the authenticated neighbour connections of
+ * comm_tcp_link.c. Why not MPI: OpenMPI needs a launcher here (srun's
+ * PMIx server or mpirun's); MPI_Comm_connect/accept between processes
+ * started apart needs a shared PMIx server (ompi-server/prte) as well, so
+ * it is a launcher under another name and its connections would not use
+ * the job secret. A ring needs only TCP, the rendezvous the control plane
+ * already has, and is bandwidth-optimal for the large fused buckets:
+ *   allreduce   reduce-scatter then allgather, 2(n-1) steps, each rank
+ *               sends 2(n-1)/n of the buffer; reduced in 1 MiB segments
+ *               as they arrive. Each chunk is summed in one fixed order
+ *               (left to right along the ring) and then copied, so every
+ *               rank gets the same bits; with two ranks a + b == b + a,
+ *               bit-identical to MPI and to one rank accumulating two.
+ *   broadcast   pipelined along the ring from the root, 1 MiB segments
+ *   allgatherv  sizes by a ring allgather, then the blocks
+ *   barrier     a ring allgather of one byte per rank
+ *   the plan cache's vote (agree_start/agree_test): a ring allgather of
+ *               every rank's few int64s, folded by MIN as they pass,
+ *               progressed without blocking so that the engine can tell
+ *               rank 0 when a rank does not vote (agree.c)
+ * Every wait is poll()ed in 100 ms slices against the deadline and the
+ * control plane's abort flag (the vote's is agree.c's poll loop); a
+ * neighbour that closes is named.
+ * What it does not do: f16/bf16 sums (the engine widens them to f32, as
+ * for MPI), device memory, or exit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "transport/comm.h"
+#include "transport/comm_tcp.h"
+
+#define TCP_SEGMENT_BYTES ((size_t)1 << 20)
+
+#define TCP_VOTE_MAX 64 /* int64 values in a vote */
+
+/* The vote in flight: ring step `step` of size - 1 sends out[] to the
+ * right and receives in[] from the left (the vote of the rank step + 1
+ * to the left), which is folded into vals and sent on at the next step. */
+struct tcp_vote {
+	int64_t *vals;
+	int n, step;
+	size_t sent, got;
+	int64_t out[TCP_VOTE_MAX], in[TCP_VOTE_MAX];
+};
+
+struct tcp_ctx {
+	struct tcp_links links;
+	int rank, size;
+	char *tmp; /* TCP_SEGMENT_BYTES: a received segment before it is added */
+	struct tcp_vote vote;
+};
+
+static int closed_error(const struct tcp_ctx *x, int peer, const char *call,
+			const struct comm_wait *w, int err_no)
+{
+	int left = peer == x->links.left;
+	snprintf(w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring connection (%s "
+		 "neighbour), during tcp %s '%s' (the process died or failed)", peer,
+		 left ? x->links.left_host : x->links.right_host,
+		 err_no ? strerror(err_no) : "connection closed", left ? "left" : "right", call, w->what);
+	return HVD_ERR_COMM;
+}
+
+static int wait_error(const char *call, int st, const struct comm_wait *w)
+{
+	if (st == HVD_ERR_COMM)
+		snprintf(w->err, w->errlen, "hvd: tcp %s: '%s': did not complete before the "
+			 "deadline (HVD_TIMEOUT_S)", call, w->what);
+	return st;
+}
+
+/* Moves what the sockets take now, without waiting: the rest of slen
+ * bytes to the right (*sent so far) and of rlen from the left (*got). */
+static int ring_move(struct tcp_ctx *x, const void *send_buf, size_t slen, size_t *sent,
+		     void *recv_buf, size_t rlen, size_t *got, const char *call,
+		     const struct comm_wait *w)
+{
+	if (*sent < slen) {
+		ssize_t k = send(x->links.right_fd, (const char *)send_buf + *sent, slen - *sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k > 0)
+			*sent += (size_t)k;
+		else if (k < 0 && errno != EAGAIN && errno != EINTR)
+			return closed_error(x, x->links.right, call, w, errno);
+	}
+	if (*got < rlen) {
+		ssize_t k = recv(x->links.left_fd, (char *)recv_buf + *got, rlen - *got, MSG_DONTWAIT);
+		if (k > 0)
+			*got += (size_t)k;
+		else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+			return closed_error(x, x->links.left, call, w, k ? errno : 0);
+	}
+	return 0;
+}
+
+/* Sends slen bytes to the right while receiving rlen from the left. */
+static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void *recv_buf,
+		     size_t rlen, const char *call, const struct comm_wait *w)
+{
+	size_t sent = 0, got = 0;
+	while (sent < slen || got < rlen) {
+		struct pollfd p[2];
+		int n = 0;
+		if (sent < slen)
+			p[n++] = (struct pollfd){ x->links.right_fd, POLLOUT, 0 };
+		if (got < rlen)
+			p[n++] = (struct pollfd){ x->links.left_fd, POLLIN, 0 };
+		if (poll(p, (nfds_t)n, 100) < 0 && errno != EINTR)
+			return closed_error(x, x->links.left, call, w, errno);
+		int rc = ring_move(x, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
+		if (rc)
+			return rc;
+		int st = comm_wait_check(w);
+		if (st)
+			return wait_error(call, st, w);
+	}
+	return 0;
+}
+
+static size_t esize_of(enum hvd_dtype t)
+{
+	return t == HVD_I64 ? 8 : 4;
+}
+
+static int tcp_reduces(enum hvd_dtype t)
+{
+	return t == HVD_F32 || t == HVD_I32 || t == HVD_I64;
+}
+
+static void add_into(void *dst, const void *src, size_t n, enum hvd_dtype t)
+{
+	if (t == HVD_F32) {
+		float *d = dst;
+		const float *s = src;
+		for (size_t i = 0; i < n; i++)
+			d[i] += s[i];
+	} else if (t == HVD_I32) {
+		uint32_t *d = dst; /* wrap-around, as MPI_SUM on int32 in practice */
+		const uint32_t *s = src;
+		for (size_t i = 0; i < n; i++)
+			d[i] += s[i];
+	} else {
+		uint64_t *d = dst;
+		const uint64_t *s = src;
+		for (size_t i = 0; i < n; i++)
+			d[i] += s[i];
+	}
+}
+
+/* Chunk c of count elements split in size parts: [*first, *first + *n). */
+static void chunk(size_t count, int size, int c, size_t *first, size_t *n)
+{
+	size_t a = count * (size_t)c / (size_t)size, b = count * (size_t)(c + 1) / (size_t)size;
+	*first = a;
+	*n = b - a;
+}
+
+static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_dtype t,
+			  const struct comm_wait *w)
+{
+	size_t es = esize_of(t), seg = TCP_SEGMENT_BYTES / es;
+	for (int s = 0; s < x->size - 1; s++) {
+		size_t sf, sn, rf, rn;
+		chunk(count, x->size, (x->rank - s + 2 * x->size) % x->size, &sf, &sn);
+		chunk(count, x->size, (x->rank - s - 1 + 2 * x->size) % x->size, &rf, &rn);
+		for (size_t o = 0; o < sn || o < rn; o += seg) {
+			size_t a = o < sn ? (sn - o < seg ? sn - o : seg) : 0;
+			size_t b = o < rn ? (rn - o < seg ? rn - o : seg) : 0;
+			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "allreduce", w);
+			if (rc)
+				return rc;
+			add_into(buf + (rf + o) * es, x->tmp, b, t);
+		}
+	}
+	return 0;
+}
+
+static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+			 enum hvd_op op, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	(void)op; /* sums only: native_average is 0 */
+	if (!tcp_reduces(t)) {
+		snprintf(w->err, w->errlen, "hvd: tcp allreduce: '%s': dtype %d not reduced here",
+			 w->what, (int)t);
+		return HVD_ERR_USAGE;
+	}
+	if (x->size == 1)
+		return 0;
+	int rc = reduce_scatter(x, buf, count, t, w);
+	size_t es = esize_of(t);
+	for (int s = 0; !rc && s < x->size - 1; s++) {
+		size_t sf, sn, rf, rn;
+		chunk(count, x->size, (x->rank + 1 - s + 2 * x->size) % x->size, &sf, &sn);
+		chunk(count, x->size, (x->rank - s + 2 * x->size) % x->size, &rf, &rn);
+		rc = ring_step(x, (char *)buf + sf * es, sn * es, (char *)buf + rf * es, rn * es,
+			       "allreduce", w);
+	}
+	return rc;
+}
+
+static int tcp_broadcast(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	int forward = x->links.right != root;
+	for (size_t o = 0; x->size > 1 && o < bytes; o += TCP_SEGMENT_BYTES) {
+		size_t n = bytes - o < TCP_SEGMENT_BYTES ? bytes - o : TCP_SEGMENT_BYTES;
+		char *p = (char *)buf + o;
+		int rc = x->rank == root ? 0 : ring_step(x, NULL, 0, p, n, "broadcast", w);
+		if (!rc && forward)
+			rc = ring_step(x, p, n, NULL, 0, "broadcast", w);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Ring allgather of blocks: block r (bytes[r] at off[r] of out) starts at rank r. */
+static int ring_gather(struct tcp_ctx *x, char *out, const size_t *off, const size_t *bytes,
+		       const char *call, const struct comm_wait *w)
+{
+	for (int s = 0; s < x->size - 1; s++) {
+		int sb = (x->rank - s + 2 * x->size) % x->size, rb = (x->rank - s - 1 + 2 * x->size) % x->size;
+		int rc = ring_step(x, out + off[sb], bytes[sb], out + off[rb], bytes[rb], call, w);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *recv,
+			  size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	size_t n = (size_t)x->size;
+	uint64_t *sizes = calloc(n, sizeof(*sizes));
+	size_t *off = calloc(n, sizeof(*off)), *len = calloc(n, sizeof(*len));
+	int rc = sizes && off && len ? 0 : HVD_ERR_NOMEM;
+	for (size_t r = 0; !rc && r < n; r++) {
+		off[r] = r * sizeof(uint64_t);
+		len[r] = sizeof(uint64_t);
+	}
+	if (!rc) {
+		sizes[x->rank] = send_bytes;
+		rc = ring_gather(x, (char *)sizes, off, len, "allgatherv", w);
+	}
+	size_t total = 0;
+	for (size_t r = 0; !rc && r < n; r++) {
+		off[r] = total;
+		len[r] = bytes_per_rank[r] = (size_t)sizes[r];
+		total += len[r];
+	}
+	if (!rc && total > cap) {
+		snprintf(w->err, w->errlen, "hvd: allgatherv: '%s': %zu bytes from all ranks do not "
+			 "fit the %zu-byte receive buffer", w->what, total, cap);
+		rc = HVD_ERR_USAGE;
+	}
+	if (!rc) {
+		if (send_bytes)  /* a rank with nothing to give passes send NULL */
+			memmove((char *)recv + off[x->rank], send, send_bytes);
+		rc = ring_gather(x, recv, off, len, "allgatherv", w);
+	}
+	free(sizes);
+	free(off);
+	free(len);
+	return rc;
+}
+
+static int tcp_barrier(void *ctx, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	size_t n = (size_t)x->size;
+	char *token = calloc(n, 1);
+	size_t *off = calloc(n, sizeof(*off)), *len = calloc(n, sizeof(*len));
+	int rc = token && off && len ? 0 : HVD_ERR_NOMEM;
+	for (size_t r = 0; !rc && r < n; r++) {
+		off[r] = r;
+		len[r] = 1;
+	}
+	if (!rc)
+		rc = ring_gather(x, token, off, len, "barrier", w);
+	free(token);
+	free(off);
+	free(len);
+	return rc;
+}
+
+static void *tcp_alloc(void *ctx, size_t bytes, char *err, size_t n)
+{
+	void *p = malloc(bytes ? bytes : 1);
+	(void)ctx;
+	if (!p)
+		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
+	return p;
+}
+
+static void tcp_release(void *ctx, void *p) { (void)ctx; free(p); }
+
+static int tcp_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
+{
+	(void)ctx; (void)err; (void)n;
+	if (bytes)  /* empty buckets pass NULL */
+		memcpy(dst, src, bytes);
+	return 0;
+}
+
+static void tcp_finalize(void *ctx, int clean)
+{
+	struct tcp_ctx *x = ctx;
+	(void)clean;
+	tcp_links_close(&x->links);
+	free(x->tmp);
+	free(x);
+}
+
+static int tcp_agree_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	if (n < 1 || n > TCP_VOTE_MAX) {
+		snprintf(w->err, w->errlen, "hvd: tcp plan agreement: '%s': %d values (1 to %d)",
+			 w->what, n, TCP_VOTE_MAX);
+		return HVD_ERR_USAGE;
+	}
+	x->vote = (struct tcp_vote){ .vals = vals, .n = n };
+	memcpy(x->vote.out, vals, (size_t)n * sizeof(*vals));
+	return 0;
+}
+
+/* Moves what the sockets take now; never waits. */
+static int tcp_agree_test(void *ctx, int *done, const struct comm_wait *w)
+{
+	struct tcp_ctx *x = ctx;
+	struct tcp_vote *v = &x->vote;
+	size_t len = (size_t)v->n * sizeof(*v->vals);
+	*done = 0;
+	while (v->step < x->size - 1) {
+		int rc = ring_move(x, v->out, len, &v->sent, v->in, len, &v->got, "plan agreement", w);
+		if (rc || v->sent < len || v->got < len)
+			return rc;
+		for (int i = 0; i < v->n; i++)
+			v->vals[i] = v->in[i] < v->vals[i] ? v->in[i] : v->vals[i];
+		memcpy(v->out, v->in, len);
+		v->step++;
+		v->sent = v->got = 0;
+	}
+	*done = 1;
+	return 0;
+}
+
+static const struct comm_ops tcp_ops = {
+	.name = "tcp",
+	.allreduce_phase = "TCP_ALLREDUCE",
+	.broadcast_phase = "TCP_BCAST",
+	.allgather_phase = "TCP_ALLGATHER",
+	.reduces = tcp_reduces,
+	.alloc = tcp_alloc,
+	.release = tcp_release,
+	.copy = tcp_copy,
+	.allreduce = tcp_allreduce,
+	.broadcast = tcp_broadcast,
+	.allgatherv = tcp_allgatherv,
+	.barrier = tcp_barrier,
+	.agree_start = tcp_agree_start,
+	.agree_test = tcp_agree_test,
+	.finalize = tcp_finalize,
+};
+
+int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *key,
+		  const char *ip, double deadline, char *err, size_t errlen)
+{
+	struct tcp_ctx *x = calloc(1, sizeof(*x));
+	if (!x || !(x->tmp = malloc(TCP_SEGMENT_BYTES))) {
+		free(x);
+		return HVD_ERR_NOMEM;
+	}
+	x->rank = b->rank;
+	x->size = b->size;
+	int rc = tcp_links_open(&x->links, b, key, ip, deadline, err, errlen);
+	if (rc) {
+		free(x->tmp);
+		free(x);
+		return rc;
+	}
+	c->ops = &tcp_ops;
+	c->ctx = x;
+	c->rank = b->rank;
+	c->size = b->size;
+	return 0;
+}

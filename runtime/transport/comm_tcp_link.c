@@ -1,0 +1,200 @@
+/* comm_tcp_link.c - the TCP backend's ring: each rank listens on the
+ * address it reaches rank 0 from, publishes it through the bootstrap
+ * exchange (over the control plane), and keeps one connection to each
+ * neighbour. Every connection passes the control plane's handshake
+ * (auth.h) with the job secret: the connecting rank sends HELLO with its
+ * rank, the accepting one answers with its proof and admits only its left
+ * neighbour's rank after the connecting rank's proof. A connection that
+ * fails is dropped with a log line and the acceptor waits for the next
+ * one (one at a time, CTL_HANDSHAKE_S each: an impostor costs time, never
+ * entry). The listener closes once the left neighbour is in.
+ * What it does not do: move data (comm_tcp.c) or retry a broken link.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "transport/comm.h"
+#include "transport/comm_tcp.h"
+#include "core/fdio.h"
+
+#define LINK_HANDSHAKE_S 5.0 /* as CTL_HANDSHAKE_S */
+
+static void link_options(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static int listen_any_port(const char *ip, struct tcp_addr *me)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	memset(me, 0, sizeof(*me));
+	snprintf(me->ip, sizeof(me->ip), "%s", ip);
+	me->port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* One attempt: connect, HELLO, check the acceptor's REPLY, PROOF. */
+static int connect_right(const struct tcp_addr *to, const struct auth_key *key, int rank,
+			 int size, double deadline)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(to->port) };
+	if (inet_pton(AF_INET, to->ip, &a.sin_addr) != 1)
+		return -1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	double hs = runtime_now() + 2 * LINK_HANDSHAKE_S;
+	if (hs > deadline)
+		hs = deadline;
+	uint8_t nonce[AUTH_NONCE_BYTES];
+	struct auth_hello hello;
+	struct auth_reply reply;
+	struct auth_proof proof;
+	int soerr = 0;
+	socklen_t l = sizeof(soerr);
+	if ((connect(fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS) ||
+	    fdio_wait(fd, POLLOUT, hs) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) || soerr ||
+	    auth_random(nonce, sizeof(nonce)))
+		goto fail;
+	auth_hello_make(&hello, rank, size, nonce);
+	if (fdio_send(fd, &hello, sizeof(hello), hs) || fdio_recv(fd, &reply, sizeof(reply), hs) ||
+	    auth_reply_verify(key, &hello, &reply))
+		goto fail;
+	auth_proof_make(key, &hello, &reply, &proof);
+	if (fdio_send(fd, &proof, sizeof(proof), hs))
+		goto fail;
+	link_options(fd);
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+static int link_right(struct tcp_links *l, const struct tcp_addr *all, const struct auth_key *key,
+		      struct bootstrap *b, double deadline)
+{
+	while (runtime_now() < deadline) {
+		l->right_fd = connect_right(&all[l->right], key, b->rank, b->size, deadline);
+		if (l->right_fd >= 0)
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+/* The acceptor's half; NULL when fd is the left neighbour, else why not. */
+static const char *admit_left(int fd, const struct auth_key *key, struct bootstrap *b, int left)
+{
+	double hs = runtime_now() + LINK_HANDSHAKE_S;
+	struct auth_hello hello;
+	struct auth_reply reply;
+	struct auth_proof proof;
+	uint8_t nonce[AUTH_NONCE_BYTES];
+	if (fdio_recv(fd, &hello, sizeof(hello), hs))
+		return "no handshake within 5 s";
+	if (memcmp(hello.magic, "HVDh", 4) || hello.version != AUTH_VERSION || hello.size != b->size ||
+	    hello.rank != left)
+		return "not this ring's left neighbour";
+	if (auth_random(nonce, sizeof(nonce)))
+		return "getrandom failed";
+	auth_reply_make(key, &hello, nonce, &reply);
+	if (fdio_send(fd, &reply, sizeof(reply), hs) || fdio_recv(fd, &proof, sizeof(proof), hs))
+		return "no proof within 5 s";
+	return auth_proof_verify(key, &hello, &reply, &proof) ? "wrong proof" : NULL;
+}
+
+static int link_left(struct tcp_links *l, int lfd, const struct auth_key *key,
+		     struct bootstrap *b, double deadline)
+{
+	while (fdio_wait(lfd, POLLIN, deadline) == 0) {
+		struct sockaddr_in a;
+		socklen_t alen = sizeof(a);
+		int fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			continue;
+		const char *why = admit_left(fd, key, b, l->left);
+		if (!why) {
+			link_options(fd);
+			l->left_fd = fd;
+			return 0;
+		}
+		char ip[INET_ADDRSTRLEN] = "?";
+		inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
+		fprintf(stderr, "hvd: tcp backend: connection from %s:%u failed authentication (%s): "
+			"dropped [rank %d/%d %s]\n", ip, ntohs(a.sin_port), why, b->rank, b->size,
+			b->hostname);
+		close(fd);
+	}
+	return -1;
+}
+
+int tcp_links_open(struct tcp_links *l, struct bootstrap *b, const struct auth_key *key,
+		   const char *ip, double deadline, char *err, size_t errlen)
+{
+	l->right_fd = l->left_fd = -1;
+	l->right = (b->rank + 1) % b->size;
+	l->left = (b->rank + b->size - 1) % b->size;
+	struct tcp_addr me, *all = calloc((size_t)b->size, sizeof(*all));
+	if (!all)
+		return HVD_ERR_NOMEM;
+	int lfd = listen_any_port(ip, &me);
+	if (lfd < 0) {
+		snprintf(err, errlen, "hvd: tcp backend: 'listen on %s': %s", ip, strerror(errno));
+		free(all);
+		return HVD_ERR_COMM;
+	}
+	snprintf(me.host, sizeof(me.host), "%s", b->hostname);
+	int rc = bootstrap_allgather(b, "hvd.tcp", &me, sizeof(me), all, err, errlen);
+	if (!rc) {
+		snprintf(l->right_host, sizeof(l->right_host), "%s", all[l->right].host);
+		snprintf(l->left_host, sizeof(l->left_host), "%s", all[l->left].host);
+	}
+	if (!rc && b->size > 1) {
+		int odd = b->rank % 2;
+		int bad = odd ? link_left(l, lfd, key, b, deadline) || link_right(l, all, key, b, deadline)
+			      : link_right(l, all, key, b, deadline) || link_left(l, lfd, key, b, deadline);
+		if (bad) {
+			int who = l->right_fd < 0 ? l->right : l->left;
+			snprintf(err, errlen, "hvd: tcp backend: 'rank %d at %s:%u': no authenticated "
+				 "connection within HVD_TIMEOUT_S (%s neighbour in the ring)", who,
+				 all[who].ip, all[who].port, who == l->right && l->right_fd < 0 ? "right" : "left");
+			rc = HVD_ERR_COMM;
+		}
+	}
+	close(lfd);
+	free(all);
+	if (rc)
+		tcp_links_close(l);
+	return rc;
+}
+
+void tcp_links_close(struct tcp_links *l)
+{
+	if (l->right_fd >= 0)
+		close(l->right_fd);
+	if (l->left_fd >= 0)
+		close(l->left_fd);
+	l->right_fd = l->left_fd = -1;
+}
