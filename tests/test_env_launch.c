@@ -195,14 +195,18 @@ static void test_stopped_pod_is_named_within_the_timeout(void)
 }
 
 /* Steps 2-4 of a repeated sequence are agreed by the engines with the
- * ring's vote (comm_tcp.c), on 2 and 3 ranks (3: votes forwarded round
- * the ring); every rank checks its sums. */
+ * ring's vote (comm_tcp.c, HVD_VOTE=messages) on 2 and 3 ranks (3: votes
+ * forwarded round the ring), and through shared memory (auto: every
+ * process on this machine) on 3; every rank checks its sums. */
 static void test_repeated_steps_agreed_over_the_ring(void)
 {
-	for (int n = 2; n <= 3; n++) {
+	static const char *const env[] = { "HVD_VOTE=messages", "HVD_VOTE=messages", "HVD_VOTE=auto" };
+	for (int c = 0; c < 3; c++) {
+		int n = c == 0 ? 2 : 3;
 		struct test_proc p;
-		char *cmd = env_launch_rt_test("repeat 4 same");
-		if (env_launch_run("HVD_TIMEOUT_S=30 HVD_CYCLE_TIME_MS=1000", n, NULL, cmd, 120, &p) == 0) {
+		char *cmd = env_launch_rt_test("repeat 4 same"), envs[128];
+		snprintf(envs, sizeof(envs), "HVD_TIMEOUT_S=30 HVD_CYCLE_TIME_MS=1000 %s", env[c]);
+		if (env_launch_run(envs, n, NULL, cmd, 120, &p) == 0) {
 			expect_all_ok(&p, n, "ok repeat");
 			for (int k = 0; k < n; k++) {
 				/* 3 (steps 2-4); 2 if a rank more than a second late
@@ -231,7 +235,8 @@ static void test_rank_that_stops_submitting_is_named_over_the_ring(void)
 {
 	struct test_proc p;
 	char *cmd = env_launch_rt_test("repeat 4 stop");
-	if (env_launch_run("HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3", 3, NULL, cmd, 90, &p) == 0) {
+	if (env_launch_run("HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3 HVD_VOTE=messages", 3, NULL, cmd, 90,
+			   &p) == 0) {
 		for (int k = 0; k < 3; k += 2) {
 			long ms = -1;
 			int st = env_launch_status(&p, k, &ms);

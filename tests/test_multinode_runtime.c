@@ -158,6 +158,50 @@ static void test_allreduce_two_and_three_nodes(void)
 	expect_ok(0, "-N 3 -w n1,n2,n3 --ntasks-per-node=2", "fused 200", "ok fused", 6);
 }
 
+/* `hvd-rt-test small` on 2 nodes with HVD_VOTE=vote: rank 0's checksum
+ * into sum, and each rank's line must say the votes went by `by` and at
+ * least `agreed` buckets were agreed. */
+static void small_across_nodes(const char *vote, const char *by, unsigned long agreed, char *sum,
+			       size_t len)
+{
+	struct test_proc p;
+	char env[96];
+	snprintf(env, sizeof(env), "HVD_CYCLE_TIME_MS=1000 HVD_VOTE=%s", vote);
+	CHECK(run_rt(0, env, "-N 2 -w n1,n2 --ntasks-per-node=1", "small 12 1024 reversed sum", 90,
+		     &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "HVD_VOTE=%s: exit %d: %.600s", vote, p.exit_code, p.err);
+	for (int r = 0; r < 2; r++) {
+		char want[64];
+		unsigned long a = 0;
+		snprintf(want, sizeof(want), "rank %d: ", r);
+		const char *at = strstr(p.out, want);
+		char line[200] = "";
+		if (at)
+			snprintf(line, sizeof(line), "%.*s", (int)strcspn(at, "\n"), at);
+		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed", &a) == 1 && a >= agreed &&
+			  strstr(line, by), "HVD_VOTE=%s: want %lu or more agreed by %s: %s", vote, agreed,
+			  by, line);
+	}
+	const char *c = strstr(p.out, "checksum ");
+	snprintf(sum, len, "%.25s", c ? c : "(none)");
+	test_proc_free(&p);
+}
+
+/* The engines agree a repeated step across nodes on the data backend's
+ * messages (auto, MPI) and on a TCP ring of their own, with the sums of
+ * a run that plans every bucket through rank 0. */
+static void test_repeated_steps_agreed_across_nodes(void)
+{
+	char off[32], by_auto[32], ring[32];
+	copy_test_program();
+	small_across_nodes("off", "votes by nothing", 0, off, sizeof(off));
+	small_across_nodes("auto", "votes by messages", 11, by_auto, sizeof(by_auto));
+	small_across_nodes("ring", "votes by ring", 11, ring, sizeof(ring));
+	CHECK(strstr(off, "checksum ") == off);
+	CHECK_STR(by_auto, off);
+	CHECK_STR(ring, off);
+}
+
 static void test_as_nobody_two_and_three_nodes(void)
 {
 	copy_test_program();
@@ -338,6 +382,7 @@ const struct test_case multinode_runtime_tests[] = {
 	{ "exchange_is_a_barrier_across_nodes", test_exchange_is_a_barrier_across_nodes },
 	{ "allreduce_two_and_three_nodes", test_allreduce_two_and_three_nodes },
 	{ "as_nobody_two_and_three_nodes", test_as_nobody_two_and_three_nodes },
+	{ "repeated_steps_agreed_across_nodes", test_repeated_steps_agreed_across_nodes },
 	{ 0 }
 };
 

@@ -463,7 +463,7 @@ static void test_fast_path_frames_are_checked(void)
 	c = fixture_control(0, 2, 1 << 20); /* WAITING: rank 0 nudges its own engine (and the workers) */
 	feed(c, 1, MSG_WAITING, &p, sizeof(p));
 	CHECK(!c->rt->aborted);
-	CHECK(c->rt->nudged && c->rt->nudge_pos == 7);
+	CHECK(mailbox_has(&c->rt->mail, MAIL_NUDGE, 7));
 	feed(c, 1, MSG_WAITING, &p, 4);
 	CHECK_CONTAINS(c->rt->error, "'rank 1 (host n1)': WAITING: wrong length");
 	fixture_control_free(c);
@@ -474,7 +474,7 @@ static void test_fast_path_frames_are_checked(void)
 	c = fixture_control(1, 2, 1 << 20);
 	feed(c, 0, MSG_NUDGE, &p, sizeof(p));
 	CHECK(!c->rt->aborted);
-	CHECK(c->rt->nudged && c->rt->nudge_pos == 7);
+	CHECK(mailbox_has(&c->rt->mail, MAIL_NUDGE, 7));
 	p.position = ~0ull;
 	feed(c, 0, MSG_NUDGE, &p, sizeof(p));
 	CHECK_CONTAINS(c->rt->error, "NUDGE: position out of range");
@@ -506,8 +506,7 @@ static void test_worker_submit_before_rank0_falls_back_is_rebased(void)
 	feed(c, 1, MSG_SUBMIT, &it, sizeof(it));
 	CHECK(!c->rt->aborted);
 	CHECK(c->nego_begun == 41 && c->nego_open[40] == 1);
-	c->rt->slow_pending = 1;
-	c->rt->slow_from = 80;
+	mailbox_put(&c->rt->mail, MAIL_NEGOTIATE, 80);
 	control_take_requests(c);
 	CHECK(!c->rt->aborted && !c->fast && c->coord.planned == 80);
 	CHECK_MSG(c->nego_begun == 81 && c->nego_open[80] == 1 && c->nego_open[40] == 0,

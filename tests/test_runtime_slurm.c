@@ -686,17 +686,24 @@ static void test_plan_cache_rank_that_stops_submitting_is_named(void)
 {
 	/* rank 1 submits nothing in step 3 of a repeated sequence: the other
 	 * engines wait in their agreement, tell rank 0, every engine is
-	 * nudged to vote, and the stall inspector names rank 1 */
-	struct test_proc p;
-	CHECK(run_ranks("HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3", 3, "repeat 4 stop", 60, &p) == 0);
-	CHECK(p.exit_code != 0);
-	CHECK_MSG(p.seconds < 25, "took %.1f s", p.seconds);
-	CHECK_MSG(count_lines_with(p.err, "hvd: stall: 'rank 1: [rep.0, rep.1, rep.2") >= 1,
-		  "rank 0 warns about rank 1: %.900s", p.err);
-	CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [rep.0, rep.1, rep.2, rep.3, "
-				   "rep.4, rep.5, ...]'") == 2,
-		  "the waiting ranks name rank 1 and its tensors: %.900s", p.err);
-	test_proc_free(&p);
+	 * nudged to vote, and the stall inspector names rank 1; on every
+	 * coordination plane */
+	static const char *const votes[] = { "shm", "messages", "ring" };
+	for (int k = 0; k < 3; k++) {
+		struct test_proc p;
+		char env[96];
+		snprintf(env, sizeof(env), "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3 HVD_VOTE=%s", votes[k]);
+		CHECK(run_ranks(env, 3, "repeat 4 stop", 60, &p) == 0);
+		CHECK(p.exit_code != 0);
+		CHECK_MSG(p.seconds < 25, "HVD_VOTE=%s: took %.1f s", votes[k], p.seconds);
+		CHECK_MSG(count_lines_with(p.err, "hvd: stall: 'rank 1: [rep.0, rep.1, rep.2") >= 1,
+			  "HVD_VOTE=%s: rank 0 warns about rank 1: %.900s", votes[k], p.err);
+		CHECK_MSG(count_lines_with(p.err, "hvd: stalled: 'rank 1: [rep.0, rep.1, rep.2, rep.3, "
+					   "rep.4, rep.5, ...]'") == 2,
+			  "HVD_VOTE=%s: the waiting ranks name rank 1 and its tensors: %.900s", votes[k],
+			  p.err);
+		test_proc_free(&p);
+	}
 }
 
 static void test_plan_cache_rank_that_shuts_down_is_named(void)
@@ -755,11 +762,14 @@ static void test_four_ranks_small_and_large_reductions_agree(void)
 	CHECK_STR(chunked, one);
 }
 
-/* What hvd-rt-test small said: rank 0's checksum and the fewest buckets
- * any rank says the engines agreed on. */
+/* What hvd-rt-test small said: rank 0's checksum, the fewest buckets
+ * any rank says the engines agreed on, how rank 0's votes travelled and
+ * the most vote names any rank saw in /dev/shm. */
 struct small_result {
 	char sum[32];
 	unsigned long agreed;
+	char votes_by[32];
+	int names;
 };
 
 static void small_run(const char *env, int n, const char *args, struct small_result *res)
@@ -773,14 +783,20 @@ static void small_run(const char *env, int n, const char *args, struct small_res
 	const char *c = strstr(p.out, "checksum ");
 	snprintf(res->sum, sizeof(res->sum), "%.25s", c ? c : "(none)");
 	for (int r = 0; r < n; r++) {
-		char want[32];
+		char want[32], by[32] = "";
 		unsigned long a = 0;
+		int names = 0;
 		snprintf(want, sizeof(want), "rank %d: ", r);
 		const char *at = strstr(p.out, want);
-		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed", &a) == 1,
+		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed, votes by %31[a-z ], %d vote "
+				       "names", &a, by, &names) == 3,
 			  "%s: rank %d said nothing: %.300s", args, r, p.out);
 		if (a < res->agreed)
 			res->agreed = a;
+		if (r == 0)
+			snprintf(res->votes_by, sizeof(res->votes_by), "%s", by);
+		if (names > res->names)
+			res->names = names;
 	}
 	test_proc_free(&p);
 }
@@ -815,10 +831,41 @@ static void test_small_buckets_are_agreed(void)
 	}
 }
 
+/* Every coordination plane (transport/vote.h) on one node, the data
+ * backend MPI: auto takes shared memory; shm, messages (MPI_Iallreduce)
+ * and a TCP ring of its own each agree the repeated bucket every step,
+ * with the sums of a run that negotiates every bucket through rank 0
+ * (off), bit for bit; no vote name is left in /dev/shm while it runs. */
+static void test_small_buckets_are_agreed_on_every_vote_transport(void)
+{
+	static const struct { const char *vote, *by; } cases[] = {
+		{ "auto", "shared memory" }, { "shm", "shared memory" }, { "messages", "messages" },
+		{ "ring", "ring" }, { "off", "nothing" },
+	};
+	struct small_result off;
+	small_run("HVD_CYCLE_TIME_MS=1000 HVD_VOTE=off", 2, "12 1024 reversed sum", &off);
+	CHECK_MSG(off.agreed == 0, "HVD_VOTE=off: %lu buckets agreed", off.agreed);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char env[96];
+		struct small_result r;
+		snprintf(env, sizeof(env), "HVD_CYCLE_TIME_MS=1000 HVD_VOTE=%s", cases[k].vote);
+		small_run(env, 2, "12 1024 reversed sum", &r);
+		CHECK_MSG(!strcmp(r.votes_by, cases[k].by), "HVD_VOTE=%s: votes by '%s' (want '%s')",
+			  cases[k].vote, r.votes_by, cases[k].by);
+		CHECK_MSG(!strcmp(r.sum, off.sum), "HVD_VOTE=%s: %s, %s through rank 0", cases[k].vote,
+			  r.sum, off.sum);
+		CHECK_MSG(strcmp(cases[k].vote, "off") == 0 || r.agreed >= 11,
+			  "HVD_VOTE=%s: %lu agreed buckets (want 11 or more)", cases[k].vote, r.agreed);
+		CHECK_MSG(r.names == 0, "HVD_VOTE=%s: %d vote names in /dev/shm during the job",
+			  cases[k].vote, r.names);
+	}
+}
+
 /* When the votes differ (rank 0's tensors lie last first, the others' do
- * not), every rank runs the bucket as rank 0 plans it, on tensors as they
- * were: the sums equal a run with a timeline, and the engines agree again
- * after. */
+ * not), every rank runs the bucket in one layout, on tensors as they
+ * were: the sums equal those of a run that plans every bucket through
+ * rank 0 (HVD_VOTE=off) and of one with a timeline, and the engines
+ * agree again after. */
 static void test_votes_that_differ_leave_the_tensors_alone(void)
 {
 	static const struct { int n; const char *args; } cases[] = {
@@ -827,12 +874,14 @@ static void test_votes_that_differ_leave_the_tensors_alone(void)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int n = cases[k].n;
 		const char *args = cases[k].args;
-		struct small_result with, timeline;
+		struct small_result with, timeline, off;
 		small_run("HVD_CYCLE_TIME_MS=1000", n, args, &with);
 		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", n, args, &timeline);
+		small_run("HVD_CYCLE_TIME_MS=1000 HVD_VOTE=off", n, args, &off);
 		CHECK(strstr(with.sum, "checksum ") == with.sum);
-		CHECK_MSG(!strcmp(with.sum, timeline.sum), "%d ranks %s: %s, %s with a timeline", n,
-			  args, with.sum, timeline.sum);
+		CHECK_MSG(!strcmp(with.sum, off.sum) && !strcmp(with.sum, timeline.sum),
+			  "%d ranks %s: %s, %s with a timeline, %s through rank 0", n, args, with.sum,
+			  timeline.sum, off.sum);
 		CHECK_MSG(with.agreed >= 5, "%d ranks %s: %lu agreed buckets (want 5 or more)", n, args,
 			  with.agreed);
 	}
@@ -906,6 +955,8 @@ const struct test_case runtime_slurm_tests[] = {
 	{ "four_ranks_small_and_large_reductions_agree",
 	  test_four_ranks_small_and_large_reductions_agree },
 	{ "small_buckets_are_agreed", test_small_buckets_are_agreed },
+	{ "small_buckets_are_agreed_on_every_vote_transport",
+	  test_small_buckets_are_agreed_on_every_vote_transport },
 	{ "votes_that_differ_leave_the_tensors_alone", test_votes_that_differ_leave_the_tensors_alone },
 	{ "failures_of_an_agreed_step_on_two_ranks", test_failures_of_an_agreed_step_on_two_ranks },
 	{ 0 }

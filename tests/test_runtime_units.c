@@ -8,6 +8,10 @@
  */
 #define _GNU_SOURCE
 #include <math.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +54,7 @@ static void test_settings_every_variable_parses(void)
 			"HVD_SYNC=1", "HVD_STALL_WARNING_S=0", "HVD_TIMEOUT_S=7",
 			"HVD_HEARTBEAT_S=0.5", "HVD_BACKEND=mpi", "HVD_TIMELINE=/tmp/t.json",
 			"HVD_GPU_BUSID=0000:3b:00.0", "HVD_CPUS=0-19", "HVD_SOCKET=0",
-			"HVD_BIND=socket", "HVD_FUSION_CHUNK=65536", "OTHER=1", NULL };
+			"HVD_BIND=socket", "HVD_FUSION_CHUNK=65536", "HVD_VOTE=ring", "OTHER=1", NULL };
 	struct hvd_settings s;
 	char err[512] = "";
 	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
@@ -64,6 +68,7 @@ static void test_settings_every_variable_parses(void)
 	CHECK_NEAR(s.timeout_s, 7, 0, 0);
 	CHECK_NEAR(s.heartbeat_s, 0.5, 0, 0);
 	CHECK_INT(s.backend, HVD_BACKEND_MPI);
+	CHECK_INT(s.vote, HVD_VOTE_RING);
 	CHECK_STR(s.timeline_path, "/tmp/t.json");
 	CHECK_STR(s.gpu_busid, "0000:3b:00.0");
 	CHECK_STR(s.cpus, "0-19");
@@ -96,7 +101,8 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_CYCLE_TIME_MS=nan", "HVD_CYCLE_TIME_MS", "'nan'");
 	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "none, fp16 or bf16");
 	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "0 or 1");
-	expect_bad("HVD_SHM=0", "HVD_SHM", "'0': removed: the plan cache's vote travels on");
+	expect_bad("HVD_VOTE=mpi", "HVD_VOTE", "must be auto, shm, messages, ring or off");
+	expect_bad("HVD_SHM=0", "HVD_SHM", "'0': removed: HVD_VOTE picks how");
 	expect_bad("HVD_TIMEOUT_S=0", "HVD_TIMEOUT_S", "out of range");
 	expect_bad("HVD_TIMEOUT_S= 5", "HVD_TIMEOUT_S", "not a number");
 	expect_bad("HVD_STALL_WARNING_S=x", "HVD_STALL_WARNING_S", "'x'");
@@ -392,6 +398,9 @@ static struct runtime *agree_runtime(void)
 	pthread_cond_init(&rt->cond, NULL);
 	pthread_cond_init(&rt->work, NULL);
 	CHECK_INT(comm_self_open(&rt->comm, err, sizeof(err)), 0);
+	rt->boot.size = 1;
+	struct vote_need need = { .data = &rt->comm, .boot = &rt->boot, .choice = HVD_VOTE_AUTO };
+	CHECK_INT(vote_open(&rt->vote, &need, err, sizeof(err)), 0);
 	plan_cache_init(&rt->cache);
 	rt->cursor.id = -1;
 	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
@@ -454,15 +463,16 @@ static void test_agreement_votes_on_a_repeated_bucket(void)
 	agree_entry(rt, "a", 3);
 	agree_entry(rt, "b", 6); /* a changed count breaks the run: rank 0 negotiates */
 	CHECK(agree_next(rt, 0, 0, &wake_at) == NULL);
-	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 2);
+	struct mail m;
+	CHECK(!rt->fast && mailbox_take(&rt->mail, MAIL_TO_CONTROL, &m) && m.kind == MAIL_NEGOTIATE &&
+	      m.pos == 2);
 	agree_drop(rt, 2);
 	rt->fast = 1; /* rank 0 handed back at 4; nothing submitted, but nudged: no */
 	rt->fast_pos = 4;
-	rt->slow_pending = 0;
-	rt->nudged = 1;
-	rt->nudge_pos = 4;
+	mailbox_put(&rt->mail, MAIL_NUDGE, 4);
 	CHECK(agree_next(rt, 0, 0, &wake_at) == NULL);
-	CHECK(!rt->fast && rt->slow_pending && rt->slow_from == 4);
+	CHECK(!rt->fast && mailbox_take(&rt->mail, MAIL_TO_CONTROL, &m) && m.kind == MAIL_NEGOTIATE &&
+	      m.pos == 4);
 	pthread_mutex_unlock(&rt->lock);
 	agree_runtime_free(rt);
 }
@@ -776,6 +786,75 @@ static void test_silent_ranks_named_by_host(void)
 	CHECK_INT((long long)strlen(out), 11);
 }
 
+/* ---- the engine <-> control mailbox ---- */
+
+static void test_mailbox_keeps_order_and_one_mail_per_kind(void)
+{
+	struct mailbox b = { 0 };
+	struct mail m;
+	mailbox_put(&b, MAIL_NEGOTIATE, 5);
+	mailbox_put(&b, MAIL_NUDGE, 6);
+	mailbox_put(&b, MAIL_WAITING, 7);
+	mailbox_put(&b, MAIL_NEGOTIATE, 9); /* replaces 5 where it stands */
+	for (int k = 0; k < 100; k++)       /* never full: one per kind */
+		mailbox_put(&b, MAIL_WAITING, 7 + (uint64_t)k % 2);
+	CHECK_INT(b.n, 3);
+	CHECK(mailbox_has(&b, MAIL_NUDGE, 6) && !mailbox_has(&b, MAIL_NUDGE, 5));
+	CHECK(mailbox_take(&b, MAIL_TO_CONTROL, &m) && m.kind == MAIL_NEGOTIATE && m.pos == 9);
+	CHECK(mailbox_take(&b, MAIL_TO_CONTROL, &m) && m.kind == MAIL_WAITING && m.pos == 8);
+	CHECK(!mailbox_take(&b, MAIL_TO_CONTROL, &m));
+	CHECK(mailbox_has(&b, MAIL_NUDGE, 6)); /* the engine's stays */
+	CHECK(mailbox_take(&b, MAIL_NUDGE, &m) && m.pos == 6 && b.n == 0);
+}
+
+static void *wait_for_work(void *arg)
+{
+	struct runtime *rt = arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	pthread_mutex_lock(&rt->lock);
+	rt->engine_busy = 1; /* "I am waiting" */
+	pthread_cond_broadcast(&rt->cond);
+	int rc = 0;
+	while (!mailbox_has(&rt->mail, MAIL_NUDGE, 3) && rc == 0)
+		rc = pthread_cond_timedwait(&rt->work, &rt->lock, &ts);
+	pthread_mutex_unlock(&rt->lock);
+	return (void *)(intptr_t)rc;
+}
+
+/* A nudge wakes a thread waiting for the engine's work; a request for
+ * the control thread writes one byte into its wake-up pipe, however
+ * many are posted before it drains the pipe. */
+static void test_mailbox_posts_wake_their_reader(void)
+{
+	struct runtime *rt = agree_runtime();
+	pthread_t t;
+	CHECK_INT(pthread_create(&t, NULL, wait_for_work, rt), 0);
+	pthread_mutex_lock(&rt->lock);
+	while (!rt->engine_busy)
+		pthread_cond_wait(&rt->cond, &rt->lock);
+	runtime_post(rt, MAIL_NUDGE, 3);
+	pthread_mutex_unlock(&rt->lock);
+	void *rc = NULL;
+	pthread_join(t, &rc);
+	CHECK_MSG(rc == NULL, "the waiter was not woken (%d)", (int)(intptr_t)rc);
+	static char ctl; /* state.c only asks whether a control plane is there */
+	rt->ctl = (struct control *)(void *)&ctl;
+	CHECK_INT(pipe(rt->ctl_wake), 0);
+	pthread_mutex_lock(&rt->lock);
+	runtime_post(rt, MAIL_NEGOTIATE, 4);
+	runtime_post(rt, MAIL_WAITING, 5);
+	pthread_mutex_unlock(&rt->lock);
+	char buf[8];
+	fcntl(rt->ctl_wake[0], F_SETFL, O_NONBLOCK);
+	CHECK_INT(read(rt->ctl_wake[0], buf, sizeof(buf)), 1);
+	close(rt->ctl_wake[0]);
+	close(rt->ctl_wake[1]);
+	rt->ctl = NULL;
+	agree_runtime_free(rt);
+}
+
 const struct test_case runtime_unit_tests[] = {
 	{ "report_across_nodes", test_report_across_nodes },
 	{ "silent_ranks_named_by_host", test_silent_ranks_named_by_host },
@@ -796,6 +875,8 @@ const struct test_case runtime_unit_tests[] = {
 	{ "plan_cache_follows_a_repeated_sequence", test_plan_cache_follows_a_repeated_sequence },
 	{ "coord_starts_cached_bucket_when_complete", test_coord_starts_cached_bucket_when_complete },
 	{ "agreement_votes_on_a_repeated_bucket", test_agreement_votes_on_a_repeated_bucket },
+	{ "mailbox_keeps_order_and_one_mail_per_kind", test_mailbox_keeps_order_and_one_mail_per_kind },
+	{ "mailbox_posts_wake_their_reader", test_mailbox_posts_wake_their_reader },
 	{ "agreement_leaves_a_completed_run_to_a_prompt_waiter",
 	  test_agreement_leaves_a_completed_run_to_a_prompt_waiter },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },

@@ -149,6 +149,19 @@ static int open_backend(struct runtime *rt, char *err, size_t errlen)
 #endif
 }
 
+/* The coordination plane (a ring needs this rank's address towards rank
+ * 0 and the job secret, which the control plane has). */
+static int open_vote(struct runtime *rt, char *err, size_t errlen)
+{
+	char ip[64];
+	struct vote_need need = {
+		.data = &rt->comm, .boot = &rt->boot, .hosts = rt->hosts, .choice = rt->set.vote,
+		.ip = control_env_address(rt, ip, sizeof(ip)) ? NULL : ip,
+		.key = control_env_key(rt), .deadline = runtime_now() + rt->set.timeout_s,
+	};
+	return vote_open(&rt->vote, &need, err, errlen);
+}
+
 static int open_timeline(struct runtime *rt, char *err, size_t errlen)
 {
 	const char *path = rt->set.timeline_path;
@@ -173,6 +186,8 @@ static void report_start(struct runtime *rt)
 	}
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
+	fprintf(stderr, "hvd: votes: %s\n", rt->vote.ops ? rt->vote.ops->name
+		: "none (rank 0 plans every bucket)");
 	if (report_warnings(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text)))
 		fputs(text, stderr);
 }
@@ -203,7 +218,15 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 		return rc;
 	if ((rc = open_timeline(rt, err, errlen)))
 		return HVD_ERR_SETTINGS;
+	/* the coordination plane exchanges through the bootstrap: without
+	 * PMIx that goes over the control connections, before the control
+	 * thread reads them; with PMIx after they exist (a ring's address) */
+	int env = rt->boot.mode == BOOTSTRAP_ENV;
+	if (env && (rc = open_vote(rt, err, errlen)))
+		return rc;
 	if ((rc = control_connect(rt, err, errlen)))
+		return rc;
+	if (!env && (rc = open_vote(rt, err, errlen)))
 		return rc;
 	if ((rc = engine_start(rt, err, errlen)))
 		return rc;
@@ -216,6 +239,7 @@ static void release(struct runtime *rt, int clean)
 {
 	engine_stop(rt);
 	control_stop(rt, clean);
+	vote_close(&rt->vote, clean && !rt->aborted);
 	if (rt->comm.ops)
 		rt->comm.ops->finalize(rt->comm.ctx, clean && !rt->aborted);
 	timeline_close(rt->tl);

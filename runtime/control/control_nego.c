@@ -296,11 +296,10 @@ static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
 
 /* Rank 0: the engines may agree among themselves after this bucket when
  * it repeats or was learnt (the step will likely come again), nothing
- * else is waiting, and the backend can agree. */
+ * else is waiting, and there is a coordination plane (transport/vote.h). */
 static int may_go_fast(const struct control *c, const struct coord_exec *last)
 {
-	const struct comm_ops *ops = c->rt->comm.ops;
-	return ops && ops->agree_start && !c->fast && (last->learn || last->cached >= 0) &&
+	return c->rt->vote.ops && !c->fast && (last->learn || last->cached >= 0) &&
 	       coord_idle(&c->coord);
 }
 
@@ -358,9 +357,7 @@ static void nudge(struct control *c, uint64_t pos)
 	struct wire_pos p = { pos };
 	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
 	runtime_lock(rt);
-	rt->nudged = 1;
-	rt->nudge_pos = pos;
-	pthread_cond_broadcast(&rt->work);
+	runtime_post(rt, MAIL_NUDGE, pos);
 	pthread_mutex_unlock(&rt->lock);
 }
 
@@ -404,17 +401,20 @@ static void negotiate_from(struct control *c, uint64_t pos)
 void control_take_requests(struct control *c)
 {
 	struct runtime *rt = c->rt;
-	runtime_lock(rt);
-	int slow = rt->slow_pending, waiting = rt->waiting_pending;
-	uint64_t from = rt->slow_from, pos = rt->waiting_pos;
-	rt->slow_pending = rt->waiting_pending = 0;
-	pthread_mutex_unlock(&rt->lock);
-	if (slow)
-		negotiate_from(c, from);
-	if (waiting && rt->boot.rank == 0)
-		nudge(c, pos);
-	else if (waiting)
-		send_or_fail(c, MSG_WAITING, &(struct wire_pos){ pos }, sizeof(struct wire_pos));
+	for (;;) {
+		struct mail m;
+		runtime_lock(rt);
+		int got = mailbox_take(&rt->mail, MAIL_TO_CONTROL, &m);
+		pthread_mutex_unlock(&rt->lock);
+		if (!got)
+			return;
+		if (m.kind == MAIL_NEGOTIATE)
+			negotiate_from(c, m.pos);
+		else if (rt->boot.rank == 0)
+			nudge(c, m.pos);
+		else
+			send_or_fail(c, MSG_WAITING, &(struct wire_pos){ m.pos }, sizeof(struct wire_pos));
+	}
 }
 
 /* Rank 0: a worker switched to the fast path; its frames count again. */
@@ -450,8 +450,6 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 		return;
 	}
 	runtime_lock(rt);
-	rt->nudged = 1;
-	rt->nudge_pos = p.position;
-	pthread_cond_broadcast(&rt->work);
+	runtime_post(rt, MAIL_NUDGE, p.position);
 	pthread_mutex_unlock(&rt->lock);
 }

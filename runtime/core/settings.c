@@ -111,8 +111,7 @@ static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n
 /* A setting that is gone: any value is refused with its replacement. */
 static int parse_shm(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
-	snprintf(why, n, "removed: the plan cache's vote travels on the data backend's "
-		 "collectives");
+	snprintf(why, n, "removed: HVD_VOTE picks how the plan cache's votes travel");
 	return -1;
 }
 
@@ -140,6 +139,18 @@ static int parse_backend(const char *v, struct hvd_settings *s, char *why, size_
 			return 0;
 		}
 	snprintf(why, n, "must be auto, mpi, nccl, self or tcp");
+	return -1;
+}
+
+static int parse_vote(const char *v, struct hvd_settings *s, char *why, size_t n)
+{
+	static const char *names[] = { "auto", "shm", "messages", "ring", "off" };
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(v, names[i])) {
+			s->vote = (enum hvd_vote_choice)i;
+			return 0;
+		}
+	snprintf(why, n, "must be auto, shm, messages, ring or off");
 	return -1;
 }
 
@@ -227,6 +238,7 @@ static const struct setting settings_table[] = {
 	{ "HVD_TIMEOUT_S", parse_timeout, "seconds" },
 	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
 	{ "HVD_BACKEND", parse_backend, "auto|mpi|nccl|self|tcp" },
+	{ "HVD_VOTE", parse_vote, "auto|shm|messages|ring|off" },
 	{ "HVD_TIMELINE", parse_timeline, "path" },
 	{ "HVD_SECRET_FILE", parse_secret_file, "path of a file only its owner can read" },
 	{ "HVD_COORDINATOR", parse_coordinator, "host:port" },

@@ -17,6 +17,9 @@
 enum hvd_compression { HVD_COMPRESS_NONE = 0, HVD_COMPRESS_FP16, HVD_COMPRESS_BF16 };
 enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCCL, HVD_BACKEND_SELF,
 			  HVD_BACKEND_TCP };
+/* HVD_VOTE: how the plan cache's votes travel (transport/vote.h). */
+enum hvd_vote_choice { HVD_VOTE_AUTO = 0, HVD_VOTE_SHM, HVD_VOTE_MESSAGES, HVD_VOTE_RING,
+		       HVD_VOTE_OFF };
 
 struct hvd_settings {
 	uint64_t fusion_threshold_bytes; /* HVD_FUSION_THRESHOLD, 0 = no fusion */
@@ -28,6 +31,7 @@ struct hvd_settings {
 	double timeout_s;                /* HVD_TIMEOUT_S */
 	double heartbeat_s;              /* HVD_HEARTBEAT_S */
 	enum hvd_backend_choice backend; /* HVD_BACKEND */
+	enum hvd_vote_choice vote;       /* HVD_VOTE */
 	char timeline_path[1024];        /* HVD_TIMELINE, "" = off */
 	char secret_file[1024];          /* HVD_SECRET_FILE, "" = rank 0 makes one */
 	char coord_host[256];            /* HVD_COORDINATOR host, "" = any published address */

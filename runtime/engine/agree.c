@@ -132,7 +132,7 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 		      double *wake_at)
 {
 	struct entry *e = rt->pending;
-	int nudged = rt->nudged && rt->nudge_pos == rt->fast_pos;
+	int nudged = mailbox_has(&rt->mail, MAIL_NUDGE, rt->fast_pos);
 	for (int j = 0; j < AGREE_MERGE_MAX; j++) {
 		v[2 * j] = VOTE_NO;
 		v[2 * j + 1] = -VOTE_NO;
@@ -207,10 +207,8 @@ double agree_note_waiter(struct runtime *rt)
 static void tell_rank0(struct runtime *rt, uint64_t pos)
 {
 	runtime_lock(rt);
-	rt->waiting_pending = 1;
-	rt->waiting_pos = pos;
+	runtime_post(rt, MAIL_WAITING, pos);
 	pthread_mutex_unlock(&rt->lock);
-	control_wake(rt);
 }
 
 /* Spins, then yields while the other ranks are about to vote
@@ -229,11 +227,11 @@ static void pause_briefly(unsigned spins)
 /* escalate: when rank 0 hears of it. */
 static int wait_agreement(struct runtime *rt, uint64_t pos, double escalate, const struct comm_wait *w)
 {
-	const struct comm_ops *ops = rt->comm.ops;
+	const struct vote_ops *ops = rt->vote.ops;
 	int told = 0;
 	for (unsigned spins = 0;; spins++) {
 		int done = 0;
-		int rc = ops->agree_test(rt->comm.ctx, &done, w);
+		int rc = ops->test(rt->vote.ctx, &done, w);
 		if (rc || done)
 			return rc;
 		if ((spins & 15) == 0) {
@@ -279,7 +277,7 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, double no
 			    settings_escalate_s(&rt->set),
 		.abort = &rt->aborted, .what = what, .err = err, .errlen = errlen,
 	};
-	int rc = rt->comm.ops->agree_start(rt->comm.ctx, v, AGREE_VALUES, &w);
+	int rc = rt->vote.ops->start(rt->vote.ctx, v, AGREE_VALUES, &w);
 	rc = rc ? rc : wait_agreement(rt, pos, now + settings_escalate_s(&rt->set), &w);
 	if (!rc && v[VOTE_POS] != -v[VOTE_POS + 1]) {
 		snprintf(err, errlen, "hvd: plan agreement: '%s': the engines are at positions "
@@ -370,10 +368,8 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, doubl
 	int agreed = agreed_prefix(v);
 	if (agreed)
 		return take_agreed(rt, pos, v, agreed);
-	/* some rank said no: rank 0 negotiates from pos on (atomic: the lane reads it unlocked) */
-	__atomic_store_n(&rt->fast, 0, __ATOMIC_RELAXED);
-	rt->slow_pending = 1;
-	rt->slow_from = pos;
-	control_wake(rt);
+	/* some rank said no: rank 0 negotiates from pos on */
+	rt->fast = 0;
+	runtime_post(rt, MAIL_NEGOTIATE, pos);
 	return NULL;
 }

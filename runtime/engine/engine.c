@@ -1,4 +1,4 @@
-/* engine.c - the background thread that runs buckets. Rank 0's control
+/* engine/engine.c - the background thread that runs buckets. Rank 0's control
  * thread decides each bucket (positions first..first+count), or, for a
  * repeated step, the engines agree on it among themselves (agree.c);
  * every rank's engine checks a planned bucket's signature against its own
@@ -280,7 +280,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 	runtime_lock(rt);
 	runtime_complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
-		__atomic_store_n(&rt->fast, 1, __ATOMIC_RELAXED); /* the lane reads it unlocked */
+		rt->fast = 1;
 		rt->fast_pos = cmd->first + cmd->count;
 	}
 	free(cmd);

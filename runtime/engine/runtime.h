@@ -1,6 +1,8 @@
-/* runtime.h - internal state shared by api.c (public calls), engine.c (the
- * background thread that runs buckets) and control.c (the TCP control
- * plane: negotiation, heartbeats, abort broadcast, stall inspector).
+/* engine/runtime.h - the state shared by the threads of a running
+ * runtime: callers of hvd.h (api/), the engine thread that runs buckets
+ * and votes (engine/), and the control thread (control/: negotiation,
+ * heartbeats, abort broadcast, stall inspector). Fields the engine alone
+ * touches are marked so; the rest are under `lock` unless said.
  * What it does not do: declare anything a user of libhvd may call (hvd.h).
  */
 #ifndef HVD_RUNTIME_H
@@ -11,7 +13,9 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/hosts.h"
+#include "engine/mailbox.h"
 #include "transport/comm.h"
+#include "transport/vote.h"
 #include "core/dtype.h"
 #include "plan/fusion.h"
 #include "hvd.h"
@@ -60,16 +64,26 @@ struct exec_cmd {
 struct control;
 
 struct runtime {
+	/* Set by hvd_init before any other thread starts; read-only after. */
 	struct hvd_settings set;
 	struct bootstrap boot;
 	struct comm comm;
-	struct timeline *tl;
+	struct vote_plane vote;     /* how the plan cache's votes travel (transport/vote.h) */
+	struct timeline *tl;        /* its own lock (timeline.c) */
 	struct host_entry *hosts;   /* boot.size rows */
+	struct control *ctl;
+	int ctl_wake[2];            /* the control thread's wake-up pipe (control_wake) */
+	pthread_t engine_thread;    /* engine_start/engine_stop's (the caller of hvd_init) */
+	int engine_started;
 
-	pthread_mutex_t lock;       /* everything below */
+	/* Atomics, read without the lock. */
+	volatile int aborted;       /* first failure seen (written under the lock) */
+	int ctl_woken;              /* a byte is in ctl_wake (control_wake writes one at most) */
+	void *compute_stream;       /* hvd_set_compute_stream's, read at submission */
+
+	pthread_mutex_t lock;       /* every field below */
 	pthread_cond_t cond;        /* handle completion, an engine lent or handed back */
 	pthread_cond_t work;        /* the engine thread: something for it to look at */
-	volatile int aborted;       /* first failure seen (read without lock) */
 	int error_code;
 	char error[2048];
 	int fail_pending_send;      /* control: tell the others about our failure */
@@ -79,34 +93,24 @@ struct runtime {
 	struct exec_cmd *execs;     /* buckets to run, in order */
 	struct exec_cmd *execs_tail;
 	uint64_t completed;         /* entries finished */
-	void *fusion_buf;           /* engine: the fusion buffer (backend memory) */
-	size_t fusion_cap;
 	int stopping;               /* engine: leave when idle */
 	int engine_busy;            /* a thread runs the engine's work: the engine thread, or
 				     * a caller of hvd_wait lent to it (engine_lend) */
 	struct plan_cache cache;    /* every rank: the same buckets, learnt from EXECs in order */
 	struct plan_cursor cursor;  /* submissions against the cache (tags) */
-	int fast;                   /* engine: positions from fast_pos on are agreed among
-				     * the engines (agree.c), not planned by rank 0 */
+	int fast;                   /* positions from fast_pos on are agreed among the
+				     * engines (agree.c), not planned by rank 0 */
 	uint64_t fast_pos;
-	int slow_pending;           /* engine -> control: negotiate from slow_from on */
-	uint64_t slow_from;
-	int waiting_pending;        /* engine -> control: the agreement at waiting_pos waits */
-	uint64_t waiting_pos;
-	int nudged;                 /* control -> engine: vote at nudge_pos now */
-	uint64_t nudge_pos;
+	struct mailbox mail;        /* engine <-> control thread requests (engine/mailbox.h) */
 	uint64_t fast_buckets;      /* buckets agreed by the engines (agree.c) */
-	struct entry **exec_es;     /* engine.c: the bucket being run (engine's) */
-	size_t exec_cap;
 	double run_completed_at;    /* agree.c: a submission completed a cached run then */
 	int waiter_comes;           /* agree.c: the last waiter came right after it */
 
-	pthread_t engine_thread;
-	int engine_started;
-	struct control *ctl;
-	int ctl_wake[2];            /* the control thread's wake-up pipe (control_wake) */
-	int ctl_woken;              /* a byte is in it (control_wake writes one at most) */
-	void *compute_stream;
+	/* The engine's own, used by whichever thread holds engine_busy. */
+	void *fusion_buf;           /* the fusion buffer (backend memory) */
+	size_t fusion_cap;
+	struct entry **exec_es;     /* the bucket being run */
+	size_t exec_cap;
 };
 
 /* Takes the runtime lock. */
@@ -114,6 +118,9 @@ static inline void runtime_lock(struct runtime *rt)
 {
 	pthread_mutex_lock(&rt->lock);
 }
+/* state.c, lock held: queues a mail (engine/mailbox.h) and wakes its
+ * reader: the control thread (MAIL_TO_CONTROL) or the engine. */
+void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos);
 /* state.c: room for n entries in the array *es of *cap (grown, kept):
  * the array, or NULL when there is none (*es stays as it was). */
 struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n);

@@ -1,11 +1,10 @@
-/* state.c - what every part of the runtime shares: the running runtime
- * (runtime_rt), the first failure (runtime_fail*: recorded once, every
- * waiter woken), this thread's hvd_error() text, the rank suffix of
- * messages, the monotonic clock, the control thread's wake-up pipe
- * (control_wake), the pending list (a submission queued, the lane's
- * drained, handles completed) and the engine's entry arrays. Leaf of the
- * runtime: api.c, engine.c and the control plane call it; it calls none
- * of them.
+/* engine/state.c - what every part of the runtime shares: the running
+ * runtime (runtime_rt), the first failure (runtime_fail*: recorded once,
+ * every waiter woken), this thread's hvd_error() text, the rank suffix of
+ * messages, the control thread's wake-up pipe (control_wake), the
+ * mailbox's posts (runtime_post), the pending list (a submission queued,
+ * handles completed) and the engine's entry arrays. api/, engine/ and
+ * control/ call it; it calls nothing above it.
  * What it does not do: start or stop anything (api.c).
  */
 #include <stdarg.h>
@@ -141,6 +140,15 @@ void runtime_await_cause(struct runtime *rt)
 	double until = runtime_now() + RUNTIME_CAUSE_WAIT_S;
 	while (!rt->aborted && rt->ctl && runtime_now() < until)
 		usleep(10000);
+}
+
+void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos)
+{
+	mailbox_put(&rt->mail, kind, pos);
+	if (kind & MAIL_TO_CONTROL)
+		control_wake(rt);
+	else
+		pthread_cond_broadcast(&rt->work);
 }
 
 void control_wake(struct runtime *rt)

@@ -57,6 +57,7 @@
  */
 #define _GNU_SOURCE
 #include <stdint.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -567,6 +568,20 @@ static int run_checksum(void)
 	return 0;
 }
 
+/* Shared-memory objects named like the vote's (transport/vote_shm.c):
+ * none while a job runs, since rank 0 unlinks it once all attached. */
+static int vote_names_in_dev_shm(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)))
+		n += !strncmp(e->d_name, "hvd-vote-", 9);
+	if (d)
+		closedir(d);
+	return n;
+}
+
 #define SMALL_TENSORS 64
 
 /* Where tensor k of n (`per` floats each, the last takes the rest) lies. */
@@ -627,7 +642,9 @@ static int run_small(int steps, size_t floats, const char *layout, const char *o
 	if (bad || !rt)
 		return 1;
 	pthread_mutex_lock(&rt->lock);
-	printf("rank %d: %llu buckets agreed\n", hvd_rank(), (unsigned long long)rt->fast_buckets);
+	printf("rank %d: %llu buckets agreed, votes by %s, %d vote names in /dev/shm\n", hvd_rank(),
+	       (unsigned long long)rt->fast_buckets, rt->vote.ops ? rt->vote.ops->name : "nothing",
+	       vote_names_in_dev_shm());
 	pthread_mutex_unlock(&rt->lock);
 	if (hvd_rank() == 0)
 		printf("checksum %016llx\n", (unsigned long long)h);

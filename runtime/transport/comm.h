@@ -1,6 +1,9 @@
-/* comm.h - the collective backends behind one small ops table: MPI on host
- * buffers (comm_mpi.c), a TCP ring without a launcher (comm_tcp.c), NCCL on device buffers (comm_nccl.c, GPU builds),
- * and "self" for a one-rank world without a PMIx server (comm_self.c).
+/* transport/comm.h - the data backends behind one small ops table: MPI on
+ * host buffers (comm_mpi.c), a TCP ring without a launcher (comm_tcp.c),
+ * NCCL on device buffers (comm_nccl.c, GPU builds), and "self" for a
+ * one-rank world without a PMIx server (comm_self.c). The plan cache's
+ * vote travels on the coordination plane (vote.h), which may use a
+ * backend's own agree hooks.
  * Every blocking call polls against a deadline and an abort flag, so no
  * wait is unbounded. Sums only: averaging is the engine's job unless
  * `native_average` says the backend does it.
