@@ -43,7 +43,7 @@ static void test_settings_defaults_match_horovod(void)
 	CHECK_NEAR(s.timeout_s, 300.0, 0, 0);
 	CHECK_NEAR(s.heartbeat_s, 1.0, 0, 0);
 	CHECK_INT(s.compression, HVD_COMPRESS_NONE);
-	CHECK_INT(s.fusion_chunk_bytes, 1 << 20);
+	CHECK_INT(s.fusion_chunk_bytes, 4 << 20);
 	CHECK_INT(s.sync, 0);
 	CHECK_STR(s.timeline_path, "");
 }

@@ -67,7 +67,7 @@ static int parse_fusion(const char *v, struct hvd_settings *s, char *why, size_t
 static int parse_chunk(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
 	if (!strcmp(v, "auto")) {
-		snprintf(why, n, "no longer tuned: give bytes (default 1048576; 0 = one piece)");
+		snprintf(why, n, "no longer tuned: give bytes (default 4194304; 0 = one piece)");
 		return -1;
 	}
 	return parse_u64(v, 1ull << 30, &s->fusion_chunk_bytes, why, n);

@@ -44,7 +44,7 @@ struct hvd_settings {
 };
 
 #define SETTINGS_DEFAULT_FUSION_BYTES (128ull * 1024 * 1024)
-#define SETTINGS_DEFAULT_CHUNK_BYTES (1ull << 20)
+#define SETTINGS_DEFAULT_CHUNK_BYTES (4ull << 20)
 
 void settings_defaults(struct hvd_settings *s);
 /* Parses every HVD_* entry of envp (NULL-terminated "NAME=value" array).
