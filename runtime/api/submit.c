@@ -17,15 +17,14 @@
 #include "plan/wire.h"
 #include "engine/runtime.h"
 
-/* Errors are out of line: the submission is a hot path. */
-__attribute__((cold, noinline)) static int usage(const char *fmt, const char *value, const char *reason)
+static int usage(const char *fmt, const char *value, const char *reason)
 {
 	char text[600];
 	snprintf(text, sizeof(text), fmt, value, reason);
 	return runtime_set_error(HVD_ERR_USAGE, text);
 }
 
-__attribute__((cold, noinline)) static int refuse(const char *call, const char *value, const char *reason)
+static int refuse(const char *call, const char *value, const char *reason)
 {
 	char what[160];
 	snprintf(what, sizeof(what), "hvd: %s: '%%s': %%s", call);
@@ -33,11 +32,8 @@ __attribute__((cold, noinline)) static int refuse(const char *call, const char *
 }
 
 /* Formats nothing unless refusing, and reads the name once (*len: its
- * length): it runs once per tensor per step. It and enqueue() are
- * inlined into each call: their calls' register saves were an eighth of
- * a small tensor's submission (callgrind). */
-static inline __attribute__((always_inline)) int check_common(struct runtime *rt, const char *call,
-							      const char *name, enum hvd_dtype t,
+ * length). */
+static int check_common(struct runtime *rt, const char *call, const char *name, enum hvd_dtype t,
 			size_t *len)
 {
 	if (!rt)
@@ -79,7 +75,7 @@ _Static_assert(offsetof(struct entry, h) == 0, "hvd_wait frees an entry through 
 
 /* GPU: e's readiness recorded on the caller's stream (the engine's stream
  * waits for it). 0, or the error with e freed. */
-static inline int mark_ready(struct runtime *rt, struct entry *e)
+static int mark_ready(struct runtime *rt, struct entry *e)
 {
 	if (!rt->comm.ops->record_ready || !rt->compute_stream)
 		return 0;
@@ -94,8 +90,7 @@ static inline int mark_ready(struct runtime *rt, struct entry *e)
 }
 
 /* Queues e (taking ownership) and returns its handle in *out. */
-static inline __attribute__((always_inline)) int enqueue(struct runtime *rt, struct entry *e,
-							 hvd_handle **out)
+static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 {
 	hvd_handle *h = &e->h; /* at offset 0: freeing it frees e */
 	int rc = mark_ready(rt, e);
@@ -140,7 +135,7 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
 {
 	struct runtime *rt = runtime_current();
-	size_t len = 0; /* set by check_common; GCC cannot tell once it is inlined */
+	size_t len = 0;
 	int rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
 	if (rc)
 		return rc;

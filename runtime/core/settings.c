@@ -396,12 +396,6 @@ const char *settings_compression_name(enum hvd_compression c)
 	return c == HVD_COMPRESS_FP16 ? "fp16" : c == HVD_COMPRESS_BF16 ? "bf16" : "none";
 }
 
-const char *settings_backend_name(enum hvd_backend_choice b)
-{
-	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp" };
-	return (unsigned)b < 5 ? names[b] : "?";
-}
-
 int settings_compute_threads(int mask_cpus, int loader_threads)
 {
 	if (loader_threads < 0)

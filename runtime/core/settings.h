@@ -54,7 +54,6 @@ int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t 
 int settings_describe(char *const *envp, char *out, size_t outlen);
 
 const char *settings_compression_name(enum hvd_compression c);
-const char *settings_backend_name(enum hvd_backend_choice b);
 
 /* Compute threads: CPUs in the task's mask minus the loader's, >= 1. */
 int settings_compute_threads(int mask_cpus, int loader_threads);

@@ -250,28 +250,13 @@ static int wait_agreement(struct runtime *rt, uint64_t pos, double escalate, con
 	}
 }
 
-/* "position N" into what (24 bytes at least) without snprintf, whose
- * 800 instructions were a tenth of a small repeated step. */
-static void name_position(char *what, uint64_t pos)
-{
-	char digits[20];
-	int n = 0;
-	do
-		digits[n++] = (char)('0' + pos % 10);
-	while ((pos /= 10) && n < 20);
-	memcpy(what, "position ", 9);
-	for (int i = 0; i < n; i++)
-		what[9 + i] = digits[n - 1 - i];
-	what[9 + n] = '\0';
-}
-
 /* Unlocked. MIN over the ranks of the vote v, in place; now: when the
  * vote was taken (one clock read serves the vote and both deadlines). */
 static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, double now, char *err,
 			 size_t errlen)
 {
 	char what[32];
-	name_position(what, pos);
+	snprintf(what, sizeof(what), "position %llu", (unsigned long long)pos);
 	struct comm_wait w = {
 		.deadline = now + rt->set.timeout_s + 2 * rt->set.heartbeat_s +
 			    settings_escalate_s(&rt->set),

@@ -77,27 +77,30 @@ static void reverse(struct entry **es, size_t n)
 	}
 }
 
-/* The bucket b of es (n tensors of `elems` elements in all, in the
- * buffer's order; adjacent: one after another there): where it is
- * reduced. A bucket that needs no conversion and whose tensors are
- * adjacent (one tensor, or slices of one buffer) is reduced in place,
- * copying nothing: the span has the fusion buffer's layout, and a bucket
- * of several tensors goes in the same chunks as on a rank that copies
- * (pipeline.c; each chunk averaged while the next is reduced), so every
- * rank makes the same calls on the same elements. Anything else goes
- * through the fusion buffer (ensured here). */
-static int lay_out(struct runtime *rt, struct entry **es, size_t n, uint64_t elems, int adjacent,
-		   struct pipeline_bucket *b, const struct comm_wait *w)
+/* The bucket b of es (n tensors in submission order; reversed: they lie
+ * last first, and es is turned to that order): where it is reduced. A
+ * bucket that needs no conversion and whose tensors are adjacent (one
+ * tensor, or slices of one buffer) is reduced in place, copying nothing:
+ * the span has the fusion buffer's layout, and a bucket of several
+ * tensors goes in the same chunks as on a rank that copies (pipeline.c;
+ * each chunk averaged while the next is reduced), so every rank makes
+ * the same calls on the same elements. Anything else goes through the
+ * fusion buffer (ensured here). */
+static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int reversed,
+			  struct pipeline_bucket *b, const struct comm_wait *w)
 {
 	const struct comm_ops *ops = rt->comm.ops;
-	*b = (struct pipeline_bucket){ .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype,
-				       .total = elems };
+	if (reversed) /* the buffer's layout: last tensor first */
+		reverse(es, n);
+	*b = (struct pipeline_bucket){ .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
+	for (size_t i = 0; i < n; i++)
+		b->total += es[i]->item.count;
 	enum hvd_op op = (enum hvd_op)es[0]->item.op;
 	b->squeeze = compress_type(rt, b->t);
 	b->wire = (!ops->device_memory && !ops->reduces(b->t)) ? HVD_F32 : b->t;
 	b->op = ops->native_average ? op : HVD_SUM;
 	b->scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
-	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent;
+	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
 	if (b->in_place) {
 		b->buf = es[0]->data;
 		return 0;
@@ -105,19 +108,6 @@ static int lay_out(struct runtime *rt, struct entry **es, size_t n, uint64_t ele
 	int rc = ensure_fusion_buffer(rt, b->total * dtype_size(b->wire), w);
 	b->buf = rt->fusion_buf;
 	return rc;
-}
-
-/* lay_out for es in submission order (reversed: they lie last first, and
- * es is turned to that order), finding what it needs on its own. */
-static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int reversed,
-			  struct pipeline_bucket *b, const struct comm_wait *w)
-{
-	if (reversed) /* the buffer's layout: last tensor first */
-		reverse(es, n);
-	uint64_t elems = 0;
-	for (size_t i = 0; i < n; i++)
-		elems += es[i]->item.count;
-	return lay_out(rt, es, n, elems, adjacent(es, n), b, w);
 }
 
 /* The engines agreed on rank 0's piece size (agree.c); a bucket rank 0

@@ -34,11 +34,6 @@ static long long elapsed_us(const struct timespec *start)
 	       (now.tv_nsec - start->tv_nsec) / 1000;
 }
 
-long long timeline_now_us(const struct timeline *t)
-{
-	return t ? elapsed_us(&t->start) : 0;
-}
-
 static void json_escape(const char *s, char *out, size_t len)
 {
 	size_t o = 0;

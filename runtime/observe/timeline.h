@@ -20,7 +20,5 @@ void timeline_begin(struct timeline *t, const char *lane, const char *phase);
 /* args_json: NULL or the inside of a JSON object, e.g. "\"dtype\": \"float32\"". */
 void timeline_end(struct timeline *t, const char *lane, const char *args_json);
 void timeline_tick(struct timeline *t, const char *lane, const char *name);
-/* Microseconds since the timeline opened (what "ts" holds). */
-long long timeline_now_us(const struct timeline *t);
 
 #endif

@@ -115,14 +115,26 @@ int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items,
 	return pc->nentries - 1;
 }
 
-struct plan_tag plan_cursor_start(const struct plan_cache *pc, struct plan_cursor *cur,
-				  const struct fusion_item *it)
+/* The tag of item `off` of bucket `id`; the cursor moves past it. */
+static struct plan_tag follow(const struct plan_cache *pc, struct plan_cursor *cur, int64_t id,
+			      uint32_t off)
 {
+	cur->id = off + 1 < plan_cache_count(pc, id) ? id : -1;
+	cur->off = off + 1;
+	return (struct plan_tag){ (int32_t)id, off };
+}
+
+struct plan_tag plan_cursor_next(const struct plan_cache *pc, struct plan_cursor *cur,
+				 const struct fusion_item *it)
+{
+	const struct fusion_item *want = plan_cache_item(pc, cur->id, cur->off);
+	if (want && fusion_item_matches(want, it))
+		return follow(pc, cur, cur->id, cur->off);
 	cur->id = -1;
 	if (pc->nslots && it->kind == FUSION_ALLREDUCE) {
 		uint32_t s = pc->slots[slot_of(pc, it->name)];
 		if (s && fusion_item_matches(plan_cache_item(pc, s - 1, 0), it))
-			return plan_cursor_follow(cur, s - 1, 0, plan_cache_count(pc, s - 1));
+			return follow(pc, cur, s - 1, 0);
 	}
 	return (struct plan_tag){ -1, 0 };
 }

@@ -85,33 +85,11 @@ static inline uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id)
 	return id >= 0 && id < pc->nentries ? pc->entries[id].bytes : 0;
 }
 
-/* The tag of item `off` of bucket `id` (count items); the cursor moves
- * past it. */
-static inline struct plan_tag plan_cursor_follow(struct plan_cursor *cur, int64_t id, uint32_t off,
-						 uint32_t count)
-{
-	struct plan_tag t = { (int32_t)id, off };
-	cur->id = off + 1 < count ? id : -1;
-	cur->off = off + 1;
-	return t;
-}
-
-/* plan_cursor_next when `it` does not continue the followed bucket:
- * starts the latest bucket whose first item is `it`, else a miss. */
-struct plan_tag plan_cursor_start(const struct plan_cache *pc, struct plan_cursor *cur,
-				  const struct fusion_item *it);
-
 /* Tags a rank's next submission and moves its cursor: continues the
- * followed bucket when `it` is its next item (inline: once per tensor
- * per step), else plan_cursor_start. */
-static inline struct plan_tag plan_cursor_next(const struct plan_cache *pc, struct plan_cursor *cur,
-					       const struct fusion_item *it)
-{
-	const struct fusion_item *want = plan_cache_item(pc, cur->id, cur->off);
-	if (want && fusion_item_matches(want, it))
-		return plan_cursor_follow(cur, cur->id, cur->off, plan_cache_count(pc, cur->id));
-	return plan_cursor_start(pc, cur, it);
-}
+ * followed bucket when `it` is its next item, else starts the latest
+ * bucket whose first item is `it`, else a miss. */
+struct plan_tag plan_cursor_next(const struct plan_cache *pc, struct plan_cursor *cur,
+				 const struct fusion_item *it);
 /* HIT frame check (rank 0): id known, 1 <= count, off + count within the
  * bucket. 0, or -1 with why. */
 int plan_cache_check_run(const struct plan_cache *pc, uint32_t id, uint32_t off, uint32_t count,

@@ -1,44 +1,15 @@
 /* wire.c - see wire.h. */
 #include "plan/wire.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-/* 1 when none of w's eight bytes is outside 0x20-0x7e (a byte below
- * 0x20 borrows into its high bit; one above 0x7e carries into it or has
- * it already: exact for the word as a whole, not for which byte). */
-static int wire_word_printable(uint64_t w)
+size_t wire_name_span(const char *s, size_t max)
 {
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	uint64_t below = (w - ones * 0x20) & ~w & highs;
-	uint64_t above = ((w + ones * (0x7f - 0x7e)) | w) & highs;
-	return !(below | above);
-}
-
-/* The first byte outside 0x20-0x7e in s[from, to), else to. */
-static size_t first_unprintable(const char *s, size_t from, size_t to)
-{
-	for (size_t i = from; i < to; i++)
-		if (!wire_byte_printable((unsigned char)s[i]))
-			return i;
-	return to;
-}
-
-/* wire_name_span past 8 printable bytes: eight at a time within
- * strnlen's length (no load past the name), a word that fails one byte
- * at a time. */
-size_t wire_name_span_rest(const char *s, size_t max)
-{
-	size_t n = 8 + strnlen(s + 8, max - 8);
-	uint64_t w;
-	for (size_t i = 8; i + 8 <= n; i += 8) {
-		memcpy(&w, s + i, 8);
-		if (!wire_word_printable(w))
-			return first_unprintable(s, i, n);
-	}
-	memcpy(&w, s + n - 8, 8); /* the last bytes, in a word that may overlap the one before */
-	return wire_word_printable(w) ? n : first_unprintable(s, n - 8, n);
+	size_t n = 0;
+	while (n < max && wire_byte_printable((unsigned char)s[n]))
+		n++;
+	return n;
 }
 
 int wire_name_ok(const char *s, size_t max)

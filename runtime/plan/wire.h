@@ -89,19 +89,8 @@ static inline int wire_byte_printable(unsigned char c)
 }
 
 /* How many of s's first bytes (at most max) are printable ASCII
- * (0x20-0x7e): the name's length when s[that] is its NUL. Every
- * submission checks its name: inline for its first eight bytes (a short
- * name is done), the rest in wire.c eight at a time. A byte loop was a
- * third of a submission with a 46-byte name (callgrind). */
-size_t wire_name_span_rest(const char *s, size_t max);
-static inline size_t wire_name_span(const char *s, size_t max)
-{
-	size_t i = 0;
-	for (; i < 8 && i < max; i++)
-		if (!wire_byte_printable((unsigned char)s[i]))
-			return i;
-	return i == max || !s[i] ? i : wire_name_span_rest(s, max);
-}
+ * (0x20-0x7e): the name's length when s[that] is its NUL. */
+size_t wire_name_span(const char *s, size_t max);
 
 /* 1 when s is non-empty, printable ASCII all the way to a NUL within max
  * bytes. */

@@ -73,18 +73,6 @@ static int self_allgatherv(void *ctx, const void *send, size_t send_bytes, void 
 
 static int self_barrier(void *ctx, const struct comm_wait *w) { return 0; }
 
-/* The minimum over one rank is its own values. */
-static int self_agree_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
-{
-	return 0;
-}
-
-static int self_agree_test(void *ctx, int *done, const struct comm_wait *w)
-{
-	*done = 1;
-	return 0;
-}
-
 static void self_finalize(void *ctx, int clean) { }
 
 static const struct comm_ops self_ops = {
@@ -101,8 +89,6 @@ static const struct comm_ops self_ops = {
 	.broadcast = self_broadcast,
 	.allgatherv = self_allgatherv,
 	.barrier = self_barrier,
-	.agree_start = self_agree_start,
-	.agree_test = self_agree_test,
 	.finalize = self_finalize,
 };
 

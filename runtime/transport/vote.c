@@ -73,15 +73,6 @@ static int open_ring(struct vote_plane *v, const struct vote_need *need, char *e
 	return 0;
 }
 
-static int use_messages(struct vote_plane *v, const struct vote_need *need)
-{
-	if (!need->data->ops->agree_start)
-		return 0;
-	v->ops = &messages_ops;
-	v->ctx = need->data;
-	return 1;
-}
-
 int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, size_t errlen)
 {
 	memset(v, 0, sizeof(*v));
@@ -108,9 +99,11 @@ int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, siz
 			 "own (use auto, shm or ring)", need->data->ops->name);
 		return HVD_ERR_SETTINGS;
 	}
-	if (c != HVD_VOTE_RING && use_messages(v, need))
-		return 0;
-	return open_ring(v, need, err, errlen);
+	if (c == HVD_VOTE_RING || !has_own)
+		return open_ring(v, need, err, errlen);
+	v->ops = &messages_ops;
+	v->ctx = need->data;
+	return 0;
 }
 
 void vote_close(struct vote_plane *v, int clean)
