@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/choice.h"
 #include "runner.h"
 #include "data/image_encode.h"
 
@@ -239,8 +240,120 @@ static void test_version_from_one_place(void)
 	free(path);
 }
 
+static int count_of(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+		n++;
+	return n;
+}
+
+/* --backend auto, pure: each case's choice, reason and warning. */
+static void expect_choice(const char *requested, const struct backend_env *env, const char *name,
+			  const char *reason, const char *warning)
+{
+	struct backend_choice c;
+	struct trainer_error err = { "" };
+	CHECK_INT(backend_choose(requested, env, &c, &err), 0);
+	CHECK_STR(c.name, name);
+	CHECK_STR(c.reason, reason);
+	if (warning)
+		CHECK_CONTAINS(c.warning, warning);
+	else
+		CHECK_STR(c.warning, "");
+}
+
+static void test_backend_auto_choice(void)
+{
+	struct backend_env e = { .has_gpu = 1, .has_cpu = 1, .device_why = "no CUDA-capable device" };
+	expect_choice("auto", &e, "cpu", "auto: no usable CUDA device", NULL);          /* no device */
+	e.devices = 2;
+	expect_choice("auto", &e, "gpu", "auto: 2 CUDA devices visible", NULL);         /* a device */
+	e.devices = 0;
+	e.visible = "";
+	expect_choice("auto", &e, "cpu", "auto: CUDA_VISIBLE_DEVICES is empty", NULL);  /* hidden */
+	e.visible = NULL;
+	e.busid = "0000:3b:00.0";                                                       /* granted */
+	expect_choice("auto", &e, "cpu", "auto: no usable CUDA device",
+		      "warning: GPUs granted (HVD_GPU_BUSID=0000:3b:00.0) but none usable: no "
+		      "CUDA-capable device; training on the cpu backend");
+	struct backend_env cpu_only = { .has_cpu = 1, .visible = "0,1" };               /* no CUDA */
+	expect_choice("auto", &cpu_only, "cpu", "auto: no GPU backend in this build",
+		      "GPUs granted (CUDA_VISIBLE_DEVICES=0,1) but none usable: this chexnet was "
+		      "built without CUDA");
+	struct backend_env ref_only = { 0 };
+	expect_choice("auto", &ref_only, "ref", "auto: no GPU backend in this build", NULL);
+	expect_choice("cpu", &e, "cpu", "", NULL);                                      /* by name */
+	struct backend_choice c;
+	struct trainer_error err = { "" };
+	CHECK_INT(backend_choose("gpu", &e, &c, &err), -1);                             /* no device */
+	CHECK_CONTAINS(err.msg, "--backend: 'gpu': no usable CUDA device (no CUDA-capable device)");
+}
+
+/* The start-up lines of a command that stops at once after them (no
+ * checkpoint): env and flags as given. */
+#define STARTUP "eval --synthetic --checkpoint none --size 32 --batch 2"
+
+/* This machine has no usable GPU: auto says so on its own line, warns
+ * once when GPUs were granted, and an explicit gpu is refused. */
+static void test_backend_auto_on_this_machine(void)
+{
+	struct test_proc p;
+	chexnet(STARTUP " --backend ref", &p, 60);
+	CHECK_CONTAINS(p.err, "(backend ref, fp32,");
+	CHECK(!strstr(p.err, "chexnet: backend ")); /* asked by name: no reason line */
+	test_proc_free(&p);
+	chexnet(STARTUP, &p, 60);
+	int gpu = strstr(p.err, "chexnet: backend gpu (auto: ") != NULL;
+	if (!gpu)
+		CHECK_CONTAINS(p.err, "chexnet: backend cpu (auto: ");
+	CHECK(!strstr(p.err, "warning: GPUs granted"));
+	test_proc_free(&p);
+	if (gpu)
+		return;
+	setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+	chexnet(STARTUP, &p, 60);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	CHECK_INT(count_of(p.err, "chexnet: warning: GPUs granted (CUDA_VISIBLE_DEVICES=0) but none "
+			   "usable: "), 1);
+	test_proc_free(&p);
+	chexnet(STARTUP " --backend gpu", &p, 60);
+	if (!strstr(p.err, "not in this build")) {
+		CHECK_INT(p.exit_code, 2);
+		CHECK_CONTAINS(p.err, "chexnet: --backend: 'gpu': no usable CUDA device (");
+	}
+	test_proc_free(&p);
+}
+
+/* --precision auto: fp32 on ref and where the CPU has no bf16 kernels
+ * (ONEDNN_MAX_CPU_ISA=AVX2), bf16 exactly where the cpu backend's probe
+ * takes bf16 (the start-up line shows the resolved value). */
+static void test_precision_auto(void)
+{
+	struct test_proc p;
+	chexnet(STARTUP " --backend ref --precision auto", &p, 60);
+	CHECK_CONTAINS(p.err, "chexnet: precision fp32 (auto: the ref backend computes in fp32)");
+	test_proc_free(&p);
+	chexnet(STARTUP " --backend cpu --precision bf16", &p, 60);
+	int bf16 = strstr(p.err, "(backend cpu, bf16,") != NULL;
+	test_proc_free(&p);
+	chexnet(STARTUP " --backend cpu --precision auto", &p, 60);
+	CHECK_CONTAINS(p.err, bf16 ? "chexnet: precision bf16 (auto: this CPU has bf16 kernels)"
+			  : "chexnet: precision fp32 (auto: no bf16 kernels on this CPU)");
+	CHECK_CONTAINS(p.err, bf16 ? "(backend cpu, bf16," : "(backend cpu, fp32,");
+	test_proc_free(&p);
+	setenv("ONEDNN_MAX_CPU_ISA", "AVX2", 1);
+	chexnet(STARTUP " --backend cpu --precision auto", &p, 60);
+	unsetenv("ONEDNN_MAX_CPU_ISA");
+	CHECK_CONTAINS(p.err, "chexnet: precision fp32 (auto: no bf16 kernels on this CPU)");
+	test_proc_free(&p);
+}
+
 const struct test_case cli_tests[] = {
 	{ "version_from_one_place", test_version_from_one_place },
+	{ "backend_auto_choice", test_backend_auto_choice },
+	{ "backend_auto_on_this_machine", test_backend_auto_on_this_machine },
+	{ "precision_auto", test_precision_auto },
 	{ "bad_number_is_an_error", test_bad_number_is_an_error },
 	{ "unknown_flag_and_command_are_errors", test_unknown_flag_and_command_are_errors },
 	{ "help_for_each_command", test_help_for_each_command },

@@ -74,6 +74,9 @@ static void test_settings_every_variable_parses(void)
 	CHECK_STR(s.cpus, "0-19");
 	CHECK_STR(s.socket, "0");
 	CHECK_STR(s.bind, "socket");
+	char *host[] = { "HVD_BACKEND=host", NULL }; /* chexnet's on a host backend */
+	CHECK_INT(settings_parse(host, &s, err, sizeof(err)), 0);
+	CHECK_INT(s.backend, HVD_BACKEND_HOST);
 }
 
 static void expect_bad(const char *entry, const char *name, const char *value)
@@ -102,6 +105,7 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "none, fp16 or bf16");
 	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "0 or 1");
 	expect_bad("HVD_VOTE=mpi", "HVD_VOTE", "must be auto, shm, messages, ring or off");
+	expect_bad("HVD_BACKEND=gpu", "HVD_BACKEND", "must be auto, host, mpi, nccl, self or tcp");
 	expect_bad("HVD_SHM=0", "HVD_SHM", "'0': removed: HVD_VOTE picks how");
 	expect_bad("HVD_TIMEOUT_S=0", "HVD_TIMEOUT_S", "out of range");
 	expect_bad("HVD_TIMEOUT_S= 5", "HVD_TIMEOUT_S", "not a number");

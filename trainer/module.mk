@@ -6,7 +6,7 @@
 TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_control.c \
 	trainer/model/input_norm.c trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
 	trainer/model/models.c trainer/model/params.c trainer/model/loss.c \
-	trainer/backend/registry.c trainer/backend/precision.c trainer/backend/host_loss.c \
+	trainer/backend/registry.c trainer/backend/choice.c trainer/backend/precision.c trainer/backend/host_loss.c \
 	trainer/train/optim.c trainer/train/schedule.c trainer/train/safetensors.c \
 	trainer/train/checkpoint.c trainer/train/checkpoint_replace.c trainer/train/progress.c \
 	trainer/train/verdict.c trainer/train/dist.c trainer/train/grad_sync.c \

@@ -76,12 +76,14 @@ static int env_backend(struct runtime *rt, enum hvd_backend_choice *b, char *err
 			 "PMIx); without one use tcp (host) or nccl (GPUs)");
 		return HVD_ERR_SETTINGS;
 	}
-	if (*b != HVD_BACKEND_AUTO)
+	if (*b != HVD_BACKEND_AUTO && *b != HVD_BACKEND_HOST)
 		return 0;
+	int host = *b == HVD_BACKEND_HOST; /* never NCCL: the program reduces host buffers */
+	(void)host;
 	*b = rt->boot.size == 1 ? HVD_BACKEND_SELF : HVD_BACKEND_TCP;
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
 	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
-	if (rt->boot.size > 1 && nvd && *nvd && strcmp(nvd, "void") && strcmp(nvd, "none") &&
+	if (!host && rt->boot.size > 1 && nvd && *nvd && strcmp(nvd, "void") && strcmp(nvd, "none") &&
 	    comm_nccl_usable())
 		*b = HVD_BACKEND_NCCL;
 #endif
@@ -111,10 +113,12 @@ static int open_backend(struct runtime *rt, char *err, size_t errlen)
 		return HVD_ERR_SETTINGS;
 	if (b == HVD_BACKEND_TCP)
 		return open_tcp(rt, err, errlen);
-	if (b == HVD_BACKEND_AUTO) {
+	if (b == HVD_BACKEND_AUTO || b == HVD_BACKEND_HOST) {
+		int host = b == HVD_BACKEND_HOST;
+		(void)host;
 		b = rt->boot.mode == BOOTSTRAP_SINGLE ? HVD_BACKEND_SELF : HVD_BACKEND_MPI;
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
-		if (rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0] && comm_nccl_usable())
+		if (!host && rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0] && comm_nccl_usable())
 			b = HVD_BACKEND_NCCL;
 #endif
 	}
@@ -186,8 +190,9 @@ static void report_start(struct runtime *rt)
 	}
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
-	fprintf(stderr, "hvd: votes: %s\n", rt->vote.ops ? rt->vote.ops->name
-		: "none (rank 0 plans every bucket)");
+	if (rt->boot.size > 1)
+		fprintf(stderr, "hvd: votes: %s\n", rt->vote.ops ? rt->vote.ops->name
+			: "none (rank 0 plans every bucket)");
 	if (report_warnings(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text)))
 		fputs(text, stderr);
 }

@@ -132,13 +132,13 @@ static int parse_compression(const char *v, struct hvd_settings *s, char *why, s
 
 static int parse_backend(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
-	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp" };
-	for (int i = 0; i < 5; i++)
+	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp", "host" };
+	for (int i = 0; i < 6; i++)
 		if (!strcmp(v, names[i])) {
 			s->backend = (enum hvd_backend_choice)i;
 			return 0;
 		}
-	snprintf(why, n, "must be auto, mpi, nccl, self or tcp");
+	snprintf(why, n, "must be auto, host, mpi, nccl, self or tcp");
 	return -1;
 }
 
@@ -237,7 +237,7 @@ static const struct setting settings_table[] = {
 	{ "HVD_STALL_WARNING_S", parse_stall, "seconds, 0 = off" },
 	{ "HVD_TIMEOUT_S", parse_timeout, "seconds" },
 	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
-	{ "HVD_BACKEND", parse_backend, "auto|mpi|nccl|self|tcp" },
+	{ "HVD_BACKEND", parse_backend, "auto|host|mpi|nccl|self|tcp" },
 	{ "HVD_VOTE", parse_vote, "auto|shm|messages|ring|off" },
 	{ "HVD_TIMELINE", parse_timeline, "path" },
 	{ "HVD_SECRET_FILE", parse_secret_file, "path of a file only its owner can read" },

@@ -77,6 +77,9 @@ struct backend_ops {
 	 * 8-channel blocks"). */
 	int (*probe)(const struct backend_options *opt, char *what, size_t len,
 		     struct trainer_error *err);
+	/* Optional (gpu): the devices this process can use (after
+	 * CUDA_VISIBLE_DEVICES); 0 with why, one line. */
+	int (*devices)(char *why, size_t len);
 	/* The model must outlive the backend. NULL + err on failure
 	 * (unsupported precision, out of memory, a slow kernel chosen...). */
 	struct backend *(*create)(struct model *m, const struct backend_options *opt,

@@ -19,8 +19,8 @@ struct flag {
 
 static const struct flag flags[] = {
 	{ "--model", C_ALL, 1, "densenet121 | resnet50 (default densenet121)" },
-	{ "--backend", C_ALL, 1, "ref | cpu | gpu (default cpu when built, else ref)" },
-	{ "--precision", C_ALL, 1, "fp32 | bf16 | fp16 (default fp32)" },
+	{ "--backend", C_ALL, 1, "auto | ref | cpu | gpu (default auto: gpu when a CUDA device is usable, else cpu, else ref)" },
+	{ "--precision", C_ALL, 1, "fp32 | bf16 | fp16 | auto (default fp32; auto: bf16 on a GPU or a CPU with bf16 kernels)" },
 	{ "--batch", C_ALL, 1, "images per step (default 16)" },
 	{ "--size", C_ALL, 1, "image side in pixels (default 224)" },
 	{ "--threads", C_ALL, 1, "compute threads (default: allowed CPUs)" },
@@ -95,7 +95,7 @@ static void defaults(struct cli_options *o, const char *command)
 	memset(o, 0, sizeof(*o));
 	o->command = command;
 	o->model = "densenet121";
-	o->backend = strstr(backend_names(), "cpu") ? "cpu" : "ref";
+	o->backend = "auto";
 	o->batch = 16;
 	o->size = 224;
 	o->seed = 1;
@@ -172,8 +172,10 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 #undef STR
 	if (strcmp(flag, "--seed") == 0)
 		return data_arg_u64(flag, v, &o->seed, e, sizeof(e)) ? fail(e) : 0;
-	if (strcmp(flag, "--precision") == 0)
-		rc = precision_parse(v, &o->precision, &err);
+	if (strcmp(flag, "--precision") == 0) {
+		o->precision_auto = strcmp(v, "auto") == 0;
+		rc = o->precision_auto ? 0 : precision_parse(v, &o->precision, &err);
+	}
 	else if (strcmp(flag, "--optimizer") == 0)
 		rc = optim_parse(v, &o->optim.kind, &err);
 	else if (strcmp(flag, "--lr-scale") == 0)
@@ -246,5 +248,12 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 		if (apply(o, f->name, f->takes_value ? argv[++i] : NULL))
 			return -1;
 	}
+	struct trainer_error err = { "" };
+	if (backend_resolve(o->backend, &o->chosen, &err))
+		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
+	o->backend = o->chosen.name;
+	if (o->precision_auto)
+		o->precision = backend_precision_auto(o->backend, o->chosen.precision_why,
+						      sizeof(o->chosen.precision_why));
 	return 0;
 }

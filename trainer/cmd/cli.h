@@ -10,7 +10,8 @@
 
 #include "loop/options.h"
 
-/* 0 ok, 1 --help printed, -1 error (message printed). */
+/* 0 ok, 1 --help printed, -1 error (message printed). --backend auto is
+ * resolved here (backend/choice.h): o->backend names a backend. */
 int cli_parse(int argc, char **argv, struct cli_options *o);
 void cli_usage(FILE *f);
 

@@ -6,6 +6,7 @@
  * does not do: anything else.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cli.h"
@@ -57,6 +58,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (strcmp(argv[1], own[i].name) == 0) {
 			int rc = cli_parse(argc - 1, argv + 1, &o);
+			/* the runtime follows the trainer: a host backend reduces
+			 * host buffers (never NCCL), unless the user said otherwise */
+			if (rc == 0 && strcmp(o.backend, "gpu"))
+				setenv("HVD_BACKEND", "host", 0);
 			return rc < 0 ? 2 : rc > 0 ? 0 : finish(own[i].run(&o));
 		}
 	const struct data_command *c = data_command_find(argv[1]);

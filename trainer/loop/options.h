@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "backend/choice.h"
 #include "train/optim.h"
 #include "train/progress.h"
 #include "train/schedule.h"
@@ -16,8 +17,10 @@
 struct cli_options {
 	const char *command;
 	const char *model;          /* densenet121 | resnet50 */
-	const char *backend;        /* ref | cpu | gpu */
-	enum precision precision;
+	const char *backend;        /* ref | cpu | gpu (auto resolved by cli_parse) */
+	struct backend_choice chosen; /* why auto chose it, and its warning */
+	enum precision precision;   /* resolved when precision_auto (--precision auto) */
+	int precision_auto;
 	long batch, size, threads;
 	uint64_t seed;
 	long steps, epochs;         /* steps 0 = whole epochs */

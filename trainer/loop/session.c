@@ -81,6 +81,13 @@ int session_open(struct session *s, const struct cli_options *o)
 		return -1;
 	}
 	model_init_params(&s->model, o->seed);
+	if (dist_rank() == 0 && o->chosen.reason[0])
+		fprintf(stderr, "chexnet: backend %s (%s)\n", o->backend, o->chosen.reason);
+	if (dist_rank() == 0 && o->precision_auto)
+		fprintf(stderr, "chexnet: precision %s (%s)\n", precision_name(o->precision),
+			o->chosen.precision_why);
+	if (dist_rank() == 0 && o->chosen.warning[0])
+		fprintf(stderr, "chexnet: %s\n", o->chosen.warning);
 	if (dist_rank() == 0)
 		print_count(s, o);
 	s->backend = s->ops->create(&s->model, &opt, &err);

@@ -5,6 +5,7 @@
  * gpu_backend.h (the pool views are gpu_internal.h's). The step itself is gpu_step.c.
  * What it does not do: NCCL (runtime/), the loss or the optimizer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,15 @@ static void gpu_destroy(struct backend *b)
 	if (b->stream)
 		cudaStreamDestroy(b->stream);
 	free(b);
+}
+
+static int gpu_devices(char *why, size_t len)
+{
+	int devices = 0;
+	cudaError_t rc = cudaGetDeviceCount(&devices);
+	if (rc != cudaSuccess || devices < 1)
+		snprintf(why, len, "%s", rc != cudaSuccess ? cudaGetErrorString(rc) : "none visible");
+	return rc == cudaSuccess && devices > 0 ? devices : 0;
 }
 
 static int open_device(struct backend *b, struct trainer_error *err)
@@ -271,6 +281,7 @@ int gpu_step_features(struct backend *b, float *maps, struct trainer_error *err)
 
 const struct backend_ops backend_gpu_ops = {
 	.name = "gpu",
+	.devices = gpu_devices,
 	.create = gpu_create,
 	.load_params = gpu_load_params,
 	.forward = gpu_step_forward,
