@@ -29,9 +29,9 @@ static const char *const hand_checked[] = { "runtime/transport/comm_nccl.c", NUL
 static const struct audit_allow unchecked[] = {
 	{ "*.cu", "*", "cudaGetLastError", 1, "kernel wrappers return the launch status; "
 	  "every gpu_k_* call is itself checked with GPU_CUDA (rule 1)" },
-	{ "trainer/backend/gpu/gpu_backend.c", "open_device", "cudaGetDeviceCount", 0,
-	  "checked by hand: its status becomes the user-facing \"--backend: 'gpu': no CUDA "
-	  "device (error string)\" line instead of gpu_fail's" },
+	{ "trainer/backend/gpu/gpu_backend.c", "gpu_devices", "cudaGetDeviceCount", 0,
+	  "checked by hand: none (or its error) makes --backend auto take the CPU, and "
+	  "--backend gpu fail with \"no usable CUDA device (error string)\"" },
 	{ "trainer/backend/gpu/gpu_backend.c", "unregister_host", "cudaHostUnregister", 0, DESTROY_VOID },
 	{ "trainer/backend/gpu/gpu_backend.c", "gpu_destroy", "cudaStreamSynchronize", 0, DESTROY_VOID },
 	{ "trainer/backend/gpu/gpu_backend.c", "gpu_destroy", "cudaEventDestroy", 0, DESTROY_VOID },

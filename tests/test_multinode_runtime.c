@@ -202,6 +202,34 @@ static void test_repeated_steps_agreed_across_nodes(void)
 	CHECK_STR(ring, off);
 }
 
+/* Across nodes, on the data backend's messages and on the vote's own
+ * ring: a tensor renamed inside an agreed step falls back to rank 0 and
+ * is named as a mismatch; a rank that stops submitting in an agreed step
+ * (and sleeps 30 s) is named by the stall inspector with its tensors. */
+static void test_agreed_step_failures_named_across_nodes(void)
+{
+	static const char *const votes[] = { "messages", "ring" };
+	copy_test_program();
+	for (int k = 0; k < 2; k++) {
+		struct test_proc p;
+		char env[128];
+		snprintf(env, sizeof(env), "HVD_CYCLE_TIME_MS=1000 HVD_VOTE=%s", votes[k]);
+		CHECK(run_rt(0, env, "-N 2 -w n1,n2 --ntasks-per-node=1", "repeat 4 rename", 60,
+			     &p) == 0);
+		CHECK(p.exit_code != 0);
+		CHECK_MSG(strstr(p.err, "hvd: tensor mismatch: 'rep.12' vs 'rep.renamed'"),
+			  "HVD_VOTE=%s: %.900s", votes[k], p.err);
+		test_proc_free(&p);
+		snprintf(env, sizeof(env), "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3 HVD_VOTE=%s", votes[k]);
+		CHECK(run_rt(0, env, "-N 2 -w n1,n2 --ntasks-per-node=1 --kill-on-bad-exit=1",
+			     "repeat 4 stop", 60, &p) == 0);
+		CHECK(p.exit_code != 0);
+		CHECK_MSG(strstr(p.err, "hvd: stalled: 'rank 1: [rep.0, rep.1, rep.2"),
+			  "HVD_VOTE=%s: rank 1 and its tensors named: %.900s", votes[k], p.err);
+		test_proc_free(&p);
+	}
+}
+
 static void test_as_nobody_two_and_three_nodes(void)
 {
 	copy_test_program();
@@ -383,6 +411,7 @@ const struct test_case multinode_runtime_tests[] = {
 	{ "allreduce_two_and_three_nodes", test_allreduce_two_and_three_nodes },
 	{ "as_nobody_two_and_three_nodes", test_as_nobody_two_and_three_nodes },
 	{ "repeated_steps_agreed_across_nodes", test_repeated_steps_agreed_across_nodes },
+	{ "agreed_step_failures_named_across_nodes", test_agreed_step_failures_named_across_nodes },
 	{ 0 }
 };
 

@@ -84,12 +84,10 @@ static int gpu_devices(char *why, size_t len)
 
 static int open_device(struct backend *b, struct trainer_error *err)
 {
-	int devices = 0;
-	cudaError_t rc = cudaGetDeviceCount(&devices);
+	char why[160];
 
-	if (rc != cudaSuccess || devices < 1)
-		return trainer_error_set(err, "--backend: 'gpu': no CUDA device (%s)",
-					 rc != cudaSuccess ? cudaGetErrorString(rc) : "none visible");
+	if (gpu_devices(why, sizeof(why)) < 1)
+		return trainer_error_set(err, "--backend: 'gpu': no CUDA device (%s)", why);
 	GPU_CUDA(cudaGetDevice(&b->device));
 	GPU_CUDA(cudaSetDevice(b->device));
 	GPU_CUDA(cudaDeviceGetPCIBusId(b->bus_id, sizeof(b->bus_id), b->device));
