@@ -22,6 +22,7 @@
 #include "data/image_decode.h"
 #include "data/image_encode.h"
 #include "data/image_resize.h"
+#include "data/image_window.h"
 #include "runner.h"
 
 static char *fixture(const char *name)
@@ -356,14 +357,16 @@ static void test_png_every_color_type_to_gray(void)
 			rgba8[4 * i + 3] = 200;
 			rgba16[4 * i + 3] = 999;
 		}
-	struct { const void *px; int type, depth; const char *what; } cases[] = {
-		{ g8, 0, 8, "gray8" }, { g16, 0, 16, "gray16" }, { ga8, 4, 8, "gray+alpha" },
-		{ rgb8, 2, 8, "rgb8" }, { rgba8, 6, 8, "rgba8" }, { rgba16, 6, 16, "rgba16" },
+	/* 16-bit with sBIT 16: v * 257 scales back to v exactly */
+	struct { const void *px; int type, depth, sbit; const char *what; } cases[] = {
+		{ g8, 0, 8, 0, "gray8" }, { g16, 0, 16, 16, "gray16" }, { ga8, 4, 8, 0, "gray+alpha" },
+		{ rgb8, 2, 8, 0, "rgb8" }, { rgba8, 6, 8, 0, "rgba8" }, { rgba16, 6, 16, 16, "rgba16" },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		void *png = NULL;
 		size_t bytes = 0;
-		CHECK_INT(image_png_encode(cases[k].px, W, H, cases[k].type, cases[k].depth, &png, &bytes), 0);
+		CHECK_INT(image_png_encode_sbit(cases[k].px, W, H, cases[k].type, cases[k].depth,
+						cases[k].sbit, &png, &bytes), 0);
 		decode_png_bytes(png, bytes, W, H, cases[k].what);
 		free(png);
 	}
@@ -383,6 +386,103 @@ static void test_png_every_color_type_to_gray(void)
 	}
 	image_free(&img);
 	free(png);
+}
+
+/* Decodes a W x H 16-bit gray PNG of px with sbit (0: none). */
+static int decode_gray16(const uint16_t *px, int w, int h, int sbit, struct image *img)
+{
+	void *png = NULL;
+	size_t bytes = 0;
+	char err[256] = "";
+	int rc = image_png_encode_sbit(px, w, h, 0, 16, sbit, &png, &bytes);
+	if (rc == 0)
+		rc = image_decode_memory(png, bytes, "gray16", 0, img, err, sizeof(err));
+	CHECK_MSG(rc == 0, "sbit %d: %s", sbit, err);
+	free(png);
+	return rc;
+}
+
+/* A 12-bit X-ray stored unscaled in 16 bits (values 0..4095, as PadChest
+ * ships them) decodes to the full 0..255 range: with sBIT 12 by 255/4095,
+ * without sBIT by the 0.5-99.5 percentile window; never the high byte
+ * (0..15). The spec's scaled samples (v << 4 with sBIT 12) give the same. */
+static void test_png16_twelve_bit_data_decodes_full_range(void)
+{
+	enum { W = 64, H = 64, N = W * H };
+	uint16_t px[N], scaled[N];
+	for (int i = 0; i < N; i++) {
+		px[i] = (uint16_t)(i * 4095 / (N - 1));
+		scaled[i] = (uint16_t)(px[i] << 4 | px[i] >> 8);
+	}
+	struct image img;
+	if (decode_gray16(px, W, H, 12, &img) == 0) {
+		int bad = 0;
+		for (int i = 0; i < N; i++)
+			bad += img.pixels[i] != (px[i] * 510 + 4095) / 8190;
+		CHECK_MSG(bad == 0, "sbit 12: %d pixels are not v * 255 / 4095", bad);
+		CHECK_INT(img.pixels[0], 0);
+		CHECK_INT(img.pixels[N - 1], 255);
+		image_free(&img);
+	}
+	if (decode_gray16(scaled, W, H, 12, &img) == 0) {
+		int bad = 0;
+		for (int i = 0; i < N; i++)
+			bad += img.pixels[i] != (px[i] * 510 + 4095) / 8190;
+		CHECK_MSG(bad == 0, "sbit 12, scaled samples: %d pixels differ", bad);
+		image_free(&img);
+	}
+	/* no sBIT: ranks 20 and 4075 of 4096 are the window's ends */
+	if (decode_gray16(px, W, H, 0, &img) == 0) {
+		uint32_t lo = px[image_window_lo_rank(N)], hi = px[image_window_hi_rank(N)];
+		CHECK_INT(image_window_lo_rank(N), 20);
+		CHECK_INT(image_window_hi_rank(N), 4075);
+		int bad = 0;
+		for (int i = 0; i < N; i++) {
+			int want = px[i] <= lo ? 0 : px[i] >= hi ? 255 :
+				(int)((510 * (px[i] - lo) + (hi - lo)) / (2 * (hi - lo)));
+			bad += img.pixels[i] != want;
+		}
+		CHECK_MSG(bad == 0, "no sbit: %d pixels differ from the percentile window", bad);
+		CHECK_INT(img.pixels[0], 0);
+		CHECK_INT(img.pixels[N - 1], 255);
+		CHECK_INT(img.pixels[N / 2], 128);
+		image_free(&img);
+	}
+	/* a constant image has no window: all 0 */
+	for (int i = 0; i < N; i++)
+		px[i] = 3000;
+	if (decode_gray16(px, W, H, 0, &img) == 0) {
+		CHECK_INT(img.pixels[0], 0);
+		CHECK_INT(img.pixels[N - 1], 0);
+		image_free(&img);
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The doubles' window (selection) equals sorting's order statistics. */
+static void test_percentile_window_matches_sorting(void)
+{
+	static double v[5000], sorted[5000];
+	unsigned seed = 7;
+	for (size_t n = 1; n <= 5000; n = n * 3 + 1) {
+		for (size_t i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			v[i] = (double)((seed >> 8) % 97) - 40.5;   /* many ties */
+		}
+		memcpy(sorted, v, n * sizeof(*v));
+		qsort(sorted, n, sizeof(*v), cmp_double);
+		double lo = 1e9, hi = 1e9;
+		CHECK_INT(image_window_f64(v, n, &lo, &hi), 0);
+		CHECK_MSG(lo == sorted[image_window_lo_rank(n)], "n %zu: lo %g, want %g", n, lo,
+			  sorted[image_window_lo_rank(n)]);
+		CHECK_MSG(hi == sorted[image_window_hi_rank(n)], "n %zu: hi %g, want %g", n, hi,
+			  sorted[image_window_hi_rank(n)]);
+	}
 }
 
 static void *make_jpeg(int w, int h, unsigned long *bytes)
@@ -599,6 +699,8 @@ const struct test_case data_formats_tests[] = {
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },
 	{ "png_every_color_type_to_gray", test_png_every_color_type_to_gray },
 	{ "png_low_bit_depths_and_palette", test_png_low_bit_depths_and_palette },
+	{ "png16_twelve_bit_data_decodes_full_range", test_png16_twelve_bit_data_decodes_full_range },
+	{ "percentile_window_matches_sorting", test_percentile_window_matches_sorting },
 	{ "jpeg_full_and_scaled_decode", test_jpeg_full_and_scaled_decode },
 	{ "truncated_or_corrupt_images_are_errors", test_truncated_or_corrupt_images_are_errors },
 	{ "area_resize_exact_values", test_area_resize_exact_values },

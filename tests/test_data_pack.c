@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "data/shard.h"
+#include "data/image_decode.h"
+#include "data/shard_index_read.h"
 #include "runner.h"
 
 static const char *data_tool(void)
@@ -81,6 +83,13 @@ static void test_pack_rerun_keeps_exactly_the_complete_shards(void)
 	CHECK_CONTAINS(out, "into 4 shards (0 kept from a previous run)");
 	CHECK_INT(pack(2, out, sizeof(out)), 0);
 	CHECK_CONTAINS(out, "into 4 shards (4 kept from a previous run)");
+	/* the index records how images became 8 bits */
+	struct shard_index ix;
+	char err[1024] = "", dir[4200];
+	snprintf(dir, sizeof(dir), "%s/pack", test_tmpdir());
+	CHECK_MSG(shard_index_read(dir, &ix, err, sizeof(err)) == 0, "%s", err);
+	CHECK_STR(ix.pixels, IMAGE_PIXEL_RULE);
+	shard_index_free(&ix);
 	/* one label changed, same count: only the shard holding it is redone */
 	CHECK_INT(shell("cd nih && awk -F, -v OFS=, 'NR == 2 { $2 = ($2 == \"Hernia\" ? \"Mass\" : "
 			"\"Hernia\") } 1' Data_Entry_2017_v2020.csv > e.csv && "

@@ -78,7 +78,16 @@ static void test_index_txt_findings_are_refused(void)
 	index_case("size 8\nlabels train 0 0\n", "labels line");
 	index_case("size 8\nlabels train 0\n", "labels line");
 	snprintf(body, sizeof(body), "size 8\n%sextra 1\n", ok);
-	index_case(body, "line 6: line 'extra': expected 'shard' or 'labels'");
+	index_case(body, "line 6: line 'extra': expected 'shard', 'labels' or 'pixels'");
+	/* the pixels rule: optional (older packs), once, one printable token */
+	snprintf(body, sizeof(body), "size 8\npixels png16=sbit,else-p0.5-99.5\n%s", ok);
+	index_case(body, NULL);
+	snprintf(body, sizeof(body), "size 8\npixels a\npixels a\n%s", ok);
+	index_case(body, "line 4: pixels line 'a': given twice");
+	snprintf(body, sizeof(body), "size 8\npixels a b\n%s", ok);
+	index_case(body, "line 3: pixels line 'pixels': expected 'pixels RULE'");
+	snprintf(body, sizeof(body), "size 8\npixels a\tb\n%s", ok);
+	index_case(body, "pixels rule 'a\tb': not printable ASCII");
 	snprintf(body, sizeof(body), "size  8\n%s", ok);
 	index_case(body, "empty field");
 }

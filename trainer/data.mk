@@ -2,7 +2,7 @@
 # trainer/module.mk) and into the test runner.
 DATA_SRCS := trainer/cmd/data_cmds.c trainer/base/crc32c.c trainer/base/classes.c trainer/base/clock.c trainer/data/labels.c trainer/data/csv.c \
 	trainer/data/set.c trainer/data/list.c trainer/data/nih.c trainer/data/generic.c trainer/data/split.c \
-	trainer/data/image_decode.c trainer/data/image_resize.c trainer/data/shard.c \
+	trainer/data/image_decode.c trainer/data/image_window.c trainer/data/image_resize.c trainer/data/shard.c \
 	trainer/data/shard_index.c trainer/data/shard_index_read.c \
 	trainer/data/path_check.c trainer/data/gzip_end.c trainer/data/order.c trainer/data/source.c \
 	trainer/data/loader.c trainer/data/image_encode.c trainer/base/args.c trainer/data/pack.c \

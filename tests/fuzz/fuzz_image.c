@@ -4,7 +4,7 @@
  * once more with every complete PNG chunk's CRC recomputed, so that
  * mutations reach the decoder behind the CRC check. Seeds (written to an
  * empty corpus directory): PNGs of each colour type at 8 and 16 bits and
- * gray and colour JPEGs. The decoder must never crash, overrun, or accept
+ * gray and colour JPEGs (16-bit PNGs with sBIT). The decoder must never crash, overrun, or accept
  * an image that is not what the file says; errors are one line.
  * What it does not do: resize (pure arithmetic, tested in test_data_formats.c).
  */
@@ -74,7 +74,9 @@ static void seed_png(const char *dir, int type, int depth)
 	char name[64];
 	for (size_t i = 0; i < sizeof(px); i++)
 		px[i] = (uint8_t)(i * 37 + (size_t)type);
-	if (image_png_encode(px, 16, 12, type, depth, &png, &bytes) == 0) {
+	/* 16-bit seeds carry sBIT 12 (the sBIT path); the no-sBIT path is the
+	 * percentile window, reached when a mutation drops the chunk */
+	if (image_png_encode_sbit(px, 16, 12, type, depth, depth == 16 ? 12 : 0, &png, &bytes) == 0) {
 		snprintf(name, sizeof(name), "seed-%d-%d.png", type, depth);
 		fuzz_seed(dir, name, png, bytes);
 	}

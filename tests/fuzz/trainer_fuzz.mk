@@ -7,7 +7,7 @@ FUZZ_TRAINER_CFLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Itrainer -Itests/fuzz
 FUZZ_COMMON := tests/fuzz/fuzz_files.c
 FUZZ_CSV := trainer/data/csv.c trainer/data/gzip_end.c
-FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/image_decode.c trainer/data/image_resize.c \
+FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/image_decode.c trainer/data/image_window.c trainer/data/image_resize.c \
 	trainer/data/image_encode.c
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/nih.c trainer/data/generic.c \
 	trainer/data/set.c trainer/data/list.c trainer/data/split.c trainer/data/labels.c trainer/data/path_check.c \

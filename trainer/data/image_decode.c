@@ -1,5 +1,6 @@
 /* image_decode.c - PNG through libspng, JPEG through libturbojpeg, both to
- * 8-bit gray. Every decoder error (truncation, bad CRC, bad Huffman data,
+ * 8-bit gray (16-bit PNG samples through sBIT or the percentile window of
+ * image_window.h). Every decoder error (truncation, bad CRC, bad Huffman data,
  * even a libjpeg "warning" such as premature end of data) is an error.
  * image_load_square and image_load_view decode and then resize and crop
  * through image_resize.c.
@@ -19,6 +20,7 @@
 
 #include "data/image_decode.h"
 #include "data/image_resize.h"
+#include "data/image_window.h"
 
 #define IMAGE_MAX_FILE_BYTES (256u << 20)
 
@@ -35,6 +37,67 @@ static void rgba_to_gray(const uint8_t *rgba, size_t pixels, uint8_t *gray)
 		const uint8_t *p = rgba + 4 * i;
 		gray[i] = (uint8_t)((299u * p[0] + 587u * p[1] + 114u * p[2] + 500u) / 1000u);
 	}
+}
+
+/* 16-bit samples to 8 bits. With sBIT s (gray's, or the largest of red,
+ * green, blue): values that fit in s bits are unscaled s-bit data (a 12-bit
+ * X-ray stored as 0..4095) and scale by 255 / (2^s - 1); a larger value
+ * means the PNG spec's scaled samples, so v >> (16 - s) scales the same
+ * way. Without sBIT: the 0.5-99.5 percentile window (image_window.h). */
+static void gray16_to_8(const uint16_t *v, size_t n, int sbit, uint8_t *out)
+{
+	if (sbit < 1 || sbit > 16) {
+		uint16_t lo, hi;
+		image_window_u16(v, n, &lo, &hi);
+		image_window_apply_u16(v, n, lo, hi, out);
+		return;
+	}
+	uint32_t top = (1u << sbit) - 1, shift = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] > top) {
+			shift = 16u - (uint32_t)sbit;
+			break;
+		}
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint8_t)((510u * (uint64_t)(v[i] >> shift) + top) / (2 * top));
+}
+
+/* A decoded 16-bit PNG (gray/gray+alpha as stored, colour as RGBA16) to
+ * out->pixels: luma first (ITU-R 601, in 16 bits), then gray16_to_8. */
+static int png16_to_gray(spng_ctx *ctx, const struct spng_ihdr *ihdr, const uint8_t *buf,
+			 struct image *out, const char *name, char *err, size_t err_bytes)
+{
+	size_t n = (size_t)ihdr->width * ihdr->height;
+	struct spng_sbit sb;
+	int sbit = 0;
+	if (spng_get_sbit(ctx, &sb) == 0) {
+		sbit = sb.grayscale_bits;
+		if (ihdr->color_type == SPNG_COLOR_TYPE_TRUECOLOR ||
+		    ihdr->color_type == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA)
+			sbit = sb.red_bits > sb.green_bits ? sb.red_bits : sb.green_bits,
+			sbit = sb.blue_bits > sbit ? sb.blue_bits : sbit;
+	}
+	uint16_t *gray = malloc(n * sizeof(*gray));
+	out->pixels = malloc(n);
+	if (!gray || !out->pixels) {
+		free(gray);
+		image_free(out);
+		snprintf(err, err_bytes, "chexnet: image '%s': out of memory", name);
+		return -1;
+	}
+	const uint16_t *s = (const uint16_t *)buf;
+	if (ihdr->color_type == SPNG_COLOR_TYPE_GRAYSCALE)
+		memcpy(gray, s, n * sizeof(*gray));
+	else if (ihdr->color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA)
+		for (size_t i = 0; i < n; i++)
+			gray[i] = s[2 * i];
+	else
+		for (size_t i = 0; i < n; i++)
+			gray[i] = (uint16_t)((299u * s[4 * i] + 587u * s[4 * i + 1] +
+					      114u * s[4 * i + 2] + 500u) / 1000u);
+	gray16_to_8(gray, n, sbit, out->pixels);
+	free(gray);
+	return 0;
 }
 
 static int decode_png(const void *data, size_t bytes, const char *name,
@@ -65,10 +128,13 @@ static int decode_png(const void *data, size_t bytes, const char *name,
 			 (unsigned long long)(row * ihdr.height), bytes);
 		goto out;
 	}
-	/* gray up to 8 bits decodes straight to G8; everything else via RGBA8
-	 * (16-bit samples keep their high byte, palettes are expanded) */
+	/* gray up to 8 bits decodes straight to G8, 16-bit gray (+alpha) as
+	 * stored, 16-bit colour to RGBA16, everything else to RGBA8 */
 	int gray8 = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth <= 8;
-	int fmt = gray8 ? SPNG_FMT_G8 : SPNG_FMT_RGBA8;
+	int deep = ihdr.bit_depth == 16;
+	int gray16 = deep && (ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE ||
+			      ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA);
+	int fmt = gray8 ? SPNG_FMT_G8 : gray16 ? SPNG_FMT_PNG : deep ? SPNG_FMT_RGBA16 : SPNG_FMT_RGBA8;
 	if ((rc = spng_decoded_image_size(ctx, fmt, &len)) != 0)
 		goto fail;
 	buf = malloc(len);
@@ -86,6 +152,9 @@ static int decode_png(const void *data, size_t bytes, const char *name,
 	if (gray8) {
 		out->pixels = buf;
 		buf = NULL;
+	} else if (deep) {
+		if (png16_to_gray(ctx, &ihdr, buf, out, name, err, err_bytes) != 0)
+			goto out;
 	} else {
 		out->pixels = malloc((size_t)ihdr.width * ihdr.height);
 		if (!out->pixels) {

@@ -2,7 +2,10 @@
  * grayscale, in memory.
  *
  * PNG: 1/2/4/8/16-bit gray, gray+alpha, RGB, RGBA, palette; colour becomes
- * gray by ITU-R 601 luma, alpha is dropped, 16-bit keeps the high byte.
+ * gray by ITU-R 601 luma, alpha is dropped. 16-bit samples: with sBIT s,
+ * scaled by 255 / (2^s - 1) (unscaled s-bit data; samples above 2^s - 1
+ * are the spec's scaled ones and are shifted down by 16 - s first);
+ * without sBIT, the 0.5-99.5 percentile window (image_window.h).
  * JPEG: decoded scaled by 1/2, 1/4 or 1/8 when the result still covers
  * min_side (cheap shrink before the area filter). The format is taken from
  * the file's first bytes, not its name. A truncated or corrupt file is an
@@ -14,6 +17,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* How pixels became 8 bits, recorded in a pack's index.txt (`pixels`). */
+#define IMAGE_PIXEL_RULE "png16=sbit,else-p0.5-99.5"
 
 struct image {
 	int width, height;

@@ -15,6 +15,12 @@
 int image_png_encode(const void *pixels, int width, int height, int color_type,
 		     int bit_depth, void **png, size_t *png_bytes)
 {
+	return image_png_encode_sbit(pixels, width, height, color_type, bit_depth, 0, png, png_bytes);
+}
+
+int image_png_encode_sbit(const void *pixels, int width, int height, int color_type,
+			  int bit_depth, int sbit, void **png, size_t *png_bytes)
+{
 	static const int channels[7] = { 1, 0, 3, 0, 2, 0, 4 };
 	int rc = -1, e = 0;
 	if (color_type < 0 || color_type > 6 || !channels[color_type] ||
@@ -27,8 +33,11 @@ int image_png_encode(const void *pixels, int width, int height, int color_type,
 		.width = (uint32_t)width, .height = (uint32_t)height,
 		.bit_depth = (uint8_t)bit_depth, .color_type = (uint8_t)color_type,
 	};
+	struct spng_sbit sb = { (uint8_t)sbit, (uint8_t)sbit, (uint8_t)sbit, (uint8_t)sbit,
+				(uint8_t)(color_type & 4 ? sbit : 0) };
 	size_t len = (size_t)width * height * channels[color_type] * (bit_depth / 8);
 	if (spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1) == 0 && spng_set_ihdr(ctx, &ihdr) == 0 &&
+	    (!sbit || spng_set_sbit(ctx, &sb) == 0) &&
 	    spng_encode_image(ctx, pixels, len, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE) == 0) {
 		*png = spng_get_png_buffer(ctx, png_bytes, &e);
 		rc = (*png && e == 0) ? 0 : -1;

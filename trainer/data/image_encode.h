@@ -14,6 +14,11 @@
 int image_png_encode(const void *pixels, int width, int height, int color_type,
 		     int bit_depth, void **png, size_t *png_bytes);
 
+/* The same with an sBIT chunk of sbit significant bits per channel
+ * (0: none). */
+int image_png_encode_sbit(const void *pixels, int width, int height, int color_type,
+			  int bit_depth, int sbit, void **png, size_t *png_bytes);
+
 /* Writes an 8-bit gray PNG to path atomically (temp + fsync + rename).
  * Returns 0, or -1 with `chexnet: image 'path': reason` in err. */
 int image_write_png_gray(const char *path, const uint8_t *pixels, int width, int height,

@@ -13,6 +13,7 @@
 #include "data/shard.h"
 #include "data/shard_index_read.h"
 #include "data/csv.h"
+#include "data/image_decode.h"
 
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
 		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
@@ -26,7 +27,7 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		snprintf(err, err_bytes, "chexnet: index '%s': %s", tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "hvd-pack %d\nsize %d\n", SHARD_VERSION, size);
+	fprintf(f, "hvd-pack %d\nsize %d\npixels %s\n", SHARD_VERSION, size, IMAGE_PIXEL_RULE);
 	for (int i = 0; i < shard_count; i++) {
 		const struct shard_header *h = &shards[i];
 		shard_file_name(name, sizeof(name), (int)h->split, h->shard);

@@ -20,6 +20,7 @@ struct index_parse {
 	uint64_t records[3];    /* sum of the shard counts seen per split */
 	uint32_t shards[3];     /* shard lines seen per split */
 	int has_labels[3];
+	int has_pixels;
 	char *err;
 	size_t err_bytes;
 };
@@ -138,6 +139,25 @@ static int parse_labels(struct index_parse *p, struct shard_index *ix)
 	return 0;
 }
 
+/* `pixels RULE`, at most once: how images became 8 bits (printable, no
+ * spaces; absent in packs written before the rule was recorded). */
+static int parse_pixels(struct index_parse *p, struct shard_index *ix)
+{
+	if (p->count != 2)
+		return parse_error(p, "pixels line", p->r->buf, "expected 'pixels RULE'");
+	if (p->has_pixels)
+		return parse_error(p, "pixels line", p->tok[1], "given twice");
+	const char *t = p->tok[1];
+	if (strlen(t) >= sizeof(ix->pixels))
+		return parse_error(p, "pixels rule", t, "too long");
+	for (const char *c = t; *c; c++)
+		if (*c < 0x21 || *c > 0x7e)
+			return parse_error(p, "pixels rule", t, "not printable ASCII");
+	memcpy(ix->pixels, t, strlen(t) + 1);
+	p->has_pixels = 1;
+	return 0;
+}
+
 static int parse_head(struct index_parse *p, struct csv_reader *r, struct shard_index *ix)
 {
 	uint64_t size;
@@ -197,8 +217,10 @@ int shard_index_read(const char *dir, struct shard_index *ix, char *err, size_t 
 			rc = parse_shard(&p, ix);
 		else if (strcmp(p.tok[0], "labels") == 0)
 			rc = parse_labels(&p, ix);
+		else if (strcmp(p.tok[0], "pixels") == 0)
+			rc = parse_pixels(&p, ix);
 		else
-			rc = parse_error(&p, "line", p.tok[0], "expected 'shard' or 'labels'");
+			rc = parse_error(&p, "line", p.tok[0], "expected 'shard', 'labels' or 'pixels'");
 		if (rc != 0)
 			break;
 	}
