@@ -23,9 +23,9 @@ SAN ?=
 export CUDA_HOME
 
 B ?= $(if $(filter 1,$(SAN)),build-san,build)
-FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO
+FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM
 # $(shell) does not see exported variables before make 4.4: pass them.
-DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CUDA_HOME='$(CUDA_HOME)'
+DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='$(CXX)' CUDA_HOME='$(CUDA_HOME)'
 
 # Targets that only orchestrate (they call make again after installing
 # packages) must not detect: packages may still be missing at this point.
@@ -61,10 +61,14 @@ TEST_LIBS :=      # libraries (and objects) the runner needs
 TEST_LDLIBS :=    # link flags the runner needs
 INSTALL_RULES :=  # names of install-<x> targets
 
-# Generic compile rule: $(B)/obj/DIR/file.o from DIR/file.c.
+# Generic compile rule: $(B)/obj/DIR/file.o from DIR/file.c; C++ (the
+# GDCM shim only) from DIR/file.cc.
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(MODULE_CFLAGS) -MMD -MP -c $< -o $@
+$(B)/obj/%.o: %.cc
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 $(OPT) $(WARN) -pthread $(SAN_FLAGS) $(CXXFLAGS) $(MODULE_CXXFLAGS) -MMD -MP -c $< -o $@
 
 include spank/module.mk
 include runtime/module.mk

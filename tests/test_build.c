@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "runner.h"
@@ -25,16 +26,16 @@ static void test_detect_prints_one_line_per_dependency(void)
 	snprintf(cmd, sizeof(cmd), "'%s/mk/detect.sh' '%s/b'", test_src_dir(), test_tmpdir());
 	CHECK(test_run(cmd, 120, &p) == 0);
 	CHECK_INT(p.exit_code, 0);
-	CHECK_INT(count_lines(p.out), 15);   /* 14 libraries + libFuzzer */
+	CHECK_INT(count_lines(p.out), 16);   /* 15 libraries + libFuzzer */
 	const char *names[] = { "CUDA runtime", "cuDNN", "cuBLAS", "NCCL", "PMIx", "OpenMPI",
 				"hwloc", "oneDNN", "Slurm SPANK", "libspng", "libturbojpeg",
-				"cJSON", "cairo", "zlib", "libFuzzer" };
+				"cJSON", "cairo", "GDCM", "zlib", "libFuzzer" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		CHECK_CONTAINS(p.out, names[i]);
 	test_proc_free(&p);
 	/* cached: the same lines again, and the config file records them */
 	CHECK(test_run(cmd, 60, &p) == 0);
-	CHECK_INT(count_lines(p.out), 15);   /* 14 libraries + libFuzzer */
+	CHECK_INT(count_lines(p.out), 16);   /* 15 libraries + libFuzzer */
 	test_proc_free(&p);
 	char *conf = test_path(test_tmpdir(), "b/config.mk");
 	char *text = test_read_file(conf, NULL);
@@ -82,9 +83,42 @@ static void test_with_x_0_forces_off(void)
 	free(conf);
 }
 
+/* A build without GDCM (WITH_GDCM=0) still builds the pipeline and
+ * refuses a DICOM file in one line naming the feature. Only chexnet-data
+ * is built, at -O0, into the case's own folder. */
+static void test_without_gdcm_dicom_is_refused_naming_the_feature(void)
+{
+	char cmd[8192], *dcm = test_path(test_tmpdir(), "d/images/x.dcm");
+	struct test_proc p;
+	uint8_t dicm[200] = { 0 };
+	memcpy(dicm + 128, "DICM", 4);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && make --no-print-directory B='%s/b' WITH_GDCM=0 OPT=-O0 '%s/b/chexnet-data' "
+		 "> '%s/make.log' 2>&1 && grep -q '✗ GDCM (DICOM, C++): off (WITH_GDCM=0)' '%s/make.log' && "
+		 "mkdir -p '%s/d/images'", test_src_dir(), test_tmpdir(), test_tmpdir(), test_tmpdir(),
+		 test_tmpdir(), test_tmpdir());
+	CHECK(test_run(cmd, 280, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "the WITH_GDCM=0 build failed (see make.log)");
+	test_proc_free(&p);
+	test_write_file(dcm, dicm, sizeof(dicm));
+	static const char *head = "path,Atelectasis,Cardiomegaly,Effusion,Infiltration,Mass,Nodule,Pneumonia,"
+		"Pneumothorax,Consolidation,Edema,Emphysema,Fibrosis,Pleural_Thickening,Hernia\n";
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s/d' && printf '%s' > test.csv && { cat test.csv; echo 'images/x.dcm,0,0,0,0,0,0,0,0,0,0,0,0,0,0'; } "
+		 "> train.csv && '%s/b/chexnet-data' pack --data . --out ../p --size 16",
+		 test_tmpdir(), head, test_tmpdir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "chexnet: image './images/x.dcm': DICOM: this build has no DICOM support "
+		       "(feature WITH_GDCM: install libgdcm-dev and rebuild)\n");
+	test_proc_free(&p);
+	free(dcm);
+}
+
 const struct test_case build_tests[] = {
 	{ "detect_prints_one_line_per_dependency", test_detect_prints_one_line_per_dependency },
 	{ "with_pmix_1_missing_is_one_line_error", test_with_pmix_1_missing_is_one_line_error },
 	{ "with_x_0_forces_off", test_with_x_0_forces_off },
+	{ "without_gdcm_dicom_is_refused_naming_the_feature", test_without_gdcm_dicom_is_refused_naming_the_feature },
 	{ 0 }
 };

@@ -620,7 +620,7 @@ static void test_truncated_or_corrupt_images_are_errors(void)
 	path = test_path(test_tmpdir(), "text.png");
 	CHECK_INT(test_write_file(path, "hello", 5), 0);
 	CHECK_INT(image_decode_file(path, 0, &img, err, sizeof(err)), -1);
-	CHECK_CONTAINS(err, "text.png': neither PNG nor JPEG");
+	CHECK_CONTAINS(err, "text.png': neither PNG, JPEG nor DICOM");
 	free(path);
 	CHECK_INT(image_decode_file("/nonexistent/x.png", 0, &img, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "image '/nonexistent/x.png': No such file");

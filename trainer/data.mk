@@ -11,12 +11,24 @@ DATA_TEST_SRCS := tests/test_data_formats.c tests/test_data_loader.c tests/test_
 DATA_CFLAGS = $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) $(ZLIB_CFLAGS)
 DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)
 
+# DICOM: the pipeline always; the reader through GDCM (C++ shim) when found,
+# else dicom_none.c, which refuses DICOM naming WITH_GDCM.
+DATA_SRCS += trainer/data/dicom_pixels.c
+ifeq ($(HAVE_GDCM),1)
+DATA_CXX_OBJS := $(B)/obj/trainer/data/dicom_gdcm.o
+DATA_LDLIBS += $(GDCM_LIBS) -lstdc++
+$(B)/obj/trainer/data/dicom_gdcm.o: MODULE_CXXFLAGS = -Itrainer $(GDCM_CFLAGS)
+else
+DATA_CXX_OBJS :=
+DATA_SRCS += trainer/data/dicom_none.c
+endif
+
 # The test runner links the pipeline directly (tests/test_data_*.c).
 TEST_SRCS += $(DATA_SRCS) $(DATA_TEST_SRCS)
 TEST_LDLIBS += $(DATA_LDLIBS)
 
 # chexnet-data: the pipeline's commands alone, for tests and bench/loader.
-DATA_OBJS = $(patsubst %.c,$(B)/obj/%.o,$(DATA_SRCS))
+DATA_OBJS = $(patsubst %.c,$(B)/obj/%.o,$(DATA_SRCS)) $(DATA_CXX_OBJS)
 TEST_PROGRAMS += $(B)/chexnet-data
 $(B)/chexnet-data: $(B)/obj/tests/test_data_tool.o $(DATA_OBJS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(DATA_LDLIBS) -lm

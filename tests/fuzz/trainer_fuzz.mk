@@ -8,7 +8,20 @@ FUZZ_TRAINER_CFLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
 FUZZ_COMMON := tests/fuzz/fuzz_files.c
 FUZZ_CSV := trainer/data/csv.c trainer/data/gzip_end.c
 FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/image_decode.c trainer/data/image_window.c trainer/data/image_resize.c \
-	trainer/data/image_encode.c
+	trainer/data/image_encode.c trainer/data/dicom_pixels.c
+# DICOM's reader: the GDCM shim built by clang++ with ASan (UBSan's C++
+# runtime is not linked by the C link; GDCM itself is the system's, not
+# instrumented), or the refusing stub.
+ifeq ($(HAVE_GDCM),1)
+FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o
+FUZZ_DICOM_LIBS = $(GDCM_LIBS) -lstdc++
+$(FUZZ_DICOM_OBJ): trainer/data/dicom_gdcm.cc trainer/data/dicom_read.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC)++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -Itrainer $(GDCM_CFLAGS) -c $< -o $@
+else
+FUZZ_DICOM_OBJ :=
+FUZZ_IMAGE_SRCS += trainer/data/dicom_none.c
+endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/nih.c trainer/data/generic.c \
 	trainer/data/set.c trainer/data/list.c trainer/data/split.c trainer/data/labels.c trainer/data/path_check.c \
 	trainer/data/shard.c trainer/base/crc32c.c trainer/base/classes.c
@@ -18,9 +31,10 @@ FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c traine
 	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
 	trainer/model/desc.c
 
-$(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+$(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
-		$(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) -lm
+		$(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) \
+		$(FUZZ_DICOM_LIBS) -lm
 $(B)/fuzz-tables: $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
 $(B)/fuzz-pack: $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)

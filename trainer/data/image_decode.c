@@ -1,6 +1,6 @@
 /* image_decode.c - PNG through libspng, JPEG through libturbojpeg, both to
  * 8-bit gray (16-bit PNG samples through sBIT or the percentile window of
- * image_window.h). Every decoder error (truncation, bad CRC, bad Huffman data,
+ * image_window.h); DICOM, recognised by content, goes to dicom_pixels.c. Every decoder error (truncation, bad CRC, bad Huffman data,
  * even a libjpeg "warning" such as premature end of data) is an error.
  * image_load_square and image_load_view decode and then resize and crop
  * through image_resize.c.
@@ -18,6 +18,7 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
+#include "data/dicom_pixels.h"
 #include "data/image_decode.h"
 #include "data/image_resize.h"
 #include "data/image_window.h"
@@ -237,8 +238,10 @@ int image_decode_memory(const void *data, size_t bytes, const char *name,
 		return decode_png(data, bytes, name, out, err, err_bytes);
 	if (bytes >= 3 && p[0] == 0xFF && p[1] == 0xD8 && p[2] == 0xFF)
 		return decode_jpeg(data, bytes, name, min_side, out, err, err_bytes);
+	if (dicom_recognise(data, bytes))
+		return dicom_decode_memory(data, bytes, name, out, NULL, err, err_bytes);
 	snprintf(err, err_bytes, "chexnet: image '%s': %s", name,
-		 bytes ? "neither PNG nor JPEG" : "empty file");
+		 bytes ? "neither PNG, JPEG nor DICOM" : "empty file");
 	return -1;
 }
 

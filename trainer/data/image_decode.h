@@ -1,5 +1,5 @@
-/* image_decode.h - PNG (libspng) and JPEG (libturbojpeg) files to 8-bit
- * grayscale, in memory.
+/* image_decode.h - PNG (libspng), JPEG (libturbojpeg) and DICOM
+ * (dicom_pixels.h) files to 8-bit grayscale, in memory.
  *
  * PNG: 1/2/4/8/16-bit gray, gray+alpha, RGB, RGBA, palette; colour becomes
  * gray by ITU-R 601 luma, alpha is dropped. 16-bit samples: with sBIT s,
@@ -7,8 +7,9 @@
  * are the spec's scaled ones and are shifted down by 16 - s first);
  * without sBIT, the 0.5-99.5 percentile window (image_window.h).
  * JPEG: decoded scaled by 1/2, 1/4 or 1/8 when the result still covers
- * min_side (cheap shrink before the area filter). The format is taken from
- * the file's first bytes, not its name. A truncated or corrupt file is an
+ * min_side (cheap shrink before the area filter). DICOM: the pixel
+ * pipeline of dicom_pixels.h. The format is taken from the file's content
+ * (DICOM: "DICM" at 128, or a data set without preamble), not its name. A truncated or corrupt file is an
  * error naming the file, never a partly black image.
  * What this is not: resizing or cropping (image_resize.h).
  */
@@ -19,7 +20,8 @@
 #include <stdint.h>
 
 /* How pixels became 8 bits, recorded in a pack's index.txt (`pixels`). */
-#define IMAGE_PIXEL_RULE "png16=sbit,else-p0.5-99.5"
+#define IMAGE_PIXEL_RULE "png16=sbit,else-p0.5-99.5;" \
+	"dicom=modality-lut,voi-lut|window|p0.5-99.5,monochrome1-inverted"
 
 struct image {
 	int width, height;
