@@ -22,6 +22,7 @@ extern const struct test_case ref_layers_tests[];
 extern const struct test_case data_formats_tests[];
 extern const struct test_case data_loader_tests[];
 extern const struct test_case data_pack_tests[];
+extern const struct test_case dicom_tests[];
 extern const struct test_case model_tests[];
 extern const struct test_case backend_loss_tests[];
 extern const struct test_case span_tests[];
@@ -131,6 +132,7 @@ static const struct test_group test_groups[] = {
 	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-pack", data_pack_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HVD_HAVE_RUNTIME
