@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """dicom_reference.py OUT - the DICOM test's files and their expected
 results, for tests/test_dicom.c (group data-dicom).
+dicom_reference.py --dataset OUT - a generic-layout data set of DX images
+(OUT/set) and two broken variants (OUT/disagree, OUT/overlap); OUT/truth.txt
+says `NAME PATIENT VIEW` per image.
 
 Copies the named test files of the pydicom wheel (pydicom/data/test_files;
 a missing one is an error) and generates DX images with pydicom into
@@ -191,7 +194,56 @@ def generated(files):
     return out, same
 
 
+CLASSES = ("Atelectasis,Cardiomegaly,Effusion,Infiltration,Mass,Nodule,Pneumonia,"
+           "Pneumothorax,Consolidation,Edema,Emphysema,Fibrosis,Pleural_Thickening,Hernia")
+
+
+def write_set(folder, rows, patient_column):
+    """rows: (split, name, data set, labels, csv patient)."""
+    os.makedirs(os.path.join(folder, "images"), exist_ok=True)
+    files = {"train": [], "test": []}
+    for split, name, ds, labels, csv_patient in rows:
+        ds.save_as(os.path.join(folder, "images", name), enforce_file_format=True)
+        cells = ["images/" + name] + [str(v) for v in labels]
+        files[split].append(",".join(cells + ([str(csv_patient)] if patient_column else [])))
+    for split, lines in files.items():
+        with open(os.path.join(folder, split + ".csv"), "w") as f:
+            f.write("path," + CLASSES + (",patient" if patient_column else "") + "\n")
+            f.write("".join(line + "\n" for line in lines))
+
+
+def dataset(out):
+    """12 DX images of 5 patients (A-C train, D, E test), PA and AP views;
+    one file without extension (recognised by content)."""
+    y, x = np.mgrid[0:64, 0:64]
+    rows, truth = [], []
+    plan = "AAABBBCCDDEE"
+    for i, letter in enumerate(plan):
+        pic = (600 + 40 * i + 2500 * np.exp(-((x - 20 - 2 * i) ** 2 + (y - 32) ** 2) / 200.0)
+               ).astype(np.uint16)
+        view = "PA" if i % 2 == 0 else "AP"
+        ds = dx(pic, mono1=(i % 3 == 0), PatientID=f"HOSP-{letter}-{1000 + ord(letter)}",
+                ViewPosition=view)
+        name = f"img{i:02d}.dcm" if i != 7 else "scan07"
+        labels = [(i >> (c % 4)) & 1 if c < 4 else 0 for c in range(14)]
+        split = "test" if letter in "E" else "train"
+        rows.append((split, name, ds, labels, ord(letter)))
+        truth.append(f"{name} {letter} {view}")
+    write_set(os.path.join(out, "set"), rows, False)
+    # the CSV says patient 66 for one of A's images: a disagreement
+    bad = [r if r[1] != "img01.dcm" else r[:4] + (66,) for r in rows]
+    write_set(os.path.join(out, "disagree"), bad, True)
+    # a test image of patient A: one patient in train and test
+    overlap = [r if r[1] != "img02.dcm" else ("test",) + r[1:] for r in rows]
+    write_set(os.path.join(out, "overlap"), overlap, False)
+    with open(os.path.join(out, "truth.txt"), "w") as f:
+        f.write("\n".join(truth) + "\n")
+
+
 def main():
+    if sys.argv[1] == "--dataset":
+        dataset(sys.argv[2])
+        return
     out = sys.argv[1]
     files = os.path.join(out, "files")
     os.makedirs(os.path.join(files, "dicomdirtests"), exist_ok=True)

@@ -14,6 +14,7 @@
 
 #include "data/dicom_pixels.h"
 #include "data/image_decode.h"
+#include "data/set.h"
 #include "runner.h"
 
 /* Builds BUILD/pyenv and runs the reference into the case's folder. */
@@ -144,8 +145,114 @@ static void test_pydicom_files_and_generated_dx_match_the_reference(void)
 	free(path);
 }
 
+/* The generated data sets (dicom_reference.py --dataset) in the case's
+ * folder: set/, disagree/, overlap/, truth.txt. */
+static int make_dataset(void)
+{
+	char cmd[8192];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/tests/pyenv.sh' '%s' && '%s/pyenv/bin/python' -W ignore "
+		 "'%s/tests/dicom_reference.py' --dataset '%s/ds'", test_src_dir(), test_build_dir(),
+		 test_build_dir(), test_src_dir(), test_tmpdir());
+	int rc = test_run(cmd, 400, &p);
+	CHECK_MSG(rc == 0 && p.exit_code == 0, "dataset: %s", p.err);
+	rc = (rc == 0 && p.exit_code == 0) ? 0 : -1;
+	test_proc_free(&p);
+	return rc;
+}
+
+static void tool(const char *args, struct test_proc *p, int timeout)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && B='%s' && %s", test_tmpdir(), test_build_dir(), args);
+	CHECK(test_run(cmd, timeout, p) == 0);
+}
+
+/* The letter truth.txt gives image name, or 0. */
+static char truth_patient(const char *truth, const char *name)
+{
+	char key[200];
+	snprintf(key, sizeof(key), "%s ", name);
+	const char *at = strstr(truth, key);
+	return at ? at[strlen(key)] : 0;
+}
+
+/* Patients come from the DICOM Patient IDs (no patient column): the
+ * images of one patient share a number and a split (val by patient),
+ * different patients differ; the pack records the key and stores no ID. */
+static void test_dicom_patients_stay_together_and_ids_are_not_stored(void)
+{
+	if (!dicom_read_available())
+		SKIP("built without GDCM (WITH_GDCM)");
+	if (make_dataset() != 0)
+		return;
+	char dir[4200], err[1024] = "";
+	snprintf(dir, sizeof(dir), "%s/ds/set", test_tmpdir());
+	char *truth_path = test_path(test_tmpdir(), "ds/truth.txt");
+	char *truth = test_read_file(truth_path, NULL);
+	struct data_set set;
+	CHECK_MSG(data_set_open(&set, dir, 0.4, err, sizeof(err)) == 0, "%s", err);
+	uint32_t number[26] = { 0 };
+	int split_of[26], seen[26] = { 0 };
+	CHECK_INT((int)set.dicom_images, 12);
+	for (int s = 0; s < 3; s++)
+		for (size_t i = 0; i < set.split[s].count; i++) {
+			const struct data_entry *e = &set.split[s].items[i];
+			char letter = truth ? truth_patient(truth, strrchr(e->name, '/') + 1) : 0;
+			CHECK_MSG(letter >= 'A' && letter <= 'Z', "%s: not in truth.txt", e->name);
+			if (letter < 'A' || letter > 'Z')
+				continue;
+			int k = letter - 'A';
+			if (seen[k])
+				CHECK_MSG(number[k] == e->patient && split_of[k] == s,
+					  "patient %c: images in two splits or with two numbers", letter);
+			number[k] = e->patient, split_of[k] = s, seen[k] = 1;
+		}
+	for (int a = 0; a < 26; a++)
+		for (int b = a + 1; b < 26; b++)
+			if (seen[a] && seen[b])
+				CHECK_MSG(number[a] != number[b], "patients %c and %c: one number", 'A' + a, 'A' + b);
+	CHECK_MSG(set.split[1].count > 0, "no val images");
+	CHECK_INT(split_of['E' - 'A'], 2);
+	data_set_free(&set);
+	struct test_proc p;
+	tool("\"$B/chexnet-data\" pack --data ds/set --out pk --size 16 2>&1 && "
+	     "grep -c '^patient-key [0-9a-f]\\{32\\}$' pk/index.txt && ! grep -rl HOSP- pk", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "pack, key line or an ID in the pack: %s%s", p.out, p.err);
+	test_proc_free(&p);
+	free(truth);
+	free(truth_path);
+}
+
+/* A patient column that does not pair one to one with the Patient IDs,
+ * and a patient with train and test images, are refused in one line
+ * that names images, never an ID. */
+static void test_patient_disagreement_and_overlap_are_refused(void)
+{
+	if (!dicom_read_available())
+		SKIP("built without GDCM (WITH_GDCM)");
+	if (make_dataset() != 0)
+		return;
+	const struct { const char *dir, *want; } cases[] = {
+		{ "disagree", "images 'images/img00.dcm' and 'images/img01.dcm': one DICOM Patient ID but "
+		  "patients 65 and 66 in the labels CSV" },
+		{ "overlap", "test image 'images/img02.dcm': its patient (" },
+	};
+	for (size_t k = 0; k < 2; k++) {
+		char dir[4200], err[1024] = "";
+		struct data_set set;
+		snprintf(dir, sizeof(dir), "%s/ds/%s", test_tmpdir(), cases[k].dir);
+		CHECK_INT(data_set_open(&set, dir, 0.1, err, sizeof(err)), -1);
+		CHECK_CONTAINS(err, cases[k].want);
+		CHECK(!strchr(err, '\n') && !strstr(err, "HOSP-"));
+	}
+}
+
 const struct test_case dicom_tests[] = {
 	{ "pydicom_files_and_generated_dx_match_the_reference",
 	  test_pydicom_files_and_generated_dx_match_the_reference },
+	{ "dicom_patients_stay_together_and_ids_are_not_stored",
+	  test_dicom_patients_stay_together_and_ids_are_not_stored },
+	{ "patient_disagreement_and_overlap_are_refused", test_patient_disagreement_and_overlap_are_refused },
 	{ 0 }
 };

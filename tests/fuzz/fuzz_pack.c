@@ -69,7 +69,7 @@ static void make_pack(void)
 		counts[s][1] = 1;
 		counts[s][2] = 1;
 	}
-	if (shard_index_write(fuzz_dir(), SIDE, h, 3, counts, err, sizeof(err)) != 0)
+	if (shard_index_write(fuzz_dir(), SIDE, h, 3, counts, NULL, err, sizeof(err)) != 0)
 		abort();
 	snprintf(path, sizeof(path), "%s/%s", fuzz_dir(), SHARD_INDEX_NAME);
 	good_index = slurp(path, &good_index_bytes);

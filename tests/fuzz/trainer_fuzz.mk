@@ -19,12 +19,13 @@ $(FUZZ_DICOM_OBJ): trainer/data/dicom_gdcm.cc trainer/data/dicom_read.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC)++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -Itrainer $(GDCM_CFLAGS) -c $< -o $@
 else
-FUZZ_DICOM_OBJ :=
-FUZZ_IMAGE_SRCS += trainer/data/dicom_none.c
+FUZZ_DICOM_OBJ := trainer/data/dicom_none.c
 endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/nih.c trainer/data/generic.c \
 	trainer/data/set.c trainer/data/list.c trainer/data/split.c trainer/data/labels.c trainer/data/path_check.c \
-	trainer/data/shard.c trainer/base/crc32c.c trainer/base/classes.c
+	trainer/data/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/patient.c \
+	trainer/base/siphash.c trainer/data/dicom_pixels.c trainer/data/image_decode.c \
+	trainer/data/image_window.c trainer/data/image_resize.c
 FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/shard.c trainer/data/shard_index.c \
 	trainer/data/shard_index_read.c trainer/base/crc32c.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \
@@ -35,8 +36,9 @@ $(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard 
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
 		$(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) \
 		$(FUZZ_DICOM_LIBS) -lm
-$(B)/fuzz-tables: $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
-	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
+$(B)/fuzz-tables: $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ $(FUZZ_TABLES_SRCS) \
+		$(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) $(FUZZ_DICOM_LIBS) -lm
 $(B)/fuzz-pack: $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
 $(B)/fuzz-safetensors: $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)

@@ -7,10 +7,13 @@
  * What it does not do: parse the file (dicom_read.h), resize.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "data/dicom_pixels.h"
 #include "data/image_resize.h"
@@ -246,4 +249,75 @@ int dicom_decode_memory(const void *data, size_t bytes, const char *name, struct
 	}
 	dicom_raw_free(&raw);
 	return rc;
+}
+
+/* The first want bytes of f after those already in buf[0..have). */
+static size_t read_more(FILE *f, uint8_t *buf, size_t have, size_t want)
+{
+	while (have < want) {
+		size_t n = fread(buf + have, 1, want - have, f);
+		if (n == 0)
+			break;
+		have += n;
+	}
+	return have;
+}
+
+int dicom_info_file(const char *path, int *is_dicom, struct dicom_info *info, char *err,
+		    size_t err_bytes)
+{
+	struct dicom_raw raw;
+	char why[512];
+	uint8_t head[132];
+	*is_dicom = 0;
+	memset(info, 0, sizeof(*info));
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   /* a FIFO must not block */
+	FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, err_bytes, "chexnet: image '%s': not a readable regular file", path);
+		return -1;
+	}
+	size_t got = read_more(f, head, 0, sizeof(head));
+	if (!dicom_recognise(head, got)) {
+		fclose(f);
+		return 0;
+	}
+	*is_dicom = 1;
+	size_t cap = 1u << 16, n = got;
+	uint8_t *all = malloc(cap);
+	if (all)
+		memcpy(all, head, got);
+	while (all) {   /* the whole file, at most 256 MiB */
+		if (n == cap) {
+			uint8_t *more = cap < (256u << 20) ? realloc(all, 2 * cap) : NULL;
+			if (!more)
+				break;
+			all = more, cap *= 2;
+		}
+		size_t r = fread(all + n, 1, cap - n, f);
+		if (r == 0)
+			break;
+		n += r;
+	}
+	int eof = feof(f);
+	fclose(f);
+	if (!all || !eof) {
+		free(all);
+		snprintf(err, err_bytes, "chexnet: image '%s': DICOM: unreadable or larger than 256 MiB", path);
+		return -1;
+	}
+	int rc = dicom_read_memory(all, n, 0, &raw, why, sizeof(why));
+	free(all);
+	if (rc != 0) {
+		snprintf(err, err_bytes, "chexnet: image '%s': DICOM: %s", path, why);
+		return -1;
+	}
+	memcpy(info->patient_id, raw.patient_id, sizeof(info->patient_id));
+	memcpy(info->view, raw.view, sizeof(info->view));
+	memcpy(info->modality, raw.modality, sizeof(info->modality));
+	dicom_raw_free(&raw);
+	return 0;
 }

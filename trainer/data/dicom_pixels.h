@@ -37,6 +37,12 @@ int dicom_recognise(const void *data, size_t bytes);
 int dicom_decode_memory(const void *data, size_t bytes, const char *name, struct image *out,
 			struct dicom_info *info, char *err, size_t err_bytes);
 
+/* For the files a data set names: *is_dicom = 0 (and 0 returned) when
+ * path is not DICOM; else its info, pixels not decoded. Returns 0, or -1
+ * with `chexnet: image 'path': ...` in err. */
+int dicom_info_file(const char *path, int *is_dicom, struct dicom_info *info, char *err,
+		    size_t err_bytes);
+
 /* The pipeline alone, on what dicom_read_memory gave (for tests and the
  * fuzz target). Returns 0, or -1 with a reason (no name) in why. */
 int dicom_pixels_convert(const struct dicom_raw *raw, struct image *out, char *why,

@@ -1,5 +1,6 @@
 /* data/generic.c - the generic layout: train.csv, test.csv, optional
  * val.csv with `path,<14 class names>[,patient]` and 0/1 labels.
+ * DICOM images' patients come from their Patient IDs (data/patient.h).
  * What it does not do: guess columns (the header must name the 14 classes
  * in CheXNet order).
  */
@@ -12,6 +13,7 @@
 #include "data/csv.h"
 #include "data/labels.h"
 #include "data/path_check.h"
+#include "data/patient.h"
 #include "data/set.h"
 #include "data/split.h"
 
@@ -85,11 +87,15 @@ static int generic_row(const struct csv_reader *r, void *ctx, struct data_entry 
 	return 0;
 }
 
-static int generic_read(const char *path, struct data_list *out, char *err, size_t err_bytes)
+/* *has_patient &= whether the file has a patient column. */
+static int generic_read(const char *path, struct data_list *out, int *all_have_patient,
+			char *err, size_t err_bytes)
 {
 	int has_patient = 0;   /* set by the header, read by every row */
-	return data_list_read_table(path, generic_header, generic_row, &has_patient, out,
-				    err, err_bytes);
+	int rc = data_list_read_table(path, generic_header, generic_row, &has_patient, out,
+				      err, err_bytes);
+	*all_have_patient &= has_patient;
+	return rc;
 }
 
 int data_generic_open(struct data_set *set, const char *dir, double val_fraction,
@@ -97,20 +103,23 @@ int data_generic_open(struct data_set *set, const char *dir, double val_fraction
 {
 	char path[4200];
 	struct stat st;
+	int has_patient = 1, has_val;
+	snprintf(set->image_dirs[set->image_dir_count++], sizeof(set->image_dirs[0]), "%s", dir);
 	snprintf(path, sizeof(path), "%s/train.csv", dir);
-	if (generic_read(path, &set->split[0], err, err_bytes) != 0)
+	if (generic_read(path, &set->split[0], &has_patient, err, err_bytes) != 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/test.csv", dir);
-	if (generic_read(path, &set->split[2], err, err_bytes) != 0)
+	if (generic_read(path, &set->split[2], &has_patient, err, err_bytes) != 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/val.csv", dir);
-	if (stat(path, &st) == 0) {
-		if (generic_read(path, &set->split[1], err, err_bytes) != 0)
-			return -1;
-	} else if (data_split_by_patient(&set->split[0], &set->split[1], val_fraction) != 0) {
+	has_val = stat(path, &st) == 0;
+	if (has_val && generic_read(path, &set->split[1], &has_patient, err, err_bytes) != 0)
+		return -1;
+	if (data_patient_from_dicom(set, has_patient, err, err_bytes) != 0)
+		return -1;
+	if (!has_val && data_split_by_patient(&set->split[0], &set->split[1], val_fraction) != 0) {
 		snprintf(err, err_bytes, "chexnet: '%s': out of memory", dir);
 		return -1;
 	}
-	snprintf(set->image_dirs[set->image_dir_count++], sizeof(set->image_dirs[0]), "%s", dir);
 	return 0;
 }

@@ -242,7 +242,8 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 			for (int c = 0; c < 14; c++)
 				counts[s][1 + c] += (l->items[i].labels >> c) & 1;
 	}
-	if (shard_index_write(cfg->out_dir, cfg->size, plan, count, counts, err, err_bytes) != 0)
+	if (shard_index_write(cfg->out_dir, cfg->size, plan, count, counts,
+			      set->dicom_images ? set->patient_key : NULL, err, err_bytes) != 0)
 		goto out;
 	for (int s = 0; s < 3; s++)
 		res->records[s] = set->split[s].count;

@@ -10,7 +10,8 @@
  *    `path,<the 14 class names in CheXNet order>[,patient]`, rows with 0/1
  *    labels; paths relative to the directory.
  * val, when not given as a list, is taken from train_val by patient
- * (data/split.h). Records keep the order of the list files.
+ * (data/split.h). In the generic layout, DICOM images' patients come from
+ * their Patient IDs (data/patient.h) before that split. Records keep the order of the list files.
  * What this is not: entry lists (list.h), decoding images or the shard
  * format.
  */
@@ -29,6 +30,8 @@ struct data_set {
 	char root[4096];
 	int image_dir_count;        /* where images are looked for, in order */
 	char image_dirs[DATA_MAX_IMAGE_DIRS][4200];
+	size_t dicom_images;        /* DICOM files among the images (generic layout) */
+	uint8_t patient_key[16];    /* their Patient IDs' key (data/patient.h) */
 };
 
 /* Reads dir (either layout). val_fraction in [0, 1): share of train_val

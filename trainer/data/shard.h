@@ -110,7 +110,8 @@ int shard_set_read(const struct shard_set *s, size_t i, uint8_t *rec,
 		   struct shard_record_info *info, char *err, size_t err_bytes);
 void shard_set_close(struct shard_set *s);
 
-/* index.txt: `hvd-pack 1`, `size S`, then per shard
+/* index.txt: `hvd-pack 1`, `size S`, `pixels RULE`, with patient_key
+ * `patient-key HEX` (data/patient.h), then per shard
  * `shard SPLIT NUMBER FILE FIRST COUNT`, then per split
  * `labels SPLIT RECORDS P0 ... P13` (positives per class, for class
  * weights without reading the shards). Written atomically.
@@ -118,7 +119,7 @@ void shard_set_close(struct shard_set *s);
 #define SHARD_COUNTS (1 + 14)
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
 		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
-		      char *err, size_t err_bytes);
+		      const uint8_t *patient_key, char *err, size_t err_bytes);
 
 /* The `labels` line of split from dir/index.txt. */
 int shard_index_label_counts(const char *dir, int split, uint64_t counts[SHARD_COUNTS],

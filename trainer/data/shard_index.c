@@ -17,7 +17,7 @@
 
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
 		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
-		      char *err, size_t err_bytes)
+		      const uint8_t *patient_key, char *err, size_t err_bytes)
 {
 	char tmp[4200], path[4200], name[64];
 	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
@@ -28,6 +28,12 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		return -1;
 	}
 	fprintf(f, "hvd-pack %d\nsize %d\npixels %s\n", SHARD_VERSION, size, IMAGE_PIXEL_RULE);
+	if (patient_key) {
+		fputs("patient-key ", f);
+		for (int i = 0; i < 16; i++)
+			fprintf(f, "%02x", patient_key[i]);
+		fputc('\n', f);
+	}
 	for (int i = 0; i < shard_count; i++) {
 		const struct shard_header *h = &shards[i];
 		shard_file_name(name, sizeof(name), (int)h->split, h->shard);

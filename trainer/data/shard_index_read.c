@@ -20,7 +20,7 @@ struct index_parse {
 	uint64_t records[3];    /* sum of the shard counts seen per split */
 	uint32_t shards[3];     /* shard lines seen per split */
 	int has_labels[3];
-	int has_pixels;
+	int has_pixels, has_key;
 	char *err;
 	size_t err_bytes;
 };
@@ -158,6 +158,22 @@ static int parse_pixels(struct index_parse *p, struct shard_index *ix)
 	return 0;
 }
 
+/* `patient-key HEX`, at most once: 32 lowercase hex digits. */
+static int parse_patient_key(struct index_parse *p, struct shard_index *ix)
+{
+	const char *t = p->count == 2 ? p->tok[1] : "";
+	if (p->count != 2 || strlen(t) != 32 || strspn(t, "0123456789abcdef") != 32)
+		return parse_error(p, "patient-key line", t, "expected 'patient-key' and 32 hex digits");
+	if (p->has_key)
+		return parse_error(p, "patient-key line", t, "given twice");
+	for (int i = 0; i < 16; i++) {
+		char byte[3] = { t[2 * i], t[2 * i + 1], 0 };
+		ix->patient_key[i] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+	ix->has_patient_key = p->has_key = 1;
+	return 0;
+}
+
 static int parse_head(struct index_parse *p, struct csv_reader *r, struct shard_index *ix)
 {
 	uint64_t size;
@@ -219,8 +235,10 @@ int shard_index_read(const char *dir, struct shard_index *ix, char *err, size_t 
 			rc = parse_labels(&p, ix);
 		else if (strcmp(p.tok[0], "pixels") == 0)
 			rc = parse_pixels(&p, ix);
+		else if (strcmp(p.tok[0], "patient-key") == 0)
+			rc = parse_patient_key(&p, ix);
 		else
-			rc = parse_error(&p, "line", p.tok[0], "expected 'shard', 'labels' or 'pixels'");
+			rc = parse_error(&p, "line", p.tok[0], "expected 'shard', 'labels', 'pixels' or 'patient-key'");
 		if (rc != 0)
 			break;
 	}

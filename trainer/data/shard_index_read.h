@@ -1,7 +1,8 @@
 /* data/shard_index_read.h - reads a pack's index.txt strictly: every line
  * is `hvd-pack 1`, `size S`, `shard SPLIT NUMBER FILE FIRST COUNT`,
  * `labels SPLIT RECORDS P0 ... P13` or (at most once, optional)
- * `pixels RULE` (how images became 8 bits: printable ASCII), single spaces, unsigned decimal
+ * `pixels RULE` (how images became 8 bits: printable ASCII) or (optional,
+ * once) `patient-key HEX` (32 hex digits: data/patient.h), single spaces, unsigned decimal
  * numbers without sign that fit their field. Shards of a split are
  * numbered 0, 1, ... with FILE the name the packer gives them, each holds
  * at least one record and starts where the previous one ended; every split
@@ -31,6 +32,8 @@ struct shard_index {
 	struct shard_index_entry *entries;      /* in file order */
 	uint64_t labels[3][SHARD_COUNTS];       /* per split: records, positives */
 	char pixels[160];                       /* the pixels rule; "" when absent */
+	int has_patient_key;
+	uint8_t patient_key[16];                /* DICOM Patient IDs' key */
 };
 
 /* Reads dir/index.txt. Returns 0, or -1 with a one-line message in err. */
