@@ -14,7 +14,10 @@
 
 #include "data/dicom_pixels.h"
 #include "data/image_decode.h"
+#include "base/crc32c.h"
 #include "data/set.h"
+#include "data/shard.h"
+#include "data/view.h"
 #include "runner.h"
 
 /* Builds BUILD/pyenv and runs the reference into the case's folder. */
@@ -248,11 +251,101 @@ static void test_patient_disagreement_and_overlap_are_refused(void)
 	}
 }
 
+/* Views of every record of a split of pack dir: count per code. */
+static void pack_views(const char *dir, int split, size_t counts[8])
+{
+	struct shard_set set;
+	struct shard_record_info info;
+	char err[1024] = "";
+	memset(counts, 0, 8 * sizeof(counts[0]));
+	CHECK_MSG(shard_set_open(&set, dir, split, err, sizeof(err)) == 0, "%s", err);
+	uint8_t *rec = malloc(set.record_bytes);
+	for (size_t i = 0; rec && i < set.count; i++) {
+		int rc = shard_set_read(&set, i, rec, &info, err, sizeof(err));
+		CHECK_MSG(rc == 0, "%s", err);
+		counts[rc == 0 && info.view < 8 ? info.view : 7]++;
+	}
+	free(rec);
+	shard_set_close(&set);
+}
+
+/* Rewrites every shard of dir as version 1 (header CRC recomputed): what
+ * a pack written before views were stored looks like. */
+static void make_version_1(const char *dir)
+{
+	char cmd[8192];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "ls '%s'/*.shard", dir);
+	CHECK(test_run(cmd, 30, &p) == 0);
+	for (char *save = NULL, *f = strtok_r(p.out, "\n", &save); f; f = strtok_r(NULL, "\n", &save)) {
+		FILE *fp = fopen(f, "r+b");
+		uint8_t head[64];
+		CHECK(fp && fread(head, 1, 64, fp) == 64);
+		head[8] = 1, head[9] = head[10] = head[11] = 0;
+		uint32_t crc = crc32c(0, head, 60);
+		for (int i = 0; i < 4; i++)
+			head[60 + i] = (uint8_t)(crc >> (8 * i));
+		CHECK(fp && fseek(fp, 0, SEEK_SET) == 0 && fwrite(head, 1, 64, fp) == 64);
+		if (fp)
+			fclose(fp);
+	}
+	test_proc_free(&p);
+}
+
+/* --views keeps the NIH rows (View Position column) and the DICOM images
+ * (0018,5101) of the views named; each record stores its view (shard
+ * version 2); a version-1 pack still reads, and a repack rewrites it. */
+static void test_views_filter_nih_rows_and_dicom_and_are_stored(void)
+{
+	if (!dicom_read_available())
+		SKIP("built without GDCM (WITH_GDCM)");
+	if (make_dataset() != 0)
+		return;
+	struct test_proc p;
+	size_t v[8], total = 0;
+	char dir[4200];
+	tool("\"$B/chexnet-data\" pack --data ds/set --out pa --size 16 --views PA", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	CHECK_CONTAINS(p.out, "packed 6 images");
+	test_proc_free(&p);
+	snprintf(dir, sizeof(dir), "%s/pa", test_tmpdir());
+	for (int s = 0; s < 3; s++) {
+		pack_views(dir, s, v);
+		total += v[DATA_VIEW_PA];
+		size_t other = 0;
+		for (int c = 0; c < 8; c++)
+			other += c == DATA_VIEW_PA ? 0 : v[c];
+		CHECK_MSG(other == 0, "split %d: %zu records not PA", s, other);
+	}
+	CHECK_INT(total, 6);
+	/* NIH: synth writes PA; three rows become AP */
+	tool("\"$B/chexnet-data\" synth --out nih --count 12 --size 32 > /dev/null && cd nih && "
+	     "awk -F, -v OFS=, 'NR >= 2 && NR <= 4 { $7 = \"AP\" } 1' Data_Entry_2017_v2020.csv > e && "
+	     "mv e Data_Entry_2017_v2020.csv && cd .. && \"$B/chexnet-data\" pack --data nih --out ap "
+	     "--size 16 --views AP", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	CHECK_CONTAINS(p.out, "packed 3 images");
+	test_proc_free(&p);
+	tool("\"$B/chexnet-data\" pack --data nih --out ap --size 16 --views LATERAL", &p, 60);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "chexnet: views 'LATERAL': 'LATERAL': not one of PA, AP, LL, RL, OTHER");
+	test_proc_free(&p);
+	/* a version-1 pack (its headers rewritten; real ones hold 0 where
+	 * the view is) still reads; a repack keeps none of it */
+	make_version_1(dir);
+	pack_views(dir, 0, v);
+	CHECK_MSG(v[DATA_VIEW_PA] > 0, "version 1 shards no longer read");
+	tool("\"$B/chexnet-data\" pack --data ds/set --out pa --size 16 --views PA", &p, 120);
+	CHECK_CONTAINS(p.out, "(0 kept from a previous run)");
+	test_proc_free(&p);
+}
+
 const struct test_case dicom_tests[] = {
 	{ "pydicom_files_and_generated_dx_match_the_reference",
 	  test_pydicom_files_and_generated_dx_match_the_reference },
 	{ "dicom_patients_stay_together_and_ids_are_not_stored",
 	  test_dicom_patients_stay_together_and_ids_are_not_stored },
 	{ "patient_disagreement_and_overlap_are_refused", test_patient_disagreement_and_overlap_are_refused },
+	{ "views_filter_nih_rows_and_dicom_and_are_stored", test_views_filter_nih_rows_and_dicom_and_are_stored },
 	{ 0 }
 };

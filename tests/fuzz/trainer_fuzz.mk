@@ -23,7 +23,7 @@ FUZZ_DICOM_OBJ := trainer/data/dicom_none.c
 endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/nih.c trainer/data/generic.c \
 	trainer/data/set.c trainer/data/list.c trainer/data/split.c trainer/data/labels.c trainer/data/path_check.c \
-	trainer/data/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/patient.c \
+	trainer/data/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/patient.c trainer/data/view.c \
 	trainer/base/siphash.c trainer/data/dicom_pixels.c trainer/data/image_decode.c \
 	trainer/data/image_window.c trainer/data/image_resize.c
 FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/shard.c trainer/data/shard_index.c \

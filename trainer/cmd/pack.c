@@ -1,5 +1,5 @@
 /* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
- * [--val-fraction 0.1] [--threads N]`: options, progress line (images/s,
+ * [--val-fraction 0.1] [--threads N] [--views PA,AP]`: options, progress line (images/s,
  * ETA) on stderr, summary on stdout. What it does not do: packing itself
  * (data/pack.c).
  */
@@ -11,6 +11,7 @@
 #include "base/args.h"
 #include "data/pack.h"
 #include "data/shard.h"
+#include "data/view.h"
 
 int cmd_pack(int argc, char **argv);
 
@@ -34,7 +35,7 @@ static void print_progress(void *ctx, size_t done, size_t total, double seconds)
 static int pack_usage(const char *why)
 {
 	fprintf(stderr, "chexnet: pack: %s\nusage: chexnet pack --data DIR --out DIR [--size 256] "
-		"[--shards N] [--val-fraction 0.1] [--threads N]\n", why);
+		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...]\n", why);
 	return 2;
 }
 
@@ -62,11 +63,13 @@ int cmd_pack(int argc, char **argv)
 			cfg.shards = (int)v;
 		else if (strcmp(opt, "--threads") == 0 && data_arg_long(opt, val, 1, 256, &v, err, sizeof(err)) == 0)
 			cfg.threads = (int)v;
+		else if (strcmp(opt, "--views") == 0 && data_views_parse(val, &cfg.views, err, sizeof(err)) == 0)
+			;
 		else if (strcmp(opt, "--val-fraction") == 0 &&
 			 data_arg_double(opt, val, 0, 0.99, &cfg.val_fraction, err, sizeof(err)) == 0)
 			;
 		else if (!strcmp(opt, "--size") || !strcmp(opt, "--shards") || !strcmp(opt, "--threads") ||
-			 !strcmp(opt, "--val-fraction"))
+			 !strcmp(opt, "--val-fraction") || !strcmp(opt, "--views"))
 			return fprintf(stderr, "%s\n", err), 2;
 		else
 			return fprintf(stderr, "chexnet: pack: option '%s': unknown\n", opt), 2;

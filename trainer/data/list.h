@@ -14,6 +14,7 @@ struct data_entry {
 	char name[DATA_NAME_BYTES];
 	uint32_t patient;           /* patient id (generic CSV without one: row number) */
 	uint16_t labels;            /* bit c = class c (data/labels.h) */
+	uint8_t view;               /* data/view.h code; 0 unknown */
 };
 
 struct data_list {

@@ -14,6 +14,7 @@
 #include "data/path_check.h"
 #include "data/set.h"
 #include "data/split.h"
+#include "data/view.h"
 
 #define NIH_FIELDS 11
 
@@ -81,6 +82,7 @@ static int nih_parse_row(const struct csv_reader *r, void *ctx, struct data_entr
 		return -1;
 	}
 	memcpy(e->name, name, strlen(name) + 1);
+	e->view = data_view_code(r->fields[6]);   /* View Position */
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include "data/set.h"
 #include "data/shard.h"
 #include "data/image_decode.h"
+#include "data/view.h"
 
 #define PACK_DEFAULT_RECORDS_PER_SHARD 8192
 
@@ -83,7 +84,7 @@ static void *pack_worker(void *arg)
 		}
 		struct shard_record_info info = {
 			.index = (uint32_t)(job->w->h.first_record + i),
-			.patient = e->patient, .labels = e->labels,
+			.patient = e->patient, .labels = e->labels, .view = e->view,
 		};
 		snprintf(info.name, sizeof(info.name), "%s", base_name(e->name));
 		shard_record_encode(rec, size, &info, pixels);
@@ -154,6 +155,7 @@ static uint32_t plan_crc(const struct data_entry *e, uint32_t count, int size)
 		crc = crc32c(crc, e[i].name, strlen(e[i].name) + 1);
 		crc = crc32c(crc, &e[i].patient, sizeof(e[i].patient));
 		crc = crc32c(crc, &e[i].labels, sizeof(e[i].labels));
+		crc = crc32c(crc, &e[i].view, sizeof(e[i].view));
 	}
 	return crc;
 }
@@ -212,8 +214,13 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 		snprintf(err, err_bytes, "chexnet: pack: size '%d': expected 8..4096", cfg->size);
 		goto out;
 	}
-	if (data_set_open(set, cfg->data_dir, cfg->val_fraction, err, err_bytes) != 0 ||
-	    prepare_out_dir(cfg->out_dir, err, err_bytes) != 0)
+	if (data_set_open(set, cfg->data_dir, cfg->val_fraction, err, err_bytes) != 0)
+		goto out;
+	if (cfg->views && data_set_keep_views(set, cfg->views) == 0) {
+		snprintf(err, err_bytes, "chexnet: pack: views: no image of '%s' has one of them", cfg->data_dir);
+		goto out;
+	}
+	if (prepare_out_dir(cfg->out_dir, err, err_bytes) != 0)
 		goto out;
 	plan = plan_shards(cfg, set, &count);
 	if (!plan) {

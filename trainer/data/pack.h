@@ -18,6 +18,7 @@ struct pack_config {
 	int shards;                 /* train shards; 0 = one per 8192 records */
 	double val_fraction;
 	int threads;                /* decode threads; 0 = all allowed CPUs */
+	unsigned views;             /* data/view.h mask of views kept; 0 = all */
 	/* called about 5 times a second from the calling thread */
 	void (*progress)(void *ctx, size_t done, size_t total, double seconds);
 	void *progress_ctx;

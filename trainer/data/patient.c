@@ -10,6 +10,7 @@
 #include "base/siphash.h"
 #include "data/dicom_pixels.h"
 #include "data/patient.h"
+#include "data/view.h"
 
 struct pairing {
 	uint64_t id_hash;       /* SipHash of the ID under the set's key */
@@ -119,6 +120,7 @@ int data_patient_from_dicom(struct data_set *set, int csv_has_patient, char *err
 			if (!is_dicom)
 				continue;
 			set->dicom_images++;
+			e->view = data_view_code(info.view);
 			if (!info.patient_id[0] && !csv_has_patient) {
 				snprintf(err, err_bytes, "chexnet: image '%s': DICOM Patient ID (0010,0020) empty: "
 					 "hint: add a patient column to the labels CSV", path);

@@ -61,7 +61,8 @@ int shard_header_decode(const uint8_t in[SHARD_HEADER_BYTES], struct shard_heade
 		return *why = "bad magic (not a shard)", -1;
 	if (get32(in + 60) != crc32c(0, in, 60))
 		return *why = "header CRC32C mismatch", -1;
-	if (get32(in + 8) != SHARD_VERSION)
+	h->version = get32(in + 8);
+	if (h->version != 1 && h->version != SHARD_VERSION)
 		return *why = "unsupported version", -1;
 	h->split = get32(in + 12);
 	h->size = get32(in + 16);
@@ -86,6 +87,7 @@ void shard_record_encode(uint8_t *rec, int size, const struct shard_record_info 
 	put32(rec + 8, info->patient);
 	rec[12] = (uint8_t)info->labels;
 	rec[13] = (uint8_t)(info->labels >> 8);
+	rec[14] = info->view;
 	memcpy(rec + 16, info->name, strnlen(info->name, SHARD_NAME_BYTES - 1));
 	memcpy(rec + SHARD_RECORD_HEADER_BYTES, pixels, (size_t)size * size);
 	put32(rec, crc32c(0, rec + 4, bytes - 4));
@@ -100,10 +102,13 @@ int shard_record_decode(const uint8_t *rec, int size, struct shard_record_info *
 	info->index = get32(rec + 4);
 	info->patient = get32(rec + 8);
 	info->labels = (uint16_t)(rec[12] | rec[13] << 8);
+	info->view = rec[14];
 	memcpy(info->name, rec + 16, SHARD_NAME_BYTES);
 	info->name[SHARD_NAME_BYTES - 1] = 0;
 	if (info->labels >> 14)
 		return *why = "label mask has bits beyond the 14 classes", -1;
+	if (info->view >= 6)   /* DATA_VIEW_CODES */
+		return *why = "view code out of range", -1;
 	return 0;
 }
 
@@ -250,8 +255,9 @@ int shard_is_complete(const char *dir, const struct shard_header *h)
 	if (shard_open_checked(path, &got, &fd, err, sizeof(err)) != 0)
 		return 0;
 	close(fd);
-	return got.split == h->split && got.size == h->size && got.record_bytes == h->record_bytes &&
-	       got.first_record == h->first_record && got.count == h->count &&
+	/* an older version's shard lacks fields: repacked, never kept */
+	return got.version == SHARD_VERSION && got.split == h->split && got.size == h->size &&
+	       got.record_bytes == h->record_bytes && got.first_record == h->first_record && got.count == h->count &&
 	       got.shard == h->shard && got.shards == h->shards && got.plan_crc == h->plan_crc;
 }
 

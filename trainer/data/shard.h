@@ -7,14 +7,14 @@
  * renamed). Little-endian throughout.
  *
  * Shard file = 64-byte header, then `count` records of record_bytes each:
- *   header: magic "HVDSHRD\0", u32 version (1), u32 split, u32 size S,
+ *   header: magic "HVDSHRD\0", u32 version (2; 1 is read too), u32 split, u32 size S,
  *           u32 record_bytes, u64 first_record (index within the split of
  *           record 0), u32 count, u32 shard, u32 shards, u32 plan_crc
  *           (CRC32C of the names packed: lets a resumed pack keep a shard),
  *           zeros, u32 CRC32C of bytes 0..59 at offset 60.
  *   record: u32 CRC32C of bytes 4..record_bytes-1, u32 record index within
  *           the split, u32 patient id, u16 label mask (bit c = class c),
- *           u16 zero, char name[48] (image base name, NUL-padded, cut to
+ *           u8 view (data/view.h; version 1: 0), u8 zero, char name[48] (image base name, NUL-padded, cut to
  *           47 bytes), then S*S grayscale pixels. record_bytes = 64 + S*S.
  * Fixed-size records: record i is at a computable offset, so a reader
  * reads exactly its own records (no streams to interleave, unlike TFRecords).
@@ -26,13 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHARD_VERSION 1
+#define SHARD_VERSION 2   /* 1 still read: its records have no view (unknown) */
 #define SHARD_HEADER_BYTES 64
 #define SHARD_RECORD_HEADER_BYTES 64
 #define SHARD_NAME_BYTES 48
 #define SHARD_INDEX_NAME "index.txt"
 
 struct shard_header {
+	uint32_t version;       /* decoded; encode writes SHARD_VERSION */
 	uint32_t split, size, record_bytes;
 	uint64_t first_record;
 	uint32_t count, shard, shards, plan_crc;
@@ -41,6 +42,7 @@ struct shard_header {
 struct shard_record_info {
 	uint32_t index, patient;
 	uint16_t labels;
+	uint8_t view;
 	char name[SHARD_NAME_BYTES];
 };
 

@@ -27,7 +27,8 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		snprintf(err, err_bytes, "chexnet: index '%s': %s", tmp, strerror(errno));
 		return -1;
 	}
-	fprintf(f, "hvd-pack %d\nsize %d\npixels %s\n", SHARD_VERSION, size, IMAGE_PIXEL_RULE);
+	/* the index format is still 1 (new lines are optional); shards are SHARD_VERSION */
+	fprintf(f, "hvd-pack 1\nsize %d\npixels %s\n", size, IMAGE_PIXEL_RULE);
 	if (patient_key) {
 		fputs("patient-key ", f);
 		for (int i = 0; i < 16; i++)
