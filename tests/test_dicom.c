@@ -340,6 +340,42 @@ static void test_views_filter_nih_rows_and_dicom_and_are_stored(void)
 	test_proc_free(&p);
 }
 
+/* Two unreadable files in the set (pydicom's truncated MR, an SR): pack
+ * stops at the first, naming it; with --skip-unreadable it packs the
+ * other 10, lists both in OUT/skipped.txt (one line each) and the
+ * index's counts are the 10; a clean repack removes the old list. */
+static void test_skip_unreadable_lists_them_and_packs_the_rest(void)
+{
+	if (!dicom_read_available())
+		SKIP("built without GDCM (WITH_GDCM)");
+	if (make_dataset() != 0 || make_reference() != 0)
+		return;
+	struct test_proc p;
+	tool("cp ref/files/MR_truncated.dcm ds/set/images/img03.dcm && "
+	     "cp ref/files/test-SR.dcm ds/set/images/img09.dcm && "
+	     "\"$B/chexnet-data\" pack --data ds/set --out pk --size 16", &p, 120);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.err, "img03.dcm': DICOM: pixel data of 8192 bytes cut short by the end of the file");
+	test_proc_free(&p);
+	tool("\"$B/chexnet-data\" pack --data ds/set --out pk --size 16 --skip-unreadable && "
+	     "cat pk/skipped.txt && grep '^labels' pk/index.txt | awk '{ n += $3 } END { print \"records\", n }'",
+	     &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	CHECK_CONTAINS(p.out, "packed 10 images");
+	CHECK_CONTAINS(p.out, "skipped 2 unreadable images");
+	CHECK_CONTAINS(p.out, "\nchexnet: image 'ds/set/images/img03.dcm': DICOM: pixel data of 8192 bytes cut "
+		       "short by the end of the file: truncated\n");
+	CHECK_CONTAINS(p.out, "\nchexnet: image 'ds/set/images/img09.dcm': DICOM: no pixel data");
+	CHECK_CONTAINS(p.out, "records 10\n");
+	test_proc_free(&p);
+	tool("cp ds/set/images/img00.dcm ds/set/images/img03.dcm && cp ds/set/images/img01.dcm "
+	     "ds/set/images/img09.dcm && \"$B/chexnet-data\" pack --data ds/set --out pk --size 16 "
+	     "--skip-unreadable && test ! -e pk/skipped.txt", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "a clean repack: %s", p.err);
+	CHECK_CONTAINS(p.out, "packed 12 images");
+	test_proc_free(&p);
+}
+
 const struct test_case dicom_tests[] = {
 	{ "pydicom_files_and_generated_dx_match_the_reference",
 	  test_pydicom_files_and_generated_dx_match_the_reference },
@@ -347,5 +383,6 @@ const struct test_case dicom_tests[] = {
 	  test_dicom_patients_stay_together_and_ids_are_not_stored },
 	{ "patient_disagreement_and_overlap_are_refused", test_patient_disagreement_and_overlap_are_refused },
 	{ "views_filter_nih_rows_and_dicom_and_are_stored", test_views_filter_nih_rows_and_dicom_and_are_stored },
+	{ "skip_unreadable_lists_them_and_packs_the_rest", test_skip_unreadable_lists_them_and_packs_the_rest },
 	{ 0 }
 };

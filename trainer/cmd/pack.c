@@ -1,5 +1,5 @@
 /* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
- * [--val-fraction 0.1] [--threads N] [--views PA,AP]`: options, progress line (images/s,
+ * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]`: options, progress line (images/s,
  * ETA) on stderr, summary on stdout. What it does not do: packing itself
  * (data/pack.c).
  */
@@ -35,7 +35,7 @@ static void print_progress(void *ctx, size_t done, size_t total, double seconds)
 static int pack_usage(const char *why)
 {
 	fprintf(stderr, "chexnet: pack: %s\nusage: chexnet pack --data DIR --out DIR [--size 256] "
-		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...]\n", why);
+		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...] [--skip-unreadable]\n", why);
 	return 2;
 }
 
@@ -50,6 +50,10 @@ int cmd_pack(int argc, char **argv)
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(opt, "--help") == 0)
 			return pack_usage("pack a data set into shards"), 0;
+		if (strcmp(opt, "--skip-unreadable") == 0) {
+			cfg.skip_unreadable = 1;
+			continue;
+		}
 		if (!val)
 			return pack_usage("missing value after the last option");
 		i++;
@@ -89,5 +93,8 @@ int cmd_pack(int argc, char **argv)
 	       "(%d kept from a previous run) in '%s': %.1f s, %.0f images/s\n", total, res.records[0],
 	       res.records[1], res.records[2], cfg.size, cfg.size, res.shards, res.kept, cfg.out_dir,
 	       res.seconds, res.seconds > 0 ? (double)total / res.seconds : 0);
+	if (res.skipped)
+		printf("chexnet: skipped %zu unreadable images: their errors are in '%s/skipped.txt'\n",
+		       res.skipped, cfg.out_dir);
 	return 0;
 }

@@ -318,6 +318,9 @@ int dicom_info_file(const char *path, int *is_dicom, struct dicom_info *info, ch
 	memcpy(info->patient_id, raw.patient_id, sizeof(info->patient_id));
 	memcpy(info->view, raw.view, sizeof(info->view));
 	memcpy(info->modality, raw.modality, sizeof(info->modality));
+	info->image = raw.has_pixel_data && raw.image_parsed && raw.frames <= 1 && raw.samples == 1 &&
+		      (!strcmp(raw.photometric, "MONOCHROME1") || !strcmp(raw.photometric, "MONOCHROME2")) &&
+		      strcmp(raw.sop_class, UID_SEGMENTATION) != 0;
 	dicom_raw_free(&raw);
 	return 0;
 }

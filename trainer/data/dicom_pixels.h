@@ -26,6 +26,7 @@ struct dicom_info {
 	char patient_id[72];    /* personal data: never stored or printed */
 	char view[20];          /* View Position (0018,5101), e.g. PA, AP */
 	char modality[20];
+	int image;              /* a single-frame grayscale image (not judged: its pixels) */
 };
 
 /* 1 when bytes look like DICOM: "DICM" at offset 128, or a data set that

@@ -15,6 +15,7 @@ struct data_entry {
 	uint32_t patient;           /* patient id (generic CSV without one: row number) */
 	uint16_t labels;            /* bit c = class c (data/labels.h) */
 	uint8_t view;               /* data/view.h code; 0 unknown */
+	uint8_t unreadable;         /* pack --skip-unreadable: refused, left out */
 };
 
 struct data_list {

@@ -1,6 +1,7 @@
 /* data/pack.c - the packer: plans shards, decodes in worker threads that
  * pwrite records straight to their offsets, finishes each shard atomically,
- * writes the index. What it does not do: print (the caller's progress
+ * writes the index; with skip_unreadable, logs refused images and plans
+ * again without them. What it does not do: print (the caller's progress
  * callback does).
  */
 #define _GNU_SOURCE
@@ -30,7 +31,8 @@ struct pack_job {
 	const struct data_entry *entries;  /* this shard's */
 	struct shard_writer *w;
 	atomic_size_t next, done;
-	atomic_int failed, finished;
+	atomic_int failed, finished, skipped;
+	FILE *skip_log;             /* skip_unreadable: OUT/skipped.txt.tmp */
 	pthread_mutex_t mu;
 	pthread_cond_t finished_cv;
 	char err[1024];
@@ -63,6 +65,16 @@ static void job_fail(struct pack_job *job, const char *msg)
 	pthread_mutex_unlock(&job->mu);
 }
 
+/* skip_unreadable: e is left out; its error line is logged. */
+static void skip_entry(struct pack_job *job, const struct data_entry *e, const char *err)
+{
+	pthread_mutex_lock(&job->mu);
+	((struct data_entry *)e)->unreadable = 1;
+	fprintf(job->skip_log, "%s\n", err);
+	job->skipped++;
+	pthread_mutex_unlock(&job->mu);
+}
+
 static void *pack_worker(void *arg)
 {
 	struct pack_job *job = arg;
@@ -79,8 +91,12 @@ static void *pack_worker(void *arg)
 		const struct data_entry *e = &job->entries[i];
 		if (data_set_image_path(job->set, e, path, sizeof(path), err, sizeof(err)) != 0 ||
 		    image_load_square(path, size, pixels, err, sizeof(err)) != 0) {
-			job_fail(job, err);
-			break;
+			if (!job->cfg->skip_unreadable) {
+				job_fail(job, err);
+				break;
+			}
+			skip_entry(job, &job->entries[i], err);
+			continue;
 		}
 		struct shard_record_info info = {
 			.index = (uint32_t)(job->w->h.first_record + i),
@@ -105,13 +121,13 @@ static void *pack_worker(void *arg)
 
 /* Decodes and writes one shard with cfg->threads workers. */
 static int pack_shard(const struct pack_config *cfg, const struct data_set *set,
-		      const struct data_entry *entries, struct shard_writer *w,
+		      const struct data_entry *entries, struct shard_writer *w, FILE *skip_log,
 		      size_t done_before, size_t total, double t0, char *err, size_t err_bytes)
 {
 	int threads = cfg->threads > 0 ? cfg->threads : data_allowed_cpus();
 	pthread_t tid[256];
 	int started = 0;
-	struct pack_job job = { .cfg = cfg, .set = set, .entries = entries, .w = w };
+	struct pack_job job = { .cfg = cfg, .set = set, .entries = entries, .w = w, .skip_log = skip_log };
 	pthread_mutex_init(&job.mu, NULL);
 	pthread_cond_init(&job.finished_cv, NULL);
 	if (threads > 256)
@@ -144,6 +160,10 @@ static int pack_shard(const struct pack_config *cfg, const struct data_set *set,
 		snprintf(err, err_bytes, "%s", job.err);
 		shard_writer_abort(w);
 		return -1;
+	}
+	if (job.skipped) {   /* planned again without them */
+		shard_writer_abort(w);
+		return 1;
 	}
 	return shard_writer_finish(w, err, err_bytes);
 }
@@ -203,45 +223,72 @@ static int prepare_out_dir(const char *dir, char *err, size_t err_bytes)
 	return 0;
 }
 
-int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err, size_t err_bytes)
+/* Writes every shard of plan that is not already complete. Returns 0, 1
+ * when images were skipped (plan again without them), or -1. */
+static int write_shards(const struct pack_config *cfg, struct data_set *set,
+			const struct shard_header *plan, int count, int pass, FILE *skip_log,
+			struct pack_result *res, double t0, char *err, size_t err_bytes)
 {
-	struct data_set *set = calloc(1, sizeof(*set));
-	struct shard_header *plan = NULL;
-	int count = 0, rc = -1;
-	double t0 = now_seconds();
-	memset(res, 0, sizeof(*res));
-	if (!set || cfg->size < 8 || cfg->size > 4096) {
-		snprintf(err, err_bytes, "chexnet: pack: size '%d': expected 8..4096", cfg->size);
-		goto out;
-	}
-	if (data_set_open(set, cfg->data_dir, cfg->val_fraction, err, err_bytes) != 0)
-		goto out;
-	if (cfg->views && data_set_keep_views(set, cfg->views) == 0) {
-		snprintf(err, err_bytes, "chexnet: pack: views: no image of '%s' has one of them", cfg->data_dir);
-		goto out;
-	}
-	if (prepare_out_dir(cfg->out_dir, err, err_bytes) != 0)
-		goto out;
-	plan = plan_shards(cfg, set, &count);
-	if (!plan) {
-		snprintf(err, err_bytes, "chexnet: pack: out of memory");
-		goto out;
-	}
 	size_t total = set->split[0].count + set->split[1].count + set->split[2].count, done = 0;
+	int skipped = 0;
 	for (int k = 0; k < count; k++) {
-		struct shard_header *h = &plan[k];
+		const struct shard_header *h = &plan[k];
 		if (shard_is_complete(cfg->out_dir, h)) {
-			res->kept++;
+			res->kept += pass == 0;   /* later passes keep what this run wrote */
 		} else {
 			struct shard_writer w;
-			if (shard_writer_open(&w, cfg->out_dir, h, err, err_bytes) != 0 ||
-			    pack_shard(cfg, set, &set->split[h->split].items[h->first_record], &w,
-				       done, total, t0, err, err_bytes) != 0)
-				goto out;
+			int rc = shard_writer_open(&w, cfg->out_dir, h, err, err_bytes);
+			if (rc == 0)
+				rc = pack_shard(cfg, set, &set->split[h->split].items[h->first_record], &w,
+						skip_log, done, total, t0, err, err_bytes);
+			if (rc < 0)
+				return -1;
+			skipped |= rc;
 		}
 		done += h->count;
 	}
-	uint64_t counts[3][SHARD_COUNTS] = { { 0 } };
+	return skipped;
+}
+
+/* Removes the entries marked unreadable; returns how many. */
+static size_t drop_unreadable(struct data_set *set)
+{
+	size_t dropped = 0;
+	for (int s = 0; s < 3; s++) {
+		struct data_list *l = &set->split[s];
+		size_t out = 0;
+		for (size_t i = 0; i < l->count; i++)
+			if (!l->items[i].unreadable)
+				l->items[out++] = l->items[i];
+		dropped += l->count - out;
+		l->count = out;
+	}
+	return dropped;
+}
+
+/* OUT/skipped.txt: written (fsync + rename) when images were skipped,
+ * removed otherwise so that an old list never describes a new pack. */
+static int finish_skip_log(const struct pack_config *cfg, FILE *log, size_t skipped,
+			   char *err, size_t err_bytes)
+{
+	char path[4200], tmp[4300];
+	snprintf(path, sizeof(path), "%s/skipped.txt", cfg->out_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	int bad = log && (fflush(log) != 0 || ferror(log) || fsync(fileno(log)) != 0);
+	if (log && fclose(log) != 0)
+		bad = 1;
+	if (bad || (skipped ? rename(tmp, path) : unlink(path) != 0 && errno != ENOENT)) {
+		snprintf(err, err_bytes, "chexnet: pack: '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (log && !skipped)
+		unlink(tmp);
+	return 0;
+}
+
+static void count_labels(const struct data_set *set, uint64_t counts[3][SHARD_COUNTS])
+{
+	memset(counts, 0, 3 * sizeof(counts[0]));
 	for (int s = 0; s < 3; s++) {
 		const struct data_list *l = &set->split[s];
 		counts[s][0] = l->count;
@@ -249,9 +296,61 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 			for (int c = 0; c < 14; c++)
 				counts[s][1 + c] += (l->items[i].labels >> c) & 1;
 	}
-	if (shard_index_write(cfg->out_dir, cfg->size, plan, count, counts,
-			      set->dicom_images ? set->patient_key : NULL, err, err_bytes) != 0)
+}
+
+/* Opens the set, filters views, opens OUT and its skip log. */
+static int pack_begin(const struct pack_config *cfg, struct data_set *set, FILE **skip_log,
+		      char *err, size_t err_bytes)
+{
+	char path[4300];
+	if (data_set_open(set, cfg->data_dir, cfg->val_fraction, err, err_bytes) != 0)
+		return -1;
+	if (cfg->views && data_set_keep_views(set, cfg->views) == 0) {
+		snprintf(err, err_bytes, "chexnet: pack: views: no image of '%s' has one of them", cfg->data_dir);
+		return -1;
+	}
+	if (prepare_out_dir(cfg->out_dir, err, err_bytes) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/skipped.txt.tmp", cfg->out_dir);
+	if (cfg->skip_unreadable && !(*skip_log = fopen(path, "w"))) {
+		snprintf(err, err_bytes, "chexnet: pack: '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err, size_t err_bytes)
+{
+	struct data_set *set = calloc(1, sizeof(*set));
+	struct shard_header *plan = NULL;
+	FILE *skip_log = NULL;
+	int count = 0, rc = -1, more = 1;
+	double t0 = now_seconds();
+	memset(res, 0, sizeof(*res));
+	if (!set || cfg->size < 8 || cfg->size > 4096) {
+		snprintf(err, err_bytes, "chexnet: pack: size '%d': expected 8..4096", cfg->size);
 		goto out;
+	}
+	if (pack_begin(cfg, set, &skip_log, err, err_bytes) != 0)
+		goto out;
+	for (int pass = 0; more; pass++) {   /* again while images were skipped */
+		free(plan);
+		if (!(plan = plan_shards(cfg, set, &count))) {
+			snprintf(err, err_bytes, "chexnet: pack: out of memory");
+			goto out;
+		}
+		if ((more = write_shards(cfg, set, plan, count, pass, skip_log, res, t0, err, err_bytes)) < 0)
+			goto out;
+		res->skipped += drop_unreadable(set);
+	}
+	uint64_t counts[3][SHARD_COUNTS];
+	count_labels(set, counts);
+	int log_rc = finish_skip_log(cfg, skip_log, res->skipped, err, err_bytes);
+	skip_log = NULL;
+	if (log_rc != 0 || shard_index_write(cfg->out_dir, cfg->size, plan, count, counts,
+					     set->dicom_images ? set->patient_key : NULL, err, err_bytes) != 0)
+		goto out;
+	size_t total = set->split[0].count + set->split[1].count + set->split[2].count;
 	for (int s = 0; s < 3; s++)
 		res->records[s] = set->split[s].count;
 	res->shards = count;
@@ -260,6 +359,8 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 		cfg->progress(cfg->progress_ctx, total, total, res->seconds);
 	rc = 0;
 out:
+	if (skip_log)
+		fclose(skip_log);
 	free(plan);
 	if (set)
 		data_set_free(set);

@@ -5,6 +5,9 @@
  * Crash-safe and resumable: the old index.txt is removed first, each shard
  * is written as .tmp and renamed when complete, and a rerun keeps every
  * shard whose header (same records, same size: plan_crc) is already there.
+ * With skip_unreadable a refused image does not stop the pack: its error
+ * line goes to OUT/skipped.txt, it is left out, and the shards are planned
+ * again without it (those whose records did not change are kept).
  * What this is not: option parsing or progress printing (cmd/pack.c).
  */
 #ifndef HVD_TRAINER_DATA_PACK_H
@@ -19,6 +22,7 @@ struct pack_config {
 	double val_fraction;
 	int threads;                /* decode threads; 0 = all allowed CPUs */
 	unsigned views;             /* data/view.h mask of views kept; 0 = all */
+	int skip_unreadable;        /* refused images go to OUT/skipped.txt, not an error */
 	/* called about 5 times a second from the calling thread */
 	void (*progress)(void *ctx, size_t done, size_t total, double seconds);
 	void *progress_ctx;
@@ -28,6 +32,7 @@ struct pack_result {
 	size_t records[3];          /* train, val, test */
 	int shards;                 /* written + kept */
 	int kept;                   /* complete shards a rerun kept */
+	size_t skipped;             /* images left out (skip_unreadable) */
 	double seconds;
 };
 

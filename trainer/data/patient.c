@@ -113,11 +113,11 @@ int data_patient_from_dicom(struct data_set *set, int csv_has_patient, char *err
 			struct data_entry *e = &set->split[s].items[i];
 			struct dicom_info info;
 			int is_dicom;
-			if (data_set_image_path(set, e, path, sizeof(path), err, err_bytes) != 0)
-				continue;   /* a missing image is refused where it is decoded */
-			if (dicom_info_file(path, &is_dicom, &info, err, err_bytes) != 0)
-				goto out;
-			if (!is_dicom)
+			/* a missing, unreadable or non-image file is refused where
+			 * it is decoded (or skipped there: pack --skip-unreadable) */
+			if (data_set_image_path(set, e, path, sizeof(path), err, err_bytes) != 0 ||
+			    dicom_info_file(path, &is_dicom, &info, err, err_bytes) != 0 ||
+			    !is_dicom || !info.image)
 				continue;
 			set->dicom_images++;
 			e->view = data_view_code(info.view);

@@ -22,8 +22,9 @@
 void data_patient_key(const struct data_set *set, uint8_t key[16]);
 uint32_t data_patient_number(const uint8_t key[16], const char *patient_id);
 
-/* Reads every image of set's splits (a missing one is left to the
- * decoder); for each DICOM one: with csv_has
+/* Reads every image of set's splits (a missing or unreadable one, or a
+ * DICOM file that is no image, is left to the decoder); for each DICOM
+ * image: with csv_has
  * patient (the labels CSV has a patient column) the CSV wins, and images
  * whose DICOM Patient IDs and CSV patients do not pair one to one are an
  * error; without it the entry's patient becomes the ID's number (an empty
