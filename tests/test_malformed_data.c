@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "runner.h"
+#include "data/dicom_pixels.h"
 #include "data/set.h"
 #include "data/shard.h"
 #include "data/image_decode.h"
@@ -320,6 +321,29 @@ static void test_gzip_csv_followed_by_other_bytes_is_refused(void)
 	free(fixture);
 }
 
+/* fuzz-dicom's finding: a DICOM string with a newline (a Window Center
+ * "1\n2") made a two-line reason; the file's control characters are
+ * shown as '?'. A NaN from inf - inf never reaches the 8-bit cast. */
+static void test_dicom_reason_with_a_newline_stays_one_line(void)
+{
+	uint16_t px[4] = { 0, 100, 200, 300 };
+	struct dicom_raw raw = {
+		.has_pixel_data = 1, .image_parsed = 1, .width = 2, .height = 2, .frames = 1,
+		.samples = 1, .bits_allocated = 16, .bits_stored = 12, .high_bit = 11,
+		.photometric = "MONOCHROME2", .window_center = "1\n2", .window_width = "10",
+		.pixels = px, .pixel_bytes = sizeof(px),
+	};
+	struct image img;
+	char why[512] = "";
+	CHECK_INT(dicom_pixels_convert(&raw, &img, why, sizeof(why)), -1);
+	CHECK_STR(why, "Window Center '1?2': not a decimal number");
+	snprintf(raw.window_center, sizeof(raw.window_center), "%s", "");
+	snprintf(raw.slope, sizeof(raw.slope), "%s", "1e308");
+	snprintf(raw.intercept, sizeof(raw.intercept), "%s", "1e308");
+	CHECK_INT(dicom_pixels_convert(&raw, &img, why, sizeof(why)), -1);
+	CHECK_CONTAINS(why, "Rescale Slope '1e308' / Intercept '1e308': values out of range");
+}
+
 const struct test_case malformed_data_tests[] = {
 	{ "index_txt_findings_are_refused", test_index_txt_findings_are_refused },
 	{ "list_line_longer_than_a_name_is_refused", test_list_line_longer_than_a_name_is_refused },
@@ -329,5 +353,6 @@ const struct test_case malformed_data_tests[] = {
 	  test_png_declaring_a_huge_image_is_refused_before_allocating },
 	{ "fifo_named_like_an_image_is_refused_at_once", test_fifo_named_like_an_image_is_refused_at_once },
 	{ "gzip_csv_followed_by_other_bytes_is_refused", test_gzip_csv_followed_by_other_bytes_is_refused },
+	{ "dicom_reason_with_a_newline_stays_one_line", test_dicom_reason_with_a_newline_stays_one_line },
 	{ 0 }
 };

@@ -28,6 +28,8 @@ FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/nih.c trai
 	trainer/data/image_window.c trainer/data/image_resize.c
 FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/shard.c trainer/data/shard_index.c \
 	trainer/data/shard_index_read.c trainer/base/crc32c.c
+FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom_pixels.c trainer/data/image_decode.c \
+	trainer/data/image_window.c trainer/data/image_resize.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \
 	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
 	trainer/model/desc.c
@@ -43,5 +45,8 @@ $(B)/fuzz-pack: $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
 $(B)/fuzz-safetensors: $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
-TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors
+$(B)/fuzz-dicom: $(FUZZ_DICOM_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ $(FUZZ_DICOM_SRCS) \
+		$(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) $(FUZZ_DICOM_LIBS) -lm
+TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors $(B)/fuzz-dicom
 endif

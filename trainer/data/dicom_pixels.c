@@ -128,6 +128,9 @@ static int modality(const struct dicom_raw *r, double *m, size_t n, char *why, s
 		v &= mask;
 		double x = r->pixel_signed && (v & sign) ? (double)v - ((double)mask + 1.0) : (double)v;
 		m[i] = r->modality_lut.present ? lut_value(&r->modality_lut, x) : x * slope + intercept;
+		if (!isfinite(m[i]))
+			return snprintf(why, why_bytes, "Rescale Slope '%.40s' / Intercept '%.40s': values out of "
+					"range", r->slope, r->intercept), -1;
 	}
 	return 0;
 }
@@ -191,11 +194,27 @@ static double voi_apply(const struct dicom_raw *r, const struct voi *v, double x
 			t = s * (x - v->center) / v->width + 0.5;
 		break;
 	}
-	return t < 0 ? 0 : t > 1 ? 1 : t;
+	return !(t >= 0) ? 0 : t > 1 ? 1 : t;   /* NaN (inf - inf) too */
 }
+
+/* The file's strings in a reason: control characters become '?'. */
+static int one_line(char *why)
+{
+	for (char *c = why; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	return -1;
+}
+
+static int convert(const struct dicom_raw *raw, struct image *out, char *why, size_t why_bytes);
 
 int dicom_pixels_convert(const struct dicom_raw *raw, struct image *out, char *why,
 			 size_t why_bytes)
+{
+	return convert(raw, out, why, why_bytes) == 0 ? 0 : one_line(why);
+}
+
+static int convert(const struct dicom_raw *raw, struct image *out, char *why, size_t why_bytes)
 {
 	struct voi v = { 0 };
 	memset(out, 0, sizeof(*out));
@@ -230,17 +249,12 @@ int dicom_decode_memory(const void *data, size_t bytes, const char *name, struct
 	char why[512];
 	memset(out, 0, sizeof(*out));
 	if (dicom_read_memory(data, bytes, IMAGE_MAX_SIDE, &raw, why, sizeof(why)) != 0) {
-		for (char *c = why; *c; c++)   /* a library's message: one line */
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = ' ';
+		one_line(why);   /* a library's message */
 		snprintf(err, err_bytes, "chexnet: image '%s': DICOM: %s", name, why);
 		return -1;
 	}
 	int rc = dicom_pixels_convert(&raw, out, why, sizeof(why));
 	if (rc != 0) {
-		for (char *c = why; *c; c++)   /* the file's strings: one line */
-			if ((unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = '?';
 		snprintf(err, err_bytes, "chexnet: image '%s': DICOM: %s", name, why);
 	} else if (info) {
 		memcpy(info->patient_id, raw.patient_id, sizeof(info->patient_id));

@@ -45,7 +45,8 @@ int dicom_info_file(const char *path, int *is_dicom, struct dicom_info *info, ch
 		    size_t err_bytes);
 
 /* The pipeline alone, on what dicom_read_memory gave (for tests and the
- * fuzz target). Returns 0, or -1 with a reason (no name) in why. */
+ * fuzz target). Returns 0, or -1 with a one-line reason (no name; the
+ * file's control characters shown as '?') in why. */
 int dicom_pixels_convert(const struct dicom_raw *raw, struct image *out, char *why,
 			 size_t why_bytes);
 
