@@ -376,6 +376,56 @@ static void test_skip_unreadable_lists_them_and_packs_the_rest(void)
 	test_proc_free(&p);
 }
 
+/* End to end: a DICOM folder with a labels CSV packs, trains two steps
+ * from the pack, predicts on a DICOM file named without extension,
+ * evaluates and trains in direct mode from the folder itself; --preview
+ * writes the images as the packer stores them. */
+static void test_dicom_folder_packs_trains_and_predicts(void)
+{
+	if (!dicom_read_available())
+		SKIP("built without GDCM (WITH_GDCM)");
+	if (make_dataset() != 0)
+		return;
+	struct test_proc p;
+	tool("\"$B/chexnet\" pack --data ds/set --out pk --size 37 && "
+	     "\"$B/chexnet\" train --data pk --size 32 --backend ref --batch 2 --steps 2 --seed 7 "
+	     "--out ck --quiet && \"$B/chexnet\" predict --checkpoint ck/last --backend ref --size 32 "
+	     "ds/set/images/scan07", &p, 240);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	CHECK_CONTAINS(p.out, "packed 12 images");
+	CHECK_CONTAINS(p.out, "\nds/set/images/scan07 0.");
+	test_proc_free(&p);
+	tool("\"$B/chexnet\" eval --checkpoint ck/last --data ds/set --backend ref --size 32 --batch 2 && "
+	     "\"$B/chexnet\" train --data ds/set --size 32 --backend ref --batch 2 --steps 1 --seed 7 "
+	     "--out ck2 --quiet", &p, 240);
+	CHECK_MSG(p.exit_code == 0, "direct mode: %s", p.err);
+	CHECK_CONTAINS(p.out, "Hernia");
+	test_proc_free(&p);
+	/* the preview is what the pack stores: record 0 of train == its PNG */
+	tool("\"$B/chexnet\" pack --data ds/set --preview 2 prev --size 37 && ls prev", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	CHECK_CONTAINS(p.out, "wrote 2 preview images of 'ds/set' at 37x37 to 'prev'");
+	CHECK_CONTAINS(p.out, "0000-images_img00.dcm.png\n0001-images_img01.dcm.png\n");
+	test_proc_free(&p);
+	char path[4200], dir[4200], err[1024] = "";
+	struct image img;
+	struct shard_set set;
+	struct shard_record_info info;
+	snprintf(path, sizeof(path), "%s/prev/0000-images_img00.dcm.png", test_tmpdir());
+	snprintf(dir, sizeof(dir), "%s/pk", test_tmpdir());
+	CHECK_MSG(image_decode_file(path, 0, &img, err, sizeof(err)) == 0, "%s", err);
+	CHECK_MSG(shard_set_open(&set, dir, 0, err, sizeof(err)) == 0, "%s", err);
+	uint8_t *rec = malloc(set.record_bytes);
+	CHECK(rec && shard_set_read(&set, 0, rec, &info, err, sizeof(err)) == 0);
+	if (rec && img.pixels && img.width == 37)
+		CHECK_MSG(!strcmp(info.name, "img00.dcm") &&
+			  !memcmp(rec + SHARD_RECORD_HEADER_BYTES, img.pixels, 37 * 37),
+			  "preview of %s differs from the packed record", info.name);
+	free(rec);
+	shard_set_close(&set);
+	image_free(&img);
+}
+
 const struct test_case dicom_tests[] = {
 	{ "pydicom_files_and_generated_dx_match_the_reference",
 	  test_pydicom_files_and_generated_dx_match_the_reference },
@@ -384,5 +434,6 @@ const struct test_case dicom_tests[] = {
 	{ "patient_disagreement_and_overlap_are_refused", test_patient_disagreement_and_overlap_are_refused },
 	{ "views_filter_nih_rows_and_dicom_and_are_stored", test_views_filter_nih_rows_and_dicom_and_are_stored },
 	{ "skip_unreadable_lists_them_and_packs_the_rest", test_skip_unreadable_lists_them_and_packs_the_rest },
+	{ "dicom_folder_packs_trains_and_predicts", test_dicom_folder_packs_trains_and_predicts },
 	{ 0 }
 };

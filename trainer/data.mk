@@ -13,7 +13,7 @@ DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)
 
 # DICOM: the pipeline always; the reader through GDCM (C++ shim) when found,
 # else dicom_none.c, which refuses DICOM naming WITH_GDCM.
-DATA_SRCS += trainer/data/dicom_pixels.c trainer/data/patient.c trainer/base/siphash.c trainer/data/view.c
+DATA_SRCS += trainer/data/dicom_pixels.c trainer/data/patient.c trainer/base/siphash.c trainer/data/view.c trainer/data/preview.c
 ifeq ($(HAVE_GDCM),1)
 DATA_CXX_OBJS := $(B)/obj/trainer/data/dicom_gdcm.o
 DATA_LDLIBS += $(GDCM_LIBS) -lstdc++

@@ -1,5 +1,6 @@
 /* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
- * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]`: options, progress line (images/s,
+ * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]`
+ * and `chexnet pack --data DIR --preview N PREVIEW_DIR` (data/preview.c): options, progress line (images/s,
  * ETA) on stderr, summary on stdout. What it does not do: packing itself
  * (data/pack.c).
  */
@@ -32,10 +33,24 @@ static void print_progress(void *ctx, size_t done, size_t total, double seconds)
 		fputc('\n', stderr);
 }
 
+static int run_preview(const struct pack_config *cfg, size_t n, const char *dir)
+{
+	char err[2048];
+	size_t written = 0;
+	if (data_pack_preview(cfg, n, dir, &written, err, sizeof(err)) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	printf("chexnet: wrote %zu preview images of '%s' at %dx%d to '%s'\n", written, cfg->data_dir,
+	       cfg->size, cfg->size, dir);
+	return 0;
+}
+
 static int pack_usage(const char *why)
 {
 	fprintf(stderr, "chexnet: pack: %s\nusage: chexnet pack --data DIR --out DIR [--size 256] "
-		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...] [--skip-unreadable]\n", why);
+		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...] [--skip-unreadable]\n"
+		"       chexnet pack --data DIR --preview N PREVIEW_DIR [--size 256] [--views ...]\n", why);
 	return 2;
 }
 
@@ -45,13 +60,23 @@ int cmd_pack(int argc, char **argv)
 	struct progress_state ps = { .tty = isatty(2), .last_decile = -1 };
 	struct pack_result res;
 	char err[2048];
-	long v;
+	const char *preview_dir = NULL;
+	long v, preview_n = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(opt, "--help") == 0)
 			return pack_usage("pack a data set into shards"), 0;
 		if (strcmp(opt, "--skip-unreadable") == 0) {
 			cfg.skip_unreadable = 1;
+			continue;
+		}
+		if (strcmp(opt, "--preview") == 0) {   /* two values: N DIR */
+			if (i + 2 >= argc)
+				return pack_usage("--preview needs N and DIR");
+			if (data_arg_long(opt, argv[i + 1], 1, 100000, &preview_n, err, sizeof(err)) != 0)
+				return fprintf(stderr, "%s\n", err), 2;
+			preview_dir = argv[i + 2];
+			i += 2;
 			continue;
 		}
 		if (!val)
@@ -78,8 +103,10 @@ int cmd_pack(int argc, char **argv)
 		else
 			return fprintf(stderr, "chexnet: pack: option '%s': unknown\n", opt), 2;
 	}
+	if (cfg.data_dir && preview_dir)
+		return run_preview(&cfg, (size_t)preview_n, preview_dir);
 	if (!cfg.data_dir || !cfg.out_dir)
-		return pack_usage("--data and --out are required");
+		return pack_usage("--data and --out are required (or --data and --preview N DIR)");
 	cfg.progress = print_progress;
 	cfg.progress_ctx = &ps;
 	if (data_pack(&cfg, &res, err, sizeof(err)) != 0) {

@@ -38,6 +38,12 @@ struct pack_result {
 
 int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err, size_t err_bytes);
 
+/* `pack --preview N DIR` (data/preview.c): the first n images of the
+ * set (train, val, test; cfg's views), as the packer would store them at
+ * cfg->size, written as DIR/NNNN-name.png. *written says how many. */
+int data_pack_preview(const struct pack_config *cfg, size_t n, const char *dir, size_t *written,
+		      char *err, size_t err_bytes);
+
 /* Shards for a split of count records when train has train_count records
  * split into train_shards: pure, for tests. */
 int data_pack_shard_count(size_t count, size_t train_count, int train_shards);
