@@ -343,7 +343,8 @@ static void test_views_filter_nih_rows_and_dicom_and_are_stored(void)
 /* Two unreadable files in the set (pydicom's truncated MR, an SR): pack
  * stops at the first, naming it; with --skip-unreadable it packs the
  * other 10, lists both in OUT/skipped.txt (one line each) and the
- * index's counts are the 10; a clean repack removes the old list. */
+ * index's counts are the 10; a clean repack (an MR among them: packed
+ * with a note) removes the old list. */
 static void test_skip_unreadable_lists_them_and_packs_the_rest(void)
 {
 	if (!dicom_read_available())
@@ -363,16 +364,18 @@ static void test_skip_unreadable_lists_them_and_packs_the_rest(void)
 	CHECK_MSG(p.exit_code == 0, "%s", p.err);
 	CHECK_CONTAINS(p.out, "packed 10 images");
 	CHECK_CONTAINS(p.out, "skipped 2 unreadable images");
+	CHECK(!strstr(p.out, "note:"));   /* the MR was skipped: all DX */
 	CHECK_CONTAINS(p.out, "\nchexnet: image 'ds/set/images/img03.dcm': DICOM: pixel data of 8192 bytes cut "
 		       "short by the end of the file: truncated\n");
 	CHECK_CONTAINS(p.out, "\nchexnet: image 'ds/set/images/img09.dcm': DICOM: no pixel data");
 	CHECK_CONTAINS(p.out, "records 10\n");
 	test_proc_free(&p);
-	tool("cp ds/set/images/img00.dcm ds/set/images/img03.dcm && cp ds/set/images/img01.dcm "
+	tool("cp ref/files/MR_small.dcm ds/set/images/img03.dcm && cp ds/set/images/img01.dcm "
 	     "ds/set/images/img09.dcm && \"$B/chexnet-data\" pack --data ds/set --out pk --size 16 "
 	     "--skip-unreadable && test ! -e pk/skipped.txt", &p, 120);
 	CHECK_MSG(p.exit_code == 0, "a clean repack: %s", p.err);
 	CHECK_CONTAINS(p.out, "packed 12 images");
+	CHECK_CONTAINS(p.out, "chexnet: note: 1 DICOM images are not CR, DX or DR (e.g. 'MR')");
 	test_proc_free(&p);
 }
 

@@ -120,6 +120,9 @@ int cmd_pack(int argc, char **argv)
 	       "(%d kept from a previous run) in '%s': %.1f s, %.0f images/s\n", total, res.records[0],
 	       res.records[1], res.records[2], cfg.size, cfg.size, res.shards, res.kept, cfg.out_dir,
 	       res.seconds, res.seconds > 0 ? (double)total / res.seconds : 0);
+	if (res.other_modality)
+		printf("chexnet: note: %zu DICOM images are not CR, DX or DR (e.g. '%s'): packed as grayscale "
+		       "images, the model was made for chest X-rays\n", res.other_modality, res.other_example);
 	if (res.skipped)
 		printf("chexnet: skipped %zu unreadable images: their errors are in '%s/skipped.txt'\n",
 		       res.skipped, cfg.out_dir);

@@ -16,6 +16,7 @@ struct data_entry {
 	uint16_t labels;            /* bit c = class c (data/labels.h) */
 	uint8_t view;               /* data/view.h code; 0 unknown */
 	uint8_t unreadable;         /* pack --skip-unreadable: refused, left out */
+	uint8_t other_modality;     /* DICOM, not CR, DX or DR (CT, MR, ...) */
 };
 
 struct data_list {

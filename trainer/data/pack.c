@@ -353,6 +353,10 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 	size_t total = set->split[0].count + set->split[1].count + set->split[2].count;
 	for (int s = 0; s < 3; s++)
 		res->records[s] = set->split[s].count;
+	for (int s = 0; s < 3; s++)
+		for (size_t i = 0; i < set->split[s].count; i++)
+			res->other_modality += set->split[s].items[i].other_modality;
+	memcpy(res->other_example, set->dicom_other_example, sizeof(res->other_example));
 	res->shards = count;
 	res->seconds = now_seconds() - t0;
 	if (cfg->progress)

@@ -33,6 +33,8 @@ struct pack_result {
 	int shards;                 /* written + kept */
 	int kept;                   /* complete shards a rerun kept */
 	size_t skipped;             /* images left out (skip_unreadable) */
+	size_t other_modality;      /* DICOM images not CR, DX or DR (packed, noted) */
+	char other_example[20];     /* one of their modalities */
 	double seconds;
 };
 

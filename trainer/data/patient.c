@@ -121,6 +121,11 @@ int data_patient_from_dicom(struct data_set *set, int csv_has_patient, char *err
 				continue;
 			set->dicom_images++;
 			e->view = data_view_code(info.view);
+			if (strcmp(info.modality, "CR") && strcmp(info.modality, "DX") && strcmp(info.modality, "DR")) {
+				e->other_modality = 1;
+				snprintf(set->dicom_other_example, sizeof(set->dicom_other_example), "%.*s",
+					 (int)strcspn(info.modality, "\n\r\t"), info.modality);
+			}
 			if (!info.patient_id[0] && !csv_has_patient) {
 				snprintf(err, err_bytes, "chexnet: image '%s': DICOM Patient ID (0010,0020) empty: "
 					 "hint: add a patient column to the labels CSV", path);

@@ -31,6 +31,7 @@ struct data_set {
 	int image_dir_count;        /* where images are looked for, in order */
 	char image_dirs[DATA_MAX_IMAGE_DIRS][4200];
 	size_t dicom_images;        /* DICOM files among the images (generic layout) */
+	char dicom_other_example[20];   /* a modality other than CR, DX, DR seen, or "" */
 	uint8_t patient_key[16];    /* their Patient IDs' key (data/patient.h) */
 };
 
