@@ -343,8 +343,8 @@ static void test_views_filter_nih_rows_and_dicom_and_are_stored(void)
 /* Two unreadable files in the set (pydicom's truncated MR, an SR): pack
  * stops at the first, naming it; with --skip-unreadable it packs the
  * other 10, lists both in OUT/skipped.txt (one line each) and the
- * index's counts are the 10; a clean repack (an MR among them: packed
- * with a note) removes the old list. */
+ * index's counts are the 10 (and --preview passes over the two); a clean
+ * repack (an MR among them: packed with a note) removes the old list. */
 static void test_skip_unreadable_lists_them_and_packs_the_rest(void)
 {
 	if (!dicom_read_available())
@@ -369,6 +369,9 @@ static void test_skip_unreadable_lists_them_and_packs_the_rest(void)
 		       "short by the end of the file: truncated\n");
 	CHECK_CONTAINS(p.out, "\nchexnet: image 'ds/set/images/img09.dcm': DICOM: no pixel data");
 	CHECK_CONTAINS(p.out, "records 10\n");
+	test_proc_free(&p);
+	tool("\"$B/chexnet-data\" pack --data ds/set --preview 12 prev --size 16 --skip-unreadable", &p, 120);
+	CHECK_CONTAINS(p.out, "wrote 10 preview images");
 	test_proc_free(&p);
 	tool("cp ref/files/MR_small.dcm ds/set/images/img03.dcm && cp ds/set/images/img01.dcm "
 	     "ds/set/images/img09.dcm && \"$B/chexnet-data\" pack --data ds/set --out pk --size 16 "

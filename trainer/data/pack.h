@@ -41,7 +41,8 @@ struct pack_result {
 int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err, size_t err_bytes);
 
 /* `pack --preview N DIR` (data/preview.c): the first n images of the
- * set (train, val, test; cfg's views), as the packer would store them at
+ * set (train, val, test; cfg's views; refused ones passed over with
+ * cfg's skip_unreadable), as the packer would store them at
  * cfg->size, written as DIR/NNNN-name.png. *written says how many. */
 int data_pack_preview(const struct pack_config *cfg, size_t n, const char *dir, size_t *written,
 		      char *err, size_t err_bytes);

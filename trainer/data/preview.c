@@ -1,5 +1,6 @@
 /* data/preview.c - `chexnet pack --preview N DIR`: the first N images of
- * a data set (train, then val, then test, after --views) decoded and
+ * a data set (train, then val, then test, after --views; with
+ * --skip-unreadable, refused images passed over) decoded and
  * resized exactly as the packer stores them, written as 8-bit PNGs: what
  * the model will see, to check a hospital's DICOM conversion by eye.
  * What it does not do: write shards or an index (pack.c).
@@ -50,8 +51,12 @@ int data_pack_preview(const struct pack_config *cfg, size_t n, const char *dir, 
 		for (size_t i = 0; i < set->split[s].count && *written < n; i++) {
 			const struct data_entry *e = &set->split[s].items[i];
 			if (data_set_image_path(set, e, path, sizeof(path), err, err_bytes) != 0 ||
-			    image_load_square(path, cfg->size, pixels, err, err_bytes) != 0 ||
-			    write_preview(dir, *written, e->name, pixels, cfg->size, err, err_bytes) != 0)
+			    image_load_square(path, cfg->size, pixels, err, err_bytes) != 0) {
+				if (cfg->skip_unreadable)
+					continue;   /* as pack would */
+				goto out;
+			}
+			if (write_preview(dir, *written, e->name, pixels, cfg->size, err, err_bytes) != 0)
 				goto out;
 			++*written;
 		}
