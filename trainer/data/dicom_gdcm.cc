@@ -4,7 +4,7 @@
  * copies out attributes as plain C data; every GDCM exception and failure
  * becomes a one-line reason. GDCM runs in a forked child per file (its
  * assert()s abort on malformed input; the child's stderr, where GDCM's
- * codecs print, goes to /dev/null).
+ * codecs print, goes to /dev/null) that returns its result in a memfd.
  * What it does not do: interpret pixels or attributes (dicom_pixels.c).
  */
 #include <gdcmImage.h>
@@ -21,6 +21,7 @@
 #include <sstream>
 #include <string>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,54 +298,73 @@ fail:
 	return -1;
 }
 
-/* What the child hands back, at the start of the shared mapping; the
- * LUTs' data and the pixels follow it. */
+/* What the child hands back at the start of the shared file; the LUTs'
+ * data and the pixels follow it. */
 struct shared_result {
 	int rc;
 	char why[512];
 	dicom_raw raw;
 };
 
-size_t shared_bytes(uint32_t max_side)
+size_t payload_bytes(const dicom_raw *raw)
 {
-	return sizeof(shared_result) + 2 * 65536 * sizeof(uint16_t) + (size_t)max_side * max_side * 4;
+	size_t n = raw->pixels ? raw->pixel_bytes : 0;
+	for (const dicom_lut *l : { &raw->modality_lut, &raw->voi_lut })
+		n += l->data ? (size_t)l->entries * 2 : 0;
+	return n;
 }
 
-/* In the child: read, then copy the result into the mapping. */
-void child_read(const void *data, size_t bytes, uint32_t max_side, uint8_t *map)
+/* In the child: read, size the memfd to the result, write it there. */
+void child_read(const void *data, size_t bytes, uint32_t max_side, int fd)
 {
-	shared_result *res = reinterpret_cast<shared_result *>(map);
-	uint8_t *at = map + sizeof(*res);
+	shared_result res;
 	int null = open("/dev/null", O_WRONLY);   /* the codecs print to stderr */
 	if (null >= 0)
 		dup2(null, 2);
 	alarm(DICOM_READ_SECONDS);
-	res->rc = read_in_process(data, bytes, max_side, &res->raw, res->why, sizeof(res->why));
-	if (res->rc == 0) {
-		for (dicom_lut *l : { &res->raw.modality_lut, &res->raw.voi_lut })
+	memset(&res, 0, sizeof(res));
+	res.rc = read_in_process(data, bytes, max_side, &res.raw, res.why, sizeof(res.why));
+	size_t total = sizeof(res) + (res.rc == 0 ? payload_bytes(&res.raw) : 0);
+	if (ftruncate(fd, (off_t)total) != 0)
+		_exit(3);
+	uint8_t *map = static_cast<uint8_t *>(mmap(NULL, total, PROT_WRITE, MAP_SHARED, fd, 0));
+	if (map == MAP_FAILED)
+		_exit(3);
+	memcpy(map, &res, sizeof(res));
+	uint8_t *at = map + sizeof(res);
+	if (res.rc == 0) {
+		for (dicom_lut *l : { &res.raw.modality_lut, &res.raw.voi_lut })
 			if (l->data) {
 				memcpy(at, l->data, (size_t)l->entries * 2);
 				at += (size_t)l->entries * 2;
 			}
-		if (res->raw.pixels)
-			memcpy(at, res->raw.pixels, res->raw.pixel_bytes);
+		if (res.raw.pixels)
+			memcpy(at, res.raw.pixels, res.raw.pixel_bytes);
 	}
 	_exit(0);
 }
 
-/* In the parent: the child's result as malloc'd copies. */
-int take_result(const uint8_t *map, dicom_raw *out, char *why, size_t why_bytes)
+/* In the parent: the child's result (map of map_bytes) as malloc'd
+ * copies; a result that does not fit its file is refused. */
+int take_result(const uint8_t *map, size_t map_bytes, dicom_raw *out, char *why, size_t why_bytes)
 {
 	const shared_result *res = reinterpret_cast<const shared_result *>(map);
 	const uint8_t *at = map + sizeof(*res);
+	if (map_bytes < sizeof(*res) || (res->rc == 0 && map_bytes - sizeof(*res) < payload_bytes(&res->raw))) {
+		snprintf(why, why_bytes, "the reader's result is incomplete");
+		return -1;
+	}
 	if (res->rc != 0) {
-		snprintf(why, why_bytes, "%s", res->why);
+		snprintf(why, why_bytes, "%.*s", (int)sizeof(res->why) - 1, res->why);
 		return -1;
 	}
 	*out = res->raw;
 	out->pixels = out->modality_lut.data = out->voi_lut.data = NULL;
-	for (dicom_lut *l : { &out->modality_lut, &out->voi_lut }) {
-		if (!l->present)
+	const dicom_lut *src[2] = { &res->raw.modality_lut, &res->raw.voi_lut };
+	dicom_lut *dst[2] = { &out->modality_lut, &out->voi_lut };
+	for (int k = 0; k < 2; k++) {
+		dicom_lut *l = dst[k];
+		if (!src[k]->data)   /* the child's pointer: only whether it had one */
 			continue;
 		l->data = static_cast<uint16_t *>(malloc((size_t)l->entries * 2));
 		if (!l->data)
@@ -365,40 +385,50 @@ oom:
 	return -1;
 }
 
+/* The reader's exit, as a reason; 0 when it exited normally. */
+int reader_status(int status, char *why, size_t why_bytes)
+{
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+		return snprintf(why, why_bytes, "GDCM took more than %d s on it", DICOM_READ_SECONDS), -1;
+	if (WIFSIGNALED(status))
+		return snprintf(why, why_bytes, "GDCM failed on it (signal %d): malformed", WTERMSIG(status)), -1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return snprintf(why, why_bytes, "the reader failed (exit %d)", WEXITSTATUS(status)), -1;
+	return 0;
+}
+
 } // namespace
 
 /* GDCM as Debian builds it keeps its assert()s, and malformed files reach
  * them (a 10-byte file aborts the process): each file is read in a forked
- * child that hands its result back through a shared mapping, so an abort,
- * a crash or a hang (killed after DICOM_READ_SECONDS) becomes a refusal. */
+ * child that hands its result back through a memfd sized to it, so an
+ * abort, a crash or a hang (killed after DICOM_READ_SECONDS) becomes a
+ * refusal. */
 extern "C" int dicom_read_memory(const void *data, size_t bytes, uint32_t max_side,
 				 struct dicom_raw *out, char *why, size_t why_bytes)
 {
+	struct stat st;
 	memset(out, 0, sizeof(*out));
-	size_t map_bytes = shared_bytes(max_side);
-	void *map = mmap(NULL, map_bytes, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (map == MAP_FAILED) {
-		snprintf(why, why_bytes, "cannot map %zu bytes for the reader: %s", map_bytes, strerror(errno));
-		return -1;
-	}
-	static_cast<shared_result *>(map)->rc = -1;
-	pid_t pid = fork();
+	int fd = memfd_create("hvd-dicom", MFD_CLOEXEC), status = 0, rc = -1;
+	pid_t pid = fd < 0 ? -1 : fork();
 	if (pid == 0)
-		child_read(data, bytes, max_side, static_cast<uint8_t *>(map));
-	int status = 0, rc = -1;
+		child_read(data, bytes, max_side, fd);
 	if (pid < 0)
 		snprintf(why, why_bytes, "cannot start the reader: %s", strerror(errno));
 	else if (waitpid_retry(pid, &status) != 0)
 		snprintf(why, why_bytes, "waiting for the reader: %s", strerror(errno));
-	else if (WIFSIGNALED(status))
-		snprintf(why, why_bytes, WTERMSIG(status) == SIGALRM ? "GDCM took more than %d s on it" :
-			 "GDCM failed on it (signal %d): malformed", WTERMSIG(status) == SIGALRM ?
-			 DICOM_READ_SECONDS : WTERMSIG(status));
-	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		snprintf(why, why_bytes, "GDCM failed on it (exit %d): malformed", WEXITSTATUS(status));
-	else
-		rc = take_result(static_cast<const uint8_t *>(map), out, why, why_bytes);
-	munmap(map, map_bytes);
+	else if (reader_status(status, why, why_bytes) == 0) {
+		void *map = fstat(fd, &st) == 0 && st.st_size > 0 ?
+			mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+		if (map == MAP_FAILED)
+			snprintf(why, why_bytes, "the reader's result: %s", strerror(errno));
+		else {
+			rc = take_result(static_cast<const uint8_t *>(map), (size_t)st.st_size, out, why,
+					 why_bytes);
+			munmap(map, (size_t)st.st_size);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
