@@ -101,6 +101,21 @@ static int png16_to_gray(spng_ctx *ctx, const struct spng_ihdr *ihdr, const uint
 	return 0;
 }
 
+/* deflate expands at most 1032:1: a file too small for the scanlines it
+ * declares is refused before anything of that size is allocated. */
+static int png_too_small(const struct spng_ihdr *ihdr, size_t bytes, const char *name,
+			 char *err, size_t err_bytes)
+{
+	static const unsigned channels[7] = { 1, 0, 3, 1, 2, 0, 4 };
+	uint64_t row = ((uint64_t)ihdr->width * channels[ihdr->color_type % 7] * ihdr->bit_depth + 7) / 8 + 1;
+	if (row * ihdr->height / 1032 <= bytes)
+		return 0;
+	snprintf(err, err_bytes, "chexnet: image '%s': PNG %ux%u: declares %llu bytes of pixel "
+		 "data, more than a %zu-byte file can hold", name, ihdr->width, ihdr->height,
+		 (unsigned long long)(row * ihdr->height), bytes);
+	return 1;
+}
+
 static int decode_png(const void *data, size_t bytes, const char *name,
 		      struct image *out, char *err, size_t err_bytes)
 {
@@ -119,16 +134,8 @@ static int decode_png(const void *data, size_t bytes, const char *name,
 	if ((rc = spng_set_png_buffer(ctx, data, bytes)) != 0 ||
 	    (rc = spng_get_ihdr(ctx, &ihdr)) != 0)
 		goto fail;
-	/* deflate expands at most 1032:1: a file too small for the scanlines
-	 * it declares is refused before anything of that size is allocated */
-	static const unsigned channels[7] = { 1, 0, 3, 1, 2, 0, 4 };
-	uint64_t row = ((uint64_t)ihdr.width * channels[ihdr.color_type % 7] * ihdr.bit_depth + 7) / 8 + 1;
-	if (row * ihdr.height / 1032 > bytes) {
-		snprintf(err, err_bytes, "chexnet: image '%s': PNG %ux%u: declares %llu bytes of pixel "
-			 "data, more than a %zu-byte file can hold", name, ihdr.width, ihdr.height,
-			 (unsigned long long)(row * ihdr.height), bytes);
+	if (png_too_small(&ihdr, bytes, name, err, err_bytes))
 		goto out;
-	}
 	/* gray up to 8 bits decodes straight to G8, 16-bit gray (+alpha) as
 	 * stored, 16-bit colour to RGBA16, everything else to RGBA8 */
 	int gray8 = ihdr.color_type == SPNG_COLOR_TYPE_GRAYSCALE && ihdr.bit_depth <= 8;
