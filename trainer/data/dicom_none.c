@@ -4,6 +4,7 @@
  * What it does not do: parse anything.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data/dicom_read.h"
@@ -15,6 +16,9 @@ int dicom_read_available(void)
 
 void dicom_raw_free(struct dicom_raw *raw)
 {
+	free(raw->pixels);   /* whoever filled it (tests, the fuzz target) */
+	free(raw->modality_lut.data);
+	free(raw->voi_lut.data);
 	memset(raw, 0, sizeof(*raw));
 }
 
