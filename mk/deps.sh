@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # deps.sh - install the Debian packages the build and the tests need
-# (python3-torch/torchvision: the test that loads a checkpoint in PyTorch).
+# (python3-torch/torchvision: the test that loads a checkpoint in PyTorch;
+# python3-venv: tests/pyenv.sh).
 # As root on Debian/Ubuntu: apt-get installs whatever is missing (quick and
 # silent when nothing is). As another user: prints the exact apt-get line
 # and fails. Elsewhere: says what to install and fails only if asked to.
 # Package state is read with dpkg-query here only; the build itself detects
 # features by compiling (mk/detect.sh).
 set -u
-pkgs="pkg-config gcc make libc6-dev python3-yaml
+pkgs="pkg-config gcc make libc6-dev python3-yaml python3-venv
 slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
 libpmix-dev libhwloc-dev hwloc libopenmpi-dev openmpi-bin
 libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev
