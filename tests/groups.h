@@ -52,6 +52,8 @@ extern const struct test_case env_launch_tests[];
 extern const struct test_case env_launch_slurm_tests[];
 extern const struct test_case env_contrib_tests[];
 extern const struct test_case e2e_slurm_tests[];
+extern const struct test_case sbatch_scripts_tests[];
+extern const struct test_case sbatch_multinode_tests[];
 extern const struct test_case e2e_learning_tests[];
 extern const struct test_case multinode_runtime_tests[];
 extern const struct test_case multinode_failure_tests[];
@@ -156,6 +158,11 @@ static const struct test_group test_groups[] = {
 	  CAP_AVX2, "two_ranks_equal_one_rank_accumulating_two", cpu_isa_cap_redundant },
 #endif
 	{ "slurm-e2e-learning", e2e_learning_tests, TEST_NEEDS_CLUSTER, 240, 0 },
+	{ "slurm-sbatch", sbatch_scripts_tests, TEST_NEEDS_CLUSTER, 240, 0 },
+#ifdef HAVE_CPU_BACKEND
+	{ "slurm-sbatch@avx2", sbatch_scripts_tests, TEST_NEEDS_CLUSTER, 240, 0,
+	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
+#endif
 #endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
@@ -163,6 +170,11 @@ static const struct test_group test_groups[] = {
 	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0 },
 	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0 },
 	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0 },
+	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0 },
+#ifdef HAVE_CPU_BACKEND
+	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
+#endif
 #endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },

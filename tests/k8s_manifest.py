@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """k8s_manifest.py - checks contrib/k8s against itself and the runtime's
-launch contract, without a cluster (tests/test_env_launch.c runs it):
+launch contract, without a cluster (tests/test_env_contrib.c runs it):
 the YAML parses; the Service is headless, selects the Job's pods and
 publishes not-ready addresses; the Job is Indexed with parallelism =
 completions = HVD_SIZE, fails as a whole (backoffLimitPerIndex 0, a
@@ -8,13 +8,15 @@ FailJob podFailurePolicy), restartPolicy Never, a grace period for the
 SIGTERM checkpoint, pods in the Service's subdomain; HVD_COORDINATOR is
 rank 0's pod name in that subdomain with the Service's port; one
 nvidia.com/gpu and CPU/memory requests; HVD_SECRET_FILE is the path where
-the Secret volume puts its key, mode 0400; the Dockerfile installs the
-binary the pod runs. Prints the container's environment for index 0 as
+the Secret volume puts its key, mode 0400; both Dockerfiles install the
+binary the pod runs, its image is the one Dockerfile.gpu's build line
+tags, and its command leaves the backend to chexnet with --precision auto. Prints the container's environment for index 0 as
 NAME=value lines (the C test feeds them to the runtime's parsers), then
 `COMMAND=` and the pod's shell command. Exit 1 with every problem listed.
 What it does not do: talk to a cluster or run the image.
 """
 import os
+import re
 import sys
 
 import yaml
@@ -80,11 +82,22 @@ def main(k8s_dir):
     need(not any("/etc/hvd-secret" in a or "HVD_SECRET_FILE=" in a for a in c.get("args", [])),
          "the secret only through the environment, never on the command line")
     command = "\n".join(c.get("args", []))
-    with open(os.path.join(k8s_dir, "Dockerfile")) as f:
-        docker = f.read()
-    need(docker.startswith("#") and "FROM debian:" in docker, "Dockerfile: FROM debian:")
-    need("/usr/local/bin/chexnet" in command and "/usr/local/bin/chexnet" in docker,
-         "the pod runs the binary the Dockerfile installs (/usr/local/bin/chexnet)")
+    images = {}
+    for name in ("Dockerfile", "Dockerfile.gpu"):
+        with open(os.path.join(k8s_dir, name)) as f:
+            docker = f.read()
+        need(docker.startswith("#") and "FROM debian:" in docker, name + ": FROM debian:")
+        need("/usr/local/bin/chexnet" in command and "/usr/local/bin/chexnet" in docker,
+             "the pod runs the binary %s installs (/usr/local/bin/chexnet)" % name)
+        tag = re.search(r"docker build -f contrib/k8s/%s -t (\S+) \." % re.escape(name), docker)
+        if need(tag, name + ": a 'docker build -f contrib/k8s/%s -t IMAGE .' line" % name):
+            images[name] = tag.group(1)
+    need(c.get("image") == images.get("Dockerfile.gpu"),
+         "the pod asks for a GPU: its image is Dockerfile.gpu's (%s), not %s"
+         % (images.get("Dockerfile.gpu"), c.get("image")))
+    need(not re.search(r"--backend (?!auto)", command),
+         "the pod leaves --backend to chexnet (auto: the GPU when usable)")
+    need("--precision auto" in command, "the pod passes --precision auto")
     env["JOB_COMPLETION_INDEX"] = "0"
     return problems, env, command
 

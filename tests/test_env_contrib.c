@@ -2,8 +2,13 @@
  * the manifests against the runtime's variable names and secret path
  * (tests/k8s_manifest.py), the pod's own command with the pod's
  * environment as 4 local pods (preempted, then resumed by the next Job),
- * and hvdrun with tests/local_rsh.sh standing in for ssh.
- * What it does not do: build the image or talk to a cluster (none here).
+ * both images' package lists against `ldd build/chexnet` and dpkg
+ * (tests/docker_libs.py), the Job against the Kubernetes API schema of
+ * every version it claims (tests/k8s_validate.py, kubernetes-validate
+ * from PyPI in BUILD/pyenv), and hvdrun with tests/local_rsh.sh standing
+ * in for ssh.
+ * What it does not do: build or run an image (no container runtime here:
+ * the Dockerfiles are checked statically) or talk to a cluster (none here).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -146,6 +151,97 @@ out:
 	free(hosts);
 }
 
+/* ---- contrib/k8s images and schema (static: no container runtime here) ---- */
+
+/* tests/docker_libs.py on K8S_DIR: its exit status, output in p. */
+static int docker_libs(const char *k8s_dir, struct test_proc *p)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/docker_libs.py' '%s' '%s'", test_src_dir(),
+		 test_build_dir(), k8s_dir);
+	return test_run(cmd, 60, p) ? -1 : p->exit_code;
+}
+
+/* contrib/k8s copied into tmpdir/k8s with SED applied to FILE. */
+static char *mutated_k8s(const char *file, const char *sed)
+{
+	char cmd[2048];
+	struct test_proc p;
+	char *dir = test_path(test_tmpdir(), "k8s");
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/contrib/k8s' '%s' && sed -i '%s' '%s/%s'",
+		 dir, test_src_dir(), dir, sed, dir, file);
+	CHECK(test_run(cmd, 30, &p) == 0 && p.exit_code == 0);
+	test_proc_free(&p);
+	return dir;
+}
+
+/* Each library of `ldd build/chexnet` is installed by the image's runtime
+ * stage (Debian packages by dpkg -S; $CUDA_HOME's by the GPU image's
+ * table); a Dockerfile without libcairo2 (as it once was) or a GPU table
+ * without NCCL fails, naming the library. */
+static void test_docker_images_carry_every_library(void)
+{
+	struct test_proc p;
+	char *src = test_path(test_src_dir(), "contrib/k8s");
+	int rc = docker_libs(src, &p);
+	free(src);
+	if (rc < 0)
+		return;
+	CHECK_MSG(rc == 0, "docker_libs.py: %.1500s", p.err);
+	CHECK_CONTAINS(p.out, "libcairo2");
+	CHECK_CONTAINS(p.out, "libdnnl2");
+	int cuda = strstr(p.out, "CUDA_HOME /") != NULL;
+	test_proc_free(&p);
+	char *dir = mutated_k8s("Dockerfile", "s/ libcairo2 / /");
+	CHECK_INT(docker_libs(dir, &p), 1);
+	CHECK_CONTAINS(p.err, "Dockerfile: the runtime stage does not install libcairo2 (libcairo.so.2");
+	test_proc_free(&p);
+	free(dir);
+	if (!cuda) {
+		printf("  note: this build has no CUDA: the GPU image's CUDA table was not checked\n");
+		return;
+	}
+	dir = mutated_k8s("Dockerfile.gpu", "/cuda-lib: libnccl/d");
+	CHECK_INT(docker_libs(dir, &p), 1);
+	CHECK_CONTAINS(p.err, "no '# cuda-lib: libnccl.so.2 PACKAGE' row");
+	test_proc_free(&p);
+	free(dir);
+}
+
+/* The Job manifest passes `kubernetes-validate --strict` (PyPI, in
+ * BUILD/pyenv) for every version from the minimum it and the README state
+ * up to the newest the checker knows; without podFailurePolicy's
+ * onPodConditions status (as it once was) 1.29 fails. */
+static void test_job_manifest_valid_for_every_claimed_version(void)
+{
+	struct test_proc p;
+	char cmd[2048], *dir = test_path(test_tmpdir(), "src");
+	snprintf(cmd, sizeof(cmd), "'%s/tests/pyenv.sh' '%s'", test_src_dir(), test_build_dir());
+	if (test_run(cmd, 300, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "tests/pyenv.sh: %.900s", p.err);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "'%s/pyenv/bin/python' '%s/tests/k8s_validate.py' '%s'",
+		 test_build_dir(), test_src_dir(), test_src_dir());
+	if (test_run(cmd, 120, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "k8s_validate.py: %.1500s", p.err);
+	CHECK_CONTAINS(p.out, "k8s 1.29: ok");
+	CHECK_CONTAINS(p.out, "k8s 1.37: ok");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/contrib/k8s' && cp '%s/README.md' '%s' && "
+		 "sed '/status: \"True\"/d' '%s/contrib/k8s/chexnet-job.yaml' > "
+		 "'%s/contrib/k8s/chexnet-job.yaml' && '%s/pyenv/bin/python' '%s/tests/k8s_validate.py' '%s'",
+		 dir, test_src_dir(), dir, test_src_dir(), dir, test_build_dir(), test_src_dir(), dir);
+	if (test_run(cmd, 120, &p) == 0) {
+		CHECK_INT(p.exit_code, 1);
+		CHECK_CONTAINS(p.err, "Kubernetes 1.29: ");
+		CHECK_CONTAINS(p.err, "'status' is a required property");
+		test_proc_free(&p);
+	}
+	free(dir);
+}
+
 /* ---- contrib/hvdrun (ssh replaced by tests/local_rsh.sh) ---- */
 
 static int hvdrun(const char *env, const char *cmd, int timeout_s, struct test_proc *p)
@@ -207,5 +303,7 @@ const struct test_case env_contrib_tests[] = {
 	{ "hvdrun_two_ranks_by_hand", test_hvdrun_two_ranks_by_hand },
 	{ "hvdrun_stopped_takes_every_rank_down", test_hvdrun_stopped_takes_every_rank_down },
 	{ "pod_command_preempted_then_resumed", test_pod_command_preempted_then_resumed },
+	{ "docker_images_carry_every_library", test_docker_images_carry_every_library },
+	{ "job_manifest_valid_for_every_claimed_version", test_job_manifest_valid_for_every_claimed_version },
 	{ 0 }
 };

@@ -64,5 +64,5 @@ LIBS_STATIC += $(B)/libchexnet.a
 TEST_LIBS += $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS) $(HVD_INTERNAL_LIB) $(CHEXNET_HVD_LDLIBS)
 TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.c tests/test_span.c tests/test_training.c \
-	tests/test_checkpoint.c tests/test_cli.c tests/test_e2e_slurm.c tests/ckpt_compare.c tests/layer_cases.c \
+	tests/test_checkpoint.c tests/test_cli.c tests/test_e2e_slurm.c tests/test_sbatch_scripts.c tests/ckpt_compare.c tests/layer_cases.c \
 	tests/test_train_dist.c
