@@ -18,17 +18,17 @@ struct flag {
 };
 
 static const struct flag flags[] = {
-	{ "--model", C_ALL, 1, "densenet121 | resnet50 (default densenet121)" },
+	{ "--model", C_ALL, 1, "densenet121 | resnet50 (default densenet121; eval, predict, locate: the checkpoint's)" },
 	{ "--backend", C_ALL, 1, "auto | ref | cpu | gpu (default auto: gpu when a CUDA device is usable, else cpu, else ref)" },
 	{ "--precision", C_ALL, 1, "fp32 | bf16 | fp16 | auto (default fp32; auto: bf16 on a GPU or a CPU with bf16 kernels)" },
 	{ "--batch", C_ALL, 1, "images per step (default 16)" },
-	{ "--size", C_ALL, 1, "image side in pixels (default 224)" },
+	{ "--size", C_ALL, 1, "image side in pixels (default 224; eval, predict, locate: the checkpoint's)" },
 	{ "--threads", C_ALL, 1, "compute threads (default: allowed CPUs)" },
 	{ "--seed", C_ALL, 1, "random seed (default 1)" },
 	{ "--memory-efficient", C_TRAIN | C_BENCH, 0, "recompute BN+ReLU in backward" },
 	{ "--steps", C_TRAIN | C_BENCH, 1, "stop after N steps (train: per run; default: whole epochs)" },
 	{ "--epochs", C_TRAIN, 1, "epochs (default 1)" },
-	{ "--out", C_TRAIN, 1, "directory for checkpoints (last/, best/)" },
+	{ "--out", C_TRAIN, 1, "run directory: run.json, metrics, checkpoints (last/, best/)" },
 	{ "--data", C_TRAIN | C_EVAL, 1, "data directory (packed or NIH/generic layout)" },
 	{ "--synthetic", C_TRAIN | C_EVAL, 0, "random in-memory images and labels" },
 	{ "--synthetic-images", C_TRAIN | C_EVAL, 1, "size of the synthetic set (default 64)" },
@@ -226,6 +226,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 	int bit = command_bit(argv[0]);
 
 	defaults(o, argv[0]);
+	o->argc = argc;
+	o->argv = argv;
 	o->inputs = argv + argc;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] != '-' || argv[i][1] != '-') {
@@ -247,6 +249,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 			return fprintf(stderr, "chexnet: %s: missing value\n", f->name), -1;
 		if (apply(o, f->name, f->takes_value ? argv[++i] : NULL))
 			return -1;
+		o->model_given |= strcmp(f->name, "--model") == 0;
+		o->size_given |= strcmp(f->name, "--size") == 0;
 	}
 	struct trainer_error err = { "" };
 	if (backend_resolve(o->backend, &o->chosen, &err))

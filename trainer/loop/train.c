@@ -46,6 +46,7 @@
 #include "loop/evaluate.h"
 #include "loop/thresholds.h"
 #include "loop/diverge.h"
+#include "loop/run_dir.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 
@@ -63,6 +64,9 @@ struct trainer {
 	int rank, world, accumulate;
 	long total_steps;           /* optimizer steps in this run */
 	int stop;                   /* all ranks agreed to stop after this step */
+	struct run_settings settings;  /* this session's (run.json, checkpoints) */
+	struct run_change changes[2 * RUN_SETTINGS_MAX];  /* --resume: from the checkpoint's */
+	int change_count;
 };
 
 static int dist_failed(void)
@@ -272,7 +276,8 @@ static int save(struct trainer *t, const char *name)
 	if (!t->o.out || t->rank != 0)
 		return 0;
 	snprintf(dir, sizeof(dir), "%s/%s", t->o.out, name);
-	if (checkpoint_save(dir, &t->s.model, &t->optim, &t->sched, &t->state, &err)) {
+	if (checkpoint_save_run(dir, &t->s.model, &t->optim, &t->sched, &t->state, &t->settings,
+				&err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
@@ -455,6 +460,8 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 							   : data_loader_default_threads()));
 	if (session_open(&t->s, &t->o))
 		return -1;
+	if (run_dir_settings(&t->o, &t->s, t->world, &t->settings))
+		return -1;
 	if (o->init && checkpoint_load_model(o->init, &t->s.model, CHECKPOINT_INIT, note, &err))
 		goto fail;
 	if (note[0] && t->rank == 0)
@@ -479,6 +486,9 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 		fprintf(stderr, "chexnet: --out: '%s': %s\n", o->out, strerror(errno));
 		return -1;
 	}
+	if (run_dir_record(&t->o, &t->settings, t->changes, t->change_count, t->state.epoch,
+			   t->state.step))
+		return -1;
 	return class_weights(o, t->wp, t->wn);
 fail:
 	if (err.msg[0])

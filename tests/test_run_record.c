@@ -1,0 +1,160 @@
+/* test_run_record.c - the run's record and the guards around the run
+ * directory: a short `chexnet train` writes OUT/run.json with the resolved
+ * backend and precision and every effective setting, and the same
+ * settings in each checkpoint's metadata; run.json reads back, and a
+ * truncated, corrupt or unexpected one is refused in one line naming the
+ * file.
+ * What it does not test: the metrics files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "train/checkpoint_settings.h"
+#include "train/run_record.h"
+#include "train/run_settings.h"
+
+#define OPTS "--size 32 --seed 7 --batch 8 --threads 1 --quiet"
+#define DATA "--synthetic --synthetic-images 32"
+
+static void chexnet(const char *args, struct test_proc *p, int timeout)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/chexnet' %s", test_tmpdir(), test_build_dir(), args);
+	CHECK(test_run(cmd, timeout, p) == 0);
+}
+
+/* A one-epoch run in `dir`; 0 or -1 (recorded). */
+static int train_run(const char *dir, const char *extra)
+{
+	struct test_proc p;
+	char args[1024];
+
+	snprintf(args, sizeof(args), "train " DATA " --epochs 1 --out %s " OPTS " %s", dir, extra);
+	chexnet(args, &p, 120);
+	int ok = p.exit_code == 0;
+	CHECK_MSG(ok, "train: exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	test_proc_free(&p);
+	return ok ? 0 : -1;
+}
+
+static void test_numbers_read_back_exactly(void)
+{
+	char text[40];
+	double v[] = { 0.001, 1e-3 * 3, 0.1 + 0.2, 64, 1e300, -2.5e-7 };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		run_settings_number(v[i], text, sizeof(text));
+		CHECK_MSG(strtod(text, NULL) == v[i], "%s", text);
+	}
+	run_settings_number(0.001, text, sizeof(text));
+	CHECK_STR(text, "0.001");
+}
+
+static void test_changes_are_classified(void)
+{
+	struct run_settings a = { 0 }, b = { 0 };
+	struct trainer_error err = { "" };
+	struct run_change c[8];
+
+	CHECK(run_settings_set(&a, "size", "64", &err) == 0);
+	CHECK(run_settings_set(&a, "epochs", "1", &err) == 0);
+	CHECK(run_settings_set(&b, "size", "64", &err) == 0);
+	CHECK(run_settings_set(&b, "epochs", "3", &err) == 0);
+	CHECK(run_settings_set(&b, "loss", "bce", &err) == 0);
+	CHECK(run_settings_set(&b, "nonsense", "1", &err) == -1);
+	CHECK_CONTAINS(err.msg, "'nonsense': unknown setting");
+	CHECK(run_settings_set(&b, "size", "64px", &err) == -1);
+	CHECK_CONTAINS(err.msg, "not a number");
+	int n = run_settings_changes(&a, &b, c, 8);
+	CHECK_INT(n, 2);
+	CHECK_STR(c[0].key, "loss");
+	CHECK_STR(c[0].old_value, "(none)");
+	CHECK_INT(c[0].kind, RUN_SETTING_MEANING);
+	CHECK_STR(c[1].key, "epochs");
+	CHECK_INT(c[1].kind, RUN_SETTING_FREE);
+}
+
+static void test_train_writes_run_json_and_checkpoint_settings(void)
+{
+	struct run_settings rec, ck;
+	struct trainer_error err = { "" };
+	char model[64];
+
+	if (train_run("run", "--precision auto --backend auto"))
+		return;
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	const char *backend = run_settings_get(&rec, "backend");
+	CHECK(backend && strcmp(backend, "auto") != 0);   /* the resolved one */
+	const char *precision = run_settings_get(&rec, "precision");
+	CHECK(precision && strcmp(precision, "auto") != 0);
+	CHECK_STR(run_settings_get(&rec, "size"), "32");
+	CHECK_STR(run_settings_get(&rec, "global_batch"), "8");
+	CHECK_STR(run_settings_get(&rec, "lr_effective"), "0.001");
+	CHECK_STR(run_settings_get(&rec, "data_fingerprint"), "synthetic:32");
+	CHECK_STR(run_settings_get(&rec, "seed"), "7");
+	char *text = test_read_file(path, NULL);
+	CHECK(text && strstr(text, "\"command_line\":\t[\"chexnet\", \"train\""));
+	CHECK(text && strstr(text, "\"libhvd\""));
+	CHECK(text && strstr(text, "\"hosts\""));
+	free(text);
+	char *last = test_path(test_tmpdir(), "run/last");
+	CHECK_MSG(checkpoint_read_settings(last, model, sizeof(model), &ck, &err) == 0, "%s", err.msg);
+	CHECK_STR(model, "densenet121");
+	struct run_change c[2 * RUN_SETTINGS_MAX];
+	CHECK_INT(run_settings_changes(&rec, &ck, c, 2 * RUN_SETTINGS_MAX), 0);
+	CHECK_INT(ck.count, rec.count);
+	free(last);
+	free(path);
+}
+
+/* A valid record, then each damage: refused naming the file. */
+static void test_bad_run_json_is_refused_naming_the_file(void)
+{
+	static const char *const bad[] = {
+		"", "{", "{\"format\": \"chexnet-run 1\"}", "[1, 2]",
+		"{\"format\": \"chexnet-run 2\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {\"size\": \"64\"}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {\"colour\": \"red\"}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [1], "
+		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": [{}]}",
+		"{\"format\": \"chexnet-run 1\", \"format\": \"chexnet-run 1\", \"start_time\": \"x\", "
+		"\"command_line\": [], \"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		NULL,
+	};
+	struct trainer_error err = { "" };
+	char *path = test_path(test_tmpdir(), "run.json");
+	const char *good = "{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+			   "\"settings\": {\"size\": 64}, \"versions\": {}, \"hosts\": [], \"resumes\": []}";
+
+	CHECK(test_write_file(path, good, strlen(good)) == 0);
+	CHECK_MSG(run_record_read(path, NULL, &err) == 0, "%s", err.msg);
+	for (int i = 0; bad[i]; i++) {
+		CHECK(test_write_file(path, bad[i], strlen(bad[i])) == 0);
+		err.msg[0] = '\0';
+		CHECK_MSG(run_record_read(path, NULL, &err) == -1, "accepted: %s", bad[i]);
+		CHECK_CONTAINS(err.msg, path);
+		CHECK(!strchr(err.msg, '\n'));
+	}
+	CHECK(test_write_file(path, good, strlen(good) / 2) == 0);   /* truncated */
+	CHECK(run_record_read(path, NULL, &err) == -1);
+	CHECK_CONTAINS(err.msg, "not JSON");
+	free(path);
+}
+
+const struct test_case run_record_tests[] = {
+	{ "numbers_read_back_exactly", test_numbers_read_back_exactly },
+	{ "changes_are_classified", test_changes_are_classified },
+	{ "train_writes_run_json_and_checkpoint_settings",
+	  test_train_writes_run_json_and_checkpoint_settings },
+	{ "bad_run_json_is_refused_naming_the_file", test_bad_run_json_is_refused_naming_the_file },
+	{ 0 }
+};
