@@ -3,7 +3,10 @@
  * backend and precision and every effective setting, and the same
  * settings in each checkpoint's metadata; run.json reads back, and a
  * truncated, corrupt or unexpected one is refused in one line naming the
- * file.
+ * file; `train --out` on a run without --resume is refused (--overwrite
+ * replaces it); --resume refuses a change of meaning naming each and
+ * --allow-changes, records allowed changes, refuses another --out; every
+ * refusal leaves the run directory byte-identical.
  * What it does not test: the metrics files.
  */
 #include <stdio.h>
@@ -38,6 +41,44 @@ static int train_run(const char *dir, const char *extra)
 	CHECK_MSG(ok, "train: exit %d: %s", p.exit_code, test_tail(p.err, 800));
 	test_proc_free(&p);
 	return ok ? 0 : -1;
+}
+
+/* Every file under dir with its checksum: equal strings = byte-identical. */
+static char *listing(const char *dir)
+{
+	char cmd[4200];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find '%s' | sort && find '%s' -type f | sort | "
+		 "xargs sha256sum", test_tmpdir(), dir, dir);
+	CHECK(test_run(cmd, 60, &p) == 0);
+	char *out = strdup(p.out);
+	test_proc_free(&p);
+	return out;
+}
+
+/* The last chexnet line on stderr holds every needle, exit non-zero, dir unchanged. */
+static void refused(const char *args, const char *dir, const char *const *needles)
+{
+	char *before = listing(dir);
+	struct test_proc p;
+
+	chexnet(args, &p, 120);
+	CHECK_MSG(p.exit_code != 0, "exit 0 for: %s", args);
+	const char *line = strncmp(p.err, "chexnet: ", 9) == 0 ? p.err : NULL;
+	for (const char *h = p.err; (h = strstr(h, "\nchexnet: ")); h++)
+		line = h + 1;   /* the last chexnet line: the verdict */
+	CHECK_MSG(line, "no chexnet line: %s", test_tail(p.err, 600));
+	for (int i = 0; line && needles[i]; i++) {
+		const char *end = strchr(line, '\n');
+		const char *hit = strstr(line, needles[i]);
+		CHECK_MSG(hit && (!end || hit < end), "'%s' not in the line: %s", needles[i], line);
+	}
+	char *after = listing(dir);
+	CHECK_MSG(strcmp(before, after) == 0, "run directory changed:\n%s\n---\n%s", before, after);
+	free(before);
+	free(after);
+	test_proc_free(&p);
 }
 
 static void test_numbers_read_back_exactly(void)
@@ -150,11 +191,75 @@ static void test_bad_run_json_is_refused_naming_the_file(void)
 	free(path);
 }
 
+static void test_second_train_into_a_run_is_refused(void)
+{
+	if (train_run("run", ""))
+		return;
+	static const char *const needles[] = { "'run'", "holds a run", "--resume run", "--overwrite",
+						NULL };
+	refused("train " DATA " --epochs 1 --out run " OPTS, "run", needles);
+	if (train_run("run", "--overwrite --seed 9"))
+		return;
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "seed"), "9");
+	free(path);
+}
+
+static void test_resume_refuses_changes_of_meaning(void)
+{
+	if (train_run("run", ""))
+		return;
+	static const char *const batch[] = { "global_batch 8 -> 4", "--batch", "--allow-changes", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --batch 4", "run", batch);
+	static const char *const two[] = { "lr_effective 0.001 -> 0.01", "--lr", "loss weighted -> bce",
+					   "--loss", "--allow-changes", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --lr 0.01 --loss bce", "run", two);
+	static const char *const model[] = { "model densenet121 -> resnet50", "--model", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --model resnet50", "run", model);
+	static const char *const data[] = { "data_fingerprint synthetic:32 -> synthetic:40", NULL };
+	refused("train --synthetic --synthetic-images 40 --epochs 2 --resume run " OPTS, "run", data);
+	static const char *const precision[] = { "precision fp32 -> bf16", "--precision", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --precision bf16", "run", precision);
+	static const char *const out[] = { "--out 'other'", "differs from --resume 'run'", NULL };
+	refused("train " DATA " --epochs 2 --resume run --out other " OPTS, "run", out);
+}
+
+static void test_resume_records_allowed_changes(void)
+{
+	struct test_proc p;
+
+	if (train_run("run", ""))
+		return;
+	chexnet("train " DATA " --epochs 2 --resume run " OPTS " --progress-every 3 --lr 0.002 "
+		"--allow-changes", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	char *text = test_read_file(path, NULL);
+	CHECK(text != NULL);
+	CHECK_CONTAINS(text, "\"epochs\":\t[\"1\", \"2\"]");
+	CHECK_CONTAINS(text, "\"progress_every\":\t[\"10\", \"3\"]");
+	CHECK_CONTAINS(text, "\"lr_effective\":\t[\"0.001\", \"0.002\"]");
+	CHECK_CONTAINS(text, "\"--allow-changes\"");
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "lr"), "0.002");
+	free(text);
+	free(path);
+}
+
 const struct test_case run_record_tests[] = {
 	{ "numbers_read_back_exactly", test_numbers_read_back_exactly },
 	{ "changes_are_classified", test_changes_are_classified },
 	{ "train_writes_run_json_and_checkpoint_settings",
 	  test_train_writes_run_json_and_checkpoint_settings },
 	{ "bad_run_json_is_refused_naming_the_file", test_bad_run_json_is_refused_naming_the_file },
+	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
+	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
+	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
 	{ 0 }
 };

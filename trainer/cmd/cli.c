@@ -43,6 +43,8 @@ static const struct flag flags[] = {
 	{ "--lr-scale", C_TRAIN, 1, "none | linear: multiply the LR by the number of ranks (R1)" },
 	{ "--accumulate", C_TRAIN, 1, "K micro-batches per optimizer step, one allreduce (C4; default 1)" },
 	{ "--resume", C_TRAIN, 1, "continue from DIR/last (params, optimizer, schedule, data position)" },
+	{ "--allow-changes", C_TRAIN, 0, "--resume with settings that change the run's meaning (recorded)" },
+	{ "--overwrite", C_TRAIN, 0, "replace the run already in --out (its record, metrics, checkpoints)" },
 	{ "--save-every", C_TRAIN, 1, "also write OUT/last every N steps (default: epoch ends)" },
 	{ "--test", C_TRAIN, 0, "evaluate the test split at the end (the AUROC table)" },
 	{ "--warmup-epochs", C_TRAIN, 1, "linear LR warm-up epochs (default 0)" },
@@ -194,6 +196,10 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 		o->test_at_end = 1;
 	else if (strcmp(flag, "--choose-thresholds") == 0)
 		o->choose_thresholds = 1;
+	else if (strcmp(flag, "--allow-changes") == 0)
+		o->allow_changes = 1;
+	else if (strcmp(flag, "--overwrite") == 0)
+		o->overwrite = 1;
 	else if (strcmp(flag, "--memory-efficient") == 0)
 		o->memory_efficient = 1;
 	else if (strcmp(flag, "--quiet") == 0)

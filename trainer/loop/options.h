@@ -37,7 +37,9 @@ struct cli_options {
 	double lr, warmup_epochs;
 	long patience;
 	long accumulate;            /* --accumulate K: micro-batches per optimizer step */
-	const char *resume;         /* --resume DIR: continue from DIR/last */
+	const char *resume;         /* --resume DIR: continue from DIR/last (in DIR) */
+	int allow_changes;          /* --allow-changes: resume with other meaning settings */
+	int overwrite;              /* --overwrite: replace the run in --out */
 	int argc;                   /* the command line from the command's name on */
 	char **argv;
 	long save_every;            /* --save-every N: OUT/last every N steps (0: epoch ends) */

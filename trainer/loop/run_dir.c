@@ -1,7 +1,9 @@
 /* loop/run_dir.c - the run directory at the start of `chexnet train`
- * (run_dir.h): settings and run.json.
+ * (run_dir.h): settings, overwrite guard, resume comparison, run.json.
  * What it does not do: train, or write checkpoints.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,8 @@
 #include "data/image_resize.h"
 #include "data/shard_index_read.h"
 #include "loop/run_dir.h"
+#include "train/checkpoint_replace.h"
+#include "train/checkpoint_settings.h"
 #include "train/dist.h"
 #include "train/run_record.h"
 
@@ -135,6 +139,100 @@ int run_dir_settings(const struct cli_options *o, const struct session *s, int w
 {
 	memset(out, 0, sizeof(*out));
 	return what_settings(o, s, out) || how_settings(o, world, out) ? -1 : 0;
+}
+
+static const char *const run_entries[] = { RUN_RECORD_FILE, "metrics.csv", "tb", "last", "best",
+					   NULL };
+
+/* The first entry of a run in dir, or NULL. */
+static const char *holds_run(const char *dir)
+{
+	char path[4200];
+
+	for (int i = 0; run_entries[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
+		if (access(path, F_OK) == 0)
+			return run_entries[i];
+	}
+	return NULL;
+}
+
+/* --overwrite: the old run's entries go (directories whole). */
+static int remove_run(const char *dir)
+{
+	char path[4200];
+	struct stat sb;
+
+	for (int i = 0; run_entries[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
+		if (lstat(path, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			checkpoint_remove_dir(path);
+		else if (unlink(path) != 0) {
+			fprintf(stderr, "chexnet: --overwrite: '%s': %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (lstat(path, &sb) == 0) {
+			fprintf(stderr, "chexnet: --overwrite: '%s': could not be removed\n", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int run_dir_guard(const struct cli_options *o)
+{
+	const char *found = o->out && !o->resume ? holds_run(o->out) : NULL;
+
+	if (!found)
+		return 0;
+	if (o->overwrite)
+		return remove_run(o->out);
+	fprintf(stderr, "chexnet: train: --out '%s': holds a run ('%s'): continue it with --resume %s, "
+		"or replace it with --overwrite\n", o->out, found, o->out);
+	return -1;
+}
+
+/* "size 64 -> 128 (--size), ..." of the changes of one kind. */
+static void describe(const struct run_change *c, int n, enum run_setting_kind kind, char *out,
+		     size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < n && used < len; i++)
+		if (c[i].kind == kind)
+			used += (size_t)snprintf(out + used, len - used, "%s%s %s -> %s (%s)",
+						 used ? ", " : "", c[i].key, c[i].old_value,
+						 c[i].new_value, c[i].flag);
+}
+
+int run_dir_compare(const struct cli_options *o, const char *checkpoint,
+		    const struct run_settings *now, struct run_change *changes, int *count,
+		    int loud)
+{
+	static struct run_settings old;
+	struct trainer_error err = { "" };
+	char model[64], text[2048];
+
+	*count = 0;
+	if (checkpoint_read_settings(checkpoint, model, sizeof(model), &old, &err)) {
+		if (loud)
+			fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
+		return -1;
+	}
+	if (old.count == 0)
+		return 0;
+	*count = run_settings_changes(&old, now, changes, 2 * RUN_SETTINGS_MAX);
+	describe(changes, *count, RUN_SETTING_MEANING, text, sizeof(text));
+	if (text[0] && !o->allow_changes) {
+		if (loud)
+			fprintf(stderr, "chexnet: --resume: '%s': this session changes the run: %s; "
+				"--allow-changes accepts that\n", o->resume, text);
+		return -1;
+	}
+	return 0;
 }
 
 /* Every rank's host name into hosts[r] (collective). */

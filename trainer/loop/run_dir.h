@@ -2,8 +2,11 @@
  * run's effective settings (after defaults and `auto`: the resolved
  * backend and what it uses, precision, sizes, batch, ranks, accumulation,
  * global batch, optimizer, effective learning rate, loss, seed, data and
- * its fingerprint) and OUT/run.json, written (or appended to on
- * --resume) by rank 0.
+ * its fingerprint); the overwrite guard (a directory holding a run needs
+ * --resume, or --overwrite to replace it); the --resume comparison of
+ * the checkpoint's recorded settings with this session's (a change of
+ * meaning is refused unless --allow-changes); and OUT/run.json, written
+ * (or appended to on --resume) by rank 0 once the checks passed.
  * What this is not: the file formats (train/run_record.h,
  * train/checkpoint_settings.h) or the training loop.
  */
@@ -18,6 +21,20 @@
  * (printed). */
 int run_dir_settings(const struct cli_options *o, const struct session *s, int world,
 		     struct run_settings *out);
+
+/* Rank 0, before anything is written to o->out: -1 (printed) when it
+ * holds a run and neither --resume nor --overwrite was given; with
+ * --overwrite the old run's record, metrics and checkpoints are removed. */
+int run_dir_guard(const struct cli_options *o);
+
+/* --resume: the checkpoint dir's recorded settings against now's; fills
+ * changes (at most 2 * RUN_SETTINGS_MAX) and *count with every
+ * difference. -1 (printed by rank 0 when loud) when a MEANING setting
+ * differs without --allow-changes, or the record is unreadable. A
+ * checkpoint without recorded settings compares as equal. */
+int run_dir_compare(const struct cli_options *o, const char *checkpoint,
+		    const struct run_settings *now, struct run_change *changes, int *count,
+		    int loud);
 
 /* Rank 0: OUT/run.json for a new run, or the resumed session appended
  * (epoch, step: where it resumed). 0 or -1 (printed). */

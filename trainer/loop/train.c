@@ -423,6 +423,8 @@ static int resume(struct trainer *t, struct trainer_error *err)
 		return -1;
 	if (note[0] && t->rank == 0)
 		fprintf(stderr, "chexnet: --resume: %s\n", note);
+	if (run_dir_compare(&t->o, dir, &t->settings, t->changes, &t->change_count, t->rank == 0))
+		return -1;
 	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
 	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
 		return -1;
@@ -458,6 +460,8 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 	if (!o->threads && t->world > 1)  /* the task's CPUs minus the loader's, not all */
 		t->o.threads = dist_compute_threads((int)(o->loader_threads ? o->loader_threads
 							   : data_loader_default_threads()));
+	if (t->rank == 0 && run_dir_guard(&t->o))
+		return -1;
 	if (session_open(&t->s, &t->o))
 		return -1;
 	if (run_dir_settings(&t->o, &t->s, t->world, &t->settings))
