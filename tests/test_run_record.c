@@ -6,7 +6,8 @@
  * file; `train --out` on a run without --resume is refused (--overwrite
  * replaces it); --resume refuses a change of meaning naming each and
  * --allow-changes, records allowed changes, refuses another --out; every
- * refusal leaves the run directory byte-identical.
+ * refusal leaves the run directory byte-identical; eval and predict take
+ * the model and size from the checkpoint.
  * What it does not test: the metrics files.
  */
 #include <stdio.h>
@@ -25,7 +26,8 @@ static void chexnet(const char *args, struct test_proc *p, int timeout)
 {
 	char cmd[8192];
 
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/chexnet' %s", test_tmpdir(), test_build_dir(), args);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && B='%s' && \"$B\"/chexnet %s", test_tmpdir(),
+		 test_build_dir(), args);
 	CHECK(test_run(cmd, timeout, p) == 0);
 }
 
@@ -116,6 +118,24 @@ static void test_changes_are_classified(void)
 	CHECK_INT(c[0].kind, RUN_SETTING_MEANING);
 	CHECK_STR(c[1].key, "epochs");
 	CHECK_INT(c[1].kind, RUN_SETTING_FREE);
+}
+
+/* A safetensors file not written by chexnet train (no metadata): no
+ * model, no settings, not an error (eval's flags then rule). */
+static void test_checkpoint_without_metadata_has_no_settings(void)
+{
+	static const float w[2] = { 1, 2 };
+	struct st_tensor t = { .name = "a.weight", .dtype = "F32", .ndim = 1, .shape = { 2 },
+			       .data = w, .bytes = 8 };
+	struct trainer_error err = { "" };
+	struct run_settings s;
+	char model[64] = "x", *path = test_path(test_tmpdir(), "w.safetensors");
+
+	CHECK_MSG(st_write(path, &t, 1, NULL, 0, &err) == 0, "%s", err.msg);
+	CHECK_MSG(checkpoint_read_settings(path, model, sizeof(model), &s, &err) == 0, "%s", err.msg);
+	CHECK_STR(model, "");
+	CHECK_INT(s.count, 0);
+	free(path);
 }
 
 static void test_train_writes_run_json_and_checkpoint_settings(void)
@@ -252,14 +272,54 @@ static void test_resume_records_allowed_changes(void)
 	free(path);
 }
 
+/* eval and predict with no --model/--size take the checkpoint's: a 64 px
+ * run on a pack stored at 73 px (224 would not fit); a contradicting
+ * --model is refused naming both; another --size is noted. */
+static void test_eval_and_predict_use_the_checkpoints_model_and_size(void)
+{
+	struct test_proc p;
+
+	chexnet("synth --out d --count 40 --size 80 && \"$B\"/chexnet pack --data d --out sh --size 73"
+		" && cp \"$(ls d/images/*.png | head -1)\" x.png", &p, 120);
+	test_proc_free(&p);
+	chexnet("train --data sh --size 64 --batch 4 --threads 1 --epochs 1 --steps 2 --out run --quiet",
+		&p, 120);
+	CHECK_MSG(p.exit_code == 0, "train: %s", test_tail(p.err, 600));
+	test_proc_free(&p);
+	chexnet("eval --checkpoint run/last --data sh --bootstrap 0 --threads 1", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "eval: %s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: densenet121: ");
+	CHECK_CONTAINS(p.err, ", 64 px)");
+	test_proc_free(&p);
+	chexnet("predict --checkpoint run/last --threads 1 x.png", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "predict: %s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, ", 64 px)");
+	CHECK_CONTAINS(p.out, "x.png");
+	test_proc_free(&p);
+	chexnet("eval --checkpoint run/last --data sh --model resnet50", &p, 120);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "chexnet: eval: --model 'resnet50': the checkpoint 'run/last' holds "
+		       "'densenet121'");
+	test_proc_free(&p);
+	chexnet("predict --checkpoint run/last --size 96 --threads 1 x.png", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "predict: %s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: predict: --size 96: the checkpoint 'run/last' was trained at 64 px");
+	CHECK_CONTAINS(p.err, ", 96 px)");
+	test_proc_free(&p);
+}
+
 const struct test_case run_record_tests[] = {
 	{ "numbers_read_back_exactly", test_numbers_read_back_exactly },
 	{ "changes_are_classified", test_changes_are_classified },
+	{ "checkpoint_without_metadata_has_no_settings",
+	  test_checkpoint_without_metadata_has_no_settings },
 	{ "train_writes_run_json_and_checkpoint_settings",
 	  test_train_writes_run_json_and_checkpoint_settings },
 	{ "bad_run_json_is_refused_naming_the_file", test_bad_run_json_is_refused_naming_the_file },
 	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
 	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
 	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
+	{ "eval_and_predict_use_the_checkpoints_model_and_size",
+	  test_eval_and_predict_use_the_checkpoints_model_and_size },
 	{ 0 }
 };

@@ -38,9 +38,7 @@ static int read_meta(const struct st_file *f, const char *file, char *model, siz
 	const size_t plen = strlen(RUN_SETTINGS_META_PREFIX);
 	const char *name = st_meta_get(f, "model");
 
-	if (!name)
-		return trainer_error_set(err, "checkpoint: '%s': metadata 'model': missing", file);
-	snprintf(model, model_len, "%s", name);
+	snprintf(model, model_len, "%s", name ? name : "");  /* none: a file not written here */
 	for (int i = 0; i < f->meta_count; i++) {
 		const char *key = f->meta[i].key;
 		if (strncmp(key, RUN_SETTINGS_META_PREFIX, plen) != 0)
@@ -51,7 +49,7 @@ static int read_meta(const struct st_file *f, const char *file, char *model, siz
 						 why.msg);
 	}
 	const char *recorded = run_settings_get(s, "model");
-	if (recorded && strcmp(recorded, name) != 0)
+	if (recorded && name && strcmp(recorded, name) != 0)
 		return trainer_error_set(err, "checkpoint: '%s': metadata 'setting.model' '%s' differs "
 					 "from 'model' '%s'", file, recorded, name);
 	return 0;

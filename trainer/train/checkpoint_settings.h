@@ -19,8 +19,9 @@ int checkpoint_settings_meta(const struct run_settings *s, char keys[][48], stru
 			     int max);
 
 /* From path (a checkpoint directory or its model.safetensors): the model
- * name (its "model" metadata, model_len bytes) and the settings (count 0
- * for a checkpoint written before they were recorded). An unknown
+ * name (its "model" metadata, model_len bytes; "" when it has none, e.g.
+ * converted torchvision weights) and the settings (count 0 for a
+ * checkpoint written before they were recorded). An unknown
  * "setting." key or a bad value is an error naming the file. 0 or -1. */
 int checkpoint_read_settings(const char *path, char *model, size_t model_len,
 			     struct run_settings *s, struct trainer_error *err);
