@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh - install the Debian packages the build and the tests need
-# (python3-torch/torchvision: the test that loads a checkpoint in PyTorch).
+# (python3-torch/torchvision: the test that loads a checkpoint in PyTorch;
+# python3-venv: tests/pyenv.sh, the pinned PyPI packages of reference tests).
 # As root on Debian/Ubuntu: apt-get installs whatever is missing (quick and
 # silent when nothing is). As another user: prints the exact apt-get line
 # and fails. Elsewhere: says what to install and fails only if asked to.
@@ -11,7 +12,7 @@ pkgs="pkg-config gcc make libc6-dev python3-yaml
 slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
 libpmix-dev libhwloc-dev hwloc libopenmpi-dev openmpi-bin
 libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev
-iproute2 procps psmisc util-linux clang
+iproute2 procps psmisc util-linux clang python3-venv
 python3-torch python3-torchvision"
 
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then

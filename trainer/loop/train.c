@@ -47,6 +47,7 @@
 #include "loop/thresholds.h"
 #include "loop/diverge.h"
 #include "loop/run_dir.h"
+#include "loop/run_metrics.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 
@@ -67,6 +68,8 @@ struct trainer {
 	struct run_settings settings;  /* this session's (run.json, checkpoints) */
 	struct run_change changes[2 * RUN_SETTINGS_MAX];  /* --resume: from the checkpoint's */
 	int change_count;
+	struct run_metrics metrics;   /* rank 0 with --out: metrics.csv, tb/ */
+	long steps_per_epoch;       /* optimizer steps */
 };
 
 static int dist_failed(void)
@@ -306,7 +309,10 @@ static int progress(struct trainer *t, const struct train_window *w, int epoch, 
 		remaining = t->o.steps - t->total_steps;
 	train_report_progress(&t->o, w, &t->clock, loss, epoch, step, steps, lr, remaining,
 			      epoch_end);
-	return 0;
+	double ips, data_wait, reduce_wait;
+	train_window_rates(w, &t->clock, &ips, &data_wait, &reduce_wait);
+	return run_metrics_train(&t->metrics, epoch, epoch * steps + step, loss, lr, ips, data_wait,
+				 reduce_wait);
 }
 
 /* Steps first..steps-1 of an epoch, up to its end or a stop. */
@@ -397,6 +403,10 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 		return -1;  /* before any checkpoint: last/ and best/ stay the finite ones */
 	int improved = ev->loss < t->state.best_val_loss;
 	train_report_evaluation(&t->o, "validation", epoch, ev);
+	long step = complete ? (epoch + 1) * t->steps_per_epoch
+			     : epoch * t->steps_per_epoch + t->state.step;
+	if (run_metrics_val(&t->metrics, epoch, step, ev))
+		return -1;
 	if (schedule_epoch_end(&t->sched, ev->loss) && t->o.progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: validation loss has not improved for %ld epochs: lr x0.1\n",
 			t->o.patience + 1);
@@ -490,9 +500,6 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 		fprintf(stderr, "chexnet: --out: '%s': %s\n", o->out, strerror(errno));
 		return -1;
 	}
-	if (run_dir_record(&t->o, &t->settings, t->changes, t->change_count, t->state.epoch,
-			   t->state.step))
-		return -1;
 	return class_weights(o, t->wp, t->wn);
 fail:
 	if (err.msg[0])
@@ -500,8 +507,23 @@ fail:
 	return -1;
 }
 
+/* Once the sources are open (steps per epoch known): rank 0's metrics
+ * files (checked and cut back on --resume), then run.json (every rank:
+ * the hosts are gathered). */
+static int trainer_record(struct trainer *t, const struct source *train)
+{
+	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
+	long at = t->o.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
+	if (t->rank == 0 && t->o.out &&
+	    run_metrics_open(&t->metrics, t->o.out, t->o.batch * t->accumulate * t->world, at))
+		return -1;
+	return run_dir_record(&t->o, &t->settings, t->changes, t->change_count, t->state.epoch,
+			      t->state.step);
+}
+
 static void trainer_free(struct trainer *t)
 {
+	run_metrics_close(&t->metrics);
 	train_gpu_close(&t->gpu);
 	grad_sync_free(&t->sync);
 	optim_free(&t->optim);
@@ -589,7 +611,7 @@ int train_run(const struct cli_options *o)
 		if (source_open(&train, &t.o, DATA_TRAIN, &l) == 0 &&
 		    source_open(&val, &t.o, DATA_VAL, &l) == 0) {
 			stop_signal_listen();
-			status = train_gpu_report_start(&t.gpu) ? 1
+			status = trainer_record(&t, &train) || train_gpu_report_start(&t.gpu) ? 1
 				 : train_epochs(&t, &train, &val, &ev, &trained);
 			if (status == 0 && trained && train_gpu_report_end(&t.gpu))
 				status = 1;
