@@ -187,6 +187,8 @@ static void test_bad_run_json_is_refused_naming_the_file(void)
 		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
 		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
 		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": [{}]}",
+		/* fuzz-records found this one echoed into the message: a newline in a key */
+		"{\"format\": \"chexnet-run 1\", \"ver\\nsions\": {}}",
 		"{\"format\": \"chexnet-run 1\", \"format\": \"chexnet-run 1\", \"start_time\": \"x\", "
 		"\"command_line\": [], \"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
 		NULL,

@@ -18,6 +18,10 @@ FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c traine
 	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
 	trainer/train/checkpoint_settings.c trainer/train/run_settings.c \
 	trainer/model/desc.c
+FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c trainer/train/run_settings.c \
+	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
+	trainer/base/text_control.c \
+	trainer/base/error.c
 
 $(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
@@ -28,5 +32,8 @@ $(B)/fuzz-pack: $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
 $(B)/fuzz-safetensors: $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
-TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors
+$(B)/fuzz-records: $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
+TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors \
+	$(B)/fuzz-records
 endif

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/text_control.h"
 #include "train/run_record.h"
 
 #define FORMAT "chexnet-run 1"
@@ -255,12 +256,28 @@ static int check_resume(const cJSON *r, const char *path, struct trainer_error *
 	return 0;
 }
 
+/* 1 when a key or string anywhere under n holds a control character
+ * (no message may print it). */
+static int has_control(const cJSON *n)
+{
+	for (; n; n = n->next) {
+		if ((n->string && text_control_at(n->string) >= 0) ||
+		    (cJSON_IsString(n) && text_control_at(n->valuestring) >= 0) ||
+		    has_control(n->child))
+			return 1;
+	}
+	return 0;
+}
+
 static int check_record(const cJSON *root, struct run_settings *s, const char *path,
 			struct trainer_error *err)
 {
 	const cJSON *e, *format = cJSON_GetObjectItemCaseSensitive(root, "format");
 	struct run_settings scratch;
 
+	if (has_control(root))
+		return trainer_error_set(err, "run record: '%s': a key or string with a control "
+					 "character", path);
 	if (check_keys(root, top_keys, 7, path, "the record", err))
 		return -1;
 	if (!cJSON_IsString(format) || strcmp(format->valuestring, FORMAT))
