@@ -6,7 +6,8 @@
  * checkpoints and resumed has, in both, every step once (no gap, no
  * duplicate); a truncated or corrupt metrics.csv or event file is refused
  * in one line naming the file, by the readers and by --resume (which then
- * leaves the run directory byte-identical).
+ * leaves the run directory byte-identical); progress lines in a log
+ * (stderr not a terminal) start with the time, on a terminal they do not.
  * What it does not test: run.json (test_run_record.c).
  */
 #define _GNU_SOURCE
@@ -25,7 +26,7 @@ static void sh(const char *cmd, int timeout, struct test_proc *p)
 {
 	char full[8192];
 
-	snprintf(full, sizeof(full), "cd '%s' && B='%s' && %s", test_tmpdir(), test_build_dir(), cmd);
+	snprintf(full, sizeof(full), "cd '%s' && export B='%s' && %s", test_tmpdir(), test_build_dir(), cmd);
 	CHECK(test_run(full, timeout, p) == 0);
 }
 
@@ -291,11 +292,50 @@ static void test_bad_metrics_and_event_files_are_refused(void)
 	free(bad);
 }
 
+/* "2026-11-23T22:49:31Z " */
+static int starts_with_time(const char *s)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:ddZ ";
+
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? s[i] < '0' || s[i] > '9' : s[i] != shape[i])
+			return 0;
+	return 1;
+}
+
+/* Progress lines into a file start with the time; chexnet: lines keep
+ * their form; on a terminal (script(1)'s pty) no time. */
+static void test_progress_lines_in_a_log_start_with_the_time(void)
+{
+	struct test_proc p;
+	int progress = 0;
+
+	sh("\"$B\"/chexnet train " OPTS " --epochs 1 --progress-every 3 2> log >/dev/null && cat log",
+	   120, &p);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	for (const char *l = p.out; *l; l = strchr(l, '\n') + 1) {
+		if (strncmp(l, "chexnet: ", 9) == 0 || strncmp(l, "hvd: ", 5) == 0 || l[0] == ' ')
+			continue;
+		CHECK_MSG(starts_with_time(l), "line without the time: %.120s", l);
+		progress += strstr(l, " step ") != NULL;
+	}
+	CHECK_INT(progress, 2);
+	CHECK_CONTAINS(p.out, "\nchexnet: epoch 1: validation loss ");
+	test_proc_free(&p);
+	sh("script -qec '\"$B\"/chexnet train " OPTS " --epochs 1 --progress-every 3' /dev/null",
+	   120, &p);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.out, 600));
+	CHECK_CONTAINS(p.out, "\nepoch 1/1 step 3/6 loss ");
+	test_proc_free(&p);
+}
+
 const struct test_case metrics_tests[] = {
 	{ "tensorboard_reads_the_series_of_metrics_csv",
 	  test_tensorboard_reads_the_series_of_metrics_csv },
 	{ "killed_and_resumed_run_has_every_step_once",
 	  test_killed_and_resumed_run_has_every_step_once },
 	{ "bad_metrics_and_event_files_are_refused", test_bad_metrics_and_event_files_are_refused },
+	{ "progress_lines_in_a_log_start_with_the_time",
+	  test_progress_lines_in_a_log_start_with_the_time },
 	{ 0 }
 };
