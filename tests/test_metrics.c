@@ -7,7 +7,9 @@
  * duplicate); a truncated or corrupt metrics.csv or event file is refused
  * in one line naming the file, by the readers and by --resume (which then
  * leaves the run directory byte-identical); progress lines in a log
- * (stderr not a terminal) start with the time, on a terminal they do not.
+ * (stderr not a terminal) start with the time, on a terminal they do not;
+ * `chexnet curves` draws one run and two overlaid runs and prints the
+ * settings they differ in.
  * What it does not test: run.json (test_run_record.c).
  */
 #define _GNU_SOURCE
@@ -17,6 +19,9 @@
 #include <string.h>
 
 #include "runner.h"
+#include "cmd/curves_png.h"
+#include "cmd/plot_png.h"
+#include "data/image_decode.h"
 #include "train/metrics_csv.h"
 #include "train/tb_events.h"
 
@@ -329,12 +334,66 @@ static void test_progress_lines_in_a_log_start_with_the_time(void)
 	test_proc_free(&p);
 }
 
+/* path: a CURVES_W x CURVES_H PNG that is not blank; its checksum. */
+static unsigned long curves_png(const char *name)
+{
+	char path[4096], e[256];
+	struct image img = { 0 };
+	unsigned long hash = 5381;
+	double sum = 0, sq = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), name);
+	CHECK_MSG(image_decode_file(path, 0, &img, e, sizeof(e)) == 0, "%s", e);
+	CHECK_INT(img.width, CURVES_W);
+	CHECK_INT(img.height, CURVES_H);
+	size_t n = (size_t)img.width * img.height;
+	for (size_t i = 0; i < n && img.pixels; i++) {
+		sum += img.pixels[i];
+		sq += (double)img.pixels[i] * img.pixels[i];
+		hash = hash * 33 + img.pixels[i];
+	}
+	double var = n ? sq / n - (sum / n) * (sum / n) : 0;
+	CHECK_MSG(var > 100, "%s: pixel variance %.1f: blank?", name, var);
+	image_free(&img);
+	return hash;
+}
+
+/* curves of one run and of two overlaid: PNGs of the size, not blank,
+ * different; the differing settings printed; a directory without
+ * metrics is a clear error. */
+static void test_curves_draws_runs_and_their_differences(void)
+{
+	struct test_proc p;
+
+	if (!plot_png_available())
+		SKIP("built without cairo");
+	sh("\"$B\"/chexnet train " OPTS " --epochs 2 --progress-every 2 --out a --quiet && "
+	   "\"$B\"/chexnet train " OPTS " --epochs 2 --progress-every 2 --out b --quiet --lr 0.003 "
+	   "&& \"$B\"/chexnet curves a --out one.png && \"$B\"/chexnet curves a b --out two.png",
+	   240, &p);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.out, "lr_effective      0.001 | 0.003\n");
+	CHECK(!strstr(p.out, "size "));   /* only what differs */
+	CHECK_CONTAINS(p.err, "chexnet: curves: 'two.png' written (2 runs)");
+	test_proc_free(&p);
+	CHECK(curves_png("one.png") != curves_png("two.png"));
+	sh("mkdir -p empty && \"$B\"/chexnet curves empty --out x.png; echo exit $?", 30, &p);
+	CHECK_CONTAINS(p.out, "exit 1");
+	CHECK_CONTAINS(p.err, "chexnet: curves: 'empty': no metrics.csv");
+	test_proc_free(&p);
+	sh("\"$B\"/chexnet curves a --out /nonexistent/x.png; echo exit $?", 30, &p);
+	CHECK_CONTAINS(p.out, "exit 1");
+	CHECK_CONTAINS(p.err, "chexnet: curves: --out: '/nonexistent/x.png': ");
+	test_proc_free(&p);
+}
+
 const struct test_case metrics_tests[] = {
 	{ "tensorboard_reads_the_series_of_metrics_csv",
 	  test_tensorboard_reads_the_series_of_metrics_csv },
 	{ "killed_and_resumed_run_has_every_step_once",
 	  test_killed_and_resumed_run_has_every_step_once },
 	{ "bad_metrics_and_event_files_are_refused", test_bad_metrics_and_event_files_are_refused },
+	{ "curves_draws_runs_and_their_differences", test_curves_draws_runs_and_their_differences },
 	{ "progress_lines_in_a_log_start_with_the_time",
 	  test_progress_lines_in_a_log_start_with_the_time },
 	{ 0 }
