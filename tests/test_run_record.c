@@ -160,6 +160,7 @@ static void test_train_writes_run_json_and_checkpoint_settings(void)
 	char *text = test_read_file(path, NULL);
 	CHECK(text && strstr(text, "\"command_line\":\t[\"chexnet\", \"train\""));
 	CHECK(text && strstr(text, "\"libhvd\""));
+	CHECK(text && strstr(text, "\"backend_libraries\""));
 	CHECK(text && strstr(text, "\"hosts\""));
 	free(text);
 	char *last = test_path(test_tmpdir(), "run/last");

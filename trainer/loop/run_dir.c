@@ -264,7 +264,8 @@ static char **gather_hosts(int world)
 	return NULL;
 }
 
-int run_dir_record(const struct cli_options *o, const struct run_settings *now,
+int run_dir_record(const struct cli_options *o, const struct session *session,
+		   const struct run_settings *now,
 		   const struct run_change *changes, int change_count, int epoch, long step)
 {
 	int world = dist_size();
@@ -284,13 +285,16 @@ int run_dir_record(const struct cli_options *o, const struct run_settings *now,
 	char backend[RUN_SETTING_VALUE + 32];
 	snprintf(backend, sizeof(backend), "%s (%s)", run_settings_get(now, "backend"),
 		 run_settings_get(now, "backend_detail"));
+	char libraries[128] = "none";
+	if (session->ops->libraries)
+		session->ops->libraries(libraries, sizeof(libraries));
 	struct run_record_pair versions[] = {
 		{ "chexnet", HVD_VERSION }, { "libhvd", dist_runtime_version() },
-		{ "backend", backend },
+		{ "backend", backend }, { "backend_libraries", libraries },
 	};
 	struct run_session s = {
 		.start_time = start, .argc = argc, .argv = argv, .settings = now,
-		.versions = versions, .version_count = 3, .hosts = hosts, .host_count = world,
+		.versions = versions, .version_count = 4, .hosts = hosts, .host_count = world,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
 	};
 	if (dist_rank() == 0 && o->out)

@@ -517,7 +517,7 @@ static int trainer_record(struct trainer *t, const struct source *train)
 	if (t->rank == 0 && t->o.out &&
 	    run_metrics_open(&t->metrics, t->o.out, t->o.batch * t->accumulate * t->world, at))
 		return -1;
-	return run_dir_record(&t->o, &t->settings, t->changes, t->change_count, t->state.epoch,
+	return run_dir_record(&t->o, &t->s, &t->settings, t->changes, t->change_count, t->state.epoch,
 			      t->state.step);
 }
 
