@@ -275,6 +275,25 @@ static void test_resume_records_allowed_changes(void)
 	free(path);
 }
 
+/* A run from before run.json (checkpoints only) resumes and gets one. */
+static void test_resume_of_a_run_without_record_starts_one(void)
+{
+	struct test_proc p;
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+
+	if (train_run("run", ""))
+		return;
+	chexnet("train " DATA " --epochs 2 --resume run " OPTS " && rm run/run.json run/metrics.csv "
+		"&& rm -r run/tb && \"$B\"/chexnet train " DATA " --epochs 3 --resume run " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "epochs"), "3");
+	free(path);
+}
+
 /* eval and predict with no --model/--size take the checkpoint's: a 64 px
  * run on a pack stored at 73 px (224 would not fit); a contradicting
  * --model is refused naming both; another --size is noted. */
@@ -322,6 +341,7 @@ const struct test_case run_record_tests[] = {
 	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
 	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
 	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
+	{ "resume_of_a_run_without_record_starts_one", test_resume_of_a_run_without_record_starts_one },
 	{ "eval_and_predict_use_the_checkpoints_model_and_size",
 	  test_eval_and_predict_use_the_checkpoints_model_and_size },
 	{ 0 }

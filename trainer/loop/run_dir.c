@@ -297,8 +297,11 @@ int run_dir_record(const struct cli_options *o, const struct session *session,
 		.versions = versions, .version_count = 4, .hosts = hosts, .host_count = world,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
 	};
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->out ? o->out : ".");
+	int append = o->resume && access(path, F_OK) == 0;  /* a run from before run.json: new */
 	if (dist_rank() == 0 && o->out)
-		rc = o->resume ? run_record_resume(o->out, &s, &err) : run_record_create(o->out, &s, &err);
+		rc = append ? run_record_resume(o->out, &s, &err) : run_record_create(o->out, &s, &err);
 	if (rc)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 	for (int r = 0; r < world; r++)

@@ -37,7 +37,8 @@ int run_dir_compare(const struct cli_options *o, const char *checkpoint,
 		    int loud);
 
 /* Rank 0: OUT/run.json for a new run, or the resumed session appended
- * (epoch, step: where it resumed). 0 or -1 (printed). */
+ * (epoch, step: where it resumed; a run without run.json gets a new one).
+ * Collective (the hosts are gathered). 0 or -1 (printed). */
 int run_dir_record(const struct cli_options *o, const struct session *s,
 		   const struct run_settings *now,
 		   const struct run_change *changes, int change_count, int epoch, long step);
