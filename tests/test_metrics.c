@@ -6,7 +6,7 @@
  * checkpoints and resumed has, in both, every step once (no gap, no
  * duplicate); a truncated or corrupt metrics.csv or event file is refused
  * in one line naming the file, by the readers and by --resume (which then
- * leaves the run directory byte-identical); progress lines in a log
+ * leaves the run directory byte-identical, as for a truncated run.json); progress lines in a log
  * (stderr not a terminal) start with the time, on a terminal they do not;
  * `chexnet curves` draws one run and two overlaid runs and prints the
  * settings they differ in.
@@ -291,6 +291,14 @@ static void test_bad_metrics_and_event_files_are_refused(void)
 	   "> after; cmp before after && echo same", 120, &p);
 	CHECK_CONTAINS(p.out, "exit 1\nsame\n");
 	CHECK_CONTAINS(p.err, "chexnet: metrics: 'run/metrics.csv' line ");
+	test_proc_free(&p);
+	sh("\"$B\"/chexnet train " OPTS " --epochs 1 --out run2 --quiet "
+	   "--progress-every 2 && truncate -s 100 run2/run.json && find run2 -type f | sort | "
+	   "xargs sha256sum > before && \"$B\"/chexnet train " OPTS " --epochs 2 --resume run2 "
+	   "--quiet; echo exit $?; find run2 -type f | sort | xargs sha256sum > after; "
+	   "cmp before after && echo same", 120, &p);
+	CHECK_CONTAINS(p.out, "exit 1\nsame\n");
+	CHECK_CONTAINS(p.err, "chexnet: --resume: run record: 'run2/run.json': not JSON");
 	test_proc_free(&p);
 	free(csv);
 	free(ev);

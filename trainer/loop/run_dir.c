@@ -235,6 +235,19 @@ int run_dir_compare(const struct cli_options *o, const char *checkpoint,
 	return 0;
 }
 
+int run_dir_check_record(const struct cli_options *o, int loud)
+{
+	char path[4200];
+	struct trainer_error err = { "" };
+
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->out);
+	if (!o->resume || access(path, F_OK) != 0 || run_record_read(path, NULL, &err) == 0)
+		return 0;
+	if (loud)
+		fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
+	return -1;
+}
+
 /* Every rank's host name into hosts[r] (collective). */
 static char **gather_hosts(int world)
 {

@@ -36,6 +36,10 @@ int run_dir_compare(const struct cli_options *o, const char *checkpoint,
 		    const struct run_settings *now, struct run_change *changes, int *count,
 		    int loud);
 
+/* --resume: OUT/run.json, when there, reads back (checked before any
+ * file of the run changes). 0, or -1 (printed when loud). */
+int run_dir_check_record(const struct cli_options *o, int loud);
+
 /* Rank 0: OUT/run.json for a new run, or the resumed session appended
  * (epoch, step: where it resumed; a run without run.json gets a new one).
  * Collective (the hosts are gathered). 0 or -1 (printed). */

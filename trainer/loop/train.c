@@ -433,7 +433,8 @@ static int resume(struct trainer *t, struct trainer_error *err)
 		return -1;
 	if (note[0] && t->rank == 0)
 		fprintf(stderr, "chexnet: --resume: %s\n", note);
-	if (run_dir_compare(&t->o, dir, &t->settings, t->changes, &t->change_count, t->rank == 0))
+	if (run_dir_compare(&t->o, dir, &t->settings, t->changes, &t->change_count, t->rank == 0) ||
+	    run_dir_check_record(&t->o, t->rank == 0))
 		return -1;
 	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
 	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
