@@ -259,6 +259,12 @@ static void test_resume_records_allowed_changes(void)
 	chexnet("train " DATA " --epochs 2 --resume run " OPTS " --progress-every 3 --lr 0.002 "
 		"--allow-changes", &p, 120);
 	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	CHECK(!strstr(p.err, "changed (recorded"));   /* --quiet */
+	test_proc_free(&p);
+	chexnet("train " DATA " --epochs 3 --resume run --size 32 --seed 7 --batch 8 --threads 1 "
+		"--lr 0.002 --progress-every 3", &p, 120);
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'run': changed (recorded in run.json): epochs 2 -> 3 "
+		       "(--epochs)\n");
 	test_proc_free(&p);
 	char *path = test_path(test_tmpdir(), "run/run.json");
 	char *text = test_read_file(path, NULL);

@@ -2,7 +2,6 @@
  * (run_dir.h): settings, overwrite guard, resume comparison, run.json.
  * What it does not do: train, or write checkpoints.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +231,11 @@ int run_dir_compare(const struct cli_options *o, const char *checkpoint,
 				"--allow-changes accepts that\n", o->resume, text);
 		return -1;
 	}
+	char free_text[2048];
+	describe(changes, *count, RUN_SETTING_FREE, free_text, sizeof(free_text));
+	if (loud && (text[0] || free_text[0]) && o->progress != PROGRESS_QUIET)
+		fprintf(stderr, "chexnet: --resume: '%s': changed (recorded in run.json): %s%s%s\n",
+			o->resume, text, text[0] && free_text[0] ? ", " : "", free_text);
 	return 0;
 }
 

@@ -29,8 +29,9 @@ int run_dir_guard(const struct cli_options *o);
 
 /* --resume: the checkpoint dir's recorded settings against now's; fills
  * changes (at most 2 * RUN_SETTINGS_MAX) and *count with every
- * difference. -1 (printed by rank 0 when loud) when a MEANING setting
- * differs without --allow-changes, or the record is unreadable. A
+ * difference. -1 (printed when loud) when a MEANING setting differs
+ * without --allow-changes, or the record is unreadable; otherwise the
+ * accepted changes are named in one line (when loud, unless --quiet). A
  * checkpoint without recorded settings compares as equal. */
 int run_dir_compare(const struct cli_options *o, const char *checkpoint,
 		    const struct run_settings *now, struct run_change *changes, int *count,
