@@ -228,6 +228,18 @@ static void test_second_train_into_a_run_is_refused(void)
 	char *path = test_path(test_tmpdir(), "run/run.json");
 	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
 	CHECK_STR(run_settings_get(&rec, "seed"), "9");
+	/* stopped before its first checkpoint (a requeued job): starts again */
+	struct test_proc p;
+	char rm[4200];
+	snprintf(rm, sizeof(rm), "rm -r '%s/run/last' '%s/run/best'", test_tmpdir(), test_tmpdir());
+	CHECK(system(rm) == 0);
+	chexnet("train " DATA " --epochs 1 --out run " OPTS " --seed 11", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: train: --out 'run': its run has no checkpoint yet: starting "
+		       "it again\n");
+	test_proc_free(&p);
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "seed"), "11");
 	free(path);
 }
 

@@ -140,15 +140,15 @@ int run_dir_settings(const struct cli_options *o, const struct session *s, int w
 	return what_settings(o, s, out) || how_settings(o, world, out) ? -1 : 0;
 }
 
-static const char *const run_entries[] = { RUN_RECORD_FILE, "metrics.csv", "tb", "last", "best",
+static const char *const run_entries[] = { "last", "best", RUN_RECORD_FILE, "metrics.csv", "tb",
 					   NULL };
 
-/* The first entry of a run in dir, or NULL. */
-static const char *holds_run(const char *dir)
+/* The first entry of a run in dir among the first `kinds` entries, or NULL. */
+static const char *holds(const char *dir, int kinds)
 {
 	char path[4200];
 
-	for (int i = 0; run_entries[i]; i++) {
+	for (int i = 0; i < kinds && run_entries[i]; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
 		if (access(path, F_OK) == 0)
 			return run_entries[i];
@@ -182,8 +182,15 @@ static int remove_run(const char *dir)
 
 int run_dir_guard(const struct cli_options *o)
 {
-	const char *found = o->out && !o->resume ? holds_run(o->out) : NULL;
+	const char *found = o->out && !o->resume ? holds(o->out, 2) : NULL;
 
+	if (!found && o->out && !o->resume && holds(o->out, 5)) {
+		/* a record and metrics but no checkpoint (stopped before the first
+		 * one): nothing to resume, so this run starts it again */
+		fprintf(stderr, "chexnet: train: --out '%s': its run has no checkpoint yet: starting "
+			"it again\n", o->out);
+		return remove_run(o->out);
+	}
 	if (!found)
 		return 0;
 	if (o->overwrite)

@@ -23,8 +23,12 @@ int run_dir_settings(const struct cli_options *o, const struct session *s, int w
 		     struct run_settings *out);
 
 /* Rank 0, before anything is written to o->out: -1 (printed) when it
- * holds a run and neither --resume nor --overwrite was given; with
- * --overwrite the old run's record, metrics and checkpoints are removed. */
+ * holds a run (a checkpoint: last/ or best/) and neither --resume nor
+ * --overwrite was given; with --overwrite the old run's record, metrics
+ * and checkpoints are removed. A record and metrics without any
+ * checkpoint (a run stopped before its first; nothing to resume, as a
+ * requeued batch job finds it) are removed with a note and the run starts
+ * again. */
 int run_dir_guard(const struct cli_options *o);
 
 /* --resume: the checkpoint dir's recorded settings against now's; fills
