@@ -18,7 +18,11 @@
  * every checkpoint. Only rank 0 prints progress, writes checkpoints and the
  * tables; every rank prints its own errors. --backend gpu: gradients and
  * the optimizer stay on the device on one rank and with the NCCL runtime,
- * GPU health at start and end (loop/train_gpu.h).
+ * GPU health at start and end (loop/train_gpu.h). Rank 0 records the run
+ * (OUT/run.json, loop/run_dir.h) and its metrics at every progress line
+ * and validation (metrics.csv, tb/, loop/run_metrics.h). Over 600 lines:
+ * the step, epoch, stop and resume paths share the trainer's state and
+ * read best in one file.
  * What it does not do: parse or check options (cmd/), evaluate
  * (loop/evaluate.h), start the runtime (cmd/train.c),
  * compute layers (backends) or exchange data itself (dist.h).
