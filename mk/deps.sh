@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # deps.sh - install the Debian packages the build and the tests need
 # (python3-torch/torchvision: the test that loads a checkpoint in PyTorch;
-# python3-venv: tests/pyenv.sh, the pinned PyPI packages of reference
-# scripts such as the DICOM test's pydicom).
+# python3-venv: tests/pyenv.sh, the pinned PyPI packages of reference tests).
 # As root on Debian/Ubuntu: apt-get installs whatever is missing (quick and
 # silent when nothing is). As another user: prints the exact apt-get line
 # and fails. Elsewhere: says what to install and fails only if asked to.

@@ -6,7 +6,8 @@
 # per-class AUROC table of the whole test split (gathered over the ranks),
 # tear the cluster down (always, by trap). Fails when the mean test AUROC
 # is below 0.90 (the goal on this data; ~0.97 measured). Then the
-# evaluation pictures (chexnet eval --plots), the class activation maps of
+# evaluation pictures (chexnet eval --plots), the training curves
+# (chexnet curves, from the run's metrics.csv), the class activation maps of
 # two test images with an effusion (chexnet predict --cam), both copied to
 # BUILD/demo/, and CAM localisation (chexnet locate): on generated images
 # whose effusion is drawn at a known place, the CAM maximum must fall in
@@ -67,6 +68,8 @@ step "evaluation pictures: chexnet eval --plots (test split, patient bootstrap)"
 ./chexnet eval --data "$work/shards" --checkpoint "$work/run/best" --backend cpu --size "$size" \
 	--plots "$pictures" > "$work/eval.log" 2>&1 || { cat "$work/eval.log"; exit 1; }
 tail -n 3 "$work/eval.log"
+step "training curves: chexnet curves (loss, validation AUROC, learning rate by step)"
+./chexnet curves "$work/run" --out "$pictures/curves.png" || exit 1
 step "class activation maps: chexnet predict --cam (two test images with an effusion)"
 pick=$(awk -F, 'NR == FNR { test[$1] = 1; next } ($1 in test) && $2 ~ /Effusion/ { print $1 }' \
 	"$work/nih/test_list.txt" "$work/nih/Data_Entry_2017_v2020.csv" | head -n 2)

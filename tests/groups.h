@@ -28,6 +28,8 @@ extern const struct test_case backend_loss_tests[];
 extern const struct test_case span_tests[];
 extern const struct test_case training_tests[];
 extern const struct test_case checkpoint_tests[];
+extern const struct test_case run_record_tests[];
+extern const struct test_case metrics_tests[];
 extern const struct test_case diverge_tests[];
 extern const struct test_case stop_anywhere_tests[];
 extern const struct test_case checkpoint_nfs_tests[];
@@ -94,6 +96,8 @@ static const struct test_group test_groups[] = {
 	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0 },
 	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-cam", cam_tests, TEST_NEEDS_NOTHING, 300, 0 },

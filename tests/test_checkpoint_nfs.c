@@ -61,7 +61,7 @@ static void test_saves_without_rename_exchange(void)
 	char cmd[1024];
 	snprintf(cmd, sizeof(cmd), "ls -A '%s/nfs'", test_tmpdir());
 	CHECK(test_run(cmd, 10, &p) == 0);
-	CHECK_STR(p.out, "best\nlast\n");  /* no .old-* or .tmp-* left */
+	CHECK_STR(p.out, "best\nlast\nmetrics.csv\nrun.json\ntb\n");  /* no .old-* or .tmp-* left */
 	test_proc_free(&p);
 }
 

@@ -28,6 +28,7 @@
 #include "ckpt_compare.h"
 #include "env_launch.h"
 #include "runner.h"
+#include "train/run_record.h"
 
 /* Every process exits 0; rank 0 (process 0) prints `ok MODE`. */
 static void expect_all_ok(const struct test_proc *p, int n, const char *ok)
@@ -141,6 +142,23 @@ static void test_four_pods_within_1e5_of_one_accumulating_four(void)
 	env_launch_train_alone("--batch 4 --accumulate 4 --out acc");
 	double same = ckpt_max_rel_diff("dist", "acc");
 	CHECK_MSG(same >= 0 && same <= 1e-5, "4 pods vs --accumulate 4: max rel diff %.3g", same);
+	/* the same run recorded: 4 ranks, each one's host, the global batch */
+	struct run_settings a, b;
+	struct trainer_error err = { "" };
+	char *pa = test_path(test_tmpdir(), "dist/run.json"), *pb = test_path(test_tmpdir(), "acc/run.json");
+	CHECK_MSG(run_record_read(pa, &a, &err) == 0, "%s", err.msg);
+	CHECK_MSG(run_record_read(pb, &b, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&a, "ranks"), "4");
+	CHECK_STR(run_settings_get(&a, "global_batch"), run_settings_get(&b, "global_batch"));
+	char *text = test_read_file(pa, NULL);
+	CHECK(text && strstr(text, "\"hosts\":\t[\"") && strstr(text, "\", \"") != NULL);
+	int hosts = 0;
+	for (const char *h = text ? strstr(text, "\"hosts\":") : NULL; h && *h != ']'; h++)
+		hosts += *h == ',';
+	CHECK_INT(hosts, 3);   /* four names */
+	free(text);
+	free(pa);
+	free(pb);
 }
 
 /* ---- failures ---- */

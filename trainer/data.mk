@@ -6,7 +6,8 @@ DATA_SRCS := trainer/cmd/data_cmds.c trainer/base/crc32c.c trainer/base/classes.
 	trainer/data/shard_index.c trainer/data/shard_index_read.c \
 	trainer/data/path_check.c trainer/data/gzip_end.c trainer/data/order.c trainer/data/source.c \
 	trainer/data/loader.c trainer/data/image_encode.c trainer/base/args.c trainer/data/pack.c \
-	trainer/cmd/pack.c trainer/data/synth.c trainer/data/synth_draw.c trainer/cmd/synth.c
+	trainer/cmd/pack.c trainer/data/synth.c trainer/data/synth_draw.c trainer/cmd/synth.c \
+	trainer/data/fingerprint.c
 DATA_TEST_SRCS := tests/test_data_formats.c tests/test_data_loader.c tests/test_data_pack.c tests/test_dicom.c
 DATA_CFLAGS = $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) $(ZLIB_CFLAGS)
 DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)

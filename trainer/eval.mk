@@ -9,10 +9,12 @@ EVAL_SRCS := trainer/eval/bootstrap.c trainer/eval/curves.c \
 	trainer/eval/thresholds_file.c trainer/cmd/eval_report.c trainer/cmd/eval_command.c \
 	trainer/cmd/plot_png.c trainer/cmd/predict_output.c trainer/cmd/out_dir.c \
 	trainer/model/features.c trainer/eval/cam.c trainer/eval/cam_score.c \
-	trainer/cmd/cam_png.c trainer/cmd/predict_cam.c trainer/cmd/locate.c
+	trainer/cmd/cam_png.c trainer/cmd/predict_cam.c trainer/cmd/locate.c \
+	trainer/cmd/curves.c trainer/cmd/curves_png.c
 EVAL_LDLIBS :=
 ifeq ($(HAVE_CAIRO),1)
-$(B)/obj/trainer/cmd/plot_png.o $(B)/obj/trainer/cmd/cam_png.o: MODULE_CFLAGS = -Itrainer \
+$(B)/obj/trainer/cmd/plot_png.o $(B)/obj/trainer/cmd/cam_png.o \
+$(B)/obj/trainer/cmd/curves_png.o: MODULE_CFLAGS = -Itrainer \
 	$(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
 EVAL_LDLIBS += $(CAIRO_LIBS)
 endif

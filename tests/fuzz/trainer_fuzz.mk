@@ -32,7 +32,12 @@ FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom_pixels.c trainer/d
 	trainer/data/image_window.c trainer/data/image_resize.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \
 	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
+	trainer/train/checkpoint_settings.c trainer/train/run_settings.c \
 	trainer/model/desc.c
+FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c trainer/train/run_settings.c \
+	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
+	trainer/base/text_control.c \
+	trainer/base/error.c
 
 $(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
@@ -48,5 +53,8 @@ $(B)/fuzz-safetensors: $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h t
 $(B)/fuzz-dicom: $(FUZZ_DICOM_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ $(FUZZ_DICOM_SRCS) \
 		$(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) $(FUZZ_DICOM_LIBS) -lm
-TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors $(B)/fuzz-dicom
+$(B)/fuzz-records: $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
+TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors \
+	$(B)/fuzz-records $(B)/fuzz-dicom
 endif

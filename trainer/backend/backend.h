@@ -77,6 +77,9 @@ struct backend_ops {
 	 * 8-channel blocks"). */
 	int (*probe)(const struct backend_options *opt, char *what, size_t len,
 		     struct trainer_error *err);
+	/* Optional: the versions of the libraries it computes with, for the
+	 * run's record ("oneDNN 3.4.1"). */
+	void (*libraries)(char *out, size_t len);
 	/* Optional (gpu): the devices this process can use (after
 	 * CUDA_VISIBLE_DEVICES); 0 with why, one line. */
 	int (*devices)(char *why, size_t len);

@@ -20,6 +20,7 @@
 #include "cmd/run.h"
 #include "loop/session.h"
 #include "loop/train_gpu.h"
+#include "cmd/checkpoint_defaults.h"
 #include "cmd/predict_cam.h"
 #include "cmd/predict_output.h"
 #include "train/stop_signal.h"
@@ -173,8 +174,9 @@ static int predict_one(struct session *s, struct batch *b, const char *path,
 	return 0;
 }
 
-int run_predict(const struct cli_options *o)
+int run_predict(const struct cli_options *given)
 {
+	struct cli_options run = *given, *o = &run;
 	struct session s;
 	struct trainer_error err = { "" };
 	int rc = 0;
@@ -183,7 +185,7 @@ int run_predict(const struct cli_options *o)
 		fprintf(stderr, "chexnet: predict: need --checkpoint DIR and at least one IMAGE\n");
 		return 2;
 	}
-	if ((rc = predict_cam_check(o)))
+	if ((rc = predict_cam_check(o)) || (rc = checkpoint_defaults(&run)))
 		return rc;
 	struct cli_options one = *o;
 	one.batch = 1;

@@ -18,17 +18,17 @@ struct flag {
 };
 
 static const struct flag flags[] = {
-	{ "--model", C_ALL, 1, "densenet121 | resnet50 (default densenet121)" },
+	{ "--model", C_ALL, 1, "densenet121 | resnet50 (default densenet121; eval, predict, locate: the checkpoint's)" },
 	{ "--backend", C_ALL, 1, "auto | ref | cpu | gpu (default auto: gpu when a CUDA device is usable, else cpu, else ref)" },
 	{ "--precision", C_ALL, 1, "fp32 | bf16 | fp16 | auto (default fp32; auto: bf16 on a GPU or a CPU with bf16 kernels)" },
 	{ "--batch", C_ALL, 1, "images per step (default 16)" },
-	{ "--size", C_ALL, 1, "image side in pixels (default 224)" },
+	{ "--size", C_ALL, 1, "image side in pixels (default 224; eval, predict, locate: the checkpoint's)" },
 	{ "--threads", C_ALL, 1, "compute threads (default: allowed CPUs)" },
 	{ "--seed", C_ALL, 1, "random seed (default 1)" },
 	{ "--memory-efficient", C_TRAIN | C_BENCH, 0, "recompute BN+ReLU in backward" },
 	{ "--steps", C_TRAIN | C_BENCH, 1, "stop after N steps (train: per run; default: whole epochs)" },
 	{ "--epochs", C_TRAIN, 1, "epochs (default 1)" },
-	{ "--out", C_TRAIN, 1, "directory for checkpoints (last/, best/)" },
+	{ "--out", C_TRAIN, 1, "run directory: run.json, metrics, checkpoints (last/, best/)" },
 	{ "--data", C_TRAIN | C_EVAL, 1, "data directory (packed or NIH/generic layout)" },
 	{ "--synthetic", C_TRAIN | C_EVAL, 0, "random in-memory images and labels" },
 	{ "--synthetic-images", C_TRAIN | C_EVAL, 1, "size of the synthetic set (default 64)" },
@@ -43,6 +43,8 @@ static const struct flag flags[] = {
 	{ "--lr-scale", C_TRAIN, 1, "none | linear: multiply the LR by the number of ranks (R1)" },
 	{ "--accumulate", C_TRAIN, 1, "K micro-batches per optimizer step, one allreduce (C4; default 1)" },
 	{ "--resume", C_TRAIN, 1, "continue from DIR/last (params, optimizer, schedule, data position)" },
+	{ "--allow-changes", C_TRAIN, 0, "--resume with settings that change the run's meaning (recorded)" },
+	{ "--overwrite", C_TRAIN, 0, "replace the run already in --out (its record, metrics, checkpoints)" },
 	{ "--save-every", C_TRAIN, 1, "also write OUT/last every N steps (default: epoch ends)" },
 	{ "--test", C_TRAIN, 0, "evaluate the test split at the end (the AUROC table)" },
 	{ "--warmup-epochs", C_TRAIN, 1, "linear LR warm-up epochs (default 0)" },
@@ -194,6 +196,10 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 		o->test_at_end = 1;
 	else if (strcmp(flag, "--choose-thresholds") == 0)
 		o->choose_thresholds = 1;
+	else if (strcmp(flag, "--allow-changes") == 0)
+		o->allow_changes = 1;
+	else if (strcmp(flag, "--overwrite") == 0)
+		o->overwrite = 1;
 	else if (strcmp(flag, "--memory-efficient") == 0)
 		o->memory_efficient = 1;
 	else if (strcmp(flag, "--quiet") == 0)
@@ -226,6 +232,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 	int bit = command_bit(argv[0]);
 
 	defaults(o, argv[0]);
+	o->argc = argc;
+	o->argv = argv;
 	o->inputs = argv + argc;
 	for (int i = 1; i < argc; i++) {
 		if (argv[i][0] != '-' || argv[i][1] != '-') {
@@ -247,6 +255,8 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 			return fprintf(stderr, "chexnet: %s: missing value\n", f->name), -1;
 		if (apply(o, f->name, f->takes_value ? argv[++i] : NULL))
 			return -1;
+		o->model_given |= strcmp(f->name, "--model") == 0;
+		o->size_given |= strcmp(f->name, "--size") == 0;
 	}
 	struct trainer_error err = { "" };
 	if (backend_resolve(o->backend, &o->chosen, &err))

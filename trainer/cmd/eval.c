@@ -15,6 +15,7 @@
 #include "cmd/run.h"
 #include "loop/session.h"
 #include "loop/evaluate.h"
+#include "cmd/checkpoint_defaults.h"
 #include "cmd/eval_command.h"
 #include "train/stop_signal.h"
 
@@ -86,13 +87,17 @@ static int eval_command(const struct cli_options *o)
 
 /* Under srun every rank evaluates its share of the split (the runtime
  * started as for training); alone, the whole split. */
-int run_eval(const struct cli_options *o)
+int run_eval(const struct cli_options *given)
 {
+	struct cli_options run = *given, *o = &run;
+
 	if (!o->checkpoint || (!o->data == !o->synthetic)) {
 		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
 		return 2;
 	}
 	int usage = eval_options_check(o);
+	if (!usage)
+		usage = checkpoint_defaults(&run);
 	if (usage)
 		return usage;
 	if (stop_signal_install()) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/checkpoint_defaults.h"
 #include "cmd/run.h"
 #include "loop/session.h"
 #include "data/image_resize.h"
@@ -136,8 +137,9 @@ static int report(const struct cli_options *o, const struct session *s, int c, c
 	return 0;
 }
 
-int run_locate(const struct cli_options *o)
+int run_locate(const struct cli_options *given)
 {
+	struct cli_options run = *given, *o = &run;
 	struct session s;
 	struct trainer_error err = { "" };
 	struct tally t = { 0 };
@@ -152,6 +154,9 @@ int run_locate(const struct cli_options *o)
 			LOCATE_MAX_BATCH);
 		return 2;
 	}
+	int usage = checkpoint_defaults(&run);
+	if (usage)
+		return usage;
 	if (session_open(&s, o))
 		return 1;
 	if (!s.ops->features ||

@@ -1,5 +1,5 @@
 /* main.c - `chexnet`: dispatches to the trainer's commands (train, eval,
- * predict, bench, locate) and the input pipeline's (pack, synth, ... from
+ * predict, bench, locate, curves) and the input pipeline's (pack, synth, ... from
  * data_cmds.h), and ends a trainer command: a failed rank of a
  * multi-rank run ends the whole Slurm step (the rule in dist.h), a
  * finished one releases the runtime. Command line and exit only. What it
@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "cmd/curves.h"
 #include "cmd/data_cmds.h"
 #include "train/dist.h"
 #include "cmd/run.h"
@@ -17,6 +18,7 @@
 static void usage(FILE *f)
 {
 	cli_usage(f);
+	fprintf(f, "  %-8s %s\n", "curves", "loss, AUROC and lr of runs against steps: curves RUN... [--out FILE.png]");
 	for (const struct data_command *c = data_commands; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
 	fprintf(f, "  %-8s %s\n", "--version", "print the version");
@@ -64,6 +66,8 @@ int main(int argc, char **argv)
 				setenv("HVD_BACKEND", "host", 0);
 			return rc < 0 ? 2 : rc > 0 ? 0 : finish(own[i].run(&o));
 		}
+	if (strcmp(argv[1], "curves") == 0)
+		return run_curves(argc - 1, argv + 1);
 	const struct data_command *c = data_command_find(argv[1]);
 	if (c)
 		return c->run(argc - 1, argv + 1);

@@ -17,6 +17,8 @@
 struct cli_options {
 	const char *command;
 	const char *model;          /* densenet121 | resnet50 */
+	int model_given, size_given; /* --model, --size on the command line (else the
+				      * checkpoint's, for eval/predict/locate) */
 	const char *backend;        /* ref | cpu | gpu (auto resolved by cli_parse) */
 	struct backend_choice chosen; /* why auto chose it, and its warning */
 	enum precision precision;   /* resolved when precision_auto (--precision auto) */
@@ -35,7 +37,11 @@ struct cli_options {
 	double lr, warmup_epochs;
 	long patience;
 	long accumulate;            /* --accumulate K: micro-batches per optimizer step */
-	const char *resume;         /* --resume DIR: continue from DIR/last */
+	const char *resume;         /* --resume DIR: continue from DIR/last (in DIR) */
+	int allow_changes;          /* --allow-changes: resume with other meaning settings */
+	int overwrite;              /* --overwrite: replace the run in --out */
+	int argc;                   /* the command line from the command's name on */
+	char **argv;
 	long save_every;            /* --save-every N: OUT/last every N steps (0: epoch ends) */
 	int test_at_end;            /* --test: evaluate the test split at the end (the table) */
 	enum lr_scale lr_scale;

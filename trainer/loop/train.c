@@ -18,7 +18,11 @@
  * every checkpoint. Only rank 0 prints progress, writes checkpoints and the
  * tables; every rank prints its own errors. --backend gpu: gradients and
  * the optimizer stay on the device on one rank and with the NCCL runtime,
- * GPU health at start and end (loop/train_gpu.h).
+ * GPU health at start and end (loop/train_gpu.h). Rank 0 records the run
+ * (OUT/run.json, loop/run_dir.h) and its metrics at every progress line
+ * and validation (metrics.csv, tb/, loop/run_metrics.h). Over 600 lines:
+ * the step, epoch, stop and resume paths share the trainer's state and
+ * read best in one file.
  * What it does not do: parse or check options (cmd/), evaluate
  * (loop/evaluate.h), start the runtime (cmd/train.c),
  * compute layers (backends) or exchange data itself (dist.h).
@@ -46,6 +50,8 @@
 #include "loop/evaluate.h"
 #include "loop/thresholds.h"
 #include "loop/diverge.h"
+#include "loop/run_dir.h"
+#include "loop/run_metrics.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 
@@ -63,6 +69,11 @@ struct trainer {
 	int rank, world, accumulate;
 	long total_steps;           /* optimizer steps in this run */
 	int stop;                   /* all ranks agreed to stop after this step */
+	struct run_settings settings;  /* this session's (run.json, checkpoints) */
+	struct run_change changes[2 * RUN_SETTINGS_MAX];  /* --resume: from the checkpoint's */
+	int change_count;
+	struct run_metrics metrics;   /* rank 0 with --out: metrics.csv, tb/ */
+	long steps_per_epoch;       /* optimizer steps */
 };
 
 static int dist_failed(void)
@@ -272,7 +283,8 @@ static int save(struct trainer *t, const char *name)
 	if (!t->o.out || t->rank != 0)
 		return 0;
 	snprintf(dir, sizeof(dir), "%s/%s", t->o.out, name);
-	if (checkpoint_save(dir, &t->s.model, &t->optim, &t->sched, &t->state, &err)) {
+	if (checkpoint_save_run(dir, &t->s.model, &t->optim, &t->sched, &t->state, &t->settings,
+				&err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
@@ -301,7 +313,10 @@ static int progress(struct trainer *t, const struct train_window *w, int epoch, 
 		remaining = t->o.steps - t->total_steps;
 	train_report_progress(&t->o, w, &t->clock, loss, epoch, step, steps, lr, remaining,
 			      epoch_end);
-	return 0;
+	double ips, data_wait, reduce_wait;
+	train_window_rates(w, &t->clock, &ips, &data_wait, &reduce_wait);
+	return run_metrics_train(&t->metrics, epoch, epoch * steps + step, loss, lr, ips, data_wait,
+				 reduce_wait);
 }
 
 /* Steps first..steps-1 of an epoch, up to its end or a stop. */
@@ -392,6 +407,10 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 		return -1;  /* before any checkpoint: last/ and best/ stay the finite ones */
 	int improved = ev->loss < t->state.best_val_loss;
 	train_report_evaluation(&t->o, "validation", epoch, ev);
+	long step = complete ? (epoch + 1) * t->steps_per_epoch
+			     : epoch * t->steps_per_epoch + t->state.step;
+	if (run_metrics_val(&t->metrics, epoch, step, ev))
+		return -1;
 	if (schedule_epoch_end(&t->sched, ev->loss) && t->o.progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: validation loss has not improved for %ld epochs: lr x0.1\n",
 			t->o.patience + 1);
@@ -418,6 +437,9 @@ static int resume(struct trainer *t, struct trainer_error *err)
 		return -1;
 	if (note[0] && t->rank == 0)
 		fprintf(stderr, "chexnet: --resume: %s\n", note);
+	if (run_dir_compare(&t->o, dir, &t->settings, t->changes, &t->change_count, t->rank == 0) ||
+	    run_dir_check_record(&t->o, t->rank == 0))
+		return -1;
 	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
 	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
 		return -1;
@@ -453,7 +475,11 @@ static int trainer_setup(struct trainer *t, const struct cli_options *o)
 	if (!o->threads && t->world > 1)  /* the task's CPUs minus the loader's, not all */
 		t->o.threads = dist_compute_threads((int)(o->loader_threads ? o->loader_threads
 							   : data_loader_default_threads()));
+	if (t->rank == 0 && run_dir_guard(&t->o))
+		return -1;
 	if (session_open(&t->s, &t->o))
+		return -1;
+	if (run_dir_settings(&t->o, &t->s, t->world, &t->settings))
 		return -1;
 	if (o->init && checkpoint_load_model(o->init, &t->s.model, CHECKPOINT_INIT, note, &err))
 		goto fail;
@@ -486,8 +512,23 @@ fail:
 	return -1;
 }
 
+/* Once the sources are open (steps per epoch known): rank 0's metrics
+ * files (checked and cut back on --resume), then run.json (every rank:
+ * the hosts are gathered). */
+static int trainer_record(struct trainer *t, const struct source *train)
+{
+	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
+	long at = t->o.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
+	if (t->rank == 0 && t->o.out &&
+	    run_metrics_open(&t->metrics, t->o.out, t->o.batch * t->accumulate * t->world, at))
+		return -1;
+	return run_dir_record(&t->o, &t->s, &t->settings, t->changes, t->change_count, t->state.epoch,
+			      t->state.step);
+}
+
 static void trainer_free(struct trainer *t)
 {
+	run_metrics_close(&t->metrics);
 	train_gpu_close(&t->gpu);
 	grad_sync_free(&t->sync);
 	optim_free(&t->optim);
@@ -575,7 +616,7 @@ int train_run(const struct cli_options *o)
 		if (source_open(&train, &t.o, DATA_TRAIN, &l) == 0 &&
 		    source_open(&val, &t.o, DATA_VAL, &l) == 0) {
 			stop_signal_listen();
-			status = train_gpu_report_start(&t.gpu) ? 1
+			status = trainer_record(&t, &train) || train_gpu_report_start(&t.gpu) ? 1
 				 : train_epochs(&t, &train, &val, &ev, &trained);
 			if (status == 0 && trained && train_gpu_report_end(&t.gpu))
 				status = 1;

@@ -18,6 +18,17 @@ void train_window_start(struct train_window *w, const struct train_clock *c)
 	memset(w, 0, sizeof(*w));
 	w->t0 = now_seconds();
 	w->wait0 = c->data_wait;
+	w->reduce0 = c->allreduce_wait;
+}
+
+void train_window_rates(const struct train_window *w, const struct train_clock *c,
+			double *images_per_s, double *data_wait, double *allreduce_wait)
+{
+	double seconds = now_seconds() - w->t0;
+
+	*images_per_s = seconds > 0 ? w->images / seconds : 0;
+	*data_wait = seconds > 0 ? (c->data_wait - w->wait0) / seconds : 0;
+	*allreduce_wait = seconds > 0 ? (c->allreduce_wait - w->reduce0) / seconds : 0;
 }
 
 void train_window_add(struct train_window *w, long global_images)

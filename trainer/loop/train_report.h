@@ -23,12 +23,16 @@ struct train_clock {
 
 /* Steps since the last progress line. */
 struct train_window {
-	double t0, wait0;
+	double t0, wait0, reduce0;
 	long steps, images;      /* images: over all ranks */
 };
 
 void train_window_start(struct train_window *w, const struct train_clock *c);
 void train_window_add(struct train_window *w, long global_images);
+/* The window's images/s (over all ranks) and this rank's data and
+ * allreduce wait as shares (0..1) of its time. */
+void train_window_rates(const struct train_window *w, const struct train_clock *c,
+			double *images_per_s, double *data_wait, double *allreduce_wait);
 
 /* loss: the window's mean training loss over every rank. */
 void train_report_progress(const struct cli_options *o, const struct train_window *w,

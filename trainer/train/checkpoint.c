@@ -17,6 +17,7 @@
 #include "train/checkpoint.h"
 #include "train/safetensors.h"
 #include "train/checkpoint_replace.h"
+#include "train/checkpoint_settings.h"
 
 #define MODEL_FILE "model.safetensors"
 #define TRAINING_FILE "training.safetensors"
@@ -38,19 +39,21 @@ static void entry_tensor(const struct model *m, const struct state_entry *e, str
 	t->bytes = e->count * sizeof(float);
 }
 
-static int write_model(const char *dir, const struct model *m, struct trainer_error *err)
+static int write_model(const char *dir, const struct model *m, const struct run_settings *s,
+		       struct trainer_error *err)
 {
 	int n = m->desc.entry_count;
 	struct st_tensor *t = calloc((size_t)n, sizeof(*t));
-	struct st_meta meta[2] = { { "format", "pt" }, { "model", m->desc.name } };
-	char path[PATH_MAX];
+	struct st_meta meta[2 + RUN_SETTINGS_MAX] = { { "format", "pt" }, { "model", m->desc.name } };
+	char path[PATH_MAX], keys[RUN_SETTINGS_MAX][48];
+	int metas = 2 + checkpoint_settings_meta(s, keys, meta + 2, RUN_SETTINGS_MAX);
 
 	if (!t)
 		return trainer_error_set(err, "checkpoint: out of memory");
 	for (int i = 0; i < n; i++)
 		entry_tensor(m, &m->desc.entries[i], &t[i]);
 	snprintf(path, sizeof(path), "%s/%s", dir, MODEL_FILE);
-	int rc = st_write(path, t, n, meta, 2, err);
+	int rc = st_write(path, t, n, meta, metas, err);
 	free(t);
 	return rc;
 }
@@ -107,13 +110,20 @@ int checkpoint_save(const char *dir, const struct model *m, const struct optim *
 		    const struct schedule *sched, const struct train_state *st,
 		    struct trainer_error *err)
 {
+	return checkpoint_save_run(dir, m, o, sched, st, NULL, err);
+}
+
+int checkpoint_save_run(const char *dir, const struct model *m, const struct optim *o,
+			const struct schedule *sched, const struct train_state *st,
+			const struct run_settings *settings, struct trainer_error *err)
+{
 	char tmp[PATH_MAX];
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
 	checkpoint_remove_dir(tmp);
 	if (mkdir(tmp, 0755) != 0)
 		return trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
-	int rc = write_model(tmp, m, err);
+	int rc = write_model(tmp, m, settings, err);
 	if (!rc && o && sched && st)
 		rc = write_training(tmp, o, sched, st, err);
 	if (!rc && fsync_dir(tmp) != 0)

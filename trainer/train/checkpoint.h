@@ -4,6 +4,8 @@
  *   training.safetensors   optimizer moments ("optim.m", "optim.v") and the
  *                          training state in __metadata__ (epoch, step, best
  *                          validation loss, RNG, schedule, optimizer)
+ * model.safetensors' metadata also holds "model" and the run's settings
+ * ("setting.KEY", checkpoint_settings.h).
  * written under a temporary name, fsynced, and renamed into place (an
  * existing directory is swapped out atomically, then removed).
  * Loading checks every key and shape and names the first bad one.
@@ -17,6 +19,7 @@
 #include "train/optim.h"
 #include "base/rng.h"
 #include "train/schedule.h"
+#include "train/run_settings.h"
 
 struct train_state {
 	int epoch;               /* next epoch to run */
@@ -31,6 +34,11 @@ struct train_state {
 int checkpoint_save(const char *dir, const struct model *m, const struct optim *o,
 		    const struct schedule *sched, const struct train_state *st,
 		    struct trainer_error *err);
+/* The same with the run's settings in model.safetensors' metadata
+ * (checkpoint_settings.h); settings may be NULL. */
+int checkpoint_save_run(const char *dir, const struct model *m, const struct optim *o,
+			const struct schedule *sched, const struct train_state *st,
+			const struct run_settings *settings, struct trainer_error *err);
 
 enum checkpoint_load_mode {
 	CHECKPOINT_STRICT,    /* every key, every shape */

@@ -165,6 +165,11 @@ const char *dist_backend_name(void)
 	return hvd_backend_name();
 }
 
+const char *dist_runtime_version(void)
+{
+	return hvd_version();
+}
+
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,
 			 struct dist_handle **h)
 {
@@ -277,6 +282,7 @@ int dist_abort_job(int status)
 	return -1;
 }
 const char *dist_backend_name(void) { return "self"; }
+const char *dist_runtime_version(void) { return "none (built without the runtime)"; }
 int dist_device_buffers(void) { return 0; }
 int dist_set_compute_stream(void *stream) { (void)stream; return 0; }
 

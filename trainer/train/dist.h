@@ -65,6 +65,8 @@ const char *dist_error(void);
 /* The runtime's collective backend: "mpi" (host buffers), "nccl" (device
  * buffers) or "self". */
 const char *dist_backend_name(void);
+/* libhvd's version ("0.1.0"), or a note that this build has none. */
+const char *dist_runtime_version(void);
 
 /* 1 when collectives need device memory (the "nccl" backend on more than
  * one rank); 0 for host backends and one-rank worlds. */

@@ -1,6 +1,7 @@
 /* progress.h - the training progress line, every N steps and at epoch
  * end: epoch, step/steps, loss, lr, images/s, share of time waiting for
- * data, ETA. Three modes: text (stderr-style one line), JSON lines (one
+ * data, ETA. Three modes: text (stderr-style one line, starting with the
+ * ISO-8601 UTC time when the stream is not a terminal), JSON lines (one
  * object per line, for scripts), quiet (nothing).
  * JSON fields: "event" ("step" or "epoch"), "epoch", "step", "steps",
  * "loss", "lr", "images_per_s", "data_wait_pct", "eta_s".

@@ -257,9 +257,17 @@ static int cpu_features(struct backend *b, float *maps, struct trainer_error *er
 	return get_output(x, f.tensor, 0, maps) ? cpu_err(x, err) : 0;
 }
 
+static void cpu_libraries(char *out, size_t len)
+{
+	const dnnl_version_t *v = dnnl_version();
+
+	snprintf(out, len, "oneDNN %d.%d.%d", v->major, v->minor, v->patch);
+}
+
 const struct backend_ops backend_cpu_ops = {
 	.name = "cpu",
 	.probe = cpu_probe,
+	.libraries = cpu_libraries,
 	.create = cpu_create,
 	.load_params = cpu_load_params,
 	.forward = cpu_forward,

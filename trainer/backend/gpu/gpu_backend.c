@@ -277,9 +277,23 @@ int gpu_step_backward(struct backend *b, const float *dy, float *dx,
 		      backend_grad_ready_fn ready, void *user, struct trainer_error *err);
 int gpu_step_features(struct backend *b, float *maps, struct trainer_error *err);
 
+static void gpu_libraries(char *out, size_t len)
+{
+	int runtime = 0;
+	cudaError_t rc = cudaRuntimeGetVersion(&runtime);
+
+	if (rc != cudaSuccess)
+		snprintf(out, len, "cuDNN %zu, CUDA runtime unknown (%s)", cudnnGetVersion(),
+			 cudaGetErrorString(rc));
+	else
+		snprintf(out, len, "cuDNN %zu, CUDA runtime %d.%d", cudnnGetVersion(), runtime / 1000,
+			 runtime % 1000 / 10);
+}
+
 const struct backend_ops backend_gpu_ops = {
 	.name = "gpu",
 	.devices = gpu_devices,
+	.libraries = gpu_libraries,
 	.create = gpu_create,
 	.load_params = gpu_load_params,
 	.forward = gpu_step_forward,

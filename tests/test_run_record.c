@@ -1,0 +1,366 @@
+/* test_run_record.c - the run's record and the guards around the run
+ * directory: a short `chexnet train` writes OUT/run.json with the resolved
+ * backend and precision and every effective setting, and the same
+ * settings in each checkpoint's metadata; run.json reads back, and a
+ * truncated, corrupt or unexpected one is refused in one line naming the
+ * file; `train --out` on a run without --resume is refused (--overwrite
+ * replaces it); --resume refuses a change of meaning naming each and
+ * --allow-changes, records allowed changes, refuses another --out; every
+ * refusal leaves the run directory byte-identical; eval and predict take
+ * the model and size from the checkpoint.
+ * What it does not test: the metrics files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner.h"
+#include "train/checkpoint_settings.h"
+#include "train/run_record.h"
+#include "train/run_settings.h"
+
+#define OPTS "--size 32 --seed 7 --batch 8 --threads 1 --quiet"
+#define DATA "--synthetic --synthetic-images 32"
+
+static void chexnet(const char *args, struct test_proc *p, int timeout)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && B='%s' && \"$B\"/chexnet %s", test_tmpdir(),
+		 test_build_dir(), args);
+	CHECK(test_run(cmd, timeout, p) == 0);
+}
+
+/* A one-epoch run in `dir`; 0 or -1 (recorded). */
+static int train_run(const char *dir, const char *extra)
+{
+	struct test_proc p;
+	char args[1024];
+
+	snprintf(args, sizeof(args), "train " DATA " --epochs 1 --out %s " OPTS " %s", dir, extra);
+	chexnet(args, &p, 120);
+	int ok = p.exit_code == 0;
+	CHECK_MSG(ok, "train: exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	test_proc_free(&p);
+	return ok ? 0 : -1;
+}
+
+/* Every file under dir with its checksum: equal strings = byte-identical. */
+static char *listing(const char *dir)
+{
+	char cmd[4200];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find '%s' | sort && find '%s' -type f | sort | "
+		 "xargs sha256sum", test_tmpdir(), dir, dir);
+	CHECK(test_run(cmd, 60, &p) == 0);
+	char *out = strdup(p.out);
+	test_proc_free(&p);
+	return out;
+}
+
+/* The last chexnet line on stderr holds every needle, exit non-zero, dir unchanged. */
+static void refused(const char *args, const char *dir, const char *const *needles)
+{
+	char *before = listing(dir);
+	struct test_proc p;
+
+	chexnet(args, &p, 120);
+	CHECK_MSG(p.exit_code != 0, "exit 0 for: %s", args);
+	const char *line = strncmp(p.err, "chexnet: ", 9) == 0 ? p.err : NULL;
+	for (const char *h = p.err; (h = strstr(h, "\nchexnet: ")); h++)
+		line = h + 1;   /* the last chexnet line: the verdict */
+	CHECK_MSG(line, "no chexnet line: %s", test_tail(p.err, 600));
+	for (int i = 0; line && needles[i]; i++) {
+		const char *end = strchr(line, '\n');
+		const char *hit = strstr(line, needles[i]);
+		CHECK_MSG(hit && (!end || hit < end), "'%s' not in the line: %s", needles[i], line);
+	}
+	char *after = listing(dir);
+	CHECK_MSG(strcmp(before, after) == 0, "run directory changed:\n%s\n---\n%s", before, after);
+	free(before);
+	free(after);
+	test_proc_free(&p);
+}
+
+static void test_numbers_read_back_exactly(void)
+{
+	char text[40];
+	double v[] = { 0.001, 1e-3 * 3, 0.1 + 0.2, 64, 1e300, -2.5e-7 };
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		run_settings_number(v[i], text, sizeof(text));
+		CHECK_MSG(strtod(text, NULL) == v[i], "%s", text);
+	}
+	run_settings_number(0.001, text, sizeof(text));
+	CHECK_STR(text, "0.001");
+}
+
+static void test_changes_are_classified(void)
+{
+	struct run_settings a = { 0 }, b = { 0 };
+	struct trainer_error err = { "" };
+	struct run_change c[8];
+
+	CHECK(run_settings_set(&a, "size", "64", &err) == 0);
+	CHECK(run_settings_set(&a, "epochs", "1", &err) == 0);
+	CHECK(run_settings_set(&b, "size", "64", &err) == 0);
+	CHECK(run_settings_set(&b, "epochs", "3", &err) == 0);
+	CHECK(run_settings_set(&b, "loss", "bce", &err) == 0);
+	CHECK(run_settings_set(&b, "nonsense", "1", &err) == -1);
+	CHECK_CONTAINS(err.msg, "'nonsense': unknown setting");
+	CHECK(run_settings_set(&b, "size", "64px", &err) == -1);
+	CHECK_CONTAINS(err.msg, "not a number");
+	int n = run_settings_changes(&a, &b, c, 8);
+	CHECK_INT(n, 2);
+	CHECK_STR(c[0].key, "loss");
+	CHECK_STR(c[0].old_value, "(none)");
+	CHECK_INT(c[0].kind, RUN_SETTING_MEANING);
+	CHECK_STR(c[1].key, "epochs");
+	CHECK_INT(c[1].kind, RUN_SETTING_FREE);
+}
+
+/* A safetensors file not written by chexnet train (no metadata): no
+ * model, no settings, not an error (eval's flags then rule). */
+static void test_checkpoint_without_metadata_has_no_settings(void)
+{
+	static const float w[2] = { 1, 2 };
+	struct st_tensor t = { .name = "a.weight", .dtype = "F32", .ndim = 1, .shape = { 2 },
+			       .data = w, .bytes = 8 };
+	struct trainer_error err = { "" };
+	struct run_settings s;
+	char model[64] = "x", *path = test_path(test_tmpdir(), "w.safetensors");
+
+	CHECK_MSG(st_write(path, &t, 1, NULL, 0, &err) == 0, "%s", err.msg);
+	CHECK_MSG(checkpoint_read_settings(path, model, sizeof(model), &s, &err) == 0, "%s", err.msg);
+	CHECK_STR(model, "");
+	CHECK_INT(s.count, 0);
+	free(path);
+}
+
+static void test_train_writes_run_json_and_checkpoint_settings(void)
+{
+	struct run_settings rec, ck;
+	struct trainer_error err = { "" };
+	char model[64];
+
+	if (train_run("run", "--precision auto --backend auto"))
+		return;
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	const char *backend = run_settings_get(&rec, "backend");
+	CHECK(backend && strcmp(backend, "auto") != 0);   /* the resolved one */
+	const char *precision = run_settings_get(&rec, "precision");
+	CHECK(precision && strcmp(precision, "auto") != 0);
+	CHECK_STR(run_settings_get(&rec, "size"), "32");
+	CHECK_STR(run_settings_get(&rec, "global_batch"), "8");
+	CHECK_STR(run_settings_get(&rec, "lr_effective"), "0.001");
+	CHECK_STR(run_settings_get(&rec, "data_fingerprint"), "synthetic:32");
+	CHECK_STR(run_settings_get(&rec, "seed"), "7");
+	char *text = test_read_file(path, NULL);
+	CHECK(text && strstr(text, "\"command_line\":\t[\"chexnet\", \"train\""));
+	CHECK(text && strstr(text, "\"libhvd\""));
+	CHECK(text && strstr(text, "\"backend_libraries\""));
+	CHECK(text && strstr(text, "\"hosts\""));
+	free(text);
+	char *last = test_path(test_tmpdir(), "run/last");
+	CHECK_MSG(checkpoint_read_settings(last, model, sizeof(model), &ck, &err) == 0, "%s", err.msg);
+	CHECK_STR(model, "densenet121");
+	struct run_change c[2 * RUN_SETTINGS_MAX];
+	CHECK_INT(run_settings_changes(&rec, &ck, c, 2 * RUN_SETTINGS_MAX), 0);
+	CHECK_INT(ck.count, rec.count);
+	free(last);
+	free(path);
+}
+
+/* A valid record, then each damage: refused naming the file. */
+static void test_bad_run_json_is_refused_naming_the_file(void)
+{
+	static const char *const bad[] = {
+		"", "{", "{\"format\": \"chexnet-run 1\"}", "[1, 2]",
+		"{\"format\": \"chexnet-run 2\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {\"size\": \"64\"}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {\"colour\": \"red\"}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [1], "
+		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		"{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+		"\"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": [{}]}",
+		/* fuzz-records found this one echoed into the message: a newline in a key */
+		"{\"format\": \"chexnet-run 1\", \"ver\\nsions\": {}}",
+		"{\"format\": \"chexnet-run 1\", \"format\": \"chexnet-run 1\", \"start_time\": \"x\", "
+		"\"command_line\": [], \"settings\": {}, \"versions\": {}, \"hosts\": [], \"resumes\": []}",
+		NULL,
+	};
+	struct trainer_error err = { "" };
+	char *path = test_path(test_tmpdir(), "run.json");
+	const char *good = "{\"format\": \"chexnet-run 1\", \"start_time\": \"x\", \"command_line\": [], "
+			   "\"settings\": {\"size\": 64}, \"versions\": {}, \"hosts\": [], \"resumes\": []}";
+
+	CHECK(test_write_file(path, good, strlen(good)) == 0);
+	CHECK_MSG(run_record_read(path, NULL, &err) == 0, "%s", err.msg);
+	for (int i = 0; bad[i]; i++) {
+		CHECK(test_write_file(path, bad[i], strlen(bad[i])) == 0);
+		err.msg[0] = '\0';
+		CHECK_MSG(run_record_read(path, NULL, &err) == -1, "accepted: %s", bad[i]);
+		CHECK_CONTAINS(err.msg, path);
+		CHECK(!strchr(err.msg, '\n'));
+	}
+	CHECK(test_write_file(path, good, strlen(good) / 2) == 0);   /* truncated */
+	CHECK(run_record_read(path, NULL, &err) == -1);
+	CHECK_CONTAINS(err.msg, "not JSON");
+	free(path);
+}
+
+static void test_second_train_into_a_run_is_refused(void)
+{
+	if (train_run("run", ""))
+		return;
+	static const char *const needles[] = { "'run'", "holds a run", "--resume run", "--overwrite",
+						NULL };
+	refused("train " DATA " --epochs 1 --out run " OPTS, "run", needles);
+	if (train_run("run", "--overwrite --seed 9"))
+		return;
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "seed"), "9");
+	/* stopped before its first checkpoint (a requeued job): starts again */
+	struct test_proc p;
+	char rm[4200];
+	snprintf(rm, sizeof(rm), "rm -r '%s/run/last' '%s/run/best'", test_tmpdir(), test_tmpdir());
+	CHECK(system(rm) == 0);
+	chexnet("train " DATA " --epochs 1 --out run " OPTS " --seed 11", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: train: --out 'run': its run has no checkpoint yet: starting "
+		       "it again\n");
+	test_proc_free(&p);
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "seed"), "11");
+	free(path);
+}
+
+static void test_resume_refuses_changes_of_meaning(void)
+{
+	if (train_run("run", ""))
+		return;
+	static const char *const batch[] = { "global_batch 8 -> 4", "--batch", "--allow-changes", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --batch 4", "run", batch);
+	static const char *const two[] = { "lr_effective 0.001 -> 0.01", "--lr", "loss weighted -> bce",
+					   "--loss", "--allow-changes", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --lr 0.01 --loss bce", "run", two);
+	static const char *const model[] = { "model densenet121 -> resnet50", "--model", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --model resnet50", "run", model);
+	static const char *const data[] = { "data_fingerprint synthetic:32 -> synthetic:40", NULL };
+	refused("train --synthetic --synthetic-images 40 --epochs 2 --resume run " OPTS, "run", data);
+	static const char *const precision[] = { "precision fp32 -> bf16", "--precision", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --precision bf16", "run", precision);
+	static const char *const out[] = { "--out 'other'", "differs from --resume 'run'", NULL };
+	refused("train " DATA " --epochs 2 --resume run --out other " OPTS, "run", out);
+}
+
+static void test_resume_records_allowed_changes(void)
+{
+	struct test_proc p;
+
+	if (train_run("run", ""))
+		return;
+	chexnet("train " DATA " --epochs 2 --resume run " OPTS " --progress-every 3 --lr 0.002 "
+		"--allow-changes", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	CHECK(!strstr(p.err, "changed (recorded"));   /* --quiet */
+	test_proc_free(&p);
+	chexnet("train " DATA " --epochs 3 --resume run --size 32 --seed 7 --batch 8 --threads 1 "
+		"--lr 0.002 --progress-every 3", &p, 120);
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'run': changed (recorded in run.json): epochs 2 -> 3 "
+		       "(--epochs)\n");
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	char *text = test_read_file(path, NULL);
+	CHECK(text != NULL);
+	CHECK_CONTAINS(text, "\"epochs\":\t[\"1\", \"2\"]");
+	CHECK_CONTAINS(text, "\"progress_every\":\t[\"10\", \"3\"]");
+	CHECK_CONTAINS(text, "\"lr_effective\":\t[\"0.001\", \"0.002\"]");
+	CHECK_CONTAINS(text, "\"--allow-changes\"");
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "lr"), "0.002");
+	free(text);
+	free(path);
+}
+
+/* A run from before run.json (checkpoints only) resumes and gets one. */
+static void test_resume_of_a_run_without_record_starts_one(void)
+{
+	struct test_proc p;
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+
+	if (train_run("run", ""))
+		return;
+	chexnet("train " DATA " --epochs 2 --resume run " OPTS " && rm run/run.json run/metrics.csv "
+		"&& rm -r run/tb && \"$B\"/chexnet train " DATA " --epochs 3 --resume run " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "epochs"), "3");
+	free(path);
+}
+
+/* eval and predict with no --model/--size take the checkpoint's: a 64 px
+ * run on a pack stored at 73 px (224 would not fit); a contradicting
+ * --model is refused naming both; another --size is noted. */
+static void test_eval_and_predict_use_the_checkpoints_model_and_size(void)
+{
+	struct test_proc p;
+
+	chexnet("synth --out d --count 40 --size 80 && \"$B\"/chexnet pack --data d --out sh --size 73"
+		" && cp \"$(ls d/images/*.png | head -1)\" x.png", &p, 120);
+	test_proc_free(&p);
+	chexnet("train --data sh --size 64 --batch 4 --threads 1 --epochs 1 --steps 2 --out run --quiet",
+		&p, 120);
+	CHECK_MSG(p.exit_code == 0, "train: %s", test_tail(p.err, 600));
+	test_proc_free(&p);
+	chexnet("eval --checkpoint run/last --data sh --bootstrap 0 --threads 1", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "eval: %s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: densenet121: ");
+	CHECK_CONTAINS(p.err, ", 64 px)");
+	test_proc_free(&p);
+	chexnet("predict --checkpoint run/last --threads 1 x.png", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "predict: %s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, ", 64 px)");
+	CHECK_CONTAINS(p.out, "x.png");
+	test_proc_free(&p);
+	chexnet("eval --checkpoint run/last --data sh --model resnet50", &p, 120);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "chexnet: eval: --model 'resnet50': the checkpoint 'run/last' holds "
+		       "'densenet121'");
+	test_proc_free(&p);
+	chexnet("predict --checkpoint run/last --size 96 --threads 1 x.png", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "predict: %s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: predict: --size 96: the checkpoint 'run/last' was trained at 64 px");
+	CHECK_CONTAINS(p.err, ", 96 px)");
+	test_proc_free(&p);
+}
+
+const struct test_case run_record_tests[] = {
+	{ "numbers_read_back_exactly", test_numbers_read_back_exactly },
+	{ "changes_are_classified", test_changes_are_classified },
+	{ "checkpoint_without_metadata_has_no_settings",
+	  test_checkpoint_without_metadata_has_no_settings },
+	{ "train_writes_run_json_and_checkpoint_settings",
+	  test_train_writes_run_json_and_checkpoint_settings },
+	{ "bad_run_json_is_refused_naming_the_file", test_bad_run_json_is_refused_naming_the_file },
+	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
+	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
+	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
+	{ "resume_of_a_run_without_record_starts_one", test_resume_of_a_run_without_record_starts_one },
+	{ "eval_and_predict_use_the_checkpoints_model_and_size",
+	  test_eval_and_predict_use_the_checkpoints_model_and_size },
+	{ 0 }
+};

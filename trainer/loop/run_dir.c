@@ -1,0 +1,335 @@
+/* loop/run_dir.c - the run directory at the start of `chexnet train`
+ * (run_dir.h): settings, overwrite guard, resume comparison, run.json.
+ * What it does not do: train, or write checkpoints.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "data/fingerprint.h"
+#include "data/image_resize.h"
+#include "data/shard_index_read.h"
+#include "loop/run_dir.h"
+#include "train/checkpoint_replace.h"
+#include "train/checkpoint_settings.h"
+#include "train/dist.h"
+#include "train/run_record.h"
+
+#define HOST_CHARS 64
+
+/* Stored side and fingerprint of the data (a pack's index size, or the
+ * side images are resized to before the crop). */
+static int data_settings(const struct cli_options *o, char *stored, size_t stored_len,
+			 char *print, size_t print_len)
+{
+	char err[512];
+	struct shard_index ix;
+
+	if (o->synthetic) {
+		snprintf(stored, stored_len, "%ld", o->size);
+		snprintf(print, print_len, "synthetic:%ld", o->synthetic_images);
+		return 0;
+	}
+	if (data_fingerprint(o->data, print, print_len, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	char index[4200];
+	snprintf(index, sizeof(index), "%s/index.txt", o->data);
+	if (access(index, F_OK) != 0) {
+		snprintf(stored, stored_len, "%d", image_stored_side((int)o->size));
+		return 0;
+	}
+	if (shard_index_read(o->data, &ix, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	snprintf(stored, stored_len, "%d", ix.size);
+	shard_index_free(&ix);
+	return 0;
+}
+
+static int set_text(struct run_settings *r, const char *key, const char *v, int rc)
+{
+	struct trainer_error err = { "" };
+
+	if (rc == 0 && run_settings_set(r, key, v, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	return rc;
+}
+
+static int set_long(struct run_settings *r, const char *key, long v, int rc)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%ld", v);
+	return set_text(r, key, text, rc);
+}
+
+static int set_double(struct run_settings *r, const char *key, double v, int rc)
+{
+	char text[40];
+
+	run_settings_number(v, text, sizeof(text));
+	return set_text(r, key, text, rc);
+}
+
+/* Model, backend, precision, sizes and data. */
+static int what_settings(const struct cli_options *o, const struct session *s,
+			 struct run_settings *r)
+{
+	char stored[32], print[64], crop[96];
+
+	if (data_settings(o, stored, sizeof(stored), print, sizeof(print)))
+		return -1;
+	snprintf(crop, sizeof(crop), "train: random %ld of %s, flipped; eval: centre", o->size,
+		 stored);
+	int rc = set_text(r, "model", s->model.desc.name, 0);
+	rc = set_text(r, "backend", o->backend, rc);
+	rc = set_text(r, "backend_detail", s->backend_what, rc);
+	rc = set_text(r, "runtime_backend", dist_backend_name(), rc);
+	rc = set_text(r, "precision", precision_name(o->precision), rc);
+	rc = set_long(r, "size", o->size, rc);
+	rc = set_text(r, "stored_size", stored, rc);
+	rc = set_text(r, "crop", crop, rc);
+	rc = set_text(r, "data", o->synthetic ? "synthetic" : o->data, rc);
+	rc = set_text(r, "data_fingerprint", print, rc);
+	return set_text(r, "init", o->init ? o->init : "", rc);
+}
+
+/* Batch, optimizer, schedule, loss, seed and the session's own. */
+static int how_settings(const struct cli_options *o, int world, struct run_settings *r)
+{
+	char seed[32];
+	double lr = o->lr * (o->lr_scale == LR_SCALE_LINEAR ? world : 1);
+
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
+	int rc = set_long(r, "batch", o->batch, 0);
+	rc = set_long(r, "ranks", world, rc);
+	rc = set_long(r, "accumulate", o->accumulate, rc);
+	rc = set_long(r, "global_batch", o->batch * o->accumulate * world, rc);
+	rc = set_text(r, "optimizer", optim_name(o->optim.kind), rc);
+	rc = set_double(r, "momentum", o->optim.kind == OPTIM_SGD ? o->optim.momentum : 0, rc);
+	rc = set_double(r, "weight_decay", o->optim.weight_decay, rc);
+	rc = set_double(r, "lr", o->lr, rc);
+	rc = set_text(r, "lr_scale", o->lr_scale == LR_SCALE_LINEAR ? "linear" : "none", rc);
+	rc = set_double(r, "lr_effective", lr, rc);
+	rc = set_double(r, "warmup_epochs", o->warmup_epochs, rc);
+	rc = set_long(r, "patience", o->patience, rc);
+	rc = set_text(r, "loss", o->weighted_loss ? "weighted" : "bce", rc);
+	rc = set_text(r, "seed", seed, rc);
+	rc = set_long(r, "memory_efficient", o->memory_efficient, rc);
+	rc = set_long(r, "epochs", o->epochs, rc);
+	rc = set_long(r, "steps", o->steps, rc);
+	rc = set_long(r, "save_every", o->save_every, rc);
+	rc = set_long(r, "threads", o->threads, rc);
+	rc = set_long(r, "loader_threads", o->loader_threads, rc);
+	return set_long(r, "progress_every", o->progress_every, rc);
+}
+
+int run_dir_settings(const struct cli_options *o, const struct session *s, int world,
+		     struct run_settings *out)
+{
+	memset(out, 0, sizeof(*out));
+	return what_settings(o, s, out) || how_settings(o, world, out) ? -1 : 0;
+}
+
+static const char *const run_entries[] = { "last", "best", RUN_RECORD_FILE, "metrics.csv", "tb",
+					   NULL };
+
+/* The first entry of a run in dir among the first `kinds` entries, or NULL. */
+static const char *holds(const char *dir, int kinds)
+{
+	char path[4200];
+
+	for (int i = 0; i < kinds && run_entries[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
+		if (access(path, F_OK) == 0)
+			return run_entries[i];
+	}
+	return NULL;
+}
+
+/* --overwrite: the old run's entries go (directories whole). */
+static int remove_run(const char *dir)
+{
+	char path[4200];
+	struct stat sb;
+
+	for (int i = 0; run_entries[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
+		if (lstat(path, &sb) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode))
+			checkpoint_remove_dir(path);
+		else if (unlink(path) != 0) {
+			fprintf(stderr, "chexnet: --overwrite: '%s': %s\n", path, strerror(errno));
+			return -1;
+		}
+		if (lstat(path, &sb) == 0) {
+			fprintf(stderr, "chexnet: --overwrite: '%s': could not be removed\n", path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int run_dir_guard(const struct cli_options *o)
+{
+	const char *found = o->out && !o->resume ? holds(o->out, 2) : NULL;
+
+	if (!found && o->out && !o->resume && holds(o->out, 5)) {
+		/* a record and metrics but no checkpoint (stopped before the first
+		 * one): nothing to resume, so this run starts it again */
+		fprintf(stderr, "chexnet: train: --out '%s': its run has no checkpoint yet: starting "
+			"it again\n", o->out);
+		return remove_run(o->out);
+	}
+	if (!found)
+		return 0;
+	if (o->overwrite)
+		return remove_run(o->out);
+	fprintf(stderr, "chexnet: train: --out '%s': holds a run ('%s'): continue it with --resume %s, "
+		"or replace it with --overwrite\n", o->out, found, o->out);
+	return -1;
+}
+
+/* "size 64 -> 128 (--size), ..." of the changes of one kind. */
+static void describe(const struct run_change *c, int n, enum run_setting_kind kind, char *out,
+		     size_t len)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < n && used < len; i++)
+		if (c[i].kind == kind)
+			used += (size_t)snprintf(out + used, len - used, "%s%s %s -> %s (%s)",
+						 used ? ", " : "", c[i].key, c[i].old_value,
+						 c[i].new_value, c[i].flag);
+}
+
+int run_dir_compare(const struct cli_options *o, const char *checkpoint,
+		    const struct run_settings *now, struct run_change *changes, int *count,
+		    int loud)
+{
+	static struct run_settings old;
+	struct trainer_error err = { "" };
+	char model[64], text[2048];
+
+	*count = 0;
+	if (checkpoint_read_settings(checkpoint, model, sizeof(model), &old, &err)) {
+		if (loud)
+			fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
+		return -1;
+	}
+	if (old.count == 0)
+		return 0;
+	*count = run_settings_changes(&old, now, changes, 2 * RUN_SETTINGS_MAX);
+	describe(changes, *count, RUN_SETTING_MEANING, text, sizeof(text));
+	if (text[0] && !o->allow_changes) {
+		if (loud)
+			fprintf(stderr, "chexnet: --resume: '%s': this session changes the run: %s; "
+				"--allow-changes accepts that\n", o->resume, text);
+		return -1;
+	}
+	char free_text[2048];
+	describe(changes, *count, RUN_SETTING_FREE, free_text, sizeof(free_text));
+	if (loud && (text[0] || free_text[0]) && o->progress != PROGRESS_QUIET)
+		fprintf(stderr, "chexnet: --resume: '%s': changed (recorded in run.json): %s%s%s\n",
+			o->resume, text, text[0] && free_text[0] ? ", " : "", free_text);
+	return 0;
+}
+
+int run_dir_check_record(const struct cli_options *o, int loud)
+{
+	char path[4200];
+	struct trainer_error err = { "" };
+
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->out);
+	if (!o->resume || access(path, F_OK) != 0 || run_record_read(path, NULL, &err) == 0)
+		return 0;
+	if (loud)
+		fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
+	return -1;
+}
+
+/* Every rank's host name into hosts[r] (collective). */
+static char **gather_hosts(int world)
+{
+	float mine[HOST_CHARS] = { 0 }, *all = calloc((size_t)world * HOST_CHARS, sizeof(float));
+	char name[HOST_CHARS] = "";
+	char **hosts = calloc((size_t)world, sizeof(char *));
+	size_t got = 0;
+
+	gethostname(name, sizeof(name) - 1);
+	for (int i = 0; i < HOST_CHARS; i++)
+		mine[i] = (unsigned char)name[i];
+	int rc = !all || !hosts ? -1 : world == 1 ? (memcpy(all, mine, sizeof(mine)), 0)
+		 : dist_allgather("run.hosts", mine, HOST_CHARS, all, (size_t)world * HOST_CHARS, &got);
+	for (int r = 0; rc == 0 && r < world; r++) {
+		hosts[r] = calloc(HOST_CHARS, 1);
+		for (int i = 0; hosts[r] && i < HOST_CHARS - 1; i++)
+			hosts[r][i] = (char)all[r * HOST_CHARS + i];
+		rc = hosts[r] ? 0 : -1;
+	}
+	free(all);
+	if (rc == 0)
+		return hosts;
+	fprintf(stderr, "%s\n", hosts && all ? dist_error() : "chexnet: out of memory");
+	for (int r = 0; hosts && r < world; r++)
+		free(hosts[r]);
+	free(hosts);
+	return NULL;
+}
+
+int run_dir_record(const struct cli_options *o, const struct session *session,
+		   const struct run_settings *now,
+		   const struct run_change *changes, int change_count, int epoch, long step)
+{
+	int world = dist_size();
+	char **hosts = gather_hosts(world), start[32];
+	struct trainer_error err = { "" };
+	time_t t = time(NULL);
+	struct tm tm;
+	char *argv[512];
+	int argc = 0, rc = 0;
+
+	if (!hosts)
+		return -1;
+	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	argv[argc++] = "chexnet";
+	for (int i = 0; i < o->argc && argc < 512; i++)
+		argv[argc++] = o->argv[i];
+	char backend[RUN_SETTING_VALUE + 32];
+	snprintf(backend, sizeof(backend), "%s (%s)", run_settings_get(now, "backend"),
+		 run_settings_get(now, "backend_detail"));
+	char libraries[128] = "none";
+	if (session->ops->libraries)
+		session->ops->libraries(libraries, sizeof(libraries));
+	struct run_record_pair versions[] = {
+		{ "chexnet", HVD_VERSION }, { "libhvd", dist_runtime_version() },
+		{ "backend", backend }, { "backend_libraries", libraries },
+	};
+	struct run_session s = {
+		.start_time = start, .argc = argc, .argv = argv, .settings = now,
+		.versions = versions, .version_count = 4, .hosts = hosts, .host_count = world,
+		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
+	};
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->out ? o->out : ".");
+	int append = o->resume && access(path, F_OK) == 0;  /* a run from before run.json: new */
+	if (dist_rank() == 0 && o->out)
+		rc = append ? run_record_resume(o->out, &s, &err) : run_record_create(o->out, &s, &err);
+	if (rc)
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+	for (int r = 0; r < world; r++)
+		free(hosts[r]);
+	free(hosts);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/* loop/run_dir.h - the run directory of `chexnet train` at start: the
+ * run's effective settings (after defaults and `auto`: the resolved
+ * backend and what it uses, precision, sizes, batch, ranks, accumulation,
+ * global batch, optimizer, effective learning rate, loss, seed, data and
+ * its fingerprint); the overwrite guard (a directory holding a run needs
+ * --resume, or --overwrite to replace it); the --resume comparison of
+ * the checkpoint's recorded settings with this session's (a change of
+ * meaning is refused unless --allow-changes); and OUT/run.json, written
+ * (or appended to on --resume) by rank 0 once the checks passed.
+ * What this is not: the file formats (train/run_record.h,
+ * train/checkpoint_settings.h) or the training loop.
+ */
+#ifndef HVD_TRAINER_LOOP_RUN_DIR_H
+#define HVD_TRAINER_LOOP_RUN_DIR_H
+
+#include "loop/options.h"
+#include "loop/session.h"
+#include "train/run_settings.h"
+
+/* This session's settings (every rank; world: the rank count). 0 or -1
+ * (printed). */
+int run_dir_settings(const struct cli_options *o, const struct session *s, int world,
+		     struct run_settings *out);
+
+/* Rank 0, before anything is written to o->out: -1 (printed) when it
+ * holds a run (a checkpoint: last/ or best/) and neither --resume nor
+ * --overwrite was given; with --overwrite the old run's record, metrics
+ * and checkpoints are removed. A record and metrics without any
+ * checkpoint (a run stopped before its first; nothing to resume, as a
+ * requeued batch job finds it) are removed with a note and the run starts
+ * again. */
+int run_dir_guard(const struct cli_options *o);
+
+/* --resume: the checkpoint dir's recorded settings against now's; fills
+ * changes (at most 2 * RUN_SETTINGS_MAX) and *count with every
+ * difference. -1 (printed when loud) when a MEANING setting differs
+ * without --allow-changes, or the record is unreadable; otherwise the
+ * accepted changes are named in one line (when loud, unless --quiet). A
+ * checkpoint without recorded settings compares as equal. */
+int run_dir_compare(const struct cli_options *o, const char *checkpoint,
+		    const struct run_settings *now, struct run_change *changes, int *count,
+		    int loud);
+
+/* --resume: OUT/run.json, when there, reads back (checked before any
+ * file of the run changes). 0, or -1 (printed when loud). */
+int run_dir_check_record(const struct cli_options *o, int loud);
+
+/* Rank 0: OUT/run.json for a new run, or the resumed session appended
+ * (epoch, step: where it resumed; a run without run.json gets a new one).
+ * Collective (the hosts are gathered). 0 or -1 (printed). */
+int run_dir_record(const struct cli_options *o, const struct session *s,
+		   const struct run_settings *now,
+		   const struct run_change *changes, int change_count, int epoch, long step);
+
+#endif

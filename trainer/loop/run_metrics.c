@@ -1,0 +1,197 @@
+/* loop/run_metrics.c - metrics.csv rows and TensorBoard events of a run
+ * (run_metrics.h). What it does not do: compute the values.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/classes.h"
+#include "loop/run_metrics.h"
+#include "train/metrics_csv.h"
+#include "train/tb_events.h"
+
+static void fail(const char *msg)
+{
+	fprintf(stderr, "chexnet: %s\n", msg);
+}
+
+/* Every event file in dir reads back; 0, or -1 (printed). */
+static int check_events(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct trainer_error err = { "" };
+	int rc = 0;
+
+	while (d && rc == 0 && (de = readdir(d))) {
+		char path[4200];
+		if (strncmp(de->d_name, "events.out.tfevents.", 20) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if ((rc = tb_events_read(path, NULL, NULL, &err)))
+			fail(err.msg);
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+/* rows[0..keep) to path, through a temporary file and rename. */
+static int rewrite_csv(const char *path, const struct metrics_row *rows, size_t keep)
+{
+	char tmp[4200], cells[METRICS_COLUMNS][32];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid());
+	if (!(f = fopen(tmp, "w"))) {
+		fprintf(stderr, "chexnet: metrics: '%s': %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	metrics_csv_header(f);
+	for (size_t i = 0; i < keep; i++)
+		metrics_csv_row(f, &rows[i], cells);
+	int rc = fflush(f) || fsync(fileno(f)) ? -1 : 0;
+	if (fclose(f) || rc || rename(tmp, path)) {
+		fprintf(stderr, "chexnet: metrics: '%s': %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* --resume: metrics.csv up to resume_step (checked first). */
+static int resume_csv(const char *path, long resume_step)
+{
+	struct metrics_row *rows;
+	struct trainer_error err = { "" };
+	size_t count, keep = 0;
+
+	if (access(path, F_OK) != 0)
+		return rewrite_csv(path, NULL, 0);
+	if (metrics_csv_read(path, &rows, &count, &err)) {
+		fail(err.msg);
+		return -1;
+	}
+	while (keep < count && rows[keep].step <= resume_step)
+		keep++;
+	int rc = rewrite_csv(path, rows, keep);
+	free(rows);
+	return rc;
+}
+
+int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
+		     long resume_step)
+{
+	char csv[4200], tb[4200], path[4400], host[64] = "";
+	struct trainer_error err = { "" };
+
+	memset(m, 0, sizeof(*m));
+	m->global_batch = global_batch;
+	snprintf(csv, sizeof(csv), "%s/" METRICS_FILE, out);
+	snprintf(tb, sizeof(tb), "%s/tb", out);
+	if (resume_step >= 0 && (check_events(tb) || resume_csv(csv, resume_step)))
+		return -1;
+	if (resume_step < 0 && rewrite_csv(csv, NULL, 0))
+		return -1;
+	if (!(m->csv = fopen(csv, "a"))) {
+		fprintf(stderr, "chexnet: metrics: '%s': %s\n", csv, strerror(errno));
+		return -1;
+	}
+	gethostname(host, sizeof(host) - 1);
+	host[strcspn(host, "./")] = '\0';
+	m->tb = tb_events_create(tb, host[0] ? host : "host", path, sizeof(path), &err);
+	struct tb_event start = { .step = resume_step + 1, .session_start = 1 };
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	start.wall_time = ts.tv_sec + ts.tv_nsec * 1e-9;
+	if (!m->tb || (resume_step >= 0 && tb_events_write(m->tb, &start, &err))) {
+		fail(err.msg);
+		run_metrics_close(m);
+		return -1;
+	}
+	return 0;
+}
+
+/* Row r to the CSV and its values (cells from `first`, tagged) as one event. */
+static int emit(struct run_metrics *m, struct metrics_row *r, const char *const *tags, int first,
+		int count)
+{
+	char cells[METRICS_COLUMNS][32];
+	struct trainer_error err = { "" };
+	struct timespec ts;
+	struct tm tm;
+	char stamp[24];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", gmtime_r(&ts.tv_sec, &tm));
+	snprintf(r->time, sizeof(r->time), "%s.%03ldZ", stamp, ts.tv_nsec / 1000000);
+	r->images = r->step * m->global_batch;
+	metrics_csv_row(m->csv, r, cells);
+	if (fflush(m->csv)) {
+		fprintf(stderr, "chexnet: metrics: '" METRICS_FILE "': %s\n", strerror(errno));
+		return -1;
+	}
+	struct tb_event e = { .wall_time = ts.tv_sec + ts.tv_nsec * 1e-9, .step = r->step };
+	for (int i = 0; i < count; i++) {
+		if (!cells[first + i][0])
+			continue;   /* no value (an AUROC without positives or negatives) */
+		snprintf(e.values[e.count].tag, TB_TAG_MAX, "%s", tags[i]);
+		e.values[e.count++].value = strtof(cells[first + i], NULL);
+	}
+	if (tb_events_write(m->tb, &e, &err)) {
+		fail(err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int run_metrics_train(struct run_metrics *m, int epoch, long step, double loss, double lr,
+		      double images_per_s, double data_wait, double allreduce_wait)
+{
+	static const char *const tags[] = { "train/loss", "train/lr", "train/images_per_s",
+					     "train/data_wait", "train/allreduce_wait" };
+	struct metrics_row r = {
+		.kind = METRICS_TRAIN, .epoch = epoch + 1, .step = step, .loss = loss, .lr = lr,
+		.images_per_s = images_per_s, .data_wait = data_wait,
+		.allreduce_wait = allreduce_wait, .val_loss = NAN, .val_mean_auroc = NAN,
+	};
+
+	if (!m->csv)
+		return 0;
+	for (int c = 0; c < CHEXNET_CLASSES; c++)
+		r.val_auroc[c] = NAN;
+	return emit(m, &r, tags, 4, 5);
+}
+
+int run_metrics_val(struct run_metrics *m, int epoch, long step, const struct evaluation *ev)
+{
+	static char names[CHEXNET_CLASSES][TB_TAG_MAX];
+	const char *tags[2 + CHEXNET_CLASSES] = { "val/loss", "val/mean_auroc" };
+	struct metrics_row r = {
+		.kind = METRICS_VAL, .epoch = epoch + 1, .step = step, .loss = NAN, .lr = NAN,
+		.images_per_s = NAN, .data_wait = NAN, .allreduce_wait = NAN,
+		.val_loss = ev->loss, .val_mean_auroc = ev->mean_auroc,
+	};
+
+	if (!m->csv)
+		return 0;
+	for (int c = 0; c < CHEXNET_CLASSES; c++) {
+		snprintf(names[c], sizeof(names[c]), "val/auroc/%s", data_class_names[c]);
+		tags[2 + c] = names[c];
+		r.val_auroc[c] = ev->why[c] == AUROC_DEFINED ? ev->auroc[c] : NAN;
+	}
+	return emit(m, &r, tags, 9, 2 + CHEXNET_CLASSES);
+}
+
+void run_metrics_close(struct run_metrics *m)
+{
+	if (m->csv)
+		fclose(m->csv);
+	if (m->tb)
+		fclose(m->tb);
+	m->csv = m->tb = NULL;
+}

@@ -1,0 +1,39 @@
+/* loop/run_metrics.h - rank 0's metrics of a training run in OUT: a row
+ * of OUT/metrics.csv (train/metrics_csv.h) and the same values in a
+ * TensorBoard event file in OUT/tb/ (train/tb_events.h) at every
+ * progress line (tags train/loss, train/lr, train/images_per_s,
+ * train/data_wait, train/allreduce_wait) and every validation
+ * (val/loss, val/mean_auroc, val/auroc/CLASS), at the optimizer step
+ * counted from the run's start. Event values are the float32 of the
+ * CSV's text. On --resume, rows after the checkpoint's step are dropped
+ * (the file rewritten whole, atomically) and a new event file starts with
+ * a SessionLog START at the next step, so TensorBoard drops the orphaned
+ * points; an existing metrics.csv or event file that does not read back
+ * is refused before anything changes.
+ * What this is not: the formats, or when rows come (loop/train.c).
+ */
+#ifndef HVD_TRAINER_LOOP_RUN_METRICS_H
+#define HVD_TRAINER_LOOP_RUN_METRICS_H
+
+#include <stdio.h>
+
+#include "loop/evaluate.h"
+
+struct run_metrics {
+	FILE *csv, *tb;
+	long global_batch;         /* images per optimizer step */
+};
+
+/* resume_step: the checkpoint's step (from the run's start), or -1 for a
+ * new run. 0 or -1 (printed). */
+int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
+		     long resume_step);
+
+/* shares: of step time, 0..1. 0 or -1 (printed). A closed m: nothing. */
+int run_metrics_train(struct run_metrics *m, int epoch, long step, double loss, double lr,
+		      double images_per_s, double data_wait, double allreduce_wait);
+int run_metrics_val(struct run_metrics *m, int epoch, long step, const struct evaluation *ev);
+
+void run_metrics_close(struct run_metrics *m);
+
+#endif

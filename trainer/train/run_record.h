@@ -1,0 +1,52 @@
+/* train/run_record.h - OUT/run.json, the record of a training run:
+ *   {"format": "chexnet-run 1",
+ *    "start_time": ISO-8601 UTC, "command_line": [argv...],
+ *    "settings": {key: value...}   (run_settings.h; numbers as numbers),
+ *    "versions": {name: text...}, "hosts": [one per rank...],
+ *    "resumes": [{"start_time", "command_line", "epoch", "step",
+ *                 "changes": {key: [old, new]...}}...]}
+ * "settings" is the latest session's; each --resume appends to
+ * "resumes". Written whole to a temporary file, fsynced and renamed over
+ * run.json. Reading is strict: anything else (a missing or unknown field,
+ * a wrong type, an unknown setting, bad JSON, more than 1 MiB) is one
+ * line naming the file.
+ * What this is not: choosing the values (loop/run_dir.c).
+ */
+#ifndef HVD_TRAINER_RUN_RECORD_H
+#define HVD_TRAINER_RUN_RECORD_H
+
+#include "base/error.h"
+#include "train/run_settings.h"
+
+#define RUN_RECORD_FILE "run.json"
+#define RUN_RECORD_MAX_BYTES (1 << 20)
+
+struct run_record_pair {
+	const char *name, *value;
+};
+
+/* What one session contributes. */
+struct run_session {
+	const char *start_time;         /* "2026-11-23T22:49:31Z" */
+	int argc;
+	char **argv;                    /* the full command line */
+	const struct run_settings *settings;
+	const struct run_record_pair *versions;
+	int version_count;
+	char **hosts;                   /* one per rank */
+	int host_count;
+	int epoch;                      /* resumed at (resume only) */
+	long step;
+	const struct run_change *changes;  /* resume only */
+	int change_count;
+};
+
+/* dir/run.json for a new run. 0 or -1 (err). */
+int run_record_create(const char *dir, const struct run_session *s, struct trainer_error *err);
+/* Reads dir/run.json, appends s to its "resumes", sets "settings" to
+ * s's and writes it back. 0 or -1 (err; the file unchanged). */
+int run_record_resume(const char *dir, const struct run_session *s, struct trainer_error *err);
+/* Reads and checks path; settings (may be NULL) gets its "settings". */
+int run_record_read(const char *path, struct run_settings *settings, struct trainer_error *err);
+
+#endif
