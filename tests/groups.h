@@ -52,6 +52,7 @@ extern const struct test_case env_launch_slurm_tests[];
 extern const struct test_case env_contrib_tests[];
 extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case e2e_learning_tests[];
+extern const struct test_case e2e_gpu_tests[];
 extern const struct test_case multinode_runtime_tests[];
 extern const struct test_case multinode_failure_tests[];
 extern const struct test_case multinode_train_tests[];
@@ -154,6 +155,7 @@ static const struct test_group test_groups[] = {
 	  CAP_AVX2, "two_ranks_equal_one_rank_accumulating_two", cpu_isa_cap_redundant },
 #endif
 	{ "slurm-e2e-learning", e2e_learning_tests, TEST_NEEDS_CLUSTER, 240, 0 },
+	{ "slurm-e2e-gpu", e2e_gpu_tests, TEST_NEEDS_CLUSTER, 600, 0 },
 #endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },

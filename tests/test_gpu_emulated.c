@@ -4,10 +4,12 @@
  * is; its kernels from tests/gpu_emu's CPU emulation of the launch model,
  * the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/fake_cuda.cpp),
  * then runs that build's gpu-ops, gpu-layers (every layer kind against
- * ref in fp32, bf16 and fp16) and trainer-loss (the loss kept on the
- * device) groups there, where they find "a device" instead of skipping.
+ * ref in fp32, bf16 and fp16), trainer-loss (the loss kept on the
+ * device) and slurm-e2e-gpu (2 ranks on 2 emulated GPUs over the emulated
+ * NCCL on that build's own test cluster) groups there, where they find
+ * devices instead of skipping.
  * What this does not show: anything about a real GPU's libraries,
- * concurrency or speed (tests/gpu/run.sh on a GPU node does).
+ * numerics or speed (tests/gpu/run.sh on a GPU node does).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,10 +82,22 @@ static void test_gpu_ops_on_emulated_device(void) { emulated_group("gpu-ops", 3)
 static void test_gpu_layers_on_emulated_device(void) { emulated_group("gpu-layers", 40); }
 static void test_trainer_loss_on_emulated_device(void) { emulated_group("trainer-loss", 13); }
 
+/* The distributed GPU path on the emulated build's own test cluster:
+ * NCCL between ranks, checkpoints, failures (slurm-e2e-gpu). */
+static void test_slurm_gpu_on_emulated_device(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+	SKIP("the emulated DenseNet runs take too long under ASan: the plain make check runs them");
+#else
+	emulated_group("slurm-e2e-gpu", 5);
+#endif
+}
+
 const struct test_case gpu_emulated_tests[] = {
 	{ "emulated_device_builds", test_emulated_device_builds },
 	{ "gpu_ops_on_emulated_device", test_gpu_ops_on_emulated_device },
 	{ "gpu_layers_on_emulated_device", test_gpu_layers_on_emulated_device },
 	{ "trainer_loss_on_emulated_device", test_trainer_loss_on_emulated_device },
+	{ "slurm_gpu_on_emulated_device", test_slurm_gpu_on_emulated_device },
 	{ 0 }
 };

@@ -23,3 +23,5 @@ CUBLAS_LIBS := $(CUDA_LIBS)
 NCCL_LIBS :=
 # Every program that links them (the archive twice on a line is harmless).
 $(addprefix $(B)/,chexnet hvdtest hvd-rt-test bench-allreduce hvd-own-symbols hvd-attack): $(EMU_LIB)
+# The test runner knows it runs on the emulated device (slurm-e2e-gpu).
+TEST_CFLAGS += -DHVD_GPU_EMU

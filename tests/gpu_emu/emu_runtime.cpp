@@ -12,8 +12,9 @@
  *    waits for all streams (as CUDA's does), refuses unknown pointers.
  *  - Streams run asynchronously, one worker thread each (emu_device.h);
  *    events complete when their stream reaches them; cudaStreamWaitEvent
- *    holds a stream until the event's last recorded work is done. A copy
- *    or kernel enqueued without the wait it needs reads stale memory.
+ *    holds a stream until the event's last recorded work is done; a copy
+ *    between host and device takes 2 ms. A copy or kernel enqueued without
+ *    the wait it needs reads stale memory.
  *  - Sticky errors: work that fails poisons the context (emu_fail).
  * What it does not do: timing, peer access rules, unified memory, graphs,
  * more than the calls the backend and comm_nccl.c make.
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -361,11 +363,21 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpy
 	return poisoned();
 }
 
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind,
+/* A copy between host and device lands EMU_TRANSFER_US after its stream
+ * reaches it (a transfer's latency): work on another stream that does not
+ * wait for it reads the memory as it was. */
+#define EMU_TRANSFER_US 2000
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
 			    cudaStream_t s)
 {
+	bool transfer = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost;
 	if (bytes)
-		emu_enqueue(s, EMU_NO_LOCK, [=] { memmove(dst, src, bytes); });
+		emu_enqueue(s, EMU_NO_LOCK, [=] {
+			if (transfer)
+				std::this_thread::sleep_for(std::chrono::microseconds(EMU_TRANSFER_US));
+			memmove(dst, src, bytes);
+		});
 	return poisoned();
 }
 

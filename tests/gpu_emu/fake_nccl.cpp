@@ -443,8 +443,10 @@ ncclResult_t issue(ncclComm_t comm, const collective &k, cudaStream_t stream)
 	    k.root < 0 || k.root >= comm->s->size)
 		return ncclInvalidArgument;
 	int device = comm->s->device;
+	bool sends = k.kind != BROADCAST || k.root == comm->s->rank;   /* else send is unused */
 	if (emu_stream_device(stream) != device ||
-	    (k.count && (emu_pointer_device(k.send) != device || emu_pointer_device(k.recv) != device)))
+	    (k.count && ((sends && emu_pointer_device(k.send) != device) ||
+			 emu_pointer_device(k.recv) != device)))
 		return ncclInvalidArgument;   /* NCCL needs the comm's device memory */
 	int state = comm->s->result;
 	if (state == ncclInProgress)
