@@ -38,6 +38,10 @@ $(error $(DETECT_ERR))
 endif
 include $(B)/config.mk
 endif
+# The emulated device replaces the CUDA libraries (tests/gpu_emu/emu.mk).
+ifeq ($(GPU_EMU),1)
+include tests/gpu_emu/emu.mk
+endif
 
 WARN := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-format-truncation -Werror
 OPT ?= -O2 -g

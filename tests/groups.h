@@ -57,6 +57,7 @@ extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case sbatch_scripts_tests[];
 extern const struct test_case sbatch_multinode_tests[];
 extern const struct test_case e2e_learning_tests[];
+extern const struct test_case e2e_gpu_tests[];
 extern const struct test_case multinode_runtime_tests[];
 extern const struct test_case multinode_failure_tests[];
 extern const struct test_case multinode_train_tests[];
@@ -167,6 +168,7 @@ static const struct test_group test_groups[] = {
 	{ "slurm-sbatch@avx2", sbatch_scripts_tests, TEST_NEEDS_CLUSTER, 240, 0,
 	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
 #endif
+	{ "slurm-e2e-gpu", e2e_gpu_tests, TEST_NEEDS_CLUSTER, 900, 0 },
 #endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },

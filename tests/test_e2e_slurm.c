@@ -26,6 +26,9 @@
 #include "ckpt_compare.h"
 #include "runner.h"
 #include "train/safetensors.h"
+#ifdef HVD_GPU_EMU
+#include <cuda_runtime_api.h>
+#endif
 
 /* Small images, one thread per rank: fast on 2 cores and deterministic. */
 #define SMALL "--size 32 --batch 8 --threads 1 --optimizer sgd --lr 0.05"
@@ -396,21 +399,46 @@ static void test_eval_on_three_ranks_equals_one_rank(void)
 	test_proc_free(&three);
 }
 
-/* CUDA devices on this node (nvidia-smi -L), 0 without; SKIPs the case
- * (returns 0) when fewer than `need` or the build has no gpu backend. */
+/* The GPU cases (group slurm-e2e-gpu): on a GPU node against the real
+ * devices, in the emulated build (make GPU_EMU=1, group gpu-emulated runs
+ * it there) against the emulated ones: HVD_EMU_TOPOLOGY and the plugin's
+ * topology= name the same hwloc XML (4 GPUs on 2 sockets), so the plugin's
+ * CUDA_VISIBLE_DEVICES and HVD_GPU_BUSID pick among the devices the tasks'
+ * CUDA sees. Bounds: 1e-4 between GPU runs on real GPUs (cuDNN and NCCL
+ * sum in other orders), 1e-5 on the emulator. */
+#ifdef HVD_GPU_EMU
+#define GPU_BOUND 1e-5
+#define TOPOLOGY "tests/topo/two-cpu-4gpu.xml"
+#else
+#define GPU_BOUND 1e-4
+#endif
+#define GPU_SMALL "--size 32 --batch 4 --optimizer sgd --lr 0.001"
+
+/* CUDA devices the tasks will see, 0 without; SKIPs the case (returns
+ * 0) when fewer than `need` or the build has no gpu backend. */
 static int gpus_or_skip(int need)
 {
-	struct test_proc p;
 	int n = 0;
 
 	if (!strstr(backend_names(), "gpu")) {
 		test_skip("no gpu backend in this build");
 		return 0;
 	}
+#ifdef HVD_GPU_EMU
+	char *topo = test_path(test_src_dir(), TOPOLOGY), args[4200];
+	snprintf(args, sizeof(args), "topology=%s", topo);
+	setenv("HVD_EMU_TOPOLOGY", topo, 1);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	free(topo);
+	if (test_cluster_plugstack(args) != 0 || cudaGetDeviceCount(&n) != cudaSuccess)
+		n = 0;
+#else
+	struct test_proc p;
 	if (test_run("nvidia-smi -L 2>/dev/null | grep -c '^GPU '", 30, &p) == 0) {
 		n = atoi(p.out);
 		test_proc_free(&p);
 	}
+#endif
 	if (n < need) {
 		test_skip(need == 1 ? "no CUDA device" : "needs %d CUDA devices, %d here", need, n);
 		return 0;
@@ -418,79 +446,219 @@ static int gpus_or_skip(int need)
 	return n;
 }
 
-/* The device training path (loss, gradients and Adam/SGD on the GPU)
- * follows the cpu backend's run: same parameters after 3 SGD steps in
- * fp32 within 1e-3 (cuDNN's algorithms sum in other orders). */
-static void test_gpu_train_matches_cpu_train(void)
+/* `ENV srun --hvd -n R --gres=gpu:R tmpdir/chexnet ARGS` in tmpdir: one
+ * GPU per task, as the README runs it. */
+static int gpu_run(const char *env, int ranks, const char *args, int timeout_s, struct test_proc *p)
 {
-	const char *common = "--size 64 --batch 8 --optimizer sgd --lr 0.001 --steps 3 --quiet";
-	char args[512];
-
-	if (!gpus_or_skip(1) || make_data(200, 128, 72))
-		return;
-	snprintf(args, sizeof(args), "%s --backend gpu --out gpu", common);
-	train_ok(1, args);
-	snprintf(args, sizeof(args), "%s --backend cpu --threads 1 --out cpu", common);
-	train_ok(1, args);
-	double d = ckpt_max_rel_diff("gpu", "cpu");
-	CHECK_MSG(d >= 0 && d <= 1e-3, "gpu vs cpu after 3 steps: %.3g", d);
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s srun --hvd -n %d --gres=gpu:%d ./chexnet %s",
+		 test_tmpdir(), env, ranks, ranks, args);
+	return sh(cmd, timeout_s, p);
 }
 
-/* NCCL on device gradients: 2 ranks = 1 GPU accumulating 2 micro-batches,
- * and = the same 2 ranks reducing host copies over MPI. */
-static void test_nccl_two_ranks_equal_one_gpu_accumulating_two(void)
+static void gpu_train_ok(const char *env, int ranks, const char *args)
 {
-	const char *common = "--size 64 --batch 8 --backend gpu --optimizer sgd --lr 0.001 "
-			     "--steps 5 --quiet";
-	char args[512];
 	struct test_proc p;
+	char all[1024];
+	snprintf(all, sizeof(all), "train --data shards %s", args);
+	if (gpu_run(env, ranks, all, 240, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "%s srun -n %d chexnet %s: exit %d: %.900s", env, ranks, all,
+		  p.exit_code, p.err);
+	CHECK_MSG(!strstr(p.err, "shared with"), "a GPU shared by two tasks: %.600s", p.err);
+	test_proc_free(&p);
+}
 
-	if (!gpus_or_skip(2) || make_data(200, 128, 72))
+/* In a timeline file of tmpdir: events named `name` with phase ph, and
+ * (*after) of those the ones that start after the last PLAN_AGREED tick. */
+static int timeline_count(const char *file, const char *ph, const char *name, int *after)
+{
+	char *path = test_path(test_tmpdir(), file), *text = test_read_file(path, NULL);
+	cJSON *tl = text ? cJSON_Parse(text) : NULL, *ev;
+	double last_agreed = -1;
+	int n = 0;
+	cJSON_ArrayForEach(ev, tl) {
+		cJSON *p = cJSON_GetObjectItem(ev, "ph"), *e = cJSON_GetObjectItem(ev, "name");
+		cJSON *ts = cJSON_GetObjectItem(ev, "ts");
+		if (cJSON_IsString(p) && cJSON_IsString(e) && cJSON_IsNumber(ts) &&
+		    !strcmp(e->valuestring, "PLAN_AGREED") && ts->valuedouble > last_agreed)
+			last_agreed = ts->valuedouble;
+	}
+	*after = 0;
+	cJSON_ArrayForEach(ev, tl) {
+		cJSON *p = cJSON_GetObjectItem(ev, "ph"), *e = cJSON_GetObjectItem(ev, "name");
+		cJSON *ts = cJSON_GetObjectItem(ev, "ts");
+		if (!cJSON_IsString(p) || !cJSON_IsString(e) || strcmp(p->valuestring, ph) ||
+		    strncmp(e->valuestring, name, strlen(name)))
+			continue;
+		n++;
+		*after += cJSON_IsNumber(ts) && last_agreed >= 0 && ts->valuedouble > last_agreed;
+	}
+	cJSON_Delete(tl);
+	free(text);
+	free(path);
+	return tl ? n : -1;
+}
+
+/* The README's command, changed only in -n/--gres and sizes, with no
+ * --backend: the gpu backend by default, NCCL, each rank on the GPU the
+ * plugin gave it; the repeated steps agreed by the engines and the
+ * changed step after them negotiated again (timeline). */
+static void test_readme_command_trains_on_two_gpus(void)
+{
+	struct test_proc p;
+	if (!gpus_or_skip(2) || make_data(48, 64, 36) ||
+	    gpu_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl%r.json", 2, "train --data shards --out run "
+		    "--test --size 32 --batch 4 --steps 3", 240, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "exit %d: %.1200s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "chexnet: backend gpu (auto: ");
+	CHECK_CONTAINS(p.err, "hvd: start-up: 2 ranks, backend nccl");
+	CHECK_CONTAINS(p.err, "chexnet: test split: ");
+	CHECK_CONTAINS(p.err, "step 3/");
+	CHECK_MSG(!strstr(p.err, "shared with"), "a GPU shared by two tasks: %.600s", p.err);
+#ifdef HVD_GPU_EMU
+	CHECK_CONTAINS(p.err, "0000:3b:00.0");   /* the two GPUs of socket 0 */
+	CHECK_CONTAINS(p.err, "0000:5e:00.0");
+#endif
+	test_proc_free(&p);
+	/* steps 2-3 agreed by the engines; the test split's gathers that
+	 * follow are a changed step: planned by rank 0 again, by name */
+	for (int r = 0; r < 2; r++) {
+		char file[16];
+		int later, unused;
+		snprintf(file, sizeof(file), "tl%d.json", r);
+		int negotiated = timeline_count(file, "B", "NEGOTIATE_ALLREDUCE", &unused);
+		int agreed = timeline_count(file, "X", "PLAN_AGREED", &unused);
+		timeline_count(file, "B", "NEGOTIATE_", &later);
+		CHECK_MSG(negotiated > 0 && agreed >= negotiated, "rank %d: %d tensors negotiated, %d "
+			  "agreed by the engines in 3 steps (want steps 2-3 agreed)", r, negotiated, agreed);
+		CHECK_MSG(later > 0, "rank %d: nothing negotiated after the agreed steps: the changed "
+			  "step (the test split's gathers) did not fall back to rank 0's plan", r);
+	}
+}
+
+/* One data set, the GPU path's equivalences:
+ * - NCCL on device gradients: 2 ranks = 1 GPU accumulating 2 micro-batches
+ *   = the same 2 ranks reducing host copies over MPI (GPU_BOUND);
+ * - the device training path (loss, gradients and SGD on the GPU) follows
+ *   the cpu backend accumulating the same 2 micro-batches within 1e-3
+ *   (cuDNN's algorithms sum in other orders);
+ * - chexnet eval of the NCCL run on 2 ranks prints what 1 rank prints. */
+static void test_gpu_runs_equal_each_other_and_the_cpu(void)
+{
+	const char *common = GPU_SMALL " --steps 2 --quiet";
+	const char *eval = "eval --checkpoint nccl/last --data shards --size 32 --batch 4 --split val";
+	struct test_proc one, two;
+	char args[512];
+
+	if (!gpus_or_skip(2) || make_data(32, 64, 36))
 		return;
 	snprintf(args, sizeof(args), "%s --out nccl", common);
-	if (train("HVD_BACKEND=nccl", 2, args, 180, &p))
-		return;
-	CHECK_MSG(p.exit_code == 0, "nccl: exit %d: %.900s", p.exit_code, p.err);
-	CHECK_CONTAINS(p.err, "backend nccl");
-	test_proc_free(&p);
-	snprintf(args, sizeof(args), "%s --out mpi", common);
-	if (train("HVD_BACKEND=mpi", 2, args, 180, &p))
-		return;
-	CHECK_MSG(p.exit_code == 0, "mpi: exit %d: %.900s", p.exit_code, p.err);
-	test_proc_free(&p);
+	gpu_train_ok("HVD_BACKEND=nccl", 2, args);
+	snprintf(args, sizeof(args), "%s --backend gpu --out mpi", common);
+	gpu_train_ok("HVD_BACKEND=mpi", 2, args);
 	snprintf(args, sizeof(args), "%s --accumulate 2 --out acc", common);
+	gpu_train_ok("", 1, args);
+	snprintf(args, sizeof(args), "%s --accumulate 2 --backend cpu --threads 1 --out cpu", common);
 	train_ok(1, args);
 	double acc = ckpt_max_rel_diff("nccl", "acc"), mpi = ckpt_max_rel_diff("nccl", "mpi");
-	CHECK_MSG(acc >= 0 && acc <= 1e-4, "nccl 2 ranks vs 1 GPU --accumulate 2: %.3g", acc);
-	CHECK_MSG(mpi >= 0 && mpi <= 1e-4, "nccl vs mpi, 2 ranks: %.3g", mpi);
-}
-
-/* chexnet eval over NCCL (host gathers through the session's staging). */
-static void test_nccl_eval_on_two_ranks_equals_one(void)
-{
-	const char *eval = "eval --backend gpu --checkpoint ck/last --data shards --size 32 "
-			   "--batch 8 --split test";
-	struct test_proc one, two;
-	char cmd[2048];
-
-	if (!gpus_or_skip(2) || make_data(200, 64, 36))
+	double cpu = ckpt_max_rel_diff("acc", "cpu");
+	CHECK_MSG(acc >= 0 && acc <= GPU_BOUND, "nccl 2 ranks vs 1 GPU --accumulate 2: %.3g", acc);
+	CHECK_MSG(mpi >= 0 && mpi <= GPU_BOUND, "nccl vs mpi, 2 ranks: %.3g", mpi);
+	CHECK_MSG(cpu >= 0 && cpu <= 1e-3, "gpu vs cpu, both accumulating 2: %.3g", cpu);
+	if (gpu_run("", 1, eval, 120, &one))
 		return;
-	train_ok(1, "--size 32 --batch 8 --threads 1 --steps 2 --quiet --out ck");
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ./chexnet %s", test_tmpdir(), eval);
-	if (sh(cmd, 60, &one))
-		return;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && HVD_BACKEND=nccl srun -n 2 ./chexnet %s",
-		 test_tmpdir(), eval);
-	if (sh(cmd, 120, &two)) {
+	if (gpu_run("", 2, eval, 120, &two)) {
 		test_proc_free(&one);
 		return;
 	}
-	CHECK_MSG(one.exit_code == 0 && two.exit_code == 0, "exit %d / %d: %.600s", one.exit_code,
-		  two.exit_code, two.err);
+	CHECK_MSG(one.exit_code == 0 && two.exit_code == 0, "eval: exit %d / %d: %.600s",
+		  one.exit_code, two.exit_code, two.err);
 	CHECK_CONTAINS(two.err, "backend nccl");
 	CHECK_STR(two.out, one.out);
 	test_proc_free(&one);
 	test_proc_free(&two);
+}
+
+/* SIGTERM (Slurm's preemption) after step 1 of an epoch: exit 75 with a
+ * checkpoint; --resume then ends the epoch with the parameters of the run
+ * that was never stopped, bit for bit. */
+static void test_gpu_sigterm_then_resume_is_exact(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	if (!gpus_or_skip(2) || make_data(48, 64, 36))
+		return;
+	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --out whole");
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (srun --hvd -n 2 --gres=gpu:2 -J gpu-stop-$$ ./chexnet train --data shards "
+		 GPU_SMALL " --epochs 1 --progress-every 1 --out cut 2> err.txt & s=$!; "
+		 "for i in $(seq 2400); do grep -q 'step 1/' err.txt && break; sleep 0.1; done; "
+		 "scancel --signal=TERM -n gpu-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
+		 test_tmpdir());
+	if (sh(cmd, 300, &p))
+		return;
+	CHECK_CONTAINS(p.out, "rc=75");
+	CHECK_CONTAINS(p.err, "chexnet: SIGTERM: stopped at epoch ");
+	test_proc_free(&p);
+	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --out cut --resume cut");
+	double d = ckpt_max_rel_diff("cut", "whole");
+	CHECK_MSG(d == 0, "stopped + resumed vs uninterrupted on the GPU: %.3g", d);
+}
+
+/* As signal_rank, on one GPU per rank over NCCL: SIG to rank 1 after
+ * step 2 (and a checkpoint when save). */
+static int gpu_signal_rank(const char *env, const char *sig, int save, struct test_proc *p)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && (%s srun --hvd -n 2 --gres=gpu:2 '%s/chexnet' train --data shards "
+		 GPU_SMALL " --epochs 100 %s --progress-every 1 --out ck 2> err.txt & s=$!; "
+		 "for i in $(seq 2400); do { [ %d = 0 ] || [ -f ck/last/model.safetensors ]; } && "
+		 "grep -q 'step 2/' err.txt && break; sleep 0.1; done; "
+		 "for pid in $(pgrep -f '^%s/chexnet train'); do "
+		 "tr '\\0' '\\n' < /proc/$pid/environ | grep -qx SLURM_PROCID=1 && victim=$pid; done; "
+		 "t0=$(date +%%s%%N); kill -%s $victim; wait $s; rc=$?; t1=$(date +%%s%%N); "
+		 "cat err.txt >&2; sleep 1; echo left=$(pgrep -fc '^%s/chexnet train'); "
+		 "echo rc=$rc elapsed=$(( (t1 - t0) / 1000000 )))",
+		 test_tmpdir(), env, test_tmpdir(), save ? "--save-every 2" : "", save, test_tmpdir(),
+		 sig, test_tmpdir());
+	return sh(cmd, 300, p);
+}
+
+static void test_gpu_sigkill_one_rank_ends_the_job(void)
+{
+	struct test_proc p;
+	if (!gpus_or_skip(2) || make_data(32, 64, 36) || gpu_signal_rank("", "KILL", 1, &p))
+		return;
+	CHECK_CONTAINS(p.err, "backend nccl");
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 0 && ms < 30000, "job ended %ld ms after the kill", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
+}
+
+static void test_gpu_sigstop_one_rank_is_named(void)
+{
+	struct test_proc p;
+	char want[256];
+	/* HVD_TIMEOUT_S well above an emulated step: an NCCL wait covers the
+	 * device's backlog of both ranks, so a short one ends a wait on a
+	 * peer that is only slow before the stopped one is named */
+	if (!gpus_or_skip(2) || make_data(32, 64, 36) ||
+	    gpu_signal_rank("HVD_TIMEOUT_S=20 HVD_STALL_WARNING_S=0", "STOP", 0, &p))
+		return;
+	snprintf(want, sizeof(want), "hvd: rank 1 (host %s): 'silent for ", test_hostname());
+	size_t len = strlen(p.err);
+	CHECK_CONTAINS(p.err, "backend nccl");
+	CHECK_MSG(strstr(p.err, want), "no '%s' in: ...%s", want, p.err + (len > 1200 ? len - 1200 : 0));
+	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(ms >= 0 && ms < 20000 + 30000, "job ended %ld ms after the stop", ms);
+	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
+	test_proc_free(&p);
 }
 
 /* DenseNet-121 at 64x64, 2 ranks, a few epochs on 1200 generated images:
@@ -531,10 +699,15 @@ const struct test_case e2e_slurm_tests[] = {
 	{ "error_on_every_rank_is_shown_and_ends_the_step",
 	  test_error_on_every_rank_is_shown_and_ends_the_step },
 	{ "eval_on_three_ranks_equals_one_rank", test_eval_on_three_ranks_equals_one_rank },
-	{ "gpu_train_matches_cpu_train", test_gpu_train_matches_cpu_train },
-	{ "nccl_two_ranks_equal_one_gpu_accumulating_two",
-	  test_nccl_two_ranks_equal_one_gpu_accumulating_two },
-	{ "nccl_eval_on_two_ranks_equals_one", test_nccl_eval_on_two_ranks_equals_one },
+	{ 0 }
+};
+
+const struct test_case e2e_gpu_tests[] = {
+	{ "readme_command_trains_on_two_gpus", test_readme_command_trains_on_two_gpus },
+	{ "gpu_runs_equal_each_other_and_the_cpu", test_gpu_runs_equal_each_other_and_the_cpu },
+	{ "gpu_sigterm_then_resume_is_exact", test_gpu_sigterm_then_resume_is_exact },
+	{ "gpu_sigkill_one_rank_ends_the_job", test_gpu_sigkill_one_rank_ends_the_job },
+	{ "gpu_sigstop_one_rank_is_named", test_gpu_sigstop_one_rank_is_named },
 	{ 0 }
 };
 

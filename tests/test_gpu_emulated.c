@@ -1,13 +1,15 @@
 /* test_gpu_emulated.c - the gpu backend's host code run end to end on
  * the emulated GPU (group gpu-emulated, CUDA builds): builds the tree
- * again into BUILD-emu with `make GPU_EMU=1 WITH_NCCL=0` (the backend as
+ * again into BUILD-emu with `make GPU_EMU=1` (the backend as
  * is; its kernels from tests/gpu_emu's CPU emulation of the launch model,
  * the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/fake_cuda.cpp),
  * then runs that build's gpu-ops, gpu-layers (every layer kind against
- * ref in fp32, bf16 and fp16) and trainer-loss (the loss kept on the
- * device) groups there, where they find "a device" instead of skipping.
+ * ref in fp32, bf16 and fp16), trainer-loss (the loss kept on the
+ * device) and slurm-e2e-gpu (2 ranks on 2 emulated GPUs over the emulated
+ * NCCL on that build's own test cluster) groups there, where they find
+ * devices instead of skipping.
  * What this does not show: anything about a real GPU's libraries,
- * concurrency or speed (tests/gpu/run.sh on a GPU node does).
+ * numerics or speed (tests/gpu/run.sh on a GPU node does).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +35,7 @@ static void test_emulated_device_builds(void)
 	const char *san = "";
 #endif
 	snprintf(cmd, sizeof(cmd), "cd '%s' && make --no-print-directory -j2 B='%s' GPU_EMU=1 "
-		 "WITH_NCCL=0 %s all", test_src_dir(), emu_build(), san);
+		 "%s all", test_src_dir(), emu_build(), san);
 	CHECK(test_run(cmd, 1500, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %.1500s", cmd, p.exit_code, p.err);
 	test_proc_free(&p);
@@ -54,7 +56,7 @@ static void emulated_group(const char *group, int want_passed)
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "'%s/tests/check.sh' '%s' -g %s", test_src_dir(), emu_build(),
 		 group);
-	CHECK(test_run(cmd, 600, &p) == 0);
+	CHECK(test_run(cmd, 1200, &p) == 0);
 	/* At least want_passed: -g NAME also runs the group's ISA-capped
 	 * variants (trainer-loss@avx2) where the cap lowers something. The
 	 * summary is the last line: "N passed, 0 failed[, M skipped]". */
@@ -80,10 +82,22 @@ static void test_gpu_ops_on_emulated_device(void) { emulated_group("gpu-ops", 3)
 static void test_gpu_layers_on_emulated_device(void) { emulated_group("gpu-layers", 40); }
 static void test_trainer_loss_on_emulated_device(void) { emulated_group("trainer-loss", 13); }
 
+/* The distributed GPU path on the emulated build's own test cluster:
+ * NCCL between ranks, checkpoints, failures (slurm-e2e-gpu). */
+static void test_slurm_gpu_on_emulated_device(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+	SKIP("the emulated DenseNet runs take too long under ASan: the plain make check runs them");
+#else
+	emulated_group("slurm-e2e-gpu", 5);
+#endif
+}
+
 const struct test_case gpu_emulated_tests[] = {
 	{ "emulated_device_builds", test_emulated_device_builds },
 	{ "gpu_ops_on_emulated_device", test_gpu_ops_on_emulated_device },
 	{ "gpu_layers_on_emulated_device", test_gpu_layers_on_emulated_device },
 	{ "trainer_loss_on_emulated_device", test_trainer_loss_on_emulated_device },
+	{ "slurm_gpu_on_emulated_device", test_slurm_gpu_on_emulated_device },
 	{ 0 }
 };

@@ -10,8 +10,9 @@
  * barrier use scratch buffers allocated at open and copy asynchronously
  * (group gpu-audit checks all three).
  * What it does not do: HVD_COMPRESSION (needs device kernels; refused at
- * start-up), or run anywhere in this project's CI: it is compiled and
- * linked with -Werror where CUDA/NCCL exist, never claimed as tested.
+ * start-up). CI runs it on the emulated device and NCCL (make GPU_EMU=1,
+ * group slurm-e2e-gpu), which checks stream order and results, not a real
+ * GPU's NCCL.
  */
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -1,18 +1,16 @@
-/* fake_cuda.cpp - an emulated GPU for the `emu` build (make GPU_EMU=1
- * WITH_NCCL=0; group gpu-emulated): the CUDA runtime, cuDNN and cuBLAS calls the
- * gpu backend makes, implemented on the host with their documented
- * semantics, so the backend's host code (pool, descriptors, slices,
- * streams and events as calls, pinned copies, the loss, the device
- * optimizer) runs unchanged on a machine without a GPU, with the
- * emulated kernels (gpu_emu.cpp) in place of the nvcc-built ones.
- * "Device" memory is host memory; every call completes before it returns
- * (streams and events are tokens; queries always report done); cuDNN
- * convolutions are direct loops over the strided descriptors
- * (cross-correlation, alpha/beta as documented), cublasGemmEx a
+/* fake_cuda.cpp - cuDNN and cuBLAS of the emulated device (make GPU_EMU=1;
+ * groups gpu-emulated and slurm-gpu-emu): the calls the gpu backend
+ * makes, implemented on the host with their documented semantics, so the
+ * backend's host code runs unchanged on a machine without a GPU. Each
+ * convolution or GEMM is checked when called and then runs in its
+ * handle's stream (emu_device.h), with the descriptors and alpha/beta
+ * copied at the call as the libraries read them. Convolutions are direct
+ * loops over the strided descriptors (cross-correlation), cublasGemmEx a
  * column-major loop; fp16/bf16 elements are converted with CUDA's own
  * host conversions and accumulated in fp32.
- * What it does not do: anything concurrent, timing, or the libraries'
- * numerics beyond fp32 accumulation (algorithms, Tensor Core rounding).
+ * What it does not do: the CUDA runtime (emu_runtime.cpp), timing, or the
+ * libraries' numerics beyond fp32 accumulation (algorithms, Tensor Core
+ * rounding).
  */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -24,100 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --- CUDA runtime --- */
-struct CUstream_st { int token; };
-struct CUevent_st { int token; };
-
-extern "C" {
-
-cudaError_t cudaGetDeviceCount(int *count) { *count = 1; return cudaSuccess; }
-cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
-cudaError_t cudaGetDevice(int *device) { *device = 0; return cudaSuccess; }
-cudaError_t cudaGetLastError(void) { return cudaSuccess; }
-
-const char *cudaGetErrorString(cudaError_t error)
-{
-	static char text[64];
-	snprintf(text, sizeof(text), "emulated CUDA error %d", (int)error);
-	return error == cudaSuccess ? "no error" : text;
-}
-
-cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device)
-{
-	snprintf(id, (size_t)len, "0000:e%d:00.0", device);
-	return cudaSuccess;
-}
-
-cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
-{
-	*total = (size_t)16 << 30;
-	*free_bytes = (size_t)12 << 30;
-	return cudaSuccess;
-}
-
-static cudaError_t host_alloc(void **p, size_t bytes)
-{
-	*p = NULL;
-	if (posix_memalign(p, 256, bytes ? bytes : 1))
-		return cudaErrorMemoryAllocation;
-	memset(*p, 0xA5, bytes);  /* like device memory: not zeroed */
-	return cudaSuccess;
-}
-
-cudaError_t cudaMalloc(void **p, size_t bytes) { return host_alloc(p, bytes); }
-cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int) { return host_alloc(p, bytes); }
-cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
-cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
-cudaError_t cudaHostRegister(void *, size_t, unsigned int) { return cudaSuccess; }
-cudaError_t cudaHostUnregister(void *) { return cudaSuccess; }
-
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind)
-{
-	if (bytes)  /* CUDA takes 0-byte copies of NULL (a model without parameters) */
-		memmove(dst, src, bytes);
-	return cudaSuccess;
-}
-
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
-			    cudaStream_t)
-{
-	return cudaMemcpy(dst, src, bytes, kind);
-}
-
-cudaError_t cudaMemset(void *p, int value, size_t bytes)
-{
-	if (bytes)
-		memset(p, value, bytes);
-	return cudaSuccess;
-}
-
-cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t)
-{
-	return cudaMemset(p, value, bytes);
-}
-
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int)
-{
-	*s = new CUstream_st();
-	return cudaSuccess;
-}
-
-cudaError_t cudaStreamDestroy(cudaStream_t s) { delete s; return cudaSuccess; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned int) { return cudaSuccess; }
-
-cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int)
-{
-	*e = new CUevent_st();
-	return cudaSuccess;
-}
-
-cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
-cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-
-} /* extern "C" */
+#include "emu_device.h"
 
 /* --- element access for the three data types --- */
 static float load(const void *p, size_t i, int fp16, int bf16)
@@ -316,18 +221,11 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
 }
 
 /* y = alpha * conv(x, w) + beta * y */
-cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t, const void *alpha,
-				      const cudnnTensorDescriptor_t xd, const void *x,
-				      const cudnnFilterDescriptor_t wd, const void *w,
-				      const cudnnConvolutionDescriptor_t cv, cudnnConvolutionFwdAlgo_t,
-				      void *, size_t, const void *beta,
-				      const cudnnTensorDescriptor_t yd, void *y)
+static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
+			 const cudnnFilterStruct *wd, const void *w, const cudnnConvolutionStruct *cv,
+			 float b, const cudnnTensorStruct *yd, void *y)
 {
-	cudnnStatus_t st = conv_supported(xd, wd, cv, yd);
-	if (st != CUDNN_STATUS_SUCCESS)
-		return st;
 	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), iy, ix;
-	float a = *(const float *)alpha, b = *(const float *)beta;
 	for (int n = 0; n < yd->n; n++)
 		for (int k = 0; k < yd->c; k++)
 			for (int oy = 0; oy < yd->h; oy++)
@@ -341,23 +239,15 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t, const void *alpha,
 									       load(w, wat(wd, k, c, r, s), h16, b16);
 					store(y, at(yd, n, k, oy, ox), h16, b16, sum, a, b);
 				}
-	return CUDNN_STATUS_SUCCESS;
 }
 
 /* dx = alpha * conv^T(dy, w) + beta * dx (gathered: every dx element once) */
-cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t, const void *alpha,
-					   const cudnnFilterDescriptor_t wd, const void *w,
-					   const cudnnTensorDescriptor_t dyd, const void *dy,
-					   const cudnnConvolutionDescriptor_t cv,
-					   cudnnConvolutionBwdDataAlgo_t, void *, size_t,
-					   const void *beta, const cudnnTensorDescriptor_t dxd,
-					   void *dx)
+static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void *w,
+			       const cudnnTensorStruct *dyd, const void *dy,
+			       const cudnnConvolutionStruct *cv, float b,
+			       const cudnnTensorStruct *dxd, void *dx)
 {
-	cudnnStatus_t st = conv_supported(dxd, wd, cv, dyd);
-	if (st != CUDNN_STATUS_SUCCESS)
-		return st;
 	int h16 = is_half(dxd->type), b16 = is_bf16(dxd->type);
-	float a = *(const float *)alpha, b = *(const float *)beta;
 	for (int n = 0; n < dxd->n; n++)
 		for (int c = 0; c < dxd->c; c++)
 			for (int y = 0; y < dxd->h; y++)
@@ -377,23 +267,15 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t, const void *alpha,
 							}
 					store(dx, at(dxd, n, c, y, x), h16, b16, sum, a, b);
 				}
-	return CUDNN_STATUS_SUCCESS;
 }
 
 /* dw = alpha * sum over n, oy, ox of x * dy + beta * dw */
-cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t, const void *alpha,
-					     const cudnnTensorDescriptor_t xd, const void *x,
-					     const cudnnTensorDescriptor_t dyd, const void *dy,
-					     const cudnnConvolutionDescriptor_t cv,
-					     cudnnConvolutionBwdFilterAlgo_t, void *, size_t,
-					     const void *beta, const cudnnFilterDescriptor_t dwd,
-					     void *dw)
+static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const void *x,
+				 const cudnnTensorStruct *dyd, const void *dy,
+				 const cudnnConvolutionStruct *cv, float b,
+				 const cudnnFilterStruct *dwd, void *dw)
 {
-	cudnnStatus_t st = conv_supported(xd, dwd, cv, dyd);
-	if (st != CUDNN_STATUS_SUCCESS)
-		return st;
 	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), iy, ix;
-	float a = *(const float *)alpha, b = *(const float *)beta;
 	for (int k = 0; k < dwd->k; k++)
 		for (int c = 0; c < dwd->c; c++)
 			for (int r = 0; r < dwd->h; r++)
@@ -407,6 +289,65 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t, const void *alpha,
 									       load(dy, at(dyd, n, k, oy, ox), h16, b16);
 					store(dw, wat(dwd, k, c, r, s), h16, b16, sum, a, b);
 				}
+}
+
+/* The three convolutions: checked now, run in the handle's stream with
+ * copies of the descriptors and scalars (CUDA reads them at the call). */
+cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
+				      const cudnnTensorDescriptor_t xd, const void *x,
+				      const cudnnFilterDescriptor_t wd, const void *w,
+				      const cudnnConvolutionDescriptor_t cv, cudnnConvolutionFwdAlgo_t,
+				      void *, size_t, const void *beta,
+				      const cudnnTensorDescriptor_t yd, void *y)
+{
+	cudnnStatus_t st = conv_supported(xd, wd, cv, yd);
+	if (st != CUDNN_STATUS_SUCCESS)
+		return st;
+	cudnnTensorStruct X = *xd, Y = *yd;
+	cudnnFilterStruct W = *wd;
+	cudnnConvolutionStruct C = *cv;
+	float a = *(const float *)alpha, b = *(const float *)beta;
+	emu_enqueue(h->stream, EMU_DEVICE_LOCK, [=] { conv_forward(a, &X, x, &W, w, &C, b, &Y, y); });
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
+					   const cudnnFilterDescriptor_t wd, const void *w,
+					   const cudnnTensorDescriptor_t dyd, const void *dy,
+					   const cudnnConvolutionDescriptor_t cv,
+					   cudnnConvolutionBwdDataAlgo_t, void *, size_t,
+					   const void *beta, const cudnnTensorDescriptor_t dxd,
+					   void *dx)
+{
+	cudnnStatus_t st = conv_supported(dxd, wd, cv, dyd);
+	if (st != CUDNN_STATUS_SUCCESS)
+		return st;
+	cudnnTensorStruct DY = *dyd, DX = *dxd;
+	cudnnFilterStruct W = *wd;
+	cudnnConvolutionStruct C = *cv;
+	float a = *(const float *)alpha, b = *(const float *)beta;
+	emu_enqueue(h->stream, EMU_DEVICE_LOCK,
+		    [=] { conv_backward_data(a, &W, w, &DY, dy, &C, b, &DX, dx); });
+	return CUDNN_STATUS_SUCCESS;
+}
+
+cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
+					     const cudnnTensorDescriptor_t xd, const void *x,
+					     const cudnnTensorDescriptor_t dyd, const void *dy,
+					     const cudnnConvolutionDescriptor_t cv,
+					     cudnnConvolutionBwdFilterAlgo_t, void *, size_t,
+					     const void *beta, const cudnnFilterDescriptor_t dwd,
+					     void *dw)
+{
+	cudnnStatus_t st = conv_supported(xd, dwd, cv, dyd);
+	if (st != CUDNN_STATUS_SUCCESS)
+		return st;
+	cudnnTensorStruct X = *xd, DY = *dyd;
+	cudnnFilterStruct DW = *dwd;
+	cudnnConvolutionStruct C = *cv;
+	float a = *(const float *)alpha, b = *(const float *)beta;
+	emu_enqueue(h->stream, EMU_DEVICE_LOCK,
+		    [=] { conv_backward_filter(a, &X, x, &DY, dy, &C, b, &DW, dw); });
 	return CUDNN_STATUS_SUCCESS;
 }
 
@@ -433,7 +374,33 @@ cublasStatus_t cublasSetStream_v2(cublasHandle_t h, cudaStream_t s) { h->stream 
 cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t m) { h->math = m; return CUBLAS_STATUS_SUCCESS; }
 
 /* Column-major C (m x n) = alpha op(A) op(B) + beta C, fp32 accumulation. */
-cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
+struct gemm {
+	cublasOperation_t ta, tb;
+	int m, n, k, lda, ldb, ldc;
+	cudaDataType at_, bt, ct;
+	float alpha, beta;
+};
+
+static void run_gemm(const gemm &g, const void *A, const void *B, void *C)
+{
+	for (int j = 0; j < g.n; j++)
+		for (int i = 0; i < g.m; i++) {
+			float sum = 0.0f;
+			for (int l = 0; l < g.k; l++) {
+				size_t ai = g.ta == CUBLAS_OP_N ? (size_t)i + (size_t)l * g.lda
+								: (size_t)l + (size_t)i * g.lda;
+				size_t bi = g.tb == CUBLAS_OP_N ? (size_t)l + (size_t)j * g.ldb
+								: (size_t)j + (size_t)l * g.ldb;
+				sum += load(A, ai, blas_half(g.at_), blas_bf16(g.at_)) *
+				       load(B, bi, blas_half(g.bt), blas_bf16(g.bt));
+			}
+			store(C, (size_t)i + (size_t)j * g.ldc, blas_half(g.ct), blas_bf16(g.ct), sum,
+			      g.alpha, g.beta);
+		}
+}
+
+/* Checked now, run in the handle's stream. */
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n,
 			    int k, const void *alpha, const void *A, cudaDataType at_, int lda,
 			    const void *B, cudaDataType bt, int ldb, const void *beta, void *C,
 			    cudaDataType ct, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t)
@@ -443,20 +410,9 @@ cublasStatus_t cublasGemmEx(cublasHandle_t, cublasOperation_t ta, cublasOperatio
 		return CUBLAS_STATUS_NOT_SUPPORTED;
 	if (lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m)
 		return CUBLAS_STATUS_INVALID_VALUE;
-	float a = *(const float *)alpha, b = *(const float *)beta;
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < m; i++) {
-			float sum = 0.0f;
-			for (int l = 0; l < k; l++) {
-				size_t ai = ta == CUBLAS_OP_N ? (size_t)i + (size_t)l * lda
-							      : (size_t)l + (size_t)i * lda;
-				size_t bi = tb == CUBLAS_OP_N ? (size_t)l + (size_t)j * ldb
-							      : (size_t)j + (size_t)l * ldb;
-				sum += load(A, ai, blas_half(at_), blas_bf16(at_)) *
-				       load(B, bi, blas_half(bt), blas_bf16(bt));
-			}
-			store(C, (size_t)i + (size_t)j * ldc, blas_half(ct), blas_bf16(ct), sum, a, b);
-		}
+	gemm g = { ta, tb, m, n, k, lda, ldb, ldc, at_, bt, ct, *(const float *)alpha,
+		   *(const float *)beta };
+	emu_enqueue(h->stream, EMU_DEVICE_LOCK, [=] { run_gemm(g, A, B, C); });
 	return CUBLAS_STATUS_SUCCESS;
 }
 

@@ -8,24 +8,29 @@
  * Built twice: into the test runner of every CUDA build (namespace emu,
  * the gpu_emu table), and with GPU_EMU_DEVICE as the emulated device's
  * gpu_k_* in `make GPU_EMU=1` (tests/gpu_emu/fake_cuda.cpp).
- * What it does not do: streams (every launch completes before it
- * returns) or device memory (pointers are host memory).
+ * The emulated device queues each launch on its stream (emu_device.h)
+ * and refuses pointer arguments of another device; the runner's table
+ * runs a launch before it returns.
+ * What it does not do: device memory (pointers are host memory).
  */
 #include <cuda_runtime_api.h>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 #include <math.h>
-#include <pthread.h>
+#include <stdint.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #include "gpu_emu.h"
+#ifdef GPU_EMU_DEVICE
+#include "emu_device.h"
+#endif
 
 /* Internal linkage for the whole emulator: the runner links this file
  * twice over in the emulated-device build (the gpu_emu table and the
@@ -39,9 +44,8 @@ struct emu_dim3 {
 
 static thread_local emu_dim3 emu_thread_idx, emu_block_idx;
 static emu_dim3 emu_block_dim, emu_grid_dim;
-static pthread_barrier_t emu_barrier;
 static std::atomic<unsigned long> emu_started{0};
-static std::atomic<int> emu_synced{0};
+static int emu_synced;   /* launches run one at a time (the device lock) */
 
 /* CUDA's device math that the C library lacks (rsqrtf: 2 ulp on a GPU). */
 static inline float rsqrtf(float x)
@@ -49,79 +53,176 @@ static inline float rsqrtf(float x)
 	return 1.0f / sqrtf(x);
 }
 
-static void emu_syncthreads(void)
-{
-	emu_synced = 1;
-	pthread_barrier_wait(&emu_barrier);
-}
+/* A block's threads as fibers on the calling thread, stacks kept between
+ * launches: each runs until __syncthreads or its end and switches straight
+ * to the next in thread order; after the last, the next round starts - CUDA's barrier semantics at the cost of a
+ * user-space switch (callee-saved registers and the stack pointer; no
+ * signal-mask system call as swapcontext makes). The sanitizer calls
+ * tell ASan which stack is live. */
+#if !defined(__x86_64__)
+#error "gpu_emu.cpp: the fiber switch is written for x86-64"
+#endif
+extern "C" void hvd_emu_fiber_switch(void **save_sp, void *to_sp);
+__asm__(".text\n.weak hvd_emu_fiber_switch\n.type hvd_emu_fiber_switch,@function\n"
+	"hvd_emu_fiber_switch:\n"
+	"\tpushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\tpushq %r15\n"
+	"\tmovq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n"
+	"\tpopq %r15\n\tpopq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n"
+	"\tret\n.size hvd_emu_fiber_switch,.-hvd_emu_fiber_switch\n");
 
-/* A block's threads as real threads, kept between launches: the block
- * runs when every worker below `active` has run `job` once. */
-struct emu_pool {
-	std::vector<std::thread> workers;
-	std::mutex mu;
-	std::condition_variable start, done;
-	std::function<void()> job;
-	unsigned generation = 0, active = 0, finished = 0, block = 0;
+struct emu_fibers {
+#ifdef __SANITIZE_ADDRESS__
+	static constexpr size_t stack_bytes = 64 * 1024;
+#else
+	static constexpr size_t stack_bytes = 16 * 1024;
+#endif
+	void *scheduler = nullptr;
+	std::vector<void *> sp;
+	std::vector<std::vector<char>> stacks;
+	std::vector<char> done;
+	const std::function<void()> *job = nullptr;
+	unsigned current = 0;
+	const void *main_bottom = nullptr;
+	size_t main_size = 0;
 
-	void ensure(unsigned n)
+	/* The next fiber that has not finished, after the current one in
+	 * thread order (a barrier round wraps to the first), or -1. */
+	int next_fiber(void)
 	{
-		while (workers.size() < n) {
-			unsigned t = (unsigned)workers.size();
-			workers.emplace_back([this, t] { work(t); });
-			workers.back().detach();  /* lives as long as the process */
+		unsigned n = (unsigned)sp.size();
+		for (unsigned k = 1; k <= n; k++) {
+			unsigned t = (current + k) % n;
+			if (!done[t])
+				return (int)t;
 		}
+		return -1;
 	}
 
-	void work(unsigned t)
+	/* From a fiber at a barrier or at its end straight to the next one;
+	 * to the launching thread when all have finished. */
+	void leave(bool finished)
 	{
-		unsigned seen = 0;
-		for (;;) {
-			std::unique_lock<std::mutex> lock(mu);
-			start.wait(lock, [&] { return generation != seen; });
-			seen = generation;
-			if (t >= active)
-				continue;
-			emu_thread_idx = { t, 0, 0 };
-			emu_block_idx = { block, 0, 0 };
-			lock.unlock();
-			job();
-			lock.lock();
-			if (++finished == active)
-				done.notify_one();
+		unsigned from = current;
+		int to = next_fiber();
+		void *target = to < 0 ? scheduler : sp[(unsigned)to];
+		if (to >= 0) {
+			current = (unsigned)to;
+			emu_thread_idx = { current, 0, 0 };
 		}
+#ifdef __SANITIZE_ADDRESS__
+		void *fake = nullptr;
+		__sanitizer_start_switch_fiber(finished ? nullptr : &fake,
+					       to < 0 ? main_bottom : stacks[(unsigned)to].data(),
+					       to < 0 ? main_size : stack_bytes);
+		hvd_emu_fiber_switch(&sp[from], target);
+		__sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+		hvd_emu_fiber_switch(&sp[from], target);
+#endif
+	}
+
+	static void entry(void);
+
+	/* A new fiber's stack as the switch leaves one: six saved registers,
+	 * then entry as the return address, then a dummy caller's return
+	 * address so entry starts with the ABI's alignment. The tops are
+	 * staggered so that 256 fibers' hot frames do not share cache sets. */
+	void *fresh_stack(unsigned t)
+	{
+		uintptr_t top = ((uintptr_t)stacks[t].data() + stack_bytes - (t % 64) * 64) &
+				~(uintptr_t)15;
+		void **p = (void **)top;
+		*--p = nullptr;
+		*--p = (void *)entry;
+		for (int r = 0; r < 6; r++)
+			*--p = nullptr;
+		return p;
 	}
 
 	void run_block(unsigned b, unsigned n, const std::function<void()> &fn)
 	{
-		ensure(n);
-		pthread_barrier_init(&emu_barrier, NULL, n);
-		std::unique_lock<std::mutex> lock(mu);
-		job = fn;
-		active = n;
-		finished = 0;
-		block = b;
-		generation++;
-		start.notify_all();
-		done.wait(lock, [&] { return finished == active; });
-		pthread_barrier_destroy(&emu_barrier);
+		job = &fn;
+		while (stacks.size() < n)
+			stacks.emplace_back(stack_bytes);
+		sp.resize(n);
+		done.assign(n, 0);
+		for (unsigned t = 0; t < n; t++)
+			sp[t] = fresh_stack(t);
+		current = 0;
+		emu_thread_idx = { 0, 0, 0 };
+		emu_block_idx = { b, 0, 0 };
+#ifdef __SANITIZE_ADDRESS__
+		void *fake = nullptr;
+		__sanitizer_start_switch_fiber(&fake, stacks[0].data(), stack_bytes);
+		hvd_emu_fiber_switch(&scheduler, sp[0]);
+		__sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
+#else
+		hvd_emu_fiber_switch(&scheduler, sp[0]);
+#endif
 		emu_started += n;
 	}
 };
 
-static emu_pool pool;
+static emu_fibers fibers;
+
+/* A fiber's first frame: runs the thread's kernel body, then leaves for
+ * good (a finished fiber is never resumed). */
+void emu_fibers::entry(void)
+{
+#ifdef __SANITIZE_ADDRESS__
+	__sanitizer_finish_switch_fiber(nullptr, &fibers.main_bottom, &fibers.main_size);
+#endif
+	(*fibers.job)();
+	fibers.done[fibers.current] = 1;
+	fibers.leave(true);
+	__builtin_unreachable();
+}
+
+static void emu_syncthreads(void)
+{
+	emu_synced = 1;
+	fibers.leave(false);
+}
 /* Per kernel (its address): 1 if it met __syncthreads in its first block. */
 static std::map<const void *, int> uses_barrier;
 
+#ifdef GPU_EMU_DEVICE
+/* A kernel's pointer arguments must be host memory or its stream's
+ * device's (a real GPU faults on another device's memory). */
+template <typename T> bool on_device(int, T) { return true; }
+template <typename T> bool on_device(int device, T *p)
+{
+	int owner = emu_pointer_device(p);
+	return owner < 0 || owner == device;
+}
+#endif
+
 struct emu_launch_at {
 	unsigned grid, block;
-	emu_launch_at(unsigned g, unsigned b, int, cudaStream_t) : grid(g), block(b) {}
+	cudaStream_t stream;
+	emu_launch_at(unsigned g, unsigned b, int, cudaStream_t s) : grid(g), block(b), stream(s) {}
 
-	/* Blocks one after another. A kernel's first block runs on real
-	 * threads (they may meet at __syncthreads and share the kernel's
+	/* The emulated device queues the launch on its stream; the test
+	 * runner's table runs it at once. */
+	template <typename F, typename... A> void run(F kernel, A... args)
+	{
+#ifdef GPU_EMU_DEVICE
+		int device = emu_stream_device(stream);
+		if (!(on_device(device, args) && ...)) {
+			emu_fail(cudaErrorIllegalAddress, "a kernel reads memory of another device");
+			return;
+		}
+		emu_launch_at self = *this;
+		emu_enqueue(stream, EMU_DEVICE_LOCK, [=] { self.run_now(kernel, args...); });
+#else
+		run_now(kernel, args...);
+#endif
+	}
+
+	/* Blocks one after another. A kernel's first block runs as fibers (they may meet at __syncthreads and share the kernel's
 	 * static arrays); a kernel that did not synchronise there runs its
 	 * threads one after another from then on (the grid-stride kernels). */
-	template <typename F, typename... A> void run(F kernel, A... args)
+	template <typename F, typename... A> void run_now(F kernel, A... args) const
 	{
 		const void *key = (const void *)kernel;
 		std::function<void()> fn = [=] { kernel(args...); };
@@ -131,7 +232,7 @@ struct emu_launch_at {
 			auto known = uses_barrier.find(key);
 			if (known == uses_barrier.end() || known->second) {
 				emu_synced = 0;
-				pool.run_block(b, block, fn);
+				fibers.run_block(b, block, fn);
 				if (known == uses_barrier.end())
 					uses_barrier[key] = emu_synced;
 				continue;

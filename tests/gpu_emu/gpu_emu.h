@@ -1,7 +1,7 @@
 /* gpu_emu.h - the GPU backend's own CUDA kernels (trainer/backend/gpu/gpu_k_*.cu)
  * compiled as host C++ and run by a CPU emulation of the CUDA launch
  * model (gpu_emu.cpp): a grid of blocks run one after another, each block
- * as blockDim real threads sharing its __shared__ arrays and meeting at
+ * as blockDim fibers sharing its __shared__ arrays and meeting at
  * __syncthreads. Pointers are host memory. This lets the tests execute
  * the kernels' indexing and arithmetic on a machine without a GPU and
  * compare them with trainer/backend/ref; it says nothing about cuDNN, cuBLAS,

@@ -67,27 +67,20 @@ $(B)/obj/tests/gpu_emu/gpu_emu.o: tests/gpu_emu/gpu_emu.cpp tests/gpu_emu/gpu_em
 		-I$(@D) -Itests -Itrainer $(CUDA_CFLAGS) -c $< -o $@
 TEST_LIBS += $(B)/obj/tests/gpu_emu/gpu_emu.o
 
-# GPU_EMU=1 (with WITH_NCCL=0, in its own B): the emulated GPU. The same
-# backend host code, its kernels from the emulator (gpu_emu.cpp with
-# GPU_EMU_DEVICE) and the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/
-# fake_cuda.cpp instead of nvcc and the CUDA libraries, so gpu-layers,
-# trainer-loss and `chexnet --backend gpu` run without a GPU (group
-# gpu-emulated builds it into BUILD-emu and runs them; trainer/backend/gpu/README.md).
+# GPU_EMU=1 (in its own B): the emulated GPU. The same backend host code,
+# its kernels from the emulator (gpu_emu.cpp with GPU_EMU_DEVICE) and the
+# CUDA runtime, cuDNN, cuBLAS and NCCL from tests/gpu_emu (emu.mk, which
+# points CUDA_LIBS at them) instead of nvcc and the CUDA libraries, so
+# the gpu backend and comm_nccl.c run without a GPU (groups gpu-emulated
+# and slurm-gpu-emu; trainer/backend/gpu/README.md).
 ifeq ($(GPU_EMU),1)
-ifeq ($(HAVE_NCCL),1)
-$(error hvd: build: 'GPU_EMU=1': the emulated GPU has no NCCL: add WITH_NCCL=0)
-endif
-GPU_EMU_FLAGS = -std=c++17 -O1 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
-	$(SAN_FLAGS) -I$(B)/obj/tests/gpu_emu -Itests -Itrainer $(CUDA_CFLAGS)
 $(B)/obj/tests/gpu_emu/gpu_emu_device.o: tests/gpu_emu/gpu_emu.cpp tests/gpu_emu/gpu_emu.h \
-		$(GPU_EMU_INCS) trainer/backend/gpu/gpu_k_common.cuh trainer/backend/gpu/gpu_kernels.h
+		tests/gpu_emu/emu_device.h $(GPU_EMU_INCS) trainer/backend/gpu/gpu_k_common.cuh \
+		trainer/backend/gpu/gpu_kernels.h
 	@mkdir -p $(@D)
-	$(CXX) $(GPU_EMU_FLAGS) -DGPU_EMU_DEVICE -c $< -o $@
-$(B)/obj/tests/gpu_emu/fake_cuda.o: tests/gpu_emu/fake_cuda.cpp
-	@mkdir -p $(@D)
-	$(CXX) $(GPU_EMU_FLAGS) -c $< -o $@
-GPU_BACKEND_CU_OBJS := $(B)/obj/tests/gpu_emu/gpu_emu_device.o $(B)/obj/tests/gpu_emu/fake_cuda.o
-GPU_BACKEND_LDLIBS := -ldl -lstdc++
+	$(CXX) $(EMU_CXXFLAGS) -I$(@D) -DGPU_EMU_DEVICE -c $< -o $@
+GPU_BACKEND_CU_OBJS := $(B)/obj/tests/gpu_emu/gpu_emu_device.o
+GPU_BACKEND_LDLIBS := -ldl $(CUDA_LIBS)
 endif
 TEST_CFLAGS += -DHAVE_GPU_BACKEND $(GPU_HOST_CFLAGS)
 else
