@@ -177,6 +177,12 @@ cudaError_t cudaGetDevice(int *device)
 
 cudaError_t cudaGetLastError(void) { return poisoned(); }
 
+cudaError_t cudaRuntimeGetVersion(int *version)
+{
+	*version = CUDART_VERSION;   /* the headers it was built with */
+	return cudaSuccess;
+}
+
 const char *cudaGetErrorString(cudaError_t error)
 {
 	static thread_local char text[320];

@@ -105,6 +105,8 @@ const char *cudnnGetErrorString(cudnnStatus_t status)
 	return status == CUDNN_STATUS_SUCCESS ? "CUDNN_STATUS_SUCCESS" : text;
 }
 
+size_t cudnnGetVersion(void) { return CUDNN_VERSION; }
+
 cudnnStatus_t cudnnCreate(cudnnHandle_t *h) { *h = new cudnnContext(); return CUDNN_STATUS_SUCCESS; }
 cudnnStatus_t cudnnDestroy(cudnnHandle_t h) { delete h; return CUDNN_STATUS_SUCCESS; }
 cudnnStatus_t cudnnSetStream(cudnnHandle_t h, cudaStream_t s) { h->stream = s; return CUDNN_STATUS_SUCCESS; }
