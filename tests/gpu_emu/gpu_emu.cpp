@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdint.h>
 #ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -129,6 +130,10 @@ struct emu_fibers {
 	 * staggered so that 256 fibers' hot frames do not share cache sets. */
 	void *fresh_stack(unsigned t)
 	{
+#ifdef __SANITIZE_ADDRESS__
+		/* a finished fiber never returns: ASan's marks of its frames stay */
+		__asan_unpoison_memory_region(stacks[t].data(), stack_bytes);
+#endif
 		uintptr_t top = ((uintptr_t)stacks[t].data() + stack_bytes - (t % 64) * 64) &
 				~(uintptr_t)15;
 		void **p = (void **)top;
