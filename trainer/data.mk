@@ -17,6 +17,7 @@ DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)
 DATA_SRCS += trainer/data/dicom_pixels.c trainer/data/patient.c trainer/base/siphash.c trainer/data/view.c trainer/data/preview.c
 ifeq ($(HAVE_GDCM),1)
 DATA_CXX_OBJS := $(B)/obj/trainer/data/dicom_gdcm.o
+DATA_SRCS += trainer/data/dicom_reader.c
 DATA_LDLIBS += $(GDCM_LIBS) -lstdc++
 $(B)/obj/trainer/data/dicom_gdcm.o: MODULE_CXXFLAGS = -Itrainer $(GDCM_CFLAGS)
 else

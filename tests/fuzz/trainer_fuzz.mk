@@ -11,11 +11,11 @@ FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/image_decode.c trainer/d
 	trainer/data/image_encode.c trainer/data/dicom_pixels.c
 # DICOM's reader: the GDCM shim built by clang++ with ASan (UBSan's C++
 # runtime is not linked by the C link; GDCM itself is the system's, not
-# instrumented), or the refusing stub.
+# instrumented) and the reader process around it, or the refusing stub.
 ifeq ($(HAVE_GDCM),1)
-FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o
+FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o trainer/data/dicom_reader.c
 FUZZ_DICOM_LIBS = $(GDCM_LIBS) -lstdc++
-$(FUZZ_DICOM_OBJ): trainer/data/dicom_gdcm.cc trainer/data/dicom_read.h
+$(B)/fuzz-obj/dicom_gdcm.o: trainer/data/dicom_gdcm.cc trainer/data/dicom_read.h trainer/data/dicom_gdcm.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC)++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -Itrainer $(GDCM_CFLAGS) -c $< -o $@
 else

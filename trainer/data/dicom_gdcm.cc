@@ -2,10 +2,12 @@
  * file of the trainer, and the only one that includes GDCM. It parses a
  * data set from memory, decodes the first frame with GDCM's codecs and
  * copies out attributes as plain C data; every GDCM exception and failure
- * becomes a one-line reason. GDCM runs in a forked child per file (its
- * assert()s abort on malformed input; the child's stderr, where GDCM's
- * codecs print, goes to /dev/null) that returns its result in a memfd.
- * What it does not do: interpret pixels or attributes (dicom_pixels.c).
+ * becomes a one-line reason. It runs in a reader process that
+ * dicom_reader.c starts per file (GDCM's assert()s abort on malformed
+ * input; the reader's stderr, where GDCM's codecs print, goes to
+ * /dev/null) and hands its result back in a memfd (dicom_gdcm.h).
+ * What it does not do: start processes (dicom_reader.c), or interpret
+ * pixels or attributes (dicom_pixels.c).
  */
 #include <gdcmImage.h>
 #include <gdcmImageReader.h>
@@ -25,19 +27,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "data/dicom_gdcm.h"
 #include "data/dicom_read.h"
 
-#define DICOM_READ_SECONDS 60
-
 namespace {
-
-int waitpid_retry(pid_t pid, int *status)
-{
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
-}
 
 /* GDCM's ImageReader, split: parse the data set first (our checks run on
  * it), then build the image. Number of Frames is added as 1 when absent:
@@ -314,8 +307,9 @@ size_t payload_bytes(const dicom_raw *raw)
 	return n;
 }
 
-/* In the child: read, size the memfd to the result, write it there. */
-void child_read(const void *data, size_t bytes, uint32_t max_side, int fd)
+} // namespace
+
+extern "C" void dicom_gdcm_read_to(const void *data, size_t bytes, uint32_t max_side, int fd)
 {
 	shared_result res;
 	int null = open("/dev/null", O_WRONLY);   /* the codecs print to stderr */
@@ -344,9 +338,8 @@ void child_read(const void *data, size_t bytes, uint32_t max_side, int fd)
 	_exit(0);
 }
 
-/* In the parent: the child's result (map of map_bytes) as malloc'd
- * copies; a result that does not fit its file is refused. */
-int take_result(const uint8_t *map, size_t map_bytes, dicom_raw *out, char *why, size_t why_bytes)
+extern "C" int dicom_gdcm_take_result(const uint8_t *map, size_t map_bytes, dicom_raw *out,
+				      char *why, size_t why_bytes)
 {
 	const shared_result *res = reinterpret_cast<const shared_result *>(map);
 	const uint8_t *at = map + sizeof(*res);
@@ -383,52 +376,4 @@ oom:
 	dicom_raw_free(out);
 	snprintf(why, why_bytes, "out of memory");
 	return -1;
-}
-
-/* The reader's exit, as a reason; 0 when it exited normally. */
-int reader_status(int status, char *why, size_t why_bytes)
-{
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
-		return snprintf(why, why_bytes, "GDCM took more than %d s on it", DICOM_READ_SECONDS), -1;
-	if (WIFSIGNALED(status))
-		return snprintf(why, why_bytes, "GDCM failed on it (signal %d): malformed", WTERMSIG(status)), -1;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return snprintf(why, why_bytes, "the reader failed (exit %d)", WEXITSTATUS(status)), -1;
-	return 0;
-}
-
-} // namespace
-
-/* GDCM as Debian builds it keeps its assert()s, and malformed files reach
- * them (a 10-byte file aborts the process): each file is read in a forked
- * child that hands its result back through a memfd sized to it, so an
- * abort, a crash or a hang (killed after DICOM_READ_SECONDS) becomes a
- * refusal. */
-extern "C" int dicom_read_memory(const void *data, size_t bytes, uint32_t max_side,
-				 struct dicom_raw *out, char *why, size_t why_bytes)
-{
-	struct stat st;
-	memset(out, 0, sizeof(*out));
-	int fd = memfd_create("hvd-dicom", MFD_CLOEXEC), status = 0, rc = -1;
-	pid_t pid = fd < 0 ? -1 : fork();
-	if (pid == 0)
-		child_read(data, bytes, max_side, fd);
-	if (pid < 0)
-		snprintf(why, why_bytes, "cannot start the reader: %s", strerror(errno));
-	else if (waitpid_retry(pid, &status) != 0)
-		snprintf(why, why_bytes, "waiting for the reader: %s", strerror(errno));
-	else if (reader_status(status, why, why_bytes) == 0) {
-		void *map = fstat(fd, &st) == 0 && st.st_size > 0 ?
-			mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-		if (map == MAP_FAILED)
-			snprintf(why, why_bytes, "the reader's result: %s", strerror(errno));
-		else {
-			rc = take_result(static_cast<const uint8_t *>(map), (size_t)st.st_size, out, why,
-					 why_bytes);
-			munmap(map, (size_t)st.st_size);
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	return rc;
 }
