@@ -158,8 +158,10 @@ static void test_one_node_gpu_script(void)
  * exits 75, the script requeues the job, and the requeued run resumes from
  * OUT/last and finishes: the job ends COMPLETED, exit 0, after one
  * restart. Slurm holds a requeued job for about 2 minutes (its BeginTime);
- * the test moves that BeginTime to now once the job is pending again and
- * the node idle (the first run's processes gone).
+ * the test moves that BeginTime to 2 s from now once the job is pending
+ * again and the node idle (the first run's processes gone): slurmd refuses
+ * a credential made in the second it revoked the job's old one ("Killing
+ * non-startable batch JobId=...: Job credential revoked").
  * (`sbatch --wait` can return at the requeue: the test polls instead.) */
 static void test_preemptible_script_requeues_and_resumes(void)
 {
@@ -176,7 +178,7 @@ static void test_preemptible_script_requeues_and_resumes(void)
 		 "scancel --batch --signal=USR1 \"$j\"; "
 		 "for i in $(seq 600); do scontrol show job \"$j\" | grep -q JobState=PENDING && "
 		 "[ \"$(sinfo -h -o %%t)\" = idle ] && break; sleep 0.1; done; "
-		 "scontrol update JobId=\"$j\" StartTime=now; "
+		 "scontrol update JobId=\"$j\" StartTime=now+2; "
 		 "for i in $(seq 1800); do s=$(scontrol -o show job \"$j\" 2>&1); case $s in "
 		 "*Invalid*) break;; *Restarts=0*) ;; *JobState=COMPLETED*|*JobState=FAILED*|"
 		 "*JobState=CANCELLED*|*JobState=TIMEOUT*) break;; esac; sleep 0.1; done; "
