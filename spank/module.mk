@@ -31,17 +31,24 @@ $(B)/hvd.so: $(SPANK_SO_OBJS) spank/hvd.map
 	$(CC) $(SPANK_SO_LDFLAGS) -o $@ $(SPANK_SO_OBJS) $(HWLOC_LIBS)
 
 PROGRAMS += $(B)/hvd.so
+# Another Slurm's headers (SLURM_HOME) rebuild the plugin: its version is
+# compiled in (SPANK_PLUGIN), and Slurm refuses a plugin of another version.
+$(SPANK_SO_OBJS): $(B)/config.mk
+endif
+
+# install-spank: hvd.so, hvd(8) and the plugstack.conf line as an example
+# in $(datadir)/hvd (never /etc: the admin includes or links it).
 INSTALL_RULES += install-spank
-
-SPANK_PLUGIN_DIR ?= $(PREFIX)/lib/slurm
-SPANK_CONF_DIR ?= /etc/slurm/plugstack.conf.d
-
+INSTALLED_FILES += $(SPANK_PLUGIN_DIR)/hvd.so $(hvd_datadir)/plugstack.conf $(mandir)/man8/hvd.8
 .PHONY: install-spank
+ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)
 install-spank: $(B)/hvd.so
-	install -d '$(DESTDIR)$(SPANK_PLUGIN_DIR)' '$(DESTDIR)$(SPANK_CONF_DIR)'
-	install -m 0755 $(B)/hvd.so '$(DESTDIR)$(SPANK_PLUGIN_DIR)/hvd.so'
-	sed 's|@PLUGIN@|$(SPANK_PLUGIN_DIR)/hvd.so|' etc/plugstack.conf.d/hvd.conf \
-		> '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf.new'
-	chmod 0644 '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf.new'
-	mv '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf.new' '$(DESTDIR)$(SPANK_CONF_DIR)/hvd.conf'
+	$(INSTALL) -d '$(DESTDIR)$(SPANK_PLUGIN_DIR)' '$(DESTDIR)$(hvd_datadir)' '$(DESTDIR)$(mandir)/man8'
+	$(INSTALL) -m 0755 $(B)/hvd.so '$(DESTDIR)$(SPANK_PLUGIN_DIR)/hvd.so'
+	sed 's|@PLUGIN@|$(SPANK_PLUGIN_DIR)/hvd.so|' etc/plugstack.conf.d/hvd.conf > '$(DESTDIR)$(hvd_datadir)/plugstack.conf'
+	chmod 0644 '$(DESTDIR)$(hvd_datadir)/plugstack.conf'
+	$(INSTALL) -m 0644 man/hvd.8 '$(DESTDIR)$(mandir)/man8/hvd.8'
+else
+install-spank:
+	@echo "hvd: install: 'hvd.so': needs$(if $(filter 1,$(HAVE_SLURM)),, Slurm's slurm/spank.h (libslurm-dev or SLURM_HOME))$(if $(filter 1,$(HAVE_HWLOC)),, hwloc (libhwloc-dev or HWLOC_HOME)): not found" >&2; exit 1
 endif
