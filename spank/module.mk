@@ -13,12 +13,20 @@ TEST_SRCS += spank/options.c spank/placement.c spank/topology.c \
 	tests/test_spank_options.c tests/test_spank_placement.c tests/test_spank_slurm.c
 TEST_LDLIBS += $(HWLOC_LIBS)
 
+# The Slurm version of the headers used (mk/detect.sh): --hvd=help and the
+# verbose line name it; plugin.c checks it against the headers it sees.
+SLURM_VERSION_DEF := -DHVD_SLURM_VERSION='"$(SLURM_VERSION)"' -DHVD_SLURM_VERSION_NUMBER=$(SLURM_VERSION_NUMBER)
+ifeq ($(HAVE_SLURM),1)
+TEST_CFLAGS += -DHVD_SLURM_VERSION='"$(SLURM_VERSION)"'
+$(B)/obj/tests/test_spank_slurm.o: $(B)/config.mk
+endif
+
 ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)
 SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/options.c spank/placement.c spank/topology.c
 SPANK_SO_OBJS := $(patsubst spank/%.c,$(B)/obj/spank-so/%.o,$(SPANK_SO_SRCS))
 SPANK_SO_CFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
 	-fstack-protector-strong $(if $(filter -O0,$(OPT)),,-D_FORTIFY_SOURCE=2) -fno-strict-aliasing \
-	-Ispank $(SPANK_DEFS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(VERSION_DEF) $(CFLAGS)
+	-Ispank $(SPANK_DEFS) $(SLURM_CFLAGS) $(HWLOC_CFLAGS) $(VERSION_DEF) $(SLURM_VERSION_DEF) $(CFLAGS)
 SPANK_SO_LDFLAGS := -shared -Wl,--version-script=spank/hvd.map -Wl,-z,relro -Wl,-z,now \
 	-Wl,-z,noexecstack -Wl,--as-needed $(LDFLAGS)
 
