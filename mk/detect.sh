@@ -157,7 +157,7 @@ else
 	line="✗ libFuzzer ($fuzz_cc -fsanitize=fuzzer): not found (Debian package clang)"
 	echo "HAVE_FUZZER := 0" >> "$body"
 	if [ "${WITH_FUZZER:-}" = 1 ]; then
-		echo "hvd: build: 'libFuzzer': not found but WITH_FUZZER=1: install clang (make deps)" >&2
+		echo "hvd: build: 'libFuzzer': not found but WITH_FUZZER=1: install clang (make test-deps)" >&2
 		failed=1
 	fi
 fi
