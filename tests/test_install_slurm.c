@@ -1,7 +1,8 @@
 /* test_install_slurm.c - group "slurm-install": an hvd.so built with
  * SLURM_HOME pointing at Slurm headers of another version reports that
  * version, and the real Slurm of the test cluster refuses to load it with
- * its own error (the message spank/USAGE.md quotes; the case prints it).
+ * its own error (the message spank/USAGE.md quotes; the case prints it),
+ * and that loaded as `optional` it lets jobs run (the rolling upgrade).
  * What it does not do: run a job with the plugin (group slurm-spank).
  */
 #define _GNU_SOURCE
@@ -77,6 +78,12 @@ static void test_plugin_for_another_slurm_is_refused_by_slurm(void)
 	CHECK_CONTAINS(p.err, want);
 	CHECK_CONTAINS(p.err, "hvd.so: Incompatible plugin version");
 	printf("  Slurm says: %s", p.err);   /* the message spank/USAGE.md quotes */
+	test_proc_free(&p);
+	/* `optional` during a rolling upgrade: jobs run without the plugin */
+	snprintf(line, sizeof(line), "optional %s/b/hvd.so\n", t);
+	CHECK(test_write_file(conf, line, strlen(line)) == 0);
+	CHECK_INT(test_run("srun -n 1 true", 60, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "optional: exit %d: %s", p.exit_code, p.err);
 	test_proc_free(&p);
 	CHECK_INT(test_cluster_plugstack(""), 0);
 	CHECK_INT(test_run("srun -n 1 true", 60, &p), 0);
