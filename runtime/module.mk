@@ -1,4 +1,5 @@
-# runtime/module.mk - libhvd (runtime/*/*.c, in layers: HACKING.md) and the programs that exercise it
+# runtime/module.mk - libhvd (runtime/*/*.c, in layers: HACKING.md; libhvd.a, libhvd.so.0,
+# install-libhvd) and the programs that exercise it
 # under srun: $(B)/hvd-rt-test (tests) and $(B)/bench-allreduce (bench/).
 # Needs PMIx; MPI gives the host backend; CUDA+NCCL add comm_nccl.c
 # (compiled and linked with -Werror, never run on a machine without GPUs).

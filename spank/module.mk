@@ -1,4 +1,4 @@
-# spank/module.mk - the hvd SPANK plugin (build/hvd.so) and its unit-tested
+# spank/module.mk - the hvd SPANK plugin (build/hvd.so), its unit-tested parts and install-spank.
 # parts. The .so is built by its own rule, never with sanitizer flags (an
 # ASan object cannot load into slurmstepd): -fPIC, hidden visibility,
 # hardening, a version script exporting only plugin_* and slurm_spank_*,

@@ -114,13 +114,16 @@ static void test_pkg_config_program_links_the_shared_library(void)
 	char *dest = test_path(test_tmpdir(), "dest");
 	install_into(dest);
 	CHECK(test_put("hello.c", hello_c) == 0);
-	char cmd[4 * PATH_MAX];
+	char cmd[4 * PATH_MAX], san[PATH_MAX + 8];
 	struct test_proc p;
+	/* a SAN build's library needs the sanitizers' runtime in the program */
+	snprintf(san, sizeof(san), "%s/.san", test_build_dir());
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && export PKG_CONFIG_SYSROOT_DIR='%s' PKG_CONFIG_LIBDIR='%s/usr/lib/pkgconfig' && "
-		 "cc -o hello hello.c $(pkg-config --cflags --libs hvd) && readelf -d hello && "
+		 "cc %s -o hello hello.c $(pkg-config --cflags --libs hvd) && readelf -d hello && "
 		 "env -u HVD_RANK -u HVD_SIZE -u HVD_COORDINATOR -u PMIX_RANK LD_LIBRARY_PATH='%s/usr/lib' ./hello",
-		 test_tmpdir(), dest, dest, dest);
+		 test_tmpdir(), dest, dest,
+		 access(san, F_OK) == 0 ? "-fsanitize=address,undefined" : "", dest);
 	run_ok(cmd, 90, &p);
 	CHECK_CONTAINS(p.out, "Shared library: [libhvd.so.0]");
 	CHECK_CONTAINS(p.out, "rank 0 size 1 hvd " HVD_VERSION "\n");
