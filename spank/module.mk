@@ -1,8 +1,9 @@
-# spank/module.mk - the hvd SPANK plugin (build/hvd.so), its unit-tested parts and install-spank.
-# parts. The .so is built by its own rule, never with sanitizer flags (an
-# ASan object cannot load into slurmstepd): -fPIC, hidden visibility,
-# hardening, a version script exporting only plugin_* and slurm_spank_*,
-# libhwloc linked, libslurm not (Slurm resolves spank_* when loading).
+# spank/module.mk - the hvd SPANK plugin (build/hvd.so), its unit-tested
+# parts and install-spank. The .so is built by its own rule, never with
+# sanitizer flags (an ASan object cannot load into slurmstepd): -fPIC,
+# hidden visibility, hardening, a version script exporting only plugin_*
+# and slurm_spank_*, libhwloc linked, libslurm not (Slurm resolves spank_*
+# when loading).
 # The test runner compiles options.c, placement.c and topology.c through
 # the normal pattern rule (so SAN=1 covers them).
 
