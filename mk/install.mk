@@ -26,6 +26,8 @@ SPANK_PLUGIN_DIR ?= $(libdir)/slurm
 hvd_datadir = $(datadir)/hvd
 
 INSTALL ?= install
+# $(call install_man,SRC,DEST): a man page with its @VERSION@ filled in
+install_man = sed 's/@VERSION@/$(HVD_VERSION)/' $(1) > '$(DESTDIR)$(2)' && chmod 0644 '$(DESTDIR)$(2)'
 INSTALL_DIRS := prefix exec_prefix bindir libdir includedir datarootdir datadir mandir \
 	pkgconfigdir SPANK_PLUGIN_DIR
 

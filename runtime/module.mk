@@ -138,7 +138,7 @@ install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
 		-e 's|@version@|$(HVD_VERSION)|' -e 's|@private@|$(strip $(RUNTIME_LDLIBS)) -lm|' \
 		mk/hvd.pc.in > '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
 	chmod 0644 '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
-	$(INSTALL) -m 0644 man/hvd.3 '$(DESTDIR)$(mandir)/man3/hvd.3'
+	$(call install_man,man/hvd.3,$(mandir)/man3/hvd.3)
 else
 install-libhvd:
 	@echo "hvd: install: 'libhvd': needs PMIx: not found (install libpmix-dev: make deps)" >&2; exit 1

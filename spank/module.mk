@@ -56,7 +56,7 @@ install-spank: $(B)/hvd.so
 	$(INSTALL) -m 0755 $(B)/hvd.so '$(DESTDIR)$(SPANK_PLUGIN_DIR)/hvd.so'
 	sed 's|@PLUGIN@|$(SPANK_PLUGIN_DIR)/hvd.so|' etc/plugstack.conf.d/hvd.conf > '$(DESTDIR)$(hvd_datadir)/plugstack.conf'
 	chmod 0644 '$(DESTDIR)$(hvd_datadir)/plugstack.conf'
-	$(INSTALL) -m 0644 man/hvd.8 '$(DESTDIR)$(mandir)/man8/hvd.8'
+	$(call install_man,man/hvd.8,$(mandir)/man8/hvd.8)
 else
 install-spank:
 	@echo "hvd: install: 'hvd.so': needs$(if $(filter 1,$(HAVE_SLURM)),, Slurm's slurm/spank.h (libslurm-dev or SLURM_HOME))$(if $(filter 1,$(HAVE_HWLOC)),, hwloc (libhwloc-dev or HWLOC_HOME)): not found" >&2; exit 1

@@ -90,6 +90,12 @@ static void test_install_puts_exactly_the_expected_files(void)
 	run_ok(cmd, 30, &p);
 	CHECK_STR(p.out, "chexnet " HVD_VERSION "\n");
 	test_proc_free(&p);
+	/* man pages carry the version of VERSION, filled in at install */
+	snprintf(cmd, sizeof(cmd), "cat '%s/usr/share/man/man8/hvd.8' '%s/usr/share/man/man3/hvd.3'", dest, dest);
+	run_ok(cmd, 30, &p);
+	CHECK_CONTAINS(p.out, "\"\" \"hvd " HVD_VERSION "\" \"System Administration\"");
+	CHECK(strstr(p.out, "@VERSION@") == NULL);
+	test_proc_free(&p);
 	snprintf(args, sizeof(args), "uninstall DESTDIR='%s' PREFIX=/usr", dest);
 	make_cmd(cmd, sizeof(cmd), args);
 	run_ok(cmd, 60, &p);

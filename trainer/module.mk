@@ -77,4 +77,4 @@ INSTALLED_FILES += $(bindir)/chexnet $(mandir)/man1/chexnet.1
 install-chexnet: $(B)/chexnet
 	$(INSTALL) -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man1'
 	$(INSTALL) -m 0755 $(B)/chexnet '$(DESTDIR)$(bindir)/chexnet'
-	$(INSTALL) -m 0644 man/chexnet.1 '$(DESTDIR)$(mandir)/man1/chexnet.1'
+	$(call install_man,man/chexnet.1,$(mandir)/man1/chexnet.1)
