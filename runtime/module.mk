@@ -59,7 +59,9 @@ $(HVD_INTERNAL_LIB): $(RUNTIME_OBJS)
 LIBS_STATIC += $(B)/libhvd.a
 
 # libhvd.so.0: the same sources again as -fPIC objects (obj/pic/), linked
-# with a version script (mk/libhvd.map) that exports hvd_* only.
+# with a version script (mk/libhvd.map) that exports hvd_* only. Archives
+# among the libraries (GPU_EMU=1's emulated device) are not position-
+# independent: they stay out, the program that uses the emulator links them.
 RUNTIME_PIC_OBJS := $(patsubst %.c,$(B)/obj/pic/%.o,$(RUNTIME_SRCS))
 $(B)/obj/pic/runtime/%.o: runtime/%.c
 	@mkdir -p $(@D)
@@ -67,7 +69,7 @@ $(B)/obj/pic/runtime/%.o: runtime/%.c
 $(B)/obj/pic/runtime/engine/state.o: VERSION
 $(B)/libhvd.so.0: $(RUNTIME_PIC_OBJS) mk/libhvd.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,libhvd.so.0 -Wl,--version-script=mk/libhvd.map \
-		-Wl,-z,relro -Wl,-z,now -o $@ $(RUNTIME_PIC_OBJS) $(RUNTIME_LDLIBS) -lm
+		-Wl,-z,relro -Wl,-z,now -o $@ $(RUNTIME_PIC_OBJS) $(filter-out %.a,$(RUNTIME_LDLIBS)) -lm
 LIBS_STATIC += $(B)/libhvd.so.0
 
 # a test program: it also checks the dtype conversions (internals)
