@@ -1,10 +1,13 @@
 # hvd - distributed CheXNet training on Slurm.
 #
 #   make            build everything whose dependencies were found
-#   make deps       apt-get install what the build and tests need (root)
-#   make check      deps + build + every test (unit, then real Slurm)
-#   make demo       deps + build + the main job on a small generated data set
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       apt-get install what the build needs (root)
+#   make test-deps  apt-get install the test cluster's daemons and tools (root)
+#   make check      deps + test-deps + build + every test (unit, then real Slurm)
+#   make demo       deps + test-deps + build + the main job on a small data set
+#   make install    PREFIX=/usr/local DESTDIR= (GNU bindir, libdir, ...: mk/install.mk)
+#   make uninstall  the same variables: removes exactly what install put
+#   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME) headers and libs there
 #   SAN=1           ASan+UBSan build in build-san/
 #   WITH_<X>=0|1    force a feature off / make its absence an error
 #
@@ -15,8 +18,6 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 .SUFFIXES:
 
-PREFIX ?= /usr/local
-DESTDIR ?=
 CUDA_HOME ?= /usr/local/cuda
 CUDA_ARCHS ?= 75 80 86 89 90
 SAN ?=
@@ -25,11 +26,12 @@ export CUDA_HOME
 B ?= $(if $(filter 1,$(SAN)),build-san,build)
 FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM
 # $(shell) does not see exported variables before make 4.4: pass them.
-DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='$(CXX)' CUDA_HOME='$(CUDA_HOME)'
+DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='$(CXX)' CUDA_HOME='$(CUDA_HOME)' \
+	SLURM_HOME='$(SLURM_HOME)' NCCL_HOME='$(NCCL_HOME)' CUDNN_HOME='$(CUDNN_HOME)' HWLOC_HOME='$(HWLOC_HOME)'
 
 # Targets that only orchestrate (they call make again after installing
 # packages) must not detect: packages may still be missing at this point.
-ORCHESTRATE := deps check demo clean help
+ORCHESTRATE := deps test-deps check demo clean help
 ifneq ($(filter-out $(ORCHESTRATE),$(or $(MAKECMDGOALS),all)),)
 # ✓/✗ lines go to the terminal; an error line comes back as make's one error.
 DETECT_ERR := $(shell $(DETECT_ENV) mk/detect.sh $(B) 3>&1 1>&2 2>&3)
@@ -63,7 +65,6 @@ LIBS_STATIC :=    # static libraries
 TEST_SRCS :=      # sources linked into the test runner
 TEST_LIBS :=      # libraries (and objects) the runner needs
 TEST_LDLIBS :=    # link flags the runner needs
-INSTALL_RULES :=  # names of install-<x> targets
 
 # Generic compile rule: $(B)/obj/DIR/file.o from DIR/file.c; C++ (the
 # GDCM shim only) from DIR/file.cc.
@@ -74,6 +75,11 @@ $(B)/obj/%.o: %.cc
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 $(OPT) $(WARN) -pthread $(SAN_FLAGS) $(CXXFLAGS) $(MODULE_CXXFLAGS) -MMD -MP -c $< -o $@
 
+# Install rules: mk/install.mk (directories, uninstall), then one
+# install-<part> per module. Hook for the acceptance check (hvd-check, its
+# own part): its module.mk adds `INSTALL_RULES += install-hvd-check` and
+# `INSTALLED_FILES += $(bindir)/hvd-check $(mandir)/man8/hvd-check.8`.
+include mk/install.mk
 include spank/module.mk
 include runtime/module.mk
 include trainer/data.mk
@@ -81,7 +87,7 @@ include trainer/eval.mk
 include trainer/module.mk
 include tests/module.mk
 
-.PHONY: all deps check demo install clean help
+.PHONY: all deps test-deps check demo install clean help
 all: $(PROGRAMS) $(TEST_PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
 ifeq ($(SAN),1)
 all: $(B)/.san
@@ -90,15 +96,18 @@ $(B)/.san:
 endif
 
 deps:
-	@mk/deps.sh
+	@mk/deps.sh build
+
+test-deps:
+	@mk/deps.sh test
 
 check:
-	@mk/deps.sh
+	@mk/deps.sh build && mk/deps.sh test
 	@$(MAKE) --no-print-directory all SAN=$(SAN)
 	@tests/check.sh $(B)
 
 demo:
-	@mk/deps.sh
+	@mk/deps.sh build && mk/deps.sh test
 	@$(MAKE) --no-print-directory all SAN=$(SAN)
 	@tests/demo.sh $(B)
 
@@ -108,6 +117,6 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,15p' Makefile
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# deps.sh - install the Debian packages the build and the tests need
-# (python3-torch/torchvision: the test that loads a checkpoint in PyTorch;
-# python3-venv: tests/pyenv.sh, the pinned PyPI packages of reference tests).
-# As root on Debian/Ubuntu: apt-get installs whatever is missing (quick and
-# silent when nothing is). As another user: prints the exact apt-get line
-# and fails. Elsewhere: says what to install and fails only if asked to.
-# Package state is read with dpkg-query here only; the build itself detects
-# features by compiling (mk/detect.sh).
+# deps.sh build|test - install the Debian packages the build needs (build)
+# or those only the tests and the demo need (test: the private Slurm
+# cluster's daemons and clients, munge, clang for the fuzz targets,
+# groff-base for the man pages, python3-torch/torchvision for the test
+# that loads a checkpoint in PyTorch, python3-venv for tests/pyenv.sh).
+# With SLURM_HOME set, build skips libslurm-dev (the headers come from
+# there). As root on Debian/Ubuntu: apt-get installs whatever is missing
+# (quick and silent when nothing is). As another user: prints the exact
+# apt-get line and fails. Elsewhere: says what to install and fails only
+# if asked to. Package state is read with dpkg-query here only; the build
+# itself detects features by compiling (mk/detect.sh).
 set -u
-pkgs="pkg-config gcc g++ make libc6-dev python3-yaml python3-venv
-slurm-wlm slurmctld slurmd slurm-client munge libslurm-dev
-libpmix-dev libhwloc-dev hwloc libopenmpi-dev openmpi-bin
-libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev libgdcm-dev
-iproute2 procps psmisc util-linux clang
-python3-torch python3-torchvision"
+slurm_dev=libslurm-dev
+[ -n "${SLURM_HOME:-}" ] && slurm_dev=
+case ${1:-} in
+build)
+	pkgs="pkg-config gcc g++ make libc6-dev $slurm_dev
+libpmix-dev libhwloc-dev libopenmpi-dev
+libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev libgdcm-dev" ;;
+test)
+	pkgs="slurm-wlm slurmctld slurmd slurm-client munge hwloc openmpi-bin
+python3-yaml python3-venv iproute2 procps psmisc util-linux clang groff-base
+python3-torch python3-torchvision" ;;
+*)
+	echo "hvd: deps: '${1:-}': use build or test" >&2
+	exit 2 ;;
+esac
 
 if ! command -v dpkg-query > /dev/null || ! command -v apt-get > /dev/null; then
 	echo "hvd: deps: not a Debian/Ubuntu system: install the equivalents of:" $pkgs >&2

@@ -2,13 +2,16 @@
 # detect.sh OUTDIR - find every optional dependency by compiling and linking
 # a tiny probe (or pkg-config), print one ✓/✗ line each, write OUTDIR/config.mk.
 #
-# Inputs (environment): CC, CXX (GDCM's probe), CUDA_HOME (default /usr/local/cuda) and
-# WITH_<X> for each feature: 0 forces it off, 1 makes its absence a hard
+# Inputs (environment): CC, CXX (GDCM's probe), CUDA_HOME (default /usr/local/cuda),
+# SLURM_HOME, NCCL_HOME, CUDNN_HOME, HWLOC_HOME (an installation whose
+# include/ has the library's header: it is used instead of the system's;
+# one without that header is an error) and WITH_<X> for each feature:
+# 0 forces it off, 1 makes its absence a hard
 # error (one line naming the Debian package), empty = use it when found.
-# Results are cached in config.mk, keyed on those inputs and on the
-# modification times of the system include/lib folders (an install or purge
-# changes them). Never consults dpkg and never uses a fixed path other than
-# CUDA_HOME's default.
+# Results are cached in config.mk, keyed on those inputs, this script and the
+# modification times of the system include/lib folders and the *_HOME
+# include folders (an install or purge changes them). Never consults dpkg
+# and never uses a fixed path other than CUDA_HOME's default.
 set -u
 out=${1:?usage: detect.sh OUTDIR}
 CC=${CC:-cc}
@@ -18,12 +21,31 @@ NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 mkdir -p "$out"
 conf="$out/config.mk"
 
+# X_HOME must hold include/HEADER; the one-line error names both.
+homes="SLURM_HOME:slurm/spank.h NCCL_HOME:nccl.h CUDNN_HOME:cudnn.h HWLOC_HOME:hwloc.h"
+for h in $homes; do
+	v=${h%%:*} hdr=${h#*:}
+	[ -n "${!v:-}" ] || continue
+	case ${!v} in /*) ;; *) echo "hvd: build: '$v=${!v}': not an absolute path" >&2; exit 1 ;; esac
+	[ -f "${!v}/include/$hdr" ] || { echo "hvd: build: '$v=${!v}': no include/$hdr there" >&2; exit 1; }
+done
+# -L and rpath for X_HOME's lib/ (or lib64/)
+home_libs() {
+	local d
+	for d in "$1/lib" "$1/lib64"; do
+		[ -d "$d" ] && { echo "-L$d -Wl,-rpath,$d"; return; }
+	done
+}
+
 features="CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM"
-key="CC=$CC CXX=$CXX CUDA_HOME=$CUDA_HOME PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
+key="CC=$CC CXX=$CXX CUDA_HOME=$CUDA_HOME SLURM_HOME=${SLURM_HOME:-} NCCL_HOME=${NCCL_HOME:-}"
+key="$key CUDNN_HOME=${CUDNN_HOME:-} HWLOC_HOME=${HWLOC_HOME:-} PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
 for f in $features; do v="WITH_$f"; key="$key $v=${!v:-}"; done
-key="$key WITH_FUZZER=${WITH_FUZZER:-} FUZZ_CC=${FUZZ_CC:-}"
+key="$key WITH_FUZZER=${WITH_FUZZER:-} FUZZ_CC=${FUZZ_CC:-} detect.sh=$(cksum < "$0" | cut -d' ' -f1)"
 for d in /usr/include /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu/pkgconfig \
-	 /usr/include/x86_64-linux-gnu "$CUDA_HOME/include" "$CUDA_HOME/lib64"; do
+	 /usr/include/x86_64-linux-gnu "$CUDA_HOME/include" "$CUDA_HOME/lib64" \
+	 ${SLURM_HOME:+"$SLURM_HOME/include/slurm"} ${NCCL_HOME:+"$NCCL_HOME/include"} \
+	 ${CUDNN_HOME:+"$CUDNN_HOME/include"} ${HWLOC_HOME:+"$HWLOC_HOME/include"}; do
 	[ -e "$d" ] && key="$key $(stat -L -c %Y "$d")"
 done
 if [ -f "$conf" ] && [ "$(sed -n 's/^# key: //p' "$conf")" = "$key" ]; then
@@ -76,18 +98,37 @@ if grep -q '^HAVE_CUDA := 1' "$body" && ! "$NVCC" --version > /dev/null 2>&1; th
 	echo "  (nvcc not found at $NVCC: CUDA off)"
 	[ "${WITH_CUDA:-}" = 1 ] && { echo "hvd: build: 'nvcc': not found at $NVCC but WITH_CUDA=1: set CUDA_HOME" >&2; failed=1; }
 fi
-probe CUDNN "cuDNN" "nvidia-cudnn or CUDA_HOME" cudnn.h "cudnnHandle_t h; cudnnCreate(&h)" "$cu_inc" "$cu_lib -lcudnn -lcudart"
+# cuDNN and NCCL: from CUDNN_HOME / NCCL_HOME when set, else CUDA_HOME.
+dnn_inc=$cu_inc dnn_lib=$cu_lib nccl_inc=$cu_inc nccl_lib=$cu_lib
+[ -n "${CUDNN_HOME:-}" ] && dnn_inc="-I$CUDNN_HOME/include $cu_inc" dnn_lib="$(home_libs "$CUDNN_HOME") $cu_lib"
+[ -n "${NCCL_HOME:-}" ] && nccl_inc="-I$NCCL_HOME/include $cu_inc" nccl_lib="$(home_libs "$NCCL_HOME") $cu_lib"
+probe CUDNN "cuDNN" "nvidia-cudnn or CUDNN_HOME" cudnn.h "cudnnHandle_t h; cudnnCreate(&h)" "$dnn_inc" "$dnn_lib -lcudnn -lcudart"
 probe CUBLAS "cuBLAS" "libcublas or CUDA_HOME" cublas_v2.h "cublasHandle_t h; cublasCreate(&h)" "$cu_inc" "$cu_lib -lcublas -lcudart"
-probe NCCL "NCCL" "libnccl-dev or CUDA_HOME" nccl.h "ncclUniqueId id; ncclGetUniqueId(&id)" "$cu_inc" "$cu_lib -lnccl -lcudart"
+probe NCCL "NCCL" "libnccl-dev or NCCL_HOME" nccl.h "ncclUniqueId id; ncclGetUniqueId(&id)" "$nccl_inc" "$nccl_lib -lnccl -lcudart"
 probe PMIX "PMIx (pkg-config pmix)" libpmix-dev pmix.h "pmix_proc_t p; PMIx_Init(&p, NULL, 0)" \
 	"$(pc_or pmix --cflags '')" "$(pc_or pmix --libs -lpmix)"
 probe MPI "OpenMPI (pkg-config ompi-c)" libopenmpi-dev mpi.h "MPI_Init(0, 0)" \
 	"$(pc_or ompi-c --cflags '')" "$(pc_or ompi-c --libs -lmpi)"
-probe HWLOC "hwloc" libhwloc-dev hwloc.h "hwloc_topology_t t; hwloc_topology_init(&t)" \
-	"$(pc_or hwloc --cflags '')" "$(pc_or hwloc --libs -lhwloc)"
+if [ -n "${HWLOC_HOME:-}" ]; then
+	hw_cflags="-I$HWLOC_HOME/include" hw_libs="$(home_libs "$HWLOC_HOME") -lhwloc"
+else
+	hw_cflags=$(pc_or hwloc --cflags '') hw_libs=$(pc_or hwloc --libs -lhwloc)
+fi
+probe HWLOC "hwloc" "libhwloc-dev or HWLOC_HOME" hwloc.h "hwloc_topology_t t; hwloc_topology_init(&t)" \
+	"$hw_cflags" "$hw_libs"
 probe DNNL "oneDNN (dnnl.h)" libdnnl-dev oneapi/dnnl/dnnl.h "dnnl_engine_t e; dnnl_engine_create(&e, dnnl_cpu, 0)" "" "-ldnnl"
-probe SLURM "Slurm SPANK (slurm/spank.h)" libslurm-dev "stdint.h>
-#include <slurm/spank.h" "spank_t s = 0; (void)s" "" ""
+# Slurm: only the headers (hvd.so does not link libslurm). Their
+# SLURM_VERSION_NUMBER (the headers define no version string) is the
+# version hvd.so is built for: the line and config.mk name it.
+sl_cflags=${SLURM_HOME:+-I$SLURM_HOME/include}
+sl_num=$(echo '#include <slurm/slurm_version.h>' | $CC $sl_cflags -E -dM - 2>/dev/null |
+	sed -n 's/^#define SLURM_VERSION_NUMBER \(0x[0-9a-fA-F]*\).*/\1/p')
+sl_ver=${sl_num:+$(printf '%d.%02d.%d' $((sl_num >> 16 & 255)) $((sl_num >> 8 & 255)) $((sl_num & 255)))}
+probe SLURM "Slurm SPANK (slurm/spank.h${sl_ver:+, Slurm $sl_ver})" "libslurm-dev or SLURM_HOME" "stdint.h>
+#include <slurm/spank.h" "spank_t s = 0; (void)s" "$sl_cflags" ""
+if grep -q '^HAVE_SLURM := 1' "$body"; then
+	{ echo "SLURM_VERSION := $sl_ver"; echo "SLURM_VERSION_NUMBER := $sl_num"; } >> "$body"
+fi
 probe SPNG "libspng" libspng-dev spng.h "spng_ctx *c = spng_ctx_new(0); spng_ctx_free(c)" \
 	"$(pc_or spng --cflags '')" "$(pc_or spng --libs -lspng)"
 probe TURBOJPEG "libturbojpeg" libturbojpeg0-dev turbojpeg.h "tjhandle h = tjInitDecompress(); tjDestroy(h)" \
@@ -116,7 +157,7 @@ else
 	line="✗ libFuzzer ($fuzz_cc -fsanitize=fuzzer): not found (Debian package clang)"
 	echo "HAVE_FUZZER := 0" >> "$body"
 	if [ "${WITH_FUZZER:-}" = 1 ]; then
-		echo "hvd: build: 'libFuzzer': not found but WITH_FUZZER=1: install clang (make deps)" >&2
+		echo "hvd: build: 'libFuzzer': not found but WITH_FUZZER=1: install clang (make test-deps)" >&2
 		failed=1
 	fi
 fi

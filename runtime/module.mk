@@ -1,4 +1,5 @@
-# runtime/module.mk - libhvd (runtime/*/*.c, in layers: HACKING.md) and the programs that exercise it
+# runtime/module.mk - libhvd (runtime/*/*.c, in layers: HACKING.md; libhvd.a, libhvd.so.0,
+# install-libhvd) and the programs that exercise it
 # under srun: $(B)/hvd-rt-test (tests) and $(B)/bench-allreduce (bench/).
 # Needs PMIx; MPI gives the host backend; CUDA+NCCL add comm_nccl.c
 # (compiled and linked with -Werror, never run on a machine without GPUs).
@@ -57,6 +58,20 @@ $(HVD_INTERNAL_LIB): $(RUNTIME_OBJS)
 
 LIBS_STATIC += $(B)/libhvd.a
 
+# libhvd.so.0: the same sources again as -fPIC objects (obj/pic/), linked
+# with a version script (mk/libhvd.map) that exports hvd_* only. Archives
+# among the libraries (GPU_EMU=1's emulated device) are not position-
+# independent: they stay out, the program that uses the emulator links them.
+RUNTIME_PIC_OBJS := $(patsubst %.c,$(B)/obj/pic/%.o,$(RUNTIME_SRCS))
+$(B)/obj/pic/runtime/%.o: runtime/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -fPIC -Iruntime $(RUNTIME_CFLAGS_DEPS) $(RUNTIME_DEFS) -MMD -MP -c $< -o $@
+$(B)/obj/pic/runtime/engine/state.o: VERSION
+$(B)/libhvd.so.0: $(RUNTIME_PIC_OBJS) mk/libhvd.map
+	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,libhvd.so.0 -Wl,--version-script=mk/libhvd.map \
+		-Wl,-z,relro -Wl,-z,now -o $@ $(RUNTIME_PIC_OBJS) $(filter-out %.a,$(RUNTIME_LDLIBS)) -lm
+LIBS_STATIC += $(B)/libhvd.so.0
+
 # a test program: it also checks the dtype conversions (internals)
 $(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(HVD_INTERNAL_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
@@ -105,4 +120,28 @@ $(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h runtime/*/*.h) tests/cont
 		-Iruntime $(RUNTIME_CFLAGS_DEPS) $(VERSION_DEF) $(filter-out -DHAVE_CUDA -DHAVE_NCCL,$(RUNTIME_DEFS)) \
 		-o $@ $(FUZZ_SRCS) $(filter-out $(NCCL_LIBS) $(CUDA_LIBS),$(RUNTIME_LDLIBS)) -lm
 TEST_PROGRAMS += $(B)/fuzz-control
+endif
+
+# install-libhvd: libhvd.so.0 (and the libhvd.so link -lhvd finds),
+# libhvd.a, hvd.h, hvd.pc and hvd(3).
+INSTALL_RULES += install-libhvd
+INSTALLED_FILES += $(libdir)/libhvd.so.0 $(libdir)/libhvd.so $(libdir)/libhvd.a \
+	$(includedir)/hvd.h $(pkgconfigdir)/hvd.pc $(mandir)/man3/hvd.3
+.PHONY: install-libhvd
+ifeq ($(HAVE_PMIX),1)
+install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
+	$(INSTALL) -d '$(DESTDIR)$(libdir)' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(pkgconfigdir)' \
+		'$(DESTDIR)$(mandir)/man3'
+	$(INSTALL) -m 0755 $(B)/libhvd.so.0 '$(DESTDIR)$(libdir)/libhvd.so.0'
+	ln -sf libhvd.so.0 '$(DESTDIR)$(libdir)/libhvd.so'
+	$(INSTALL) -m 0644 $(B)/libhvd.a '$(DESTDIR)$(libdir)/libhvd.a'
+	$(INSTALL) -m 0644 runtime/hvd.h '$(DESTDIR)$(includedir)/hvd.h'
+	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' -e 's|@includedir@|$(includedir)|' \
+		-e 's|@version@|$(HVD_VERSION)|' -e 's|@private@|$(strip $(RUNTIME_LDLIBS)) -lm|' \
+		mk/hvd.pc.in > '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
+	chmod 0644 '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
+	$(call install_man,man/hvd.3,$(mandir)/man3/hvd.3)
+else
+install-libhvd:
+	@echo "hvd: install: 'libhvd': needs PMIx: not found (install libpmix-dev: make deps)" >&2; exit 1
 endif

@@ -19,6 +19,12 @@
 #include "options.h"
 #include "task.h"
 
+/* The build names the Slurm version of the headers it found (mk/detect.sh);
+ * Slurm loads the plugin only into that version (SPANK_PLUGIN below). */
+#if HVD_SLURM_VERSION_NUMBER != SLURM_VERSION_NUMBER
+#error "slurm/slurm_version.h differs from the one mk/detect.sh found: make again"
+#endif
+
 #pragma GCC visibility push(default)
 SPANK_PLUGIN(hvd, 1);
 #pragma GCC visibility pop
@@ -43,7 +49,8 @@ static int on_hvd_option(int val, const char *optarg, int remote)
 	}
 	if (request.help) {
 		if (!remote)
-			fputs(options_help_text(), stderr);
+			fprintf(stderr, "%s  hvd " HVD_VERSION ", built for Slurm " HVD_SLURM_VERSION "\n",
+				options_help_text());
 		return -1;   /* srun/sbatch stop with a non-zero status */
 	}
 	return 0;

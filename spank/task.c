@@ -216,7 +216,8 @@ static void print_verbose(const struct task_inputs *in, const struct hvd_effecti
 			 nodes[i]);
 	int g = res->granted_index >= 0 ? in->gpu[res->granted_index] : -1;
 	fprintf(stderr, "hvd: rank %u (local %d/%d) on %s: GPU %s (%s), socket %d, CPUs %s, NUMA %s, "
-		"bind %s, gpu %s, hvd " HVD_VERSION "\n", in->rank, in->local_id, in->local_count, in->host,
+		"bind %s, gpu %s, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION "\n",
+		in->rank, in->local_id, in->local_count, in->host,
 		res->granted_index >= 0 ? in->labels[res->granted_index] : "none",
 		g >= 0 ? in->topo.gpus[g].busid : "bus id unknown", res->socket, cpus,
 		numa[0] ? numa : "-", options_bind_name(eff->bind), options_gpu_name(eff->gpu));

@@ -367,7 +367,7 @@ static const char *cluster_unavailable(void)
 		return "the Slurm test cluster needs root";
 	if (system("command -v slurmctld >/dev/null && command -v slurmd >/dev/null "
 		   "&& command -v munged >/dev/null && command -v srun >/dev/null") != 0)
-		return "slurmctld/slurmd/munged/srun not installed (run make deps)";
+		return "slurmctld/slurmd/munged/srun not installed (run make test-deps)";
 	return NULL;
 }
 

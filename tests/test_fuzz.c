@@ -17,7 +17,7 @@ static void test_control_frames_survive_fuzzing(void)
 	char bin[4200];
 	snprintf(bin, sizeof(bin), "%s/fuzz-control", test_build_dir());
 	if (access(bin, X_OK)) {
-		SKIP("no build/fuzz-control: clang's libFuzzer not found (make deps installs clang)");
+		SKIP("no build/fuzz-control: clang's libFuzzer not found (make test-deps installs clang)");
 		return;
 	}
 	const char *s = getenv("FUZZ_S");

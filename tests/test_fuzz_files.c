@@ -22,7 +22,7 @@ static void fuzz(const char *target)
 	char bin[4200];
 	snprintf(bin, sizeof(bin), "%s/fuzz-%s", test_build_dir(), target);
 	if (access(bin, X_OK)) {
-		SKIP("no build/fuzz-%s: clang's libFuzzer not found (make deps installs clang)", target);
+		SKIP("no build/fuzz-%s: clang's libFuzzer not found (make test-deps installs clang)", target);
 	}
 	const char *s = getenv("FUZZ_S");
 	int secs = s && atoi(s) > 0 ? atoi(s) : 5;

@@ -294,12 +294,15 @@ static void test_install_honours_destdir_and_prefix(void)
 	free(so);
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && make --no-print-directory -s B='%s' install-spank DESTDIR='%s/root' PREFIX=/opt/hvd "
-		 "&& find '%s/root' -type f | sort && cat '%s/root/etc/slurm/plugstack.conf.d/hvd.conf'",
+		 "&& find '%s/root' -type f | sort && cat '%s/root/opt/hvd/share/hvd/plugstack.conf'",
 		 test_src_dir(), test_build_dir(), test_tmpdir(), test_tmpdir(), test_tmpdir());
 	CHECK(test_run(cmd, 120, &p) == 0);
 	CHECK_INT(p.exit_code, 0);
 	CHECK_CONTAINS(p.out, "/root/opt/hvd/lib/slurm/hvd.so\n");
-	CHECK_CONTAINS(p.out, "/root/etc/slurm/plugstack.conf.d/hvd.conf\n");
+	/* the plugstack.conf line is an example under PREFIX, never in /etc */
+	CHECK_CONTAINS(p.out, "/root/opt/hvd/share/hvd/plugstack.conf\n");
+	CHECK_CONTAINS(p.out, "/root/opt/hvd/share/man/man8/hvd.8\n");
+	CHECK(strstr(p.out, "/root/etc") == NULL);
 	CHECK_CONTAINS(p.out, "\nrequired /opt/hvd/lib/slurm/hvd.so default=off");
 	CHECK(strstr(p.out, "contrib") == NULL);   /* the srun wrapper is not installed */
 	test_proc_free(&p);

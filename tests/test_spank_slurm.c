@@ -15,6 +15,11 @@
 
 #include "runner.h"
 
+/* the Slurm version of the headers hvd.so was built with (spank/module.mk) */
+#ifndef HVD_SLURM_VERSION
+#define HVD_SLURM_VERSION "(no Slurm headers)"
+#endif
+
 /* One line per task: rank|visible|allowed CPUs|busid|HVD_CPUS|socket|bind|order */
 static const char show_script[] =
 	"#!/bin/sh\n"
@@ -183,7 +188,7 @@ static void test_hvd_verbose_prints_one_line_per_task(void)
 	for (int r = 0; r < 4; r++) {
 		snprintf(want, sizeof(want),
 			 "hvd: rank %d (local %d/4) on %s: GPU %d (%s), socket %d, CPUs %d, NUMA 0, "
-			 "bind socket, gpu first, hvd " HVD_VERSION "\n", r, r, test_hostname(), r,
+			 "bind socket, gpu first, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION "\n", r, r, test_hostname(), r,
 			 bus[r], r / 2, r / 2);
 		CHECK_INT(count_of(p.err, want), 1);
 	}
@@ -251,6 +256,7 @@ static void test_help_prints_the_grammar_and_stops(void)
 	CHECK_CONTAINS(p.err, "hvd: --hvd[=LIST]");
 	CHECK_CONTAINS(p.err, "    only    ");
 	CHECK_CONTAINS(p.err, "    off     ");
+	CHECK_CONTAINS(p.err, "  hvd " HVD_VERSION ", built for Slurm " HVD_SLURM_VERSION "\n");
 	test_proc_free(&p);
 	check_nothing_launched();
 	job("srun --help", &p);   /* and srun's own help lists the option */
@@ -313,7 +319,7 @@ static void test_site_defaults_apply_and_users_override_them(void)
 		  "1|1|0-1|0000:5e:00.0|0-1|0|none|PCI_BUS_ID\n"
 		  "2|2|0-1|0000:86:00.0|0-1|1|none|PCI_BUS_ID\n"
 		  "3|3|0-1|0000:af:00.0|0-1|1|none|PCI_BUS_ID\n");
-	CHECK_INT(count_of(p.err, "bind none, gpu only, hvd " HVD_VERSION "\n"), 4);
+	CHECK_INT(count_of(p.err, "bind none, gpu only, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION "\n"), 4);
 	test_proc_free(&p);
 	job_prints("srun --hvd=first,socket -n 4 --gres=gpu:4 ./chexnet", socket_first4);
 }

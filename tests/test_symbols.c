@@ -1,5 +1,6 @@
 /* test_symbols.c - group "symbols": what a program links of libhvd
- * exports only the API (every defined global of libhvd.a is hvd_*), and a
+ * exports only the API (every defined global of libhvd.a and every dynamic
+ * export of libhvd.so.0, whose soname is libhvd.so.0, is hvd_*), and a
  * program defining timeline_open, control_stop and engine_start links
  * against it and runs (tests/own_symbols.c).
  * What this is not: the runtime's behaviour (groups runtime, slurm-*).
@@ -27,6 +28,27 @@ static void test_archive_exports_only_hvd(void)
 	test_proc_free(&p);
 }
 
+/* the version script's node (HVD_0, type A) is not a symbol of the API */
+static void test_shared_library_exports_only_hvd(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "readelf -d '%s/libhvd.so.0' && nm -D --defined-only '%s/libhvd.so.0' | "
+		 "awk 'NF == 3 && $2 != \"A\" { print \"export\", $3 }'", test_build_dir(), test_build_dir());
+	CHECK_INT(test_run(cmd, 30, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.out, "Library soname: [libhvd.so.0]");
+	int count = 0;
+	for (char *line = strtok(p.out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, "export ", 7) != 0)
+			continue;
+		CHECK_MSG(strncmp(line + 7, "hvd_", 4) == 0, "libhvd.so.0 exports '%s'", line + 7);
+		count++;
+	}
+	CHECK_MSG(count >= 20, "only %d hvd_ symbols", count);
+	test_proc_free(&p);
+}
+
 static void test_program_with_runtime_names_links_and_runs(void)
 {
 	char cmd[4096];
@@ -40,6 +62,7 @@ static void test_program_with_runtime_names_links_and_runs(void)
 
 const struct test_case symbols_tests[] = {
 	{ "archive_exports_only_hvd", test_archive_exports_only_hvd },
+	{ "shared_library_exports_only_hvd", test_shared_library_exports_only_hvd },
 	{ "program_with_runtime_names_links_and_runs",
 	  test_program_with_runtime_names_links_and_runs },
 	{ 0 },

@@ -69,3 +69,12 @@ TEST_LDLIBS += $(TRAINER_LDLIBS) $(HVD_INTERNAL_LIB) $(CHEXNET_HVD_LDLIBS)
 TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.c tests/test_span.c tests/test_training.c \
 	tests/test_checkpoint.c tests/test_cli.c tests/test_e2e_slurm.c tests/test_sbatch_scripts.c tests/ckpt_compare.c tests/layer_cases.c \
 	tests/test_train_dist.c
+
+# install-chexnet: the program and chexnet(1).
+INSTALL_RULES += install-chexnet
+INSTALLED_FILES += $(bindir)/chexnet $(mandir)/man1/chexnet.1
+.PHONY: install-chexnet
+install-chexnet: $(B)/chexnet
+	$(INSTALL) -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man1'
+	$(INSTALL) -m 0755 $(B)/chexnet '$(DESTDIR)$(bindir)/chexnet'
+	$(call install_man,man/chexnet.1,$(mandir)/man1/chexnet.1)

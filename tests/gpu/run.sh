@@ -43,7 +43,7 @@ runs=(gpu-unit gpu-audit gpu-emu gpu-ops gpu-layers trainer-loss)
 if [ "$(id -u)" = 0 ] && command -v slurmctld > /dev/null; then
 	runs+=("slurm-e2e gpu_train" "slurm-e2e nccl")
 else
-	echo "(slurm-e2e GPU cases not run: they need root and the Slurm packages: make deps)"
+	echo "(slurm-e2e GPU cases not run: they need root and the Slurm packages: make test-deps)"
 fi
 for run in "${runs[@]}"; do
 	read -r group cases <<< "$run"

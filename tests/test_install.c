@@ -1,0 +1,212 @@
+/* test_install.c - groups "install" and "slurm-install": what `make
+ * install` and `make uninstall` promise (mk/install.mk, the install-<part>
+ * rules), the one-line refusals of bad input, the man pages, and that
+ * Slurm refuses an hvd.so built for another Slurm version.
+ * What it does not do: install into the real system (always DESTDIR in
+ * the case's temp dir), or rebuild the tree (make check already did).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+/* Every file `make install PREFIX=/usr` puts under DESTDIR, sorted. */
+static const char expected_files[] =
+	"./usr/bin/chexnet\n"
+	"./usr/include/hvd.h\n"
+	"./usr/lib/libhvd.a\n"
+	"./usr/lib/libhvd.so\n"
+	"./usr/lib/libhvd.so.0\n"
+	"./usr/lib/pkgconfig/hvd.pc\n"
+	"./usr/lib/slurm/hvd.so\n"
+	"./usr/share/hvd/plugstack.conf\n"
+	"./usr/share/man/man1/chexnet.1\n"
+	"./usr/share/man/man3/hvd.3\n"
+	"./usr/share/man/man8/hvd.8\n";
+
+/* `make` in the source tree on the suite's build (B relative when inside). */
+static void make_cmd(char *cmd, size_t len, const char *args)
+{
+	const char *src = test_src_dir(), *b = test_build_dir();
+	size_t n = strlen(src);
+	if (strncmp(b, src, n) == 0 && b[n] == '/')
+		b += n + 1;
+	char san[PATH_MAX + 8];
+	snprintf(san, sizeof(san), "%s/.san", test_build_dir());
+	snprintf(cmd, len, "cd '%s' && make --no-print-directory B='%s'%s %s", src, b,
+		 access(san, F_OK) == 0 ? " SAN=1" : "", args);
+}
+
+static int built(const char *name)
+{
+	char *path = test_path(test_build_dir(), name);
+	int ok = access(path, F_OK) == 0;
+	free(path);
+	return ok;
+}
+
+/* Runs cmd; checks exit 0, shows its stderr's end when not. */
+static void run_ok(const char *cmd, int timeout_s, struct test_proc *p)
+{
+	CHECK_INT(test_run(cmd, timeout_s, p), 0);
+	CHECK_MSG(p->exit_code == 0, "'%s': exit %d: %s", cmd, p->exit_code, test_tail(p->err, 600));
+}
+
+static void install_into(const char *destdir)
+{
+	char args[PATH_MAX + 64], cmd[2 * PATH_MAX + 256];
+	struct test_proc p;
+	snprintf(args, sizeof(args), "install DESTDIR='%s' PREFIX=/usr", destdir);
+	make_cmd(cmd, sizeof(cmd), args);
+	run_ok(cmd, 120, &p);
+	test_proc_free(&p);
+}
+
+static void check_files(const char *destdir, const char *want)
+{
+	char cmd[PATH_MAX + 128];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -type f -o -type l | LC_ALL=C sort", destdir);
+	run_ok(cmd, 30, &p);
+	CHECK_STR(p.out, want);
+	test_proc_free(&p);
+}
+
+static void test_install_puts_exactly_the_expected_files(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	check_files(dest, expected_files);
+	char args[PATH_MAX + 64], cmd[2 * PATH_MAX + 256];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/usr/bin/chexnet' --version", dest);
+	run_ok(cmd, 30, &p);
+	CHECK_STR(p.out, "chexnet " HVD_VERSION "\n");
+	test_proc_free(&p);
+	/* man pages carry the version of VERSION, filled in at install */
+	snprintf(cmd, sizeof(cmd), "cat '%s/usr/share/man/man8/hvd.8' '%s/usr/share/man/man3/hvd.3'", dest, dest);
+	run_ok(cmd, 30, &p);
+	CHECK_CONTAINS(p.out, "\"\" \"hvd " HVD_VERSION "\" \"System Administration\"");
+	CHECK(strstr(p.out, "@VERSION@") == NULL);
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), "uninstall DESTDIR='%s' PREFIX=/usr", dest);
+	make_cmd(cmd, sizeof(cmd), args);
+	run_ok(cmd, 60, &p);
+	test_proc_free(&p);
+	check_files(dest, "");
+	free(dest);
+}
+
+static const char hello_c[] =
+	"#include <stdio.h>\n#include <hvd.h>\n"
+	"int main(void)\n{\n"
+	"\tif (hvd_init() != HVD_OK) { fprintf(stderr, \"%s\\n\", hvd_error()); return 1; }\n"
+	"\tprintf(\"rank %d size %d hvd %s\\n\", hvd_rank(), hvd_size(), hvd_version());\n"
+	"\treturn hvd_shutdown() != HVD_OK;\n}\n";
+
+/* A program built with `pkg-config --cflags --libs hvd` against the
+ * installed tree links libhvd.so.0 (not the archive) and runs one rank. */
+static void test_pkg_config_program_links_the_shared_library(void)
+{
+	if (!built("libhvd.so.0"))
+		SKIP("this build has no libhvd.so.0 (PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	CHECK(test_put("hello.c", hello_c) == 0);
+	char cmd[4 * PATH_MAX], san[PATH_MAX + 8];
+	struct test_proc p;
+	/* a SAN build's library needs the sanitizers' runtime in the program */
+	snprintf(san, sizeof(san), "%s/.san", test_build_dir());
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && export PKG_CONFIG_SYSROOT_DIR='%s' PKG_CONFIG_LIBDIR='%s/usr/lib/pkgconfig' && "
+		 "cc %s -o hello hello.c $(pkg-config --cflags --libs hvd) && readelf -d hello && "
+		 "env -u HVD_RANK -u HVD_SIZE -u HVD_COORDINATOR -u PMIX_RANK LD_LIBRARY_PATH='%s/usr/lib' ./hello",
+		 test_tmpdir(), dest, dest,
+		 access(san, F_OK) == 0 ? "-fsanitize=address,undefined" : "", dest);
+	run_ok(cmd, 90, &p);
+	CHECK_CONTAINS(p.out, "Shared library: [libhvd.so.0]");
+	CHECK_CONTAINS(p.out, "rank 0 size 1 hvd " HVD_VERSION "\n");
+	test_proc_free(&p);
+	free(dest);
+}
+
+/* Runs make ARGS (in the source tree), expects a non-zero exit and msg. */
+static void make_fails_saying(const char *args, const char *msg)
+{
+	char cmd[4 * PATH_MAX];
+	struct test_proc p;
+	make_cmd(cmd, sizeof(cmd), args);
+	CHECK_INT(test_run(cmd, 120, &p), 0);
+	CHECK_MSG(p.exit_code != 0, "'%s' exited 0", args);
+	CHECK_CONTAINS(p.err, msg);
+	test_proc_free(&p);
+}
+
+static void test_relative_prefix_and_destdir_are_refused(void)
+{
+	make_fails_saying("install PREFIX=usr/local", "hvd: install: 'PREFIX=usr/local': not an absolute path");
+	make_fails_saying("install DESTDIR=stage", "hvd: install: 'DESTDIR=stage': not an absolute path");
+	make_fails_saying("uninstall bindir=bin", "hvd: install: 'bindir=bin': not an absolute path");
+}
+
+/* A *_HOME without its header: one line from mk/detect.sh (in a fresh
+ * build folder of the case, so the suite's own detection stays). */
+static void test_home_without_its_header_is_refused(void)
+{
+	char args[2 * PATH_MAX];
+	const char *t = test_tmpdir();
+	snprintf(args, sizeof(args), "B='%s/b' SLURM_HOME='%s' all", t, t);
+	char want[PATH_MAX + 80];
+	snprintf(want, sizeof(want), "hvd: build: 'SLURM_HOME=%s': no include/slurm/spank.h there", t);
+	make_fails_saying(args, want);
+	snprintf(args, sizeof(args), "B='%s/b' HWLOC_HOME='%s' all", t, t);
+	snprintf(want, sizeof(want), "hvd: build: 'HWLOC_HOME=%s': no include/hwloc.h there", t);
+	make_fails_saying(args, want);
+}
+
+/* hwloc missing: make install names the plugin and fails (it used to
+ * install nothing, silently). */
+static void test_install_without_hwloc_names_the_plugin(void)
+{
+	char args[2 * PATH_MAX];
+	const char *t = test_tmpdir();
+	snprintf(args, sizeof(args), "B='%s/b' WITH_HWLOC=0 install DESTDIR='%s/dest'", t, t);
+	make_fails_saying(args, "hvd: install: 'hvd.so': needs hwloc (libhwloc-dev or HWLOC_HOME): not found");
+	char *dest = test_path(t, "dest");
+	struct stat st;
+	CHECK_MSG(stat(dest, &st) != 0, "%s exists: something was installed", dest);
+	free(dest);
+}
+
+static void test_man_pages_render_without_warnings(void)
+{
+	if (system("command -v groff > /dev/null 2>&1") != 0)
+		SKIP("groff not installed (make test-deps installs groff-base)");
+	const char *pages[] = { "man/chexnet.1", "man/hvd.3", "man/hvd.8" };
+	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
+		char cmd[PATH_MAX + 64];
+		struct test_proc p;
+		snprintf(cmd, sizeof(cmd), "groff -ww -man -z '%s/%s'", test_src_dir(), pages[i]);
+		run_ok(cmd, 30, &p);
+		CHECK_MSG(p.err[0] == 0, "%s: groff says: %s", pages[i], test_tail(p.err, 600));
+		test_proc_free(&p);
+	}
+}
+
+const struct test_case install_tests[] = {
+	{ "install_puts_exactly_the_expected_files", test_install_puts_exactly_the_expected_files },
+	{ "pkg_config_program_links_the_shared_library",
+	  test_pkg_config_program_links_the_shared_library },
+	{ "relative_prefix_and_destdir_are_refused", test_relative_prefix_and_destdir_are_refused },
+	{ "home_without_its_header_is_refused", test_home_without_its_header_is_refused },
+	{ "install_without_hwloc_names_the_plugin", test_install_without_hwloc_names_the_plugin },
+	{ "man_pages_render_without_warnings", test_man_pages_render_without_warnings },
+	{ 0 },
+};
