@@ -76,6 +76,7 @@ $(B)/obj/%.o: %.cc
 
 include spank/module.mk
 include runtime/module.mk
+include check/module.mk
 include trainer/data.mk
 include trainer/eval.mk
 include trainer/module.mk

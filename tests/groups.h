@@ -43,6 +43,10 @@ extern const struct test_case eval_cli_tests[];
 extern const struct test_case cam_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
+#ifdef HVD_HAVE_CHECK
+extern const struct test_case check_slurm_tests[];
+extern const struct test_case check_multinode_tests[];
+#endif
 #ifdef HVD_HAVE_RUNTIME
 extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_attack_tests[];
@@ -170,6 +174,9 @@ static const struct test_group test_groups[] = {
 #endif
 	{ "slurm-e2e-gpu", e2e_gpu_tests, TEST_NEEDS_CLUSTER, 900, 0 },
 #endif
+#ifdef HVD_HAVE_CHECK
+	{ "slurm-check", check_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+#endif
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME
@@ -181,6 +188,9 @@ static const struct test_group test_groups[] = {
 	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
 	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
 #endif
+#endif
+#ifdef HVD_HAVE_CHECK
+	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
