@@ -43,6 +43,7 @@ extern const struct test_case eval_cli_tests[];
 extern const struct test_case cam_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
+extern const struct test_case cgroup_slurm_tests[];
 #ifdef HVD_HAVE_CHECK
 extern const struct test_case check_slurm_tests[];
 extern const struct test_case check_multinode_tests[];
@@ -177,6 +178,8 @@ static const struct test_group test_groups[] = {
 #ifdef HVD_HAVE_CHECK
 	{ "slurm-check", check_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 #endif
+	/* real Slurm: the one-node cluster with task/cgroup,task/affinity */
+	{ "slurm-cgroup", cgroup_slurm_tests, TEST_NEEDS_CLUSTER_CGROUP, 120, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME
