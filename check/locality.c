@@ -96,11 +96,23 @@ static void check_package(struct check_record *r, hwloc_obj_t pkg, hwloc_const_b
 	}
 }
 
+/* HVD_SOCKET: -1 when unset; a value that is no integer fails the task. */
+static int exported_socket(struct check_record *r, const char *sock)
+{
+	char *end = NULL;
+	long v = sock ? strtol(sock, &end, 10) : -1;
+	if (sock && (!sock[0] || *end || v < -1 || v > 65535)) {
+		check_record_fail(r, "socket: '%s': HVD_SOCKET is not a socket index", sock);
+		return -1;
+	}
+	return (int)v;
+}
+
 void check_locality(struct check_record *r)
 {
 	hwloc_topology_t t;
 	const char *sock = getenv("HVD_SOCKET");
-	int want_socket = sock ? atoi(sock) : -1;
+	int want_socket = exported_socket(r, sock);
 	snprintf(r->socket, sizeof(r->socket), "-");
 	snprintf(r->numa, sizeof(r->numa), "-");
 	hwloc_bitmap_t mine = my_cpus(r);

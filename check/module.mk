@@ -14,6 +14,6 @@ $(B)/hvd-check: $(CHECK_OBJS) $(B)/libhvd.a
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) $(HWLOC_LIBS) -lm
 
 PROGRAMS += $(B)/hvd-check
-TEST_SRCS += tests/test_check_slurm.c
+TEST_SRCS += tests/test_check_env.c tests/test_check_slurm.c
 TEST_CFLAGS += -DHVD_HAVE_CHECK
 endif

@@ -45,6 +45,7 @@ extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 extern const struct test_case cgroup_slurm_tests[];
 #ifdef HVD_HAVE_CHECK
+extern const struct test_case check_env_tests[];
 extern const struct test_case check_slurm_tests[];
 extern const struct test_case check_multinode_tests[];
 #endif
@@ -147,6 +148,9 @@ static const struct test_group test_groups[] = {
 	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HVD_HAVE_CHECK
+	{ "check", check_env_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#endif
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
