@@ -6,7 +6,8 @@
  * site with topology= would run it. Each run must print a row per task
  * and a PASS row per node with the plugin's, Slurm's and libhvd's versions
  * and exit 0; without --hvd every node must FAIL, naming the cause, and
- * the exit status must not be 0.
+ * the exit status must not be 0; a node whose tasks left their socket
+ * must FAIL alone.
  * What it does not do: the cgroup task plugins (test_cgroup_slurm.c).
  */
 #define _GNU_SOURCE
@@ -27,14 +28,19 @@ static int site_topology(void)
 	return test_cluster_plugstack(args);
 }
 
-/* `srun SRUN_ARGS hvd-check` in the case's directory. */
-static void hvd_check(const char *srun_args, struct test_proc *p)
+/* `srun SRUN_ARGS [WRAP] hvd-check` in the case's directory. */
+static void hvd_check_wrapped(const char *srun_args, const char *wrap, struct test_proc *p)
 {
 	char cmd[4600];
-	snprintf(cmd, sizeof(cmd), "cd '%s' && " NO_MCA "HWLOC_XMLFILE='%s/" TOPO "' srun %s '%s/hvd-check'",
-		 test_tmpdir(), test_src_dir(), srun_args, test_build_dir());
+	snprintf(cmd, sizeof(cmd), "cd '%s' && " NO_MCA "HWLOC_XMLFILE='%s/" TOPO "' srun %s %s '%s/hvd-check'",
+		 test_tmpdir(), test_src_dir(), srun_args, wrap, test_build_dir());
 	CHECK(test_run(cmd, 90, p) == 0);
 	CHECK_MSG(!p->timed_out, "timed out: srun %s", srun_args);
+}
+
+static void hvd_check(const char *srun_args, struct test_proc *p)
+{
+	hvd_check_wrapped(srun_args, "", p);
 }
 
 /* The VERSION file: the plugin's and libhvd's version. */
@@ -170,6 +176,27 @@ static void test_without_hvd_every_node_fails(void)
 	CHECK_INT(test_cluster_plugstack(""), 0);
 }
 
+/* Node n2's tasks move themselves to CPU 1 (as a wrapper with taskset or
+ * numactl would), off socket 0 where the plugin put them: n2 FAILs, n1
+ * and n3 PASS, and the exit status is not 0. */
+static void test_one_node_off_its_socket_fails_alone(void)
+{
+	struct test_proc p;
+	char want[256];
+	CHECK_INT(site_topology(), 0);
+	hvd_check_wrapped("--hvd -N 3 -w 'n[1-3]' --ntasks-per-node=2 --gres=gpu:2",
+			  "sh -c 'if [ \"$(hostname)\" = n2 ]; then exec taskset -c 1 \"$0\"; fi; exec \"$0\"'", &p);
+	CHECK(p.exit_code != 0);
+	pass_row(want, sizeof(want), "n1", 2);
+	CHECK_CONTAINS(p.out, want);
+	pass_row(want, sizeof(want), "n3", 2);
+	CHECK_CONTAINS(p.out, want);
+	CHECK_CONTAINS(p.out, "FAIL: rank 2: affinity: '1': HVD_CPUS says 0\n");
+	CHECK_CONTAINS(p.out, "hvd-check: FAIL: 1 of 3 nodes\n");
+	test_proc_free(&p);
+	CHECK_INT(test_cluster_plugstack(""), 0);
+}
+
 const struct test_case check_slurm_tests[] = {
 	{ "every_task_passes_with_hvd", test_every_task_passes_with_hvd },
 	{ "without_hvd_the_node_fails_naming_the_cause", test_without_hvd_the_node_fails_naming_the_cause },
@@ -180,5 +207,6 @@ const struct test_case check_slurm_tests[] = {
 const struct test_case check_multinode_tests[] = {
 	{ "every_node_passes", test_every_node_passes },
 	{ "without_hvd_every_node_fails", test_without_hvd_every_node_fails },
+	{ "one_node_off_its_socket_fails_alone", test_one_node_off_its_socket_fails_alone },
 	{ 0 },
 };
