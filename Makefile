@@ -76,12 +76,11 @@ $(B)/obj/%.o: %.cc
 	$(CXX) -std=c++17 $(OPT) $(WARN) -pthread $(SAN_FLAGS) $(CXXFLAGS) $(MODULE_CXXFLAGS) -MMD -MP -c $< -o $@
 
 # Install rules: mk/install.mk (directories, uninstall), then one
-# install-<part> per module. Hook for the acceptance check (hvd-check, its
-# own part): its module.mk adds `INSTALL_RULES += install-hvd-check` and
-# `INSTALLED_FILES += $(bindir)/hvd-check $(mandir)/man8/hvd-check.8`.
+# install-<part> per module.
 include mk/install.mk
 include spank/module.mk
 include runtime/module.mk
+include check/module.mk
 include trainer/data.mk
 include trainer/eval.mk
 include trainer/module.mk

@@ -42,8 +42,8 @@ $(foreach d,$(INSTALL_DIRS),$(if $(filter /%,$($(d))),,\
 	$(error hvd: install: '$(if $(filter prefix,$(d)),PREFIX,$(d))=$($(d))': not an absolute path)))
 endif
 
-INSTALL_RULES :=     # install-<part> targets; hvd-check adds install-hvd-check here
-INSTALLED_FILES :=   # every installed file, without DESTDIR; hvd-check adds its own
+INSTALL_RULES :=     # install-<part> targets
+INSTALLED_FILES :=   # every installed file, without DESTDIR
 
 # Folders that belong to hvd alone: uninstall removes them once empty.
 HVD_OWN_DIRS = $(hvd_datadir)

@@ -1,7 +1,9 @@
 /* task.c - the hvd plugin inside slurmstepd (see task.h): collects what
  * Slurm granted (GPUs, local task id/count, allowed CPUs), asks placement.c,
  * then sets CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, HVD_GPU_BUSID,
- * HVD_CPUS, HVD_SOCKET, HVD_BIND, the CPU affinity and the memory policy.
+ * HVD_CPUS, HVD_SOCKET, HVD_BIND, HVD_PLUGIN_VERSION (this plugin's) and
+ * HVD_SLURM_VERSION (the running slurmstepd's), the CPU affinity and the
+ * memory policy.
  * Messages go to the task's stderr (the user sees them through srun);
  * node-wide remarks are said once, by local task 0.
  * What it does not do: parse options or decide placement; it never exits.
@@ -223,6 +225,16 @@ static void print_verbose(const struct task_inputs *in, const struct hvd_effecti
 		numa[0] ? numa : "-", options_bind_name(eff->bind), options_gpu_name(eff->gpu));
 }
 
+/* What hvd-check reports: this plugin's version and the running Slurm's. */
+static int set_version_env(spank_t sp, char *err)
+{
+	char *slurm = NULL;
+	if (spank_get_item(sp, S_SLURM_VERSION, &slurm) != ESPANK_SUCCESS || !slurm)
+		slurm = "unknown";
+	return set_env(sp, "HVD_PLUGIN_VERSION", HVD_VERSION, err) ||
+	       set_env(sp, "HVD_SLURM_VERSION", slurm, err);
+}
+
 static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effective *eff,
 		 const struct placement_result *res, char *err)
 {
@@ -239,7 +251,7 @@ static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effe
 	placement_format_cpus(&now, cpus, sizeof(cpus));
 	snprintf(socket, sizeof(socket), "%d", res->socket);
 	if (set_env(sp, "HVD_CPUS", cpus, err) || set_env(sp, "HVD_SOCKET", socket, err) ||
-	    set_env(sp, "HVD_BIND", options_bind_name(eff->bind), err))
+	    set_env(sp, "HVD_BIND", options_bind_name(eff->bind), err) || set_version_env(sp, err))
 		return -1;
 	if (eff->verbose)
 		print_verbose(in, eff, res, cpus);

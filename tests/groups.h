@@ -45,6 +45,12 @@ extern const struct test_case eval_cli_tests[];
 extern const struct test_case cam_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
+extern const struct test_case cgroup_slurm_tests[];
+#ifdef HVD_HAVE_CHECK
+extern const struct test_case check_env_tests[];
+extern const struct test_case check_slurm_tests[];
+extern const struct test_case check_multinode_tests[];
+#endif
 #ifdef HVD_HAVE_RUNTIME
 extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_attack_tests[];
@@ -145,6 +151,9 @@ static const struct test_group test_groups[] = {
 	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HVD_HAVE_CHECK
+	{ "check", check_env_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#endif
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
@@ -174,6 +183,11 @@ static const struct test_group test_groups[] = {
 #endif
 	{ "slurm-e2e-gpu", e2e_gpu_tests, TEST_NEEDS_CLUSTER, 900, 0 },
 #endif
+#ifdef HVD_HAVE_CHECK
+	{ "slurm-check", check_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+#endif
+	/* real Slurm: the one-node cluster with task/cgroup,task/affinity */
+	{ "slurm-cgroup", cgroup_slurm_tests, TEST_NEEDS_CLUSTER_CGROUP, 120, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME
@@ -185,6 +199,9 @@ static const struct test_group test_groups[] = {
 	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
 	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
 #endif
+#endif
+#ifdef HVD_HAVE_CHECK
+	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },

@@ -1,6 +1,6 @@
 /* layout_check.c - the repository's dependency rule (HACKING.md,
- * "Layers"), checked on every `#include "..."` of spank/, runtime/ and
- * trainer/ under a root directory:
+ * "Layers"), checked on every `#include "..."` of spank/, runtime/,
+ * check/ and trainer/ under a root directory:
  *   trainer/cmd      -> anything in trainer/ but a backend's own folder
  *   trainer/loop     -> loop, eval, train, backend/ (its own .h), data,
  *                       model, base; only loop/session.c, loop/train_gpu.c
@@ -16,6 +16,7 @@
  *                       core <- bootstrap, plan <- observe, transport <-
  *                       engine <- control <- api); runtime/hvd.h from any;
  *                       spank/ -> spank only
+ *   check/           -> check and runtime/hvd.h (libhvd's public API) only
  * train/hooks.h (what a backend sees of train/) includes only libc; and
  * no include cycle (file level). An include resolves like the build's
  * -I: the including file's folder, then trainer/, runtime/, spank/.
@@ -147,7 +148,7 @@ static void read_edges(struct graph *g, int f)
 	fclose(fp);
 }
 
-/* The layer of a file: "spank", "runtime", "base", "data", "model",
+/* The layer of a file: "spank", "check", "runtime", "base", "data", "model",
  * "backend" (backend/'s own files), "backend/ref", "backend/cpu",
  * "backend/gpu" (the backends), "train", "eval", "loop",
  * "cmd", or "" (outside the rule). */
@@ -156,6 +157,8 @@ static void layer_of(const char *path, char *out, size_t len)
 	out[0] = '\0';
 	if (!strncmp(path, "spank/", 6)) {
 		snprintf(out, len, "spank");
+	} else if (!strncmp(path, "check/", 6)) {
+		snprintf(out, len, "check");
 	} else if (!strncmp(path, "runtime/", 8)) {
 		const char *s1 = strchr(path + 8, '/');
 		if (s1)
@@ -232,6 +235,8 @@ static const char *forbidden(const char *from, const char *to)
 		return NULL;
 	if (!strcmp(lf, "spank"))
 		return "spank/ includes only spank/";
+	if (!strcmp(lf, "check"))
+		return strcmp(to, "runtime/hvd.h") ? "check/ includes only check/ and runtime/hvd.h" : NULL;
 	if (!strncmp(lf, "runtime", 7))
 		return runtime_forbidden(lf, to, lt);
 	static const char *const below_cmd[] = { "base", "data", "model", "backend", "train", "eval",
@@ -322,6 +327,7 @@ int layout_check(const char *root, char *report, size_t len)
 	g->root = root;
 	report[0] = '\0';
 	walk(g, "spank");
+	walk(g, "check");
 	walk(g, "runtime");
 	walk(g, "trainer");
 	qsort(g->files, (size_t)g->nfiles, sizeof(g->files[0]), by_name);

@@ -333,7 +333,8 @@ int test_cluster_plugstack(const char *args)
 	return rename(tmp, path);
 }
 
-/* The cluster kinds: the one-node harness and the multi-node (netns) one. */
+/* The cluster kinds: the one-node harness (with Slurm's cgroup task
+ * plugins or without) and the multi-node (netns) one. */
 static const char *cluster_script(enum test_needs kind)
 {
 	return kind == TEST_NEEDS_MULTINODE ? "multinode.sh" : "cluster.sh";
@@ -341,15 +342,17 @@ static const char *cluster_script(enum test_needs kind)
 
 static const char *cluster_subdir(enum test_needs kind)
 {
-	return kind == TEST_NEEDS_MULTINODE ? "multinode" : "cluster";
+	return kind == TEST_NEEDS_MULTINODE ? "multinode"
+	       : kind == TEST_NEEDS_CLUSTER_CGROUP ? "cluster-cgroup" : "cluster";
 }
 
 static int cluster_cmd(enum test_needs kind, const char *verb)
 {
 	char cmd[3 * PATH_MAX + 64];
 	struct test_proc p;
-	snprintf(cmd, sizeof(cmd), "'%s/tests/slurm/%s' %s '%s/%s' '%s'", R.src,
-		 cluster_script(kind), verb, R.root, cluster_subdir(kind),
+	snprintf(cmd, sizeof(cmd), "HVD_CLUSTER_CGROUP=%d '%s/tests/slurm/%s' %s '%s/%s' '%s'",
+		 kind == TEST_NEEDS_CLUSTER_CGROUP, R.src, cluster_script(kind), verb, R.root,
+		 cluster_subdir(kind),
 		 strcmp(verb, "up") == 0 ? R.build : "");
 	if (test_run(cmd, 180, &p) != 0)
 		return -1;

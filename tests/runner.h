@@ -21,6 +21,7 @@ enum test_needs {
 	TEST_NEEDS_NOTHING = 0,  /* unit tests: no Slurm, no root */
 	TEST_NEEDS_CLUSTER,      /* the one-node tests/slurm cluster */
 	TEST_NEEDS_MULTINODE,    /* the multi-node (netns) cluster */
+	TEST_NEEDS_CLUSTER_CGROUP, /* the one-node cluster with HVD_CLUSTER_CGROUP=1 */
 };
 
 struct test_group {

@@ -18,6 +18,7 @@
 /* Every file `make install PREFIX=/usr` puts under DESTDIR, sorted. */
 static const char expected_files[] =
 	"./usr/bin/chexnet\n"
+	"./usr/bin/hvd-check\n"
 	"./usr/include/hvd.h\n"
 	"./usr/lib/libhvd.a\n"
 	"./usr/lib/libhvd.so\n"
@@ -27,6 +28,7 @@ static const char expected_files[] =
 	"./usr/share/hvd/plugstack.conf\n"
 	"./usr/share/man/man1/chexnet.1\n"
 	"./usr/share/man/man3/hvd.3\n"
+	"./usr/share/man/man8/hvd-check.8\n"
 	"./usr/share/man/man8/hvd.8\n";
 
 /* `make` in the source tree on the suite's build (B relative when inside). */
@@ -189,7 +191,7 @@ static void test_man_pages_render_without_warnings(void)
 {
 	if (system("command -v groff > /dev/null 2>&1") != 0)
 		SKIP("groff not installed (make test-deps installs groff-base)");
-	const char *pages[] = { "man/chexnet.1", "man/hvd.3", "man/hvd.8" };
+	const char *pages[] = { "man/chexnet.1", "man/hvd.3", "man/hvd.8", "man/hvd-check.8" };
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		char cmd[PATH_MAX + 64];
 		struct test_proc p;

@@ -33,7 +33,12 @@ static void test_a_forbidden_include_is_named(void)
 	test_put("trainer/cmd/train.c", "#include \"loop/train.h\"\n#include \"backend/gpu/x.h\"\n");
 	test_put("trainer/loop/train.h", "#include \"cmd/cli.h\"\n");
 	test_put("trainer/cmd/cli.h", "\n");
-	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 5);
+	test_put("check/main.c", "#include \"hvd.h\"\n#include \"table.h\"\n#include \"core/clock.h\"\n");
+	test_put("check/table.h", "\n");
+	test_put("runtime/core/clock.h", "\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 6);
+	CHECK_CONTAINS(report, "layout: check/main.c: includes 'runtime/core/clock.h': check/ includes "
+		       "only check/ and runtime/hvd.h\n");
 	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/loader.h'");
 	CHECK_CONTAINS(report, "trainer/backend/gpu/x.h: includes 'trainer/backend/cpu/y.h'");
 	CHECK_CONTAINS(report, "spank/plugin.c: includes 'runtime/hvd.h': spank/ includes only spank/");

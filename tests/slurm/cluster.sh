@@ -10,6 +10,16 @@
 # down: cancels jobs, stops the daemons (TERM, then KILL), removes DIR
 # (kept when HVD_TEST_KEEP=1). Never touches /etc/slurm, /dev or the
 # machine's own munged. What it does not do: multi-node (see multinode.sh).
+#
+# HVD_CLUSTER_CGROUP=1: Slurm's real task plugins instead of task/none:
+# TaskPlugin=task/cgroup,task/affinity, ProctrackType=proctrack/cgroup and a
+# cgroup.conf (ConstrainCores, ConstrainDevices; the cgroup version Slurm
+# detects). If slurmd does not come up with them, its log's error lines are
+# printed and the cluster starts again with task/affinity alone
+# (proctrack/linuxproc). DIR/plugins says what runs: its first line the
+# TaskPlugin, ProctrackType and cgroup version, later lines why cgroup
+# was refused. Tried on cgroup v1 only (the machine it was written on has
+# v1, with an empty v2 hierarchy at /sys/fs/cgroup/unified); v2 not tried.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 verb=${1:?usage: cluster.sh up|down|status DIR [BUILD]}
@@ -66,18 +76,67 @@ start_munge() {
 		|| die "munged did not start (see $dir/munge/munged.log)"
 }
 
-wait_idle() {
+wait_idle() {   # wait_idle SECONDS: 1 when the node is not idle by then
 	local st
-	for _ in $(seq 1 300); do
+	for _ in $(seq 1 $(( $1 * 10 ))); do
 		st=$(sinfo -h -n "$host" -o %t 2>/dev/null)
 		case "$st" in idle|mix|alloc) return 0 ;; esac
 		sleep 0.1
 	done
-	die "node $host not idle after 30 s (state '$st'; logs in $dir/log)"
+	echo "hvd: cluster: node $host not idle after $1 s (state '$st'; logs in $dir/log)" >&2
+	return 1
+}
+
+cgroup_version() {
+	case "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)" in
+		cgroup2fs) echo v2 ;;
+		tmpfs) echo v1 ;;
+		*) echo none ;;
+	esac
+}
+
+# The real task plugins (HVD_CLUSTER_CGROUP=1), or task/affinity alone.
+use_plugins() {   # use_plugins cgroup|affinity
+	local task=task/affinity track=proctrack/linuxproc
+	if [ "$1" = cgroup ]; then
+		task=task/cgroup,task/affinity track=proctrack/cgroup
+		printf 'CgroupPlugin=autodetect\nCgroupAutomount=no\nConstrainCores=yes\nConstrainDevices=yes\nConstrainRAMSpace=no\n' \
+			> "$dir/cgroup.conf"
+	fi
+	sed -i -e "s|^TaskPlugin=.*|TaskPlugin=$task|" -e "s|^ProctrackType=.*|ProctrackType=$track|" \
+		"$dir/slurm.conf"
+	echo "TaskPlugin=$task ProctrackType=$track cgroup=$(cgroup_version)" > "$dir/plugins.new"
+}
+
+start_daemons() {
+	slurmctld -c -f "$dir/slurm.conf" || { echo "hvd: cluster: slurmctld did not start (see $dir/log/slurmctld.log)" >&2; return 1; }
+	# slurmd (and so every job step) gets a private /dev/shm in its own mount
+	# namespace: shared-memory files of killed ranks (OpenMPI's vader
+	# segments) vanish with the cluster instead of staying on the machine.
+	unshare --mount --propagation slave -- /bin/sh -c \
+		'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"' sh slurmd -f "$dir/slurm.conf" \
+		|| { echo "hvd: cluster: slurmd did not start (see $dir/log/slurmd.log)" >&2; return 1; }
+	wait_idle "$1"
+}
+
+# cgroup plugins refused: say why (slurmd's errors), then task/affinity.
+fall_back() {
+	grep -hiE 'error|fatal' "$dir/log/slurmd.log" 2>/dev/null | tail -n 5 > "$dir/plugins.why"
+	echo "hvd: cluster: slurmd refused the cgroup plugins; task/affinity alone:" >&2
+	sed 's/^/  /' "$dir/plugins.why" >&2
+	stop_pidfile "$dir/run/slurmd.pid" slurmd
+	stop_pidfile "$dir/run/slurmctld.pid" slurmctld
+	remove_cgroups
+	rm -rf "$dir/state" "$dir/spool" "$dir/cgroup.conf" && mkdir -p "$dir/state" "$dir/spool"
+	chmod 755 "$dir/spool"
+	use_plugins affinity
+	cat "$dir/plugins.new" "$dir/plugins.why" > "$dir/plugins"
+	start_daemons 30
 }
 
 up() {
 	[ "$(id -u)" = 0 ] || die "needs root"
+	case "${HVD_CLUSTER_CGROUP:-0}" in 0|1) ;; *) die "HVD_CLUSTER_CGROUP: '$HVD_CLUSTER_CGROUP': use 0 or 1" ;; esac
 	if [ -f "$dir/run/slurmctld.pid" ] && kill -0 "$(pid_of "$dir/run/slurmctld.pid")" 2>/dev/null; then
 		die "a cluster already runs in '$dir'"
 	fi
@@ -105,15 +164,25 @@ up() {
 		: > "$dir/plugstack.conf"
 	fi
 	start_munge
-	slurmctld -c -f "$dir/slurm.conf" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
-	# slurmd (and so every job step) gets a private /dev/shm in its own mount
-	# namespace: shared-memory files of killed ranks (OpenMPI's vader
-	# segments) vanish with the cluster instead of staying on the machine.
-	unshare --mount --propagation slave -- /bin/sh -c \
-		'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"' sh slurmd -f "$dir/slurm.conf" \
-		|| die "slurmd did not start (see $dir/log/slurmd.log)"
-	wait_idle
+	if [ "${HVD_CLUSTER_CGROUP:-0}" = 1 ]; then
+		use_plugins cgroup
+		mv "$dir/plugins.new" "$dir/plugins"
+		start_daemons 15 || fall_back || die "task/affinity alone did not start either"
+	else
+		start_daemons 30 || die "the cluster did not start"
+	fi
 	echo "cluster up in $dir: node $host, ports $ctld_port/$slurmd_port"
+}
+
+# Slurm's cgroup v1 folders (slurm_HOST under each controller) once empty
+# (v2 cannot be tried on the machine this was written on: it has v1);
+# a folder still holding a task stays (rmdir refuses it).
+remove_cgroups() {
+	local c
+	for c in /sys/fs/cgroup/*/"slurm_$host"; do
+		[ -d "$c" ] && find "$c" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	return 0
 }
 
 down() {
@@ -130,6 +199,7 @@ down() {
 	stop_pidfile "$dir/run/slurmd.pid" slurmd
 	stop_pidfile "$dir/run/slurmctld.pid" slurmctld
 	stop_pidfile "$dir/munge/munged.pid" munged
+	[ -f "$dir/cgroup.conf" ] && remove_cgroups
 	if [ "${HVD_TEST_KEEP:-}" != 1 ]; then
 		rm -rf "$dir"
 	fi

@@ -1,0 +1,132 @@
+/* locality.c - the task's placement against hwloc (locality.h): its CPU
+ * affinity (sched_getaffinity) must be what the plugin exported in
+ * HVD_CPUS and lie inside the package (socket) above its GPU
+ * (HVD_GPU_BUSID: hwloc's PCI locality), or inside package HVD_SOCKET in a
+ * step without GPUs; that package's logical index must be HVD_SOCKET.
+ * What it does not do: read the plugin's other exports (facts.c) or bind.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <hwloc.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "locality.h"
+
+static hwloc_bitmap_t my_cpus(struct check_record *r)
+{
+	cpu_set_t set;
+	char *text = NULL;
+	hwloc_bitmap_t bits = hwloc_bitmap_alloc();
+	if (!bits || sched_getaffinity(0, sizeof(set), &set) != 0) {
+		check_record_fail(r, "affinity: 'self': %s", strerror(errno));
+		return bits;
+	}
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			hwloc_bitmap_set(bits, (unsigned)i);
+	if (hwloc_bitmap_list_asprintf(&text, bits) >= 0)
+		snprintf(r->cpus, sizeof(r->cpus), "%s", text);
+	free(text);
+	return bits;
+}
+
+static void check_hvd_cpus(struct check_record *r, hwloc_const_bitmap_t mine)
+{
+	const char *exported = getenv("HVD_CPUS");
+	hwloc_bitmap_t bits = hwloc_bitmap_alloc();
+	if (exported && bits && (hwloc_bitmap_list_sscanf(bits, exported) != 0 ||
+				 !hwloc_bitmap_isequal(bits, mine)))
+		check_record_fail(r, "affinity: '%s': HVD_CPUS says %s", r->cpus, exported);
+	hwloc_bitmap_free(bits);
+}
+
+static int load(struct check_record *r, hwloc_topology_t *t)
+{
+	if (hwloc_topology_init(t) != 0) {
+		check_record_fail(r, "hwloc: 'init': %s", strerror(errno));
+		return -1;
+	}
+	hwloc_topology_set_io_types_filter(*t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	if (hwloc_topology_load(*t) != 0) {
+		check_record_fail(r, "hwloc: '%s': %s", getenv("HWLOC_XMLFILE") ? getenv("HWLOC_XMLFILE")
+				  : "discovery", strerror(errno));
+		hwloc_topology_destroy(*t);
+		return -1;
+	}
+	return 0;
+}
+
+/* The package above the GPU, else package HVD_SOCKET; NULL when neither. */
+static hwloc_obj_t find_package(struct check_record *r, hwloc_topology_t t, int want_socket)
+{
+	if (strcmp(r->gpu, "-") != 0) {
+		hwloc_obj_t dev = hwloc_get_pcidev_by_busidstring(t, r->gpu);
+		hwloc_obj_t near = dev ? hwloc_get_non_io_ancestor_obj(t, dev) : NULL;
+		if (!dev)
+			check_record_fail(r, "GPU: '%s': hwloc does not see it (HWLOC_XMLFILE: the "
+					  "plugin's topology= file)", r->gpu);
+		if (!near || near->type == HWLOC_OBJ_PACKAGE)
+			return near;
+		return hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, near);
+	}
+	return want_socket >= 0 ? hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, (unsigned)want_socket)
+				: NULL;
+}
+
+static void check_package(struct check_record *r, hwloc_obj_t pkg, hwloc_const_bitmap_t mine,
+			  int want_socket)
+{
+	char *text = NULL;
+	const char *bind = getenv("HVD_BIND");
+	snprintf(r->socket, sizeof(r->socket), "%u", pkg->logical_index);
+	if (hwloc_bitmap_list_asprintf(&text, pkg->nodeset) >= 0)
+		snprintf(r->numa, sizeof(r->numa), "%s", text[0] ? text : "-");
+	free(text);
+	text = NULL;
+	if (want_socket != (int)pkg->logical_index)
+		check_record_fail(r, "socket: '%s': HVD_SOCKET says %d", r->socket, want_socket);
+	if (bind && strcmp(bind, "none") != 0 && !hwloc_bitmap_isincluded(mine, pkg->cpuset)) {
+		hwloc_bitmap_list_asprintf(&text, pkg->cpuset);
+		check_record_fail(r, "CPUs: '%s': off socket %s (CPUs %s) nearest GPU %s", r->cpus,
+				  r->socket, text ? text : "?", r->gpu);
+		free(text);
+	}
+}
+
+/* HVD_SOCKET: -1 when unset; a value that is no integer fails the task. */
+static int exported_socket(struct check_record *r, const char *sock)
+{
+	char *end = NULL;
+	long v = sock ? strtol(sock, &end, 10) : -1;
+	if (sock && (!sock[0] || *end || v < -1 || v > 65535)) {
+		check_record_fail(r, "socket: '%s': HVD_SOCKET is not a socket index", sock);
+		return -1;
+	}
+	return (int)v;
+}
+
+void check_locality(struct check_record *r)
+{
+	hwloc_topology_t t;
+	const char *sock = getenv("HVD_SOCKET");
+	int want_socket = exported_socket(r, sock);
+	snprintf(r->socket, sizeof(r->socket), "-");
+	snprintf(r->numa, sizeof(r->numa), "-");
+	hwloc_bitmap_t mine = my_cpus(r);
+	if (!mine)
+		return;
+	check_hvd_cpus(r, mine);
+	if (load(r, &t) == 0) {
+		hwloc_obj_t pkg = find_package(r, t, want_socket);
+		if (pkg)
+			check_package(r, pkg, mine, want_socket);
+		else if (strcmp(r->gpu, "-") != 0 || want_socket >= 0)
+			check_record_fail(r, "socket: '%s': hwloc shows no package above it",
+					  strcmp(r->gpu, "-") ? r->gpu : sock);
+		hwloc_topology_destroy(t);
+	}
+	hwloc_bitmap_free(mine);
+}

@@ -1,0 +1,156 @@
+/* test_cgroup_slurm.c - group slurm-cgroup: hvd.so beside Slurm's real task
+ * plugins. The one-node cluster runs with HVD_CLUSTER_CGROUP=1
+ * (tests/slurm/cluster.sh): TaskPlugin=task/cgroup,task/affinity,
+ * ProctrackType=proctrack/cgroup, ConstrainCores and ConstrainDevices, on
+ * the cgroup version this machine has; if slurmd refuses them, the cluster
+ * runs task/affinity alone and the first case prints slurmd's error.
+ * Written on a machine with cgroup v1 (a tmpfs at /sys/fs/cgroup, the v2
+ * hierarchy at /sys/fs/cgroup/unified without controllers): cgroup v2 has
+ * not been tried. The plugin reads tests/topo/two-cpu-4gpu.xml (2 sockets
+ * of 1 CPU, GPUs 0-1 on socket 0, 2-3 on socket 1).
+ * Checked: slurmd runs the plugins DIR/plugins names (the task sits in
+ * Slurm's cpuset cgroup); --hvd's CUDA_VISIBLE_DEVICES order and socket
+ * binding hold beside them; ConstrainDevices denies the GPUs the step was
+ * not granted; task/affinity's own per-task binding is narrower than a
+ * socket, which hvd-check reports (and --cpu-bind=none leaves to --hvd).
+ * What it does not do: the plugin's other options (test_spank_slurm.c).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+#define TOPO "tests/topo/two-cpu-4gpu.xml"
+
+static int site_topology(void)
+{
+	char args[4200];
+	snprintf(args, sizeof(args), "topology=%s/" TOPO, test_src_dir());
+	return test_cluster_plugstack(args);
+}
+
+/* DIR/plugins: first line what runs, later lines why cgroup was refused. */
+static char *plugins_file(void)
+{
+	char *path = test_path(test_cluster_dir(), "plugins");
+	char *text = test_read_file(path, NULL);
+	free(path);
+	return text ? text : strdup("");
+}
+
+static int cgroup_in_use(void)
+{
+	char *text = plugins_file();
+	int yes = strncmp(text, "TaskPlugin=task/cgroup,task/affinity ", 37) == 0;
+	free(text);
+	return yes;
+}
+
+/* `CMD` in the case's directory, sorted stdout, exit status CMD's. */
+static void run(const char *cmd, struct test_proc *p)
+{
+	char full[8192];
+	snprintf(full, sizeof(full), "cd '%s' && { %s; } > out.txt; rc=$?; sort out.txt; exit $rc",
+		 test_tmpdir(), cmd);
+	CHECK(test_run(full, 90, p) == 0);
+	CHECK_MSG(!p->timed_out, "timed out: %s", cmd);
+}
+
+static void test_slurmd_runs_the_plugins_it_names(void)
+{
+	struct test_proc p;
+	char *text = plugins_file();
+	char task[128] = "", track[128] = "";
+	CHECK_MSG(sscanf(text, "TaskPlugin=%127s ProctrackType=%127s", task, track) == 2,
+		  "DIR/plugins: '%s'", text);
+	run("scontrol show config | awk '$1 == \"TaskPlugin\" || $1 == \"ProctrackType\" "
+	    "{print $1 \"=\" $3}'", &p);
+	char want[300];
+	snprintf(want, sizeof(want), "ProctrackType=%s\nTaskPlugin=%s\n", track, task);
+	CHECK_STR(p.out, want);
+	test_proc_free(&p);
+	if (!cgroup_in_use()) {   /* the header's fallback: say why, once */
+		printf("note: slurmd refused the cgroup plugins; task/affinity alone: %s", text);
+	} else {
+		run("srun -n 1 grep -c ':cpuset:/slurm_' /proc/self/cgroup", &p);
+		CHECK_MSG(p.exit_code == 0 && strcmp(p.out, "1\n") == 0, "not in Slurm's cpuset "
+			  "cgroup: exit %d: %s%s", p.exit_code, p.out, p.err);
+		test_proc_free(&p);
+	}
+	free(text);
+}
+
+/* rank|CUDA_VISIBLE_DEVICES|allowed CPUs|HVD_GPU_BUSID|HVD_CPUS|HVD_SOCKET */
+#define SHOW "sh -c 'echo \"$SLURM_PROCID|$CUDA_VISIBLE_DEVICES|$(awk \"/^Cpus_allowed_list/ " \
+	"{print \\$2}\" /proc/self/status)|$HVD_GPU_BUSID|$HVD_CPUS|$HVD_SOCKET\"'"
+
+static void test_hvd_binding_holds_beside_them(void)
+{
+	struct test_proc p;
+	CHECK_INT(site_topology(), 0);
+	run("srun --hvd -n 4 --gres=gpu:4 " SHOW, &p);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
+	CHECK_STR(p.out, "0|0,1,2,3|0|0000:3b:00.0|0|0\n"
+		  "1|1,0,2,3|0|0000:5e:00.0|0|0\n"
+		  "2|2,0,1,3|1|0000:86:00.0|1|1\n"
+		  "3|3,0,1,2|1|0000:af:00.0|1|1\n");
+	test_proc_free(&p);
+}
+
+/* The fake GPUs have no driver: a granted one opens with ENXIO ("No such
+ * device or address"), one the devices cgroup denies with EPERM. */
+static void test_constrain_devices_denies_other_gpus(void)
+{
+	struct test_proc p;
+	char cmd[2048];
+	if (!cgroup_in_use())
+		SKIP("slurmd runs without task/cgroup here (see slurmd_runs_the_plugins_it_names)");
+	CHECK_INT(site_topology(), 0);
+	snprintf(cmd, sizeof(cmd), "srun --hvd -n 2 --gres=gpu:2 sh -c 'for i in 0 1 2 3; do "
+		 "head -c1 %s/dev/nvidia$i 2>&1 | sed -n \"s/.*nvidia\\([0-3]\\).*: /$SLURM_PROCID "
+		 "$CUDA_VISIBLE_DEVICES \\1 /p\"; done'", test_cluster_dir());
+	run(cmd, &p);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
+	CHECK_STR(p.out, "0 0,1 0 No such device or address\n0 0,1 1 No such device or address\n"
+		  "0 0,1 2 Operation not permitted\n0 0,1 3 Operation not permitted\n"
+		  "1 1,0 0 No such device or address\n1 1,0 1 No such device or address\n"
+		  "1 1,0 2 Operation not permitted\n1 1,0 3 Operation not permitted\n");
+	test_proc_free(&p);
+}
+
+/* task/affinity binds each task to a core of its own before the plugin
+ * runs; --hvd binds only inside that, so two tasks on the GPUs of socket 0
+ * leave rank 1 on socket 1's CPU: hvd-check says so and fails. With
+ * --cpu-bind=none the plugin's socket binding holds. */
+static void test_hvd_check_sees_slurm_binding_off_the_socket(void)
+{
+	struct test_proc p;
+	char cmd[4600], path[4200];
+	snprintf(path, sizeof(path), "%s/hvd-check", test_build_dir());
+	if (access(path, X_OK) != 0)
+		SKIP("hvd-check not built (it needs PMIx and hwloc)");
+	CHECK_INT(site_topology(), 0);
+	snprintf(cmd, sizeof(cmd), "HWLOC_XMLFILE='%s/" TOPO "' srun --hvd -n 2 --gres=gpu:2 '%s'",
+		 test_src_dir(), path);
+	run(cmd, &p);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.out, "FAIL: rank 1: CPUs: '1': off socket 0 (CPUs 0) nearest GPU 0000:5e:00.0\n");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "HWLOC_XMLFILE='%s/" TOPO "' srun --hvd --cpu-bind=none -n 2 "
+		 "--gres=gpu:2 '%s'", test_src_dir(), path);
+	run(cmd, &p);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s%s", p.exit_code, p.out, test_tail(p.err, 600));
+	CHECK_CONTAINS(p.out, "hvd-check: PASS: 1 of 1 nodes\n");
+	test_proc_free(&p);
+}
+
+const struct test_case cgroup_slurm_tests[] = {
+	{ "slurmd_runs_the_plugins_it_names", test_slurmd_runs_the_plugins_it_names },
+	{ "hvd_binding_holds_beside_them", test_hvd_binding_holds_beside_them },
+	{ "constrain_devices_denies_other_gpus", test_constrain_devices_denies_other_gpus },
+	{ "hvd_check_sees_slurm_binding_off_the_socket", test_hvd_check_sees_slurm_binding_off_the_socket },
+	{ 0 },
+};
