@@ -57,6 +57,7 @@ int hvd_node_id(void);
 int hvd_node_count(void);
 const char *hvd_hostname(void);
 const char *hvd_backend_name(void);       /* "mpi", "nccl", "tcp" or "self" */
+const char *hvd_backend_library(void);    /* "NCCL 2.28.3", "Open MPI v4.1.4"; "" if none */
 const char *hvd_error(void);              /* last message, "" if none */
 const char *hvd_version(void);            /* "0.1.0" (the VERSION file) */
 

@@ -407,6 +407,12 @@ static void test_dicom_folder_packs_trains_and_predicts(void)
 	CHECK_MSG(p.exit_code == 0, "direct mode: %s", p.err);
 	CHECK_CONTAINS(p.out, "Hernia");
 	test_proc_free(&p);
+	/* both runs record how pixels became 8 bits: the pack's rule, direct
+	 * mode's own (the same rule in this build) */
+	tool("cat ck/run.json; echo ==; cat ck2/run.json", &p, 30);
+	const char *rule = "\"pixels\":\t\"" IMAGE_PIXEL_RULE "\"", *second = strstr(p.out, "\n==\n");
+	CHECK_MSG(second && strstr(p.out, rule) < second && strstr(second, rule), "%s in: %.3000s", rule, p.out);
+	test_proc_free(&p);
 	/* the preview is what the pack stores: record 0 of train == its PNG */
 	tool("\"$B/chexnet\" pack --data ds/set --preview 2 prev --size 37 && ls prev", &p, 120);
 	CHECK_MSG(p.exit_code == 0, "%s", p.err);

@@ -76,6 +76,18 @@ static int train(const char *env, int ranks, const char *args, int timeout_s, st
 	return sh(cmd, timeout_s, p);
 }
 
+/* DIR/run.json names the library of the runtime's backend, e.g.
+ * "Open MPI v4.1.4" or "NCCL 2.28.3" (want: its start). */
+static void check_runtime_library(const char *dir, const char *want)
+{
+	char path[4200], needle[128];
+	snprintf(path, sizeof(path), "%s/%s/run.json", test_tmpdir(), dir);
+	snprintf(needle, sizeof(needle), "\"runtime_library\":\t\"%s", want);
+	char *text = test_read_file(path, NULL);
+	CHECK_MSG(text && strstr(text, needle), "%s: no %s in %.1500s", path, needle, text ? text : "");
+	free(text);
+}
+
 static void train_ok(int ranks, const char *args)
 {
 	struct test_proc p;
@@ -196,6 +208,7 @@ static void test_sigusr1_checkpoint_then_resume_is_exact(void)
 	if (make_data(200, 64, 36))
 		return;
 	train_ok(2, "--size 32 --batch 8 --threads 1 --optimizer sgd --lr 0.05 --epochs 2 --quiet --out whole");
+	check_runtime_library("whole", "Open MPI v");
 	if (stop_with("USR1", "cut", &p))
 		return;
 	CHECK_CONTAINS(p.err, "chexnet: SIGUSR1: stopped at epoch ");
@@ -591,6 +604,7 @@ static void test_gpu_sigterm_then_resume_is_exact(void)
 	if (!gpus_or_skip(2) || make_data(48, 64, 36))
 		return;
 	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --out whole");
+	check_runtime_library("whole", "NCCL 2.");
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && (srun --hvd -n 2 --gres=gpu:2 -J gpu-stop-$$ ./chexnet train --data shards "
 		 GPU_SMALL " --epochs 1 --progress-every 1 --out cut 2> err.txt & s=$!; "

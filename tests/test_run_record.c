@@ -156,11 +156,13 @@ static void test_train_writes_run_json_and_checkpoint_settings(void)
 	CHECK_STR(run_settings_get(&rec, "global_batch"), "8");
 	CHECK_STR(run_settings_get(&rec, "lr_effective"), "0.001");
 	CHECK_STR(run_settings_get(&rec, "data_fingerprint"), "synthetic:32");
+	CHECK_STR(run_settings_get(&rec, "pixels"), "synthetic");
 	CHECK_STR(run_settings_get(&rec, "seed"), "7");
 	char *text = test_read_file(path, NULL);
 	CHECK(text && strstr(text, "\"command_line\":\t[\"chexnet\", \"train\""));
 	CHECK(text && strstr(text, "\"libhvd\""));
 	CHECK(text && strstr(text, "\"backend_libraries\""));
+	CHECK(text && strstr(text, "\"runtime_library\":\t\"none\""));   /* one process: self */
 	CHECK(text && strstr(text, "\"hosts\""));
 	free(text);
 	char *last = test_path(test_tmpdir(), "run/last");

@@ -235,6 +235,8 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 		return rc;
 	if ((rc = engine_start(rt, err, errlen)))
 		return rc;
+	if (rt->comm.ops->library)
+		rt->comm.ops->library(rt->comm_library, sizeof(rt->comm_library));
 	if (rt->boot.rank == 0)
 		report_start(rt);
 	return 0;
@@ -335,6 +337,7 @@ int hvd_node_id(void) { return runtime_rt ? runtime_rt->boot.node_id : -1; }
 int hvd_node_count(void) { return runtime_rt ? runtime_rt->boot.node_count : -1; }
 const char *hvd_hostname(void) { return runtime_rt ? runtime_rt->boot.hostname : ""; }
 const char *hvd_backend_name(void) { return runtime_rt && runtime_rt->comm.ops ? runtime_rt->comm.ops->name : ""; }
+const char *hvd_backend_library(void) { return runtime_rt ? runtime_rt->comm_library : ""; }
 
 int hvd_compute_threads(int loader_threads)
 {

@@ -68,6 +68,7 @@ struct runtime {
 	struct hvd_settings set;
 	struct bootstrap boot;
 	struct comm comm;
+	char comm_library[96];      /* comm.ops->library's text, "" if none */
 	struct vote_plane vote;     /* how the plan cache's votes travel (transport/vote.h) */
 	struct timeline *tl;        /* its own lock (timeline.c) */
 	struct host_entry *hosts;   /* boot.size rows */

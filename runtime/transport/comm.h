@@ -35,6 +35,8 @@ enum comm_stage { COMM_STAGE_BEGIN, COMM_STAGE_IN_DONE, COMM_STAGE_OUT, COMM_STA
 
 struct comm_ops {
 	const char *name;            /* "mpi", "nccl", "self" */
+	/* the library doing the work and its version ("NCCL 2.28.3"); NULL: none */
+	void (*library)(char *text, size_t len);
 	const char *allreduce_phase; /* timeline: MPI_ALLREDUCE, NCCL_ALLREDUCE */
 	const char *broadcast_phase;
 	const char *allgather_phase;

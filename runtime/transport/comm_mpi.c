@@ -302,8 +302,18 @@ static void mpi_finalize(void *vctx, int clean)
 	free(ctx);
 }
 
+/* MPI_Get_library_version's first clause: "Open MPI v4.1.4". */
+static void mpi_library(char *text, size_t len)
+{
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int n = 0;
+	MPI_Get_library_version(v, &n);
+	snprintf(text, len, "%.*s", (int)strcspn(v, ",\n"), v);
+}
+
 static const struct comm_ops mpi_ops = {
 	.name = "mpi",
+	.library = mpi_library,
 	.allreduce_phase = "MPI_ALLREDUCE",
 	.broadcast_phase = "MPI_BCAST",
 	.allgather_phase = "MPI_ALLGATHER",

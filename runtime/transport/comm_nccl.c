@@ -391,8 +391,16 @@ static void nccl_finalize(void *vctx, int clean)
 	free(ctx);
 }
 
+static void nccl_library(char *text, size_t len)
+{
+	int v = 0;
+	ncclGetVersion(&v);   /* X*10000 + Y*100 + Z since NCCL 2.9 */
+	snprintf(text, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+}
+
 static const struct comm_ops nccl_ops = {
 	.name = "nccl",
+	.library = nccl_library,
 	.allreduce_phase = "NCCL_ALLREDUCE",
 	.broadcast_phase = "NCCL_BCAST",
 	.allgather_phase = "NCCL_ALLGATHER",

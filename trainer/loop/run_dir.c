@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "data/fingerprint.h"
+#include "data/image_decode.h"
 #include "data/image_resize.h"
 #include "data/shard_index_read.h"
 #include "loop/run_dir.h"
@@ -21,10 +22,11 @@
 
 #define HOST_CHARS 64
 
-/* Stored side and fingerprint of the data (a pack's index size, or the
- * side images are resized to before the crop). */
+/* Stored side, fingerprint and pixel rule of the data: a pack's index
+ * size and `pixels` line (an older pack has none: PNGs' high byte), or
+ * the side images are resized to before the crop and this build's rule. */
 static int data_settings(const struct cli_options *o, char *stored, size_t stored_len,
-			 char *print, size_t print_len)
+			 char *print, size_t print_len, char *pixels, size_t pixels_len)
 {
 	char err[512];
 	struct shard_index ix;
@@ -32,6 +34,7 @@ static int data_settings(const struct cli_options *o, char *stored, size_t store
 	if (o->synthetic) {
 		snprintf(stored, stored_len, "%ld", o->size);
 		snprintf(print, print_len, "synthetic:%ld", o->synthetic_images);
+		snprintf(pixels, pixels_len, "synthetic");
 		return 0;
 	}
 	if (data_fingerprint(o->data, print, print_len, err, sizeof(err))) {
@@ -42,6 +45,7 @@ static int data_settings(const struct cli_options *o, char *stored, size_t store
 	snprintf(index, sizeof(index), "%s/index.txt", o->data);
 	if (access(index, F_OK) != 0) {
 		snprintf(stored, stored_len, "%d", image_stored_side((int)o->size));
+		snprintf(pixels, pixels_len, "%s", IMAGE_PIXEL_RULE);
 		return 0;
 	}
 	if (shard_index_read(o->data, &ix, err, sizeof(err))) {
@@ -49,6 +53,7 @@ static int data_settings(const struct cli_options *o, char *stored, size_t store
 		return -1;
 	}
 	snprintf(stored, stored_len, "%d", ix.size);
+	snprintf(pixels, pixels_len, "%s", ix.pixels[0] ? ix.pixels : "png16=high-byte (a pack older than its pixels line)");
 	shard_index_free(&ix);
 	return 0;
 }
@@ -84,9 +89,9 @@ static int set_double(struct run_settings *r, const char *key, double v, int rc)
 static int what_settings(const struct cli_options *o, const struct session *s,
 			 struct run_settings *r)
 {
-	char stored[32], print[64], crop[96];
+	char stored[32], print[64], crop[96], pixels[160];
 
-	if (data_settings(o, stored, sizeof(stored), print, sizeof(print)))
+	if (data_settings(o, stored, sizeof(stored), print, sizeof(print), pixels, sizeof(pixels)))
 		return -1;
 	snprintf(crop, sizeof(crop), "train: random %ld of %s, flipped; eval: centre", o->size,
 		 stored);
@@ -97,6 +102,7 @@ static int what_settings(const struct cli_options *o, const struct session *s,
 	rc = set_text(r, "precision", precision_name(o->precision), rc);
 	rc = set_long(r, "size", o->size, rc);
 	rc = set_text(r, "stored_size", stored, rc);
+	rc = set_text(r, "pixels", pixels, rc);
 	rc = set_text(r, "crop", crop, rc);
 	rc = set_text(r, "data", o->synthetic ? "synthetic" : o->data, rc);
 	rc = set_text(r, "data_fingerprint", print, rc);
@@ -315,10 +321,11 @@ int run_dir_record(const struct cli_options *o, const struct session *session,
 	struct run_record_pair versions[] = {
 		{ "chexnet", HVD_VERSION }, { "libhvd", dist_runtime_version() },
 		{ "backend", backend }, { "backend_libraries", libraries },
+		{ "runtime_library", dist_runtime_library()[0] ? dist_runtime_library() : "none" },
 	};
 	struct run_session s = {
 		.start_time = start, .argc = argc, .argv = argv, .settings = now,
-		.versions = versions, .version_count = 4, .hosts = hosts, .host_count = world,
+		.versions = versions, .version_count = 5, .hosts = hosts, .host_count = world,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
 	};
 	char path[4200];

@@ -170,6 +170,11 @@ const char *dist_runtime_version(void)
 	return hvd_version();
 }
 
+const char *dist_runtime_library(void)
+{
+	return hvd_backend_library();
+}
+
 int dist_allreduce_async(const char *name, float *data, size_t count, int average,
 			 struct dist_handle **h)
 {
@@ -283,6 +288,7 @@ int dist_abort_job(int status)
 }
 const char *dist_backend_name(void) { return "self"; }
 const char *dist_runtime_version(void) { return "none (built without the runtime)"; }
+const char *dist_runtime_library(void) { return ""; }
 int dist_device_buffers(void) { return 0; }
 int dist_set_compute_stream(void *stream) { (void)stream; return 0; }
 

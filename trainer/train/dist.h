@@ -67,6 +67,8 @@ const char *dist_error(void);
 const char *dist_backend_name(void);
 /* libhvd's version ("0.1.0"), or a note that this build has none. */
 const char *dist_runtime_version(void);
+/* the runtime backend's library and version ("NCCL 2.28.3"), "" if none */
+const char *dist_runtime_library(void);
 
 /* 1 when collectives need device memory (the "nccl" backend on more than
  * one rank); 0 for host backends and one-rank worlds. */

@@ -25,6 +25,7 @@ static const struct {
 	{ "precision", M, "--precision", 0 },
 	{ "size", M, "--size", 1 },
 	{ "stored_size", F, "--data", 1 },
+	{ "pixels", F, "--data", 0 },
 	{ "crop", F, "--size", 0 },
 	{ "batch", F, "--batch", 1 },
 	{ "ranks", F, "the rank count", 1 },
