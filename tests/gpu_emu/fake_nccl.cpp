@@ -460,7 +460,7 @@ ncclResult_t issue(ncclComm_t comm, const collective &k, cudaStream_t stream)
 
 extern "C" {
 
-/* the version of the nccl.h this was compiled with */
+/* the version of the NCCL header this was compiled with */
 ncclResult_t ncclGetVersion(int *version)
 {
 	*version = NCCL_VERSION_CODE;
