@@ -394,8 +394,10 @@ static void nccl_finalize(void *vctx, int clean)
 static void nccl_library(char *text, size_t len)
 {
 	int v = 0;
-	ncclGetVersion(&v);   /* X*10000 + Y*100 + Z since NCCL 2.9 */
-	snprintf(text, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+	if (ncclGetVersion(&v) != ncclSuccess)
+		snprintf(text, len, "NCCL (version unknown)");
+	else   /* X*10000 + Y*100 + Z since NCCL 2.9 */
+		snprintf(text, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
 }
 
 static const struct comm_ops nccl_ops = {
