@@ -9,6 +9,7 @@
 #   make uninstall  the same variables: removes exactly what install put
 #   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME) headers and libs there
 #   SAN=1           ASan+UBSan build in build-san/
+#   RPATH=0         link without run paths (packages: mk/rpath.mk)
 #   WITH_<X>=0|1    force a feature off / make its absence an error
 #
 # Dependencies are detected by mk/detect.sh (compile-and-link probes and
@@ -39,6 +40,7 @@ ifneq ($(DETECT_ERR),)
 $(error $(DETECT_ERR))
 endif
 include $(B)/config.mk
+include mk/rpath.mk
 endif
 # The emulated device replaces the CUDA libraries (tests/gpu_emu/emu.mk).
 ifeq ($(GPU_EMU),1)
@@ -117,6 +119,6 @@ clean:
 	rm -rf build build-san
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,16p' Makefile
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
