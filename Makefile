@@ -7,7 +7,7 @@
 #   make demo       deps + test-deps + build + the main job on a small data set
 #   make install    PREFIX=/usr/local DESTDIR= (GNU bindir, libdir, ...: mk/install.mk)
 #   make uninstall  the same variables: removes exactly what install put
-#   make deb        Debian packages of a CPU build (pkg/pkg.mk)
+#   make deb        Debian packages of a CPU build; make rpm-spec: RPM spec (pkg/pkg.mk)
 #   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME) headers and libs there
 #   SAN=1           ASan+UBSan build in build-san/
 #   RPATH=0         link without run paths (packages: mk/rpath.mk)
@@ -33,7 +33,7 @@ DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='
 
 # Targets that only orchestrate (they call make again after installing
 # packages) must not detect: packages may still be missing at this point.
-ORCHESTRATE := deps test-deps check demo clean help deb
+ORCHESTRATE := deps test-deps check demo clean help deb rpm-spec
 ifneq ($(filter-out $(ORCHESTRATE),$(or $(MAKECMDGOALS),all)),)
 # ✓/✗ lines go to the terminal; an error line comes back as make's one error.
 DETECT_ERR := $(shell $(DETECT_ENV) mk/detect.sh $(B) 3>&1 1>&2 2>&3)
