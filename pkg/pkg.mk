@@ -18,6 +18,14 @@ DEB_B ?= build-deb
 PKG_FLAGS = B=$(DEB_B) RPATH=0 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0
 DEB_MAINTAINER ?= $(shell git config user.name) <$(shell git config user.email)>
 
+# The inner steps, called by hand without the flags, would rebuild DEB_B
+# with CUDA and run paths: refused before anything is built.
+ifneq ($(filter pkg-deb pkg-rpm-spec,$(MAKECMDGOALS)),)
+ifneq ($(B) $(RPATH) $(WITH_CUDA),$(DEB_B) 0 0)
+$(error hvd: package: '$(filter pkg-deb pkg-rpm-spec,$(MAKECMDGOALS))': a step of make deb or make rpm-spec: run those)
+endif
+endif
+
 .PHONY: deb rpm-spec pkg-deb pkg-rpm-spec pkg-parts
 deb:
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-deb
@@ -27,7 +35,6 @@ rpm-spec:
 pkg-parts: $(PROGRAMS) $(LIBS_STATIC)
 
 pkg-deb: pkg-parts
-	@[ '$(RPATH)' = 0 ] || { echo "hvd: deb: 'RPATH=$(RPATH)': pkg-deb is a step of make deb: run that" >&2; exit 1; }
 	rm -rf '$(B)/stage'
 	libdir=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) && \
 	$(MAKE) --no-print-directory install DESTDIR='$(abspath $(B))/stage' prefix=/usr \
