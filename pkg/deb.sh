@@ -83,8 +83,8 @@ for ctl in "$here"/deb/*.control; do
 	doc="$root/usr/share/doc/$pkg"
 	mkdir -p "$doc"
 	{ printf 'hvd: distributed CheXNet training on Slurm.\n\n'; cat "$src/LICENSE"; } > "$doc/copyright"
-	sed -e "s|@VERSION@|$version|g" -e "s|@MAINTAINER@|$maint|g" -e "s|@DATE@|$date|g" \
-		"$here/deb/changelog" | gzip -9n > "$doc/changelog.gz"
+	grep -v '^#' "$here/deb/changelog" | sed -e "s|@VERSION@|$version|g" -e "s|@MAINTAINER@|$maint|g" \
+		-e "s|@DATE@|$date|g" | gzip -9n > "$doc/changelog.gz"
 	mkdir -p "$root/DEBIAN"
 	shlibs=
 	if [ ${#elves[@]} -gt 0 ]; then
