@@ -2,7 +2,7 @@
 # packages with plain dpkg-deb from a `make install` into STAGE (pkg/pkg.mk
 # stages it with prefix=/usr, libdir=/usr/lib/MULTIARCH). pkg/deb/files
 # says which package ships which staged file; each package's
-# DEBIAN/control comes from pkg/deb/PACKAGE.control with its Depends from
+# DEBIAN/control comes from pkg/deb/*.control (one per package), Depends from
 # dpkg-shlibdeps (@SHLIBS@) and, for the plugin, the Slurm range of
 # SLURM_VERSION (the headers': >= X.Y, << X.Y+1, pkg/slurm-range.sh).
 # Also done here, as dh would: ELF files stripped (shared objects mode

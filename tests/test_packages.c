@@ -1,11 +1,11 @@
 /* test_packages.c - group "packages": what `make deb` and `make rpm-spec`
  * (pkg/pkg.mk) promise. The Debian packages hold exactly their files
- * (dpkg-deb -c), the plugin depends on the Slurm major.minor of the
- * headers (read here from slurm_version.h, not from the build), the
- * plugstack line is an optional conffile, chexnet from the extracted
- * packages runs the demo's data step (synth, pack), no packaged ELF has a
- * run path (readelf -d), lintian shows no error, and the RPM spec builds
- * (rpmbuild -bb --nodeps) with exactly `make install`'s files.
+ * (dpkg-deb -c); the plugin depends on the Slurm major.minor of the
+ * headers (read here from their SLURM_VERSION_NUMBER, not from the
+ * build); the plugstack line is an optional conffile; chexnet from the
+ * extracted packages runs the demo's data step (synth, pack); no packaged
+ * ELF has a run path (readelf -d); lintian shows no error; the RPM spec
+ * builds (rpmbuild -bb --nodeps) with exactly `make install`'s files.
  * The packages are built in the suite's BUILD/deb (incremental after the
  * first run); every case runs `make deb` again (a second or two when
  * nothing changed) so each stands alone. What it does not do: install a
