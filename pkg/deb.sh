@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # deb.sh STAGE OUT VERSION SLURM_VERSION MAINTAINER - build hvd's Debian
 # packages with plain dpkg-deb from a `make install` into STAGE (pkg/pkg.mk
 # stages it with prefix=/usr, libdir=/usr/lib/MULTIARCH). pkg/deb/files
