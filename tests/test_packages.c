@@ -262,6 +262,68 @@ static void test_dependencies_and_the_plugin_conffile(void)
 	free(ma);
 }
 
+/* The range in hvd-slurm-plugin's Depends, read by dpkg itself: it admits
+ * Debian's revisions of the headers' release and nothing of the next. */
+static void test_slurm_range_admits_only_the_headers_release(void)
+{
+	if (!build_debs())
+		return;
+	char mm[32], next[32], cmd[PATH_MAX + 600];
+	headers_slurm_range(mm, next, sizeof(mm));
+	char *plugin = deb_path("hvd-slurm-plugin");
+	/* each version: "yes" when both bounds hold, as dpkg compares them */
+	snprintf(cmd, sizeof(cmd), "dep=$(dpkg-deb -f '%s' Depends) && "
+		 "lo=$(echo \"$dep\" | sed -n 's/.*slurm-wlm-basic-plugins (>= \\([^)]*\\)).*/\\1/p') && "
+		 "hi=$(echo \"$dep\" | sed -n 's/.*slurm-wlm-basic-plugins (<< \\([^)]*\\)).*/\\1/p') && "
+		 "for v in %s.0-1 %s.8-4+deb12u3 %s.99-1 %s.0-1 %s.0~rc1-1; do "
+		 "if dpkg --compare-versions \"$v\" ge \"$lo\" && dpkg --compare-versions \"$v\" lt \"$hi\"; "
+		 "then echo \"$v yes\"; else echo \"$v no\"; fi; done",
+		 plugin, mm, mm, mm, next, next);
+	char *out = output_of(cmd, 30), want[512];
+	snprintf(want, sizeof(want), "%s.0-1 yes\n%s.8-4+deb12u3 yes\n%s.99-1 yes\n%s.0-1 no\n%s.0~rc1-1 no",
+		 mm, mm, mm, next, next);
+	CHECK_STR(out, want);
+	free(out);
+	free(plugin);
+}
+
+/* pkg/deb.sh on a copy of make deb's stage: a file no package ships, a
+ * listed file missing, a maintainer without an address: one line each,
+ * no package written. */
+static void test_deb_refuses_unlisted_and_missing_files(void)
+{
+	if (!build_debs())
+		return;
+	const char *t = test_tmpdir();
+	char cmd[4 * PATH_MAX + 256];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/stage' '%s/stage' && touch '%s/stage/usr/share/hvd/extra'",
+		 deb_dir, t, t);
+	run_ok(cmd, 30, &p);
+	test_proc_free(&p);
+	const char *maint = "'A B <a@b.example>'";
+	struct { const char *prepare, *maint, *error; } bad[] = {
+		{ "true", maint,
+		  "hvd: deb: 'usr/share/hvd/extra': staged by make install but no package ships it "
+		  "(add it to pkg/deb/files)\n" },
+		{ "rm stage/usr/share/hvd/extra stage/usr/share/man/man8/hvd.8", maint,
+		  "hvd: deb: 'usr/share/man/man8/hvd.8': in pkg/deb/files but not staged by make install\n" },
+		{ "true", "'nobody'", "hvd: deb: 'nobody': not 'Name <address>' (set DEB_MAINTAINER)\n" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "cd '%s' && %s && '%s/pkg/deb.sh' stage out '" HVD_VERSION "' 22.05.8 %s",
+			 t, bad[i].prepare, test_src_dir(), bad[i].maint);
+		CHECK_INT(test_run(cmd, 60, &p), 0);
+		CHECK_MSG(p.exit_code == 1, "case %zu: exit %d", i, p.exit_code);
+		CHECK_STR(p.err, bad[i].error);
+		test_proc_free(&p);
+	}
+	snprintf(cmd, sizeof(cmd), "ls '%s/out/'*.deb 2> /dev/null | wc -l", t);
+	char *debs = output_of(cmd, 10);
+	CHECK_STR(debs, "0");
+	free(debs);
+}
+
 /* dpkg-deb -x of every package into the case's ROOT; returns ROOT. */
 static char *extract_all(void)
 {
@@ -404,6 +466,8 @@ const struct test_case packages_tests[] = {
 	{ "slurm_range_of_a_version", test_slurm_range_of_a_version },
 	{ "each_package_holds_exactly_its_files", test_each_package_holds_exactly_its_files },
 	{ "dependencies_and_the_plugin_conffile", test_dependencies_and_the_plugin_conffile },
+	{ "slurm_range_admits_only_the_headers_release", test_slurm_range_admits_only_the_headers_release },
+	{ "deb_refuses_unlisted_and_missing_files", test_deb_refuses_unlisted_and_missing_files },
 	{ "extracted_chexnet_runs_the_demo_data_step", test_extracted_chexnet_runs_the_demo_data_step },
 	{ "no_packaged_elf_has_a_run_path", test_no_packaged_elf_has_a_run_path },
 	{ "lintian_shows_no_errors", test_lintian_shows_no_errors },
