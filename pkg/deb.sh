@@ -49,7 +49,9 @@ while read -r pkg from to; do
 	# The packaged plugstack line is optional: a node where hvd.so cannot
 	# load still runs jobs (spank/USAGE.md says how to make it required).
 	case $to in etc/slurm/plugstack.conf.d/*)
-		sed -i 's/^required /optional /' "$out/root/$pkg/$to"
+		sed -i -e 's/^required /# hvd-slurm-plugin: optional, so a node where hvd.so cannot load still\
+# runs jobs; write required to refuse them there (dpkg keeps the edit).\
+optional /' "$out/root/$pkg/$to"
 		grep -q '^optional /' "$out/root/$pkg/$to" || die "'$from': no 'required PLUGIN' line to make optional"
 	esac
 	echo "$from" >> "$claimed"
