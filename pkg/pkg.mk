@@ -27,7 +27,11 @@ endif
 endif
 
 .PHONY: deb rpm-spec pkg-deb pkg-rpm-spec pkg-parts
+# The plugin's dependency names Debian's Slurm: a site Slurm (SLURM_HOME)
+# installs with make install instead.
 deb:
+	@[ -z '$(SLURM_HOME)' ] || { echo "hvd: deb: 'SLURM_HOME=$(SLURM_HOME)': the packages depend on" \
+		"Debian's Slurm (slurm-wlm-basic-plugins): use make install for a site Slurm" >&2; exit 1; }
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-deb
 rpm-spec:
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-rpm-spec
