@@ -17,6 +17,7 @@ extern const struct test_case docs_tests[];
 extern const struct test_case install_tests[];
 extern const struct test_case slurm_install_tests[];
 extern const struct test_case packages_tests[];
+extern const struct test_case slurm_packages_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
@@ -159,6 +160,7 @@ static const struct test_group test_groups[] = {
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	{ "slurm-install", slurm_install_tests, TEST_NEEDS_CLUSTER, 300, 0 },
+	{ "slurm-packages", slurm_packages_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 #ifdef HVD_HAVE_RUNTIME
 	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 	{ "slurm-control", runtime_attack_tests, TEST_NEEDS_CLUSTER, 300, 0 },
