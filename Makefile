@@ -7,8 +7,10 @@
 #   make demo       deps + test-deps + build + the main job on a small data set
 #   make install    PREFIX=/usr/local DESTDIR= (GNU bindir, libdir, ...: mk/install.mk)
 #   make uninstall  the same variables: removes exactly what install put
+#   make deb        Debian packages of a CPU build; make rpm-spec: RPM spec (pkg/pkg.mk)
 #   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME) headers and libs there
 #   SAN=1           ASan+UBSan build in build-san/
+#   RPATH=0         link without run paths (packages: mk/rpath.mk)
 #   WITH_<X>=0|1    force a feature off / make its absence an error
 #
 # Dependencies are detected by mk/detect.sh (compile-and-link probes and
@@ -31,7 +33,7 @@ DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='
 
 # Targets that only orchestrate (they call make again after installing
 # packages) must not detect: packages may still be missing at this point.
-ORCHESTRATE := deps test-deps check demo clean help
+ORCHESTRATE := deps test-deps check demo clean help deb rpm-spec
 ifneq ($(filter-out $(ORCHESTRATE),$(or $(MAKECMDGOALS),all)),)
 # ✓/✗ lines go to the terminal; an error line comes back as make's one error.
 DETECT_ERR := $(shell $(DETECT_ENV) mk/detect.sh $(B) 3>&1 1>&2 2>&3)
@@ -39,6 +41,7 @@ ifneq ($(DETECT_ERR),)
 $(error $(DETECT_ERR))
 endif
 include $(B)/config.mk
+include mk/rpath.mk
 endif
 # The emulated device replaces the CUDA libraries (tests/gpu_emu/emu.mk).
 ifeq ($(GPU_EMU),1)
@@ -85,6 +88,7 @@ include trainer/data.mk
 include trainer/eval.mk
 include trainer/module.mk
 include tests/module.mk
+include pkg/pkg.mk
 
 .PHONY: all deps test-deps check demo install clean help
 all: $(PROGRAMS) $(TEST_PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
@@ -113,9 +117,9 @@ demo:
 install: $(INSTALL_RULES)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-deb
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,17p' Makefile
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

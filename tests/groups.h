@@ -16,6 +16,8 @@ extern const struct test_case layout_tests[];
 extern const struct test_case docs_tests[];
 extern const struct test_case install_tests[];
 extern const struct test_case slurm_install_tests[];
+extern const struct test_case packages_tests[];
+extern const struct test_case slurm_packages_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
@@ -100,6 +102,7 @@ static const struct test_group test_groups[] = {
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "install", install_tests, TEST_NEEDS_NOTHING, 240, 0 },
+	{ "packages", packages_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0 },
@@ -166,6 +169,7 @@ static const struct test_group test_groups[] = {
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	{ "slurm-install", slurm_install_tests, TEST_NEEDS_CLUSTER, 300, 0 },
+	{ "slurm-packages", slurm_packages_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 #ifdef HVD_HAVE_RUNTIME
 	{ "slurm-runtime", runtime_slurm_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 	{ "slurm-control", runtime_attack_tests, TEST_NEEDS_CLUSTER, 300, 0 },
