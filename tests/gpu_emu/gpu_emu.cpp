@@ -83,8 +83,9 @@ struct emu_fibers {
 	std::vector<char> done;
 	const std::function<void()> *job = nullptr;
 	unsigned current = 0;
-	const void *main_bottom = nullptr;
+	const void *main_bottom = nullptr;   /* the launching thread's stack (ASan) */
 	size_t main_size = 0;
+	bool from_scheduler = false;         /* the fiber starting now came from it */
 
 	/* The next fiber that has not finished, after the current one in
 	 * thread order (a barrier round wraps to the first), or -1. */
@@ -158,6 +159,7 @@ struct emu_fibers {
 		emu_block_idx = { b, 0, 0 };
 #ifdef __SANITIZE_ADDRESS__
 		void *fake = nullptr;
+		from_scheduler = true;
 		__sanitizer_start_switch_fiber(&fake, stacks[0].data(), stack_bytes);
 		hvd_emu_fiber_switch(&scheduler, sp[0]);
 		__sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
@@ -171,11 +173,17 @@ struct emu_fibers {
 static emu_fibers fibers;
 
 /* A fiber's first frame: runs the thread's kernel body, then leaves for
- * good (a finished fiber is never resumed). */
+ * good (a finished fiber is never resumed). Under ASan the first fiber
+ * learns the launching thread's stack, where the last one returns; the
+ * others start from a fiber, whose stack is not that one. */
 void emu_fibers::entry(void)
 {
 #ifdef __SANITIZE_ADDRESS__
-	__sanitizer_finish_switch_fiber(nullptr, &fibers.main_bottom, &fibers.main_size);
+	if (fibers.from_scheduler)
+		__sanitizer_finish_switch_fiber(nullptr, &fibers.main_bottom, &fibers.main_size);
+	else
+		__sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+	fibers.from_scheduler = false;
 #endif
 	(*fibers.job)();
 	fibers.done[fibers.current] = 1;
