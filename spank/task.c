@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "placement.h"
+#include "step_cpus.h"
 #include "task.h"
 #include "topology.h"
 
@@ -305,7 +306,8 @@ static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_
 	char topo_note[ERR_LEN] = "";
 	struct placement_request req;
 	struct placement_result res;
-	cpu_set_t allowed;
+	cpu_set_t allowed, step;
+	CPU_ZERO(&step);
 	if (load_topology(eff, in, err, topo_note, sizeof(topo_note)) != 0)
 		return -1;
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
@@ -313,7 +315,13 @@ static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_
 		*node_wide = 0;
 		return -1;
 	}
-	fill_request(in, eff, &allowed, &req);
+	/* task/affinity bound this task to cores of its own already: bind
+	 * within the step's CPUs where task/cgroup says which they are */
+	if (eff->bind != HVD_BIND_NONE && step_cpus_read("", &step, err, ERR_LEN) < 0) {
+		*node_wide = 0;
+		return -1;
+	}
+	fill_request(in, eff, CPU_COUNT(&step) ? &step : &allowed, &req);
 	if (alone) {
 		req.local_id = 0;
 		req.local_count = 1;

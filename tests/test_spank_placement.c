@@ -14,6 +14,7 @@
 
 #include "runner.h"
 #include "placement.h"
+#include "step_cpus.h"
 #include "topology.h"
 
 /* ------------------------------------------------------------- helpers */
@@ -573,7 +574,49 @@ static void test_device_minors_map_by_bus_id(void)
 	topology_free(&t);
 }
 
+/* CPU lists as the kernel writes them, and bad ones. */
+static void test_step_cpu_lists_parse(void)
+{
+	cpu_set_t s;
+	char text[64];
+	CHECK_INT(step_cpus_parse("0-3,8,10-11\n", &s), 0);
+	placement_format_cpus(&s, text, sizeof(text));
+	CHECK_STR(text, "0-3,8,10-11");
+	const char *bad[] = { "", "\n", "3-1", "a", "1,,2", "0-", "-1", "1 2", "99999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_MSG(step_cpus_parse(bad[i], &s) == -1, "'%s' accepted", bad[i]);
+}
+
+/* The step's CPUs come from Slurm's cpuset cgroup, v1 or v2; a cgroup
+ * that is not Slurm's says nothing; a broken file is an error. */
+static void test_step_cpus_come_from_slurms_cgroup(void)
+{
+	cpu_set_t s;
+	char err[256] = "", text[64];
+	const char *root = test_tmpdir();
+	test_put("proc/self/cgroup", "12:memory:/slurm_n1/uid_0/job_7/step_0/task_1\n"
+		 "4:cpuset:/slurm_n1/uid_0/job_7/step_0\n1:name=systemd:/user.slice\n");
+	test_put("sys/fs/cgroup/cpuset/slurm_n1/uid_0/job_7/step_0/cpuset.cpus", "0-1,4\n");
+	CHECK_INT(step_cpus_read(root, &s, err, sizeof(err)), 0);
+	placement_format_cpus(&s, text, sizeof(text));
+	CHECK_STR(text, "0-1,4");
+	test_put("proc/self/cgroup", "0::/system.slice/slurmstepd.scope/job_7/step_0/user/task_0\n");
+	test_put("sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/step_0/user/task_0/cpuset.cpus.effective",
+		 "2-3\n");
+	CHECK_INT(step_cpus_read(root, &s, err, sizeof(err)), 0);
+	placement_format_cpus(&s, text, sizeof(text));
+	CHECK_STR(text, "2-3");
+	test_put("proc/self/cgroup", "4:cpuset:/\n0::/user.slice/session-1.scope\n");
+	CHECK_INT(step_cpus_read(root, &s, err, sizeof(err)), 1);
+	test_put("proc/self/cgroup", "4:cpuset:/slurm_n1/uid_0/job_7/step_0\n");
+	test_put("sys/fs/cgroup/cpuset/slurm_n1/uid_0/job_7/step_0/cpuset.cpus", "\n");
+	CHECK_INT(step_cpus_read(root, &s, err, sizeof(err)), -1);
+	CHECK_CONTAINS(err, "/cpuset.cpus': not a CPU list");
+}
+
 const struct test_case spank_placement_tests[] = {
+	{ "step_cpu_lists_parse", test_step_cpu_lists_parse },
+	{ "step_cpus_come_from_slurms_cgroup", test_step_cpus_come_from_slurms_cgroup },
 	{ "c4140_topology_has_two_sockets_four_gpus", test_c4140_topology_has_two_sockets_four_gpus },
 	{ "dgx1_cores_hold_their_hyperthreads", test_dgx1_cores_hold_their_hyperthreads },
 	{ "gpus_under_machine_have_no_socket", test_gpus_under_machine_have_no_socket },
