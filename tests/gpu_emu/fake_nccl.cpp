@@ -138,13 +138,15 @@ bool wait_fd(comm_state &c, int fd, short events)
 	}
 }
 
-bool send_all(comm_state &c, int fd, const void *buf, size_t bytes)
+/* All of bytes sent (out) or received, waiting until abort; false when
+ * the peer is gone or the communicator aborted. */
+bool move_all(comm_state &c, int fd, char *p, size_t bytes, bool out)
 {
-	const char *p = (const char *)buf;
 	while (bytes) {
-		if (!wait_fd(c, fd, POLLOUT))
+		if (!wait_fd(c, fd, out ? POLLOUT : POLLIN))
 			return false;
-		ssize_t n = send(fd, p, bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = out ? send(fd, p, bytes, MSG_NOSIGNAL | MSG_DONTWAIT)
+				: recv(fd, p, bytes, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n <= 0)
@@ -155,21 +157,14 @@ bool send_all(comm_state &c, int fd, const void *buf, size_t bytes)
 	return true;
 }
 
+bool send_all(comm_state &c, int fd, const void *buf, size_t bytes)
+{
+	return move_all(c, fd, (char *)buf, bytes, true);
+}
+
 bool recv_all(comm_state &c, int fd, void *buf, size_t bytes)
 {
-	char *p = (char *)buf;
-	while (bytes) {
-		if (!wait_fd(c, fd, POLLIN))
-			return false;
-		ssize_t n = recv(fd, p, bytes, MSG_DONTWAIT);
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		bytes -= (size_t)n;
-	}
-	return true;
+	return move_all(c, fd, (char *)buf, bytes, false);
 }
 
 int connect_to(uint32_t addr, uint16_t port)
