@@ -78,15 +78,14 @@ static int env_backend(struct runtime *rt, enum hvd_backend_choice *b, char *err
 	}
 	if (*b != HVD_BACKEND_AUTO && *b != HVD_BACKEND_HOST)
 		return 0;
-	int host = *b == HVD_BACKEND_HOST; /* never NCCL: the program reduces host buffers */
-	(void)host;
-	*b = rt->boot.size == 1 ? HVD_BACKEND_SELF : HVD_BACKEND_TCP;
+	enum hvd_backend_choice pick = rt->boot.size == 1 ? HVD_BACKEND_SELF : HVD_BACKEND_TCP;
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
-	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
-	if (!host && rt->boot.size > 1 && nvd && *nvd && strcmp(nvd, "void") && strcmp(nvd, "none") &&
-	    comm_nccl_usable())
-		*b = HVD_BACKEND_NCCL;
+	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES"); /* host: never NCCL (host buffers) */
+	if (*b == HVD_BACKEND_AUTO && rt->boot.size > 1 && nvd && *nvd && strcmp(nvd, "void") &&
+	    strcmp(nvd, "none") && comm_nccl_usable())
+		pick = HVD_BACKEND_NCCL;
 #endif
+	*b = pick;
 	return 0;
 }
 
@@ -114,13 +113,14 @@ static int open_backend(struct runtime *rt, char *err, size_t errlen)
 	if (b == HVD_BACKEND_TCP)
 		return open_tcp(rt, err, errlen);
 	if (b == HVD_BACKEND_AUTO || b == HVD_BACKEND_HOST) {
-		int host = b == HVD_BACKEND_HOST;
-		(void)host;
-		b = rt->boot.mode == BOOTSTRAP_SINGLE ? HVD_BACKEND_SELF : HVD_BACKEND_MPI;
+		enum hvd_backend_choice pick = rt->boot.mode == BOOTSTRAP_SINGLE ? HVD_BACKEND_SELF
+										: HVD_BACKEND_MPI;
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
-		if (!host && rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0] && comm_nccl_usable())
-			b = HVD_BACKEND_NCCL;
+		if (b == HVD_BACKEND_AUTO && rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0] &&
+		    comm_nccl_usable())
+			pick = HVD_BACKEND_NCCL;
 #endif
+		b = pick;
 	}
 	if (b == HVD_BACKEND_SELF) {
 		if (rt->boot.size != 1) {
@@ -182,12 +182,9 @@ static int open_timeline(struct runtime *rt, char *err, size_t errlen)
 static void report_start(struct runtime *rt)
 {
 	char text[16384];
-	if (settings_describe(environ, text, sizeof(text)) > 0) {
+	if (settings_describe(environ, text, sizeof(text)) > 0)
 		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-			if (strncmp(line, "HVD_GPU_BUSID=", 14) && strncmp(line, "HVD_CPUS=", 9) &&
-			    strncmp(line, "HVD_SOCKET=", 11) && strncmp(line, "HVD_BIND=", 9))
-				fprintf(stderr, "hvd: setting: %s\n", line);
-	}
+			fprintf(stderr, "hvd: setting: %s\n", line);
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
 	if (rt->boot.size > 1)

@@ -205,14 +205,25 @@ static int learn_exec(struct control *c, const struct wire_exec *x)
 	return rc;
 }
 
+/* A frame only rank 0 (to_rank0) or only workers take, of `want` bytes:
+ * 1, or 0 with the sender failed by name. */
+static int frame_fits(struct control *c, int from, const char *what, int to_rank0,
+		      uint32_t len, size_t want)
+{
+	int at_rank0 = c->rt->boot.rank == 0;
+	const char *why = at_rank0 != to_rank0 ? (at_rank0 ? "sent to rank 0" : "sent to a worker")
+			  : len != want ? "wrong length" : NULL;
+	if (why)
+		control_bad_frame(c, from, what, why);
+	return !why;
+}
+
 void control_on_submit(struct control *c, int from, const char *payload, uint32_t len)
 {
 	struct fusion_item it;
 	char why[128];
-	if (c->rt->boot.rank != 0 || len != sizeof(it)) {
-		control_bad_frame(c, from, "SUBMIT", c->rt->boot.rank ? "sent to a worker" : "wrong length");
+	if (!frame_fits(c, from, "SUBMIT", 1, len, sizeof(it)))
 		return;
-	}
 	memcpy(&it, payload, sizeof(it));
 	if (wire_check_item(&it, c->rt->boot.size, why, sizeof(why)))
 		control_bad_frame(c, from, "SUBMIT", why);
@@ -227,10 +238,8 @@ void control_on_hit(struct control *c, int from, const char *payload, uint32_t l
 {
 	struct wire_hit h;
 	char why[160];
-	if (c->rt->boot.rank != 0 || len != sizeof(h)) {
-		control_bad_frame(c, from, "HIT", c->rt->boot.rank ? "sent to a worker" : "wrong length");
+	if (!frame_fits(c, from, "HIT", 1, len, sizeof(h)))
 		return;
-	}
 	memcpy(&h, payload, sizeof(h));
 	if (h.pad) {
 		control_bad_frame(c, from, "HIT", "padding not zero");
@@ -251,10 +260,8 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 	struct runtime *rt = c->rt;
 	struct wire_exec x;
 	char why[160];
-	if (rt->boot.rank == 0 || len != sizeof(x)) {
-		control_bad_frame(c, from, "EXEC", rt->boot.rank ? "wrong length" : "sent to rank 0");
+	if (!frame_fits(c, from, "EXEC", 0, len, sizeof(x)))
 		return;
-	}
 	memcpy(&x, payload, sizeof(x));
 	runtime_lock(rt);
 	uint64_t submitted = rt->next_seq;
@@ -435,11 +442,8 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 	struct runtime *rt = c->rt;
 	const char *what = type == MSG_WAITING ? "WAITING" : "NUDGE";
 	struct wire_pos p;
-	if ((type == MSG_WAITING) != (rt->boot.rank == 0) || len != sizeof(p)) {
-		control_bad_frame(c, from, what,
-				  len != sizeof(p) ? "wrong length" : "sent in the wrong direction");
+	if (!frame_fits(c, from, what, type == MSG_WAITING, len, sizeof(p)))
 		return;
-	}
 	memcpy(&p, payload, sizeof(p));
 	if (p.position > ((uint64_t)1 << 62)) {
 		control_bad_frame(c, from, what, "position out of range");

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,22 @@
 typedef int (*setting_parser)(const char *value, struct hvd_settings *s,
 			      char *why, size_t whylen);
 
+/* A setting is parsed by its own function, or by kind into its field. */
+enum setting_kind { SETTING_OWN, SETTING_U64, SETTING_SECONDS, SETTING_TEXT, SETTING_NONEMPTY_TEXT };
+
 struct setting {
 	const char *name;
-	setting_parser parse;
-	const char *help; /* the accepted form, for messages */
+	setting_parser parse;     /* SETTING_OWN */
+	const char *help;         /* the accepted form, for messages */
+	enum setting_kind kind;
+	size_t at, size;          /* the field's offset and size in hvd_settings */
+	double min, max;          /* SETTING_U64, SETTING_SECONDS: the range (U64: max) */
 };
+
+#define OWN(name, parse, help) { name, parse, help, SETTING_OWN, 0, 0, 0, 0 }
+#define FIELD(name, kind, field, help, min, max) \
+	{ name, NULL, help, kind, offsetof(struct hvd_settings, field), \
+	  sizeof(((struct hvd_settings *)0)->field), min, max }
 
 static int parse_u64(const char *v, uint64_t max, uint64_t *out, char *why, size_t n)
 {
@@ -59,11 +71,6 @@ static int parse_seconds(const char *v, double min, double max, double *out,
 	return 0;
 }
 
-static int parse_fusion(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return parse_u64(v, 1ull << 40, &s->fusion_threshold_bytes, why, n);
-}
-
 static int parse_chunk(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
 	if (!strcmp(v, "auto")) {
@@ -73,39 +80,14 @@ static int parse_chunk(const char *v, struct hvd_settings *s, char *why, size_t 
 	return parse_u64(v, 1ull << 30, &s->fusion_chunk_bytes, why, n);
 }
 
-static int parse_cycle(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return parse_seconds(v, 0, 10000, &s->cycle_time_ms, why, n);
-}
-
-static int parse_stall(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return parse_seconds(v, 0, 1e6, &s->stall_warning_s, why, n);
-}
-
-static int parse_timeout(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return parse_seconds(v, 0.5, 1e6, &s->timeout_s, why, n);
-}
-
-static int parse_heartbeat(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return parse_seconds(v, 0.05, 3600, &s->heartbeat_s, why, n);
-}
-
-static int parse_flag(const char *v, int *flag, char *why, size_t n)
+static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
 	if (strcmp(v, "0") && strcmp(v, "1")) {
 		snprintf(why, n, "must be 0 or 1");
 		return -1;
 	}
-	*flag = v[0] == '1';
+	s->sync = v[0] == '1';
 	return 0;
-}
-
-static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return parse_flag(v, &s->sync, why, n);
 }
 
 /* A setting that is gone: any value is refused with its replacement. */
@@ -169,36 +151,6 @@ static int copy_text(const char *v, char *dst, size_t cap, int allow_empty,
 	return 0;
 }
 
-static int parse_timeline(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return copy_text(v, s->timeline_path, sizeof(s->timeline_path), 0, why, n);
-}
-
-static int parse_busid(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return copy_text(v, s->gpu_busid, sizeof(s->gpu_busid), 1, why, n);
-}
-
-static int parse_cpus(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return copy_text(v, s->cpus, sizeof(s->cpus), 1, why, n);
-}
-
-static int parse_socket(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return copy_text(v, s->socket, sizeof(s->socket), 1, why, n);
-}
-
-static int parse_bind(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return copy_text(v, s->bind, sizeof(s->bind), 1, why, n);
-}
-
-static int parse_secret_file(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	return copy_text(v, s->secret_file, sizeof(s->secret_file), 0, why, n);
-}
-
 /* "host:port", port 1-65535 (rank 0 listens there: a launch without PMIx
  * needs a known address). */
 static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, size_t n)
@@ -227,27 +179,31 @@ static int parse_env_rank(const char *v, struct hvd_settings *s, char *why, size
 	return parse_u64(v, 65536, &x, why, n);
 }
 
+static const char by_plugin[] = "set by the hvd plugin"; /* not described: report.c shows them */
+
 static const struct setting settings_table[] = {
-	{ "HVD_FUSION_THRESHOLD", parse_fusion, "bytes, 0 = no fusion" },
-	{ "HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece" },
-	{ "HVD_CYCLE_TIME_MS", parse_cycle, "milliseconds" },
-	{ "HVD_COMPRESSION", parse_compression, "none|fp16|bf16" },
-	{ "HVD_SYNC", parse_sync, "0|1" },
-	{ "HVD_SHM", parse_shm, "unset it" },
-	{ "HVD_STALL_WARNING_S", parse_stall, "seconds, 0 = off" },
-	{ "HVD_TIMEOUT_S", parse_timeout, "seconds" },
-	{ "HVD_HEARTBEAT_S", parse_heartbeat, "seconds" },
-	{ "HVD_BACKEND", parse_backend, "auto|host|mpi|nccl|self|tcp" },
-	{ "HVD_VOTE", parse_vote, "auto|shm|messages|ring|off" },
-	{ "HVD_TIMELINE", parse_timeline, "path" },
-	{ "HVD_SECRET_FILE", parse_secret_file, "path of a file only its owner can read" },
-	{ "HVD_COORDINATOR", parse_coordinator, "host:port" },
-	{ "HVD_RANK", parse_env_rank, "0 to HVD_SIZE-1, without PMIx" },
-	{ "HVD_SIZE", parse_env_rank, "ranks, without PMIx" },
-	{ "HVD_GPU_BUSID", parse_busid, "set by the hvd plugin" },
-	{ "HVD_CPUS", parse_cpus, "set by the hvd plugin" },
-	{ "HVD_SOCKET", parse_socket, "set by the hvd plugin" },
-	{ "HVD_BIND", parse_bind, "set by the hvd plugin" },
+	FIELD("HVD_FUSION_THRESHOLD", SETTING_U64, fusion_threshold_bytes, "bytes, 0 = no fusion",
+	      0, 1ull << 40),
+	OWN("HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece"),
+	FIELD("HVD_CYCLE_TIME_MS", SETTING_SECONDS, cycle_time_ms, "milliseconds", 0, 10000),
+	OWN("HVD_COMPRESSION", parse_compression, "none|fp16|bf16"),
+	OWN("HVD_SYNC", parse_sync, "0|1"),
+	OWN("HVD_SHM", parse_shm, "unset it"),
+	FIELD("HVD_STALL_WARNING_S", SETTING_SECONDS, stall_warning_s, "seconds, 0 = off", 0, 1e6),
+	FIELD("HVD_TIMEOUT_S", SETTING_SECONDS, timeout_s, "seconds", 0.5, 1e6),
+	FIELD("HVD_HEARTBEAT_S", SETTING_SECONDS, heartbeat_s, "seconds", 0.05, 3600),
+	OWN("HVD_BACKEND", parse_backend, "auto|host|mpi|nccl|self|tcp"),
+	OWN("HVD_VOTE", parse_vote, "auto|shm|messages|ring|off"),
+	FIELD("HVD_TIMELINE", SETTING_NONEMPTY_TEXT, timeline_path, "path", 0, 0),
+	FIELD("HVD_SECRET_FILE", SETTING_NONEMPTY_TEXT, secret_file,
+	      "path of a file only its owner can read", 0, 0),
+	OWN("HVD_COORDINATOR", parse_coordinator, "host:port"),
+	OWN("HVD_RANK", parse_env_rank, "0 to HVD_SIZE-1, without PMIx"),
+	OWN("HVD_SIZE", parse_env_rank, "ranks, without PMIx"),
+	FIELD("HVD_GPU_BUSID", SETTING_TEXT, gpu_busid, by_plugin, 0, 0),
+	FIELD("HVD_CPUS", SETTING_TEXT, cpus, by_plugin, 0, 0),
+	FIELD("HVD_SOCKET", SETTING_TEXT, socket, by_plugin, 0, 0),
+	FIELD("HVD_BIND", SETTING_TEXT, bind, by_plugin, 0, 0),
 };
 #define SETTINGS_COUNT (sizeof(settings_table) / sizeof(settings_table[0]))
 
@@ -308,6 +264,19 @@ static const struct setting *settings_near_miss(const char *entry, size_t name_l
 	return NULL;
 }
 
+static int setting_apply(const struct setting *st, const char *v, struct hvd_settings *s,
+			 char *why, size_t n)
+{
+	char *field = (char *)s + st->at;
+	if (st->kind == SETTING_U64)
+		return parse_u64(v, (uint64_t)st->max, (uint64_t *)field, why, n);
+	if (st->kind == SETTING_SECONDS)
+		return parse_seconds(v, st->min, st->max, (double *)field, why, n);
+	if (st->kind != SETTING_OWN)
+		return copy_text(v, field, st->size, st->kind == SETTING_TEXT, why, n);
+	return st->parse(v, s, why, n);
+}
+
 /* Unknown HVD_* names that look like a typo of ours are errors; others
  * belong to other tools (the test harness's HVD_SRC, HVD_BUILD, ...). */
 static int settings_parse_one(const char *entry, struct hvd_settings *s,
@@ -327,7 +296,7 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 	}
 	const char *value = eq ? eq + 1 : "";
 	char why[160];
-	if (st->parse(value, s, why, sizeof(why))) {
+	if (setting_apply(st, value, s, why, sizeof(why))) {
 		snprintf(err, errlen, "hvd: %s: '%s': %s (%s)", st->name, value, why, st->help);
 		return -1;
 	}
@@ -379,8 +348,9 @@ int settings_describe(char *const *envp, char *out, size_t outlen)
 		out[0] = '\0';
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *eq = strchr(envp[i], '=');
-		if (strncmp(envp[i], "HVD_", 4) ||
-		    !settings_find(envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i])))
+		const struct setting *st = strncmp(envp[i], "HVD_", 4) ? NULL
+			: settings_find(envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i]));
+		if (!st || st->help == by_plugin)
 			continue;
 		int w = snprintf(out + used, outlen - used, "%s%s", count ? "\n" : "", envp[i]);
 		if (w < 0 || (size_t)w >= outlen - used)

@@ -50,7 +50,8 @@ void settings_defaults(struct hvd_settings *s);
 /* Parses every HVD_* entry of envp (NULL-terminated "NAME=value" array).
  * Returns 0, or -1 with a one-line message naming the variable in err. */
 int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen);
-/* One line per variable that was set: "HVD_X=value". Returns the count. */
+/* One line per variable that was set, "HVD_X=value", but for the four the
+ * plugin sets (the host table shows them). Returns the count. */
 int settings_describe(char *const *envp, char *out, size_t outlen);
 
 const char *settings_compression_name(enum hvd_compression c);
