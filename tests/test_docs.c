@@ -4,6 +4,7 @@
  * What this is not: the rule (doc_refs.c holds it).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -34,8 +35,29 @@ static void test_dead_references_are_named(void)
 	CHECK_CONTAINS(report, "docs: tests/run.sh:2: 'data/nothere.c': names no file of trainer/");
 }
 
+/* The front page and the runtime's two documents keep their lengths
+ * (later work links to a part's own document instead). */
+static void test_guides_keep_their_length(void)
+{
+	static const struct { const char *path; int max; } docs[] = {
+		{ "README.md", 250 }, { "runtime/README.md", 250 }, { "docs/runtime-design.md", 200 },
+	};
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char *path = test_path(test_src_dir(), docs[i].path);
+		char *text = test_read_file(path, NULL);
+		int lines = 0;
+		for (const char *p = text; p && *p; p++)
+			lines += *p == '\n';
+		CHECK_MSG(text && lines <= docs[i].max, "docs: %s: %d lines, at most %d: link to "
+			  "the part's own document", docs[i].path, lines, docs[i].max);
+		free(text);
+		free(path);
+	}
+}
+
 const struct test_case docs_tests[] = {
 	{ "repository_docs_stand_alone", test_repository_docs_stand_alone },
 	{ "dead_references_are_named", test_dead_references_are_named },
+	{ "guides_keep_their_length", test_guides_keep_their_length },
 	{ 0 },
 };

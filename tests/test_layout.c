@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "code_lines.h"
 #include "layout_check.h"
 #include "runner.h"
 #include "symbol_cycles.h"
@@ -105,6 +106,34 @@ static void test_a_symbol_cycle_is_named(void)
 	free(lib);
 }
 
+/* HACKING.md, "Layers (runtime/)": runtime/'s code stays within this. */
+#define RUNTIME_CODE_BUDGET 7760
+
+static void test_runtime_code_within_its_budget(void)
+{
+	char *dir = test_path(test_src_dir(), "runtime");
+	long n = code_lines(dir, "tests");
+	CHECK_MSG(n > 0 && n <= RUNTIME_CODE_BUDGET, "layout: runtime/: %ld lines of code (tests "
+		  "left out), the budget is %d: simplify before adding", n, RUNTIME_CODE_BUDGET);
+	free(dir);
+}
+
+static void test_code_lines_are_counted_as_cloc_does(void)
+{
+	CHECK_INT((int)code_lines_of("/* a\n * comment */\n\n\tint x; /* trailing */\n"
+				     "// line\nconst char *s = \"/* not a comment\";\n"
+				     "char c = '\"'; /* a */ int y;\n  \t\n}"), 4);
+	test_put("runtime/a.c", "int a;\n/* b */\n");
+	test_put("runtime/core/b.h", "#define B 1\n#define C 2\n");
+	test_put("runtime/tests/t.c", "int t;\n");
+	test_put("runtime/README.md", "int not_code;\n");
+	char *dir = test_path(test_tmpdir(), "runtime");
+	CHECK_INT((int)code_lines(dir, "tests"), 3);
+	CHECK_INT((int)code_lines(dir, NULL), 4);
+	CHECK_INT((int)code_lines("/nonexistent", NULL), -1);
+	free(dir);
+}
+
 const struct test_case layout_tests[] = {
 	{ "repository_follows_the_rule", test_repository_follows_the_rule },
 	{ "a_forbidden_include_is_named", test_a_forbidden_include_is_named },
@@ -112,5 +141,7 @@ const struct test_case layout_tests[] = {
 	{ "an_include_cycle_is_named", test_an_include_cycle_is_named },
 	{ "runtime_has_no_symbol_cycle", test_runtime_has_no_symbol_cycle },
 	{ "a_symbol_cycle_is_named", test_a_symbol_cycle_is_named },
+	{ "runtime_code_within_its_budget", test_runtime_code_within_its_budget },
+	{ "code_lines_are_counted_as_cloc_does", test_code_lines_are_counted_as_cloc_does },
 	{ 0 },
 };
