@@ -13,6 +13,8 @@
  * min-max over the repeats. Rank 0 prints; every phase is separated by
  * barriers so the engine thread and the direct MPI calls never overlap
  * (MPI_THREAD_SERIALIZED).
+ * BENCH_OP=sum submits the DenseNet-121 gradients with HVD_SUM instead of
+ * HVD_AVERAGE (the bare call only sums; the average is one more pass).
  * What it does not do: check results (the slurm-runtime tests do).
  */
 #define _GNU_SOURCE
@@ -78,6 +80,8 @@ static double time_hvd(float *buf, size_t count, int iters)
 	return (now_s() - t0) / iters;
 }
 
+static enum hvd_op densenet_op = HVD_AVERAGE; /* BENCH_OP */
+
 static double time_densenet(float *buf, int iters)
 {
 	static hvd_handle *h[DENSENET121_GRADS];
@@ -88,7 +92,7 @@ static double time_densenet(float *buf, int iters)
 		for (int k = 0; k < DENSENET121_GRADS; k++) {
 			end -= densenet121_grad_counts[k];
 			if (hvd_allreduce_async(grad_names[k], buf + end, densenet121_grad_counts[k], HVD_F32,
-						HVD_AVERAGE, &h[k]))
+						densenet_op, &h[k]))
 				return -1;
 		}
 		for (int k = 0; k < DENSENET121_GRADS; k++)
@@ -159,10 +163,10 @@ static int bench_densenet(float *buf, int repeats, int rank)
 			return -1;
 	}
 	if (rank == 0) {
-		printf("# DenseNet-121 step: %d gradients, %u floats (%.1f MB), per step\n"
+		printf("# DenseNet-121 step: %d gradients, %u floats (%.1f MB), %s, per step\n"
 		       "%-12s %10s %10s %7s %11s\n%-12s", DENSENET121_GRADS, DENSENET121_FLOATS,
-		       DENSENET121_FLOATS * 4e-6, "case", "hvd_us", "mpi_us", "hvd/mpi", "min-max",
-		       "densenet121");
+		       DENSENET121_FLOATS * 4e-6, densenet_op == HVD_SUM ? "hvd sums" : "hvd averages",
+		       "case", "hvd_us", "mpi_us", "hvd/mpi", "min-max", "densenet121");
 		print_figure(&f);
 		printf("\n");
 		fflush(stdout);
@@ -201,6 +205,12 @@ int main(int argc, char **argv)
 	int repeats = argc > 2 ? atoi(argv[2]) : 5;
 	if (repeats < 1 || repeats > MAX_REPEATS)
 		repeats = 5;
+	const char *op = getenv("BENCH_OP");
+	if (op && strcmp(op, "sum") && strcmp(op, "average")) {
+		fprintf(stderr, "bench-allreduce: BENCH_OP: '%s': must be sum or average\n", op);
+		return 2;
+	}
+	densenet_op = op && !strcmp(op, "sum") ? HVD_SUM : HVD_AVERAGE;
 	if (hvd_init()) {
 		fprintf(stderr, "%s\n", hvd_error());
 		return 1;
