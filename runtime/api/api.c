@@ -188,8 +188,9 @@ static void report_start(struct runtime *rt)
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
 	if (rt->boot.size > 1)
-		fprintf(stderr, "hvd: votes: %s\n", rt->vote.ops ? rt->vote.ops->name
-			: "none (rank 0 plans every bucket)");
+		fprintf(stderr, "hvd: votes: %s\n%s", rt->vote.ops ? rt->vote.ops->name
+			: "none (rank 0 plans every bucket)", rt->vote.cma && !rt->comm.ops->device_memory
+			? "hvd: allreduce: f32 by cross-memory reads (one node)\n" : "");
 	if (report_warnings(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text)))
 		fputs(text, stderr);
 }
@@ -276,11 +277,10 @@ int hvd_init(void)
 	if (rc) {
 		char suffix[300] = "";
 		const char *procid = getenv("SLURM_PROCID"), *ntasks = getenv("SLURM_STEP_NUM_TASKS");
-		if (strstr(err, "[rank "))
-			suffix[0] = '\0';
-		else if (rt->boot.size > 1)
+		int named = strstr(err, "[rank ") != NULL;
+		if (!named && rt->boot.size > 1)
 			runtime_suffix(rt, suffix, sizeof(suffix));
-		else if (procid && ntasks) /* PMIx did not say: Slurm's view */
+		else if (!named && procid && ntasks) /* PMIx did not say: Slurm's view */
 			snprintf(suffix, sizeof(suffix), " [rank %s/%s %s]", procid, ntasks, rt->boot.hostname);
 		char text[2400];
 		snprintf(text, sizeof(text), "%s%s", err[0] ? err : "hvd: hvd_init: failed", suffix);

@@ -110,13 +110,6 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	return rc;
 }
 
-/* The engines agreed on rank 0's piece size (agree.c); a bucket rank 0
- * planned uses the setting. */
-static uint64_t piece_bytes(const struct runtime *rt, const struct exec_cmd *cmd)
-{
-	return cmd->agreed ? cmd->chunk_bytes : rt->set.fusion_chunk_bytes;
-}
-
 /* One tensor in place is one call on every rank. */
 static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
 			 size_t n, const struct comm_wait *w)
@@ -126,8 +119,9 @@ static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct 
 	int rc = lay_out_bucket(rt, es, n, cmd->reversed, &b, w);
 	if (rc)
 		return rc;
-	if (!b.in_place || n > 1)
-		return pipeline_allreduce(rt, &b, piece_bytes(rt, cmd), w);
+	if (!b.in_place || n > 1 || rt->vote.cma)
+		return pipeline_allreduce(rt, &b, cmd->agreed ? cmd->chunk_bytes /* rank 0's, agree.c */
+					  : rt->set.fusion_chunk_bytes, w);
 	phase_all(rt, es, n, ops->allreduce_phase, 1);
 	rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
 	phase_all(rt, es, n, NULL, 0);

@@ -18,6 +18,7 @@ struct pipe {
 	size_t chunks;
 	size_t cursor[2];        /* tensor search start: copy-in, copy-out */
 	int inflight, done;      /* the reduction being polled */
+	struct cma *cma;         /* one node: the cross-memory allreduce, which also scales */
 };
 
 /* Copies [lo, hi) of the buffer from (in) or back to (!in) the tensors. */
@@ -55,6 +56,8 @@ static int poll_reduction(struct pipe *p)
 {
 	if (!p->inflight || p->done)
 		return 0;
+	if (p->cma)
+		return cma_test(p->cma, &p->done, p->w);
 	return p->rt->comm.ops->allreduce_test(p->rt->comm.ctx, &p->done, p->w);
 }
 
@@ -112,15 +115,16 @@ static void phases(struct pipe *p, size_t k, int first, int end, const char *pha
 static int around_sum(struct pipe *p, size_t k, int after)
 {
 	const struct pipeline_bucket *b = p->b;
-	if (!(after && b->scale != 0) && b->squeeze == b->t)
+	float scale = p->cma ? 0 : b->scale;
+	if (!(after && scale != 0) && b->squeeze == b->t)
 		return 0;
 	size_t lo, hi, slice = PIPE_SLICE_BYTES / sizeof(float);
 	chunk_bounds(p, k, &lo, &hi);
 	for (size_t s = lo; s < hi; s += slice) {
 		size_t n = hi - s < slice ? hi - s : slice;
 		float *f = (float *)b->buf + s;
-		if (after && b->scale != 0)
-			dtype_scale_f32(f, n, b->scale);
+		if (after && scale != 0)
+			dtype_scale_f32(f, n, scale);
 		if (b->squeeze != b->t)
 			dtype_round_f32_through(f, n, b->squeeze);
 		int rc = poll_reduction(p);
@@ -141,7 +145,7 @@ static int stage(struct pipe *p, enum comm_stage s, size_t k)
  * tensor's first chunk and ends with its last. */
 static int copy_in(struct pipe *p, size_t k)
 {
-	const char *reduce = p->rt->comm.ops->allreduce_phase;
+	const char *reduce = p->cma ? "CMA_ALLREDUCE" : p->rt->comm.ops->allreduce_phase;
 	phases(p, k, 1, 0, p->b->in_place ? reduce : "MEMCPY_IN_FUSION_BUFFER");
 	int rc = copy_chunk(p, k, 1);
 	if (!rc)
@@ -160,8 +164,10 @@ static int start(struct pipe *p, size_t k)
 	const struct pipeline_bucket *b = p->b;
 	p->inflight = 1;
 	p->done = 0;
-	return p->rt->comm.ops->allreduce_start(p->rt->comm.ctx, b->buf + lo * dtype_size(b->wire),
-						 hi - lo, b->wire, b->op, p->w);
+	char *at = b->buf + lo * dtype_size(b->wire);
+	if (p->cma)
+		return cma_start(p->cma, (float *)at, hi - lo, b->scale);
+	return p->rt->comm.ops->allreduce_start(p->rt->comm.ctx, at, hi - lo, b->wire, b->op, p->w);
 }
 
 static int finish(struct pipe *p)
@@ -200,7 +206,7 @@ static int run(struct pipe *p)
 	int rc = stage(p, COMM_STAGE_BEGIN, 0);
 	if (!rc)
 		rc = copy_in(p, 0);
-	if (!rc && p->chunks > 1)
+	if (!rc && (p->chunks > 1 || p->cma))
 		rc = start(p, 0);
 	else if (!rc)
 		rc = ops->allreduce(p->rt->comm.ctx, p->b->buf, p->b->total, p->b->wire, p->b->op, p->w);
@@ -236,11 +242,12 @@ int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size
 		       const struct comm_wait *w)
 {
 	const struct comm_ops *ops = rt->comm.ops;
-	size_t chunk = chunk_bytes / dtype_size(b->wire);
-	if (!chunk || !ops->allreduce_start || chunk >= b->total)
-		chunk = b->total ? b->total : 1;
-	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk };
-	p.chunks = b->total ? (b->total + chunk - 1) / chunk : 1;
+	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk_bytes / dtype_size(b->wire) };
+	if (rt->vote.cma && !ops->device_memory && b->wire == HVD_F32)
+		p.cma = rt->vote.cma;
+	if (!p.chunk || !ops->allreduce_start || p.cma || p.chunk >= b->total)
+		p.chunk = b->total ? b->total : 1; /* the cross-memory sum needs no pieces */
+	p.chunks = b->total ? (b->total + p.chunk - 1) / p.chunk : 1;
 	if (lay_out(&p))
 		return HVD_ERR_NOMEM;
 	int rc = run(&p);

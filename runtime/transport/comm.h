@@ -109,6 +109,11 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 int comm_nccl_usable(void);
 #endif
 
+/* The host backends' alloc, release and copy (malloc, free, memmove). */
+void *comm_host_alloc(void *ctx, size_t bytes, char *err, size_t errlen);
+void comm_host_release(void *ctx, void *p);
+int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
+
 /* Shared by backends: monotonic seconds, and the deadline/abort check
  * (returns 0 to keep waiting, else an hvd_status with w->err filled). */
 int comm_wait_check(const struct comm_wait *w);

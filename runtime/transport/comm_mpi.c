@@ -14,7 +14,6 @@
 #include <mpi.h>
 
 #include "transport/comm.h"
-#include "transport/comm_mpi_rd.h"
 
 struct mpi_ctx {
 	MPI_Comm comm;
@@ -22,8 +21,6 @@ struct mpi_ctx {
 	MPI_Request chunk;      /* the chunked bucket's reduction in flight */
 	unsigned chunk_polls;
 	MPI_Request agree;      /* the plan cache's agreement in flight */
-	struct rd_op chunk_rd;  /* small ones on point-to-point (comm_mpi_rd.c) */
-	int chunk_by_rd;
 };
 
 static const char *mpi_error_text(int rc, char *buf)
@@ -69,25 +66,9 @@ static int test_request(void *req, int *done)
 	return MPI_Test(req, done, MPI_STATUS_IGNORE);
 }
 
-static int test_rd(void *op, int *done)
-{
-	return rd_test(op, done);
-}
-
 static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *call)
 {
 	return poll_until_done(test_request, req, w, call);
-}
-
-/* A point-to-point reduction (comm_mpi_rd.c). */
-static int rd_wait(struct rd_op *op, const struct comm_wait *w)
-{
-	return poll_until_done(test_rd, op, w, "MPI_Isend/MPI_Irecv");
-}
-
-static enum rd_kind rd_sum(enum hvd_dtype t)
-{
-	return t == HVD_I64 ? RD_SUM_I64 : t == HVD_I32 ? RD_SUM_I32 : RD_SUM_F32;
 }
 
 static MPI_Datatype mpi_type(enum hvd_dtype t)
@@ -105,23 +86,6 @@ static size_t mpi_esize(enum hvd_dtype t) { return t == HVD_I64 ? 8 : 4; }
 
 static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NULL; }
 
-static void *mpi_alloc(void *ctx, size_t bytes, char *err, size_t n)
-{
-	void *p = malloc(bytes ? bytes : 1);
-
-	if (!p)
-		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
-	return p;
-}
-
-static void mpi_release(void *ctx, void *p) { free(p); }
-
-static int mpi_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
-{
-	memcpy(dst, src, bytes);
-	return 0;
-}
-
 #define MPI_CHUNK ((size_t)1 << 30) /* elements or bytes per call: fits an int */
 
 static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
@@ -130,11 +94,6 @@ static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 	struct mpi_ctx *ctx = vctx;
 	MPI_Datatype type = mpi_type(t);
 	size_t esize = mpi_esize(t);
-	if (rd_usable(ctx->size, count * esize)) {
-		int rc = rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t));
-		return rc != MPI_SUCCESS ? mpi_fail(w, "MPI_Isend/MPI_Irecv", rc)
-					 : rd_wait(&ctx->chunk_rd, w);
-	}
 	for (size_t done = 0; done < count;) {
 		size_t n = count - done < MPI_CHUNK ? count - done : MPI_CHUNK;
 		MPI_Request req;
@@ -154,13 +113,10 @@ static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dty
 {
 	struct mpi_ctx *ctx = vctx;
 	ctx->chunk_polls = 0;
-	ctx->chunk_by_rd = 0;
 	if (count > MPI_CHUNK)
 		return mpi_allreduce(vctx, buf, count, t, op, w); /* done when test asks */
-	ctx->chunk_by_rd = rd_usable(ctx->size, count * mpi_esize(t));
-	int rc = ctx->chunk_by_rd ? rd_start(&ctx->chunk_rd, buf, (int)count, rd_sum(t))
-		 : MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
-				  &ctx->chunk);
+	int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
+				&ctx->chunk);
 	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
@@ -170,12 +126,11 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	*done = 0;
-	if (!ctx->chunk_by_rd && ctx->chunk == MPI_REQUEST_NULL) {
+	if (ctx->chunk == MPI_REQUEST_NULL) {
 		*done = 1;
 		return 0;
 	}
-	int rc = ctx->chunk_by_rd ? rd_test(&ctx->chunk_rd, done)
-		 : MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
+	int rc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
 	if (rc != MPI_SUCCESS)
 		return mpi_fail(w, "MPI_Iallreduce", rc);
 	if (*done || (ctx->chunk_polls++ & 63))
@@ -294,11 +249,9 @@ static void mpi_finalize(void *vctx, int clean)
 {
 	struct mpi_ctx *ctx = vctx;
 	if (clean) {
-		MPI_Comm_free(&ctx->chunk_rd.comm);
 		MPI_Comm_free(&ctx->comm);
 		MPI_Finalize();
 	}
-	rd_free(&ctx->chunk_rd);
 	free(ctx);
 }
 
@@ -318,9 +271,9 @@ static const struct comm_ops mpi_ops = {
 	.broadcast_phase = "MPI_BCAST",
 	.allgather_phase = "MPI_ALLGATHER",
 	.reduces = mpi_reduces,
-	.alloc = mpi_alloc,
-	.release = mpi_release,
-	.copy = mpi_copy,
+	.alloc = comm_host_alloc,
+	.release = comm_host_release,
+	.copy = comm_host_copy,
 	.allreduce = mpi_allreduce,
 	.allreduce_start = mpi_allreduce_start,
 	.allreduce_test = mpi_allreduce_test,
@@ -376,11 +329,6 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	}
 	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
 	MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
-	/* the point-to-point reductions: a communicator of their own */
-	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->chunk_rd.comm);
-	MPI_Comm_set_errhandler(ctx->chunk_rd.comm, MPI_ERRORS_RETURN);
-	ctx->chunk_rd.rank = rank;
-	ctx->chunk_rd.size = size;
 	ctx->size = size;
 	ctx->chunk = MPI_REQUEST_NULL;
 	ctx->agree = MPI_REQUEST_NULL;

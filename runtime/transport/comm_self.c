@@ -1,9 +1,9 @@
 /* comm_self.c - the one-rank backend: a program run without srun (or in a
  * one-task step without PMIx) is a world of one, where every collective is
- * the identity; and the waits every backend shares (deadline and abort
- * check, the pause between polls). What it does not do: start MPI (a
- * singleton MPI_Init forks orted and is where the PMIx crash traps live;
- * see the facts file).
+ * the identity; and what every backend shares (the deadline and abort
+ * check, the pause between polls, host memory). What it does not do:
+ * start MPI (a singleton MPI_Init forks orted and is where the PMIx crash
+ * traps live; see the facts file).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -32,21 +32,21 @@ void comm_poll_pause(unsigned polls)
 
 static int self_reduces(enum hvd_dtype t) { (void)t; return 1; }
 
-static void *self_alloc(void *ctx, size_t bytes, char *err, size_t n)
+/* Host memory, for every host backend (comm.h). */
+void *comm_host_alloc(void *ctx, size_t bytes, char *err, size_t n)
 {
 	void *p = malloc(bytes ? bytes : 1);
-
-	(void)ctx;
 	if (!p)
 		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
 	return p;
 }
 
-static void self_release(void *ctx, void *p) { (void)ctx; free(p); }
+void comm_host_release(void *ctx, void *p) { free(p); }
 
-static int self_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
+int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
 {
-	memmove(dst, src, bytes);
+	if (bytes) /* empty buckets pass NULL */
+		memmove(dst, src, bytes);
 	return 0;
 }
 
@@ -82,9 +82,9 @@ static const struct comm_ops self_ops = {
 	.allgather_phase = "SELF_ALLGATHER",
 	.native_average = 1,
 	.reduces = self_reduces,
-	.alloc = self_alloc,
-	.release = self_release,
-	.copy = self_copy,
+	.alloc = comm_host_alloc,
+	.release = comm_host_release,
+	.copy = comm_host_copy,
 	.allreduce = self_allreduce,
 	.broadcast = self_broadcast,
 	.allgatherv = self_allgatherv,

@@ -275,42 +275,15 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	return rc;
 }
 
+/* One byte from every rank, as an allgather. */
 static int tcp_barrier(void *ctx, const struct comm_wait *w)
 {
-	struct tcp_ctx *x = ctx;
-	size_t n = (size_t)x->size;
-	char *token = calloc(n, 1);
-	size_t *off = calloc(n, sizeof(*off)), *len = calloc(n, sizeof(*len));
-	int rc = token && off && len ? 0 : HVD_ERR_NOMEM;
-	for (size_t r = 0; !rc && r < n; r++) {
-		off[r] = r;
-		len[r] = 1;
-	}
-	if (!rc)
-		rc = ring_gather(x, token, off, len, "barrier", w);
-	free(token);
-	free(off);
-	free(len);
+	size_t n = (size_t)((struct tcp_ctx *)ctx)->size, *bytes = calloc(n, sizeof(*bytes));
+	char one = 1, *all = calloc(n, 1);
+	int rc = all && bytes ? tcp_allgatherv(ctx, &one, 1, all, n, bytes, w) : HVD_ERR_NOMEM;
+	free(all);
+	free(bytes);
 	return rc;
-}
-
-static void *tcp_alloc(void *ctx, size_t bytes, char *err, size_t n)
-{
-	void *p = malloc(bytes ? bytes : 1);
-	(void)ctx;
-	if (!p)
-		snprintf(err, n, "hvd: fusion buffer: '%zu bytes': out of host memory", bytes);
-	return p;
-}
-
-static void tcp_release(void *ctx, void *p) { (void)ctx; free(p); }
-
-static int tcp_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
-{
-	(void)ctx; (void)err; (void)n;
-	if (bytes)  /* empty buckets pass NULL */
-		memcpy(dst, src, bytes);
-	return 0;
 }
 
 static void tcp_finalize(void *ctx, int clean)
@@ -362,9 +335,9 @@ static const struct comm_ops tcp_ops = {
 	.broadcast_phase = "TCP_BCAST",
 	.allgather_phase = "TCP_ALLGATHER",
 	.reduces = tcp_reduces,
-	.alloc = tcp_alloc,
-	.release = tcp_release,
-	.copy = tcp_copy,
+	.alloc = comm_host_alloc,
+	.release = comm_host_release,
+	.copy = comm_host_copy,
 	.allreduce = tcp_allreduce,
 	.broadcast = tcp_broadcast,
 	.allgatherv = tcp_allgatherv,

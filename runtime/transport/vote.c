@@ -78,22 +78,18 @@ int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, siz
 	memset(v, 0, sizeof(*v));
 	enum hvd_vote_choice c = need->choice;
 	int has_own = need->data->ops->agree_start != NULL;
-	if (c == HVD_VOTE_OFF)
-		return 0;
 	if (need->boot->size == 1) {
-		v->ops = &alone_ops;
+		v->ops = c == HVD_VOTE_OFF ? NULL : &alone_ops;
 		return 0;
 	}
+	int rc = one_node(need) ? vote_shm_open(v, need->boot, c == HVD_VOTE_AUTO || c == HVD_VOTE_SHM,
+						err, errlen) : 1;
+	if (rc < 0 || c == HVD_VOTE_OFF || v->ops)
+		return rc < 0 ? rc : 0;
 	if (c == HVD_VOTE_RING && !strcmp(need->data->ops->name, "tcp"))
 		c = HVD_VOTE_MESSAGES; /* the data backend is a ring */
-	if (c == HVD_VOTE_AUTO && one_node(need))
-		c = HVD_VOTE_SHM;
-	if (c == HVD_VOTE_SHM) {
-		int rc = vote_shm_open(v, need->boot, err, errlen);
-		if (rc <= 0)
-			return rc;
-		c = HVD_VOTE_AUTO; /* some rank could not attach: the next best */
-	}
+	if (c == HVD_VOTE_SHM)
+		c = HVD_VOTE_AUTO; /* not one node, or some rank could not attach: the next best */
 	if (c == HVD_VOTE_MESSAGES && !has_own) {
 		snprintf(err, errlen, "hvd: HVD_VOTE: 'messages': the '%s' backend has no vote of its "
 			 "own (use auto, shm or ring)", need->data->ops->name);
@@ -110,5 +106,6 @@ void vote_close(struct vote_plane *v, int clean)
 {
 	if (v->ops)
 		v->ops->close(v->ctx, clean);
-	v->ops = NULL;
+	vote_shm_close(v->shm);
+	memset(v, 0, sizeof(*v));
 }
