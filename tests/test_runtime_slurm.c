@@ -742,8 +742,9 @@ static const char *no_cma_env(void)
 		 test_tmpdir(), test_src_dir());
 	CHECK(test_run(env, 60, &p) == 0 && p.exit_code == 0);
 	test_proc_free(&p);
-	snprintf(env, sizeof(env), "LD_PRELOAD='%s/cma_shim.so' "
-		 "OMPI_MCA_btl_vader_single_copy_mechanism=none", test_tmpdir());
+	snprintf(env, sizeof(env), "LD_PRELOAD='%s/cma_shim.so' ASAN_OPTIONS=\"$ASAN_OPTIONS:"
+		 "verify_asan_link_order=0\" OMPI_MCA_btl_vader_single_copy_mechanism=none",
+		 test_tmpdir());
 	return env;
 }
 
