@@ -1,18 +1,20 @@
 /* transport/cma.h - an allreduce among the ranks of one node by cross-
- * memory reads (process_vm_readv), for host buffers: rank r sums slice r
- * of every rank's buffer into its own (its own values first, then the
- * others' in rank order; then the average's scale, in the same pass),
+ * memory reads (process_vm_readv), for f32 host buffers: rank r sums
+ * slice r of every rank's buffer into its own (x0 + x1 + ... in rank
+ * order, then the average's scale while the piece is still in cache),
  * then reads every other slice from the rank that owns it. Each element
- * is summed once, by one rank, so every rank holds the same bits; the
- * memory traffic is a read of the peers' slices and one of the results,
- * with no staging copy and no second pass for the average.
+ * is summed once, by one rank, in rank order, so every rank holds the
+ * same bits; the memory traffic is a read of the peers' slices and one
+ * of the results, with no staging copy of the buffer and no second pass
+ * over it for the average. Small calls (CMA_WHOLE_BYTES) are summed
+ * whole by every rank, in the same order.
  * The ranks meet in slots of the coordination plane's shared memory
  * (vote_shm.c), which also checks at start-up that every rank may read
  * every other (a kernel with Yama's ptrace_scope >= 1 forbids it; then
  * the data backend reduces as before). A call moves through three stages
- * per rank: published (address, count, dtype), own slice summed, every
- * slice copied; a rank returns only when all have copied its slice.
- * Every test looks and works a piece at a time, never waits: the caller
+ * per rank: published (address, count), own slice summed, done with the
+ * others' memory; a rank returns only when all are done with its own.
+ * A test goes as far as it can without waiting for a peer: the caller
  * polls it against the deadline and the abort flag.
  * What it does not do: device memory, dtypes other than f32 (the others
  * go to the data backend; f16/bf16 buckets are widened to f32 first), or
