@@ -12,6 +12,11 @@
  * number is at least k. A half is rewritten (vote k + 2) only after every
  * rank has read it: a rank writes vote k + 2 after it finished vote k + 1,
  * which every rank posted after it finished vote k.
+ * After the vote slots the object holds a cma_slot per rank (cma.h): each
+ * rank signs its own with its pid and the address of the slot's addr
+ * field in its memory, every rank reads every other's signature back
+ * with process_vm_readv, and a third exchange says whether all could;
+ * only then is v->cma set, on every rank alike.
  * What it does not do: wait (test only looks), or trust a peer's values
  * beyond taking their minimum.
  */
