@@ -189,8 +189,8 @@ static void report_start(struct runtime *rt)
 	fputs(text, stderr);
 	if (rt->boot.size > 1)
 		fprintf(stderr, "hvd: votes: %s\n%s", rt->vote.ops ? rt->vote.ops->name
-			: "none (rank 0 plans every bucket)", rt->vote.cma && !rt->comm.ops->device_memory
-			? "hvd: allreduce: f32 by cross-memory reads (one node)\n" : "");
+			: "none (rank 0 plans every bucket)",
+			rt->vote.cma ? "hvd: allreduce: f32 by cross-memory reads (one node)\n" : "");
 	if (report_warnings(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text)))
 		fputs(text, stderr);
 }

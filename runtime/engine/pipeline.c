@@ -243,8 +243,8 @@ int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size
 {
 	const struct comm_ops *ops = rt->comm.ops;
 	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk_bytes / dtype_size(b->wire) };
-	if (rt->vote.cma && !ops->device_memory && b->wire == HVD_F32)
-		p.cma = rt->vote.cma;
+	if (b->wire == HVD_F32)
+		p.cma = rt->vote.cma; /* set only for a host backend (vote.h) */
 	if (!p.chunk || !ops->allreduce_start || p.cma || p.chunk >= b->total)
 		p.chunk = b->total ? b->total : 1; /* the cross-memory sum needs no pieces */
 	p.chunks = b->total ? (b->total + p.chunk - 1) / p.chunk : 1;

@@ -163,7 +163,7 @@ static int cma_reads(void *map, int rank, int size)
 	return 1;
 }
 
-int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int votes, char *err, size_t errlen)
+int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int vote, int cma, char *err, size_t n)
 {
 	size_t bytes = (size_t)b->size * (sizeof(struct shm_slot) + sizeof(struct cma_slot));
 	struct shm_name mine = { "", 1, 0 }, *all = calloc((size_t)b->size, sizeof(*all));
@@ -178,19 +178,19 @@ int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int votes, char *er
 			cma_sign(map, 0, b->size);
 	}
 	if (!rc)
-		rc = bootstrap_allgather(b, "hvd.vote.name", &mine, sizeof(mine), all, err, errlen);
+		rc = bootstrap_allgather(b, "hvd.vote.name", &mine, sizeof(mine), all, err, n);
 	if (!rc && b->rank != 0)
 		mine.attached = all[0].attached && (map = attach(all[0].name, bytes)) != NULL;
 	if (!rc && b->rank != 0 && map)
 		cma_sign(map, b->rank, b->size);
 	if (!rc)
-		rc = bootstrap_allgather(b, "hvd.vote.attached", &mine, sizeof(mine), all, err, errlen);
+		rc = bootstrap_allgather(b, "hvd.vote.attached", &mine, sizeof(mine), all, err, n);
 	int everyone = !rc;
 	for (int r = 0; !rc && r < b->size; r++)
 		everyone &= all[r].attached == 1;
-	mine.reads = everyone && cma_reads(map, b->rank, b->size);
-	if (everyone)
-		rc = bootstrap_allgather(b, "hvd.vote.reads", &mine, sizeof(mine), all, err, errlen);
+	mine.reads = everyone && cma && cma_reads(map, b->rank, b->size);
+	if (everyone && cma)
+		rc = bootstrap_allgather(b, "hvd.vote.reads", &mine, sizeof(mine), all, err, n);
 	if (b->rank == 0 && map)
 		shm_unlink(mine.name); /* attached or given up: no name is left */
 	if (rc || !everyone) {
@@ -202,9 +202,9 @@ int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int votes, char *er
 	}
 	*s = (struct shm_vote){ .slots = map, .bytes = bytes, .rank = b->rank, .size = b->size };
 	v->shm = s;
-	v->ops = votes ? &shm_ops : NULL;
+	v->ops = vote ? &shm_ops : NULL;
 	v->ctx = s;
-	int reads = 1; /* every rank read every other: the one-node allreduce (cma.h) */
+	int reads = cma; /* every rank read every other: the one-node allreduce (cma.h) */
 	for (int r = 0; r < b->size; r++)
 		reads &= all[r].reads;
 	free(all);
