@@ -21,6 +21,7 @@
 # was refused. Tried on cgroup v1 only (the machine it was written on has
 # v1, with an empty v2 hierarchy at /sys/fs/cgroup/unified); v2 not tried.
 set -u
+. "$(dirname "$0")/detach.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 verb=${1:?usage: cluster.sh up|down|status DIR [BUILD]}
 dir=${2:?usage: cluster.sh up|down|status DIR [BUILD]}
@@ -70,7 +71,7 @@ start_munge() {
 	dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
 	chown munge:munge "$dir/munge" "$dir/munge/munge.key"
 	chmod 400 "$dir/munge/munge.key"
-	runuser -u munge -- munged --force --socket="$dir/munge/munge.sock" \
+	detached "$dir/munge/munged.out" runuser -u munge -- munged --force --socket="$dir/munge/munge.sock" \
 		--key-file="$dir/munge/munge.key" --pid-file="$dir/munge/munged.pid" \
 		--log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" \
 		|| die "munged did not start (see $dir/munge/munged.log)"
@@ -109,11 +110,11 @@ use_plugins() {   # use_plugins cgroup|affinity
 }
 
 start_daemons() {
-	slurmctld -c -f "$dir/slurm.conf" || { echo "hvd: cluster: slurmctld did not start (see $dir/log/slurmctld.log)" >&2; return 1; }
+	detached "$dir/log/slurmctld.out" slurmctld -c -f "$dir/slurm.conf" || { echo "hvd: cluster: slurmctld did not start (see $dir/log/slurmctld.log)" >&2; return 1; }
 	# slurmd (and so every job step) gets a private /dev/shm in its own mount
 	# namespace: shared-memory files of killed ranks (OpenMPI's vader
 	# segments) vanish with the cluster instead of staying on the machine.
-	unshare --mount --propagation slave -- /bin/sh -c \
+	detached "$dir/log/slurmd.out" unshare --mount --propagation slave -- /bin/sh -c \
 		'mount -t tmpfs -o mode=1777 tmpfs /dev/shm && exec "$@"' sh slurmd -f "$dir/slurm.conf" \
 		|| { echo "hvd: cluster: slurmd did not start (see $dir/log/slurmd.log)" >&2; return 1; }
 	wait_idle "$1"

@@ -14,6 +14,7 @@
 # tests left.
 # What it does not do: cgroup plugins (task/none, proctrack/linuxproc).
 set -u
+. "$(dirname "$0")/detach.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 verb=${1:?usage: multinode.sh up|down|exec|cut|restore|status DIR ...}
 dir=${2:?usage: multinode.sh VERB DIR ...}
@@ -103,7 +104,7 @@ start_munge() {
 	dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
 	chown munge:munge "$dir/munge" "$dir/munge/munge.key"
 	chmod 400 "$dir/munge/munge.key"
-	runuser -u munge -- munged --force --socket="$dir/munge/munge.sock" \
+	detached "$dir/munge/munged.out" runuser -u munge -- munged --force --socket="$dir/munge/munge.sock" \
 		--key-file="$dir/munge/munge.key" --pid-file="$dir/munge/munged.pid" \
 		--log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" \
 		|| die "munged did not start (see $dir/munge/munged.log)"
@@ -114,7 +115,7 @@ start_munge() {
 start_slurmd() {
 	local n=$1 cg="$dir/cgmnt/$1"
 	mkdir -p "$cg" "$dir/tmp/$n"
-	HVD_CG="$cg" nsenter --net="/run/netns/$(node_ns "$n")" unshare --uts --mount --propagation slave -- \
+	HVD_CG="$cg" detached "$dir/log/slurmd.$n.out" nsenter --net="/run/netns/$(node_ns "$n")" unshare --uts --mount --propagation slave -- \
 		/bin/sh -c 'hostname "$0" && mount --rbind /sys/fs/cgroup "$HVD_CG" && mount -t sysfs sysfs /sys &&
 			mount --move "$HVD_CG" /sys/fs/cgroup && mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 1
 			exec "$@"' "$n" slurmd -f "$dir/slurm.conf" -N "$n" \
@@ -150,7 +151,7 @@ up() {
 	if [ -f "$build/hvd.so" ]; then echo "required $build/hvd.so" > "$dir/plugstack.conf"; else : > "$dir/plugstack.conf"; fi
 	net_up
 	start_munge
-	slurmctld -c -f "$dir/slurm.conf" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
+	detached "$dir/log/slurmctld.out" slurmctld -c -f "$dir/slurm.conf" || die "slurmctld did not start (see $dir/log/slurmctld.log)"
 	for i in $(seq 1 "$nodes"); do start_slurmd "n$i"; done
 	wait_idle
 	echo "multi-node cluster up in $dir: $nodes nodes on $subnet.0/24 (bridge $bridge)"
