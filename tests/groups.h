@@ -11,6 +11,8 @@
 
 extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
+extern const struct test_case selftest_hang_tests[];
+extern const struct test_case selftest_next_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case layout_tests[];
 extern const struct test_case docs_tests[];
@@ -211,6 +213,9 @@ static const struct test_group test_groups[] = {
 #endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
+	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
+	  .deadline_s = 3 },
+	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },
 	{ 0 }
 };
 #pragma GCC diagnostic pop

@@ -269,7 +269,7 @@ int test_run(const char *cmd, int timeout_s, struct test_proc *p)
 	int out[2], err[2];
 	memset(p, 0, sizeof(*p));
 	p->exit_code = -1;
-	if (pipe(out) || pipe(err))
+	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
 		return -1;
 	double t0 = now_s();
 	fflush(stdout);
@@ -281,7 +281,7 @@ int test_run(const char *cmd, int timeout_s, struct test_proc *p)
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		close(out[0]); close(out[1]); close(err[0]); close(err[1]);
-		int devnull = open("/dev/null", O_RDONLY);
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
@@ -455,18 +455,30 @@ static int count_net_leftovers(void)
 	return n;
 }
 
-static int count_leftovers(void)
+/* Processes of this run still alive (see proc_mentions); with kill_them,
+ * each is sent SIGKILL as it is found. */
+static int sweep_processes(int kill_them)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	int n = 0;
 	if (!d)
 		return -1;
-	while ((e = readdir(d)))
-		if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && atoi(e->d_name) != getpid())
-			n += proc_mentions(e->d_name, R.root);
+	while ((e = readdir(d))) {
+		pid_t pid = atoi(e->d_name);
+		if (pid <= 0 || pid == getpid() || !proc_mentions(e->d_name, R.root))
+			continue;
+		n++;
+		if (kill_them)
+			kill(pid, SIGKILL);
+	}
 	closedir(d);
-	return n + count_net_leftovers();
+	return n;
+}
+
+static int count_leftovers(void)
+{
+	return sweep_processes(0) + count_net_leftovers();
 }
 
 static void on_signal(int sig)
@@ -515,54 +527,48 @@ static void make_case_dir(const char *group, int index)
 	chmod(R.case_dir, 0777);   /* tests may run programs as nobody */
 }
 
-static void run_case(const struct test_group *g, const struct test_case *c, int index,
-		     struct tally *t)
+/* What one group's run knows: its log (every case's stdout and stderr go
+ * to a file, relayed to ours as they come, so a daemon a case starts holds
+ * a file, never a pipe of ours) and its deadline. */
+struct group_run {
+	const struct test_group *g;
+	int log_w, log_r;          /* the log, for the cases and for relaying */
+	off_t relayed;
+	double deadline;
+	int expired;               /* the deadline passed during a case */
+};
+
+static void relay_log(struct group_run *gr)
 {
-	int skip_pipe[2];
-	make_case_dir(g->name, index);
-	R.case_name = c->name;
-	if (pipe(skip_pipe) != 0) {
-		perror("hvdtest: pipe");
-		t->failed++;
-		return;
+	char buf[8192];
+	ssize_t got;
+	while ((got = pread(gr->log_r, buf, sizeof(buf), gr->relayed)) > 0) {
+		fwrite(buf, 1, (size_t)got, stdout);
+		gr->relayed += got;
 	}
 	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(skip_pipe[0]);
-		setpgid(0, 0);
-		R.skip_fd = skip_pipe[1];
-		R.failures = 0;
-		if (chdir(R.case_dir) != 0)
-			_exit(1);
-		if (g->env && putenv((char *)g->env) != 0)
-			_exit(1);
-		c->fn();
-		fflush(stdout);
-		fflush(stderr);
-		_exit(R.failures ? 1 : 0);
-	}
-	close(skip_pipe[1]);
-	setpgid(pid, pid);
-	int timeout = g->timeout_s ? g->timeout_s : DEFAULT_TIMEOUT_S;
-	double deadline = now_s() + timeout;
-	int st = 0, timed_out = 0;
+}
+
+/* Wait for the case, relaying its output, until it ends or a deadline. */
+static int wait_case(struct group_run *gr, pid_t pid, double deadline, int *st)
+{
 	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-		if (w == pid)
-			break;
-		if (now_s() > deadline) {
+		relay_log(gr);
+		if (waitpid(pid, st, WNOHANG) == pid)
+			return 0;
+		if (now_s() > deadline || now_s() > gr->deadline) {
 			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			timed_out = 1;
-			break;
+			waitpid(pid, st, 0);
+			gr->expired = gr->deadline < deadline;   /* the group's, not the case's */
+			return -1;
 		}
 		usleep(20000);
 	}
-	char reason[512] = "";
-	ssize_t got = read(skip_pipe[0], reason, sizeof(reason) - 1);
-	reason[got > 0 ? got : 0] = 0;
-	close(skip_pipe[0]);
+}
+
+static void report_case(const struct test_case *c, int timed_out, int timeout, int st,
+			const char *reason, struct tally *t)
+{
 	if (timed_out) {
 		printf("FAIL %s: timed out after %d s\n", c->name, timeout);
 		t->failed++;
@@ -582,6 +588,52 @@ static void run_case(const struct test_group *g, const struct test_case *c, int 
 		t->failed++;
 	}
 	fflush(stdout);
+}
+
+static void run_case(struct group_run *gr, const struct test_case *c, int index,
+		     struct tally *t)
+{
+	const struct test_group *g = gr->g;
+	int skip_pipe[2];
+	make_case_dir(g->name, index);
+	R.case_name = c->name;
+	/* close-on-exec, and never a blocking read: whoever inherits the
+	 * write end cannot hold the runner */
+	if (pipe2(skip_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		perror("hvdtest: pipe");
+		t->failed++;
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(skip_pipe[0]);
+		setpgid(0, 0);
+		dup2(gr->log_w, 1);
+		dup2(gr->log_w, 2);
+		R.skip_fd = skip_pipe[1];
+		R.failures = 0;
+		if (chdir(R.case_dir) != 0)
+			_exit(1);
+		if (g->env && putenv((char *)g->env) != 0)
+			_exit(1);
+		c->fn();
+		fflush(stdout);
+		fflush(stderr);
+		_exit(R.failures ? 1 : 0);
+	}
+	close(skip_pipe[1]);
+	setpgid(pid, pid);
+	int timeout = g->timeout_s ? g->timeout_s : DEFAULT_TIMEOUT_S;
+	int st = 0;
+	int timed_out = wait_case(gr, pid, now_s() + timeout, &st) != 0;
+	relay_log(gr);
+	char reason[512] = "";
+	ssize_t got = read(skip_pipe[0], reason, sizeof(reason) - 1);
+	reason[got > 0 ? got : 0] = 0;
+	close(skip_pipe[0]);
+	if (!gr->expired)
+		report_case(c, timed_out, timeout, st, reason, t);
 }
 
 static int wanted(const char *name, int argc, char **argv, int first)
@@ -619,9 +671,75 @@ static int last_cluster_group(const char **groups, int ngroups)
 	return last;
 }
 
+static int case_selected(const struct test_group *g, int i, int argc, char **argv, int first)
+{
+	return wanted(g->cases[i].name, argc, argv, first) &&
+	       (!g->matching || strstr(g->cases[i].name, g->matching));
+}
+
+/* A group's deadline: its own, else the sum of its selected cases' ones. */
+static int group_deadline_s(const struct test_group *g, int argc, char **argv, int first)
+{
+	int sum = 0;
+	if (g->deadline_s)
+		return g->deadline_s;
+	for (int i = 0; g->cases[i].name; i++)
+		if (case_selected(g, i, argc, argv, first))
+			sum += g->timeout_s ? g->timeout_s : DEFAULT_TIMEOUT_S;
+	return sum;
+}
+
+static void print_log_tail(const char *path, int lines)
+{
+	char *text = test_read_file(path, NULL);
+	if (!text)
+		return;
+	const char *p = text + strlen(text);
+	while (p > text && p[-1] == '\n')
+		p--;
+	for (int n = 0; p > text; p--)
+		if (p[-1] == '\n' && ++n == lines)
+			break;
+	printf("%s%s", p, p[0] && p[strlen(p) - 1] != '\n' ? "\n" : "");
+	free(text);
+}
+
+/* The group ran out of time: it fails as a whole, and nothing it started
+ * survives it: its case's process group is gone already, its cluster goes
+ * down, and every process still working under the run's root is killed. */
+static void end_expired_group(const struct group_run *gr, const char *log, int deadline_s)
+{
+	printf("FAIL group %s: passed its deadline of %d s in %s; the last lines of its log:\n",
+	       gr->g->name, deadline_s, R.case_name);
+	print_log_tail(log, 20);
+	if (gr->g->needs != TEST_NEEDS_NOTHING)
+		cluster_down();
+	sweep_processes(1);
+}
+
+static void run_cases(struct group_run *gr, int argc, char **argv, int first,
+		      const char *why, int fatal, struct tally *t)
+{
+	const struct test_group *g = gr->g;
+	for (int i = 0; g->cases[i].name && !gr->expired; i++) {
+		if (!case_selected(g, i, argc, argv, first))
+			continue;
+		if (!why) {
+			run_case(gr, &g->cases[i], i, t);
+			continue;
+		}
+		printf("%s %s: %s\n", fatal ? "FAIL" : "skip", g->cases[i].name, why);
+		if (fatal)
+			t->failed++;
+		else
+			t->skipped++;
+	}
+}
+
 static void run_group(int gi, int argc, char **argv, int first, struct tally *t)
 {
 	const struct test_group *g = &test_groups[gi];
+	struct group_run gr = { .g = g };
 	const char *why = NULL;
 	int fatal = 0;
 	double t0 = now_s();
@@ -631,22 +749,27 @@ static void run_group(int gi, int argc, char **argv, int first, struct tally *t)
 		t->skipped++;
 		return;
 	}
+	char log[PATH_MAX + 300];
+	snprintf(log, sizeof(log), "%s/%s.log", R.root, g->name);
+	gr.log_w = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	gr.log_r = open(log, O_RDONLY | O_CLOEXEC);
+	if (gr.log_w < 0 || gr.log_r < 0) {
+		printf("FAIL group %s: cannot open its log '%s': %s\n", g->name, log,
+		       strerror(errno));
+		t->failed++;
+		return;
+	}
 	if (g->needs != TEST_NEEDS_NOTHING)
 		why = cluster_up(g->needs, &fatal);
-	for (int i = 0; g->cases[i].name; i++) {
-		if (!wanted(g->cases[i].name, argc, argv, first) ||
-		    (g->matching && !strstr(g->cases[i].name, g->matching)))
-			continue;
-		if (why) {
-			printf("%s %s: %s\n", fatal ? "FAIL" : "skip", g->cases[i].name, why);
-			if (fatal)
-				t->failed++;
-			else
-				t->skipped++;
-			continue;
-		}
-		run_case(g, &g->cases[i], i, t);
+	int deadline_s = group_deadline_s(g, argc, argv, first);
+	gr.deadline = now_s() + deadline_s;
+	run_cases(&gr, argc, argv, first, why, fatal, t);
+	if (gr.expired) {
+		end_expired_group(&gr, log, deadline_s);
+		t->failed++;
 	}
+	close(gr.log_w);
+	close(gr.log_r);
 	printf("-- group %s: %.1f s\n", g->name, now_s() - t0);
 	fflush(stdout);
 }

@@ -38,6 +38,11 @@ struct test_group {
 	const char *env;
 	const char *matching;
 	const char *(*redundant)(const char *env);
+	/* The whole group's limit, counted from its first case (0: the sum of
+	 * its selected cases' timeouts). Past it the group fails as one: its
+	 * running case, its cluster's daemons and every process under the
+	 * run's temp root are killed, and the runner goes on. */
+	int deadline_s;
 };
 
 /* Checks: record file:line, print `FAIL name file:line: expr`, continue. */

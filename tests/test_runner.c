@@ -18,6 +18,49 @@ static void selftest_skips(void) { SKIP("no such thing here"); }
 static void selftest_crashes(void) { abort(); }
 static void selftest_hangs(void) { for (;;) pause(); }
 
+/* ---- the hidden "selftest-hang" group: a daemon that holds the runner's
+ * pipes and files, then a hang that only the group's deadline ends ---- */
+static void selftest_daemon_holds_pipes(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {          /* no exec: every descriptor stays inherited */
+		setsid();
+		if (fork() == 0) {
+			const char *pidfile = getenv("HVD_SELFTEST_PIDFILE");
+			FILE *f = pidfile ? fopen(pidfile, "w") : NULL;
+			if (f) {
+				fprintf(f, "%d\n", (int)getpid());
+				fclose(f);
+			}
+			sleep(600);
+		}
+		_exit(0);
+	}
+	CHECK(pid > 0);
+	const char *pidfile = getenv("HVD_SELFTEST_PIDFILE");
+	for (int i = 0; pidfile && i < 500 && access(pidfile, F_OK) != 0; i++)
+		usleep(10000);   /* the daemon is up before the case ends */
+}
+
+static void selftest_group_hangs(void)
+{
+	printf("about to hang\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+const struct test_case selftest_hang_tests[] = {
+	{ "selftest_daemon_holds_pipes", selftest_daemon_holds_pipes },
+	{ "selftest_group_hangs", selftest_group_hangs },
+	{ 0 }
+};
+
+const struct test_case selftest_next_tests[] = {
+	{ "selftest_next_group_runs", selftest_passes },
+	{ 0 }
+};
+
 const struct test_case selftest_tests[] = {
 	{ "selftest_passes", selftest_passes },
 	{ "selftest_fails", selftest_fails },
@@ -91,6 +134,92 @@ static void test_run_captures_and_times_out(void)
 	test_proc_free(&p);
 }
 
+static int process_gone(pid_t pid)
+{
+	char path[64], *stat;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	stat = test_read_file(path, NULL);
+	const char *state = stat ? strrchr(stat, ')') : NULL;
+	int gone = !state || strncmp(state, ") Z", 3) == 0;   /* a zombie is gone */
+	free(stat);
+	return gone;
+}
+
+/* A case that leaves a daemon holding the runner's descriptors, then a
+ * group that hangs: the group fails at its deadline, naming the case and
+ * showing its log's last lines, the daemon dies with it, the next group
+ * runs, and the runner ends. */
+static void test_runner_ends_a_hung_group(void)
+{
+	char cmd[4096], *pidfile = test_path(test_tmpdir(), "daemon.pid");
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "HVD_SELFTEST_PIDFILE='%s' '%s/hvdtest' -g selftest-hang -g selftest-next",
+		 pidfile, test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_MSG(p.seconds < 20, "the runner took %.1f s for a 3 s group deadline", p.seconds);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.out, "ok selftest_daemon_holds_pipes\n");
+	CHECK_CONTAINS(p.out, "FAIL group selftest-hang: passed its deadline of 3 s in selftest_group_hangs");
+	CHECK_CONTAINS(p.out, "last lines of its log:\nabout to hang\n");
+	CHECK_CONTAINS(p.out, "ok selftest_next_group_runs\n");
+	CHECK_STR(last_line(p.out), "2 passed, 1 failed");
+	char *text = test_read_file(pidfile, NULL);
+	pid_t daemon = text ? atoi(text) : 0;
+	CHECK_MSG(daemon > 0, "the daemon wrote no pid to '%s'", pidfile);
+	for (int i = 0; daemon > 0 && i < 50 && !process_gone(daemon); i++)
+		usleep(20000);
+	CHECK_MSG(daemon <= 0 || process_gone(daemon), "the daemon %d outlived its group", (int)daemon);
+	if (daemon > 0)
+		kill(daemon, SIGKILL);
+	free(text);
+	free(pidfile);
+	test_proc_free(&p);
+}
+
+/* Whether fd is open in process pid without close-on-exec. */
+static int inheritable_fd(pid_t pid, int fd)
+{
+	char path[64], *info;
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	info = test_read_file(path, NULL);
+	const char *flags = info ? strstr(info, "flags:") : NULL;
+	int yes = flags && !(strtol(flags + 6, NULL, 8) & 02000000);
+	free(info);
+	return yes;
+}
+
+/* What a case starts inherits no descriptor the runner made (only what
+ * the runner itself inherited), and the cluster scripts' daemons
+ * (tests/slurm/detach.sh) nothing but 0-2: a daemon holding a runner's
+ * pipe kept `make check` waiting for good. */
+static void test_children_inherit_no_runner_descriptor(void)
+{
+	struct test_proc p;
+	CHECK(test_run("ls /proc/$$/fd", 10, &p) == 0);
+	for (char *line = p.out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		int fd = atoi(line);
+		CHECK_MSG(fd <= 2 || inheritable_fd(getppid(), fd),
+			  "a command run by a case has fd %d, which the runner did not inherit", fd);
+	}
+	test_proc_free(&p);
+	char cmd[4096], *log = test_path(test_tmpdir(), "daemon.out");
+	char *script = test_path(test_tmpdir(), "start.sh");
+	snprintf(cmd, sizeof(cmd), "exec 7>/dev/null; . '%s/tests/slurm/detach.sh' && "
+		 "detached '%s' sh -c 'ls /proc/$$/fd | tr \"\\n\" \" \"; readlink /proc/$$/fd/0' | cat\n", test_src_dir(), log);
+	CHECK(test_write_file(script, cmd, strlen(cmd)) == 0);
+	snprintf(cmd, sizeof(cmd), "bash '%s'", script);
+	free(script);
+	CHECK(test_run(cmd, 10, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, "");
+	char *got = test_read_file(log, NULL);
+	CHECK_STR(got, "0 1 2 /dev/null\n");
+	free(got);
+	free(log);
+	test_proc_free(&p);
+}
+
 static void test_tmpdir_is_fresh(void)
 {
 	char *f = test_path(test_tmpdir(), "x");
@@ -108,6 +237,8 @@ const struct test_case runner_tests[] = {
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
 	{ "run_captures_and_times_out", test_run_captures_and_times_out },
+	{ "runner_ends_a_hung_group", test_runner_ends_a_hung_group },
+	{ "children_inherit_no_runner_descriptor", test_children_inherit_no_runner_descriptor },
 	{ "tmpdir_is_fresh", test_tmpdir_is_fresh },
 	{ 0 }
 };
