@@ -43,12 +43,24 @@ static void check_hvd_cpus(struct check_record *r, hwloc_const_bitmap_t mine)
 	hwloc_bitmap_free(bits);
 }
 
+/* CPUs, NUMA nodes and PCI devices are all the check needs; the
+ * components that probe more can block (GL: X displays :0-:9, forever on a
+ * listener on ports 6000-6009) or start GPU drivers. A name this hwloc
+ * lacks is refused (EINVAL): nothing to keep out. */
+static void keep_out_probing_components(hwloc_topology_t t)
+{
+	static const char *const names[] = { "gl", "opencl", "cuda", "nvml", "rsmi", "levelzero" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, names[i]);
+}
+
 static int load(struct check_record *r, hwloc_topology_t *t)
 {
 	if (hwloc_topology_init(t) != 0) {
 		check_record_fail(r, "hwloc: 'init': %s", strerror(errno));
 		return -1;
 	}
+	keep_out_probing_components(*t);
 	hwloc_topology_set_io_types_filter(*t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	if (hwloc_topology_load(*t) != 0) {
 		check_record_fail(r, "hwloc: '%s': %s", getenv("HWLOC_XMLFILE") ? getenv("HWLOC_XMLFILE")

@@ -18,6 +18,7 @@
 
 #include "collective.h"
 #include "facts.h"
+#include "gl_listener.h"
 #include "hvd.h"
 #include "locality.h"
 #include "record.h"
@@ -54,10 +55,24 @@ static int failed_nodes(const struct check_record *all, int size, int nodes)
 	return failed;
 }
 
+/* One line per node (its first task) when a listener on an X display's
+ * port would hang hwloc's discovery elsewhere on it: not a FAIL of
+ * hvd's placement, which never probes GL. */
+static void warn_gl_listener(void)
+{
+	int port = hvd_local_rank() == 0 ? check_gl_listener() : 0;
+	if (port)
+		fprintf(stderr, "hvd-check: hwloc GL: '%s:%d': a TCP listener on X display :%d's port "
+			"and hwloc's GL component installed: hwloc discovery without "
+			"HWLOC_COMPONENTS=-gl hangs here (Slurm's PMIx server: set it for slurmd, "
+			"hvd(8))\n", hvd_hostname(), port, port - 6000);
+}
+
 static int run(void)
 {
 	struct check_record mine;
 	char err[512] = "";
+	warn_gl_listener();
 	fill_identity(&mine);
 	check_facts(&mine, hvd_version());
 	check_locality(&mine);

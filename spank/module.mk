@@ -13,6 +13,10 @@ $(B)/obj/spank/%.o: MODULE_CFLAGS = -Ispank $(SPANK_DEFS) $(HWLOC_CFLAGS)
 TEST_SRCS += spank/options.c spank/placement.c spank/topology.c spank/step_cpus.c \
 	tests/test_spank_options.c tests/test_spank_placement.c tests/test_spank_slurm.c
 TEST_LDLIBS += $(HWLOC_LIBS)
+ifeq ($(HAVE_HWLOC),1)
+TEST_SRCS += tests/test_hwloc_gl.c
+TEST_CFLAGS += -DHVD_HAVE_HWLOC
+endif
 
 # The Slurm version of the headers used (mk/detect.sh): --hvd=help and the
 # verbose line name it; plugin.c checks it against the headers it sees.

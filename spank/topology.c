@@ -271,6 +271,19 @@ static int fill_topo(hwloc_topology_t t, struct placement_topo *topo, char *err,
 	return fill_gpus(t, topo, err, err_len);
 }
 
+/* Placement needs CPUs, NUMA nodes and PCI devices. hwloc's components
+ * that probe more can block or start GPU drivers inside slurmstepd: GL
+ * opens X displays :0-:9 and waits forever on anything listening on ports
+ * 6000-6009 (TensorBoard's 6006), OpenCL and the GPU vendors' ones load
+ * drivers. A name this hwloc does not have is refused with EINVAL: then
+ * there is nothing to keep out. */
+static void keep_out_probing_components(hwloc_topology_t t)
+{
+	static const char *const names[] = { "gl", "opencl", "cuda", "nvml", "rsmi", "levelzero" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, names[i]);
+}
+
 int topology_load(const char *xml_path, struct placement_topo *topo, char *err, size_t err_len)
 {
 	hwloc_topology_t t;
@@ -280,6 +293,7 @@ int topology_load(const char *xml_path, struct placement_topo *topo, char *err, 
 		snprintf(err, err_len, "hvd: topology: 'hwloc_topology_init': %s", strerror(errno));
 		return -1;
 	}
+	keep_out_probing_components(t);
 	hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	if (xml_path && hwloc_topology_set_xml(t, xml_path) != 0) {
 		snprintf(err, err_len, "hvd: topology: '%s': cannot use as hwloc XML: %s",

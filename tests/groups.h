@@ -24,6 +24,10 @@ extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
 extern const struct test_case spank_slurm_tests[];
+#ifdef HVD_HAVE_HWLOC
+extern const struct test_case hwloc_gl_tests[];
+extern const struct test_case hwloc_gl_slurm_tests[];
+#endif
 extern const struct test_case ref_layers_tests[];
 extern const struct test_case data_formats_tests[];
 extern const struct test_case data_loader_tests[];
@@ -157,6 +161,9 @@ static const struct test_group test_groups[] = {
 	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HVD_HAVE_HWLOC
+	{ "hwloc-gl", hwloc_gl_tests, TEST_NEEDS_NOTHING, 30, 0 },
+#endif
 #ifdef HVD_HAVE_CHECK
 	{ "check", check_env_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #endif
@@ -172,6 +179,9 @@ static const struct test_group test_groups[] = {
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
+#ifdef HVD_HAVE_HWLOC
+	{ "slurm-hwloc-gl", hwloc_gl_slurm_tests, TEST_NEEDS_CLUSTER, 60, 0 },
+#endif
 	{ "slurm-install", slurm_install_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 	{ "slurm-packages", slurm_packages_tests, TEST_NEEDS_CLUSTER, 300, 0 },
 #ifdef HVD_HAVE_RUNTIME

@@ -132,8 +132,7 @@ static int open_backend(struct runtime *rt, char *err, size_t errlen)
 	}
 	if (b == HVD_BACKEND_MPI) {
 #ifdef HAVE_MPI
-		return comm_mpi_open(&rt->comm, rt->boot.rank, rt->boot.size, err,
-				     errlen);
+		return comm_mpi_open(&rt->comm, rt->boot.rank, rt->boot.size, err, errlen);
 #else
 		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': this build has no MPI");
 		return HVD_ERR_SETTINGS;
@@ -272,6 +271,11 @@ int hvd_init(void)
 	pthread_mutexattr_destroy(&attr);
 	pthread_cond_init(&rt->cond, NULL);
 	pthread_cond_init(&rt->work, NULL);
+	/* PMIx_Init and MPI_Init discover the topology with hwloc, whose GL
+	 * component waits forever on a listener on ports 6000-6009; an XML
+	 * load never probes, and HWLOC_COMPONENTS would make hwloc ignore it */
+	if (!getenv("HWLOC_XMLFILE"))
+		setenv("HWLOC_COMPONENTS", "-gl", 0);
 	char err[2048] = "";
 	int rc = start(rt, err, sizeof(err));
 	if (rc) {

@@ -136,8 +136,7 @@ static int parse_vote(const char *v, struct hvd_settings *s, char *why, size_t n
 	return -1;
 }
 
-static int copy_text(const char *v, char *dst, size_t cap, int allow_empty,
-		     char *why, size_t n)
+static int copy_text(const char *v, char *dst, size_t cap, int allow_empty, char *why, size_t n)
 {
 	if (!allow_empty && !*v) {
 		snprintf(why, n, "must not be empty");
