@@ -10,6 +10,8 @@
 #   make deb        Debian packages of a CPU build; make rpm-spec: RPM spec (pkg/pkg.mk)
 #   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME) headers and libs there
 #   SAN=1           ASan+UBSan build in build-san/
+#   STRESS=1        make check with every group beside two busy loops and a
+#                   listener on port 6006 (tests/runner.h, `stress`)
 #   RPATH=0         link without run paths (packages: mk/rpath.mk)
 #   WITH_<X>=0|1    force a feature off / make its absence an error
 #
@@ -107,7 +109,7 @@ test-deps:
 check:
 	@mk/deps.sh build && mk/deps.sh test
 	@$(MAKE) --no-print-directory all SAN=$(SAN)
-	@tests/check.sh $(B)
+	@HVD_STRESS=$(STRESS) tests/check.sh $(B)
 
 demo:
 	@mk/deps.sh build && mk/deps.sh test
@@ -120,6 +122,6 @@ clean:
 	rm -rf build build-san build-deb
 
 help:
-	@sed -n '3,17p' Makefile
+	@sed -n '3,19p' Makefile
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -13,6 +13,7 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case selftest_hang_tests[];
 extern const struct test_case selftest_next_tests[];
+extern const struct test_case selftest_stress_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case layout_tests[];
 extern const struct test_case docs_tests[];
@@ -199,7 +200,8 @@ static const struct test_group test_groups[] = {
 	{ "slurm-sbatch@avx2", sbatch_scripts_tests, TEST_NEEDS_CLUSTER, 240, 0,
 	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
 #endif
-	{ "slurm-e2e-gpu", e2e_gpu_tests, TEST_NEEDS_CLUSTER, 900, 0 },
+	{ "slurm-e2e-gpu", e2e_gpu_tests, TEST_NEEDS_CLUSTER, 900, 0,
+	  .stress = 1 },
 #endif
 #ifdef HVD_HAVE_CHECK
 	{ "slurm-check", check_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
@@ -209,10 +211,14 @@ static const struct test_group test_groups[] = {
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME
-	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0 },
-	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0 },
-	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0 },
-	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0 },
+	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0,
+	  .stress = 1 },
+	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0,
+	  .stress = 1 },
+	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  .stress = 1 },
+	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  .stress = 1 },
 #ifdef HAVE_CPU_BACKEND
 	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
 	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
@@ -226,6 +232,7 @@ static const struct test_group test_groups[] = {
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },
+	{ "selftest-stress", selftest_stress_tests, TEST_NEEDS_NOTHING, 10, 1, .stress = 1 },
 	{ 0 }
 };
 #pragma GCC diagnostic pop

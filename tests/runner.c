@@ -21,6 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -375,6 +379,7 @@ static const char *cluster_unavailable(void)
 }
 
 static enum test_needs cluster_kind;   /* kind of the cluster that is up */
+static int cluster_used;               /* a cluster was up during this run */
 static void remember_net_id(const char *dir);
 
 static void cluster_down(void)
@@ -481,8 +486,11 @@ static int count_leftovers(void)
 	return sweep_processes(0) + count_net_leftovers();
 }
 
+static void stress_stop(void);
+
 static void on_signal(int sig)
 {
+	stress_stop();
 	cluster_down();
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -507,6 +515,7 @@ static const char *cluster_up(enum test_needs kind, int *fatal)
 		return why;
 	}
 	cluster_kind = kind;
+	cluster_used = 1;
 	snprintf(R.cluster, sizeof(R.cluster), "%s/%s", R.root, cluster_subdir(kind));
 	char conf[PATH_MAX + 16];
 	snprintf(conf, sizeof(conf), "%s/slurm.conf", R.cluster);
@@ -736,9 +745,9 @@ static void run_cases(struct group_run *gr, int argc, char **argv, int first,
 	}
 }
 
-static void run_group(int gi, int argc, char **argv, int first, struct tally *t)
+static void run_group(const struct test_group *g, int argc, char **argv, int first,
+		      struct tally *t)
 {
-	const struct test_group *g = &test_groups[gi];
 	struct group_run gr = { .g = g };
 	const char *why = NULL;
 	int fatal = 0;
@@ -772,6 +781,93 @@ static void run_group(int gi, int argc, char **argv, int first, struct tally *t)
 	close(gr.log_r);
 	printf("-- group %s: %.1f s\n", g->name, now_s() - t0);
 	fflush(stdout);
+}
+
+/* ------------------------------------------------------------ stress */
+
+/* A busy machine: two busy loops (one per core of the CI machines) and a
+ * listener on TensorBoard's port 6006 that accepts and never answers, the
+ * way a user's machine looks (tests/README: "Under load"). */
+static struct { pid_t loops[2]; int listener; } stress = { { 0, 0 }, -1 };
+
+static int stress_listen(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 64))) {
+		printf("hvdtest: stress: port %d: %s (something listens there already: "
+		       "the same hazard)\n", port, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void stress_start(void)
+{
+	if (stress.loops[0])
+		return;
+	fflush(stdout);
+	for (int i = 0; i < 2; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			setpgid(0, 0);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlive the runner */
+			for (volatile unsigned long n = 0;; n++)
+				;
+		}
+		stress.loops[i] = pid > 0 ? pid : 0;
+	}
+	stress.listener = stress_listen(6006);
+	printf("hvdtest: stress: two busy loops (pids %d %d) and a listener on port 6006\n",
+	       (int)stress.loops[0], (int)stress.loops[1]);
+}
+
+static void stress_stop(void)
+{
+	for (int i = 0; i < 2; i++)
+		if (stress.loops[i] > 0) {
+			kill(stress.loops[i], SIGKILL);
+			waitpid(stress.loops[i], NULL, 0);
+			stress.loops[i] = 0;
+		}
+	if (stress.listener >= 0)
+		close(stress.listener);
+	stress.listener = -1;
+}
+
+/* Groups marked `stress` run again under stress after the suite (as
+ * NAME@stress): in a whole run, or when -g names NAME@stress. */
+static int stress_rerun_selected(const struct test_group *g, const char **groups, int ngroups)
+{
+	char name[128];
+	if (!g->stress)
+		return 0;
+	if (ngroups == 0)
+		return !g->hidden;
+	snprintf(name, sizeof(name), "%s@stress", g->name);
+	for (int i = 0; i < ngroups; i++)
+		if (strstr(groups[i], "@stress") && strncmp(name, groups[i], strlen(groups[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static void run_stress_reruns(const char **groups, int ngroups, int argc, char **argv,
+			      int first, struct tally *t)
+{
+	for (int gi = 0; test_groups[gi].name; gi++) {
+		struct test_group g = test_groups[gi];
+		char name[128];
+		if (!stress_rerun_selected(&g, groups, ngroups))
+			continue;
+		snprintf(name, sizeof(name), "%s@stress", g.name);
+		g.name = name;
+		stress_start();
+		run_group(&g, argc, argv, first, t);
+	}
+	stress_stop();
 }
 
 static void find_places(const char *argv0)
@@ -858,17 +954,22 @@ int main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	struct tally t = { 0, 0, 0 };
 	int last_cluster = last_cluster_group(groups, ngroups);
+	const char *all_stressed = getenv("HVD_STRESS");
 	double t0 = now_s();
+	if (all_stressed && strcmp(all_stressed, "1") == 0)
+		stress_start();
 	for (int gi = 0; test_groups[gi].name; gi++) {
 		if (!group_selected(&test_groups[gi], groups, ngroups))
 			continue;
-		run_group(gi, argc, argv, first, &t);
+		run_group(&test_groups[gi], argc, argv, first, &t);
 		if (gi == last_cluster)
 			cluster_down();
 	}
-	int used_cluster = last_cluster >= 0 && cluster_unavailable() == NULL;
+	if (!stress.loops[0])
+		run_stress_reruns(groups, ngroups, argc, argv, first, &t);
+	stress_stop();
 	cluster_down();
-	if (used_cluster) {
+	if (cluster_used) {
 		if (count_leftovers() == 0) {
 			printf("ok cluster_teardown_leaves_nothing\n");
 			t.passed++;

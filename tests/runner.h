@@ -43,6 +43,10 @@ struct test_group {
 	 * running case, its cluster's daemons and every process under the
 	 * run's temp root are killed, and the runner goes on. */
 	int deadline_s;
+	/* Run once more after the suite as NAME@stress, beside two busy
+	 * loops and a listener on port 6006 (the whole suite runs so with
+	 * HVD_STRESS=1, `make check STRESS=1`). */
+	int stress;
 };
 
 /* Checks: record file:line, print `FAIL name file:line: expr`, continue. */

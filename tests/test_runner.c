@@ -3,7 +3,10 @@
  * exit status. What it does not do: test any product code.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,43 @@ const struct test_case selftest_hang_tests[] = {
 
 const struct test_case selftest_next_tests[] = {
 	{ "selftest_next_group_runs", selftest_passes },
+	{ 0 }
+};
+
+/* ---- the hidden "selftest-stress" group: passes only under stress ---- */
+static int busy_children_of(pid_t pid)
+{
+	char path[96], *list;
+	int busy = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	list = test_read_file(path, NULL);
+	for (char *tok = list ? strtok(list, " \n") : NULL; tok; tok = strtok(NULL, " \n")) {
+		char stat_path[64], *st;
+		snprintf(stat_path, sizeof(stat_path), "/proc/%s/stat", tok);
+		st = test_read_file(stat_path, NULL);
+		const char *state = st ? strrchr(st, ')') : NULL;
+		busy += state && state[2] == 'R';
+		free(st);
+	}
+	free(list);
+	return busy;
+}
+
+static void selftest_runs_under_stress(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(6006),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	CHECK_MSG(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0, "nothing listens on port 6006");
+	close(fd);
+	int busy = 0;
+	for (int i = 0; i < 20 && busy < 2; i++, usleep(50000))
+		busy = busy_children_of(getppid());
+	CHECK_MSG(busy >= 2, "%d busy loops beside the case, want 2", busy);
+}
+
+const struct test_case selftest_stress_tests[] = {
+	{ "selftest_runs_under_stress", selftest_runs_under_stress },
 	{ 0 }
 };
 
@@ -220,6 +260,29 @@ static void test_children_inherit_no_runner_descriptor(void)
 	test_proc_free(&p);
 }
 
+/* A group marked stress runs again as NAME@stress beside two busy loops
+ * and a listener on port 6006; a plain run of it has neither, and
+ * nothing of the stress outlives the runner. */
+static void test_runner_reruns_under_stress(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -g selftest-stress@stress", test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "hvdtest: stress: two busy loops");
+	CHECK_CONTAINS(p.out, "ok selftest_runs_under_stress\n-- group selftest-stress@stress:");
+	CHECK_STR(last_line(p.out), "1 passed, 0 failed");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -g selftest-stress", test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 1);
+	CHECK(strstr(p.out, "@stress") == NULL);
+	CHECK_STR(last_line(p.out), "0 passed, 1 failed");
+	test_proc_free(&p);
+	CHECK_INT(busy_children_of(getpid()), 0);
+}
+
 static void test_tmpdir_is_fresh(void)
 {
 	char *f = test_path(test_tmpdir(), "x");
@@ -239,6 +302,7 @@ const struct test_case runner_tests[] = {
 	{ "run_captures_and_times_out", test_run_captures_and_times_out },
 	{ "runner_ends_a_hung_group", test_runner_ends_a_hung_group },
 	{ "children_inherit_no_runner_descriptor", test_children_inherit_no_runner_descriptor },
+	{ "runner_reruns_under_stress", test_runner_reruns_under_stress },
 	{ "tmpdir_is_fresh", test_tmpdir_is_fresh },
 	{ 0 }
 };
