@@ -24,9 +24,9 @@ static void test_repository_follows_the_rule(void)
 static void test_a_forbidden_include_is_named(void)
 {
 	test_put("trainer/base/error.h", "int x;\n");
-	test_put("trainer/data/loader.c", "#include \"base/error.h\"\n");
-	test_put("trainer/backend/cpu/conv.c", "#include \"data/loader.h\"\n#include \"base/error.h\"\n");
-	test_put("trainer/data/loader.h", "\n");
+	test_put("trainer/data/load/loader.c", "#include \"base/error.h\"\n");
+	test_put("trainer/backend/cpu/conv.c", "#include \"data/load/loader.h\"\n#include \"base/error.h\"\n");
+	test_put("trainer/data/load/loader.h", "\n");
 	test_put("trainer/backend/gpu/x.h", "#include \"backend/cpu/y.h\"\n");
 	test_put("trainer/backend/cpu/y.h", "\n");
 	test_put("spank/plugin.c", "#include \"../runtime/hvd.h\"\n");
@@ -40,7 +40,7 @@ static void test_a_forbidden_include_is_named(void)
 	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 6);
 	CHECK_CONTAINS(report, "layout: check/main.c: includes 'runtime/core/clock.h': check/ includes "
 		       "only check/ and runtime/hvd.h\n");
-	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/loader.h'");
+	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/load/loader.h'");
 	CHECK_CONTAINS(report, "trainer/backend/gpu/x.h: includes 'trainer/backend/cpu/y.h'");
 	CHECK_CONTAINS(report, "spank/plugin.c: includes 'runtime/hvd.h': spank/ includes only spank/");
 	CHECK_CONTAINS(report, "trainer/cmd/train.c: includes 'trainer/backend/gpu/x.h': cmd includes "

@@ -13,8 +13,8 @@
 #include <sys/resource.h>
 
 #include "train/checkpoint.h"
-#include "data/labels.h"
-#include "data/image_decode.h"
+#include "data/sets/labels.h"
+#include "data/codec/image_decode.h"
 #include "model/loss.h"
 #include "train/optim.h"
 #include "cmd/run.h"

@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "data/fingerprint.h"
-#include "data/image_decode.h"
-#include "data/image_resize.h"
-#include "data/shard_index_read.h"
+#include "data/sets/fingerprint.h"
+#include "data/codec/image_decode.h"
+#include "data/image/image_resize.h"
+#include "data/pack/shard_index_read.h"
 #include "loop/run_dir.h"
 #include "train/checkpoint_replace.h"
 #include "train/checkpoint_settings.h"

@@ -8,7 +8,7 @@
 #include "base/clock.h"
 #include "backend/backend.h"
 #include "loop/options.h"
-#include "data/loader.h"
+#include "data/load/loader.h"
 #include "base/rng.h"
 
 struct gpu_staging;

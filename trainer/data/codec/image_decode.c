@@ -18,10 +18,10 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "data/dicom_pixels.h"
-#include "data/image_decode.h"
-#include "data/image_resize.h"
-#include "data/image_window.h"
+#include "data/dicom/dicom_pixels.h"
+#include "data/codec/image_decode.h"
+#include "data/image/image_resize.h"
+#include "data/image/image_window.h"
 
 #define IMAGE_MAX_FILE_BYTES (256u << 20)
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/image_encode.h"
+#include "data/codec/image_encode.h"
 
 int image_png_encode(const void *pixels, int width, int height, int color_type,
 		     int bit_depth, void **png, size_t *png_bytes)

@@ -27,8 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "data/dicom_gdcm.h"
-#include "data/dicom_read.h"
+#include "data/dicom/dicom_gdcm.h"
+#include "data/dicom/dicom_read.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/dicom_read.h"
+#include "data/dicom/dicom_read.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/dicom_read.h"
+#include "data/dicom/dicom_read.h"
 
 int dicom_read_available(void)
 {

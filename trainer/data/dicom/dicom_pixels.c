@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "data/dicom_pixels.h"
-#include "data/image_resize.h"
-#include "data/image_window.h"
+#include "data/dicom/dicom_pixels.h"
+#include "data/image/image_resize.h"
+#include "data/image/image_window.h"
 
 #define UID_DICOMDIR "1.2.840.10008.1.3.10"
 #define UID_SEGMENTATION "1.2.840.10008.5.1.4.1.1.66.4"

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/dicom_read.h"
-#include "data/image_decode.h"
+#include "data/dicom/dicom_read.h"
+#include "data/codec/image_decode.h"
 
 /* What a DICOM file says about its image besides pixels. */
 struct dicom_info {

@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "data/dicom_gdcm.h"
+#include "data/dicom/dicom_gdcm.h"
 
 #define READER_ENV "HVD_DICOM_READER"
 #define READER_FD 3

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "data/image_resize.h"
+#include "data/image/image_resize.h"
 
 /* First source index and overlap weight of source i with output o, where
  * source cells have length d and output cells length s on the common grid. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/image_window.h"
+#include "data/image/image_window.h"
 
 size_t image_window_lo_rank(size_t n)
 {

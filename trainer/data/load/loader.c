@@ -1,4 +1,4 @@
-/* data/loader.c - worker threads fill a ring of reusable batch slots in
+/* data/load/loader.c - worker threads fill a ring of reusable batch slots in
  * sequence order; the trainer takes them in the same order (P1, P2's
  * parallel map-and-batch + prefetch, P5: the sequence runs across epochs).
  *
@@ -6,7 +6,7 @@
  * by whichever worker claims it, into slot s mod slots, once the trainer
  * has released what that slot held; its content depends only on (seed, s),
  * so thread count and timing change nothing. What it does not do: read
- * files (data/source.c) or decide the order (data/order.c).
+ * files (data/load/source.c) or decide the order (data/load/order.c).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -17,11 +17,11 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "data/labels.h"
-#include "data/loader.h"
-#include "data/order.h"
-#include "data/source.h"
-#include "data/image_resize.h"
+#include "data/sets/labels.h"
+#include "data/load/loader.h"
+#include "data/load/order.h"
+#include "data/load/source.h"
+#include "data/image/image_resize.h"
 
 enum slot_state { SLOT_FREE, SLOT_FILLING, SLOT_READY, SLOT_HELD };
 

@@ -1,4 +1,4 @@
-/* data/loader.h - the training/evaluation input pipeline: records in, uint8
+/* data/load/loader.h - the training/evaluation input pipeline: records in, uint8
  * batches out, prepared by worker threads ahead of the trainer (P1).
  *
  * Sources: a directory written by `chexnet pack` (fixed-size records in
@@ -34,7 +34,7 @@
  * Batches are uint8 (normalisation is the backend's first step, P3), owned
  * by the loader and reused (pinned when the backend passes an allocator,
  * P4); hand each one back with data_loader_release().
- * What this is not: the shard format (data/shard.h), image decoding
+ * What this is not: the shard format (data/pack/shard.h), image decoding
  * (image_decode.h), or the trainer's use of batches.
  */
 #ifndef HVD_TRAINER_DATA_LOADER_H

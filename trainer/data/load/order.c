@@ -1,9 +1,9 @@
-/* data/order.c - epoch permutation (cycle-walking Feistel), micro-batch
+/* data/load/order.c - epoch permutation (cycle-walking Feistel), micro-batch
  * layout and augmentation bits. Pure. What it does not do: anything
  * stateful; the loader calls these from every worker.
  */
-#include "data/order.h"
-#include "data/split.h"
+#include "data/load/order.h"
+#include "data/sets/split.h"
 
 int data_plan_init(struct data_plan *p, uint64_t records, int world, int batch,
 		   int accumulation, int train, const char **why)

@@ -1,13 +1,13 @@
-/* data/order.h - which record goes where: the epoch permutation, the
+/* data/load/order.h - which record goes where: the epoch permutation, the
  * rank/micro-batch layout and the per-record augmentation bits of the
- * loader contract (data/loader.h). Pure functions of (seed, epoch,
+ * loader contract (data/load/loader.h). Pure functions of (seed, epoch,
  * position): no state, no I/O, no threads, so any worker computes any
  * batch and the result never depends on the thread count.
  *
  * The permutation is a 4-round Feistel network on the smallest even-bit
  * power of two >= N, cycle-walked into [0, N): a bijection computed per
  * position in O(1) memory (no shuffled array to share or rebuild).
- * What this is not: reading records or making batches (data/loader.c).
+ * What this is not: reading records or making batches (data/load/loader.c).
  */
 #ifndef HVD_TRAINER_DATA_ORDER_H
 #define HVD_TRAINER_DATA_ORDER_H

@@ -1,4 +1,4 @@
-/* data/source.c - one split's records from shards or straight from image
+/* data/load/source.c - one split's records from shards or straight from image
  * files. What it does not do: augmentation or batching.
  */
 #define _GNU_SOURCE
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/loader.h"
-#include "data/source.h"
-#include "data/image_decode.h"
+#include "data/load/loader.h"
+#include "data/load/source.h"
+#include "data/codec/image_decode.h"
 
 int data_source_open(struct data_source *src, const char *dir, int split,
 		     int stored_size, double val_fraction, char *err, size_t err_bytes)

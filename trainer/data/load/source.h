@@ -1,8 +1,8 @@
-/* data/source.h - random access to the records of one split, from a pack
+/* data/load/source.h - random access to the records of one split, from a pack
  * (shards) or, in direct mode, from an NIH/generic folder (decode + area
  * resize to the stored size, exactly what `chexnet pack` stores). Safe to
  * read from several threads, each with its own scratch buffer.
- * What this is not: ordering or batching (data/loader.c).
+ * What this is not: ordering or batching (data/load/loader.c).
  */
 #ifndef HVD_TRAINER_DATA_SOURCE_H
 #define HVD_TRAINER_DATA_SOURCE_H
@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/set.h"
-#include "data/shard.h"
+#include "data/sets/set.h"
+#include "data/pack/shard.h"
 
 struct data_source {
 	int packed;

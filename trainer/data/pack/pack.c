@@ -1,4 +1,4 @@
-/* data/pack.c - the packer: plans shards, decodes in worker threads that
+/* data/pack/pack.c - the packer: plans shards, decodes in worker threads that
  * pwrite records straight to their offsets, finishes each shard atomically,
  * writes the index; with skip_unreadable, logs refused images and plans
  * again without them. What it does not do: print (the caller's progress
@@ -17,11 +17,11 @@
 #include "base/clock.h"
 #include "base/crc32c.h"
 #include "base/args.h"
-#include "data/pack.h"
-#include "data/set.h"
-#include "data/shard.h"
-#include "data/image_decode.h"
-#include "data/view.h"
+#include "data/pack/pack.h"
+#include "data/sets/set.h"
+#include "data/pack/shard.h"
+#include "data/codec/image_decode.h"
+#include "data/sets/view.h"
 
 #define PACK_DEFAULT_RECORDS_PER_SHARD 8192
 

@@ -1,4 +1,4 @@
-/* data/pack.h - packs a data set (data/set.h) into shards (data/shard.h):
+/* data/pack/pack.h - packs a data set (data/sets/set.h) into shards (data/pack/shard.h):
  * parallel decode + area resize to size x size, fixed-size records,
  * train/val/test in separate shard sets, index.txt last.
  *
@@ -21,7 +21,7 @@ struct pack_config {
 	int shards;                 /* train shards; 0 = one per 8192 records */
 	double val_fraction;
 	int threads;                /* decode threads; 0 = all allowed CPUs */
-	unsigned views;             /* data/view.h mask of views kept; 0 = all */
+	unsigned views;             /* data/sets/view.h mask of views kept; 0 = all */
 	int skip_unreadable;        /* refused images go to OUT/skipped.txt, not an error */
 	/* called about 5 times a second from the calling thread */
 	void (*progress)(void *ctx, size_t done, size_t total, double seconds);
@@ -40,7 +40,7 @@ struct pack_result {
 
 int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err, size_t err_bytes);
 
-/* `pack --preview N DIR` (data/preview.c): the first n images of the
+/* `pack --preview N DIR` (data/pack/preview.c): the first n images of the
  * set (train, val, test; cfg's views; refused ones passed over with
  * cfg's skip_unreadable), as the packer would store them at
  * cfg->size, written as DIR/NNNN-name.png. *written says how many. */

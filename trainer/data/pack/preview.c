@@ -1,4 +1,4 @@
-/* data/preview.c - `chexnet pack --preview N DIR`: the first N images of
+/* data/pack/preview.c - `chexnet pack --preview N DIR`: the first N images of
  * a data set (train, then val, then test, after --views; with
  * --skip-unreadable, refused images passed over) decoded and
  * resized exactly as the packer stores them, written as 8-bit PNGs: what
@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "base/args.h"
-#include "data/image_decode.h"
-#include "data/image_encode.h"
-#include "data/pack.h"
-#include "data/set.h"
-#include "data/view.h"
+#include "data/codec/image_decode.h"
+#include "data/codec/image_encode.h"
+#include "data/pack/pack.h"
+#include "data/sets/set.h"
+#include "data/sets/view.h"
 
 /* DIR/NNNN-name.png with the name's '/' as '_'. */
 static int write_preview(const char *dir, size_t k, const char *name, const uint8_t *pixels,

@@ -1,6 +1,6 @@
-/* data/shard.c - shard header/record codecs, the crash-safe writer, the
+/* data/pack/shard.c - shard header/record codecs, the crash-safe writer, the
  * checking reader and index.txt. What it does not do: decode images or
- * decide what goes in which shard (data/pack.c).
+ * decide what goes in which shard (data/pack/pack.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "base/crc32c.h"
-#include "data/shard.h"
+#include "data/pack/shard.h"
 
 static const uint8_t shard_magic[8] = { 'H', 'V', 'D', 'S', 'H', 'R', 'D', 0 };
 

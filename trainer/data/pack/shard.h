@@ -1,4 +1,4 @@
-/* data/shard.h - the packed shard format, its writer and its reader.
+/* data/pack/shard.h - the packed shard format, its writer and its reader.
  *
  * A pack directory holds, per split (train, val, test), shard files
  * `<split>-NNNNN.shard` and one `index.txt` written last (temp + fsync +
@@ -14,11 +14,11 @@
  *           zeros, u32 CRC32C of bytes 0..59 at offset 60.
  *   record: u32 CRC32C of bytes 4..record_bytes-1, u32 record index within
  *           the split, u32 patient id, u16 label mask (bit c = class c),
- *           u8 view (data/view.h; version 1: 0), u8 zero, char name[48] (image base name, NUL-padded, cut to
+ *           u8 view (data/sets/view.h; version 1: 0), u8 zero, char name[48] (image base name, NUL-padded, cut to
  *           47 bytes), then S*S grayscale pixels. record_bytes = 64 + S*S.
  * Fixed-size records: record i is at a computable offset, so a reader
  * reads exactly its own records (no streams to interleave, unlike TFRecords).
- * What this is not: the loader (data/loader.h) or the pack command.
+ * What this is not: the loader (data/load/loader.h) or the pack command.
  */
 #ifndef HVD_TRAINER_DATA_SHARD_H
 #define HVD_TRAINER_DATA_SHARD_H
@@ -113,7 +113,7 @@ int shard_set_read(const struct shard_set *s, size_t i, uint8_t *rec,
 void shard_set_close(struct shard_set *s);
 
 /* index.txt: `hvd-pack 1`, `size S`, `pixels RULE`, with patient_key
- * `patient-key HEX` (data/patient.h), then per shard
+ * `patient-key HEX` (data/sets/patient.h), then per shard
  * `shard SPLIT NUMBER FILE FIRST COUNT`, then per split
  * `labels SPLIT RECORDS P0 ... P13` (positives per class, for class
  * weights without reading the shards). Written atomically.

@@ -1,6 +1,6 @@
-/* data/shard_index.c - index.txt (the list of a pack's shards, written
+/* data/pack/shard_index.c - index.txt (the list of a pack's shards, written
  * last and atomically) and the reader of one split's shard set.
- * What it does not do: write shards (data/shard.c) or order records.
+ * What it does not do: write shards (data/pack/shard.c) or order records.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/shard.h"
-#include "data/shard_index_read.h"
-#include "data/csv.h"
-#include "data/image_decode.h"
+#include "data/pack/shard.h"
+#include "data/pack/shard_index_read.h"
+#include "data/sets/csv.h"
+#include "data/codec/image_decode.h"
 
 int shard_index_write(const char *dir, int size, const struct shard_header *shards,
 		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],

@@ -1,5 +1,5 @@
-/* data/shard_index_read.c - the strict reader of index.txt (see
- * data/shard_index_read.h): tokens split at single spaces, numbers through
+/* data/pack/shard_index_read.c - the strict reader of index.txt (see
+ * data/pack/shard_index_read.h): tokens split at single spaces, numbers through
  * one parser (digits only, range), the sequence and totals cross-checked.
  * What it does not do: open or check shard files.
  */
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/csv.h"
-#include "data/shard_index_read.h"
+#include "data/sets/csv.h"
+#include "data/pack/shard_index_read.h"
 
 #define INDEX_MAX_TOKENS (2 + SHARD_COUNTS)
 

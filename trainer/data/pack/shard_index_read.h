@@ -1,15 +1,15 @@
-/* data/shard_index_read.h - reads a pack's index.txt strictly: every line
+/* data/pack/shard_index_read.h - reads a pack's index.txt strictly: every line
  * is `hvd-pack 1`, `size S`, `shard SPLIT NUMBER FILE FIRST COUNT`,
  * `labels SPLIT RECORDS P0 ... P13` or (at most once, optional)
  * `pixels RULE` (how images became 8 bits: printable ASCII) or (optional,
- * once) `patient-key HEX` (32 hex digits: data/patient.h), single spaces, unsigned decimal
+ * once) `patient-key HEX` (32 hex digits: data/sets/patient.h), single spaces, unsigned decimal
  * numbers without sign that fit their field. Shards of a split are
  * numbered 0, 1, ... with FILE the name the packer gives them, each holds
  * at least one record and starts where the previous one ended; every split
  * has one labels line whose RECORDS equals its shards' records and whose
  * positives are at most RECORDS. Anything else is an error naming the
  * file, the line and the field.
- * What it does not do: open shards (data/shard_index.c).
+ * What it does not do: open shards (data/pack/shard_index.c).
  */
 #ifndef HVD_TRAINER_DATA_SHARD_INDEX_READ_H
 #define HVD_TRAINER_DATA_SHARD_INDEX_READ_H
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/shard.h"
+#include "data/pack/shard.h"
 
 struct shard_index_entry {
 	int split;

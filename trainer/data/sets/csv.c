@@ -1,4 +1,4 @@
-/* data/csv.c - line reading through zlib and in-place CSV splitting.
+/* data/sets/csv.c - line reading through zlib and in-place CSV splitting.
  * What it does not do: interpret fields.
  */
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "data/csv.h"
-#include "data/gzip_end.h"
+#include "data/sets/csv.h"
+#include "data/sets/gzip_end.h"
 
 int csv_open(struct csv_reader *r, const char *path, char *err, size_t err_bytes)
 {

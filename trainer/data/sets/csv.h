@@ -1,8 +1,8 @@
-/* data/csv.h - reads CSV (RFC 4180 quoting) and plain list files line by
+/* data/sets/csv.h - reads CSV (RFC 4180 quoting) and plain list files line by
  * line, gzip-compressed or not (zlib reads both), counting lines so every
  * error names file and line; a UTF-8 byte-order mark at the start of the
  * file (spreadsheet programs write one) is skipped. What this is not: the
- * meaning of any column (data/nih.c, data/generic.c).
+ * meaning of any column (data/sets/nih.c, data/sets/generic.c).
  */
 #ifndef HVD_TRAINER_DATA_CSV_H
 #define HVD_TRAINER_DATA_CSV_H

@@ -1,4 +1,4 @@
-/* data/fingerprint.c - a data directory's fingerprint (fingerprint.h).
+/* data/sets/fingerprint.c - a data directory's fingerprint (fingerprint.h).
  * What it does not do: parse the files.
  */
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/crc32c.h"
-#include "data/fingerprint.h"
+#include "data/sets/fingerprint.h"
 
 static const char *const files[] = {
 	"index.txt", "Data_Entry_2017_v2020.csv", "Data_Entry_2017.csv",

@@ -1,4 +1,4 @@
-/* data/fingerprint.h - a fingerprint of a data directory's content as the
+/* data/sets/fingerprint.h - a fingerprint of a data directory's content as the
  * run record keeps it: "crc32c:XXXXXXXX" over the files that define the
  * records and their labels, in a fixed order, each as its name, its size
  * and its bytes: a pack's index.txt (its shards carry their own CRCs), or

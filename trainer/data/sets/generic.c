@@ -1,6 +1,6 @@
-/* data/generic.c - the generic layout: train.csv, test.csv, optional
+/* data/sets/generic.c - the generic layout: train.csv, test.csv, optional
  * val.csv with `path,<14 class names>[,patient]` and 0/1 labels.
- * DICOM images' patients come from their Patient IDs (data/patient.h).
+ * DICOM images' patients come from their Patient IDs (data/sets/patient.h).
  * What it does not do: guess columns (the header must name the 14 classes
  * in CheXNet order).
  */
@@ -10,12 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "data/csv.h"
-#include "data/labels.h"
-#include "data/path_check.h"
-#include "data/patient.h"
-#include "data/set.h"
-#include "data/split.h"
+#include "data/sets/csv.h"
+#include "data/sets/labels.h"
+#include "data/sets/path_check.h"
+#include "data/sets/patient.h"
+#include "data/sets/set.h"
+#include "data/sets/split.h"
 
 static int generic_header(const struct csv_reader *r, void *ctx, char *err, size_t err_bytes)
 {

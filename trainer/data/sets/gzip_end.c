@@ -1,5 +1,5 @@
-/* data/gzip_end.c - refuses bytes after the last gzip member (see
- * data/gzip_end.h): inflates each member, discarding the output, and
+/* data/sets/gzip_end.c - refuses bytes after the last gzip member (see
+ * data/sets/gzip_end.h): inflates each member, discarding the output, and
  * looks at what follows its trailer.
  * What it does not do: check anything of a file that is not gzip.
  */
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "data/gzip_end.h"
+#include "data/sets/gzip_end.h"
 
 struct gz_walk {
 	FILE *f;

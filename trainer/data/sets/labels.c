@@ -1,11 +1,11 @@
-/* data/labels.c - the Finding Labels parser (the class names: base/classes.c). Pure.
+/* data/sets/labels.c - the Finding Labels parser (the class names: base/classes.c). Pure.
  * What it does not do: read files or report line numbers (the CSV reader
  * adds those).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "data/labels.h"
+#include "data/sets/labels.h"
 
 int data_class_find(const char *name, size_t len)
 {

@@ -1,6 +1,6 @@
-/* data/labels.h - the 14 CheXNet classes and the NIH "Finding Labels"
+/* data/sets/labels.h - the 14 CheXNet classes and the NIH "Finding Labels"
  * field ('|'-separated names, "No Finding" = all negative) as a bit mask.
- * What this is not: CSV reading (data/csv.h) or class weights.
+ * What this is not: CSV reading (data/sets/csv.h) or class weights.
  */
 #ifndef HVD_TRAINER_DATA_LABELS_H
 #define HVD_TRAINER_DATA_LABELS_H

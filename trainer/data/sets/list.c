@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/csv.h"
-#include "data/list.h"
+#include "data/sets/csv.h"
+#include "data/sets/list.h"
 
 struct data_entry *data_list_push(struct data_list *l)
 {

@@ -13,8 +13,8 @@
 struct data_entry {
 	char name[DATA_NAME_BYTES];
 	uint32_t patient;           /* patient id (generic CSV without one: row number) */
-	uint16_t labels;            /* bit c = class c (data/labels.h) */
-	uint8_t view;               /* data/view.h code; 0 unknown */
+	uint16_t labels;            /* bit c = class c (data/sets/labels.h) */
+	uint8_t view;               /* data/sets/view.h code; 0 unknown */
 	uint8_t unreadable;         /* pack --skip-unreadable: refused, left out */
 	uint8_t other_modality;     /* DICOM, not CR, DX or DR (CT, MR, ...) */
 };

@@ -1,4 +1,4 @@
-/* data/nih.c - the NIH ChestX-ray14 layout: Data_Entry CSV (both
+/* data/sets/nih.c - the NIH ChestX-ray14 layout: Data_Entry CSV (both
  * published variants), train_val/test lists, image folders.
  * What it does not do: decode images.
  */
@@ -9,12 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "data/csv.h"
-#include "data/labels.h"
-#include "data/path_check.h"
-#include "data/set.h"
-#include "data/split.h"
-#include "data/view.h"
+#include "data/sets/csv.h"
+#include "data/sets/labels.h"
+#include "data/sets/path_check.h"
+#include "data/sets/set.h"
+#include "data/sets/split.h"
+#include "data/sets/view.h"
 
 #define NIH_FIELDS 11
 

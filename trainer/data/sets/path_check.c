@@ -1,11 +1,11 @@
-/* data/path_check.c - refuses image paths that leave the data directory
- * (see data/path_check.h).
+/* data/sets/path_check.c - refuses image paths that leave the data directory
+ * (see data/sets/path_check.h).
  * What it does not do: touch the file system.
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "data/path_check.h"
+#include "data/sets/path_check.h"
 
 const char *data_path_check(const char *path)
 {

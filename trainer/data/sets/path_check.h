@@ -1,4 +1,4 @@
-/* data/path_check.h - whether an image path read from a data set's CSV or
+/* data/sets/path_check.h - whether an image path read from a data set's CSV or
  * list stays inside the data directory: relative, no `.` or `..`
  * component, no empty component. A data set must not name files outside
  * its folder (`../../etc/passwd`, `/etc/passwd`).

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "base/siphash.h"
-#include "data/dicom_pixels.h"
-#include "data/patient.h"
-#include "data/view.h"
+#include "data/dicom/dicom_pixels.h"
+#include "data/sets/patient.h"
+#include "data/sets/view.h"
 
 struct pairing {
 	uint64_t id_hash;       /* SipHash of the ID under the set's key */

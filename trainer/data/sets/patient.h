@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/set.h"
+#include "data/sets/set.h"
 
 void data_patient_key(const struct data_set *set, uint8_t key[16]);
 uint32_t data_patient_number(const uint8_t key[16], const char *patient_id);
@@ -30,7 +30,7 @@ uint32_t data_patient_number(const uint8_t key[16], const char *patient_id);
  * error; without it the entry's patient becomes the ID's number (an empty
  * ID is an error with a hint). Then a patient in both train (and val) and
  * test is an error. Each DICOM entry's view becomes its View Position's
- * code (data/view.h); images of modalities other than CR, DX, DR are
+ * code (data/sets/view.h); images of modalities other than CR, DX, DR are
  * marked (other_modality) for a note. Returns 0, or -1 with a one-line message (naming
  * images, never an ID) in err. set->dicom_images counts the DICOM files. */
 int data_patient_from_dicom(struct data_set *set, int csv_has_patient, char *err,

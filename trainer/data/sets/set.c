@@ -1,4 +1,4 @@
-/* data/set.c - picks the layout of a data directory, finds image files,
+/* data/sets/set.c - picks the layout of a data directory, finds image files,
  * What it does not do: grow entry lists or walk a label table (list.c),
  * give columns a meaning (nih.c, generic.c) or split by patient (split.c).
  */
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "data/set.h"
+#include "data/sets/set.h"
 
 static int file_exists(const char *dir, const char *name)
 {

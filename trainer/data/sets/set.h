@@ -1,4 +1,4 @@
-/* data/set.h - a labelled image collection split into train/val/test:
+/* data/sets/set.h - a labelled image collection split into train/val/test:
  * what `chexnet pack` packs and the loader's direct mode reads.
  *
  * Two layouts are recognised in a directory:
@@ -10,8 +10,8 @@
  *    `path,<the 14 class names in CheXNet order>[,patient]`, rows with 0/1
  *    labels; paths relative to the directory.
  * val, when not given as a list, is taken from train_val by patient
- * (data/split.h). In the generic layout, DICOM images' patients come from
- * their Patient IDs (data/patient.h) before that split. Records keep the order of the list files.
+ * (data/sets/split.h). In the generic layout, DICOM images' patients come from
+ * their Patient IDs (data/sets/patient.h) before that split. Records keep the order of the list files.
  * What this is not: entry lists (list.h), decoding images or the shard
  * format.
  */
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/list.h"
+#include "data/sets/list.h"
 
 #define DATA_MAX_IMAGE_DIRS 16
 
@@ -32,7 +32,7 @@ struct data_set {
 	char image_dirs[DATA_MAX_IMAGE_DIRS][4200];
 	size_t dicom_images;        /* DICOM files among the images (generic layout) */
 	char dicom_other_example[20];   /* a modality other than CR, DX, DR seen, or "" */
-	uint8_t patient_key[16];    /* their Patient IDs' key (data/patient.h) */
+	uint8_t patient_key[16];    /* their Patient IDs' key (data/sets/patient.h) */
 };
 
 /* Reads dir (either layout). val_fraction in [0, 1): share of train_val
@@ -52,7 +52,7 @@ int data_set_image_path(const struct data_set *set, const struct data_entry *e,
 
 void data_set_free(struct data_set *set);
 
-/* Internal to data/set.c / data/nih.c / data/generic.c. */
+/* Internal to data/sets/set.c / data/sets/nih.c / data/sets/generic.c. */
 int data_nih_open(struct data_set *set, const char *dir, double val_fraction,
 		  char *err, size_t err_bytes);
 int data_generic_open(struct data_set *set, const char *dir, double val_fraction,

@@ -1,10 +1,10 @@
-/* data/split.c - patient-wise validation split. Pure.
+/* data/sets/split.c - patient-wise validation split. Pure.
  * What it does not do: read lists or decide val_fraction.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/split.h"
+#include "data/sets/split.h"
 
 uint64_t data_hash64(uint64_t x)
 {

@@ -1,4 +1,4 @@
-/* data/split.h - the patient-wise validation split: whole patients of
+/* data/sets/split.h - the patient-wise validation split: whole patients of
  * train_val go to val until val holds val_fraction of its images, so no
  * patient is in two splits. Patients are taken in an order given by a fixed
  * hash of their id (the same split on every machine and every run).
@@ -7,7 +7,7 @@
 #ifndef HVD_TRAINER_DATA_SPLIT_H
 #define HVD_TRAINER_DATA_SPLIT_H
 
-#include "data/set.h"
+#include "data/sets/set.h"
 
 /* Moves entries of *train into *val (both keep their relative order).
  * Returns 0, or -1 when out of memory. */

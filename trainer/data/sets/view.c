@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "data/view.h"
+#include "data/sets/view.h"
 
 static const char *const view_names[DATA_VIEW_CODES] = { "unknown", "PA", "AP", "LL", "RL", "OTHER" };
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "data/set.h"
+#include "data/sets/set.h"
 
 enum { DATA_VIEW_UNKNOWN, DATA_VIEW_PA, DATA_VIEW_AP, DATA_VIEW_LL, DATA_VIEW_RL, DATA_VIEW_OTHER,
        DATA_VIEW_CODES };

@@ -1,6 +1,6 @@
-/* data/synth.c - `chexnet synth` data set: labels, patients, the NIH
+/* data/synth/synth.c - `chexnet synth` data set: labels, patients, the NIH
  * files (CSV + lists) and the PNGs, drawn in parallel.
- * What it does not do: draw (data/synth_draw.c) or parse options.
+ * What it does not do: draw (data/synth/synth_draw.c) or parse options.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "base/args.h"
-#include "data/labels.h"
-#include "data/split.h"
-#include "data/synth.h"
-#include "data/image_encode.h"
+#include "data/sets/labels.h"
+#include "data/sets/split.h"
+#include "data/synth/synth.h"
+#include "data/codec/image_encode.h"
 
 const unsigned data_synth_real_counts[CHEXNET_CLASSES] = {
 	11559, 2776, 13317, 19894, 5782, 6331, 1431, 5302, 4667, 2303, 2516, 1686, 3385, 227,

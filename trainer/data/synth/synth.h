@@ -1,4 +1,4 @@
-/* data/synth.h - a generated ChestX-ray14 look-alike (`chexnet synth`): NIH
+/* data/synth/synth.h - a generated ChestX-ray14 look-alike (`chexnet synth`): NIH
  * layout (PNGs in images/, Data_Entry_2017_v2020.csv, train_val_list.txt,
  * test_list.txt split by patient) whose images carry label-dependent
  * structure a CNN can learn, on a lung-like background with noise.

@@ -1,18 +1,18 @@
-/* data/synth_draw.c - the synthetic chest image: body, two lung fields
+/* data/synth/synth_draw.c - the synthetic chest image: body, two lung fields
  * with vessel-like texture and ribs, heart, noise, then one drawing per
  * finding (cardiomegaly: bigger heart; effusion: flat-topped bright base;
  * nodule/mass: small/large blobs; pneumothorax: dark textureless apex;
  * ...). Pure: pixels are a function of (seed, i, labels). Also where a
  * finding is drawn (the pixels its drawing changes), for measuring where
  * class activation maps point.
- * What it does not do: choose labels or write files (data/synth.c).
+ * What it does not do: choose labels or write files (data/synth/synth.c).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/split.h"
-#include "data/synth.h"
+#include "data/sets/split.h"
+#include "data/synth/synth.h"
 
 struct rng { uint64_t s; };
 
