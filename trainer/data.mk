@@ -4,7 +4,7 @@
 # image (pixels) <- dicom <- codec (files) <- sets <- synth, pack <- load.
 DATA_SRCS := trainer/base/crc32c.c trainer/base/classes.c trainer/base/clock.c \
 	trainer/base/args.c trainer/base/siphash.c \
-	trainer/data/image/image_window.c trainer/data/image/image_resize.c \
+	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c \
 	trainer/data/dicom/dicom_pixels.c \
 	trainer/data/codec/image_decode.c trainer/data/codec/image_encode.c \
 	trainer/data/sets/labels.c trainer/data/sets/csv.c trainer/data/sets/gzip_end.c \

@@ -25,13 +25,6 @@
 
 #define IMAGE_MAX_FILE_BYTES (256u << 20)
 
-void image_free(struct image *img)
-{
-	free(img->pixels);
-	img->pixels = NULL;
-	img->width = img->height = 0;
-}
-
 static void rgba_to_gray(const uint8_t *rgba, size_t pixels, uint8_t *gray)
 {
 	for (size_t i = 0; i < pixels; i++) {

@@ -11,7 +11,8 @@
  * pipeline of dicom_pixels.h. The format is taken from the file's content
  * (DICOM: "DICM" at 128, or a data set without preamble), not its name. A truncated or corrupt file is an
  * error naming the file, never a partly black image.
- * What this is not: resizing or cropping (image_resize.h).
+ * What this is not: the image type (image/image.h), resizing or cropping
+ * (image/image_resize.h).
  */
 #ifndef HVD_TRAINER_IMAGE_DECODE_H
 #define HVD_TRAINER_IMAGE_DECODE_H
@@ -19,14 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data/image/image.h"
+
 /* How pixels became 8 bits, recorded in a pack's index.txt (`pixels`). */
 #define IMAGE_PIXEL_RULE "png16=sbit,else-p0.5-99.5;" \
 	"dicom=modality-lut,voi-lut|window|p0.5-99.5,monochrome1-inverted"
-
-struct image {
-	int width, height;
-	uint8_t *pixels;        /* (height, width) grayscale, malloc'd */
-};
 
 /* Decodes path. min_side: smallest side the caller still needs (JPEG may
  * be decoded scaled down to it); 0 = full size. Returns 0, or -1 with a
@@ -48,7 +46,5 @@ int image_load_square(const char *path, int side, uint8_t *out,
  * a folder, which `chexnet predict IMAGE` feeds the model. */
 int image_load_view(const char *path, int side, uint8_t *out,
 		    char *err, size_t err_bytes);
-
-void image_free(struct image *img);
 
 #endif

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "data/dicom/dicom_read.h"
-#include "data/codec/image_decode.h"
+#include "data/image/image.h"
 
 /* What a DICOM file says about its image besides pixels. */
 struct dicom_info {
