@@ -35,9 +35,9 @@ struct data_set {
 	uint8_t patient_key[16];    /* their Patient IDs' key (data/sets/patient.h) */
 };
 
-/* Reads dir (either layout). val_fraction in [0, 1): share of train_val
- * images (whole patients) moved to val. Returns 0, or -1 with a one-line
- * message naming file and line in err. */
+/* Reads dir (either layout, picked by layout.c). val_fraction in [0, 1):
+ * share of train_val images (whole patients) moved to val. Returns 0, or
+ * -1 with a one-line message naming file and line in err. */
 int data_set_open(struct data_set *set, const char *dir, double val_fraction,
 		  char *err, size_t err_bytes);
 
@@ -52,7 +52,7 @@ int data_set_image_path(const struct data_set *set, const struct data_entry *e,
 
 void data_set_free(struct data_set *set);
 
-/* Internal to data/sets/set.c / data/sets/nih.c / data/sets/generic.c. */
+/* Internal to layout.c, nih.c and generic.c. */
 int data_nih_open(struct data_set *set, const char *dir, double val_fraction,
 		  char *err, size_t err_bytes);
 int data_generic_open(struct data_set *set, const char *dir, double val_fraction,
