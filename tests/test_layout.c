@@ -1,6 +1,7 @@
 /* test_layout.c - group "layout": the repository follows its dependency
- * rule (HACKING.md, "Layers") and has no include cycle; the checker itself
- * is shown a forbidden edge and a cycle in a small tree of its own.
+ * rule (HACKING.md, "Layers") and has no include cycle, and neither libhvd
+ * nor the trainer's objects a symbol (call) cycle; the checkers themselves
+ * are shown a forbidden edge and cycles in small trees of their own.
  * What this is not: the rule (layout_check.c holds it).
  */
 #include <stdio.h>
@@ -85,6 +86,14 @@ static void test_runtime_has_no_symbol_cycle(void)
 	free(lib);
 }
 
+static void test_trainer_has_no_symbol_cycle(void)
+{
+	char *list = test_path(test_build_dir(), "obj/trainer/objects.txt");
+	int bad = symbol_cycles_of_list(list, report, sizeof(report));
+	CHECK_MSG(bad == 0, "%s: %d:\n%s", list, bad, report);
+	free(list);
+}
+
 static void test_a_symbol_cycle_is_named(void)
 {
 	struct test_proc p;
@@ -104,6 +113,34 @@ static void test_a_symbol_cycle_is_named(void)
 	CHECK_CONTAINS(report, "layout: symbol cycle: a -(b_fn)-> b -(c_fn)-> c -(a_fn)-> a\n");
 	CHECK_INT(symbol_cycles("/nonexistent.a", report, sizeof(report)), -1);
 	free(lib);
+}
+
+/* Two files named a.c in two folders: an archive would merge them into
+ * one member "a"; the list keeps them apart and sees their cycle. */
+static void test_a_symbol_cycle_among_listed_objects_is_named(void)
+{
+	struct test_proc p;
+	test_put("obj/x/a.c", "int y_fn(void);\nint x_fn(void) { return y_fn(); }\n");
+	test_put("obj/y/a.c", "int x_fn(void);\nint y_fn(void) { return x_fn(); }\n");
+	test_put("obj/y/b.c", "int y_fn(void);\nint b_fn(void) { return y_fn(); }\n");
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "cd '%s/obj' && cc -c x/a.c -o x/a.o && cc -c y/a.c -o y/a.o && "
+		 "cc -c y/b.c -o y/b.o && printf '%%s\\n' \"$PWD/y/b.o\" \"$PWD/x/a.o\" "
+		 "\"$PWD/y/a.o\" > list.txt && : > empty.txt && echo /nonexistent.o > missing.txt",
+		 test_tmpdir());
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	test_proc_free(&p);
+	char *list = test_path(test_tmpdir(), "obj/list.txt");
+	CHECK_INT(symbol_cycles_of_list(list, report, sizeof(report)), 1);
+	CHECK_CONTAINS(report, "layout: symbol cycle: x/a -(y_fn)-> y/a -(x_fn)-> x/a\n");
+	free(list);
+	list = test_path(test_tmpdir(), "obj/empty.txt");
+	CHECK_INT(symbol_cycles_of_list(list, report, sizeof(report)), -1);
+	free(list);
+	list = test_path(test_tmpdir(), "obj/missing.txt");
+	CHECK_INT(symbol_cycles_of_list(list, report, sizeof(report)), -1);
+	free(list);
 }
 
 /* HACKING.md, "Layers (runtime/)": runtime/'s code stays within this. */
@@ -140,7 +177,10 @@ const struct test_case layout_tests[] = {
 	{ "runtime_layers_are_checked", test_runtime_layers_are_checked },
 	{ "an_include_cycle_is_named", test_an_include_cycle_is_named },
 	{ "runtime_has_no_symbol_cycle", test_runtime_has_no_symbol_cycle },
+	{ "trainer_has_no_symbol_cycle", test_trainer_has_no_symbol_cycle },
 	{ "a_symbol_cycle_is_named", test_a_symbol_cycle_is_named },
+	{ "a_symbol_cycle_among_listed_objects_is_named",
+	  test_a_symbol_cycle_among_listed_objects_is_named },
 	{ "runtime_code_within_its_budget", test_runtime_code_within_its_budget },
 	{ "code_lines_are_counted_as_cloc_does", test_code_lines_are_counted_as_cloc_does },
 	{ 0 },

@@ -54,6 +54,15 @@ CHEXNET_HVD_LIB := $(B)/libhvd.a
 CHEXNET_HVD_LDLIBS = $(RUNTIME_LDLIBS)
 endif
 
+# The trainer's objects, one path a line, for the layout group's
+# symbol-cycle check (tests/test_layout.c): libchexnet.a's member names
+# repeat (data/pack/pack.o, cmd/pack.o), the list keeps their folders.
+$(B)/obj/trainer/objects.txt: $(TRAINER_LIB_OBJS) $(B)/obj/trainer/cmd/main.o \
+		trainer/module.mk trainer/data.mk trainer/eval.mk $(B)/config.mk
+	@mkdir -p $(@D)
+	printf '%s\n' $(abspath $(filter %.o,$^)) > $@
+TEST_PROGRAMS += $(B)/obj/trainer/objects.txt
+
 $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $^
