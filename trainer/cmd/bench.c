@@ -18,6 +18,7 @@
 #include "model/loss.h"
 #include "train/optim.h"
 #include "cmd/run.h"
+#include "cmd/config.h"
 #include "loop/session.h"
 #include "loop/train_gpu.h"
 #include "cmd/checkpoint_defaults.h"
@@ -78,8 +79,10 @@ static int bench_open(struct bench *t, const struct cli_options *o)
 {
 	struct trainer_error err = { "" };
 
+	struct session_config config = session_config_of(o);
+
 	memset(t, 0, sizeof(*t));
-	if (session_open(&t->s, o))
+	if (session_open(&t->s, &config))
 		return -1;
 	if (optim_init(&t->opt, &o->optim, t->s.model.desc.param_count, &err))
 		return failed(&err);
@@ -108,8 +111,8 @@ int run_bench(const struct cli_options *o)
 	int rc = 0;
 
 	memset(&src, 0, sizeof(src));
-	struct cli_options synth = *o;
-	synth.data = NULL;
+	struct data_config synth = data_config_of(o);
+	synth.dir = NULL;
 	synth.synthetic_images = o->batch;
 	if (!t || bench_open(t, o) || source_open(&src, &synth, DATA_TRAIN, NULL) ||
 	    source_next(&src, &b, &wait) != 1) {
@@ -187,7 +190,7 @@ int run_predict(const struct cli_options *given)
 	}
 	if ((rc = predict_cam_check(o)) || (rc = checkpoint_defaults(&run)))
 		return rc;
-	struct cli_options one = *o;
+	struct session_config one = session_config_of(o);
 	one.batch = 1;
 	if (stop_signal_install()) {
 		fprintf(stderr, "chexnet: predict: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
