@@ -17,8 +17,9 @@
  *                       engine <- control <- api); runtime/hvd.h from any;
  *                       spank/ -> spank only
  *   check/           -> check and runtime/hvd.h (libhvd's public API) only
- * train/hooks.h (what a backend sees of train/) includes only libc; and
- * no include cycle (file level). An include resolves like the build's
+ * train/hooks.h (what a backend sees of train/) includes only libc; only
+ * trainer/cmd/ names struct cli_options (the command line's options: the
+ * loops take loop/config.h's configs); and no include cycle (file level). An include resolves like the build's
  * -I: the including file's folder, then trainer/, runtime/, spank/.
  * What this is not: a symbol-level check (nm) or a build.
  */
@@ -290,6 +291,22 @@ static void add(char *report, size_t len, const char *fmt, const char *a, const 
 		snprintf(report + used, len - used, fmt, a, b, c);
 }
 
+/* 1 when a trainer/ file outside cmd/ names struct cli_options. */
+static int takes_the_options(const struct graph *g, const char *rel)
+{
+	char path[4096], line[1024];
+	if (strncmp(rel, "trainer/", 8) != 0 || !strncmp(rel, "trainer/cmd/", 12))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", g->root, rel);
+	FILE *fp = fopen(path, "r");
+	int found = 0;
+	while (fp && !found && fgets(line, sizeof(line), fp))
+		found = strstr(line, "cli_options") != NULL;
+	if (fp)
+		fclose(fp);
+	return found;
+}
+
 /* Depth-first search; state 0 new, 1 on the stack, 2 done. Reports each
  * back edge as a cycle (the stack from the target on). */
 static int dfs(const struct graph *g, int f, int *state, int *stack, int depth, char *report,
@@ -340,6 +357,14 @@ int layout_check(const char *root, char *report, size_t len)
 			add(report, len, "layout: %s: includes '%s': ", g->files[g->from[e]],
 			    g->files[g->to[e]], "");
 			add(report, len, "%s\n", why, "", "");
+			bad++;
+		}
+	}
+	for (int f = 0; f < g->nfiles; f++) {
+		if (takes_the_options(g, g->files[f])) {
+			add(report, len, "layout: %s: names 'struct cli_options': only trainer/cmd/ "
+			    "sees the command line's options; a loop takes loop/config.h's configs\n",
+			    g->files[f], "", "");
 			bad++;
 		}
 	}

@@ -78,6 +78,20 @@ static void test_an_include_cycle_is_named(void)
 		       "trainer/data/c.h -> trainer/data/a.h");
 }
 
+static void test_only_cmd_takes_the_options(void)
+{
+	test_put("trainer/cmd/options.h", "struct cli_options { int x; };\n");
+	test_put("trainer/cmd/train.c", "#include \"cmd/options.h\"\n");
+	test_put("trainer/loop/config.h", "struct train_config { int x; };\n");
+	test_put("trainer/loop/train.h", "struct cli_options;\nint train_run(const struct "
+		 "cli_options *o);\n");
+	test_put("trainer/loop/train.c", "#include \"loop/config.h\"\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 1);
+	CHECK_CONTAINS(report, "layout: trainer/loop/train.h: names 'struct cli_options': only "
+		       "trainer/cmd/ sees the command line's options; a loop takes loop/config.h's "
+		       "configs\n");
+}
+
 static void test_runtime_has_no_symbol_cycle(void)
 {
 	char *lib = test_path(test_build_dir(), "obj/runtime/libhvd-internal.a");
@@ -176,6 +190,7 @@ const struct test_case layout_tests[] = {
 	{ "a_forbidden_include_is_named", test_a_forbidden_include_is_named },
 	{ "runtime_layers_are_checked", test_runtime_layers_are_checked },
 	{ "an_include_cycle_is_named", test_an_include_cycle_is_named },
+	{ "only_cmd_takes_the_options", test_only_cmd_takes_the_options },
 	{ "runtime_has_no_symbol_cycle", test_runtime_has_no_symbol_cycle },
 	{ "trainer_has_no_symbol_cycle", test_trainer_has_no_symbol_cycle },
 	{ "a_symbol_cycle_is_named", test_a_symbol_cycle_is_named },
