@@ -70,12 +70,35 @@ static void test_runtime_layers_are_checked(void)
 
 static void test_an_include_cycle_is_named(void)
 {
-	test_put("trainer/data/a.h", "#include \"data/b.h\"\n");
-	test_put("trainer/data/b.h", "#include \"c.h\"\n");
-	test_put("trainer/data/c.h", "#include \"a.h\"\n");
+	test_put("trainer/data/sets/a.h", "#include \"data/sets/b.h\"\n");
+	test_put("trainer/data/sets/b.h", "#include \"c.h\"\n");
+	test_put("trainer/data/sets/c.h", "#include \"a.h\"\n");
 	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 1);
-	CHECK_CONTAINS(report, "layout: include cycle: trainer/data/a.h -> trainer/data/b.h -> "
-		       "trainer/data/c.h -> trainer/data/a.h");
+	CHECK_CONTAINS(report, "layout: include cycle: trainer/data/sets/a.h -> "
+		       "trainer/data/sets/b.h -> trainer/data/sets/c.h -> trainer/data/sets/a.h");
+}
+
+static void test_data_layers_are_checked(void)
+{
+	test_put("trainer/data/image/image.h", "\n");
+	test_put("trainer/data/dicom/pixels.h", "#include \"data/image/image.h\"\n");
+	test_put("trainer/data/codec/decode.c", "#include \"data/dicom/pixels.h\"\n");
+	test_put("trainer/data/sets/set.h", "\n");
+	test_put("trainer/data/pack/shard.h", "#include \"data/sets/set.h\"\n");
+	test_put("trainer/data/load/loader.c", "#include \"data/pack/shard.h\"\n");
+	test_put("trainer/data/dicom/reader.c", "#include \"data/codec/decode.c\"\n");
+	test_put("trainer/data/synth/synth.c", "#include \"data/pack/shard.h\"\n");
+	test_put("trainer/data/loose.c", "#include \"data/sets/set.h\"\n");
+	test_put("trainer/data/extra/x.c", "#include \"data/sets/set.h\"\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 4);
+	CHECK_CONTAINS(report, "layout: trainer/data/dicom/reader.c: includes "
+		       "'trainer/data/codec/decode.c': data/dicom includes image\n");
+	CHECK_CONTAINS(report, "layout: trainer/data/synth/synth.c: includes "
+		       "'trainer/data/pack/shard.h': data/synth includes image, dicom, codec, sets\n");
+	CHECK_CONTAINS(report, "layout: trainer/data/loose.c: includes 'trainer/data/sets/set.h': "
+		       "trainer/data/: its files live in its sub-folders");
+	CHECK_CONTAINS(report, "layout: trainer/data/extra/x.c: includes 'trainer/data/sets/set.h': "
+		       "trainer/data/: a folder outside the layers");
 }
 
 static void test_only_cmd_takes_the_options(void)
@@ -190,6 +213,7 @@ const struct test_case layout_tests[] = {
 	{ "a_forbidden_include_is_named", test_a_forbidden_include_is_named },
 	{ "runtime_layers_are_checked", test_runtime_layers_are_checked },
 	{ "an_include_cycle_is_named", test_an_include_cycle_is_named },
+	{ "data_layers_are_checked", test_data_layers_are_checked },
 	{ "only_cmd_takes_the_options", test_only_cmd_takes_the_options },
 	{ "runtime_has_no_symbol_cycle", test_runtime_has_no_symbol_cycle },
 	{ "trainer_has_no_symbol_cycle", test_trainer_has_no_symbol_cycle },
