@@ -3,8 +3,8 @@
  * of a.o that b.o defines is an edge a -> b), and every cycle in it: two
  * files that call each other, or a longer ring, printed from its least
  * name. An archive's member is named without its .o; a listed object by
- * its path after "obj/" without .o (trainer/data/sets/set), so files of
- * one name in two folders stay apart.
+ * its path after "obj/" without .o, so files of one name in two folders
+ * stay apart.
  * What this is not: the include rule (layout_check.c) or a build.
  */
 #define _GNU_SOURCE

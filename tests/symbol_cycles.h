@@ -13,8 +13,8 @@
 int symbol_cycles(const char *archive, char *report, size_t len);
 
 /* The same for the object files list names, one path a line (members
- * named by their path after "obj/": trainer/data/sets/set). -1 when a
- * file is missing or the list is empty. */
+ * named by their path after "obj/", without .o). -1 when a file is
+ * missing or the list is empty. */
 int symbol_cycles_of_list(const char *list, char *report, size_t len);
 
 #endif

@@ -152,7 +152,7 @@ static void test_a_symbol_cycle_is_named(void)
 	free(lib);
 }
 
-/* Two files named a.c in two folders: an archive would merge them into
+/* Two files of one name in two folders: an archive would merge them into
  * one member "a"; the list keeps them apart and sees their cycle. */
 static void test_a_symbol_cycle_among_listed_objects_is_named(void)
 {
