@@ -4,7 +4,7 @@
  * names exists. A path is a word with a "/" whose first part is a folder
  * at the top of the repository (trainer/backend/cpu/README.md,
  * tests/slurm/), a trainer layer path with a file suffix
- * (data/loader.h), or a bare file
+ * (data/load/loader.h), or a bare file
  * name with a source suffix (.c .h .md .sh .mk .conf .sbatch .cu .py),
  * which must be the name of some file here. Not references: system paths
  * (/proc/...), placeholders (DIR/..., an upper-case first part), globs,

@@ -10,15 +10,18 @@
  *   trainer/backend  -> backend/ (its own .h), model, base; a backend folder (ref/,
  *                       cpu/, gpu/) also its own files and train/hooks.h,
  *                       never a sibling backend, never data
- *   trainer/data, trainer/model -> themselves and base
+ *   trainer/data, trainer/model -> themselves and base; inside data/, by
+ *                       layers (data_layers below: image <- dicom <-
+ *                       codec <- sets <- synth, pack <- load)
  *   trainer/base     -> base (and libc)
  *   runtime/         -> runtime only, by layers (runtime_layers below:
  *                       core <- bootstrap, plan <- observe, transport <-
  *                       engine <- control <- api); runtime/hvd.h from any;
  *                       spank/ -> spank only
  *   check/           -> check and runtime/hvd.h (libhvd's public API) only
- * train/hooks.h (what a backend sees of train/) includes only libc; and
- * no include cycle (file level). An include resolves like the build's
+ * train/hooks.h (what a backend sees of train/) includes only libc; only
+ * trainer/cmd/ names struct cli_options (the command line's options: the
+ * loops take loop/config.h's configs); and no include cycle (file level). An include resolves like the build's
  * -I: the including file's folder, then trainer/, runtime/, spank/.
  * What this is not: a symbol-level check (nm) or a build.
  */
@@ -210,6 +213,48 @@ static const struct {
 	  "api includes every runtime layer" },
 };
 
+/* trainer/data/'s sub-folders, each with the ones it may include besides
+ * itself (HACKING.md, "Layers (trainer/)"). */
+static const struct {
+	const char *folder;
+	const char *const below[6];
+	const char *why;
+} data_layers[] = {
+	{ "image", { NULL }, "data/image includes only image" },
+	{ "dicom", { "image", NULL }, "data/dicom includes image" },
+	{ "codec", { "image", "dicom", NULL }, "data/codec includes image, dicom" },
+	{ "sets", { "image", "dicom", "codec", NULL }, "data/sets includes image, dicom, codec" },
+	{ "synth", { "image", "dicom", "codec", "sets", NULL },
+	  "data/synth includes image, dicom, codec, sets" },
+	{ "pack", { "image", "dicom", "codec", "sets", NULL },
+	  "data/pack includes image, dicom, codec, sets" },
+	{ "load", { "image", "dicom", "codec", "sets", "pack", NULL },
+	  "data/load includes image, dicom, codec, sets, pack" },
+};
+
+/* The sub-folder of a trainer/data/ path ("" for a file directly in it). */
+static void data_folder(const char *path, char *out, size_t len)
+{
+	const char *rest = path + strlen("trainer/data/"), *slash = strchr(rest, '/');
+	snprintf(out, len, "%.*s", slash ? (int)(slash - rest) : 0, rest);
+}
+
+/* The rule between two trainer/data/ files (NULL: allowed). */
+static const char *data_forbidden(const char *from, const char *to)
+{
+	char ff[64], ft[64];
+	data_folder(from, ff, sizeof(ff));
+	data_folder(to, ft, sizeof(ft));
+	if (!ff[0] || !ft[0])
+		return "trainer/data/: its files live in its sub-folders (HACKING.md)";
+	if (!strcmp(ff, ft))
+		return NULL;
+	for (size_t i = 0; i < sizeof(data_layers) / sizeof(data_layers[0]); i++)
+		if (!strcmp(ff, data_layers[i].folder))
+			return in(ft, data_layers[i].below) ? NULL : data_layers[i].why;
+	return "trainer/data/: a folder outside the layers (HACKING.md)";
+}
+
 /* The runtime rule for from's layer lf (NULL: allowed). */
 static const char *runtime_forbidden(const char *lf, const char *to, const char *lt)
 {
@@ -231,6 +276,8 @@ static const char *forbidden(const char *from, const char *to)
 	layer_of(to, lt, sizeof(lt));
 	if (!strcmp(from, "trainer/train/hooks.h"))
 		return "train/hooks.h includes only libc (every backend reaches it)";
+	if (!strcmp(lf, "data") && !strcmp(lt, "data"))
+		return data_forbidden(from, to);
 	if (!lf[0] || !strcmp(lf, lt))
 		return NULL;
 	if (!strcmp(lf, "spank"))
@@ -290,6 +337,22 @@ static void add(char *report, size_t len, const char *fmt, const char *a, const 
 		snprintf(report + used, len - used, fmt, a, b, c);
 }
 
+/* 1 when a trainer/ file outside cmd/ names struct cli_options. */
+static int takes_the_options(const struct graph *g, const char *rel)
+{
+	char path[4096], line[1024];
+	if (strncmp(rel, "trainer/", 8) != 0 || !strncmp(rel, "trainer/cmd/", 12))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", g->root, rel);
+	FILE *fp = fopen(path, "r");
+	int found = 0;
+	while (fp && !found && fgets(line, sizeof(line), fp))
+		found = strstr(line, "cli_options") != NULL;
+	if (fp)
+		fclose(fp);
+	return found;
+}
+
 /* Depth-first search; state 0 new, 1 on the stack, 2 done. Reports each
  * back edge as a cycle (the stack from the target on). */
 static int dfs(const struct graph *g, int f, int *state, int *stack, int depth, char *report,
@@ -340,6 +403,14 @@ int layout_check(const char *root, char *report, size_t len)
 			add(report, len, "layout: %s: includes '%s': ", g->files[g->from[e]],
 			    g->files[g->to[e]], "");
 			add(report, len, "%s\n", why, "", "");
+			bad++;
+		}
+	}
+	for (int f = 0; f < g->nfiles; f++) {
+		if (takes_the_options(g, g->files[f])) {
+			add(report, len, "layout: %s: names 'struct cli_options': only trainer/cmd/ "
+			    "sees the command line's options; a loop takes loop/config.h's configs\n",
+			    g->files[f], "", "");
 			bad++;
 		}
 	}

@@ -1,8 +1,10 @@
 /* symbol_cycles.c - the file-level graph of a static library's members,
- * judged by their symbols (nm: a U symbol of a.o that b.o defines is an
- * edge a -> b), and every cycle in it: two files that call each other, or
- * a longer ring, printed from its least name. Each member is named
- * without its .o.
+ * or of a list of object files, judged by their symbols (nm: a U symbol
+ * of a.o that b.o defines is an edge a -> b), and every cycle in it: two
+ * files that call each other, or a longer ring, printed from its least
+ * name. An archive's member is named without its .o; a listed object by
+ * its path after "obj/" without .o, so files of one name in two folders
+ * stay apart.
  * What this is not: the include rule (layout_check.c) or a build.
  */
 #define _GNU_SOURCE
@@ -12,7 +14,7 @@
 
 #include "symbol_cycles.h"
 
-#define MAX_OBJS 256
+#define MAX_OBJS 512
 
 struct sym {
 	char *name;
@@ -63,20 +65,43 @@ static int member(struct graph *g, const char *name, size_t len)
 	return g->nobjs++;
 }
 
-/* One pass over `nm -P -A archive` ("lib.a[x.o]: NAME TYPE ..."): kind
- * 'd' collects the members and their definitions, 'u' the edges. */
-static int read_symbols(struct graph *g, const char *archive, int kind)
+/* The member a line of `nm -P -A` names: "lib.a[x.o]: NAME ..." (an
+ * archive's member x) or "DIR/obj/x/y.o: NAME ..." (an object, x/y).
+ * Returns the text after ": ", NULL when the line names neither. */
+static const char *member_of(const char *line, const char **name, size_t *len)
 {
-	char cmd[4096], line[4096], name[2048], type;
-	snprintf(cmd, sizeof(cmd), "nm -P -A '%s' 2>/dev/null", archive);
+	const char *open = strchr(line, '['), *close = open ? strstr(open, ".o]: ") : NULL;
+	if (close) {
+		*name = open + 1;
+		*len = (size_t)(close - open - 1);
+		return close + 5;
+	}
+	const char *end = strstr(line, ".o: ");
+	if (!end)
+		return NULL;
+	const char *from = line;
+	for (const char *o = strstr(line, "obj/"); o && o < end; o = strstr(o + 1, "obj/"))
+		from = o + 4;
+	*name = from;
+	*len = (size_t)(end - from);
+	return end + 4;
+}
+
+/* One pass over nm's output (cmd): kind 'd' collects the members and
+ * their definitions, 'u' the edges. */
+static int read_symbols(struct graph *g, const char *cmd, int kind)
+{
+	char line[4096], name[2048], type;
 	FILE *p = popen(cmd, "r");
 	if (!p)
 		return -1;
 	while (fgets(line, sizeof(line), p)) {
-		char *open = strchr(line, '['), *close = open ? strstr(open, ".o]: ") : NULL;
-		if (!close || sscanf(close + 5, "%2047s %c", name, &type) != 2)
+		const char *who;
+		size_t who_len;
+		const char *rest = member_of(line, &who, &who_len);
+		if (!rest || sscanf(rest, "%2047s %c", name, &type) != 2)
 			continue;
-		int o = member(g, open + 1, (size_t)(close - open - 1));
+		int o = member(g, who, who_len);
 		if (o < 0)
 			break;
 		int global_def = type == 'T' || type == 'D' || type == 'B' || type == 'R' ||
@@ -154,14 +179,15 @@ static void graph_free(struct graph *g)
 	free(g);
 }
 
-int symbol_cycles(const char *archive, char *report, size_t len)
+/* The cycles of the graph nm's output (cmd) describes; see symbol_cycles.h. */
+static int cycles_of(const char *cmd, char *report, size_t len)
 {
 	struct graph *g = calloc(1, sizeof(*g));
 	int bad = -1;
 	report[0] = '\0';
 	if (!g)
 		return -1;
-	if (read_symbols(g, archive, 'd') || read_symbols(g, archive, 'u'))
+	if (read_symbols(g, cmd, 'd') || read_symbols(g, cmd, 'u'))
 		goto out;
 	int *state = calloc((size_t)g->nobjs + 1, sizeof(int));
 	int *stack = calloc((size_t)g->nobjs + 1, sizeof(int));
@@ -176,4 +202,18 @@ int symbol_cycles(const char *archive, char *report, size_t len)
 out:
 	graph_free(g);
 	return bad;
+}
+
+int symbol_cycles(const char *archive, char *report, size_t len)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "nm -P -A '%s' 2>/dev/null", archive);
+	return cycles_of(cmd, report, len);
+}
+
+int symbol_cycles_of_list(const char *list, char *report, size_t len)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "test -s '%s' && xargs -a '%s' nm -P -A 2>/dev/null", list, list);
+	return cycles_of(cmd, report, len);
 }

@@ -12,7 +12,7 @@
 
 #include "backend/choice.h"
 #include "runner.h"
-#include "data/image_encode.h"
+#include "data/codec/image_encode.h"
 
 /* Small and fast on ref: DenseNet-121 at 32 px, batch 2. */
 #define ONE "--backend ref --size 32 --seed 7"

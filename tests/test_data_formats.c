@@ -13,16 +13,16 @@
 #include <zlib.h>
 
 #include "base/crc32c.h"
-#include "data/csv.h"
-#include "data/labels.h"
-#include "data/set.h"
-#include "data/shard.h"
-#include "data/split.h"
-#include "data/synth.h"
-#include "data/image_decode.h"
-#include "data/image_encode.h"
-#include "data/image_resize.h"
-#include "data/image_window.h"
+#include "data/sets/csv.h"
+#include "data/sets/labels.h"
+#include "data/sets/set.h"
+#include "data/pack/shard.h"
+#include "data/sets/split.h"
+#include "data/synth/synth.h"
+#include "data/codec/image_decode.h"
+#include "data/codec/image_encode.h"
+#include "data/image/image_resize.h"
+#include "data/image/image_window.h"
 #include "runner.h"
 
 static char *fixture(const char *name)

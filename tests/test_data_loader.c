@@ -16,14 +16,14 @@
 #include <unistd.h>
 
 #include "base/crc32c.h"
-#include "data/loader.h"
-#include "data/order.h"
-#include "data/pack.h"
-#include "data/set.h"
-#include "data/shard.h"
-#include "data/synth.h"
-#include "data/image_decode.h"
-#include "data/image_resize.h"
+#include "data/load/loader.h"
+#include "data/load/order.h"
+#include "data/pack/pack.h"
+#include "data/sets/set.h"
+#include "data/pack/shard.h"
+#include "data/synth/synth.h"
+#include "data/codec/image_decode.h"
+#include "data/image/image_resize.h"
 #include "runner.h"
 
 #define SYNTH_COUNT 120

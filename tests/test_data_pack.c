@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "data/shard.h"
-#include "data/image_decode.h"
-#include "data/shard_index_read.h"
+#include "data/pack/shard.h"
+#include "data/codec/image_decode.h"
+#include "data/pack/shard_index_read.h"
 #include "runner.h"
 
 static const char *data_tool(void)

@@ -12,12 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/dicom_pixels.h"
-#include "data/image_decode.h"
+#include "data/dicom/dicom_pixels.h"
+#include "data/codec/image_decode.h"
 #include "base/crc32c.h"
-#include "data/set.h"
-#include "data/shard.h"
-#include "data/view.h"
+#include "data/sets/set.h"
+#include "data/pack/shard.h"
+#include "data/sets/view.h"
 #include "runner.h"
 
 /* Builds BUILD/pyenv and runs the reference into the case's folder. */

@@ -21,14 +21,14 @@ static void test_repository_docs_stand_alone(void)
 
 static void test_dead_references_are_named(void)
 {
-	test_put("trainer/data/loader.c", "/* the loader; see data/loader.h and trainer/data/gone.c */\n"
+	test_put("trainer/data/load/loader.c", "/* the loader; see data/load/loader.h and trainer/data/gone.c */\n"
 		"static const char *s = \"trainer/not/a/comment.c\";\n");
-	test_put("trainer/data/loader.h", "\n");
-	test_put("README.md", "Read [x](trainer/data/loader.h), then tests/missing.sh,\n"
+	test_put("trainer/data/load/loader.h", "\n");
+	test_put("README.md", "Read [x](trainer/data/load/loader.h), then tests/missing.sh,\n"
 		"old_name.c, /proc/self/status, DIR/file.c, and ../" "shared/facts.\n");
 	test_put("tests/run.sh", "#!/bin/sh\n# runs data/nothere.c\necho trainer/x.c\n");
 	CHECK_INT(doc_refs_check(test_tmpdir(), report, sizeof(report)), 5);
-	CHECK_CONTAINS(report, "docs: trainer/data/loader.c:1: 'trainer/data/gone.c': names no file");
+	CHECK_CONTAINS(report, "docs: trainer/data/load/loader.c:1: 'trainer/data/gone.c': names no file");
 	CHECK_CONTAINS(report, "docs: README.md:1: 'tests/missing.sh': names no file");
 	CHECK_CONTAINS(report, "docs: README.md:2: 'old_name.c': no file of the repository");
 	CHECK_CONTAINS(report, "docs: README.md:2: '../" "shared': a folder outside the repository");

@@ -17,9 +17,9 @@
 #include <string.h>
 
 #include "runner.h"
-#include "data/labels.h"
-#include "data/image_decode.h"
-#include "data/image_encode.h"
+#include "data/sets/labels.h"
+#include "data/codec/image_decode.h"
+#include "data/codec/image_encode.h"
 #include "cmd/plot_png.h"
 #include "eval/thresholds_file.h"
 
@@ -249,7 +249,7 @@ static int predict_probs(const char *image, double *probs)
 	return n == CHEXNET_CLASSES ? 0 : -1;
 }
 
-/* predict scores the view evaluation takes (data/image_decode.h): at
+/* predict scores the view evaluation takes (data/codec/image_decode.h): at
  * --size 32 an image is resized to 37 and its centre 32 kept, so two
  * 37 px images that differ only in the 2-3 px outside that centre score
  * alike, and one that differs inside does not. */

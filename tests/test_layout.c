@@ -1,6 +1,7 @@
 /* test_layout.c - group "layout": the repository follows its dependency
- * rule (HACKING.md, "Layers") and has no include cycle; the checker itself
- * is shown a forbidden edge and a cycle in a small tree of its own.
+ * rule (HACKING.md, "Layers") and has no include cycle, and neither libhvd
+ * nor the trainer's objects a symbol (call) cycle; the checkers themselves
+ * are shown a forbidden edge and cycles in small trees of their own.
  * What this is not: the rule (layout_check.c holds it).
  */
 #include <stdio.h>
@@ -24,9 +25,9 @@ static void test_repository_follows_the_rule(void)
 static void test_a_forbidden_include_is_named(void)
 {
 	test_put("trainer/base/error.h", "int x;\n");
-	test_put("trainer/data/loader.c", "#include \"base/error.h\"\n");
-	test_put("trainer/backend/cpu/conv.c", "#include \"data/loader.h\"\n#include \"base/error.h\"\n");
-	test_put("trainer/data/loader.h", "\n");
+	test_put("trainer/data/load/loader.c", "#include \"base/error.h\"\n");
+	test_put("trainer/backend/cpu/conv.c", "#include \"data/load/loader.h\"\n#include \"base/error.h\"\n");
+	test_put("trainer/data/load/loader.h", "\n");
 	test_put("trainer/backend/gpu/x.h", "#include \"backend/cpu/y.h\"\n");
 	test_put("trainer/backend/cpu/y.h", "\n");
 	test_put("spank/plugin.c", "#include \"../runtime/hvd.h\"\n");
@@ -40,7 +41,7 @@ static void test_a_forbidden_include_is_named(void)
 	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 6);
 	CHECK_CONTAINS(report, "layout: check/main.c: includes 'runtime/core/clock.h': check/ includes "
 		       "only check/ and runtime/hvd.h\n");
-	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/loader.h'");
+	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/load/loader.h'");
 	CHECK_CONTAINS(report, "trainer/backend/gpu/x.h: includes 'trainer/backend/cpu/y.h'");
 	CHECK_CONTAINS(report, "spank/plugin.c: includes 'runtime/hvd.h': spank/ includes only spank/");
 	CHECK_CONTAINS(report, "trainer/cmd/train.c: includes 'trainer/backend/gpu/x.h': cmd includes "
@@ -69,12 +70,49 @@ static void test_runtime_layers_are_checked(void)
 
 static void test_an_include_cycle_is_named(void)
 {
-	test_put("trainer/data/a.h", "#include \"data/b.h\"\n");
-	test_put("trainer/data/b.h", "#include \"c.h\"\n");
-	test_put("trainer/data/c.h", "#include \"a.h\"\n");
+	test_put("trainer/data/sets/a.h", "#include \"data/sets/b.h\"\n");
+	test_put("trainer/data/sets/b.h", "#include \"c.h\"\n");
+	test_put("trainer/data/sets/c.h", "#include \"a.h\"\n");
 	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 1);
-	CHECK_CONTAINS(report, "layout: include cycle: trainer/data/a.h -> trainer/data/b.h -> "
-		       "trainer/data/c.h -> trainer/data/a.h");
+	CHECK_CONTAINS(report, "layout: include cycle: trainer/data/sets/a.h -> "
+		       "trainer/data/sets/b.h -> trainer/data/sets/c.h -> trainer/data/sets/a.h");
+}
+
+static void test_data_layers_are_checked(void)
+{
+	test_put("trainer/data/image/image.h", "\n");
+	test_put("trainer/data/dicom/pixels.h", "#include \"data/image/image.h\"\n");
+	test_put("trainer/data/codec/decode.c", "#include \"data/dicom/pixels.h\"\n");
+	test_put("trainer/data/sets/set.h", "\n");
+	test_put("trainer/data/pack/shard.h", "#include \"data/sets/set.h\"\n");
+	test_put("trainer/data/load/loader.c", "#include \"data/pack/shard.h\"\n");
+	test_put("trainer/data/dicom/reader.c", "#include \"data/codec/decode.c\"\n");
+	test_put("trainer/data/synth/synth.c", "#include \"data/pack/shard.h\"\n");
+	test_put("trainer/data/loose.c", "#include \"data/sets/set.h\"\n");
+	test_put("trainer/data/extra/x.c", "#include \"data/sets/set.h\"\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 4);
+	CHECK_CONTAINS(report, "layout: trainer/data/dicom/reader.c: includes "
+		       "'trainer/data/codec/decode.c': data/dicom includes image\n");
+	CHECK_CONTAINS(report, "layout: trainer/data/synth/synth.c: includes "
+		       "'trainer/data/pack/shard.h': data/synth includes image, dicom, codec, sets\n");
+	CHECK_CONTAINS(report, "layout: trainer/data/loose.c: includes 'trainer/data/sets/set.h': "
+		       "trainer/data/: its files live in its sub-folders");
+	CHECK_CONTAINS(report, "layout: trainer/data/extra/x.c: includes 'trainer/data/sets/set.h': "
+		       "trainer/data/: a folder outside the layers");
+}
+
+static void test_only_cmd_takes_the_options(void)
+{
+	test_put("trainer/cmd/options.h", "struct cli_options { int x; };\n");
+	test_put("trainer/cmd/train.c", "#include \"cmd/options.h\"\n");
+	test_put("trainer/loop/config.h", "struct train_config { int x; };\n");
+	test_put("trainer/loop/train.h", "struct cli_options;\nint train_run(const struct "
+		 "cli_options *o);\n");
+	test_put("trainer/loop/train.c", "#include \"loop/config.h\"\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 1);
+	CHECK_CONTAINS(report, "layout: trainer/loop/train.h: names 'struct cli_options': only "
+		       "trainer/cmd/ sees the command line's options; a loop takes loop/config.h's "
+		       "configs\n");
 }
 
 static void test_runtime_has_no_symbol_cycle(void)
@@ -83,6 +121,14 @@ static void test_runtime_has_no_symbol_cycle(void)
 	int bad = symbol_cycles(lib, report, sizeof(report));
 	CHECK_MSG(bad == 0, "%s: %d:\n%s", lib, bad, report);
 	free(lib);
+}
+
+static void test_trainer_has_no_symbol_cycle(void)
+{
+	char *list = test_path(test_build_dir(), "obj/trainer/objects.txt");
+	int bad = symbol_cycles_of_list(list, report, sizeof(report));
+	CHECK_MSG(bad == 0, "%s: %d:\n%s", list, bad, report);
+	free(list);
 }
 
 static void test_a_symbol_cycle_is_named(void)
@@ -104,6 +150,34 @@ static void test_a_symbol_cycle_is_named(void)
 	CHECK_CONTAINS(report, "layout: symbol cycle: a -(b_fn)-> b -(c_fn)-> c -(a_fn)-> a\n");
 	CHECK_INT(symbol_cycles("/nonexistent.a", report, sizeof(report)), -1);
 	free(lib);
+}
+
+/* Two files of one name in two folders: an archive would merge them into
+ * one member "a"; the list keeps them apart and sees their cycle. */
+static void test_a_symbol_cycle_among_listed_objects_is_named(void)
+{
+	struct test_proc p;
+	test_put("obj/x/a.c", "int y_fn(void);\nint x_fn(void) { return y_fn(); }\n");
+	test_put("obj/y/a.c", "int x_fn(void);\nint y_fn(void) { return x_fn(); }\n");
+	test_put("obj/y/b.c", "int y_fn(void);\nint b_fn(void) { return y_fn(); }\n");
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "cd '%s/obj' && cc -c x/a.c -o x/a.o && cc -c y/a.c -o y/a.o && "
+		 "cc -c y/b.c -o y/b.o && printf '%%s\\n' \"$PWD/y/b.o\" \"$PWD/x/a.o\" "
+		 "\"$PWD/y/a.o\" > list.txt && : > empty.txt && echo /nonexistent.o > missing.txt",
+		 test_tmpdir());
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "%s", p.err);
+	test_proc_free(&p);
+	char *list = test_path(test_tmpdir(), "obj/list.txt");
+	CHECK_INT(symbol_cycles_of_list(list, report, sizeof(report)), 1);
+	CHECK_CONTAINS(report, "layout: symbol cycle: x/a -(y_fn)-> y/a -(x_fn)-> x/a\n");
+	free(list);
+	list = test_path(test_tmpdir(), "obj/empty.txt");
+	CHECK_INT(symbol_cycles_of_list(list, report, sizeof(report)), -1);
+	free(list);
+	list = test_path(test_tmpdir(), "obj/missing.txt");
+	CHECK_INT(symbol_cycles_of_list(list, report, sizeof(report)), -1);
+	free(list);
 }
 
 /* HACKING.md, "Layers (runtime/)": runtime/'s code stays within this. */
@@ -139,8 +213,13 @@ const struct test_case layout_tests[] = {
 	{ "a_forbidden_include_is_named", test_a_forbidden_include_is_named },
 	{ "runtime_layers_are_checked", test_runtime_layers_are_checked },
 	{ "an_include_cycle_is_named", test_an_include_cycle_is_named },
+	{ "data_layers_are_checked", test_data_layers_are_checked },
+	{ "only_cmd_takes_the_options", test_only_cmd_takes_the_options },
 	{ "runtime_has_no_symbol_cycle", test_runtime_has_no_symbol_cycle },
+	{ "trainer_has_no_symbol_cycle", test_trainer_has_no_symbol_cycle },
 	{ "a_symbol_cycle_is_named", test_a_symbol_cycle_is_named },
+	{ "a_symbol_cycle_among_listed_objects_is_named",
+	  test_a_symbol_cycle_among_listed_objects_is_named },
 	{ "runtime_code_within_its_budget", test_runtime_code_within_its_budget },
 	{ "code_lines_are_counted_as_cloc_does", test_code_lines_are_counted_as_cloc_does },
 	{ 0 },

@@ -16,7 +16,7 @@
 
 #include "runner.h"
 #include "train/checkpoint.h"
-#include "data/set.h"
+#include "data/sets/set.h"
 #include "train/safetensors.h"
 
 static int one_line(const char *s) { return s && *s && !strchr(s, '\n'); }

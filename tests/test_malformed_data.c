@@ -18,11 +18,11 @@
 #include <zlib.h>
 
 #include "runner.h"
-#include "data/dicom_pixels.h"
-#include "data/set.h"
-#include "data/shard.h"
-#include "data/image_decode.h"
-#include "data/image_encode.h"
+#include "data/dicom/dicom_pixels.h"
+#include "data/sets/set.h"
+#include "data/pack/shard.h"
+#include "data/codec/image_decode.h"
+#include "data/codec/image_encode.h"
 
 static int one_line(const char *s) { return s && *s && !strchr(s, '\n'); }
 

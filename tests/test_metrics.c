@@ -21,7 +21,7 @@
 #include "runner.h"
 #include "cmd/curves_png.h"
 #include "cmd/plot_png.h"
-#include "data/image_decode.h"
+#include "data/codec/image_decode.h"
 #include "train/metrics_csv.h"
 #include "train/tb_events.h"
 

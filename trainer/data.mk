@@ -1,28 +1,35 @@
 # trainer/data.mk - input pipeline sources, linked into chexnet (by
 # trainer/module.mk) and into the test runner.
-DATA_SRCS := trainer/cmd/data_cmds.c trainer/base/crc32c.c trainer/base/classes.c trainer/base/clock.c trainer/data/labels.c trainer/data/csv.c \
-	trainer/data/set.c trainer/data/list.c trainer/data/nih.c trainer/data/generic.c trainer/data/split.c \
-	trainer/data/image_decode.c trainer/data/image_window.c trainer/data/image_resize.c trainer/data/shard.c \
-	trainer/data/shard_index.c trainer/data/shard_index_read.c \
-	trainer/data/path_check.c trainer/data/gzip_end.c trainer/data/order.c trainer/data/source.c \
-	trainer/data/loader.c trainer/data/image_encode.c trainer/base/args.c trainer/data/pack.c \
-	trainer/cmd/pack.c trainer/data/synth.c trainer/data/synth_draw.c trainer/cmd/synth.c \
-	trainer/data/fingerprint.c
+# trainer/data/ by layer, each folder using only the ones above it:
+# image (pixels) <- dicom <- codec (files) <- sets <- synth, pack <- load.
+DATA_SRCS := trainer/base/crc32c.c trainer/base/classes.c trainer/base/clock.c \
+	trainer/base/args.c trainer/base/siphash.c \
+	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c \
+	trainer/data/dicom/dicom_pixels.c \
+	trainer/data/codec/image_decode.c trainer/data/codec/image_encode.c \
+	trainer/data/sets/labels.c trainer/data/sets/csv.c trainer/data/sets/gzip_end.c \
+	trainer/data/sets/list.c trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/nih.c \
+	trainer/data/sets/generic.c trainer/data/sets/split.c trainer/data/sets/path_check.c \
+	trainer/data/sets/patient.c trainer/data/sets/view.c trainer/data/sets/fingerprint.c \
+	trainer/data/synth/synth.c trainer/data/synth/synth_draw.c \
+	trainer/data/pack/pack.c trainer/data/pack/shard.c trainer/data/pack/shard_index.c \
+	trainer/data/pack/shard_index_read.c trainer/data/pack/preview.c \
+	trainer/data/load/order.c trainer/data/load/source.c trainer/data/load/loader.c \
+	trainer/cmd/data_cmds.c trainer/cmd/pack.c trainer/cmd/synth.c
 DATA_TEST_SRCS := tests/test_data_formats.c tests/test_data_loader.c tests/test_data_pack.c tests/test_dicom.c
 DATA_CFLAGS = $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) $(ZLIB_CFLAGS)
 DATA_LDLIBS = $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS)
 
-# DICOM: the pipeline always; the reader through GDCM (C++ shim) when found,
+# DICOM: the pixel pipeline always (above); the reader through GDCM (C++ shim) when found,
 # else dicom_none.c, which refuses DICOM naming WITH_GDCM.
-DATA_SRCS += trainer/data/dicom_pixels.c trainer/data/patient.c trainer/base/siphash.c trainer/data/view.c trainer/data/preview.c
 ifeq ($(HAVE_GDCM),1)
-DATA_CXX_OBJS := $(B)/obj/trainer/data/dicom_gdcm.o
-DATA_SRCS += trainer/data/dicom_reader.c
+DATA_CXX_OBJS := $(B)/obj/trainer/data/dicom/dicom_gdcm.o
+DATA_SRCS += trainer/data/dicom/dicom_reader.c
 DATA_LDLIBS += $(GDCM_LIBS) -lstdc++
-$(B)/obj/trainer/data/dicom_gdcm.o: MODULE_CXXFLAGS = -Itrainer $(GDCM_CFLAGS)
+$(B)/obj/trainer/data/dicom/dicom_gdcm.o: MODULE_CXXFLAGS = -Itrainer $(GDCM_CFLAGS)
 else
 DATA_CXX_OBJS :=
-DATA_SRCS += trainer/data/dicom_none.c
+DATA_SRCS += trainer/data/dicom/dicom_none.c
 endif
 
 # The test runner links the pipeline directly (tests/test_data_*.c).

@@ -17,8 +17,8 @@ TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_c
 	trainer/loop/session.c trainer/loop/evaluate.c trainer/loop/thresholds.c trainer/loop/train.c \
 	trainer/loop/train_report.c trainer/loop/train_gpu.c trainer/loop/train_health.c \
 	trainer/loop/diverge.c \
-	trainer/cmd/cli.c trainer/cmd/train.c trainer/cmd/eval.c trainer/cmd/bench.c \
-	trainer/cmd/checkpoint_defaults.c
+	trainer/cmd/cli.c trainer/cmd/train.c trainer/cmd/eval.c trainer/cmd/bench.c trainer/cmd/predict.c \
+	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c
 REF_BACKEND_SRCS := trainer/backend/ref/backend.c trainer/backend/ref/conv.c \
 	trainer/backend/ref/batchnorm.c trainer/backend/ref/relu.c trainer/backend/ref/maxpool.c \
 	trainer/backend/ref/avgpool.c trainer/backend/ref/linear.c trainer/backend/ref/add.c
@@ -53,6 +53,15 @@ $(B)/obj/trainer/train/dist.o: MODULE_CFLAGS = -Itrainer -Iruntime -DHAVE_HVD_RU
 CHEXNET_HVD_LIB := $(B)/libhvd.a
 CHEXNET_HVD_LDLIBS = $(RUNTIME_LDLIBS)
 endif
+
+# The trainer's objects, one path a line, for the layout group's
+# symbol-cycle check (tests/test_layout.c): libchexnet.a's member names
+# repeat (data/pack/pack.o, cmd/pack.o), the list keeps their folders.
+$(B)/obj/trainer/objects.txt: $(TRAINER_LIB_OBJS) $(B)/obj/trainer/cmd/main.o \
+		trainer/module.mk trainer/data.mk trainer/eval.mk $(B)/config.mk
+	@mkdir -p $(@D)
+	printf '%s\n' $(abspath $(filter %.o,$^)) > $@
+TEST_PROGRAMS += $(B)/obj/trainer/objects.txt
 
 $(B)/libchexnet.a: $(TRAINER_LIB_OBJS)
 	@mkdir -p $(@D)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "data/loader.h"
+#include "data/load/loader.h"
 
 static double now_seconds(void)
 {

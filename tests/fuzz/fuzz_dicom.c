@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fuzz_files.h"
-#include "data/dicom_pixels.h"
+#include "data/dicom/dicom_pixels.h"
 
 static volatile uint8_t sink;
 

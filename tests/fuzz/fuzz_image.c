@@ -15,8 +15,8 @@
 #include <zlib.h>
 
 #include "fuzz_files.h"
-#include "data/image_decode.h"
-#include "data/image_encode.h"
+#include "data/codec/image_decode.h"
+#include "data/codec/image_encode.h"
 
 static volatile uint8_t sink;   /* keeps the reads of every byte */
 

@@ -1,5 +1,5 @@
-/* fuzz_pack.c - libFuzzer target for a pack's files (data/shard.c,
- * data/shard_index.c, data/shard_index_read.c): the first input byte picks
+/* fuzz_pack.c - libFuzzer target for a pack's files (data/pack/shard.c,
+ * data/pack/shard_index.c, data/pack/shard_index_read.c): the first input byte picks
  * whether the rest is index.txt (beside valid shards) or the train shard
  * (beside a valid index; with bit 7 set, its header and record CRC32Cs are
  * recomputed so mutations get past them). Every split is then opened,
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/crc32c.h"
-#include "data/shard.h"
+#include "data/pack/shard.h"
 #include "fuzz_files.h"
 
 #define SIDE 4

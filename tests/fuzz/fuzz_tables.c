@@ -1,5 +1,5 @@
 /* fuzz_tables.c - libFuzzer target for the text files a data set is made
- * of (data/csv.c, data/nih.c, data/generic.c): the first input byte picks
+ * of (data/sets/csv.c, data/sets/nih.c, data/sets/generic.c): the first input byte picks
  * which file the rest becomes - NIH Data_Entry CSV, the NIH train/val and
  * test lists (the rest split at the first NUL), or a generic train.csv -
  * next to valid versions of the others, and whether it is written plain
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "data/path_check.h"
-#include "data/set.h"
+#include "data/sets/path_check.h"
+#include "data/sets/set.h"
 #include "fuzz_files.h"
 
 static const char entry_csv[] =

@@ -6,30 +6,31 @@ ifeq ($(HAVE_FUZZER),1)
 FUZZ_TRAINER_CFLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Itrainer -Itests/fuzz
 FUZZ_COMMON := tests/fuzz/fuzz_files.c
-FUZZ_CSV := trainer/data/csv.c trainer/data/gzip_end.c
-FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/image_decode.c trainer/data/image_window.c trainer/data/image_resize.c \
-	trainer/data/image_encode.c trainer/data/dicom_pixels.c
+FUZZ_HEADERS := $(wildcard trainer/*/*.h trainer/data/*/*.h tests/fuzz/*.h)
+FUZZ_CSV := trainer/data/sets/csv.c trainer/data/sets/gzip_end.c
+FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/codec/image_decode.c trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c \
+	trainer/data/codec/image_encode.c trainer/data/dicom/dicom_pixels.c
 # DICOM's reader: the GDCM shim built by clang++ with ASan (UBSan's C++
 # runtime is not linked by the C link; GDCM itself is the system's, not
 # instrumented) and the reader process around it, or the refusing stub.
 ifeq ($(HAVE_GDCM),1)
-FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o trainer/data/dicom_reader.c
+FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o trainer/data/dicom/dicom_reader.c
 FUZZ_DICOM_LIBS = $(GDCM_LIBS) -lstdc++
-$(B)/fuzz-obj/dicom_gdcm.o: trainer/data/dicom_gdcm.cc trainer/data/dicom_read.h trainer/data/dicom_gdcm.h
+$(B)/fuzz-obj/dicom_gdcm.o: trainer/data/dicom/dicom_gdcm.cc trainer/data/dicom/dicom_read.h trainer/data/dicom/dicom_gdcm.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC)++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -Itrainer $(GDCM_CFLAGS) -c $< -o $@
 else
-FUZZ_DICOM_OBJ := trainer/data/dicom_none.c
+FUZZ_DICOM_OBJ := trainer/data/dicom/dicom_none.c
 endif
-FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/nih.c trainer/data/generic.c \
-	trainer/data/set.c trainer/data/list.c trainer/data/split.c trainer/data/labels.c trainer/data/path_check.c \
-	trainer/data/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/patient.c trainer/data/view.c \
-	trainer/base/siphash.c trainer/data/dicom_pixels.c trainer/data/image_decode.c \
-	trainer/data/image_window.c trainer/data/image_resize.c
-FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/shard.c trainer/data/shard_index.c \
-	trainer/data/shard_index_read.c trainer/base/crc32c.c
-FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom_pixels.c trainer/data/image_decode.c \
-	trainer/data/image_window.c trainer/data/image_resize.c
+FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/sets/nih.c trainer/data/sets/generic.c \
+	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
+	trainer/data/pack/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/sets/patient.c trainer/data/sets/view.c \
+	trainer/base/siphash.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
+	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
+FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/pack/shard.c trainer/data/pack/shard_index.c \
+	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c
+FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
+	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \
 	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
 	trainer/train/checkpoint_settings.c trainer/train/run_settings.c \
@@ -39,21 +40,21 @@ FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c traine
 	trainer/base/text_control.c \
 	trainer/base/error.c
 
-$(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+$(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
 		$(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) \
 		$(FUZZ_DICOM_LIBS) -lm
-$(B)/fuzz-tables: $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+$(B)/fuzz-tables: $(FUZZ_TABLES_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ $(FUZZ_TABLES_SRCS) \
 		$(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) $(FUZZ_DICOM_LIBS) -lm
-$(B)/fuzz-pack: $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+$(B)/fuzz-pack: $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_PACK_SRCS) $(FUZZ_COMMON) $(ZLIB_LIBS) -lm
-$(B)/fuzz-safetensors: $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+$(B)/fuzz-safetensors: $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_ST_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
-$(B)/fuzz-dicom: $(FUZZ_DICOM_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+$(B)/fuzz-dicom: $(FUZZ_DICOM_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ $(FUZZ_DICOM_SRCS) \
 		$(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) $(FUZZ_DICOM_LIBS) -lm
-$(B)/fuzz-records: $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(wildcard trainer/*/*.h tests/fuzz/*.h)
+$(B)/fuzz-records: $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
 TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors \
 	$(B)/fuzz-records $(B)/fuzz-dicom

@@ -3,7 +3,7 @@
  * Pixels stay uint8 until the backend: normalisation (ImageNet mean/std,
  * grayscale replicated to 3 channels) is the backend's first step (P3).
  * The buffer is owned by the loader and reused (pinned in GPU builds, P4).
- * What this is not: the loader's API (data/loader.h) or a tensor type.
+ * What this is not: the loader's API (data/load/loader.h) or a tensor type.
  */
 #ifndef HVD_TRAINER_BATCH_H
 #define HVD_TRAINER_BATCH_H

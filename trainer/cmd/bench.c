@@ -1,29 +1,21 @@
-/* cmd/bench.c - `chexnet bench` (training steps on one synthetic
- * in-memory batch: images/s and peak RSS, the documents' synthetic-data
- * benchmark) and `chexnet predict` (14 probabilities per image, and with
- * --cam the class activation maps: cmd/predict_cam.h).
- * What it does not do: compare with PyTorch (bench/vs_pytorch does).
+/* cmd/bench.c - `chexnet bench`: training steps on one synthetic
+ * in-memory batch; images/s and peak RSS, the documents' synthetic-data
+ * benchmark.
+ * What it does not do: predict (cmd/predict.c) or compare with PyTorch
+ * (bench/vs_pytorch does).
  */
-#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
-#include "train/checkpoint.h"
-#include "data/labels.h"
-#include "data/image_decode.h"
-#include "model/loss.h"
+#include "data/sets/labels.h"
 #include "train/optim.h"
 #include "cmd/run.h"
+#include "cmd/config.h"
 #include "loop/session.h"
 #include "loop/train_gpu.h"
-#include "cmd/checkpoint_defaults.h"
-#include "cmd/predict_cam.h"
-#include "cmd/predict_output.h"
-#include "train/stop_signal.h"
 
 #define BENCH_WARMUP_STEPS 2
 
@@ -78,8 +70,10 @@ static int bench_open(struct bench *t, const struct cli_options *o)
 {
 	struct trainer_error err = { "" };
 
+	struct session_config config = session_config_of(o);
+
 	memset(t, 0, sizeof(*t));
-	if (session_open(&t->s, o))
+	if (session_open(&t->s, &config))
 		return -1;
 	if (optim_init(&t->opt, &o->optim, t->s.model.desc.param_count, &err))
 		return failed(&err);
@@ -108,8 +102,8 @@ int run_bench(const struct cli_options *o)
 	int rc = 0;
 
 	memset(&src, 0, sizeof(src));
-	struct cli_options synth = *o;
-	synth.data = NULL;
+	struct data_config synth = data_config_of(o);
+	synth.dir = NULL;
 	synth.synthetic_images = o->batch;
 	if (!t || bench_open(t, o) || source_open(&src, &synth, DATA_TRAIN, NULL) ||
 	    source_next(&src, &b, &wait) != 1) {
@@ -143,93 +137,4 @@ int run_bench(const struct cli_options *o)
 	bench_close(t);
 	free(t);
 	return rc == 0 ? 0 : 1;
-}
-
-/* One image through the model in eval mode; prints the path and 14
- * probabilities; the CAM pictures when pc is set. */
-static int predict_one(struct session *s, struct batch *b, const char *path,
-		       const struct thresholds *t, int json, struct predict_cam *pc)
-{
-	struct trainer_error err = { "" };
-	char msg[1024];
-	float logits[CHEXNET_CLASSES];
-
-	if (image_load_view(path, b->size, b->pixels, msg, sizeof(msg))) {
-		fprintf(stderr, "%s\n", msg);
-		return -1;
-	}
-	struct backend_input in = { .images = b, .count = 1 };
-	if (s->ops->forward(s->backend, &in, 0, logits, &err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
-	float probs[CHEXNET_CLASSES];
-	for (int c = 0; c < CHEXNET_CLASSES; c++)
-		probs[c] = loss_sigmoid(logits[c]);
-	predict_print(stdout, path, probs, t, json);
-	if (pc && predict_cam_image(pc, s, b->pixels, b->size, path, probs, &err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-int run_predict(const struct cli_options *given)
-{
-	struct cli_options run = *given, *o = &run;
-	struct session s;
-	struct trainer_error err = { "" };
-	int rc = 0;
-
-	if (!o->checkpoint || o->input_count == 0) {
-		fprintf(stderr, "chexnet: predict: need --checkpoint DIR and at least one IMAGE\n");
-		return 2;
-	}
-	if ((rc = predict_cam_check(o)) || (rc = checkpoint_defaults(&run)))
-		return rc;
-	struct cli_options one = *o;
-	one.batch = 1;
-	if (stop_signal_install()) {
-		fprintf(stderr, "chexnet: predict: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
-			strerror(errno));
-		return 1;
-	}
-	if (session_open(&s, &one)) {
-		stop_signal_uninstall();
-		return 1;
-	}
-	stop_signal_listen();
-	struct thresholds thr;
-	struct predict_cam pc = { 0 };
-	int have_thr = 0;
-	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
-	    s.ops->load_params(s.backend, &err) ||
-	    (have_thr = thresholds_load(o->checkpoint, s.model.desc.name, &thr, &err)) < 0 ||
-	    (o->cam && predict_cam_open(&pc, o, &s, have_thr == 0 ? &thr : NULL, &err))) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		predict_cam_close(&pc);
-		session_close(&s);
-		stop_signal_uninstall();
-		return 1;
-	}
-	struct batch b = { .count = 1, .capacity = 1, .size = (int)o->size };
-	b.pixels = malloc((size_t)o->size * o->size);
-	int json = o->progress == PROGRESS_JSON;
-	predict_print_header(stdout, json);
-	for (int i = 0; i < o->input_count && b.pixels && rc != CHEXNET_EXIT_PREEMPTED; i++) {
-		if (stop_signal_received()) {
-			fprintf(stderr, "chexnet: predict: interrupted (%s) after %d of %d images; exit %d\n",
-				stop_signal_received() == SIGTERM ? "SIGTERM" : "SIGUSR1", i,
-				o->input_count, CHEXNET_EXIT_PREEMPTED);
-			rc = CHEXNET_EXIT_PREEMPTED;
-		} else if (predict_one(&s, &b, o->inputs[i], have_thr == 0 ? &thr : NULL, json,
-				       o->cam ? &pc : NULL)) {
-			rc = 1;
-		}
-	}
-	free(b.pixels);
-	predict_cam_close(&pc);
-	session_close(&s);
-	stop_signal_uninstall();
-	return rc;
 }

@@ -10,7 +10,7 @@
 #ifndef HVD_TRAINER_CMD_CHECKPOINT_DEFAULTS_H
 #define HVD_TRAINER_CMD_CHECKPOINT_DEFAULTS_H
 
-#include "loop/options.h"
+#include "cmd/options.h"
 
 /* o->checkpoint's model and size into o (unless given on the command
  * line). 0 (also when there is no checkpoint file: loading it reports

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "loop/options.h"
+#include "cmd/options.h"
 
 /* 0 ok, 1 --help printed, -1 error (message printed). --backend auto is
  * resolved here (backend/choice.h): o->backend names a backend. */

@@ -13,6 +13,7 @@
 #include "train/checkpoint.h"
 #include "train/dist.h"
 #include "cmd/run.h"
+#include "cmd/config.h"
 #include "loop/session.h"
 #include "loop/evaluate.h"
 #include "cmd/checkpoint_defaults.h"
@@ -31,18 +32,18 @@ static int report_nonfinite(const char *checkpoint, const struct evaluation *ev,
 
 /* The split's pass once the model is loaded: the table, or why not.
  * Returns the exit status. */
-static int eval_split(const struct cli_options *o, struct session *s, struct source *src,
-		      int rank)
+static int eval_split(const struct cli_options *o, const struct eval_config *c,
+		      struct session *s, struct source *src, int rank)
 {
 	struct evaluation ev = { .keep_outputs = 1 };
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
 	struct source_layout layout = { .rank = rank, .world = dist_size(), .accumulate = 1 };
 
-	if (class_weights(o, wp, wn) ||
-	    source_open(src, o, strcmp(o->split, "val") == 0 ? DATA_VAL : DATA_TEST, &layout))
+	if (class_weights(&c->data, wp, wn) ||
+	    source_open(src, &c->data, strcmp(c->split, "val") == 0 ? DATA_VAL : DATA_TEST, &layout))
 		return 1;
 	stop_signal_listen();  /* the backend's and loader's threads keep them blocked */
-	int rc = evaluate(s, src, o->weighted_loss ? wp : NULL, o->weighted_loss ? wn : NULL, &ev);
+	int rc = evaluate(s, src, c->weighted_loss ? wp : NULL, c->weighted_loss ? wn : NULL, &ev);
 	if (rc == EVAL_STOPPED || (rc && stop_signal_received())) {
 		if (rank == 0)
 			fprintf(stderr, "chexnet: eval: interrupted (%s): no result; exit %d\n",
@@ -57,7 +58,7 @@ static int eval_split(const struct cli_options *o, struct session *s, struct sou
 			printf("loss %.6f\n", ev.loss);
 			auroc_print_table(stdout, ev.auroc, ev.why, CHEXNET_CLASSES);
 		}
-		rc = report_nonfinite(o->checkpoint, &ev, rank);
+		rc = report_nonfinite(c->checkpoint, &ev, rank);
 	} else if (rank == 0) {
 		rc = eval_present(o, s->model.desc.name, &ev);
 	}
@@ -70,16 +71,17 @@ static int eval_command(const struct cli_options *o)
 	struct session s;
 	struct source src;
 	struct trainer_error err = { "" };
+	struct eval_config c = eval_config_of(o);
 	int status = 1;
 
 	memset(&src, 0, sizeof(src));
-	if (session_open(&s, o))
+	if (session_open(&s, &c.session))
 		return 1;
-	if (checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
+	if (checkpoint_load_model(c.checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||
 	    s.ops->load_params(s.backend, &err))
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 	else
-		status = eval_split(o, &s, &src, dist_rank());
+		status = eval_split(o, &c, &s, &src, dist_rank());
 	source_close(&src);
 	session_close(&s);
 	return status;

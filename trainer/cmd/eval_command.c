@@ -47,7 +47,7 @@ static int get_thresholds(const struct cli_options *o, const char *model,
 {
 	struct trainer_error err = { "" };
 	if (o->choose_thresholds) {
-		struct threshold_choice rule = eval_threshold_rule(o);
+		struct threshold_choice rule = eval_threshold_rule(o->sensitivity, o->specificity);
 		if (eval_store_thresholds(o->checkpoint, model, o->split, &rule, ev, t))
 			return -1;
 		char path[4096];

@@ -9,7 +9,7 @@
 #ifndef HVD_TRAINER_EVAL_COMMAND_H
 #define HVD_TRAINER_EVAL_COMMAND_H
 
-#include "loop/options.h"
+#include "cmd/options.h"
 #include "loop/evaluate.h"
 
 /* 0, or 2 after printing the one-line reason (bad usage). */

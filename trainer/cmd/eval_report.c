@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "eval/auroc.h"
-#include "data/labels.h"
+#include "data/sets/labels.h"
 #include "eval/curves.h"
 #include "cmd/eval_report.h"
 #include "model/loss.h"

@@ -18,10 +18,11 @@
 
 #include "cmd/checkpoint_defaults.h"
 #include "cmd/run.h"
+#include "cmd/config.h"
 #include "loop/session.h"
-#include "data/image_resize.h"
-#include "data/labels.h"
-#include "data/synth.h"
+#include "data/image/image_resize.h"
+#include "data/sets/labels.h"
+#include "data/synth/synth.h"
 #include "eval/cam.h"
 #include "eval/cam_score.h"
 #include "train/checkpoint.h"
@@ -157,7 +158,8 @@ int run_locate(const struct cli_options *given)
 	int usage = checkpoint_defaults(&run);
 	if (usage)
 		return usage;
-	if (session_open(&s, o))
+	struct session_config config = session_config_of(o);
+	if (session_open(&s, &config))
 		return 1;
 	if (!s.ops->features ||
 	    checkpoint_load_model(o->checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||

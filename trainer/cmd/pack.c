@@ -1,8 +1,8 @@
 /* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
  * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]`
- * and `chexnet pack --data DIR --preview N PREVIEW_DIR` (data/preview.c): options, progress line (images/s,
+ * and `chexnet pack --data DIR --preview N PREVIEW_DIR` (data/pack/preview.c): options, progress line (images/s,
  * ETA) on stderr, summary on stdout. What it does not do: packing itself
- * (data/pack.c).
+ * (data/pack/pack.c).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "base/args.h"
-#include "data/pack.h"
-#include "data/shard.h"
-#include "data/view.h"
+#include "data/pack/pack.h"
+#include "data/pack/shard.h"
+#include "data/sets/view.h"
 
 int cmd_pack(int argc, char **argv);
 

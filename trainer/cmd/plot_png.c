@@ -13,7 +13,7 @@
 #include <cairo.h>
 
 #include "eval/auroc.h"
-#include "data/labels.h"
+#include "data/sets/labels.h"
 #include "eval/curves.h"
 #include "cmd/eval_report.h"
 

@@ -11,6 +11,7 @@
 #define HVD_TRAINER_PREDICT_CAM_H
 
 #include "base/classes.h"
+#include "cmd/options.h"
 #include "loop/session.h"
 #include "eval/thresholds_file.h"
 

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "data/labels.h"
+#include "data/sets/labels.h"
 #include "cmd/predict_output.h"
 
 void predict_print_header(FILE *f, int json)

@@ -4,7 +4,7 @@
  * threshold and positive/negative; with --json one object per image
  * instead ({"image", "findings": [{"finding", "probability", "threshold",
  * "positive"}]}, threshold and positive null without thresholds).
- * What this is not: running the model (cmd/bench.c) or CAMs.
+ * What this is not: running the model (cmd/predict.c) or CAMs.
  */
 #ifndef HVD_TRAINER_PREDICT_OUTPUT_H
 #define HVD_TRAINER_PREDICT_OUTPUT_H

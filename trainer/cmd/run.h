@@ -8,7 +8,7 @@
 #ifndef HVD_TRAINER_RUN_H
 #define HVD_TRAINER_RUN_H
 
-#include "loop/options.h"
+#include "cmd/options.h"
 
 int run_train(const struct cli_options *o);
 int run_eval(const struct cli_options *o);

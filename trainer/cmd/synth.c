@@ -1,12 +1,12 @@
 /* cmd/synth.c - `chexnet synth --out DIR --count N [--size 256] [--seed S]
  * [--floor 0.05] [--threads N]`: options and summary.
- * What it does not do: generate (data/synth.c).
+ * What it does not do: generate (data/synth/synth.c).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "base/args.h"
-#include "data/synth.h"
+#include "data/synth/synth.h"
 
 int cmd_synth(int argc, char **argv);
 

@@ -12,6 +12,7 @@
 #include "train/dist.h"
 #include "train/stop_signal.h"
 #include "cmd/run.h"
+#include "cmd/config.h"
 #include "cmd/eval_command.h"
 #include "loop/train.h"
 
@@ -73,7 +74,8 @@ int run_train(const struct cli_options *given)
 		stop_signal_uninstall();
 		return 1;
 	}
-	int status = train_run(o);
+	struct train_config config = train_config_of(o);
+	int status = train_run(&config);
 	if (dist_shutdown() && status == 0) {
 		dist_failed();
 		status = 1;

@@ -7,8 +7,8 @@
 
 #include "loop/diverge.h"
 
-int diverge_check(const struct cli_options *o, const struct diverge_at *at, const char *what,
-		  double value, int loud)
+int diverge_check(double lr, const struct diverge_at *at, const char *what, double value,
+		  int loud)
 {
 	char where[64];
 
@@ -22,15 +22,15 @@ int diverge_check(const struct cli_options *o, const struct diverge_at *at, cons
 		snprintf(where, sizeof(where), "epoch %d", at->epoch + 1);
 	fprintf(stderr, "chexnet: %s: %s %s: the model diverged; lower --lr (now %g) or use "
 		"--warmup-epochs\n", where, what, isnan(value) ? "nan" : value > 0 ? "inf" : "-inf",
-		o->lr);
+		lr);
 	return 1;
 }
 
-int diverge_check_array(const struct cli_options *o, const struct diverge_at *at,
-			const char *what, const float *v, size_t count, int loud)
+int diverge_check_array(double lr, const struct diverge_at *at, const char *what,
+			const float *v, size_t count, int loud)
 {
 	for (size_t i = 0; i < count; i++)
 		if (!isfinite(v[i]))
-			return diverge_check(o, at, what, v[i], loud);
+			return diverge_check(lr, at, what, v[i], loud);
 	return 0;
 }

@@ -11,7 +11,6 @@
 
 #include <stddef.h>
 
-#include "loop/options.h"
 
 /* Where the run is, for the message: step 0 means "at the epoch's end". */
 struct diverge_at {
@@ -19,13 +18,14 @@ struct diverge_at {
 	long step;   /* 1-based step within the epoch, or 0 */
 };
 
-/* 1 (and the line on stderr when loud) if value is not finite:
+/* 1 (and the line on stderr when loud) if value is not finite (lr: the
+ * run's --lr, named in the hint):
  * `chexnet: epoch 2, step 5: training loss is nan: the model diverged;
  * lower --lr (now 100) or use --warmup-epochs`. */
-int diverge_check(const struct cli_options *o, const struct diverge_at *at, const char *what,
-		  double value, int loud);
+int diverge_check(double lr, const struct diverge_at *at, const char *what, double value,
+		  int loud);
 /* The first non-finite value of v[count] as diverge_check reports it, or 0. */
-int diverge_check_array(const struct cli_options *o, const struct diverge_at *at,
-			const char *what, const float *v, size_t count, int loud);
+int diverge_check_array(double lr, const struct diverge_at *at, const char *what,
+			const float *v, size_t count, int loud);
 
 #endif

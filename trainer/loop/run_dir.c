@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "data/fingerprint.h"
-#include "data/image_decode.h"
-#include "data/image_resize.h"
-#include "data/shard_index_read.h"
+#include "data/sets/fingerprint.h"
+#include "data/codec/image_decode.h"
+#include "data/image/image_resize.h"
+#include "data/pack/shard_index_read.h"
 #include "loop/run_dir.h"
 #include "train/checkpoint_replace.h"
 #include "train/checkpoint_settings.h"
@@ -25,30 +25,30 @@
 /* Stored side, fingerprint and pixel rule of the data: a pack's index
  * size and `pixels` line (an older pack has none: PNGs' high byte), or
  * the side images are resized to before the crop and this build's rule. */
-static int data_settings(const struct cli_options *o, char *stored, size_t stored_len,
+static int data_settings(const struct train_config *c, char *stored, size_t stored_len,
 			 char *print, size_t print_len, char *pixels, size_t pixels_len)
 {
 	char err[512];
 	struct shard_index ix;
 
-	if (o->synthetic) {
-		snprintf(stored, stored_len, "%ld", o->size);
-		snprintf(print, print_len, "synthetic:%ld", o->synthetic_images);
+	if (!c->data.dir) {
+		snprintf(stored, stored_len, "%ld", c->session.size);
+		snprintf(print, print_len, "synthetic:%ld", c->data.synthetic_images);
 		snprintf(pixels, pixels_len, "synthetic");
 		return 0;
 	}
-	if (data_fingerprint(o->data, print, print_len, err, sizeof(err))) {
+	if (data_fingerprint(c->data.dir, print, print_len, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
 	char index[4200];
-	snprintf(index, sizeof(index), "%s/index.txt", o->data);
+	snprintf(index, sizeof(index), "%s/index.txt", c->data.dir);
 	if (access(index, F_OK) != 0) {
-		snprintf(stored, stored_len, "%d", image_stored_side((int)o->size));
+		snprintf(stored, stored_len, "%d", image_stored_side((int)c->session.size));
 		snprintf(pixels, pixels_len, "%s", IMAGE_PIXEL_RULE);
 		return 0;
 	}
-	if (shard_index_read(o->data, &ix, err, sizeof(err))) {
+	if (shard_index_read(c->data.dir, &ix, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}
@@ -86,64 +86,64 @@ static int set_double(struct run_settings *r, const char *key, double v, int rc)
 }
 
 /* Model, backend, precision, sizes and data. */
-static int what_settings(const struct cli_options *o, const struct session *s,
+static int what_settings(const struct train_config *c, const struct session *s,
 			 struct run_settings *r)
 {
 	char stored[32], print[64], crop[96], pixels[160];
 
-	if (data_settings(o, stored, sizeof(stored), print, sizeof(print), pixels, sizeof(pixels)))
+	if (data_settings(c, stored, sizeof(stored), print, sizeof(print), pixels, sizeof(pixels)))
 		return -1;
-	snprintf(crop, sizeof(crop), "train: random %ld of %s, flipped; eval: centre", o->size,
+	snprintf(crop, sizeof(crop), "train: random %ld of %s, flipped; eval: centre", c->session.size,
 		 stored);
 	int rc = set_text(r, "model", s->model.desc.name, 0);
-	rc = set_text(r, "backend", o->backend, rc);
+	rc = set_text(r, "backend", c->session.backend, rc);
 	rc = set_text(r, "backend_detail", s->backend_what, rc);
 	rc = set_text(r, "runtime_backend", dist_backend_name(), rc);
-	rc = set_text(r, "precision", precision_name(o->precision), rc);
-	rc = set_long(r, "size", o->size, rc);
+	rc = set_text(r, "precision", precision_name(c->session.precision), rc);
+	rc = set_long(r, "size", c->session.size, rc);
 	rc = set_text(r, "stored_size", stored, rc);
 	rc = set_text(r, "pixels", pixels, rc);
 	rc = set_text(r, "crop", crop, rc);
-	rc = set_text(r, "data", o->synthetic ? "synthetic" : o->data, rc);
+	rc = set_text(r, "data", c->data.dir ? c->data.dir : "synthetic", rc);
 	rc = set_text(r, "data_fingerprint", print, rc);
-	return set_text(r, "init", o->init ? o->init : "", rc);
+	return set_text(r, "init", c->init ? c->init : "", rc);
 }
 
 /* Batch, optimizer, schedule, loss, seed and the session's own. */
-static int how_settings(const struct cli_options *o, int world, struct run_settings *r)
+static int how_settings(const struct train_config *c, int world, struct run_settings *r)
 {
 	char seed[32];
-	double lr = o->lr * (o->lr_scale == LR_SCALE_LINEAR ? world : 1);
+	double lr = c->lr * (c->lr_scale == LR_SCALE_LINEAR ? world : 1);
 
-	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->seed);
-	int rc = set_long(r, "batch", o->batch, 0);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->session.seed);
+	int rc = set_long(r, "batch", c->session.batch, 0);
 	rc = set_long(r, "ranks", world, rc);
-	rc = set_long(r, "accumulate", o->accumulate, rc);
-	rc = set_long(r, "global_batch", o->batch * o->accumulate * world, rc);
-	rc = set_text(r, "optimizer", optim_name(o->optim.kind), rc);
-	rc = set_double(r, "momentum", o->optim.kind == OPTIM_SGD ? o->optim.momentum : 0, rc);
-	rc = set_double(r, "weight_decay", o->optim.weight_decay, rc);
-	rc = set_double(r, "lr", o->lr, rc);
-	rc = set_text(r, "lr_scale", o->lr_scale == LR_SCALE_LINEAR ? "linear" : "none", rc);
+	rc = set_long(r, "accumulate", c->accumulate, rc);
+	rc = set_long(r, "global_batch", c->session.batch * c->accumulate * world, rc);
+	rc = set_text(r, "optimizer", optim_name(c->optim.kind), rc);
+	rc = set_double(r, "momentum", c->optim.kind == OPTIM_SGD ? c->optim.momentum : 0, rc);
+	rc = set_double(r, "weight_decay", c->optim.weight_decay, rc);
+	rc = set_double(r, "lr", c->lr, rc);
+	rc = set_text(r, "lr_scale", c->lr_scale == LR_SCALE_LINEAR ? "linear" : "none", rc);
 	rc = set_double(r, "lr_effective", lr, rc);
-	rc = set_double(r, "warmup_epochs", o->warmup_epochs, rc);
-	rc = set_long(r, "patience", o->patience, rc);
-	rc = set_text(r, "loss", o->weighted_loss ? "weighted" : "bce", rc);
+	rc = set_double(r, "warmup_epochs", c->warmup_epochs, rc);
+	rc = set_long(r, "patience", c->patience, rc);
+	rc = set_text(r, "loss", c->weighted_loss ? "weighted" : "bce", rc);
 	rc = set_text(r, "seed", seed, rc);
-	rc = set_long(r, "memory_efficient", o->memory_efficient, rc);
-	rc = set_long(r, "epochs", o->epochs, rc);
-	rc = set_long(r, "steps", o->steps, rc);
-	rc = set_long(r, "save_every", o->save_every, rc);
-	rc = set_long(r, "threads", o->threads, rc);
-	rc = set_long(r, "loader_threads", o->loader_threads, rc);
-	return set_long(r, "progress_every", o->progress_every, rc);
+	rc = set_long(r, "memory_efficient", c->session.memory_efficient, rc);
+	rc = set_long(r, "epochs", c->epochs, rc);
+	rc = set_long(r, "steps", c->steps, rc);
+	rc = set_long(r, "save_every", c->save_every, rc);
+	rc = set_long(r, "threads", c->session.threads, rc);
+	rc = set_long(r, "loader_threads", c->data.loader_threads, rc);
+	return set_long(r, "progress_every", c->progress_every, rc);
 }
 
-int run_dir_settings(const struct cli_options *o, const struct session *s, int world,
+int run_dir_settings(const struct train_config *c, const struct session *s, int world,
 		     struct run_settings *out)
 {
 	memset(out, 0, sizeof(*out));
-	return what_settings(o, s, out) || how_settings(o, world, out) ? -1 : 0;
+	return what_settings(c, s, out) || how_settings(c, world, out) ? -1 : 0;
 }
 
 static const char *const run_entries[] = { "last", "best", RUN_RECORD_FILE, "metrics.csv", "tb",
@@ -186,23 +186,23 @@ static int remove_run(const char *dir)
 	return 0;
 }
 
-int run_dir_guard(const struct cli_options *o)
+int run_dir_guard(const struct train_config *c)
 {
-	const char *found = o->out && !o->resume ? holds(o->out, 2) : NULL;
+	const char *found = c->out && !c->resume ? holds(c->out, 2) : NULL;
 
-	if (!found && o->out && !o->resume && holds(o->out, 5)) {
+	if (!found && c->out && !c->resume && holds(c->out, 5)) {
 		/* a record and metrics but no checkpoint (stopped before the first
 		 * one): nothing to resume, so this run starts it again */
 		fprintf(stderr, "chexnet: train: --out '%s': its run has no checkpoint yet: starting "
-			"it again\n", o->out);
-		return remove_run(o->out);
+			"it again\n", c->out);
+		return remove_run(c->out);
 	}
 	if (!found)
 		return 0;
-	if (o->overwrite)
-		return remove_run(o->out);
+	if (c->overwrite)
+		return remove_run(c->out);
 	fprintf(stderr, "chexnet: train: --out '%s': holds a run ('%s'): continue it with --resume %s, "
-		"or replace it with --overwrite\n", o->out, found, o->out);
+		"or replace it with --overwrite\n", c->out, found, c->out);
 	return -1;
 }
 
@@ -220,7 +220,7 @@ static void describe(const struct run_change *c, int n, enum run_setting_kind ki
 						 c[i].new_value, c[i].flag);
 }
 
-int run_dir_compare(const struct cli_options *o, const char *checkpoint,
+int run_dir_compare(const struct train_config *c, const char *checkpoint,
 		    const struct run_settings *now, struct run_change *changes, int *count,
 		    int loud)
 {
@@ -238,27 +238,27 @@ int run_dir_compare(const struct cli_options *o, const char *checkpoint,
 		return 0;
 	*count = run_settings_changes(&old, now, changes, 2 * RUN_SETTINGS_MAX);
 	describe(changes, *count, RUN_SETTING_MEANING, text, sizeof(text));
-	if (text[0] && !o->allow_changes) {
+	if (text[0] && !c->allow_changes) {
 		if (loud)
 			fprintf(stderr, "chexnet: --resume: '%s': this session changes the run: %s; "
-				"--allow-changes accepts that\n", o->resume, text);
+				"--allow-changes accepts that\n", c->resume, text);
 		return -1;
 	}
 	char free_text[2048];
 	describe(changes, *count, RUN_SETTING_FREE, free_text, sizeof(free_text));
-	if (loud && (text[0] || free_text[0]) && o->progress != PROGRESS_QUIET)
+	if (loud && (text[0] || free_text[0]) && c->progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: --resume: '%s': changed (recorded in run.json): %s%s%s\n",
-			o->resume, text, text[0] && free_text[0] ? ", " : "", free_text);
+			c->resume, text, text[0] && free_text[0] ? ", " : "", free_text);
 	return 0;
 }
 
-int run_dir_check_record(const struct cli_options *o, int loud)
+int run_dir_check_record(const struct train_config *c, int loud)
 {
 	char path[4200];
 	struct trainer_error err = { "" };
 
-	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->out);
-	if (!o->resume || access(path, F_OK) != 0 || run_record_read(path, NULL, &err) == 0)
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, c->out);
+	if (!c->resume || access(path, F_OK) != 0 || run_record_read(path, NULL, &err) == 0)
 		return 0;
 	if (loud)
 		fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
@@ -294,7 +294,7 @@ static char **gather_hosts(int world)
 	return NULL;
 }
 
-int run_dir_record(const struct cli_options *o, const struct session *session,
+int run_dir_record(const struct train_config *c, const struct session *session,
 		   const struct run_settings *now,
 		   const struct run_change *changes, int change_count, int epoch, long step)
 {
@@ -310,8 +310,8 @@ int run_dir_record(const struct cli_options *o, const struct session *session,
 		return -1;
 	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	argv[argc++] = "chexnet";
-	for (int i = 0; i < o->argc && argc < 512; i++)
-		argv[argc++] = o->argv[i];
+	for (int i = 0; i < c->argc && argc < 512; i++)
+		argv[argc++] = c->argv[i];
 	char backend[RUN_SETTING_VALUE + 32];
 	snprintf(backend, sizeof(backend), "%s (%s)", run_settings_get(now, "backend"),
 		 run_settings_get(now, "backend_detail"));
@@ -329,10 +329,10 @@ int run_dir_record(const struct cli_options *o, const struct session *session,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
 	};
 	char path[4200];
-	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->out ? o->out : ".");
-	int append = o->resume && access(path, F_OK) == 0;  /* a run from before run.json: new */
-	if (dist_rank() == 0 && o->out)
-		rc = append ? run_record_resume(o->out, &s, &err) : run_record_create(o->out, &s, &err);
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, c->out ? c->out : ".");
+	int append = c->resume && access(path, F_OK) == 0;  /* a run from before run.json: new */
+	if (dist_rank() == 0 && c->out)
+		rc = append ? run_record_resume(c->out, &s, &err) : run_record_create(c->out, &s, &err);
 	if (rc)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 	for (int r = 0; r < world; r++)

@@ -13,23 +13,23 @@
 #ifndef HVD_TRAINER_LOOP_RUN_DIR_H
 #define HVD_TRAINER_LOOP_RUN_DIR_H
 
-#include "loop/options.h"
+#include "loop/config.h"
 #include "loop/session.h"
 #include "train/run_settings.h"
 
 /* This session's settings (every rank; world: the rank count). 0 or -1
  * (printed). */
-int run_dir_settings(const struct cli_options *o, const struct session *s, int world,
+int run_dir_settings(const struct train_config *c, const struct session *s, int world,
 		     struct run_settings *out);
 
-/* Rank 0, before anything is written to o->out: -1 (printed) when it
+/* Rank 0, before anything is written to c->out: -1 (printed) when it
  * holds a run (a checkpoint: last/ or best/) and neither --resume nor
  * --overwrite was given; with --overwrite the old run's record, metrics
  * and checkpoints are removed. A record and metrics without any
  * checkpoint (a run stopped before its first; nothing to resume, as a
  * requeued batch job finds it) are removed with a note and the run starts
  * again. */
-int run_dir_guard(const struct cli_options *o);
+int run_dir_guard(const struct train_config *c);
 
 /* --resume: the checkpoint dir's recorded settings against now's; fills
  * changes (at most 2 * RUN_SETTINGS_MAX) and *count with every
@@ -37,18 +37,18 @@ int run_dir_guard(const struct cli_options *o);
  * without --allow-changes, or the record is unreadable; otherwise the
  * accepted changes are named in one line (when loud, unless --quiet). A
  * checkpoint without recorded settings compares as equal. */
-int run_dir_compare(const struct cli_options *o, const char *checkpoint,
+int run_dir_compare(const struct train_config *c, const char *checkpoint,
 		    const struct run_settings *now, struct run_change *changes, int *count,
 		    int loud);
 
 /* --resume: OUT/run.json, when there, reads back (checked before any
  * file of the run changes). 0, or -1 (printed when loud). */
-int run_dir_check_record(const struct cli_options *o, int loud);
+int run_dir_check_record(const struct train_config *c, int loud);
 
 /* Rank 0: OUT/run.json for a new run, or the resumed session appended
  * (epoch, step: where it resumed; a run without run.json gets a new one).
  * Collective (the hosts are gathered). 0 or -1 (printed). */
-int run_dir_record(const struct cli_options *o, const struct session *s,
+int run_dir_record(const struct train_config *c, const struct session *s,
 		   const struct run_settings *now,
 		   const struct run_change *changes, int change_count, int epoch, long step);
 

@@ -14,7 +14,7 @@
 #include "train/span.h"
 #include "train/stop_signal.h"
 
-static void print_count(const struct session *s, const struct cli_options *o)
+static void print_count(const struct session *s, const struct session_config *c)
 {
 	const struct model *m = &s->model;
 	char digits[32], grouped[48];
@@ -28,8 +28,8 @@ static void print_count(const struct session *s, const struct cli_options *o)
 	grouped[j] = '\0';
 	fprintf(stderr, "chexnet: %s: %s parameters (backend %s, %s, %s%sbatch %ld, %ld px), "
 		"chexnet " HVD_VERSION "\n",
-		m->desc.name, grouped, o->backend, precision_name(o->precision), s->backend_what,
-		s->backend_what[0] ? ", " : "", o->batch, o->size);
+		m->desc.name, grouped, c->backend, precision_name(c->precision), s->backend_what,
+		s->backend_what[0] ? ", " : "", c->batch, c->size);
 }
 
 /* NCCL reduces device memory: only the gpu backend can use it, and its
@@ -61,35 +61,35 @@ static int install_gpu_hooks(struct session *s)
 	return 0;
 }
 
-int session_open(struct session *s, const struct cli_options *o)
+int session_open(struct session *s, const struct session_config *c)
 {
 	struct trainer_error err = { "" };
 	struct model_desc d;
 
 	struct backend_options opt = {
-		.max_batch = (int)o->batch, .precision = o->precision,
-		.threads = (int)o->threads, .memory_efficient = o->memory_efficient,
+		.max_batch = (int)c->batch, .precision = c->precision,
+		.threads = (int)c->threads, .memory_efficient = c->memory_efficient,
 	};
 
 	memset(s, 0, sizeof(*s));
-	s->ops = backend_find(o->backend, &err);
+	s->ops = backend_find(c->backend, &err);
 	if (!s->ops ||
 	    (s->ops->probe && s->ops->probe(&opt, s->backend_what, sizeof(s->backend_what), &err)) ||
-	    model_by_name(&d, o->model, (int)o->size, CHEXNET_CLASSES, &err) ||
+	    model_by_name(&d, c->model, (int)c->size, CHEXNET_CLASSES, &err) ||
 	    model_create(&s->model, &d, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
-	model_init_params(&s->model, o->seed);
-	if (dist_rank() == 0 && o->chosen.reason[0])
-		fprintf(stderr, "chexnet: backend %s (%s)\n", o->backend, o->chosen.reason);
-	if (dist_rank() == 0 && o->precision_auto)
-		fprintf(stderr, "chexnet: precision %s (%s)\n", precision_name(o->precision),
-			o->chosen.precision_why);
-	if (dist_rank() == 0 && o->chosen.warning[0])
-		fprintf(stderr, "chexnet: %s\n", o->chosen.warning);
+	model_init_params(&s->model, c->seed);
+	if (dist_rank() == 0 && c->chosen.reason[0])
+		fprintf(stderr, "chexnet: backend %s (%s)\n", c->backend, c->chosen.reason);
+	if (dist_rank() == 0 && c->precision_auto)
+		fprintf(stderr, "chexnet: precision %s (%s)\n", precision_name(c->precision),
+			c->chosen.precision_why);
+	if (dist_rank() == 0 && c->chosen.warning[0])
+		fprintf(stderr, "chexnet: %s\n", c->chosen.warning);
 	if (dist_rank() == 0)
-		print_count(s, o);
+		print_count(s, c);
 	s->backend = s->ops->create(&s->model, &opt, &err);
 	if (!s->backend) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
@@ -114,41 +114,41 @@ void session_close(struct session *s)
 	s->backend = NULL;
 }
 
-static int synthetic_batch_alloc(struct batch *b, const struct cli_options *o)
+static int synthetic_batch_alloc(struct batch *b, const struct data_config *d)
 {
-	b->capacity = (int)o->batch;
-	b->size = (int)o->size;
-	b->pixels = malloc((size_t)o->batch * o->size * o->size);
-	b->labels = malloc((size_t)o->batch * CHEXNET_CLASSES * sizeof(float));
-	b->index = malloc((size_t)o->batch * sizeof(uint32_t));
+	b->capacity = (int)d->batch;
+	b->size = (int)d->size;
+	b->pixels = malloc((size_t)d->batch * d->size * d->size);
+	b->labels = malloc((size_t)d->batch * CHEXNET_CLASSES * sizeof(float));
+	b->index = malloc((size_t)d->batch * sizeof(uint32_t));
 	if (b->pixels && b->labels && b->index)
 		return 0;
 	fprintf(stderr, "chexnet: synthetic data: out of memory\n");
 	return -1;
 }
 
-static int synthetic_open(struct source *src, const struct cli_options *o, enum data_split split,
+static int synthetic_open(struct source *src, const struct data_config *d, enum data_split split,
 			  const struct source_layout *l)
 {
-	src->seed = o->seed * 1000003 + (uint64_t)split + 7919 * (uint64_t)l->rank;
+	src->seed = d->seed * 1000003 + (uint64_t)split + 7919 * (uint64_t)l->rank;
 	if (split == DATA_TRAIN) {
 		src->epoch = l->start_epoch;
-		src->next_image = l->start_step * l->accumulate * o->batch;
+		src->next_image = l->start_step * l->accumulate * d->batch;
 	}
-	src->images = split == DATA_TRAIN ? o->synthetic_images : 2 * o->batch;
+	src->images = split == DATA_TRAIN ? d->synthetic_images : 2 * d->batch;
 	if (split == DATA_TRAIN)  /* whole optimizer steps, as the loader cuts its epochs */
-		src->images -= src->images % (o->batch * l->accumulate);
+		src->images -= src->images % (d->batch * l->accumulate);
 	if (src->images == 0) {
 		fprintf(stderr, "chexnet: --synthetic-images: '%ld': fewer than one step (batch %ld x "
-			"accumulate %d)\n", o->synthetic_images, o->batch, l->accumulate);
+			"accumulate %d)\n", d->synthetic_images, d->batch, l->accumulate);
 		return -1;
 	}
 	src->eval = split != DATA_TRAIN;
-	return synthetic_batch_alloc(&src->synthetic[0], o) ||
-	       synthetic_batch_alloc(&src->synthetic[1], o) ? -1 : 0;
+	return synthetic_batch_alloc(&src->synthetic[0], d) ||
+	       synthetic_batch_alloc(&src->synthetic[1], d) ? -1 : 0;
 }
 
-int source_open(struct source *src, const struct cli_options *o, enum data_split split,
+int source_open(struct source *src, const struct data_config *d, enum data_split split,
 		const struct source_layout *layout)
 {
 	static const struct source_layout one = { .world = 1, .accumulate = 1 };
@@ -157,24 +157,24 @@ int source_open(struct source *src, const struct cli_options *o, enum data_split
 	char err[1024];
 
 	memset(src, 0, sizeof(*src));
-	src->batch = (int)o->batch;
+	src->batch = (int)d->batch;
 	src->world = l->world;
-	if (!o->data)
-		return synthetic_open(src, o, split, l);
+	if (!d->dir)
+		return synthetic_open(src, d, split, l);
 	data_loader_config_init(&cfg);
-	cfg.dir = o->data;
+	cfg.dir = d->dir;
 	cfg.split = split;
 	cfg.rank = l->rank;
 	cfg.world_size = l->world;
-	cfg.batch = (int)o->batch;
+	cfg.batch = (int)d->batch;
 	cfg.accumulation = split == DATA_TRAIN ? l->accumulate : 1;
 	cfg.start_epoch = split == DATA_TRAIN ? l->start_epoch : 0;
 	cfg.start_step = split == DATA_TRAIN ? l->start_step : 0;
-	cfg.size = (int)o->size;
+	cfg.size = (int)d->size;
 	cfg.crop = split == DATA_TRAIN ? DATA_CROP_RANDOM : DATA_CROP_CENTER;
 	cfg.flip = split == DATA_TRAIN;
-	cfg.seed = o->seed;
-	cfg.threads = (int)o->loader_threads;
+	cfg.seed = d->seed;
+	cfg.threads = (int)d->loader_threads;
 	cfg.interrupted = stop_signal_received;
 	src->loader = data_loader_open(&cfg, err, sizeof(err));
 	if (!src->loader) {
@@ -267,19 +267,19 @@ void source_close(struct source *src)
 	memset(src, 0, sizeof(*src));
 }
 
-int class_weights(const struct cli_options *o, float *w_pos, float *w_neg)
+int class_weights(const struct data_config *d, float *w_pos, float *w_neg)
 {
 	size_t positives[CHEXNET_CLASSES] = { 0 }, total = 0;
 	char err[1024];
 
-	if (!o->data) {
+	if (!d->dir) {
 		for (int c = 0; c < CHEXNET_CLASSES; c++) {
 			w_pos[c] = (float)(1.0 - SYNTHETIC_POSITIVE_RATE);
 			w_neg[c] = (float)SYNTHETIC_POSITIVE_RATE;
 		}
 		return 0;
 	}
-	if (data_split_label_counts(o->data, DATA_TRAIN, -1, positives, &total, err, sizeof(err))) {
+	if (data_split_label_counts(d->dir, DATA_TRAIN, -1, positives, &total, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}

@@ -7,8 +7,8 @@
 
 #include "base/clock.h"
 #include "backend/backend.h"
-#include "loop/options.h"
-#include "data/loader.h"
+#include "loop/config.h"
+#include "data/load/loader.h"
 #include "base/rng.h"
 
 struct gpu_staging;
@@ -22,11 +22,11 @@ struct session {
 					 blocks"), "" when it says nothing */
 };
 
-/* Builds the model (params initialised from o->seed), prints
+/* Builds the model (params initialised from c->seed), prints
  * "chexnet: MODEL: N parameters ..." (rank 0), creates the backend; with
  * the gpu backend on a runtime that reduces device memory (NCCL), installs
  * the staging every host collective of the command goes through. 0 or -1. */
-int session_open(struct session *s, const struct cli_options *o);
+int session_open(struct session *s, const struct session_config *c);
 void session_close(struct session *s);
 
 #define SYNTHETIC_POSITIVE_RATE 0.25
@@ -55,7 +55,7 @@ struct source_layout {
 
 /* split: DATA_TRAIN / DATA_VAL / DATA_TEST; layout NULL = one rank, K 1,
  * from the start. */
-int source_open(struct source *src, const struct cli_options *o, enum data_split split,
+int source_open(struct source *src, const struct data_config *d, enum data_split split,
 		const struct source_layout *layout);
 /* Images of the split over all ranks (the size of a gathered evaluation). */
 size_t source_images(const struct source *src);
@@ -65,9 +65,9 @@ void source_release(struct source *src, struct batch *b);
 long source_batches_per_epoch(const struct source *src);
 void source_close(struct source *src);
 
-/* Per-class w+/w- from the training labels (o->data: the train split's
+/* Per-class w+/w- from the training labels (d->dir: the train split's
  * counts, from a pack's index or a folder's label files; synthetic: the
  * known rate). 0 or -1 (printed). */
-int class_weights(const struct cli_options *o, float *w_pos, float *w_neg);
+int class_weights(const struct data_config *d, float *w_pos, float *w_neg);
 
 #endif

@@ -11,12 +11,12 @@
 #include "model/loss.h"
 #include "loop/thresholds.h"
 
-struct threshold_choice eval_threshold_rule(const struct cli_options *o)
+struct threshold_choice eval_threshold_rule(double sensitivity, double specificity)
 {
-	if (o->sensitivity > 0)
-		return (struct threshold_choice){ THRESHOLD_SENSITIVITY, o->sensitivity };
-	if (o->specificity > 0)
-		return (struct threshold_choice){ THRESHOLD_SPECIFICITY, o->specificity };
+	if (sensitivity > 0)
+		return (struct threshold_choice){ THRESHOLD_SENSITIVITY, sensitivity };
+	if (specificity > 0)
+		return (struct threshold_choice){ THRESHOLD_SPECIFICITY, specificity };
 	return (struct threshold_choice){ THRESHOLD_YOUDEN, 0 };
 }
 
@@ -49,15 +49,15 @@ int eval_store_thresholds(const char *checkpoint, const char *model, const char 
 	return 0;
 }
 
-int eval_train_thresholds(const struct cli_options *o, int rank, const char *model,
+int eval_train_thresholds(const struct train_config *c, int rank, const char *model,
 			  const struct evaluation *ev)
 {
 	char best[4096];
 	struct thresholds t;
-	struct threshold_choice rule = eval_threshold_rule(o);
+	struct threshold_choice rule = eval_threshold_rule(c->sensitivity, c->specificity);
 
-	if (rank != 0 || !o->out)
+	if (rank != 0 || !c->out)
 		return 0;
-	snprintf(best, sizeof(best), "%s/best", o->out);
+	snprintf(best, sizeof(best), "%s/best", c->out);
 	return eval_store_thresholds(best, model, "val", &rule, ev, &t);
 }

@@ -8,10 +8,11 @@
 
 #include "eval/thresholds_file.h"
 #include "loop/evaluate.h"
-#include "loop/options.h"
+#include "loop/config.h"
 
-/* The rule --sensitivity / --specificity ask for (default Youden's J). */
-struct threshold_choice eval_threshold_rule(const struct cli_options *o);
+/* The rule --sensitivity / --specificity ask for (0: not given; both 0:
+ * Youden's J). */
+struct threshold_choice eval_threshold_rule(double sensitivity, double specificity);
 
 /* Chooses a threshold per class on ev's kept outputs and stores them with
  * the checkpoint (split: where ev came from). 0 or -1 (printed). */
@@ -22,7 +23,7 @@ int eval_store_thresholds(const char *checkpoint, const char *model, const char 
 /* `chexnet train` at a new best epoch, after OUT/best is written: rank 0
  * chooses thresholds on the validation outputs ev kept and stores them
  * in OUT/best (the rule from --sensitivity/--specificity). 0 or -1. */
-int eval_train_thresholds(const struct cli_options *o, int rank, const char *model,
+int eval_train_thresholds(const struct train_config *c, int rank, const char *model,
 			  const struct evaluation *ev);
 
 #endif

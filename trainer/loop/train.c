@@ -56,7 +56,7 @@
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 
 struct trainer {
-	struct cli_options o;       /* the options, as this rank uses them */
+	struct train_config c;      /* the run's settings, as this rank uses them */
 	struct session s;
 	struct optim optim;
 	struct schedule sched;
@@ -84,12 +84,12 @@ static int dist_failed(void)
 
 static const float *pos_weights(const struct trainer *t)
 {
-	return t->o.weighted_loss ? t->wp : NULL;
+	return t->c.weighted_loss ? t->wp : NULL;
 }
 
 static const float *neg_weights(const struct trainer *t)
 {
-	return t->o.weighted_loss ? t->wn : NULL;
+	return t->c.weighted_loss ? t->wn : NULL;
 }
 
 /* The next batch: the one looked ahead at, or the source's. */
@@ -267,8 +267,8 @@ static int finite_model(const struct trainer *t)
 	struct diverge_at at = { t->state.epoch, t->state.step };
 	int loud = t->rank == 0;
 
-	if (diverge_check_array(&t->o, &at, "parameters are", m->params, m->desc.param_count, loud) ||
-	    diverge_check_array(&t->o, &at, "BN running statistics are", m->state,
+	if (diverge_check_array(t->c.lr, &at, "parameters are", m->params, m->desc.param_count, loud) ||
+	    diverge_check_array(t->c.lr, &at, "BN running statistics are", m->state,
 				m->desc.state_count, loud))
 		return -1;
 	return 0;
@@ -280,9 +280,9 @@ static int save(struct trainer *t, const char *name)
 	char dir[4096];
 	struct trainer_error err = { "" };
 
-	if (!t->o.out || t->rank != 0)
+	if (!t->c.out || t->rank != 0)
 		return 0;
-	snprintf(dir, sizeof(dir), "%s/%s", t->o.out, name);
+	snprintf(dir, sizeof(dir), "%s/%s", t->c.out, name);
 	if (checkpoint_save_run(dir, &t->s.model, &t->optim, &t->sched, &t->state, &t->settings,
 				&err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
@@ -294,24 +294,24 @@ static int save(struct trainer *t, const char *name)
 /* --steps N: the run ends once `total` optimizer steps are done. */
 static int steps_reached(const struct trainer *t, long total)
 {
-	return t->o.steps && total >= t->o.steps;
+	return t->c.steps && total >= t->c.steps;
 }
 
 /* A progress line over window w (every rank: the loss read is collective). */
 static int progress(struct trainer *t, const struct train_window *w, int epoch, long step,
 		    long steps, double lr, int epoch_end)
 {
-	long remaining = (t->o.epochs - epoch - 1) * steps + (steps - step);
+	long remaining = (t->c.epochs - epoch - 1) * steps + (steps - step);
 	double loss;
 
 	if (read_loss(t, &loss))
 		return -1;
 	struct diverge_at at = { epoch, step };
-	if (diverge_check(&t->o, &at, "training loss is", loss, t->rank == 0))
+	if (diverge_check(t->c.lr, &at, "training loss is", loss, t->rank == 0))
 		return -1;  /* the same mean on every rank: all stop here */
-	if (t->o.steps)
-		remaining = t->o.steps - t->total_steps;
-	train_report_progress(&t->o, w, &t->clock, loss, epoch, step, steps, lr, remaining,
+	if (t->c.steps)
+		remaining = t->c.steps - t->total_steps;
+	train_report_progress(&t->c, w, &t->clock, loss, epoch, step, steps, lr, remaining,
 			      epoch_end);
 	double ips, data_wait, reduce_wait;
 	train_window_rates(w, &t->clock, &ips, &data_wait, &reduce_wait);
@@ -323,7 +323,7 @@ static int progress(struct trainer *t, const struct train_window *w, int epoch, 
 static enum epoch_result train_steps(struct trainer *t, struct source *src, int epoch, long first)
 {
 	long steps = source_batches_per_epoch(src) / t->accumulate;
-	long global_batch = t->o.batch * t->accumulate * t->world;
+	long global_batch = t->c.session.batch * t->accumulate * t->world;
 	struct train_window w;
 
 	train_window_start(&w, &t->clock);
@@ -340,7 +340,7 @@ static enum epoch_result train_steps(struct trainer *t, struct source *src, int 
 		t->state.step = step;
 		train_window_add(&w, global_batch);
 		int reached = steps_reached(t, t->total_steps);
-		if (step % t->o.progress_every == 0 || step == steps || reached || t->stop) {
+		if (step % t->c.progress_every == 0 || step == steps || reached || t->stop) {
 			train_gpu_sample(&t->gpu);  /* every rank: utilisation for O1 */
 			if (progress(t, &w, epoch, step, steps, lr, step == steps))
 				return EPOCH_FAILED;
@@ -348,7 +348,7 @@ static enum epoch_result train_steps(struct trainer *t, struct source *src, int 
 		}
 		if (step < steps && (reached || t->stop))
 			return t->stop ? EPOCH_STOPPED : EPOCH_STEPS_REACHED;
-		if (step < steps && t->o.save_every && t->total_steps % t->o.save_every == 0 &&
+		if (step < steps && t->c.save_every && t->total_steps % t->c.save_every == 0 &&
 		    (average_bn_state(t) || save(t, "last")))
 			return EPOCH_FAILED;
 	}
@@ -401,19 +401,19 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 	if (rc)
 		return -1;
 	struct diverge_at at = { epoch, 0 };
-	if (diverge_check(&t->o, &at, "validation scores are",
+	if (diverge_check(t->c.lr, &at, "validation scores are",
 			  ev->nonfinite ? ev->first_nonfinite : 0, t->rank == 0) ||
-	    diverge_check(&t->o, &at, "validation loss is", ev->loss, t->rank == 0))
+	    diverge_check(t->c.lr, &at, "validation loss is", ev->loss, t->rank == 0))
 		return -1;  /* before any checkpoint: last/ and best/ stay the finite ones */
 	int improved = ev->loss < t->state.best_val_loss;
-	train_report_evaluation(&t->o, "validation", epoch, ev);
+	train_report_evaluation(&t->c, "validation", epoch, ev);
 	long step = complete ? (epoch + 1) * t->steps_per_epoch
 			     : epoch * t->steps_per_epoch + t->state.step;
 	if (run_metrics_val(&t->metrics, epoch, step, ev))
 		return -1;
-	if (schedule_epoch_end(&t->sched, ev->loss) && t->o.progress != PROGRESS_QUIET)
+	if (schedule_epoch_end(&t->sched, ev->loss) && t->c.progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: validation loss has not improved for %ld epochs: lr x0.1\n",
-			t->o.patience + 1);
+			t->c.patience + 1);
 	if (complete) {
 		t->state.epoch = epoch + 1;
 		t->state.step = 0;
@@ -421,7 +421,7 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 	t->state.validate_first = 0;
 	if (improved) {
 		t->state.best_val_loss = ev->loss;
-		if (save(t, "best") || eval_train_thresholds(&t->o, t->rank, t->s.model.desc.name, ev))
+		if (save(t, "best") || eval_train_thresholds(&t->c, t->rank, t->s.model.desc.name, ev))
 			return -1;
 	}
 	return save(t, "last");
@@ -432,18 +432,18 @@ static int resume(struct trainer *t, struct trainer_error *err)
 {
 	char dir[4096], last[4096], note[4096 * 2 + 128];
 
-	snprintf(last, sizeof(last), "%s/last", t->o.resume);
+	snprintf(last, sizeof(last), "%s/last", t->c.resume);
 	if (checkpoint_find_complete(last, dir, sizeof(dir), note, sizeof(note), err))
 		return -1;
 	if (note[0] && t->rank == 0)
 		fprintf(stderr, "chexnet: --resume: %s\n", note);
-	if (run_dir_compare(&t->o, dir, &t->settings, t->changes, &t->change_count, t->rank == 0) ||
-	    run_dir_check_record(&t->o, t->rank == 0))
+	if (run_dir_compare(&t->c, dir, &t->settings, t->changes, &t->change_count, t->rank == 0) ||
+	    run_dir_check_record(&t->c, t->rank == 0))
 		return -1;
 	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
 	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
 		return -1;
-	if (t->rank == 0 && t->o.progress != PROGRESS_QUIET)
+	if (t->rank == 0 && t->c.progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: resuming from %s: epoch %d, step %ld\n", dir,
 			t->state.epoch + 1, t->state.step);
 	return 0;
@@ -460,52 +460,54 @@ static int broadcast_model(struct trainer *t, struct trainer_error *err)
 	return t->s.ops->load_params(t->s.backend, err);
 }
 
-static int trainer_setup(struct trainer *t, const struct cli_options *o)
+static int trainer_setup(struct trainer *t, const struct train_config *c)
 {
 	struct trainer_error err = { "" };
 	char note[256] = "";
 
 	memset(t, 0, sizeof(*t));
-	t->o = *o;
+	t->c = *c;
 	t->rank = dist_rank();
 	t->world = dist_size();
-	t->accumulate = (int)o->accumulate;
+	t->accumulate = (int)c->accumulate;
 	if (t->rank != 0)
-		t->o.progress = PROGRESS_QUIET;
-	if (!o->threads && t->world > 1)  /* the task's CPUs minus the loader's, not all */
-		t->o.threads = dist_compute_threads((int)(o->loader_threads ? o->loader_threads
-							   : data_loader_default_threads()));
-	if (t->rank == 0 && run_dir_guard(&t->o))
+		t->c.progress = PROGRESS_QUIET;
+	if (!c->session.threads && t->world > 1) {  /* the task's CPUs minus the loader's */
+		long loader = c->data.loader_threads;
+		t->c.session.threads = dist_compute_threads((int)(loader ? loader
+								  : data_loader_default_threads()));
+	}
+	if (t->rank == 0 && run_dir_guard(&t->c))
 		return -1;
-	if (session_open(&t->s, &t->o))
+	if (session_open(&t->s, &t->c.session))
 		return -1;
-	if (run_dir_settings(&t->o, &t->s, t->world, &t->settings))
+	if (run_dir_settings(&t->c, &t->s, t->world, &t->settings))
 		return -1;
-	if (o->init && checkpoint_load_model(o->init, &t->s.model, CHECKPOINT_INIT, note, &err))
+	if (c->init && checkpoint_load_model(c->init, &t->s.model, CHECKPOINT_INIT, note, &err))
 		goto fail;
 	if (note[0] && t->rank == 0)
 		fprintf(stderr, "chexnet: %s\n", note);
-	if (optim_init(&t->optim, &o->optim, t->s.model.desc.param_count, &err))
+	if (optim_init(&t->optim, &c->optim, t->s.model.desc.param_count, &err))
 		goto fail;
 	if (grad_sync_init(&t->sync, &t->s.model, t->accumulate)) {
 		fprintf(stderr, "chexnet: train: out of memory\n");
 		return -1;
 	}
 	if (train_gpu_open(&t->gpu, &t->s, &t->optim, &t->sync, t->accumulate,
-			   t->o.progress == PROGRESS_QUIET))
+			   t->c.progress == PROGRESS_QUIET))
 		return -1;
-	schedule_init(&t->sched, o->lr, o->lr_scale, t->world, o->warmup_epochs, (int)o->patience);
+	schedule_init(&t->sched, c->lr, c->lr_scale, t->world, c->warmup_epochs, (int)c->patience);
 	t->state.best_val_loss = INFINITY;
-	rng_seed(&t->state.rng, o->seed);
-	if (o->resume && (resume(t, &err) || train_gpu_load_moments(&t->gpu, &t->optim)))
+	rng_seed(&t->state.rng, c->session.seed);
+	if (c->resume && (resume(t, &err) || train_gpu_load_moments(&t->gpu, &t->optim)))
 		goto fail;
 	if (broadcast_model(t, &err))
 		goto fail;
-	if (t->rank == 0 && o->out && mkdir(o->out, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "chexnet: --out: '%s': %s\n", o->out, strerror(errno));
+	if (t->rank == 0 && c->out && mkdir(c->out, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "chexnet: --out: '%s': %s\n", c->out, strerror(errno));
 		return -1;
 	}
-	return class_weights(o, t->wp, t->wn);
+	return class_weights(&c->data, t->wp, t->wn);
 fail:
 	if (err.msg[0])
 		fprintf(stderr, "chexnet: %s\n", err.msg);
@@ -518,11 +520,11 @@ fail:
 static int trainer_record(struct trainer *t, const struct source *train)
 {
 	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
-	long at = t->o.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
-	if (t->rank == 0 && t->o.out &&
-	    run_metrics_open(&t->metrics, t->o.out, t->o.batch * t->accumulate * t->world, at))
+	long at = t->c.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
+	if (t->rank == 0 && t->c.out &&
+	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at))
 		return -1;
-	return run_dir_record(&t->o, &t->s, &t->settings, t->changes, t->change_count, t->state.epoch,
+	return run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->state.epoch,
 			      t->state.step);
 }
 
@@ -540,14 +542,14 @@ static int stopped(struct trainer *t)
 {
 	if (average_bn_state(t) || save(t, "last"))
 		return 1;
-	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step, 0);
+	train_report_stop(&t->c, stop_signal_received(), t->state.epoch, t->state.step, 0);
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
 /* A stop during validation: OUT/last is written; say so, exit 75. */
 static int stopped_report(struct trainer *t, int in_validation)
 {
-	train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step,
+	train_report_stop(&t->c, stop_signal_received(), t->state.epoch, t->state.step,
 			  in_validation);
 	return CHEXNET_EXIT_PREEMPTED;
 }
@@ -564,7 +566,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 			return 1;
 		*trained = 1;  /* the table at the end shows this validation */
 	}
-	for (int epoch = t->state.epoch; epoch < t->o.epochs; epoch++) {
+	for (int epoch = t->state.epoch; epoch < t->c.epochs; epoch++) {
 		long first = *trained ? 0 : t->state.step;
 		enum epoch_result r = train_epoch(t, train, epoch, first);
 		*trained = 1;
@@ -579,8 +581,8 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 			return 1;
 		if (r == EPOCH_STEPS_REACHED || steps_reached(t, t->total_steps))
 			break;
-		if (t->stop && epoch + 1 < t->o.epochs) {  /* after the last epoch: just finish */
-			train_report_stop(&t->o, stop_signal_received(), t->state.epoch, t->state.step, 0);
+		if (t->stop && epoch + 1 < t->c.epochs) {  /* after the last epoch: just finish */
+			train_report_stop(&t->c, stop_signal_received(), t->state.epoch, t->state.step, 0);
 			return CHEXNET_EXIT_PREEMPTED;
 		}
 	}
@@ -591,17 +593,17 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 static int test_split(struct trainer *t, const struct source_layout *l, struct evaluation *ev)
 {
 	struct source test;
-	int rc = source_open(&test, &t->o, DATA_TEST, l);
+	int rc = source_open(&test, &t->c.data, DATA_TEST, l);
 
 	if (rc == 0)
 		rc = evaluate(&t->s, &test, pos_weights(t), neg_weights(t), ev);
 	if (rc == 0)
-		train_report_evaluation(&t->o, "test", -1, ev);
+		train_report_evaluation(&t->c, "test", -1, ev);
 	source_close(&test);
 	return rc;
 }
 
-int train_run(const struct cli_options *o)
+int train_run(const struct train_config *c)
 {
 	struct trainer t;
 	struct source train, val;
@@ -610,22 +612,22 @@ int train_run(const struct cli_options *o)
 
 	memset(&train, 0, sizeof(train));
 	memset(&val, 0, sizeof(val));
-	if (trainer_setup(&t, o) == 0) {
+	if (trainer_setup(&t, c) == 0) {
 		struct source_layout l = { .rank = t.rank, .world = t.world, .accumulate = t.accumulate,
 					   .start_epoch = t.state.epoch, .start_step = t.state.step };
-		if (source_open(&train, &t.o, DATA_TRAIN, &l) == 0 &&
-		    source_open(&val, &t.o, DATA_VAL, &l) == 0) {
+		if (source_open(&train, &t.c.data, DATA_TRAIN, &l) == 0 &&
+		    source_open(&val, &t.c.data, DATA_VAL, &l) == 0) {
 			stop_signal_listen();
 			status = trainer_record(&t, &train) || train_gpu_report_start(&t.gpu) ? 1
 				 : train_epochs(&t, &train, &val, &ev, &trained);
 			if (status == 0 && trained && train_gpu_report_end(&t.gpu))
 				status = 1;
-			if (status == 0 && trained && train_report_throughput(&t.o, &t.clock))
+			if (status == 0 && trained && train_report_throughput(&t.c, &t.clock))
 				status = 1;
-			if (status == 0 && trained && o->test_at_end && test_split(&t, &l, &ev))
+			if (status == 0 && trained && c->test_at_end && test_split(&t, &l, &ev))
 				status = 1;
 			if (status == 0 && trained)
-				train_report_table(&t.o, &ev);
+				train_report_table(&t.c, &ev);
 		}
 	}
 	source_close(&train);

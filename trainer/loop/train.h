@@ -8,8 +8,8 @@
 #ifndef HVD_TRAINER_LOOP_TRAIN_H
 #define HVD_TRAINER_LOOP_TRAIN_H
 
-#include "loop/options.h"
+#include "loop/config.h"
 
-int train_run(const struct cli_options *o);
+int train_run(const struct train_config *c);
 
 #endif

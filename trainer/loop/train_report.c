@@ -37,50 +37,50 @@ void train_window_add(struct train_window *w, long global_images)
 	w->images += global_images;
 }
 
-void train_report_progress(const struct cli_options *o, const struct train_window *w,
+void train_report_progress(const struct train_config *run, const struct train_window *w,
 			   const struct train_clock *c, double loss, int epoch, long step,
 			   long steps, double lr, long remaining_steps, int epoch_end)
 {
 	double seconds = now_seconds() - w->t0;
 
-	if (o->progress == PROGRESS_QUIET || w->steps == 0)
+	if (run->progress == PROGRESS_QUIET || w->steps == 0)
 		return;
 	struct progress_point p = {
-		.epoch_end = epoch_end, .epoch = epoch + 1, .epochs = (int)o->epochs,
+		.epoch_end = epoch_end, .epoch = epoch + 1, .epochs = (int)run->epochs,
 		.step = step, .steps = steps, .loss = loss, .lr = lr,
 		.images_per_s = seconds > 0 ? w->images / seconds : 0,
 		.data_wait_pct = seconds > 0 ? 100.0 * (c->data_wait - w->wait0) / seconds : 0,
 		.eta_s = remaining_steps * seconds / w->steps,
 	};
-	progress_print(o->progress == PROGRESS_JSON ? stdout : stderr, o->progress, &p);
+	progress_print(run->progress == PROGRESS_JSON ? stdout : stderr, run->progress, &p);
 }
 
-void train_report_evaluation(const struct cli_options *o, const char *what, int epoch,
+void train_report_evaluation(const struct train_config *run, const char *what, int epoch,
 			     const struct evaluation *ev)
 {
-	if (o->progress == PROGRESS_JSON)
+	if (run->progress == PROGRESS_JSON)
 		printf("{\"event\":\"%s\",\"epoch\":%d,\"images\":%zu,\"%s\":%.6g,\"mean_auroc\":%.6g,"
 		       "\"auroc_classes\":%d}\n", what, epoch + 1, ev->images,
 		       strcmp(what, "test") ? "val_loss" : "test_loss", ev->loss, ev->mean_auroc,
 		       ev->defined);
-	else if (o->progress == PROGRESS_TEXT && epoch >= 0)
+	else if (run->progress == PROGRESS_TEXT && epoch >= 0)
 		fprintf(stderr, "chexnet: epoch %d: %s loss %.4f, mean AUROC %.4f over %d classes "
 			"(%zu images)\n", epoch + 1, what, ev->loss, ev->mean_auroc, ev->defined,
 			ev->images);
-	else if (o->progress == PROGRESS_TEXT)
+	else if (run->progress == PROGRESS_TEXT)
 		fprintf(stderr, "chexnet: %s split: loss %.4f, mean AUROC %.4f over %d classes "
 			"(%zu images)\n", what, ev->loss, ev->mean_auroc, ev->defined, ev->images);
 	fflush(stdout);
 }
 
-void train_report_table(const struct cli_options *o, const struct evaluation *ev)
+void train_report_table(const struct train_config *run, const struct evaluation *ev)
 {
-	if (o->progress != PROGRESS_QUIET)
-		auroc_print_table(o->progress == PROGRESS_JSON ? stderr : stdout, ev->auroc,
+	if (run->progress != PROGRESS_QUIET)
+		auroc_print_table(run->progress == PROGRESS_JSON ? stderr : stdout, ev->auroc,
 				  ev->why, CHEXNET_CLASSES);
 }
 
-void train_report_stop(const struct cli_options *o, int sig, int epoch, long step,
+void train_report_stop(const struct train_config *run, int sig, int epoch, long step,
 		       int in_validation)
 {
 	const char *why = sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
@@ -93,10 +93,10 @@ void train_report_stop(const struct cli_options *o, int sig, int epoch, long ste
 		snprintf(where, sizeof(where), "during the validation of epoch %d", epoch);
 	else
 		snprintf(where, sizeof(where), "at epoch %d step %ld", epoch + 1, step);
-	if (o->out)
+	if (run->out)
 		fprintf(stderr, "chexnet: %s: stopped %s, checkpoint %s/last written; "
-			"exit %d (continue with --resume %s%s)\n", why, where, o->out,
-			CHEXNET_EXIT_PREEMPTED, o->out,
+			"exit %d (continue with --resume %s%s)\n", why, where, run->out,
+			CHEXNET_EXIT_PREEMPTED, run->out,
 			in_validation ? ", which redoes that validation" : "");
 	else
 		fprintf(stderr, "chexnet: %s: stopped %s without a checkpoint (no --out); "
@@ -108,7 +108,7 @@ static double percent(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0;
 }
 
-int train_report_throughput(const struct cli_options *o, const struct train_clock *c)
+int train_report_throughput(const struct train_config *run, const struct train_clock *c)
 {
 	int world = dist_size();
 	float mine[4] = { (float)c->images, (float)c->seconds, (float)c->data_wait,
@@ -125,7 +125,7 @@ int train_report_throughput(const struct cli_options *o, const struct train_cloc
 	double images = 0, longest = 0, wait = 0, reduce = 0, seconds = 0;
 	for (int r = 0; r < world; r++) {
 		const float *x = all + 4 * r;
-		if (o->progress != PROGRESS_QUIET)
+		if (run->progress != PROGRESS_QUIET)
 			fprintf(stderr, "chexnet: rank %d: %.1f images/s, data wait %.1f%%, "
 				"allreduce wait %.1f%% of step time\n", r, x[1] > 0 ? x[0] / x[1] : 0,
 				percent(x[2], x[1]), percent(x[3], x[1]));
@@ -135,7 +135,7 @@ int train_report_throughput(const struct cli_options *o, const struct train_cloc
 		wait += x[2];
 		reduce += x[3];
 	}
-	if (o->progress != PROGRESS_QUIET)
+	if (run->progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: overall: %.1f images/s on %d rank%s, data wait %.1f%%, "
 			"allreduce wait %.1f%% of step time\n", longest > 0 ? images / longest : 0,
 			world, world == 1 ? "" : "s", percent(wait, seconds), percent(reduce, seconds));

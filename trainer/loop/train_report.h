@@ -1,5 +1,5 @@
 /* loop/train_report.h - what `chexnet train` prints (rank 0 only; the
- * options passed are rank 0's, other ranks have PROGRESS_QUIET): progress
+ * config passed is rank 0's, other ranks have PROGRESS_QUIET): progress
  * lines over a window of steps, validation/test results, the AUROC table,
  * the stop notice, and at the end images/s per rank and overall, data-wait %
  * and the allreduce share of step time (gathered from every rank: every
@@ -10,7 +10,7 @@
 #ifndef HVD_TRAINER_RUN_TRAIN_REPORT_H
 #define HVD_TRAINER_RUN_TRAIN_REPORT_H
 
-#include "loop/options.h"
+#include "loop/config.h"
 #include "loop/evaluate.h"
 
 /* This rank, over the whole run. */
@@ -35,19 +35,19 @@ void train_window_rates(const struct train_window *w, const struct train_clock *
 			double *images_per_s, double *data_wait, double *allreduce_wait);
 
 /* loss: the window's mean training loss over every rank. */
-void train_report_progress(const struct cli_options *o, const struct train_window *w,
+void train_report_progress(const struct train_config *run, const struct train_window *w,
 			   const struct train_clock *c, double loss, int epoch, long step,
 			   long steps, double lr, long remaining_steps, int epoch_end);
 /* what: "validation" (epoch >= 0) or "test" (epoch -1). */
-void train_report_evaluation(const struct cli_options *o, const char *what, int epoch,
+void train_report_evaluation(const struct train_config *run, const char *what, int epoch,
 			     const struct evaluation *ev);
-void train_report_table(const struct cli_options *o, const struct evaluation *ev);
+void train_report_table(const struct train_config *run, const struct evaluation *ev);
 /* sig: the signal this rank received, 0 when another rank's stopped the run;
  * in_validation: during the validation of epoch `epoch` (1-based there:
  * the state already points at the next epoch). */
-void train_report_stop(const struct cli_options *o, int sig, int epoch, long step,
+void train_report_stop(const struct train_config *run, int sig, int epoch, long step,
 		       int in_validation);
 /* Collective. 0, or -1 when the gather failed (printed). */
-int train_report_throughput(const struct cli_options *o, const struct train_clock *c);
+int train_report_throughput(const struct train_config *run, const struct train_clock *c);
 
 #endif

@@ -1,0 +1,69 @@
+/* loop/config.h - what the loops take, in small typed parts, built by
+ * cmd/ from the command line (cmd/config.c) or by a test:
+ *   session_config  the model and the backend it runs on
+ *   data_config     where images come from and the view the loader gives
+ *   train_config    `chexnet train`: both above, the schedule, the run dir
+ *   eval_config     `chexnet eval`: both above, the checkpoint and split
+ * What this is not: the command line (cmd/options.h), parsing or
+ * defaults (cmd/cli.c), or checks of settings against each other.
+ */
+#ifndef HVD_TRAINER_LOOP_CONFIG_H
+#define HVD_TRAINER_LOOP_CONFIG_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "backend/choice.h"
+#include "train/optim.h"
+#include "train/progress.h"
+#include "train/schedule.h"
+
+struct session_config {
+	const char *model;          /* densenet121 | resnet50 */
+	const char *backend;        /* ref | cpu | gpu (auto already resolved) */
+	struct backend_choice chosen; /* why auto chose it, and its warning */
+	enum precision precision;
+	int precision_auto;         /* precision was `auto`: say why it is this one */
+	long batch, size, threads;  /* largest batch, input side, compute threads (0: all) */
+	uint64_t seed;              /* the parameters' initialisation */
+	int memory_efficient;
+};
+
+struct data_config {
+	const char *dir;            /* a pack or a data set's folder; NULL: synthetic */
+	long synthetic_images;      /* the synthetic training split's size */
+	long loader_threads;        /* 0: the loader's default */
+	long batch, size;           /* images per batch, side of the view given */
+	uint64_t seed;              /* the order and the augmentation */
+};
+
+struct train_config {
+	struct session_config session;
+	struct data_config data;
+	long steps, epochs;         /* steps 0: whole epochs */
+	const char *out;            /* the run directory; NULL: nothing written */
+	const char *init;           /* weights to start from, or NULL */
+	const char *resume;         /* continue from resume/last, or NULL */
+	int allow_changes, overwrite;
+	int argc;                   /* the command line, recorded in OUT/run.json */
+	char **argv;
+	struct optim_config optim;
+	double lr, warmup_epochs;
+	enum lr_scale lr_scale;
+	long patience, accumulate;  /* plateau epochs; micro-batches per step */
+	long save_every;            /* OUT/last every N steps (0: at epoch ends) */
+	int test_at_end, weighted_loss;
+	long progress_every;
+	enum progress_mode progress;
+	double sensitivity, specificity;  /* the threshold rule (0: not asked) */
+};
+
+struct eval_config {
+	struct session_config session;
+	struct data_config data;
+	const char *checkpoint;
+	const char *split;          /* val | test */
+	int weighted_loss;
+};
+
+#endif
