@@ -787,7 +787,7 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 
 /* A busy machine: two busy loops (one per core of the CI machines) and a
  * listener on TensorBoard's port 6006 that accepts and never answers, the
- * way a user's machine looks (tests/README: "Under load"). */
+ * way a user's machine looks (HACKING.md, "Tests"). */
 static struct { pid_t loops[2]; int listener; } stress = { { 0, 0 }, -1 };
 
 static int stress_listen(int port)
