@@ -13,6 +13,7 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case selftest_hang_tests[];
 extern const struct test_case selftest_next_tests[];
+extern const struct test_case selftest_cluster_hang_tests[];
 extern const struct test_case selftest_stress_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case layout_tests[];
@@ -232,6 +233,8 @@ static const struct test_group test_groups[] = {
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },
+	{ "selftest-cluster-hang", selftest_cluster_hang_tests, TEST_NEEDS_CLUSTER, 600, 1,
+	  .deadline_s = 8 },
 	{ "selftest-stress", selftest_stress_tests, TEST_NEEDS_NOTHING, 10, 1, .stress = 1 },
 	{ 0 }
 };

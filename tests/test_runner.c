@@ -59,6 +59,21 @@ const struct test_case selftest_hang_tests[] = {
 	{ 0 }
 };
 
+/* ---- the hidden "selftest-cluster-hang" group: a job step that never
+ * ends, waited on with no limit of its own ---- */
+static void selftest_step_hangs(void)
+{
+	printf("starting a step that never ends\n");
+	fflush(stdout);
+	if (system("srun -n 1 sleep 600") != 0)
+		printf("srun ended\n");
+}
+
+const struct test_case selftest_cluster_hang_tests[] = {
+	{ "selftest_step_hangs", selftest_step_hangs },
+	{ 0 }
+};
+
 const struct test_case selftest_next_tests[] = {
 	{ "selftest_next_group_runs", selftest_passes },
 	{ 0 }
