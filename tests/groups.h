@@ -23,6 +23,7 @@ extern const struct test_case slurm_packages_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
+extern const struct test_case spank_topo_real_tests[];
 extern const struct test_case spank_slurm_tests[];
 #ifdef HVD_HAVE_HWLOC
 extern const struct test_case hwloc_gl_tests[];
@@ -161,6 +162,7 @@ static const struct test_group test_groups[] = {
 	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "spank-topo-real", spank_topo_real_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HVD_HAVE_HWLOC
 	{ "hwloc-gl", hwloc_gl_tests, TEST_NEEDS_NOTHING, 30, 0 },
 #endif
