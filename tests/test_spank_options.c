@@ -103,7 +103,7 @@ static void test_shipped_plugstack_fragment_parses_and_documents_every_key(void)
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	const char *keys[] = { "default=off", "gpu=first", "bind=socket", "oversubscribe=error",
+	const char *keys[] = { "default=off", "gpu=first", "bind=numa", "oversubscribe=error",
 			       "topology=PATH", "verbose=0" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK_CONTAINS(text, keys[i]);
