@@ -275,6 +275,24 @@ static void say_node_notes(const struct placement_request *mine, const char *top
 	}
 }
 
+/* Without a cpuset cgroup, where task/affinity narrowed the task's mask
+ * (task/none leaves it the machine's): the CPUs of the step's allocated
+ * cores. None
+ * (no topology, no list, a list that does not parse) leaves step empty:
+ * the task's own mask bounds the binding, with a note. */
+static void step_cores(spank_t sp, const struct task_inputs *in, cpu_set_t *step, char *note,
+		       size_t note_len)
+{
+	char *ids = NULL, why[ERR_LEN];
+	size_t used = strlen(note);
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &ids) != ESPANK_SUCCESS || !ids || !ids[0] ||
+	    in->topo.socket_count == 0)
+		return;
+	if (step_cpus_from_cores(ids, &in->topo, step, why, sizeof(why)) != 0)
+		snprintf(note + used, note_len - used, "%s%s: bound within the task's own CPUs",
+			 used ? "; " : "", why);
+}
+
 /* *node_wide stays 1 for failures every local task shares (topology,
  * oversubscription): local task 0 reports those once. Failures of this
  * task alone (binding, environment) set it to 0: the task reports them. */
@@ -294,11 +312,14 @@ static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_
 		return -1;
 	}
 	/* task/affinity bound this task to cores of its own already: bind
-	 * within the step's CPUs where task/cgroup says which they are */
-	if (eff->bind != HVD_BIND_NONE && step_cpus_read("", &step, err, ERR_LEN) < 0) {
+	 * within the step's CPUs (task/cgroup's cpuset, else its cores) */
+	int no_cgroup = eff->bind != HVD_BIND_NONE ? step_cpus_read("", &step, err, ERR_LEN) : 0;
+	if (no_cgroup < 0) {
 		*node_wide = 0;
 		return -1;
 	}
+	if (no_cgroup == 1 && !CPU_EQUAL(&allowed, &in->topo.machine_cpus))   /* task/affinity's */
+		step_cores(sp, in, &step, topo_note, sizeof(topo_note));
 	fill_request(in, eff, CPU_COUNT(&step) ? &step : &allowed, &req);
 	if (alone) {
 		req.local_id = 0;

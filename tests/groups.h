@@ -55,6 +55,7 @@ extern const struct test_case cam_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 extern const struct test_case cgroup_slurm_tests[];
+extern const struct test_case affinity_slurm_tests[];
 #ifdef HVD_HAVE_CHECK
 extern const struct test_case check_env_tests[];
 extern const struct test_case check_slurm_tests[];
@@ -208,6 +209,7 @@ static const struct test_group test_groups[] = {
 #endif
 	/* real Slurm: the one-node cluster with task/cgroup,task/affinity */
 	{ "slurm-cgroup", cgroup_slurm_tests, TEST_NEEDS_CLUSTER_CGROUP, 120, 0 },
+	{ "slurm-affinity", affinity_slurm_tests, TEST_NEEDS_CLUSTER_AFFINITY, 90, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME

@@ -620,9 +620,30 @@ static void test_step_cpus_come_from_slurms_cgroup(void)
 	CHECK_CONTAINS(err, "/cpuset.cpus': not a CPU list");
 }
 
+/* task/affinity alone: Slurm's core ids of the step -> the topology's
+ * cores in logical order -> their PUs (hyperthreads included). */
+static void test_step_core_ids_map_to_pus(void)
+{
+	struct placement_topo t;
+	cpu_set_t s;
+	char err[512];
+	LOAD("dgx1.xml", &t);   /* 2 x 20 cores x 2 PUs: core 0 = PUs 0,40 */
+	CHECK_INT(step_cpus_from_cores("0-1,20", &t, &s, err, sizeof(err)), 0);
+	CHECK_STR(fmt(&s), "0-1,20,40-41,60");
+	CHECK_INT(step_cpus_from_cores("39", &t, &s, err, sizeof(err)), 0);
+	CHECK_STR(fmt(&s), "39,79");
+	/* slurm.conf with more cores than the machine: wrapped like task/affinity */
+	CHECK_INT(step_cpus_from_cores("40,41", &t, &s, err, sizeof(err)), 0);
+	CHECK_STR(fmt(&s), "0-1,40-41");
+	CHECK_INT(step_cpus_from_cores("0-x", &t, &s, err, sizeof(err)), -1);
+	CHECK_STR(err, "hvd: S_STEP_ALLOC_CORES: '0-x': not a core list");
+	topology_free(&t);
+}
+
 const struct test_case spank_placement_tests[] = {
 	{ "step_cpu_lists_parse", test_step_cpu_lists_parse },
 	{ "step_cpus_come_from_slurms_cgroup", test_step_cpus_come_from_slurms_cgroup },
+	{ "step_core_ids_map_to_pus", test_step_core_ids_map_to_pus },
 	{ "c4140_topology_has_two_sockets_four_gpus", test_c4140_topology_has_two_sockets_four_gpus },
 	{ "dgx1_cores_hold_their_hyperthreads", test_dgx1_cores_hold_their_hyperthreads },
 	{ "gpus_under_machine_have_no_socket", test_gpus_under_machine_have_no_socket },
