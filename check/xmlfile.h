@@ -7,7 +7,9 @@
 #include <stddef.h>
 
 /* 0 when path is a readable, non-empty file whose first non-blank text
- * is XML ('<'); -1 with why ("unreadable: ...", "empty", "not XML"). */
+ * is XML ('<') of an hwloc XML version this hwloc reads; -1 with why
+ * ("unreadable: ...", "empty", "not XML", "hwloc XML version 3.0, this
+ * hwloc 2.9.0 reads up to 2.x"). */
 int check_xmlfile(const char *path, char *why, size_t len);
 
 #endif

@@ -162,6 +162,11 @@ static void test_a_bad_hwloc_xmlfile_fails_in_one_line(void)
 	CHECK(test_write_file(path, "GPU 0 on socket 0\n", 18) == 0);
 	CHECK_INT(hvd_check_on(path, "0", env, row, sizeof(row)), 1);
 	CHECK_CONTAINS(row, "text.xml': not XML");
+	snprintf(path, sizeof(path), "%s/v3.xml", test_tmpdir());
+	const char *v3 = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<topology version=\"3.0\">\n";
+	CHECK(test_write_file(path, v3, strlen(v3)) == 0);
+	CHECK_INT(hvd_check_on(path, "0", env, row, sizeof(row)), 1);
+	CHECK_CONTAINS(row, "v3.xml': hwloc XML version 3.0, this hwloc 2.");
 }
 
 const struct test_case check_env_tests[] = {
