@@ -74,6 +74,19 @@ void placement_gpu_order(const struct placement_request *req, int *out)
 
 /* ------------------------------------------------------------------ CPUs */
 
+/* The n-th package with CPUs (hwloc keeps packages a restricted capture
+ * emptied), cycling; -1 when none has CPUs. */
+static int nth_socket_with_cpus(const struct placement_topo *t, int n)
+{
+	int with = 0;
+	for (int s = 0; s < t->socket_count; s++)
+		with += CPU_COUNT(&t->sockets[s].cpus) > 0;
+	for (int s = 0, k = 0; with > 0 && s < t->socket_count; s++)
+		if (CPU_COUNT(&t->sockets[s].cpus) > 0 && k++ == n % with)
+			return s;
+	return -1;
+}
+
 /* Where local task j belongs: its GPU's package and NUMA node; CPU-only
  * steps go round robin over the packages (`--map-by socket`). */
 static struct split_home home_of_task(const struct placement_request *req, const int *order, int j)
@@ -81,7 +94,7 @@ static struct split_home home_of_task(const struct placement_request *req, const
 	const struct placement_topo *t = req->topo;
 	struct split_home h = { -1, -1 };
 	if (req->granted_count == 0) {
-		h.socket = t->socket_count > 0 ? j % t->socket_count : -1;
+		h.socket = nth_socket_with_cpus(t, j);
 		return h;
 	}
 	int g = req->granted_gpu[order[j % req->granted_count]];

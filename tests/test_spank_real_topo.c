@@ -223,8 +223,10 @@ static void table_row(FILE *f, struct machine *m)
 	char cpus[256];
 	for (int g = 0; g < m->topo.gpu_count; g++)
 		all[g] = g;
-	fprintf(f, "| %s | %d | %d | %d |", m->name, m->topo.socket_count, m->topo.numa_count,
-		m->topo.gpu_count);
+	int packages = 0;
+	for (int s = 0; s < m->topo.socket_count; s++)
+		packages += CPU_COUNT(&m->topo.sockets[s].cpus) > 0;
+	fprintf(f, "| %s | %d | %d | %d |", m->name, packages, m->topo.numa_count, m->topo.gpu_count);
 	for (int b = 0; b < 3; b++) {
 		enum hvd_bind bind = b == 0 ? HVD_BIND_NUMA : b == 1 ? HVD_BIND_SOCKET : HVD_BIND_CORE;
 		struct placement_request req = {
@@ -376,6 +378,33 @@ static void test_restricted_capture_splits_what_is_allowed(void)
 	topology_free(&m.topo);
 }
 
+/* A CPU-only step on the restricted capture (2 packages, one emptied by
+ * the cgroup): both tasks on the package with CPUs. */
+static void test_cpu_only_tasks_skip_empty_packages(void)
+{
+	char dir[4096];
+	static struct machine m;
+	snprintf(dir, sizeof(dir), "%s/tests/topo/real", test_src_dir());
+	memset(&m, 0, sizeof(m));
+	if (load_machine(dir, "openpmix-h200-1s-cgroup16c-nvml.xml", &m) != 0)
+		return;
+	CHECK_INT(m.topo.socket_count, 2);   /* as hwloc keeps them */
+	struct placement_request req = {
+		.topo = &m.topo, .local_count = 2, .allowed = m.topo.machine_cpus,
+		.gpu_mode = HVD_GPU_FIRST, .bind = HVD_BIND_SOCKET, .host = "real",
+	};
+	for (int j = 0; j < 2; j++) {
+		struct placement_result r;
+		char err[512];
+		req.local_id = j;
+		CHECK_INT(placement_compute(&req, &r, err, sizeof(err)), 0);
+		CHECK_MSG(CPU_EQUAL(&r.cpus, &m.topo.machine_cpus), "task %d: socket %d", j, r.socket);
+		CHECK_STR(r.note, "");
+	}
+	hwloc_topology_destroy(m.ht);
+	topology_free(&m.topo);
+}
+
 /* hwloc 2.x refuses a 3.0 file with only EINVAL: one line naming both. */
 static void test_hwloc3_xml_names_both_versions(void)
 {
@@ -406,6 +435,7 @@ static void test_named_shapes_get_their_gpus_numa_node(void) { SKIP("built witho
 static void test_nps4_step_cgroup_is_matched_by_locality(void) { SKIP("built without hwloc"); }
 static void test_restricted_capture_splits_what_is_allowed(void) { SKIP("built without hwloc"); }
 static void test_hwloc3_xml_names_both_versions(void) { SKIP("built without hwloc"); }
+static void test_cpu_only_tasks_skip_empty_packages(void) { SKIP("built without hwloc"); }
 #endif
 
 const struct test_case spank_topo_real_tests[] = {
@@ -414,5 +444,6 @@ const struct test_case spank_topo_real_tests[] = {
 	{ "nps4_step_cgroup_is_matched_by_locality", test_nps4_step_cgroup_is_matched_by_locality },
 	{ "restricted_capture_splits_what_is_allowed", test_restricted_capture_splits_what_is_allowed },
 	{ "hwloc3_xml_names_both_versions", test_hwloc3_xml_names_both_versions },
+	{ "cpu_only_tasks_skip_empty_packages", test_cpu_only_tasks_skip_empty_packages },
 	{ 0 }
 };
