@@ -1,9 +1,9 @@
 /* task.c - the hvd plugin inside slurmstepd (see task.h): collects what
  * Slurm granted (GPUs, local task id/count, allowed CPUs), asks placement.c,
  * then sets CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, HVD_GPU_BUSID,
- * HVD_CPUS, HVD_NUMA, HVD_SOCKET, HVD_BIND, HVD_PLUGIN_VERSION (this plugin's) and
- * HVD_SLURM_VERSION (the running slurmstepd's), the CPU affinity and the
- * memory policy.
+ * HVD_CPUS, HVD_NUMA, HVD_SOCKET, HVD_BIND, HVD_PLUGIN_VERSION (this
+ * plugin's) and HVD_SLURM_VERSION (the running slurmstepd's), the CPU
+ * affinity and the memory policy.
  * Messages go to the task's stderr (the user sees them through srun);
  * node-wide remarks are said once, by local task 0.
  * What it does not do: parse options or decide placement; it never exits.
@@ -277,9 +277,8 @@ static void say_node_notes(const struct placement_request *mine, const char *top
 
 /* Without a cpuset cgroup, where task/affinity narrowed the task's mask
  * (task/none leaves it the machine's): the CPUs of the step's allocated
- * cores. None
- * (no topology, no list, a list that does not parse) leaves step empty:
- * the task's own mask bounds the binding, with a note. */
+ * cores. None (no topology, no list, a list that does not parse) leaves
+ * step empty: the task's own mask bounds the binding, with a note. */
 static void step_cores(spank_t sp, const struct task_inputs *in, cpu_set_t *step, char *note,
 		       size_t note_len)
 {
