@@ -4,7 +4,7 @@
 ifeq ($(HAVE_PMIX)$(HAVE_HWLOC),11)
 
 CHECK_SRCS := check/main.c check/record.c check/facts.c check/locality.c check/collective.c \
-	check/buffer.c check/table.c check/gl_listener.c
+	check/buffer.c check/table.c check/gl_listener.c check/xmlfile.c
 CHECK_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(CHECK_SRCS))
 CHECK_DEFS := $(if $(filter 11,$(HAVE_CUDA)$(HAVE_NCCL)),-DHAVE_CUDA)
 $(B)/obj/check/%.o: MODULE_CFLAGS = -Icheck -Iruntime $(HWLOC_CFLAGS) $(CHECK_DEFS) \

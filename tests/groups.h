@@ -25,6 +25,7 @@ extern const struct test_case slurm_packages_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
+extern const struct test_case spank_topo_real_tests[];
 extern const struct test_case spank_slurm_tests[];
 #ifdef HVD_HAVE_HWLOC
 extern const struct test_case hwloc_gl_tests[];
@@ -56,6 +57,7 @@ extern const struct test_case cam_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 extern const struct test_case cgroup_slurm_tests[];
+extern const struct test_case affinity_slurm_tests[];
 #ifdef HVD_HAVE_CHECK
 extern const struct test_case check_env_tests[];
 extern const struct test_case check_slurm_tests[];
@@ -163,6 +165,7 @@ static const struct test_group test_groups[] = {
 	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "spank-topo-real", spank_topo_real_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HVD_HAVE_HWLOC
 	{ "hwloc-gl", hwloc_gl_tests, TEST_NEEDS_NOTHING, 30, 0 },
 #endif
@@ -209,6 +212,7 @@ static const struct test_group test_groups[] = {
 #endif
 	/* real Slurm: the one-node cluster with task/cgroup,task/affinity */
 	{ "slurm-cgroup", cgroup_slurm_tests, TEST_NEEDS_CLUSTER_CGROUP, 120, 0 },
+	{ "slurm-affinity", affinity_slurm_tests, TEST_NEEDS_CLUSTER_AFFINITY, 90, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME

@@ -338,7 +338,8 @@ int test_cluster_plugstack(const char *args)
 }
 
 /* The cluster kinds: the one-node harness (with Slurm's cgroup task
- * plugins or without) and the multi-node (netns) one. */
+ * plugins, task/affinity alone, or task/none) and the multi-node (netns)
+ * one. */
 static const char *cluster_script(enum test_needs kind)
 {
 	return kind == TEST_NEEDS_MULTINODE ? "multinode.sh" : "cluster.sh";
@@ -347,7 +348,8 @@ static const char *cluster_script(enum test_needs kind)
 static const char *cluster_subdir(enum test_needs kind)
 {
 	return kind == TEST_NEEDS_MULTINODE ? "multinode"
-	       : kind == TEST_NEEDS_CLUSTER_CGROUP ? "cluster-cgroup" : "cluster";
+	       : kind == TEST_NEEDS_CLUSTER_CGROUP ? "cluster-cgroup"
+	       : kind == TEST_NEEDS_CLUSTER_AFFINITY ? "cluster-affinity" : "cluster";
 }
 
 static int cluster_cmd(enum test_needs kind, const char *verb)
@@ -355,7 +357,8 @@ static int cluster_cmd(enum test_needs kind, const char *verb)
 	char cmd[3 * PATH_MAX + 64];
 	struct test_proc p;
 	snprintf(cmd, sizeof(cmd), "HVD_CLUSTER_CGROUP=%d '%s/tests/slurm/%s' %s '%s/%s' '%s'",
-		 kind == TEST_NEEDS_CLUSTER_CGROUP, R.src, cluster_script(kind), verb, R.root,
+		 kind == TEST_NEEDS_CLUSTER_CGROUP ? 1 : kind == TEST_NEEDS_CLUSTER_AFFINITY ? 2 : 0,
+		 R.src, cluster_script(kind), verb, R.root,
 		 cluster_subdir(kind),
 		 strcmp(verb, "up") == 0 ? R.build : "");
 	if (test_run(cmd, 180, &p) != 0)
