@@ -7,9 +7,10 @@
 # (libdir:hvd.so: the file $(libdir)/hvd.so; a pair has no space even when
 # the directory has one). Before any part writes, install-manifest merges
 # the paths of the parts being installed (without DESTDIR, one a line)
-# into $(datadir)/hvd/install-manifest; `make uninstall` removes exactly
-# the files that manifest names, then the manifest and $(datadir)/hvd once
-# empty, and names each file it could not remove (mk/uninstall.sh).
+# into $(datadir)/hvd/install-manifest, with each folder install makes;
+# `make uninstall` removes exactly the files that manifest names, then
+# those folders once empty, and names each file it could not remove
+# (mk/uninstall.sh).
 # Every path in a recipe is single-quoted, so folders with spaces work; a
 # quote character or a newline in any path, whitespace in
 # SPANK_PLUGIN_DIR (plugstack.conf splits on it) and a value that is not
@@ -85,10 +86,12 @@ installed_paths = $(foreach f,hvd_datadir:install-manifest $(foreach r,$(install
 # The manifest: the files of this install merged with those of earlier
 # ones into the same datadir, so uninstall also finds theirs.
 .PHONY: install-manifest uninstall
+# Each folder install makes (not there yet) is a line too, ending in /.
 install-manifest:
-	$(INSTALL) -d '$(DESTDIR)$(hvd_datadir)'
-	m='$(DESTDIR)$(hvd_manifest)' && { if [ -f "$$m" ]; then cat "$$m"; fi; \
-		printf '%s\n' $(installed_paths); } | LC_ALL=C sort -u > "$$m.new" && \
+	m='$(DESTDIR)$(hvd_manifest)' && new=$$(for f in $(installed_paths); do d=$${f%/*}; \
+		while [ -n "$$d" ] && [ ! -d '$(DESTDIR)'"$$d" ]; do echo "$$d/"; d=$${d%/*}; done; \
+		echo "$$f"; done) && $(INSTALL) -d '$(DESTDIR)$(hvd_datadir)' && \
+		{ if [ -f "$$m" ]; then cat "$$m"; fi; echo "$$new"; } | LC_ALL=C sort -u > "$$m.new" && \
 		chmod 0644 "$$m.new" && mv "$$m.new" "$$m"
 
 uninstall:
