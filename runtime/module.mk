@@ -125,8 +125,8 @@ endif
 # install-libhvd: libhvd.so.0 (and the libhvd.so link -lhvd finds),
 # libhvd.a, hvd.h, hvd.pc and hvd(3).
 INSTALL_RULES += install-libhvd
-INSTALLED_FILES += $(libdir)/libhvd.so.0 $(libdir)/libhvd.so $(libdir)/libhvd.a \
-	$(includedir)/hvd.h $(pkgconfigdir)/hvd.pc $(mandir)/man3/hvd.3
+install-libhvd_FILES := libdir:libhvd.so.0 libdir:libhvd.so libdir:libhvd.a \
+	includedir:hvd.h pkgconfigdir:hvd.pc mandir:man3/hvd.3
 .PHONY: install-libhvd
 ifeq ($(HAVE_PMIX),1)
 install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
@@ -136,12 +136,14 @@ install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
 	ln -sf libhvd.so.0 '$(DESTDIR)$(libdir)/libhvd.so'
 	$(INSTALL) -m 0644 $(B)/libhvd.a '$(DESTDIR)$(libdir)/libhvd.a'
 	$(INSTALL) -m 0644 runtime/hvd.h '$(DESTDIR)$(includedir)/hvd.h'
-	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' -e 's|@includedir@|$(includedir)|' \
+	sed -e 's|@prefix@|$(call pc_path,$(prefix))|' -e 's|@libdir@|$(call pc_path,$(libdir))|' \
+		-e 's|@includedir@|$(call pc_path,$(includedir))|' \
 		-e 's|@version@|$(HVD_VERSION)|' -e 's|@private@|$(strip $(RUNTIME_LDLIBS)) -lm|' \
 		mk/hvd.pc.in > '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
 	chmod 0644 '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
 	$(call install_man,man/hvd.3,$(mandir)/man3/hvd.3)
 else
+INSTALL_MISSING += install-libhvd
 install-libhvd:
 	@echo "hvd: install: 'libhvd': needs PMIx: not found (install libpmix-dev: make deps)" >&2; exit 1
 endif
