@@ -14,13 +14,15 @@ FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/codec/image_decode.c tra
 # runtime is not linked by the C link; GDCM itself is the system's, not
 # instrumented) and the reader process around it, or the refusing stub.
 ifeq ($(HAVE_GDCM),1)
-FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o trainer/data/dicom/dicom_reader.c
+FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o trainer/data/dicom/dicom_reader.c \
+	trainer/data/dicom/dicom_inflate.c trainer/data/dicom/dicom_codestream.c \
+	trainer/data/dicom/dicom_budget.c
 FUZZ_DICOM_LIBS = $(GDCM_LIBS) -lstdc++
-$(B)/fuzz-obj/dicom_gdcm.o: trainer/data/dicom/dicom_gdcm.cc trainer/data/dicom/dicom_read.h trainer/data/dicom/dicom_gdcm.h
+$(B)/fuzz-obj/dicom_gdcm.o: trainer/data/dicom/dicom_gdcm.cc $(wildcard trainer/data/dicom/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC)++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -Itrainer $(GDCM_CFLAGS) -c $< -o $@
 else
-FUZZ_DICOM_OBJ := trainer/data/dicom/dicom_none.c
+FUZZ_DICOM_OBJ := trainer/data/dicom/dicom_none.c trainer/data/dicom/dicom_budget.c
 endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/sets/nih.c trainer/data/sets/generic.c \
 	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
