@@ -73,7 +73,7 @@ WHEEL = {
     "MR_truncated.dcm": "truncated",
     "rtplan_truncated.dcm": "truncated or corrupt",
     # GDCM's first fragment ends at the embedded delimiter: its SIZ declares 3722445056 x 1024
-    "JPEG2000-embedded-sequence-delimiter.dcm": "code stream of 3722445056 x 1024",
+    "JPEG2000-embedded-sequence-delimiter.dcm": "code stream of 3722445056 x 1024, 1 component(s) at 16 bits",
     "rtdose.dcm": "multi-frame (15 frames)",
     "examples_ybr_color.dcm": "multi-frame",
     "SC_rgb_rle_2frame.dcm": "multi-frame (2 frames)",
@@ -302,12 +302,17 @@ def hostile(out):
     src = os.path.join(os.path.dirname(pydicom.__file__), "data", "test_files")
     ds = pydicom.dcmread(os.path.join(src, "JPEG2000.dcm"))
     ds.Rows, ds.Columns = ds.Rows // 2, ds.Columns // 2
-    files["j2k_larger_than_declared.dcm"] = (ds, "JPEG 2000 code stream of 256 x 1024, 1 component(s): "
-                                             "larger than the declared 128 x 512")
+    files["j2k_larger_than_declared.dcm"] = (ds, "JPEG 2000 code stream of 256 x 1024, 1 component(s) "
+                                             "at 16 bits: larger than the declared 128 x 512")
     ds = pydicom.dcmread(os.path.join(src, "JPGExtended.dcm"))
     ds.Rows = ds.Rows // 4
-    files["jpeg_larger_than_declared.dcm"] = (ds, "JPEG code stream of 256 x 1024, 1 component(s): "
-                                              "larger than the declared 256 x 256")
+    files["jpeg_larger_than_declared.dcm"] = (ds, "JPEG code stream of 256 x 1024, 1 component(s) "
+                                              "at 12 bits: larger than the declared 256 x 256")
+    ds = pydicom.dcmread(os.path.join(src, "JPGExtended.dcm"))
+    ds.BitsAllocated, ds.BitsStored, ds.HighBit = 8, 8, 7
+    files["jpeg_deeper_than_declared.dcm"] = (ds, "JPEG code stream of 256 x 1024, 1 component(s) "
+                                              "at 12 bits: larger than the declared 256 x 1024, "
+                                              "1 sample(s) at 8 bits")
     lines = []
     for name, (ds, reason) in files.items():
         ds.save_as(os.path.join(out, name), enforce_file_format=True)

@@ -22,7 +22,7 @@ static uint32_t be32(const uint8_t *p)
 static int j2k(const uint8_t *p, size_t n, struct codestream_size *out)
 {
 	size_t end = n < J2K_SEARCH ? n : J2K_SEARCH;
-	for (size_t i = 0; i + 4 + 38 <= end; i++) {
+	for (size_t i = 0; i + 4 + 39 <= n && i + 4 <= end; i++) {
 		if (p[i] != 0xff || p[i + 1] != 0x4f || p[i + 2] != 0xff || p[i + 3] != 0x51)
 			continue;
 		const uint8_t *s = p + i + 4;
@@ -31,6 +31,7 @@ static int j2k(const uint8_t *p, size_t n, struct codestream_size *out)
 		if (x <= xo || y <= yo)
 			return -1;
 		out->width = x - xo, out->height = y - yo, out->components = be16(s + 36);
+		out->bits = (s[38] & 0x7f) + 1u;   /* Ssiz: precision - 1, sign bit */
 		return 1;
 	}
 	return 0;
@@ -59,6 +60,7 @@ static int jpeg(const uint8_t *p, size_t n, struct codestream_size *out)
 		int sof = (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) || m == 0xf7;
 		if (sof && at + 2 + 8 <= n && len >= 8) {
 			out->kind = "JPEG";
+			out->bits = p[at + 4];
 			out->height = be16(p + at + 5), out->width = be16(p + at + 7), out->components = p[at + 9];
 			if (!out->width)
 				return -1;

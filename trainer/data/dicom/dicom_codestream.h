@@ -20,6 +20,7 @@ extern "C" {
 struct codestream_size {
 	const char *kind;       /* "JPEG" or "JPEG 2000" */
 	uint32_t width, height, components;
+	uint32_t bits;          /* sample precision (the first component's) */
 };
 
 /* 1 with the size when the fragment's header gives one, 0 when it has

@@ -283,10 +283,12 @@ int check_codestream(const gdcm::DataSet &ds, const dicom_raw *out, char *why, s
 								bv->GetLength(), &cs) : 0;
 	if (rc < 0)
 		return snprintf(why, why_bytes, "%s code stream declares an empty image", cs.kind), -1;
-	if (rc == 1 && (cs.width > out->width || cs.height > out->height || cs.components > out->samples))
-		return snprintf(why, why_bytes, "%s code stream of %u x %u, %u component(s): larger than the "
-				"declared %u x %u, %u sample(s): refused before decoding", cs.kind, cs.width,
-				cs.height, cs.components, out->width, out->height, out->samples), -1;
+	if (rc == 1 && (cs.width > out->width || cs.height > out->height || cs.components > out->samples ||
+			cs.bits > out->bits_allocated))
+		return snprintf(why, why_bytes, "%s code stream of %u x %u, %u component(s) at %u bits: larger "
+				"than the declared %u x %u, %u sample(s) at %u bits: refused before decoding",
+				cs.kind, cs.width, cs.height, cs.components, cs.bits, out->width, out->height,
+				out->samples, out->bits_allocated), -1;
 	return 0;
 }
 
