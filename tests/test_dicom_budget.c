@@ -6,11 +6,15 @@
  * larger than the declared image, made from pydicom's own test files)
  * are each refused in one line within seconds; a reader stopped by its
  * memory limit (forced small through HVD_DICOM_READER_MIB) is reported as
- * such; pack's peak memory with --threads 1 and 2 stays below the
+ * such, and one killed by SIGKILL (as the system's OOM killer would) as
+ * killed, not as malformed; pack's peak memory with --threads 1 and 2 stays below the
  * documented bound.
  * What it does not do: the pixel pipeline's values (test_dicom.c).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +116,65 @@ static void test_reader_stopped_by_its_limit_is_reported_as_such(void)
 		  dicom_reader_peak_kib());
 }
 
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	const char *close_paren = strrchr(buf, ')');
+	int ppid = 0;
+	return close_paren && sscanf(close_paren, ") %*c %d", &ppid) == 1 ? (pid_t)ppid : 0;
+}
+
+/* Kills (SIGKILL) the first reader process seen: our server's
+ * grandchild. Runs until it did or *stop. */
+static void *kill_reader(void *arg)
+{
+	volatile int *stop = arg;
+	while (!*stop) {
+		DIR *d = opendir("/proc");
+		for (struct dirent *e = d ? readdir(d) : NULL; e; e = readdir(d)) {
+			pid_t pid = (pid_t)atoi(e->d_name);
+			pid_t watcher = pid > 0 ? parent_of(pid) : 0, server = watcher > 0 ? parent_of(watcher) : 0;
+			if (server > 0 && parent_of(server) == getpid() && kill(pid, SIGKILL) == 0) {
+				closedir(d);
+				*stop = 2;
+				return NULL;
+			}
+		}
+		if (d)
+			closedir(d);
+		usleep(5000);
+	}
+	return NULL;
+}
+
+static void test_reader_killed_is_not_called_malformed(void)
+{
+	if (!dicom_read_available())
+		SKIP("built without GDCM (WITH_GDCM)");
+	if (make_hostile() != 0)
+		return;
+	char err[1024] = "";
+	double s;
+	volatile int stop = 0;
+	pthread_t t;
+	CHECK(decode("short_pixels.dcm", err, sizeof(err), &s) == -1);   /* the server runs */
+	pthread_create(&t, NULL, kill_reader, (void *)&stop);
+	int rc = decode("deflate_bomb.dcm", err, sizeof(err), &s);   /* ~1 s of inflating */
+	int killed = stop == 2;
+	stop = 1;
+	pthread_join(t, NULL);
+	CHECK_MSG(killed, "no reader process seen while deflate_bomb.dcm was read (%.2f s): %s", s, err);
+	if (killed)
+		CHECK_MSG(rc == -1 && strstr(err, "the reader was killed (signal 9") && !strstr(err, "malformed"),
+			  "rc %d: %s", rc, err);
+}
+
 /* chexnet-data pack of dir at threads; pack's own peak RSS (wait4: the
  * reader server is not its waited-for child) and the readers' peak from
  * its output, in KiB. */
@@ -204,6 +267,7 @@ const struct test_case dicom_budget_tests[] = {
 	{ "hostile_files_are_refused_in_one_line_within_seconds",
 	  test_hostile_files_are_refused_in_one_line_within_seconds },
 	{ "reader_stopped_by_its_limit_is_reported_as_such", test_reader_stopped_by_its_limit_is_reported_as_such },
+	{ "reader_killed_is_not_called_malformed", test_reader_killed_is_not_called_malformed },
 	{ "pack_peak_memory_stays_below_the_bound", test_pack_peak_memory_stays_below_the_bound },
 	{ NULL, NULL },
 };
