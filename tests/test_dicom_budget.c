@@ -257,6 +257,9 @@ static void test_pack_peak_memory_stays_below_the_bound(void)
 		       threads, pack_kib / 1024.0, threads, reader_kib / 1024.0, total, bound);
 		CHECK_MSG(reader_kib / 1024.0 <= reader_bound, "--threads %d: a reader's peak %.1f MiB above %.1f MiB",
 			  threads, reader_kib / 1024.0, reader_bound);
+		CHECK_MSG(pack_kib / 1024.0 <= 64 + threads * (2 * f + 21 * p), "--threads %d: pack's own peak "
+			  "%.1f MiB above 64 MiB + T x (2 F + 21 P) = %.1f MiB", threads, pack_kib / 1024.0,
+			  64 + threads * (2 * f + 21 * p));
 		CHECK_MSG(total <= bound, "--threads %d: pack + readers %.1f MiB above the bound %.1f MiB", threads,
 			  total, bound);
 	}
