@@ -36,6 +36,7 @@ extern const struct test_case data_formats_tests[];
 extern const struct test_case data_loader_tests[];
 extern const struct test_case data_pack_tests[];
 extern const struct test_case dicom_tests[];
+extern const struct test_case dicom_budget_tests[];
 extern const struct test_case model_tests[];
 extern const struct test_case backend_loss_tests[];
 extern const struct test_case span_tests[];
@@ -163,6 +164,7 @@ static const struct test_group test_groups[] = {
 	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-pack", data_pack_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
+	{ "data-dicom-budget", dicom_budget_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "spank-topo-real", spank_topo_real_tests, TEST_NEEDS_NOTHING, 120, 0 },

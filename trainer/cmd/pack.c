@@ -1,5 +1,6 @@
 /* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
- * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]`
+ * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]
+ * [--max-pixels N]`
  * and `chexnet pack --data DIR --preview N PREVIEW_DIR` (data/pack/preview.c): options, progress line (images/s,
  * ETA) on stderr, summary on stdout. What it does not do: packing itself
  * (data/pack/pack.c).
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/args.h"
+#include "data/dicom/dicom_budget.h"
 #include "data/pack/pack.h"
 #include "data/pack/shard.h"
 #include "data/sets/view.h"
@@ -50,6 +52,7 @@ static int pack_usage(const char *why)
 {
 	fprintf(stderr, "chexnet: pack: %s\nusage: chexnet pack --data DIR --out DIR [--size 256] "
 		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...] [--skip-unreadable]\n"
+		"       [--max-pixels 67108864]\n"
 		"       chexnet pack --data DIR --preview N PREVIEW_DIR [--size 256] [--views ...]\n", why);
 	return 2;
 }
@@ -94,6 +97,11 @@ int cmd_pack(int argc, char **argv)
 			cfg.threads = (int)v;
 		else if (strcmp(opt, "--views") == 0 && data_views_parse(val, &cfg.views, err, sizeof(err)) == 0)
 			;
+		else if (strcmp(opt, "--max-pixels") == 0) {
+			if (data_arg_long(opt, val, (long)DICOM_MAX_PIXELS_LOWEST, (long)DICOM_MAX_PIXELS_HIGHEST, &v,
+					  err, sizeof(err)) != 0 || dicom_budget_set((uint64_t)v, err, sizeof(err)) != 0)
+				return fprintf(stderr, "%s\n", err), 2;
+		}
 		else if (strcmp(opt, "--val-fraction") == 0 &&
 			 data_arg_double(opt, val, 0, 0.99, &cfg.val_fraction, err, sizeof(err)) == 0)
 			;
@@ -123,6 +131,10 @@ int cmd_pack(int argc, char **argv)
 	if (res.other_modality)
 		printf("chexnet: note: %zu DICOM images are not CR, DX or DR (e.g. '%s'): packed as grayscale "
 		       "images, the model was made for chest X-rays\n", res.other_modality, res.other_example);
+	if (dicom_reader_peak_kib() > 0)
+		printf("chexnet: DICOM readers: peak RSS %.1f MiB (the largest of them); memory limit %ld MiB "
+		       "+ 2 x the file's size each\n", dicom_reader_peak_kib() / 1024.0,
+		       dicom_reader_limit_mib(0, err, sizeof(err)));
 	if (res.skipped)
 		printf("chexnet: skipped %zu unreadable images: their errors are in '%s/skipped.txt'\n",
 		       res.skipped, cfg.out_dir);
