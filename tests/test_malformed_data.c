@@ -79,7 +79,7 @@ static void test_index_txt_findings_are_refused(void)
 	index_case("size 8\nlabels train 0 0\n", "labels line");
 	index_case("size 8\nlabels train 0\n", "labels line");
 	snprintf(body, sizeof(body), "size 8\n%sextra 1\n", ok);
-	index_case(body, "line 6: line 'extra': expected 'shard', 'labels', 'pixels' or 'patient-key'");
+	index_case(body, "line 6: line 'extra': expected 'shard', 'labels', 'pixels', 'aspect' or 'patient-key'");
 	snprintf(body, sizeof(body), "size 8\npatient-key 00112233445566778899aabbccddeeff\n%s", ok);
 	index_case(body, NULL);
 	snprintf(body, sizeof(body), "size 8\npatient-key 0011\n%s", ok);

@@ -32,7 +32,7 @@ FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/sets/nih.c
 	trainer/base/siphash.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/pack/shard.c trainer/data/pack/shard_index.c \
-	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c
+	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c trainer/data/image/image_resize.c
 FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \
