@@ -260,17 +260,21 @@ static void test_generic_layout_with_quoted_path(void)
 	free(train);
 }
 
+/* Whole patients go to val, about the fraction asked of them (1000
+ * patients, 10%: 100 expected, sd 9.5), order kept, none in both. */
 static void test_patient_split_has_no_shared_patient(void)
 {
+	static const uint8_t key[16] = "0123456789abcde";
 	struct data_list train = { 0 }, val = { 0 };
-	for (uint32_t i = 0; i < 1000; i++) {
+	for (uint32_t i = 0; i < 3000; i++) {
 		struct data_entry *e = data_list_push(&train);
 		snprintf(e->name, sizeof(e->name), "%08u_%03u.png", i / 3, i % 3);
 		e->patient = i / 3;
 	}
-	CHECK_INT(data_split_by_patient(&train, &val, 0.1), 0);
-	CHECK_INT(train.count + val.count, 1000);
-	CHECK(val.count >= 100 && val.count <= 103);
+	CHECK_INT(data_split_by_patient(&train, &val, key, 0.1), 0);
+	CHECK_INT(train.count + val.count, 3000);
+	CHECK_MSG(val.count % 3 == 0 && val.count >= 3 * 60 && val.count <= 3 * 140, "val %zu",
+		  val.count);
 	for (size_t i = 0; i < val.count; i++)
 		for (size_t j = 0; j < train.count; j++)
 			if (val.items[i].patient == train.items[j].patient) {
@@ -282,14 +286,41 @@ static void test_patient_split_has_no_shared_patient(void)
 		CHECK(strcmp(train.items[i - 1].name, train.items[i].name) < 0);
 	data_list_free(&train);
 	data_list_free(&val);
-	/* one image per patient: val holds exactly the fraction asked */
+}
+
+/* A patient's split is a function of its id and the key: splitting all
+ * 1000 patients, then only the odd ones, then them with 500 new ones,
+ * puts every patient on the same side each time; another key gives
+ * another split. */
+static void test_patient_split_depends_on_id_and_key_only(void)
+{
+	static const uint8_t key[16] = "0123456789abcde", other[16] = "fedcba987654321";
+	static unsigned char side[1500];
+	int moved = 0, differs = 0;
+	for (int round = 0; round < 3; round++) {
+		struct data_list train = { 0 }, val = { 0 };
+		for (uint32_t i = 0; i < 1500; i++)
+			if ((round == 0 && i < 1000) || (round > 0 && i % 2) || (round == 2 && i >= 1000))
+				data_list_push(&train)->patient = i;
+		CHECK_INT(data_split_by_patient(&train, &val, key, 0.2), 0);
+		for (size_t k = 0; k < val.count; k++) {
+			uint32_t id = val.items[k].patient;
+			moved += round > 0 && id < 1000 && side[id] != 1;
+			side[id] = 1;
+		}
+		for (size_t k = 0; k < train.count; k++) {
+			uint32_t id = train.items[k].patient;
+			moved += round > 0 && id < 1000 && side[id] != 2;
+			side[id] = 2;
+		}
+		data_list_free(&train);
+		data_list_free(&val);
+	}
 	for (uint32_t i = 0; i < 1000; i++)
-		data_list_push(&train)->patient = i;
-	CHECK_INT(data_split_by_patient(&train, &val, 0.1), 0);
-	CHECK_INT(val.count, 100);
-	CHECK_INT(train.count, 900);
-	data_list_free(&train);
-	data_list_free(&val);
+		differs += data_split_is_val(other, i, 0.2) != (side[i] == 1);
+	CHECK_INT(moved, 0);
+	CHECK_MSG(differs > 100, "another key moved only %d of 1000 patients", differs);
+	CHECK_INT(data_split_is_val(key, 7, 0), 0);
 }
 
 static void test_real_pngs_decode_to_512(void)
@@ -696,6 +727,7 @@ const struct test_case data_formats_tests[] = {
 	{ "nih_lists_and_rows_are_checked", test_nih_lists_and_rows_are_checked },
 	{ "generic_layout_with_quoted_path", test_generic_layout_with_quoted_path },
 	{ "patient_split_has_no_shared_patient", test_patient_split_has_no_shared_patient },
+	{ "patient_split_depends_on_id_and_key_only", test_patient_split_depends_on_id_and_key_only },
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },
 	{ "png_every_color_type_to_gray", test_png_every_color_type_to_gray },
 	{ "png_low_bit_depths_and_palette", test_png_low_bit_depths_and_palette },

@@ -27,7 +27,7 @@ else
 FUZZ_DICOM_OBJ := trainer/data/dicom/dicom_none.c $(FUZZ_DICOM_PURE)
 endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/sets/nih.c trainer/data/sets/generic.c \
-	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
+	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/split_key.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
 	trainer/data/pack/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/sets/patient.c trainer/data/sets/view.c \
 	trainer/base/siphash.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c

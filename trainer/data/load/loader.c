@@ -218,9 +218,11 @@ static int plan_start(struct data_loader *dl, char *err, size_t err_bytes)
 	const char *why = NULL;
 	if (data_plan_init(&dl->plan, dl->src.count, c->world_size, c->batch, c->accumulation,
 			   c->split == DATA_TRAIN, &why) != 0) {
-		snprintf(err, err_bytes, "chexnet: loader: '%s' %s split (%zu records): %s", c->dir,
+		snprintf(err, err_bytes, "chexnet: loader: '%s' %s split (%zu records): %s%s", c->dir,
 			 c->split == DATA_TRAIN ? "train" : c->split == DATA_VAL ? "val" : "test",
-			 dl->src.count, why);
+			 dl->src.count, why, c->split == DATA_VAL && !dl->src.count ? " (val holds the "
+			 "patients whose keyed hash is below the val fraction: with few patients it can "
+			 "be empty; raise --val-fraction when packing, or give a val list)" : "");
 		return -1;
 	}
 	/* compared before multiplying: a huge start step must not wrap around */

@@ -354,7 +354,7 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 	int log_rc = finish_skip_log(cfg, skip_log, res->skipped, err, err_bytes);
 	skip_log = NULL;
 	if (log_rc != 0 || shard_index_write(cfg->out_dir, cfg->size, plan, count, counts,
-					     set->dicom_images ? set->patient_key : NULL, err, err_bytes) != 0)
+					     set->patient_key, err, err_bytes) != 0)
 		goto out;
 	size_t total = set->split[0].count + set->split[1].count + set->split[2].count;
 	for (int s = 0; s < 3; s++)

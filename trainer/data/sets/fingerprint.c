@@ -12,7 +12,7 @@
 static const char *const files[] = {
 	"index.txt", "Data_Entry_2017_v2020.csv", "Data_Entry_2017.csv",
 	"Data_Entry_2017_v2020.csv.gz", "Data_Entry_2017.csv.gz", "train_val_list.txt",
-	"test_list.txt", "train.csv", "val.csv", "test.csv", NULL,
+	"test_list.txt", "train.csv", "val.csv", "test.csv", "chexnet-key.txt", NULL,
 };
 
 /* Adds name, size and bytes of dir/name; 1 added, 0 absent, -1 error. */
