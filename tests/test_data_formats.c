@@ -686,6 +686,39 @@ static void test_area_resize_exact_values(void)
 	CHECK_INT(crop[2], 56);
 }
 
+/* A 2:1 image (8x4, white) padded to a square is centred
+ * between black bars, never stretched (squash fills the square); a
+ * square image is resized exactly as before; odd margins keep the floor
+ * offset (a 3x1 bar lands on the middle row of 3). */
+static void test_pad_to_square_keeps_the_aspect(void)
+{
+	uint8_t wide[32], out[16], tall[16], bar[3] = { 200, 200, 200 }, three[9], same[16];
+	memset(wide, 255, sizeof(wide));
+	image_resize_square(wide, 8, 4, IMAGE_ASPECT_PAD, out, 4);
+	for (int x = 0; x < 4; x++) {
+		CHECK_INT(out[x], 0);          /* rows 0 and 3: the padding */
+		CHECK_INT(out[4 + x], 255);    /* rows 1 and 2: the image */
+		CHECK_INT(out[8 + x], 255);
+		CHECK_INT(out[12 + x], 0);
+	}
+	image_resize_square(wide, 4, 8, IMAGE_ASPECT_PAD, tall, 4);
+	for (int y = 0; y < 4; y++)
+		CHECK(tall[y * 4] == 0 && tall[y * 4 + 1] == 255 && tall[y * 4 + 2] == 255 &&
+		      tall[y * 4 + 3] == 0);
+	image_resize_square(wide, 8, 4, IMAGE_ASPECT_SQUASH, out, 4);
+	for (int i = 0; i < 16; i++)
+		CHECK_INT(out[i], 255);
+	image_resize_square(bar, 3, 1, IMAGE_ASPECT_PAD, three, 3);
+	CHECK(three[0] == 0 && three[3] == 200 && three[5] == 200 && three[8] == 0);
+	const uint8_t src[16] = { 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60 };
+	uint8_t ref[9];
+	image_resize_square(src, 4, 4, IMAGE_ASPECT_PAD, three, 3);
+	image_resize_area(src, 4, 4, ref, 3, 3);
+	CHECK(memcmp(three, ref, 9) == 0);
+	image_resize_square(src, 4, 4, IMAGE_ASPECT_PAD, same, 4);
+	CHECK(memcmp(src, same, 16) == 0);
+}
+
 static void test_shard_codecs_and_bad_crc(void)
 {
 	enum { S = 8 };
@@ -728,6 +761,7 @@ const struct test_case data_formats_tests[] = {
 	{ "generic_layout_with_quoted_path", test_generic_layout_with_quoted_path },
 	{ "patient_split_has_no_shared_patient", test_patient_split_has_no_shared_patient },
 	{ "patient_split_depends_on_id_and_key_only", test_patient_split_depends_on_id_and_key_only },
+	{ "pad_to_square_keeps_the_aspect", test_pad_to_square_keeps_the_aspect },
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },
 	{ "png_every_color_type_to_gray", test_png_every_color_type_to_gray },
 	{ "png_low_bit_depths_and_palette", test_png_low_bit_depths_and_palette },
