@@ -28,7 +28,7 @@ static const struct {
 	{ "pixels", F, "--data", 0 },
 	{ "aspect", F, "--data", 0 },
 	{ "crop", F, "--size", 0 },
-	{ "normalise", M, "the build", 0 },
+	{ "normalise", F, "the build", 0 },
 	{ "batch", F, "--batch", 1 },
 	{ "ranks", F, "the rank count", 1 },
 	{ "accumulate", F, "--accumulate", 1 },
