@@ -350,6 +350,15 @@ static void test_pack_and_folder_give_one_view(void)
 			  "%.400s\n%.400s", pk, a.out, b.out);
 		test_proc_free(&a);
 		test_proc_free(&b);
+		/* the other pack cannot give this view exactly: said */
+		snprintf(args, sizeof(args), "eval --bootstrap 0 --checkpoint %s/last --data pk%d "
+			 "--threads 1", run, sides[1 - k]);
+		chexnet(args, &a, 120);
+		CHECK_MSG(a.exit_code == 0, "%.600s", a.err);
+		snprintf(pk, sizeof(pk), "area-resized to %d", sides[k]);
+		CHECK_CONTAINS(a.err, pk);
+		test_proc_free(&a);
+		snprintf(pk, sizeof(pk), "pk%d", sides[k]);
 		pack = tmp_path(pk);
 		recs = test_path(test_tmpdir(), run);
 		char dir[4400];
