@@ -24,6 +24,7 @@
 #include "data/load/loader.h"
 #include "cmd/plot_png.h"
 #include "eval/thresholds_file.h"
+#include "train/safetensors.h"
 
 #define OPTS "--size 32 --seed 7 --batch 8 --threads 1"
 #define DATA "--synthetic --synthetic-images 48"
@@ -315,6 +316,33 @@ static int predict_numbers(const char *args, double *probs, int max)
 	return n;
 }
 
+/* run/last's weights and metadata without setting.aspect and
+ * setting.normalise, as a checkpoint written before the view was
+ * recorded (it had size and stored_size), in DIR/model.safetensors. */
+static int strip_view(const char *run, const char *dir)
+{
+	char from[4400], to[4400];
+	struct trainer_error err = { "" };
+	struct st_file f;
+	struct st_meta keep[64];
+	int n = 0;
+
+	snprintf(from, sizeof(from), "%s/%s/last/model.safetensors", test_tmpdir(), run);
+	snprintf(to, sizeof(to), "mkdir -p '%s/%s'", test_tmpdir(), dir);
+	CHECK(system(to) == 0);
+	snprintf(to, sizeof(to), "%s/%s/model.safetensors", test_tmpdir(), dir);
+	CHECK_MSG(st_read(from, &f, &err) == 0, "%s", err.msg);
+	if (err.msg[0])
+		return -1;
+	for (int i = 0; i < f.meta_count && n < 64; i++)
+		if (strcmp(f.meta[i].key, "setting.aspect") && strcmp(f.meta[i].key, "setting.normalise"))
+			keep[n++] = f.meta[i];
+	int rc = st_write(to, f.tensors, f.count, keep, n, &err);
+	CHECK_MSG(rc == 0, "%s", err.msg);
+	st_free(&f);
+	return rc;
+}
+
 /* One view everywhere: a checkpoint trained on a pack at the training
  * size (32) and one trained on a larger pack (40, random crops of 32)
  * evaluate the test split identically (every number of eval --json) from
@@ -387,6 +415,19 @@ static void test_pack_and_folder_give_one_view(void)
 		free(pack);
 		free(recs);
 	}
+	/* a checkpoint recording no view: the older rule (the folder at 8/7,
+	 * centre crop), said in one line: other numbers than the pack's */
+	struct test_proc a, b;
+	if (strip_view("r32", "legacy"))
+		return;
+	chexnet("eval --json --bootstrap 0 --checkpoint legacy --data syn --threads 1", &a, 120);
+	chexnet("eval --json --bootstrap 0 --checkpoint legacy --data pk32 --threads 1", &b, 120);
+	CHECK_MSG(a.exit_code == 0 && b.exit_code == 0, "%.600s %.600s", a.err, b.err);
+	CHECK_CONTAINS(a.err, "records no image view (written before views were): images are "
+		       "area-resized to 8/7 of 32 px");
+	CHECK_MSG(strcmp(a.out, b.out) != 0, "the older rule gave the pack's numbers");
+	test_proc_free(&a);
+	test_proc_free(&b);
 }
 
 /* A PNG of the expected size that is not blank; *hash: a checksum. */
