@@ -52,7 +52,9 @@ static int read_key(const char *path, uint8_t key[16], char *err, size_t err_byt
 static int write_key(const char *path, const uint8_t key[16], char *err, size_t err_bytes)
 {
 	char tmp[4300], hex[33];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	/* pid and key bytes: makers on two hosts of a shared folder differ */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%02x%02x%02x%02x", path, (long)getpid(), key[0], key[1],
+		 key[2], key[3]);
 	data_key_hex(key, hex);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
