@@ -10,6 +10,7 @@
 #include <string.h>
 #include <turbojpeg.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "base/crc32c.h"
@@ -17,7 +18,9 @@
 #include "data/sets/labels.h"
 #include "data/sets/set.h"
 #include "data/pack/shard.h"
+#include "data/sets/fingerprint.h"
 #include "data/sets/split.h"
+#include "data/sets/split_key.h"
 #include "data/synth/synth.h"
 #include "data/codec/image_decode.h"
 #include "data/codec/image_encode.h"
@@ -686,6 +689,32 @@ static void test_area_resize_exact_values(void)
 	CHECK_INT(crop[2], 56);
 }
 
+/* A folder's fingerprint covers its key, made by the first fingerprint
+ * (before the loader opens the set), so a resume sees the first run's;
+ * a new key (a new split) is a new fingerprint; a pack's is its index. */
+static void test_fingerprint_covers_the_key(void)
+{
+	char a[64], b[64], c[64], err[1024] = "", path[4300];
+	char *dir = test_path(test_tmpdir(), "fp");
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/train.csv", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("path\n", f);
+	fclose(f);
+	CHECK_MSG(data_fingerprint(dir, a, sizeof(a), err, sizeof(err)) == 0, "%s", err);
+	snprintf(path, sizeof(path), "%s/%s", dir, DATA_KEY_FILE);
+	CHECK_MSG(access(path, F_OK) == 0, "no key made by the fingerprint");
+	CHECK_MSG(data_fingerprint(dir, b, sizeof(b), err, sizeof(err)) == 0, "%s", err);
+	CHECK_STR(a, b);
+	unlink(path);
+	CHECK_MSG(data_fingerprint(dir, c, sizeof(c), err, sizeof(err)) == 0, "%s", err);
+	CHECK_MSG(strcmp(a, c) != 0, "a new key kept the fingerprint %s", a);
+	free(dir);
+}
+
 /* A 2:1 image (8x4, white) padded to a square is centred
  * between black bars, never stretched (squash fills the square); a
  * square image is resized exactly as before; odd margins keep the floor
@@ -762,6 +791,7 @@ const struct test_case data_formats_tests[] = {
 	{ "patient_split_has_no_shared_patient", test_patient_split_has_no_shared_patient },
 	{ "patient_split_depends_on_id_and_key_only", test_patient_split_depends_on_id_and_key_only },
 	{ "pad_to_square_keeps_the_aspect", test_pad_to_square_keeps_the_aspect },
+	{ "fingerprint_covers_the_key", test_fingerprint_covers_the_key },
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },
 	{ "png_every_color_type_to_gray", test_png_every_color_type_to_gray },
 	{ "png_low_bit_depths_and_palette", test_png_low_bit_depths_and_palette },
