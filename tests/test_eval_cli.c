@@ -316,10 +316,11 @@ static int predict_numbers(const char *args, double *probs, int max)
 	return n;
 }
 
-/* run/last's weights and metadata without setting.aspect and
- * setting.normalise, as a checkpoint written before the view was
- * recorded (it had size and stored_size), in DIR/model.safetensors. */
-static int strip_view(const char *run, const char *dir)
+/* run/last's weights and metadata in DIR/model.safetensors: without
+ * setting.aspect and setting.normalise (a checkpoint written before the
+ * view was recorded had size and stored_size) or, given pixels, with
+ * that as setting.pixels. */
+static int strip_view(const char *run, const char *dir, const char *pixels)
 {
 	char from[4400], to[4400];
 	struct trainer_error err = { "" };
@@ -334,9 +335,13 @@ static int strip_view(const char *run, const char *dir)
 	CHECK_MSG(st_read(from, &f, &err) == 0, "%s", err.msg);
 	if (err.msg[0])
 		return -1;
-	for (int i = 0; i < f.meta_count && n < 64; i++)
-		if (strcmp(f.meta[i].key, "setting.aspect") && strcmp(f.meta[i].key, "setting.normalise"))
+	for (int i = 0; i < f.meta_count && n < 64; i++) {
+		if (pixels && !strcmp(f.meta[i].key, "setting.pixels"))
+			keep[n++] = (struct st_meta){ f.meta[i].key, pixels };
+		else if (pixels || (strcmp(f.meta[i].key, "setting.aspect") &&
+				    strcmp(f.meta[i].key, "setting.normalise")))
 			keep[n++] = f.meta[i];
+	}
 	int rc = st_write(to, f.tensors, f.count, keep, n, &err);
 	CHECK_MSG(rc == 0, "%s", err.msg);
 	st_free(&f);
@@ -418,7 +423,7 @@ static void test_pack_and_folder_give_one_view(void)
 	/* a checkpoint recording no view: the older rule (the folder at 8/7,
 	 * centre crop), said in one line: other numbers than the pack's */
 	struct test_proc a, b;
-	if (strip_view("r32", "legacy"))
+	if (strip_view("r32", "legacy", NULL) || strip_view("r32", "oldpixels", "png16=high-byte"))
 		return;
 	chexnet("eval --json --bootstrap 0 --checkpoint legacy --data syn --threads 1", &a, 120);
 	chexnet("eval --json --bootstrap 0 --checkpoint legacy --data pk32 --threads 1", &b, 120);
@@ -426,6 +431,13 @@ static void test_pack_and_folder_give_one_view(void)
 	CHECK_CONTAINS(a.err, "records no image view (written before views were): images are "
 		       "area-resized to 8/7 of 32 px");
 	CHECK_MSG(strcmp(a.out, b.out) != 0, "the older rule gave the pack's numbers");
+	test_proc_free(&a);
+	test_proc_free(&b);
+	/* another 8-bit rule than this build's: said for files, not a pack */
+	chexnet("eval --bootstrap 0 --checkpoint oldpixels --data syn --threads 1", &a, 120);
+	chexnet("eval --bootstrap 0 --checkpoint oldpixels --data pk32 --threads 1", &b, 120);
+	CHECK_CONTAINS(a.err, "saw images made 8-bit by 'png16=high-byte'; this build decodes");
+	CHECK(!strstr(b.err, "made 8-bit by"));
 	test_proc_free(&a);
 	test_proc_free(&b);
 }

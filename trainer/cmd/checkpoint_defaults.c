@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/checkpoint_defaults.h"
+#include "data/codec/image_decode.h"
 #include "data/pack/shard_index_read.h"
 #include "model/input_norm.h"
 #include "train/checkpoint_settings.h"
@@ -56,6 +57,12 @@ static int view_defaults(struct cli_options *o, const struct run_settings *s, lo
 		return 1;
 	}
 	o->aspect = a;
+	const char *pixels = run_settings_get(s, "pixels");
+	int from_files = !o->data || !shard_dir_is_pack(o->data);
+	if (from_files && pixels && strcmp(pixels, "synthetic") && strcmp(pixels, IMAGE_PIXEL_RULE))
+		fprintf(stderr, "chexnet: %s: note: the checkpoint '%s' saw images made 8-bit by '%s'; "
+			"this build decodes files by '%s' (DATA.md)\n", o->command, o->checkpoint,
+			pixels, IMAGE_PIXEL_RULE);
 	if (o->size == trained)   /* another --size: that size's own stored side */
 		o->stored_size = strtol(stored, NULL, 10);
 	return 0;

@@ -6,7 +6,9 @@
  * the normalisation: a folder's images are replayed through exactly it;
  * a pack at another size or aspect is used with a note. A checkpoint
  * recording no view (older) keeps the older rule (8/7 of the size, a
- * pack's own size, squashed) with a one-line note.
+ * pack's own size, squashed) with a one-line note; one whose images
+ * became 8 bits by another rule than this build decodes files by gets a
+ * note when files are read (a pack keeps its own rule).
  * A --model that contradicts the checkpoint is an error naming both; a
  * different --size is allowed with a note (a checkpoint written before
  * settings were recorded keeps the --size default, a file without "model"
