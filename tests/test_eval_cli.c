@@ -235,10 +235,10 @@ static void test_predict_marks_findings_by_thresholds(void)
 
 /* syn: a generated NIH-layout folder whose first test image is cut to
  * 48 x 30 (not square); pk32 and pk40: packs of it at 32 and 40 px. */
-static int make_view_data(char *test_image, size_t len)
+static int make_view_data(void)
 {
 	struct test_proc p;
-	char path[4400], e[256];
+	char path[4400], e[256], test_image[160];
 	struct image img = { 0 };
 
 	chexnet("synth --out syn --count 40 --size 48 --seed 3", &p, 120);
@@ -262,7 +262,6 @@ static int make_view_data(char *test_image, size_t len)
 	chexnet("pack --data syn --out pk40 --size 40 --threads 1", &p, 120);
 	CHECK_MSG(p.exit_code == 0, "pack: %.600s", p.err);
 	test_proc_free(&p);
-	(void)len;
 	return 0;
 }
 
@@ -358,10 +357,10 @@ static int strip_view(const char *run, const char *dir, const char *pixels)
  * to 8/7 of 32 and cropped: other numbers. */
 static void test_pack_and_folder_give_one_view(void)
 {
-	char first[160], args[8192];
+	char args[8192];
 	static const int sides[2] = { 32, 40 };
 
-	if (make_view_data(first, sizeof(first)))
+	if (make_view_data())
 		return;
 	for (int k = 0; k < 2; k++) {
 		struct test_proc a, b;
