@@ -210,6 +210,9 @@ def write_set(folder, rows, patient_column):
         ds.save_as(os.path.join(folder, "images", name), enforce_file_format=True)
         cells = ["images/" + name] + [str(v) for v in labels]
         files[split].append(",".join(cells + ([str(csv_patient)] if patient_column else [])))
+    # the set's key (trainer/data/sets/split_key.h), fixed: the same split every run
+    with open(os.path.join(folder, "chexnet-key.txt"), "w") as f:
+        f.write("00112233445566778899aabbccddeeff\n")
     for split, lines in files.items():
         with open(os.path.join(folder, split + ".csv"), "w") as f:
             f.write("path," + CLASSES + (",patient" if patient_column else "") + "\n")

@@ -9,7 +9,7 @@ DATA_SRCS := trainer/base/crc32c.c trainer/base/classes.c trainer/base/clock.c \
 	trainer/data/codec/image_decode.c trainer/data/codec/image_encode.c \
 	trainer/data/sets/labels.c trainer/data/sets/csv.c trainer/data/sets/gzip_end.c \
 	trainer/data/sets/list.c trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/nih.c \
-	trainer/data/sets/generic.c trainer/data/sets/split.c trainer/data/sets/path_check.c \
+	trainer/data/sets/generic.c trainer/data/sets/split.c trainer/data/sets/split_key.c trainer/data/sets/path_check.c \
 	trainer/data/sets/patient.c trainer/data/sets/view.c trainer/data/sets/fingerprint.c \
 	trainer/data/synth/synth.c trainer/data/synth/synth_draw.c \
 	trainer/data/pack/pack.c trainer/data/pack/shard.c trainer/data/pack/shard_index.c \

@@ -27,12 +27,12 @@ else
 FUZZ_DICOM_OBJ := trainer/data/dicom/dicom_none.c $(FUZZ_DICOM_PURE)
 endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/sets/nih.c trainer/data/sets/generic.c \
-	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
+	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/split_key.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
 	trainer/data/pack/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/sets/patient.c trainer/data/sets/view.c \
 	trainer/base/siphash.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/pack/shard.c trainer/data/pack/shard_index.c \
-	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c
+	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c trainer/data/image/image_resize.c
 FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \

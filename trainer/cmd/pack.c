@@ -35,16 +35,25 @@ static void print_progress(void *ctx, size_t done, size_t total, double seconds)
 		fputc('\n', stderr);
 }
 
+/* The aspect rule, said whenever it changed an image. */
+static void note_padded(size_t padded, const char *what)
+{
+	if (padded)
+		printf("chexnet: note: %zu images %s were not square: padded to a square with black "
+		       "bars (centred, never cropped or stretched)\n", padded, what);
+}
+
 static int run_preview(const struct pack_config *cfg, size_t n, const char *dir)
 {
 	char err[2048];
-	size_t written = 0;
-	if (data_pack_preview(cfg, n, dir, &written, err, sizeof(err)) != 0) {
+	size_t written = 0, padded = 0;
+	if (data_pack_preview(cfg, n, dir, &written, &padded, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	printf("chexnet: wrote %zu preview images of '%s' at %dx%d to '%s'\n", written, cfg->data_dir,
 	       cfg->size, cfg->size, dir);
+	note_padded(padded, "written");
 	return 0;
 }
 
@@ -128,6 +137,7 @@ int cmd_pack(int argc, char **argv)
 	       "(%d kept from a previous run) in '%s': %.1f s, %.0f images/s\n", total, res.records[0],
 	       res.records[1], res.records[2], cfg.size, cfg.size, res.shards, res.kept, cfg.out_dir,
 	       res.seconds, res.seconds > 0 ? (double)total / res.seconds : 0);
+	note_padded(res.padded, "decoded");
 	if (res.other_modality)
 		printf("chexnet: note: %zu DICOM images are not CR, DX or DR (e.g. '%s'): packed as grayscale "
 		       "images, the model was made for chest X-rays\n", res.other_modality, res.other_example);
