@@ -24,6 +24,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 fail() { echo "gpu_vs_torch.sh: $*" >&2; exit 2; }
 
+# PyTorch runs with the node's libraries, never the bundle's Debian ones.
+if [ -n "${LD_LIBRARY_PATH+set}" ]; then
+	node_env=(env LD_LIBRARY_PATH="$LD_LIBRARY_PATH")
+else
+	node_env=(env -u LD_LIBRARY_PATH)
+fi
 if [ "${1:-}" = --prefix ]; then
 	env_lines=$("$top/tests/gpu/prefix_env.sh" "${2:?--prefix BUNDLE}") || exit 2
 	eval "$env_lines"
@@ -42,7 +48,7 @@ py=${PYTHON:-python3}
 command -v nvidia-smi > /dev/null || fail "nvidia-smi: not on PATH: no NVIDIA GPU here"
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader -i 0 2> /dev/null) ||
 	fail "nvidia-smi: no GPU 0"
-torch=$("$py" -c 'import torch, torchvision; print(torch.__version__, "cuDNN", torch.backends.cudnn.version())' 2>&1) ||
+torch=$("${node_env[@]}" "$py" -c 'import torch, torchvision; print(torch.__version__, "cuDNN", torch.backends.cudnn.version())' 2>&1) ||
 	fail "$py: torch/torchvision not importable: ${torch##*$'\n'}"
 
 used() { nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -i 0; }
@@ -81,7 +87,7 @@ for b in $batches; do
 			c=failed cm=-
 			echo "# chexnet b$b $p: $(grep -m1 -i 'error\|chexnet:' "$tmp/c")" >&2
 		fi
-		if mem=$(measure "$tmp/t" "$py" "$here/vs_pytorch/torch_gpu_step.py" eager "$p" "$b" "$size" "$steps"); then
+		if mem=$(measure "$tmp/t" "${node_env[@]}" "$py" "$here/vs_pytorch/torch_gpu_step.py" eager "$p" "$b" "$size" "$steps"); then
 			read -r _ _ _ _ _ t ta < "$tmp/t"
 			tm=$mem
 		else
@@ -90,7 +96,7 @@ for b in $batches; do
 		fi
 		k=- km=- kr=-
 		if [[ " $compile " == *" $b:$p "* ]]; then
-			if mem=$(measure "$tmp/k" "$py" "$here/vs_pytorch/torch_gpu_step.py" compile "$p" "$b" "$size" "$steps"); then
+			if mem=$(measure "$tmp/k" "${node_env[@]}" "$py" "$here/vs_pytorch/torch_gpu_step.py" compile "$p" "$b" "$size" "$steps"); then
 				read -r _ _ _ _ _ k _ < "$tmp/k"
 				km=$mem
 				kr=$(awk -v c="$c" -v k="$k" 'BEGIN { if (c + 0 > 0 && k + 0 > 0) printf "%.2fx", c / k; else print "-" }')
