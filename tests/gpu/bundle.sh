@@ -79,10 +79,10 @@ dir=$1
 
 archs=${CUDA_ARCHS:-90}
 if [ "$emu" = 1 ]; then
-	build=build-bundle-emu
+	build='build-bundle-emu'
 	args=(B="$build" GPU_EMU=1 WITH_DNNL=0 WITH_CUDA=1 WITH_CUDNN=1 WITH_CUBLAS=1 WITH_NCCL=1)
 else
-	build=build-bundle
+	build='build-bundle'
 	args=(B="$build" CUDA_ARCHS="$archs" WITH_DNNL=0 WITH_CUDA=1 WITH_CUDNN=1 WITH_CUBLAS=1 WITH_NCCL=1)
 fi
 echo "== build: make ${args[*]}"

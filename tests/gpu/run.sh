@@ -26,10 +26,9 @@
 # when gpu-layers skipped (no usable device: nothing was shown).
 set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
-src=$(pwd)
 fail() { echo "run.sh: $*" >&2; exit 1; }
 
-prefix= build= list=0 bench=1 only=()
+prefix='' build='' list=0 bench=1 only=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--prefix) prefix=${2:?--prefix DIR}; shift ;;
