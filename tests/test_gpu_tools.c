@@ -48,11 +48,12 @@ static void test_run_sh_refuses_a_selection_of_nothing(void)
 	char cmd[4200];
 	struct test_proc p;
 
-	snprintf(cmd, sizeof(cmd), "tests/gpu/run.sh --build '%s' --list --only 'slurm-e2e gpu_train'",
+	/* the old run.sh's 'slurm-e2e gpu_train', in a group every build has */
+	snprintf(cmd, sizeof(cmd), "tests/gpu/run.sh --build '%s' --list --only 'trainer-loss gpu_train'",
 		 test_build_dir());
 	script(cmd, &p);
 	CHECK_INT(p.exit_code, 1);
-	CHECK_CONTAINS(p.err, "run.sh: selection 'slurm-e2e gpu_train': the selection matches no case");
+	CHECK_CONTAINS(p.err, "run.sh: selection 'trainer-loss gpu_train': the selection matches no case");
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "tests/gpu/run.sh --build '%s' --only gpu-layer", test_build_dir());
 	script(cmd, &p);
