@@ -96,6 +96,7 @@ const char *cpu_isa_cap_redundant(const char *env);
 extern const struct test_case gpu_unit_tests[];
 extern const struct test_case gpu_audit_tests[];
 extern const struct test_case gpu_train_tests[];
+extern const struct test_case gpu_tools_tests[];
 #ifdef HAVE_GPU_BACKEND
 extern const struct test_case gpu_ops_tests[];
 extern const struct test_case gpu_emu_tests[];
@@ -154,6 +155,7 @@ static const struct test_group test_groups[] = {
 	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-audit", gpu_audit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-train", gpu_train_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "gpu-tools", gpu_tools_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HAVE_GPU_BACKEND
 	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-emu", gpu_emu_tests, TEST_NEEDS_NOTHING, 120, 0 },

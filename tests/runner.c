@@ -7,7 +7,10 @@
  * tests/slurm cluster before the first group that needs it and always tears
  * it down. Exits non-zero iff a case failed.
  *
- * Usage: hvdtest [-l] [-g GROUP]... [SUBSTRING]...
+ * Usage: hvdtest [-l] [-g GROUP | -G GROUP]... [SUBSTRING]...
+ * -g selects the groups whose name starts with GROUP (its ISA-capped
+ * variants too), -G that group alone; -l lists the selected cases
+ * instead of running them. A selection that matches no case is an error.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -659,18 +662,52 @@ static int wanted(const char *name, int argc, char **argv, int first)
 }
 
 /* -g NAME selects the groups whose name starts with NAME; hidden groups
- * only by their exact name. */
+ * only by their exact name. -G NAME is kept as "=NAME": that group alone. */
 static int group_selected(const struct test_group *g, const char **groups, int ngroups)
 {
 	if (ngroups == 0)
 		return !g->hidden;
 	for (int i = 0; i < ngroups; i++) {
+		if (groups[i][0] == '=') {
+			if (strcmp(g->name, groups[i] + 1) == 0)
+				return 1;
+			continue;
+		}
 		if (strcmp(g->name, groups[i]) == 0)
 			return 1;
 		if (!g->hidden && strncmp(g->name, groups[i], strlen(groups[i])) == 0)
 			return 1;
 	}
 	return 0;
+}
+
+static int group_named(const char *name)
+{
+	for (int gi = 0; test_groups[gi].name; gi++)
+		if (strcmp(test_groups[gi].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static int case_selected(const struct test_group *g, int i, int argc, char **argv, int first);
+
+/* How many cases the selection runs; with print, list them. */
+static int selected_cases(const char **groups, int ngroups, int argc, char **argv, int first,
+			  int print)
+{
+	int n = 0;
+	for (int gi = 0; test_groups[gi].name; gi++) {
+		if (!group_selected(&test_groups[gi], groups, ngroups))
+			continue;
+		for (int i = 0; test_groups[gi].cases[i].name; i++) {
+			if (!case_selected(&test_groups[gi], i, argc, argv, first))
+				continue;
+			n++;
+			if (print)
+				printf("%s %s\n", test_groups[gi].name, test_groups[gi].cases[i].name);
+		}
+	}
+	return n;
 }
 
 static int last_cluster_group(const char **groups, int ngroups)
@@ -927,26 +964,35 @@ static void remove_root(void)
 int main(int argc, char **argv)
 {
 	const char *groups[64];
+	char exact[64][128];
 	int ngroups = 0, list = 0, first = 1;
 	for (; first < argc; first++) {
 		if (strcmp(argv[first], "-l") == 0) {
 			list = 1;
 		} else if (strcmp(argv[first], "-g") == 0 && first + 1 < argc && ngroups < 64) {
 			groups[ngroups++] = argv[++first];
+		} else if (strcmp(argv[first], "-G") == 0 && first + 1 < argc && ngroups < 64) {
+			if (!group_named(argv[++first])) {
+				fprintf(stderr, "hvdtest: -G '%s': no such group (hvdtest -l)\n", argv[first]);
+				return 2;
+			}
+			snprintf(exact[ngroups], sizeof(exact[ngroups]), "=%s", argv[first]);
+			groups[ngroups] = exact[ngroups];
+			ngroups++;
 		} else if (argv[first][0] == '-') {
-			fprintf(stderr, "hvdtest: unknown option: '%s': usage: hvdtest [-l] [-g GROUP]... [SUBSTRING]...\n",
-				argv[first]);
+			fprintf(stderr, "hvdtest: unknown option: '%s': usage: hvdtest [-l] [-g GROUP | -G GROUP]... "
+				"[SUBSTRING]...\n", argv[first]);
 			return 2;
 		} else {
 			break;
 		}
 	}
-	if (list) {
-		for (int gi = 0; test_groups[gi].name; gi++)
-			for (int i = 0; test_groups[gi].cases[i].name; i++)
-				printf("%s %s\n", test_groups[gi].name, test_groups[gi].cases[i].name);
-		return 0;
+	if (selected_cases(groups, ngroups, argc, argv, first, list) == 0) {
+		fprintf(stderr, "hvdtest: the selection matches no case (hvdtest -l lists them)\n");
+		return 2;
 	}
+	if (list)
+		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	find_places(argv[0]);
 	if (make_root() != 0)

@@ -173,6 +173,50 @@ static void test_runner_filter_and_all_pass(void)
 	test_proc_free(&p);
 }
 
+/* hvdtest ARGS: its exit status and stdout/stderr in p. */
+static void hvdtest(const char *args, struct test_proc *p)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' %s", test_build_dir(), args);
+	CHECK(test_run(cmd, 60, p) == 0);
+}
+
+/* -l lists what a selection runs: -g by prefix (trainer-checkpoint and
+ * trainer-checkpoint-nfs), -G one group; a selection of no case is an
+ * error, listed or run (a script's stale case name must not pass). */
+static void test_runner_lists_selection_and_refuses_empty(void)
+{
+	struct test_proc p;
+	hvdtest("-l -g trainer-checkpoint", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "\ntrainer-checkpoint-nfs ");
+	test_proc_free(&p);
+	hvdtest("-l -G trainer-checkpoint", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK(strstr(p.out, "trainer-checkpoint ") == p.out);
+	CHECK_MSG(!strstr(p.out, "trainer-checkpoint-nfs"), "-G selected more than its group: %s", p.out);
+	test_proc_free(&p);
+	hvdtest("-l -g selftest selftest_passes", &p);
+	CHECK_STR(p.out, "selftest selftest_passes\n");
+	test_proc_free(&p);
+	hvdtest("-l", &p);
+	CHECK_MSG(!strstr(p.out, "selftest"), "-l lists a hidden group");
+	test_proc_free(&p);
+	hvdtest("-G trainer-checkpoin", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "hvdtest: -G 'trainer-checkpoin': no such group");
+	test_proc_free(&p);
+	hvdtest("-l -g trainer-checkpoint no_such_case", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "hvdtest: the selection matches no case");
+	test_proc_free(&p);
+	hvdtest("-g selftest no_such_case", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "hvdtest: the selection matches no case");
+	CHECK_MSG(!strstr(p.out, "passed"), "an empty selection ran: %s", p.out);
+	test_proc_free(&p);
+}
+
 static void test_run_captures_and_times_out(void)
 {
 	struct test_proc p;
@@ -314,6 +358,7 @@ static void test_tmpdir_is_fresh(void)
 const struct test_case runner_tests[] = {
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
+	{ "runner_lists_selection_and_refuses_empty", test_runner_lists_selection_and_refuses_empty },
 	{ "run_captures_and_times_out", test_run_captures_and_times_out },
 	{ "runner_ends_a_hung_group", test_runner_ends_a_hung_group },
 	{ "children_inherit_no_runner_descriptor", test_children_inherit_no_runner_descriptor },
