@@ -692,19 +692,26 @@ static int group_named(const char *name)
 static int case_selected(const struct test_group *g, int i, int argc, char **argv, int first);
 
 /* How many cases the selection runs; with print, list them. */
+static int stress_rerun_selected(const struct test_group *g, const char **groups, int ngroups);
+
+/* The cases the selection runs (printed with print), stress re-runs as
+ * NAME@stress included. */
 static int selected_cases(const char **groups, int ngroups, int argc, char **argv, int first,
 			  int print)
 {
 	int n = 0;
 	for (int gi = 0; test_groups[gi].name; gi++) {
-		if (!group_selected(&test_groups[gi], groups, ngroups))
-			continue;
-		for (int i = 0; test_groups[gi].cases[i].name; i++) {
-			if (!case_selected(&test_groups[gi], i, argc, argv, first))
+		const struct test_group *g = &test_groups[gi];
+		int plain = group_selected(g, groups, ngroups);
+		int stressed = stress_rerun_selected(g, groups, ngroups);
+		for (int i = 0; (plain || stressed) && g->cases[i].name; i++) {
+			if (!case_selected(g, i, argc, argv, first))
 				continue;
-			n++;
-			if (print)
-				printf("%s %s\n", test_groups[gi].name, test_groups[gi].cases[i].name);
+			n += plain + stressed;
+			if (print && plain)
+				printf("%s %s\n", g->name, g->cases[i].name);
+			if (print && stressed)
+				printf("%s@stress %s\n", g->name, g->cases[i].name);
 		}
 	}
 	return n;
@@ -888,9 +895,12 @@ static int stress_rerun_selected(const struct test_group *g, const char **groups
 	if (ngroups == 0)
 		return !g->hidden;
 	snprintf(name, sizeof(name), "%s@stress", g->name);
-	for (int i = 0; i < ngroups; i++)
-		if (strstr(groups[i], "@stress") && strncmp(name, groups[i], strlen(groups[i])) == 0)
+	for (int i = 0; i < ngroups; i++) {
+		const char *sel = groups[i] + (groups[i][0] == '=');   /* -G: exact */
+		if (strstr(sel, "@stress") && (groups[i][0] == '=' ? strcmp(name, sel) == 0
+					       : strncmp(name, sel, strlen(sel)) == 0))
 			return 1;
+	}
 	return 0;
 }
 
