@@ -11,7 +11,7 @@ RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/settings.
 	runtime/observe/timeline.c runtime/observe/report.c \
 	runtime/plan/fusion.c runtime/plan/wire.c runtime/plan/plan_cache.c runtime/plan/coord.c \
 	runtime/transport/comm_self.c runtime/transport/comm_tcp.c runtime/transport/comm_tcp_link.c \
-	runtime/transport/vote.c runtime/transport/vote_shm.c runtime/transport/cma.c \
+	runtime/transport/vote.c runtime/transport/vote_shm.c \
 	runtime/engine/state.c runtime/engine/mailbox.c runtime/engine/agree.c runtime/engine/engine.c runtime/engine/pipeline.c \
 	runtime/control/control.c runtime/control/control_join.c runtime/control/control_msg.c \
 	runtime/control/control_loop.c runtime/control/control_nego.c runtime/control/control_env.c \
@@ -94,7 +94,7 @@ endif
 
 # Unit tests reach the pure parts (settings, fusion, coord, timeline,
 # report, dtype, bootstrap_decide) through the archive.
-TEST_SRCS += tests/test_runtime_units.c tests/test_cma.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
+TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
 	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c tests/test_env_launch.c \
 	tests/test_env_contrib.c tests/env_launch.c

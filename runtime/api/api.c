@@ -188,9 +188,8 @@ static void report_start(struct runtime *rt)
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
 	if (rt->boot.size > 1)
-		fprintf(stderr, "hvd: votes: %s\n%s", rt->vote.ops ? rt->vote.ops->name
-			: "none (rank 0 plans every bucket)",
-			rt->vote.cma ? "hvd: allreduce: f32 by cross-memory reads (one node)\n" : "");
+		fprintf(stderr, "hvd: votes: %s\n", rt->vote.ops ? rt->vote.ops->name
+			: "none (rank 0 plans every bucket)");
 	if (report_warnings(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text)))
 		fputs(text, stderr);
 }

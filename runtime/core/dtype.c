@@ -134,18 +134,3 @@ void dtype_scale_f32(float *buf, size_t count, float factor)
 	for (; i < count; i++)
 		buf[i] *= factor;
 }
-
-/* dst += src, four floats at a time as above (one IEEE add each). */
-void dtype_add_f32(float *dst, const float *src, size_t count)
-{
-	size_t i = 0;
-	for (; i + 4 <= count; i += 4) {
-		f32x4 a, b;
-		memcpy(&a, dst + i, sizeof(a));
-		memcpy(&b, src + i, sizeof(b));
-		a += b;
-		memcpy(dst + i, &a, sizeof(a));
-	}
-	for (; i < count; i++)
-		dst[i] += src[i];
-}

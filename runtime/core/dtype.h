@@ -38,7 +38,5 @@ void dtype_from_f32(void *dst, const float *src, size_t count, enum hvd_dtype t)
 void dtype_round_f32_through(float *buf, size_t count, enum hvd_dtype t);
 /* buf[i] *= factor for a float dtype held as f32, or natively for f32. */
 void dtype_scale_f32(float *buf, size_t count, float factor);
-/* dst[i] += src[i]. */
-void dtype_add_f32(float *dst, const float *src, size_t count);
 
 #endif

@@ -119,7 +119,7 @@ static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct 
 	int rc = lay_out_bucket(rt, es, n, cmd->reversed, &b, w);
 	if (rc)
 		return rc;
-	if (!b.in_place || n > 1 || rt->vote.cma)
+	if (!b.in_place || n > 1)
 		return pipeline_allreduce(rt, &b, cmd->agreed ? cmd->chunk_bytes /* rank 0's, agree.c */
 					  : rt->set.fusion_chunk_bytes, w);
 	phase_all(rt, es, n, ops->allreduce_phase, 1);

@@ -18,7 +18,6 @@ struct pipe {
 	size_t chunks;
 	size_t cursor[2];        /* tensor search start: copy-in, copy-out */
 	int inflight, done;      /* the reduction being polled */
-	struct cma *cma;         /* one node: the cross-memory allreduce, which also scales */
 };
 
 /* Copies [lo, hi) of the buffer from (in) or back to (!in) the tensors. */
@@ -56,8 +55,6 @@ static int poll_reduction(struct pipe *p)
 {
 	if (!p->inflight || p->done)
 		return 0;
-	if (p->cma)
-		return cma_test(p->cma, &p->done, p->w);
 	return p->rt->comm.ops->allreduce_test(p->rt->comm.ctx, &p->done, p->w);
 }
 
@@ -115,7 +112,7 @@ static void phases(struct pipe *p, size_t k, int first, int end, const char *pha
 static int around_sum(struct pipe *p, size_t k, int after)
 {
 	const struct pipeline_bucket *b = p->b;
-	float scale = p->cma ? 0 : b->scale;
+	float scale = b->scale;
 	if (!(after && scale != 0) && b->squeeze == b->t)
 		return 0;
 	size_t lo, hi, slice = PIPE_SLICE_BYTES / sizeof(float);
@@ -145,7 +142,7 @@ static int stage(struct pipe *p, enum comm_stage s, size_t k)
  * tensor's first chunk and ends with its last. */
 static int copy_in(struct pipe *p, size_t k)
 {
-	const char *reduce = p->cma ? "CMA_ALLREDUCE" : p->rt->comm.ops->allreduce_phase;
+	const char *reduce = p->rt->comm.ops->allreduce_phase;
 	phases(p, k, 1, 0, p->b->in_place ? reduce : "MEMCPY_IN_FUSION_BUFFER");
 	int rc = copy_chunk(p, k, 1);
 	if (!rc)
@@ -165,8 +162,6 @@ static int start(struct pipe *p, size_t k)
 	p->inflight = 1;
 	p->done = 0;
 	char *at = b->buf + lo * dtype_size(b->wire);
-	if (p->cma)
-		return cma_start(p->cma, (float *)at, hi - lo, b->scale);
 	return p->rt->comm.ops->allreduce_start(p->rt->comm.ctx, at, hi - lo, b->wire, b->op, p->w);
 }
 
@@ -206,7 +201,7 @@ static int run(struct pipe *p)
 	int rc = stage(p, COMM_STAGE_BEGIN, 0);
 	if (!rc)
 		rc = copy_in(p, 0);
-	if (!rc && (p->chunks > 1 || p->cma))
+	if (!rc && p->chunks > 1)
 		rc = start(p, 0);
 	else if (!rc)
 		rc = ops->allreduce(p->rt->comm.ctx, p->b->buf, p->b->total, p->b->wire, p->b->op, p->w);
@@ -243,10 +238,8 @@ int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size
 {
 	const struct comm_ops *ops = rt->comm.ops;
 	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk_bytes / dtype_size(b->wire) };
-	if (b->wire == HVD_F32)
-		p.cma = rt->vote.cma; /* set only for a host backend (vote.h) */
-	if (!p.chunk || !ops->allreduce_start || p.cma || p.chunk >= b->total)
-		p.chunk = b->total ? b->total : 1; /* the cross-memory sum needs no pieces */
+	if (!p.chunk || !ops->allreduce_start || p.chunk >= b->total)
+		p.chunk = b->total ? b->total : 1;
 	p.chunks = b->total ? (b->total + p.chunk - 1) / p.chunk : 1;
 	if (lay_out(&p))
 		return HVD_ERR_NOMEM;

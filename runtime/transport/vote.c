@@ -82,9 +82,9 @@ int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, siz
 		v->ops = c == HVD_VOTE_OFF ? NULL : &alone_ops;
 		return 0;
 	}
-	int votes = c == HVD_VOTE_AUTO || c == HVD_VOTE_SHM, cma = !need->data->ops->device_memory, rc = 1;
-	if (one_node(need) && (votes || cma)) /* cma: a host backend */
-		rc = vote_shm_open(v, need->boot, votes, cma, err, errlen);
+	int rc = 1;
+	if ((c == HVD_VOTE_AUTO || c == HVD_VOTE_SHM) && one_node(need))
+		rc = vote_shm_open(v, need->boot, err, errlen);
 	if (rc < 0 || c == HVD_VOTE_OFF || v->ops)
 		return rc < 0 ? rc : 0;
 	if (c == HVD_VOTE_RING && !strcmp(need->data->ops->name, "tcp"))
@@ -107,6 +107,5 @@ void vote_close(struct vote_plane *v, int clean)
 {
 	if (v->ops)
 		v->ops->close(v->ctx, clean);
-	vote_shm_close(v->shm);
 	memset(v, 0, sizeof(*v));
 }

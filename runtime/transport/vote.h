@@ -14,9 +14,7 @@
  *                  the job secret), for a data backend without a vote
  *                  (NCCL) across nodes
  * HVD_VOTE picks one (auto: shared memory on one node, else messages,
- * else the ring). On one node with a host backend the shared-memory
- * object is opened whatever HVD_VOTE says: the cross-memory allreduce
- * meets there. Every transport's test never blocks: agree.c polls it
+ * else the ring). Every transport's test never blocks: agree.c polls it
  * against the deadline and the abort flag, so a dead or silent rank is
  * named by the control plane as on any collective.
  * What it does not do: build or read votes (agree.c) or move tensors.
@@ -29,7 +27,6 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/hosts.h"
 #include "core/auth.h"
-#include "transport/cma.h"
 #include "transport/comm.h"
 
 #define VOTE_MAX_VALUES 32
@@ -48,9 +45,6 @@ struct vote_plane {
 	const struct vote_ops *ops;
 	void *ctx;
 	struct comm ring;  /* the ring's own TCP comm (ring only) */
-	void *shm;         /* one node: the shared-memory object (votes, cma slots) */
-	struct cma *cma;   /* one node, a host backend, every rank may read every
-			    * other's memory: the cross-memory allreduce (cma.h); else NULL */
 };
 
 /* What the choice needs: the data backend, the bootstrap and host table
@@ -72,12 +66,9 @@ struct vote_need {
 int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, size_t errlen);
 void vote_close(struct vote_plane *v, int clean);
 
-/* vote_shm.c: 0 with v->shm set, v->ops too when vote, and v->cma when
- * cma (a host data backend) and every rank can read every other's
- * memory; 1 when some rank could not attach (every rank gets 1, nothing
- * is left behind); or an hvd_status with err. vote_shm_close frees
- * v->shm (NULL: nothing). */
-int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int vote, int cma, char *err, size_t n);
-void vote_shm_close(void *shm);
+/* vote_shm.c: 0 with v->ops and v->ctx set; 1 when some rank could not
+ * attach (every rank gets 1, nothing is left behind); or an hvd_status
+ * with err. */
+int vote_shm_open(struct vote_plane *v, struct bootstrap *b, char *err, size_t n);
 
 #endif
