@@ -95,11 +95,9 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	*b = (struct pipeline_bucket){ .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
 	for (size_t i = 0; i < n; i++)
 		b->total += es[i]->item.count;
-	enum hvd_op op = (enum hvd_op)es[0]->item.op;
+	b->op = (enum hvd_op)es[0]->item.op;
 	b->squeeze = compress_type(rt, b->t);
 	b->wire = (!ops->device_memory && !ops->reduces(b->t)) ? HVD_F32 : b->t;
-	b->op = ops->native_average ? op : HVD_SUM;
-	b->scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
 	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
 	if (b->in_place) {
 		b->buf = es[0]->data;
@@ -125,8 +123,6 @@ static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct 
 	phase_all(rt, es, n, ops->allreduce_phase, 1);
 	rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
 	phase_all(rt, es, n, NULL, 0);
-	if (!rc && b.scale != 0)
-		dtype_scale_f32(es[0]->data, b.total, b.scale);
 	return rc;
 }
 

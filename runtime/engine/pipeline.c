@@ -104,26 +104,20 @@ static void phases(struct pipe *p, size_t k, int first, int end, const char *pha
 	}
 }
 
-/* Before the sum: HVD_COMPRESSION rounding. After: average, rounding.
- * In slices, polling the reduction in flight between them as the copies
- * do: a rank that averages a whole chunk unpolled stalls its peers' next
- * reduction, and two ranks then take turns (measured: the DenseNet-121
- * step of bench/allreduce.sh at 16-20 ms instead of 8 in some runs). */
-static int around_sum(struct pipe *p, size_t k, int after)
+/* HVD_COMPRESSION rounding before and after the sum (the average is the
+ * backend's, comm.h). In slices, polling the reduction in flight between
+ * them as the copies do: a rank that works through a whole chunk
+ * unpolled stalls its peers' next reduction. */
+static int around_sum(struct pipe *p, size_t k)
 {
 	const struct pipeline_bucket *b = p->b;
-	float scale = b->scale;
-	if (!(after && scale != 0) && b->squeeze == b->t)
+	if (b->squeeze == b->t)
 		return 0;
 	size_t lo, hi, slice = PIPE_SLICE_BYTES / sizeof(float);
 	chunk_bounds(p, k, &lo, &hi);
 	for (size_t s = lo; s < hi; s += slice) {
 		size_t n = hi - s < slice ? hi - s : slice;
-		float *f = (float *)b->buf + s;
-		if (after && scale != 0)
-			dtype_scale_f32(f, n, scale);
-		if (b->squeeze != b->t)
-			dtype_round_f32_through(f, n, b->squeeze);
+		dtype_round_f32_through((float *)b->buf + s, n, b->squeeze);
 		int rc = poll_reduction(p);
 		if (rc)
 			return rc;
@@ -148,7 +142,7 @@ static int copy_in(struct pipe *p, size_t k)
 	if (!rc)
 		rc = stage(p, COMM_STAGE_IN_DONE, k);
 	if (!rc)
-		rc = around_sum(p, k, 0);
+		rc = around_sum(p, k);
 	if (!p->b->in_place)
 		phases(p, k, 0, 1, reduce);
 	return rc;
@@ -187,7 +181,7 @@ static int copy_out(struct pipe *p, size_t k)
 	if (!rc)
 		rc = stage(p, COMM_STAGE_OUT, k);
 	if (!rc)
-		rc = around_sum(p, k, 1);
+		rc = around_sum(p, k);
 	if (!rc)
 		rc = copy_chunk(p, k, 0);
 	if (k + 1 < p->chunks && !p->b->in_place) /* the last chunk's end after the drain */

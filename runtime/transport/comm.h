@@ -5,8 +5,9 @@
  * vote travels on the coordination plane (vote.h), which may use a
  * backend's own agree hooks.
  * Every blocking call polls against a deadline and an abort flag, so no
- * wait is unbounded. Sums only: averaging is the engine's job unless
- * `native_average` says the backend does it.
+ * wait is unbounded. An allreduce sums, or averages (HVD_AVERAGE: f32 on
+ * the host backends, the float dtypes on NCCL), each backend folding the
+ * 1/size into its own reduction.
  * What it does not do: fusion, naming, timeline (engine.c).
  */
 #ifndef HVD_COMM_H
@@ -41,7 +42,6 @@ struct comm_ops {
 	const char *broadcast_phase;
 	const char *allgather_phase;
 	int device_memory;           /* buffers are device pointers */
-	int native_average;          /* allreduce honours HVD_AVERAGE itself */
 	int (*reduces)(enum hvd_dtype t); /* dtype reduced natively */
 	/* NULL with err (the library's reason) when it cannot */
 	void *(*alloc)(void *ctx, size_t bytes, char *err, size_t errlen);

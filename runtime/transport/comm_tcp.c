@@ -12,6 +12,8 @@
  *               (left to right along the ring) and then copied, so every
  *               rank gets the same bits; with two ranks a + b == b + a,
  *               bit-identical to MPI and to one rank accumulating two.
+ *               HVD_AVERAGE (f32): the last addition into the chunk a
+ *               rank owns also scales it by 1/size.
  *   broadcast   pipelined along the ring from the root, 1 MiB segments
  *   allgatherv  sizes by a ring allgather, then the blocks
  *   barrier     a ring allgather of one byte per rank
@@ -35,6 +37,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/dtype.h"
 #include "transport/comm.h"
 #include "transport/comm_tcp.h"
 
@@ -165,7 +168,7 @@ static void chunk(size_t count, int size, int c, size_t *first, size_t *n)
 }
 
 static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_dtype t,
-			  const struct comm_wait *w)
+			  enum hvd_op op, const struct comm_wait *w)
 {
 	size_t es = esize_of(t), seg = TCP_SEGMENT_BYTES / es;
 	for (int s = 0; s < x->size - 1; s++) {
@@ -178,7 +181,11 @@ static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_d
 			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "allreduce", w);
 			if (rc)
 				return rc;
-			add_into(buf + (rf + o) * es, x->tmp, b, t);
+			if (op == HVD_AVERAGE && s == x->size - 2)
+				dtype_add_scale_f32((float *)buf + rf + o, (float *)buf + rf + o, (const float *)x->tmp, b,
+						    1.0f / (float)x->size);
+			else
+				add_into(buf + (rf + o) * es, x->tmp, b, t);
 		}
 	}
 	return 0;
@@ -188,7 +195,6 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
 	struct tcp_ctx *x = ctx;
-	(void)op; /* sums only: native_average is 0 */
 	if (!tcp_reduces(t)) {
 		snprintf(w->err, w->errlen, "hvd: tcp allreduce: '%s': dtype %d not reduced here",
 			 w->what, (int)t);
@@ -196,7 +202,7 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 	}
 	if (x->size == 1)
 		return 0;
-	int rc = reduce_scatter(x, buf, count, t, w);
+	int rc = reduce_scatter(x, buf, count, t, op, w);
 	size_t es = esize_of(t);
 	for (int s = 0; !rc && s < x->size - 1; s++) {
 		size_t sf, sn, rf, rn;
