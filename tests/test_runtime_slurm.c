@@ -830,7 +830,7 @@ static void test_small_buckets_are_agreed(void)
 	}
 }
 
-/* Every coordination plane (transport/vote.h) on one node, the data
+/* Every coordination plane (vote/vote.h) on one node, the data
  * backend MPI: auto takes shared memory; shm, messages (MPI_Iallreduce)
  * and a TCP ring of its own each agree the repeated bucket every step,
  * with the sums of a run that negotiates every bucket through rank 0

@@ -1,4 +1,4 @@
-/* transport/vote.c - the choice of the coordination plane (vote.h) and
+/* vote/vote.c - the choice of the coordination plane (vote.h) and
  * its two transports that are another's: the data backend's own vote
  * ("messages") and a TCP ring of its own ("ring").
  * What it does not do: the shared-memory slots (vote_shm.c).
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "transport/vote.h"
+#include "vote/vote.h"
 
 static int data_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
 {

@@ -1,4 +1,4 @@
-/* transport/vote.h - the coordination plane: how the engines' votes on
+/* vote/vote.h - the coordination plane: how the engines' votes on
  * the plan cache (engine/agree.c: an elementwise MIN over the ranks of a
  * few int64s) travel, chosen apart from the data backend that reduces
  * the tensors, so a job on NCCL agrees repeated steps among its engines

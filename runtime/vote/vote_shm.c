@@ -1,4 +1,4 @@
-/* transport/vote_shm.c - the coordination plane through memory the ranks
+/* vote/vote_shm.c - the coordination plane through memory the ranks
  * of one node share (vote.h). Rank 0 creates a POSIX shared-memory object
  * under a random name (O_EXCL, mode 0600), passes the name through the
  * bootstrap, and unlinks it once every rank has said it attached, so
@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport/vote.h"
+#include "vote/vote.h"
 
 struct shm_slot {
 	_Alignas(64) uint64_t seq;
