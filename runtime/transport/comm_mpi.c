@@ -29,7 +29,6 @@ struct mpi_ctx {
 	int rank, size;
 	MPI_Request chunk;      /* the chunked bucket's reduction in flight */
 	unsigned chunk_polls;
-	MPI_Request agree;      /* the plan cache's agreement in flight */
 	int avg;                /* an average in flight: 1 summing, 2 gathering */
 	float *buf, *tmp;       /* its buffer; size blocks of the peers' values */
 	size_t count, tmp_cap;
@@ -44,7 +43,7 @@ static const char *mpi_error_text(int rc, char *buf)
 	return buf;
 }
 
-static int mpi_fail(const struct comm_wait *w, const char *call, int rc)
+int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc)
 {
 	char text[MPI_MAX_ERROR_STRING];
 	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, mpi_error_text(rc, text));
@@ -59,7 +58,7 @@ static int poll_until_done(int (*test)(void *arg, int *done), void *arg,
 		int done = 0;
 		int rc = test(arg, &done);
 		if (rc != MPI_SUCCESS)
-			return mpi_fail(w, call, rc);
+			return comm_mpi_fail(w, call, rc);
 		if (done)
 			return 0;
 		if ((spins & 63) == 0) {
@@ -128,7 +127,7 @@ static int avg_post(struct mpi_ctx *ctx, int gather, const struct comm_wait *w)
 				       q, AVG_TAG, ctx->comm, &ctx->req[k++]);
 	}
 	ctx->avg = 1 + gather;
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Isend", rc);
+	return rc == MPI_SUCCESS ? 0 : comm_mpi_fail(w, "MPI_Isend", rc);
 }
 
 /* This rank's block: x0 + x1 + ... in rank order, the last addition
@@ -164,7 +163,7 @@ static int avg_test(struct mpi_ctx *ctx, int *done, const struct comm_wait *w)
 {
 	int rc = MPI_Testall(2 * (ctx->size - 1), ctx->req, done, MPI_STATUSES_IGNORE);
 	if (rc != MPI_SUCCESS)
-		return mpi_fail(w, "MPI_Testall", rc);
+		return comm_mpi_fail(w, "MPI_Testall", rc);
 	if (!*done || ctx->avg == 2) {
 		ctx->avg = *done ? 0 : ctx->avg;
 		return 0;
@@ -185,7 +184,7 @@ static int start_piece(struct mpi_ctx *ctx, void *buf, size_t count, enum hvd_dt
 		return avg_start(ctx, w);
 	int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
 				&ctx->chunk);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+	return rc == MPI_SUCCESS ? 0 : comm_mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
 static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w);
@@ -229,7 +228,7 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 	else if (ctx->chunk == MPI_REQUEST_NULL)
 		*done = 1;
 	else if ((rc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-		return mpi_fail(w, "MPI_Iallreduce", rc);
+		return comm_mpi_fail(w, "MPI_Iallreduce", rc);
 	if (rc)
 		return rc;
 	if (*done || (ctx->chunk_polls++ & 63))
@@ -241,23 +240,6 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 	return st;
 }
 
-/* The plan cache's vote: MIN over the ranks, on libnbc. */
-static int mpi_agree_start(void *vctx, int64_t *vals, int n, const struct comm_wait *w)
-{
-	struct mpi_ctx *ctx = vctx;
-	int rc = MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm, &ctx->agree);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
-}
-
-/* One look; the caller polls against its deadline and abort flag. */
-static int mpi_agree_test(void *vctx, int *done, const struct comm_wait *w)
-{
-	struct mpi_ctx *ctx = vctx;
-	*done = 0;
-	int rc = MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
-}
-
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
@@ -266,7 +248,7 @@ static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const st
 		MPI_Request req;
 		int rc = MPI_Ibcast((char *)buf + done, (int)n, MPI_BYTE, root, ctx->comm, &req);
 		if (rc != MPI_SUCCESS)
-			return mpi_fail(w, "MPI_Ibcast", rc);
+			return comm_mpi_fail(w, "MPI_Ibcast", rc);
 		if ((rc = mpi_wait(&req, w, "MPI_Ibcast")))
 			return rc;
 		done += n;
@@ -285,7 +267,7 @@ static int mpi_gather_sizes(struct mpi_ctx *ctx, size_t send_bytes, size_t *byte
 	int rc = MPI_Iallgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1,
 				MPI_UNSIGNED_LONG_LONG, ctx->comm, &req);
 	if (rc != MPI_SUCCESS)
-		rc = mpi_fail(w, "MPI_Iallgather", rc);
+		rc = comm_mpi_fail(w, "MPI_Iallgather", rc);
 	else
 		rc = mpi_wait(&req, w, "MPI_Iallgather");
 	for (int r = 0; !rc && r < ctx->size; r++)
@@ -326,7 +308,7 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 	rc = MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE, recv,
 			     counts, displs, MPI_BYTE, ctx->comm, &req);
 	if (rc != MPI_SUCCESS)
-		rc = mpi_fail(w, "MPI_Iallgatherv", rc);
+		rc = comm_mpi_fail(w, "MPI_Iallgatherv", rc);
 	else
 		rc = mpi_wait(&req, w, "MPI_Iallgatherv");
 	free(counts);
@@ -340,7 +322,7 @@ static int mpi_barrier(void *vctx, const struct comm_wait *w)
 	MPI_Request req;
 	int rc = MPI_Ibarrier(ctx->comm, &req);
 	if (rc != MPI_SUCCESS)
-		return mpi_fail(w, "MPI_Ibarrier", rc);
+		return comm_mpi_fail(w, "MPI_Ibarrier", rc);
 	return mpi_wait(&req, w, "MPI_Ibarrier");
 }
 
@@ -381,8 +363,6 @@ static const struct comm_ops mpi_ops = {
 	.broadcast = mpi_broadcast,
 	.allgatherv = mpi_allgatherv,
 	.barrier = mpi_barrier,
-	.agree_start = mpi_agree_start,
-	.agree_test = mpi_agree_test,
 	.finalize = mpi_finalize,
 };
 
@@ -437,7 +417,6 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	ctx->rank = rank;
 	ctx->size = size;
 	ctx->chunk = MPI_REQUEST_NULL;
-	ctx->agree = MPI_REQUEST_NULL;
 	c->ops = &mpi_ops;
 	c->ctx = ctx;
 	c->rank = rank;

@@ -8,11 +8,12 @@
  *                  through the bootstrap, unlinked once all attached);
  *                  each rank writes its vote in a slot and raises a
  *                  sequence number, every rank reads every slot
- *   messages       the data backend's own vote (agree_start/agree_test:
- *                  MPI_Iallreduce, the TCP ring's, one rank's)
- *   ring           a TCP ring of its own (comm_tcp.c, authenticated by
- *                  the job secret), for a data backend without a vote
- *                  (NCCL) across nodes
+ *   messages       over the data backend's own library or links, apart
+ *                  from its ops (comm.h holds data operations only):
+ *                  MPI_Iallreduce on a communicator of the vote's own
+ *                  (vote_mpi.c), the TCP backend's ring (vote_ring.c)
+ *   ring           a TCP ring of its own (vote_ring.c, authenticated by
+ *                  the job secret), for NCCL across nodes
  * HVD_VOTE picks one (auto: shared memory on one node, else messages,
  * else the ring). Every transport's test never blocks: agree.c polls it
  * against the deadline and the abort flag, so a dead or silent rank is
@@ -44,7 +45,6 @@ struct vote_ops {
 struct vote_plane {
 	const struct vote_ops *ops;
 	void *ctx;
-	struct comm ring;  /* the ring's own TCP comm (ring only) */
 };
 
 /* What the choice needs: the data backend, the bootstrap and host table
@@ -70,5 +70,12 @@ void vote_close(struct vote_plane *v, int clean);
  * attach (every rank gets 1, nothing is left behind); or an hvd_status
  * with err. */
 int vote_shm_open(struct vote_plane *v, struct bootstrap *b, char *err, size_t n);
+/* vote_ring.c: the TCP data backend's links, else a ring of its own
+ * (need->ip and need->key). */
+int vote_ring_open(struct vote_plane *v, const struct vote_need *need, char *err, size_t errlen);
+#ifdef HAVE_MPI
+/* vote_mpi.c: after the MPI data backend started MPI. */
+int vote_mpi_open(struct vote_plane *v, char *err, size_t errlen);
+#endif
 
 #endif
