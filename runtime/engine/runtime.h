@@ -143,8 +143,6 @@ static inline struct runtime *runtime_current(void)
 {
 	return runtime_rt;
 }
-/* Sets this thread's hvd_error() text; returns code. */
-int runtime_set_error(int code, const char *text);
 /* " [rank R/S host]" */
 void runtime_suffix(const struct runtime *rt, char *out, size_t len);
 
