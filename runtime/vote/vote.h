@@ -30,12 +30,14 @@
 #include "core/auth.h"
 #include "transport/comm.h"
 
+/* The most values a vote has (agree.c checks its own at compile time). */
 #define VOTE_MAX_VALUES 32
 
 struct vote_ops {
 	const char *name; /* "shared memory", "messages", "ring" */
-	/* MIN over the ranks of n values in place: start it (at most one in
-	 * flight), then poll it (*done = 1 when vals hold it). */
+	/* MIN over the ranks of n (1 to VOTE_MAX_VALUES) values in place:
+	 * start it (at most one in flight), then poll it (*done = 1 when vals
+	 * hold it). */
 	int (*start)(void *ctx, int64_t *vals, int n, const struct comm_wait *w);
 	int (*test)(void *ctx, int *done, const struct comm_wait *w);
 	void (*close)(void *ctx, int clean);

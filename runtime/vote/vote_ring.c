@@ -30,11 +30,6 @@ struct ring_vote {
 static int ring_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
 {
 	struct ring_vote *v = ctx;
-	if (n < 1 || n > VOTE_MAX_VALUES) {
-		snprintf(w->err, w->errlen, "hvd: ring vote: '%s': %d values (1 to %d)", w->what, n,
-			 VOTE_MAX_VALUES);
-		return HVD_ERR_USAGE;
-	}
 	v->vals = vals;
 	v->n = n;
 	v->step = 0;
