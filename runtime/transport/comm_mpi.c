@@ -115,6 +115,8 @@ static int avg_post(struct mpi_ctx *ctx, int gather, const struct comm_wait *w)
 	size_t mf, mn, f, n, stride = ctx->count / (size_t)ctx->size + 1;
 	block(ctx->count, ctx->size, ctx->rank, &mf, &mn);
 	int rc = MPI_SUCCESS;
+	for (int k = 0; k < 2 * (ctx->size - 1); k++)
+		ctx->req[k] = MPI_REQUEST_NULL; /* a failed post leaves none unset */
 	for (int q = 0, k = 0; q < ctx->size && rc == MPI_SUCCESS; q++) {
 		if (q == ctx->rank)
 			continue;
