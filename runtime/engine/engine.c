@@ -82,9 +82,9 @@ static void reverse(struct entry **es, size_t n)
  * bucket that needs no conversion and whose tensors are adjacent (one
  * tensor, or slices of one buffer) is reduced in place, copying nothing:
  * the span has the fusion buffer's layout, and a bucket of several
- * tensors goes in the same chunks as on a rank that copies (pipeline.c;
- * each chunk averaged while the next is reduced), so every rank makes
- * the same calls on the same elements. Anything else goes through the
+ * tensors goes in the same chunks as on a rank that copies (pipeline.c),
+ * so every rank makes the same calls on the same elements (an average is
+ * the backend's, comm.h: no pass here). Anything else goes through the
  * fusion buffer (ensured here). */
 static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int reversed,
 			  struct pipeline_bucket *b, const struct comm_wait *w)
