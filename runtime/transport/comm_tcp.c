@@ -130,8 +130,8 @@ static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_d
 			if (rc)
 				return rc;
 			if (op == HVD_AVERAGE && s == x->size - 2)
-				dtype_add_scale_f32((float *)buf + rf + o, (float *)buf + rf + o, (const float *)x->tmp, b,
-						    1.0f / (float)x->size);
+				dtype_add_scale_f32((float *)buf + rf + o, (float *)buf + rf + o,
+						    (const float *)x->tmp, b, 1.0f / (float)x->size);
 			else
 				add_into(buf + (rf + o) * es, x->tmp, b, t);
 		}
