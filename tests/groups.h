@@ -69,7 +69,6 @@ extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_attack_tests[];
 extern const struct test_case fuzz_tests[];
 extern const struct test_case runtime_unit_tests[];
-extern const struct test_case runtime_cma_tests[];
 extern const struct test_case symbols_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case env_launch_tests[];
@@ -178,7 +177,6 @@ static const struct test_group test_groups[] = {
 #endif
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "runtime-cma", runtime_cma_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0 },
 	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0 },

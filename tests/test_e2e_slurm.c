@@ -140,8 +140,8 @@ static void test_four_ranks_equal_one_rank_accumulating_four(void)
 	equivalence(4, 4);
 }
 
-/* Spans of the trainer's lanes and the runtime's CMA_ALLREDUCE (f32 on one
- * node): at least one allreduce starts while a BACKWARD span is open. */
+/* Spans of the trainer's lanes and the runtime's MPI_ALLREDUCE: at least
+ * one allreduce starts while a BACKWARD span is open. */
 static void test_timeline_shows_allreduce_during_backward(void)
 {
 	struct test_proc p;
@@ -169,12 +169,12 @@ static void test_timeline_shows_allreduce_during_backward(void)
 			backward_pid = pid->valueint;
 		else if (end && pid->valueint == backward_pid)
 			backward_pid = -1;
-		if (begin && !strcmp(n, "CMA_ALLREDUCE") && backward_pid >= 0)
+		if (begin && !strcmp(n, "MPI_ALLREDUCE") && backward_pid >= 0)
 			during++;
 	}
 	for (int k = 0; k < 4; k++)
 		CHECK_MSG(seen[k] >= 3, "span %s: %d in the timeline", spans[k], seen[k]);
-	CHECK_MSG(during > 0, "no CMA_ALLREDUCE began during a BACKWARD span");
+	CHECK_MSG(during > 0, "no MPI_ALLREDUCE began during a BACKWARD span");
 	cJSON_Delete(tl);
 	free(text);
 	free(path);
