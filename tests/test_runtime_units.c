@@ -25,6 +25,7 @@
 #include "plan/plan_cache.h"
 #include "runner.h"
 #include "engine/runtime.h"
+#include "transport/comm.h"
 #include "observe/report.h"
 #include "core/settings.h"
 #include "observe/timeline.h"
@@ -864,7 +865,33 @@ static void test_mailbox_posts_wake_their_reader(void)
 	agree_runtime_free(rt);
 }
 
+/* A data wait past its deadline goes on while the control plane may still
+ * name a peer it sees going silent (found by the stress mode: a stopped
+ * rank's NCCL peer blamed its own copy instead of naming the rank). */
+static void test_a_wait_waits_for_a_silent_peer_to_be_named(void)
+{
+	volatile int aborted = 0;
+	volatile double naming_until = runtime_now() + 60;
+	char err[64];
+	struct comm_wait w = { .deadline = runtime_now() - 1, .abort = &aborted,
+			       .naming_until = &naming_until, .what = "t", .err = err,
+			       .errlen = sizeof(err) };
+	CHECK_INT(comm_wait_check(&w), 0);
+	naming_until = runtime_now() - 0.5;   /* the peer was named, or came back */
+	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	naming_until = 0;
+	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	w.naming_until = NULL;
+	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	aborted = 1;
+	CHECK_INT(comm_wait_check(&w), HVD_ERR_ABORTED);
+	w.deadline = runtime_now() + 60;
+	aborted = 0;
+	CHECK_INT(comm_wait_check(&w), 0);
+}
+
 const struct test_case runtime_unit_tests[] = {
+	{ "a_wait_waits_for_a_silent_peer_to_be_named", test_a_wait_waits_for_a_silent_peer_to_be_named },
 	{ "report_across_nodes", test_report_across_nodes },
 	{ "silent_ranks_named_by_host", test_silent_ranks_named_by_host },
 	{ "settings_defaults_match_horovod", test_settings_defaults_match_horovod },

@@ -221,12 +221,20 @@ static int name_silent(struct control *c, double now, const int *only, char *who
 	return n;
 }
 
+/* A peer unheard for 2.5 heartbeat periods is going silent: it is named
+ * HVD_TIMEOUT_S after it was last heard, and a data wait stuck on it
+ * waits for that (comm.h, naming_until) instead of blaming the wait. */
 static void check_liveness(struct control *c, double now)
 {
 	struct runtime *rt = c->rt;
 	int late = 0;
-	for (int i = 0; i < c->npeers; i++)
+	double naming_until = 0;
+	for (int i = 0; i < c->npeers; i++) {
 		late |= peer_silent(&c->peers[i], now, rt->set.timeout_s);
+		if (peer_silent(&c->peers[i], now, 2.5 * rt->set.heartbeat_s))
+			naming_until = fmax(naming_until, c->peers[i].last_seen + rt->set.timeout_s + 1);
+	}
+	rt->naming_until = naming_until;
 	if (!late || rt->aborted)
 		return;
 	char who[1024];

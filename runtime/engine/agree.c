@@ -261,7 +261,8 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, double no
 	struct comm_wait w = {
 		.deadline = now + rt->set.timeout_s + 2 * rt->set.heartbeat_s +
 			    settings_escalate_s(&rt->set),
-		.abort = &rt->aborted, .what = what, .err = err, .errlen = errlen,
+		.abort = &rt->aborted, .naming_until = &rt->naming_until, .what = what, .err = err,
+		.errlen = errlen,
 	};
 	int rc = rt->vote.ops->start(rt->vote.ctx, v, AGREE_VALUES, &w);
 	rc = rc ? rc : wait_agreement(rt, pos, now + settings_escalate_s(&rt->set), &w);

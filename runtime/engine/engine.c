@@ -170,7 +170,8 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 		return rc;
 	struct comm_wait w = {
 		.deadline = started + rt->set.timeout_s + 2 * rt->set.heartbeat_s,
-		.abort = &rt->aborted, .what = es[0]->item.name, .err = err, .errlen = errlen,
+		.abort = &rt->aborted, .naming_until = &rt->naming_until, .what = es[0]->item.name,
+		.err = err, .errlen = errlen,
 	};
 	const struct comm_ops *ops = rt->comm.ops;
 	enum fusion_kind kind = (enum fusion_kind)es[0]->item.kind;

@@ -79,6 +79,7 @@ struct runtime {
 
 	/* Atomics, read without the lock. */
 	volatile int aborted;       /* first failure seen (written under the lock) */
+	volatile double naming_until; /* control: a peer going silent is named by then (0: none) */
 	int ctl_woken;              /* a byte is in ctl_wake (control_wake writes one at most) */
 	void *compute_stream;       /* hvd_set_compute_stream's, read at submission */
 

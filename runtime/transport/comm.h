@@ -26,6 +26,10 @@ struct hvd_settings;
 struct comm_wait {
 	double deadline;            /* monotonic seconds (runtime_now()) */
 	const volatile int *abort;  /* set by the control plane on failure */
+	/* Past the deadline, a wait goes on while the control plane may still
+	 * name a peer it sees going silent: that, not this wait, is the cause
+	 * (NULL: no control plane). */
+	const volatile double *naming_until;
 	const char *what;           /* names the collective in messages */
 	char *err;
 	size_t errlen;

@@ -17,7 +17,8 @@ int comm_wait_check(const struct comm_wait *w)
 {
 	if (w->abort && *w->abort)
 		return HVD_ERR_ABORTED;
-	if (runtime_now() > w->deadline)
+	double now = runtime_now();
+	if (now > w->deadline && !(w->naming_until && now < *w->naming_until))
 		return HVD_ERR_COMM;
 	return 0;
 }
