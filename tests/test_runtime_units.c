@@ -777,6 +777,29 @@ static void test_report_across_nodes(void)
 	CHECK_CONTAINS(out, "hvd: warning: 'host n1 on nodes 0 and 1': two nodes report one hostname");
 }
 
+/* The table says each task's NUMA node (the GPU's, HVD_NUMA) and how many
+ * of its CPUs lie on it (an NPS4 node's task split away from its GPU
+ * shows 0 of 32). */
+static void test_report_names_the_gpus_numa_node(void)
+{
+	struct host_entry h[2] = { host("n1", "0000:41:00.0", "48-63,176-191", "", 0),
+				   host("n1", "0000:01:00.0", "0-31", "", 0) };
+	snprintf(h[0].socket, sizeof(h[0].socket), "1");
+	snprintf(h[1].socket, sizeof(h[1].socket), "0");
+	snprintf(h[0].numa, sizeof(h[0].numa), "3");
+	snprintf(h[0].numa_cpus, sizeof(h[0].numa_cpus), "48-63,176-191");
+	snprintf(h[1].numa, sizeof(h[1].numa), "1");
+	snprintf(h[1].numa_cpus, sizeof(h[1].numa_cpus), "16-31,144-159");
+	char out[4096];
+	report_format(h, 2, "nccl", out, sizeof(out));
+	CHECK_CONTAINS(out, "numa  near-gpu  socket");
+	CHECK_CONTAINS(out, "48-63,176-191 3     32/32     1");
+	CHECK_CONTAINS(out, "0-31         1     16/32     0");
+	h[1].numa_cpus[0] = 0;   /* no sysfs here: unknown, not 0 */
+	report_format(h, 2, "nccl", out, sizeof(out));
+	CHECK_CONTAINS(out, "0-31         1     -         0");
+}
+
 static void test_silent_ranks_named_by_host(void)
 {
 	struct host_entry h[6] = { host("n1", "", "", "", 0), host("n1", "", "", "", 0),
@@ -893,6 +916,7 @@ static void test_a_wait_waits_for_a_silent_peer_to_be_named(void)
 const struct test_case runtime_unit_tests[] = {
 	{ "a_wait_waits_for_a_silent_peer_to_be_named", test_a_wait_waits_for_a_silent_peer_to_be_named },
 	{ "report_across_nodes", test_report_across_nodes },
+	{ "report_names_the_gpus_numa_node", test_report_names_the_gpus_numa_node },
 	{ "silent_ranks_named_by_host", test_silent_ranks_named_by_host },
 	{ "settings_defaults_match_horovod", test_settings_defaults_match_horovod },
 	{ "settings_every_variable_parses", test_settings_every_variable_parses },

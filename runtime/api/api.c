@@ -30,7 +30,16 @@ static void fill_host_entry(const struct runtime *rt, struct host_entry *h)
 	snprintf(h->host, sizeof(h->host), "%s", rt->boot.hostname);
 	snprintf(h->gpu_busid, sizeof(h->gpu_busid), "%s", rt->set.gpu_busid);
 	snprintf(h->cpus, sizeof(h->cpus), "%s", rt->set.cpus);
+	snprintf(h->numa, sizeof(h->numa), "%s", rt->set.numa);
 	snprintf(h->socket, sizeof(h->socket), "%s", rt->set.socket);
+	char node[96];
+	snprintf(node, sizeof(node), "/sys/devices/system/node/node%s/cpulist", h->numa);
+	FILE *f = h->numa[0] ? fopen(node, "r") : NULL;
+	if (f && !fgets(h->numa_cpus, sizeof(h->numa_cpus), f))
+		h->numa_cpus[0] = 0;
+	h->numa_cpus[strcspn(h->numa_cpus, "\n")] = 0;
+	if (f)
+		fclose(f);
 	snprintf(h->bind, sizeof(h->bind), "%s", rt->set.bind);
 	h->local_rank = rt->boot.local_rank;
 	h->node_id = rt->boot.node_id;

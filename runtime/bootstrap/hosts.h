@@ -15,6 +15,8 @@ struct host_entry {
 	char host[64];
 	char gpu_busid[32];
 	char cpus[SETTINGS_CPULIST_MAX];
+	char numa[16];        /* HVD_NUMA, and that node's CPUs (sysfs; "" unknown) */
+	char numa_cpus[SETTINGS_CPULIST_MAX];
 	char socket[16];
 	char bind[16];
 	int32_t local_rank;

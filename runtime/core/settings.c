@@ -201,6 +201,7 @@ static const struct setting settings_table[] = {
 	OWN("HVD_SIZE", parse_env_rank, "ranks, without PMIx"),
 	FIELD("HVD_GPU_BUSID", SETTING_TEXT, gpu_busid, by_plugin, 0, 0),
 	FIELD("HVD_CPUS", SETTING_TEXT, cpus, by_plugin, 0, 0),
+	FIELD("HVD_NUMA", SETTING_TEXT, numa, by_plugin, 0, 0),
 	FIELD("HVD_SOCKET", SETTING_TEXT, socket, by_plugin, 0, 0),
 	FIELD("HVD_BIND", SETTING_TEXT, bind, by_plugin, 0, 0),
 };

@@ -39,6 +39,7 @@ struct hvd_settings {
 	/* exported by the hvd SPANK plugin; "" when run without it */
 	char gpu_busid[64];              /* HVD_GPU_BUSID */
 	char cpus[SETTINGS_CPULIST_MAX]; /* HVD_CPUS */
+	char numa[16];                   /* HVD_NUMA: the GPU's NUMA node */
 	char socket[32];                 /* HVD_SOCKET */
 	char bind[32];                   /* HVD_BIND */
 };

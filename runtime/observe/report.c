@@ -1,5 +1,6 @@
 /* report.c - the start-up report rank 0 prints: one table (rank, host,
- * local rank, GPU bus id, CPU list, socket, backend) and a warning per
+ * local rank, GPU bus id, CPU list, the GPU's NUMA node and how many of
+ * the CPUs lie on it, socket, backend) and a warning per
  * broken placement rule of the source documents (practice L1, L2, C2): two
  * ranks on one GPU, a rank running outside the CPUs the plugin chose for
  * its GPU's socket, more ranks on a node than GPUs, NCCL forced onto TCP
@@ -67,19 +68,38 @@ static int same_cpus(const char *a, const char *b)
 	return !memcmp(x, y, sizeof(x));
 }
 
+/* "k/n": k of the task's n CPUs on its GPU's NUMA node; "-" unknown. */
+static void local_cpus(const struct host_entry *h, char *out, size_t len)
+{
+	uint64_t mine[REPORT_MAX_CPU / 64], near[REPORT_MAX_CPU / 64];
+	int k = 0, n = 0;
+	snprintf(out, len, "-");
+	if (!h->cpus[0] || !h->numa_cpus[0] || parse_cpulist(h->cpus, mine) ||
+	    parse_cpulist(h->numa_cpus, near))
+		return;
+	for (int i = 0; i < REPORT_MAX_CPU / 64; i++) {
+		n += __builtin_popcountll(mine[i]);
+		k += __builtin_popcountll(mine[i] & near[i]);
+	}
+	snprintf(out, len, "%d/%d", k, n);
+}
+
 void report_format(const struct host_entry *hosts, int size, const char *backend,
 		   char *out, size_t len)
 {
 	int nodes = count_nodes(hosts, size);
 	size_t used = (size_t)snprintf(out, len, "hvd: start-up: %d rank%s, backend %s, %d node%s\n"
-				       "  rank  host             node  local  gpu-busid     cpus         socket  bind\n",
+				       "  rank  host             node  local  gpu-busid     cpus         numa  "
+				       "near-gpu  socket  bind\n",
 				       size, size == 1 ? "" : "s", backend, nodes, nodes == 1 ? "" : "s");
 	for (int r = 0; r < size && used < len; r++) {
 		const struct host_entry *h = &hosts[r];
-		used += (size_t)snprintf(out + used, len - used, "  %-4d  %-16s %-4d  %-5d  %-12s  %-12s %-6s  %s\n",
-					 r, h->host, h->node_id, h->local_rank, or_dash(h->gpu_busid),
-					 or_dash(h->cpus[0] ? h->cpus : h->affinity),
-					 or_dash(h->socket), or_dash(h->bind));
+		char near[32];
+		local_cpus(h, near, sizeof(near));
+		used += (size_t)snprintf(out + used, len - used, "  %-4d  %-16s %-4d  %-5d  %-12s  %-12s "
+					 "%-4s  %-8s  %-6s  %s\n", r, h->host, h->node_id, h->local_rank,
+					 or_dash(h->gpu_busid), or_dash(h->cpus[0] ? h->cpus : h->affinity),
+					 or_dash(h->numa), near, or_dash(h->socket), or_dash(h->bind));
 	}
 }
 
