@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runner.h"
 #include "train/checkpoint_settings.h"
@@ -350,6 +351,90 @@ static void test_eval_and_predict_use_the_checkpoints_model_and_size(void)
 	test_proc_free(&p);
 }
 
+/* Another tool's metrics.csv, tb/ and notes: refused, then with
+ * --overwrite each renamed NAME.foreign-N, named, its bytes kept; a
+ * second --overwrite replaces only the run's own entries. */
+static void test_foreign_entries_are_set_aside_never_deleted(void)
+{
+	struct test_proc p;
+
+	chexnet("-h >/dev/null; mkdir run run/tb && echo theirs > run/metrics.csv && "
+		"echo events > run/tb/e && echo notes > run/notes.txt", &p, 30);
+	test_proc_free(&p);
+	static const char *const needles[] = { "'run'", "3 entries chexnet did not write", "'tb'",
+					       "'notes.txt'", "--overwrite", NULL };
+	refused("train " DATA " --epochs 1 --out run " OPTS, "run", needles);
+	chexnet("train " DATA " --epochs 1 --out run --overwrite " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "set aside (nothing deleted): ");
+	CHECK_CONTAINS(p.err, "'notes.txt' -> 'notes.txt.foreign-1'");
+	CHECK_CONTAINS(p.err, "'tb' -> 'tb.foreign-1'");
+	test_proc_free(&p);
+	char *before = listing("run");
+	CHECK_CONTAINS(before, "run/metrics.csv.foreign-1");
+	CHECK_CONTAINS(before, "run/tb.foreign-1/e");
+	char *path = test_path(test_tmpdir(), "run/notes.txt.foreign-1");
+	char *text = test_read_file(path, NULL);
+	CHECK_STR(text ? text : "", "notes\n");
+	free(text);
+	free(path);
+	path = test_path(test_tmpdir(), "run/run.json");
+	text = test_read_file(path, NULL);
+	CHECK_CONTAINS(text, "\"files\":\t[\"run.json\", \"metrics.csv\", \"tb\", \"last\", \"best\"]");
+	free(text);
+	free(path);
+	chexnet("train " DATA " --epochs 1 --out run --overwrite " OPTS " && "
+		"find run -name '*.foreign-*' | sort", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK(!strstr(p.err, "set aside"));
+	CHECK_STR(p.out, "run/metrics.csv.foreign-1\nrun/notes.txt.foreign-1\nrun/tb.foreign-1\n");
+	test_proc_free(&p);
+	free(before);
+}
+
+/* refused() within a second (a FIFO is never waited on). */
+static void refused_at_once(const char *args, const char *dir, const char *const *needles)
+{
+	struct timespec t0, t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	refused(args, dir, needles);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	CHECK_MSG(s < 1.0 + 0.5 /* the listing around it */, "%s: %.2f s", args, s);
+}
+
+/* A `last` that is a symbolic link (its target keeps every file) and a
+ * FIFO named run.json or metrics.csv: refused in one line, at once. */
+static void test_links_and_fifos_in_a_run_are_refused(void)
+{
+	struct test_proc p;
+
+	if (train_run("run", ""))
+		return;
+	chexnet("-h > /dev/null; mkdir target && cp run/last/* target/ && rm -r run/last && "
+		"ln -s \"$PWD/target\" run/last", &p, 30);
+	test_proc_free(&p);
+	char *target = listing("target");
+	static const char *const link[] = { "'last' is a symbolic link", "refused", NULL };
+	refused_at_once("train " DATA " --epochs 1 --out run --overwrite " OPTS, "run", link);
+	refused_at_once("train " DATA " --epochs 2 --resume run " OPTS, "run", link);
+	char *after = listing("target");
+	CHECK_STR(after, target);
+	free(after);
+	free(target);
+	static const char *const fifo[] = { "'metrics.csv' is a FIFO", NULL };
+	static const char *const json[] = { "'run.json' is a FIFO", NULL };
+	chexnet("-h > /dev/null; rm run/last && cp -r target run/last && rm run/metrics.csv && "
+		"mkfifo run/metrics.csv", &p, 30);
+	test_proc_free(&p);
+	refused_at_once("train " DATA " --epochs 2 --resume run " OPTS, "run", fifo);
+	chexnet("-h > /dev/null; rm run/metrics.csv run/run.json && mkfifo run/run.json", &p, 30);
+	test_proc_free(&p);
+	refused_at_once("train " DATA " --epochs 2 --resume run " OPTS, "run", json);
+	refused_at_once("train " DATA " --epochs 1 --out run --overwrite " OPTS, "run", json);
+}
+
 const struct test_case run_record_tests[] = {
 	{ "numbers_read_back_exactly", test_numbers_read_back_exactly },
 	{ "changes_are_classified", test_changes_are_classified },
@@ -361,6 +446,9 @@ const struct test_case run_record_tests[] = {
 	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
 	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
 	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
+	{ "foreign_entries_are_set_aside_never_deleted",
+	  test_foreign_entries_are_set_aside_never_deleted },
+	{ "links_and_fifos_in_a_run_are_refused", test_links_and_fifos_in_a_run_are_refused },
 	{ "resume_of_a_run_without_record_starts_one", test_resume_of_a_run_without_record_starts_one },
 	{ "eval_and_predict_use_the_checkpoints_model_and_size",
 	  test_eval_and_predict_use_the_checkpoints_model_and_size },

@@ -37,7 +37,7 @@ FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c traine
 	trainer/model/desc.c
 FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c trainer/train/run_settings.c \
 	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
-	trainer/base/text_control.c \
+	trainer/base/text_control.c trainer/base/regular_file.c \
 	trainer/base/error.c
 
 $(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEADERS)

@@ -1,5 +1,5 @@
 /* loop/run_dir.c - the run directory at the start of `chexnet train`
- * (run_dir.h): settings, overwrite guard, resume comparison, run.json.
+ * (run_dir.h): settings, resume comparison, run.json.
  * What it does not do: train, or write checkpoints.
  */
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include "data/image/image_resize.h"
 #include "data/pack/shard_index_read.h"
 #include "loop/run_dir.h"
+#include "loop/run_files.h"
 #include "train/checkpoint_replace.h"
 #include "train/checkpoint_settings.h"
 #include "train/dist.h"
@@ -146,66 +147,6 @@ int run_dir_settings(const struct train_config *c, const struct session *s, int 
 	return what_settings(c, s, out) || how_settings(c, world, out) ? -1 : 0;
 }
 
-static const char *const run_entries[] = { "last", "best", RUN_RECORD_FILE, "metrics.csv", "tb",
-					   NULL };
-
-/* The first entry of a run in dir among the first `kinds` entries, or NULL. */
-static const char *holds(const char *dir, int kinds)
-{
-	char path[4200];
-
-	for (int i = 0; i < kinds && run_entries[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
-		if (access(path, F_OK) == 0)
-			return run_entries[i];
-	}
-	return NULL;
-}
-
-/* --overwrite: the old run's entries go (directories whole). */
-static int remove_run(const char *dir)
-{
-	char path[4200];
-	struct stat sb;
-
-	for (int i = 0; run_entries[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
-		if (lstat(path, &sb) != 0)
-			continue;
-		if (S_ISDIR(sb.st_mode))
-			checkpoint_remove_dir(path);
-		else if (unlink(path) != 0) {
-			fprintf(stderr, "chexnet: --overwrite: '%s': %s\n", path, strerror(errno));
-			return -1;
-		}
-		if (lstat(path, &sb) == 0) {
-			fprintf(stderr, "chexnet: --overwrite: '%s': could not be removed\n", path);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int run_dir_guard(const struct train_config *c)
-{
-	const char *found = c->out && !c->resume ? holds(c->out, 2) : NULL;
-
-	if (!found && c->out && !c->resume && holds(c->out, 5)) {
-		/* a record and metrics but no checkpoint (stopped before the first
-		 * one): nothing to resume, so this run starts it again */
-		fprintf(stderr, "chexnet: train: --out '%s': its run has no checkpoint yet: starting "
-			"it again\n", c->out);
-		return remove_run(c->out);
-	}
-	if (!found)
-		return 0;
-	if (c->overwrite)
-		return remove_run(c->out);
-	fprintf(stderr, "chexnet: train: --out '%s': holds a run ('%s'): continue it with --resume %s, "
-		"or replace it with --overwrite\n", c->out, found, c->out);
-	return -1;
-}
-
 /* "size 64 -> 128 (--size), ..." of the changes of one kind. */
 static void describe(const struct run_change *c, int n, enum run_setting_kind kind, char *out,
 		     size_t len)
@@ -328,6 +269,7 @@ int run_dir_record(const struct train_config *c, const struct session *session,
 		.versions = versions, .version_count = 5, .hosts = hosts, .host_count = world,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
 	};
+	s.files = run_files_written(c, &s.file_count);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, c->out ? c->out : ".");
 	int append = c->resume && access(path, F_OK) == 0;  /* a run from before run.json: new */

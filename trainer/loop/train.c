@@ -51,6 +51,7 @@
 #include "loop/thresholds.h"
 #include "loop/diverge.h"
 #include "loop/run_dir.h"
+#include "loop/run_files.h"
 #include "loop/run_metrics.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
@@ -477,7 +478,7 @@ static int trainer_setup(struct trainer *t, const struct train_config *c)
 		t->c.session.threads = dist_compute_threads((int)(loader ? loader
 								  : data_loader_default_threads()));
 	}
-	if (t->rank == 0 && run_dir_guard(&t->c))
+	if (t->rank == 0 && run_files_guard(&t->c))
 		return -1;
 	if (session_open(&t->s, &t->c.session))
 		return -1;
