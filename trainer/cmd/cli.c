@@ -54,7 +54,7 @@ static const struct flag flags[] = {
 	{ "--quiet", C_TRAIN | C_BENCH, 0, "no progress lines" },
 	{ "--json", C_TRAIN | C_BENCH | C_EVAL | C_PREDICT, 0,
 	  "JSON on stdout (train/bench: progress lines, tables to stderr; eval/predict: the results)" },
-	{ "--bootstrap", C_EVAL, 1, "resamples of patients for the 95% intervals (default 1000, 0 off)" },
+	{ "--bootstrap", C_TRAIN | C_EVAL, 1, "resamples of patients for the 95% intervals (default 1000, 0 off; train: test.json)" },
 	{ "--plots", C_EVAL, 1, "write ROC, reliability and AUROC-vs-CheXNet PNGs into DIR" },
 	{ "--choose-thresholds", C_EVAL, 0, "choose operating thresholds on --split val, store them" },
 	{ "--sensitivity", C_TRAIN | C_EVAL, 1, "threshold rule: reach this sensitivity (default Youden's J)" },

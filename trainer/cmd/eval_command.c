@@ -1,10 +1,12 @@
 /* cmd/eval_command.c - eval's options, thresholds chosen or read, and the
  * report and plots of a finished pass. What it does not do: run the model.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/eval_command.h"
 #include "loop/thresholds.h"
@@ -96,4 +98,30 @@ int eval_present(const struct cli_options *o, const char *model, const struct ev
 	}
 	eval_report_free(&r);
 	return status;
+}
+
+int eval_write_test(const char *out, const struct evaluation *ev, int bootstrap, uint64_t seed)
+{
+	char path[4200], tmp[4300], last[4200];
+	struct eval_report r;
+	struct trainer_error err = { "" };
+
+	snprintf(path, sizeof(path), "%s/test.json", out);
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid());
+	snprintf(last, sizeof(last), "%s/last", out);
+	if (eval_report_compute(ev, bootstrap, seed, NULL, &r, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		eval_report_free(&r);
+		return -1;
+	}
+	FILE *f = fopen(tmp, "w");
+	if (f)
+		eval_report_json(f, &r, last, "test", ev->loss);
+	eval_report_free(&r);
+	if (!f || fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "chexnet: --test: '%s': %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }

@@ -1,6 +1,7 @@
 /* cmd/train.c - `chexnet train`: checks the options, installs the stop
- * signals, starts the runtime (dist.h), runs the training loop
- * (loop/train.h) and shuts the runtime down.
+ * signals (SIGINT too), starts the runtime (dist.h), names the run folder
+ * when no --out was given (loop/run_name.h), runs the training loop
+ * (loop/train.h), says where the run is and shuts the runtime down.
  * What it does not do: the loop itself.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
+#include "loop/run_name.h"
 #include "loop/train.h"
 
 static int dist_failed(void)
@@ -44,6 +46,13 @@ static int resume_dir_check(const struct cli_options *o)
 	return 2;
 }
 
+static const struct cli_options *test_options;  /* this command's, for write_test */
+
+static int write_test(const char *out, const char *model, const struct evaluation *ev)
+{
+	return eval_write_test(out, ev, (int)test_options->bootstrap, test_options->seed);
+}
+
 int run_train(const struct cli_options *given)
 {
 	struct cli_options run = *given, *o = &run;
@@ -64,8 +73,8 @@ int run_train(const struct cli_options *given)
 		fprintf(stderr, "chexnet: train: --init and --resume: give one (a resumed run has its weights)\n");
 		return 2;
 	}
-	if (stop_signal_install()) {
-		fprintf(stderr, "chexnet: train: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
+	if (stop_signal_install(1)) {
+		fprintf(stderr, "chexnet: train: cannot install the SIGTERM/SIGUSR1/SIGINT handlers: %s\n",
 			strerror(errno));
 		return 1;
 	}
@@ -74,8 +83,22 @@ int run_train(const struct cli_options *given)
 		stop_signal_uninstall();
 		return 1;
 	}
+	char name[RUN_NAME_MAX];
+	if (!o->out && run_name_new(name)) {
+		dist_shutdown();
+		stop_signal_uninstall();
+		return 1;
+	}
+	if (!o->out && dist_rank() == 0)
+		fprintf(stderr, "chexnet: train: no --out: the run is kept in '%s'\n", name);
+	run.out = run.out ? run.out : name;
 	struct train_config config = train_config_of(o);
+	test_options = o;
+	config.write_test = write_test;
 	int status = train_run(&config);
+	if (dist_rank() == 0 && status == 0 && (!given->out || o->progress != PROGRESS_QUIET))
+		fprintf(stderr, "chexnet: train: the run is kept in '%s' (run.json says how it "
+			"ended; best/ for eval and predict, last/ for --resume)\n", run.out);
 	if (dist_shutdown() && status == 0) {
 		dist_failed();
 		status = 1;

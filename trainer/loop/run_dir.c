@@ -3,6 +3,8 @@
  * What it does not do: train, or write checkpoints.
  */
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "train/checkpoint_settings.h"
 #include "train/dist.h"
 #include "train/run_record.h"
+#include "train/stop_signal.h"
 
 #define HOST_CHARS 64
 
@@ -281,4 +284,33 @@ int run_dir_record(const struct train_config *c, const struct session *session,
 		free(hosts[r]);
 	free(hosts);
 	return rc;
+}
+
+int run_dir_end(const struct train_config *c, int status, int sig, long steps, int best_epoch,
+		double best_value)
+{
+	char when[32], reason[128];
+	struct trainer_error err = { "" };
+	time_t t = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	if (status == 0)
+		snprintf(reason, sizeof(reason), "%s", c->steps ? "--steps reached" : "every epoch ran");
+	else if (status == CHEXNET_EXIT_PREEMPTED)
+		snprintf(reason, sizeof(reason), "%s", sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1
+			 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "stop requested on another rank");
+	else
+		snprintf(reason, sizeof(reason), "exit %d: the last 'chexnet:' line on stderr says "
+			 "why", status);
+	struct run_end e = {
+		.end_time = when, .reason = reason, .steps = steps, .best_epoch = best_epoch,
+		.outcome = status == 0 ? "finished" : status == CHEXNET_EXIT_PREEMPTED ? "stopped"
+			   : "failed",
+		.best_value = best_epoch ? best_value : NAN,
+	};
+	if (!c->out || run_record_end(c->out, &e, &err) == 0)
+		return 0;
+	fprintf(stderr, "chexnet: %s\n", err.msg);
+	return -1;
 }

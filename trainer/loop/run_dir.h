@@ -42,4 +42,10 @@ int run_dir_record(const struct train_config *c, const struct session *s,
 		   const struct run_settings *now,
 		   const struct run_change *changes, int change_count, int epoch, long step);
 
+/* Rank 0: OUT/run.json's end record for this session's exit status
+ * (0 finished, CHEXNET_EXIT_PREEMPTED stopped by signal sig, else
+ * failed); steps: from the run's start. 0 or -1 (printed). */
+int run_dir_end(const struct train_config *c, int status, int sig, long steps, int best_epoch,
+		double best_value);
+
 #endif

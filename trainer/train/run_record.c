@@ -21,7 +21,9 @@
 
 /* the first 7 required; "files" optional (a record from before it) */
 static const char *const top_keys[] = { "format", "start_time", "command_line", "settings",
-					"versions", "hosts", "resumes", "files", NULL };
+					"versions", "hosts", "resumes", "files", "end", NULL };
+static const char *const end_keys[] = { "end_time", "outcome", "reason", "steps", "best_epoch",
+					"best_metric", "best_value", NULL };
 static const char *const resume_keys[] = { "start_time", "command_line", "epoch", "step",
 					   "changes", NULL };
 
@@ -282,6 +284,29 @@ static int check_files(const cJSON *a, const char *path, struct trainer_error *e
 	return 0;
 }
 
+/* "end", when there: every field, of its type. */
+static int check_end(const cJSON *o, const char *path, struct trainer_error *err)
+{
+	const cJSON *outcome = cJSON_GetObjectItemCaseSensitive(o, "outcome");
+	const cJSON *value = cJSON_GetObjectItemCaseSensitive(o, "best_value");
+
+	if (!o)
+		return 0;
+	if (check_keys(o, end_keys, 7, path, "end", err))
+		return -1;
+	if (!cJSON_IsString(outcome) || (strcmp(outcome->valuestring, "finished") &&
+	    strcmp(outcome->valuestring, "stopped") && strcmp(outcome->valuestring, "failed")) ||
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "end_time")) ||
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "reason")) ||
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "best_metric")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "steps")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "best_epoch")) ||
+	    !(cJSON_IsNumber(value) || cJSON_IsNull(value)))
+		return trainer_error_set(err, "run record: '%s': end: a field of the wrong type or "
+					 "value", path);
+	return 0;
+}
+
 /* 1 when a key or string anywhere under n holds a control character
  * (no message may print it). */
 static int has_control(const cJSON *n)
@@ -318,7 +343,8 @@ static int check_record(const cJSON *root, struct run_settings *s, const char *p
 	    read_settings(cJSON_GetObjectItemCaseSensitive(root, "settings"), s ? s : &scratch, path,
 			  err))
 		return -1;
-	if (check_files(cJSON_GetObjectItemCaseSensitive(root, "files"), path, err))
+	if (check_files(cJSON_GetObjectItemCaseSensitive(root, "files"), path, err) ||
+	    check_end(cJSON_GetObjectItemCaseSensitive(root, "end"), path, err))
 		return -1;
 	const cJSON *resumes = cJSON_GetObjectItemCaseSensitive(root, "resumes");
 	if (!cJSON_IsArray(resumes))
@@ -395,8 +421,36 @@ int run_record_resume(const char *dir, const struct run_session *s, struct train
 	if (!root)
 		return -1;
 	add_files(root, s);
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "end");
 	cJSON_ReplaceItemInObjectCaseSensitive(root, "settings", settings_object(s->settings));
 	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(root, "resumes"), resume_object(s));
+	int rc = write_json(dir, root, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int run_record_end(const char *dir, const struct run_end *e, struct trainer_error *err)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, dir);
+	cJSON *root = load(path, NULL, err), *o = cJSON_CreateObject();
+	if (!root) {
+		cJSON_Delete(o);
+		return -1;
+	}
+	cJSON_AddStringToObject(o, "end_time", e->end_time);
+	cJSON_AddStringToObject(o, "outcome", e->outcome);
+	cJSON_AddStringToObject(o, "reason", e->reason);
+	cJSON_AddNumberToObject(o, "steps", (double)e->steps);
+	cJSON_AddNumberToObject(o, "best_epoch", e->best_epoch);
+	cJSON_AddStringToObject(o, "best_metric", "val_loss");
+	if (isfinite(e->best_value))
+		cJSON_AddNumberToObject(o, "best_value", e->best_value);
+	else
+		cJSON_AddNullToObject(o, "best_value");
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "end");
+	cJSON_AddItemToObject(root, "end", o);
 	int rc = write_json(dir, root, err);
 	cJSON_Delete(root);
 	return rc;
