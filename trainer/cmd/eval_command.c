@@ -1,11 +1,13 @@
 /* cmd/eval_command.c - eval's options, thresholds chosen or read, and the
  * report and plots of a finished pass. What it does not do: run the model.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/eval_command.h"
@@ -15,8 +17,39 @@
 #include "cmd/out_dir.h"
 #include "cmd/plot_png.h"
 
+/* --data DIR: a directory with something in it, named before start-up. */
+static int data_check(const struct cli_options *o)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *e;
+	int entries = 0;
+
+	if (!o->data)
+		return 0;
+	int bad = stat(o->data, &sb) != 0 ? errno : 0;
+	if (bad || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "chexnet: %s: --data '%s': %s\n", o->command, o->data,
+			bad == ENOENT ? "no such directory" : bad ? strerror(bad) : "not a directory");
+		return 2;
+	}
+	if ((d = opendir(o->data))) {
+		while (!entries && (e = readdir(d)))
+			entries = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		closedir(d);
+	}
+	if (!entries) {
+		fprintf(stderr, "chexnet: %s: --data '%s': empty (a pack, or a data set's folder: "
+			"trainer/DATA.md)\n", o->command, o->data);
+		return 2;
+	}
+	return 0;
+}
+
 int eval_options_check(const struct cli_options *o)
 {
+	if (data_check(o))
+		return 2;
 	if (o->choose_thresholds && strcmp(o->split, "val")) {
 		fprintf(stderr, "chexnet: eval: --choose-thresholds: '--split %s': thresholds are "
 			"chosen on the validation split only (choosing on test and reporting on test "
