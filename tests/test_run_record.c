@@ -61,6 +61,7 @@ static char *listing(const char *dir)
 }
 
 static double refused_seconds;   /* the last refused() command's */
+static int refused_exit;
 
 /* The last chexnet line on stderr holds every needle, exit non-zero, dir unchanged. */
 static void refused(const char *args, const char *dir, const char *const *needles)
@@ -73,6 +74,7 @@ static void refused(const char *args, const char *dir, const char *const *needle
 	chexnet(args, &p, 120);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	refused_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	refused_exit = p.exit_code;
 	CHECK_MSG(p.exit_code != 0, "exit 0 for: %s", args);
 	const char *line = strncmp(p.err, "chexnet: ", 9) == 0 ? p.err : NULL;
 	for (const char *h = p.err; (h = strstr(h, "\nchexnet: ")); h++)
@@ -274,8 +276,11 @@ static void test_resume_refuses_changes_of_meaning(void)
 	static const char *const two[] = { "lr_effective 0.001 -> 0.01", "--lr", "loss weighted -> bce",
 					   "--loss", "--allow-changes", NULL };
 	refused("train " DATA " --epochs 2 --resume run " OPTS " --lr 0.01 --loss bce", "run", two);
-	static const char *const model[] = { "model densenet121 -> resnet50", "--model", NULL };
-	refused("train " DATA " --epochs 2 --resume run " OPTS " --model resnet50", "run", model);
+	static const char *const model[] = { "model densenet121 -> resnet50", "--model",
+					     "cannot load into another model", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --model resnet50 --allow-changes",
+		"run", model);
+	CHECK_INT(refused_exit, 2);   /* before start-up, --allow-changes not offered */
 	static const char *const data[] = { "data_fingerprint synthetic:32 -> synthetic:40", NULL };
 	refused("train --synthetic --synthetic-images 40 --epochs 2 --resume run " OPTS, "run", data);
 	static const char *const precision[] = { "precision fp32 -> bf16", "--precision", NULL };
@@ -312,6 +317,32 @@ static void test_resume_records_allowed_changes(void)
 	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
 	CHECK_STR(run_settings_get(&rec, "lr"), "0.002");
 	free(text);
+	free(path);
+}
+
+/* `--resume run` alone: data, model, size, batch, schedule, save-every
+ * from run.json; only the flags given are changes. */
+static void test_resume_alone_takes_the_runs_settings(void)
+{
+	struct test_proc p;
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+
+	if (train_run("run", "--save-every 3 --lr 0.002 --loss bce"))
+		return;
+	chexnet("train --resume run --epochs 2", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'run': changed (recorded in run.json): epochs 1 -> 2 "
+		       "(--epochs)\n");
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "save_every"), "3");
+	CHECK_STR(run_settings_get(&rec, "lr"), "0.002");
+	CHECK_STR(run_settings_get(&rec, "loss"), "bce");
+	CHECK_STR(run_settings_get(&rec, "data_fingerprint"), "synthetic:32");
+	CHECK_STR(run_settings_get(&rec, "size"), "32");
+	CHECK_STR(run_settings_get(&rec, "epochs"), "2");
 	free(path);
 }
 
@@ -460,6 +491,7 @@ const struct test_case run_record_tests[] = {
 	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
 	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
 	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
+	{ "resume_alone_takes_the_runs_settings", test_resume_alone_takes_the_runs_settings },
 	{ "foreign_entries_are_set_aside_never_deleted",
 	  test_foreign_entries_are_set_aside_never_deleted },
 	{ "links_and_fifos_in_a_run_are_refused", test_links_and_fifos_in_a_run_are_refused },

@@ -294,3 +294,18 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 						      sizeof(o->chosen.precision_why));
 	return 0;
 }
+
+int cli_apply(struct cli_options *o, const char *flag, const char *value)
+{
+	return apply(o, flag, value);
+}
+
+int cli_given(const struct cli_options *o, const char *flag)
+{
+	size_t n = strlen(flag);
+
+	for (int i = 1; i < o->argc; i++)
+		if (strncmp(o->argv[i], flag, n) == 0 && (!o->argv[i][n] || o->argv[i][n] == '='))
+			return 1;
+	return 0;
+}

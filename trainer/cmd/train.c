@@ -15,6 +15,7 @@
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
+#include "cmd/resume_defaults.h"
 #include "loop/run_name.h"
 #include "loop/train.h"
 
@@ -62,6 +63,8 @@ int run_train(const struct cli_options *given)
 		return usage;
 	if (!run.out)
 		run.out = run.resume;
+	if (o->resume && (usage = resume_defaults(o)))
+		return usage;
 	if (!o->data == !o->synthetic) {
 		fprintf(stderr, "chexnet: train: need exactly one of --data DIR and --synthetic\n");
 		return 2;

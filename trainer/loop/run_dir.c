@@ -181,6 +181,15 @@ int run_dir_compare(const struct train_config *c, const char *checkpoint,
 	if (old.count == 0)
 		return 0;
 	*count = run_settings_changes(&old, now, changes, 2 * RUN_SETTINGS_MAX);
+	for (int i = 0; i < *count; i++)
+		if (strcmp(changes[i].key, "model") == 0) {  /* its weights never load: no offer */
+			if (loud)
+				fprintf(stderr, "chexnet: --resume: '%s': model %s -> %s (--model): the "
+					"checkpoint's weights cannot load into another model; start a new "
+					"run (--init takes weights of the same model)\n", c->resume,
+					changes[i].old_value, changes[i].new_value);
+			return -1;
+		}
 	describe(changes, *count, RUN_SETTING_MEANING, text, sizeof(text));
 	if (text[0] && !c->allow_changes) {
 		if (loud)
