@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "train/dist.h"
 #include "train/stop_signal.h"
@@ -99,6 +100,8 @@ int run_train(const struct cli_options *given)
 	test_options = o;
 	config.write_test = write_test;
 	int status = train_run(&config);
+	if (!given->out && !given->resume && status && dist_rank() == 0)
+		rmdir(name);   /* only when the run left nothing in it */
 	if (dist_rank() == 0 && status == 0 && (!given->out || o->progress != PROGRESS_QUIET))
 		fprintf(stderr, "chexnet: train: the run is kept in '%s' (run.json says how it "
 			"ended; best/ for eval and predict, last/ for --resume)\n", run.out);
