@@ -469,7 +469,7 @@ static void test_links_and_fifos_in_a_run_are_refused(void)
 	free(after);
 	free(target);
 	static const char *const fifo[] = { "'metrics.csv' is a FIFO", NULL };
-	static const char *const json[] = { "'run.json' is a FIFO", NULL };
+	static const char *const json[] = { "run.json", "a FIFO", NULL };
 	chexnet("-h > /dev/null; rm run/last && cp -r target run/last && rm run/metrics.csv && "
 		"mkfifo run/metrics.csv", &p, 30);
 	test_proc_free(&p);

@@ -50,7 +50,7 @@ int resume_defaults(struct cli_options *o)
 		return 0;   /* a run from before run.json: the flags rule */
 	if (run_record_read(path, &s, &err)) {
 		fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
-		return 2;
+		return 1;
 	}
 	const char *model = run_settings_get(&s, "model");
 	if (model && cli_given(o, "--model") && strcmp(model, o->model)) {

@@ -15,7 +15,8 @@
 #include "cmd/options.h"
 
 /* o->resume's record into o. 0 (also when RUN has no run.json: the
- * flags rule, as before), or 2 (an unreadable record, printed). */
+ * flags rule, as before), 1 (an unreadable record) or 2 (another
+ * --model, or a recorded value no flag accepts), the line printed. */
 int resume_defaults(struct cli_options *o);
 
 #endif
