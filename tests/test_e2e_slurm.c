@@ -241,6 +241,19 @@ static void test_sigterm_preemption_exits_75_without_ending_the_step(void)
 	test_proc_free(&p);
 }
 
+/* A SIGINT the tasks receive (srun passes one on after two Ctrl-C within
+ * a second; here scancel --signal=INT) is the same agreed stop. */
+static void test_sigint_to_the_tasks_is_an_agreed_stop(void)
+{
+	struct test_proc p;
+	if (make_data(200, 64, 36) || stop_with("INT", "cut", &p))
+		return;
+	CHECK_CONTAINS(p.err, "chexnet: SIGINT: stopped at epoch ");
+	CHECK_CONTAINS(p.err, "/last written; exit 75 (continue with --resume ");
+	CHECK_INT(count_lines_with(p.err, "stopped at epoch"), 1);   /* rank 0 only */
+	test_proc_free(&p);
+}
+
 static void test_sbatch_script_with_hvd_runs_two_ranks(void)
 {
 	char cmd[2048], *script = test_path(test_tmpdir(), "job.sh");
@@ -737,6 +750,7 @@ const struct test_case e2e_slurm_tests[] = {
 	{ "rank_failing_alone_ends_the_step_at_once", test_rank_failing_alone_ends_the_step_at_once },
 	{ "error_on_every_rank_is_shown_and_ends_the_step",
 	  test_error_on_every_rank_is_shown_and_ends_the_step },
+	{ "sigint_to_the_tasks_is_an_agreed_stop", test_sigint_to_the_tasks_is_an_agreed_stop },
 	{ "two_ranks_without_out_share_one_run_folder",
 	  test_two_ranks_without_out_share_one_run_folder },
 	{ "eval_on_three_ranks_equals_one_rank", test_eval_on_three_ranks_equals_one_rank },
