@@ -295,10 +295,10 @@ int run_dir_record(const struct train_config *c, const struct session *session,
 	return rc;
 }
 
-int run_dir_end(const struct train_config *c, int status, int sig, long steps, int best_epoch,
-		double best_value)
+int run_dir_end(const struct train_config *c, int status, int sig, const char *error,
+		long steps, int best_epoch, double best_value)
 {
-	char when[32], reason[128];
+	char when[32], reason[600];
 	struct trainer_error err = { "" };
 	time_t t = time(NULL);
 	struct tm tm;
@@ -309,9 +309,14 @@ int run_dir_end(const struct train_config *c, int status, int sig, long steps, i
 	else if (status == CHEXNET_EXIT_PREEMPTED)
 		snprintf(reason, sizeof(reason), "%s", sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1
 			 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "stop requested on another rank");
+	else if (error && error[0]) {
+		snprintf(reason, sizeof(reason), "%s", error);
+		for (char *p = reason; *p; p++)   /* run.json refuses control characters */
+			if ((unsigned char)*p < 32 || *p == 127)
+				*p = ' ';
+	}
 	else
-		snprintf(reason, sizeof(reason), "exit %d: the last 'chexnet:' line on stderr says "
-			 "why", status);
+		snprintf(reason, sizeof(reason), "exit %d", status);
 	struct run_end e = {
 		.end_time = when, .reason = reason, .steps = steps, .best_epoch = best_epoch,
 		.outcome = status == 0 ? "finished" : status == CHEXNET_EXIT_PREEMPTED ? "stopped"

@@ -44,8 +44,9 @@ int run_dir_record(const struct train_config *c, const struct session *s,
 
 /* Rank 0: OUT/run.json's end record for this session's exit status
  * (0 finished, CHEXNET_EXIT_PREEMPTED stopped by signal sig, else
- * failed); steps: from the run's start. 0 or -1 (printed). */
-int run_dir_end(const struct train_config *c, int status, int sig, long steps, int best_epoch,
-		double best_value);
+ * failed: error, the last error line, the reason); steps: from the run's
+ * start. 0 or -1 (printed). */
+int run_dir_end(const struct train_config *c, int status, int sig, const char *error,
+		long steps, int best_epoch, double best_value);
 
 #endif

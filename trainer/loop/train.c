@@ -52,6 +52,7 @@
 #include "loop/diverge.h"
 #include "loop/run_dir.h"
 #include "loop/run_files.h"
+#include "loop/last_error.h"
 #include "loop/run_metrics.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
@@ -626,6 +627,8 @@ int train_run(const struct train_config *c)
 
 	memset(&train, 0, sizeof(train));
 	memset(&val, 0, sizeof(val));
+	if (dist_rank() == 0)
+		last_error_capture();   /* run.json's end record names the reason */
 	if (trainer_setup(&t, c) == 0) {
 		struct source_layout l = { .rank = t.rank, .world = t.world, .accumulate = t.accumulate,
 					   .start_epoch = t.state.epoch, .start_step = t.state.step };
@@ -646,9 +649,11 @@ int train_run(const struct train_config *c)
 		}
 	}
 	if (t.recorded && t.rank == 0 &&
-	    run_dir_end(c, status, stop_signal_received(), t.state.epoch * t.steps_per_epoch +
-			t.state.step, t.best_epoch, t.state.best_val_loss) && status == 0)
+	    run_dir_end(c, status, stop_signal_received(), last_error(),
+			t.state.epoch * t.steps_per_epoch + t.state.step, t.best_epoch,
+			t.state.best_val_loss) && status == 0)
 		status = 1;
+	last_error_release();
 	source_close(&train);
 	source_close(&val);
 	evaluation_free(&ev);
