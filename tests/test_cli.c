@@ -186,7 +186,7 @@ static void test_eval_and_predict_on_a_checkpoint(void)
 	CHECK_CONTAINS(p.err, "missing.png");
 	test_proc_free(&p);
 	chexnet("eval --checkpoint nowhere --synthetic " SMALL, &p, 60);
-	CHECK_INT(p.exit_code, 1);
+	CHECK_INT(p.exit_code, 2);   /* before start-up, as every usage error */
 	CHECK_CONTAINS(p.err, "nowhere");
 	test_proc_free(&p);
 	free(png);
@@ -300,15 +300,18 @@ static void test_backend_auto_choice(void)
 	CHECK_CONTAINS(err.msg, "--backend: 'gpu': no usable CUDA device (no CUDA-capable device)");
 }
 
-/* The start-up lines of a command that stops at once after them (no
- * checkpoint): env and flags as given. */
+/* The start-up lines of a command that stops at once after them (an
+ * empty checkpoint folder, made first): env and flags as given. */
 #define STARTUP "eval --synthetic --checkpoint none --size 32 --batch 2"
+#define MAKE_NONE "-h > /dev/null; mkdir -p none"
 
 /* This machine has no usable GPU: auto says so on its own line, warns
  * once when GPUs were granted, and an explicit gpu is refused. */
 static void test_backend_auto_on_this_machine(void)
 {
 	struct test_proc p;
+	chexnet(MAKE_NONE, &p, 10);
+	test_proc_free(&p);
 	chexnet(STARTUP " --backend ref", &p, 60);
 	CHECK_CONTAINS(p.err, "(backend ref, fp32,");
 	CHECK(!strstr(p.err, "chexnet: backend ")); /* asked by name: no reason line */
@@ -341,6 +344,8 @@ static void test_backend_auto_on_this_machine(void)
 static void test_precision_auto(void)
 {
 	struct test_proc p;
+	chexnet(MAKE_NONE, &p, 10);
+	test_proc_free(&p);
 	chexnet(STARTUP " --backend ref --precision auto", &p, 60);
 	CHECK_CONTAINS(p.err, "chexnet: precision fp32 (auto: the ref backend computes in fp32)");
 	test_proc_free(&p);
@@ -374,6 +379,11 @@ static void test_messages_before_start_up(void)
 		{ "train --synthetic --lr=fast", "--lr 'fast'" },
 		{ "eval --checkpoint r2 --synthetic", "'r2' is a run without best/ (no validation yet): "
 		  "use --checkpoint r2/last" },
+		{ "train --synthetic --init nope.safetensors", "chexnet: train: --init 'nope.safetensors': "
+		  "No such file or directory" },
+		{ "train --synthetic --resume nowhere", "chexnet: train: --resume 'nowhere': not a run "
+		  "folder" },
+		{ "predict --checkpoint nowhere x.png", "chexnet: predict: --checkpoint 'nowhere': No such" },
 	};
 	struct test_proc p;
 

@@ -1,6 +1,7 @@
 /* cmd/checkpoint_defaults.c - model and size from the checkpoint
  * (checkpoint_defaults.h). What it does not do: check the weights.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,11 @@ int checkpoint_defaults(struct cli_options *o)
 
 	char file[4200];
 	struct stat sb;
+	if (stat(o->checkpoint, &sb) != 0) {   /* before start-up, as every usage error */
+		fprintf(stderr, "chexnet: %s: --checkpoint '%s': %s\n", o->command, o->checkpoint,
+			strerror(errno));
+		return 2;
+	}
 	if (run_folder(o))
 		return 2;
 	snprintf(file, sizeof(file), "%s/model.safetensors", o->checkpoint);

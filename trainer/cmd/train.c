@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "train/dist.h"
@@ -75,6 +76,16 @@ int run_train(const struct cli_options *given)
 		return usage;
 	if (o->init && o->resume) {
 		fprintf(stderr, "chexnet: train: --init and --resume: give one (a resumed run has its weights)\n");
+		return 2;
+	}
+	if (o->init && access(o->init, R_OK) != 0) {
+		fprintf(stderr, "chexnet: train: --init '%s': %s\n", o->init, strerror(errno));
+		return 2;
+	}
+	struct stat sb;
+	if (o->resume && (stat(o->resume, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+		fprintf(stderr, "chexnet: train: --resume '%s': not a run folder (no %s/last to "
+			"continue from)\n", o->resume, o->resume);
 		return 2;
 	}
 	if (stop_signal_install(1)) {
