@@ -7,7 +7,8 @@
  * replaces it); --resume refuses a change of meaning naming each and
  * --allow-changes, records allowed changes, refuses another --out; every
  * refusal leaves the run directory byte-identical; eval and predict take
- * the model and size from the checkpoint.
+ * the model and size from the checkpoint. Links and FIFOs in a run (or a
+ * FIFO checkpoint file) are refused at once; foreign files are set aside.
  * What it does not test: the metrics files.
  */
 #include <stdio.h>
@@ -478,6 +479,12 @@ static void test_links_and_fifos_in_a_run_are_refused(void)
 	test_proc_free(&p);
 	refused_at_once("train " DATA " --epochs 2 --resume run " OPTS, "run", json);
 	refused_at_once("train " DATA " --epochs 1 --out run --overwrite " OPTS, "run", json);
+	/* a checkpoint file that is a FIFO: refused, never waited on */
+	chexnet("-h > /dev/null; mkdir fifo-ck && mkfifo fifo-ck/model.safetensors", &p, 30);
+	test_proc_free(&p);
+	static const char *const ck[] = { "'fifo-ck/model.safetensors': not a regular file (a FIFO)",
+					  NULL };
+	refused_at_once("eval --checkpoint fifo-ck --synthetic --size 32 --threads 1", "fifo-ck", ck);
 }
 
 const struct test_case run_record_tests[] = {

@@ -16,19 +16,23 @@ const char *regular_file_kind(mode_t mode)
 	       : S_ISDIR(mode) ? "a directory" : "a regular file";
 }
 
-FILE *regular_fopen(const char *path, char *why, size_t len)
+FILE *regular_fopen(const char *path, int follow, char *why, size_t len)
 {
 	struct stat sb;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0) {
 		/* ELOOP: the last component is a symbolic link */
-		snprintf(why, len, "%s", errno == ELOOP ? "a symbolic link" : strerror(errno));
+		snprintf(why, len, "%s", errno == ELOOP ? "not a regular file (a symbolic link)"
+			 : strerror(errno));
 		return NULL;
 	}
 	int bad = fstat(fd, &sb) != 0 ? errno : 0;
 	if (bad || !S_ISREG(sb.st_mode)) {
-		snprintf(why, len, "%s", bad ? strerror(bad) : regular_file_kind(sb.st_mode));
+		if (bad)
+			snprintf(why, len, "%s", strerror(bad));
+		else
+			snprintf(why, len, "not a regular file (%s)", regular_file_kind(sb.st_mode));
 		close(fd);
 		return NULL;
 	}

@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* The file for reading ("rb"), or NULL with why ("a symbolic link", "a
- * FIFO", or strerror's text) in why[len]. */
-FILE *regular_fopen(const char *path, char *why, size_t len);
+/* The file for reading ("rb"), or NULL with why ("not a regular file
+ * (a FIFO)", ... (a symbolic link), or strerror's text) in why[len]. follow: a symbolic link is
+ * followed (weights a user links to), the target still checked. */
+FILE *regular_fopen(const char *path, int follow, char *why, size_t len);
 
 /* "a symbolic link", "a FIFO", "a socket", "a device", "a directory",
  * "a regular file" for an lstat/fstat mode. */

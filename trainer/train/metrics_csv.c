@@ -152,7 +152,7 @@ static const char *parse_row(char *line, struct metrics_row *r, long prev_step)
 static char *slurp(const char *path, size_t *len, struct trainer_error *err)
 {
 	char why[128];
-	FILE *f = regular_fopen(path, why, sizeof(why));
+	FILE *f = regular_fopen(path, 0, why, sizeof(why));
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 

@@ -131,7 +131,7 @@ int run_record_create(const char *dir, const struct run_session *s, struct train
 static char *slurp(const char *path, struct trainer_error *err)
 {
 	char why[128];
-	FILE *f = regular_fopen(path, why, sizeof(why));
+	FILE *f = regular_fopen(path, 0, why, sizeof(why));
 	char *buf = NULL;
 
 	if (!f) {

@@ -285,7 +285,7 @@ static int next_record(const uint8_t *img, size_t size, size_t *off, struct tb_e
 static uint8_t *slurp(const char *path, size_t *size, struct trainer_error *err)
 {
 	char why[128];
-	FILE *f = regular_fopen(path, why, sizeof(why));
+	FILE *f = regular_fopen(path, 0, why, sizeof(why));
 	struct stat sb;
 	uint8_t *img = NULL;
 
