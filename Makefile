@@ -117,6 +117,10 @@ demo:
 	@tests/demo.sh $(B)
 
 install: $(INSTALL_RULES)
+# A missing part fails before anything is written; then the manifest, so a
+# part that fails later leaves its files' names there.
+$(filter-out $(INSTALL_MISSING),$(INSTALL_RULES)): | install-manifest
+install-manifest: $(INSTALL_MISSING)
 
 clean:
 	rm -rf build build-san build-deb

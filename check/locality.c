@@ -1,8 +1,11 @@
 /* locality.c - the task's placement against hwloc (locality.h): its CPU
  * affinity (sched_getaffinity) must be what the plugin exported in
- * HVD_CPUS and lie inside the package (socket) above its GPU
- * (HVD_GPU_BUSID: hwloc's PCI locality), or inside package HVD_SOCKET in a
- * step without GPUs; that package's logical index must be HVD_SOCKET.
+ * HVD_CPUS and lie inside the package (socket) near its GPU
+ * (HVD_GPU_BUSID: hwloc's PCI locality; on one-socket machines hwloc hangs
+ * GPUs off Machine, whose one package is theirs), or inside package
+ * HVD_SOCKET in a step without GPUs; that package's logical index must be
+ * HVD_SOCKET; at least one of its CPUs must lie on the GPU's NUMA node
+ * where that node has CPUs.
  * What it does not do: read the plugin's other exports (facts.c) or bind.
  */
 #define _GNU_SOURCE
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "locality.h"
+#include "xmlfile.h"
 
 static hwloc_bitmap_t my_cpus(struct check_record *r)
 {
@@ -62,6 +66,18 @@ static int load(struct check_record *r, hwloc_topology_t *t)
 	}
 	keep_out_probing_components(*t);
 	hwloc_topology_set_io_types_filter(*t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+	const char *xml = getenv("HWLOC_XMLFILE");
+	char why[160];
+	int bad = xml && check_xmlfile(xml, why, sizeof(why)) != 0;
+	if (xml && !bad && hwloc_topology_set_xml(*t, xml) != 0) {
+		snprintf(why, sizeof(why), "hwloc refuses it: %s", strerror(errno));
+		bad = 1;
+	}
+	if (bad) {   /* hwloc would fall back to this machine without a word */
+		check_record_fail(r, "hwloc: HWLOC_XMLFILE '%s': %s", xml, why);
+		hwloc_topology_destroy(*t);
+		return -1;
+	}
 	if (hwloc_topology_load(*t) != 0) {
 		check_record_fail(r, "hwloc: '%s': %s", getenv("HWLOC_XMLFILE") ? getenv("HWLOC_XMLFILE")
 				  : "discovery", strerror(errno));
@@ -80,9 +96,13 @@ static hwloc_obj_t find_package(struct check_record *r, hwloc_topology_t t, int 
 		if (!dev)
 			check_record_fail(r, "GPU: '%s': hwloc does not see it (HWLOC_XMLFILE: the "
 					  "plugin's topology= file)", r->gpu);
-		if (!near || near->type == HWLOC_OBJ_PACKAGE)
-			return near;
-		return hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, near);
+		if (!near || hwloc_bitmap_iszero(near->cpuset))
+			return NULL;
+		hwloc_obj_t pkg = hwloc_get_next_obj_covering_cpuset_by_type(t, near->cpuset,
+									       HWLOC_OBJ_PACKAGE, NULL);
+		if (pkg && hwloc_get_next_obj_covering_cpuset_by_type(t, near->cpuset, HWLOC_OBJ_PACKAGE, pkg))
+			return NULL;   /* near two packages: none is the GPU's */
+		return pkg;
 	}
 	return want_socket >= 0 ? hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, (unsigned)want_socket)
 				: NULL;
@@ -94,10 +114,6 @@ static void check_package(struct check_record *r, hwloc_obj_t pkg, hwloc_const_b
 	char *text = NULL;
 	const char *bind = getenv("HVD_BIND");
 	snprintf(r->socket, sizeof(r->socket), "%u", pkg->logical_index);
-	if (hwloc_bitmap_list_asprintf(&text, pkg->nodeset) >= 0)
-		snprintf(r->numa, sizeof(r->numa), "%s", text[0] ? text : "-");
-	free(text);
-	text = NULL;
 	if (want_socket != (int)pkg->logical_index)
 		check_record_fail(r, "socket: '%s': HVD_SOCKET says %d", r->socket, want_socket);
 	if (bind && strcmp(bind, "none") != 0 && !hwloc_bitmap_isincluded(mine, pkg->cpuset)) {
@@ -106,6 +122,44 @@ static void check_package(struct check_record *r, hwloc_obj_t pkg, hwloc_const_b
 				  r->socket, text ? text : "?", r->gpu);
 		free(text);
 	}
+}
+
+/* The one NUMA node with CPUs near the GPU, as hwloc says; NULL: none
+ * or several (a GPU hung off a package holding several nodes). */
+static hwloc_obj_t gpu_numa(hwloc_topology_t t, const char *busid)
+{
+	hwloc_obj_t dev = hwloc_get_pcidev_by_busidstring(t, busid);
+	hwloc_obj_t near = dev ? hwloc_get_non_io_ancestor_obj(t, dev) : NULL;
+	if (!near || hwloc_bitmap_iszero(near->cpuset))
+		return NULL;
+	struct hwloc_location loc = { .type = HWLOC_LOCATION_TYPE_CPUSET, .location.cpuset = near->cpuset };
+	hwloc_obj_t nodes[64], found = NULL;
+	unsigned n = 64, with_cpus = 0;
+	if (hwloc_get_local_numanode_objs(t, &loc, &n, nodes, HWLOC_LOCAL_NUMANODE_FLAG_LARGER_LOCALITY |
+					  HWLOC_LOCAL_NUMANODE_FLAG_SMALLER_LOCALITY) != 0)
+		return NULL;
+	for (unsigned i = 0; i < n && i < 64; i++)
+		if (!hwloc_bitmap_iszero(nodes[i]->cpuset) && with_cpus++ == 0)
+			found = nodes[i];
+	return with_cpus == 1 ? found : NULL;
+}
+
+/* NUMA column: the GPU's node. Bound tasks need a CPU on it (the PCIe
+ * link and the pinned buffers live there). */
+static void check_numa(struct check_record *r, hwloc_topology_t t, hwloc_const_bitmap_t mine)
+{
+	const char *bind = getenv("HVD_BIND");
+	hwloc_obj_t node = strcmp(r->gpu, "-") != 0 ? gpu_numa(t, r->gpu) : NULL;
+	char *text = NULL;
+	if (!node)
+		return;
+	snprintf(r->numa, sizeof(r->numa), "%u", node->os_index);
+	if (!bind || strcmp(bind, "none") == 0 || hwloc_bitmap_intersects(mine, node->cpuset))
+		return;
+	hwloc_bitmap_list_asprintf(&text, node->cpuset);
+	check_record_fail(r, "NUMA: '%s': none of the task's CPUs is on NUMA node %u (CPUs %s) of "
+			  "GPU %s", r->cpus, node->os_index, text ? text : "?", r->gpu);
+	free(text);
 }
 
 /* HVD_SOCKET: -1 when unset; a value that is no integer fails the task. */
@@ -136,8 +190,9 @@ void check_locality(struct check_record *r)
 		if (pkg)
 			check_package(r, pkg, mine, want_socket);
 		else if (strcmp(r->gpu, "-") != 0 || want_socket >= 0)
-			check_record_fail(r, "socket: '%s': hwloc shows no package above it",
+			check_record_fail(r, "socket: '%s': hwloc shows no single package near it",
 					  strcmp(r->gpu, "-") ? r->gpu : sock);
+		check_numa(r, t, mine);
 		hwloc_topology_destroy(t);
 	}
 	hwloc_bitmap_free(mine);

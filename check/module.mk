@@ -4,7 +4,7 @@
 ifeq ($(HAVE_PMIX)$(HAVE_HWLOC),11)
 
 CHECK_SRCS := check/main.c check/record.c check/facts.c check/locality.c check/collective.c \
-	check/buffer.c check/table.c check/gl_listener.c
+	check/buffer.c check/table.c check/gl_listener.c check/xmlfile.c
 CHECK_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(CHECK_SRCS))
 CHECK_DEFS := $(if $(filter 11,$(HAVE_CUDA)$(HAVE_NCCL)),-DHAVE_CUDA)
 $(B)/obj/check/%.o: MODULE_CFLAGS = -Icheck -Iruntime $(HWLOC_CFLAGS) $(CHECK_DEFS) \
@@ -20,7 +20,7 @@ endif
 
 # install-hvd-check: the program and hvd-check(8).
 INSTALL_RULES += install-hvd-check
-INSTALLED_FILES += $(bindir)/hvd-check $(mandir)/man8/hvd-check.8
+install-hvd-check_FILES := bindir:hvd-check mandir:man8/hvd-check.8
 .PHONY: install-hvd-check
 ifeq ($(HAVE_PMIX)$(HAVE_HWLOC),11)
 install-hvd-check: $(B)/hvd-check
@@ -28,6 +28,7 @@ install-hvd-check: $(B)/hvd-check
 	$(INSTALL) -m 0755 $(B)/hvd-check '$(DESTDIR)$(bindir)/hvd-check'
 	$(call install_man,man/hvd-check.8,$(mandir)/man8/hvd-check.8)
 else
+INSTALL_MISSING += install-hvd-check
 install-hvd-check:
 	@echo "hvd: install: 'hvd-check': needs$(if $(filter 1,$(HAVE_PMIX)),, PMIx (libpmix-dev))$(if $(filter 1,$(HAVE_HWLOC)),, hwloc (libhwloc-dev or HWLOC_HOME)): not found" >&2; exit 1
 endif

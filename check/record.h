@@ -15,7 +15,7 @@ struct check_record {
 	char gpu[16];            /* HVD_GPU_BUSID, "-" without one */
 	char socket[8];          /* the socket hwloc places the task on */
 	char cpus[64];           /* the task's affinity as a CPU list */
-	char numa[32];           /* that socket's NUMA nodes */
+	char numa[32];           /* its GPU's NUMA node */
 	char plugin[32];         /* HVD_PLUGIN_VERSION, "-" without the plugin */
 	char slurm[32];          /* HVD_SLURM_VERSION, "-" without the plugin */
 	char why[192];           /* the first failure, "" when none */

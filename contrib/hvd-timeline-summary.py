@@ -4,9 +4,8 @@ from an hvd timeline (HVD_TIMELINE=path; Chrome trace format, practice O3).
 
 Lanes ("processes" in the trace) are named by the runtime: one per tensor
 (phases NEGOTIATE_ALLREDUCE, QUEUE, MEMCPY_IN_FUSION_BUFFER,
-MPI_ALLREDUCE / CMA_ALLREDUCE / NCCL_ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER)
-and the trainer's own lanes (compute spans such as FORWARD/BACKWARD and
-DATA_WAIT). Prints
+MPI_ALLREDUCE / NCCL_ALLREDUCE, MEMCPY_OUT_FUSION_BUFFER) and the trainer's
+own lanes (compute spans such as FORWARD/BACKWARD and DATA_WAIT). Prints
 the wall span, the time in each phase (merged, so overlapping spans of
 different tensors count once), and the shares that tell whether the data
 pipeline (P1, O1) or communication (C1, C5) limits the job: data-wait %,

@@ -1,11 +1,23 @@
 # mk/install.mk - where `make install` puts things (the GNU directory
-# variables), the checks on them, and `make uninstall`.
+# variables), the checks on them, the install manifest and `make
+# uninstall`.
 #
 # Each part's module.mk adds an install-<part> target to INSTALL_RULES and
-# every file it installs (its path without DESTDIR) to INSTALLED_FILES;
-# `make uninstall` removes exactly those files, then the folders that are
-# hvd's alone. A part whose dependencies were not found keeps its
-# install-<part> target, which names what is missing and fails: `make
+# lists every file it installs in install-<part>_FILES as DIRVAR:NAME
+# (libdir:hvd.so: the file $(libdir)/hvd.so; a pair has no space even when
+# the directory has one). Before any part writes, install-manifest merges
+# the paths of the parts being installed (without DESTDIR, one a line)
+# into $(datadir)/hvd/install-manifest, with each folder install makes;
+# `make uninstall` removes exactly the files that manifest names, then
+# those folders once empty, and names each file it could not remove
+# (mk/uninstall.sh).
+# Every path in a recipe is single-quoted, so folders with spaces work; a
+# quote character or a newline in any path, whitespace in
+# SPANK_PLUGIN_DIR (plugstack.conf splits on it) and a value that is not
+# an absolute path as a whole are refused in one line before anything is
+# written. A part whose dependencies were not found keeps its
+# install-<part> target, which names what is missing and fails (listed in
+# INSTALL_MISSING too, so it fails before the manifest is written): `make
 # install` never skips a part silently. What this does not do: build, or
 # decide which parts exist (the module.mk files do).
 
@@ -22,33 +34,65 @@ mandir ?= $(datarootdir)/man
 pkgconfigdir ?= $(libdir)/pkgconfig
 # hvd.so's folder: Slurm finds plugins by the path plugstack.conf names.
 SPANK_PLUGIN_DIR ?= $(libdir)/slurm
-# The plugstack.conf line, as an example to include or link (spank/USAGE.md).
+# The plugstack.conf line, as an example to include or link (spank/USAGE.md),
+# and the install manifest.
 hvd_datadir = $(datadir)/hvd
+hvd_manifest = $(hvd_datadir)/install-manifest
 
 INSTALL ?= install
+hvd_empty :=
+hvd_space := $(hvd_empty) $(hvd_empty)
+hvd_tab := $(hvd_empty)	$(hvd_empty)
+define hvd_newline
+
+
+endef
+# $(call sed_repl,TEXT): TEXT as the replacement of a sed s|...|...| command
+sed_repl = $(subst |,\|,$(subst &,\&,$(subst \,\\,$(1))))
+# $(call pc_path,PATH): PATH in hvd.pc, spaces escaped as pkg-config expects
+pc_path = $(call sed_repl,$(subst $(hvd_space),\$(hvd_space),$(1)))
 # $(call install_man,SRC,DEST): a man page with its @VERSION@ filled in
 install_man = sed 's/@VERSION@/$(HVD_VERSION)/' $(1) > '$(DESTDIR)$(2)' && chmod 0644 '$(DESTDIR)$(2)'
 INSTALL_DIRS := prefix exec_prefix bindir libdir includedir datarootdir datadir mandir \
 	pkgconfigdir SPANK_PLUGIN_DIR
 
 # Bad input is an error, checked only when installing or uninstalling.
+# $(call install_refuse,VAR,VALUE) names the first thing wrong with VALUE.
+install_name = $(if $(filter prefix,$(1)),PREFIX,$(1))
+install_refuse = $(strip \
+	$(if $(or $(findstring ',$(2)),$(findstring ",$(2)),$(findstring `,$(2)),$(findstring \,$(2))),\
+		$(error hvd: install: '$(call install_name,$(1))=$(2)': has a quote character (' " ` or \): refused)) \
+	$(if $(findstring $(hvd_newline),$(2)),\
+		$(error hvd: install: '$(call install_name,$(1))': has a newline: refused)) \
+	$(if $(filter /%,$(subst $(hvd_tab),_,$(subst $(hvd_space),_,$(2)))),,\
+		$(error hvd: install: '$(call install_name,$(1))=$(2)': not an absolute path)))
 ifneq ($(filter install install-% uninstall,$(MAKECMDGOALS)),)
-ifneq ($(DESTDIR),)
-ifeq ($(filter /%,$(DESTDIR)),)
-$(error hvd: install: 'DESTDIR=$(DESTDIR)': not an absolute path)
+$(if $(value DESTDIR),$(call install_refuse,DESTDIR,$(DESTDIR)))
+$(foreach d,$(INSTALL_DIRS),$(call install_refuse,$(d),$($(d))))
+ifneq ($(or $(findstring $(hvd_space),$(SPANK_PLUGIN_DIR)),$(findstring $(hvd_tab),$(SPANK_PLUGIN_DIR))),)
+$(error hvd: install: 'SPANK_PLUGIN_DIR=$(SPANK_PLUGIN_DIR)': has whitespace, which plugstack.conf cannot hold: set SPANK_PLUGIN_DIR to a path without)
 endif
-endif
-$(foreach d,$(INSTALL_DIRS),$(if $(filter /%,$($(d))),,\
-	$(error hvd: install: '$(if $(filter prefix,$(d)),PREFIX,$(d))=$($(d))': not an absolute path)))
 endif
 
 INSTALL_RULES :=     # install-<part> targets
-INSTALLED_FILES :=   # every installed file, without DESTDIR
+INSTALL_MISSING :=   # those of them that only say what is missing, and fail
 
-# Folders that belong to hvd alone: uninstall removes them once empty.
-HVD_OWN_DIRS = $(hvd_datadir)
+# The parts this make installs (make install: all; else those named), and
+# every path they write, each single-quoted for the shell.
+install_parts = $(if $(filter install,$(MAKECMDGOALS)),$(INSTALL_RULES),$(filter $(INSTALL_RULES),$(MAKECMDGOALS)))
+install_path = '$($(firstword $(subst :, ,$(1))))/$(patsubst $(firstword $(subst :, ,$(1))):%,%,$(1))'
+installed_paths = $(foreach f,hvd_datadir:install-manifest $(foreach r,$(install_parts),$($(r)_FILES)),$(call install_path,$(f)))
 
-.PHONY: uninstall
+# The manifest: the files of this install merged with those of earlier
+# ones into the same datadir, so uninstall also finds theirs.
+.PHONY: install-manifest uninstall
+# Each folder install makes (not there yet) is a line too, ending in /.
+install-manifest:
+	m='$(DESTDIR)$(hvd_manifest)' && new=$$(for f in $(installed_paths); do d=$${f%/*}; \
+		while [ -n "$$d" ] && [ ! -d '$(DESTDIR)'"$$d" ]; do echo "$$d/"; d=$${d%/*}; done; \
+		echo "$$f"; done) && $(INSTALL) -d '$(DESTDIR)$(hvd_datadir)' && \
+		{ if [ -f "$$m" ]; then cat "$$m"; fi; echo "$$new"; } | LC_ALL=C sort -u > "$$m.new" && \
+		chmod 0644 "$$m.new" && mv "$$m.new" "$$m"
+
 uninstall:
-	rm -f $(foreach f,$(INSTALLED_FILES),'$(DESTDIR)$(f)')
-	rmdir $(foreach d,$(HVD_OWN_DIRS),'$(DESTDIR)$(d)') 2> /dev/null || true
+	@mk/uninstall.sh '$(DESTDIR)' '$(hvd_manifest)'

@@ -11,16 +11,16 @@ RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/settings.
 	runtime/observe/timeline.c runtime/observe/report.c \
 	runtime/plan/fusion.c runtime/plan/wire.c runtime/plan/plan_cache.c runtime/plan/coord.c \
 	runtime/transport/comm_self.c runtime/transport/comm_tcp.c runtime/transport/comm_tcp_link.c \
-	runtime/transport/vote.c runtime/transport/vote_shm.c runtime/transport/cma.c \
+	runtime/vote/vote.c runtime/vote/vote_shm.c runtime/vote/vote_ring.c \
 	runtime/engine/state.c runtime/engine/mailbox.c runtime/engine/agree.c runtime/engine/engine.c runtime/engine/pipeline.c \
 	runtime/control/control.c runtime/control/control_join.c runtime/control/control_msg.c \
 	runtime/control/control_loop.c runtime/control/control_nego.c runtime/control/control_env.c \
-	runtime/api/api.c runtime/api/submit.c
+	runtime/api/api.c runtime/api/submit.c runtime/api/error.c
 RUNTIME_DEFS :=
 RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
 RUNTIME_LDLIBS := $(PMIX_LIBS)
 ifeq ($(HAVE_MPI),1)
-RUNTIME_SRCS += runtime/transport/comm_mpi.c
+RUNTIME_SRCS += runtime/transport/comm_mpi.c runtime/vote/vote_mpi.c
 RUNTIME_DEFS += -DHAVE_MPI
 RUNTIME_CFLAGS_DEPS += $(MPI_CFLAGS)
 RUNTIME_LDLIBS += $(MPI_LIBS)
@@ -43,7 +43,7 @@ $(B)/obj/bench/%.o: MODULE_CFLAGS = -Iruntime $(MPI_CFLAGS) $(RUNTIME_DEFS)
 # neither collide with nor be reached by a program's own. The unit tests
 # reach the internals through libhvd-internal.a (the plain objects).
 OBJCOPY ?= objcopy
-$(B)/obj/runtime/engine/state.o: VERSION
+$(B)/obj/runtime/api/error.o: VERSION
 $(B)/obj/runtime/libhvd.o: $(RUNTIME_OBJS)
 	$(LD) -r -o $@.all $^
 	$(OBJCOPY) --wildcard --keep-global-symbol='hvd_*' $@.all $@
@@ -66,7 +66,7 @@ RUNTIME_PIC_OBJS := $(patsubst %.c,$(B)/obj/pic/%.o,$(RUNTIME_SRCS))
 $(B)/obj/pic/runtime/%.o: runtime/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -fPIC -Iruntime $(RUNTIME_CFLAGS_DEPS) $(RUNTIME_DEFS) -MMD -MP -c $< -o $@
-$(B)/obj/pic/runtime/engine/state.o: VERSION
+$(B)/obj/pic/runtime/api/error.o: VERSION
 $(B)/libhvd.so.0: $(RUNTIME_PIC_OBJS) mk/libhvd.map
 	$(CC) $(LDFLAGS_ALL) -shared -Wl,-soname,libhvd.so.0 -Wl,--version-script=mk/libhvd.map \
 		-Wl,-z,relro -Wl,-z,now -o $@ $(RUNTIME_PIC_OBJS) $(filter-out %.a,$(RUNTIME_LDLIBS)) -lm
@@ -94,7 +94,7 @@ endif
 
 # Unit tests reach the pure parts (settings, fusion, coord, timeline,
 # report, dtype, bootstrap_decide) through the archive.
-TEST_SRCS += tests/test_runtime_units.c tests/test_cma.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
+TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
 	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
 	tests/test_multinode_train.c tests/test_env_launch.c \
 	tests/test_env_contrib.c tests/env_launch.c
@@ -125,8 +125,8 @@ endif
 # install-libhvd: libhvd.so.0 (and the libhvd.so link -lhvd finds),
 # libhvd.a, hvd.h, hvd.pc and hvd(3).
 INSTALL_RULES += install-libhvd
-INSTALLED_FILES += $(libdir)/libhvd.so.0 $(libdir)/libhvd.so $(libdir)/libhvd.a \
-	$(includedir)/hvd.h $(pkgconfigdir)/hvd.pc $(mandir)/man3/hvd.3
+install-libhvd_FILES := libdir:libhvd.so.0 libdir:libhvd.so libdir:libhvd.a \
+	includedir:hvd.h pkgconfigdir:hvd.pc mandir:man3/hvd.3
 .PHONY: install-libhvd
 ifeq ($(HAVE_PMIX),1)
 install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
@@ -136,12 +136,14 @@ install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
 	ln -sf libhvd.so.0 '$(DESTDIR)$(libdir)/libhvd.so'
 	$(INSTALL) -m 0644 $(B)/libhvd.a '$(DESTDIR)$(libdir)/libhvd.a'
 	$(INSTALL) -m 0644 runtime/hvd.h '$(DESTDIR)$(includedir)/hvd.h'
-	sed -e 's|@prefix@|$(prefix)|' -e 's|@libdir@|$(libdir)|' -e 's|@includedir@|$(includedir)|' \
+	sed -e 's|@prefix@|$(call pc_path,$(prefix))|' -e 's|@libdir@|$(call pc_path,$(libdir))|' \
+		-e 's|@includedir@|$(call pc_path,$(includedir))|' \
 		-e 's|@version@|$(HVD_VERSION)|' -e 's|@private@|$(strip $(RUNTIME_LDLIBS)) -lm|' \
 		mk/hvd.pc.in > '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
 	chmod 0644 '$(DESTDIR)$(pkgconfigdir)/hvd.pc'
 	$(call install_man,man/hvd.3,$(mandir)/man3/hvd.3)
 else
+INSTALL_MISSING += install-libhvd
 install-libhvd:
 	@echo "hvd: install: 'libhvd': needs PMIx: not found (install libpmix-dev: make deps)" >&2; exit 1
 endif

@@ -10,8 +10,9 @@
 SPANK_DEFS := $(if $(filter 1,$(HAVE_HWLOC)),-DHAVE_HWLOC)
 $(B)/obj/spank/%.o: MODULE_CFLAGS = -Ispank $(SPANK_DEFS) $(HWLOC_CFLAGS)
 
-TEST_SRCS += spank/options.c spank/placement.c spank/topology.c spank/step_cpus.c \
-	tests/test_spank_options.c tests/test_spank_placement.c tests/test_spank_slurm.c
+TEST_SRCS += spank/options.c spank/placement.c spank/split.c spank/topology.c spank/step_cpus.c \
+	tests/test_spank_options.c tests/test_spank_placement.c tests/test_spank_real_topo.c \
+	tests/test_spank_slurm.c
 TEST_LDLIBS += $(HWLOC_LIBS)
 ifeq ($(HAVE_HWLOC),1)
 TEST_SRCS += tests/test_hwloc_gl.c
@@ -27,7 +28,7 @@ $(B)/obj/tests/test_spank_slurm.o: $(B)/config.mk
 endif
 
 ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)
-SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/options.c spank/placement.c spank/topology.c \
+SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/options.c spank/placement.c spank/split.c spank/topology.c \
 	spank/step_cpus.c
 SPANK_SO_OBJS := $(patsubst spank/%.c,$(B)/obj/spank-so/%.o,$(SPANK_SO_SRCS))
 SPANK_SO_CFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \
@@ -53,16 +54,17 @@ endif
 # install-spank: hvd.so, hvd(8) and the plugstack.conf line as an example
 # in $(datadir)/hvd (never /etc: the admin includes or links it).
 INSTALL_RULES += install-spank
-INSTALLED_FILES += $(SPANK_PLUGIN_DIR)/hvd.so $(hvd_datadir)/plugstack.conf $(mandir)/man8/hvd.8
+install-spank_FILES := SPANK_PLUGIN_DIR:hvd.so hvd_datadir:plugstack.conf mandir:man8/hvd.8
 .PHONY: install-spank
 ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)
 install-spank: $(B)/hvd.so
 	$(INSTALL) -d '$(DESTDIR)$(SPANK_PLUGIN_DIR)' '$(DESTDIR)$(hvd_datadir)' '$(DESTDIR)$(mandir)/man8'
 	$(INSTALL) -m 0755 $(B)/hvd.so '$(DESTDIR)$(SPANK_PLUGIN_DIR)/hvd.so'
-	sed 's|@PLUGIN@|$(SPANK_PLUGIN_DIR)/hvd.so|' etc/plugstack.conf.d/hvd.conf > '$(DESTDIR)$(hvd_datadir)/plugstack.conf'
+	sed 's|@PLUGIN@|$(call sed_repl,$(SPANK_PLUGIN_DIR))/hvd.so|' etc/plugstack.conf.d/hvd.conf > '$(DESTDIR)$(hvd_datadir)/plugstack.conf'
 	chmod 0644 '$(DESTDIR)$(hvd_datadir)/plugstack.conf'
 	$(call install_man,man/hvd.8,$(mandir)/man8/hvd.8)
 else
+INSTALL_MISSING += install-spank
 install-spank:
 	@echo "hvd: install: 'hvd.so': needs$(if $(filter 1,$(HAVE_SLURM)),, Slurm's slurm/spank.h (libslurm-dev or SLURM_HOME))$(if $(filter 1,$(HAVE_HWLOC)),, hwloc (libhwloc-dev or HWLOC_HOME)): not found" >&2; exit 1
 endif

@@ -9,14 +9,14 @@
 
 #include "options.h"
 
-#define REQUEST_TOKENS "first, only, socket, core, none, verbose, off, help"
+#define REQUEST_TOKENS "first, only, numa, socket, core, none, verbose, off, help"
 #define SITE_KEYS "default, gpu, bind, oversubscribe, topology, verbose"
 
 void options_site_defaults(struct hvd_site *site)
 {
 	memset(site, 0, sizeof(*site));
 	site->gpu = HVD_GPU_FIRST;
-	site->bind = HVD_BIND_SOCKET;
+	site->bind = HVD_BIND_NUMA;
 }
 
 const char *options_gpu_name(enum hvd_gpu_mode mode)
@@ -29,6 +29,7 @@ const char *options_bind_name(enum hvd_bind bind)
 	switch (bind) {
 	case HVD_BIND_CORE: return "core";
 	case HVD_BIND_NONE: return "none";
+	case HVD_BIND_NUMA: return "numa";
 	default: return "socket";
 	}
 }
@@ -52,6 +53,8 @@ static int parse_bind(const char *s, enum hvd_bind *out)
 		*out = HVD_BIND_CORE;
 	else if (strcmp(s, "none") == 0)
 		*out = HVD_BIND_NONE;
+	else if (strcmp(s, "numa") == 0)
+		*out = HVD_BIND_NUMA;
 	else
 		return -1;
 	return 0;
@@ -96,7 +99,7 @@ static const char *set_site_value(struct hvd_site *site, int k, const char *v)
 	case KEY_GPU:
 		return parse_gpu_mode(v, &site->gpu) ? "use first or only" : NULL;
 	case KEY_BIND:
-		return parse_bind(v, &site->bind) ? "use socket, core or none" : NULL;
+		return parse_bind(v, &site->bind) ? "use numa, socket, core or none" : NULL;
 	case KEY_OVERSUB:
 		return parse_switch(v, "error", "warn", &site->oversubscribe_warn)
 			? "use error or warn" : NULL;
@@ -261,18 +264,20 @@ void options_resolve(const struct hvd_site *site, const struct hvd_request *req,
 const char *options_help_text(void)
 {
 	return
-	"hvd: --hvd[=LIST]: one GPU per task, CPUs of the socket nearest it\n"
+	"hvd: --hvd[=LIST]: one GPU per task, CPUs and memory nearest it\n"
 	"  LIST is comma-separated, at most one of each group:\n"
 	"    first   (default) CUDA_VISIBLE_DEVICES lists every GPU granted on the\n"
 	"            node, the task's own first (peers stay visible: CUDA IPC/P2P)\n"
 	"    only    CUDA_VISIBLE_DEVICES is the task's GPU alone (no P2P to peers)\n"
-	"    socket  (default) bind to every allowed CPU of the GPU's socket\n"
-	"    core    split that socket's cores evenly among its tasks\n"
+	"    numa    (default) bind to every allowed CPU of the GPU's NUMA node\n"
+	"    socket  bind to every allowed CPU of the GPU's socket\n"
+	"    core    whole cores nearest the GPU (its NUMA node, then socket),\n"
+	"            never shared between tasks\n"
 	"    none    set the GPU only, leave CPUs alone\n"
-	"    verbose each task prints rank, host, GPU, bus id, socket, CPUs, NUMA\n"
+	"    verbose each task prints rank, host, GPU, bus id, NUMA, socket, CPUs\n"
 	"    off     opt out where the site applies hvd by default\n"
 	"    help    print this and stop\n"
 	"  e.g. srun --hvd -n 4 --gres=gpu:4 ./chexnet; srun --hvd=core,verbose ...\n"
 	"  Stock Slurm rejects --gpu-bind=socket; --hvd=socket is the way to ask.\n"
-	"  Tasks see HVD_GPU_BUSID, HVD_CPUS, HVD_SOCKET, HVD_BIND.\n";
+	"  Tasks see HVD_GPU_BUSID, HVD_CPUS, HVD_NUMA, HVD_SOCKET, HVD_BIND.\n";
 }

@@ -19,8 +19,9 @@ enum hvd_gpu_mode {
 
 enum hvd_bind {
 	HVD_BIND_SOCKET, /* every allowed CPU of the GPU's socket */
-	HVD_BIND_CORE,   /* the socket's cores split among its tasks */
+	HVD_BIND_CORE,   /* whole cores nearest the GPU, split among tasks */
 	HVD_BIND_NONE,   /* GPU only, CPUs untouched */
+	HVD_BIND_NUMA,   /* every allowed CPU of the GPU's NUMA node */
 };
 
 /* plugstack.conf: `required hvd.so default=off gpu=first ...` */

@@ -1,9 +1,10 @@
 /* placement.c - pure placement logic (see placement.h): which GPUs were
  * granted (from the environment's lists), which GPU a local task owns, what
- * it sees, which socket, CPUs and NUMA nodes it gets.
+ * it sees, which NUMA node, socket and CPUs it gets.
  * Implements L1 (one process per GPU, oversubscription refused), L2 (bind
- * to the socket nearest the GPU, `--map-by socket` for CPU-only steps) and
- * L3 (each process sees its own GPU first) of docs/practices.md.
+ * to the CPUs nearest the GPU: its NUMA node, its socket, or whole cores
+ * of them by split.c; `--map-by socket` for CPU-only steps) and L3 (each
+ * process sees its own GPU first) of docs/practices.md.
  * What it does not do: read the topology (topology.c), touch the process
  * (task.c) or know about Slurm.
  */
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "placement.h"
+#include "split.h"
 
 static void add_note(struct placement_result *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -72,107 +74,155 @@ void placement_gpu_order(const struct placement_request *req, int *out)
 
 /* ------------------------------------------------------------------ CPUs */
 
-static int socket_of_granted(const struct placement_request *req, int granted_index)
+/* The n-th package with CPUs (hwloc keeps packages a restricted capture
+ * emptied), cycling; -1 when none has CPUs. */
+static int nth_socket_with_cpus(const struct placement_topo *t, int n)
 {
-	int g = req->granted_gpu[granted_index];
-	if (g < 0 || g >= req->topo->gpu_count)
-		return -1;
-	return req->topo->gpus[g].socket;
+	int with = 0;
+	for (int s = 0; s < t->socket_count; s++)
+		with += CPU_COUNT(&t->sockets[s].cpus) > 0;
+	for (int s = 0, k = 0; with > 0 && s < t->socket_count; s++)
+		if (CPU_COUNT(&t->sockets[s].cpus) > 0 && k++ == n % with)
+			return s;
+	return -1;
 }
 
-/* The socket local task j lands on (GPU steps: its GPU's; CPU-only: round
- * robin), given the hand-out order. */
-static int socket_of_task(const struct placement_request *req, const int *order, int j)
+/* Where local task j belongs: its GPU's package and NUMA node; CPU-only
+ * steps go round robin over the packages (`--map-by socket`). */
+static struct split_home home_of_task(const struct placement_request *req, const int *order, int j)
 {
-	if (req->granted_count == 0)
-		return req->topo->socket_count > 0 ? j % req->topo->socket_count : -1;
-	return socket_of_granted(req, order[j % req->granted_count]);
-}
-
-/* Core mode: the allowed cores of socket s split evenly among the tasks on
- * it (rank k of m); fewer cores than tasks means neighbours share a core. */
-static void split_cores(const struct placement_request *req, int s, int k, int m,
-			struct placement_result *res)
-{
-	const struct placement_socket *sock = &req->topo->sockets[s];
-	cpu_set_t usable[sock->core_count > 0 ? sock->core_count : 1];
-	int c = 0;
-	for (int i = 0; i < sock->core_count; i++) {
-		CPU_AND(&usable[c], &sock->cores[i], &req->allowed);
-		if (CPU_COUNT(&usable[c]) > 0)
-			c++;
+	const struct placement_topo *t = req->topo;
+	struct split_home h = { -1, -1 };
+	if (req->granted_count == 0) {
+		h.socket = nth_socket_with_cpus(t, j);
+		return h;
 	}
-	if (c == 0)
-		return;   /* keep the socket's allowed CPUs */
-	int first, last;
-	if (c >= m) {
-		first = (int)((long)k * c / m);
-		last = (int)((long)(k + 1) * c / m);
+	int g = req->granted_gpu[order[j % req->granted_count]];
+	if (g < 0 || g >= t->gpu_count)
+		return h;
+	h.socket = t->gpus[g].socket;
+	h.numa = t->gpus[g].numa;
+	if (h.numa >= 0 && (h.socket < 0 || t->numas[h.numa].socket != h.socket))
+		h.socket = t->numas[h.numa].socket;
+	return h;
+}
+
+/* This task's share of whole cores (split.c), every local task's home
+ * computed the same way. */
+static int core_share(const struct placement_request *req, const int *order,
+		      struct placement_result *res, char *err, size_t err_len)
+{
+	int n = req->local_count, shared = 0;
+	struct split_home *home = calloc((size_t)n, sizeof(*home));
+	cpu_set_t *cpus = calloc((size_t)n, sizeof(*cpus));
+	int rc = -1;
+	if (home && cpus) {
+		for (int j = 0; j < n; j++)
+			home[j] = home_of_task(req, order, j);
+		rc = split_cores(req->topo, &req->allowed, home, n, cpus, &shared);
+	}
+	if (rc == 0) {
+		res->cpus = cpus[req->local_id];
+		if (shared)
+			add_note(res, "fewer allowed cores than tasks near their GPUs: tasks share cores");
 	} else {
-		first = (int)((long)k * c / m);
-		last = first + 1;
-		add_note(res, "socket %d has %d allowed core%s for %d tasks: tasks share cores",
-			 s, c, c == 1 ? "" : "s", m);
+		snprintf(err, err_len, "hvd: placement: '%d tasks': out of memory", n);
 	}
-	CPU_ZERO(&res->cpus);
-	for (int i = first; i < last; i++)
-		CPU_OR(&res->cpus, &res->cpus, &usable[i]);
+	free(home);
+	free(cpus);
+	return rc;
 }
 
-static void bind_to_socket(const struct placement_request *req, const int *order, int s,
-			   struct placement_result *res)
+/* The allowed CPUs of domain (a NUMA node's or a package's); empty: left
+ * as allowed, with a note. */
+static void bind_to(const struct placement_request *req, const cpu_set_t *domain, const char *what,
+		    int index, struct placement_result *res)
 {
 	char want[256], have[256];
-	const struct placement_socket *sock = &req->topo->sockets[s];
-	CPU_AND(&res->cpus, &sock->cpus, &req->allowed);
-	if (CPU_COUNT(&res->cpus) == 0) {
-		placement_format_cpus(&sock->cpus, want, sizeof(want));
-		placement_format_cpus(&req->allowed, have, sizeof(have));
-		add_note(res, "socket %d CPUs '%s' are outside the allowed CPUs '%s': left as allowed",
-			 s, want, have);
-		res->cpus = req->allowed;
+	CPU_AND(&res->cpus, domain, &req->allowed);
+	if (CPU_COUNT(&res->cpus) > 0)
 		return;
-	}
-	if (req->bind != HVD_BIND_CORE)
-		return;
-	int k = 0, m = 0;
-	for (int j = 0; j < req->local_count; j++) {
-		if (socket_of_task(req, order, j) != s)
-			continue;
-		if (j < req->local_id)
-			k++;
-		m++;
-	}
-	split_cores(req, s, k, m, res);
+	placement_format_cpus(domain, want, sizeof(want));
+	placement_format_cpus(&req->allowed, have, sizeof(have));
+	add_note(res, "%s %d CPUs '%s' are outside the allowed CPUs '%s': left as allowed",
+		 what, index, want, have);
+	res->cpus = req->allowed;
 }
 
-/* No package above the GPU (or GPU unknown, or no packages at all). */
-static void bind_without_socket(const struct placement_request *req, struct placement_result *res)
+static void note_no_locality(const struct placement_request *req, struct placement_result *res)
 {
-	char near[256];
 	int g = res->granted_index >= 0 ? req->granted_gpu[res->granted_index] : -1;
-	res->cpus = req->allowed;
-	if (res->granted_index < 0) {
-		add_note(res, "topology has no packages: CPUs left as allowed");
-		return;
-	}
-	if (g < 0 || g >= req->topo->gpu_count) {
-		add_note(res, "granted GPU #%d is not in the topology: CPUs left as allowed",
+	if (res->granted_index < 0)
+		add_note(res, "topology has no packages: CPUs split among the tasks");
+	else if (g < 0 || g >= req->topo->gpu_count)
+		add_note(res, "granted GPU #%d is not in the topology: CPUs split among the tasks",
 			 res->granted_index);
-		return;
+	else
+		add_note(res, "GPU %s has no single package near it in the topology: the machine's "
+			 "CPUs split among the tasks", req->topo->gpus[g].busid);
+}
+
+static int bind_cpus(const struct placement_request *req, const int *order, struct split_home h,
+		     struct placement_result *res, char *err, size_t err_len)
+{
+	const struct placement_topo *t = req->topo;
+	if (req->bind == HVD_BIND_NONE) {
+		res->cpus = req->allowed;
+		return 0;
 	}
-	const struct placement_gpu *gpu = &req->topo->gpus[g];
+	if (req->bind == HVD_BIND_CORE || h.socket < 0) {
+		if (h.socket < 0)
+			note_no_locality(req, res);
+		if (core_share(req, order, res, err, err_len) != 0)
+			return -1;
+		if (CPU_COUNT(&res->cpus) > 0)
+			return 0;
+		if (h.socket < 0) {
+			res->cpus = req->allowed;
+			return 0;
+		}
+	}
+	if (req->bind == HVD_BIND_NUMA && h.numa >= 0) {
+		CPU_AND(&res->cpus, &t->numas[h.numa].cpus, &req->allowed);
+		if (CPU_COUNT(&res->cpus) > 0)
+			return 0;
+		add_note(res, "NUMA node %d has no allowed CPUs: bound to socket %d",
+			 t->numas[h.numa].os_index, h.socket);
+	}
+	bind_to(req, &t->sockets[h.socket].cpus, "socket", h.socket, res);
+	return 0;
+}
+
+/* The task's NUMA node (its GPU's, else the one most of its CPUs are on),
+ * then every other node its CPUs touch; and how many of its CPUs are on
+ * its GPU's node (else near its GPU). */
+static void describe_numa(const struct placement_request *req, struct split_home h,
+			  struct placement_result *res)
+{
+	const struct placement_topo *t = req->topo;
 	cpu_set_t both;
-	CPU_AND(&both, &gpu->near_cpus, &req->allowed);
-	placement_format_cpus(&gpu->near_cpus, near, sizeof(near));
-	if (CPU_COUNT(&both) > 0) {
-		res->cpus = both;
-		add_note(res, "GPU %s has no package above it: bound to its nearest CPUs '%s'",
-			 gpu->busid, near);
-	} else {
-		add_note(res, "GPU %s has no package above it and its CPUs '%s' are not allowed: "
-			 "left as allowed", gpu->busid, near);
+	int best = h.numa, most = 0;
+	for (int u = 0; best < 0 && u < t->numa_count; u++) {
+		CPU_AND(&both, &t->numas[u].cpus, &res->cpus);
+		if (CPU_COUNT(&both) > most) {
+			most = CPU_COUNT(&both);
+			best = u;
+		}
 	}
+	res->numa_node = best >= 0 ? t->numas[best].os_index : -1;
+	if (best >= 0)
+		res->numa[res->numa_count++] = res->numa_node;
+	for (int u = 0; u < t->numa_count && res->numa_count < PLACEMENT_MAX_NUMA; u++) {
+		CPU_AND(&both, &t->numas[u].cpus, &res->cpus);
+		if (u != best && CPU_COUNT(&both) > 0)
+			res->numa[res->numa_count++] = t->numas[u].os_index;
+	}
+	int g = res->granted_index >= 0 ? req->granted_gpu[res->granted_index] : -1;
+	res->local_cpus = -1;
+	if (g < 0 || g >= t->gpu_count)
+		return;
+	CPU_AND(&both, h.numa >= 0 ? &t->numas[h.numa].cpus : &t->gpus[g].near_cpus, &res->cpus);
+	res->local_cpus = CPU_COUNT(&both);
 }
 
 /* ------------------------------------------------------------------ GPUs */
@@ -222,26 +272,17 @@ int placement_compute(const struct placement_request *req, struct placement_resu
 	int order[PLACEMENT_MAX_GPUS];
 	memset(res, 0, sizeof(*res));
 	res->granted_index = -1;
-	res->socket = -1;
+	res->socket = res->numa_node = -1;
 	if (check_request(req, err, err_len) != 0)
 		return -1;
 	placement_gpu_order(req, order);
 	if (req->granted_count > 0 && pick_gpu(req, order, res, err, err_len) != 0)
 		return -1;
-	res->socket = socket_of_task(req, order, req->local_id);
-	if (res->socket >= req->topo->socket_count)
-		res->socket = -1;
-	if (res->socket >= 0) {
-		const struct placement_socket *sock = &req->topo->sockets[res->socket];
-		res->numa_count = sock->numa_count;
-		memcpy(res->numa, sock->numa, sizeof(res->numa));
-	}
-	if (req->bind == HVD_BIND_NONE)
-		res->cpus = req->allowed;
-	else if (res->socket >= 0)
-		bind_to_socket(req, order, res->socket, res);
-	else
-		bind_without_socket(req, res);
+	struct split_home h = home_of_task(req, order, req->local_id);
+	res->socket = h.socket;
+	if (bind_cpus(req, order, h, res, err, err_len) != 0)
+		return -1;
+	describe_numa(req, h, res);
 	return 0;
 }
 

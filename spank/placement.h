@@ -2,7 +2,9 @@
  * topology (packages, cores, NUMA nodes, NVIDIA GPUs by PCI locality), the
  * GPUs Slurm granted the step, the task's allowed CPUs and its local id,
  * which GPU the task owns, in which order it sees the granted GPUs, which
- * socket and CPUs it is bound to and which NUMA nodes its memory prefers.
+ * socket, NUMA node and CPUs it is bound to (nearest its GPU first, whole
+ * cores never shared between tasks) and which NUMA node its memory
+ * prefers (its GPU's; never a CPU-less node such as GPU memory).
  *
  * Never includes spank.h or hwloc.h: topology.c fills struct placement_topo
  * (from hwloc, or tests from XML files), task.c applies the result. CPU sets
@@ -29,18 +31,29 @@ struct placement_socket {
 	int core_count;
 	cpu_set_t *cores;               /* (core_count) the PUs of each core */
 	int numa_count;
-	int numa[PLACEMENT_MAX_NUMA];   /* OS indices of its NUMA nodes */
+	int numa[PLACEMENT_MAX_NUMA];   /* OS indices of its NUMA nodes with CPUs */
+};
+
+/* A NUMA node with CPUs in the topology; CPU-less ones (GPU memory, nodes
+ * a restricted capture left out) are never listed. */
+struct placement_numa {
+	int os_index;
+	int socket;          /* index into sockets, -1 none */
+	cpu_set_t cpus;
 };
 
 struct placement_gpu {
 	char busid[PLACEMENT_BUSID_LEN];
-	int socket;          /* index into sockets; -1: no package above it */
+	int socket;          /* index into sockets; -1: no single package near it */
+	int numa;            /* index into numas; -1: no single NUMA node near it */
 	cpu_set_t near_cpus; /* CPUs of its nearest non-I/O ancestor */
 };
 
 struct placement_topo {
 	int socket_count;
 	struct placement_socket *sockets;  /* packages, logical order */
+	int numa_count;
+	struct placement_numa *numas;      /* NUMA nodes with CPUs, logical order */
 	int gpu_count;
 	struct placement_gpu *gpus;        /* NVIDIA GPUs, PCI bus order */
 	cpu_set_t machine_cpus;
@@ -63,8 +76,10 @@ struct placement_result {
 	int order_count;
 	int order[PLACEMENT_MAX_GPUS];   /* what the task sees, as granted indices */
 	int socket;                      /* index into topo sockets; -1 none */
+	int numa_node;                   /* OS index of the task's NUMA node (its GPU's); -1 */
+	int local_cpus;                  /* CPUs of cpus on the GPU's NUMA node (else near it) */
 	cpu_set_t cpus;                  /* where to bind (the allowed mask under none) */
-	int numa_count;
+	int numa_count;                  /* NUMA nodes (OS indices) cpus touch, numa_node first */
 	int numa[PLACEMENT_MAX_NUMA];
 	char note[PLACEMENT_NOTE_LEN];   /* say once per node when non-empty */
 };

@@ -1,9 +1,12 @@
-/* step_cpus.c - the step's CPUs from Slurm's cpuset cgroup (step_cpus.h).
- * task/affinity binds each task to cores of its own before the plugin's
- * task_init runs; the step's cpuset (task/cgroup with ConstrainCores) says
- * which CPUs the whole step may use, and the kernel lets a task set any
- * affinity inside it. Only a cgroup whose path Slurm made counts: outside
- * Slurm's cgroups the cpuset is the machine's, not the job's.
+/* step_cpus.c - the step's CPUs from Slurm's cpuset cgroup, or from its
+ * allocated core ids (step_cpus.h). task/affinity binds each task to cores
+ * of its own before the plugin's task_init runs; the step's cpuset
+ * (task/cgroup with ConstrainCores) says which CPUs the whole step may
+ * use, and the kernel lets a task set any affinity inside it. Only a
+ * cgroup whose path Slurm made counts: outside Slurm's cgroups the cpuset
+ * is the machine's, not the job's. Without one (task/affinity alone) the
+ * kernel lets a task take any CPU: the step's cores Slurm allocated are
+ * then the bound to respect.
  * What it does not do: decide the binding (placement.c) or apply it.
  */
 #define _GNU_SOURCE
@@ -39,6 +42,32 @@ int step_cpus_parse(const char *list, cpu_set_t *out)
 			return -1;
 	}
 	return CPU_COUNT(out) > 0 ? 0 : -1;
+}
+
+int step_cpus_from_cores(const char *ids, const struct placement_topo *topo, cpu_set_t *out,
+			 char *err, size_t errlen)
+{
+	cpu_set_t want;
+	int total = 0;
+	CPU_ZERO(out);
+	for (int s = 0; s < topo->socket_count; s++)
+		total += topo->sockets[s].core_count;
+	if (step_cpus_parse(ids, &want) != 0 || total == 0) {
+		snprintf(err, errlen, "hvd: S_STEP_ALLOC_CORES: '%.200s': %s", ids,
+			 total ? "not a core list" : "the topology has no cores");
+		return -1;
+	}
+	for (int id = 0; id < CPU_SETSIZE; id++) {
+		if (!CPU_ISSET(id, &want))
+			continue;
+		int n = id % total;
+		for (int s = 0; s < topo->socket_count; n -= topo->sockets[s].core_count, s++)
+			if (n < topo->sockets[s].core_count) {
+				CPU_OR(out, out, &topo->sockets[s].cores[n]);
+				break;
+			}
+	}
+	return 0;
 }
 
 /* The cpuset file of this task's cgroup, "" when it is not Slurm's. */

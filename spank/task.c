@@ -1,9 +1,9 @@
 /* task.c - the hvd plugin inside slurmstepd (see task.h): collects what
  * Slurm granted (GPUs, local task id/count, allowed CPUs), asks placement.c,
  * then sets CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, HVD_GPU_BUSID,
- * HVD_CPUS, HVD_SOCKET, HVD_BIND, HVD_PLUGIN_VERSION (this plugin's) and
- * HVD_SLURM_VERSION (the running slurmstepd's), the CPU affinity and the
- * memory policy.
+ * HVD_CPUS, HVD_NUMA, HVD_SOCKET, HVD_BIND, HVD_PLUGIN_VERSION (this
+ * plugin's) and HVD_SLURM_VERSION (the running slurmstepd's), the CPU
+ * affinity and the memory policy.
  * Messages go to the task's stderr (the user sees them through srun);
  * node-wide remarks are said once, by local task 0.
  * What it does not do: parse options or decide placement; it never exits.
@@ -25,7 +25,6 @@
 
 #define NVIDIA_PROC_DIR "/proc/driver/nvidia/gpus"
 #define MPOL_PREFERRED_ 1
-#define MPOL_PREFERRED_MANY_ 5
 #define ERR_LEN 512
 /* the longest CPU list of a cpu_set_t: at most 512 ranges ("1022,") */
 #define TASK_CPULIST_LEN 4096
@@ -124,43 +123,23 @@ static int node_exists(int node)
 	char path[64];
 	struct stat st;
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", node);
-	return stat(path, &st) == 0;
+	return node >= 0 && node < 1024 && stat(path, &st) == 0;
 }
 
-/* The socket's NUMA nodes that exist here, else node 0 (the only node of
- * a one-node machine). 0 when sysfs shows no NUMA nodes at all. */
-static int usable_numa(const struct placement_result *res, int *nodes)
-{
-	int count = 0;
-	if (!node_exists(0))
-		return 0;
-	for (int i = 0; i < res->numa_count; i++)
-		if (res->numa[i] >= 0 && res->numa[i] < 1024 && node_exists(res->numa[i]))
-			nodes[count++] = res->numa[i];
-	if (count == 0)
-		nodes[count++] = 0;
-	return count;
-}
-
-/* Memory prefers the usable NUMA nodes; without NUMA in sysfs: untouched. */
+/* Memory prefers the task's NUMA node (its GPU's; placement never names a
+ * CPU-less node such as another GPU's memory); when it is full the kernel
+ * falls back to the nearest nodes by distance. A node this machine does
+ * not have (a topology= file of another machine) or no NUMA in sysfs:
+ * untouched. */
 static int set_memory_policy(const struct placement_result *res, char *err)
 {
 	unsigned long mask[16] = { 0 };
-	int nodes[PLACEMENT_MAX_NUMA + 1];
-	int count = usable_numa(res, nodes);
-	if (count == 0)
+	int node = res->numa_node;
+	if (!node_exists(node))
 		return 0;
-	for (int i = 0; i < count; i++)
-		mask[nodes[i] / 64] |= 1UL << (nodes[i] % 64);
-	long rc = syscall(SYS_set_mempolicy, count > 1 ? MPOL_PREFERRED_MANY_ : MPOL_PREFERRED_,
-			  mask, 1024UL);
-	if (rc != 0 && count > 1) {   /* kernels before 5.15: the first node */
-		memset(mask, 0, sizeof(mask));
-		mask[nodes[0] / 64] |= 1UL << (nodes[0] % 64);
-		rc = syscall(SYS_set_mempolicy, MPOL_PREFERRED_, mask, 1024UL);
-	}
-	if (rc != 0) {
-		snprintf(err, ERR_LEN, "hvd: set_mempolicy: 'NUMA %d': %s", nodes[0], strerror(errno));
+	mask[node / 64] |= 1UL << (node % 64);
+	if (syscall(SYS_set_mempolicy, MPOL_PREFERRED_, mask, 1024UL) != 0) {
+		snprintf(err, ERR_LEN, "hvd: set_mempolicy: 'NUMA %d': %s", node, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -205,25 +184,22 @@ static int bind_cpus(const struct hvd_effective *eff, const struct placement_res
 		snprintf(err, ERR_LEN, "hvd: sched_setaffinity: '%s': %s", cpus, strerror(errno));
 		return -1;
 	}
-	return res->socket >= 0 ? set_memory_policy(res, err) : 0;
+	return set_memory_policy(res, err);
 }
 
 static void print_verbose(const struct task_inputs *in, const struct hvd_effective *eff,
 			  const struct placement_result *res, const char *cpus)
 {
-	char numa[128] = "";
-	int nodes[PLACEMENT_MAX_NUMA + 1];
-	int count = eff->bind != HVD_BIND_NONE && res->socket >= 0 ? usable_numa(res, nodes) : 0;
-	for (int i = 0; i < count; i++)
-		snprintf(numa + strlen(numa), sizeof(numa) - strlen(numa), "%s%d", i ? "," : "",
-			 nodes[i]);
+	char local[32] = "-";
 	int g = res->granted_index >= 0 ? in->gpu[res->granted_index] : -1;
-	fprintf(stderr, "hvd: rank %u (local %d/%d) on %s: GPU %s (%s), socket %d, CPUs %s, NUMA %s, "
-		"bind %s, gpu %s, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION "\n",
+	if (res->local_cpus >= 0)
+		snprintf(local, sizeof(local), "%d of %d", res->local_cpus, CPU_COUNT(&res->cpus));
+	fprintf(stderr, "hvd: rank %u (local %d/%d) on %s: GPU %s (%s), NUMA %d, socket %d, CPUs %s "
+		"(%s local to the GPU), bind %s, gpu %s, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION "\n",
 		in->rank, in->local_id, in->local_count, in->host,
 		res->granted_index >= 0 ? in->labels[res->granted_index] : "none",
-		g >= 0 ? in->topo.gpus[g].busid : "bus id unknown", res->socket, cpus,
-		numa[0] ? numa : "-", options_bind_name(eff->bind), options_gpu_name(eff->gpu));
+		g >= 0 ? in->topo.gpus[g].busid : "bus id unknown", res->numa_node, res->socket, cpus,
+		local, options_bind_name(eff->bind), options_gpu_name(eff->gpu));
 }
 
 /* What hvd-check reports: this plugin's version and the running Slurm's. */
@@ -239,7 +215,7 @@ static int set_version_env(spank_t sp, char *err)
 static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effective *eff,
 		 const struct placement_result *res, char *err)
 {
-	char cpus[TASK_CPULIST_LEN], socket[16];
+	char cpus[TASK_CPULIST_LEN], socket[16], numa[16];
 	if (res->granted_index >= 0 && set_gpu_env(sp, in, res, err) != 0)
 		return -1;
 	if (res->granted_index < 0)
@@ -251,7 +227,9 @@ static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effe
 		now = res->cpus;
 	placement_format_cpus(&now, cpus, sizeof(cpus));
 	snprintf(socket, sizeof(socket), "%d", res->socket);
+	snprintf(numa, sizeof(numa), "%d", res->numa_node);
 	if (set_env(sp, "HVD_CPUS", cpus, err) || set_env(sp, "HVD_SOCKET", socket, err) ||
+	    set_env(sp, "HVD_NUMA", numa, err) ||
 	    set_env(sp, "HVD_BIND", options_bind_name(eff->bind), err) || set_version_env(sp, err))
 		return -1;
 	if (eff->verbose)
@@ -297,6 +275,23 @@ static void say_node_notes(const struct placement_request *mine, const char *top
 	}
 }
 
+/* Without a cpuset cgroup, where task/affinity narrowed the task's mask
+ * (task/none leaves it the machine's): the CPUs of the step's allocated
+ * cores. None (no topology, no list, a list that does not parse) leaves
+ * step empty: the task's own mask bounds the binding, with a note. */
+static void step_cores(spank_t sp, const struct task_inputs *in, cpu_set_t *step, char *note,
+		       size_t note_len)
+{
+	char *ids = NULL, why[ERR_LEN];
+	size_t used = strlen(note);
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &ids) != ESPANK_SUCCESS || !ids || !ids[0] ||
+	    in->topo.socket_count == 0)
+		return;
+	if (step_cpus_from_cores(ids, &in->topo, step, why, sizeof(why)) != 0)
+		snprintf(note + used, note_len - used, "%s%s: bound within the task's own CPUs",
+			 used ? "; " : "", why);
+}
+
 /* *node_wide stays 1 for failures every local task shares (topology,
  * oversubscription): local task 0 reports those once. Failures of this
  * task alone (binding, environment) set it to 0: the task reports them. */
@@ -316,11 +311,14 @@ static int place_and_apply(spank_t sp, struct task_inputs *in, const struct hvd_
 		return -1;
 	}
 	/* task/affinity bound this task to cores of its own already: bind
-	 * within the step's CPUs where task/cgroup says which they are */
-	if (eff->bind != HVD_BIND_NONE && step_cpus_read("", &step, err, ERR_LEN) < 0) {
+	 * within the step's CPUs (task/cgroup's cpuset, else its cores) */
+	int no_cgroup = eff->bind != HVD_BIND_NONE ? step_cpus_read("", &step, err, ERR_LEN) : 0;
+	if (no_cgroup < 0) {
 		*node_wide = 0;
 		return -1;
 	}
+	if (no_cgroup == 1 && !CPU_EQUAL(&allowed, &in->topo.machine_cpus))   /* task/affinity's */
+		step_cores(sp, in, &step, topo_note, sizeof(topo_note));
 	fill_request(in, eff, CPU_COUNT(&step) ? &step : &allowed, &req);
 	if (alone) {
 		req.local_id = 0;

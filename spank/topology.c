@@ -24,6 +24,7 @@ void topology_free(struct placement_topo *topo)
 	for (int i = 0; topo->sockets && i < topo->socket_count; i++)
 		free(topo->sockets[i].cores);
 	free(topo->sockets);
+	free(topo->numas);
 	free(topo->gpus);
 	memset(topo, 0, sizeof(*topo));
 }
@@ -174,7 +175,6 @@ static int to_cpu_set(hwloc_const_bitmap_t bits, cpu_set_t *set, char *err, size
 static int fill_socket(hwloc_topology_t t, hwloc_obj_t pkg, struct placement_socket *s,
 		       char *err, size_t err_len)
 {
-	int i;
 	if (to_cpu_set(pkg->cpuset, &s->cpus, err, err_len) != 0)
 		return -1;
 	hwloc_obj_type_t unit = HWLOC_OBJ_CORE;
@@ -194,10 +194,39 @@ static int fill_socket(hwloc_topology_t t, hwloc_obj_t pkg, struct placement_soc
 			return -1;
 		s->core_count += core != NULL;
 	}
-	hwloc_bitmap_foreach_begin(i, pkg->nodeset)
-		if (s->numa_count < PLACEMENT_MAX_NUMA)
-			s->numa[s->numa_count++] = i;
-	hwloc_bitmap_foreach_end();
+	hwloc_obj_t node = NULL;
+	while ((node = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, node)))
+		if (!hwloc_bitmap_iszero(node->cpuset) && hwloc_bitmap_isincluded(node->cpuset, pkg->cpuset) &&
+		    s->numa_count < PLACEMENT_MAX_NUMA)
+			s->numa[s->numa_count++] = (int)node->os_index;
+	return 0;
+}
+
+/* The NUMA nodes with CPUs; CPU-less ones (GPU memory on POWER9, nodes a
+ * restricted capture left without CPUs) are no place for a task. */
+static int fill_numas(hwloc_topology_t t, struct placement_topo *topo, char *err, size_t err_len)
+{
+	int n = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_NUMANODE);
+	topo->numas = calloc(n > 0 ? (size_t)n : 1, sizeof(*topo->numas));
+	if (!topo->numas) {
+		snprintf(err, err_len, "hvd: topology: '%d NUMA nodes': out of memory", n);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		hwloc_obj_t node = hwloc_get_obj_by_type(t, HWLOC_OBJ_NUMANODE, (unsigned)i);
+		if (!node || hwloc_bitmap_iszero(node->cpuset))
+			continue;
+		struct placement_numa *u = &topo->numas[topo->numa_count];
+		if (to_cpu_set(node->cpuset, &u->cpus, err, err_len) != 0)
+			return -1;
+		u->os_index = (int)node->os_index;
+		u->socket = -1;
+		for (int s = 0; s < topo->socket_count; s++)
+			if (hwloc_bitmap_isincluded(node->cpuset,
+			    hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, (unsigned)s)->cpuset))
+				u->socket = s;
+		topo->numa_count++;
+	}
 	return 0;
 }
 
@@ -212,19 +241,46 @@ static int compare_busids(const void *a, const void *b)
 	return strcmp(((const struct placement_gpu *)a)->busid, ((const struct placement_gpu *)b)->busid);
 }
 
-static int fill_gpu(hwloc_topology_t t, hwloc_obj_t dev, struct placement_gpu *g,
-		    char *err, size_t err_len)
+/* The one package and the one NUMA node near the GPU's CPUs: one-socket
+ * machines hang GPUs off Machine (whose CPUs are the package's), NPS4/SNC
+ * machines off a Group, a die or a cache inside the NUMA node. A GPU near
+ * CPUs of two packages (VMs hang GPUs off Machine) or of none (a
+ * restricted capture) has no single one: -1. */
+static void locate_gpu(const struct placement_topo *topo, struct placement_gpu *g)
+{
+	cpu_set_t both;
+	int hits = 0;
+	g->socket = g->numa = -1;
+	for (int s = 0; s < topo->socket_count; s++) {
+		CPU_AND(&both, &topo->sockets[s].cpus, &g->near_cpus);
+		if (CPU_COUNT(&both) > 0 && hits++ == 0)
+			g->socket = s;
+	}
+	if (hits != 1)
+		g->socket = -1;
+	hits = 0;
+	for (int u = 0; u < topo->numa_count; u++) {
+		const cpu_set_t *cpus = &topo->numas[u].cpus;
+		CPU_AND(&both, cpus, &g->near_cpus);
+		int nested = CPU_EQUAL(&both, cpus) || CPU_EQUAL(&both, &g->near_cpus);
+		if (CPU_COUNT(&both) > 0 && nested && hits++ == 0)
+			g->numa = u;
+	}
+	if (hits != 1)
+		g->numa = -1;
+}
+
+static int fill_gpu(hwloc_topology_t t, const struct placement_topo *topo, hwloc_obj_t dev,
+		    struct placement_gpu *g, char *err, size_t err_len)
 {
 	const struct hwloc_pcidev_attr_s *a = &dev->attr->pcidev;
 	snprintf(g->busid, sizeof(g->busid), "%04x:%02x:%02x.%x", (unsigned)a->domain & 0xffff,
 		 a->bus, a->dev, a->func);
 	hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(t, dev);
-	hwloc_obj_t pkg = NULL;
-	if (near)
-		pkg = near->type == HWLOC_OBJ_PACKAGE ? near
-			: hwloc_get_ancestor_obj_by_type(t, HWLOC_OBJ_PACKAGE, near);
-	g->socket = pkg ? (int)pkg->logical_index : -1;
-	return to_cpu_set(near ? near->cpuset : NULL, &g->near_cpus, err, err_len);
+	if (to_cpu_set(near ? near->cpuset : NULL, &g->near_cpus, err, err_len) != 0)
+		return -1;
+	locate_gpu(topo, g);
+	return 0;
 }
 
 static int fill_gpus(hwloc_topology_t t, struct placement_topo *topo, char *err, size_t err_len)
@@ -245,7 +301,7 @@ static int fill_gpus(hwloc_topology_t t, struct placement_topo *topo, char *err,
 	while ((dev = hwloc_get_next_pcidev(t, dev))) {
 		if (!is_nvidia_gpu(dev))
 			continue;
-		if (fill_gpu(t, dev, &topo->gpus[topo->gpu_count++], err, err_len) != 0)
+		if (fill_gpu(t, topo, dev, &topo->gpus[topo->gpu_count++], err, err_len) != 0)
 			return -1;
 	}
 	qsort(topo->gpus, (size_t)topo->gpu_count, sizeof(*topo->gpus), compare_busids);
@@ -268,6 +324,8 @@ static int fill_topo(hwloc_topology_t t, struct placement_topo *topo, char *err,
 				&topo->sockets[i], err, err_len) != 0)
 			return -1;
 	}
+	if (fill_numas(t, topo, err, err_len) != 0)
+		return -1;
 	return fill_gpus(t, topo, err, err_len);
 }
 
@@ -282,6 +340,30 @@ static void keep_out_probing_components(hwloc_topology_t t)
 	static const char *const names[] = { "gl", "opencl", "cuda", "nvml", "rsmi", "levelzero" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		hwloc_topology_set_components(t, HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, names[i]);
+}
+
+#ifndef HWLOC_VERSION
+#define HWLOC_VERSION "2.x"
+#endif
+
+/* Why an XML file did not load: hwloc 2.x refuses 3.0 files with only
+ * EINVAL, so name both versions when the file says 3.x. */
+static void xml_error(const char *path, int error, char *err, size_t err_len)
+{
+	char head[512] = "";
+	FILE *f = fopen(path, "r");
+	if (f) {
+		head[fread(head, 1, sizeof(head) - 1, f)] = 0;
+		fclose(f);
+	}
+	const char *v = strstr(head, "<topology version=\"");
+	if (v && atoi(v + 19) > HWLOC_API_VERSION >> 16)
+		snprintf(err, err_len, "hvd: topology: '%s': hwloc XML version %.3s, this hwloc "
+			 HWLOC_VERSION " reads up to 2.x: export it with an hwloc 2.x lstopo",
+			 path, v + 19);
+	else
+		snprintf(err, err_len, "hvd: topology: '%s': hwloc could not load it: %s", path,
+			 strerror(error));
 }
 
 int topology_load(const char *xml_path, struct placement_topo *topo, char *err, size_t err_len)
@@ -301,8 +383,11 @@ int topology_load(const char *xml_path, struct placement_topo *topo, char *err, 
 		goto out;
 	}
 	if (hwloc_topology_load(t) != 0) {
-		snprintf(err, err_len, "hvd: topology: '%s': hwloc could not load it: %s",
-			 xml_path ? xml_path : "this machine", strerror(errno));
+		if (xml_path)
+			xml_error(xml_path, errno, err, err_len);
+		else
+			snprintf(err, err_len, "hvd: topology: 'this machine': hwloc could not load it: %s",
+				 strerror(errno));
 		goto out;
 	}
 	rc = fill_topo(t, topo, err, err_len);

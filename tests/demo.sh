@@ -50,7 +50,7 @@ fi
 
 step "generate $count chest X-rays ($size px) in the NIH layout"
 "$chexnet" synth --out "$work/nih" --count "$count" --size "$((size * 2))" --seed 1 || exit 1
-step "pack into shards (8/7 of the training size, image_stored_side: the view predict takes)"
+step "pack into shards (8/7 of the training size: resize-then-crop, replayed by eval and predict)"
 "$chexnet" pack --data "$work/nih" --out "$work/shards" --size "$(((8 * size + 3) / 7))" || exit 1
 step "train: srun --hvd -n 2 ./chexnet train (DenseNet-121, ${size}x${size}, $epochs epochs)"
 cp "$chexnet" "$work/chexnet"

@@ -4,6 +4,9 @@ results, for tests/test_dicom.c (group data-dicom).
 dicom_reference.py --dataset OUT - a generic-layout data set of DX images
 (OUT/set) and two broken variants (OUT/disagree, OUT/overlap); OUT/truth.txt
 says `NAME PATIENT VIEW` per image.
+dicom_reference.py --hostile OUT - files that must be refused within the
+decoded-size budget (OUT/NAME, OUT/refused.txt: `NAME<TAB>REASON`) and
+OUT/big.dcm, a legal 2048 x 2048 16-bit DX (8 MiB of pixels).
 
 Copies the named test files of the pydicom wheel (pydicom/data/test_files;
 a missing one is an error) and generates DX images with pydicom into
@@ -69,7 +72,8 @@ WHEEL = {
     "rtdose_1frame.dcm": EXACT,
     "MR_truncated.dcm": "truncated",
     "rtplan_truncated.dcm": "truncated or corrupt",
-    "JPEG2000-embedded-sequence-delimiter.dcm": "cannot be decoded",
+    # GDCM's first fragment ends at the embedded delimiter: its SIZ declares 3722445056 x 1024
+    "JPEG2000-embedded-sequence-delimiter.dcm": "code stream of 3722445056 x 1024, 1 component(s) at 16 bits",
     "rtdose.dcm": "multi-frame (15 frames)",
     "examples_ybr_color.dcm": "multi-frame",
     "SC_rgb_rle_2frame.dcm": "multi-frame (2 frames)",
@@ -206,6 +210,9 @@ def write_set(folder, rows, patient_column):
         ds.save_as(os.path.join(folder, "images", name), enforce_file_format=True)
         cells = ["images/" + name] + [str(v) for v in labels]
         files[split].append(",".join(cells + ([str(csv_patient)] if patient_column else [])))
+    # the set's key (trainer/data/sets/split_key.h), fixed: the same split every run
+    with open(os.path.join(folder, "chexnet-key.txt"), "w") as f:
+        f.write("00112233445566778899aabbccddeeff\n")
     for split, lines in files.items():
         with open(os.path.join(folder, split + ".csv"), "w") as f:
             f.write("path," + CLASSES + (",patient" if patient_column else "") + "\n")
@@ -240,9 +247,94 @@ def dataset(out):
         f.write("\n".join(truth) + "\n")
 
 
+def deflated(ds, rows, cols, bits, path):
+    """ds as Deflated Explicit VR Little Endian with a zero image of
+    rows x cols at bits, compressed as it streams (a bomb: ~1000:1)."""
+    from pydicom.filebase import DicomBytesIO
+    from pydicom.filewriter import write_dataset, write_file_meta_info
+    import zlib
+    ds.Rows, ds.Columns, ds.BitsAllocated = rows, cols, bits
+    ds.BitsStored, ds.HighBit = bits, bits - 1
+    del ds.PixelData
+    ds.file_meta.TransferSyntaxUID = "1.2.840.10008.1.2.1.99"
+    meta = DicomBytesIO()
+    meta.is_little_endian, meta.is_implicit_VR = True, False
+    write_file_meta_info(meta, ds.file_meta, enforce_standard=True)
+    body = DicomBytesIO()
+    body.is_little_endian, body.is_implicit_VR = True, False
+    write_dataset(body, ds)
+    size = rows * cols * bits // 8
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    out = [z.compress(body.getvalue() + b"\xe0\x7f\x10\x00OW\0\0" + size.to_bytes(4, "little"))]
+    chunk = bytes(1 << 24)
+    for _ in range(size // len(chunk)):
+        out.append(z.compress(chunk))
+    out.append(z.flush())
+    with open(path, "wb") as f:
+        f.write(b"\0" * 128 + b"DICM" + meta.getvalue() + b"".join(out))
+
+
+def hostile(out):
+    """Each file with the reason chexnet refuses it (default budget)."""
+    os.makedirs(out, exist_ok=True)
+    y, x = np.mgrid[0:48, 0:64]
+    body = (800 + 37 * ((x * 7 + y * 13) % 11)).astype(np.uint16)
+    files = {}
+    ds = dx(body)
+    ds.Rows = ds.Columns = 16384
+    ds.BitsAllocated = ds.BitsStored = 32
+    ds.HighBit = 31
+    files["declared_huge.dcm"] = (ds, "declared image of 16384 x 16384 (Columns x Rows), 1 sample(s) at 32 bits: "
+                                  "268435456 pixels, 1024 MiB decoded, above the limit of 67108864 "
+                                  "pixels and 128 MiB")
+    ds = dx(body)
+    ds.Rows = ds.Columns = 9000
+    files["declared_9000.dcm"] = (ds, "81000000 pixels, 154 MiB decoded, above the limit")
+    ds = dx(body)
+    ds.PixelData = ds.PixelData[:len(ds.PixelData) // 4]
+    files["short_pixels.dcm"] = (ds, "pixel data of 1536 bytes, short of the 6144 bytes of 64 x 48 at 16 bits")
+    ds = dx(body)
+    ds.BitsStored, ds.HighBit = 0, 0
+    files["bits_stored_0.dcm"] = (ds, "Bits Stored '0' / High Bit '0' in the file: not 1..16")
+    ds = dx(body)
+    ds.BitsStored, ds.HighBit = 17, 16
+    files["bits_stored_17.dcm"] = (ds, "Bits Stored '17' / High Bit '16' in the file: not 1..16")
+    ds = dx(body)
+    ds.HighBit = 15
+    files["high_bit_15.dcm"] = (ds, "Bits Stored '12' / High Bit '15' in the file")
+    src = os.path.join(os.path.dirname(pydicom.__file__), "data", "test_files")
+    ds = pydicom.dcmread(os.path.join(src, "JPEG2000.dcm"))
+    ds.Rows, ds.Columns = ds.Rows // 2, ds.Columns // 2
+    files["j2k_larger_than_declared.dcm"] = (ds, "JPEG 2000 code stream of 256 x 1024, 1 component(s) "
+                                             "at 16 bits: larger than the declared 128 x 512")
+    ds = pydicom.dcmread(os.path.join(src, "JPGExtended.dcm"))
+    ds.Rows = ds.Rows // 4
+    files["jpeg_larger_than_declared.dcm"] = (ds, "JPEG code stream of 256 x 1024, 1 component(s) "
+                                              "at 12 bits: larger than the declared 256 x 256")
+    ds = pydicom.dcmread(os.path.join(src, "JPGExtended.dcm"))
+    ds.BitsAllocated, ds.BitsStored, ds.HighBit = 8, 8, 7
+    files["jpeg_deeper_than_declared.dcm"] = (ds, "JPEG code stream of 256 x 1024, 1 component(s) "
+                                              "at 12 bits: larger than the declared 256 x 1024, "
+                                              "1 sample(s) at 8 bits")
+    lines = []
+    for name, (ds, reason) in files.items():
+        ds.save_as(os.path.join(out, name), enforce_file_format=True)
+        lines.append(f"{name}\t{reason}")
+    deflated(dx(body), 16384, 16384, 16, os.path.join(out, "deflate_bomb.dcm"))
+    lines.append("deflate_bomb.dcm\tdeflated data set inflates past 192 MiB")
+    with open(os.path.join(out, "refused.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    y, x = np.mgrid[0:2048, 0:2048]
+    big = (600 + 3000 * np.exp(-((x - 1024) ** 2 + (y - 1024) ** 2) / 4e5)).astype(np.uint16)
+    dx(big).save_as(os.path.join(out, "big.dcm"), enforce_file_format=True)
+
+
 def main():
     if sys.argv[1] == "--dataset":
         dataset(sys.argv[2])
+        return
+    if sys.argv[1] == "--hostile":
+        hostile(sys.argv[2])
         return
     out = sys.argv[1]
     files = os.path.join(out, "files")

@@ -13,6 +13,7 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case selftest_hang_tests[];
 extern const struct test_case selftest_next_tests[];
+extern const struct test_case selftest_cluster_hang_tests[];
 extern const struct test_case selftest_stress_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case layout_tests[];
@@ -24,6 +25,7 @@ extern const struct test_case slurm_packages_tests[];
 extern const struct test_case harness_tests[];
 extern const struct test_case spank_options_tests[];
 extern const struct test_case spank_placement_tests[];
+extern const struct test_case spank_topo_real_tests[];
 extern const struct test_case spank_slurm_tests[];
 #ifdef HVD_HAVE_HWLOC
 extern const struct test_case hwloc_gl_tests[];
@@ -34,6 +36,7 @@ extern const struct test_case data_formats_tests[];
 extern const struct test_case data_loader_tests[];
 extern const struct test_case data_pack_tests[];
 extern const struct test_case dicom_tests[];
+extern const struct test_case dicom_budget_tests[];
 extern const struct test_case model_tests[];
 extern const struct test_case backend_loss_tests[];
 extern const struct test_case span_tests[];
@@ -55,6 +58,7 @@ extern const struct test_case cam_tests[];
 extern const struct test_case train_dist_tests[];
 extern const struct test_case multinode_harness_tests[];
 extern const struct test_case cgroup_slurm_tests[];
+extern const struct test_case affinity_slurm_tests[];
 #ifdef HVD_HAVE_CHECK
 extern const struct test_case check_env_tests[];
 extern const struct test_case check_slurm_tests[];
@@ -65,7 +69,6 @@ extern const struct test_case runtime_control_tests[];
 extern const struct test_case runtime_attack_tests[];
 extern const struct test_case fuzz_tests[];
 extern const struct test_case runtime_unit_tests[];
-extern const struct test_case runtime_cma_tests[];
 extern const struct test_case symbols_tests[];
 extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case env_launch_tests[];
@@ -92,6 +95,7 @@ const char *cpu_isa_cap_redundant(const char *env);
 extern const struct test_case gpu_unit_tests[];
 extern const struct test_case gpu_audit_tests[];
 extern const struct test_case gpu_train_tests[];
+extern const struct test_case gpu_tools_tests[];
 #ifdef HAVE_GPU_BACKEND
 extern const struct test_case gpu_ops_tests[];
 extern const struct test_case gpu_emu_tests[];
@@ -150,6 +154,7 @@ static const struct test_group test_groups[] = {
 	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-audit", gpu_audit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-train", gpu_train_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "gpu-tools", gpu_tools_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HAVE_GPU_BACKEND
 	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-emu", gpu_emu_tests, TEST_NEEDS_NOTHING, 120, 0 },
@@ -160,8 +165,10 @@ static const struct test_group test_groups[] = {
 	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-pack", data_pack_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-dicom", dicom_tests, TEST_NEEDS_NOTHING, 500, 0 },
+	{ "data-dicom-budget", dicom_budget_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-options", spank_options_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "spank-placement", spank_placement_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "spank-topo-real", spank_topo_real_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HVD_HAVE_HWLOC
 	{ "hwloc-gl", hwloc_gl_tests, TEST_NEEDS_NOTHING, 30, 0 },
 #endif
@@ -170,7 +177,6 @@ static const struct test_group test_groups[] = {
 #endif
 #ifdef HVD_HAVE_RUNTIME
 	{ "runtime", runtime_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "runtime-cma", runtime_cma_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0 },
 	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0 },
@@ -208,6 +214,7 @@ static const struct test_group test_groups[] = {
 #endif
 	/* real Slurm: the one-node cluster with task/cgroup,task/affinity */
 	{ "slurm-cgroup", cgroup_slurm_tests, TEST_NEEDS_CLUSTER_CGROUP, 120, 0 },
+	{ "slurm-affinity", affinity_slurm_tests, TEST_NEEDS_CLUSTER_AFFINITY, 90, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node) */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
 #ifdef HVD_HAVE_RUNTIME
@@ -232,6 +239,8 @@ static const struct test_group test_groups[] = {
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },
+	{ "selftest-cluster-hang", selftest_cluster_hang_tests, TEST_NEEDS_CLUSTER, 600, 1,
+	  .deadline_s = 8 },
 	{ "selftest-stress", selftest_stress_tests, TEST_NEEDS_NOTHING, 10, 1, .stress = 1 },
 	{ 0 }
 };

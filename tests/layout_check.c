@@ -16,7 +16,8 @@
  *   trainer/base     -> base (and libc)
  *   runtime/         -> runtime only, by layers (runtime_layers below:
  *                       core <- bootstrap, plan <- observe, transport <-
- *                       engine <- control <- api); runtime/hvd.h from any;
+ *                       vote <- engine <- control <- api); runtime/hvd.h
+ *                       from any;
  *                       spank/ -> spank only
  *   check/           -> check and runtime/hvd.h (libhvd's public API) only
  * train/hooks.h (what a backend sees of train/) includes only libc; only
@@ -192,7 +193,7 @@ static int in(const char *layer, const char *const *set)
  * own and runtime/hvd.h, the API every layer may name). */
 static const struct {
 	const char *layer;
-	const char *const below[8];
+	const char *const below[10];
 	const char *why;
 } runtime_layers[] = {
 	{ "runtime/core", { NULL }, "core includes only core" },
@@ -202,14 +203,18 @@ static const struct {
 	{ "runtime/plan", { "runtime/core", NULL }, "plan includes core" },
 	{ "runtime/transport", { "runtime/core", "runtime/bootstrap", NULL },
 	  "transport includes core, bootstrap" },
+	{ "runtime/vote", { "runtime/core", "runtime/bootstrap", "runtime/transport", NULL },
+	  "vote includes core, bootstrap, transport" },
 	{ "runtime/engine", { "runtime/core", "runtime/bootstrap", "runtime/observe", "runtime/plan",
-			      "runtime/transport", NULL },
-	  "engine includes core, bootstrap, observe, plan, transport" },
+			      "runtime/transport", "runtime/vote", NULL },
+	  "engine includes core, bootstrap, observe, plan, transport, vote" },
 	{ "runtime/control", { "runtime/core", "runtime/bootstrap", "runtime/observe",
-			       "runtime/plan", "runtime/transport", "runtime/engine", NULL },
-	  "control includes core, bootstrap, observe, plan, transport, engine" },
+			       "runtime/plan", "runtime/transport", "runtime/vote", "runtime/engine",
+			       NULL },
+	  "control includes core, bootstrap, observe, plan, transport, vote, engine" },
 	{ "runtime/api", { "runtime/core", "runtime/bootstrap", "runtime/observe", "runtime/plan",
-			   "runtime/transport", "runtime/engine", "runtime/control", NULL },
+			   "runtime/transport", "runtime/vote", "runtime/engine", "runtime/control",
+			   NULL },
 	  "api includes every runtime layer" },
 };
 

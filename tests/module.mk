@@ -10,7 +10,7 @@ TEST_SRCS += tests/runner.c tests/test_runner.c tests/test_build.c tests/test_ha
 	tests/test_docs.c tests/doc_refs.c tests/test_malformed_data.c tests/test_fuzz_files.c \
 	tests/test_stop_wait.c tests/test_run_record.c tests/test_metrics.c \
 	tests/test_install.c tests/test_install_slurm.c tests/test_cgroup_slurm.c tests/test_packages.c \
-	tests/test_packages_slurm.c
+	tests/test_packages_slurm.c tests/test_gpu_tools.c
 TEST_OBJS = $(patsubst %.c,$(B)/obj/%.o,$(TEST_SRCS))
 
 $(B)/obj/tests/%.o: MODULE_CFLAGS = -Itests -Ispank -Iruntime -Itrainer $(TEST_CFLAGS)

@@ -7,7 +7,10 @@
  * tests/slurm cluster before the first group that needs it and always tears
  * it down. Exits non-zero iff a case failed.
  *
- * Usage: hvdtest [-l] [-g GROUP]... [SUBSTRING]...
+ * Usage: hvdtest [-l] [-g GROUP | -G GROUP]... [SUBSTRING]...
+ * -g selects the groups whose name starts with GROUP (its ISA-capped
+ * variants too), -G that group alone; -l lists the selected cases
+ * instead of running them. A selection that matches no case is an error.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -338,7 +341,8 @@ int test_cluster_plugstack(const char *args)
 }
 
 /* The cluster kinds: the one-node harness (with Slurm's cgroup task
- * plugins or without) and the multi-node (netns) one. */
+ * plugins, task/affinity alone, or task/none) and the multi-node (netns)
+ * one. */
 static const char *cluster_script(enum test_needs kind)
 {
 	return kind == TEST_NEEDS_MULTINODE ? "multinode.sh" : "cluster.sh";
@@ -347,7 +351,8 @@ static const char *cluster_script(enum test_needs kind)
 static const char *cluster_subdir(enum test_needs kind)
 {
 	return kind == TEST_NEEDS_MULTINODE ? "multinode"
-	       : kind == TEST_NEEDS_CLUSTER_CGROUP ? "cluster-cgroup" : "cluster";
+	       : kind == TEST_NEEDS_CLUSTER_CGROUP ? "cluster-cgroup"
+	       : kind == TEST_NEEDS_CLUSTER_AFFINITY ? "cluster-affinity" : "cluster";
 }
 
 static int cluster_cmd(enum test_needs kind, const char *verb)
@@ -355,7 +360,8 @@ static int cluster_cmd(enum test_needs kind, const char *verb)
 	char cmd[3 * PATH_MAX + 64];
 	struct test_proc p;
 	snprintf(cmd, sizeof(cmd), "HVD_CLUSTER_CGROUP=%d '%s/tests/slurm/%s' %s '%s/%s' '%s'",
-		 kind == TEST_NEEDS_CLUSTER_CGROUP, R.src, cluster_script(kind), verb, R.root,
+		 kind == TEST_NEEDS_CLUSTER_CGROUP ? 1 : kind == TEST_NEEDS_CLUSTER_AFFINITY ? 2 : 0,
+		 R.src, cluster_script(kind), verb, R.root,
 		 cluster_subdir(kind),
 		 strcmp(verb, "up") == 0 ? R.build : "");
 	if (test_run(cmd, 180, &p) != 0)
@@ -656,18 +662,59 @@ static int wanted(const char *name, int argc, char **argv, int first)
 }
 
 /* -g NAME selects the groups whose name starts with NAME; hidden groups
- * only by their exact name. */
+ * only by their exact name. -G NAME is kept as "=NAME": that group alone. */
 static int group_selected(const struct test_group *g, const char **groups, int ngroups)
 {
 	if (ngroups == 0)
 		return !g->hidden;
 	for (int i = 0; i < ngroups; i++) {
+		if (groups[i][0] == '=') {
+			if (strcmp(g->name, groups[i] + 1) == 0)
+				return 1;
+			continue;
+		}
 		if (strcmp(g->name, groups[i]) == 0)
 			return 1;
 		if (!g->hidden && strncmp(g->name, groups[i], strlen(groups[i])) == 0)
 			return 1;
 	}
 	return 0;
+}
+
+static int group_named(const char *name)
+{
+	for (int gi = 0; test_groups[gi].name; gi++)
+		if (strcmp(test_groups[gi].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static int case_selected(const struct test_group *g, int i, int argc, char **argv, int first);
+
+/* How many cases the selection runs; with print, list them. */
+static int stress_rerun_selected(const struct test_group *g, const char **groups, int ngroups);
+
+/* The cases the selection runs (printed with print), stress re-runs as
+ * NAME@stress included. */
+static int selected_cases(const char **groups, int ngroups, int argc, char **argv, int first,
+			  int print)
+{
+	int n = 0;
+	for (int gi = 0; test_groups[gi].name; gi++) {
+		const struct test_group *g = &test_groups[gi];
+		int plain = group_selected(g, groups, ngroups);
+		int stressed = stress_rerun_selected(g, groups, ngroups);
+		for (int i = 0; (plain || stressed) && g->cases[i].name; i++) {
+			if (!case_selected(g, i, argc, argv, first))
+				continue;
+			n += plain + stressed;
+			if (print && plain)
+				printf("%s %s\n", g->name, g->cases[i].name);
+			if (print && stressed)
+				printf("%s@stress %s\n", g->name, g->cases[i].name);
+		}
+	}
+	return n;
 }
 
 static int last_cluster_group(const char **groups, int ngroups)
@@ -848,9 +895,12 @@ static int stress_rerun_selected(const struct test_group *g, const char **groups
 	if (ngroups == 0)
 		return !g->hidden;
 	snprintf(name, sizeof(name), "%s@stress", g->name);
-	for (int i = 0; i < ngroups; i++)
-		if (strstr(groups[i], "@stress") && strncmp(name, groups[i], strlen(groups[i])) == 0)
+	for (int i = 0; i < ngroups; i++) {
+		const char *sel = groups[i] + (groups[i][0] == '=');   /* -G: exact */
+		if (strstr(sel, "@stress") && (groups[i][0] == '=' ? strcmp(name, sel) == 0
+					       : strncmp(name, sel, strlen(sel)) == 0))
 			return 1;
+	}
 	return 0;
 }
 
@@ -924,26 +974,35 @@ static void remove_root(void)
 int main(int argc, char **argv)
 {
 	const char *groups[64];
+	char exact[64][128];
 	int ngroups = 0, list = 0, first = 1;
 	for (; first < argc; first++) {
 		if (strcmp(argv[first], "-l") == 0) {
 			list = 1;
 		} else if (strcmp(argv[first], "-g") == 0 && first + 1 < argc && ngroups < 64) {
 			groups[ngroups++] = argv[++first];
+		} else if (strcmp(argv[first], "-G") == 0 && first + 1 < argc && ngroups < 64) {
+			if (!group_named(argv[++first])) {
+				fprintf(stderr, "hvdtest: -G '%s': no such group (hvdtest -l)\n", argv[first]);
+				return 2;
+			}
+			snprintf(exact[ngroups], sizeof(exact[ngroups]), "=%s", argv[first]);
+			groups[ngroups] = exact[ngroups];
+			ngroups++;
 		} else if (argv[first][0] == '-') {
-			fprintf(stderr, "hvdtest: unknown option: '%s': usage: hvdtest [-l] [-g GROUP]... [SUBSTRING]...\n",
-				argv[first]);
+			fprintf(stderr, "hvdtest: unknown option: '%s': usage: hvdtest [-l] [-g GROUP | -G GROUP]... "
+				"[SUBSTRING]...\n", argv[first]);
 			return 2;
 		} else {
 			break;
 		}
 	}
-	if (list) {
-		for (int gi = 0; test_groups[gi].name; gi++)
-			for (int i = 0; test_groups[gi].cases[i].name; i++)
-				printf("%s %s\n", test_groups[gi].name, test_groups[gi].cases[i].name);
-		return 0;
+	if (selected_cases(groups, ngroups, argc, argv, first, list) == 0) {
+		fprintf(stderr, "hvdtest: the selection matches no case (hvdtest -l lists them)\n");
+		return 2;
 	}
+	if (list)
+		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	find_places(argv[0]);
 	if (make_root() != 0)

@@ -22,6 +22,7 @@ enum test_needs {
 	TEST_NEEDS_CLUSTER,      /* the one-node tests/slurm cluster */
 	TEST_NEEDS_MULTINODE,    /* the multi-node (netns) cluster */
 	TEST_NEEDS_CLUSTER_CGROUP, /* the one-node cluster with HVD_CLUSTER_CGROUP=1 */
+	TEST_NEEDS_CLUSTER_AFFINITY, /* the one-node cluster with task/affinity alone (=2) */
 };
 
 struct test_group {

@@ -135,6 +135,7 @@ static void xray(uint8_t *px, int side)
 	data_synth_image(1, 7, 1u << 2, side, px);
 }
 
+#ifdef HAVE_CPU_BACKEND /* the ref/cpu comparison's helpers */
 /* Feature maps and logits of the checkpoint at dir on one backend. */
 static int run_backend(const char *name, const char *dir, const struct backend_ops *ops,
 		       float *maps, float *logits, struct model *m)
@@ -180,6 +181,8 @@ static void check_mean_is_logit(const struct model *m, const struct model_featur
 	}
 	free(cam);
 }
+
+#endif
 
 /* A checkpoint with moved BN statistics (not the identity of a fresh model). */
 static int save_checkpoint(const char *name, const char *dir, uint64_t seed)

@@ -13,6 +13,9 @@
  * binding hold beside them; ConstrainDevices denies the GPUs the step was
  * not granted; beside task/affinity's per-task binding --hvd binds within
  * the step's cpuset (task/cgroup), which hvd-check confirms.
+ * Group slurm-affinity: the same cluster with HVD_CLUSTER_CGROUP=2,
+ * task/affinity alone and no cpuset cgroup: --hvd binds within the step's
+ * allocated cores (S_STEP_ALLOC_CORES) instead of task/affinity's core.
  * What it does not do: the plugin's other options (test_spank_slurm.c).
  */
 #define _GNU_SOURCE
@@ -127,6 +130,32 @@ static void test_constrain_devices_denies_other_gpus(void)
  * get socket 0's CPU and hvd-check passes; with task/affinity alone (no
  * cpuset says which CPUs the step has) it can only narrow rank 1's core:
  * hvd-check fails it, and --cpu-bind=none leaves the binding to --hvd. */
+/* Both tasks (GPUs 0 and 1, socket 0) get socket 0's CPU; hvd-check
+ * passes (skipped when it is not built). */
+static void check_both_tasks_on_socket_0(void)
+{
+	struct test_proc p;
+	char cmd[4600], path[4200];
+	run("srun --hvd -n 2 --gres=gpu:2 " SHOW, &p);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
+	CHECK_STR(p.out, "0|0,1|0|0000:3b:00.0|0|0\n1|1,0|0|0000:5e:00.0|0|0\n");
+	test_proc_free(&p);
+	snprintf(path, sizeof(path), "%s/hvd-check", test_build_dir());
+	if (access(path, X_OK) != 0)
+		SKIP("hvd-check not built (it needs PMIx and hwloc)");
+	snprintf(cmd, sizeof(cmd), "HWLOC_XMLFILE='%s/" TOPO "' srun --hvd -n 2 --gres=gpu:2 '%s'",
+		 test_src_dir(), path);
+	run(cmd, &p);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s%s", p.exit_code, p.out, test_tail(p.err, 600));
+	CHECK_CONTAINS(p.out, "hvd-check: PASS: 1 of 1 nodes\n");
+	test_proc_free(&p);
+}
+
+/* task/affinity binds each task to a core of its own before the plugin
+ * runs (two tasks: rank 1 on socket 1's CPU). The plugin binds within the
+ * step's CPUs instead (task/cgroup's cpuset; task/affinity alone: the
+ * step's cores), so both tasks on socket 0's GPUs get socket 0's CPU and
+ * hvd-check passes; --cpu-bind=none leaves the binding to --hvd. */
 static void test_hvd_binds_within_the_step_beside_task_affinity(void)
 {
 	struct test_proc p;
@@ -135,20 +164,7 @@ static void test_hvd_binds_within_the_step_beside_task_affinity(void)
 	if (access(path, X_OK) != 0)
 		SKIP("hvd-check not built (it needs PMIx and hwloc)");
 	CHECK_INT(site_topology(), 0);
-	snprintf(cmd, sizeof(cmd), "HWLOC_XMLFILE='%s/" TOPO "' srun --hvd -n 2 --gres=gpu:2 '%s'",
-		 test_src_dir(), path);
-	run(cmd, &p);
-	if (cgroup_in_use()) {
-		CHECK_MSG(p.exit_code == 0, "exit %d: %s%s", p.exit_code, p.out, test_tail(p.err, 600));
-		CHECK_CONTAINS(p.out, "hvd-check: PASS: 1 of 1 nodes\n");
-		test_proc_free(&p);
-		run("srun --hvd -n 2 --gres=gpu:2 " SHOW, &p);
-		CHECK_STR(p.out, "0|0,1|0|0000:3b:00.0|0|0\n1|1,0|0|0000:5e:00.0|0|0\n");
-	} else {
-		CHECK(p.exit_code != 0);
-		CHECK_CONTAINS(p.out, "FAIL: rank 1: CPUs: '1': off socket 0 (CPUs 0) nearest GPU 0000:5e:00.0\n");
-	}
-	test_proc_free(&p);
+	check_both_tasks_on_socket_0();
 	snprintf(cmd, sizeof(cmd), "HWLOC_XMLFILE='%s/" TOPO "' srun --hvd --cpu-bind=none -n 2 "
 		 "--gres=gpu:2 '%s'", test_src_dir(), path);
 	run(cmd, &p);
@@ -156,6 +172,39 @@ static void test_hvd_binds_within_the_step_beside_task_affinity(void)
 	CHECK_CONTAINS(p.out, "hvd-check: PASS: 1 of 1 nodes\n");
 	test_proc_free(&p);
 }
+
+/* HVD_CLUSTER_CGROUP=2: task/affinity alone, no Slurm cpuset cgroup. */
+static void test_slurmd_runs_task_affinity_alone(void)
+{
+	struct test_proc p;
+	char *text = plugins_file();
+	CHECK_MSG(strncmp(text, "TaskPlugin=task/affinity ProctrackType=proctrack/linuxproc ", 59) == 0,
+		  "DIR/plugins: '%s'", text);
+	free(text);
+	run("scontrol show config | awk '$1 == \"TaskPlugin\" {print $3}'; "
+	    "srun -n 1 grep -c ':cpuset:/slurm_' /proc/self/cgroup", &p);
+	CHECK_STR(p.out, "0\ntask/affinity\n");
+	test_proc_free(&p);
+}
+
+/* task/affinity puts rank 1 on its own core (socket 1's CPU) though its
+ * GPU is on socket 0; the step holds both cores, so --hvd binds rank 1
+ * to socket 0's CPU, and hvd-check passes. */
+static void test_hvd_binds_within_the_steps_cores(void)
+{
+	struct test_proc p;
+	CHECK_INT(site_topology(), 0);
+	run("srun -n 2 --gres=gpu:2 " SHOW, &p);
+	CHECK_STR(p.out, "0|0,1|0|||\n1|0,1|1|||\n");   /* the premise: task/affinity's cores */
+	test_proc_free(&p);
+	check_both_tasks_on_socket_0();
+}
+
+const struct test_case affinity_slurm_tests[] = {
+	{ "slurmd_runs_task_affinity_alone", test_slurmd_runs_task_affinity_alone },
+	{ "hvd_binds_within_the_steps_cores", test_hvd_binds_within_the_steps_cores },
+	{ 0 },
+};
 
 const struct test_case cgroup_slurm_tests[] = {
 	{ "slurmd_runs_the_plugins_it_names", test_slurmd_runs_the_plugins_it_names },

@@ -15,14 +15,16 @@
 
 #include "runner.h"
 
-/* `taskset -c CPUS hvd-check` with only ENV (and PATH) in its environment;
+/* `taskset -c CPUS hvd-check` with only ENV (and PATH) in its environment
+ * and HWLOC_XMLFILE=xml (an absolute path, else under tests/topo);
  * stdout's last node row, the exit status returned. */
-static int hvd_check(const char *cpus, const char *env, char *row, size_t len)
+static int hvd_check_on(const char *xml, const char *cpus, const char *env, char *row, size_t len)
 {
 	struct test_proc p;
 	char cmd[4600];
-	snprintf(cmd, sizeof(cmd), "env -i PATH=\"$PATH\" HWLOC_XMLFILE='%s/tests/topo/two-cpu-4gpu.xml' "
-		 "%s taskset -c %s '%s/hvd-check'", test_src_dir(), env, cpus, test_build_dir());
+	snprintf(cmd, sizeof(cmd), "env -i PATH=\"$PATH\" HWLOC_XMLFILE='%s%s%s' "
+		 "%s taskset -c %s '%s/hvd-check'", xml[0] == '/' ? "" : test_src_dir(),
+		 xml[0] == '/' ? "" : "/tests/topo/", xml, env, cpus, test_build_dir());
 	CHECK(test_run(cmd, 30, &p) == 0);
 	const char *node = strstr(p.out, "\nnode ");
 	const char *next = node ? strchr(node + 1, '\n') : NULL;
@@ -30,6 +32,11 @@ static int hvd_check(const char *cpus, const char *env, char *row, size_t len)
 	int rc = p.exit_code;
 	test_proc_free(&p);
 	return rc;
+}
+
+static int hvd_check(const char *cpus, const char *env, char *row, size_t len)
+{
+	return hvd_check_on("two-cpu-4gpu.xml", cpus, env, row, len);
 }
 
 #define PLUGIN "HVD_BIND=socket HVD_PLUGIN_VERSION=$(cat '%s/VERSION') "
@@ -111,7 +118,61 @@ static void test_a_socket_that_is_no_number_fails(void)
 	CHECK_CONTAINS(row, "FAIL: rank 0: socket: '0x': HVD_SOCKET is not a socket index");
 }
 
+/* Real EPYC 9555 NPS4 node: GPU 0000:06:00.0 is on NUMA node 1 (PUs
+ * 16-31,144-159) of package 0; CPU 0 is on package 0 but NUMA node 0. */
+static void test_no_cpu_on_the_gpus_numa_node_fails(void)
+{
+	char row[512], env[1024];
+	snprintf(env, sizeof(env), PLUGIN "HVD_GPU_BUSID=0000:06:00.0 HVD_SOCKET=0 HVD_CPUS=0",
+		 test_src_dir());
+	CHECK_INT(hvd_check_on("real/prrte-turin9555-4gpu-nvml.xml", "0", env, row, sizeof(row)), 1);
+	CHECK_CONTAINS(row, "FAIL: rank 0: NUMA: '0': none of the task's CPUs is on NUMA node 1 "
+		       "(CPUs 16-31,144-159) of GPU 0000:06:00.0");
+	/* bind=none: the user asked for no binding */
+	snprintf(env, sizeof(env), PLUGIN "HVD_BIND=none HVD_GPU_BUSID=0000:06:00.0 HVD_SOCKET=0 "
+		 "HVD_CPUS=0", test_src_dir());
+	CHECK_INT(hvd_check_on("real/prrte-turin9555-4gpu-nvml.xml", "0", env, row, sizeof(row)), 0);
+}
+
+/* Real one-socket VM: hwloc hangs the GPUs off Machine; its one package
+ * and NUMA node are theirs. */
+static void test_one_socket_node_passes(void)
+{
+	char row[512], env[1024];
+	snprintf(env, sizeof(env), PLUGIN "HVD_GPU_BUSID=0000:00:05.0 HVD_SOCKET=0 HVD_CPUS=0-1",
+		 test_src_dir());
+	CHECK_INT(hvd_check_on("real/gce-n1-1s-8xv100.xml", "0-1", env, row, sizeof(row)), 0);
+	CHECK_CONTAINS(row, " PASS");
+}
+
+/* hwloc 2.x discovers this machine instead of a bad file, silently. */
+static void test_a_bad_hwloc_xmlfile_fails_in_one_line(void)
+{
+	char row[512], env[1024], path[4200];
+	snprintf(env, sizeof(env), PLUGIN "HVD_GPU_BUSID=0000:3b:00.0 HVD_SOCKET=0 HVD_CPUS=0",
+		 test_src_dir());
+	CHECK_INT(hvd_check_on("/nonexistent/topo.xml", "0", env, row, sizeof(row)), 1);
+	CHECK_CONTAINS(row, "FAIL: rank 0: hwloc: HWLOC_XMLFILE '/nonexistent/topo.xml': unreadable: "
+		       "No such file or directory");
+	snprintf(path, sizeof(path), "%s/empty.xml", test_tmpdir());
+	CHECK(test_write_file(path, "\n", 1) == 0);
+	CHECK_INT(hvd_check_on(path, "0", env, row, sizeof(row)), 1);
+	CHECK_CONTAINS(row, "empty.xml': empty");
+	snprintf(path, sizeof(path), "%s/text.xml", test_tmpdir());
+	CHECK(test_write_file(path, "GPU 0 on socket 0\n", 18) == 0);
+	CHECK_INT(hvd_check_on(path, "0", env, row, sizeof(row)), 1);
+	CHECK_CONTAINS(row, "text.xml': not XML");
+	snprintf(path, sizeof(path), "%s/v3.xml", test_tmpdir());
+	const char *v3 = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<topology version=\"3.0\">\n";
+	CHECK(test_write_file(path, v3, strlen(v3)) == 0);
+	CHECK_INT(hvd_check_on(path, "0", env, row, sizeof(row)), 1);
+	CHECK_CONTAINS(row, "v3.xml': hwloc XML version 3.0, this hwloc 2.");
+}
+
 const struct test_case check_env_tests[] = {
+	{ "no_cpu_on_the_gpus_numa_node_fails", test_no_cpu_on_the_gpus_numa_node_fails },
+	{ "one_socket_node_passes", test_one_socket_node_passes },
+	{ "a_bad_hwloc_xmlfile_fails_in_one_line", test_a_bad_hwloc_xmlfile_fails_in_one_line },
 	{ "a_task_on_its_gpus_socket_passes", test_a_task_on_its_gpus_socket_passes },
 	{ "cpus_off_the_gpus_socket_fail", test_cpus_off_the_gpus_socket_fail },
 	{ "bind_none_does_not_check_cpus", test_bind_none_does_not_check_cpus },

@@ -195,7 +195,7 @@ static void test_eval_and_predict_on_a_checkpoint(void)
 static void test_checkpoint_loads_in_pytorch(void)
 {
 	struct test_proc p;
-	uint8_t px[73 * 73]; /* predict's stored side at --size 64: its centre 64 is scored */
+	uint8_t px[64 * 64]; /* a synthetic run's stored side is its size: the whole is scored */
 	char err[512], cmd[4096];
 
 	test_run("/usr/bin/python3 -c 'import torch, torchvision'", 60, &p);
@@ -207,10 +207,10 @@ static void test_checkpoint_loads_in_pytorch(void)
 		"--synthetic-images 2", &p, 100);
 	CHECK_INT(p.exit_code, 0);
 	test_proc_free(&p);
-	for (int i = 0; i < 73 * 73; i++)
-		px[i] = (uint8_t)((i * 13) ^ (i / 73));
+	for (int i = 0; i < 64 * 64; i++)
+		px[i] = (uint8_t)((i * 13) ^ (i / 64));
 	char *png = test_path(test_tmpdir(), "x.png");
-	CHECK(image_write_png_gray(png, px, 73, 73, err, sizeof(err)) == 0);
+	CHECK(image_write_png_gray(png, px, 64, 64, err, sizeof(err)) == 0);
 	chexnet("predict --checkpoint ck/last --backend ref --size 64 x.png > predicted.txt", &p, 60);
 	CHECK_INT(p.exit_code, 0);
 	test_proc_free(&p);

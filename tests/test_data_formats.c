@@ -10,6 +10,7 @@
 #include <string.h>
 #include <turbojpeg.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "base/crc32c.h"
@@ -17,7 +18,9 @@
 #include "data/sets/labels.h"
 #include "data/sets/set.h"
 #include "data/pack/shard.h"
+#include "data/sets/fingerprint.h"
 #include "data/sets/split.h"
+#include "data/sets/split_key.h"
 #include "data/synth/synth.h"
 #include "data/codec/image_decode.h"
 #include "data/codec/image_encode.h"
@@ -260,17 +263,21 @@ static void test_generic_layout_with_quoted_path(void)
 	free(train);
 }
 
+/* Whole patients go to val, about the fraction asked of them (1000
+ * patients, 10%: 100 expected, sd 9.5), order kept, none in both. */
 static void test_patient_split_has_no_shared_patient(void)
 {
+	static const uint8_t key[16] = "0123456789abcde";
 	struct data_list train = { 0 }, val = { 0 };
-	for (uint32_t i = 0; i < 1000; i++) {
+	for (uint32_t i = 0; i < 3000; i++) {
 		struct data_entry *e = data_list_push(&train);
 		snprintf(e->name, sizeof(e->name), "%08u_%03u.png", i / 3, i % 3);
 		e->patient = i / 3;
 	}
-	CHECK_INT(data_split_by_patient(&train, &val, 0.1), 0);
-	CHECK_INT(train.count + val.count, 1000);
-	CHECK(val.count >= 100 && val.count <= 103);
+	CHECK_INT(data_split_by_patient(&train, &val, key, 0.1), 0);
+	CHECK_INT(train.count + val.count, 3000);
+	CHECK_MSG(val.count % 3 == 0 && val.count >= 3 * 60 && val.count <= 3 * 140, "val %zu",
+		  val.count);
 	for (size_t i = 0; i < val.count; i++)
 		for (size_t j = 0; j < train.count; j++)
 			if (val.items[i].patient == train.items[j].patient) {
@@ -282,14 +289,41 @@ static void test_patient_split_has_no_shared_patient(void)
 		CHECK(strcmp(train.items[i - 1].name, train.items[i].name) < 0);
 	data_list_free(&train);
 	data_list_free(&val);
-	/* one image per patient: val holds exactly the fraction asked */
+}
+
+/* A patient's split is a function of its id and the key: splitting all
+ * 1000 patients, then only the odd ones, then them with 500 new ones,
+ * puts every patient on the same side each time; another key gives
+ * another split. */
+static void test_patient_split_depends_on_id_and_key_only(void)
+{
+	static const uint8_t key[16] = "0123456789abcde", other[16] = "fedcba987654321";
+	static unsigned char side[1500];
+	int moved = 0, differs = 0;
+	for (int round = 0; round < 3; round++) {
+		struct data_list train = { 0 }, val = { 0 };
+		for (uint32_t i = 0; i < 1500; i++)
+			if ((round == 0 && i < 1000) || (round > 0 && i % 2) || (round == 2 && i >= 1000))
+				data_list_push(&train)->patient = i;
+		CHECK_INT(data_split_by_patient(&train, &val, key, 0.2), 0);
+		for (size_t k = 0; k < val.count; k++) {
+			uint32_t id = val.items[k].patient;
+			moved += round > 0 && id < 1000 && side[id] != 1;
+			side[id] = 1;
+		}
+		for (size_t k = 0; k < train.count; k++) {
+			uint32_t id = train.items[k].patient;
+			moved += round > 0 && id < 1000 && side[id] != 2;
+			side[id] = 2;
+		}
+		data_list_free(&train);
+		data_list_free(&val);
+	}
 	for (uint32_t i = 0; i < 1000; i++)
-		data_list_push(&train)->patient = i;
-	CHECK_INT(data_split_by_patient(&train, &val, 0.1), 0);
-	CHECK_INT(val.count, 100);
-	CHECK_INT(train.count, 900);
-	data_list_free(&train);
-	data_list_free(&val);
+		differs += data_split_is_val(other, i, 0.2) != (side[i] == 1);
+	CHECK_INT(moved, 0);
+	CHECK_MSG(differs > 100, "another key moved only %d of 1000 patients", differs);
+	CHECK_INT(data_split_is_val(key, 7, 0), 0);
 }
 
 static void test_real_pngs_decode_to_512(void)
@@ -655,6 +689,65 @@ static void test_area_resize_exact_values(void)
 	CHECK_INT(crop[2], 56);
 }
 
+/* A folder's fingerprint covers its key, made by the first fingerprint
+ * (before the loader opens the set), so a resume sees the first run's;
+ * a new key (a new split) is a new fingerprint; a pack's is its index. */
+static void test_fingerprint_covers_the_key(void)
+{
+	char a[64], b[64], c[64], err[1024] = "", path[4300];
+	char *dir = test_path(test_tmpdir(), "fp");
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/train.csv", dir);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs("path\n", f);
+	fclose(f);
+	CHECK_MSG(data_fingerprint(dir, a, sizeof(a), err, sizeof(err)) == 0, "%s", err);
+	snprintf(path, sizeof(path), "%s/%s", dir, DATA_KEY_FILE);
+	CHECK_MSG(access(path, F_OK) == 0, "no key made by the fingerprint");
+	CHECK_MSG(data_fingerprint(dir, b, sizeof(b), err, sizeof(err)) == 0, "%s", err);
+	CHECK_STR(a, b);
+	unlink(path);
+	CHECK_MSG(data_fingerprint(dir, c, sizeof(c), err, sizeof(err)) == 0, "%s", err);
+	CHECK_MSG(strcmp(a, c) != 0, "a new key kept the fingerprint %s", a);
+	free(dir);
+}
+
+/* A 2:1 image (8x4, white) padded to a square is centred
+ * between black bars, never stretched (squash fills the square); a
+ * square image is resized exactly as before; odd margins keep the floor
+ * offset (a 3x1 bar lands on the middle row of 3). */
+static void test_pad_to_square_keeps_the_aspect(void)
+{
+	uint8_t wide[32], out[16], tall[16], bar[3] = { 200, 200, 200 }, three[9], same[16];
+	memset(wide, 255, sizeof(wide));
+	image_resize_square(wide, 8, 4, IMAGE_ASPECT_PAD, out, 4);
+	for (int x = 0; x < 4; x++) {
+		CHECK_INT(out[x], 0);          /* rows 0 and 3: the padding */
+		CHECK_INT(out[4 + x], 255);    /* rows 1 and 2: the image */
+		CHECK_INT(out[8 + x], 255);
+		CHECK_INT(out[12 + x], 0);
+	}
+	image_resize_square(wide, 4, 8, IMAGE_ASPECT_PAD, tall, 4);
+	for (int y = 0; y < 4; y++)
+		CHECK(tall[y * 4] == 0 && tall[y * 4 + 1] == 255 && tall[y * 4 + 2] == 255 &&
+		      tall[y * 4 + 3] == 0);
+	image_resize_square(wide, 8, 4, IMAGE_ASPECT_SQUASH, out, 4);
+	for (int i = 0; i < 16; i++)
+		CHECK_INT(out[i], 255);
+	image_resize_square(bar, 3, 1, IMAGE_ASPECT_PAD, three, 3);
+	CHECK(three[0] == 0 && three[3] == 200 && three[5] == 200 && three[8] == 0);
+	const uint8_t src[16] = { 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60 };
+	uint8_t ref[9];
+	image_resize_square(src, 4, 4, IMAGE_ASPECT_PAD, three, 3);
+	image_resize_area(src, 4, 4, ref, 3, 3);
+	CHECK(memcmp(three, ref, 9) == 0);
+	image_resize_square(src, 4, 4, IMAGE_ASPECT_PAD, same, 4);
+	CHECK(memcmp(src, same, 16) == 0);
+}
+
 static void test_shard_codecs_and_bad_crc(void)
 {
 	enum { S = 8 };
@@ -696,6 +789,9 @@ const struct test_case data_formats_tests[] = {
 	{ "nih_lists_and_rows_are_checked", test_nih_lists_and_rows_are_checked },
 	{ "generic_layout_with_quoted_path", test_generic_layout_with_quoted_path },
 	{ "patient_split_has_no_shared_patient", test_patient_split_has_no_shared_patient },
+	{ "patient_split_depends_on_id_and_key_only", test_patient_split_depends_on_id_and_key_only },
+	{ "pad_to_square_keeps_the_aspect", test_pad_to_square_keeps_the_aspect },
+	{ "fingerprint_covers_the_key", test_fingerprint_covers_the_key },
 	{ "real_pngs_decode_to_512", test_real_pngs_decode_to_512 },
 	{ "png_every_color_type_to_gray", test_png_every_color_type_to_gray },
 	{ "png_low_bit_depths_and_palette", test_png_low_bit_depths_and_palette },

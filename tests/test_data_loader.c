@@ -95,7 +95,7 @@ static void test_pack_load_round_trip_bit_exact(void)
 		for (int t = 0; t < b->count; t++) {
 			const struct data_entry *e = &set.split[DATA_TEST].items[b->index[t]];
 			CHECK_INT(data_set_image_path(&set, e, path, sizeof(path), err, sizeof(err)), 0);
-			CHECK_INT(image_load_square(path, STORED, want, err, sizeof(err)), 0);
+			CHECK_INT(image_load_square(path, STORED, IMAGE_ASPECT_PAD, want, NULL, err, sizeof(err)), 0);
 			CHECK(memcmp(b->pixels + (size_t)t * STORED * STORED, want, sizeof(want)) == 0);
 			for (int c = 0; c < CHEXNET_CLASSES; c++)
 				CHECK(b->labels[t * CHEXNET_CLASSES + c] == (float)((e->labels >> c) & 1));
@@ -613,7 +613,7 @@ static void test_real_pngs_pack_and_load(void)
 	if (dl && data_loader_next(dl, &b) == 1) {
 		static uint8_t want[256 * 256];
 		snprintf(cmd, sizeof(cmd), "%s/data/nih/00027426_000.png", nih);
-		CHECK_INT(image_load_square(cmd, 256, want, err, sizeof(err)), 0);
+		CHECK_INT(image_load_square(cmd, 256, IMAGE_ASPECT_PAD, want, NULL, err, sizeof(err)), 0);
 		CHECK_INT(b->count, 1);
 		CHECK(memcmp(b->pixels, want, sizeof(want)) == 0);
 		for (int k = 0; k < CHEXNET_CLASSES; k++)
@@ -653,7 +653,7 @@ static void test_folder_eval_view_is_what_predict_sees(void)
 		for (int k = 0; k < b->count && fscanf(f, "%159s", name) == 1; k++, seen++) {
 			uint8_t want[40 * 40];
 			snprintf(path, sizeof(path), "%s/images/%s", dir, name);
-			CHECK_MSG(image_load_view(path, 40, want, err, sizeof(err)) == 0, "%s", err);
+			CHECK_MSG(image_load_view(path, 40, image_stored_side(40), IMAGE_ASPECT_PAD, want, err, sizeof(err)) == 0, "%s", err);
 			CHECK_MSG(memcmp(b->pixels + (size_t)k * sizeof(want), want, sizeof(want)) == 0,
 				  "%s: eval's view differs from predict's", name);
 		}

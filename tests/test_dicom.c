@@ -384,8 +384,10 @@ static void test_skip_unreadable_lists_them_and_packs_the_rest(void)
 
 /* End to end: a DICOM folder with a labels CSV packs, trains two steps
  * from the pack, predicts on a DICOM file named without extension,
- * evaluates and trains in direct mode from the folder itself; --preview
- * writes the images as the packer stores them. */
+ * evaluates and trains in direct mode from the folder itself (eval of
+ * the folder gives exactly the pack's numbers: the checkpoint's view, a
+ * pack at 40 for --size 32, not 8/7 of it); --preview writes the images
+ * as the packer stores them. */
 static void test_dicom_folder_packs_trains_and_predicts(void)
 {
 	if (!dicom_read_available())
@@ -393,7 +395,7 @@ static void test_dicom_folder_packs_trains_and_predicts(void)
 	if (make_dataset() != 0)
 		return;
 	struct test_proc p;
-	tool("\"$B/chexnet\" pack --data ds/set --out pk --size 37 && "
+	tool("\"$B/chexnet\" pack --data ds/set --out pk --size 40 && "
 	     "\"$B/chexnet\" train --data pk --size 32 --backend ref --batch 2 --steps 2 --seed 7 "
 	     "--out ck --quiet && \"$B/chexnet\" predict --checkpoint ck/last --backend ref --size 32 "
 	     "ds/set/images/scan07", &p, 240);
@@ -407,31 +409,43 @@ static void test_dicom_folder_packs_trains_and_predicts(void)
 	CHECK_MSG(p.exit_code == 0, "direct mode: %s", p.err);
 	CHECK_CONTAINS(p.out, "Hernia");
 	test_proc_free(&p);
+	/* one view: the DICOM folder evaluates exactly as its pack */
+	struct test_proc q;
+	tool("\"$B/chexnet\" eval --json --bootstrap 0 --checkpoint ck/last --data pk --backend ref "
+	     "--batch 2", &p, 240);
+	tool("\"$B/chexnet\" eval --json --bootstrap 0 --checkpoint ck/last --data ds/set --backend ref "
+	     "--batch 2", &q, 240);
+	CHECK_MSG(p.exit_code == 0 && q.exit_code == 0, "%s %s", p.err, q.err);
+	CHECK_MSG(strcmp(p.out, q.out) == 0, "the pack and the DICOM folder differ:\n%.300s\n%.300s",
+		  p.out, q.out);
+	test_proc_free(&p);
+	test_proc_free(&q);
 	/* both runs record how pixels became 8 bits: the pack's rule, direct
 	 * mode's own (the same rule in this build) */
 	tool("cat ck/run.json; echo ==; cat ck2/run.json", &p, 30);
 	const char *rule = "\"pixels\":\t\"" IMAGE_PIXEL_RULE "\"", *second = strstr(p.out, "\n==\n");
 	CHECK_MSG(second && strstr(p.out, rule) < second && strstr(second, rule), "%s in: %.3000s", rule, p.out);
 	test_proc_free(&p);
-	/* the preview is what the pack stores: record 0 of train == its PNG */
-	tool("\"$B/chexnet\" pack --data ds/set --preview 2 prev --size 37 && ls prev", &p, 120);
+	/* the preview is what the pack stores: record 0 of train == its PNG
+	 * (patient A, img00-02, is val under the set's key) */
+	tool("\"$B/chexnet\" pack --data ds/set --preview 2 prev --size 40 && ls prev", &p, 120);
 	CHECK_MSG(p.exit_code == 0, "%s", p.err);
-	CHECK_CONTAINS(p.out, "wrote 2 preview images of 'ds/set' at 37x37 to 'prev'");
-	CHECK_CONTAINS(p.out, "0000-images_img00.dcm.png\n0001-images_img01.dcm.png\n");
+	CHECK_CONTAINS(p.out, "wrote 2 preview images of 'ds/set' at 40x40 to 'prev'");
+	CHECK_CONTAINS(p.out, "0000-images_img03.dcm.png\n0001-images_img04.dcm.png\n");
 	test_proc_free(&p);
 	char path[4200], dir[4200], err[1024] = "";
 	struct image img;
 	struct shard_set set;
 	struct shard_record_info info;
-	snprintf(path, sizeof(path), "%s/prev/0000-images_img00.dcm.png", test_tmpdir());
+	snprintf(path, sizeof(path), "%s/prev/0000-images_img03.dcm.png", test_tmpdir());
 	snprintf(dir, sizeof(dir), "%s/pk", test_tmpdir());
 	CHECK_MSG(image_decode_file(path, 0, &img, err, sizeof(err)) == 0, "%s", err);
 	CHECK_MSG(shard_set_open(&set, dir, 0, err, sizeof(err)) == 0, "%s", err);
 	uint8_t *rec = malloc(set.record_bytes);
 	CHECK(rec && shard_set_read(&set, 0, rec, &info, err, sizeof(err)) == 0);
-	if (rec && img.pixels && img.width == 37)
-		CHECK_MSG(!strcmp(info.name, "img00.dcm") &&
-			  !memcmp(rec + SHARD_RECORD_HEADER_BYTES, img.pixels, 37 * 37),
+	if (rec && img.pixels && img.width == 40)
+		CHECK_MSG(!strcmp(info.name, "img03.dcm") &&
+			  !memcmp(rec + SHARD_RECORD_HEADER_BYTES, img.pixels, 40 * 40),
 			  "preview of %s differs from the packed record", info.name);
 	free(rec);
 	shard_set_close(&set);

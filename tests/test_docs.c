@@ -55,9 +55,64 @@ static void test_guides_keep_their_length(void)
 	}
 }
 
+/* The number after "default" (or in a `| VAR | N |` table row) close
+ * after each mention of var; mentions without one are skipped. Returns
+ * how many state one; *bad: the first that differs from want. */
+static int defaults_stated(const char *text, const char *var, long want, long *bad)
+{
+	int n = 0;
+	for (const char *s = text; s && (s = strstr(s, var)); s += strlen(var)) {
+		/* this line and the next (a man page's .B VAR, then its text) */
+		const char *end = strchr(s, '\n'), *d = strstr(s, "default"), *num = NULL;
+		end = end ? strchr(end + 1, '\n') : NULL;
+		if (!end)
+			end = s + strlen(s);
+		if (d && d < end && d - s < 40)
+			num = d + strlen("default");
+		else if (!strncmp(s + strlen(var), "` | ", 4))
+			num = s + strlen(var) + 4;
+		if (!num)
+			continue;
+		while (num < end && (*num < '0' || *num > '9'))
+			num++;
+		if (num == end)
+			continue;
+		n++;
+		if (strtol(num, NULL, 10) != want && *bad < 0)
+			*bad = strtol(num, NULL, 10);
+	}
+	return n;
+}
+
+/* HVD_TIMEOUT_S has one default: the code's (runtime/core/settings.c),
+ * stated with that number in the README, the runtime's table, the man
+ * pages, the training guide and hvdrun, and nowhere another. */
+static void test_timeout_default_is_the_same_everywhere(void)
+{
+	char *path = test_path(test_src_dir(), "runtime/core/settings.c"), *code = test_read_file(path, NULL);
+	const char *at = code ? strstr(code, "s->timeout_s = ") : NULL;
+	CHECK_MSG(at, "runtime/core/settings.c: no 's->timeout_s = ' default");
+	long want = at ? strtol(at + strlen("s->timeout_s = "), NULL, 10) : -1;
+	static const char *const files[] = { "README.md", "runtime/README.md", "man/hvd.3", "man/chexnet.1",
+		"trainer/TRAINING.md", "contrib/hvdrun", "tests/slurm/MULTINODE.md", "docs/runtime-design.md",
+		"spank/USAGE.md", "contrib/k8s/README.md", NULL };
+	for (int i = 0; files[i]; i++) {
+		char *f = test_path(test_src_dir(), files[i]), *text = test_read_file(f, NULL);
+		long bad = -1;
+		int n = defaults_stated(text, "HVD_TIMEOUT_S", want, &bad);
+		CHECK_MSG(bad < 0, "docs: %s: HVD_TIMEOUT_S default %ld, the code's is %ld", files[i], bad, want);
+		CHECK_MSG(n > 0 || i >= 6, "docs: %s: states no HVD_TIMEOUT_S default (the code's: %ld)", files[i], want);
+		free(text);
+		free(f);
+	}
+	free(code);
+	free(path);
+}
+
 const struct test_case docs_tests[] = {
 	{ "repository_docs_stand_alone", test_repository_docs_stand_alone },
 	{ "dead_references_are_named", test_dead_references_are_named },
 	{ "guides_keep_their_length", test_guides_keep_their_length },
+	{ "timeout_default_is_the_same_everywhere", test_timeout_default_is_the_same_everywhere },
 	{ 0 },
 };

@@ -11,6 +11,7 @@
  * the Dockerfiles are checked statically) or talk to a cluster (none here).
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,10 +302,103 @@ static void test_hvdrun_stopped_takes_every_rank_down(void)
 	test_proc_free(&p);
 }
 
+/* Runs ENV hvdrun FLAGS (SIGINT not ignored, as in a terminal) with two
+ * local ranks of CMD (each first prints "pid N rank R"), then ACTION (shell;
+ * $h: hvdrun, $r1: rank 1's pid), and waits up to limit_s for hvdrun to
+ * end. Prints rc= (or rc=running), ms= (ACTION to the end) and left= (the
+ * programs copied into the case's dir still running; any left is then
+ * killed). Every program a rank runs is a copy in the case's dir. */
+static int hvdrun_then(const char *env, const char *flags, const char *cmd, const char *action, int limit_s,
+		       struct test_proc *p)
+{
+	const char *t = test_tmpdir();
+	char line[4096];
+	snprintf(line, sizeof(line), "cp '%s/hvd-rt-test' '%s/rtloop' && cp \"$(command -v sleep)\" '%s/rsleep'",
+		 test_build_dir(), t, t);
+	if (test_run(line, 10, p))
+		return -1;
+	test_proc_free(p);
+	snprintf(line, sizeof(line), "cd '%s' && printf '127.0.0.1\\n127.0.0.1\\n' > hosts && "
+		 "(env --default-signal=INT %s HVDRUN_RSH='%s/tests/local_rsh.sh' '%s/contrib/hvdrun' %s -p %d "
+		 "-s secret hosts -- %s > run.out 2> run.err & h=$!; for i in $(seq 400); "
+		 "do [ \"$(grep -sc '^pid' run.out)\" = 2 ] && break; sleep 0.05; done; "
+		 "r1=$(awk '/^pid .* rank 1/ { print $2 }' run.out); t0=$(date +%%s%%N); %s; "
+		 "for i in $(seq %d); do kill -0 $h 2> /dev/null || break; sleep 0.05; done; t1=$(date +%%s%%N); "
+		 "if kill -0 $h 2> /dev/null; then echo rc=running; kill -KILL $h; else wait $h; echo rc=$?; fi; "
+		 "echo ms=$(((t1 - t0) / 1000000)); sleep 1; echo left=$(pgrep -f '^%s/r' | wc -l); "
+		 "pkill -KILL -f '^%s/r'; cat run.err >&2)",
+		 t, env, test_src_dir(), test_src_dir(), flags, env_launch_port(), cmd, action, limit_s * 20, t, t);
+	if (env_launch_secret("secret"))
+		return -1;
+	return test_run(line, limit_s + 30, p);
+}
+
+static long field_of(const char *out, const char *key)
+{
+	const char *s = strstr(out, key);
+	return s ? strtol(s + strlen(key), NULL, 10) : -1;
+}
+
+/* A stopped rank: the others fail after HVD_TIMEOUT_S (4 s here), and
+ * hvdrun then ends it (SIGTERM and SIGCONT): it used to wait forever. */
+static void test_hvdrun_stopped_rank_ends_within_the_stall_limit(void)
+{
+	struct test_proc p;
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "'%s/rtloop' loop", test_tmpdir());
+	if (hvdrun_then("HVD_TIMEOUT_S=4", "", cmd, "kill -STOP $r1", 20, &p))
+		return;
+	CHECK_MSG(strstr(p.out, "rc=1\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+	long ms = field_of(p.out, "ms=");
+	CHECK_MSG(ms >= 3500 && ms < 7000, "hvdrun ended %ld ms after SIGSTOP of rank 1 (HVD_TIMEOUT_S=4)", ms);
+	CHECK_CONTAINS(p.err, "hvd: rank 1 (host ");
+	CHECK_CONTAINS(p.err, "no heartbeat within HVD_TIMEOUT_S");
+	CHECK_CONTAINS(p.err, "hvdrun: a rank exited with status 1: ending every rank");
+	CHECK_CONTAINS(p.out, "left=0\n");
+	printf("  measured: hvdrun ended %ld ms after SIGSTOP of rank 1 (HVD_TIMEOUT_S=4)\n", ms);
+	test_proc_free(&p);
+}
+
+/* Ctrl-C (SIGINT to hvdrun) while a rank is stopped: every rank ends at
+ * once, the stopped one included (HVD_TIMEOUT_S=60 never comes). */
+static void test_hvdrun_ctrl_c_ends_a_stopped_rank(void)
+{
+	struct test_proc p;
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "'%s/rtloop' loop", test_tmpdir());
+	if (hvdrun_then("HVD_TIMEOUT_S=60", "", cmd, "kill -STOP $r1; sleep 0.5; kill -INT $h", 20, &p))
+		return;
+	CHECK_MSG(strstr(p.out, "rc=143\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+	CHECK_MSG(field_of(p.out, "ms=") < 5000, "hvdrun ended %ld ms after SIGSTOP and Ctrl-C", field_of(p.out, "ms="));
+	CHECK_CONTAINS(p.err, "hvdrun: SIGINT: ending every rank");
+	CHECK_CONTAINS(p.out, "left=0\n");
+	test_proc_free(&p);
+}
+
+/* A rank that exits non-zero ends the others; one that ignores SIGTERM
+ * gets SIGKILL after -g seconds. hvdrun exits with the failed status. */
+static void test_hvdrun_failed_rank_ends_the_others(void)
+{
+	struct test_proc p;
+	char cmd[PATH_MAX + 200];
+	snprintf(cmd, sizeof(cmd), "sh -c 'echo pid $$ rank $HVD_RANK; trap \"\" TERM; "
+		 "if [ $HVD_RANK = 1 ]; then sleep 0.5; exit 3; fi; exec %s/rsleep 300'", test_tmpdir());
+	if (hvdrun_then("", "-g 1", cmd, ":", 20, &p))
+		return;
+	CHECK_MSG(strstr(p.out, "rc=3\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+	CHECK_MSG(field_of(p.out, "ms=") < 5000, "hvdrun ended %ld ms after the start (-g 1)", field_of(p.out, "ms="));
+	CHECK_CONTAINS(p.err, "hvdrun: a rank exited with status 3: ending every rank (SIGTERM; SIGKILL after 1 s");
+	CHECK_CONTAINS(p.out, "left=0\n");
+	test_proc_free(&p);
+}
+
 const struct test_case env_contrib_tests[] = {
 	{ "manifests_match_the_runtime", test_manifests_match_the_runtime },
 	{ "hvdrun_two_ranks_by_hand", test_hvdrun_two_ranks_by_hand },
 	{ "hvdrun_stopped_takes_every_rank_down", test_hvdrun_stopped_takes_every_rank_down },
+	{ "hvdrun_stopped_rank_ends_within_the_stall_limit", test_hvdrun_stopped_rank_ends_within_the_stall_limit },
+	{ "hvdrun_ctrl_c_ends_a_stopped_rank", test_hvdrun_ctrl_c_ends_a_stopped_rank },
+	{ "hvdrun_failed_rank_ends_the_others", test_hvdrun_failed_rank_ends_the_others },
 	{ "pod_command_preempted_then_resumed", test_pod_command_preempted_then_resumed },
 	{ "docker_images_carry_every_library", test_docker_images_carry_every_library },
 	{ "job_manifest_valid_for_every_claimed_version", test_job_manifest_valid_for_every_claimed_version },

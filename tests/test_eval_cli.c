@@ -4,8 +4,9 @@
  * operating points, and the same as JSON; --choose-thresholds only on
  * val (stored and read back with the chosen rule); a thresholds file that
  * does not match the weights or the model is refused naming it; predict
- * marks each finding positive/negative by the stored thresholds and scores
- * the centre view eval takes (a border outside it changes nothing); --plots
+ * marks each finding positive/negative by the stored thresholds; one view
+ * of an image everywhere (the pack and the folder evaluate and predict
+ * alike, at the training size and from a larger pack); --plots
  * writes PNGs that decode, have the expected size, are not blank and
  * change with the data; an unwritable plots directory is refused.
  * What it does not test: the statistics' numbers (test_eval_stats.c).
@@ -20,8 +21,10 @@
 #include "data/sets/labels.h"
 #include "data/codec/image_decode.h"
 #include "data/codec/image_encode.h"
+#include "data/load/loader.h"
 #include "cmd/plot_png.h"
 #include "eval/thresholds_file.h"
+#include "train/safetensors.h"
 
 #define OPTS "--size 32 --seed 7 --batch 8 --threads 1"
 #define DATA "--synthetic --synthetic-images 48"
@@ -230,59 +233,212 @@ static void test_predict_marks_findings_by_thresholds(void)
 	free(ck);
 }
 
-/* The probabilities `predict --json` prints for one image. */
-static int predict_probs(const char *image, double *probs)
+/* syn: a generated NIH-layout folder whose first test image is cut to
+ * 48 x 30 (not square); pk32 and pk40: packs of it at 32 and 40 px. */
+static int make_view_data(void)
 {
 	struct test_proc p;
-	char args[256];
-	snprintf(args, sizeof(args), "predict --json --checkpoint ck/best " OPTS " %s", image);
-	chexnet(args, &p, 60);
-	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
-	cJSON *root = cJSON_Parse(p.out);
-	const cJSON *f = cJSON_GetObjectItem(root, "findings");
-	int n = cJSON_GetArraySize(f);
-	for (int c = 0; c < n && c < CHEXNET_CLASSES; c++)
-		probs[c] = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(f, c),
-								     "probability"));
-	cJSON_Delete(root);
+	char path[4400], e[256], test_image[160];
+	struct image img = { 0 };
+
+	chexnet("synth --out syn --count 40 --size 48 --seed 3", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "synth: %.600s", p.err);
 	test_proc_free(&p);
-	return n == CHEXNET_CLASSES ? 0 : -1;
+	snprintf(path, sizeof(path), "%s/syn/test_list.txt", test_tmpdir());
+	FILE *f = fopen(path, "r");
+	int got = f && fscanf(f, "%159s", test_image) == 1;
+	if (f)
+		fclose(f);
+	CHECK(got);
+	snprintf(path, sizeof(path), "%s/syn/images/%s", test_tmpdir(), test_image);
+	if (!got || image_decode_file(path, 0, &img, e, sizeof(e)) != 0)
+		return -1;
+	CHECK(image_write_png_gray(path, img.pixels + 9 * 48, 48, 30, e, sizeof(e)) == 0);
+	image_free(&img);
+	chexnet("pack --data syn --out pk32 --size 32 --threads 1", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "pack: %.600s", p.err);
+	CHECK_CONTAINS(p.out, "1 images decoded were not square: padded");
+	test_proc_free(&p);
+	chexnet("pack --data syn --out pk40 --size 40 --threads 1", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "pack: %.600s", p.err);
+	test_proc_free(&p);
+	return 0;
 }
 
-/* predict scores the view evaluation takes (data/codec/image_decode.h): at
- * --size 32 an image is resized to 37 and its centre 32 kept, so two
- * 37 px images that differ only in the 2-3 px outside that centre score
- * alike, and one that differs inside does not. */
-static void test_predict_scores_the_centre_view(void)
+/* Each stored test record of pack as DIR/NNNN.png; how many (-1: error). */
+static int write_records(const char *pack, int side, const char *dir)
 {
-	enum { SIDE = 37, LO = 2, HI = 34 };
-	uint8_t px[3][SIDE * SIDE];
-	double probs[3][CHEXNET_CLASSES];
-	char e[256];
+	struct data_loader_config c;
+	char err[1024], path[4400];
+	struct batch *b;
+	int n = 0;
 
-	if (train_small())
+	data_loader_config_init(&c);
+	c.dir = pack, c.split = DATA_TEST, c.batch = 4, c.size = side, c.crop = DATA_CROP_RESIZE;
+	c.threads = 1;
+	struct data_loader *dl = data_loader_open(&c, err, sizeof(err));
+	CHECK_MSG(dl != NULL, "%s", err);
+	snprintf(path, sizeof(path), "mkdir -p '%s'", dir);
+	CHECK(system(path) == 0);
+	while (dl && data_loader_next(dl, &b) == 1) {
+		for (int k = 0; k < b->count; k++, n++) {
+			snprintf(path, sizeof(path), "%s/%04d.png", dir, n);
+			CHECK(image_write_png_gray(path, b->pixels + (size_t)k * side * side, side, side,
+						   err, sizeof(err)) == 0);
+		}
+		data_loader_release(dl, b);
+	}
+	data_loader_close(dl);
+	return dl ? n : -1;
+}
+
+/* The 14 probabilities of every line of predict's text output. */
+static int predict_numbers(const char *args, double *probs, int max)
+{
+	struct test_proc p;
+	int n = 0;
+
+	chexnet(args, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "predict: %.600s", p.err);
+	for (char *line = strtok(p.out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *at = strchr(line, ' ');
+		for (int c = 0; at && c < CHEXNET_CLASSES && n < max; c++) {
+			char *end;
+			double v = strtod(at, &end);
+			if (end == at)
+				break;
+			probs[n++] = v;
+			at = end;
+		}
+	}
+	test_proc_free(&p);
+	return n;
+}
+
+/* run/last's weights and metadata in DIR/model.safetensors: without
+ * setting.aspect and setting.normalise (a checkpoint written before the
+ * view was recorded had size and stored_size) or, given pixels, with
+ * that as setting.pixels. */
+static int strip_view(const char *run, const char *dir, const char *pixels)
+{
+	char from[4400], to[4400];
+	struct trainer_error err = { "" };
+	struct st_file f;
+	struct st_meta keep[64];
+	int n = 0;
+
+	snprintf(from, sizeof(from), "%s/%s/last/model.safetensors", test_tmpdir(), run);
+	snprintf(to, sizeof(to), "mkdir -p '%s/%s'", test_tmpdir(), dir);
+	CHECK(system(to) == 0);
+	snprintf(to, sizeof(to), "%s/%s/model.safetensors", test_tmpdir(), dir);
+	CHECK_MSG(st_read(from, &f, &err) == 0, "%s", err.msg);
+	if (err.msg[0])
+		return -1;
+	for (int i = 0; i < f.meta_count && n < 64; i++) {
+		if (pixels && !strcmp(f.meta[i].key, "setting.pixels"))
+			keep[n++] = (struct st_meta){ f.meta[i].key, pixels };
+		else if (pixels || (strcmp(f.meta[i].key, "setting.aspect") &&
+				    strcmp(f.meta[i].key, "setting.normalise")))
+			keep[n++] = f.meta[i];
+	}
+	int rc = st_write(to, f.tensors, f.count, keep, n, &err);
+	CHECK_MSG(rc == 0, "%s", err.msg);
+	st_free(&f);
+	return rc;
+}
+
+/* One view everywhere: a checkpoint trained on a pack at the training
+ * size (32) and one trained on a larger pack (40, random crops of 32)
+ * evaluate the test split identically (every number of eval --json) from
+ * the pack and from the image folder, and predict gives the same
+ * per-image probabilities for a folder image as for the pack's stored
+ * record of it (within fp32 round-off); the non-square image is padded
+ * alike on both paths. Before views were recorded, the folder was resized
+ * to 8/7 of 32 and cropped: other numbers. */
+static void test_pack_and_folder_give_one_view(void)
+{
+	char args[8192];
+	static const int sides[2] = { 32, 40 };
+
+	if (make_view_data())
 		return;
-	for (int i = 0; i < SIDE * SIDE; i++) {
-		int y = i / SIDE, x = i % SIDE, inside = y >= LO && y < HI && x >= LO && x < HI;
-		px[0][i] = inside ? (uint8_t)(x * 5 + y * 3) : 255;
-		px[1][i] = inside ? px[0][i] : 0;
-		px[2][i] = inside ? (uint8_t)(255 - px[0][i]) : 255;
+	for (int k = 0; k < 2; k++) {
+		struct test_proc a, b;
+		char pk[16], run[16], *pack, *recs;
+		snprintf(pk, sizeof(pk), "pk%d", sides[k]);
+		snprintf(run, sizeof(run), "r%d", sides[k]);
+		snprintf(args, sizeof(args), "train --data %s --steps 2 --quiet --out %s " OPTS, pk, run);
+		chexnet(args, &a, 300);
+		CHECK_MSG(a.exit_code == 0, "train: %.600s", a.err);
+		test_proc_free(&a);
+		snprintf(args, sizeof(args), "eval --json --bootstrap 0 --checkpoint %s/last --data %s "
+			 "--threads 1", run, pk);
+		chexnet(args, &a, 120);
+		snprintf(args, sizeof(args), "eval --json --bootstrap 0 --checkpoint %s/last --data syn "
+			 "--threads 1", run);
+		chexnet(args, &b, 120);
+		CHECK_MSG(a.exit_code == 0 && b.exit_code == 0, "%.600s %.600s", a.err, b.err);
+		CHECK_MSG(strcmp(a.out, b.out) == 0, "%s: eval of the pack and of the folder differ:\n"
+			  "%.400s\n%.400s", pk, a.out, b.out);
+		test_proc_free(&a);
+		test_proc_free(&b);
+		/* the other pack cannot give this view exactly: said */
+		snprintf(args, sizeof(args), "eval --bootstrap 0 --checkpoint %s/last --data pk%d "
+			 "--threads 1", run, sides[1 - k]);
+		chexnet(args, &a, 120);
+		CHECK_MSG(a.exit_code == 0, "%.600s", a.err);
+		snprintf(pk, sizeof(pk), "area-resized to %d", sides[k]);
+		CHECK_CONTAINS(a.err, pk);
+		test_proc_free(&a);
+		snprintf(pk, sizeof(pk), "pk%d", sides[k]);
+		pack = tmp_path(pk);
+		recs = test_path(test_tmpdir(), run);
+		char dir[4400];
+		snprintf(dir, sizeof(dir), "%s-records", recs);
+		int n = write_records(pack, sides[k], dir);
+		static double from_files[64 * CHEXNET_CLASSES], from_records[64 * CHEXNET_CLASSES];
+		char list[4400], name[160];
+		snprintf(list, sizeof(list), "%s/syn/test_list.txt", test_tmpdir());
+		FILE *f = fopen(list, "r");
+		int len = snprintf(args, sizeof(args), "predict --checkpoint %s/last --threads 1", run);
+		for (int i = 0; f && i < n && i < 64 && fscanf(f, "%159s", name) == 1; i++)
+			len += snprintf(args + len, sizeof(args) - len, " syn/images/%s", name);
+		if (f)
+			fclose(f);
+		int got = predict_numbers(args, from_files, 64 * CHEXNET_CLASSES);
+		len = snprintf(args, sizeof(args), "predict --checkpoint %s/last --threads 1", run);
+		for (int i = 0; i < n && i < 64; i++)
+			len += snprintf(args + len, sizeof(args) - len, " %s-records/%04d.png", run, i);
+		int want = predict_numbers(args, from_records, 64 * CHEXNET_CLASSES);
+		CHECK_MSG(n > 1 && got == n * CHEXNET_CLASSES && want == got, "%s: %d images, %d and %d "
+			  "probabilities", pk, n, got, want);
+		for (int i = 0; i < got && i < want; i++)
+			CHECK_MSG(fabs(from_files[i] - from_records[i]) <= 1e-5, "%s: image %d class %d: "
+				  "folder %.7f, pack record %.7f", pk, i / CHEXNET_CLASSES,
+				  i % CHEXNET_CLASSES, from_files[i], from_records[i]);
+		free(pack);
+		free(recs);
 	}
-	const char *names[3] = { "white.png", "black.png", "inverse.png" };
-	for (int k = 0; k < 3; k++) {
-		char *path = tmp_path(names[k]);
-		CHECK(image_write_png_gray(path, px[k], SIDE, SIDE, e, sizeof(e)) == 0);
-		free(path);
-		if (predict_probs(names[k], probs[k]))
-			return;
-	}
-	int same = 1, inside_differs = 0;
-	for (int c = 0; c < CHEXNET_CLASSES; c++) {
-		same &= fabs(probs[0][c] - probs[1][c]) <= 1e-6;
-		inside_differs |= fabs(probs[0][c] - probs[2][c]) > 1e-6;
-	}
-	CHECK_MSG(same, "the border outside the centre crop changed the prediction");
-	CHECK_MSG(inside_differs, "the centre changed and the prediction did not");
+	/* a checkpoint recording no view: the older rule (the folder at 8/7,
+	 * centre crop), said in one line: other numbers than the pack's */
+	struct test_proc a, b;
+	if (strip_view("r32", "legacy", NULL) || strip_view("r32", "oldpixels", "png16=high-byte"))
+		return;
+	chexnet("eval --json --bootstrap 0 --checkpoint legacy --data syn --threads 1", &a, 120);
+	chexnet("eval --json --bootstrap 0 --checkpoint legacy --data pk32 --threads 1", &b, 120);
+	CHECK_MSG(a.exit_code == 0 && b.exit_code == 0, "%.600s %.600s", a.err, b.err);
+	CHECK_CONTAINS(a.err, "records no image view (written before views were): images are "
+		       "area-resized to 8/7 of 32 px");
+	CHECK_MSG(strcmp(a.out, b.out) != 0, "the older rule gave the pack's numbers");
+	test_proc_free(&a);
+	test_proc_free(&b);
+	/* another 8-bit rule than this build's: said for files, not a pack */
+	chexnet("eval --bootstrap 0 --checkpoint oldpixels --data syn --threads 1", &a, 120);
+	chexnet("eval --bootstrap 0 --checkpoint oldpixels --data pk32 --threads 1", &b, 120);
+	CHECK_CONTAINS(a.err, "saw images made 8-bit by 'png16=high-byte'; this build decodes");
+	CHECK(!strstr(b.err, "made 8-bit by"));
+	test_proc_free(&a);
+	test_proc_free(&b);
 }
 
 /* A PNG of the expected size that is not blank; *hash: a checksum. */
@@ -352,7 +508,7 @@ const struct test_case eval_cli_tests[] = {
 	{ "choose_thresholds_only_on_val", test_choose_thresholds_only_on_val },
 	{ "thresholds_of_other_weights_refused", test_thresholds_of_other_weights_refused },
 	{ "predict_marks_findings_by_thresholds", test_predict_marks_findings_by_thresholds },
-	{ "predict_scores_the_centre_view", test_predict_scores_the_centre_view },
+	{ "pack_and_folder_give_one_view", test_pack_and_folder_give_one_view },
 	{ "plots_decode_and_follow_the_data", test_plots_decode_and_follow_the_data },
 	{ "unwritable_plots_dir_refused", test_unwritable_plots_dir_refused },
 	{ 0 }

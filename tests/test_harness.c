@@ -89,6 +89,25 @@ static void test_jobs_get_a_private_dev_shm(void)
 	test_proc_free(&p);
 }
 
+/* A cluster group that hangs in a job step: at its deadline the inner
+ * runner tears its cluster down, kills what is left under its root
+ * (slurmstepd, the step's sleep) and runs the next group. */
+static void test_harness_ends_a_hung_cluster_group(void)
+{
+	char cmd[4200];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "env -u SLURM_CONF HVD_SRC='%s' '%s/hvdtest' -g selftest-cluster-hang "
+		 "-g selftest-next", test_src_dir(), test_build_dir());
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.out, "FAIL group selftest-cluster-hang: passed its deadline of 8 s in "
+		       "selftest_step_hangs; the last lines of its log:\nstarting a step that never ends\n");
+	CHECK_CONTAINS(p.out, "ok selftest_next_group_runs\n");
+	CHECK_CONTAINS(p.out, "ok cluster_teardown_leaves_nothing\n");
+	test_proc_free(&p);
+}
+
 const struct test_case harness_tests[] = {
 	{ "srun_runs_on_the_test_node", test_srun_runs_on_the_test_node },
 	{ "cluster_grants_four_fake_gpus", test_cluster_grants_four_fake_gpus },
@@ -96,5 +115,6 @@ const struct test_case harness_tests[] = {
 	{ "cluster_lives_in_its_temp_dir", test_cluster_lives_in_its_temp_dir },
 	{ "sbatch_job_completes", test_sbatch_job_completes },
 	{ "jobs_get_a_private_dev_shm", test_jobs_get_a_private_dev_shm },
+	{ "harness_ends_a_hung_cluster_group", test_harness_ends_a_hung_cluster_group },
 	{ 0 }
 };

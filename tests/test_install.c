@@ -1,9 +1,10 @@
 /* test_install.c - groups "install" and "slurm-install": what `make
  * install` and `make uninstall` promise (mk/install.mk, the install-<part>
- * rules), the one-line refusals of bad input, the man pages, and that
+ * rules, the install manifest), paths with spaces end to end, the
+ * one-line refusals of bad input, the man pages, and that
  * Slurm refuses an hvd.so built for another Slurm version.
  * What it does not do: install into the real system (always DESTDIR in
- * the case's temp dir), or rebuild the tree (make check already did).
+ * the case's temp dir, or a prefix there), or rebuild the tree (make check already did).
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -25,6 +26,7 @@ static const char expected_files[] =
 	"./usr/lib/libhvd.so.0\n"
 	"./usr/lib/pkgconfig/hvd.pc\n"
 	"./usr/lib/slurm/hvd.so\n"
+	"./usr/share/hvd/install-manifest\n"
 	"./usr/share/hvd/plugstack.conf\n"
 	"./usr/share/man/man1/chexnet.1\n"
 	"./usr/share/man/man3/hvd.3\n"
@@ -154,6 +156,10 @@ static void make_fails_saying(const char *args, const char *msg)
 static void test_relative_prefix_and_destdir_are_refused(void)
 {
 	make_fails_saying("install PREFIX=usr/local", "hvd: install: 'PREFIX=usr/local': not an absolute path");
+	/* the whole value, not one word of it (in a DESTDIR: the bug wrote there) */
+	char args[PATH_MAX + 64];
+	snprintf(args, sizeof(args), "install DESTDIR='%s' 'PREFIX=rel /abs'", test_tmpdir());
+	make_fails_saying(args, "hvd: install: 'PREFIX=rel /abs': not an absolute path");
 	make_fails_saying("install DESTDIR=stage", "hvd: install: 'DESTDIR=stage': not an absolute path");
 	make_fails_saying("uninstall bindir=bin", "hvd: install: 'bindir=bin': not an absolute path");
 }
@@ -187,6 +193,178 @@ static void test_install_without_hwloc_names_the_plugin(void)
 	free(dest);
 }
 
+/* Runs make ARGS; checks exit 0. */
+static void make_ok(const char *args, int timeout_s)
+{
+	char cmd[6 * PATH_MAX];
+	struct test_proc p;
+	make_cmd(cmd, sizeof(cmd), args);
+	run_ok(cmd, timeout_s, &p);
+	test_proc_free(&p);
+}
+
+/* DESTDIR and PREFIX with a space: every file lands in the prefix, the
+ * manifest names them, and uninstall removes exactly them. A file where
+ * the prefix's first word ends (what a split path would remove) stays. */
+static void test_spaces_in_destdir_and_prefix_work_end_to_end(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "stage dir"), args[2 * PATH_MAX], cmd[2 * PATH_MAX];
+	char *planted = test_path(dest, "opt/hvd");
+	CHECK(test_put("stage dir/opt/hvd", "not hvd's\n") == 0);
+	snprintf(args, sizeof(args), "install DESTDIR='%s' PREFIX='/opt/hvd x' SPANK_PLUGIN_DIR=/usr/lib/slurm", dest);
+	make_ok(args, 120);
+	check_files(dest, "./opt/hvd\n"
+		    "./opt/hvd x/bin/chexnet\n./opt/hvd x/bin/hvd-check\n./opt/hvd x/include/hvd.h\n"
+		    "./opt/hvd x/lib/libhvd.a\n./opt/hvd x/lib/libhvd.so\n./opt/hvd x/lib/libhvd.so.0\n"
+		    "./opt/hvd x/lib/pkgconfig/hvd.pc\n./opt/hvd x/share/hvd/install-manifest\n"
+		    "./opt/hvd x/share/hvd/plugstack.conf\n./opt/hvd x/share/man/man1/chexnet.1\n"
+		    "./opt/hvd x/share/man/man3/hvd.3\n./opt/hvd x/share/man/man8/hvd-check.8\n"
+		    "./opt/hvd x/share/man/man8/hvd.8\n./usr/lib/slurm/hvd.so\n");
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cat '%s/opt/hvd x/share/hvd/install-manifest'", dest);
+	run_ok(cmd, 10, &p);
+	/* the folders install made end in / ($DESTDIR/opt was there) */
+	CHECK_STR(p.out, "/opt/hvd x/\n/opt/hvd x/bin/\n/opt/hvd x/bin/chexnet\n/opt/hvd x/bin/hvd-check\n"
+		  "/opt/hvd x/include/\n/opt/hvd x/include/hvd.h\n/opt/hvd x/lib/\n"
+		  "/opt/hvd x/lib/libhvd.a\n/opt/hvd x/lib/libhvd.so\n/opt/hvd x/lib/libhvd.so.0\n"
+		  "/opt/hvd x/lib/pkgconfig/\n/opt/hvd x/lib/pkgconfig/hvd.pc\n/opt/hvd x/share/\n"
+		  "/opt/hvd x/share/hvd/\n/opt/hvd x/share/hvd/install-manifest\n"
+		  "/opt/hvd x/share/hvd/plugstack.conf\n/opt/hvd x/share/man/\n/opt/hvd x/share/man/man1/\n"
+		  "/opt/hvd x/share/man/man1/chexnet.1\n/opt/hvd x/share/man/man3/\n"
+		  "/opt/hvd x/share/man/man3/hvd.3\n/opt/hvd x/share/man/man8/\n"
+		  "/opt/hvd x/share/man/man8/hvd-check.8\n/opt/hvd x/share/man/man8/hvd.8\n"
+		  "/usr/\n/usr/lib/\n/usr/lib/slurm/\n/usr/lib/slurm/hvd.so\n");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "PKG_CONFIG_LIBDIR='%s/opt/hvd x/lib/pkgconfig' pkg-config --cflags --libs hvd", dest);
+	run_ok(cmd, 10, &p);
+	CHECK_STR(p.out, "-I/opt/hvd\\ x/include -L/opt/hvd\\ x/lib -lhvd \n");
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), "uninstall DESTDIR='%s' PREFIX='/opt/hvd x' SPANK_PLUGIN_DIR=/usr/lib/slurm", dest);
+	make_cmd(cmd, sizeof(cmd), args);
+	run_ok(cmd, 60, &p);
+	CHECK_MSG(!strstr(p.err, "hvd: uninstall:"), "uninstall says: %s", test_tail(p.err, 600));
+	test_proc_free(&p);
+	/* nothing left, folders included, but the planted file */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", dest);
+	run_ok(cmd, 10, &p);
+	CHECK_STR(p.out, ".\n./opt\n./opt/hvd\n");
+	test_proc_free(&p);
+	char *left = test_read_file(planted, NULL);
+	CHECK_STR(left ? left : "(gone)", "not hvd's\n");
+	free(left);
+	free(planted);
+	free(dest);
+}
+
+/* A prefix with a space, installed for real (in the case's temp dir):
+ * hvd.pc escapes it as pkg-config expects, and a program built with its
+ * flags (through the shell's word rules, as make does) runs. */
+static void test_pkg_config_reads_a_prefix_with_a_space(void)
+{
+	if (!built("libhvd.so.0"))
+		SKIP("this build has no libhvd.so.0 (PMIx not found)");
+	const char *t = test_tmpdir();
+	char args[2 * PATH_MAX], cmd[6 * PATH_MAX], san[PATH_MAX + 8];
+	snprintf(args, sizeof(args), "install PREFIX='%s/my prefix' SPANK_PLUGIN_DIR='%s/slurm'", t, t);
+	make_ok(args, 120);
+	CHECK(test_put("hello.c", hello_c) == 0);
+	snprintf(san, sizeof(san), "%s/.san", test_build_dir());
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && export PKG_CONFIG_LIBDIR='%s/my prefix/lib/pkgconfig' && "
+		 "eval \"cc %s -o hello hello.c $(pkg-config --cflags --libs hvd)\" && "
+		 "env -u HVD_RANK -u HVD_SIZE -u HVD_COORDINATOR -u PMIX_RANK LD_LIBRARY_PATH='%s/my prefix/lib' ./hello",
+		 t, t, access(san, F_OK) == 0 ? "-fsanitize=address,undefined" : "", t);
+	run_ok(cmd, 90, &p);
+	CHECK_CONTAINS(p.out, "rank 0 size 1 hvd " HVD_VERSION "\n");
+	test_proc_free(&p);
+}
+
+/* Runs make ARGS expecting a refusal: msg in the one line saying hvd:,
+ * and nothing written (no DESTDIR, no file a quote's shell code makes). */
+static void refused_writing_nothing(const char *args, const char *msg)
+{
+	char cmd[6 * PATH_MAX];
+	struct test_proc p;
+	make_cmd(cmd, sizeof(cmd), args);
+	CHECK_INT(test_run(cmd, 120, &p), 0);
+	CHECK_MSG(p.exit_code != 0, "'%s' exited 0", args);
+	CHECK_CONTAINS(p.err, msg);
+	int lines = 0;
+	for (const char *e = p.err; (e = strstr(e, "hvd: ")); e++)
+		lines++;
+	CHECK_MSG(lines == 1, "'%s': %d lines say hvd:: %s", args, lines, test_tail(p.err, 600));
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -mindepth 1 | LC_ALL=C sort", test_tmpdir());
+	run_ok(cmd, 10, &p);
+	CHECK_MSG(p.out[0] == 0, "'%s' wrote: %s", args, p.out);
+	test_proc_free(&p);
+}
+
+/* A quote in any path would be shell code in a recipe: refused before
+ * anything is written, in one line. */
+static void test_quote_in_a_path_is_refused(void)
+{
+	const char *t = test_tmpdir();
+	char args[3 * PATH_MAX], want[2 * PATH_MAX];
+	snprintf(args, sizeof(args), "install DESTDIR='%s/d' PREFIX=\"/opt/x'; touch '%s/pwned\"", t, t);
+	snprintf(want, sizeof(want), "hvd: install: 'PREFIX=/opt/x'; touch '%s/pwned': has a quote character", t);
+	refused_writing_nothing(args, want);
+	snprintf(args, sizeof(args), "install DESTDIR='%s/d' PREFIX='/opt/a\"b'", t);
+	refused_writing_nothing(args, "hvd: install: 'PREFIX=/opt/a\"b': has a quote character");
+	snprintf(args, sizeof(args), "install DESTDIR='%s/d' 'libdir=/usr/l`touch x`'", t);
+	refused_writing_nothing(args, "hvd: install: 'libdir=/usr/l`touch x`': has a quote character");
+	snprintf(args, sizeof(args), "install \"DESTDIR=%s/it's\"", t);
+	snprintf(want, sizeof(want), "hvd: install: 'DESTDIR=%s/it's': has a quote character", t);
+	refused_writing_nothing(args, want);
+	snprintf(args, sizeof(args), "uninstall DESTDIR='%s/d' \"datadir=/usr/it's\"", t);
+	refused_writing_nothing(args, "hvd: install: 'datadir=/usr/it's': has a quote character");
+}
+
+/* plugstack.conf splits its lines on whitespace: a plugin path with a
+ * space cannot be written there, whether set or derived from PREFIX. */
+static void test_whitespace_in_spank_plugin_dir_is_refused(void)
+{
+	const char *t = test_tmpdir();
+	char args[3 * PATH_MAX];
+	snprintf(args, sizeof(args), "install DESTDIR='%s/d' SPANK_PLUGIN_DIR='/usr/lib/my slurm'", t);
+	refused_writing_nothing(args, "hvd: install: 'SPANK_PLUGIN_DIR=/usr/lib/my slurm': has whitespace");
+	snprintf(args, sizeof(args), "install DESTDIR='%s/d' PREFIX='/opt/hvd x'", t);
+	refused_writing_nothing(args, "hvd: install: 'SPANK_PLUGIN_DIR=/opt/hvd x/lib/slurm': has whitespace");
+}
+
+/* uninstall removes only what the manifest names, says which it could
+ * not remove (exit 1), and without a manifest removes nothing. */
+static void test_uninstall_names_what_it_could_not_remove(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest"), args[PATH_MAX + 64], cmd[2 * PATH_MAX + 256], want[PATH_MAX + 128];
+	install_into(dest);
+	CHECK(test_put("dest/usr/bin/mine", "not hvd's\n") == 0);
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "rm '%s/usr/bin/chexnet'", dest);
+	run_ok(cmd, 10, &p);
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), "uninstall DESTDIR='%s' PREFIX=/usr", dest);
+	make_cmd(cmd, sizeof(cmd), args);
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code != 0, "uninstall exited 0 with a file missing");
+	snprintf(want, sizeof(want), "hvd: uninstall: '%s/usr/bin/chexnet': not there", dest);
+	CHECK_CONTAINS(p.err, want);
+	test_proc_free(&p);
+	check_files(dest, "./usr/bin/mine\n");
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code != 0, "uninstall without a manifest exited 0");
+	snprintf(want, sizeof(want), "hvd: uninstall: '%s/usr/share/hvd/install-manifest': no install manifest there", dest);
+	CHECK_CONTAINS(p.err, want);
+	test_proc_free(&p);
+	check_files(dest, "./usr/bin/mine\n");
+	free(dest);
+}
+
 static void test_man_pages_render_without_warnings(void)
 {
 	if (system("command -v groff > /dev/null 2>&1") != 0)
@@ -209,6 +387,11 @@ const struct test_case install_tests[] = {
 	{ "relative_prefix_and_destdir_are_refused", test_relative_prefix_and_destdir_are_refused },
 	{ "home_without_its_header_is_refused", test_home_without_its_header_is_refused },
 	{ "install_without_hwloc_names_the_plugin", test_install_without_hwloc_names_the_plugin },
+	{ "spaces_in_destdir_and_prefix_work_end_to_end", test_spaces_in_destdir_and_prefix_work_end_to_end },
+	{ "pkg_config_reads_a_prefix_with_a_space", test_pkg_config_reads_a_prefix_with_a_space },
+	{ "quote_in_a_path_is_refused", test_quote_in_a_path_is_refused },
+	{ "whitespace_in_spank_plugin_dir_is_refused", test_whitespace_in_spank_plugin_dir_is_refused },
+	{ "uninstall_names_what_it_could_not_remove", test_uninstall_names_what_it_could_not_remove },
 	{ "man_pages_render_without_warnings", test_man_pages_render_without_warnings },
 	{ 0 },
 };

@@ -6,7 +6,8 @@
  * longer than a name; image paths leaving the data directory; PNGs cut
  * after their image data or with a bad IDAT CRC; a PNG declaring more
  * pixels than its file can hold (refused before allocating); bytes after
- * a gzip CSV; a FIFO named like an image (never waited on). Well-formed files next to each are still accepted.
+ * a gzip CSV; a FIFO named like an image (never waited on); a data set's
+ * key file that is junk, short, a FIFO or a symbolic link. Well-formed files next to each are still accepted.
  * What it does not test: the fuzz targets themselves (test_fuzz_files.c).
  */
 #define _GNU_SOURCE
@@ -20,6 +21,7 @@
 #include "runner.h"
 #include "data/dicom/dicom_pixels.h"
 #include "data/sets/set.h"
+#include "data/sets/split_key.h"
 #include "data/pack/shard.h"
 #include "data/codec/image_decode.h"
 #include "data/codec/image_encode.h"
@@ -79,7 +81,7 @@ static void test_index_txt_findings_are_refused(void)
 	index_case("size 8\nlabels train 0 0\n", "labels line");
 	index_case("size 8\nlabels train 0\n", "labels line");
 	snprintf(body, sizeof(body), "size 8\n%sextra 1\n", ok);
-	index_case(body, "line 6: line 'extra': expected 'shard', 'labels', 'pixels' or 'patient-key'");
+	index_case(body, "line 6: line 'extra': expected 'shard', 'labels', 'pixels', 'aspect' or 'patient-key'");
 	snprintf(body, sizeof(body), "size 8\npatient-key 00112233445566778899aabbccddeeff\n%s", ok);
 	index_case(body, NULL);
 	snprintf(body, sizeof(body), "size 8\npatient-key 0011\n%s", ok);
@@ -268,6 +270,42 @@ static void test_fifo_named_like_an_image_is_refused_at_once(void)
 	free(path);
 }
 
+/* The data set's key file: made once and read back the same; junk, a
+ * short key, a FIFO (never waited on) or a symbolic link is refused in
+ * one line naming the file. */
+static void test_bad_key_file_is_refused(void)
+{
+	static const struct { const char *setup, *want; } cases[] = {
+		{ "printf 'not a key\\n' > k/chexnet-key.txt", "expected one line of 32 lowercase hex" },
+		{ "printf '0011\\n' > k/chexnet-key.txt", "expected one line of 32 lowercase hex" },
+		{ "mkfifo k/chexnet-key.txt", "expected one line of 32 lowercase hex" },
+		{ "echo 00112233445566778899aabbccddeeff > k/real && ln -s real k/chexnet-key.txt",
+		  "chexnet-key.txt': Too many levels of symbolic links" },
+	};
+	char cmd[4400], err[1024] = "";
+	uint8_t key[16], again[16];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p k", test_tmpdir());
+	CHECK(test_run(cmd, 10, &p) == 0 && p.exit_code == 0);
+	test_proc_free(&p);
+	char *dir = test_path(test_tmpdir(), "k");
+	CHECK_MSG(data_split_key(dir, key, err, sizeof(err)) == 0, "%s", err);
+	CHECK_MSG(data_split_key(dir, again, err, sizeof(err)) == 0, "%s", err);
+	CHECK(memcmp(key, again, 16) == 0);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		snprintf(cmd, sizeof(cmd), "cd '%s' && rm -f k/chexnet-key.txt && %s", test_tmpdir(),
+			 cases[k].setup);
+		CHECK(test_run(cmd, 10, &p) == 0 && p.exit_code == 0);
+		test_proc_free(&p);
+		err[0] = 0;
+		CHECK_INT(data_split_key(dir, key, err, sizeof(err)), -1);
+		CHECK_CONTAINS(err, cases[k].want);
+		CHECK_CONTAINS(err, "k/chexnet-key.txt");
+		CHECK(one_line(err));
+	}
+	free(dir);
+}
+
 static void write_gz(FILE *f, const char *text)
 {
 	uLongf n = compressBound(strlen(text)) + 64;
@@ -345,6 +383,7 @@ static void test_dicom_reason_with_a_newline_stays_one_line(void)
 }
 
 const struct test_case malformed_data_tests[] = {
+	{ "bad_key_file_is_refused", test_bad_key_file_is_refused },
 	{ "index_txt_findings_are_refused", test_index_txt_findings_are_refused },
 	{ "list_line_longer_than_a_name_is_refused", test_list_line_longer_than_a_name_is_refused },
 	{ "paths_outside_the_data_dir_are_refused", test_paths_outside_the_data_dir_are_refused },

@@ -55,6 +55,8 @@ static const char *const contents[] = {
 	"drwxr-xr-x ./usr/share/doc/hvd-slurm-plugin/\n"
 	"-rw-r--r-- ./usr/share/doc/hvd-slurm-plugin/changelog.gz\n"
 	"-rw-r--r-- ./usr/share/doc/hvd-slurm-plugin/copyright\n"
+	"drwxr-xr-x ./usr/share/hvd/\n"
+	"-rw-r--r-- ./usr/share/hvd/install-manifest\n"
 	"drwxr-xr-x ./usr/share/man/\n"
 	"drwxr-xr-x ./usr/share/man/man8/\n"
 	"-rw-r--r-- ./usr/share/man/man8/hvd-check.8.gz\n"

@@ -59,6 +59,21 @@ const struct test_case selftest_hang_tests[] = {
 	{ 0 }
 };
 
+/* ---- the hidden "selftest-cluster-hang" group: a job step that never
+ * ends, waited on with no limit of its own ---- */
+static void selftest_step_hangs(void)
+{
+	printf("starting a step that never ends\n");
+	fflush(stdout);
+	if (system("srun -n 1 sleep 600") != 0)
+		printf("srun ended\n");
+}
+
+const struct test_case selftest_cluster_hang_tests[] = {
+	{ "selftest_step_hangs", selftest_step_hangs },
+	{ 0 }
+};
+
 const struct test_case selftest_next_tests[] = {
 	{ "selftest_next_group_runs", selftest_passes },
 	{ 0 }
@@ -158,6 +173,50 @@ static void test_runner_filter_and_all_pass(void)
 	test_proc_free(&p);
 }
 
+/* hvdtest ARGS: its exit status and stdout/stderr in p. */
+static void hvdtest(const char *args, struct test_proc *p)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' %s", test_build_dir(), args);
+	CHECK(test_run(cmd, 60, p) == 0);
+}
+
+/* -l lists what a selection runs: -g by prefix (trainer-checkpoint and
+ * trainer-checkpoint-nfs), -G one group; a selection of no case is an
+ * error, listed or run (a script's stale case name must not pass). */
+static void test_runner_lists_selection_and_refuses_empty(void)
+{
+	struct test_proc p;
+	hvdtest("-l -g trainer-checkpoint", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "\ntrainer-checkpoint-nfs ");
+	test_proc_free(&p);
+	hvdtest("-l -G trainer-checkpoint", &p);
+	CHECK_INT(p.exit_code, 0);
+	CHECK(strstr(p.out, "trainer-checkpoint ") == p.out);
+	CHECK_MSG(!strstr(p.out, "trainer-checkpoint-nfs"), "-G selected more than its group: %s", p.out);
+	test_proc_free(&p);
+	hvdtest("-l -g selftest selftest_passes", &p);
+	CHECK_STR(p.out, "selftest selftest_passes\n");
+	test_proc_free(&p);
+	hvdtest("-l", &p);
+	CHECK_MSG(!strstr(p.out, "selftest"), "-l lists a hidden group");
+	test_proc_free(&p);
+	hvdtest("-G trainer-checkpoin", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "hvdtest: -G 'trainer-checkpoin': no such group");
+	test_proc_free(&p);
+	hvdtest("-l -g trainer-checkpoint no_such_case", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "hvdtest: the selection matches no case");
+	test_proc_free(&p);
+	hvdtest("-g selftest no_such_case", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "hvdtest: the selection matches no case");
+	CHECK_MSG(!strstr(p.out, "passed"), "an empty selection ran: %s", p.out);
+	test_proc_free(&p);
+}
+
 static void test_run_captures_and_times_out(void)
 {
 	struct test_proc p;
@@ -246,7 +305,7 @@ static void test_children_inherit_no_runner_descriptor(void)
 	char cmd[4096], *log = test_path(test_tmpdir(), "daemon.out");
 	char *script = test_path(test_tmpdir(), "start.sh");
 	snprintf(cmd, sizeof(cmd), "exec 7>/dev/null; . '%s/tests/slurm/detach.sh' && "
-		 "detached '%s' sh -c 'ls /proc/$$/fd | tr \"\\n\" \" \"; readlink /proc/$$/fd/0' | cat\n", test_src_dir(), log);
+		 "detached '%s' sh -c 'ls /proc/$$/fd; readlink /proc/$$/fd/0' | cat\n", test_src_dir(), log);
 	CHECK(test_write_file(script, cmd, strlen(cmd)) == 0);
 	snprintf(cmd, sizeof(cmd), "bash '%s'", script);
 	free(script);
@@ -254,7 +313,7 @@ static void test_children_inherit_no_runner_descriptor(void)
 	CHECK_INT(p.exit_code, 0);
 	CHECK_STR(p.out, "");
 	char *got = test_read_file(log, NULL);
-	CHECK_STR(got, "0 1 2 /dev/null\n");
+	CHECK_STR(got, "0\n1\n2\n/dev/null\n");   /* no pipeline: sh holds no pipe */
 	free(got);
 	free(log);
 	test_proc_free(&p);
@@ -299,6 +358,7 @@ static void test_tmpdir_is_fresh(void)
 const struct test_case runner_tests[] = {
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
+	{ "runner_lists_selection_and_refuses_empty", test_runner_lists_selection_and_refuses_empty },
 	{ "run_captures_and_times_out", test_run_captures_and_times_out },
 	{ "runner_ends_a_hung_group", test_runner_ends_a_hung_group },
 	{ "children_inherit_no_runner_descriptor", test_children_inherit_no_runner_descriptor },

@@ -174,7 +174,7 @@ static void lanes_with_phase(cJSON *tl, const char *phase, int *with, int *witho
 		cJSON *pid = cJSON_GetObjectItem(ev, "pid"), *name = cJSON_GetObjectItem(ev, "name");
 		if (!cJSON_IsNumber(pid) || !cJSON_IsString(name))
 			continue;
-		if (!strcmp(name->valuestring, "CMA_ALLREDUCE")) /* f32 on one node: cma.c */
+		if (!strcmp(name->valuestring, "MPI_ALLREDUCE"))
 			lane[pid->valueint] = 1;
 		if (!strcmp(name->valuestring, phase))
 			has[pid->valueint] = 1;
@@ -469,7 +469,7 @@ static void test_timeline_allreduce_overlaps_backward(void)
 	int compute_pid = -1, in_compute = 0;
 	double last_compute_end = -1, first_allreduce = -1;
 	int phases[4] = { 0 };
-	const char *names[4] = { "NEGOTIATE_ALLREDUCE", "QUEUE", "ALLREDUCE", "CMA_ALLREDUCE" };
+	const char *names[4] = { "NEGOTIATE_ALLREDUCE", "QUEUE", "ALLREDUCE", "MPI_ALLREDUCE" };
 	cJSON *ev;
 	cJSON_ArrayForEach(ev, tl) {
 		cJSON *ph = cJSON_GetObjectItem(ev, "ph"), *name = cJSON_GetObjectItem(ev, "name");
@@ -488,7 +488,7 @@ static void test_timeline_allreduce_overlaps_backward(void)
 		if (!strcmp(ph->valuestring, "B") && cJSON_IsString(name)) {
 			for (int k = 0; k < 4; k++)
 				phases[k] += !strcmp(name->valuestring, names[k]);
-			if (!strcmp(name->valuestring, "CMA_ALLREDUCE") && first_allreduce < 0)
+			if (!strcmp(name->valuestring, "MPI_ALLREDUCE") && first_allreduce < 0)
 				first_allreduce = span_ts(ev);
 		}
 	}
@@ -731,61 +731,12 @@ static void checksum_of(const char *env, char *out, size_t len)
 	checksum_n(env, 2, out, len);
 }
 
-/* No rank may read another's memory, as under Yama's ptrace_scope 1:
- * process_vm_readv fails (tests/cma_shim.c); OpenMPI's shared-memory
- * transport then copies through its segments instead. */
-static const char *no_cma_env(void)
-{
-	static char env[700];
-	struct test_proc p;
-	snprintf(env, sizeof(env), "cc -shared -fPIC -O1 -o '%s/cma_shim.so' '%s/tests/cma_shim.c'",
-		 test_tmpdir(), test_src_dir());
-	CHECK(test_run(env, 60, &p) == 0 && p.exit_code == 0);
-	test_proc_free(&p);
-	snprintf(env, sizeof(env), "LD_PRELOAD='%s/cma_shim.so' ASAN_OPTIONS=\"$ASAN_OPTIONS:"
-		 "verify_asan_link_order=0\" OMPI_MCA_btl_vader_single_copy_mechanism=none",
-		 test_tmpdir());
-	return env;
-}
-
-/* One node: f32 buckets are summed by cross-memory reads (the start-up
- * report and the timeline say so); where no rank may read another, every
- * rank leaves it to MPI, with the same bits (two ranks: a + b == b + a). */
-static void test_one_node_sums_by_cross_memory_reads(void)
-{
-	struct test_proc p;
-	char by_cma[32], by_mpi[32], env[700];
-	CHECK(run_ranks("HVD_TIMELINE=tl.json", 2, "checksum", 120, &p) == 0);
-	CHECK_MSG(p.exit_code == 0 && strstr(p.err, "hvd: allreduce: f32 by cross-memory reads (one "
-					      "node)"), "exit %d: %.3000s", p.exit_code, p.err);
-	test_proc_free(&p);
-	cJSON *tl = read_timeline("tl.json");
-	int lo, hi;
-	CHECK_INT(count_per_lane(tl, "checksum.", "B", "CMA_ALLREDUCE", &lo, &hi), 150);
-	cJSON_Delete(tl);
-	checksum_of("", by_cma, sizeof(by_cma));
-	snprintf(env, sizeof(env), "%s", no_cma_env());
-	CHECK(run_ranks(env, 2, "checksum", 120, &p) == 0);
-	CHECK_MSG(p.exit_code == 0 && !strstr(p.err, "cross-memory"), "exit %d: %.600s", p.exit_code,
-		  p.err);
-	const char *c = strstr(p.out, "checksum ");
-	snprintf(by_mpi, sizeof(by_mpi), "%.25s", c ? c : "(none)");
-	test_proc_free(&p);
-	CHECK(strstr(by_cma, "checksum ") == by_cma);
-	CHECK_STR(by_mpi, by_cma);
-}
-
-/* Through MPI (no cross-memory reads: no_cma_env), in pieces. */
 static void test_chunked_bucket_sums_equal_one_piece(void)
 {
-	char one[32], chunked[32], odd[32], env[800];
-	const char *no_cma = no_cma_env();
-	snprintf(env, sizeof(env), "%s HVD_FUSION_CHUNK=0", no_cma);
-	checksum_of(env, one, sizeof(one));
-	snprintf(env, sizeof(env), "%s HVD_FUSION_CHUNK=65536 HVD_TIMELINE=tl.json", no_cma);
-	checksum_of(env, chunked, sizeof(chunked));
-	snprintf(env, sizeof(env), "%s HVD_FUSION_CHUNK=4100", no_cma); /* splits tensors mid-way */
-	checksum_of(env, odd, sizeof(odd));
+	char one[32], chunked[32], odd[32];
+	checksum_of("HVD_FUSION_CHUNK=0", one, sizeof(one));
+	checksum_of("HVD_FUSION_CHUNK=65536 HVD_TIMELINE=tl.json", chunked, sizeof(chunked));
+	checksum_of("HVD_FUSION_CHUNK=4100", odd, sizeof(odd)); /* splits tensors mid-way */
 	CHECK(strstr(one, "checksum ") == one);
 	CHECK_STR(chunked, one);
 	CHECK_STR(odd, one);
@@ -799,10 +750,8 @@ static void test_chunked_bucket_sums_equal_one_piece(void)
 	cJSON_Delete(tl);
 }
 
-/* 4 ranks on one node, non-integer values: buckets of at most 8 KiB are
- * summed whole by every rank, the one-piece buckets (about 500 KB) a
- * slice per rank (runtime/transport/cma.c); both add in rank order, so
- * every bit agrees. */
+/* 4 ranks on one node, non-integer values: buckets of at most 8 KiB and
+ * the one-piece buckets (about 500 KB) get the same bits. */
 static void test_four_ranks_small_and_large_reductions_agree(void)
 {
 	char one[32], small[32];
@@ -881,7 +830,7 @@ static void test_small_buckets_are_agreed(void)
 	}
 }
 
-/* Every coordination plane (transport/vote.h) on one node, the data
+/* Every coordination plane (vote/vote.h) on one node, the data
  * backend MPI: auto takes shared memory; shm, messages (MPI_Iallreduce)
  * and a TCP ring of its own each agree the repeated bucket every step,
  * with the sums of a run that negotiates every bucket through rank 0
@@ -1002,7 +951,6 @@ const struct test_case runtime_slurm_tests[] = {
 	  test_plan_cache_rank_that_stops_submitting_is_named },
 	{ "plan_cache_rank_that_shuts_down_is_named", test_plan_cache_rank_that_shuts_down_is_named },
 	{ "chunked_bucket_sums_equal_one_piece", test_chunked_bucket_sums_equal_one_piece },
-	{ "one_node_sums_by_cross_memory_reads", test_one_node_sums_by_cross_memory_reads },
 	{ "four_ranks_small_and_large_reductions_agree",
 	  test_four_ranks_small_and_large_reductions_agree },
 	{ "small_buckets_are_agreed", test_small_buckets_are_agreed },

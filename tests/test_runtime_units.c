@@ -628,21 +628,26 @@ static void test_half_conversions_round_to_nearest_even(void)
 	CHECK_STR(dtype_name(HVD_BF16), "bfloat16");
 }
 
-/* The average's scaling pass, eight at a time plus a tail: every element
- * (unaligned start, every tail length) is the one multiply of a plain
- * loop, and nothing around the range is touched. */
-static void test_scale_is_the_plain_multiply_everywhere(void)
+/* The average's last addition, eight at a time plus a tail, with and
+ * without the scale: every element (unaligned start, every tail length)
+ * is the one add and one multiply of a plain loop, and nothing around the
+ * range is touched. */
+static void test_last_addition_is_the_plain_loop_everywhere(void)
 {
-	float buf[64], want[64];
-	for (size_t start = 0; start < 4; start++)
-		for (size_t n = 0; n <= 40; n++) {
-			for (int i = 0; i < 64; i++)
-				buf[i] = want[i] = (float)(i * 7919 % 1009) / 3.0f - 100.0f;
-			for (size_t i = start; i < start + n; i++)
-				want[i] *= 1.0f / 3;
-			dtype_scale_f32(buf + start, n, 1.0f / 3);
-			CHECK_MSG(!memcmp(buf, want, sizeof(buf)), "start %zu count %zu", start, n);
-		}
+	float buf[64], want[64], src[64];
+	for (int f = 0; f < 2; f++)
+		for (size_t start = 0; start < 4; start++)
+			for (size_t n = 0; n <= 40; n++) {
+				float factor = f ? 1.0f / 3 : 1.0f;
+				for (int i = 0; i < 64; i++) {
+					buf[i] = want[i] = (float)(i * 7919 % 1009) / 3.0f - 100.0f;
+					src[i] = (float)(i * 104729 % 2003) / 7.0f;
+				}
+				for (size_t i = start; i < start + n; i++)
+					want[i] = (want[i] + src[i]) * factor;
+				dtype_add_scale_f32(buf + start, buf + start, src + start, n, factor);
+				CHECK_MSG(!memcmp(buf, want, sizeof(buf)), "start %zu count %zu", start, n);
+			}
 }
 
 /* ---- timeline ---- */
@@ -884,7 +889,7 @@ const struct test_case runtime_unit_tests[] = {
 	{ "agreement_leaves_a_completed_run_to_a_prompt_waiter",
 	  test_agreement_leaves_a_completed_run_to_a_prompt_waiter },
 	{ "half_conversions_round_to_nearest_even", test_half_conversions_round_to_nearest_even },
-	{ "scale_is_the_plain_multiply_everywhere", test_scale_is_the_plain_multiply_everywhere },
+	{ "last_addition_is_the_plain_loop_everywhere", test_last_addition_is_the_plain_loop_everywhere },
 	{ "timeline_is_valid_json_after_every_event", test_timeline_is_valid_json_after_every_event },
 	{ "timeline_bad_path_is_an_error", test_timeline_bad_path_is_an_error },
 	{ "report_warns_when_rules_break", test_report_warns_when_rules_break },

@@ -35,7 +35,7 @@ static void test_site_defaults_and_every_key(void)
 	CHECK_INT(parse_site_line("", &s, err), 0);
 	CHECK_INT(s.default_on, 0);
 	CHECK_INT(s.gpu, HVD_GPU_FIRST);
-	CHECK_INT(s.bind, HVD_BIND_SOCKET);
+	CHECK_INT(s.bind, HVD_BIND_NUMA);
 	CHECK_INT(s.oversubscribe_warn, 0);
 	CHECK_STR(s.topology, "");
 	CHECK_INT(s.verbose, 0);
@@ -63,7 +63,7 @@ static void test_every_bad_site_argument_is_named(void)
 		{ "default=", "'default=': bad value for default" },
 		{ "gpu=all", "'gpu=all': bad value for gpu: use first or only" },
 		{ "gpu=First", "'gpu=First': bad value for gpu" },
-		{ "bind=sock", "'bind=sock': bad value for bind: use socket, core or none" },
+		{ "bind=sock", "'bind=sock': bad value for bind: use numa, socket, core or none" },
 		{ "bind=socket ", NULL },
 		{ "oversubscribe=yes", "'oversubscribe=yes': bad value for oversubscribe: use error or warn" },
 		{ "topology=topo.xml", "'topology=topo.xml': bad value for topology: use an absolute path" },
@@ -103,7 +103,7 @@ static void test_shipped_plugstack_fragment_parses_and_documents_every_key(void)
 	CHECK(text != NULL);
 	if (!text)
 		return;
-	const char *keys[] = { "default=off", "gpu=first", "bind=socket", "oversubscribe=error",
+	const char *keys[] = { "default=off", "gpu=first", "bind=numa", "oversubscribe=error",
 			       "topology=PATH", "verbose=0" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		CHECK_CONTAINS(text, keys[i]);
@@ -143,6 +143,10 @@ static void test_request_tokens(void)
 	CHECK_INT(options_parse_request("none", &r, err, sizeof(err)), 0);
 	CHECK(r.bind == HVD_BIND_NONE);
 	memset(&r, 0, sizeof(r));
+	CHECK_INT(options_parse_request("numa", &r, err, sizeof(err)), 0);
+	CHECK(r.bind_set && r.bind == HVD_BIND_NUMA);
+	CHECK_STR(options_bind_name(r.bind), "numa");
+	memset(&r, 0, sizeof(r));
 	CHECK_INT(options_parse_request("off", &r, err, sizeof(err)), 0);
 	CHECK_INT(r.off, 1);
 	memset(&r, 0, sizeof(r));
@@ -153,8 +157,9 @@ static void test_request_tokens(void)
 static void test_every_bad_request_names_the_token(void)
 {
 	static const struct { const char *list, *msg; } bad[] = {
-		{ "sokcet", "hvd: --hvd: 'sokcet': unknown sub-option (use first, only, socket, core, "
-			    "none, verbose, off, help)" },
+		{ "sokcet", "hvd: --hvd: 'sokcet': unknown sub-option (use first, only, numa, socket, "
+			    "core, none, verbose, off, help)" },
+		{ "numa,socket", "hvd: --hvd: 'socket': conflicts with 'numa' given before" },
 		{ "socket,verbos", "hvd: --hvd: 'verbos': unknown sub-option" },
 		{ "Socket", "'Socket': unknown sub-option" },
 		{ "socket ", "'socket ': unknown sub-option" },

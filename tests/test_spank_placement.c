@@ -1,8 +1,9 @@
 /* test_spank_placement.c - the plugin's pure placement (spank/placement.c)
  * and hwloc wrapper (spank/topology.c) against the XML topologies of
  * tests/topo: C4140-like (2x20 cores, 4 GPUs), DGX-1-like (2x20x2, 8 GPUs),
- * one socket with 4 GPUs, CPU-only 2 sockets, GPUs under Machine, and this
- * 2-CPU machine. Every mode, oversubscription, non-contiguous and reordered
+ * CPU-only 2 sockets, GPUs under a 2-package Machine, this 2-CPU machine,
+ * and a real one-socket VM (tests/topo/real; every real machine is placed
+ * by test_spank_real_topo.c). Every mode, oversubscription, non-contiguous and reordered
  * granted lists, restricted affinity masks, unknown GPUs.
  * What it does not do: run Slurm (test_spank_slurm.c does).
  */
@@ -153,9 +154,13 @@ static void test_cpu_only_and_one_socket_topologies(void)
 	CHECK_INT(t.socket_count, 2);
 	CHECK_INT(t.gpu_count, 0);
 	topology_free(&t);
-	LOAD("one-socket-4gpu.xml", &t);
+	/* a real one-socket VM: hwloc hangs its GPUs off Machine, whose CPUs
+	 * are the one package's: that package is theirs */
+	LOAD("real/gce-n1-1s-8xv100.xml", &t);
 	CHECK_INT(t.socket_count, 1);
-	CHECK_INT(t.gpu_count, 4);
+	CHECK_INT(t.gpu_count, 8);
+	for (int i = 0; i < 8; i++)
+		CHECK(t.gpus[i].socket == 0 && t.gpus[i].numa == 0);
 	topology_free(&t);
 	LOAD("two-cpu-4gpu.xml", &t);
 	CHECK_STR(fmt(&t.sockets[1].cpus), "1");
@@ -254,15 +259,17 @@ static void test_core_mode_with_fewer_cores_than_tasks_shares_and_says_so(void)
 	make_request(&s, "0,1,2,3", 0, 4, "0-1", HVD_GPU_FIRST, HVD_BIND_CORE);
 	CHECK_INT(place(&s, 1, &r, err), 0);
 	CHECK_STR(fmt(&r.cpus), "0");
-	CHECK_CONTAINS(r.note, "socket 0 has 1 allowed core for 2 tasks: tasks share cores");
+	CHECK_CONTAINS(r.note, "fewer allowed cores than tasks near their GPUs: tasks share cores");
 	CHECK_INT(place(&s, 2, &r, err), 0);
 	CHECK_STR(fmt(&r.cpus), "1");
 	topology_free(&s.topo);
-	/* one socket, 8 cores, 4 GPUs, 4 tasks: 2 cores each */
-	LOAD("one-socket-4gpu.xml", &s.topo);
-	make_request(&s, "0,1,2,3", 0, 4, "0-7", HVD_GPU_FIRST, HVD_BIND_CORE);
+	/* one socket (real VM), 16 cores, 8 GPUs, 8 tasks: 2 cores each */
+	LOAD("real/gce-n1-1s-8xv100.xml", &s.topo);
+	make_request(&s, "0,1,2,3,4,5,6,7", 0, 8, "0-15", HVD_GPU_FIRST, HVD_BIND_CORE);
 	CHECK_INT(place(&s, 3, &r, err), 0);
 	CHECK_STR(fmt(&r.cpus), "6-7");
+	CHECK_INT(r.socket, 0);
+	CHECK_INT(r.numa_node, 0);
 	CHECK_STR(r.note, "");
 	topology_free(&s.topo);
 }
@@ -365,7 +372,7 @@ static void test_allowed_mask_outside_the_socket_falls_back_with_a_note(void)
 	topology_free(&s.topo);
 }
 
-static void test_gpus_under_machine_fall_back_to_nearest_cpus(void)
+static void test_gpus_near_two_packages_split_the_machine(void)
 {
 	struct setup s;
 	struct placement_result r;
@@ -375,37 +382,36 @@ static void test_gpus_under_machine_fall_back_to_nearest_cpus(void)
 	CHECK_INT(place(&s, 1, &r, err), 0);
 	CHECK_INT(r.granted_index, 1);
 	CHECK_INT(r.socket, -1);
-	CHECK_INT(r.numa_count, 0);
-	CHECK_STR(fmt(&r.cpus), "0-5");
-	CHECK_CONTAINS(r.note, "GPU 0000:84:00.0 has no package above it: bound to its nearest CPUs '0-7'");
-	/* allowed CPUs beyond the GPU's nearest ones (a site XML smaller than
-	 * the machine): bound to the intersection, not left as allowed */
+	CHECK_STR(fmt(&r.cpus), "3-5");
+	CHECK_CONTAINS(r.note, "GPU 0000:84:00.0 has no single package near it in the topology: "
+		       "the machine's CPUs split among the tasks");
+	/* allowed CPUs beyond the machine's (a site XML smaller than the
+	 * machine): the allowed ones of the topology split */
 	s.req.allowed = cpus_of("4-11");
 	CHECK_INT(place(&s, 1, &r, err), 0);
-	CHECK_STR(fmt(&r.cpus), "4-7");
+	CHECK_STR(fmt(&r.cpus), "6-7");
 	/* none of them allowed: left as allowed, and said */
 	s.req.allowed = cpus_of("8-11");
 	CHECK_INT(place(&s, 0, &r, err), 0);
 	CHECK_STR(fmt(&r.cpus), "8-11");
 	CHECK_CONTAINS(r.note, "GPU 0000:");
-	CHECK_CONTAINS(r.note, "has no package above it and its CPUs '0-7' are not allowed: left as allowed");
 	topology_free(&s.topo);
 }
 
-static void test_gpu_missing_from_topology_keeps_allowed_cpus(void)
+static void test_gpu_missing_from_topology_gets_the_cores_left(void)
 {
 	struct setup s;
 	struct placement_result r;
 	char err[512];
-	LOAD("one-socket-4gpu.xml", &s.topo);
-	make_request(&s, "2,9", 0, 2, "0-7", HVD_GPU_FIRST, HVD_BIND_SOCKET);
+	LOAD("c4140.xml", &s.topo);
+	make_request(&s, "2,9", 0, 2, "0-39", HVD_GPU_FIRST, HVD_BIND_SOCKET);
 	CHECK_INT(place(&s, 0, &r, err), 0);
 	CHECK_INT(r.granted_index, 0);
-	CHECK_STR(fmt(&r.cpus), "0-7");
+	CHECK_STR(fmt(&r.cpus), "20-39");
 	CHECK_INT(place(&s, 1, &r, err), 0);
 	CHECK_INT(r.granted_index, 1);
-	CHECK_STR(fmt(&r.cpus), "0-7");
-	CHECK_CONTAINS(r.note, "granted GPU #1 is not in the topology: CPUs left as allowed");
+	CHECK_STR(fmt(&r.cpus), "0-19");   /* the cores GPU 2's task left */
+	CHECK_CONTAINS(r.note, "granted GPU #1 is not in the topology: CPUs split among the tasks");
 	topology_free(&s.topo);
 }
 
@@ -614,9 +620,30 @@ static void test_step_cpus_come_from_slurms_cgroup(void)
 	CHECK_CONTAINS(err, "/cpuset.cpus': not a CPU list");
 }
 
+/* task/affinity alone: Slurm's core ids of the step -> the topology's
+ * cores in logical order -> their PUs (hyperthreads included). */
+static void test_step_core_ids_map_to_pus(void)
+{
+	struct placement_topo t;
+	cpu_set_t s;
+	char err[512];
+	LOAD("dgx1.xml", &t);   /* 2 x 20 cores x 2 PUs: core 0 = PUs 0,40 */
+	CHECK_INT(step_cpus_from_cores("0-1,20", &t, &s, err, sizeof(err)), 0);
+	CHECK_STR(fmt(&s), "0-1,20,40-41,60");
+	CHECK_INT(step_cpus_from_cores("39", &t, &s, err, sizeof(err)), 0);
+	CHECK_STR(fmt(&s), "39,79");
+	/* slurm.conf with more cores than the machine: wrapped like task/affinity */
+	CHECK_INT(step_cpus_from_cores("40,41", &t, &s, err, sizeof(err)), 0);
+	CHECK_STR(fmt(&s), "0-1,40-41");
+	CHECK_INT(step_cpus_from_cores("0-x", &t, &s, err, sizeof(err)), -1);
+	CHECK_STR(err, "hvd: S_STEP_ALLOC_CORES: '0-x': not a core list");
+	topology_free(&t);
+}
+
 const struct test_case spank_placement_tests[] = {
 	{ "step_cpu_lists_parse", test_step_cpu_lists_parse },
 	{ "step_cpus_come_from_slurms_cgroup", test_step_cpus_come_from_slurms_cgroup },
+	{ "step_core_ids_map_to_pus", test_step_core_ids_map_to_pus },
 	{ "c4140_topology_has_two_sockets_four_gpus", test_c4140_topology_has_two_sockets_four_gpus },
 	{ "dgx1_cores_hold_their_hyperthreads", test_dgx1_cores_hold_their_hyperthreads },
 	{ "gpus_under_machine_have_no_socket", test_gpus_under_machine_have_no_socket },
@@ -635,8 +662,8 @@ const struct test_case spank_placement_tests[] = {
 	{ "restricted_allowed_mask_is_intersected", test_restricted_allowed_mask_is_intersected },
 	{ "allowed_mask_outside_the_socket_falls_back_with_a_note",
 	  test_allowed_mask_outside_the_socket_falls_back_with_a_note },
-	{ "gpus_under_machine_fall_back_to_nearest_cpus", test_gpus_under_machine_fall_back_to_nearest_cpus },
-	{ "gpu_missing_from_topology_keeps_allowed_cpus", test_gpu_missing_from_topology_keeps_allowed_cpus },
+	{ "gpus_near_two_packages_split_the_machine", test_gpus_near_two_packages_split_the_machine },
+	{ "gpu_missing_from_topology_gets_the_cores_left", test_gpu_missing_from_topology_gets_the_cores_left },
 	{ "cpu_only_steps_go_round_robin_over_sockets", test_cpu_only_steps_go_round_robin_over_sockets },
 	{ "bad_requests_are_refused", test_bad_requests_are_refused },
 	{ "cpu_lists_and_id_lists", test_cpu_lists_and_id_lists },

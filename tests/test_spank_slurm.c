@@ -33,18 +33,26 @@ static const char *untouched4 =
 	"2|0,1,2,3|0-1|unset|unset|unset|unset|unset\n"
 	"3|0,1,2,3|0-1|unset|unset|unset|unset|unset\n";
 
-static const char *socket_first4 =
+static const char *numa_first4 =
+	"0|0,1,2,3|0|0000:3b:00.0|0|0|numa|PCI_BUS_ID\n"
+	"1|1,0,2,3|0|0000:5e:00.0|0|0|numa|PCI_BUS_ID\n"
+	"2|2,0,1,3|1|0000:86:00.0|1|1|numa|PCI_BUS_ID\n"
+	"3|3,0,1,2|1|0000:af:00.0|1|1|numa|PCI_BUS_ID\n";
+
+/* --hvd=socket (or --gpu-bind=socket through contrib/srun): the same here,
+ * where each socket has one NUMA node */
+static const char *socket_bound4 =
 	"0|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
 	"1|1,0,2,3|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
 	"2|2,0,1,3|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
 	"3|3,0,1,2|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n";
 
 /* --hvd=only (or Slurm's own per-task binding): one GPU each, sockets as above */
-static const char *only_socket4 =
-	"0|0|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n"
-	"1|1|0|0000:5e:00.0|0|0|socket|PCI_BUS_ID\n"
-	"2|2|1|0000:86:00.0|1|1|socket|PCI_BUS_ID\n"
-	"3|3|1|0000:af:00.0|1|1|socket|PCI_BUS_ID\n";
+static const char *only_numa4 =
+	"0|0|0|0000:3b:00.0|0|0|numa|PCI_BUS_ID\n"
+	"1|1|0|0000:5e:00.0|0|0|numa|PCI_BUS_ID\n"
+	"2|2|1|0000:86:00.0|1|1|numa|PCI_BUS_ID\n"
+	"3|3|1|0000:af:00.0|1|1|numa|PCI_BUS_ID\n";
 
 /* Site arguments: topology of this machine plus extra. */
 static int plugstack(const char *extra)
@@ -143,14 +151,14 @@ static int count_of(const char *hay, const char *needle)
 static void test_hvd_gives_each_task_its_gpu_first_and_its_socket(void)
 {
 	struct test_proc p;
-	run_case("", "srun --hvd -n 4 --gres=gpu:4 ./chexnet", 0, socket_first4, &p);
+	run_case("", "srun --hvd -n 4 --gres=gpu:4 ./chexnet", 0, numa_first4, &p);
 	CHECK_STR(p.err, "");
 	test_proc_free(&p);
 }
 
 static void test_hvd_only_shows_exactly_one_gpu(void)
 {
-	site_job_prints("", "srun --hvd=only -n 4 --gres=gpu:4 ./chexnet", only_socket4);
+	site_job_prints("", "srun --hvd=only -n 4 --gres=gpu:4 ./chexnet", only_numa4);
 }
 
 static void test_hvd_core_shares_the_single_core_and_says_so_once(void)
@@ -162,8 +170,8 @@ static void test_hvd_core_shares_the_single_core_and_says_so_once(void)
 		  "1|1,0,2,3|0|0000:5e:00.0|0|0|core|PCI_BUS_ID\n"
 		  "2|2,0,1,3|1|0000:86:00.0|1|1|core|PCI_BUS_ID\n"
 		  "3|3,0,1,2|1|0000:af:00.0|1|1|core|PCI_BUS_ID\n");
-	CHECK_INT(count_of(p.err, "hvd: note: socket 0 has 1 allowed core for 2 tasks: tasks share cores\n"), 1);
-	CHECK_INT(count_of(p.err, "hvd: note: socket 1 has 1 allowed core for 2 tasks: tasks share cores\n"), 1);
+	CHECK_INT(count_of(p.err, "hvd: note: fewer allowed cores than tasks near their GPUs: tasks share "
+			   "cores\n"), 1);
 	test_proc_free(&p);
 }
 
@@ -184,12 +192,12 @@ static void test_hvd_verbose_prints_one_line_per_task(void)
 	struct test_proc p;
 	char want[512];
 	const char *bus[] = { "0000:3b:00.0", "0000:5e:00.0", "0000:86:00.0", "0000:af:00.0" };
-	run_case("", "srun --hvd=verbose -n 4 --gres=gpu:4 ./chexnet", 0, socket_first4, &p);
+	run_case("", "srun --hvd=verbose -n 4 --gres=gpu:4 ./chexnet", 0, numa_first4, &p);
 	for (int r = 0; r < 4; r++) {
 		snprintf(want, sizeof(want),
-			 "hvd: rank %d (local %d/4) on %s: GPU %d (%s), socket %d, CPUs %d, NUMA 0, "
-			 "bind socket, gpu first, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION "\n", r, r, test_hostname(), r,
-			 bus[r], r / 2, r / 2);
+			 "hvd: rank %d (local %d/4) on %s: GPU %d (%s), NUMA %d, socket %d, CPUs %d (1 of 1 "
+			 "local to the GPU), bind numa, gpu first, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION
+			 "\n", r, r, test_hostname(), r, bus[r], r / 2, r / 2, r / 2);
 		CHECK_INT(count_of(p.err, want), 1);
 	}
 	CHECK_INT(count_of(p.err, "\n"), 4);
@@ -226,7 +234,7 @@ static void test_oversubscribe_warn_shares_gpus(void)
 {
 	struct test_proc p;
 	run_case("oversubscribe=warn", "srun --hvd -n 5 --gres=gpu:4 ./chexnet", 0, NULL, &p);
-	CHECK_CONTAINS(p.out, "4|0,1,2,3|0|0000:3b:00.0|0|0|socket|PCI_BUS_ID\n");
+	CHECK_CONTAINS(p.out, "4|0,1,2,3|0|0000:3b:00.0|0|0|numa|PCI_BUS_ID\n");
 	CHECK_CONTAINS(p.out, "3|3,0,1,2|1|");
 	CHECK_INT(count_of(p.err, "tasks share GPUs (oversubscribe=warn)"), 1);
 	test_proc_free(&p);
@@ -266,16 +274,16 @@ static void test_help_prints_the_grammar_and_stops(void)
 
 static void test_slurm_per_task_binding_is_kept(void)
 {
-	site_job_prints("", "srun --hvd -n 4 --gpus-per-task=1 ./chexnet", only_socket4);
-	job_prints("srun --hvd --gpu-bind=closest -n 4 --gres=gpu:4 ./chexnet", socket_first4);
+	site_job_prints("", "srun --hvd -n 4 --gpus-per-task=1 ./chexnet", only_numa4);
+	job_prints("srun --hvd --gpu-bind=closest -n 4 --gres=gpu:4 ./chexnet", numa_first4);
 }
 
 static void test_cpu_only_step_goes_socket_by_socket(void)
 {
 	/* a bus id left in the environment is not the task's GPU: dropped */
 	site_job_prints("", "HVD_GPU_BUSID=0000:3b:00.0 srun --hvd -n 2 ./chexnet",
-			"0|unset|0|unset|0|0|socket|unset\n"
-			"1|unset|1|unset|1|1|socket|unset\n");
+			"0|unset|0|unset|0|0|numa|unset\n"
+			"1|unset|1|unset|1|1|numa|unset\n");
 }
 
 static void test_discovered_topology_without_the_fake_gpus(void)
@@ -285,9 +293,9 @@ static void test_discovered_topology_without_the_fake_gpus(void)
 	job("srun --hvd -n 2 --gres=gpu:2 ./chexnet", &p);
 	CHECK_INT(p.exit_code, 0);
 	CHECK_STR(p.out,
-		  "0|0,1|0-1|unset|0-1|-1|socket|PCI_BUS_ID\n"
-		  "1|1,0|0-1|unset|0-1|-1|socket|PCI_BUS_ID\n");
-	CHECK_INT(count_of(p.err, "granted GPU #0 is not in the topology: CPUs left as allowed"), 1);
+		  "0|0,1|0|unset|0|-1|numa|PCI_BUS_ID\n"
+		  "1|1,0|1|unset|1|-1|numa|PCI_BUS_ID\n");
+	CHECK_INT(count_of(p.err, "granted GPU #0 is not in the topology: CPUs split among the tasks"), 1);
 	test_proc_free(&p);
 }
 
@@ -303,7 +311,7 @@ static void test_default_off_leaves_jobs_untouched(void)
 
 static void test_default_on_applies_without_hvd_and_off_opts_out(void)
 {
-	site_job_prints("default=on", "srun -n 4 --gres=gpu:4 ./chexnet", socket_first4);
+	site_job_prints("default=on", "srun -n 4 --gres=gpu:4 ./chexnet", numa_first4);
 	job_prints("srun --hvd=off -n 4 --gres=gpu:4 ./chexnet", untouched4);
 	job_prints("srun -n 2 ./chexnet",   /* no GPUs, no --hvd: untouched */
 		   "0|unset|0-1|unset|unset|unset|unset|unset\n"
@@ -321,7 +329,7 @@ static void test_site_defaults_apply_and_users_override_them(void)
 		  "3|3|0-1|0000:af:00.0|0-1|1|none|PCI_BUS_ID\n");
 	CHECK_INT(count_of(p.err, "bind none, gpu only, hvd " HVD_VERSION ", Slurm " HVD_SLURM_VERSION "\n"), 4);
 	test_proc_free(&p);
-	job_prints("srun --hvd=first,socket -n 4 --gres=gpu:4 ./chexnet", socket_first4);
+	job_prints("srun --hvd=first,socket -n 4 --gres=gpu:4 ./chexnet", socket_bound4);
 }
 
 static void test_bad_site_arguments_stop_the_plugin_loading(void)
@@ -356,13 +364,13 @@ static void test_sbatch_hvd_leaves_the_batch_shell_and_binds_the_steps(void)
 	CHECK(test_write_file(path, script, strlen(script)) == 0);
 	free(path);
 	/* sorted: the four step lines, then the batch shell's own */
-	snprintf(want, sizeof(want), "%sbatch|0,1,2,3|0-1|unset\n", socket_first4);
+	snprintf(want, sizeof(want), "%sbatch|0,1,2,3|0-1|unset\n", numa_first4);
 	job_prints("sbatch --wait -o out.txt job.sh >/dev/null && cat out.txt", want);
 }
 
 static void test_salloc_hvd_binds_the_steps(void)
 {
-	site_job_prints("", "salloc -n 4 --gres=gpu:4 --hvd=only srun ./chexnet", only_socket4);
+	site_job_prints("", "salloc -n 4 --gres=gpu:4 --hvd=only srun ./chexnet", only_numa4);
 }
 
 /* ------------------------------------------------------ the srun wrapper */
@@ -385,7 +393,7 @@ static void test_wrapper_makes_the_promised_line_work(void)
 		 "PATH='%s/contrib':$PATH sbatch --wait -n 4 --gres=gpu:4 -o out.txt "
 		 "--wrap 'srun --gpu-bind=socket --hvd ./chexnet' >/dev/null && cat out.txt",
 		 test_src_dir());
-	job_prints(cmd, socket_first4);
+	job_prints(cmd, socket_bound4);
 	/* and as typed at a login shell: one task, no GPUs, bound to socket 0 */
 	snprintf(cmd, sizeof(cmd), "PATH='%s/contrib':$PATH srun --gpu-bind=socket --hvd ./chexnet",
 		 test_src_dir());

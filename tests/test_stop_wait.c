@@ -63,7 +63,7 @@ static void test_sigterm_ends_a_loader_wait_within_10s(void)
 {
 	struct test_proc p;
 	run("cc -shared -fPIC -O1 -o shim.so \"$S/tests/stall_shim.c\" -ldl && "
-	    "\"$B/chexnet\" synth --out d --count 24 --size 64%s", "", 120, &p);
+	    "\"$B/chexnet\" synth --out d --count 24 --size 64 --seed 4%s", "", 120, &p);
 	CHECK_MSG(p.exit_code == 0, "setup: exit %d: %.600s", p.exit_code, p.err);
 	test_proc_free(&p);
 	term_after("LD_PRELOAD=$PWD/shim.so ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" "

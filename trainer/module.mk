@@ -82,7 +82,7 @@ TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.
 
 # install-chexnet: the program and chexnet(1).
 INSTALL_RULES += install-chexnet
-INSTALLED_FILES += $(bindir)/chexnet $(mandir)/man1/chexnet.1
+install-chexnet_FILES := bindir:chexnet mandir:man1/chexnet.1
 .PHONY: install-chexnet
 install-chexnet: $(B)/chexnet
 	$(INSTALL) -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man1'

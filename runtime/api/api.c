@@ -17,6 +17,7 @@
 #include "control/control_env.h"
 #include "observe/report.h"
 #include "core/dtype.h"
+#include "api/error.h"
 #include "engine/runtime.h"
 
 extern char **environ;
@@ -187,9 +188,8 @@ static void report_start(struct runtime *rt)
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
 	if (rt->boot.size > 1)
-		fprintf(stderr, "hvd: votes: %s\n%s", rt->vote.ops ? rt->vote.ops->name
-			: "none (rank 0 plans every bucket)",
-			rt->vote.cma ? "hvd: allreduce: f32 by cross-memory reads (one node)\n" : "");
+		fprintf(stderr, "hvd: votes: %s\n", rt->vote.ops ? rt->vote.ops->name
+			: "none (rank 0 plans every bucket)");
 	if (report_warnings(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text)))
 		fputs(text, stderr);
 }
@@ -258,10 +258,10 @@ static void release(struct runtime *rt, int clean)
 int hvd_init(void)
 {
 	if (runtime_rt)
-		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_init: 'called twice': call hvd_shutdown first");
+		return api_set_error(HVD_ERR_USAGE, "hvd: hvd_init: 'called twice': call hvd_shutdown first");
 	struct runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
-		return runtime_set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
+		return api_set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
 	/* adaptive: the submitter, a waiter and the engine hold it briefly,
 	 * once per tensor; a contended lock spins a moment before it sleeps */
 	pthread_mutexattr_t attr;
@@ -289,10 +289,10 @@ int hvd_init(void)
 		char text[2400];
 		snprintf(text, sizeof(text), "%s%s", err[0] ? err : "hvd: hvd_init: failed", suffix);
 		release(rt, 0);
-		return runtime_set_error(rc, text);
+		return api_set_error(rc, text);
 	}
 	runtime_rt = rt;
-	runtime_set_error(HVD_OK, "");
+	api_set_error(HVD_OK, "");
 	return HVD_OK;
 }
 
@@ -300,12 +300,12 @@ int hvd_shutdown(void)
 {
 	struct runtime *rt = runtime_rt;
 	if (!rt)
-		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_shutdown: 'not initialised': call hvd_init first");
+		return api_set_error(HVD_ERR_USAGE, "hvd: hvd_shutdown: 'not initialised': call hvd_init first");
 	engine_stop(rt);
 	control_stop(rt, !rt->aborted);
 	int rc = rt->aborted ? rt->error_code : HVD_OK;
 	if (rc)
-		runtime_set_error(rc, rt->error);
+		api_set_error(rc, rt->error);
 	runtime_rt = NULL;
 	release(rt, rc == HVD_OK);
 	return rc;
@@ -321,10 +321,10 @@ int hvd_abort_job(int status)
 	char err[2048];
 	if (rt && rt->boot.mode == BOOTSTRAP_ENV && rt->boot.size > 1) {
 		int rc = control_env_abort(rt, status, err, sizeof(err));
-		return rc ? runtime_set_error(rc, err) : HVD_OK;
+		return rc ? api_set_error(rc, err) : HVD_OK;
 	}
 	if (!rt || rt->boot.mode != BOOTSTRAP_PMIX)
-		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
+		return api_set_error(HVD_ERR_USAGE, "hvd: hvd_abort_job: 'no launcher': not under srun "
 				 "with PMIx, or hvd_init was not called");
 	control_before_launcher_abort(rt);
 	char why[sizeof(rt->error)];
@@ -352,7 +352,7 @@ int hvd_compute_threads(int loader_threads)
 int hvd_set_compute_stream(void *cuda_stream)
 {
 	if (!runtime_rt)
-		return runtime_set_error(HVD_ERR_USAGE, "hvd: hvd_set_compute_stream: 'not initialised': call hvd_init first");
+		return api_set_error(HVD_ERR_USAGE, "hvd: hvd_set_compute_stream: 'not initialised': call hvd_init first");
 	runtime_rt->compute_stream = cuda_stream;
 	return HVD_OK;
 }

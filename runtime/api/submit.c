@@ -15,13 +15,14 @@
 
 #include "core/dtype.h"
 #include "plan/wire.h"
+#include "api/error.h"
 #include "engine/runtime.h"
 
 static int usage(const char *fmt, const char *value, const char *reason)
 {
 	char text[600];
 	snprintf(text, sizeof(text), fmt, value, reason);
-	return runtime_set_error(HVD_ERR_USAGE, text);
+	return api_set_error(HVD_ERR_USAGE, text);
 }
 
 static int refuse(const char *call, const char *value, const char *reason)
@@ -39,7 +40,7 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 	if (!rt)
 		return refuse(call, "not initialised", "call hvd_init first");
 	if (rt->aborted)
-		return runtime_set_error(rt->error_code, rt->error);
+		return api_set_error(rt->error_code, rt->error);
 	if (!name || !*name)
 		return refuse(call, "", "every collective needs a tensor name");
 	/* rank 0 refuses others' names that wire_name_ok refuses */
@@ -84,7 +85,7 @@ static int mark_ready(struct runtime *rt, struct entry *e)
 					    sizeof(why));
 	if (rc) {
 		free(e);
-		return runtime_set_error(rc, why);
+		return api_set_error(rc, why);
 	}
 	return 0;
 }
@@ -100,7 +101,7 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
 		free(e);
-		return runtime_set_error(rt->error_code, rt->error);
+		return api_set_error(rt->error_code, rt->error);
 	}
 	runtime_queue_entry(rt, e);
 	/* the engines agree on cached buckets themselves: wake ours when this
@@ -148,7 +149,7 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 		return usage("hvd: hvd_allreduce: '%s': %s", name, "NULL data or handle");
 	struct entry *e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
 	if (!e)
-		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	e->item.op = (uint8_t)op;
 	e->data = data;
 	return enqueue(rt, e, handle);
@@ -175,7 +176,7 @@ int hvd_wait(hvd_handle *handle)
 									 : wait_done(rt, handle);
 	free((struct entry *)handle); /* the handle is the entry's first member */
 	if (status)
-		runtime_set_error(status, rt->error);
+		api_set_error(status, rt->error);
 	return status;
 }
 
@@ -199,7 +200,7 @@ int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dty
 		return usage("hvd: hvd_broadcast: '%s': %s", name, "NULL data");
 	struct entry *e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
 	if (!e)
-		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	e->item.root = root;
 	e->data = data;
 	hvd_handle *h = NULL;
@@ -219,7 +220,7 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 		return usage("hvd: hvd_allgatherv: '%s': %s", name, "NULL buffer");
 	struct entry *e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
 	if (!e)
-		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	e->send = send;
 	e->recv = recv;
 	e->recv_capacity = recv_capacity;
@@ -239,7 +240,7 @@ int hvd_barrier(void)
 		return rc;
 	struct entry *e = new_entry(name, len, FUSION_BARRIER, HVD_F32, 0);
 	if (!e)
-		return runtime_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	hvd_handle *h = NULL;
 	rc = enqueue(rt, e, &h);
 	return rc ? rc : hvd_wait(h);

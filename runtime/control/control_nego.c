@@ -303,7 +303,7 @@ static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
 
 /* Rank 0: the engines may agree among themselves after this bucket when
  * it repeats or was learnt (the step will likely come again), nothing
- * else is waiting, and there is a coordination plane (transport/vote.h). */
+ * else is waiting, and there is a coordination plane (vote/vote.h). */
 static int may_go_fast(const struct control *c, const struct coord_exec *last)
 {
 	return c->rt->vote.ops && !c->fast && (last->learn || last->cached >= 0) &&

@@ -113,39 +113,25 @@ void dtype_round_f32_through(float *buf, size_t count, enum hvd_dtype t)
 			buf[i] = dtype_bf16_to_f32(dtype_f32_to_bf16(buf[i]));
 }
 
-/* Eight floats at a time (two SSE multiplies, on any x86-64): an
- * average's scaling pass runs over every gradient of every step, and -O2
- * leaves the plain loop scalar. Each element is still one IEEE multiply:
- * the result is the plain loop's. */
+/* Eight floats at a time (SSE, on any x86-64): -O2 leaves the plain loop
+ * scalar. Each element is still one IEEE add and one multiply: the
+ * result is the plain loop's. */
 typedef float f32x4 __attribute__((vector_size(16)));
 
-void dtype_scale_f32(float *buf, size_t count, float factor)
+void dtype_add_scale_f32(float *dst, const float *x, const float *y, size_t count, float factor)
 {
 	size_t i = 0;
 	for (; i + 8 <= count; i += 8) {
-		f32x4 a, b;
-		memcpy(&a, buf + i, sizeof(a));
-		memcpy(&b, buf + i + 4, sizeof(b));
-		a *= factor;
-		b *= factor;
-		memcpy(buf + i, &a, sizeof(a));
-		memcpy(buf + i + 4, &b, sizeof(b));
-	}
-	for (; i < count; i++)
-		buf[i] *= factor;
-}
-
-/* dst += src, four floats at a time as above (one IEEE add each). */
-void dtype_add_f32(float *dst, const float *src, size_t count)
-{
-	size_t i = 0;
-	for (; i + 4 <= count; i += 4) {
-		f32x4 a, b;
-		memcpy(&a, dst + i, sizeof(a));
-		memcpy(&b, src + i, sizeof(b));
-		a += b;
+		f32x4 a, b, c, e;
+		memcpy(&a, x + i, sizeof(a));
+		memcpy(&b, x + i + 4, sizeof(b));
+		memcpy(&c, y + i, sizeof(c));
+		memcpy(&e, y + i + 4, sizeof(e));
+		a = (a + c) * factor;
+		b = (b + e) * factor;
 		memcpy(dst + i, &a, sizeof(a));
+		memcpy(dst + i + 4, &b, sizeof(b));
 	}
 	for (; i < count; i++)
-		dst[i] += src[i];
+		dst[i] = (x[i] + y[i]) * factor;
 }

@@ -36,9 +36,10 @@ void dtype_to_f32(float *dst, const void *src, size_t count, enum hvd_dtype t);
 void dtype_from_f32(void *dst, const float *src, size_t count, enum hvd_dtype t);
 /* Round f32 values through f16/bf16 in place (what compression keeps). */
 void dtype_round_f32_through(float *buf, size_t count, enum hvd_dtype t);
-/* buf[i] *= factor for a float dtype held as f32, or natively for f32. */
-void dtype_scale_f32(float *buf, size_t count, float factor);
-/* dst[i] += src[i]. */
-void dtype_add_f32(float *dst, const float *src, size_t count);
+/* dst[i] = (x[i] + y[i]) * factor (dst may be x or y): one add, one
+ * multiply (factor 1: the plain sum), the bits of a sum scaled
+ * afterwards: the backends fold an average's 1/size into their last
+ * addition. */
+void dtype_add_scale_f32(float *dst, const float *x, const float *y, size_t count, float factor);
 
 #endif

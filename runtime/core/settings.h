@@ -17,7 +17,7 @@
 enum hvd_compression { HVD_COMPRESS_NONE = 0, HVD_COMPRESS_FP16, HVD_COMPRESS_BF16 };
 enum hvd_backend_choice { HVD_BACKEND_AUTO = 0, HVD_BACKEND_MPI, HVD_BACKEND_NCCL, HVD_BACKEND_SELF,
 			  HVD_BACKEND_TCP, HVD_BACKEND_HOST };
-/* HVD_VOTE: how the plan cache's votes travel (transport/vote.h). */
+/* HVD_VOTE: how the plan cache's votes travel (vote/vote.h). */
 enum hvd_vote_choice { HVD_VOTE_AUTO = 0, HVD_VOTE_SHM, HVD_VOTE_MESSAGES, HVD_VOTE_RING,
 		       HVD_VOTE_OFF };
 

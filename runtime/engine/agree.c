@@ -47,6 +47,7 @@
 #define VOTE_POS (3 * AGREE_MERGE_MAX)
 #define VOTE_CHUNK (3 * AGREE_MERGE_MAX + 2)
 #define AGREE_VALUES (3 * AGREE_MERGE_MAX + 3)
+_Static_assert(AGREE_VALUES <= VOTE_MAX_VALUES, "a vote the coordination plane carries");
 
 /* A waiter that comes this soon after a run completes takes the bucket
  * itself (engine_lend); the program waits right after submitting. */

@@ -82,9 +82,9 @@ static void reverse(struct entry **es, size_t n)
  * bucket that needs no conversion and whose tensors are adjacent (one
  * tensor, or slices of one buffer) is reduced in place, copying nothing:
  * the span has the fusion buffer's layout, and a bucket of several
- * tensors goes in the same chunks as on a rank that copies (pipeline.c;
- * each chunk averaged while the next is reduced), so every rank makes
- * the same calls on the same elements. Anything else goes through the
+ * tensors goes in the same chunks as on a rank that copies (pipeline.c),
+ * so every rank makes the same calls on the same elements (an average is
+ * the backend's, comm.h: no pass here). Anything else goes through the
  * fusion buffer (ensured here). */
 static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int reversed,
 			  struct pipeline_bucket *b, const struct comm_wait *w)
@@ -95,11 +95,9 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	*b = (struct pipeline_bucket){ .es = es, .n = n, .t = (enum hvd_dtype)es[0]->item.dtype };
 	for (size_t i = 0; i < n; i++)
 		b->total += es[i]->item.count;
-	enum hvd_op op = (enum hvd_op)es[0]->item.op;
+	b->op = (enum hvd_op)es[0]->item.op;
 	b->squeeze = compress_type(rt, b->t);
 	b->wire = (!ops->device_memory && !ops->reduces(b->t)) ? HVD_F32 : b->t;
-	b->op = ops->native_average ? op : HVD_SUM;
-	b->scale = op == HVD_AVERAGE && !ops->native_average ? 1.0f / (float)rt->boot.size : 0;
 	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
 	if (b->in_place) {
 		b->buf = es[0]->data;
@@ -119,14 +117,12 @@ static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct 
 	int rc = lay_out_bucket(rt, es, n, cmd->reversed, &b, w);
 	if (rc)
 		return rc;
-	if (!b.in_place || n > 1 || rt->vote.cma)
+	if (!b.in_place || n > 1)
 		return pipeline_allreduce(rt, &b, cmd->agreed ? cmd->chunk_bytes /* rank 0's, agree.c */
 					  : rt->set.fusion_chunk_bytes, w);
 	phase_all(rt, es, n, ops->allreduce_phase, 1);
 	rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
 	phase_all(rt, es, n, NULL, 0);
-	if (!rc && b.scale != 0)
-		dtype_scale_f32(es[0]->data, b.total, b.scale);
 	return rc;
 }
 

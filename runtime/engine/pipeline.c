@@ -18,7 +18,6 @@ struct pipe {
 	size_t chunks;
 	size_t cursor[2];        /* tensor search start: copy-in, copy-out */
 	int inflight, done;      /* the reduction being polled */
-	struct cma *cma;         /* one node: the cross-memory allreduce, which also scales */
 };
 
 /* Copies [lo, hi) of the buffer from (in) or back to (!in) the tensors. */
@@ -56,8 +55,6 @@ static int poll_reduction(struct pipe *p)
 {
 	if (!p->inflight || p->done)
 		return 0;
-	if (p->cma)
-		return cma_test(p->cma, &p->done, p->w);
 	return p->rt->comm.ops->allreduce_test(p->rt->comm.ctx, &p->done, p->w);
 }
 
@@ -107,26 +104,20 @@ static void phases(struct pipe *p, size_t k, int first, int end, const char *pha
 	}
 }
 
-/* Before the sum: HVD_COMPRESSION rounding. After: average, rounding.
- * In slices, polling the reduction in flight between them as the copies
- * do: a rank that averages a whole chunk unpolled stalls its peers' next
- * reduction, and two ranks then take turns (measured: the DenseNet-121
- * step of bench/allreduce.sh at 16-20 ms instead of 8 in some runs). */
-static int around_sum(struct pipe *p, size_t k, int after)
+/* HVD_COMPRESSION rounding before and after the sum (the average is the
+ * backend's, comm.h). In slices, polling the reduction in flight between
+ * them as the copies do: a rank that works through a whole chunk
+ * unpolled stalls its peers' next reduction. */
+static int around_sum(struct pipe *p, size_t k)
 {
 	const struct pipeline_bucket *b = p->b;
-	float scale = p->cma ? 0 : b->scale;
-	if (!(after && scale != 0) && b->squeeze == b->t)
+	if (b->squeeze == b->t)
 		return 0;
 	size_t lo, hi, slice = PIPE_SLICE_BYTES / sizeof(float);
 	chunk_bounds(p, k, &lo, &hi);
 	for (size_t s = lo; s < hi; s += slice) {
 		size_t n = hi - s < slice ? hi - s : slice;
-		float *f = (float *)b->buf + s;
-		if (after && scale != 0)
-			dtype_scale_f32(f, n, scale);
-		if (b->squeeze != b->t)
-			dtype_round_f32_through(f, n, b->squeeze);
+		dtype_round_f32_through((float *)b->buf + s, n, b->squeeze);
 		int rc = poll_reduction(p);
 		if (rc)
 			return rc;
@@ -145,13 +136,13 @@ static int stage(struct pipe *p, enum comm_stage s, size_t k)
  * tensor's first chunk and ends with its last. */
 static int copy_in(struct pipe *p, size_t k)
 {
-	const char *reduce = p->cma ? "CMA_ALLREDUCE" : p->rt->comm.ops->allreduce_phase;
+	const char *reduce = p->rt->comm.ops->allreduce_phase;
 	phases(p, k, 1, 0, p->b->in_place ? reduce : "MEMCPY_IN_FUSION_BUFFER");
 	int rc = copy_chunk(p, k, 1);
 	if (!rc)
 		rc = stage(p, COMM_STAGE_IN_DONE, k);
 	if (!rc)
-		rc = around_sum(p, k, 0);
+		rc = around_sum(p, k);
 	if (!p->b->in_place)
 		phases(p, k, 0, 1, reduce);
 	return rc;
@@ -165,8 +156,6 @@ static int start(struct pipe *p, size_t k)
 	p->inflight = 1;
 	p->done = 0;
 	char *at = b->buf + lo * dtype_size(b->wire);
-	if (p->cma)
-		return cma_start(p->cma, (float *)at, hi - lo, b->scale);
 	return p->rt->comm.ops->allreduce_start(p->rt->comm.ctx, at, hi - lo, b->wire, b->op, p->w);
 }
 
@@ -192,7 +181,7 @@ static int copy_out(struct pipe *p, size_t k)
 	if (!rc)
 		rc = stage(p, COMM_STAGE_OUT, k);
 	if (!rc)
-		rc = around_sum(p, k, 1);
+		rc = around_sum(p, k);
 	if (!rc)
 		rc = copy_chunk(p, k, 0);
 	if (k + 1 < p->chunks && !p->b->in_place) /* the last chunk's end after the drain */
@@ -206,7 +195,7 @@ static int run(struct pipe *p)
 	int rc = stage(p, COMM_STAGE_BEGIN, 0);
 	if (!rc)
 		rc = copy_in(p, 0);
-	if (!rc && (p->chunks > 1 || p->cma))
+	if (!rc && p->chunks > 1)
 		rc = start(p, 0);
 	else if (!rc)
 		rc = ops->allreduce(p->rt->comm.ctx, p->b->buf, p->b->total, p->b->wire, p->b->op, p->w);
@@ -243,10 +232,8 @@ int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size
 {
 	const struct comm_ops *ops = rt->comm.ops;
 	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk_bytes / dtype_size(b->wire) };
-	if (b->wire == HVD_F32)
-		p.cma = rt->vote.cma; /* set only for a host backend (vote.h) */
-	if (!p.chunk || !ops->allreduce_start || p.cma || p.chunk >= b->total)
-		p.chunk = b->total ? b->total : 1; /* the cross-memory sum needs no pieces */
+	if (!p.chunk || !ops->allreduce_start || p.chunk >= b->total)
+		p.chunk = b->total ? b->total : 1;
 	p.chunks = b->total ? (b->total + p.chunk - 1) / p.chunk : 1;
 	if (lay_out(&p))
 		return HVD_ERR_NOMEM;

@@ -26,7 +26,6 @@ struct pipeline_bucket {
 	enum hvd_dtype wire;     /* in the buffer: t, or f32 where the backend cannot sum t */
 	enum hvd_dtype squeeze;  /* HVD_COMPRESSION: f32 rounded through it around the sum; t = off */
 	enum hvd_op op;          /* what the backend is asked for */
-	float scale;             /* host average: multiply the sum by it; 0 = none */
 	char *buf;               /* the fusion buffer: total elements of wire */
 	size_t total;
 	int in_place;            /* buf is the tensors' own span: nothing to copy */

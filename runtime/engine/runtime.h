@@ -15,7 +15,7 @@
 #include "bootstrap/hosts.h"
 #include "engine/mailbox.h"
 #include "transport/comm.h"
-#include "transport/vote.h"
+#include "vote/vote.h"
 #include "core/dtype.h"
 #include "plan/fusion.h"
 #include "hvd.h"
@@ -69,7 +69,7 @@ struct runtime {
 	struct bootstrap boot;
 	struct comm comm;
 	char comm_library[96];      /* comm.ops->library's text, "" if none */
-	struct vote_plane vote;     /* how the plan cache's votes travel (transport/vote.h) */
+	struct vote_plane vote;     /* how the plan cache's votes travel (vote/vote.h) */
 	struct timeline *tl;        /* its own lock (timeline.c) */
 	struct host_entry *hosts;   /* boot.size rows */
 	struct control *ctl;
@@ -143,8 +143,6 @@ static inline struct runtime *runtime_current(void)
 {
 	return runtime_rt;
 }
-/* Sets this thread's hvd_error() text; returns code. */
-int runtime_set_error(int code, const char *text);
 /* " [rank R/S host]" */
 void runtime_suffix(const struct runtime *rt, char *out, size_t len);
 

@@ -1,7 +1,6 @@
 /* engine/state.c - what every part of the runtime shares: the running
  * runtime (runtime_rt), the first failure (runtime_fail*: recorded once,
- * every waiter woken), this thread's hvd_error() text, the rank suffix of
- * messages, the control thread's wake-up pipe (control_wake), the
+ * every waiter woken), the rank suffix of messages, the control thread's wake-up pipe (control_wake), the
  * mailbox's posts (runtime_post), the pending list (a submission queued,
  * handles completed) and the engine's entry arrays. api/, engine/ and
  * control/ call it; it calls nothing above it.
@@ -18,23 +17,6 @@
 #include "engine/runtime.h"
 
 struct runtime *runtime_rt;
-static __thread char tls_error[2048];
-
-static int set_error(int code, const char *text)
-{
-	snprintf(tls_error, sizeof(tls_error), "%s", text);
-	return code;
-}
-
-const char *hvd_error(void)
-{
-	return tls_error;
-}
-
-const char *hvd_version(void)
-{
-	return HVD_VERSION;
-}
 
 void runtime_suffix(const struct runtime *rt, char *out, size_t len)
 {
@@ -67,11 +49,6 @@ void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
 	if (strlen(text) + strlen(suffix) < sizeof(text))
 		strcat(text, suffix);
 	runtime_fail_text(rt, code, text, 0);
-}
-
-int runtime_set_error(int code, const char *text)
-{
-	return set_error(code, text);
 }
 
 static void append_pending(struct runtime *rt, struct entry *e)

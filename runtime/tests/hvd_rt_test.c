@@ -568,7 +568,7 @@ static int run_checksum(void)
 	return 0;
 }
 
-/* Shared-memory objects named like the vote's (transport/vote_shm.c):
+/* Shared-memory objects named like the vote's (vote/vote_shm.c):
  * none while a job runs, since rank 0 unlinks it once all attached. */
 static int vote_names_in_dev_shm(void)
 {

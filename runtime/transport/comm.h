@@ -1,12 +1,13 @@
 /* transport/comm.h - the data backends behind one small ops table: MPI on
  * host buffers (comm_mpi.c), a TCP ring without a launcher (comm_tcp.c),
  * NCCL on device buffers (comm_nccl.c, GPU builds), and "self" for a
- * one-rank world without a PMIx server (comm_self.c). The plan cache's
- * vote travels on the coordination plane (vote.h), which may use a
- * backend's own agree hooks.
+ * one-rank world without a PMIx server (comm_self.c). Data operations
+ * only: the plan cache's votes travel on the coordination plane
+ * (vote/vote.h).
  * Every blocking call polls against a deadline and an abort flag, so no
- * wait is unbounded. Sums only: averaging is the engine's job unless
- * `native_average` says the backend does it.
+ * wait is unbounded. An allreduce sums, or averages (HVD_AVERAGE: f32 on
+ * the host backends, the float dtypes on NCCL), each backend folding the
+ * 1/size into its own reduction.
  * What it does not do: fusion, naming, timeline (engine.c).
  */
 #ifndef HVD_COMM_H
@@ -41,7 +42,6 @@ struct comm_ops {
 	const char *broadcast_phase;
 	const char *allgather_phase;
 	int device_memory;           /* buffers are device pointers */
-	int native_average;          /* allreduce honours HVD_AVERAGE itself */
 	int (*reduces)(enum hvd_dtype t); /* dtype reduced natively */
 	/* NULL with err (the library's reason) when it cannot */
 	void *(*alloc)(void *ctx, size_t bytes, char *err, size_t errlen);
@@ -69,12 +69,6 @@ struct comm_ops {
 			  size_t recv_capacity_bytes, size_t *bytes_per_rank,
 			  const struct comm_wait *w);
 	int (*barrier)(void *ctx, const struct comm_wait *w);
-	/* The plan cache's agreement (runtime/engine/agree.c; optional, NULL = every
-	 * bucket is planned through rank 0): start an elementwise MIN over
-	 * the ranks of n int64 values in place (at most one in flight, never
-	 * beside a reduction), then poll it (*done = 1 when vals hold it). */
-	int (*agree_start)(void *ctx, int64_t *vals, int n, const struct comm_wait *w);
-	int (*agree_test)(void *ctx, int *done, const struct comm_wait *w);
 	/* GPU ordering: record readiness on the caller's stream at submit
 	 * time, make the backend's stream wait for it before the bucket. */
 	int (*record_ready)(void *ctx, void *stream, void **mark, char *err, size_t errlen);
@@ -101,6 +95,8 @@ int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *ke
 		  const char *ip, double deadline, char *err, size_t errlen);
 #ifdef HAVE_MPI
 int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen);
+/* w->err = "hvd: call: 'what': MPI's reason"; HVD_ERR_COMM. */
+int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc);
 #endif
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
 int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_settings *s,

@@ -2,6 +2,12 @@
  * (direct launch through PMIx, no mpirun), non-blocking collectives polled
  * against a deadline and the control plane's abort flag. MPI lacks f16 and
  * bf16 sums: the engine widens them to f32 first (reduces() says so).
+ * HVD_AVERAGE (f32) by point-to-point messages: rank r owns block r of
+ * the buffer; every rank sends each owner its block, the owner sums them
+ * in rank order, scaling by 1/size in the last addition (the average
+ * costs no pass of its own), and sends the result to every rank. Every
+ * element is summed once, by its owner, in rank order: every rank gets
+ * the same bits, whatever the count.
  * What it does not do: MPI_Abort (it kills the step without our message)
  * or MPI_Finalize after a failure (a dead peer would make it hang).
  */
@@ -13,14 +19,20 @@
 
 #include <mpi.h>
 
+#include "core/dtype.h"
 #include "transport/comm.h"
+
+#define AVG_TAG 4343
 
 struct mpi_ctx {
 	MPI_Comm comm;
-	int size;
+	int rank, size;
 	MPI_Request chunk;      /* the chunked bucket's reduction in flight */
 	unsigned chunk_polls;
-	MPI_Request agree;      /* the plan cache's agreement in flight */
+	int avg;                /* an average in flight: 1 summing, 2 gathering */
+	float *buf, *tmp;       /* its buffer; size blocks of the peers' values */
+	size_t count, tmp_cap;
+	MPI_Request *req;       /* 2 (size - 1) */
 };
 
 static const char *mpi_error_text(int rc, char *buf)
@@ -31,7 +43,7 @@ static const char *mpi_error_text(int rc, char *buf)
 	return buf;
 }
 
-static int mpi_fail(const struct comm_wait *w, const char *call, int rc)
+int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc)
 {
 	char text[MPI_MAX_ERROR_STRING];
 	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, mpi_error_text(rc, text));
@@ -46,7 +58,7 @@ static int poll_until_done(int (*test)(void *arg, int *done), void *arg,
 		int done = 0;
 		int rc = test(arg, &done);
 		if (rc != MPI_SUCCESS)
-			return mpi_fail(w, call, rc);
+			return comm_mpi_fail(w, call, rc);
 		if (done)
 			return 0;
 		if ((spins & 63) == 0) {
@@ -88,20 +100,110 @@ static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NU
 
 #define MPI_CHUNK ((size_t)1 << 30) /* elements or bytes per call: fits an int */
 
+/* Block b of count elements split in size parts: [*first, *first + *n). */
+static void block(size_t count, int size, int b, size_t *first, size_t *n)
+{
+	*first = count * (size_t)b / (size_t)size;
+	*n = count * (size_t)(b + 1) / (size_t)size - *first;
+}
+
+/* Every peer q: gather (avg 2) receives block q from q into the buffer
+ * and sends this rank's block; else receives this rank's block of q's
+ * values into tmp and sends q its block. */
+static int avg_post(struct mpi_ctx *ctx, int gather, const struct comm_wait *w)
+{
+	size_t mf, mn, f, n, stride = ctx->count / (size_t)ctx->size + 1;
+	block(ctx->count, ctx->size, ctx->rank, &mf, &mn);
+	int rc = MPI_SUCCESS;
+	for (int k = 0; k < 2 * (ctx->size - 1); k++)
+		ctx->req[k] = MPI_REQUEST_NULL; /* a failed post leaves none unset */
+	for (int q = 0, k = 0; q < ctx->size && rc == MPI_SUCCESS; q++) {
+		if (q == ctx->rank)
+			continue;
+		block(ctx->count, ctx->size, q, &f, &n);
+		float *in = gather ? ctx->buf + f : ctx->tmp + (size_t)q * stride;
+		rc = MPI_Irecv(in, (int)(gather ? n : mn), MPI_FLOAT, q, AVG_TAG, ctx->comm,
+			       &ctx->req[k++]);
+		if (rc == MPI_SUCCESS)
+			rc = MPI_Isend(ctx->buf + (gather ? mf : f), (int)(gather ? mn : n), MPI_FLOAT,
+				       q, AVG_TAG, ctx->comm, &ctx->req[k++]);
+	}
+	ctx->avg = 1 + gather;
+	return rc == MPI_SUCCESS ? 0 : comm_mpi_fail(w, "MPI_Isend", rc);
+}
+
+/* This rank's block: x0 + x1 + ... in rank order, the last addition
+ * scaled, accumulated in tmp's block 0 (or the buffer on rank 0). */
+static void avg_sum(struct mpi_ctx *ctx)
+{
+	size_t f, n, stride = ctx->count / (size_t)ctx->size + 1;
+	block(ctx->count, ctx->size, ctx->rank, &f, &n);
+	float *mine = ctx->buf + f, *acc = ctx->rank ? ctx->tmp : mine;
+	for (int q = 1; q < ctx->size; q++) {
+		int last = q == ctx->size - 1;
+		dtype_add_scale_f32(last ? mine : acc, acc, q == ctx->rank ? mine : ctx->tmp + q * stride,
+				    n, last ? 1.0f / (float)ctx->size : 1.0f);
+	}
+}
+
+static int avg_start(struct mpi_ctx *ctx, const struct comm_wait *w)
+{
+	size_t n = (size_t)ctx->size * (ctx->count / (size_t)ctx->size + 1);
+	if (n > ctx->tmp_cap) {
+		float *p = realloc(ctx->tmp, n * sizeof(float));
+		if (!p)
+			return HVD_ERR_NOMEM;
+		ctx->tmp = p;
+		ctx->tmp_cap = n;
+	}
+	return avg_post(ctx, 0, w);
+}
+
+/* One look at the average's messages: once the blocks are in, sum and
+ * send the result; *done once the results are in too. */
+static int avg_test(struct mpi_ctx *ctx, int *done, const struct comm_wait *w)
+{
+	int rc = MPI_Testall(2 * (ctx->size - 1), ctx->req, done, MPI_STATUSES_IGNORE);
+	if (rc != MPI_SUCCESS)
+		return comm_mpi_fail(w, "MPI_Testall", rc);
+	if (!*done || ctx->avg == 2) {
+		ctx->avg = *done ? 0 : ctx->avg;
+		return 0;
+	}
+	*done = 0;
+	avg_sum(ctx);
+	return avg_post(ctx, 1, w);
+}
+
+/* count at most MPI_CHUNK: one reduction, polled by mpi_allreduce_test. */
+static int start_piece(struct mpi_ctx *ctx, void *buf, size_t count, enum hvd_dtype t,
+		       enum hvd_op op, const struct comm_wait *w)
+{
+	ctx->chunk_polls = 0;
+	ctx->buf = buf;
+	ctx->count = count;
+	if (op == HVD_AVERAGE && ctx->size > 1)
+		return avg_start(ctx, w);
+	int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
+				&ctx->chunk);
+	return rc == MPI_SUCCESS ? 0 : comm_mpi_fail(w, "MPI_Iallreduce", rc);
+}
+
+static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w);
+
 static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
-	struct mpi_ctx *ctx = vctx;
-	MPI_Datatype type = mpi_type(t);
 	size_t esize = mpi_esize(t);
 	for (size_t done = 0; done < count;) {
 		size_t n = count - done < MPI_CHUNK ? count - done : MPI_CHUNK;
-		MPI_Request req;
-		int rc = MPI_Iallreduce(MPI_IN_PLACE, (char *)buf + done * esize, (int)n, type,
-					MPI_SUM, ctx->comm, &req);
-		if (rc != MPI_SUCCESS)
-			return mpi_fail(w, "MPI_Iallreduce", rc);
-		if ((rc = mpi_wait(&req, w, "MPI_Iallreduce")))
+		int rc = start_piece(vctx, (char *)buf + done * esize, n, t, op, w), fin = 0;
+		for (unsigned polls = 0; !rc && !fin; polls++) {
+			rc = mpi_allreduce_test(vctx, &fin, w);
+			if (!rc && !fin)
+				comm_poll_pause(polls);
+		}
+		if (rc)
 			return rc;
 		done += n;
 	}
@@ -111,13 +213,9 @@ static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 			       enum hvd_op op, const struct comm_wait *w)
 {
-	struct mpi_ctx *ctx = vctx;
-	ctx->chunk_polls = 0;
 	if (count > MPI_CHUNK)
 		return mpi_allreduce(vctx, buf, count, t, op, w); /* done when test asks */
-	int rc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)count, mpi_type(t), MPI_SUM, ctx->comm,
-				&ctx->chunk);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
+	return start_piece(vctx, buf, count, t, op, w);
 }
 
 /* One MPI_Test (it also progresses the reduction); the deadline and the
@@ -126,13 +224,15 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	*done = 0;
-	if (ctx->chunk == MPI_REQUEST_NULL) {
+	int rc = 0;
+	if (ctx->avg)
+		rc = avg_test(ctx, done, w);
+	else if (ctx->chunk == MPI_REQUEST_NULL)
 		*done = 1;
-		return 0;
-	}
-	int rc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
-	if (rc != MPI_SUCCESS)
-		return mpi_fail(w, "MPI_Iallreduce", rc);
+	else if ((rc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+		return comm_mpi_fail(w, "MPI_Iallreduce", rc);
+	if (rc)
+		return rc;
 	if (*done || (ctx->chunk_polls++ & 63))
 		return 0;
 	int st = comm_wait_check(w);
@@ -140,23 +240,6 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 		snprintf(w->err, w->errlen, "hvd: MPI_Iallreduce: '%s': did not complete "
 			 "before the deadline (HVD_TIMEOUT_S)", w->what);
 	return st;
-}
-
-/* The plan cache's vote: MIN over the ranks, on libnbc. */
-static int mpi_agree_start(void *vctx, int64_t *vals, int n, const struct comm_wait *w)
-{
-	struct mpi_ctx *ctx = vctx;
-	int rc = MPI_Iallreduce(MPI_IN_PLACE, vals, n, MPI_INT64_T, MPI_MIN, ctx->comm, &ctx->agree);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
-}
-
-/* One look; the caller polls against its deadline and abort flag. */
-static int mpi_agree_test(void *vctx, int *done, const struct comm_wait *w)
-{
-	struct mpi_ctx *ctx = vctx;
-	*done = 0;
-	int rc = MPI_Test(&ctx->agree, done, MPI_STATUS_IGNORE);
-	return rc == MPI_SUCCESS ? 0 : mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -167,7 +250,7 @@ static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const st
 		MPI_Request req;
 		int rc = MPI_Ibcast((char *)buf + done, (int)n, MPI_BYTE, root, ctx->comm, &req);
 		if (rc != MPI_SUCCESS)
-			return mpi_fail(w, "MPI_Ibcast", rc);
+			return comm_mpi_fail(w, "MPI_Ibcast", rc);
 		if ((rc = mpi_wait(&req, w, "MPI_Ibcast")))
 			return rc;
 		done += n;
@@ -186,7 +269,7 @@ static int mpi_gather_sizes(struct mpi_ctx *ctx, size_t send_bytes, size_t *byte
 	int rc = MPI_Iallgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1,
 				MPI_UNSIGNED_LONG_LONG, ctx->comm, &req);
 	if (rc != MPI_SUCCESS)
-		rc = mpi_fail(w, "MPI_Iallgather", rc);
+		rc = comm_mpi_fail(w, "MPI_Iallgather", rc);
 	else
 		rc = mpi_wait(&req, w, "MPI_Iallgather");
 	for (int r = 0; !rc && r < ctx->size; r++)
@@ -227,7 +310,7 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 	rc = MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE, recv,
 			     counts, displs, MPI_BYTE, ctx->comm, &req);
 	if (rc != MPI_SUCCESS)
-		rc = mpi_fail(w, "MPI_Iallgatherv", rc);
+		rc = comm_mpi_fail(w, "MPI_Iallgatherv", rc);
 	else
 		rc = mpi_wait(&req, w, "MPI_Iallgatherv");
 	free(counts);
@@ -241,7 +324,7 @@ static int mpi_barrier(void *vctx, const struct comm_wait *w)
 	MPI_Request req;
 	int rc = MPI_Ibarrier(ctx->comm, &req);
 	if (rc != MPI_SUCCESS)
-		return mpi_fail(w, "MPI_Ibarrier", rc);
+		return comm_mpi_fail(w, "MPI_Ibarrier", rc);
 	return mpi_wait(&req, w, "MPI_Ibarrier");
 }
 
@@ -252,6 +335,8 @@ static void mpi_finalize(void *vctx, int clean)
 		MPI_Comm_free(&ctx->comm);
 		MPI_Finalize();
 	}
+	free(ctx->tmp);
+	free(ctx->req);
 	free(ctx);
 }
 
@@ -280,8 +365,6 @@ static const struct comm_ops mpi_ops = {
 	.broadcast = mpi_broadcast,
 	.allgatherv = mpi_allgatherv,
 	.barrier = mpi_barrier,
-	.agree_start = mpi_agree_start,
-	.agree_test = mpi_agree_test,
 	.finalize = mpi_finalize,
 };
 
@@ -327,11 +410,15 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 		free(ctx);
 		return HVD_ERR_BOOTSTRAP;
 	}
+	if (!(ctx->req = calloc(2 * (size_t)size, sizeof(*ctx->req)))) {
+		free(ctx);
+		return HVD_ERR_NOMEM;
+	}
 	MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm);
 	MPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+	ctx->rank = rank;
 	ctx->size = size;
 	ctx->chunk = MPI_REQUEST_NULL;
-	ctx->agree = MPI_REQUEST_NULL;
 	c->ops = &mpi_ops;
 	c->ctx = ctx;
 	c->rank = rank;

@@ -407,7 +407,6 @@ static const struct comm_ops nccl_ops = {
 	.broadcast_phase = "NCCL_BCAST",
 	.allgather_phase = "NCCL_ALLGATHER",
 	.device_memory = 1,
-	.native_average = 1,
 	.reduces = nccl_reduces,
 	.alloc = nccl_alloc,
 	.release = nccl_release,

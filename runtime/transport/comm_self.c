@@ -80,7 +80,6 @@ static const struct comm_ops self_ops = {
 	.allreduce_phase = "SELF_ALLREDUCE",
 	.broadcast_phase = "SELF_BCAST",
 	.allgather_phase = "SELF_ALLGATHER",
-	.native_average = 1,
 	.reduces = self_reduces,
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,

@@ -12,16 +12,14 @@
  *               (left to right along the ring) and then copied, so every
  *               rank gets the same bits; with two ranks a + b == b + a,
  *               bit-identical to MPI and to one rank accumulating two.
+ *               HVD_AVERAGE (f32): the last addition into the chunk a
+ *               rank owns also scales it by 1/size.
  *   broadcast   pipelined along the ring from the root, 1 MiB segments
  *   allgatherv  sizes by a ring allgather, then the blocks
  *   barrier     a ring allgather of one byte per rank
- *   the plan cache's vote (agree_start/agree_test): a ring allgather of
- *               every rank's few int64s, folded by MIN as they pass,
- *               progressed without blocking so that the engine can tell
- *               rank 0 when a rank does not vote (agree.c)
  * Every wait is poll()ed in 100 ms slices against the deadline and the
- * control plane's abort flag (the vote's is agree.c's poll loop); a
- * neighbour that closes is named.
+ * control plane's abort flag; a neighbour that closes is named. The plan
+ * cache's votes may travel over the same links (vote/vote_ring.c).
  * What it does not do: f16/bf16 sums (the engine widens them to f32, as
  * for MPI), device memory, or exit.
  */
@@ -35,40 +33,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/dtype.h"
 #include "transport/comm.h"
 #include "transport/comm_tcp.h"
 
 #define TCP_SEGMENT_BYTES ((size_t)1 << 20)
 
-#define TCP_VOTE_MAX 64 /* int64 values in a vote */
-
-/* The vote in flight: ring step `step` of size - 1 sends out[] to the
- * right and receives in[] from the left (the vote of the rank step + 1
- * to the left), which is folded into vals and sent on at the next step. */
-struct tcp_vote {
-	int64_t *vals;
-	int n, step;
-	size_t sent, got;
-	int64_t out[TCP_VOTE_MAX], in[TCP_VOTE_MAX];
-};
-
 struct tcp_ctx {
 	struct tcp_links links;
 	int rank, size;
 	char *tmp; /* TCP_SEGMENT_BYTES: a received segment before it is added */
-	struct tcp_vote vote;
 };
-
-static int closed_error(const struct tcp_ctx *x, int peer, const char *call,
-			const struct comm_wait *w, int err_no)
-{
-	int left = peer == x->links.left;
-	snprintf(w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring connection (%s "
-		 "neighbour), during tcp %s '%s' (the process died or failed)", peer,
-		 left ? x->links.left_host : x->links.right_host,
-		 err_no ? strerror(err_no) : "connection closed", left ? "left" : "right", call, w->what);
-	return HVD_ERR_COMM;
-}
 
 static int wait_error(const char *call, int st, const struct comm_wait *w)
 {
@@ -76,30 +51,6 @@ static int wait_error(const char *call, int st, const struct comm_wait *w)
 		snprintf(w->err, w->errlen, "hvd: tcp %s: '%s': did not complete before the "
 			 "deadline (HVD_TIMEOUT_S)", call, w->what);
 	return st;
-}
-
-/* Moves what the sockets take now, without waiting: the rest of slen
- * bytes to the right (*sent so far) and of rlen from the left (*got). */
-static int ring_move(struct tcp_ctx *x, const void *send_buf, size_t slen, size_t *sent,
-		     void *recv_buf, size_t rlen, size_t *got, const char *call,
-		     const struct comm_wait *w)
-{
-	if (*sent < slen) {
-		ssize_t k = send(x->links.right_fd, (const char *)send_buf + *sent, slen - *sent,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (k > 0)
-			*sent += (size_t)k;
-		else if (k < 0 && errno != EAGAIN && errno != EINTR)
-			return closed_error(x, x->links.right, call, w, errno);
-	}
-	if (*got < rlen) {
-		ssize_t k = recv(x->links.left_fd, (char *)recv_buf + *got, rlen - *got, MSG_DONTWAIT);
-		if (k > 0)
-			*got += (size_t)k;
-		else if (k == 0 || (errno != EAGAIN && errno != EINTR))
-			return closed_error(x, x->links.left, call, w, k ? errno : 0);
-	}
-	return 0;
 }
 
 /* Sends slen bytes to the right while receiving rlen from the left. */
@@ -115,8 +66,8 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 		if (got < rlen)
 			p[n++] = (struct pollfd){ x->links.left_fd, POLLIN, 0 };
 		if (poll(p, (nfds_t)n, 100) < 0 && errno != EINTR)
-			return closed_error(x, x->links.left, call, w, errno);
-		int rc = ring_move(x, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
+			return tcp_links_closed(&x->links, x->links.left, call, w, errno);
+		int rc = tcp_links_move(&x->links, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
 		if (rc)
 			return rc;
 		int st = comm_wait_check(w);
@@ -165,7 +116,7 @@ static void chunk(size_t count, int size, int c, size_t *first, size_t *n)
 }
 
 static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_dtype t,
-			  const struct comm_wait *w)
+			  enum hvd_op op, const struct comm_wait *w)
 {
 	size_t es = esize_of(t), seg = TCP_SEGMENT_BYTES / es;
 	for (int s = 0; s < x->size - 1; s++) {
@@ -178,7 +129,11 @@ static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_d
 			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "allreduce", w);
 			if (rc)
 				return rc;
-			add_into(buf + (rf + o) * es, x->tmp, b, t);
+			if (op == HVD_AVERAGE && s == x->size - 2)
+				dtype_add_scale_f32((float *)buf + rf + o, (float *)buf + rf + o,
+						    (const float *)x->tmp, b, 1.0f / (float)x->size);
+			else
+				add_into(buf + (rf + o) * es, x->tmp, b, t);
 		}
 	}
 	return 0;
@@ -188,7 +143,6 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
 	struct tcp_ctx *x = ctx;
-	(void)op; /* sums only: native_average is 0 */
 	if (!tcp_reduces(t)) {
 		snprintf(w->err, w->errlen, "hvd: tcp allreduce: '%s': dtype %d not reduced here",
 			 w->what, (int)t);
@@ -196,7 +150,7 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 	}
 	if (x->size == 1)
 		return 0;
-	int rc = reduce_scatter(x, buf, count, t, w);
+	int rc = reduce_scatter(x, buf, count, t, op, w);
 	size_t es = esize_of(t);
 	for (int s = 0; !rc && s < x->size - 1; s++) {
 		size_t sf, sn, rf, rn;
@@ -295,40 +249,6 @@ static void tcp_finalize(void *ctx, int clean)
 	free(x);
 }
 
-static int tcp_agree_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
-{
-	struct tcp_ctx *x = ctx;
-	if (n < 1 || n > TCP_VOTE_MAX) {
-		snprintf(w->err, w->errlen, "hvd: tcp plan agreement: '%s': %d values (1 to %d)",
-			 w->what, n, TCP_VOTE_MAX);
-		return HVD_ERR_USAGE;
-	}
-	x->vote = (struct tcp_vote){ .vals = vals, .n = n };
-	memcpy(x->vote.out, vals, (size_t)n * sizeof(*vals));
-	return 0;
-}
-
-/* Moves what the sockets take now; never waits. */
-static int tcp_agree_test(void *ctx, int *done, const struct comm_wait *w)
-{
-	struct tcp_ctx *x = ctx;
-	struct tcp_vote *v = &x->vote;
-	size_t len = (size_t)v->n * sizeof(*v->vals);
-	*done = 0;
-	while (v->step < x->size - 1) {
-		int rc = ring_move(x, v->out, len, &v->sent, v->in, len, &v->got, "plan agreement", w);
-		if (rc || v->sent < len || v->got < len)
-			return rc;
-		for (int i = 0; i < v->n; i++)
-			v->vals[i] = v->in[i] < v->vals[i] ? v->in[i] : v->vals[i];
-		memcpy(v->out, v->in, len);
-		v->step++;
-		v->sent = v->got = 0;
-	}
-	*done = 1;
-	return 0;
-}
-
 static const struct comm_ops tcp_ops = {
 	.name = "tcp",
 	.allreduce_phase = "TCP_ALLREDUCE",
@@ -342,10 +262,13 @@ static const struct comm_ops tcp_ops = {
 	.broadcast = tcp_broadcast,
 	.allgatherv = tcp_allgatherv,
 	.barrier = tcp_barrier,
-	.agree_start = tcp_agree_start,
-	.agree_test = tcp_agree_test,
 	.finalize = tcp_finalize,
 };
+
+struct tcp_links *comm_tcp_links(const struct comm *c)
+{
+	return c->ops == &tcp_ops ? &((struct tcp_ctx *)c->ctx)->links : NULL;
+}
 
 int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *key,
 		  const char *ip, double deadline, char *err, size_t errlen)

@@ -1,6 +1,7 @@
-/* comm_tcp.h - internals of the TCP host backend (launch without PMIx):
- * comm_tcp_link.c makes the ring's two authenticated connections,
- * comm_tcp.c runs the collectives over them.
+/* comm_tcp.h - the TCP host backend's ring (launch without PMIx):
+ * comm_tcp_link.c makes the ring's two authenticated connections and
+ * moves bytes on them, comm_tcp.c runs the collectives over them, and
+ * the coordination plane's ring vote (vote/vote_ring.c) uses them too.
  * What it does not do: anything public (comm.h declares comm_tcp_open).
  */
 #ifndef HVD_COMM_TCP_H
@@ -10,6 +11,7 @@
 
 #include "core/auth.h"
 #include "bootstrap/bootstrap.h"
+#include "transport/comm.h"
 
 /* Where a rank accepts its left neighbour, published through the
  * bootstrap's exchange ("hvd.tcp"). */
@@ -35,5 +37,15 @@ struct tcp_links {
 int tcp_links_open(struct tcp_links *l, struct bootstrap *b, const struct auth_key *key,
 		   const char *ip, double deadline, char *err, size_t errlen);
 void tcp_links_close(struct tcp_links *l);
+/* Moves what the sockets take now, without waiting: the rest of slen
+ * bytes to the right (*sent so far) and of rlen from the left (*got).
+ * 0, or HVD_ERR_COMM naming the neighbour that closed (tcp_links_closed). */
+int tcp_links_move(const struct tcp_links *l, const void *send_buf, size_t slen, size_t *sent,
+		   void *recv_buf, size_t rlen, size_t *got, const char *call,
+		   const struct comm_wait *w);
+int tcp_links_closed(const struct tcp_links *l, int peer, const char *call,
+		     const struct comm_wait *w, int err_no);
+/* The TCP data backend's links; NULL for another backend. */
+struct tcp_links *comm_tcp_links(const struct comm *c);
 
 #endif

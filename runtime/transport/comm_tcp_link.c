@@ -8,7 +8,9 @@
  * fails is dropped with a log line and the acceptor waits for the next
  * one (one at a time, CTL_HANDSHAKE_S each: an impostor costs time, never
  * entry). The listener closes once the left neighbour is in.
- * What it does not do: move data (comm_tcp.c) or retry a broken link.
+ * tcp_links_move moves what the sockets take, without waiting, for the
+ * collectives (comm_tcp.c) and the ring vote (vote/vote_ring.c).
+ * What it does not do: collectives, or retry a broken link.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -197,4 +199,37 @@ void tcp_links_close(struct tcp_links *l)
 	if (l->left_fd >= 0)
 		close(l->left_fd);
 	l->right_fd = l->left_fd = -1;
+}
+
+int tcp_links_closed(const struct tcp_links *l, int peer, const char *call,
+		     const struct comm_wait *w, int err_no)
+{
+	int left = peer == l->left;
+	snprintf(w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring connection (%s "
+		 "neighbour), during tcp %s '%s' (the process died or failed)", peer,
+		 left ? l->left_host : l->right_host, err_no ? strerror(err_no) : "connection closed",
+		 left ? "left" : "right", call, w->what);
+	return HVD_ERR_COMM;
+}
+
+int tcp_links_move(const struct tcp_links *l, const void *send_buf, size_t slen, size_t *sent,
+		   void *recv_buf, size_t rlen, size_t *got, const char *call,
+		   const struct comm_wait *w)
+{
+	if (*sent < slen) {
+		ssize_t k = send(l->right_fd, (const char *)send_buf + *sent, slen - *sent,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k > 0)
+			*sent += (size_t)k;
+		else if (k < 0 && errno != EAGAIN && errno != EINTR)
+			return tcp_links_closed(l, l->right, call, w, errno);
+	}
+	if (*got < rlen) {
+		ssize_t k = recv(l->left_fd, (char *)recv_buf + *got, rlen - *got, MSG_DONTWAIT);
+		if (k > 0)
+			*got += (size_t)k;
+		else if (k == 0 || (errno != EAGAIN && errno != EINTR))
+			return tcp_links_closed(l, l->left, call, w, k ? errno : 0);
+	}
+	return 0;
 }

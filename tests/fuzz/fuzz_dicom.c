@@ -5,7 +5,9 @@
  *    one input in 8: the fork makes this path slow);
  *  - the bytes as a dicom_raw (sizes, bit layout, the DS strings, LUTs,
  *    pixels) straight into dicom_pixels_convert, in process, so coverage
- *    guides the fuzzer through our own checks and pipeline.
+ *    guides the fuzzer through our own checks and pipeline;
+ *  - the bytes through our own parsers of untrusted bytes, in process:
+ *    the bounded inflate (1 MiB here) and the code stream header reader.
  * GDCM is the system's library: it parses, the fuzz checks our side.
  * Seeds (written to an empty corpus directory): small DX files built here
  * (explicit VR little endian, MONOCHROME1/2, a window, rescale, signed).
@@ -16,6 +18,8 @@
 #include <string.h>
 
 #include "fuzz_files.h"
+#include "data/dicom/dicom_codestream.h"
+#include "data/dicom/dicom_inflate.h"
 #include "data/dicom/dicom_pixels.h"
 
 static volatile uint8_t sink;
@@ -112,8 +116,26 @@ static void through_pipeline(const uint8_t *data, size_t size)
 	dicom_raw_free(&raw);
 }
 
+static void through_parsers(const uint8_t *data, size_t size)
+{
+	struct codestream_size cs;
+	uint8_t *out = NULL;
+	size_t out_bytes = 0;
+	char why[512] = "";
+	if (dicom_codestream_size(data, size, &cs) == 1 && (!cs.width || !cs.height))
+		abort();
+	int rc = dicom_inflate(data, size, 1u << 20, &out, &out_bytes, why, sizeof(why));
+	if ((rc == 1) != (out != NULL) || (rc == -1 && (!why[0] || strchr(why, '\n'))))
+		abort();
+	if (rc == 1) {
+		sink += out[out_bytes - 1];   /* all of it readable (ASan) */
+		free(out);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	through_parsers(data, size);
 	/* a fork per file under ASan runs at ~7 a second: one input in 8 (by
 	 * size) takes that path, every input the in-process one */
 	if (dicom_recognise(data, size) && size % 8 == 0)

@@ -10,25 +10,29 @@ FUZZ_HEADERS := $(wildcard trainer/*/*.h trainer/data/*/*.h tests/fuzz/*.h)
 FUZZ_CSV := trainer/data/sets/csv.c trainer/data/sets/gzip_end.c
 FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/codec/image_decode.c trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c \
 	trainer/data/codec/image_encode.c trainer/data/dicom/dicom_pixels.c
+# DICOM's own parsers of untrusted bytes (deflate, code stream headers) and the budget, in
+# every build; fuzz_dicom.c calls the first two in process.
+FUZZ_DICOM_PURE := trainer/data/dicom/dicom_inflate.c trainer/data/dicom/dicom_codestream.c \
+	trainer/data/dicom/dicom_budget.c
 # DICOM's reader: the GDCM shim built by clang++ with ASan (UBSan's C++
 # runtime is not linked by the C link; GDCM itself is the system's, not
 # instrumented) and the reader process around it, or the refusing stub.
 ifeq ($(HAVE_GDCM),1)
-FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o trainer/data/dicom/dicom_reader.c
+FUZZ_DICOM_OBJ := $(B)/fuzz-obj/dicom_gdcm.o trainer/data/dicom/dicom_reader.c $(FUZZ_DICOM_PURE)
 FUZZ_DICOM_LIBS = $(GDCM_LIBS) -lstdc++
-$(B)/fuzz-obj/dicom_gdcm.o: trainer/data/dicom/dicom_gdcm.cc trainer/data/dicom/dicom_read.h trainer/data/dicom/dicom_gdcm.h
+$(B)/fuzz-obj/dicom_gdcm.o: trainer/data/dicom/dicom_gdcm.cc $(wildcard trainer/data/dicom/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC)++ -std=c++17 -O1 -g -fsanitize=fuzzer-no-link,address -Itrainer $(GDCM_CFLAGS) -c $< -o $@
 else
-FUZZ_DICOM_OBJ := trainer/data/dicom/dicom_none.c
+FUZZ_DICOM_OBJ := trainer/data/dicom/dicom_none.c $(FUZZ_DICOM_PURE)
 endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/sets/nih.c trainer/data/sets/generic.c \
-	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
+	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/split_key.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
 	trainer/data/pack/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/sets/patient.c trainer/data/sets/view.c \
 	trainer/base/siphash.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/pack/shard.c trainer/data/pack/shard_index.c \
-	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c
+	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c trainer/data/image/image_resize.c
 FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \

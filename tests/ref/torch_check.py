@@ -2,9 +2,11 @@
 """torch_check.py - test-reference script: a chexnet checkpoint loads into
 torchvision's densenet121(num_classes=14) with load_state_dict(strict=True)
 and gives the same probabilities as `chexnet predict` on the same image.
-The image is already at predict's stored side round(8/7 SIZE), so predict's
-resize leaves it as it is and both take its centre SIZE x SIZE (the view
-eval takes; this script crops on its own).
+The view is the checkpoint's own, read from its metadata as any PyTorch
+user can (setting.stored_size, setting.aspect, setting.normalise): the
+image is already square at the stored side, so predict's resize leaves it
+as it is and both take its centre SIZE x SIZE (this script crops on its
+own).
 
 usage: torch_check.py CHECKPOINT_DIR SIZE IMAGE.png PREDICT_OUTPUT.txt
 Exit 0 when every probability is within 1e-4, else 1 with the first
@@ -26,7 +28,7 @@ def load_safetensors(path):
     header = json.loads(blob[8:8 + n])
     data = blob[8 + n:]
     dtypes = {"F32": torch.float32, "I64": torch.int64}
-    state = {}
+    state = {"__metadata__": header.get("__metadata__", {})}
     for key, entry in header.items():
         if key == "__metadata__":
             continue
@@ -77,11 +79,15 @@ def read_png_gray(path):
 def main():
     ckpt, size, image, predicted = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     model = torchvision.models.densenet121(num_classes=14)
-    model.load_state_dict(load_safetensors(ckpt + "/model.safetensors"), strict=True)
+    state = load_safetensors(ckpt + "/model.safetensors")
+    meta = state.pop("__metadata__")
+    model.load_state_dict(state, strict=True)
     model.eval()
     gray = read_png_gray(image)
-    stored = (8 * size + 3) // 7
-    assert gray.shape == (stored, stored), "the test image must be round(8/7 SIZE) square"
+    stored = int(meta["setting.stored_size"])
+    assert meta["setting.aspect"] == "pad" and meta["setting.normalise"].startswith("x/255 gray")
+    assert int(meta["setting.size"]) == size
+    assert gray.shape == (stored, stored), f"the test image must be the stored side {stored}"
     off = (stored - size) // 2
     gray = gray[off:off + size, off:off + size]
     mean = torch.tensor([0.485, 0.456, 0.406]).reshape(3, 1, 1)

@@ -18,7 +18,8 @@
 # printed and the cluster starts again with task/affinity alone
 # (proctrack/linuxproc). DIR/plugins says what runs: its first line the
 # TaskPlugin, ProctrackType and cgroup version, later lines why cgroup
-# was refused. Tried on cgroup v1 only (the machine it was written on has
+# was refused. HVD_CLUSTER_CGROUP=2: task/affinity alone
+# (proctrack/linuxproc), no cpuset cgroup. Tried on cgroup v1 only (the machine it was written on has
 # v1, with an empty v2 hierarchy at /sys/fs/cgroup/unified); v2 not tried.
 set -u
 . "$(dirname "$0")/detach.sh"
@@ -137,7 +138,7 @@ fall_back() {
 
 up() {
 	[ "$(id -u)" = 0 ] || die "needs root"
-	case "${HVD_CLUSTER_CGROUP:-0}" in 0|1) ;; *) die "HVD_CLUSTER_CGROUP: '$HVD_CLUSTER_CGROUP': use 0 or 1" ;; esac
+	case "${HVD_CLUSTER_CGROUP:-0}" in 0|1|2) ;; *) die "HVD_CLUSTER_CGROUP: '$HVD_CLUSTER_CGROUP': use 0, 1 or 2" ;; esac
 	if [ -f "$dir/run/slurmctld.pid" ] && kill -0 "$(pid_of "$dir/run/slurmctld.pid")" 2>/dev/null; then
 		die "a cluster already runs in '$dir'"
 	fi
@@ -169,6 +170,10 @@ up() {
 		use_plugins cgroup
 		mv "$dir/plugins.new" "$dir/plugins"
 		start_daemons 15 || fall_back || die "task/affinity alone did not start either"
+	elif [ "${HVD_CLUSTER_CGROUP:-0}" = 2 ]; then
+		use_plugins affinity
+		mv "$dir/plugins.new" "$dir/plugins"
+		start_daemons 30 || die "the cluster did not start with task/affinity"
 	else
 		start_daemons 30 || die "the cluster did not start"
 	fi

@@ -105,11 +105,10 @@ topo c4140.xml 2 20 1 "0000:3b:00.0 0000:5e:00.0 nic:0000:5f:00.0" "0000:86:00.0
 # DGX-1-like: 2 x 20 cores x 2 threads, 8 GPUs (4 per socket).
 topo dgx1.xml 2 20 2 "0000:06:00.0 0000:07:00.0 0000:0a:00.0 0000:0b:00.0" \
 	"0000:85:00.0 0000:86:00.0 0000:89:00.0 0000:8a:00.0"
-# one socket, 8 cores, 4 GPUs.
-topo one-socket-4gpu.xml 1 8 1 "0000:1a:00.0 0000:1b:00.0 0000:3d:00.0 0000:3e:00.0"
 # CPU-only, 2 x 4 cores.
 topo cpu-only.xml 2 4 1 "" ""
-# GPUs hang directly under Machine (no package above them), 2 x 4 cores.
+# GPUs hang directly under a 2-package Machine (as on cloud VMs), 2 x 4 cores.
+# One-socket machines are real captures: tests/topo/real.
 UNDER_MACHINE=1 topo gpus-under-machine.xml 2 4 1 "0000:04:00.0" "0000:84:00.0"
 # This test machine: 2 packages x 1 PU (CPUs 0 and 1), 2 GPUs each.
 topo two-cpu-4gpu.xml 2 1 1 "0000:3b:00.0 0000:5e:00.0" "0000:86:00.0 0000:af:00.0"

@@ -9,7 +9,65 @@
 #include <unistd.h>
 
 #include "cmd/checkpoint_defaults.h"
+#include "data/codec/image_decode.h"
+#include "data/pack/shard_index_read.h"
+#include "model/input_norm.h"
 #include "train/checkpoint_settings.h"
+
+/* A pack given to eval that cannot give exactly the recorded view. */
+static void note_pack(const struct cli_options *o)
+{
+	struct shard_index ix;
+	char err[512];
+
+	if (!o->data || !shard_dir_is_pack(o->data) || shard_index_read(o->data, &ix, err, sizeof(err)))
+		return;   /* a folder replays the view; a bad pack is refused where it is read */
+	if (o->stored_size && ix.size != o->stored_size)
+		fprintf(stderr, "chexnet: %s: note: the pack '%s' stores %d px images, the checkpoint "
+			"saw %ld px ones: each is area-resized to %ld (not exactly the training view: "
+			"give the image folder, or a pack made with --size %ld)\n", o->command, o->data,
+			ix.size, o->stored_size, o->stored_size, o->stored_size);
+	if ((int)ix.aspect != o->aspect)
+		fprintf(stderr, "chexnet: %s: note: the pack '%s' %s non-square images, the checkpoint "
+			"saw them %s: give the image folder for the training view\n", o->command,
+			o->data, ix.aspect == IMAGE_ASPECT_PAD ? "pads" : "squashes",
+			o->aspect == IMAGE_ASPECT_PAD ? "padded" : "squashed");
+	shard_index_free(&ix);
+}
+
+/* The recorded view (stored size, aspect, normalisation) into o, or
+ * the rule of older chexnet with a note; 0 or 1 (refused). */
+static int view_defaults(struct cli_options *o, const struct run_settings *s, long trained)
+{
+	const char *aspect = run_settings_get(s, "aspect"), *stored = run_settings_get(s, "stored_size");
+	const char *norm = run_settings_get(s, "normalise");
+	enum image_aspect a;
+
+	if (!aspect || !stored) {
+		fprintf(stderr, "chexnet: %s: note: the checkpoint '%s' records no image view (written "
+			"before views were): images are area-resized to 8/7 of %ld px (a pack: its own "
+			"size), squashed when not square, and centre-cropped, as before\n", o->command,
+			o->checkpoint, o->size);
+		o->aspect = IMAGE_ASPECT_SQUASH;
+		return 0;
+	}
+	if (image_aspect_parse(aspect, &a) || (norm && strcmp(norm, INPUT_NORM_RULE) != 0)) {
+		fprintf(stderr, "chexnet: %s: the checkpoint '%s' records the view aspect '%s', "
+			"normalise '%s': this build knows aspect pad|squash, normalise '%s'\n", o->command,
+			o->checkpoint, aspect, norm ? norm : "(none)", INPUT_NORM_RULE);
+		return 1;
+	}
+	o->aspect = a;
+	const char *pixels = run_settings_get(s, "pixels");
+	int from_files = !o->data || !shard_dir_is_pack(o->data);
+	if (from_files && pixels && strcmp(pixels, "synthetic") && strcmp(pixels, IMAGE_PIXEL_RULE))
+		fprintf(stderr, "chexnet: %s: note: the checkpoint '%s' saw images made 8-bit by '%s'; "
+			"this build decodes files by '%s' (DATA.md)\n", o->command, o->checkpoint,
+			pixels, IMAGE_PIXEL_RULE);
+	if (o->size == trained)   /* another --size: that size's own stored side */
+		o->stored_size = strtol(stored, NULL, 10);
+	return 0;
+}
 
 /* --checkpoint RUN (a run folder, no model.safetensors of its own):
  * RUN/best, said in a line; without best/, a line naming RUN/last. 0 or 2. */
@@ -70,13 +128,14 @@ int checkpoint_defaults(struct cli_options *o)
 	}
 	o->model = model;
 	const char *size = run_settings_get(&s, "size");
-	if (!size)
-		return 0;
-	long trained = strtol(size, NULL, 10);
+	long trained = size ? strtol(size, NULL, 10) : o->size;
 	if (!o->size_given)
 		o->size = trained;
 	else if (o->size != trained)
 		fprintf(stderr, "chexnet: %s: --size %ld: the checkpoint '%s' was trained at %ld px\n",
 			o->command, o->size, o->checkpoint, trained);
+	if (view_defaults(o, &s, trained))
+		return 1;
+	note_pack(o);
 	return 0;
 }

@@ -1,6 +1,14 @@
 /* cmd/checkpoint_defaults.h - `chexnet eval | predict | locate` take the
- * model and the image size from the checkpoint they are given: its
- * "model" metadata and its recorded settings (train/checkpoint_settings.h).
+ * model, the image size and the view training had from the checkpoint
+ * they are given: its "model" metadata and its recorded settings
+ * (train/checkpoint_settings.h). The view is the stored size images were
+ * area-resized to before the crop, the aspect rule (pad | squash) and
+ * the normalisation: a folder's images are replayed through exactly it;
+ * a pack at another size or aspect is used with a note. A checkpoint
+ * recording no view (older) keeps the older rule (8/7 of the size, a
+ * pack's own size, squashed) with a one-line note; one whose images
+ * became 8 bits by another rule than this build decodes files by gets a
+ * note when files are read (a pack keeps its own rule).
  * A --model that contradicts the checkpoint is an error naming both; a
  * different --size is allowed with a note (a checkpoint written before
  * settings were recorded keeps the --size default, a file without "model"
@@ -14,7 +22,7 @@
 #include "cmd/options.h"
 
 /* o->checkpoint's model and size into o (unless given on the command
- * line). 0 (also when there is no checkpoint file: loading it reports
+ * line), its view into o->stored_size and o->aspect. 0 (also when there is no checkpoint file: loading it reports
  * that), 1 (the checkpoint is unreadable) or 2 (a contradiction), the
  * line printed. */
 int checkpoint_defaults(struct cli_options *o);

@@ -4,8 +4,9 @@
  * numbered from LOCATE_FIRST_IMAGE (never in a `chexnet synth` set of
  * fewer images, so never trained on) are drawn by the generator of
  * `chexnet synth --seed S` with their own labels plus the finding, at
- * 2S pixels, then prepared as `make demo` evaluates them: area-resized to
- * image_stored_side(S) (the pack) and centre-cropped to S (the loader).
+ * 2S pixels, then prepared as training saw images: area-resized to the
+ * checkpoint's stored side (older checkpoints: image_stored_side(S), the
+ * pack of `make demo`) and centre-cropped to S (the loader).
  * The finding's mask goes through the same resize and crop geometry.
  * Prints the share of images whose CAM maximum is a region cell
  * (eval/cam_score.h), the chance of a random cell, their ratio, and
@@ -43,7 +44,9 @@ static int prepare(const struct cli_options *o, int c, long k, int side, uint8_t
 {
 	size_t i = LOCATE_FIRST_IMAGE + (size_t)k;
 	uint16_t labels = data_synth_labels(o->seed, i, LOCATE_FLOOR) | (uint16_t)(1u << c);
-	int drawn = 2 * side, stored = image_stored_side(side);
+	/* the checkpoint's stored side (cmd/checkpoint_defaults.h), else 8/7 */
+	int stored = o->stored_size >= side ? (int)o->stored_size : image_stored_side(side);
+	int drawn = 2 * side > stored ? 2 * side : stored;
 	uint8_t *big = malloc((size_t)drawn * drawn), *mid = malloc((size_t)stored * stored);
 	if (!big || !mid) {
 		free(big);

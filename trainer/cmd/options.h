@@ -26,6 +26,8 @@ struct cli_options {
 	enum precision precision;   /* resolved when precision_auto (--precision auto) */
 	int precision_auto;
 	long batch, size, threads;
+	long stored_size;           /* eval/predict/locate: the checkpoint's view (0: the source's) */
+	int aspect;                 /* enum image_aspect, likewise (0: pad) */
 	uint64_t seed;
 	long steps, epochs;         /* steps 0 = whole epochs */
 	const char *out;            /* checkpoint directory (train) */

@@ -1,5 +1,6 @@
 /* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
- * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]`
+ * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]
+ * [--max-pixels N]`
  * and `chexnet pack --data DIR --preview N PREVIEW_DIR` (data/pack/preview.c): options, progress line (images/s,
  * ETA) on stderr, summary on stdout. What it does not do: packing itself
  * (data/pack/pack.c).
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/args.h"
+#include "data/dicom/dicom_budget.h"
 #include "data/pack/pack.h"
 #include "data/pack/shard.h"
 #include "data/sets/view.h"
@@ -33,16 +35,25 @@ static void print_progress(void *ctx, size_t done, size_t total, double seconds)
 		fputc('\n', stderr);
 }
 
+/* The aspect rule, said whenever it changed an image. */
+static void note_padded(size_t padded, const char *what)
+{
+	if (padded)
+		printf("chexnet: note: %zu images %s were not square: padded to a square with black "
+		       "bars (centred, never cropped or stretched)\n", padded, what);
+}
+
 static int run_preview(const struct pack_config *cfg, size_t n, const char *dir)
 {
 	char err[2048];
-	size_t written = 0;
-	if (data_pack_preview(cfg, n, dir, &written, err, sizeof(err)) != 0) {
+	size_t written = 0, padded = 0;
+	if (data_pack_preview(cfg, n, dir, &written, &padded, err, sizeof(err)) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	printf("chexnet: wrote %zu preview images of '%s' at %dx%d to '%s'\n", written, cfg->data_dir,
 	       cfg->size, cfg->size, dir);
+	note_padded(padded, "written");
 	return 0;
 }
 
@@ -50,6 +61,7 @@ static int pack_usage(const char *why)
 {
 	fprintf(stderr, "chexnet: pack: %s\nusage: chexnet pack --data DIR --out DIR [--size 256] "
 		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...] [--skip-unreadable]\n"
+		"       [--max-pixels 67108864]\n"
 		"       chexnet pack --data DIR --preview N PREVIEW_DIR [--size 256] [--views ...]\n", why);
 	return 2;
 }
@@ -94,6 +106,11 @@ int cmd_pack(int argc, char **argv)
 			cfg.threads = (int)v;
 		else if (strcmp(opt, "--views") == 0 && data_views_parse(val, &cfg.views, err, sizeof(err)) == 0)
 			;
+		else if (strcmp(opt, "--max-pixels") == 0) {
+			if (data_arg_long(opt, val, (long)DICOM_MAX_PIXELS_LOWEST, (long)DICOM_MAX_PIXELS_HIGHEST, &v,
+					  err, sizeof(err)) != 0 || dicom_budget_set((uint64_t)v, err, sizeof(err)) != 0)
+				return fprintf(stderr, "%s\n", err), 2;
+		}
 		else if (strcmp(opt, "--val-fraction") == 0 &&
 			 data_arg_double(opt, val, 0, 0.99, &cfg.val_fraction, err, sizeof(err)) == 0)
 			;
@@ -120,9 +137,14 @@ int cmd_pack(int argc, char **argv)
 	       "(%d kept from a previous run) in '%s': %.1f s, %.0f images/s\n", total, res.records[0],
 	       res.records[1], res.records[2], cfg.size, cfg.size, res.shards, res.kept, cfg.out_dir,
 	       res.seconds, res.seconds > 0 ? (double)total / res.seconds : 0);
+	note_padded(res.padded, "decoded");
 	if (res.other_modality)
 		printf("chexnet: note: %zu DICOM images are not CR, DX or DR (e.g. '%s'): packed as grayscale "
 		       "images, the model was made for chest X-rays\n", res.other_modality, res.other_example);
+	if (dicom_reader_peak_kib() > 0)
+		printf("chexnet: DICOM readers: peak RSS %.1f MiB (the largest of them); memory limit %ld MiB "
+		       "+ 2 x the file's size each\n", dicom_reader_peak_kib() / 1024.0,
+		       dicom_reader_limit_mib(0, err, sizeof(err)));
 	if (res.skipped)
 		printf("chexnet: skipped %zu unreadable images: their errors are in '%s/skipped.txt'\n",
 		       res.skipped, cfg.out_dir);

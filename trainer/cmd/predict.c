@@ -1,5 +1,6 @@
 /* cmd/predict.c - `chexnet predict CHECKPOINT IMAGE...`: each image's
- * centre view through the checkpoint's model, 14 probabilities a line
+ * centre view through the checkpoint's model (the view training had:
+ * cmd/checkpoint_defaults.h), 14 probabilities a line
  * (with the checkpoint's thresholds when it has them: cmd/predict_output.h),
  * and with --cam the class activation maps (cmd/predict_cam.h). SIGTERM
  * or SIGUSR1 stops between images with CHEXNET_EXIT_PREEMPTED.
@@ -22,16 +23,18 @@
 #include "cmd/predict_output.h"
 #include "train/stop_signal.h"
 
-/* One image through the model in eval mode; prints the path and 14
- * probabilities; the CAM pictures when pc is set. */
-static int predict_one(struct session *s, struct batch *b, const char *path,
-		       const struct thresholds *t, int json, struct predict_cam *pc)
+/* One image through the model in eval mode, in the checkpoint's view d
+ * (stored size, aspect); prints the path and 14 probabilities; the CAM
+ * pictures when pc is set. */
+static int predict_one(struct session *s, struct batch *b, const struct data_config *d,
+		       const char *path, const struct thresholds *t, int json, struct predict_cam *pc)
 {
 	struct trainer_error err = { "" };
 	char msg[1024];
 	float logits[CHEXNET_CLASSES];
+	int stored = d->stored_size ? (int)d->stored_size : image_stored_side(b->size);
 
-	if (image_load_view(path, b->size, b->pixels, msg, sizeof(msg))) {
+	if (image_load_view(path, b->size, stored, d->aspect, b->pixels, msg, sizeof(msg))) {
 		fprintf(stderr, "%s\n", msg);
 		return -1;
 	}
@@ -92,6 +95,7 @@ int run_predict(const struct cli_options *given)
 	struct batch b = { .count = 1, .capacity = 1, .size = (int)o->size };
 	b.pixels = malloc((size_t)o->size * o->size);
 	int json = o->progress == PROGRESS_JSON;
+	struct data_config view = data_config_of(o);
 	predict_print_header(stdout, json);
 	for (int i = 0; i < o->input_count && b.pixels && rc != CHEXNET_EXIT_PREEMPTED; i++) {
 		if (stop_signal_received()) {
@@ -99,7 +103,7 @@ int run_predict(const struct cli_options *given)
 				stop_signal_received() == SIGTERM ? "SIGTERM" : "SIGUSR1", i,
 				o->input_count, CHEXNET_EXIT_PREEMPTED);
 			rc = CHEXNET_EXIT_PREEMPTED;
-		} else if (predict_one(&s, &b, o->inputs[i], have_thr == 0 ? &thr : NULL, json,
+		} else if (predict_one(&s, &b, &view, o->inputs[i], have_thr == 0 ? &thr : NULL, json,
 				       o->cam ? &pc : NULL)) {
 			rc = 1;
 		}

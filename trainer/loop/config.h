@@ -14,6 +14,7 @@
 
 #include "backend/backend.h"
 #include "backend/choice.h"
+#include "data/image/image_resize.h"
 #include "train/optim.h"
 #include "train/progress.h"
 #include "train/schedule.h"
@@ -34,6 +35,8 @@ struct data_config {
 	long synthetic_images;      /* the synthetic training split's size */
 	long loader_threads;        /* 0: the loader's default */
 	long batch, size;           /* images per batch, side of the view given */
+	long stored_size;           /* side before the crop; 0: a pack's own, a folder's 8/7 size */
+	enum image_aspect aspect;   /* a folder's non-square images: pad (default) | squash */
 	uint64_t seed;              /* the order and the augmentation */
 };
 

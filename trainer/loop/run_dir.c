@@ -18,6 +18,7 @@
 #include "data/pack/shard_index_read.h"
 #include "loop/run_dir.h"
 #include "loop/run_files.h"
+#include "model/input_norm.h"
 #include "train/checkpoint_replace.h"
 #include "train/checkpoint_settings.h"
 #include "train/dist.h"
@@ -26,12 +27,15 @@
 
 #define HOST_CHARS 64
 
-/* Stored side, fingerprint and pixel rule of the data: a pack's index
- * size and `pixels` line (an older pack has none: PNGs' high byte), or
- * the side images are resized to before the crop and this build's rule. */
+/* Stored side, fingerprint, pixel and aspect rules of the data: a pack's
+ * index size, `pixels` line (an older pack has none: PNGs' high byte) and
+ * `aspect` line (none: squashed), or the side images are resized to
+ * before the crop and this build's rules. */
 static int data_settings(const struct train_config *c, char *stored, size_t stored_len,
-			 char *print, size_t print_len, char *pixels, size_t pixels_len)
+			 char *print, size_t print_len, char *pixels, size_t pixels_len,
+			 enum image_aspect *aspect)
 {
+	*aspect = IMAGE_ASPECT_PAD;
 	char err[512];
 	struct shard_index ix;
 
@@ -57,6 +61,7 @@ static int data_settings(const struct train_config *c, char *stored, size_t stor
 		return -1;
 	}
 	snprintf(stored, stored_len, "%d", ix.size);
+	*aspect = ix.aspect;
 	snprintf(pixels, pixels_len, "%s", ix.pixels[0] ? ix.pixels : "png16=high-byte (a pack older than its pixels line)");
 	shard_index_free(&ix);
 	return 0;
@@ -94,8 +99,10 @@ static int what_settings(const struct train_config *c, const struct session *s,
 			 struct run_settings *r)
 {
 	char stored[32], print[64], crop[96], pixels[160];
+	enum image_aspect aspect;
 
-	if (data_settings(c, stored, sizeof(stored), print, sizeof(print), pixels, sizeof(pixels)))
+	if (data_settings(c, stored, sizeof(stored), print, sizeof(print), pixels, sizeof(pixels),
+			  &aspect))
 		return -1;
 	snprintf(crop, sizeof(crop), "train: random %ld of %s, flipped; eval: centre", c->session.size,
 		 stored);
@@ -107,7 +114,9 @@ static int what_settings(const struct train_config *c, const struct session *s,
 	rc = set_long(r, "size", c->session.size, rc);
 	rc = set_text(r, "stored_size", stored, rc);
 	rc = set_text(r, "pixels", pixels, rc);
+	rc = set_text(r, "aspect", image_aspect_name(aspect), rc);
 	rc = set_text(r, "crop", crop, rc);
+	rc = set_text(r, "normalise", INPUT_NORM_RULE, rc);
 	rc = set_text(r, "data", c->data.dir ? c->data.dir : "synthetic", rc);
 	rc = set_text(r, "data_fingerprint", print, rc);
 	return set_text(r, "init", c->init ? c->init : "", rc);

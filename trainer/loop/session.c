@@ -171,6 +171,8 @@ int source_open(struct source *src, const struct data_config *d, enum data_split
 	cfg.start_epoch = split == DATA_TRAIN ? l->start_epoch : 0;
 	cfg.start_step = split == DATA_TRAIN ? l->start_step : 0;
 	cfg.size = (int)d->size;
+	cfg.stored_size = (int)d->stored_size;
+	cfg.aspect = d->aspect;
 	cfg.crop = split == DATA_TRAIN ? DATA_CROP_RANDOM : DATA_CROP_CENTER;
 	cfg.flip = split == DATA_TRAIN;
 	cfg.seed = d->seed;

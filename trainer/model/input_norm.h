@@ -12,6 +12,9 @@
 
 #include "base/batch.h"
 
+/* The rule in words, recorded with every checkpoint (setting "normalise"). */
+#define INPUT_NORM_RULE "x/255 gray as RGB, ImageNet mean 0.485,0.456,0.406 std 0.229,0.224,0.225"
+
 extern const float input_norm_mean[3];  /* 0.485, 0.456, 0.406 */
 extern const float input_norm_std[3];   /* 0.229, 0.224, 0.225 */
 

@@ -1,7 +1,8 @@
 /* train/run_settings.h - the effective settings of a training run as
  * named text values (model, backend, precision, size, batch, ranks,
  * accumulation, global batch, optimizer, learning rate, loss, seed, data
- * and its fingerprint, ...), in one fixed order, each known key with its
+ * and its fingerprint, ...; the view: size, stored_size, pixels, aspect,
+ * crop, normalise), in one fixed order, each known key with its
  * kind: MEANING (a change alters what the run computes: refused on
  * --resume unless allowed) or FREE (may change between sessions: recorded
  * as changed), and the flag that sets it. Numbers are kept as the

@@ -297,8 +297,8 @@ int image_decode_file(const char *path, int min_side, struct image *out,
 	return rc;
 }
 
-int image_load_square(const char *path, int side, uint8_t *out,
-		      char *err, size_t err_bytes)
+int image_load_square(const char *path, int side, enum image_aspect aspect, uint8_t *out,
+		      int *padded, char *err, size_t err_bytes)
 {
 	struct image img;
 	if (side <= 0 || side > IMAGE_MAX_SIDE) {
@@ -307,26 +307,27 @@ int image_load_square(const char *path, int side, uint8_t *out,
 	}
 	if (image_decode_file(path, side, &img, err, err_bytes) != 0)
 		return -1;
-	image_resize_area(img.pixels, img.width, img.height, out, side, side);
+	image_resize_square(img.pixels, img.width, img.height, aspect, out, side);
+	if (padded)
+		*padded = aspect == IMAGE_ASPECT_PAD && img.width != img.height;
 	image_free(&img);
 	return 0;
 }
 
-int image_load_view(const char *path, int side, uint8_t *out,
-		    char *err, size_t err_bytes)
+int image_load_view(const char *path, int side, int stored, enum image_aspect aspect,
+		    uint8_t *out, char *err, size_t err_bytes)
 {
-	if (side <= 0 || side > 7 * IMAGE_MAX_SIDE / 8) { /* its stored side fits */
-		snprintf(err, err_bytes, "chexnet: image size '%d': out of range 1..%d", side,
-			 7 * IMAGE_MAX_SIDE / 8);
+	if (side <= 0 || stored < side || stored > IMAGE_MAX_SIDE) {
+		snprintf(err, err_bytes, "chexnet: image size '%d' of stored '%d': out of range "
+			 "1 <= size <= stored <= %d", side, stored, IMAGE_MAX_SIDE);
 		return -1;
 	}
-	int stored = image_stored_side(side);
 	uint8_t *whole = malloc((size_t)stored * stored);
 	if (!whole) {
 		snprintf(err, err_bytes, "chexnet: image '%s': out of memory", path);
 		return -1;
 	}
-	int rc = image_load_square(path, stored, whole, err, err_bytes);
+	int rc = image_load_square(path, stored, aspect, whole, NULL, err, err_bytes);
 	if (rc == 0)
 		image_crop_centre(whole, stored, side, 0, out);
 	free(whole);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "data/image/image.h"
+#include "data/image/image_resize.h"
 
 /* How pixels became 8 bits, recorded in a pack's index.txt (`pixels`). */
 #define IMAGE_PIXEL_RULE "png16=sbit,else-p0.5-99.5;" \
@@ -37,14 +38,17 @@ int image_decode_memory(const void *data, size_t bytes, const char *name,
 			int min_side, struct image *out, char *err, size_t err_bytes);
 
 /* Decodes path and area-resizes it to side x side into out (side*side
- * bytes): what the packer and a folder's loader store. */
-int image_load_square(const char *path, int side, uint8_t *out,
-		      char *err, size_t err_bytes);
+ * bytes), a non-square image padded or squashed by aspect
+ * (image_resize.h): what the packer and a folder's loader store.
+ * *padded (when not NULL) says whether padding was added. */
+int image_load_square(const char *path, int side, enum image_aspect aspect, uint8_t *out,
+		      int *padded, char *err, size_t err_bytes);
 
-/* Decodes path, area-resizes it to image_stored_side(side) and takes the
- * centre side x side into out: the view evaluation takes of an image in
- * a folder, which `chexnet predict IMAGE` feeds the model. */
-int image_load_view(const char *path, int side, uint8_t *out,
-		    char *err, size_t err_bytes);
+/* Decodes path, makes it stored x stored as image_load_square does and
+ * takes the centre side x side into out: the view evaluation takes of an
+ * image in a folder, which `chexnet predict IMAGE` feeds the model (a
+ * checkpoint's recorded stored size and aspect, cmd/checkpoint_defaults.h). */
+int image_load_view(const char *path, int side, int stored, enum image_aspect aspect,
+		    uint8_t *out, char *err, size_t err_bytes);
 
 #endif

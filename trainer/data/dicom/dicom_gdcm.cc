@@ -6,9 +6,17 @@
  * dicom_reader.c starts per file (GDCM's assert()s abort on malformed
  * input; the reader's stderr, where GDCM's codecs print, goes to
  * /dev/null) and hands its result back in a memfd (dicom_gdcm.h).
+ * Before the library builds the image, the file's own tags are checked
+ * (the library normalises them): the decoded size against the budget
+ * (dicom_budget.h), Bits Stored 1..Bits Allocated with High Bit = Bits
+ * Stored - 1, native pixel data at least one frame long; a deflated file
+ * is inflated within the budget first (dicom_inflate.c) and a compressed
+ * fragment's own size checked before decoding (dicom_codestream.c). An
+ * allocation that fails ends the reader with DICOM_READER_EXIT_NOMEM.
  * What it does not do: start processes (dicom_reader.c), or interpret
  * pixels or attributes (dicom_pixels.c).
  */
+#include <gdcmAttribute.h>
 #include <gdcmImage.h>
 #include <gdcmImageReader.h>
 #include <gdcmSequenceOfItems.h>
@@ -20,17 +28,49 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <sstream>
+#include <istream>
+#include <new>
 #include <string>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "data/dicom/dicom_budget.h"
+#include "data/dicom/dicom_codestream.h"
 #include "data/dicom/dicom_gdcm.h"
+#include "data/dicom/dicom_inflate.h"
 #include "data/dicom/dicom_read.h"
 
 namespace {
+
+[[noreturn]] void out_of_memory()
+{
+	_exit(DICOM_READER_EXIT_NOMEM);
+}
+
+/* The file's bytes as a stream, without a copy (the library seeks). */
+class memory_buffer : public std::streambuf {
+public:
+	memory_buffer(const void *data, size_t bytes)
+	{
+		char *b = const_cast<char *>(static_cast<const char *>(data));
+		setg(b, b, b + bytes);
+	}
+protected:
+	pos_type seekoff(off_type off, std::ios_base::seekdir dir, std::ios_base::openmode) override
+	{
+		char *base = dir == std::ios_base::beg ? eback() : dir == std::ios_base::cur ? gptr() : egptr();
+		if (off < eback() - base || off > egptr() - base)
+			return pos_type(off_type(-1));
+		setg(eback(), base + off, egptr());
+		return pos_type(gptr() - eback());
+	}
+	pos_type seekpos(pos_type pos, std::ios_base::openmode which) override
+	{
+		return seekoff(off_type(pos), std::ios_base::beg, which);
+	}
+};
 
 /* GDCM's ImageReader, split: parse the data set first (our checks run on
  * it), then build the image. Number of Frames is added as 1 when absent:
@@ -122,10 +162,8 @@ int get_lut(const gdcm::DataSet *item, int pixel_signed, dicom_lut *lut, char *w
 		return -1;
 	}
 	lut->data = static_cast<uint16_t *>(malloc((size_t)lut->entries * 2));
-	if (!lut->data) {
-		snprintf(why, why_bytes, "out of memory");
-		return -1;
-	}
+	if (!lut->data)
+		out_of_memory();
 	memcpy(lut->data, data->GetPointer(), (size_t)lut->entries * 2);
 	lut->present = 1;
 	return 0;
@@ -186,6 +224,74 @@ int native_pixels_cut(const void *data, size_t bytes, uint32_t vl, bool big_endi
 	return 0;
 }
 
+/* A US attribute of the data set as the file has it; -1 when absent. */
+template <uint16_t G, uint16_t E> long declared(const gdcm::DataSet &ds)
+{
+	if (!ds.FindDataElement(gdcm::Tag(G, E)) || ds.GetDataElement(gdcm::Tag(G, E)).IsEmpty())
+		return -1;
+	gdcm::Attribute<G, E> a;
+	a.SetFromDataSet(ds);
+	return (long)a.GetValue();
+}
+
+/* The image the file's own tags declare, judged before the library
+ * builds (and normalises) it: the budget, the bits, short native pixel
+ * data. Number of Frames > 1 is refused later, undecoded. */
+int check_declared(const gdcm::File &file, const dicom_limits *limits, char *why, size_t why_bytes)
+{
+	const gdcm::DataSet &ds = file.GetDataSet();
+	long rows = declared<0x0028, 0x0010>(ds), cols = declared<0x0028, 0x0011>(ds);
+	long spp = declared<0x0028, 0x0002>(ds), ba = declared<0x0028, 0x0100>(ds);
+	long bs = declared<0x0028, 0x0101>(ds), hb = declared<0x0028, 0x0102>(ds);
+	if (rows < 0 || cols < 0 || ba < 0)
+		return 0;   /* the library cannot build an image: dicom_pixels.c says so */
+	spp = spp < 1 ? 1 : spp;
+	uint64_t pixels = (uint64_t)rows * (uint64_t)cols;
+	uint64_t frame_bytes = (pixels * (uint64_t)spp * (uint64_t)ba + 7) / 8;
+	if (pixels > limits->max_pixels || frame_bytes > limits->max_bytes)
+		return snprintf(why, why_bytes, "declared image of %ld x %ld (Columns x Rows), %ld sample(s) at "
+				"%ld bits: %llu pixels, %llu MiB decoded, above the limit of %llu pixels and "
+				"%llu MiB (--max-pixels): refused before decoding", cols, rows, spp, ba,
+				(unsigned long long)pixels, (unsigned long long)(frame_bytes >> 20),
+				(unsigned long long)limits->max_pixels,
+				(unsigned long long)(limits->max_bytes >> 20)), -1;
+	if (bs >= 0 && (bs < 1 || bs > ba || (hb >= 0 && hb != bs - 1)))
+		return snprintf(why, why_bytes, "Bits Stored '%ld' / High Bit '%ld' in the file: not 1..%ld "
+				"with High Bit = Bits Stored - 1", bs, hb, ba), -1;
+	const gdcm::Tag pixel_data(0x7fe0, 0x0010);
+	const gdcm::ByteValue *bv = ds.FindDataElement(pixel_data) ?
+		ds.GetDataElement(pixel_data).GetByteValue() : NULL;
+	if (!file.GetHeader().GetDataSetTransferSyntax().IsEncapsulated() && bv &&
+	    bv->GetLength() < frame_bytes)
+		return snprintf(why, why_bytes, "pixel data of %u bytes, short of the %llu bytes of %ld x %ld at "
+				"%ld bits", (unsigned)bv->GetLength(), (unsigned long long)frame_bytes, cols,
+				rows, ba), -1;
+	return 0;
+}
+
+/* A compressed first fragment whose own header declares a larger image
+ * than the data set: refused before its decoder allocates for it. */
+int check_codestream(const gdcm::DataSet &ds, const dicom_raw *out, char *why, size_t why_bytes)
+{
+	const gdcm::DataElement &pd = ds.GetDataElement(gdcm::Tag(0x7fe0, 0x0010));
+	const gdcm::SequenceOfFragments *sf = pd.GetSequenceOfFragments();
+	if (!sf || sf->GetNumberOfFragments() < 1)
+		return 0;
+	const gdcm::ByteValue *bv = sf->GetFragment(0).GetByteValue();
+	codestream_size cs;
+	int rc = bv && bv->GetPointer() ? dicom_codestream_size(reinterpret_cast<const uint8_t *>(bv->GetPointer()),
+								bv->GetLength(), &cs) : 0;
+	if (rc < 0)
+		return snprintf(why, why_bytes, "%s code stream declares an empty image", cs.kind), -1;
+	if (rc == 1 && (cs.width > out->width || cs.height > out->height || cs.components > out->samples ||
+			cs.bits > out->bits_allocated))
+		return snprintf(why, why_bytes, "%s code stream of %u x %u, %u component(s) at %u bits: larger "
+				"than the declared %u x %u, %u sample(s) at %u bits: refused before decoding",
+				cs.kind, cs.width, cs.height, cs.components, cs.bits, out->width, out->height,
+				out->samples, out->bits_allocated), -1;
+	return 0;
+}
+
 int read_image(gdcm::ImageReader &reader, const void *data, size_t bytes, uint32_t max_side,
 	       dicom_raw *out, char *why, size_t why_bytes)
 {
@@ -226,12 +332,19 @@ int read_image(gdcm::ImageReader &reader, const void *data, size_t bytes, uint32
 			 out->width, out->height, out->bits_allocated);
 		return -1;
 	}
-	out->pixels = malloc(len);
-	if (!out->pixels) {
-		snprintf(why, why_bytes, "out of memory (%zu bytes)", len);
+	if (ts.IsEncapsulated() && check_codestream(ds, out, why, why_bytes) != 0)
 		return -1;
-	}
+	out->pixels = malloc(len);
+	if (!out->pixels)
+		out_of_memory();
 	if (!img.GetBuffer(static_cast<char *>(out->pixels))) {
+		/* a codec written in C reports a failed allocation as a failed
+		 * decode: when the declared size cannot be had now, memory was
+		 * the cause */
+		void *probe = malloc(len);
+		if (!probe)
+			out_of_memory();
+		free(probe);
 		snprintf(why, why_bytes, "pixel data cannot be decoded (transfer syntax %s): "
 			 "truncated or corrupt", out->transfer_syntax);
 		return -1;
@@ -257,30 +370,45 @@ extern "C" void dicom_raw_free(struct dicom_raw *raw)
 
 namespace {
 
-int read_in_process(const void *data, size_t bytes, uint32_t max_side, dicom_raw *out,
+int read_in_process(const void *data, size_t bytes, const dicom_limits *limits, dicom_raw *out,
 		    char *why, size_t why_bytes)
 {
 	memset(out, 0, sizeof(*out));
 	gdcm::Trace::SetDebug(false);
 	gdcm::Trace::SetWarning(false);
 	gdcm::Trace::SetError(false);
+	uint8_t *inflated = NULL;
+	size_t inflated_bytes = 0;
+	int deflated = dicom_inflate(static_cast<const uint8_t *>(data), bytes,
+				     limits->max_bytes + DICOM_INFLATE_SLACK, &inflated, &inflated_bytes, why,
+				     why_bytes);
+	if (deflated == -2)
+		out_of_memory();
+	if (deflated < 0)
+		return -1;
+	if (deflated == 1)   /* freed at the reader's exit */
+		data = inflated, bytes = inflated_bytes;
 	try {
-		std::istringstream in(std::string(static_cast<const char *>(data), bytes));
+		memory_buffer buffer(data, bytes);
+		std::istream in(&buffer);
 		split_reader reader;
 		reader.SetStream(in);
 		if (!reader.read_data_set() || reader.GetFile().GetDataSet().IsEmpty()) {
 			snprintf(why, why_bytes, "not a DICOM data set GDCM can parse (truncated or corrupt)");
 			return -1;
 		}
-		if (read_attributes(reader.GetFile(), out, why, why_bytes) != 0)
+		if (read_attributes(reader.GetFile(), out, why, why_bytes) != 0 ||
+		    (out->has_pixel_data && check_declared(reader.GetFile(), limits, why, why_bytes) != 0))
 			goto fail;
 		/* no pixel data, or no image GDCM can build: dicom_pixels.c says
 		 * why from the attributes */
 		if (!out->has_pixel_data || !(out->image_parsed = reader.read_image()))
 			return 0;
-		if (read_image(reader, data, bytes, max_side, out, why, why_bytes) != 0)
+		if (read_image(reader, data, bytes, limits->max_side, out, why, why_bytes) != 0)
 			goto fail;
 		return 0;
+	} catch (const std::bad_alloc &) {
+		out_of_memory();
 	} catch (const std::exception &e) {
 		snprintf(why, why_bytes, "GDCM: %s", e.what());
 	} catch (...) {
@@ -309,15 +437,16 @@ size_t payload_bytes(const dicom_raw *raw)
 
 } // namespace
 
-extern "C" void dicom_gdcm_read_to(const void *data, size_t bytes, uint32_t max_side, int fd)
+extern "C" void dicom_gdcm_read_to(const void *data, size_t bytes, const dicom_limits *limits, int fd)
 {
 	shared_result res;
+	std::set_new_handler(out_of_memory);
 	int null = open("/dev/null", O_WRONLY);   /* the codecs print to stderr */
 	if (null >= 0)
 		dup2(null, 2);
 	alarm(DICOM_READ_SECONDS);
 	memset(&res, 0, sizeof(res));
-	res.rc = read_in_process(data, bytes, max_side, &res.raw, res.why, sizeof(res.why));
+	res.rc = read_in_process(data, bytes, limits, &res.raw, res.why, sizeof(res.why));
 	size_t total = sizeof(res) + (res.rc == 0 ? payload_bytes(&res.raw) : 0);
 	if (ftruncate(fd, (off_t)total) != 0)
 		_exit(3);

@@ -19,10 +19,14 @@ extern "C" {
 /* A reader still busy after this long is killed (SIGALRM). */
 #define DICOM_READ_SECONDS 60
 
-/* In the reader process: GDCM reads bytes, fd (a memfd) is sized to the
- * result and receives it, stderr goes to /dev/null. Never returns (_exit:
- * 0 once the result is written, non-zero when it could not be). */
-void dicom_gdcm_read_to(const void *data, size_t bytes, uint32_t max_side, int fd)
+/* The reader's exit code when an allocation failed (its memory limit). */
+#define DICOM_READER_EXIT_NOMEM 86
+
+/* In the reader process: GDCM reads bytes within limits, fd (a memfd) is
+ * sized to the result and receives it, stderr goes to /dev/null. Never
+ * returns (_exit: 0 once the result is written, DICOM_READER_EXIT_NOMEM
+ * when memory ran out, another non-zero code when it could not write). */
+void dicom_gdcm_read_to(const void *data, size_t bytes, const struct dicom_limits *limits, int fd)
 	__attribute__((noreturn));
 
 /* In the caller: the result (map of map_bytes) as malloc'd copies; one

@@ -22,10 +22,15 @@ void dicom_raw_free(struct dicom_raw *raw)
 	memset(raw, 0, sizeof(*raw));
 }
 
-int dicom_read_memory(const void *data, size_t bytes, uint32_t max_side,
+long dicom_reader_peak_kib(void)
+{
+	return 0;
+}
+
+int dicom_read_memory(const void *data, size_t bytes, const struct dicom_limits *limits,
 		      struct dicom_raw *out, char *why, size_t why_bytes)
 {
-	(void)data, (void)bytes, (void)max_side;
+	(void)data, (void)bytes, (void)limits;
 	memset(out, 0, sizeof(*out));
 	snprintf(why, why_bytes, "this build has no DICOM support (feature WITH_GDCM: "
 		 "install libgdcm-dev and rebuild)");

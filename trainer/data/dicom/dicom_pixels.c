@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/dicom/dicom_budget.h"
 #include "data/dicom/dicom_pixels.h"
 #include "data/image/image_resize.h"
 #include "data/image/image_window.h"
@@ -248,7 +249,8 @@ int dicom_decode_memory(const void *data, size_t bytes, const char *name, struct
 	struct dicom_raw raw;
 	char why[512];
 	memset(out, 0, sizeof(*out));
-	if (dicom_read_memory(data, bytes, IMAGE_MAX_SIDE, &raw, why, sizeof(why)) != 0) {
+	struct dicom_limits limits = dicom_budget(IMAGE_MAX_SIDE);
+	if (dicom_read_memory(data, bytes, &limits, &raw, why, sizeof(why)) != 0) {
 		one_line(why);   /* a library's message */
 		snprintf(err, err_bytes, "chexnet: image '%s': DICOM: %s", name, why);
 		return -1;
@@ -323,7 +325,8 @@ int dicom_info_file(const char *path, int *is_dicom, struct dicom_info *info, ch
 		snprintf(err, err_bytes, "chexnet: image '%s': DICOM: unreadable or larger than 256 MiB", path);
 		return -1;
 	}
-	int rc = dicom_read_memory(all, n, 0, &raw, why, sizeof(why));
+	struct dicom_limits limits = dicom_budget(0);
+	int rc = dicom_read_memory(all, n, &limits, &raw, why, sizeof(why));
 	free(all);
 	if (rc != 0) {
 		snprintf(err, err_bytes, "chexnet: image '%s': DICOM: %s", path, why);

@@ -9,7 +9,9 @@
  * Refused, one line naming the file and the reason: not a data set,
  * DICOMDIR (with a hint), no pixel data (SR and other non-image objects),
  * segmentations, multi-frame, colour, a transfer syntax the library
- * cannot decode, truncated pixel data, unreadable LUT/window attributes.
+ * cannot decode, truncated pixel data, unreadable LUT/window attributes;
+ * the reader (dicom_read.h) refuses, before decoding, images above the
+ * decoded-size budget (dicom_budget.h) and wrong bits on the file's tags.
  * What this is not: parsing DICOM (dicom_read.h) or resizing.
  */
 #ifndef HVD_TRAINER_DICOM_PIXELS_H

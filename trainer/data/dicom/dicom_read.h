@@ -47,11 +47,25 @@ struct dicom_raw {
 	size_t pixel_bytes;
 };
 
-/* Parses bytes. max_side: larger images are refused before their pixels
- * are decoded. Returns 0, or -1 with a reason (no file name, no newline)
- * in why. */
-int dicom_read_memory(const void *data, size_t bytes, uint32_t max_side,
+/* What a read may cost (dicom_budget.c). An image whose declared size
+ * (the file's own Rows, Columns, Samples per Pixel, Bits Allocated) is
+ * above max_pixels or max_bytes is refused before any decompression;
+ * a deflated data set may inflate to at most max_bytes + DICOM_INFLATE_SLACK;
+ * a JPEG/JPEG-LS/JPEG 2000 code stream larger than the declared image is
+ * refused before it is decoded. Larger than max_side: attributes only. */
+struct dicom_limits {
+	uint32_t max_side;
+	uint64_t max_pixels, max_bytes;
+};
+
+/* Parses bytes within limits. Returns 0, or -1 with a reason (no file
+ * name, no newline) in why. */
+int dicom_read_memory(const void *data, size_t bytes, const struct dicom_limits *limits,
 		      struct dicom_raw *out, char *why, size_t why_bytes);
+
+/* The largest peak RSS in KiB of the reader processes this process has
+ * used so far (0: none). */
+long dicom_reader_peak_kib(void);
 
 /* 1 when this build can decode DICOM. */
 int dicom_read_available(void);

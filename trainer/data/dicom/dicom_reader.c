@@ -10,7 +10,12 @@
  * file, the watcher forks the reader (dicom_gdcm_read_to) and writes the
  * reader's wait status to the pipe. An abort, a crash or a hang (killed
  * after DICOM_READ_SECONDS) becomes a refusal, and reads from several
- * threads run at once. The server exits when the caller's process closes
+ * threads run at once. Each reader runs under RLIMIT_DATA: its own data
+ * at its start plus dicom_reader_limit_mib (not RLIMIT_AS: a sanitizer
+ * reserves terabytes of shadow address space; that reservation is in
+ * the data at the start too); its allocation-failure exit code
+ * (DICOM_READER_EXIT_NOMEM) is reported as exceeding that limit, and the
+ * watcher sends the reader's peak RSS with its status. The server exits when the caller's process closes
  * the socket (at its exit); if it is gone, the next read starts another.
  * What it does not do: parse (dicom_gdcm.cc) or judge (dicom_pixels.c).
  */
@@ -24,11 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "data/dicom/dicom_budget.h"
 #include "data/dicom/dicom_gdcm.h"
 
 #define READER_ENV "HVD_DICOM_READER"
@@ -38,8 +45,32 @@ extern char **environ;
 
 struct request {
 	uint64_t bytes;
-	uint32_t max_side;
+	struct dicom_limits limits;
+	uint64_t limit_mib;         /* the reader's memory limit above its start */
 };
+
+/* What the watcher writes to the pipe. */
+struct answer {
+	int status;                 /* the reader's wait status */
+	long peak_kib;              /* its peak RSS */
+};
+
+/* In the reader: RLIMIT_DATA = its data now (VmData) + mib. */
+static void limit_data(uint64_t mib)
+{
+	char line[256];
+	unsigned long long kib = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmData: %llu kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	struct rlimit rl = { (rlim_t)(kib << 10) + ((rlim_t)mib << 20), 0 };
+	rl.rlim_max = rl.rlim_cur;
+	if (!kib || setrlimit(RLIMIT_DATA, &rl) != 0)
+		_exit(5);
+}
 
 /* ---- the server: a fresh process with one thread ---- */
 
@@ -47,19 +78,22 @@ struct request {
 static void watch_one(const struct request *rq, const int fds[3])
 {
 	static const char empty;
-	int status;
+	struct answer a = { 0, 0 };
+	struct rusage ru;
 	signal(SIGCHLD, SIG_DFL);   /* the server's SIG_IGN would hide the child */
 	pid_t pid = fork();
 	if (pid == 0) {
 		const void *data = rq->bytes ? mmap(NULL, rq->bytes, PROT_READ, MAP_PRIVATE, fds[0], 0) : &empty;
 		if (data == MAP_FAILED)
 			_exit(4);
-		dicom_gdcm_read_to(data, rq->bytes, rq->max_side, fds[1]);
+		limit_data(rq->limit_mib);
+		dicom_gdcm_read_to(data, rq->bytes, &rq->limits, fds[1]);
 	}
-	while (pid > 0 && waitpid(pid, &status, 0) < 0)
+	while (pid > 0 && wait4(pid, &a.status, 0, &ru) < 0)
 		if (errno != EINTR)
 			_exit(1);
-	if (pid > 0 && write(fds[2], &status, sizeof(status)) != (ssize_t)sizeof(status))
+	a.peak_kib = ru.ru_maxrss;
+	if (pid > 0 && write(fds[2], &a, sizeof(a)) != (ssize_t)sizeof(a))
 		_exit(1);
 	_exit(0);   /* no answer (fork failed): the caller reads end of file */
 }
@@ -225,11 +259,34 @@ static int write_all(int fd, const void *data, size_t bytes)
 	return 0;
 }
 
-/* The reader's wait status, as a reason; 0 when it exited normally. */
-static int reader_status(int status, char *why, size_t why_bytes)
+static long peak_kib;   /* the largest reader's peak RSS so far */
+
+long dicom_reader_peak_kib(void)
+{
+	return __atomic_load_n(&peak_kib, __ATOMIC_RELAXED);
+}
+
+static void note_peak(long kib)
+{
+	long seen = dicom_reader_peak_kib();
+	while (kib > seen && !__atomic_compare_exchange_n(&peak_kib, &seen, kib, 0, __ATOMIC_RELAXED,
+							  __ATOMIC_RELAXED))
+		;
+}
+
+/* The reader's wait status, as a reason; 0 when it exited normally.
+ * SIGKILL is no verdict on the file: the kernel's OOM killer or an
+ * operator sent it. */
+static int reader_status(int status, uint64_t limit_mib, char *why, size_t why_bytes)
 {
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
 		return snprintf(why, why_bytes, "GDCM took more than %d s on it", DICOM_READ_SECONDS), -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == DICOM_READER_EXIT_NOMEM)
+		return snprintf(why, why_bytes, "exceeds the reader's memory limit (%llu MiB)",
+				(unsigned long long)limit_mib), -1;
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+		return snprintf(why, why_bytes, "the reader was killed (signal 9: the system's OOM killer "
+				"or an operator), not a verdict on the file"), -1;
 	if (WIFSIGNALED(status))
 		return snprintf(why, why_bytes, "GDCM failed on it (signal %d): malformed", WTERMSIG(status)), -1;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
@@ -250,12 +307,17 @@ static int take_result(int fd, struct dicom_raw *out, char *why, size_t why_byte
 	return rc;
 }
 
-int dicom_read_memory(const void *data, size_t bytes, uint32_t max_side,
+int dicom_read_memory(const void *data, size_t bytes, const struct dicom_limits *limits,
 		      struct dicom_raw *out, char *why, size_t why_bytes)
 {
-	struct request rq = { bytes, max_side };
-	int fds[3] = { -1, -1, -1 }, reply = -1, status, rc = -1, pipefd[2];
+	struct request rq = { bytes, *limits, 0 };
+	struct answer a;
+	int fds[3] = { -1, -1, -1 }, reply = -1, rc = -1, pipefd[2];
 	memset(out, 0, sizeof(*out));
+	long mib = dicom_reader_limit_mib(bytes, why, why_bytes);
+	if (mib < 0)
+		return -1;
+	rq.limit_mib = (uint64_t)mib;
 	if ((fds[0] = memfd_create("hvd-dicom-file", MFD_CLOEXEC)) < 0 || write_all(fds[0], data, bytes) != 0 ||
 	    (fds[1] = memfd_create("hvd-dicom", MFD_CLOEXEC)) < 0 || pipe2(pipefd, O_CLOEXEC) != 0)
 		snprintf(why, why_bytes, "cannot hand the file to the DICOM reader: %s", strerror(errno));
@@ -266,11 +328,11 @@ int dicom_read_memory(const void *data, size_t bytes, uint32_t max_side,
 			close(fds[2]);
 			fds[2] = -1;
 			ssize_t n;
-			while ((n = read(reply, &status, sizeof(status))) < 0 && errno == EINTR)
+			while ((n = read(reply, &a, sizeof(a))) < 0 && errno == EINTR)
 				;
-			if (n != (ssize_t)sizeof(status))
+			if (n != (ssize_t)sizeof(a))
 				snprintf(why, why_bytes, "the DICOM reader ended without an answer");
-			else if (reader_status(status, why, why_bytes) == 0)
+			else if (note_peak(a.peak_kib), reader_status(a.status, rq.limit_mib, why, why_bytes) == 0)
 				rc = take_result(fds[1], out, why, why_bytes);
 		}
 	}

@@ -218,9 +218,11 @@ static int plan_start(struct data_loader *dl, char *err, size_t err_bytes)
 	const char *why = NULL;
 	if (data_plan_init(&dl->plan, dl->src.count, c->world_size, c->batch, c->accumulation,
 			   c->split == DATA_TRAIN, &why) != 0) {
-		snprintf(err, err_bytes, "chexnet: loader: '%s' %s split (%zu records): %s", c->dir,
+		snprintf(err, err_bytes, "chexnet: loader: '%s' %s split (%zu records): %s%s", c->dir,
 			 c->split == DATA_TRAIN ? "train" : c->split == DATA_VAL ? "val" : "test",
-			 dl->src.count, why);
+			 dl->src.count, why, c->split == DATA_VAL && !dl->src.count ? " (val holds the "
+			 "patients whose keyed hash is below the val fraction: with few patients it can "
+			 "be empty; raise --val-fraction when packing, or give a val list)" : "");
 		return -1;
 	}
 	/* compared before multiplying: a huge start step must not wrap around */
@@ -259,13 +261,13 @@ struct data_loader *data_loader_open(const struct data_loader_config *cfg,
 		dl->cfg.threads = data_loader_default_threads();
 	if (!dl->cfg.prefetch)
 		dl->cfg.prefetch = dl->cfg.threads * 2 > 2 ? dl->cfg.threads * 2 : 2;
-	if (!dl->cfg.stored_size) /* a folder: the view image_load_view takes */
+	if (!dl->cfg.stored_size && !shard_dir_is_pack(cfg->dir)) /* image_load_view's default */
 		dl->cfg.stored_size = image_stored_side(dl->cfg.size);
 	if (dl->cfg.val_fraction < 0)
 		dl->cfg.val_fraction = 0.1;
 	pthread_mutex_init(&dl->mu, NULL);
 	pthread_cond_init(&dl->cv, NULL);
-	if (data_source_open(&dl->src, cfg->dir, cfg->split, dl->cfg.stored_size,
+	if (data_source_open(&dl->src, cfg->dir, cfg->split, dl->cfg.stored_size, dl->cfg.aspect,
 			     dl->cfg.val_fraction, err, err_bytes) != 0 ||
 	    plan_start(dl, err, err_bytes) != 0)
 		goto fail;

@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "base/batch.h"
+#include "data/image/image_resize.h"
 
 enum data_split { DATA_TRAIN = 0, DATA_VAL = 1, DATA_TEST = 2 };
 
@@ -65,9 +66,12 @@ struct data_loader_config {
 	uint64_t seed;
 	int threads;            /* workers; 0 = data_loader_default_threads() */
 	int prefetch;           /* batches prepared ahead; 0 = max(2, 2 * threads) */
-	/* direct mode only (a pack fixes these in its index) */
-	int stored_size;        /* folder: side images are resized to first;
-				 * 0 = image_stored_side(size), 256 for 224 */
+	/* the view (a checkpoint's, cmd/checkpoint_defaults.h) */
+	int stored_size;        /* side images are resized to before the crop;
+				 * 0 = a pack's own, a folder's image_stored_side(size),
+				 * 256 for 224; a pack at another side is resized to it */
+	enum image_aspect aspect;  /* folder: non-square images padded (default) or squashed */
+	/* direct mode only (a pack fixes it in its index) */
 	double val_fraction;    /* share of train_val patients for val; < 0 = 0.1 */
 	/* pixel buffers (P4): a GPU backend passes a pinned-memory allocator
 	 * (e.g. cudaMallocHost/cudaFreeHost); NULL = malloc/free */

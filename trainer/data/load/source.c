@@ -10,15 +10,16 @@
 #include "data/load/source.h"
 #include "data/codec/image_decode.h"
 
-int data_source_open(struct data_source *src, const char *dir, int split,
-		     int stored_size, double val_fraction, char *err, size_t err_bytes)
+int data_source_open(struct data_source *src, const char *dir, int split, int stored_size,
+		     enum image_aspect aspect, double val_fraction, char *err, size_t err_bytes)
 {
 	memset(src, 0, sizeof(*src));
 	if (shard_dir_is_pack(dir)) {
 		if (shard_set_open(&src->shards, dir, split, err, err_bytes) != 0)
 			return -1;
 		src->packed = 1;
-		src->size = src->shards.size;
+		src->pack_size = src->shards.size;
+		src->size = stored_size ? stored_size : src->shards.size;
 		src->count = src->shards.count;
 		return 0;
 	}
@@ -33,6 +34,7 @@ int data_source_open(struct data_source *src, const char *dir, int split,
 		return -1;
 	}
 	src->size = stored_size;
+	src->aspect = aspect;
 	src->list = &src->set->split[split];
 	src->count = src->list->count;
 	return 0;
@@ -51,7 +53,11 @@ int data_source_read(const struct data_source *src, size_t i, uint8_t *pixels,
 		struct shard_record_info info;
 		if (shard_set_read(&src->shards, i, scratch, &info, err, err_bytes) != 0)
 			return -1;
-		memcpy(pixels, (uint8_t *)scratch + SHARD_RECORD_HEADER_BYTES, (size_t)src->size * src->size);
+		const uint8_t *rec = (uint8_t *)scratch + SHARD_RECORD_HEADER_BYTES;
+		if (src->pack_size == src->size)
+			memcpy(pixels, rec, (size_t)src->size * src->size);
+		else
+			image_resize_area(rec, src->pack_size, src->pack_size, pixels, src->size, src->size);
 		*labels = info.labels;
 		*patient = info.patient;
 		return 0;
@@ -59,7 +65,7 @@ int data_source_read(const struct data_source *src, size_t i, uint8_t *pixels,
 	const struct data_entry *e = &src->list->items[i];
 	char *path = scratch;
 	if (data_set_image_path(src->set, e, path, 4096, err, err_bytes) != 0 ||
-	    image_load_square(path, src->size, pixels, err, err_bytes) != 0)
+	    image_load_square(path, src->size, src->aspect, pixels, NULL, err, err_bytes) != 0)
 		return -1;
 	*labels = e->labels;
 	*patient = e->patient;

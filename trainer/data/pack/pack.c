@@ -30,7 +30,7 @@ struct pack_job {
 	const struct data_set *set;
 	const struct data_entry *entries;  /* this shard's */
 	struct shard_writer *w;
-	atomic_size_t next, done;
+	atomic_size_t next, done, padded;
 	atomic_int failed, finished, skipped;
 	FILE *skip_log;             /* skip_unreadable: OUT/skipped.txt.tmp */
 	pthread_mutex_t mu;
@@ -89,8 +89,9 @@ static void *pack_worker(void *arg)
 		if (i >= job->w->h.count)
 			break;
 		const struct data_entry *e = &job->entries[i];
+		int padded = 0;
 		if (data_set_image_path(job->set, e, path, sizeof(path), err, sizeof(err)) != 0 ||
-		    image_load_square(path, size, pixels, err, sizeof(err)) != 0) {
+		    image_load_square(path, size, IMAGE_ASPECT_PAD, pixels, &padded, err, sizeof(err)) != 0) {
 			if (!job->cfg->skip_unreadable) {
 				job_fail(job, err);
 				break;
@@ -109,6 +110,8 @@ static void *pack_worker(void *arg)
 			break;
 		}
 		atomic_fetch_add(&job->done, 1);
+		if (padded)
+			atomic_fetch_add(&job->padded, 1);
 	}
 	free(rec);
 	free(pixels);
@@ -122,7 +125,8 @@ static void *pack_worker(void *arg)
 /* Decodes and writes one shard with cfg->threads workers. */
 static int pack_shard(const struct pack_config *cfg, const struct data_set *set,
 		      const struct data_entry *entries, struct shard_writer *w, FILE *skip_log,
-		      size_t done_before, size_t total, double t0, char *err, size_t err_bytes)
+		      size_t done_before, size_t total, double t0, size_t *padded, char *err,
+		      size_t err_bytes)
 {
 	int threads = cfg->threads > 0 ? cfg->threads : data_allowed_cpus();
 	pthread_t tid[256];
@@ -165,12 +169,14 @@ static int pack_shard(const struct pack_config *cfg, const struct data_set *set,
 		shard_writer_abort(w);
 		return 1;
 	}
+	*padded += atomic_load(&job.padded);
 	return shard_writer_finish(w, err, err_bytes);
 }
 
 static uint32_t plan_crc(const struct data_entry *e, uint32_t count, int size)
 {
 	uint32_t crc = crc32c(0, &size, sizeof(size));
+	crc = crc32c(crc, "aspect pad", 10);  /* shards of squashing packs are not kept */
 	for (uint32_t i = 0; i < count; i++) {
 		crc = crc32c(crc, e[i].name, strlen(e[i].name) + 1);
 		crc = crc32c(crc, &e[i].patient, sizeof(e[i].patient));
@@ -240,7 +246,7 @@ static int write_shards(const struct pack_config *cfg, struct data_set *set,
 			int rc = shard_writer_open(&w, cfg->out_dir, h, err, err_bytes);
 			if (rc == 0)
 				rc = pack_shard(cfg, set, &set->split[h->split].items[h->first_record], &w,
-						skip_log, done, total, t0, err, err_bytes);
+						skip_log, done, total, t0, &res->padded, err, err_bytes);
 			if (rc < 0)
 				return -1;
 			skipped |= rc;
@@ -348,7 +354,7 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 	int log_rc = finish_skip_log(cfg, skip_log, res->skipped, err, err_bytes);
 	skip_log = NULL;
 	if (log_rc != 0 || shard_index_write(cfg->out_dir, cfg->size, plan, count, counts,
-					     set->dicom_images ? set->patient_key : NULL, err, err_bytes) != 0)
+					     set->patient_key, err, err_bytes) != 0)
 		goto out;
 	size_t total = set->split[0].count + set->split[1].count + set->split[2].count;
 	for (int s = 0; s < 3; s++)

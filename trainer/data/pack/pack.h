@@ -1,5 +1,6 @@
 /* data/pack/pack.h - packs a data set (data/sets/set.h) into shards (data/pack/shard.h):
- * parallel decode + area resize to size x size, fixed-size records,
+ * parallel decode + area resize to size x size (a non-square image padded
+ * to a square first: image_resize.h), fixed-size records,
  * train/val/test in separate shard sets, index.txt last.
  *
  * Crash-safe and resumable: the old index.txt is removed first, each shard
@@ -33,6 +34,7 @@ struct pack_result {
 	int shards;                 /* written + kept */
 	int kept;                   /* complete shards a rerun kept */
 	size_t skipped;             /* images left out (skip_unreadable) */
+	size_t padded;              /* images decoded here that were not square: padded */
 	size_t other_modality;      /* DICOM images not CR, DX or DR (packed, noted) */
 	char other_example[20];     /* one of their modalities */
 	double seconds;
@@ -43,9 +45,10 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 /* `pack --preview N DIR` (data/pack/preview.c): the first n images of the
  * set (train, val, test; cfg's views; refused ones passed over with
  * cfg's skip_unreadable), as the packer would store them at
- * cfg->size, written as DIR/NNNN-name.png. *written says how many. */
+ * cfg->size, written as DIR/NNNN-name.png. *written says how many,
+ * *square_padded how many of them were not square (padded). */
 int data_pack_preview(const struct pack_config *cfg, size_t n, const char *dir, size_t *written,
-		      char *err, size_t err_bytes);
+		      size_t *square_padded, char *err, size_t err_bytes);
 
 /* Shards for a split of count records when train has train_count records
  * split into train_shards: pure, for tests. */

@@ -30,13 +30,13 @@ static int write_preview(const char *dir, size_t k, const char *name, const uint
 }
 
 int data_pack_preview(const struct pack_config *cfg, size_t n, const char *dir, size_t *written,
-		      char *err, size_t err_bytes)
+		      size_t *square_padded, char *err, size_t err_bytes)
 {
 	struct data_set *set = calloc(1, sizeof(*set));
 	uint8_t *pixels = malloc((size_t)cfg->size * cfg->size);
 	char path[4400];
 	int rc = -1;
-	*written = 0;
+	*written = *square_padded = 0;
 	if (!set || !pixels) {
 		snprintf(err, err_bytes, "chexnet: pack: preview: out of memory");
 		goto out;
@@ -50,8 +50,9 @@ int data_pack_preview(const struct pack_config *cfg, size_t n, const char *dir, 
 	for (int s = 0; s < 3; s++)
 		for (size_t i = 0; i < set->split[s].count && *written < n; i++) {
 			const struct data_entry *e = &set->split[s].items[i];
+			int padded = 0;
 			if (data_set_image_path(set, e, path, sizeof(path), err, err_bytes) != 0 ||
-			    image_load_square(path, cfg->size, pixels, err, err_bytes) != 0) {
+			    image_load_square(path, cfg->size, IMAGE_ASPECT_PAD, pixels, &padded, err, err_bytes) != 0) {
 				if (cfg->skip_unreadable)
 					continue;   /* as pack would */
 				goto out;
@@ -59,6 +60,7 @@ int data_pack_preview(const struct pack_config *cfg, size_t n, const char *dir, 
 			if (write_preview(dir, *written, e->name, pixels, cfg->size, err, err_bytes) != 0)
 				goto out;
 			++*written;
+			*square_padded += padded;
 		}
 	rc = 0;
 out:

@@ -20,7 +20,7 @@ struct index_parse {
 	uint64_t records[3];    /* sum of the shard counts seen per split */
 	uint32_t shards[3];     /* shard lines seen per split */
 	int has_labels[3];
-	int has_pixels, has_key;
+	int has_pixels, has_key, has_aspect;
 	char *err;
 	size_t err_bytes;
 };
@@ -158,6 +158,18 @@ static int parse_pixels(struct index_parse *p, struct shard_index *ix)
 	return 0;
 }
 
+/* `aspect pad|squash`, at most once (absent: squash, the older packs). */
+static int parse_aspect(struct index_parse *p, struct shard_index *ix)
+{
+	const char *t = p->count == 2 ? p->tok[1] : "";
+	if (p->count != 2 || image_aspect_parse(t, &ix->aspect) != 0)
+		return parse_error(p, "aspect line", t, "expected 'aspect pad' or 'aspect squash'");
+	if (p->has_aspect)
+		return parse_error(p, "aspect line", t, "given twice");
+	p->has_aspect = 1;
+	return 0;
+}
+
 /* `patient-key HEX`, at most once: 32 lowercase hex digits. */
 static int parse_patient_key(struct index_parse *p, struct shard_index *ix)
 {
@@ -218,6 +230,7 @@ int shard_index_read(const char *dir, struct shard_index *ix, char *err, size_t 
 	int got = -1;
 	struct index_parse p = { .err = err, .err_bytes = err_bytes };
 	memset(ix, 0, sizeof(*ix));
+	ix->aspect = IMAGE_ASPECT_SQUASH;
 	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
 	struct csv_reader *r = csv_open_new(path, err, err_bytes);
 	if (!r)
@@ -237,8 +250,11 @@ int shard_index_read(const char *dir, struct shard_index *ix, char *err, size_t 
 			rc = parse_pixels(&p, ix);
 		else if (strcmp(p.tok[0], "patient-key") == 0)
 			rc = parse_patient_key(&p, ix);
+		else if (strcmp(p.tok[0], "aspect") == 0)
+			rc = parse_aspect(&p, ix);
 		else
-			rc = parse_error(&p, "line", p.tok[0], "expected 'shard', 'labels', 'pixels' or 'patient-key'");
+			rc = parse_error(&p, "line", p.tok[0], "expected 'shard', 'labels', 'pixels', "
+					 "'aspect' or 'patient-key'");
 		if (rc != 0)
 			break;
 	}

@@ -2,7 +2,9 @@
  * is `hvd-pack 1`, `size S`, `shard SPLIT NUMBER FILE FIRST COUNT`,
  * `labels SPLIT RECORDS P0 ... P13` or (at most once, optional)
  * `pixels RULE` (how images became 8 bits: printable ASCII) or (optional,
- * once) `patient-key HEX` (32 hex digits: data/sets/patient.h), single spaces, unsigned decimal
+ * once) `patient-key HEX` (32 hex digits: data/sets/patient.h) or (optional,
+ * once) `aspect pad|squash` (how non-square images became square; a pack
+ * without the line squashed them), single spaces, unsigned decimal
  * numbers without sign that fit their field. Shards of a split are
  * numbered 0, 1, ... with FILE the name the packer gives them, each holds
  * at least one record and starts where the previous one ended; every split
@@ -17,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data/image/image_resize.h"
 #include "data/pack/shard.h"
 
 struct shard_index_entry {
@@ -32,6 +35,7 @@ struct shard_index {
 	struct shard_index_entry *entries;      /* in file order */
 	uint64_t labels[3][SHARD_COUNTS];       /* per split: records, positives */
 	char pixels[160];                       /* the pixels rule; "" when absent */
+	enum image_aspect aspect;               /* SQUASH when the line is absent */
 	int has_patient_key;
 	uint8_t patient_key[16];                /* DICOM Patient IDs' key */
 };

@@ -5,14 +5,16 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/crc32c.h"
 #include "data/sets/fingerprint.h"
+#include "data/sets/split_key.h"
 
 static const char *const files[] = {
 	"index.txt", "Data_Entry_2017_v2020.csv", "Data_Entry_2017.csv",
 	"Data_Entry_2017_v2020.csv.gz", "Data_Entry_2017.csv.gz", "train_val_list.txt",
-	"test_list.txt", "train.csv", "val.csv", "test.csv", NULL,
+	"test_list.txt", "train.csv", "val.csv", "test.csv", DATA_KEY_FILE, NULL,
 };
 
 /* Adds name, size and bytes of dir/name; 1 added, 0 absent, -1 error. */
@@ -45,11 +47,31 @@ static int add_file(const char *dir, const char *name, uint32_t *crc, char *err,
 	return 1;
 }
 
+/* A folder (label files, no index.txt): its key, made now if it has none,
+ * so the first run's fingerprint is the one a resume sees. */
+static int folder_key(const char *dir, char *err, size_t err_len)
+{
+	char path[4200];
+	uint8_t key[16];
+	int labels = 0;
+
+	snprintf(path, sizeof(path), "%s/index.txt", dir);
+	if (access(path, F_OK) == 0)
+		return 0;
+	for (int i = 1; files[i] && strcmp(files[i], DATA_KEY_FILE); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		labels |= access(path, F_OK) == 0;
+	}
+	return labels ? data_split_key(dir, key, err, err_len) : 0;
+}
+
 int data_fingerprint(const char *dir, char *out, size_t out_len, char *err, size_t err_len)
 {
 	uint32_t crc = 0;
 	int found = 0;
 
+	if (folder_key(dir, err, err_len))
+		return -1;
 	for (int i = 0; files[i]; i++) {
 		int rc = add_file(dir, files[i], &crc, err, err_len);
 		if (rc < 0)

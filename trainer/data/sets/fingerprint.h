@@ -3,7 +3,8 @@
  * records and their labels, in a fixed order, each as its name, its size
  * and its bytes: a pack's index.txt (its shards carry their own CRCs), or
  * a folder's label and list files (NIH Data_Entry CSV and lists, generic
- * train/val/test.csv). Two directories with the same such files have the
+ * train/val/test.csv) and its key (data/sets/split_key.h, made here when
+ * a folder has none: the key decides the val split). Two directories with the same such files have the
  * same fingerprint; images are not read (a pack's shard CRCs cover them).
  * What this is not: a check that the data is readable (the loader).
  */

@@ -1,6 +1,8 @@
 /* data/sets/generic.c - the generic layout: train.csv, test.csv, optional
  * val.csv with `path,<14 class names>[,patient]` and 0/1 labels.
- * DICOM images' patients come from their Patient IDs (data/sets/patient.h).
+ * DICOM images' patients come from their Patient IDs (data/sets/patient.h);
+ * without a patient column any other image is a patient of its own, its
+ * number the keyed hash of its path (data/sets/split_key.h).
  * What it does not do: guess columns (the header must name the 14 classes
  * in CheXNet order).
  */
@@ -115,9 +117,13 @@ int data_generic_open(struct data_set *set, const char *dir, double val_fraction
 	has_val = stat(path, &st) == 0;
 	if (has_val && generic_read(path, &set->split[1], &has_patient, err, err_bytes) != 0)
 		return -1;
+	for (int s = 0; !has_patient && s < 3; s++)   /* one image, one patient: its path's */
+		for (size_t i = 0; i < set->split[s].count; i++)
+			set->split[s].items[i].patient = data_patient_number(set->patient_key,
+									     set->split[s].items[i].name);
 	if (data_patient_from_dicom(set, has_patient, err, err_bytes) != 0)
 		return -1;
-	if (!has_val && data_split_by_patient(&set->split[0], &set->split[1], val_fraction) != 0) {
+	if (!has_val && data_split_by_patient(&set->split[0], &set->split[1], set->patient_key, val_fraction) != 0) {
 		snprintf(err, err_bytes, "chexnet: '%s': out of memory", dir);
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* data/sets/layout.c - data_set_open (set.h): picks a data directory's
  * layout (generic when train.csv is there, else NIH) and hands it to
- * generic.c or nih.c. It sits above both, so they (and patient.c) may use
+ * generic.c or nih.c, with the set's key (split_key.h) read or made
+ * first. It sits above both, so they (and patient.c) may use
  * set.c's image lookup without a call cycle.
  * What it does not do: read a label table (nih.c, generic.c, list.c).
  */
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "data/sets/set.h"
+#include "data/sets/split_key.h"
 
 static int file_exists(const char *dir, const char *name)
 {
@@ -32,6 +34,8 @@ int data_set_open(struct data_set *set, const char *dir, double val_fraction,
 		return -1;
 	}
 	snprintf(set->root, sizeof(set->root), "%s", dir);
+	if (data_split_key(dir, set->patient_key, err, err_bytes) != 0)
+		return -1;
 	int rc;
 	if (file_exists(dir, "train.csv"))
 		rc = data_generic_open(set, dir, val_fraction, err, err_bytes);

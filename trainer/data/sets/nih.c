@@ -206,7 +206,7 @@ int data_nih_open(struct data_set *set, const char *dir, double val_fraction,
 	if (nih_read_list(train_path, by_name, all.count, used, &set->split[0], err, err_bytes) != 0 ||
 	    nih_read_list(test_path, by_name, all.count, used, &set->split[2], err, err_bytes) != 0)
 		goto out;
-	if (data_split_by_patient(&set->split[0], &set->split[1], val_fraction) != 0) {
+	if (data_split_by_patient(&set->split[0], &set->split[1], set->patient_key, val_fraction) != 0) {
 		snprintf(err, err_bytes, "chexnet: '%s': out of memory", dir);
 		goto out;
 	}

@@ -18,20 +18,6 @@ struct pairing {
 	const char *name;
 };
 
-void data_patient_key(const struct data_set *set, uint8_t key[16])
-{
-	static const uint8_t k0[16] = "hvd-patient-k0!", k1[16] = "hvd-patient-k1!";
-	uint64_t h[2] = { 0, 0 };
-	for (int s = 0; s < 3; s++)
-		for (size_t i = 0; i < set->split[s].count; i++) {
-			const struct data_entry *e = &set->split[s].items[i];
-			uint64_t m[2] = { siphash24(k0, e->name, strlen(e->name)), e->labels };
-			h[0] = siphash24(k0, (uint64_t[]){ h[0], m[0], m[1] }, 24);
-			h[1] = siphash24(k1, (uint64_t[]){ h[1], m[0], m[1] }, 24);
-		}
-	memcpy(key, h, 16);
-}
-
 uint32_t data_patient_number(const uint8_t key[16], const char *patient_id)
 {
 	return (uint32_t)siphash24(key, patient_id, strlen(patient_id));
@@ -106,7 +92,6 @@ int data_patient_from_dicom(struct data_set *set, int csv_has_patient, char *err
 	int rc = -1;
 	if (!pairs)
 		return snprintf(err, err_bytes, "chexnet: data dir '%s': out of memory", set->root), -1;
-	data_patient_key(set, set->patient_key);
 	set->dicom_images = 0;
 	for (int s = 0; s < 3; s++)
 		for (size_t i = 0; i < set->split[s].count; i++) {

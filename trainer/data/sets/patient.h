@@ -5,10 +5,10 @@
  * stored or printed; two IDs whose numbers collide count as one patient
  * (they stay on one side of the split).
  *
- * The key is derived from the data set (SipHash under two fixed keys of
- * every image name and label in list order), so a pack and direct mode
- * over the same folder number patients, and split them, alike; a pack
- * records it in index.txt (`patient-key`).
+ * The key is the data set's random key (data/sets/split_key.h, made once
+ * and kept in the folder), so a pack, a re-pack and direct mode over the
+ * same folder number patients, and split them, alike; a pack records it
+ * in index.txt (`patient-key`).
  * What this is not: the val split itself (split.h).
  */
 #ifndef HVD_TRAINER_DATA_PATIENT_H
@@ -19,7 +19,6 @@
 
 #include "data/sets/set.h"
 
-void data_patient_key(const struct data_set *set, uint8_t key[16]);
 uint32_t data_patient_number(const uint8_t key[16], const char *patient_id);
 
 /* Reads every image of set's splits (a missing or unreadable one, or a

@@ -32,7 +32,7 @@ struct data_set {
 	char image_dirs[DATA_MAX_IMAGE_DIRS][4200];
 	size_t dicom_images;        /* DICOM files among the images (generic layout) */
 	char dicom_other_example[20];   /* a modality other than CR, DX, DR seen, or "" */
-	uint8_t patient_key[16];    /* their Patient IDs' key (data/sets/patient.h) */
+	uint8_t patient_key[16];    /* the set's key (data/sets/split_key.h): patients, split */
 };
 
 /* Reads dir (either layout, picked by layout.c). val_fraction in [0, 1):

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/args.h"
 #include "data/sets/labels.h"
 #include "data/sets/split.h"
+#include "data/sets/split_key.h"
 #include "data/synth/synth.h"
 #include "data/codec/image_encode.h"
 
@@ -154,6 +156,19 @@ static void labels_text(uint16_t m, char *out, size_t bytes)
 		snprintf(out, bytes, "No Finding");
 }
 
+/* The set's key (data/sets/split_key.h), from the seed: a generated set,
+ * its val split included, is the same every time. */
+static int synth_key(const struct synth_config *cfg, char *err, size_t err_bytes)
+{
+	char path[4200];
+	uint64_t k[2];
+	k[0] = data_hash64(cfg->seed ^ 0x6B6579ull);
+	k[1] = data_hash64(k[0]);
+	snprintf(path, sizeof(path), "%s/%s", cfg->out_dir, DATA_KEY_FILE);
+	unlink(path);   /* a new set replaces the old one's key */
+	return data_split_key_write(cfg->out_dir, (const uint8_t *)k, err, err_bytes);
+}
+
 static int synth_tables(const struct synth_config *cfg, const struct synth_image *im,
 			char *err, size_t err_bytes)
 {
@@ -187,6 +202,8 @@ static int synth_tables(const struct synth_config *cfg, const struct synth_image
 		goto out;
 	snprintf(path, sizeof(path), "%s/test_list.txt", cfg->out_dir);
 	rc = image_write_file_atomic(path, test.p, test.len, err, err_bytes);
+	if (rc == 0)
+		rc = synth_key(cfg, err, err_bytes);
 out:
 	free(csv.p);
 	free(train.p);

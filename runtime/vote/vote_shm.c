@@ -1,4 +1,4 @@
-/* transport/vote_shm.c - the coordination plane through memory the ranks
+/* vote/vote_shm.c - the coordination plane through memory the ranks
  * of one node share (vote.h). Rank 0 creates a POSIX shared-memory object
  * under a random name (O_EXCL, mode 0600), passes the name through the
  * bootstrap, and unlinks it once every rank has said it attached, so
@@ -12,11 +12,6 @@
  * number is at least k. A half is rewritten (vote k + 2) only after every
  * rank has read it: a rank writes vote k + 2 after it finished vote k + 1,
  * which every rank posted after it finished vote k.
- * After the vote slots the object holds a cma_slot per rank (cma.h): each
- * rank signs its own with its pid and the address of the slot's addr
- * field in its memory, every rank reads every other's signature back
- * with process_vm_readv, and a third exchange says whether all could;
- * only then is v->cma set, on every rank alike.
  * What it does not do: wait (test only looks), or trust a peer's values
  * beyond taking their minimum.
  */
@@ -31,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport/vote.h"
+#include "vote/vote.h"
 
 struct shm_slot {
 	_Alignas(64) uint64_t seq;
@@ -39,8 +34,7 @@ struct shm_slot {
 };
 
 struct shm_vote {
-	struct shm_slot *slots;  /* then size cma_slots */
-	struct cma cma;
+	struct shm_slot *slots;
 	size_t bytes;
 	int rank, size;
 	uint64_t count;     /* votes started */
@@ -51,17 +45,12 @@ struct shm_vote {
 /* What rank 0 passes through the bootstrap, and every rank's answers. */
 struct shm_name {
 	char name[64];
-	int32_t attached, reads; /* reads: this rank read every other's memory */
+	int32_t attached;
 };
 
 static int shm_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
 {
 	struct shm_vote *s = ctx;
-	if (n < 1 || n > VOTE_MAX_VALUES) {
-		snprintf(w->err, w->errlen, "hvd: shared-memory vote: '%s': %d values (1 to %d)",
-			 w->what, n, VOTE_MAX_VALUES);
-		return HVD_ERR_USAGE;
-	}
 	uint64_t k = ++s->count;
 	struct shm_slot *mine = &s->slots[s->rank];
 	memcpy(mine->vals[k % 2], vals, (size_t)n * sizeof(*vals));
@@ -89,15 +78,10 @@ static int shm_test(void *ctx, int *done, const struct comm_wait *w)
 	return 0;
 }
 
-static void shm_close(void *ctx, int clean) { } /* vote_shm_close: the object outlives the vote */
-
-void vote_shm_close(void *shm)
+static void shm_close(void *ctx, int clean)
 {
-	struct shm_vote *s = shm;
-	if (!s)
-		return;
+	struct shm_vote *s = ctx;
 	munmap(s->slots, s->bytes);
-	free(s->cma.tmp);
 	free(s);
 }
 
@@ -142,31 +126,10 @@ static void random_name(char *out, size_t len)
 	snprintf(out, len, "/hvd-vote-%u-%016llx", (unsigned)geteuid(), (unsigned long long)r);
 }
 
-/* This rank's cross-memory slot: its pid, and the address of the slot's
- * own addr field in this process, which a peer reads back as the probe. */
-static void cma_sign(void *map, int rank, int size)
+int vote_shm_open(struct vote_plane *v, struct bootstrap *b, char *err, size_t n)
 {
-	struct cma_slot *c = (struct cma_slot *)((struct shm_slot *)map + size) + rank;
-	c->pid = (int32_t)getpid();
-	c->addr = (uint64_t)(uintptr_t)&c->addr;
-}
-
-/* 1 when this rank can read every other rank's signed slot. */
-static int cma_reads(void *map, int rank, int size)
-{
-	const struct cma_slot *c = (const struct cma_slot *)((struct shm_slot *)map + size);
-	for (int r = 0; r < size; r++) {
-		uint64_t back = 0;
-		if (r != rank && (cma_read(c[r].pid, &back, c[r].addr, sizeof(back)) || back != c[r].addr))
-			return 0;
-	}
-	return 1;
-}
-
-int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int vote, int cma, char *err, size_t n)
-{
-	size_t bytes = (size_t)b->size * (sizeof(struct shm_slot) + sizeof(struct cma_slot));
-	struct shm_name mine = { "", 1, 0 }, *all = calloc((size_t)b->size, sizeof(*all));
+	size_t bytes = (size_t)b->size * sizeof(struct shm_slot);
+	struct shm_name mine = { "", 1 }, *all = calloc((size_t)b->size, sizeof(*all));
 	struct shm_vote *s = calloc(1, sizeof(*s));
 	void *map = NULL;
 	int rc = all && s ? 0 : HVD_ERR_NOMEM;
@@ -174,42 +137,27 @@ int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int vote, int cma, 
 		random_name(mine.name, sizeof(mine.name));
 		map = create(mine.name, bytes);
 		mine.attached = map != NULL;
-		if (map)
-			cma_sign(map, 0, b->size);
 	}
 	if (!rc)
 		rc = bootstrap_allgather(b, "hvd.vote.name", &mine, sizeof(mine), all, err, n);
 	if (!rc && b->rank != 0)
 		mine.attached = all[0].attached && (map = attach(all[0].name, bytes)) != NULL;
-	if (!rc && b->rank != 0 && map)
-		cma_sign(map, b->rank, b->size);
 	if (!rc)
 		rc = bootstrap_allgather(b, "hvd.vote.attached", &mine, sizeof(mine), all, err, n);
 	int everyone = !rc;
 	for (int r = 0; !rc && r < b->size; r++)
 		everyone &= all[r].attached == 1;
-	mine.reads = everyone && cma && cma_reads(map, b->rank, b->size);
-	if (everyone && cma)
-		rc = bootstrap_allgather(b, "hvd.vote.reads", &mine, sizeof(mine), all, err, n);
+	free(all);
 	if (b->rank == 0 && map)
 		shm_unlink(mine.name); /* attached or given up: no name is left */
 	if (rc || !everyone) {
-		free(all);
 		if (map)
 			munmap(map, bytes);
 		free(s);
 		return rc ? rc : 1;
 	}
 	*s = (struct shm_vote){ .slots = map, .bytes = bytes, .rank = b->rank, .size = b->size };
-	v->shm = s;
-	v->ops = vote ? &shm_ops : NULL;
+	v->ops = &shm_ops;
 	v->ctx = s;
-	int reads = cma; /* every rank read every other: the one-node allreduce (cma.h) */
-	for (int r = 0; r < b->size; r++)
-		reads &= all[r].reads;
-	free(all);
-	s->cma = (struct cma){ .slots = (struct cma_slot *)(s->slots + b->size), .rank = b->rank,
-			       .size = b->size, .tmp = reads ? malloc(CMA_PIECE_BYTES) : NULL };
-	v->cma = s->cma.tmp ? &s->cma : NULL;
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* transport/vote.h - the coordination plane: how the engines' votes on
+/* vote/vote.h - the coordination plane: how the engines' votes on
  * the plan cache (engine/agree.c: an elementwise MIN over the ranks of a
  * few int64s) travel, chosen apart from the data backend that reduces
  * the tensors, so a job on NCCL agrees repeated steps among its engines
@@ -8,15 +8,14 @@
  *                  through the bootstrap, unlinked once all attached);
  *                  each rank writes its vote in a slot and raises a
  *                  sequence number, every rank reads every slot
- *   messages       the data backend's own vote (agree_start/agree_test:
- *                  MPI_Iallreduce, the TCP ring's, one rank's)
- *   ring           a TCP ring of its own (comm_tcp.c, authenticated by
- *                  the job secret), for a data backend without a vote
- *                  (NCCL) across nodes
+ *   messages       over the data backend's own library or links, apart
+ *                  from its ops (comm.h holds data operations only):
+ *                  MPI_Iallreduce on a communicator of the vote's own
+ *                  (vote_mpi.c), the TCP backend's ring (vote_ring.c)
+ *   ring           a TCP ring of its own (vote_ring.c, authenticated by
+ *                  the job secret), for NCCL across nodes
  * HVD_VOTE picks one (auto: shared memory on one node, else messages,
- * else the ring). On one node with a host backend the shared-memory
- * object is opened whatever HVD_VOTE says: the cross-memory allreduce
- * meets there. Every transport's test never blocks: agree.c polls it
+ * else the ring). Every transport's test never blocks: agree.c polls it
  * against the deadline and the abort flag, so a dead or silent rank is
  * named by the control plane as on any collective.
  * What it does not do: build or read votes (agree.c) or move tensors.
@@ -29,15 +28,16 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/hosts.h"
 #include "core/auth.h"
-#include "transport/cma.h"
 #include "transport/comm.h"
 
+/* The most values a vote has (agree.c checks its own at compile time). */
 #define VOTE_MAX_VALUES 32
 
 struct vote_ops {
 	const char *name; /* "shared memory", "messages", "ring" */
-	/* MIN over the ranks of n values in place: start it (at most one in
-	 * flight), then poll it (*done = 1 when vals hold it). */
+	/* MIN over the ranks of n (1 to VOTE_MAX_VALUES) values in place:
+	 * start it (at most one in flight), then poll it (*done = 1 when vals
+	 * hold it). */
 	int (*start)(void *ctx, int64_t *vals, int n, const struct comm_wait *w);
 	int (*test)(void *ctx, int *done, const struct comm_wait *w);
 	void (*close)(void *ctx, int clean);
@@ -47,10 +47,6 @@ struct vote_ops {
 struct vote_plane {
 	const struct vote_ops *ops;
 	void *ctx;
-	struct comm ring;  /* the ring's own TCP comm (ring only) */
-	void *shm;         /* one node: the shared-memory object (votes, cma slots) */
-	struct cma *cma;   /* one node, a host backend, every rank may read every
-			    * other's memory: the cross-memory allreduce (cma.h); else NULL */
 };
 
 /* What the choice needs: the data backend, the bootstrap and host table
@@ -72,12 +68,16 @@ struct vote_need {
 int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, size_t errlen);
 void vote_close(struct vote_plane *v, int clean);
 
-/* vote_shm.c: 0 with v->shm set, v->ops too when vote, and v->cma when
- * cma (a host data backend) and every rank can read every other's
- * memory; 1 when some rank could not attach (every rank gets 1, nothing
- * is left behind); or an hvd_status with err. vote_shm_close frees
- * v->shm (NULL: nothing). */
-int vote_shm_open(struct vote_plane *v, struct bootstrap *b, int vote, int cma, char *err, size_t n);
-void vote_shm_close(void *shm);
+/* vote_shm.c: 0 with v->ops and v->ctx set; 1 when some rank could not
+ * attach (every rank gets 1, nothing is left behind); or an hvd_status
+ * with err. */
+int vote_shm_open(struct vote_plane *v, struct bootstrap *b, char *err, size_t n);
+/* vote_ring.c: the TCP data backend's links, else a ring of its own
+ * (need->ip and need->key). */
+int vote_ring_open(struct vote_plane *v, const struct vote_need *need, char *err, size_t errlen);
+#ifdef HAVE_MPI
+/* vote_mpi.c: after the MPI data backend started MPI. */
+int vote_mpi_open(struct vote_plane *v, char *err, size_t errlen);
+#endif
 
 #endif
