@@ -69,7 +69,7 @@ static void test_unknown_flag_and_command_are_errors(void)
 	CHECK_CONTAINS(p.err, "--batch: missing value");
 	test_proc_free(&p);
 	chexnet("train --synthetic --model vgg16 " SMALL, &p, 10);
-	CHECK_INT(p.exit_code, 1);
+	CHECK_INT(p.exit_code, 2);   /* before the runtime starts, as every usage error */
 	CHECK_CONTAINS(p.err, "--model: 'vgg16'");
 	test_proc_free(&p);
 }
@@ -171,12 +171,22 @@ static void test_eval_and_predict_on_a_checkpoint(void)
 	CHECK_CONTAINS(p.out, "x.png 0.");
 	CHECK_CONTAINS(p.out, "Hernia");
 	test_proc_free(&p);
+	/* the run folder means its best/; options may follow the images */
+	chexnet("predict --checkpoint ck x.png " ONE, &p, 60);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
+	CHECK_CONTAINS(p.err, "chexnet: predict: --checkpoint 'ck' is a run: using 'ck/best' ");
+	CHECK_CONTAINS(p.out, "x.png 0.");
+	test_proc_free(&p);
+	chexnet("eval --checkpoint ck --synthetic " SMALL, &p, 100);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.err, "chexnet: eval: --checkpoint 'ck' is a run: using 'ck/best' ");
+	test_proc_free(&p);
 	chexnet("predict --checkpoint ck/last " ONE " missing.png", &p, 60);
 	CHECK_INT(p.exit_code, 1);
 	CHECK_CONTAINS(p.err, "missing.png");
 	test_proc_free(&p);
 	chexnet("eval --checkpoint nowhere --synthetic " SMALL, &p, 60);
-	CHECK_INT(p.exit_code, 1);
+	CHECK_INT(p.exit_code, 2);   /* before start-up, as every usage error */
 	CHECK_CONTAINS(p.err, "nowhere");
 	test_proc_free(&p);
 	free(png);
@@ -290,15 +300,18 @@ static void test_backend_auto_choice(void)
 	CHECK_CONTAINS(err.msg, "--backend: 'gpu': no usable CUDA device (no CUDA-capable device)");
 }
 
-/* The start-up lines of a command that stops at once after them (no
- * checkpoint): env and flags as given. */
+/* The start-up lines of a command that stops at once after them (an
+ * empty checkpoint folder, made first): env and flags as given. */
 #define STARTUP "eval --synthetic --checkpoint none --size 32 --batch 2"
+#define MAKE_NONE "-h > /dev/null; mkdir -p none"
 
 /* This machine has no usable GPU: auto says so on its own line, warns
  * once when GPUs were granted, and an explicit gpu is refused. */
 static void test_backend_auto_on_this_machine(void)
 {
 	struct test_proc p;
+	chexnet(MAKE_NONE, &p, 10);
+	test_proc_free(&p);
 	chexnet(STARTUP " --backend ref", &p, 60);
 	CHECK_CONTAINS(p.err, "(backend ref, fp32,");
 	CHECK(!strstr(p.err, "chexnet: backend ")); /* asked by name: no reason line */
@@ -331,6 +344,8 @@ static void test_backend_auto_on_this_machine(void)
 static void test_precision_auto(void)
 {
 	struct test_proc p;
+	chexnet(MAKE_NONE, &p, 10);
+	test_proc_free(&p);
 	chexnet(STARTUP " --backend ref --precision auto", &p, 60);
 	CHECK_CONTAINS(p.err, "chexnet: precision fp32 (auto: the ref backend computes in fp32)");
 	test_proc_free(&p);
@@ -349,6 +364,53 @@ static void test_precision_auto(void)
 	test_proc_free(&p);
 }
 
+/* Usage errors before the runtime starts (exit 2, one line, no start-up
+ * report): a missing or empty --data, a model name that is not one;
+ * --opt=value for a flag with a value, refused for a switch; a run folder
+ * without best/ names last/; one process prints no start-up table unless
+ * --verbose. */
+static void test_messages_before_start_up(void)
+{
+	static const struct { const char *args, *line; } bad[] = {
+		{ "train --data nothere --size 32", "chexnet: train: --data 'nothere': no such directory" },
+		{ "eval --checkpoint x --data empty", "chexnet: eval: --data 'empty': empty" },
+		{ "train --synthetic --model densenet", "--model: 'densenet': expected densenet121 or" },
+		{ "train --synthetic --quiet=1", "chexnet: --quiet: '--quiet=1': takes no value" },
+		{ "train --synthetic --lr=fast", "--lr 'fast'" },
+		{ "eval --checkpoint r2 --synthetic", "'r2' is a run without best/ (no validation yet): "
+		  "use --checkpoint r2/last" },
+		{ "train --synthetic --init nope.safetensors", "chexnet: train: --init 'nope.safetensors': "
+		  "No such file or directory" },
+		{ "train --synthetic --resume nowhere", "chexnet: train: --resume 'nowhere': not a run "
+		  "folder" },
+		{ "predict --checkpoint nowhere x.png", "chexnet: predict: --checkpoint 'nowhere': No such" },
+	};
+	struct test_proc p;
+
+	chexnet("-h > /dev/null; mkdir -p empty r2/last && touch r2/last/model.safetensors", &p, 10);
+	test_proc_free(&p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		chexnet(bad[i].args, &p, 30);
+		CHECK_MSG(p.exit_code == 2, "%s: exit %d", bad[i].args, p.exit_code);
+		CHECK_CONTAINS(p.err, bad[i].line);
+		CHECK_MSG(!strstr(p.err, "hvd:"), "%s: the runtime started: %s", bad[i].args, p.err);
+		test_proc_free(&p);
+	}
+	chexnet("train --synthetic --quiet --out=o --lr=0.01 --steps=1 --epochs=1 " SMALL, &p, 100);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
+	CHECK(!strstr(p.err, "hvd: start-up"));
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "o/run.json");
+	char *text = test_read_file(path, NULL);
+	CHECK_CONTAINS(text, "\"lr\":\t0.01,");
+	free(text);
+	free(path);
+	chexnet("train --synthetic --quiet --verbose --out o2 --steps 1 " SMALL, &p, 100);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
+	CHECK_CONTAINS(p.err, "hvd: start-up: 1 rank");
+	test_proc_free(&p);
+}
+
 const struct test_case cli_tests[] = {
 	{ "version_from_one_place", test_version_from_one_place },
 	{ "backend_auto_choice", test_backend_auto_choice },
@@ -359,6 +421,7 @@ const struct test_case cli_tests[] = {
 	{ "help_for_each_command", test_help_for_each_command },
 	{ "json_progress_and_determinism", test_json_progress_and_determinism },
 	{ "eval_and_predict_on_a_checkpoint", test_eval_and_predict_on_a_checkpoint },
+	{ "messages_before_start_up", test_messages_before_start_up },
 	{ "checkpoint_loads_in_pytorch", test_checkpoint_loads_in_pytorch },
 	{ 0 }
 };

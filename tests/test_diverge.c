@@ -90,6 +90,14 @@ static void test_nonfinite_training_loss_stops(void)
 	CHECK_MSG(!exists("ck/last") && !exists("ck/best"), "a checkpoint of the diverged state: %s",
 		  p.err);
 	test_proc_free(&p);
+	/* run.json's end record names the reason: the last error line */
+	char *path = test_path(test_tmpdir(), "ck/run.json");
+	char *text = test_read_file(path, NULL);
+	CHECK_CONTAINS(text, "\"outcome\":\t\"failed\"");
+	CHECK_CONTAINS(text, "\"reason\":\t\"epoch 1, step 1: training loss is ");
+	CHECK_CONTAINS(text, "the model diverged; lower --lr (now 0.5)");
+	free(text);
+	free(path);
 }
 
 static void test_nonfinite_validation_stops(void)

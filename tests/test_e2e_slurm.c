@@ -200,8 +200,8 @@ static int stop_with(const char *sig, const char *out, struct test_proc *p)
 	return 0;
 }
 
-/* Stopped by SIGUSR1 (scancel --signal) after a few steps, resumed: the
- * same parameters as the run that was never stopped. */
+/* Stopped by SIGUSR1 (scancel --signal) after a few steps, resumed with
+ * `--resume cut` alone: the same parameters as the run never stopped. */
 static void test_sigusr1_checkpoint_then_resume_is_exact(void)
 {
 	struct test_proc p;
@@ -216,10 +216,14 @@ static void test_sigusr1_checkpoint_then_resume_is_exact(void)
 	CHECK_INT(count_lines_with(p.err, "stopped at epoch"), 1);   /* rank 0 only */
 	CHECK_MSG(!strstr(p.err, "end of epoch 2/2"), "the run was not stopped: %.900s", p.err);
 	test_proc_free(&p);
-	if (train("", 2, SMALL " --epochs 2 --progress-every 100 --out cut --resume cut", 120, &p))
+	/* --resume alone: data, model, size, batch, schedule from cut/run.json */
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && srun -n 2 ./chexnet train --resume cut", test_tmpdir());
+	if (sh(cmd, 120, &p))
 		return;
 	CHECK_MSG(p.exit_code == 0, "resume: exit %d: %.900s", p.exit_code, p.err);
 	CHECK_CONTAINS(p.err, "chexnet: resuming from ");
+	CHECK(!strstr(p.err, "changed (recorded"));   /* nothing changed */
 	test_proc_free(&p);
 	double d = ckpt_max_rel_diff("cut", "whole");
 	CHECK_MSG(d == 0, "stopped + resumed vs uninterrupted: max relative difference %.3g", d);
@@ -234,6 +238,19 @@ static void test_sigterm_preemption_exits_75_without_ending_the_step(void)
 		return;
 	CHECK_CONTAINS(p.err, "chexnet: SIGTERM: stopped at epoch ");
 	CHECK_CONTAINS(p.err, "/last written; exit 75 (continue with --resume ");
+	test_proc_free(&p);
+}
+
+/* A SIGINT the tasks receive (srun passes one on after two Ctrl-C within
+ * a second; here scancel --signal=INT) is the same agreed stop. */
+static void test_sigint_to_the_tasks_is_an_agreed_stop(void)
+{
+	struct test_proc p;
+	if (make_data(200, 64, 36) || stop_with("INT", "cut", &p))
+		return;
+	CHECK_CONTAINS(p.err, "chexnet: SIGINT: stopped at epoch ");
+	CHECK_CONTAINS(p.err, "/last written; exit 75 (continue with --resume ");
+	CHECK_INT(count_lines_with(p.err, "stopped at epoch"), 1);   /* rank 0 only */
 	test_proc_free(&p);
 }
 
@@ -365,20 +382,41 @@ static void test_rank_failing_alone_ends_the_step_at_once(void)
 }
 
 /* An error every rank hits after the runtime started (a --data directory
- * that does not exist): every rank ends the step, and srun's stderr still
- * shows the reason (the first rank's line). */
+ * that holds no data set; a missing one is refused before start-up):
+ * every rank ends the step, and srun's stderr still shows the reason
+ * (the first rank's line). */
 static void test_error_on_every_rank_is_shown_and_ends_the_step(void)
 {
 	char cmd[1024];
 	struct test_proc p;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && srun -n 2 ./chexnet train --data no-such-dir " SMALL
-		 " --steps 2 --quiet", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p no-data && echo x > no-data/readme && "
+		 "srun -n 2 ./chexnet train --data no-data " SMALL " --steps 2 --quiet --out e",
+		 test_tmpdir());
 	if (make_data(40, 64, 36) || sh(cmd, 60, &p))
 		return;
 	CHECK_MSG(p.exit_code != 0, "exit %d: %.900s", p.exit_code, p.err);
 	CHECK_CONTAINS(p.err, "hvd: start-up: 2 ranks");
-	CHECK_CONTAINS(p.err, "'no-such-dir");
+	CHECK_CONTAINS(p.err, "'no-data");
 	CHECK_CONTAINS(p.err, "srun: Job step aborted");
+	test_proc_free(&p);
+}
+
+/* No --out on 2 ranks: rank 0 names runs/STAMP and every rank uses it
+ * (one folder, its run.json lists both hosts' ranks). */
+static void test_two_ranks_without_out_share_one_run_folder(void)
+{
+	char cmd[1024];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && srun -n 2 ./chexnet train --data shards " SMALL
+		 " --steps 2 --quiet && ls runs | wc -l && cat runs/*/run.json", test_tmpdir());
+	if (make_data(40, 64, 36) || sh(cmd, 120, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "exit %d: %.900s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "chexnet: train: no --out: the run is kept in 'runs/");
+	CHECK_INT(count_lines_with(p.err, "no --out: the run is kept"), 1);   /* rank 0 only */
+	CHECK_MSG(strncmp(p.out, "1\n", 2) == 0, "runs/: %.300s", p.out);
+	CHECK_CONTAINS(p.out, "\"ranks\":\t2");
+	CHECK_CONTAINS(p.out, "\"outcome\":\t\"finished\"");
 	test_proc_free(&p);
 }
 
@@ -714,6 +752,9 @@ const struct test_case e2e_slurm_tests[] = {
 	{ "rank_failing_alone_ends_the_step_at_once", test_rank_failing_alone_ends_the_step_at_once },
 	{ "error_on_every_rank_is_shown_and_ends_the_step",
 	  test_error_on_every_rank_is_shown_and_ends_the_step },
+	{ "sigint_to_the_tasks_is_an_agreed_stop", test_sigint_to_the_tasks_is_an_agreed_stop },
+	{ "two_ranks_without_out_share_one_run_folder",
+	  test_two_ranks_without_out_share_one_run_folder },
 	{ "eval_on_three_ranks_equals_one_rank", test_eval_on_three_ranks_equals_one_rank },
 	{ 0 }
 };

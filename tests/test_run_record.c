@@ -7,12 +7,14 @@
  * replaces it); --resume refuses a change of meaning naming each and
  * --allow-changes, records allowed changes, refuses another --out; every
  * refusal leaves the run directory byte-identical; eval and predict take
- * the model and size from the checkpoint.
+ * the model and size from the checkpoint. Links and FIFOs in a run (or a
+ * FIFO checkpoint file) are refused at once; foreign files are set aside.
  * What it does not test: the metrics files.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runner.h"
 #include "train/checkpoint_settings.h"
@@ -59,13 +61,21 @@ static char *listing(const char *dir)
 	return out;
 }
 
+static double refused_seconds;   /* the last refused() command's */
+static int refused_exit;
+
 /* The last chexnet line on stderr holds every needle, exit non-zero, dir unchanged. */
 static void refused(const char *args, const char *dir, const char *const *needles)
 {
 	char *before = listing(dir);
 	struct test_proc p;
+	struct timespec t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	chexnet(args, &p, 120);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	refused_seconds = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	refused_exit = p.exit_code;
 	CHECK_MSG(p.exit_code != 0, "exit 0 for: %s", args);
 	const char *line = strncmp(p.err, "chexnet: ", 9) == 0 ? p.err : NULL;
 	for (const char *h = p.err; (h = strstr(h, "\nchexnet: ")); h++)
@@ -144,7 +154,7 @@ static void test_train_writes_run_json_and_checkpoint_settings(void)
 	struct trainer_error err = { "" };
 	char model[64];
 
-	if (train_run("run", "--precision auto --backend auto"))
+	if (train_run("run", "--precision auto --backend auto --test --bootstrap 20"))
 		return;
 	char *path = test_path(test_tmpdir(), "run/run.json");
 	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
@@ -164,7 +174,20 @@ static void test_train_writes_run_json_and_checkpoint_settings(void)
 	CHECK(text && strstr(text, "\"backend_libraries\""));
 	CHECK(text && strstr(text, "\"runtime_library\":\t\"none\""));   /* one process: self */
 	CHECK(text && strstr(text, "\"hosts\""));
+	CHECK_CONTAINS(text, "\"end\":\t{");
+	CHECK_CONTAINS(text, "\"outcome\":\t\"finished\"");
+	CHECK_CONTAINS(text, "\"best_epoch\":\t1");
+	CHECK_CONTAINS(text, "\"best_metric\":\t\"val_loss\"");
+	CHECK_CONTAINS(text, "\"files\":\t[\"run.json\", \"metrics.csv\", \"tb\", \"last\", \"best\", "
+		       "\"test.json\"]");
 	free(text);
+	char *test = test_path(test_tmpdir(), "run/test.json");
+	text = test_read_file(test, NULL);
+	CHECK_CONTAINS(text, "\"split\":\"test\"");
+	CHECK_CONTAINS(text, "\"mean_auroc_ci95\":[");
+	CHECK_CONTAINS(text, "\"bootstrap_resamples\":20");
+	free(text);
+	free(test);
 	char *last = test_path(test_tmpdir(), "run/last");
 	CHECK_MSG(checkpoint_read_settings(last, model, sizeof(model), &ck, &err) == 0, "%s", err.msg);
 	CHECK_STR(model, "densenet121");
@@ -254,8 +277,11 @@ static void test_resume_refuses_changes_of_meaning(void)
 	static const char *const two[] = { "lr_effective 0.001 -> 0.01", "--lr", "loss weighted -> bce",
 					   "--loss", "--allow-changes", NULL };
 	refused("train " DATA " --epochs 2 --resume run " OPTS " --lr 0.01 --loss bce", "run", two);
-	static const char *const model[] = { "model densenet121 -> resnet50", "--model", NULL };
-	refused("train " DATA " --epochs 2 --resume run " OPTS " --model resnet50", "run", model);
+	static const char *const model[] = { "model densenet121 -> resnet50", "--model",
+					     "cannot load into another model", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --model resnet50 --allow-changes",
+		"run", model);
+	CHECK_INT(refused_exit, 2);   /* before start-up, --allow-changes not offered */
 	static const char *const data[] = { "data_fingerprint synthetic:32 -> synthetic:40", NULL };
 	refused("train --synthetic --synthetic-images 40 --epochs 2 --resume run " OPTS, "run", data);
 	static const char *const precision[] = { "precision fp32 -> bf16", "--precision", NULL };
@@ -292,6 +318,32 @@ static void test_resume_records_allowed_changes(void)
 	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
 	CHECK_STR(run_settings_get(&rec, "lr"), "0.002");
 	free(text);
+	free(path);
+}
+
+/* `--resume run` alone: data, model, size, batch, schedule, save-every
+ * from run.json; only the flags given are changes. */
+static void test_resume_alone_takes_the_runs_settings(void)
+{
+	struct test_proc p;
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+
+	if (train_run("run", "--save-every 3 --lr 0.002 --loss bce"))
+		return;
+	chexnet("train --resume run --epochs 2", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'run': changed (recorded in run.json): epochs 1 -> 2 "
+		       "(--epochs)\n");
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "save_every"), "3");
+	CHECK_STR(run_settings_get(&rec, "lr"), "0.002");
+	CHECK_STR(run_settings_get(&rec, "loss"), "bce");
+	CHECK_STR(run_settings_get(&rec, "data_fingerprint"), "synthetic:32");
+	CHECK_STR(run_settings_get(&rec, "size"), "32");
+	CHECK_STR(run_settings_get(&rec, "epochs"), "2");
 	free(path);
 }
 
@@ -350,6 +402,91 @@ static void test_eval_and_predict_use_the_checkpoints_model_and_size(void)
 	test_proc_free(&p);
 }
 
+/* Another tool's metrics.csv, tb/ and notes: refused, then with
+ * --overwrite each renamed NAME.foreign-N, named, its bytes kept; a
+ * second --overwrite replaces only the run's own entries. */
+static void test_foreign_entries_are_set_aside_never_deleted(void)
+{
+	struct test_proc p;
+
+	chexnet("-h >/dev/null; mkdir run run/tb && echo theirs > run/metrics.csv && "
+		"echo events > run/tb/e && echo notes > run/notes.txt", &p, 30);
+	test_proc_free(&p);
+	static const char *const needles[] = { "'run'", "3 entries chexnet did not write", "'tb'",
+					       "'notes.txt'", "--overwrite", NULL };
+	refused("train " DATA " --epochs 1 --out run " OPTS, "run", needles);
+	chexnet("train " DATA " --epochs 1 --out run --overwrite " OPTS, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK_CONTAINS(p.err, "set aside (nothing deleted): ");
+	CHECK_CONTAINS(p.err, "'notes.txt' -> 'notes.txt.foreign-1'");
+	CHECK_CONTAINS(p.err, "'tb' -> 'tb.foreign-1'");
+	test_proc_free(&p);
+	char *before = listing("run");
+	CHECK_CONTAINS(before, "run/metrics.csv.foreign-1");
+	CHECK_CONTAINS(before, "run/tb.foreign-1/e");
+	char *path = test_path(test_tmpdir(), "run/notes.txt.foreign-1");
+	char *text = test_read_file(path, NULL);
+	CHECK_STR(text ? text : "", "notes\n");
+	free(text);
+	free(path);
+	path = test_path(test_tmpdir(), "run/run.json");
+	text = test_read_file(path, NULL);
+	CHECK_CONTAINS(text, "\"files\":\t[\"run.json\", \"metrics.csv\", \"tb\", \"last\", \"best\"]");
+	free(text);
+	free(path);
+	chexnet("train " DATA " --epochs 1 --out run --overwrite " OPTS " && "
+		"find run -name '*.foreign-*' | sort", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
+	CHECK(!strstr(p.err, "set aside"));
+	CHECK_STR(p.out, "run/metrics.csv.foreign-1\nrun/notes.txt.foreign-1\nrun/tb.foreign-1\n");
+	test_proc_free(&p);
+	free(before);
+}
+
+/* refused() within a second (a FIFO is never waited on). */
+static void refused_at_once(const char *args, const char *dir, const char *const *needles)
+{
+	refused(args, dir, needles);
+	CHECK_MSG(refused_seconds < 1.0, "%s: %.2f s", args, refused_seconds);
+}
+
+/* A `last` that is a symbolic link (its target keeps every file) and a
+ * FIFO named run.json or metrics.csv: refused in one line, at once. */
+static void test_links_and_fifos_in_a_run_are_refused(void)
+{
+	struct test_proc p;
+
+	if (train_run("run", ""))
+		return;
+	chexnet("-h > /dev/null; mkdir target && cp run/last/* target/ && rm -r run/last && "
+		"ln -s \"$PWD/target\" run/last", &p, 30);
+	test_proc_free(&p);
+	char *target = listing("target");
+	static const char *const link[] = { "'last' is a symbolic link", "refused", NULL };
+	refused_at_once("train " DATA " --epochs 1 --out run --overwrite " OPTS, "run", link);
+	refused_at_once("train " DATA " --epochs 2 --resume run " OPTS, "run", link);
+	char *after = listing("target");
+	CHECK_STR(after, target);
+	free(after);
+	free(target);
+	static const char *const fifo[] = { "'metrics.csv' is a FIFO", NULL };
+	static const char *const json[] = { "run.json", "a FIFO", NULL };
+	chexnet("-h > /dev/null; rm run/last && cp -r target run/last && rm run/metrics.csv && "
+		"mkfifo run/metrics.csv", &p, 30);
+	test_proc_free(&p);
+	refused_at_once("train " DATA " --epochs 2 --resume run " OPTS, "run", fifo);
+	chexnet("-h > /dev/null; rm run/metrics.csv run/run.json && mkfifo run/run.json", &p, 30);
+	test_proc_free(&p);
+	refused_at_once("train " DATA " --epochs 2 --resume run " OPTS, "run", json);
+	refused_at_once("train " DATA " --epochs 1 --out run --overwrite " OPTS, "run", json);
+	/* a checkpoint file that is a FIFO: refused, never waited on */
+	chexnet("-h > /dev/null; mkdir fifo-ck && mkfifo fifo-ck/model.safetensors", &p, 30);
+	test_proc_free(&p);
+	static const char *const ck[] = { "'fifo-ck/model.safetensors': not a regular file (a FIFO)",
+					  NULL };
+	refused_at_once("eval --checkpoint fifo-ck --synthetic --size 32 --threads 1", "fifo-ck", ck);
+}
+
 const struct test_case run_record_tests[] = {
 	{ "numbers_read_back_exactly", test_numbers_read_back_exactly },
 	{ "changes_are_classified", test_changes_are_classified },
@@ -361,6 +498,10 @@ const struct test_case run_record_tests[] = {
 	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
 	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
 	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
+	{ "resume_alone_takes_the_runs_settings", test_resume_alone_takes_the_runs_settings },
+	{ "foreign_entries_are_set_aside_never_deleted",
+	  test_foreign_entries_are_set_aside_never_deleted },
+	{ "links_and_fifos_in_a_run_are_refused", test_links_and_fifos_in_a_run_are_refused },
 	{ "resume_of_a_run_without_record_starts_one", test_resume_of_a_run_without_record_starts_one },
 	{ "eval_and_predict_use_the_checkpoints_model_and_size",
 	  test_eval_and_predict_use_the_checkpoints_model_and_size },

@@ -6,6 +6,8 @@
  * The signal is sent when the line printed just before the phase
  * appears; the phase is made long enough (32 validation images at 128
  * px) that it lands inside it.
+ * SIGINT (Ctrl-C) in a run given no --out: kept in runs/STAMP, stopped
+ * like SIGTERM, resumed; a second SIGINT exits 130 at once.
  * What it does not test: stops between steps (test_train_dist.c).
  */
 #include <stdio.h>
@@ -81,8 +83,73 @@ static void test_sigterm_ends_eval_within_10s(void)
 	test_proc_free(&p);
 }
 
+/* Runs chexnet args in the background (bash with job control, so
+ * SIGINT is not ignored as in a plain shell's background job), sends
+ * `kills` (e.g. "kill -INT $c") once "step 2/8" shows on its stderr;
+ * p->out gets "rc=N" and the name of runs/ *-2, p->err its stderr. */
+static void chexnet_interrupt(const char *args, const char *kills, struct test_proc *p)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && rm -f err.txt && B='%s' bash -c 'set -m; "
+		 "\"$B/chexnet\" %s 2> err.txt & c=$!; for i in $(seq 1200); do "
+		 "grep -q \"step 2/8\" err.txt && break; sleep 0.05; done; %s; wait $c; "
+		 "echo rc=$?; cat err.txt >&2; ls -d runs/*-2'", test_tmpdir(), test_build_dir(), args,
+		 kills);
+	CHECK(test_run(cmd, 300, p) == 0);
+}
+
+/* `train` with no --out keeps its run in runs/STAMP (a taken name gets
+ * -2); the first SIGINT (Ctrl-C) stops like SIGTERM: checkpoint, exit 75,
+ * how to resume, run.json's end record; the resumed run finishes; two
+ * SIGINTs exit 130 at once. */
+static void test_sigint_stops_a_run_kept_without_out(void)
+{
+	struct test_proc p;
+	const char *small = "train --synthetic --synthetic-images 64 --batch 8 --size 32 --threads 1 "
+			    "--epochs 2 --progress-every 1";
+	char cmd[4096];
+
+	/* every name of the next seconds taken: the run gets STAMP-2 */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir runs && for i in 0 1 2 3 4 5 6 7 8 9; do "
+		 "mkdir runs/$(date -d \"+$i seconds\" +%%Y%%m%%d-%%H%%M%%S); done", test_tmpdir());
+	CHECK(test_run(cmd, 30, &p) == 0 && p.exit_code == 0);
+	test_proc_free(&p);
+	chexnet_interrupt(small, "kill -INT $c", &p);
+	CHECK_CONTAINS(p.out, "rc=75");
+	CHECK_CONTAINS(p.err, "chexnet: train: no --out: the run is kept in 'runs/");
+	CHECK_CONTAINS(p.err, "chexnet: SIGINT: stopped at epoch 1 step ");
+	CHECK_CONTAINS(p.err, "/last written; exit 75 (continue with --resume runs/");
+	char run[256] = "";
+	sscanf(strstr(p.out, "runs/") ? strstr(p.out, "runs/") : "", "%255s", run);
+	test_proc_free(&p);
+	CHECK_MSG(run[0], "no runs/STAMP-2");
+	char path[512], *text;
+	snprintf(path, sizeof(path), "%s/%s/run.json", test_tmpdir(), run);
+	text = test_read_file(path, NULL);
+	CHECK_CONTAINS(text, "\"outcome\":\t\"stopped\"");
+	CHECK_CONTAINS(text, "\"reason\":\t\"SIGINT\"");
+	free(text);
+	snprintf(cmd, sizeof(cmd), "%s --resume %s", small, run);
+	chexnet(cmd, 300, &p);
+	CHECK_MSG(p.exit_code == 0, "resumed: exit %d: %.600s", p.exit_code, p.err);
+	CHECK_CONTAINS(p.err, "chexnet: epoch 1: best/ written: validation loss ");
+	CHECK_CONTAINS(p.err, "(best/ is chosen by validation loss)");
+	CHECK_CONTAINS(p.err, "chexnet: train: the run is kept in 'runs/");
+	test_proc_free(&p);
+	text = test_read_file(path, NULL);
+	CHECK_CONTAINS(text, "\"outcome\":\t\"finished\"");
+	CHECK_CONTAINS(text, "\"steps\":\t16");
+	free(text);
+	chexnet_interrupt(small, "kill -INT $c; sleep 0.1; kill -INT $c", &p);
+	CHECK_CONTAINS(p.out, "rc=130");
+	CHECK_CONTAINS(p.err, "chexnet: SIGINT again: exit 130 at once, no checkpoint");
+	test_proc_free(&p);
+}
+
 const struct test_case stop_anywhere_tests[] = {
 	{ "sigterm_in_validation_resumes_exactly", test_sigterm_in_validation_resumes_exactly },
 	{ "sigterm_ends_eval_within_10s", test_sigterm_ends_eval_within_10s },
+	{ "sigint_stops_a_run_kept_without_out", test_sigint_stops_a_run_kept_without_out },
 	{ 0 }
 };

@@ -4,6 +4,7 @@
 # ($(CPU_BACKEND_SRCS), owned by the cpu backend work) when HAVE_DNNL.
 
 TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_control.c \
+	trainer/base/regular_file.c \
 	trainer/model/input_norm.c trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
 	trainer/model/models.c trainer/model/params.c trainer/model/loss.c \
 	trainer/backend/registry.c trainer/backend/choice.c trainer/backend/precision.c trainer/backend/host_loss.c \
@@ -12,13 +13,13 @@ TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_c
 	trainer/train/verdict.c trainer/train/dist.c trainer/train/grad_sync.c \
 	trainer/train/stop_signal.c trainer/train/span.c \
 	trainer/train/run_settings.c trainer/train/run_record.c trainer/train/checkpoint_settings.c \
-	trainer/loop/run_dir.c trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/loop/run_metrics.c \
+	trainer/loop/run_dir.c trainer/loop/run_files.c trainer/loop/run_name.c trainer/loop/last_error.c trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/loop/run_metrics.c \
 	trainer/eval/auroc.c \
 	trainer/loop/session.c trainer/loop/evaluate.c trainer/loop/thresholds.c trainer/loop/train.c \
 	trainer/loop/train_report.c trainer/loop/train_gpu.c trainer/loop/train_health.c \
 	trainer/loop/diverge.c \
 	trainer/cmd/cli.c trainer/cmd/train.c trainer/cmd/eval.c trainer/cmd/bench.c trainer/cmd/predict.c \
-	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c
+	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c trainer/cmd/resume_defaults.c
 REF_BACKEND_SRCS := trainer/backend/ref/backend.c trainer/backend/ref/conv.c \
 	trainer/backend/ref/batchnorm.c trainer/backend/ref/relu.c trainer/backend/ref/maxpool.c \
 	trainer/backend/ref/avgpool.c trainer/backend/ref/linear.c trainer/backend/ref/add.c

@@ -12,7 +12,8 @@
  * A --model that contradicts the checkpoint is an error naming both; a
  * different --size is allowed with a note (a checkpoint written before
  * settings were recorded keeps the --size default, a file without "model"
- * metadata both defaults).
+ * metadata both defaults). A run folder given as the checkpoint means
+ * its best/ (said in a line); one without best/ is refused naming last/.
  * What this is not: loading the weights (train/checkpoint.h).
  */
 #ifndef HVD_TRAINER_CMD_CHECKPOINT_DEFAULTS_H

@@ -3,6 +3,7 @@
  * base/args.h (whole string, range). What it does not do: run anything.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cli.h"
@@ -28,7 +29,7 @@ static const struct flag flags[] = {
 	{ "--memory-efficient", C_TRAIN | C_BENCH, 0, "recompute BN+ReLU in backward" },
 	{ "--steps", C_TRAIN | C_BENCH, 1, "stop after N steps (train: per run; default: whole epochs)" },
 	{ "--epochs", C_TRAIN, 1, "epochs (default 1)" },
-	{ "--out", C_TRAIN, 1, "run directory: run.json, metrics, checkpoints (last/, best/)" },
+	{ "--out", C_TRAIN, 1, "run directory: run.json, metrics, checkpoints (last/, best/); default runs/YYYYMMDD-HHMMSS" },
 	{ "--data", C_TRAIN | C_EVAL, 1, "data directory (packed or NIH/generic layout)" },
 	{ "--synthetic", C_TRAIN | C_EVAL, 0, "random in-memory images and labels" },
 	{ "--synthetic-images", C_TRAIN | C_EVAL, 1, "size of the synthetic set (default 64)" },
@@ -42,19 +43,20 @@ static const struct flag flags[] = {
 	{ "--weight-decay", C_TRAIN, 1, "L2 weight decay (default 0)" },
 	{ "--lr-scale", C_TRAIN, 1, "none | linear: multiply the LR by the number of ranks (R1)" },
 	{ "--accumulate", C_TRAIN, 1, "K micro-batches per optimizer step, one allreduce (C4; default 1)" },
-	{ "--resume", C_TRAIN, 1, "continue from DIR/last (params, optimizer, schedule, data position)" },
+	{ "--resume", C_TRAIN, 1, "continue from DIR/last (params, optimizer, schedule, data position); settings from DIR/run.json" },
 	{ "--allow-changes", C_TRAIN, 0, "--resume with settings that change the run's meaning (recorded)" },
-	{ "--overwrite", C_TRAIN, 0, "replace the run already in --out (its record, metrics, checkpoints)" },
+	{ "--overwrite", C_TRAIN, 0, "replace the run in --out (its own files; others renamed NAME.foreign-N)" },
 	{ "--save-every", C_TRAIN, 1, "also write OUT/last every N steps (default: epoch ends)" },
-	{ "--test", C_TRAIN, 0, "evaluate the test split at the end (the AUROC table)" },
+	{ "--test", C_TRAIN, 0, "evaluate the test split at the end (the AUROC table, OUT/test.json)" },
 	{ "--warmup-epochs", C_TRAIN, 1, "linear LR warm-up epochs (default 0)" },
 	{ "--patience", C_TRAIN, 1, "epochs without val improvement before LR x0.1 (default 1)" },
 	{ "--loss", C_TRAIN | C_EVAL, 1, "weighted | bce (default weighted: w+=N/(P+N), w-=P/(P+N))" },
 	{ "--progress-every", C_TRAIN | C_BENCH, 1, "steps between progress lines (default 10)" },
 	{ "--quiet", C_TRAIN | C_BENCH, 0, "no progress lines" },
+	{ "--verbose", C_ALL, 0, "the runtime's start-up report (settings, rank table) on one process too" },
 	{ "--json", C_TRAIN | C_BENCH | C_EVAL | C_PREDICT, 0,
 	  "JSON on stdout (train/bench: progress lines, tables to stderr; eval/predict: the results)" },
-	{ "--bootstrap", C_EVAL, 1, "resamples of patients for the 95% intervals (default 1000, 0 off)" },
+	{ "--bootstrap", C_TRAIN | C_EVAL, 1, "resamples of patients for the 95% intervals (default 1000, 0 off; train: test.json)" },
 	{ "--plots", C_EVAL, 1, "write ROC, reliability and AUROC-vs-CheXNet PNGs into DIR" },
 	{ "--choose-thresholds", C_EVAL, 0, "choose operating thresholds on --split val, store them" },
 	{ "--sensitivity", C_TRAIN | C_EVAL, 1, "threshold rule: reach this sensitivity (default Youden's J)" },
@@ -202,6 +204,8 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 		o->overwrite = 1;
 	else if (strcmp(flag, "--memory-efficient") == 0)
 		o->memory_efficient = 1;
+	else if (strcmp(flag, "--verbose") == 0)
+		o->verbose = 1;
 	else if (strcmp(flag, "--quiet") == 0)
 		o->progress = PROGRESS_QUIET;
 	else if (strcmp(flag, "--json") == 0)
@@ -227,37 +231,60 @@ static const struct flag *find_flag(const char *name, int bit)
 	return NULL;
 }
 
+/* argv[i] ("--flag" or "--flag=value") applied; *i moves past its value.
+ * 0, 1 (--help, printed) or -1 (printed). */
+static int one_flag(int argc, char **argv, int *i, int bit, struct cli_options *o)
+{
+	char name[64];
+	const char *arg = argv[*i], *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : strlen(arg);
+
+	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), arg);
+	const struct flag *f = n < sizeof(name) ? find_flag(name, bit) : NULL;
+	if (!f)
+		return fprintf(stderr, "chexnet: %s: '%s': unknown option (chexnet %s --help)\n",
+			       argv[0], name, argv[0]), -1;
+	if (strcmp(f->name, "--help") == 0) {
+		command_help(stdout, argv[0], bit);
+		return 1;
+	}
+	if (eq && !f->takes_value)
+		return fprintf(stderr, "chexnet: %s: '%s': takes no value\n", f->name, arg), -1;
+	if (f->takes_value && !eq && *i + 1 >= argc)
+		return fprintf(stderr, "chexnet: %s: missing value\n", f->name), -1;
+	if (apply(o, f->name, !f->takes_value ? NULL : eq ? eq + 1 : argv[++*i]))
+		return -1;
+	o->model_given |= strcmp(f->name, "--model") == 0;
+	o->size_given |= strcmp(f->name, "--size") == 0;
+	return 0;
+}
+
 int cli_parse(int argc, char **argv, struct cli_options *o)
 {
+	static char **inputs;   /* predict's images in order (options may follow them) */
 	int bit = command_bit(argv[0]);
 
 	defaults(o, argv[0]);
 	o->argc = argc;
 	o->argv = argv;
-	o->inputs = argv + argc;
+	free(inputs);
+	if (!(inputs = calloc((size_t)argc, sizeof(char *))))
+		return fprintf(stderr, "chexnet: out of memory\n"), -1;
+	o->inputs = inputs;
 	for (int i = 1; i < argc; i++) {
-		if (argv[i][0] != '-' || argv[i][1] != '-') {
+		if (argv[i][0] != '-' || argv[i][1] != '-') {   /* predict's images, among options */
 			if (bit != C_PREDICT)
 				return fprintf(stderr, "chexnet: %s: '%s': unexpected argument\n", argv[0], argv[i]), -1;
-			o->inputs = argv + i;
-			o->input_count = argc - i;
-			break;
+			inputs[o->input_count++] = argv[i];
+			continue;
 		}
-		const struct flag *f = find_flag(argv[i], bit);
-		if (!f)
-			return fprintf(stderr, "chexnet: %s: '%s': unknown option (chexnet %s --help)\n",
-				       argv[0], argv[i], argv[0]), -1;
-		if (strcmp(f->name, "--help") == 0) {
-			command_help(stdout, argv[0], bit);
-			return 1;
-		}
-		if (f->takes_value && i + 1 >= argc)
-			return fprintf(stderr, "chexnet: %s: missing value\n", f->name), -1;
-		if (apply(o, f->name, f->takes_value ? argv[++i] : NULL))
-			return -1;
-		o->model_given |= strcmp(f->name, "--model") == 0;
-		o->size_given |= strcmp(f->name, "--size") == 0;
+		int rc = one_flag(argc, argv, &i, bit, o);
+		if (rc)
+			return rc;
 	}
+	if (strcmp(o->model, "densenet121") && strcmp(o->model, "resnet50"))
+		return fprintf(stderr, "chexnet: --model: '%s': expected densenet121 or resnet50\n",
+			       o->model), -1;
 	struct trainer_error err = { "" };
 	if (backend_resolve(o->backend, &o->chosen, &err))
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
@@ -265,5 +292,20 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 	if (o->precision_auto)
 		o->precision = backend_precision_auto(o->backend, o->chosen.precision_why,
 						      sizeof(o->chosen.precision_why));
+	return 0;
+}
+
+int cli_apply(struct cli_options *o, const char *flag, const char *value)
+{
+	return apply(o, flag, value);
+}
+
+int cli_given(const struct cli_options *o, const char *flag)
+{
+	size_t n = strlen(flag);
+
+	for (int i = 1; i < o->argc; i++)
+		if (strncmp(o->argv[i], flag, n) == 0 && (!o->argv[i][n] || o->argv[i][n] == '='))
+			return 1;
 	return 0;
 }

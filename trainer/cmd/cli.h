@@ -14,5 +14,10 @@
  * resolved here (backend/choice.h): o->backend names a backend. */
 int cli_parse(int argc, char **argv, struct cli_options *o);
 void cli_usage(FILE *f);
+/* One flag of o->command applied as if given (value NULL for a switch).
+ * 0 or -1 (printed). */
+int cli_apply(struct cli_options *o, const char *flag, const char *value);
+/* 1 when o's command line gave flag (as "--flag" or "--flag=..."). */
+int cli_given(const struct cli_options *o, const char *flag);
 
 #endif

@@ -102,7 +102,7 @@ int run_eval(const struct cli_options *given)
 		usage = checkpoint_defaults(&run);
 	if (usage)
 		return usage;
-	if (stop_signal_install()) {
+	if (stop_signal_install(0)) {
 		fprintf(stderr, "chexnet: eval: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
 			strerror(errno));
 		return 1;

@@ -1,10 +1,14 @@
 /* cmd/eval_command.c - eval's options, thresholds chosen or read, and the
  * report and plots of a finished pass. What it does not do: run the model.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/eval_command.h"
 #include "loop/thresholds.h"
@@ -13,8 +17,39 @@
 #include "cmd/out_dir.h"
 #include "cmd/plot_png.h"
 
+/* --data DIR: a directory with something in it, named before start-up. */
+static int data_check(const struct cli_options *o)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *e;
+	int entries = 0;
+
+	if (!o->data)
+		return 0;
+	int bad = stat(o->data, &sb) != 0 ? errno : 0;
+	if (bad || !S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "chexnet: %s: --data '%s': %s\n", o->command, o->data,
+			bad == ENOENT ? "no such directory" : bad ? strerror(bad) : "not a directory");
+		return 2;
+	}
+	if ((d = opendir(o->data))) {
+		while (!entries && (e = readdir(d)))
+			entries = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		closedir(d);
+	}
+	if (!entries) {
+		fprintf(stderr, "chexnet: %s: --data '%s': empty (a pack, or a data set's folder: "
+			"trainer/DATA.md)\n", o->command, o->data);
+		return 2;
+	}
+	return 0;
+}
+
 int eval_options_check(const struct cli_options *o)
 {
+	if (data_check(o))
+		return 2;
 	if (o->choose_thresholds && strcmp(o->split, "val")) {
 		fprintf(stderr, "chexnet: eval: --choose-thresholds: '--split %s': thresholds are "
 			"chosen on the validation split only (choosing on test and reporting on test "
@@ -96,4 +131,30 @@ int eval_present(const struct cli_options *o, const char *model, const struct ev
 	}
 	eval_report_free(&r);
 	return status;
+}
+
+int eval_write_test(const char *out, const struct evaluation *ev, int bootstrap, uint64_t seed)
+{
+	char path[4200], tmp[4300], last[4200];
+	struct eval_report r;
+	struct trainer_error err = { "" };
+
+	snprintf(path, sizeof(path), "%s/test.json", out);
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid());
+	snprintf(last, sizeof(last), "%s/last", out);
+	if (eval_report_compute(ev, bootstrap, seed, NULL, &r, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		eval_report_free(&r);
+		return -1;
+	}
+	FILE *f = fopen(tmp, "w");
+	if (f)
+		eval_report_json(f, &r, last, "test", ev->loss);
+	eval_report_free(&r);
+	if (!f || fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
+		fprintf(stderr, "chexnet: --test: '%s': %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }

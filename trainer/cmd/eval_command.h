@@ -20,4 +20,10 @@ int eval_options_check(const struct cli_options *o);
  * the exit status. */
 int eval_present(const struct cli_options *o, const char *model, const struct evaluation *ev);
 
+/* `train --test`: out/test.json, the report `eval --json` prints for
+ * the test split of the final weights (out/last), written whole
+ * (temporary file, rename); bootstrap resamples and seed as eval's.
+ * 0 or -1 (printed). */
+int eval_write_test(const char *out, const struct evaluation *ev, int bootstrap, uint64_t seed);
+
 #endif

@@ -52,6 +52,7 @@ struct cli_options {
 	int weighted_loss;          /* --loss weighted (default) | bce */
 	long progress_every;
 	enum progress_mode progress;
+	int verbose;                /* --verbose: the runtime's start-up report on one process */
 	int memory_efficient;
 	long loader_threads;
 	long bootstrap;             /* eval: --bootstrap N resamples for the intervals (0 = off) */

@@ -69,7 +69,7 @@ int run_predict(const struct cli_options *given)
 		return rc;
 	struct session_config one = session_config_of(o);
 	one.batch = 1;
-	if (stop_signal_install()) {
+	if (stop_signal_install(0)) {
 		fprintf(stderr, "chexnet: predict: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
 			strerror(errno));
 		return 1;

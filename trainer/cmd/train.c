@@ -1,6 +1,7 @@
 /* cmd/train.c - `chexnet train`: checks the options, installs the stop
- * signals, starts the runtime (dist.h), runs the training loop
- * (loop/train.h) and shuts the runtime down.
+ * signals (SIGINT too), starts the runtime (dist.h), names the run folder
+ * when no --out was given (loop/run_name.h), runs the training loop
+ * (loop/train.h), says where the run is and shuts the runtime down.
  * What it does not do: the loop itself.
  */
 #include <errno.h>
@@ -8,12 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "train/dist.h"
 #include "train/stop_signal.h"
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
+#include "cmd/resume_defaults.h"
+#include "loop/run_name.h"
 #include "loop/train.h"
 
 static int dist_failed(void)
@@ -44,6 +49,13 @@ static int resume_dir_check(const struct cli_options *o)
 	return 2;
 }
 
+static const struct cli_options *test_options;  /* this command's, for write_test */
+
+static int write_test(const char *out, const char *model, const struct evaluation *ev)
+{
+	return eval_write_test(out, ev, (int)test_options->bootstrap, test_options->seed);
+}
+
 int run_train(const struct cli_options *given)
 {
 	struct cli_options run = *given, *o = &run;
@@ -53,6 +65,8 @@ int run_train(const struct cli_options *given)
 		return usage;
 	if (!run.out)
 		run.out = run.resume;
+	if (o->resume && (usage = resume_defaults(o)))
+		return usage;
 	if (!o->data == !o->synthetic) {
 		fprintf(stderr, "chexnet: train: need exactly one of --data DIR and --synthetic\n");
 		return 2;
@@ -64,8 +78,18 @@ int run_train(const struct cli_options *given)
 		fprintf(stderr, "chexnet: train: --init and --resume: give one (a resumed run has its weights)\n");
 		return 2;
 	}
-	if (stop_signal_install()) {
-		fprintf(stderr, "chexnet: train: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
+	if (o->init && access(o->init, R_OK) != 0) {
+		fprintf(stderr, "chexnet: train: --init '%s': %s\n", o->init, strerror(errno));
+		return 2;
+	}
+	struct stat sb;
+	if (o->resume && (stat(o->resume, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
+		fprintf(stderr, "chexnet: train: --resume '%s': not a run folder (no %s/last to "
+			"continue from)\n", o->resume, o->resume);
+		return 2;
+	}
+	if (stop_signal_install(1)) {
+		fprintf(stderr, "chexnet: train: cannot install the SIGTERM/SIGUSR1/SIGINT handlers: %s\n",
 			strerror(errno));
 		return 1;
 	}
@@ -74,8 +98,24 @@ int run_train(const struct cli_options *given)
 		stop_signal_uninstall();
 		return 1;
 	}
+	char name[RUN_NAME_MAX];
+	if (!o->out && run_name_new(name)) {
+		dist_shutdown();
+		stop_signal_uninstall();
+		return 1;
+	}
+	if (!o->out && dist_rank() == 0)
+		fprintf(stderr, "chexnet: train: no --out: the run is kept in '%s'\n", name);
+	run.out = run.out ? run.out : name;
 	struct train_config config = train_config_of(o);
+	test_options = o;
+	config.write_test = write_test;
 	int status = train_run(&config);
+	if (!given->out && !given->resume && status && dist_rank() == 0)
+		rmdir(name);   /* only when the run left nothing in it */
+	if (dist_rank() == 0 && status == 0 && (!given->out || o->progress != PROGRESS_QUIET))
+		fprintf(stderr, "chexnet: train: the run is kept in '%s' (run.json says how it "
+			"ended; best/ for eval and predict, last/ for --resume)\n", run.out);
 	if (dist_shutdown() && status == 0) {
 		dist_failed();
 		status = 1;

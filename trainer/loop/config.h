@@ -40,6 +40,8 @@ struct data_config {
 	uint64_t seed;              /* the order and the augmentation */
 };
 
+struct evaluation;
+
 struct train_config {
 	struct session_config session;
 	struct data_config data;
@@ -59,6 +61,9 @@ struct train_config {
 	long progress_every;
 	enum progress_mode progress;
 	double sensitivity, specificity;  /* the threshold rule (0: not asked) */
+	/* --test: writes OUT/test.json from the test split (cmd/ gives it: the
+	 * report of `eval --json`); NULL: none. 0 or -1 (printed). */
+	int (*write_test)(const char *out, const char *model, const struct evaluation *ev);
 };
 
 struct eval_config {

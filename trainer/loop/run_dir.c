@@ -1,8 +1,10 @@
 /* loop/run_dir.c - the run directory at the start of `chexnet train`
- * (run_dir.h): settings, overwrite guard, resume comparison, run.json.
+ * (run_dir.h): settings, resume comparison, run.json.
  * What it does not do: train, or write checkpoints.
  */
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,11 +17,13 @@
 #include "data/image/image_resize.h"
 #include "data/pack/shard_index_read.h"
 #include "loop/run_dir.h"
+#include "loop/run_files.h"
 #include "model/input_norm.h"
 #include "train/checkpoint_replace.h"
 #include "train/checkpoint_settings.h"
 #include "train/dist.h"
 #include "train/run_record.h"
+#include "train/stop_signal.h"
 
 #define HOST_CHARS 64
 
@@ -155,66 +159,6 @@ int run_dir_settings(const struct train_config *c, const struct session *s, int 
 	return what_settings(c, s, out) || how_settings(c, world, out) ? -1 : 0;
 }
 
-static const char *const run_entries[] = { "last", "best", RUN_RECORD_FILE, "metrics.csv", "tb",
-					   NULL };
-
-/* The first entry of a run in dir among the first `kinds` entries, or NULL. */
-static const char *holds(const char *dir, int kinds)
-{
-	char path[4200];
-
-	for (int i = 0; i < kinds && run_entries[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
-		if (access(path, F_OK) == 0)
-			return run_entries[i];
-	}
-	return NULL;
-}
-
-/* --overwrite: the old run's entries go (directories whole). */
-static int remove_run(const char *dir)
-{
-	char path[4200];
-	struct stat sb;
-
-	for (int i = 0; run_entries[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, run_entries[i]);
-		if (lstat(path, &sb) != 0)
-			continue;
-		if (S_ISDIR(sb.st_mode))
-			checkpoint_remove_dir(path);
-		else if (unlink(path) != 0) {
-			fprintf(stderr, "chexnet: --overwrite: '%s': %s\n", path, strerror(errno));
-			return -1;
-		}
-		if (lstat(path, &sb) == 0) {
-			fprintf(stderr, "chexnet: --overwrite: '%s': could not be removed\n", path);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int run_dir_guard(const struct train_config *c)
-{
-	const char *found = c->out && !c->resume ? holds(c->out, 2) : NULL;
-
-	if (!found && c->out && !c->resume && holds(c->out, 5)) {
-		/* a record and metrics but no checkpoint (stopped before the first
-		 * one): nothing to resume, so this run starts it again */
-		fprintf(stderr, "chexnet: train: --out '%s': its run has no checkpoint yet: starting "
-			"it again\n", c->out);
-		return remove_run(c->out);
-	}
-	if (!found)
-		return 0;
-	if (c->overwrite)
-		return remove_run(c->out);
-	fprintf(stderr, "chexnet: train: --out '%s': holds a run ('%s'): continue it with --resume %s, "
-		"or replace it with --overwrite\n", c->out, found, c->out);
-	return -1;
-}
-
 /* "size 64 -> 128 (--size), ..." of the changes of one kind. */
 static void describe(const struct run_change *c, int n, enum run_setting_kind kind, char *out,
 		     size_t len)
@@ -246,6 +190,15 @@ int run_dir_compare(const struct train_config *c, const char *checkpoint,
 	if (old.count == 0)
 		return 0;
 	*count = run_settings_changes(&old, now, changes, 2 * RUN_SETTINGS_MAX);
+	for (int i = 0; i < *count; i++)
+		if (strcmp(changes[i].key, "model") == 0) {  /* its weights never load: no offer */
+			if (loud)
+				fprintf(stderr, "chexnet: --resume: '%s': model %s -> %s (--model): the "
+					"checkpoint's weights cannot load into another model; start a new "
+					"run (--init takes weights of the same model)\n", c->resume,
+					changes[i].old_value, changes[i].new_value);
+			return -1;
+		}
 	describe(changes, *count, RUN_SETTING_MEANING, text, sizeof(text));
 	if (text[0] && !c->allow_changes) {
 		if (loud)
@@ -337,6 +290,7 @@ int run_dir_record(const struct train_config *c, const struct session *session,
 		.versions = versions, .version_count = 5, .hosts = hosts, .host_count = world,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
 	};
+	s.files = run_files_written(c, &s.file_count);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, c->out ? c->out : ".");
 	int append = c->resume && access(path, F_OK) == 0;  /* a run from before run.json: new */
@@ -348,4 +302,38 @@ int run_dir_record(const struct train_config *c, const struct session *session,
 		free(hosts[r]);
 	free(hosts);
 	return rc;
+}
+
+int run_dir_end(const struct train_config *c, int status, int sig, const char *error,
+		long steps, int best_epoch, double best_value)
+{
+	char when[32], reason[600];
+	struct trainer_error err = { "" };
+	time_t t = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	if (status == 0)
+		snprintf(reason, sizeof(reason), "%s", c->steps ? "--steps reached" : "every epoch ran");
+	else if (status == CHEXNET_EXIT_PREEMPTED)
+		snprintf(reason, sizeof(reason), "%s", sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1
+			 ? "SIGUSR1" : sig == SIGINT ? "SIGINT" : "stop requested on another rank");
+	else if (error && error[0]) {
+		snprintf(reason, sizeof(reason), "%s", error);
+		for (char *p = reason; *p; p++)   /* run.json refuses control characters */
+			if ((unsigned char)*p < 32 || *p == 127)
+				*p = ' ';
+	}
+	else
+		snprintf(reason, sizeof(reason), "exit %d", status);
+	struct run_end e = {
+		.end_time = when, .reason = reason, .steps = steps, .best_epoch = best_epoch,
+		.outcome = status == 0 ? "finished" : status == CHEXNET_EXIT_PREEMPTED ? "stopped"
+			   : "failed",
+		.best_value = best_epoch ? best_value : NAN,
+	};
+	if (!c->out || run_record_end(c->out, &e, &err) == 0)
+		return 0;
+	fprintf(stderr, "chexnet: %s\n", err.msg);
+	return -1;
 }

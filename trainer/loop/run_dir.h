@@ -2,12 +2,11 @@
  * run's effective settings (after defaults and `auto`: the resolved
  * backend and what it uses, precision, sizes, batch, ranks, accumulation,
  * global batch, optimizer, effective learning rate, loss, seed, data and
- * its fingerprint); the overwrite guard (a directory holding a run needs
- * --resume, or --overwrite to replace it); the --resume comparison of
+ * its fingerprint); the --resume comparison of
  * the checkpoint's recorded settings with this session's (a change of
  * meaning is refused unless --allow-changes); and OUT/run.json, written
  * (or appended to on --resume) by rank 0 once the checks passed.
- * What this is not: the file formats (train/run_record.h,
+ * What this is not: what may be touched in the folder (loop/run_files.h), the file formats (train/run_record.h,
  * train/checkpoint_settings.h) or the training loop.
  */
 #ifndef HVD_TRAINER_LOOP_RUN_DIR_H
@@ -21,15 +20,6 @@
  * (printed). */
 int run_dir_settings(const struct train_config *c, const struct session *s, int world,
 		     struct run_settings *out);
-
-/* Rank 0, before anything is written to c->out: -1 (printed) when it
- * holds a run (a checkpoint: last/ or best/) and neither --resume nor
- * --overwrite was given; with --overwrite the old run's record, metrics
- * and checkpoints are removed. A record and metrics without any
- * checkpoint (a run stopped before its first; nothing to resume, as a
- * requeued batch job finds it) are removed with a note and the run starts
- * again. */
-int run_dir_guard(const struct train_config *c);
 
 /* --resume: the checkpoint dir's recorded settings against now's; fills
  * changes (at most 2 * RUN_SETTINGS_MAX) and *count with every
@@ -51,5 +41,12 @@ int run_dir_check_record(const struct train_config *c, int loud);
 int run_dir_record(const struct train_config *c, const struct session *s,
 		   const struct run_settings *now,
 		   const struct run_change *changes, int change_count, int epoch, long step);
+
+/* Rank 0: OUT/run.json's end record for this session's exit status
+ * (0 finished, CHEXNET_EXIT_PREEMPTED stopped by signal sig, else
+ * failed: error, the last error line, the reason); steps: from the run's
+ * start. 0 or -1 (printed). */
+int run_dir_end(const struct train_config *c, int status, int sig, const char *error,
+		long steps, int best_epoch, double best_value);
 
 #endif

@@ -63,8 +63,22 @@ static int rewrite_csv(const char *path, const struct metrics_row *rows, size_t 
 	return 0;
 }
 
+/* The epoch of the lowest validation loss among rows[0..n), or 0. */
+static int best_epoch(const struct metrics_row *rows, size_t n)
+{
+	double best = INFINITY;
+	int epoch = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].kind == METRICS_VAL && rows[i].val_loss < best) {
+			best = rows[i].val_loss;
+			epoch = rows[i].epoch;
+		}
+	return epoch;
+}
+
 /* --resume: metrics.csv up to resume_step (checked first). */
-static int resume_csv(const char *path, long resume_step)
+static int resume_csv(struct run_metrics *m, const char *path, long resume_step)
 {
 	struct metrics_row *rows;
 	struct trainer_error err = { "" };
@@ -78,6 +92,7 @@ static int resume_csv(const char *path, long resume_step)
 	}
 	while (keep < count && rows[keep].step <= resume_step)
 		keep++;
+	m->best_epoch = best_epoch(rows, keep);
 	int rc = rewrite_csv(path, rows, keep);
 	free(rows);
 	return rc;
@@ -93,7 +108,7 @@ int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
 	m->global_batch = global_batch;
 	snprintf(csv, sizeof(csv), "%s/" METRICS_FILE, out);
 	snprintf(tb, sizeof(tb), "%s/tb", out);
-	if (resume_step >= 0 && (check_events(tb) || resume_csv(csv, resume_step)))
+	if (resume_step >= 0 && (check_events(tb) || resume_csv(m, csv, resume_step)))
 		return -1;
 	if (resume_step < 0 && rewrite_csv(csv, NULL, 0))
 		return -1;

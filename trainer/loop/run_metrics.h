@@ -22,6 +22,7 @@
 struct run_metrics {
 	FILE *csv, *tb;
 	long global_batch;         /* images per optimizer step */
+	int best_epoch;            /* --resume: the kept rows' lowest val_loss epoch (0: none) */
 };
 
 /* resume_step: the checkpoint's step (from the run's start), or -1 for a

@@ -51,6 +51,8 @@
 #include "loop/thresholds.h"
 #include "loop/diverge.h"
 #include "loop/run_dir.h"
+#include "loop/run_files.h"
+#include "loop/last_error.h"
 #include "loop/run_metrics.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
@@ -73,6 +75,8 @@ struct trainer {
 	struct run_change changes[2 * RUN_SETTINGS_MAX];  /* --resume: from the checkpoint's */
 	int change_count;
 	struct run_metrics metrics;   /* rank 0 with --out: metrics.csv, tb/ */
+	int recorded;               /* run.json written by this session */
+	int best_epoch;             /* 1-based, of best/ (0: none yet) */
 	long steps_per_epoch;       /* optimizer steps */
 };
 
@@ -419,7 +423,12 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 		t->state.step = 0;
 	}
 	t->state.validate_first = 0;
+	if (improved && t->c.out && t->c.progress != PROGRESS_QUIET)
+		fprintf(stderr, "chexnet: epoch %d: best/ %s: validation loss %.4f, the lowest so far "
+			"(best/ is chosen by validation loss)\n", epoch + 1,
+			t->best_epoch ? "replaced" : "written", ev->loss);
 	if (improved) {
+		t->best_epoch = epoch + 1;
 		t->state.best_val_loss = ev->loss;
 		if (save(t, "best") || eval_train_thresholds(&t->c, t->rank, t->s.model.desc.name, ev))
 			return -1;
@@ -477,7 +486,7 @@ static int trainer_setup(struct trainer *t, const struct train_config *c)
 		t->c.session.threads = dist_compute_threads((int)(loader ? loader
 								  : data_loader_default_threads()));
 	}
-	if (t->rank == 0 && run_dir_guard(&t->c))
+	if (t->rank == 0 && run_files_guard(&t->c))
 		return -1;
 	if (session_open(&t->s, &t->c.session))
 		return -1;
@@ -524,8 +533,12 @@ static int trainer_record(struct trainer *t, const struct source *train)
 	if (t->rank == 0 && t->c.out &&
 	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at))
 		return -1;
-	return run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->state.epoch,
-			      t->state.step);
+	t->best_epoch = t->metrics.best_epoch;
+	if (run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->state.epoch,
+			   t->state.step))
+		return -1;
+	t->recorded = 1;
+	return 0;
 }
 
 static void trainer_free(struct trainer *t)
@@ -599,6 +612,8 @@ static int test_split(struct trainer *t, const struct source_layout *l, struct e
 		rc = evaluate(&t->s, &test, pos_weights(t), neg_weights(t), ev);
 	if (rc == 0)
 		train_report_evaluation(&t->c, "test", -1, ev);
+	if (rc == 0 && t->rank == 0 && t->c.out && t->c.write_test)
+		rc = t->c.write_test(t->c.out, t->s.model.desc.name, ev);
 	source_close(&test);
 	return rc;
 }
@@ -612,6 +627,8 @@ int train_run(const struct train_config *c)
 
 	memset(&train, 0, sizeof(train));
 	memset(&val, 0, sizeof(val));
+	if (dist_rank() == 0)
+		last_error_capture();   /* run.json's end record names the reason */
 	if (trainer_setup(&t, c) == 0) {
 		struct source_layout l = { .rank = t.rank, .world = t.world, .accumulate = t.accumulate,
 					   .start_epoch = t.state.epoch, .start_step = t.state.step };
@@ -627,9 +644,16 @@ int train_run(const struct train_config *c)
 			if (status == 0 && trained && c->test_at_end && test_split(&t, &l, &ev))
 				status = 1;
 			if (status == 0 && trained)
-				train_report_table(&t.c, &ev);
+				train_report_table(&t.c, c->test_at_end ? "the test split, final weights"
+						   : "the validation split, last epoch", &ev);
 		}
 	}
+	if (t.recorded && t.rank == 0 &&
+	    run_dir_end(c, status, stop_signal_received(), last_error(),
+			t.state.epoch * t.steps_per_epoch + t.state.step, t.best_epoch,
+			t.state.best_val_loss) && status == 0)
+		status = 1;
+	last_error_release();
 	source_close(&train);
 	source_close(&val);
 	evaluation_free(&ev);

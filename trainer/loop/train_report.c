@@ -73,18 +73,22 @@ void train_report_evaluation(const struct train_config *run, const char *what, i
 	fflush(stdout);
 }
 
-void train_report_table(const struct train_config *run, const struct evaluation *ev)
+void train_report_table(const struct train_config *run, const char *split,
+			const struct evaluation *ev)
 {
-	if (run->progress != PROGRESS_QUIET)
-		auroc_print_table(run->progress == PROGRESS_JSON ? stderr : stdout, ev->auroc,
-				  ev->why, CHEXNET_CLASSES);
+	FILE *f = run->progress == PROGRESS_JSON ? stderr : stdout;
+
+	if (run->progress == PROGRESS_QUIET)
+		return;
+	fprintf(f, "AUROC on %s (%zu images)\n", split, ev->images);
+	auroc_print_table(f, ev->auroc, ev->why, CHEXNET_CLASSES);
 }
 
 void train_report_stop(const struct train_config *run, int sig, int epoch, long step,
 		       int in_validation)
 {
 	const char *why = sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
-			  : "stop requested on another rank";
+			  : sig == SIGINT ? "SIGINT" : "stop requested on another rank";
 	char where[96];
 
 	if (dist_rank() != 0)

@@ -41,7 +41,9 @@ void train_report_progress(const struct train_config *run, const struct train_wi
 /* what: "validation" (epoch >= 0) or "test" (epoch -1). */
 void train_report_evaluation(const struct train_config *run, const char *what, int epoch,
 			     const struct evaluation *ev);
-void train_report_table(const struct train_config *run, const struct evaluation *ev);
+/* split: what the table is of, said in its title line. */
+void train_report_table(const struct train_config *run, const char *split,
+			const struct evaluation *ev);
 /* sig: the signal this rank received, 0 when another rank's stopped the run;
  * in_validation: during the validation of epoch `epoch` (1-based there:
  * the state already points at the next epoch). */

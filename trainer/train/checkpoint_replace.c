@@ -25,18 +25,24 @@ static const char *const files[] = { "model.safetensors", "training.safetensors"
  * directory; anything else in it (a subdirectory) keeps it. */
 void checkpoint_remove_dir(const char *dir)
 {
-	char path[PATH_MAX];
-	DIR *d = opendir(dir);
+	/* O_NOFOLLOW: a symbolic link named like a checkpoint is never
+	 * followed (its target's files stay) */
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
+	struct stat sb;
+	char path[PATH_MAX];
 
-	while (d && (e = readdir(d))) {
-		if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	if (d)
-		closedir(d);
+	if (fd >= 0 && !d)
+		close(fd);
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	closedir(d);
 	rmdir(dir);
 }
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "train/dist.h"
 #include "train/stop_signal.h"
@@ -110,10 +111,45 @@ int dist_set_compute_stream(void *stream)
 	return dist_device_buffers() ? ok(hvd_set_compute_stream(stream)) : 0;
 }
 
+static int show_startup = 1;
+
+void dist_show_startup(int show)
+{
+	show_startup = show;
+}
+
+/* The runtime's start-up lines (rank 0's stderr during hvd_init) to
+ * stderr, or dropped: one process, and not asked for. */
+static void replay(FILE *kept, int saved)
+{
+	char buf[4096];
+	size_t n;
+
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(kept);
+	while ((!runtime_up || hvd_size() > 1) && (n = fread(buf, 1, sizeof(buf), kept)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(kept);
+}
+
 int dist_init(void)
 {
+	FILE *kept = show_startup ? NULL : tmpfile();
+	int saved = kept ? dup(2) : -1;
+
+	fflush(stderr);
+	if (kept && (saved < 0 || dup2(fileno(kept), 2) < 0)) {
+		if (saved >= 0)
+			close(saved);
+		fclose(kept);
+		kept = NULL;
+	}
 	runtime_failed = 0;
 	runtime_up = ok(hvd_init()) == 0;
+	if (kept)
+		replay(kept, saved);
 	return runtime_up ? 0 : -1;
 }
 
@@ -274,6 +310,7 @@ int dist_compute_threads(int loader_threads)
 
 #else /* one-rank world */
 
+void dist_show_startup(int show) { (void)show; }
 int dist_init(void) { return 0; }
 int dist_shutdown(void) { return 0; }
 int dist_release(void) { return 0; }

@@ -42,6 +42,10 @@
 
 struct dist_handle;
 
+/* show 0: on a single process the runtime's start-up report (its
+ * settings and the rank table) is kept back; on many ranks, or when
+ * dist_init fails, it is shown. Before dist_init; default 1. */
+void dist_show_startup(int show);
 int dist_init(void);
 /* The command is done with collectives: 0, or -1 when a runtime call
  * failed during the run. The runtime stays up for main's exit path. */

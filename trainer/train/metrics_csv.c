@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/classes.h"
+#include "base/regular_file.h"
 #include "train/metrics_csv.h"
 
 static const char *const fixed[11] = {
@@ -150,12 +151,13 @@ static const char *parse_row(char *line, struct metrics_row *r, long prev_step)
 
 static char *slurp(const char *path, size_t *len, struct trainer_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	char why[128];
+	FILE *f = regular_fopen(path, 0, why, sizeof(why));
 	char *buf = NULL;
 	size_t cap = 0, n = 0;
 
 	if (!f) {
-		trainer_error_set(err, "metrics: '%s': %s", path, strerror(errno));
+		trainer_error_set(err, "metrics: '%s': %s", path, why);
 		return NULL;
 	}
 	for (;;) {

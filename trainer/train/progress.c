@@ -15,7 +15,9 @@ static void stamp(FILE *f)
 	struct tm tm;
 	time_t t = time(NULL);
 
-	if (isatty(fileno(f)))
+	int fd = fileno(f);
+
+	if (isatty(fd >= 0 ? fd : 2))   /* no descriptor: stderr kept by a tee over fd 2 */
 		return;
 	strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ ", gmtime_r(&t, &tm));
 	fputs(text, f);

@@ -13,13 +13,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/regular_file.h"
 #include "base/text_control.h"
 #include "train/run_record.h"
 
 #define FORMAT "chexnet-run 1"
 
+/* the first 7 required; "files" optional (a record from before it) */
 static const char *const top_keys[] = { "format", "start_time", "command_line", "settings",
-					"versions", "hosts", "resumes", NULL };
+					"versions", "hosts", "resumes", "files", "end", NULL };
+static const char *const end_keys[] = { "end_time", "outcome", "reason", "steps", "best_epoch",
+					"best_metric", "best_value", NULL };
 static const char *const resume_keys[] = { "start_time", "command_line", "epoch", "step",
 					   "changes", NULL };
 
@@ -83,6 +87,7 @@ static cJSON *new_record(const struct run_session *s)
 	cJSON_AddItemToObject(root, "versions", v);
 	cJSON_AddItemToObject(root, "hosts", string_array(s->hosts, s->host_count));
 	cJSON_AddItemToObject(root, "resumes", cJSON_CreateArray());
+	cJSON_AddItemToObject(root, "files", string_array((char **)s->files, s->file_count));
 	return root;
 }
 
@@ -125,11 +130,12 @@ int run_record_create(const char *dir, const struct run_session *s, struct train
 /* The file's text, NUL-terminated (at most RUN_RECORD_MAX_BYTES). */
 static char *slurp(const char *path, struct trainer_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	char why[128];
+	FILE *f = regular_fopen(path, 0, why, sizeof(why));
 	char *buf = NULL;
 
 	if (!f) {
-		trainer_error_set(err, "run record: '%s': %s", path, strerror(errno));
+		trainer_error_set(err, "run record: '%s': %s", path, why);
 		return NULL;
 	}
 	buf = malloc(RUN_RECORD_MAX_BYTES + 2);
@@ -256,6 +262,51 @@ static int check_resume(const cJSON *r, const char *path, struct trainer_error *
 	return 0;
 }
 
+/* "files", when there: at most RUN_FILES_MAX plain names of the folder. */
+static int check_files(const cJSON *a, const char *path, struct trainer_error *err)
+{
+	const cJSON *e;
+
+	if (!a)
+		return 0;
+	if (check_strings(a, 0, path, "files", err))
+		return -1;
+	if (cJSON_GetArraySize(a) > RUN_FILES_MAX)
+		return trainer_error_set(err, "run record: '%s': files: more than %d", path,
+					 RUN_FILES_MAX);
+	cJSON_ArrayForEach(e, a) {
+		const char *n = e->valuestring;
+		if (!n[0] || strchr(n, '/') || !strcmp(n, ".") || !strcmp(n, "..") ||
+		    strlen(n) >= RUN_FILE_NAME)
+			return trainer_error_set(err, "run record: '%s': files: '%.64s': not a name of "
+						 "the run's folder", path, n);
+	}
+	return 0;
+}
+
+/* "end", when there: every field, of its type. */
+static int check_end(const cJSON *o, const char *path, struct trainer_error *err)
+{
+	const cJSON *outcome = cJSON_GetObjectItemCaseSensitive(o, "outcome");
+	const cJSON *value = cJSON_GetObjectItemCaseSensitive(o, "best_value");
+
+	if (!o)
+		return 0;
+	if (check_keys(o, end_keys, 7, path, "end", err))
+		return -1;
+	if (!cJSON_IsString(outcome) || (strcmp(outcome->valuestring, "finished") &&
+	    strcmp(outcome->valuestring, "stopped") && strcmp(outcome->valuestring, "failed")) ||
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "end_time")) ||
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "reason")) ||
+	    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "best_metric")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "steps")) ||
+	    !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(o, "best_epoch")) ||
+	    !(cJSON_IsNumber(value) || cJSON_IsNull(value)))
+		return trainer_error_set(err, "run record: '%s': end: a field of the wrong type or "
+					 "value", path);
+	return 0;
+}
+
 /* 1 when a key or string anywhere under n holds a control character
  * (no message may print it). */
 static int has_control(const cJSON *n)
@@ -291,6 +342,9 @@ static int check_record(const cJSON *root, struct run_settings *s, const char *p
 				err) ||
 	    read_settings(cJSON_GetObjectItemCaseSensitive(root, "settings"), s ? s : &scratch, path,
 			  err))
+		return -1;
+	if (check_files(cJSON_GetObjectItemCaseSensitive(root, "files"), path, err) ||
+	    check_end(cJSON_GetObjectItemCaseSensitive(root, "end"), path, err))
 		return -1;
 	const cJSON *resumes = cJSON_GetObjectItemCaseSensitive(root, "resumes");
 	if (!cJSON_IsArray(resumes))
@@ -329,6 +383,35 @@ int run_record_read(const char *path, struct run_settings *settings, struct trai
 	return root ? 0 : -1;
 }
 
+int run_record_files(const char *path, struct run_files *files, struct trainer_error *err)
+{
+	cJSON *root = load(path, NULL, err);
+	const cJSON *e, *a = root ? cJSON_GetObjectItemCaseSensitive(root, "files") : NULL;
+
+	memset(files, 0, sizeof(*files));
+	files->listed = a != NULL;
+	cJSON_ArrayForEach(e, a)
+		snprintf(files->name[files->count++], RUN_FILE_NAME, "%s", e->valuestring);
+	cJSON_Delete(root);
+	return root ? 0 : -1;
+}
+
+/* s's files added to root's "files" (made when missing). */
+static void add_files(cJSON *root, const struct run_session *s)
+{
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "files"), *e;
+
+	if (!a)
+		cJSON_AddItemToObject(root, "files", a = cJSON_CreateArray());
+	for (int i = 0; a && i < s->file_count; i++) {
+		int have = 0;
+		cJSON_ArrayForEach(e, a)
+			have |= strcmp(e->valuestring, s->files[i]) == 0;
+		if (!have && cJSON_GetArraySize(a) < RUN_FILES_MAX)
+			cJSON_AddItemToArray(a, cJSON_CreateString(s->files[i]));
+	}
+}
+
 int run_record_resume(const char *dir, const struct run_session *s, struct trainer_error *err)
 {
 	char path[PATH_MAX];
@@ -337,8 +420,37 @@ int run_record_resume(const char *dir, const struct run_session *s, struct train
 	cJSON *root = load(path, NULL, err);
 	if (!root)
 		return -1;
+	add_files(root, s);
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "end");
 	cJSON_ReplaceItemInObjectCaseSensitive(root, "settings", settings_object(s->settings));
 	cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(root, "resumes"), resume_object(s));
+	int rc = write_json(dir, root, err);
+	cJSON_Delete(root);
+	return rc;
+}
+
+int run_record_end(const char *dir, const struct run_end *e, struct trainer_error *err)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, dir);
+	cJSON *root = load(path, NULL, err), *o = cJSON_CreateObject();
+	if (!root) {
+		cJSON_Delete(o);
+		return -1;
+	}
+	cJSON_AddStringToObject(o, "end_time", e->end_time);
+	cJSON_AddStringToObject(o, "outcome", e->outcome);
+	cJSON_AddStringToObject(o, "reason", e->reason);
+	cJSON_AddNumberToObject(o, "steps", (double)e->steps);
+	cJSON_AddNumberToObject(o, "best_epoch", e->best_epoch);
+	cJSON_AddStringToObject(o, "best_metric", "val_loss");
+	if (isfinite(e->best_value))
+		cJSON_AddNumberToObject(o, "best_value", e->best_value);
+	else
+		cJSON_AddNullToObject(o, "best_value");
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "end");
+	cJSON_AddItemToObject(root, "end", o);
 	int rc = write_json(dir, root, err);
 	cJSON_Delete(root);
 	return rc;

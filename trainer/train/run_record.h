@@ -4,7 +4,14 @@
  *    "settings": {key: value...}   (run_settings.h; numbers as numbers),
  *    "versions": {name: text...}, "hosts": [one per rank...],
  *    "resumes": [{"start_time", "command_line", "epoch", "step",
- *                 "changes": {key: [old, new]...}}...]}
+ *                 "changes": {key: [old, new]...}}...],
+ *    "files": [name...],   (the run's own entries of its folder: the
+ *                           only ones `train` deletes or replaces; absent
+ *                           in a record from before it)
+ *    "end": {"end_time", "outcome": "finished" | "stopped" | "failed",
+ *            "reason", "steps", "best_epoch", "best_metric": "val_loss",
+ *            "best_value": number or null}}   (the latest session's end;
+ *                           absent while one runs, or it was killed)
  * "settings" is the latest session's; each --resume appends to
  * "resumes". Written whole to a temporary file, fsynced and renamed over
  * run.json. Reading is strict: anything else (a missing or unknown field,
@@ -39,14 +46,39 @@ struct run_session {
 	long step;
 	const struct run_change *changes;  /* resume only */
 	int change_count;
+	const char *const *files;       /* the entries of dir this session writes */
+	int file_count;
+};
+
+#define RUN_FILES_MAX 16
+#define RUN_FILE_NAME 64
+
+/* "files" of a record: names without '/', never "." or "..". */
+struct run_files {
+	int listed;                     /* 0: a record from before "files" */
+	int count;
+	char name[RUN_FILES_MAX][RUN_FILE_NAME];
+};
+
+/* How a session ended. */
+struct run_end {
+	const char *end_time, *outcome, *reason;
+	long steps;                     /* optimizer steps from the run's start */
+	int best_epoch;                 /* 1-based; 0: no validation yet */
+	double best_value;              /* its validation loss; NaN: none */
 };
 
 /* dir/run.json for a new run. 0 or -1 (err). */
 int run_record_create(const char *dir, const struct run_session *s, struct trainer_error *err);
 /* Reads dir/run.json, appends s to its "resumes", sets "settings" to
- * s's and writes it back. 0 or -1 (err; the file unchanged). */
+ * s's, adds s's files to "files", drops the last session's "end" and
+ * writes it back. 0 or -1 (err; the file unchanged). */
 int run_record_resume(const char *dir, const struct run_session *s, struct trainer_error *err);
+/* Sets dir/run.json's "end". 0 or -1 (err; the file unchanged). */
+int run_record_end(const char *dir, const struct run_end *e, struct trainer_error *err);
 /* Reads and checks path; settings (may be NULL) gets its "settings". */
 int run_record_read(const char *path, struct run_settings *settings, struct trainer_error *err);
+/* Reads and checks path; files gets its "files". 0 or -1 (err). */
+int run_record_files(const char *path, struct run_files *files, struct trainer_error *err);
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/regular_file.h"
 #include "train/safetensors.h"
 #include "base/text_control.h"
 
@@ -91,11 +92,12 @@ int st_write(const char *path, const struct st_tensor *tensors, int count,
 
 static int read_whole(const char *path, struct st_file *f, struct trainer_error *err)
 {
-	FILE *in = fopen(path, "rb");
+	char why[128];
+	FILE *in = regular_fopen(path, 1, why, sizeof(why));   /* a FIFO is never waited on */
 	struct stat sb;
 
 	if (!in)
-		return trainer_error_set(err, "checkpoint: '%s': %s", path, strerror(errno));
+		return trainer_error_set(err, "checkpoint: '%s': %s", path, why);
 	if (fstat(fileno(in), &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		fclose(in);
 		return trainer_error_set(err, "checkpoint: '%s': not a regular file", path);

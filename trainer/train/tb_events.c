@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/crc32c.h"
+#include "base/regular_file.h"
 #include "train/tb_events.h"
 
 #define PREFIX "events.out.tfevents."
@@ -283,12 +284,13 @@ static int next_record(const uint8_t *img, size_t size, size_t *off, struct tb_e
 
 static uint8_t *slurp(const char *path, size_t *size, struct trainer_error *err)
 {
-	FILE *f = fopen(path, "rb");
+	char why[128];
+	FILE *f = regular_fopen(path, 0, why, sizeof(why));
 	struct stat sb;
 	uint8_t *img = NULL;
 
 	if (!f || fstat(fileno(f), &sb) != 0) {
-		trainer_error_set(err, "tensorboard: '%s': %s", path, strerror(errno));
+		trainer_error_set(err, "tensorboard: '%s': %s", path, f ? strerror(errno) : why);
 		if (f)
 			fclose(f);
 		return NULL;

@@ -1,0 +1,22 @@
+/* cmd/resume_defaults.h - `chexnet train --resume RUN` needs no other
+ * flag: every setting of the run's record (RUN/run.json) that this
+ * command line does not give is taken from it: the data (folder, or
+ * synthetic and its image count), model, size, precision, batch,
+ * accumulation, optimizer and its settings, learning rate, its scaling
+ * and warm-up, patience, loss, seed, memory-efficient, epochs, steps,
+ * save-every, progress-every and thread counts. Flags given are
+ * changes, checked against the checkpoint as before (loop/run_dir.h).
+ * Not taken: the backend (auto chooses on this machine), --init.
+ * What this is not: the comparison, or reading the checkpoint.
+ */
+#ifndef HVD_TRAINER_CMD_RESUME_DEFAULTS_H
+#define HVD_TRAINER_CMD_RESUME_DEFAULTS_H
+
+#include "cmd/options.h"
+
+/* o->resume's record into o. 0 (also when RUN has no run.json: the
+ * flags rule, as before), 1 (an unreadable record) or 2 (another
+ * --model, or a recorded value no flag accepts), the line printed. */
+int resume_defaults(struct cli_options *o);
+
+#endif

@@ -1,0 +1,34 @@
+/* loop/run_files.h - what `chexnet train` may touch in its run folder
+ * (OUT). The run's own entries are the names its run.json lists under
+ * "files" (a record from before that list: run.json, metrics.csv, tb,
+ * last, best; no record: nothing, except last/ and best/ on --resume),
+ * with the leftovers of an interrupted write (NAME.tmp-*, NAME.old-*).
+ * Only those are ever deleted or replaced. Anything else is foreign: a
+ * new run into a folder holding foreign entries is refused, and with
+ * --overwrite each is renamed NAME.foreign-N (named in one line), never
+ * deleted; entries already named *.foreign-N are left alone, and --resume
+ * leaves every foreign entry alone. A symbolic link or anything neither a
+ * regular file nor a directory (a FIFO, a socket, a device) in the folder,
+ * or inside its own directories, is refused in one line: never followed,
+ * opened or waited on. OUT itself may be a link to a directory.
+ * What this is not: the checks of the run's settings (loop/run_dir.h).
+ */
+#ifndef HVD_TRAINER_LOOP_RUN_FILES_H
+#define HVD_TRAINER_LOOP_RUN_FILES_H
+
+#include "loop/config.h"
+
+/* The names a run of c writes in OUT (for run.json's "files"); *count set. */
+const char *const *run_files_written(const struct train_config *c, int *count);
+
+/* Rank 0, before anything is written to c->out. A new run: -1 (printed)
+ * when the folder holds a run (a checkpoint: last/ or best/) without
+ * --overwrite, or foreign entries without --overwrite; with --overwrite
+ * the old run's own entries are removed and foreign ones set aside. A
+ * record and metrics without any checkpoint (a run stopped before its
+ * first; nothing to resume, as a requeued batch job finds it) are removed
+ * with a note and the run starts again. Every run: -1 (printed) for a
+ * link or a special file. */
+int run_files_guard(const struct train_config *c);
+
+#endif
