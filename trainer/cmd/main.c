@@ -41,17 +41,6 @@ static int finish(int status)
 	return status;
 }
 
-/* 1 when the environment holds an HVD_* setting (before chexnet sets any). */
-static int user_setting(void)
-{
-	extern char **environ;
-
-	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "HVD_", 4) == 0)
-			return 1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; int (*run)(const struct cli_options *); } own[] = {
@@ -71,9 +60,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (strcmp(argv[1], own[i].name) == 0) {
 			int rc = cli_parse(argc - 1, argv + 1, &o);
-			/* one process: the runtime's start-up report only when asked
-			 * (--verbose, or an HVD_* setting of the user's) */
-			dist_show_startup(o.verbose || user_setting());
+			/* one process: the runtime's start-up report only when asked */
+			dist_show_startup(o.verbose);
 			/* the runtime follows the trainer: a host backend reduces
 			 * host buffers (never NCCL), unless the user said otherwise */
 			if (rc == 0 && strcmp(o.backend, "gpu"))
