@@ -384,6 +384,8 @@ static void test_messages_before_start_up(void)
 		{ "train --synthetic --resume nowhere", "chexnet: train: --resume 'nowhere': not a run "
 		  "folder" },
 		{ "predict --checkpoint nowhere x.png", "chexnet: predict: --checkpoint 'nowhere': No such" },
+		{ "train --synthetic --backend ref --precision bf16", "chexnet: --precision: 'bf16': "
+		  "the ref backend computes in fp32 only" },
 	};
 	struct test_proc p;
 

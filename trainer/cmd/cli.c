@@ -292,6 +292,9 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 	if (o->precision_auto)
 		o->precision = backend_precision_auto(o->backend, o->chosen.precision_why,
 						      sizeof(o->chosen.precision_why));
+	if (!strcmp(o->backend, "ref") && o->precision != PRECISION_FP32)   /* as ref_create says */
+		return fprintf(stderr, "chexnet: --precision: '%s': the ref backend computes in fp32 "
+			       "only\n", precision_name(o->precision)), -1;
 	return 0;
 }
 
