@@ -93,14 +93,15 @@ static void test_slurm_gpu_on_emulated_device(void)
 #endif
 }
 
-/* The same beside two busy loops and a listener on port 6006 (the
- * runner's stress mode): timing assumptions show up here. */
+/* The signal and failure cases again, beside two busy loops and a
+ * listener on port 6006 (the runner's stress mode): timing assumptions
+ * show up there; the two training-equality cases only add minutes. */
 static void test_slurm_gpu_on_emulated_device_under_stress(void)
 {
 #ifdef __SANITIZE_ADDRESS__
 	SKIP("the emulated DenseNet runs take too long under ASan: the plain make check runs them");
 #else
-	emulated_group("slurm-e2e-gpu@stress", 5);
+	emulated_group("slurm-e2e-gpu@stress gpu_sig", 3);
 #endif
 }
 
