@@ -14,6 +14,7 @@ extern const struct test_case selftest_tests[];
 extern const struct test_case selftest_hang_tests[];
 extern const struct test_case selftest_next_tests[];
 extern const struct test_case selftest_cluster_hang_tests[];
+extern const struct test_case selftest_cluster_leftjob_tests[];
 extern const struct test_case selftest_stress_tests[];
 extern const struct test_case build_tests[];
 extern const struct test_case layout_tests[];
@@ -241,6 +242,7 @@ static const struct test_group test_groups[] = {
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },
 	{ "selftest-cluster-hang", selftest_cluster_hang_tests, TEST_NEEDS_CLUSTER, 600, 1,
 	  .deadline_s = 8 },
+	{ "selftest-cluster-leftjob", selftest_cluster_leftjob_tests, TEST_NEEDS_CLUSTER, 60, 1 },
 	{ "selftest-stress", selftest_stress_tests, TEST_NEEDS_NOTHING, 10, 1, .stress = 1 },
 	{ 0 }
 };

@@ -605,6 +605,32 @@ static void report_case(const struct test_case *c, int timed_out, int timeout, i
 	fflush(stdout);
 }
 
+/* A case leaves the test cluster as it found it: no job of its own still
+ * queued or running (a killed srun leaves its allocation behind for good,
+ * and every later case would queue behind it). Jobs still pending or
+ * running 5 s after the case are cancelled (completing ones end on their
+ * own) and waited for; their ids are written to `ids`. Returns how many
+ * there were. */
+static int cancel_left_jobs(char *ids, size_t len)
+{
+	struct test_proc p;
+	int n = 0;
+	ids[0] = 0;
+	if (!R.cluster[0])
+		return 0;
+	const char *cmd = "left() { squeue -h -t PD,CF,R,S -o %i 2>/dev/null | tr '\\n' ' '; }; "
+		"for i in $(seq 50); do [ -z \"$(left)\" ] && exit 0; sleep 0.1; done; "
+		"j=$(left); scancel $j; for i in $(seq 300); do [ -z \"$(squeue -h -o %i)\" ] && "
+		"break; sleep 0.2; done; echo $j";
+	if (test_run(cmd, 120, &p) != 0)
+		return 0;
+	snprintf(ids, len, "%.*s", (int)strcspn(p.out, "\n"), p.out);
+	for (const char *c = ids; *c; c++)
+		n += (*c != ' ' && (c[1] == ' ' || c[1] == 0));
+	test_proc_free(&p);
+	return n;
+}
+
 static void run_case(struct group_run *gr, const struct test_case *c, int index,
 		     struct tally *t)
 {
@@ -647,8 +673,14 @@ static void run_case(struct group_run *gr, const struct test_case *c, int index,
 	ssize_t got = read(skip_pipe[0], reason, sizeof(reason) - 1);
 	reason[got > 0 ? got : 0] = 0;
 	close(skip_pipe[0]);
-	if (!gr->expired)
-		report_case(c, timed_out, timeout, st, reason, t);
+	if (gr->expired)
+		return;
+	report_case(c, timed_out, timeout, st, reason, t);
+	char ids[256];
+	if (g->needs != TEST_NEEDS_NOTHING && cancel_left_jobs(ids, sizeof(ids)) > 0) {
+		printf("FAIL %s: left job(s) %s on the test cluster: cancelled\n", c->name, ids);
+		t->failed++;
+	}
 }
 
 static int wanted(const char *name, int argc, char **argv, int first)

@@ -108,6 +108,23 @@ static void test_harness_ends_a_hung_cluster_group(void)
 	test_proc_free(&p);
 }
 
+/* A case that leaves a job behind fails, and the job is cancelled before
+ * the next case, which finds the node free. */
+static void test_harness_cancels_a_job_a_case_left(void)
+{
+	char cmd[4200];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "env -u SLURM_CONF HVD_SRC='%s' '%s/hvdtest' -G selftest-cluster-leftjob",
+		 test_src_dir(), test_build_dir());
+	CHECK(test_run(cmd, 180, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.out, "ok selftest_leaves_a_job\nFAIL selftest_leaves_a_job: left job(s) ");
+	CHECK_CONTAINS(p.out, " on the test cluster: cancelled\nok selftest_cluster_is_free\n");
+	CHECK_CONTAINS(p.out, "ok cluster_teardown_leaves_nothing\n");
+	test_proc_free(&p);
+}
+
 const struct test_case harness_tests[] = {
 	{ "srun_runs_on_the_test_node", test_srun_runs_on_the_test_node },
 	{ "cluster_grants_four_fake_gpus", test_cluster_grants_four_fake_gpus },
@@ -116,5 +133,6 @@ const struct test_case harness_tests[] = {
 	{ "sbatch_job_completes", test_sbatch_job_completes },
 	{ "jobs_get_a_private_dev_shm", test_jobs_get_a_private_dev_shm },
 	{ "harness_ends_a_hung_cluster_group", test_harness_ends_a_hung_cluster_group },
+	{ "harness_cancels_a_job_a_case_left", test_harness_cancels_a_job_a_case_left },
 	{ 0 }
 };

@@ -74,6 +74,24 @@ const struct test_case selftest_cluster_hang_tests[] = {
 	{ 0 }
 };
 
+/* ---- the hidden "selftest-cluster-leftjob" group: a case that leaves a
+ * job holding the whole node, and one that needs the node ---- */
+static void selftest_leaves_a_job(void)
+{
+	CHECK(system("sbatch -Q --exclusive -J hvd-left --wrap 'sleep 600'") == 0);
+}
+
+static void selftest_cluster_is_free(void)
+{
+	CHECK(system("srun -Q --exclusive --immediate=10 -n 1 true") == 0);
+}
+
+const struct test_case selftest_cluster_leftjob_tests[] = {
+	{ "selftest_leaves_a_job", selftest_leaves_a_job },
+	{ "selftest_cluster_is_free", selftest_cluster_is_free },
+	{ 0 }
+};
+
 const struct test_case selftest_next_tests[] = {
 	{ "selftest_next_group_runs", selftest_passes },
 	{ 0 }
