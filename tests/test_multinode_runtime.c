@@ -21,10 +21,11 @@
  * says about btl/oob/pml/interfaces is dropped. */
 #define NO_MCA "for v in $(env | grep -oE '^OMPI_MCA_[a-z_]*(btl|oob|pml|if_)[a-z_]*'); do unset $v; done; "
 
-/* Every node idle again (after a failure test), at most 60 s. */
+/* Every node plainly idle (not idle+completing, which `sinfo -t idle`
+ * also lists), at most 60 s; prints idle=N/M. */
+#define IDLE_NODES "$(sinfo -h -N -o %%N:%%T | sort -u | grep -c ':idle$')"
 #define WAIT_IDLE "n=$(sinfo -h -N -o %%N | sort -u | wc -l); for i in $(seq 600); do " \
-	"[ \"$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)\" = \"$n\" ] && break; sleep 0.1; done; " \
-	"echo idle=$(sinfo -h -N -t idle -o %%N | sort -u | wc -l)/$n"
+	"[ " IDLE_NODES " = \"$n\" ] && break; sleep 0.1; done; echo idle=" IDLE_NODES "/$n"
 
 static int count_of(const char *text, const char *needle)
 {
@@ -245,8 +246,10 @@ static void test_as_nobody_two_and_three_nodes(void)
 
 /* ---- failures ---- */
 
-/* Starts `steps` on nodes n1..nN x 2 ranks in the background, waits for
- * step 20 and every rank's pid line (or for srun to end), then runs ACTION
+/* Waits for every node to be idle, starts `steps` on nodes n1..nN x 2
+ * ranks in the background, waits for step 20 and every rank's pid line (or
+ * for srun to end; a job still short of step 20 after 60 s is interrupted
+ * and not_started=1 printed with sinfo and squeue), then runs ACTION
  * (shell; $t0 = ms timestamp just before it), waits for srun; prints rc=,
  * elapsed= (ms from the action to srun's end), left= (processes of the
  * copy) and idle= after AFTER (shell) and a wait for idle nodes. srun's
@@ -256,17 +259,25 @@ static int failure_run(int nodes, const char *env, const char *args, const char 
 {
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (" NO_MCA "env %s srun -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
+		 "cd '%s' && (" NO_MCA WAIT_IDLE " > /dev/null; "
+		 "env %s srun -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
 		 "> out.txt 2> err.txt & s=$!; "
 		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && [ $(grep -c '^pid' out.txt) = %d ] "
 		 "&& break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
+		 "if ! grep -q '^step 20$' out.txt && kill -0 $s 2> /dev/null; then echo not_started=1; "
+		 "sinfo -N; squeue; kill -INT $s; sleep 1; kill -INT $s; fi; "
 		 "pid_of() { awk -v r=$1 '$1 == \"pid\" && $4 == r {print $2}' out.txt; }; "
-		 "t0=$(date +%%s%%N); %s; wait $s; rc=$?; t1=$(date +%%s%%N); %s; "
+		 "t0=$(date +%%s%%N); grep -q '^step 20$' out.txt && { %s; }; wait $s; rc=$?; "
+		 "t1=$(date +%%s%%N); %s; "
 		 "cat err.txt >&2; sleep 1; echo left=$(pgrep -fc '^./hvd-rt-test %s'); "
 		 "echo rc=$rc elapsed=$(( (t1 - t0) / 1000000 )); grep -E '^(step|checksum)' out.txt | tail -2; "
 		 WAIT_IDLE ")",
 		 test_tmpdir(), env, nodes, nodes, args, 2 * nodes, action, after, args);
-	return test_run(cmd, timeout_s, p);
+	if (test_run(cmd, timeout_s, p) != 0)
+		return -1;
+	CHECK_MSG(!strstr(p->out, "not_started=1"), "the job did not reach step 20 within 60 s; "
+		  "nothing was done to it: %.1500s", p->out);
+	return strstr(p->out, "not_started=1") ? -1 : 0;
 }
 
 static void test_sigkill_on_another_node_ends_the_job(void)
