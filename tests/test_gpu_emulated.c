@@ -93,15 +93,16 @@ static void test_slurm_gpu_on_emulated_device(void)
 #endif
 }
 
-/* The signal and failure cases again, beside two busy loops and a
- * listener on port 6006 (the runner's stress mode): timing assumptions
- * show up there; the two training-equality cases only add minutes. */
+/* The two failure cases again, beside two busy loops and a listener on
+ * port 6006 (the runner's stress mode): their timing assumptions show up
+ * there. The equality and stop-and-resume cases time nothing and would
+ * only add minutes. */
 static void test_slurm_gpu_on_emulated_device_under_stress(void)
 {
 #ifdef __SANITIZE_ADDRESS__
 	SKIP("the emulated DenseNet runs take too long under ASan: the plain make check runs them");
 #else
-	emulated_group("slurm-e2e-gpu@stress gpu_sig", 3);
+	emulated_group("slurm-e2e-gpu@stress gpu_sigkill gpu_sigstop", 2);
 #endif
 }
 
