@@ -276,7 +276,7 @@ static int failure_run(int nodes, const char *env, const char *args, const char 
 	if (test_run(cmd, timeout_s, p) != 0)
 		return -1;
 	CHECK_MSG(!strstr(p->out, "not_started=1"), "the job did not reach step 20 within 60 s; "
-		  "nothing was done to it: %.1500s", p->out);
+		  "nothing was done to it: %.1500s ...%s", p->out, test_tail(p->err, 1500));
 	return strstr(p->out, "not_started=1") ? -1 : 0;
 }
 
