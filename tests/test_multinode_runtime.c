@@ -248,7 +248,7 @@ static void test_as_nobody_two_and_three_nodes(void)
 
 /* Waits for every node to be idle, starts `steps` on nodes n1..nN x 2
  * ranks in the background, waits for step 20 and every rank's pid line (or
- * for srun to end; a job still short of step 20 after 60 s is interrupted
+ * for srun to end; a job still short of step 20 after 60 s is cancelled
  * and not_started=1 printed with sinfo and squeue), then runs ACTION
  * (shell; $t0 = ms timestamp just before it), waits for srun; prints rc=,
  * elapsed= (ms from the action to srun's end), left= (processes of the
@@ -260,12 +260,12 @@ static int failure_run(int nodes, const char *env, const char *args, const char 
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && (" NO_MCA WAIT_IDLE " > /dev/null; "
-		 "env %s srun -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
+		 "env %s srun -J hvd-late-$$ -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
 		 "> out.txt 2> err.txt & s=$!; "
 		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && [ $(grep -c '^pid' out.txt) = %d ] "
 		 "&& break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
 		 "if ! grep -q '^step 20$' out.txt && kill -0 $s 2> /dev/null; then echo not_started=1; "
-		 "sinfo -N; squeue; kill -INT $s; sleep 1; kill -INT $s; fi; "
+		 "sinfo -N; squeue; scancel -n hvd-late-$$; fi; "
 		 "pid_of() { awk -v r=$1 '$1 == \"pid\" && $4 == r {print $2}' out.txt; }; "
 		 "t0=$(date +%%s%%N); grep -q '^step 20$' out.txt && { %s; }; wait $s; rc=$?; "
 		 "t1=$(date +%%s%%N); %s; "

@@ -131,27 +131,42 @@ static const char *node_cmd(char *buf, size_t len, const char *verb)
 	return buf;
 }
 
-/* Background `ENV srun -N2 x 2 --hvd tmpdir/chexnet train --data shards
- * ARGS` (stderr in err.txt); once stderr shows WAIT_FOR (and a checkpoint,
- * if CHECKPOINT), runs ACTION; waits for srun, runs AFTER, waits for idle
- * nodes (plain `idle`: `sinfo -t idle` also lists idle+completing ones).
- * Prints rc=, left= (processes of the copy), idle=. */
+/* On idle nodes (plain `idle`: `sinfo -t idle` also lists idle+completing
+ * ones), background `ENV srun -N2 x 2 --hvd tmpdir/chexnet train --data
+ * shards ARGS` (stderr in err.txt); once stderr shows WAIT_FOR (and a
+ * checkpoint, if CHECKPOINT), runs ACTION; waits for srun, runs AFTER,
+ * waits for idle nodes. Prints rc=, left= (processes of the copy), idle=.
+ * A run still going without WAIT_FOR after 90 s is cancelled, ACTION is
+ * not run, and the case fails (returns -1, p freed). WAIT_FOR NULL:
+ * ACTION runs at once. */
 static int train_with(const char *env, const char *args, const char *wait_for, int checkpoint,
 		      const char *action, const char *after, int timeout_s, struct test_proc *p)
 {
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (env %s srun -N 2 -w n1,n2 --ntasks-per-node=2 --hvd '%s/chexnet' train "
+		 "cd '%s' && (idle() { sinfo -h -N -o %%N:%%T | sort -u | grep -c ':idle$'; }; "
+		 "wait_idle() { for i in $(seq 900); do [ \"$(idle)\" = \"$n\" ] && break; sleep 0.1; done; }; "
+		 "n=$(sinfo -h -N -o %%N | sort -u | wc -l); wait_idle; "
+		 "env %s srun -J hvd-late-$$ -N 2 -w n1,n2 --ntasks-per-node=2 --hvd '%s/chexnet' train "
 		 "--data shards %s 2> err.txt & s=$!; "
-		 "for i in $(seq 900); do grep -q '%s' err.txt && { [ %d = 0 ] || "
-		 "[ -f ck/last/model.safetensors ]; } && break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
-		 "%s; wait $s; rc=$?; %s; cat err.txt >&2; "
-		 "n=$(sinfo -h -N -o %%N | sort -u | wc -l); for i in $(seq 900); do "
-		 "[ \"$(sinfo -h -N -o %%N:%%T | sort -u | grep -c ':idle$')\" = \"$n\" ] && break; sleep 0.1; done; "
+		 "ready() { [ -z '%s' ] || grep -q '%s' err.txt && { [ %d = 0 ] || "
+		 "[ -f ck/last/model.safetensors ]; }; }; "
+		 "for i in $(seq 900); do ready && break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
+		 "if ! ready && kill -0 $s 2> /dev/null; then echo not_started=1; sinfo -N; squeue; "
+		 "scancel -n hvd-late-$$; fi; "
+		 "ready && { %s; }; wait $s; rc=$?; %s; cat err.txt >&2; wait_idle; "
 		 "sleep 1; echo left=$(pgrep -fc '^%s/chexnet train'); echo rc=$rc; "
-		 "echo idle=$(sinfo -h -N -o %%N:%%T | sort -u | grep -c ':idle$')/$n; sinfo -h -N -o '%%N:%%T'; squeue)",
-		 test_tmpdir(), env, test_tmpdir(), args, wait_for, checkpoint, action, after, test_tmpdir());
-	return sh(cmd, timeout_s, p);
+		 "echo idle=$(idle)/$n; sinfo -h -N -o '%%N:%%T'; squeue)",
+		 test_tmpdir(), env, test_tmpdir(), args, wait_for ? wait_for : "",
+		 wait_for ? wait_for : "", checkpoint, action, after, test_tmpdir());
+	if (sh(cmd, timeout_s, p))
+		return -1;
+	CHECK_MSG(!strstr(p->out, "not_started=1"), "srun showed no '%s' within 90 s; nothing was "
+		  "done to it: %.1500s ...%s", wait_for, p->out, test_tail(p->err, 1500));
+	if (!strstr(p->out, "not_started=1"))
+		return 0;
+	test_proc_free(p);
+	return -1;
 }
 
 #define CUT_ARGS "--size 64 --threads 1 --optimizer sgd --lr 0.001 --batch 4 --seed 7 " \
@@ -164,7 +179,7 @@ static void test_training_survives_a_short_cut(void)
 {
 	struct test_proc p;
 	char action[2048], cut[1024], restore[1024];
-	if (make_data() || train_with("HVD_TIMEOUT_S=15", CUT_ARGS " --out uncut", "x^", 0, ":", ":", 150, &p))
+	if (make_data() || train_with("HVD_TIMEOUT_S=15", CUT_ARGS " --out uncut", NULL, 0, ":", ":", 150, &p))
 		return;
 	CHECK_MSG(field_of(p.out, "rc=") == 0, "uncut: %s %.900s", p.out, p.err);
 	int steps = count_of(p.err, " step ");
