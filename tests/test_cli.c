@@ -365,7 +365,8 @@ static void test_precision_auto(void)
 }
 
 /* Usage errors before the runtime starts (exit 2, one line, no start-up
- * report): a missing or empty --data, a model name that is not one;
+ * report): a missing or empty --data, or one without a data set's index
+ * or label files; a model name that is not one;
  * --opt=value for a flag with a value, refused for a switch; a run folder
  * without best/ names last/; one process prints no start-up table unless
  * --verbose. */
@@ -374,6 +375,8 @@ static void test_messages_before_start_up(void)
 	static const struct { const char *args, *line; } bad[] = {
 		{ "train --data nothere --size 32", "chexnet: train: --data 'nothere': no such directory" },
 		{ "eval --checkpoint x --data empty", "chexnet: eval: --data 'empty': empty" },
+		{ "train --data notes --size 32", "chexnet: train: --data 'notes': no index.txt, label "
+		  "or list file" },
 		{ "train --synthetic --model densenet", "--model: 'densenet': expected densenet121 or" },
 		{ "train --synthetic --quiet=1", "chexnet: --quiet: '--quiet=1': takes no value" },
 		{ "train --synthetic --lr=fast", "--lr 'fast'" },
@@ -389,7 +392,8 @@ static void test_messages_before_start_up(void)
 	};
 	struct test_proc p;
 
-	chexnet("-h > /dev/null; mkdir -p empty r2/last && touch r2/last/model.safetensors", &p, 10);
+	chexnet("-h > /dev/null; mkdir -p empty notes r2/last && touch r2/last/model.safetensors "
+		"notes/readme.txt", &p, 10);
 	test_proc_free(&p);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		chexnet(bad[i].args, &p, 30);

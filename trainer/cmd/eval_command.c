@@ -16,8 +16,10 @@
 #include "model/loss.h"
 #include "cmd/out_dir.h"
 #include "cmd/plot_png.h"
+#include "data/sets/fingerprint.h"
 
-/* --data DIR: a directory with something in it, named before start-up. */
+/* --data DIR: a directory holding a data set's index or label files,
+ * named before start-up. */
 static int data_check(const struct cli_options *o)
 {
 	struct stat sb;
@@ -38,9 +40,10 @@ static int data_check(const struct cli_options *o)
 			entries = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
 		closedir(d);
 	}
-	if (!entries) {
-		fprintf(stderr, "chexnet: %s: --data '%s': empty (a pack, or a data set's folder: "
-			"trainer/DATA.md)\n", o->command, o->data);
+	if (!entries || !data_has_record_file(o->data)) {
+		fprintf(stderr, "chexnet: %s: --data '%s': %s (a pack, or a data set's folder: "
+			"trainer/DATA.md)\n", o->command, o->data,
+			entries ? "no index.txt, label or list file" : "empty");
 		return 2;
 	}
 	return 0;

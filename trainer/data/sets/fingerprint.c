@@ -65,6 +65,17 @@ static int folder_key(const char *dir, char *err, size_t err_len)
 	return labels ? data_split_key(dir, key, err, err_len) : 0;
 }
 
+int data_has_record_file(const char *dir)
+{
+	char path[4200];
+	for (int i = 0; files[i] && strcmp(files[i], DATA_KEY_FILE); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if (access(path, F_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int data_fingerprint(const char *dir, char *out, size_t out_len, char *err, size_t err_len)
 {
 	uint32_t crc = 0;

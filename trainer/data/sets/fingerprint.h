@@ -17,4 +17,8 @@
  * (none of the files, or one unreadable). */
 int data_fingerprint(const char *dir, char *out, size_t out_len, char *err, size_t err_len);
 
+/* 1 when dir holds index.txt or a label or list file (what a fingerprint
+ * needs), else 0. Makes nothing: the check before start-up. */
+int data_has_record_file(const char *dir);
+
 #endif
