@@ -29,16 +29,6 @@ static void lane_args(const struct entry *e, char *out, size_t len)
 		 dtype_name((enum hvd_dtype)e->item.dtype), (unsigned long long)e->item.count);
 }
 
-static void phase_all(struct runtime *rt, struct entry **es, size_t n, const char *phase, int begin)
-{
-	for (size_t i = 0; i < n && rt->tl; i++) {
-		if (begin)
-			timeline_begin(rt->tl, es[i]->item.name, phase);
-		else
-			timeline_end(rt->tl, es[i]->item.name, NULL);
-	}
-}
-
 static int ensure_fusion_buffer(struct runtime *rt, size_t bytes, const struct comm_wait *w)
 {
 	if (bytes <= rt->fusion_cap)
@@ -108,22 +98,16 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	return rc;
 }
 
-/* One tensor in place is one call on every rank. */
+/* One tensor in place is one piece on every rank: no copies to overlap. */
 static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
 			 size_t n, const struct comm_wait *w)
 {
-	const struct comm_ops *ops = rt->comm.ops;
 	struct pipeline_bucket b;
 	int rc = lay_out_bucket(rt, es, n, cmd->reversed, &b, w);
 	if (rc)
 		return rc;
-	if (!b.in_place || n > 1)
-		return pipeline_allreduce(rt, &b, cmd->agreed ? cmd->chunk_bytes /* rank 0's, agree.c */
-					  : rt->set.fusion_chunk_bytes, w);
-	phase_all(rt, es, n, ops->allreduce_phase, 1);
-	rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
-	phase_all(rt, es, n, NULL, 0);
-	return rc;
+	size_t chunk = cmd->agreed ? cmd->chunk_bytes /* rank 0's, agree.c */ : rt->set.fusion_chunk_bytes;
+	return pipeline_allreduce(rt, &b, b.in_place && n == 1 ? 0 : chunk, w);
 }
 
 static int run_allgather(struct runtime *rt, struct entry *e, const struct comm_wait *w)
