@@ -899,18 +899,18 @@ static void test_a_wait_waits_for_a_silent_peer_to_be_named(void)
 	struct comm_wait w = { .deadline = runtime_now() - 1, .abort = &aborted,
 			       .naming_until = &naming_until, .what = "t", .err = err,
 			       .errlen = sizeof(err) };
-	CHECK_INT(comm_wait_check(&w), 0);
+	CHECK_INT(comm_wait_check(&w, NULL), 0);
 	naming_until = runtime_now() - 0.5;   /* the peer was named, or came back */
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_COMM);
 	naming_until = 0;
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_COMM);
 	w.naming_until = NULL;
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_COMM);
 	aborted = 1;
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_ABORTED);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_ABORTED);
 	w.deadline = runtime_now() + 60;
 	aborted = 0;
-	CHECK_INT(comm_wait_check(&w), 0);
+	CHECK_INT(comm_wait_check(&w, NULL), 0);
 }
 
 const struct test_case runtime_unit_tests[] = {

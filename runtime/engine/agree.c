@@ -236,7 +236,7 @@ static int wait_agreement(struct runtime *rt, uint64_t pos, double escalate, con
 		if (rc || done)
 			return rc;
 		if ((spins & 15) == 0) {
-			if ((rc = comm_wait_check(w))) {
+			if ((rc = comm_wait_check(w, NULL))) {
 				if (rc == HVD_ERR_COMM)
 					snprintf(w->err, w->errlen, "hvd: plan agreement: '%s': the other "
 						 "ranks did not vote within HVD_TIMEOUT_S", w->what);

@@ -114,9 +114,11 @@ void *comm_host_alloc(void *ctx, size_t bytes, char *err, size_t errlen);
 void comm_host_release(void *ctx, void *p);
 int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 
-/* Shared by backends: monotonic seconds, and the deadline/abort check
- * (returns 0 to keep waiting, else an hvd_status with w->err filled). */
-int comm_wait_check(const struct comm_wait *w);
+/* Shared by backends: the deadline/abort check. Returns 0 to keep
+ * waiting, else an hvd_status; past the deadline with `call` (NULL: the
+ * caller words it) w->err = "hvd: call: 'what': did not complete before
+ * the deadline (HVD_TIMEOUT_S)". */
+int comm_wait_check(const struct comm_wait *w, const char *call);
 /* Between two polls of a collective (polls: how many so far): spin at
  * first, a peer on another core answers within microseconds and a system
  * call per poll costs about one; then yield the core, which the peer may

@@ -61,14 +61,9 @@ static int poll_until_done(int (*test)(void *arg, int *done), void *arg,
 			return comm_mpi_fail(w, call, rc);
 		if (done)
 			return 0;
-		if ((spins & 63) == 0) {
-			int st = comm_wait_check(w);
-			if (st == HVD_ERR_COMM)
-				snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete "
-					 "before the deadline (HVD_TIMEOUT_S)", call, w->what);
-			if (st)
-				return st;
-		}
+		int st = (spins & 63) == 0 ? comm_wait_check(w, call) : 0;
+		if (st)
+			return st;
 		comm_poll_pause(spins);
 	}
 }
@@ -233,13 +228,7 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 		return comm_mpi_fail(w, "MPI_Iallreduce", rc);
 	if (rc)
 		return rc;
-	if (*done || (ctx->chunk_polls++ & 63))
-		return 0;
-	int st = comm_wait_check(w);
-	if (st == HVD_ERR_COMM)
-		snprintf(w->err, w->errlen, "hvd: MPI_Iallreduce: '%s': did not complete "
-			 "before the deadline (HVD_TIMEOUT_S)", w->what);
-	return st;
+	return *done || (ctx->chunk_polls++ & 63) ? 0 : comm_wait_check(w, "MPI_Iallreduce");
 }
 
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)

@@ -113,12 +113,9 @@ static int nccl_wait_on(struct nccl_ctx *ctx, cudaStream_t stream, const struct 
 			async = query;
 		if (async != ncclSuccess && async != ncclInProgress)
 			return nccl_fail(ctx, w, call, ncclGetErrorString(async));
-		int st = comm_wait_check(w);
+		int st = comm_wait_check(w, call);
 		if (st) {
 			nccl_abort(ctx);
-			if (st == HVD_ERR_COMM)
-				snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete before "
-					 "the deadline (HVD_TIMEOUT_S)", call, w->what);
 			return st;
 		}
 		sched_yield();

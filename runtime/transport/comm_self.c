@@ -13,14 +13,17 @@
 
 #include "transport/comm.h"
 
-int comm_wait_check(const struct comm_wait *w)
+int comm_wait_check(const struct comm_wait *w, const char *call)
 {
 	if (w->abort && *w->abort)
 		return HVD_ERR_ABORTED;
 	double now = runtime_now();
-	if (now > w->deadline && !(w->naming_until && now < *w->naming_until))
-		return HVD_ERR_COMM;
-	return 0;
+	if (now <= w->deadline || (w->naming_until && now < *w->naming_until))
+		return 0;
+	if (call)
+		snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete before the deadline "
+			 "(HVD_TIMEOUT_S)", call, w->what);
+	return HVD_ERR_COMM;
 }
 
 #define COMM_SPIN_POLLS 64

@@ -45,14 +45,6 @@ struct tcp_ctx {
 	char *tmp; /* TCP_SEGMENT_BYTES: a received segment before it is added */
 };
 
-static int wait_error(const char *call, int st, const struct comm_wait *w)
-{
-	if (st == HVD_ERR_COMM)
-		snprintf(w->err, w->errlen, "hvd: tcp %s: '%s': did not complete before the "
-			 "deadline (HVD_TIMEOUT_S)", call, w->what);
-	return st;
-}
-
 /* Sends slen bytes to the right while receiving rlen from the left. */
 static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void *recv_buf,
 		     size_t rlen, const char *call, const struct comm_wait *w)
@@ -70,9 +62,9 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 		int rc = tcp_links_move(&x->links, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
 		if (rc)
 			return rc;
-		int st = comm_wait_check(w);
+		int st = comm_wait_check(w, call);
 		if (st)
-			return wait_error(call, st, w);
+			return st;
 	}
 	return 0;
 }
@@ -126,7 +118,7 @@ static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_d
 		for (size_t o = 0; o < sn || o < rn; o += seg) {
 			size_t a = o < sn ? (sn - o < seg ? sn - o : seg) : 0;
 			size_t b = o < rn ? (rn - o < seg ? rn - o : seg) : 0;
-			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "allreduce", w);
+			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "tcp allreduce", w);
 			if (rc)
 				return rc;
 			if (op == HVD_AVERAGE && s == x->size - 2)
@@ -157,7 +149,7 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 		chunk(count, x->size, (x->rank + 1 - s + 2 * x->size) % x->size, &sf, &sn);
 		chunk(count, x->size, (x->rank - s + 2 * x->size) % x->size, &rf, &rn);
 		rc = ring_step(x, (char *)buf + sf * es, sn * es, (char *)buf + rf * es, rn * es,
-			       "allreduce", w);
+			       "tcp allreduce", w);
 	}
 	return rc;
 }
@@ -169,9 +161,9 @@ static int tcp_broadcast(void *ctx, void *buf, size_t bytes, int root, const str
 	for (size_t o = 0; x->size > 1 && o < bytes; o += TCP_SEGMENT_BYTES) {
 		size_t n = bytes - o < TCP_SEGMENT_BYTES ? bytes - o : TCP_SEGMENT_BYTES;
 		char *p = (char *)buf + o;
-		int rc = x->rank == root ? 0 : ring_step(x, NULL, 0, p, n, "broadcast", w);
+		int rc = x->rank == root ? 0 : ring_step(x, NULL, 0, p, n, "tcp broadcast", w);
 		if (!rc && forward)
-			rc = ring_step(x, p, n, NULL, 0, "broadcast", w);
+			rc = ring_step(x, p, n, NULL, 0, "tcp broadcast", w);
 		if (rc)
 			return rc;
 	}
@@ -205,7 +197,7 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	}
 	if (!rc) {
 		sizes[x->rank] = send_bytes;
-		rc = ring_gather(x, (char *)sizes, off, len, "allgatherv", w);
+		rc = ring_gather(x, (char *)sizes, off, len, "tcp allgatherv", w);
 	}
 	size_t total = 0;
 	for (size_t r = 0; !rc && r < n; r++) {
@@ -221,7 +213,7 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	if (!rc) {
 		if (send_bytes)  /* a rank with nothing to give passes send NULL */
 			memmove((char *)recv + off[x->rank], send, send_bytes);
-		rc = ring_gather(x, recv, off, len, "allgatherv", w);
+		rc = ring_gather(x, recv, off, len, "tcp allgatherv", w);
 	}
 	free(sizes);
 	free(off);

@@ -206,7 +206,7 @@ int tcp_links_closed(const struct tcp_links *l, int peer, const char *call,
 {
 	int left = peer == l->left;
 	snprintf(w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring connection (%s "
-		 "neighbour), during tcp %s '%s' (the process died or failed)", peer,
+		 "neighbour), during %s '%s' (the process died or failed)", peer,
 		 left ? l->left_host : l->right_host, err_no ? strerror(err_no) : "connection closed",
 		 left ? "left" : "right", call, w->what);
 	return HVD_ERR_COMM;
