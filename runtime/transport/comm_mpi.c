@@ -50,32 +50,20 @@ int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc)
 	return HVD_ERR_COMM;
 }
 
-/* Polls test(arg) until done, the deadline, or an abort. */
-static int poll_until_done(int (*test)(void *arg, int *done), void *arg,
-			   const struct comm_wait *w, const char *call)
+/* A request posted (posted: the post's return code), polled until
+ * done, the deadline, or an abort. */
+static int mpi_wait(int posted, MPI_Request *req, const struct comm_wait *w, const char *call)
 {
-	for (unsigned spins = 0;; spins++) {
+	for (unsigned spins = 0; posted == MPI_SUCCESS; spins++) {
 		int done = 0;
-		int rc = test(arg, &done);
-		if (rc != MPI_SUCCESS)
-			return comm_mpi_fail(w, call, rc);
-		if (done)
-			return 0;
+		if ((posted = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS || done)
+			break;
 		int st = (spins & 63) == 0 ? comm_wait_check(w, call) : 0;
 		if (st)
 			return st;
 		comm_poll_pause(spins);
 	}
-}
-
-static int test_request(void *req, int *done)
-{
-	return MPI_Test(req, done, MPI_STATUS_IGNORE);
-}
-
-static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *call)
-{
-	return poll_until_done(test_request, req, w, call);
+	return posted == MPI_SUCCESS ? 0 : comm_mpi_fail(w, call, posted);
 }
 
 static MPI_Datatype mpi_type(enum hvd_dtype t)
@@ -237,10 +225,9 @@ static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const st
 	for (size_t done = 0; done < bytes;) {
 		size_t n = bytes - done < MPI_CHUNK ? bytes - done : MPI_CHUNK;
 		MPI_Request req;
-		int rc = MPI_Ibcast((char *)buf + done, (int)n, MPI_BYTE, root, ctx->comm, &req);
-		if (rc != MPI_SUCCESS)
-			return comm_mpi_fail(w, "MPI_Ibcast", rc);
-		if ((rc = mpi_wait(&req, w, "MPI_Ibcast")))
+		int rc = mpi_wait(MPI_Ibcast((char *)buf + done, (int)n, MPI_BYTE, root, ctx->comm, &req),
+				  &req, w, "MPI_Ibcast");
+		if (rc)
 			return rc;
 		done += n;
 	}
@@ -255,12 +242,8 @@ static int mpi_gather_sizes(struct mpi_ctx *ctx, size_t send_bytes, size_t *byte
 	if (!all)
 		return HVD_ERR_NOMEM;
 	MPI_Request req;
-	int rc = MPI_Iallgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1,
-				MPI_UNSIGNED_LONG_LONG, ctx->comm, &req);
-	if (rc != MPI_SUCCESS)
-		rc = comm_mpi_fail(w, "MPI_Iallgather", rc);
-	else
-		rc = mpi_wait(&req, w, "MPI_Iallgather");
+	int rc = mpi_wait(MPI_Iallgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1,
+					 MPI_UNSIGNED_LONG_LONG, ctx->comm, &req), &req, w, "MPI_Iallgather");
 	for (int r = 0; !rc && r < ctx->size; r++)
 		bytes_per_rank[r] = (size_t)all[r];
 	free(all);
@@ -296,12 +279,9 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 		off += counts[r];
 	}
 	MPI_Request req;
-	rc = MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE, recv,
-			     counts, displs, MPI_BYTE, ctx->comm, &req);
-	if (rc != MPI_SUCCESS)
-		rc = comm_mpi_fail(w, "MPI_Iallgatherv", rc);
-	else
-		rc = mpi_wait(&req, w, "MPI_Iallgatherv");
+	rc = mpi_wait(MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE,
+				      recv, counts, displs, MPI_BYTE, ctx->comm, &req),
+		      &req, w, "MPI_Iallgatherv");
 	free(counts);
 	free(displs);
 	return rc;
@@ -311,10 +291,7 @@ static int mpi_barrier(void *vctx, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	MPI_Request req;
-	int rc = MPI_Ibarrier(ctx->comm, &req);
-	if (rc != MPI_SUCCESS)
-		return comm_mpi_fail(w, "MPI_Ibarrier", rc);
-	return mpi_wait(&req, w, "MPI_Ibarrier");
+	return mpi_wait(MPI_Ibarrier(ctx->comm, &req), &req, w, "MPI_Ibarrier");
 }
 
 static void mpi_finalize(void *vctx, int clean)
