@@ -4,6 +4,7 @@
  * What it does not do: decide between PMIx and this (bootstrap_decide).
  */
 #include "bootstrap/bootstrap_env.h"
+#include "core/settings.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,19 +13,10 @@
 
 #define ENV_MAX_SIZE 65536
 
-static const char *env_value(char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
-			return envp[i] + n + 1;
-	return NULL;
-}
-
 int bootstrap_env_wanted(char *const *envp)
 {
-	return env_value(envp, "HVD_RANK") || env_value(envp, "HVD_SIZE") ||
-	       env_value(envp, "JOB_COMPLETION_INDEX");
+	return settings_env(envp, "HVD_RANK") || settings_env(envp, "HVD_SIZE") ||
+	       settings_env(envp, "JOB_COMPLETION_INDEX");
 }
 
 /* Decimal digits only, min..max. */
@@ -46,7 +38,7 @@ static int parse_int(const char *name, const char *v, long min, long max, long *
 
 static int parse_rank(char *const *envp, long size, long *rank, char *err, size_t errlen)
 {
-	const char *hr = env_value(envp, "HVD_RANK"), *jci = env_value(envp, "JOB_COMPLETION_INDEX");
+	const char *hr = settings_env(envp, "HVD_RANK"), *jci = settings_env(envp, "JOB_COMPLETION_INDEX");
 	const char *name = hr ? "HVD_RANK" : "JOB_COMPLETION_INDEX";
 	long other;
 	if (!hr && !jci) {
@@ -77,23 +69,23 @@ static int parse_rank(char *const *envp, long size, long *rank, char *err, size_
 
 int bootstrap_env_parse(char *const *envp, int *rank, int *size, char *err, size_t errlen)
 {
-	const char *hs = env_value(envp, "HVD_SIZE");
+	const char *hs = settings_env(envp, "HVD_SIZE");
 	long n, r;
 	if (!hs) {
 		snprintf(err, errlen, "hvd: HVD_SIZE: unset: %s is set, so this is a launch without "
-			 "PMIx and needs the number of ranks", env_value(envp, "HVD_RANK")
+			 "PMIx and needs the number of ranks", settings_env(envp, "HVD_RANK")
 			 ? "HVD_RANK" : "JOB_COMPLETION_INDEX");
 		return -1;
 	}
 	if (parse_int("HVD_SIZE", hs, 1, ENV_MAX_SIZE, &n, err, errlen) ||
 	    parse_rank(envp, n, &r, err, errlen))
 		return -1;
-	if (n > 1 && !env_value(envp, "HVD_COORDINATOR")) {
+	if (n > 1 && !settings_env(envp, "HVD_COORDINATOR")) {
 		snprintf(err, errlen, "hvd: HVD_COORDINATOR: unset: a launch without PMIx needs "
 			 "rank 0's host:port (on Kubernetes the headless Service's name)");
 		return -1;
 	}
-	if (n > 1 && !env_value(envp, "HVD_SECRET_FILE")) {
+	if (n > 1 && !settings_env(envp, "HVD_SECRET_FILE")) {
 		snprintf(err, errlen, "hvd: HVD_SECRET_FILE: unset: a launch without PMIx needs "
 			 "the job secret in a file only its owner can read (a mounted Kubernetes "
 			 "Secret; never on the command line)");

@@ -303,13 +303,13 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 	return 0;
 }
 
-static int is_set(char *const *envp, const char *name)
+const char *settings_env(char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 	for (size_t i = 0; envp && envp[i]; i++)
 		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
-			return 1;
-	return 0;
+			return envp[i] + n + 1;
+	return NULL;
 }
 
 int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen)
@@ -322,9 +322,9 @@ int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t 
 			return -1;
 	}
 	/* Defaults follow a short HVD_TIMEOUT_S; values the user set are checked. */
-	if (!is_set(envp, "HVD_STALL_WARNING_S") && s->stall_warning_s >= s->timeout_s)
+	if (!settings_env(envp, "HVD_STALL_WARNING_S") && s->stall_warning_s >= s->timeout_s)
 		s->stall_warning_s = s->timeout_s / 2;
-	if (!is_set(envp, "HVD_HEARTBEAT_S") && s->heartbeat_s * 2 > s->timeout_s)
+	if (!settings_env(envp, "HVD_HEARTBEAT_S") && s->heartbeat_s * 2 > s->timeout_s)
 		s->heartbeat_s = s->timeout_s / 4;
 	if (s->stall_warning_s > 0 && s->stall_warning_s >= s->timeout_s) {
 		snprintf(err, errlen, "hvd: HVD_STALL_WARNING_S: '%g': must be below "
