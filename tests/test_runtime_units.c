@@ -103,10 +103,13 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_CYCLE_TIME_MS=1ms", "HVD_CYCLE_TIME_MS", "'1ms'");
 	expect_bad("HVD_CYCLE_TIME_MS=-2", "HVD_CYCLE_TIME_MS", "out of range");
 	expect_bad("HVD_CYCLE_TIME_MS=nan", "HVD_CYCLE_TIME_MS", "'nan'");
-	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "none, fp16 or bf16");
-	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "0 or 1");
-	expect_bad("HVD_VOTE=mpi", "HVD_VOTE", "must be auto, shm, messages, ring or off");
-	expect_bad("HVD_BACKEND=gpu", "HVD_BACKEND", "must be auto, host, mpi, nccl, self or tcp");
+	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "not one of the choices (none|fp16|bf16)");
+	expect_bad("HVD_COMPRESSION=fp", "HVD_COMPRESSION", "'fp': not one of the choices");
+	expect_bad("HVD_COMPRESSION=", "HVD_COMPRESSION", "'': not one of the choices");
+	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "(0|1)");
+	expect_bad("HVD_SYNC=1|", "HVD_SYNC", "'1|': not one of the choices");
+	expect_bad("HVD_VOTE=mpi", "HVD_VOTE", "not one of the choices (auto|shm|messages|ring|off)");
+	expect_bad("HVD_BACKEND=gpu", "HVD_BACKEND", "not one of the choices (auto|mpi|nccl|self|tcp|host)");
 	expect_bad("HVD_SHM=0", "HVD_SHM", "'0': removed: HVD_VOTE picks how");
 	expect_bad("HVD_TIMEOUT_S=0", "HVD_TIMEOUT_S", "out of range");
 	expect_bad("HVD_TIMEOUT_S= 5", "HVD_TIMEOUT_S", "not a number");
