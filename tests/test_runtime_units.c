@@ -280,15 +280,17 @@ static void test_signature_sees_names_counts_dtypes(void)
 
 /* ---- coordinator ---- */
 
+#define NO_TAG ((struct plan_tag){ -1, 0 }) /* not from the plan cache */
+
 static void test_coord_plans_only_what_every_rank_submitted(void)
 {
 	struct coord c;
 	CHECK_INT(coord_init(&c, 3, 1 << 20), 0);
 	struct fusion_item a = item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item b = item("b", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-	CHECK_INT(coord_submit(&c, 0, &a, 1.0), 0);
-	CHECK_INT(coord_submit(&c, 0, &b, 1.0), 1);
-	CHECK_INT(coord_submit(&c, 1, &a, 1.5), 0);
+	CHECK_INT(coord_submit(&c, 0, &a, NO_TAG, 1.0), 0);
+	CHECK_INT(coord_submit(&c, 0, &b, NO_TAG, 1.0), 1);
+	CHECK_INT(coord_submit(&c, 1, &a, NO_TAG, 1.5), 0);
 	CHECK_INT(coord_ready(&c), 0);
 	CHECK_NEAR(coord_oldest_wait(&c, 4.0), 3.0, 1e-9, 0);
 	int behind[3];
@@ -296,18 +298,18 @@ static void test_coord_plans_only_what_every_rank_submitted(void)
 	CHECK_INT(coord_describe_missing(&c, text, sizeof(text), behind), 2);
 	CHECK_STR(text, "rank 1: [b]; rank 2: [a, b]");
 	CHECK(!behind[0] && behind[1] && behind[2]);
-	CHECK_INT(coord_submit(&c, 2, &a, 2.0), 0);
+	CHECK_INT(coord_submit(&c, 2, &a, NO_TAG, 2.0), 0);
 	CHECK_INT(coord_ready(&c), 1);
 	struct coord_exec ex[2];
 	char err[512];
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), 1);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), 1);
 	CHECK_INT(ex[0].first, 0);
 	CHECK_INT(ex[0].count, 1);
 	CHECK(ex[0].signature == fusion_signature(&a, 1));
 	CHECK_INT(coord_ready(&c), 0);
-	coord_submit(&c, 1, &b, 3.0);
-	coord_submit(&c, 2, &b, 3.0);
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), 1);
+	coord_submit(&c, 1, &b, NO_TAG, 3.0);
+	coord_submit(&c, 2, &b, NO_TAG, 3.0);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), 1);
 	CHECK_INT(ex[0].first, 1);
 	CHECK_NEAR(coord_oldest_wait(&c, 9.0), 0, 0, 0);
 	coord_free(&c);
@@ -319,11 +321,11 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 	coord_init(&c, 2, 1 << 20);
 	struct fusion_item a = item("grad.common", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item b = item("grad.other", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-	coord_submit(&c, 0, &a, 0);
-	coord_submit(&c, 1, &b, 0);
+	coord_submit(&c, 0, &a, NO_TAG, 0);
+	coord_submit(&c, 1, &b, NO_TAG, 0);
 	struct coord_exec ex[1];
 	char err[1024] = "";
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), -1);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "hvd: tensor mismatch: ");
 	CHECK_CONTAINS(err, "'grad.common'");
 	CHECK_CONTAINS(err, "'grad.other'");
@@ -333,9 +335,9 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 	/* same name, different count */
 	coord_init(&c, 2, 1 << 20);
 	struct fusion_item d = item("grad.common", 5, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-	coord_submit(&c, 0, &a, 0);
-	coord_submit(&c, 1, &d, 0);
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), -1);
+	coord_submit(&c, 0, &a, NO_TAG, 0);
+	coord_submit(&c, 1, &d, NO_TAG, 0);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "x5");
 	coord_free(&c);
 }
@@ -555,27 +557,27 @@ static void test_coord_starts_cached_bucket_when_complete(void)
 	coord_init(&c, 2, 1 << 20);
 	struct coord_exec ex[4];
 	char err[512];
-	coord_submit_tagged(&c, 0, &a, (struct plan_tag){ 0, 0 }, 1.0);
-	coord_submit_tagged(&c, 0, &b, (struct plan_tag){ 0, 1 }, 1.0);
-	coord_submit_tagged(&c, 1, &a, (struct plan_tag){ 0, 0 }, 2.0);
+	coord_submit(&c, 0, &a, (struct plan_tag){ 0, 0 }, 1.0);
+	coord_submit(&c, 0, &b, (struct plan_tag){ 0, 1 }, 1.0);
+	coord_submit(&c, 1, &a, (struct plan_tag){ 0, 0 }, 2.0);
 	CHECK_NEAR(coord_head_ready_time(&c), 2.0, 0, 0);
-	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 0); /* b missing on rank 1 */
-	coord_submit_tagged(&c, 1, &b, (struct plan_tag){ 0, 1 }, 2.5);
-	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 1);
+	CHECK_INT(coord_plan(&c, &pc, 0, ex, err, sizeof(err)), 0); /* b missing on rank 1 */
+	coord_submit(&c, 1, &b, (struct plan_tag){ 0, 1 }, 2.5);
+	CHECK_INT(coord_plan(&c, &pc, 0, ex, err, sizeof(err)), 1);
 	CHECK(ex[0].first == 0 && ex[0].count == 2 && ex[0].cached == 0 && !ex[0].learn);
 	CHECK(ex[0].signature == fusion_signature(ab, 2));
 	/* not cached: the trailing bucket waits until flushed, then is learnt */
-	coord_submit(&c, 0, &b, 3.0);
-	coord_submit(&c, 1, &b, 3.0);
-	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 0);
-	CHECK_INT(coord_plan_now(&c, &pc, 1, ex, err, sizeof(err)), 1);
+	coord_submit(&c, 0, &b, NO_TAG, 3.0);
+	coord_submit(&c, 1, &b, NO_TAG, 3.0);
+	CHECK_INT(coord_plan(&c, &pc, 0, ex, err, sizeof(err)), 0);
+	CHECK_INT(coord_plan(&c, &pc, 1, ex, err, sizeof(err)), 1);
 	CHECK(ex[0].first == 2 && ex[0].count == 1 && ex[0].cached == -1 && ex[0].learn);
 	CHECK_INT((int)pc.nentries, 2);
 	/* a rank repeating the cache while another does not: negotiated, and
 	 * a real difference is the usual mismatch */
-	coord_submit_tagged(&c, 0, &a, (struct plan_tag){ 0, 0 }, 4.0);
-	coord_submit(&c, 1, &b, 4.0);
-	CHECK_INT(coord_plan_now(&c, &pc, 1, ex, err, sizeof(err)), -1);
+	coord_submit(&c, 0, &a, (struct plan_tag){ 0, 0 }, 4.0);
+	coord_submit(&c, 1, &b, NO_TAG, 4.0);
+	CHECK_INT(coord_plan(&c, &pc, 1, ex, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "hvd: tensor mismatch: 'a' vs 'b'");
 	coord_free(&c);
 	plan_cache_free(&pc);
@@ -593,10 +595,10 @@ static void test_coord_many_positions_survive_compaction(void)
 			char name[32];
 			snprintf(name, sizeof(name), "t%d.%d", round, k);
 			struct fusion_item it = item(name, 8, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-			coord_submit(&c, 0, &it, 0);
-			coord_submit(&c, 1, &it, 0);
+			coord_submit(&c, 0, &it, NO_TAG, 0);
+			coord_submit(&c, 1, &it, NO_TAG, 0);
 		}
-		int n = coord_plan(&c, ex, err, sizeof(err));
+		int n = coord_plan(&c, NULL, 1, ex, err, sizeof(err));
 		CHECK_INT(n, 10); /* 32-byte tensors, 64-byte threshold */
 		for (int b = 0; b < n; b++) {
 			CHECK_INT(ex[b].first, next);

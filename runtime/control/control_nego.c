@@ -51,7 +51,7 @@ static void coordinator_take(struct control *c, int rank, const struct fusion_it
 		return;
 	}
 	uint64_t at = c->coord.planned + (q->len - q->head);
-	int64_t pos = coord_submit_tagged(&c->coord, rank, it, tag, submitted_at(c, at));
+	int64_t pos = coord_submit(&c->coord, rank, it, tag, submitted_at(c, at));
 	if (pos < 0) {
 		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
 		return;
@@ -319,7 +319,7 @@ static void go_fast(struct control *c)
 
 /* Event-driven: runs after every event. A bucket starts once every rank
  * submitted all of it; HVD_CYCLE_TIME_MS is only how long a partly
- * submitted one waits for more (coord_plan_now's flush). */
+ * submitted one waits for more (coord_plan's flush). */
 void control_plan(struct control *c, double now)
 {
 	struct runtime *rt = c->rt;
@@ -330,7 +330,7 @@ void control_plan(struct control *c, double now)
 	struct coord_exec *ex = malloc(coord_ready(&c->coord) * sizeof(*ex));
 	char err[2048];
 	runtime_lock(rt); /* learning: submitters read the cache */
-	int n = ex ? coord_plan_now(&c->coord, &rt->cache, flush, ex, err, sizeof(err)) : -1;
+	int n = ex ? coord_plan(&c->coord, &rt->cache, flush, ex, err, sizeof(err)) : -1;
 	pthread_mutex_unlock(&rt->lock);
 	if (n < 0) {
 		runtime_fail(rt, HVD_ERR_ABORTED, "%s", ex ? err : "hvd: coordinator: out of memory");
