@@ -232,26 +232,33 @@ static int try_addresses(struct control *c, double deadline)
 	return -1;
 }
 
-static int worker_connect(struct control *c, char *err, size_t errlen)
+int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, char *why, size_t len),
+			char *why, size_t whylen)
 {
 	struct runtime *rt = c->rt;
-	const struct host_entry *root = &rt->hosts[0];
 	double deadline = runtime_now() + rt->set.timeout_s;
 	int fd = -1;
 	while (fd < 0 && runtime_now() < deadline) {
-		fd = try_addresses(c, deadline);
+		if (!resolve || !resolve(rt, why, whylen))
+			fd = try_addresses(c, deadline);
 		if (fd < 0)
 			usleep(100000);
 	}
-	if (fd < 0) {
-		snprintf(err, errlen, "hvd: control plane: '%s port %u': rank 0 (host %s) "
-			 "unreachable or not authenticated within HVD_TIMEOUT_S", root->ctl_addrs,
-			 root->ctl_port, root->host);
+	if (fd < 0)
 		return HVD_ERR_COMM;
-	}
 	c->peers[0].fd = fd;
 	c->peers[0].last_seen = runtime_now();
 	return 0;
+}
+
+static int worker_connect(struct control *c, char *err, size_t errlen)
+{
+	const struct host_entry *root = &c->rt->hosts[0];
+	if (!control_reach_rank0(c, NULL, NULL, 0))
+		return 0;
+	snprintf(err, errlen, "hvd: control plane: '%s port %u': rank 0 (host %s) unreachable or "
+		 "not authenticated within HVD_TIMEOUT_S", root->ctl_addrs, root->ctl_port, root->host);
+	return HVD_ERR_COMM;
 }
 
 /* Workers learn the secret from rank 0's row; then no copy stays in the table. */
@@ -262,11 +269,6 @@ static void take_key(struct control *c)
 		memcpy(c->key.bytes, rt->hosts[0].ctl_key, sizeof(c->key.bytes));
 	for (int r = 0; r < rt->boot.size; r++)
 		memset(rt->hosts[r].ctl_key, 0, sizeof(rt->hosts[r].ctl_key));
-}
-
-int control_try_rank0(struct control *c, double deadline)
-{
-	return try_addresses(c, deadline);
 }
 
 int control_peers_init(struct control *c)

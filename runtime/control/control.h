@@ -106,9 +106,12 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 void control_plan(struct control *c, double now);
 /* peers (one per rank on rank 0, else one), rank 0's coordinator. */
 int control_peers_init(struct control *c);
-/* Worker: one round over rank 0's published addresses (hosts[0].ctl_addrs,
- * ctl_port), each with the handshake; the authenticated fd or -1. */
-int control_try_rank0(struct control *c, double deadline);
+/* Worker: rank 0 reached and authenticated within HVD_TIMEOUT_S, round
+ * after round over its published addresses (hosts[0].ctl_addrs,
+ * ctl_port), into peers[0]; `resolve` (NULL: none) fills them before each
+ * round, 0, or -1 with why. 0 or HVD_ERR_COMM (the caller says why). */
+int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, char *why, size_t len),
+			char *why, size_t whylen);
 /* control_msg.c: SO_SNDTIMEO (whole seconds, rounded up, at least 1),
  * TCP_NODELAY, close-on-exec. */
 void control_socket_options(int fd, double timeout_s);

@@ -63,24 +63,13 @@ static int resolve_coordinator(struct runtime *rt, char *why, size_t whylen)
 static int worker_rendezvous(struct control *c, char *err, size_t errlen)
 {
 	struct runtime *rt = c->rt;
-	double deadline = runtime_now() + rt->set.timeout_s;
 	char why[256] = "not tried";
-	int fd = -1;
-	while (fd < 0 && runtime_now() < deadline) {
-		if (!resolve_coordinator(rt, why, sizeof(why)))
-			fd = control_try_rank0(c, deadline);
-		if (fd < 0)
-			usleep(200000);
-	}
-	if (fd < 0) {
-		snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did not answer within "
-			 "HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the same HVD_SECRET_FILE "
-			 "contents?)", rt->set.coord_host, rt->set.coord_port, rt->set.timeout_s, why);
-		return HVD_ERR_COMM;
-	}
-	c->peers[0].fd = fd;
-	c->peers[0].last_seen = runtime_now();
-	return 0;
+	if (!control_reach_rank0(c, resolve_coordinator, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did not answer within "
+		 "HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the same HVD_SECRET_FILE "
+		 "contents?)", rt->set.coord_host, rt->set.coord_port, rt->set.timeout_s, why);
+	return HVD_ERR_COMM;
 }
 
 /* Rank 0 tells every connected worker why start-up failed. */
