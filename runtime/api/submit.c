@@ -18,18 +18,11 @@
 #include "api/error.h"
 #include "engine/runtime.h"
 
-static int usage(const char *fmt, const char *value, const char *reason)
-{
-	char text[600];
-	snprintf(text, sizeof(text), fmt, value, reason);
-	return api_set_error(HVD_ERR_USAGE, text);
-}
-
 static int refuse(const char *call, const char *value, const char *reason)
 {
-	char what[160];
-	snprintf(what, sizeof(what), "hvd: %s: '%%s': %%s", call);
-	return usage(what, value, reason);
+	char text[600];
+	snprintf(text, sizeof(text), "hvd: %s: '%s': %s", call, value, reason);
+	return api_set_error(HVD_ERR_USAGE, text);
 }
 
 /* Formats nothing unless refusing, and reads the name once (*len: its
@@ -141,12 +134,12 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 	if (rc)
 		return rc;
 	if (op != HVD_SUM && op != HVD_AVERAGE)
-		return usage("hvd: hvd_allreduce: '%s': %s", name, "op must be HVD_SUM or HVD_AVERAGE");
+		return refuse("hvd_allreduce", name, "op must be HVD_SUM or HVD_AVERAGE");
 	if (op == HVD_AVERAGE && !dtype_is_float(dtype))
-		return usage("hvd: hvd_allreduce: '%s': %s", name,
-			     "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
+		return refuse("hvd_allreduce", name,
+			      "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
 	if (!handle || (!data && count))
-		return usage("hvd: hvd_allreduce: '%s': %s", name, "NULL data or handle");
+		return refuse("hvd_allreduce", name, "NULL data or handle");
 	struct entry *e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
 	if (!e)
 		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
@@ -170,7 +163,7 @@ int hvd_wait(hvd_handle *handle)
 {
 	struct runtime *rt = runtime_current();
 	if (!rt || !handle)
-		return usage("hvd: hvd_wait: '%s': %s", "handle", "NULL handle or not initialised");
+		return refuse("hvd_wait", "handle", "NULL handle or not initialised");
 	/* a handle its bucket completed needs no lock (complete() in engine.c) */
 	int status = __atomic_load_n(&handle->done, __ATOMIC_ACQUIRE) ? handle->status
 									 : wait_done(rt, handle);
@@ -195,9 +188,9 @@ int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dty
 	if (rc)
 		return rc;
 	if (root < 0 || root >= rt->boot.size)
-		return usage("hvd: hvd_broadcast: '%s': %s", name, "root is not a rank of this job");
+		return refuse("hvd_broadcast", name, "root is not a rank of this job");
 	if (!data && count)
-		return usage("hvd: hvd_broadcast: '%s': %s", name, "NULL data");
+		return refuse("hvd_broadcast", name, "NULL data");
 	struct entry *e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
 	if (!e)
 		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
@@ -217,7 +210,7 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 	if (rc)
 		return rc;
 	if ((!send && send_count) || (!recv && recv_capacity))
-		return usage("hvd: hvd_allgatherv: '%s': %s", name, "NULL buffer");
+		return refuse("hvd_allgatherv", name, "NULL buffer");
 	struct entry *e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
 	if (!e)
 		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
