@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bootstrap/bootstrap_env.h"
 #include "control/control_env.h"
 #include "observe/report.h"
 #include "core/dtype.h"
@@ -224,7 +225,7 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	if (rt->boot.mode == BOOTSTRAP_ENV)
-		control_env_places(rt);
+		bootstrap_env_places(&rt->boot, rt->hosts); /* local rank/size from host names */
 	if ((rc = open_backend(rt, err, errlen)))
 		return rc;
 	if ((rc = open_timeline(rt, err, errlen)))

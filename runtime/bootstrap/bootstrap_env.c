@@ -96,24 +96,23 @@ int bootstrap_env_parse(char *const *envp, int *rank, int *size, char *err, size
 	return 0;
 }
 
-void bootstrap_env_places(const char *const *names, int size, int rank, int *local_rank,
-			  int *node_id, int *local_size, int *node_count)
+void bootstrap_env_places(struct bootstrap *b, struct host_entry *hosts)
 {
-	int nodes = 0;
-	for (int r = 0; r < size; r++) {
+	int nodes = 0, same = 0;
+	for (int r = 0; r < b->size; r++) {
 		int first = r, before = 0;
 		for (int q = 0; q < r; q++)
-			if (!strcmp(names[q], names[r])) {
+			if (!strcmp(hosts[q].host, hosts[r].host)) {
 				before++;
 				if (first == r)
 					first = q;
 			}
-		local_rank[r] = before;
-		node_id[r] = first == r ? nodes++ : node_id[first];
+		hosts[r].local_rank = before;
+		hosts[r].node_id = first == r ? nodes++ : hosts[first].node_id;
+		same += !strcmp(hosts[r].host, hosts[b->rank].host);
 	}
-	int same = 0;
-	for (int r = 0; r < size; r++)
-		same += !strcmp(names[r], names[rank]);
-	*local_size = same;
-	*node_count = nodes;
+	b->local_rank = hosts[b->rank].local_rank;
+	b->node_id = hosts[b->rank].node_id;
+	b->local_size = same;
+	b->node_count = nodes;
 }

@@ -24,7 +24,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap_env.h"
 #include "control/control.h"
 #include "observe/report.h"
 #include "control/control_env.h"
@@ -211,28 +210,6 @@ static int exchange(void *ctx, const char *key, const void *mine, size_t len, vo
 	}
 	return read_frame(c->peers[0].fd, ENV_MSG_TABLE, all, (size_t)rt->boot.size * len,
 			  runtime_now() + 2 * rt->set.timeout_s, who, err, errlen);
-}
-
-void control_env_places(struct runtime *rt)
-{
-	int n = rt->boot.size;
-	const char **names = calloc((size_t)n, sizeof(*names));
-	int *local = calloc((size_t)n, sizeof(int)), *node = calloc((size_t)n, sizeof(int));
-	if (names && local && node) {
-		for (int r = 0; r < n; r++)
-			names[r] = rt->hosts[r].host;
-		bootstrap_env_places(names, n, rt->boot.rank, local, node, &rt->boot.local_size,
-				     &rt->boot.node_count);
-		for (int r = 0; r < n; r++) {
-			rt->hosts[r].local_rank = local[r];
-			rt->hosts[r].node_id = node[r];
-		}
-		rt->boot.local_rank = local[rt->boot.rank];
-		rt->boot.node_id = node[rt->boot.rank];
-	}
-	free(names);
-	free(local);
-	free(node);
 }
 
 /* The local address of the connection to rank 0 (rank 0: the coordinator
