@@ -346,8 +346,7 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 
 static void test_plan_cache_follows_a_repeated_sequence(void)
 {
-	struct plan_cache pc;
-	plan_cache_init(&pc);
+	struct plan_cache pc = { 0 };
 	struct fusion_item it[4] = { item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
 				     item("b", 8, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
 				     item("c", 2, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
@@ -411,7 +410,7 @@ static struct runtime *agree_runtime(void)
 	rt->boot.size = 1;
 	struct vote_need need = { .data = &rt->comm, .boot = &rt->boot, .choice = HVD_VOTE_AUTO };
 	CHECK_INT(vote_open(&rt->vote, &need, err, sizeof(err)), 0);
-	plan_cache_init(&rt->cache);
+	memset(&rt->cache, 0, sizeof(rt->cache));
 	rt->cursor.id = -1;
 	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
 	snprintf(ab[0].name, sizeof(ab[0].name), "a");
@@ -547,8 +546,7 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 
 static void test_coord_starts_cached_bucket_when_complete(void)
 {
-	struct plan_cache pc;
-	plan_cache_init(&pc);
+	struct plan_cache pc = { 0 };
 	struct fusion_item a = item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item b = item("b", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item ab[2] = { a, b };

@@ -55,7 +55,6 @@ struct control {
 	int nudge_sent;         /* rank 0: nudge_last is valid */
 	uint64_t nudge_last;    /* rank 0: the last position every engine was nudged at */
 	double nudge_since;     /* rank 0: when the engines began to wait there */
-	uint64_t cached_buckets;   /* rank 0: buckets started from the cache, unnegotiated */
 	double last_hb;
 	int64_t stall_warned;   /* position last warned about, -1 none */
 	volatile int failure_sent;

@@ -345,7 +345,6 @@ void control_plan(struct control *c, double now)
 				       (fast && b == n - 1 ? WIRE_EXEC_FAST : 0) };
 		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
 		push_exec(c, &x, ex[b].cached >= 0);
-		c->cached_buckets += ex[b].cached >= 0;
 	}
 	if (fast)
 		go_fast(c);

@@ -94,7 +94,6 @@ struct runtime {
 	struct entry *pending_tail;
 	struct exec_cmd *execs;     /* buckets to run, in order */
 	struct exec_cmd *execs_tail;
-	uint64_t completed;         /* entries finished */
 	int stopping;               /* engine: leave when idle */
 	int engine_busy;            /* a thread runs the engine's work: the engine thread, or
 				     * a caller of hvd_wait lent to it (engine_lend) */

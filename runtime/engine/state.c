@@ -88,7 +88,6 @@ void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int statu
 		 * soon as it sees this, without taking the lock */
 		__atomic_store_n(&es[i]->h.done, 1, __ATOMIC_RELEASE);
 	}
-	rt->completed += n;
 	pthread_cond_broadcast(&rt->cond);
 }
 

@@ -10,11 +10,6 @@
 #include "core/dtype.h"
 #include "plan/wire.h"
 
-void plan_cache_init(struct plan_cache *pc)
-{
-	memset(pc, 0, sizeof(*pc));
-}
-
 void plan_cache_free(struct plan_cache *pc)
 {
 	free(pc->items);
