@@ -119,6 +119,8 @@ int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *er
  * caller words it) w->err = "hvd: call: 'what': did not complete before
  * the deadline (HVD_TIMEOUT_S)". */
 int comm_wait_check(const struct comm_wait *w, const char *call);
+/* Block b of count elements split in size parts: [*first, *first + *n). */
+void comm_block(size_t count, int size, int b, size_t *first, size_t *n);
 /* Between two polls of a collective (polls: how many so far): spin at
  * first, a peer on another core answers within microseconds and a system
  * call per poll costs about one; then yield the core, which the peer may

@@ -76,19 +76,9 @@ static MPI_Datatype mpi_type(enum hvd_dtype t)
 	}
 }
 
-/* Bytes of a dtype MPI reduces (mpi_type). */
-static size_t mpi_esize(enum hvd_dtype t) { return t == HVD_I64 ? 8 : 4; }
-
 static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NULL; }
 
 #define MPI_CHUNK ((size_t)1 << 30) /* elements or bytes per call: fits an int */
-
-/* Block b of count elements split in size parts: [*first, *first + *n). */
-static void block(size_t count, int size, int b, size_t *first, size_t *n)
-{
-	*first = count * (size_t)b / (size_t)size;
-	*n = count * (size_t)(b + 1) / (size_t)size - *first;
-}
 
 /* Every peer q: gather (avg 2) receives block q from q into the buffer
  * and sends this rank's block; else receives this rank's block of q's
@@ -96,14 +86,14 @@ static void block(size_t count, int size, int b, size_t *first, size_t *n)
 static int avg_post(struct mpi_ctx *ctx, int gather, const struct comm_wait *w)
 {
 	size_t mf, mn, f, n, stride = ctx->count / (size_t)ctx->size + 1;
-	block(ctx->count, ctx->size, ctx->rank, &mf, &mn);
+	comm_block(ctx->count, ctx->size, ctx->rank, &mf, &mn);
 	int rc = MPI_SUCCESS;
 	for (int k = 0; k < 2 * (ctx->size - 1); k++)
 		ctx->req[k] = MPI_REQUEST_NULL; /* a failed post leaves none unset */
 	for (int q = 0, k = 0; q < ctx->size && rc == MPI_SUCCESS; q++) {
 		if (q == ctx->rank)
 			continue;
-		block(ctx->count, ctx->size, q, &f, &n);
+		comm_block(ctx->count, ctx->size, q, &f, &n);
 		float *in = gather ? ctx->buf + f : ctx->tmp + (size_t)q * stride;
 		rc = MPI_Irecv(in, (int)(gather ? n : mn), MPI_FLOAT, q, AVG_TAG, ctx->comm,
 			       &ctx->req[k++]);
@@ -120,7 +110,7 @@ static int avg_post(struct mpi_ctx *ctx, int gather, const struct comm_wait *w)
 static void avg_sum(struct mpi_ctx *ctx)
 {
 	size_t f, n, stride = ctx->count / (size_t)ctx->size + 1;
-	block(ctx->count, ctx->size, ctx->rank, &f, &n);
+	comm_block(ctx->count, ctx->size, ctx->rank, &f, &n);
 	float *mine = ctx->buf + f, *acc = ctx->rank ? ctx->tmp : mine;
 	for (int q = 1; q < ctx->size; q++) {
 		int last = q == ctx->size - 1;
@@ -177,7 +167,7 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w);
 static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
-	size_t esize = mpi_esize(t);
+	size_t esize = dtype_size(t);
 	for (size_t done = 0; done < count;) {
 		size_t n = count - done < MPI_CHUNK ? count - done : MPI_CHUNK;
 		int rc = start_piece(vctx, (char *)buf + done * esize, n, t, op, w), fin = 0;

@@ -1,9 +1,9 @@
 /* comm_self.c - the one-rank backend: a program run without srun (or in a
  * one-task step without PMIx) is a world of one, where every collective is
  * the identity; and what every backend shares (the deadline and abort
- * check, the pause between polls, host memory). What it does not do:
- * start MPI (a singleton MPI_Init forks orted and is where the PMIx crash
- * traps live; see the facts file).
+ * check, the pause between polls, the block split, host memory).
+ * What it does not do: start MPI (a singleton MPI_Init forks orted and is
+ * where the PMIx crash traps live; see the facts file).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -24,6 +24,12 @@ int comm_wait_check(const struct comm_wait *w, const char *call)
 		snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete before the deadline "
 			 "(HVD_TIMEOUT_S)", call, w->what);
 	return HVD_ERR_COMM;
+}
+
+void comm_block(size_t count, int size, int b, size_t *first, size_t *n)
+{
+	*first = count * (size_t)b / (size_t)size;
+	*n = count * (size_t)(b + 1) / (size_t)size - *first;
 }
 
 #define COMM_SPIN_POLLS 64

@@ -69,11 +69,6 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 	return 0;
 }
 
-static size_t esize_of(enum hvd_dtype t)
-{
-	return t == HVD_I64 ? 8 : 4;
-}
-
 static int tcp_reduces(enum hvd_dtype t)
 {
 	return t == HVD_F32 || t == HVD_I32 || t == HVD_I64;
@@ -99,22 +94,14 @@ static void add_into(void *dst, const void *src, size_t n, enum hvd_dtype t)
 	}
 }
 
-/* Chunk c of count elements split in size parts: [*first, *first + *n). */
-static void chunk(size_t count, int size, int c, size_t *first, size_t *n)
-{
-	size_t a = count * (size_t)c / (size_t)size, b = count * (size_t)(c + 1) / (size_t)size;
-	*first = a;
-	*n = b - a;
-}
-
 static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_dtype t,
 			  enum hvd_op op, const struct comm_wait *w)
 {
-	size_t es = esize_of(t), seg = TCP_SEGMENT_BYTES / es;
+	size_t es = dtype_size(t), seg = TCP_SEGMENT_BYTES / es;
 	for (int s = 0; s < x->size - 1; s++) {
 		size_t sf, sn, rf, rn;
-		chunk(count, x->size, (x->rank - s + 2 * x->size) % x->size, &sf, &sn);
-		chunk(count, x->size, (x->rank - s - 1 + 2 * x->size) % x->size, &rf, &rn);
+		comm_block(count, x->size, (x->rank - s + 2 * x->size) % x->size, &sf, &sn);
+		comm_block(count, x->size, (x->rank - s - 1 + 2 * x->size) % x->size, &rf, &rn);
 		for (size_t o = 0; o < sn || o < rn; o += seg) {
 			size_t a = o < sn ? (sn - o < seg ? sn - o : seg) : 0;
 			size_t b = o < rn ? (rn - o < seg ? rn - o : seg) : 0;
@@ -143,11 +130,11 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 	if (x->size == 1)
 		return 0;
 	int rc = reduce_scatter(x, buf, count, t, op, w);
-	size_t es = esize_of(t);
+	size_t es = dtype_size(t);
 	for (int s = 0; !rc && s < x->size - 1; s++) {
 		size_t sf, sn, rf, rn;
-		chunk(count, x->size, (x->rank + 1 - s + 2 * x->size) % x->size, &sf, &sn);
-		chunk(count, x->size, (x->rank - s + 2 * x->size) % x->size, &rf, &rn);
+		comm_block(count, x->size, (x->rank + 1 - s + 2 * x->size) % x->size, &sf, &sn);
+		comm_block(count, x->size, (x->rank - s + 2 * x->size) % x->size, &rf, &rn);
 		rc = ring_step(x, (char *)buf + sf * es, sn * es, (char *)buf + rf * es, rn * es,
 			       "tcp allreduce", w);
 	}
@@ -205,11 +192,8 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 		len[r] = bytes_per_rank[r] = (size_t)sizes[r];
 		total += len[r];
 	}
-	if (!rc && total > cap) {
-		snprintf(w->err, w->errlen, "hvd: allgatherv: '%s': %zu bytes from all ranks do not "
-			 "fit the %zu-byte receive buffer", w->what, total, cap);
-		rc = HVD_ERR_USAGE;
-	}
+	if (!rc && total > cap)
+		rc = HVD_ERR_USAGE; /* engine.c says so */
 	if (!rc) {
 		if (send_bytes)  /* a rank with nothing to give passes send NULL */
 			memmove((char *)recv + off[x->rank], send, send_bytes);
