@@ -315,7 +315,6 @@ static const struct comm_ops mpi_ops = {
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
-	.allreduce = mpi_allreduce,
 	.allreduce_start = mpi_allreduce_start,
 	.allreduce_test = mpi_allreduce_test,
 	.broadcast = mpi_broadcast,

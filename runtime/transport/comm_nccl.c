@@ -201,14 +201,6 @@ static int nccl_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dt
 	return rc;
 }
 
-/* One piece: queued as a chunk, waited for. */
-static int nccl_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
-			  enum hvd_op op, const struct comm_wait *w)
-{
-	int rc = nccl_allreduce_start(vctx, buf, count, t, op, w);
-	return rc ? rc : nccl_wait(vctx, w, "ncclAllReduce");
-}
-
 static int nccl_stage(void *vctx, enum comm_stage s, size_t chunk, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
@@ -227,12 +219,6 @@ static int nccl_stage(void *vctx, enum comm_stage s, size_t chunk, const struct 
 	if (s == COMM_STAGE_END)
 		ctx->copy_on_side = 0;
 	return cuda_ok(ctx, ce, w, "cudaEventRecord/cudaStreamWaitEvent (chunked bucket)");
-}
-
-static int nccl_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
-{
-	*done = 1; /* stream order: what follows on the stream runs after it */
-	return 0;
 }
 
 static int nccl_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -405,9 +391,8 @@ static const struct comm_ops nccl_ops = {
 	.alloc = nccl_alloc,
 	.release = nccl_release,
 	.copy = nccl_copy,
-	.allreduce = nccl_allreduce,
 	.allreduce_start = nccl_allreduce_start,
-	.allreduce_test = nccl_allreduce_test,
+	.allreduce_test = comm_done_test, /* stream order: what follows runs after it */
 	.stage = nccl_stage,
 	.broadcast = nccl_broadcast,
 	.allgatherv = nccl_allgatherv,

@@ -60,10 +60,16 @@ int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *er
 	return 0;
 }
 
-static int self_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
-			  enum hvd_op op, const struct comm_wait *w)
+static int self_allreduce_start(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+				enum hvd_op op, const struct comm_wait *w)
 {
 	return 0; /* sum and average over one rank leave the data as it is */
+}
+
+int comm_done_test(void *ctx, int *done, const struct comm_wait *w)
+{
+	*done = 1;
+	return 0;
 }
 
 static int self_broadcast(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -94,7 +100,8 @@ static const struct comm_ops self_ops = {
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
-	.allreduce = self_allreduce,
+	.allreduce_start = self_allreduce_start,
+	.allreduce_test = comm_done_test,
 	.broadcast = self_broadcast,
 	.allgatherv = self_allgatherv,
 	.barrier = self_barrier,

@@ -118,6 +118,7 @@ static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_d
 	return 0;
 }
 
+/* The whole reduction: its test is done at once. */
 static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
@@ -234,7 +235,8 @@ static const struct comm_ops tcp_ops = {
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
-	.allreduce = tcp_allreduce,
+	.allreduce_start = tcp_allreduce,
+	.allreduce_test = comm_done_test,
 	.broadcast = tcp_broadcast,
 	.allgatherv = tcp_allgatherv,
 	.barrier = tcp_barrier,
