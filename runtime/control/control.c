@@ -72,13 +72,6 @@ static int coordinator_address(const struct hvd_settings *s, char *out, size_t l
 	return 0;
 }
 
-static void close_listeners(struct control *c)
-{
-	for (int i = 0; i < c->nlisten; i++)
-		close(c->listen_fd[i]);
-	c->nlisten = 0;
-}
-
 /* One socket per address of `addrs`, all on one port (the first one's,
  * ephemeral unless fixed): a port taken on a later address retries. */
 static int bind_published(struct control *c, const char *addrs, uint16_t fixed, uint16_t *port)
@@ -97,7 +90,7 @@ static int bind_published(struct control *c, const char *addrs, uint16_t fixed, 
 		}
 		if (ok)
 			return 0;
-		close_listeners(c);
+		control_close_listeners(c);
 		if (fixed || errno != EADDRINUSE)
 			return -1;
 	}
@@ -249,7 +242,7 @@ int control_connect(struct runtime *rt, char *err, size_t errlen)
 	take_key(c);
 	int rc = size == 1 || c->joined ? 0 : rt->boot.rank == 0 ? control_join(c, err, errlen)
 								 : worker_connect(c, err, errlen);
-	close_listeners(c);
+	control_close_listeners(c);
 	if (rc)
 		return rc;
 	c->last_hb = runtime_now();

@@ -103,6 +103,8 @@ void control_on_submit(struct control *c, int from, const char *payload, uint32_
 void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
 void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);
 void control_plan(struct control *c, double now);
+/* Rank 0: closes every listener (start-up is over, or failed). */
+void control_close_listeners(struct control *c);
 /* peers (one per rank on rank 0, else one), rank 0's coordinator. */
 int control_peers_init(struct control *c);
 /* Worker: rank 0 reached and authenticated within HVD_TIMEOUT_S, round

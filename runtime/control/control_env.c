@@ -95,9 +95,7 @@ int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
 	if (control_peers_init(c))
 		return HVD_ERR_NOMEM;
 	int rc = rt->boot.rank == 0 ? control_join(c, err, errlen) : worker_rendezvous(c, err, errlen);
-	for (int i = 0; i < c->nlisten; i++)
-		close(c->listen_fd[i]);
-	c->nlisten = 0;
+	control_close_listeners(c);
 	if (rc) {
 		tell_workers(c, err);
 		return rc;

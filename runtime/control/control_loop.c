@@ -476,8 +476,7 @@ int control_stop(struct runtime *rt, int clean)
 		free(c->peers[i].buf);
 	}
 	free(c->peers);
-	for (int k = 0; k < c->nlisten; k++)
-		close(c->listen_fd[k]);
+	control_close_listeners(c);
 	for (int k = 0; k < 2; k++)
 		if (c->rt->ctl_wake[k] >= 0)
 			close(c->rt->ctl_wake[k]);
