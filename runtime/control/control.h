@@ -103,6 +103,9 @@ void control_on_submit(struct control *c, int from, const char *payload, uint32_
 void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
 void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);
 void control_plan(struct control *c, double now);
+/* Rank 0: the failure text to every open worker as an ABORT (knows_failure
+ * set for those it reached). */
+void control_abort_workers(struct control *c, const char *text, uint32_t len);
 /* Rank 0: closes every listener (start-up is over, or failed). */
 void control_close_listeners(struct control *c);
 /* peers (one per rank on rank 0, else one), rank 0's coordinator. */

@@ -74,11 +74,8 @@ static int worker_rendezvous(struct control *c, char *err, size_t errlen)
 /* Rank 0 tells every connected worker why start-up failed. */
 static void tell_workers(struct control *c, const char *text)
 {
-	if (c->rt->boot.rank != 0 || !c->peers)
-		return;
-	for (int r = 1; r < c->npeers; r++)
-		if (c->peers[r].fd >= 0)
-			control_send_msg(c->peers[r].fd, MSG_ABORT, text, (uint32_t)strlen(text));
+	if (c->rt->boot.rank == 0 && c->peers)
+		control_abort_workers(c, text, (uint32_t)strlen(text));
 }
 
 static int exchange(void *ctx, const char *key, const void *mine, size_t len, void *all,

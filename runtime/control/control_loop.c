@@ -143,8 +143,7 @@ void control_parse_frames(struct control *c, int i)
 	p->len -= off;
 }
 
-/* Sends the failure to every open worker; remembers who got it. */
-static void abort_workers(struct control *c, const char *text, uint32_t len)
+void control_abort_workers(struct control *c, const char *text, uint32_t len)
 {
 	for (int i = 0; i < c->npeers; i++)
 		if (peer_open(&c->peers[i]) && !control_send_msg(c->peers[i].fd, MSG_ABORT, text, len))
@@ -165,7 +164,7 @@ static void send_failure(struct control *c)
 	pthread_mutex_unlock(&rt->lock);
 	uint32_t len = (uint32_t)strlen(text);
 	if (rt->boot.rank == 0)
-		abort_workers(c, text, len);
+		control_abort_workers(c, text, len);
 	else if (!local)
 		c->peers[0].knows_failure = 1; /* rank 0 sent it and tells the rest */
 	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, text, len))
