@@ -358,8 +358,10 @@ static void nccl_finalize(void *vctx, int clean)
 		ncclCommDestroy(ctx->comm);
 	else
 		nccl_abort(ctx);
-	cudaStreamDestroy(ctx->stream);
-	cudaStreamDestroy(ctx->copy_stream);
+	if (ctx->stream) /* an open that failed may have made neither */
+		cudaStreamDestroy(ctx->stream);
+	if (ctx->copy_stream)
+		cudaStreamDestroy(ctx->copy_stream);
 	cudaEventDestroy(ctx->copied);
 	cudaEventDestroy(ctx->reduced[0]);
 	cudaEventDestroy(ctx->reduced[1]);
@@ -510,14 +512,7 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	if (!rc)
 		rc = init_comm(ctx, b, deadline, err, errlen);
 	if (rc) {
-		if (ctx->stream)
-			cudaStreamDestroy(ctx->stream);
-		if (ctx->copy_stream)
-			cudaStreamDestroy(ctx->copy_stream);
-		cudaFree(ctx->scratch);
-		cudaFreeHost(ctx->sizes_host);
-		pthread_mutex_destroy(&ctx->events_lock);
-		free(ctx);
+		nccl_finalize(ctx, 0);
 		return rc;
 	}
 	c->ops = &nccl_ops;
