@@ -331,7 +331,7 @@ int hvd_abort_job(int status)
 				 "with PMIx, or hvd_init was not called");
 	control_before_launcher_abort(rt);
 	char why[sizeof(rt->error)];
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	snprintf(why, sizeof(why), "%s", rt->aborted ? rt->error : "hvd: hvd_abort_job");
 	pthread_mutex_unlock(&rt->lock);
 	return bootstrap_abort(&rt->boot, status, why);

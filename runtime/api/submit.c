@@ -52,7 +52,7 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 
 static int wait_done(struct runtime *rt, const hvd_handle *h)
 {
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	double now = agree_note_waiter(rt); /* the first look's clock (0: none read) */
 	while (!h->done) {
 		double wake_at;
@@ -90,7 +90,7 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	int rc = mark_ready(rt, e);
 	if (rc)
 		return rc;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
 		free(e);
@@ -153,7 +153,7 @@ int hvd_poll(const hvd_handle *handle)
 	struct runtime *rt = runtime_current();
 	if (!rt || !handle)
 		return 1;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	int done = handle->done;
 	pthread_mutex_unlock(&rt->lock);
 	return done;

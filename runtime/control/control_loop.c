@@ -157,7 +157,7 @@ static void send_failure(struct control *c)
 	struct runtime *rt = c->rt;
 	if (c->failure_sent)
 		return;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	char text[sizeof(rt->error)];
 	memcpy(text, rt->error, sizeof(text));
 	int local = rt->fail_pending_send;

@@ -207,7 +207,7 @@ double agree_note_waiter(struct runtime *rt)
 
 static void tell_rank0(struct runtime *rt, uint64_t pos)
 {
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	runtime_post(rt, MAIL_WAITING, pos);
 	pthread_mutex_unlock(&rt->lock);
 }
@@ -328,7 +328,7 @@ static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int6
 		return cmd;
 	pthread_mutex_unlock(&rt->lock);
 	runtime_fail(rt, HVD_ERR_NOMEM, "%s", "hvd: engine: 'bucket': out of memory");
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	return NULL;
 }
 
@@ -349,7 +349,7 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, doubl
 		runtime_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err);
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	if (rc)
 		return NULL;
 	int agreed = agreed_prefix(v);

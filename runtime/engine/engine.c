@@ -242,7 +242,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		runtime_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	runtime_complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
 		rt->fast = 1;
@@ -304,7 +304,7 @@ static void *engine_main(void *arg)
 {
 	struct runtime *rt = arg;
 	char err[2048];
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	for (;;) {
 		/* a caller of hvd_wait runs a bucket (engine_lend), and may read
 		 * pending tensors unlocked (agree.c): fail them once it is back */
@@ -346,7 +346,7 @@ void engine_stop(struct runtime *rt)
 {
 	if (!rt->engine_started)
 		return;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	rt->stopping = 1;
 	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);

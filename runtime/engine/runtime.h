@@ -114,11 +114,6 @@ struct runtime {
 	size_t exec_cap;
 };
 
-/* Takes the runtime lock. */
-static inline void runtime_lock(struct runtime *rt)
-{
-	pthread_mutex_lock(&rt->lock);
-}
 /* state.c, lock held: queues a mail (engine/mailbox.h) and wakes its
  * reader: the control thread (MAIL_TO_CONTROL) or the engine. */
 void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos);

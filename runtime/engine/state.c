@@ -25,7 +25,7 @@ void runtime_suffix(const struct runtime *rt, char *out, size_t len)
 
 void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote)
 {
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	if (!rt->aborted) {
 		snprintf(rt->error, sizeof(rt->error), "%s", text);
 		rt->error_code = code;
