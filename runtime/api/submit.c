@@ -128,7 +128,7 @@ static struct entry *new_entry(const char *name, size_t len, enum fusion_kind ki
 int hvd_allreduce_async(const char *name, void *data, size_t count,
 			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	int rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
 	if (rc)
@@ -150,7 +150,7 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 
 int hvd_poll(const hvd_handle *handle)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	if (!rt || !handle)
 		return 1;
 	pthread_mutex_lock(&rt->lock);
@@ -161,7 +161,7 @@ int hvd_poll(const hvd_handle *handle)
 
 int hvd_wait(hvd_handle *handle)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	if (!rt || !handle)
 		return refuse("hvd_wait", "handle", "NULL handle or not initialised");
 	/* a handle its bucket completed needs no lock (complete() in engine.c) */
@@ -182,7 +182,7 @@ int hvd_allreduce(const char *name, void *data, size_t count, enum hvd_dtype dty
 
 int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dtype, int root)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	int rc = check_common(rt, "hvd_broadcast", name, dtype, &len);
 	if (rc)
@@ -204,7 +204,7 @@ int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dty
 int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *recv,
 		   size_t recv_capacity, size_t *counts, enum hvd_dtype dtype)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	int rc = check_common(rt, "hvd_allgatherv", name, dtype, &len);
 	if (rc)
@@ -225,7 +225,7 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 
 int hvd_barrier(void)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	static const char name[HVD_NAME_MAX] = "barrier"; /* whole: the check may look past "barrier" */
 	int rc = check_common(rt, "hvd_barrier", name, HVD_F32, &len);

@@ -134,10 +134,6 @@ void runtime_fail_text(struct runtime *rt, int code, const char *text, int remot
 /* The initialised runtime (NULL before hvd_init / after hvd_shutdown);
  * state.c holds it, api.c sets it. */
 extern struct runtime *runtime_rt;
-static inline struct runtime *runtime_current(void)
-{
-	return runtime_rt;
-}
 /* " [rank R/S host]" */
 void runtime_suffix(const struct runtime *rt, char *out, size_t len);
 
