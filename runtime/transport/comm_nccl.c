@@ -110,7 +110,7 @@ static int nccl_on_device(struct nccl_ctx *ctx, const struct comm_wait *w)
 }
 
 /* Polls a stream and the communicator until the work is done. */
-static int nccl_wait_on(struct nccl_ctx *ctx, cudaStream_t stream, const struct comm_wait *w,
+static int nccl_wait(struct nccl_ctx *ctx, cudaStream_t stream, const struct comm_wait *w,
 			const char *call)
 {
 	for (;;) {
@@ -134,17 +134,12 @@ static int nccl_wait_on(struct nccl_ctx *ctx, cudaStream_t stream, const struct 
 	}
 }
 
-static int nccl_wait(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call)
-{
-	return nccl_wait_on(ctx, ctx->stream, w, call);
-}
-
 static int nccl_issued(struct nccl_ctx *ctx, ncclResult_t rc, const struct comm_wait *w,
 		       const char *call)
 {
 	if (rc != ncclSuccess && rc != ncclInProgress)
 		return nccl_fail(ctx, w, call, ncclGetErrorString(rc));
-	return nccl_wait(ctx, w, call);
+	return nccl_wait(ctx, ctx->stream, w, call);
 }
 
 static void *nccl_alloc(void *vctx, size_t bytes, char *err, size_t n)
@@ -247,7 +242,7 @@ static int gather_sizes(struct nccl_ctx *ctx, size_t send_bytes, size_t *bytes_p
 	if (!rc)
 		rc = cuda_ok(ctx, cudaMemcpyAsync(ctx->sizes_host, sizes, bytes, cudaMemcpyDeviceToHost,
 						  ctx->stream), w, copy);
-	if (rc || (rc = nccl_wait(ctx, w, copy)))
+	if (rc || (rc = nccl_wait(ctx, ctx->stream, w, copy)))
 		return rc;
 	for (int r = 0; r < ctx->size; r++)
 		bytes_per_rank[r] = (size_t)ctx->sizes_host[r];
@@ -346,8 +341,8 @@ static int nccl_drain(void *vctx, const struct comm_wait *w)
 	struct nccl_ctx *ctx = vctx;
 	int rc = nccl_on_device(ctx, w);
 	if (!rc)
-		rc = nccl_wait(ctx, w, "cudaMemcpyAsync (fusion buffer out)");
-	return rc ? rc : nccl_wait_on(ctx, ctx->copy_stream, w, "cudaMemcpyAsync (fusion buffer out)");
+		rc = nccl_wait(ctx, ctx->stream, w, "cudaMemcpyAsync (fusion buffer out)");
+	return rc ? rc : nccl_wait(ctx, ctx->copy_stream, w, "cudaMemcpyAsync (fusion buffer out)");
 }
 
 static void nccl_finalize(void *vctx, int clean)
