@@ -75,13 +75,10 @@ void fusion_item_describe(const struct fusion_item *it, char *out, size_t len)
 {
 	static const char *kinds[] = { "allreduce", "broadcast", "allgather", "barrier" };
 	const char *kind = it->kind < 4 ? kinds[it->kind] : "?";
+	const char *op = it->kind != FUSION_ALLREDUCE ? "" : it->op == HVD_AVERAGE ? " average" : " sum";
 	if (it->kind == FUSION_BARRIER)
 		snprintf(out, len, "barrier '%s'", it->name);
-	else if (it->kind == FUSION_ALLREDUCE)
-		snprintf(out, len, "%s '%s' (%s x%llu %s)", kind, it->name,
-			 dtype_name(it->dtype), (unsigned long long)it->count,
-			 it->op == HVD_AVERAGE ? "average" : "sum");
 	else
-		snprintf(out, len, "%s '%s' (%s x%llu)", kind, it->name,
-			 dtype_name(it->dtype), (unsigned long long)it->count);
+		snprintf(out, len, "%s '%s' (%s x%llu%s)", kind, it->name, dtype_name(it->dtype),
+			 (unsigned long long)it->count, op);
 }
