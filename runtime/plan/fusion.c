@@ -35,7 +35,7 @@ size_t fusion_plan(const struct fusion_item *items, size_t n,
 	return nb;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+uint64_t fusion_hash(uint64_t h, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	for (size_t i = 0; i < len; i++) {
@@ -47,15 +47,15 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 
 uint64_t fusion_signature(const struct fusion_item *items, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FUSION_HASH_START;
 	for (size_t i = 0; i < n; i++) {
 		const struct fusion_item *it = &items[i];
-		h = fnv1a(h, it->name, strlen(it->name) + 1);
+		h = fusion_hash(h, it->name, strlen(it->name) + 1);
 		uint64_t count = it->kind == FUSION_ALLGATHER ? 0 : it->count;
-		h = fnv1a(h, &count, sizeof(count));
+		h = fusion_hash(h, &count, sizeof(count));
 		unsigned char small[3] = { it->dtype, it->op, it->kind };
-		h = fnv1a(h, small, sizeof(small));
-		h = fnv1a(h, &it->root, sizeof(it->root));
+		h = fusion_hash(h, small, sizeof(small));
+		h = fusion_hash(h, &it->root, sizeof(it->root));
 	}
 	return h;
 }
