@@ -23,7 +23,7 @@ enum setting_kind { SETTING_OWN, SETTING_U64, SETTING_SECONDS, SETTING_TEXT, SET
 
 struct setting {
 	const char *name;
-	setting_parser parse;     /* SETTING_OWN */
+	setting_parser parse;     /* SETTING_OWN; NULL: parsed elsewhere */
 	const char *help;         /* the accepted form, for messages */
 	enum setting_kind kind;
 	size_t at, size;          /* the field's offset and size in hvd_settings */
@@ -140,15 +140,6 @@ static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, s
 	return 0;
 }
 
-/* HVD_RANK, HVD_SIZE: a launch without PMIx; bootstrap_env.c parses them
- * (with JOB_COMPLETION_INDEX); listed here so they are logged and known. */
-static int parse_env_rank(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	uint64_t x;
-	(void)s;
-	return parse_u64(v, 65536, &x, why, n);
-}
-
 static const char by_plugin[] = "set by the hvd plugin"; /* not described: report.c shows them */
 
 static const struct setting settings_table[] = {
@@ -168,8 +159,10 @@ static const struct setting settings_table[] = {
 	FIELD("HVD_SECRET_FILE", SETTING_NONEMPTY_TEXT, secret_file,
 	      "path of a file only its owner can read", 0, 0),
 	OWN("HVD_COORDINATOR", parse_coordinator, "host:port"),
-	OWN("HVD_RANK", parse_env_rank, "0 to HVD_SIZE-1, without PMIx"),
-	OWN("HVD_SIZE", parse_env_rank, "ranks, without PMIx"),
+	/* a launch without PMIx: bootstrap_env.c parses them (with
+	 * JOB_COMPLETION_INDEX); known here, so they are logged */
+	OWN("HVD_RANK", NULL, "0 to HVD_SIZE-1, without PMIx"),
+	OWN("HVD_SIZE", NULL, "ranks, without PMIx"),
 	FIELD("HVD_GPU_BUSID", SETTING_TEXT, gpu_busid, by_plugin, 0, 0),
 	FIELD("HVD_CPUS", SETTING_TEXT, cpus, by_plugin, 0, 0),
 	FIELD("HVD_NUMA", SETTING_TEXT, numa, by_plugin, 0, 0),
@@ -247,7 +240,7 @@ static int setting_apply(const struct setting *st, const char *v, struct hvd_set
 		return parse_choice(v, st->help, (int *)field, why, n);
 	if (st->kind != SETTING_OWN)
 		return copy_text(v, field, st->size, st->kind == SETTING_TEXT, why, n);
-	return st->parse(v, s, why, n);
+	return st->parse ? st->parse(v, s, why, n) : 0;
 }
 
 /* Unknown HVD_* names that look like a typo of ours are errors; others
