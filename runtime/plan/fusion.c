@@ -60,21 +60,18 @@ uint64_t fusion_signature(const struct fusion_item *items, size_t n)
 	return h;
 }
 
+/* By fusion_kind: the timeline's phase, and the word in messages. */
+static const char *const kind_names[][2] = { { "ALLREDUCE", "allreduce" },
+	{ "BROADCAST", "broadcast" }, { "ALLGATHER", "allgather" }, { "BARRIER", "barrier" } };
+
 const char *fusion_kind_name(enum fusion_kind k)
 {
-	switch (k) {
-	case FUSION_ALLREDUCE: return "ALLREDUCE";
-	case FUSION_BROADCAST: return "BROADCAST";
-	case FUSION_ALLGATHER: return "ALLGATHER";
-	case FUSION_BARRIER: return "BARRIER";
-	}
-	return "?";
+	return (unsigned)k < 4 ? kind_names[k][0] : "?";
 }
 
 void fusion_item_describe(const struct fusion_item *it, char *out, size_t len)
 {
-	static const char *kinds[] = { "allreduce", "broadcast", "allgather", "barrier" };
-	const char *kind = it->kind < 4 ? kinds[it->kind] : "?";
+	const char *kind = it->kind < 4 ? kind_names[it->kind][1] : "?";
 	const char *op = it->kind != FUSION_ALLREDUCE ? "" : it->op == HVD_AVERAGE ? " average" : " sum";
 	if (it->kind == FUSION_BARRIER)
 		snprintf(out, len, "barrier '%s'", it->name);
