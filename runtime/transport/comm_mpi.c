@@ -255,14 +255,10 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 			 "do not fit the %zu-byte receive buffer (or exceed 2 GiB)", w->what, total, cap);
 		return HVD_ERR_USAGE;
 	}
-	size_t nranks = (unsigned)ctx->size;
-	int *counts = calloc(nranks, sizeof(int));
-	int *displs = calloc(nranks, sizeof(int));
-	if (!counts || !displs) {
-		free(counts);
-		free(displs);
+	int *counts = calloc(2 * (size_t)(unsigned)ctx->size, sizeof(int)); /* and displacements */
+	if (!counts)
 		return HVD_ERR_NOMEM;
-	}
+	int *displs = counts + ctx->size;
 	for (int r = 0, off = 0; r < ctx->size; r++) {
 		counts[r] = (int)bytes_per_rank[r];
 		displs[r] = off;
@@ -273,7 +269,6 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 				      recv, counts, displs, MPI_BYTE, ctx->comm, &req),
 		      &req, w, "MPI_Iallgatherv");
 	free(counts);
-	free(displs);
 	return rc;
 }
 

@@ -177,8 +177,8 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	struct tcp_ctx *x = ctx;
 	size_t n = (size_t)x->size;
 	uint64_t *sizes = calloc(n, sizeof(*sizes));
-	size_t *off = calloc(n, sizeof(*off)), *len = calloc(n, sizeof(*len));
-	int rc = sizes && off && len ? 0 : HVD_ERR_NOMEM;
+	size_t *off = calloc(2 * n, sizeof(*off)), *len = off ? off + n : NULL; /* one block */
+	int rc = sizes && off ? 0 : HVD_ERR_NOMEM;
 	for (size_t r = 0; !rc && r < n; r++) {
 		off[r] = r * sizeof(uint64_t);
 		len[r] = sizeof(uint64_t);
@@ -202,7 +202,6 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	}
 	free(sizes);
 	free(off);
-	free(len);
 	return rc;
 }
 
