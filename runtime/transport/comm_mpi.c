@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,17 +228,11 @@ static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const st
 static int mpi_gather_sizes(struct mpi_ctx *ctx, size_t send_bytes, size_t *bytes_per_rank,
 			    const struct comm_wait *w)
 {
-	unsigned long long mine = send_bytes;
-	unsigned long long *all = calloc((size_t)ctx->size, sizeof(*all));
-	if (!all)
-		return HVD_ERR_NOMEM;
+	_Static_assert(sizeof(size_t) == sizeof(uint64_t), "sizes travel as MPI_UINT64_T");
+	uint64_t mine = send_bytes;
 	MPI_Request req;
-	int rc = mpi_wait(MPI_Iallgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1,
-					 MPI_UNSIGNED_LONG_LONG, ctx->comm, &req), &req, w, "MPI_Iallgather");
-	for (int r = 0; !rc && r < ctx->size; r++)
-		bytes_per_rank[r] = (size_t)all[r];
-	free(all);
-	return rc;
+	return mpi_wait(MPI_Iallgather(&mine, 1, MPI_UINT64_T, bytes_per_rank, 1, MPI_UINT64_T,
+				       ctx->comm, &req), &req, w, "MPI_Iallgather");
 }
 
 static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void *recv,

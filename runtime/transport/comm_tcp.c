@@ -176,21 +176,20 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 {
 	struct tcp_ctx *x = ctx;
 	size_t n = (size_t)x->size;
-	uint64_t *sizes = calloc(n, sizeof(*sizes));
 	size_t *off = calloc(2 * n, sizeof(*off)), *len = off ? off + n : NULL; /* one block */
-	int rc = sizes && off ? 0 : HVD_ERR_NOMEM;
+	int rc = off ? 0 : HVD_ERR_NOMEM;
 	for (size_t r = 0; !rc && r < n; r++) {
-		off[r] = r * sizeof(uint64_t);
-		len[r] = sizeof(uint64_t);
+		off[r] = r * sizeof(size_t);
+		len[r] = sizeof(size_t);
 	}
-	if (!rc) {
-		sizes[x->rank] = send_bytes;
-		rc = ring_gather(x, (char *)sizes, off, len, "tcp allgatherv", w);
+	if (!rc) { /* every size straight into bytes_per_rank (64-bit, as comm_mpi.c asserts) */
+		bytes_per_rank[x->rank] = send_bytes;
+		rc = ring_gather(x, (char *)bytes_per_rank, off, len, "tcp allgatherv", w);
 	}
 	size_t total = 0;
 	for (size_t r = 0; !rc && r < n; r++) {
 		off[r] = total;
-		len[r] = bytes_per_rank[r] = (size_t)sizes[r];
+		len[r] = bytes_per_rank[r];
 		total += len[r];
 	}
 	if (!rc && total > cap)
@@ -200,7 +199,6 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 			memmove((char *)recv + off[x->rank], send, send_bytes);
 		rc = ring_gather(x, recv, off, len, "tcp allgatherv", w);
 	}
-	free(sizes);
 	free(off);
 	return rc;
 }
