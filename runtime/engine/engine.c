@@ -219,8 +219,9 @@ static void fail_everything(struct runtime *rt)
 }
 
 /* Lock held (dropped while it runs): runs cmd, completes its handles. */
-static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t errlen)
+static void execute(struct runtime *rt, struct exec_cmd *cmd)
 {
+	char err[2048] = "";
 	/* control_loop.c checked count against what this rank submitted;
 	 * a zero count still never reaches run_bucket's es[0] */
 	/* the engine's scratch: one thread holds the engine at a time (engine_busy) */
@@ -228,15 +229,14 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		: NULL;
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
-	err[0] = '\0';
 	double started = runtime_now();
 	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
-		 : run_bucket(rt, cmd, es, n, started, err, errlen);
+		 : run_bucket(rt, cmd, es, n, started, err, sizeof(err));
 	if (!cmd->count)
-		snprintf(err, errlen, "hvd: engine: 'position %llu': empty bucket",
+		snprintf(err, sizeof(err), "hvd: engine: 'position %llu': empty bucket",
 			 (unsigned long long)cmd->first);
 	else if (rc && n != cmd->count && es)
-		snprintf(err, errlen, "hvd: engine: 'position %llu': rank 0 planned a "
+		snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
 			 "tensor this rank has not submitted", (unsigned long long)cmd->first);
 	if (rc == HVD_ERR_COMM)
 		runtime_await_cause(rt);
@@ -288,11 +288,10 @@ int engine_lend(struct runtime *rt, double now, double *wake_at)
 	*wake_at = 0;
 	if (!rt->fast || rt->engine_busy || rt->execs || rt->aborted)
 		return 0;
-	char err[2048];
 	rt->engine_busy = 1;
 	struct exec_cmd *cmd = agree_next(rt, 1, now, wake_at);
 	if (cmd)
-		execute(rt, cmd, err, sizeof(err));
+		execute(rt, cmd);
 	rt->engine_busy = 0;
 	pthread_cond_broadcast(&rt->cond); /* other waiters may lend now */
 	if (rt->pending || rt->execs || rt->aborted) /* what the engine thread may have missed */
@@ -303,7 +302,6 @@ int engine_lend(struct runtime *rt, double now, double *wake_at)
 static void *engine_main(void *arg)
 {
 	struct runtime *rt = arg;
-	char err[2048];
 	pthread_mutex_lock(&rt->lock);
 	for (;;) {
 		/* a caller of hvd_wait runs a bucket (engine_lend), and may read
@@ -323,7 +321,7 @@ static void *engine_main(void *arg)
 		rt->engine_busy = 1;
 		struct exec_cmd *cmd = take_bucket(rt, &wake_at);
 		if (cmd)
-			execute(rt, cmd, err, sizeof(err));
+			execute(rt, cmd);
 		rt->engine_busy = 0;
 		if (!cmd && !rt->aborted && rt->fast == was_fast)
 			engine_sleep(rt, &rt->work, wake_at);
