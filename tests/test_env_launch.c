@@ -365,14 +365,20 @@ static void test_bootstrap_env_parse_rules(void)
 	char *one[] = { "HVD_RANK=0", "HVD_SIZE=1", NULL }; /* one rank needs neither */
 	CHECK_INT(bootstrap_env_parse(one, &rank, &size, err, sizeof(err)), 0);
 	const char *names[] = { "a", "b", "a", "c", "b" };
-	int local[5], node[5], lsize = 0, nodes = 0;
-	bootstrap_env_places(names, 5, 4, local, node, &lsize, &nodes);
-	CHECK_INT(local[2], 1);
-	CHECK_INT(local[4], 1);
-	CHECK_INT(node[3], 2);
-	CHECK_INT(node[4], 1);
-	CHECK_INT(lsize, 2);
-	CHECK_INT(nodes, 3);
+	struct host_entry *hosts = calloc(5, sizeof(*hosts));
+	for (int r = 0; r < 5; r++)
+		snprintf(hosts[r].host, sizeof(hosts[r].host), "%s", names[r]);
+	struct bootstrap b = { .rank = 4, .size = 5 };
+	bootstrap_env_places(&b, hosts);
+	CHECK_INT(hosts[2].local_rank, 1);
+	CHECK_INT(hosts[4].local_rank, 1);
+	CHECK_INT(hosts[3].node_id, 2);
+	CHECK_INT(hosts[4].node_id, 1);
+	CHECK_INT(b.local_rank, 1);
+	CHECK_INT(b.node_id, 1);
+	CHECK_INT(b.local_size, 2);
+	CHECK_INT(b.node_count, 3);
+	free(hosts);
 }
 
 /* A listener that never accepts: the kernel completes the connection, the

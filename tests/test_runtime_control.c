@@ -359,7 +359,7 @@ static void test_plan_cache_frames_are_checked(void)
 	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* a run of the whole bucket: rank 0's copies */
 	CHECK(!c->rt->aborted);
 	CHECK_INT((int)(c->coord.q[1].len - c->coord.q[1].head), 2);
-	CHECK_STR(coord_item(&c->coord, 1, 1)->name, "b");
+	CHECK_STR(c->coord.q[1].items[c->coord.q[1].head + 1].name, "b"); /* position 1 */
 	h.off = 1;
 	feed(c, 1, MSG_HIT, &h, sizeof(h)); /* past the bucket's end */
 	CHECK(c->rt->aborted);

@@ -103,10 +103,13 @@ static void test_settings_bad_values_name_the_variable(void)
 	expect_bad("HVD_CYCLE_TIME_MS=1ms", "HVD_CYCLE_TIME_MS", "'1ms'");
 	expect_bad("HVD_CYCLE_TIME_MS=-2", "HVD_CYCLE_TIME_MS", "out of range");
 	expect_bad("HVD_CYCLE_TIME_MS=nan", "HVD_CYCLE_TIME_MS", "'nan'");
-	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "none, fp16 or bf16");
-	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "0 or 1");
-	expect_bad("HVD_VOTE=mpi", "HVD_VOTE", "must be auto, shm, messages, ring or off");
-	expect_bad("HVD_BACKEND=gpu", "HVD_BACKEND", "must be auto, host, mpi, nccl, self or tcp");
+	expect_bad("HVD_COMPRESSION=fp8", "HVD_COMPRESSION", "not one of the choices (none|fp16|bf16)");
+	expect_bad("HVD_COMPRESSION=fp", "HVD_COMPRESSION", "'fp': not one of the choices");
+	expect_bad("HVD_COMPRESSION=", "HVD_COMPRESSION", "'': not one of the choices");
+	expect_bad("HVD_SYNC=yes", "HVD_SYNC", "(0|1)");
+	expect_bad("HVD_SYNC=1|", "HVD_SYNC", "'1|': not one of the choices");
+	expect_bad("HVD_VOTE=mpi", "HVD_VOTE", "not one of the choices (auto|shm|messages|ring|off)");
+	expect_bad("HVD_BACKEND=gpu", "HVD_BACKEND", "not one of the choices (auto|mpi|nccl|self|tcp|host)");
 	expect_bad("HVD_SHM=0", "HVD_SHM", "'0': removed: HVD_VOTE picks how");
 	expect_bad("HVD_TIMEOUT_S=0", "HVD_TIMEOUT_S", "out of range");
 	expect_bad("HVD_TIMEOUT_S= 5", "HVD_TIMEOUT_S", "not a number");
@@ -277,15 +280,17 @@ static void test_signature_sees_names_counts_dtypes(void)
 
 /* ---- coordinator ---- */
 
+#define NO_TAG ((struct plan_tag){ -1, 0 }) /* not from the plan cache */
+
 static void test_coord_plans_only_what_every_rank_submitted(void)
 {
 	struct coord c;
 	CHECK_INT(coord_init(&c, 3, 1 << 20), 0);
 	struct fusion_item a = item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item b = item("b", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-	CHECK_INT(coord_submit(&c, 0, &a, 1.0), 0);
-	CHECK_INT(coord_submit(&c, 0, &b, 1.0), 1);
-	CHECK_INT(coord_submit(&c, 1, &a, 1.5), 0);
+	CHECK_INT(coord_submit(&c, 0, &a, NO_TAG, 1.0), 0);
+	CHECK_INT(coord_submit(&c, 0, &b, NO_TAG, 1.0), 1);
+	CHECK_INT(coord_submit(&c, 1, &a, NO_TAG, 1.5), 0);
 	CHECK_INT(coord_ready(&c), 0);
 	CHECK_NEAR(coord_oldest_wait(&c, 4.0), 3.0, 1e-9, 0);
 	int behind[3];
@@ -293,18 +298,18 @@ static void test_coord_plans_only_what_every_rank_submitted(void)
 	CHECK_INT(coord_describe_missing(&c, text, sizeof(text), behind), 2);
 	CHECK_STR(text, "rank 1: [b]; rank 2: [a, b]");
 	CHECK(!behind[0] && behind[1] && behind[2]);
-	CHECK_INT(coord_submit(&c, 2, &a, 2.0), 0);
+	CHECK_INT(coord_submit(&c, 2, &a, NO_TAG, 2.0), 0);
 	CHECK_INT(coord_ready(&c), 1);
 	struct coord_exec ex[2];
 	char err[512];
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), 1);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), 1);
 	CHECK_INT(ex[0].first, 0);
 	CHECK_INT(ex[0].count, 1);
 	CHECK(ex[0].signature == fusion_signature(&a, 1));
 	CHECK_INT(coord_ready(&c), 0);
-	coord_submit(&c, 1, &b, 3.0);
-	coord_submit(&c, 2, &b, 3.0);
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), 1);
+	coord_submit(&c, 1, &b, NO_TAG, 3.0);
+	coord_submit(&c, 2, &b, NO_TAG, 3.0);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), 1);
 	CHECK_INT(ex[0].first, 1);
 	CHECK_NEAR(coord_oldest_wait(&c, 9.0), 0, 0, 0);
 	coord_free(&c);
@@ -316,11 +321,11 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 	coord_init(&c, 2, 1 << 20);
 	struct fusion_item a = item("grad.common", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item b = item("grad.other", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-	coord_submit(&c, 0, &a, 0);
-	coord_submit(&c, 1, &b, 0);
+	coord_submit(&c, 0, &a, NO_TAG, 0);
+	coord_submit(&c, 1, &b, NO_TAG, 0);
 	struct coord_exec ex[1];
 	char err[1024] = "";
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), -1);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "hvd: tensor mismatch: ");
 	CHECK_CONTAINS(err, "'grad.common'");
 	CHECK_CONTAINS(err, "'grad.other'");
@@ -330,9 +335,9 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 	/* same name, different count */
 	coord_init(&c, 2, 1 << 20);
 	struct fusion_item d = item("grad.common", 5, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-	coord_submit(&c, 0, &a, 0);
-	coord_submit(&c, 1, &d, 0);
-	CHECK_INT(coord_plan(&c, ex, err, sizeof(err)), -1);
+	coord_submit(&c, 0, &a, NO_TAG, 0);
+	coord_submit(&c, 1, &d, NO_TAG, 0);
+	CHECK_INT(coord_plan(&c, NULL, 1, ex, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "x5");
 	coord_free(&c);
 }
@@ -341,8 +346,7 @@ static void test_coord_mismatch_names_tensors_and_ranks(void)
 
 static void test_plan_cache_follows_a_repeated_sequence(void)
 {
-	struct plan_cache pc;
-	plan_cache_init(&pc);
+	struct plan_cache pc = { 0 };
 	struct fusion_item it[4] = { item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
 				     item("b", 8, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
 				     item("c", 2, HVD_F32, HVD_SUM, FUSION_ALLREDUCE),
@@ -406,7 +410,7 @@ static struct runtime *agree_runtime(void)
 	rt->boot.size = 1;
 	struct vote_need need = { .data = &rt->comm, .boot = &rt->boot, .choice = HVD_VOTE_AUTO };
 	CHECK_INT(vote_open(&rt->vote, &need, err, sizeof(err)), 0);
-	plan_cache_init(&rt->cache);
+	memset(&rt->cache, 0, sizeof(rt->cache));
 	rt->cursor.id = -1;
 	struct fusion_item ab[2] = { { .count = 3 }, { .count = 5 } };
 	snprintf(ab[0].name, sizeof(ab[0].name), "a");
@@ -542,8 +546,7 @@ static void test_agreement_leaves_a_completed_run_to_a_prompt_waiter(void)
 
 static void test_coord_starts_cached_bucket_when_complete(void)
 {
-	struct plan_cache pc;
-	plan_cache_init(&pc);
+	struct plan_cache pc = { 0 };
 	struct fusion_item a = item("a", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item b = item("b", 4, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
 	struct fusion_item ab[2] = { a, b };
@@ -552,27 +555,27 @@ static void test_coord_starts_cached_bucket_when_complete(void)
 	coord_init(&c, 2, 1 << 20);
 	struct coord_exec ex[4];
 	char err[512];
-	coord_submit_tagged(&c, 0, &a, (struct plan_tag){ 0, 0 }, 1.0);
-	coord_submit_tagged(&c, 0, &b, (struct plan_tag){ 0, 1 }, 1.0);
-	coord_submit_tagged(&c, 1, &a, (struct plan_tag){ 0, 0 }, 2.0);
+	coord_submit(&c, 0, &a, (struct plan_tag){ 0, 0 }, 1.0);
+	coord_submit(&c, 0, &b, (struct plan_tag){ 0, 1 }, 1.0);
+	coord_submit(&c, 1, &a, (struct plan_tag){ 0, 0 }, 2.0);
 	CHECK_NEAR(coord_head_ready_time(&c), 2.0, 0, 0);
-	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 0); /* b missing on rank 1 */
-	coord_submit_tagged(&c, 1, &b, (struct plan_tag){ 0, 1 }, 2.5);
-	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 1);
+	CHECK_INT(coord_plan(&c, &pc, 0, ex, err, sizeof(err)), 0); /* b missing on rank 1 */
+	coord_submit(&c, 1, &b, (struct plan_tag){ 0, 1 }, 2.5);
+	CHECK_INT(coord_plan(&c, &pc, 0, ex, err, sizeof(err)), 1);
 	CHECK(ex[0].first == 0 && ex[0].count == 2 && ex[0].cached == 0 && !ex[0].learn);
 	CHECK(ex[0].signature == fusion_signature(ab, 2));
 	/* not cached: the trailing bucket waits until flushed, then is learnt */
-	coord_submit(&c, 0, &b, 3.0);
-	coord_submit(&c, 1, &b, 3.0);
-	CHECK_INT(coord_plan_now(&c, &pc, 0, ex, err, sizeof(err)), 0);
-	CHECK_INT(coord_plan_now(&c, &pc, 1, ex, err, sizeof(err)), 1);
+	coord_submit(&c, 0, &b, NO_TAG, 3.0);
+	coord_submit(&c, 1, &b, NO_TAG, 3.0);
+	CHECK_INT(coord_plan(&c, &pc, 0, ex, err, sizeof(err)), 0);
+	CHECK_INT(coord_plan(&c, &pc, 1, ex, err, sizeof(err)), 1);
 	CHECK(ex[0].first == 2 && ex[0].count == 1 && ex[0].cached == -1 && ex[0].learn);
 	CHECK_INT((int)pc.nentries, 2);
 	/* a rank repeating the cache while another does not: negotiated, and
 	 * a real difference is the usual mismatch */
-	coord_submit_tagged(&c, 0, &a, (struct plan_tag){ 0, 0 }, 4.0);
-	coord_submit(&c, 1, &b, 4.0);
-	CHECK_INT(coord_plan_now(&c, &pc, 1, ex, err, sizeof(err)), -1);
+	coord_submit(&c, 0, &a, (struct plan_tag){ 0, 0 }, 4.0);
+	coord_submit(&c, 1, &b, NO_TAG, 4.0);
+	CHECK_INT(coord_plan(&c, &pc, 1, ex, err, sizeof(err)), -1);
 	CHECK_CONTAINS(err, "hvd: tensor mismatch: 'a' vs 'b'");
 	coord_free(&c);
 	plan_cache_free(&pc);
@@ -590,10 +593,10 @@ static void test_coord_many_positions_survive_compaction(void)
 			char name[32];
 			snprintf(name, sizeof(name), "t%d.%d", round, k);
 			struct fusion_item it = item(name, 8, HVD_F32, HVD_SUM, FUSION_ALLREDUCE);
-			coord_submit(&c, 0, &it, 0);
-			coord_submit(&c, 1, &it, 0);
+			coord_submit(&c, 0, &it, NO_TAG, 0);
+			coord_submit(&c, 1, &it, NO_TAG, 0);
 		}
-		int n = coord_plan(&c, ex, err, sizeof(err));
+		int n = coord_plan(&c, NULL, 1, ex, err, sizeof(err));
 		CHECK_INT(n, 10); /* 32-byte tensors, 64-byte threshold */
 		for (int b = 0; b < n; b++) {
 			CHECK_INT(ex[b].first, next);
@@ -899,18 +902,18 @@ static void test_a_wait_waits_for_a_silent_peer_to_be_named(void)
 	struct comm_wait w = { .deadline = runtime_now() - 1, .abort = &aborted,
 			       .naming_until = &naming_until, .what = "t", .err = err,
 			       .errlen = sizeof(err) };
-	CHECK_INT(comm_wait_check(&w), 0);
+	CHECK_INT(comm_wait_check(&w, NULL), 0);
 	naming_until = runtime_now() - 0.5;   /* the peer was named, or came back */
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_COMM);
 	naming_until = 0;
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_COMM);
 	w.naming_until = NULL;
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_COMM);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_COMM);
 	aborted = 1;
-	CHECK_INT(comm_wait_check(&w), HVD_ERR_ABORTED);
+	CHECK_INT(comm_wait_check(&w, NULL), HVD_ERR_ABORTED);
 	w.deadline = runtime_now() + 60;
 	aborted = 0;
-	CHECK_INT(comm_wait_check(&w), 0);
+	CHECK_INT(comm_wait_check(&w, NULL), 0);
 }
 
 const struct test_case runtime_unit_tests[] = {

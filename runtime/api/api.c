@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bootstrap/bootstrap_env.h"
 #include "control/control_env.h"
 #include "observe/report.h"
 #include "core/dtype.h"
@@ -76,27 +77,27 @@ static void fill_host_entry(const struct runtime *rt, struct host_entry *h)
 	h->ib_disabled = ibd && !strcmp(ibd, "1");
 }
 
-/* Launch without PMIx: NCCL when the pod got a GPU from the NVIDIA device
- * plugin (NVIDIA_VISIBLE_DEVICES) and CUDA sees it, else the TCP ring;
- * MPI cannot start without a launcher. */
-static int env_backend(struct runtime *rt, enum hvd_backend_choice *b, char *err, size_t errlen)
+/* HVD_BACKEND auto or host: self for one rank alone, else MPI under
+ * srun, the TCP ring without PMIx (MPI cannot start without a
+ * launcher); auto picks NCCL where CUDA sees a GPU that this rank was
+ * given: the hvd plugin's HVD_GPU_BUSID under srun, the NVIDIA device
+ * plugin's NVIDIA_VISIBLE_DEVICES in a pod. Host: never NCCL (host
+ * buffers). */
+static enum hvd_backend_choice pick_backend(const struct runtime *rt, enum hvd_backend_choice b)
 {
-	if (*b == HVD_BACKEND_MPI) {
-		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': OpenMPI needs a launcher (srun with "
-			 "PMIx); without one use tcp (host) or nccl (GPUs)");
-		return HVD_ERR_SETTINGS;
-	}
-	if (*b != HVD_BACKEND_AUTO && *b != HVD_BACKEND_HOST)
-		return 0;
-	enum hvd_backend_choice pick = rt->boot.size == 1 ? HVD_BACKEND_SELF : HVD_BACKEND_TCP;
+	if (b != HVD_BACKEND_AUTO && b != HVD_BACKEND_HOST)
+		return b;
+	int env = rt->boot.mode == BOOTSTRAP_ENV, alone = rt->boot.mode == BOOTSTRAP_SINGLE ||
+		  (env && rt->boot.size == 1);
+	enum hvd_backend_choice pick = alone ? HVD_BACKEND_SELF : env ? HVD_BACKEND_TCP : HVD_BACKEND_MPI;
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
-	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES"); /* host: never NCCL (host buffers) */
-	if (*b == HVD_BACKEND_AUTO && rt->boot.size > 1 && nvd && *nvd && strcmp(nvd, "void") &&
-	    strcmp(nvd, "none") && comm_nccl_usable())
+	const char *nvd = getenv("NVIDIA_VISIBLE_DEVICES");
+	int given = env ? nvd && *nvd && strcmp(nvd, "void") && strcmp(nvd, "none")
+		    : rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0];
+	if (b == HVD_BACKEND_AUTO && !alone && given && comm_nccl_usable())
 		pick = HVD_BACKEND_NCCL;
 #endif
-	*b = pick;
-	return 0;
+	return pick;
 }
 
 static int open_tcp(struct runtime *rt, char *err, size_t errlen)
@@ -117,21 +118,14 @@ static int open_tcp(struct runtime *rt, char *err, size_t errlen)
 
 static int open_backend(struct runtime *rt, char *err, size_t errlen)
 {
-	enum hvd_backend_choice b = rt->set.backend;
-	if (rt->boot.mode == BOOTSTRAP_ENV && env_backend(rt, &b, err, errlen))
+	enum hvd_backend_choice b = pick_backend(rt, rt->set.backend);
+	if (b == HVD_BACKEND_MPI && rt->boot.mode == BOOTSTRAP_ENV) {
+		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': OpenMPI needs a launcher (srun with "
+			 "PMIx); without one use tcp (host) or nccl (GPUs)");
 		return HVD_ERR_SETTINGS;
+	}
 	if (b == HVD_BACKEND_TCP)
 		return open_tcp(rt, err, errlen);
-	if (b == HVD_BACKEND_AUTO || b == HVD_BACKEND_HOST) {
-		enum hvd_backend_choice pick = rt->boot.mode == BOOTSTRAP_SINGLE ? HVD_BACKEND_SELF
-										: HVD_BACKEND_MPI;
-#if defined(HAVE_CUDA) && defined(HAVE_NCCL)
-		if (b == HVD_BACKEND_AUTO && rt->boot.mode == BOOTSTRAP_PMIX && rt->set.gpu_busid[0] &&
-		    comm_nccl_usable())
-			pick = HVD_BACKEND_NCCL;
-#endif
-		b = pick;
-	}
 	if (b == HVD_BACKEND_SELF) {
 		if (rt->boot.size != 1) {
 			snprintf(err, errlen, "hvd: HVD_BACKEND: 'self': only for a one-rank world, "
@@ -224,7 +218,7 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	if (rt->boot.mode == BOOTSTRAP_ENV)
-		control_env_places(rt);
+		bootstrap_env_places(&rt->boot, rt->hosts); /* local rank/size from host names */
 	if ((rc = open_backend(rt, err, errlen)))
 		return rc;
 	if ((rc = open_timeline(rt, err, errlen)))
@@ -337,7 +331,7 @@ int hvd_abort_job(int status)
 				 "with PMIx, or hvd_init was not called");
 	control_before_launcher_abort(rt);
 	char why[sizeof(rt->error)];
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	snprintf(why, sizeof(why), "%s", rt->aborted ? rt->error : "hvd: hvd_abort_job");
 	pthread_mutex_unlock(&rt->lock);
 	return bootstrap_abort(&rt->boot, status, why);

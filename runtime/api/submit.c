@@ -18,18 +18,11 @@
 #include "api/error.h"
 #include "engine/runtime.h"
 
-static int usage(const char *fmt, const char *value, const char *reason)
-{
-	char text[600];
-	snprintf(text, sizeof(text), fmt, value, reason);
-	return api_set_error(HVD_ERR_USAGE, text);
-}
-
 static int refuse(const char *call, const char *value, const char *reason)
 {
-	char what[160];
-	snprintf(what, sizeof(what), "hvd: %s: '%%s': %%s", call);
-	return usage(what, value, reason);
+	char text[600];
+	snprintf(text, sizeof(text), "hvd: %s: '%s': %s", call, value, reason);
+	return api_set_error(HVD_ERR_USAGE, text);
 }
 
 /* Formats nothing unless refusing, and reads the name once (*len: its
@@ -59,7 +52,7 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 
 static int wait_done(struct runtime *rt, const hvd_handle *h)
 {
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	double now = agree_note_waiter(rt); /* the first look's clock (0: none read) */
 	while (!h->done) {
 		double wake_at;
@@ -97,7 +90,7 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 	int rc = mark_ready(rt, e);
 	if (rc)
 		return rc;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
 		free(e);
@@ -135,18 +128,18 @@ static struct entry *new_entry(const char *name, size_t len, enum fusion_kind ki
 int hvd_allreduce_async(const char *name, void *data, size_t count,
 			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	int rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
 	if (rc)
 		return rc;
 	if (op != HVD_SUM && op != HVD_AVERAGE)
-		return usage("hvd: hvd_allreduce: '%s': %s", name, "op must be HVD_SUM or HVD_AVERAGE");
+		return refuse("hvd_allreduce", name, "op must be HVD_SUM or HVD_AVERAGE");
 	if (op == HVD_AVERAGE && !dtype_is_float(dtype))
-		return usage("hvd: hvd_allreduce: '%s': %s", name,
-			     "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
+		return refuse("hvd_allreduce", name,
+			      "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
 	if (!handle || (!data && count))
-		return usage("hvd: hvd_allreduce: '%s': %s", name, "NULL data or handle");
+		return refuse("hvd_allreduce", name, "NULL data or handle");
 	struct entry *e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
 	if (!e)
 		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
@@ -157,10 +150,10 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 
 int hvd_poll(const hvd_handle *handle)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	if (!rt || !handle)
 		return 1;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	int done = handle->done;
 	pthread_mutex_unlock(&rt->lock);
 	return done;
@@ -168,9 +161,9 @@ int hvd_poll(const hvd_handle *handle)
 
 int hvd_wait(hvd_handle *handle)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	if (!rt || !handle)
-		return usage("hvd: hvd_wait: '%s': %s", "handle", "NULL handle or not initialised");
+		return refuse("hvd_wait", "handle", "NULL handle or not initialised");
 	/* a handle its bucket completed needs no lock (complete() in engine.c) */
 	int status = __atomic_load_n(&handle->done, __ATOMIC_ACQUIRE) ? handle->status
 									 : wait_done(rt, handle);
@@ -189,15 +182,15 @@ int hvd_allreduce(const char *name, void *data, size_t count, enum hvd_dtype dty
 
 int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dtype, int root)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	int rc = check_common(rt, "hvd_broadcast", name, dtype, &len);
 	if (rc)
 		return rc;
 	if (root < 0 || root >= rt->boot.size)
-		return usage("hvd: hvd_broadcast: '%s': %s", name, "root is not a rank of this job");
+		return refuse("hvd_broadcast", name, "root is not a rank of this job");
 	if (!data && count)
-		return usage("hvd: hvd_broadcast: '%s': %s", name, "NULL data");
+		return refuse("hvd_broadcast", name, "NULL data");
 	struct entry *e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
 	if (!e)
 		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
@@ -211,13 +204,13 @@ int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dty
 int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *recv,
 		   size_t recv_capacity, size_t *counts, enum hvd_dtype dtype)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	int rc = check_common(rt, "hvd_allgatherv", name, dtype, &len);
 	if (rc)
 		return rc;
 	if ((!send && send_count) || (!recv && recv_capacity))
-		return usage("hvd: hvd_allgatherv: '%s': %s", name, "NULL buffer");
+		return refuse("hvd_allgatherv", name, "NULL buffer");
 	struct entry *e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
 	if (!e)
 		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
@@ -232,7 +225,7 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 
 int hvd_barrier(void)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	size_t len = 0;
 	static const char name[HVD_NAME_MAX] = "barrier"; /* whole: the check may look past "barrier" */
 	int rc = check_common(rt, "hvd_barrier", name, HVD_F32, &len);

@@ -14,22 +14,14 @@
 
 #include <pmix.h>
 
+#include "core/settings.h"
 #include "hvd.h"
-
-static const char *env_get(char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
-			return envp[i] + n + 1;
-	return NULL;
-}
 
 static long env_tasks(char *const *envp)
 {
-	const char *v = env_get(envp, "SLURM_STEP_NUM_TASKS");
-	if (!v && env_get(envp, "SLURM_STEP_ID"))
-		v = env_get(envp, "SLURM_NTASKS");
+	const char *v = settings_env(envp, "SLURM_STEP_NUM_TASKS");
+	if (!v && settings_env(envp, "SLURM_STEP_ID"))
+		v = settings_env(envp, "SLURM_NTASKS");
 	if (!v)
 		return 0;
 	char *end;
@@ -39,7 +31,7 @@ static long env_tasks(char *const *envp)
 
 int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, size_t errlen)
 {
-	if (env_get(envp, "PMIX_NAMESPACE") && env_get(envp, "PMIX_RANK")) {
+	if (settings_env(envp, "PMIX_NAMESPACE") && settings_env(envp, "PMIX_RANK")) {
 		*mode = BOOTSTRAP_PMIX;
 		return 0;
 	}
@@ -49,9 +41,9 @@ int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, si
 	}
 	long tasks = env_tasks(envp);
 	if (tasks > 1) {
-		const char *rank = env_get(envp, "SLURM_PROCID");
-		const char *mpi = env_get(envp, "SLURM_MPI_TYPE");
-		const char *node = env_get(envp, "SLURMD_NODENAME");
+		const char *rank = settings_env(envp, "SLURM_PROCID");
+		const char *mpi = settings_env(envp, "SLURM_MPI_TYPE");
+		const char *node = settings_env(envp, "SLURMD_NODENAME");
 		snprintf(err, errlen, "hvd: this step has %ld tasks but no PMIx server "
 			 "(SLURM_MPI_TYPE=%s); run srun --mpi=pmix or set MpiDefault=pmix "
 			 "[rank %s/%ld%s%s]", tasks, mpi ? mpi : "unset", rank ? rank : "?", tasks,

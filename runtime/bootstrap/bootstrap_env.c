@@ -4,6 +4,7 @@
  * What it does not do: decide between PMIx and this (bootstrap_decide).
  */
 #include "bootstrap/bootstrap_env.h"
+#include "core/settings.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,19 +13,10 @@
 
 #define ENV_MAX_SIZE 65536
 
-static const char *env_value(char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-	for (size_t i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
-			return envp[i] + n + 1;
-	return NULL;
-}
-
 int bootstrap_env_wanted(char *const *envp)
 {
-	return env_value(envp, "HVD_RANK") || env_value(envp, "HVD_SIZE") ||
-	       env_value(envp, "JOB_COMPLETION_INDEX");
+	return settings_env(envp, "HVD_RANK") || settings_env(envp, "HVD_SIZE") ||
+	       settings_env(envp, "JOB_COMPLETION_INDEX");
 }
 
 /* Decimal digits only, min..max. */
@@ -46,7 +38,7 @@ static int parse_int(const char *name, const char *v, long min, long max, long *
 
 static int parse_rank(char *const *envp, long size, long *rank, char *err, size_t errlen)
 {
-	const char *hr = env_value(envp, "HVD_RANK"), *jci = env_value(envp, "JOB_COMPLETION_INDEX");
+	const char *hr = settings_env(envp, "HVD_RANK"), *jci = settings_env(envp, "JOB_COMPLETION_INDEX");
 	const char *name = hr ? "HVD_RANK" : "JOB_COMPLETION_INDEX";
 	long other;
 	if (!hr && !jci) {
@@ -77,23 +69,23 @@ static int parse_rank(char *const *envp, long size, long *rank, char *err, size_
 
 int bootstrap_env_parse(char *const *envp, int *rank, int *size, char *err, size_t errlen)
 {
-	const char *hs = env_value(envp, "HVD_SIZE");
+	const char *hs = settings_env(envp, "HVD_SIZE");
 	long n, r;
 	if (!hs) {
 		snprintf(err, errlen, "hvd: HVD_SIZE: unset: %s is set, so this is a launch without "
-			 "PMIx and needs the number of ranks", env_value(envp, "HVD_RANK")
+			 "PMIx and needs the number of ranks", settings_env(envp, "HVD_RANK")
 			 ? "HVD_RANK" : "JOB_COMPLETION_INDEX");
 		return -1;
 	}
 	if (parse_int("HVD_SIZE", hs, 1, ENV_MAX_SIZE, &n, err, errlen) ||
 	    parse_rank(envp, n, &r, err, errlen))
 		return -1;
-	if (n > 1 && !env_value(envp, "HVD_COORDINATOR")) {
+	if (n > 1 && !settings_env(envp, "HVD_COORDINATOR")) {
 		snprintf(err, errlen, "hvd: HVD_COORDINATOR: unset: a launch without PMIx needs "
 			 "rank 0's host:port (on Kubernetes the headless Service's name)");
 		return -1;
 	}
-	if (n > 1 && !env_value(envp, "HVD_SECRET_FILE")) {
+	if (n > 1 && !settings_env(envp, "HVD_SECRET_FILE")) {
 		snprintf(err, errlen, "hvd: HVD_SECRET_FILE: unset: a launch without PMIx needs "
 			 "the job secret in a file only its owner can read (a mounted Kubernetes "
 			 "Secret; never on the command line)");
@@ -104,24 +96,23 @@ int bootstrap_env_parse(char *const *envp, int *rank, int *size, char *err, size
 	return 0;
 }
 
-void bootstrap_env_places(const char *const *names, int size, int rank, int *local_rank,
-			  int *node_id, int *local_size, int *node_count)
+void bootstrap_env_places(struct bootstrap *b, struct host_entry *hosts)
 {
-	int nodes = 0;
-	for (int r = 0; r < size; r++) {
+	int nodes = 0, same = 0;
+	for (int r = 0; r < b->size; r++) {
 		int first = r, before = 0;
 		for (int q = 0; q < r; q++)
-			if (!strcmp(names[q], names[r])) {
+			if (!strcmp(hosts[q].host, hosts[r].host)) {
 				before++;
 				if (first == r)
 					first = q;
 			}
-		local_rank[r] = before;
-		node_id[r] = first == r ? nodes++ : node_id[first];
+		hosts[r].local_rank = before;
+		hosts[r].node_id = first == r ? nodes++ : hosts[first].node_id;
+		same += !strcmp(hosts[r].host, hosts[b->rank].host);
 	}
-	int same = 0;
-	for (int r = 0; r < size; r++)
-		same += !strcmp(names[r], names[rank]);
-	*local_size = same;
-	*node_count = nodes;
+	b->local_rank = hosts[b->rank].local_rank;
+	b->node_id = hosts[b->rank].node_id;
+	b->local_size = same;
+	b->node_count = nodes;
 }

@@ -4,7 +4,7 @@
  * nobody publishes them: rank 0's address (HVD_COORDINATOR) and the job
  * secret (HVD_SECRET_FILE). Local rank, local size and node ids come from
  * the host names every rank reports in the host exchange, never from a
- * guess. Pure: environ-style arrays and name tables in, unit-tested.
+ * guess. Pure: environ-style arrays and host tables in, unit-tested.
  * What it does not do: sockets or the exchange itself (control_env.c),
  * read the secret (auth.c).
  */
@@ -12,6 +12,9 @@
 #define HVD_BOOTSTRAP_ENV_H
 
 #include <stddef.h>
+
+#include "bootstrap/bootstrap.h"
+#include "bootstrap/hosts.h"
 
 /* 1 when HVD_RANK, HVD_SIZE or JOB_COMPLETION_INDEX is set. */
 int bootstrap_env_wanted(char *const *envp);
@@ -21,10 +24,10 @@ int bootstrap_env_wanted(char *const *envp);
  * a message naming the variable. */
 int bootstrap_env_parse(char *const *envp, int *rank, int *size, char *err, size_t errlen);
 
-/* From the host names of ranks 0..size-1 (names[r]): local_rank[r] =
- * ranks below r with the same name, node_id[r] = order of the name's
- * first appearance; *local_size of `rank`, *node_count. */
-void bootstrap_env_places(const char *const *names, int size, int rank, int *local_rank,
-			  int *node_id, int *local_size, int *node_count);
+/* From the host names of the host table (b->size rows): each row's
+ * local_rank = rows below it with the same host, node_id = order of the
+ * host's first appearance; b's local rank and size, node id and count
+ * for b->rank. */
+void bootstrap_env_places(struct bootstrap *b, struct host_entry *hosts);
 
 #endif

@@ -72,32 +72,6 @@ static int coordinator_address(const struct hvd_settings *s, char *out, size_t l
 	return 0;
 }
 
-static void close_listeners(struct control *c)
-{
-	for (int i = 0; i < c->nlisten; i++)
-		close(c->listen_fd[i]);
-	c->nlisten = 0;
-}
-
-static int listen_on(const char *ip, uint16_t *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(*port) };
-	socklen_t alen = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	int one = 1; /* a fixed port (HVD_COORDINATOR) again right after the last job */
-	if (fd >= 0 && *port)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1 ||
-	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, CTL_MAX_HANDSHAKES) ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
 /* One socket per address of `addrs`, all on one port (the first one's,
  * ephemeral unless fixed): a port taken on a later address retries. */
 static int bind_published(struct control *c, const char *addrs, uint16_t fixed, uint16_t *port)
@@ -109,14 +83,14 @@ static int bind_published(struct control *c, const char *addrs, uint16_t fixed, 
 		*port = fixed;
 		int ok = 1;
 		for (char *ip = strtok_r(list, ",", &save); ip && ok; ip = strtok_r(NULL, ",", &save)) {
-			int fd = listen_on(ip, port);
+			int fd = fdio_listen(ip, port, CTL_MAX_HANDSHAKES);
 			ok = fd >= 0;
 			if (ok)
 				c->listen_fd[c->nlisten++] = fd;
 		}
 		if (ok)
 			return 0;
-		close_listeners(c);
+		control_close_listeners(c);
 		if (fixed || errno != EADDRINUSE)
 			return -1;
 	}
@@ -170,47 +144,14 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 
 /* ---- workers: find and authenticate rank 0 ---- */
 
+/* rank 0 at ip:port, within 2 s, as a blocking socket. */
 static int connect_one(const char *ip, uint16_t port, double deadline)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
-		return -1;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS)
-		goto fail;
-	struct pollfd p = { fd, POLLOUT, 0 };
-	int ms = (int)((deadline - runtime_now()) * 1000);
-	if (ms < 1 || ms > 2000)
-		ms = ms < 1 ? 1 : 2000;
-	int soerr = 0;
-	socklen_t l = sizeof(soerr);
-	if (poll(&p, 1, ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) || soerr)
-		goto fail;
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	double by = runtime_now() + 2.0;
+	int fd = fdio_connect(ip, port, by < deadline ? by : deadline);
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
-fail:
-	close(fd);
-	return -1;
-}
-
-/* HELLO, rank 0's REPLY checked, PROOF. 0 when fd reached the real rank 0. */
-static int worker_handshake(struct control *c, int fd, double deadline)
-{
-	struct runtime *rt = c->rt;
-	uint8_t nonce[AUTH_NONCE_BYTES];
-	struct auth_hello hello;
-	struct auth_reply reply;
-	struct auth_proof proof;
-	if (auth_random(nonce, sizeof(nonce)))
-		return -1;
-	auth_hello_make(&hello, rt->boot.rank, rt->boot.size, nonce);
-	if (fdio_send_blocking(fd, &hello, sizeof(hello)) || fdio_recv(fd, &reply, sizeof(reply), deadline) ||
-	    auth_reply_verify(&c->key, &hello, &reply))
-		return -1;
-	auth_proof_make(&c->key, &hello, &reply, &proof);
-	return fdio_send_blocking(fd, &proof, sizeof(proof));
 }
 
 static int try_addresses(struct control *c, double deadline)
@@ -225,33 +166,41 @@ static int try_addresses(struct control *c, double deadline)
 			continue;
 		double hs = runtime_now() + 2 * CTL_HANDSHAKE_S;
 		control_socket_options(fd, c->rt->set.timeout_s);
-		if (!worker_handshake(c, fd, hs < deadline ? hs : deadline))
+		if (!auth_connect(fd, &c->key, c->rt->boot.rank, c->rt->boot.size,
+				  hs < deadline ? hs : deadline))
 			return fd;
 		close(fd); /* not rank 0, or not in time: the next address */
 	}
 	return -1;
 }
 
-static int worker_connect(struct control *c, char *err, size_t errlen)
+int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, char *why, size_t len),
+			char *why, size_t whylen)
 {
 	struct runtime *rt = c->rt;
-	const struct host_entry *root = &rt->hosts[0];
 	double deadline = runtime_now() + rt->set.timeout_s;
 	int fd = -1;
 	while (fd < 0 && runtime_now() < deadline) {
-		fd = try_addresses(c, deadline);
+		if (!resolve || !resolve(rt, why, whylen))
+			fd = try_addresses(c, deadline);
 		if (fd < 0)
 			usleep(100000);
 	}
-	if (fd < 0) {
-		snprintf(err, errlen, "hvd: control plane: '%s port %u': rank 0 (host %s) "
-			 "unreachable or not authenticated within HVD_TIMEOUT_S", root->ctl_addrs,
-			 root->ctl_port, root->host);
+	if (fd < 0)
 		return HVD_ERR_COMM;
-	}
 	c->peers[0].fd = fd;
 	c->peers[0].last_seen = runtime_now();
 	return 0;
+}
+
+static int worker_connect(struct control *c, char *err, size_t errlen)
+{
+	const struct host_entry *root = &c->rt->hosts[0];
+	if (!control_reach_rank0(c, NULL, NULL, 0))
+		return 0;
+	snprintf(err, errlen, "hvd: control plane: '%s port %u': rank 0 (host %s) unreachable or "
+		 "not authenticated within HVD_TIMEOUT_S", root->ctl_addrs, root->ctl_port, root->host);
+	return HVD_ERR_COMM;
 }
 
 /* Workers learn the secret from rank 0's row; then no copy stays in the table. */
@@ -262,11 +211,6 @@ static void take_key(struct control *c)
 		memcpy(c->key.bytes, rt->hosts[0].ctl_key, sizeof(c->key.bytes));
 	for (int r = 0; r < rt->boot.size; r++)
 		memset(rt->hosts[r].ctl_key, 0, sizeof(rt->hosts[r].ctl_key));
-}
-
-int control_try_rank0(struct control *c, double deadline)
-{
-	return try_addresses(c, deadline);
 }
 
 int control_peers_init(struct control *c)
@@ -298,7 +242,7 @@ int control_connect(struct runtime *rt, char *err, size_t errlen)
 	take_key(c);
 	int rc = size == 1 || c->joined ? 0 : rt->boot.rank == 0 ? control_join(c, err, errlen)
 								 : worker_connect(c, err, errlen);
-	close_listeners(c);
+	control_close_listeners(c);
 	if (rc)
 		return rc;
 	c->last_hb = runtime_now();

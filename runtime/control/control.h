@@ -55,7 +55,6 @@ struct control {
 	int nudge_sent;         /* rank 0: nudge_last is valid */
 	uint64_t nudge_last;    /* rank 0: the last position every engine was nudged at */
 	double nudge_since;     /* rank 0: when the engines began to wait there */
-	uint64_t cached_buckets;   /* rank 0: buckets started from the cache, unnegotiated */
 	double last_hb;
 	int64_t stall_warned;   /* position last warned about, -1 none */
 	volatile int failure_sent;
@@ -104,11 +103,19 @@ void control_on_submit(struct control *c, int from, const char *payload, uint32_
 void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
 void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);
 void control_plan(struct control *c, double now);
+/* Rank 0: the failure text to every open worker as an ABORT (knows_failure
+ * set for those it reached). */
+void control_abort_workers(struct control *c, const char *text, uint32_t len);
+/* Rank 0: closes every listener (start-up is over, or failed). */
+void control_close_listeners(struct control *c);
 /* peers (one per rank on rank 0, else one), rank 0's coordinator. */
 int control_peers_init(struct control *c);
-/* Worker: one round over rank 0's published addresses (hosts[0].ctl_addrs,
- * ctl_port), each with the handshake; the authenticated fd or -1. */
-int control_try_rank0(struct control *c, double deadline);
+/* Worker: rank 0 reached and authenticated within HVD_TIMEOUT_S, round
+ * after round over its published addresses (hosts[0].ctl_addrs,
+ * ctl_port), into peers[0]; `resolve` (NULL: none) fills them before each
+ * round, 0, or -1 with why. 0 or HVD_ERR_COMM (the caller says why). */
+int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, char *why, size_t len),
+			char *why, size_t whylen);
 /* control_msg.c: SO_SNDTIMEO (whole seconds, rounded up, at least 1),
  * TCP_NODELAY, close-on-exec. */
 void control_socket_options(int fd, double timeout_s);

@@ -24,7 +24,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bootstrap/bootstrap_env.h"
 #include "control/control.h"
 #include "observe/report.h"
 #include "control/control_env.h"
@@ -63,34 +62,20 @@ static int resolve_coordinator(struct runtime *rt, char *why, size_t whylen)
 static int worker_rendezvous(struct control *c, char *err, size_t errlen)
 {
 	struct runtime *rt = c->rt;
-	double deadline = runtime_now() + rt->set.timeout_s;
 	char why[256] = "not tried";
-	int fd = -1;
-	while (fd < 0 && runtime_now() < deadline) {
-		if (!resolve_coordinator(rt, why, sizeof(why)))
-			fd = control_try_rank0(c, deadline);
-		if (fd < 0)
-			usleep(200000);
-	}
-	if (fd < 0) {
-		snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did not answer within "
-			 "HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the same HVD_SECRET_FILE "
-			 "contents?)", rt->set.coord_host, rt->set.coord_port, rt->set.timeout_s, why);
-		return HVD_ERR_COMM;
-	}
-	c->peers[0].fd = fd;
-	c->peers[0].last_seen = runtime_now();
-	return 0;
+	if (!control_reach_rank0(c, resolve_coordinator, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did not answer within "
+		 "HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the same HVD_SECRET_FILE "
+		 "contents?)", rt->set.coord_host, rt->set.coord_port, rt->set.timeout_s, why);
+	return HVD_ERR_COMM;
 }
 
 /* Rank 0 tells every connected worker why start-up failed. */
 static void tell_workers(struct control *c, const char *text)
 {
-	if (c->rt->boot.rank != 0 || !c->peers)
-		return;
-	for (int r = 1; r < c->npeers; r++)
-		if (c->peers[r].fd >= 0)
-			control_send_msg(c->peers[r].fd, MSG_ABORT, text, (uint32_t)strlen(text));
+	if (c->rt->boot.rank == 0 && c->peers)
+		control_abort_workers(c, text, (uint32_t)strlen(text));
 }
 
 static int exchange(void *ctx, const char *key, const void *mine, size_t len, void *all,
@@ -107,9 +92,7 @@ int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
 	if (control_peers_init(c))
 		return HVD_ERR_NOMEM;
 	int rc = rt->boot.rank == 0 ? control_join(c, err, errlen) : worker_rendezvous(c, err, errlen);
-	for (int i = 0; i < c->nlisten; i++)
-		close(c->listen_fd[i]);
-	c->nlisten = 0;
+	control_close_listeners(c);
 	if (rc) {
 		tell_workers(c, err);
 		return rc;
@@ -222,28 +205,6 @@ static int exchange(void *ctx, const char *key, const void *mine, size_t len, vo
 	}
 	return read_frame(c->peers[0].fd, ENV_MSG_TABLE, all, (size_t)rt->boot.size * len,
 			  runtime_now() + 2 * rt->set.timeout_s, who, err, errlen);
-}
-
-void control_env_places(struct runtime *rt)
-{
-	int n = rt->boot.size;
-	const char **names = calloc((size_t)n, sizeof(*names));
-	int *local = calloc((size_t)n, sizeof(int)), *node = calloc((size_t)n, sizeof(int));
-	if (names && local && node) {
-		for (int r = 0; r < n; r++)
-			names[r] = rt->hosts[r].host;
-		bootstrap_env_places(names, n, rt->boot.rank, local, node, &rt->boot.local_size,
-				     &rt->boot.node_count);
-		for (int r = 0; r < n; r++) {
-			rt->hosts[r].local_rank = local[r];
-			rt->hosts[r].node_id = node[r];
-		}
-		rt->boot.local_rank = local[rt->boot.rank];
-		rt->boot.node_id = node[rt->boot.rank];
-	}
-	free(names);
-	free(local);
-	free(node);
 }
 
 /* The local address of the connection to rank 0 (rank 0: the coordinator

@@ -1,7 +1,7 @@
 /* control_env.h - the control plane's part of a launch without PMIx
  * (control_env.c): connect every rank at start-up through HVD_COORDINATOR,
- * the bootstrap's exchange over those connections, local rank/size from
- * the host table, and hvd_abort_job without a launcher.
+ * the bootstrap's exchange over those connections, and hvd_abort_job
+ * without a launcher.
  * What it does not do: anything under srun (PMIx does it there).
  */
 #ifndef HVD_CONTROL_ENV_H
@@ -16,9 +16,6 @@
  * all of them within HVD_TIMEOUT_S; a worker: rank 0, resolving
  * HVD_COORDINATOR on each attempt); sets rt->boot.exchange. */
 int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen);
-/* After the host exchange: local rank/size and node ids from host names,
- * into rt->boot and every row of rt->hosts. */
-void control_env_places(struct runtime *rt);
 /* The IPv4 address other ranks reach this one at. 0 or -1. */
 int control_env_address(struct runtime *rt, char *ip, size_t len);
 /* The job secret's key (for the TCP backend's own connections). */

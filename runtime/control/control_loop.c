@@ -143,8 +143,7 @@ void control_parse_frames(struct control *c, int i)
 	p->len -= off;
 }
 
-/* Sends the failure to every open worker; remembers who got it. */
-static void abort_workers(struct control *c, const char *text, uint32_t len)
+void control_abort_workers(struct control *c, const char *text, uint32_t len)
 {
 	for (int i = 0; i < c->npeers; i++)
 		if (peer_open(&c->peers[i]) && !control_send_msg(c->peers[i].fd, MSG_ABORT, text, len))
@@ -158,14 +157,14 @@ static void send_failure(struct control *c)
 	struct runtime *rt = c->rt;
 	if (c->failure_sent)
 		return;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	char text[sizeof(rt->error)];
 	memcpy(text, rt->error, sizeof(text));
 	int local = rt->fail_pending_send;
 	pthread_mutex_unlock(&rt->lock);
 	uint32_t len = (uint32_t)strlen(text);
 	if (rt->boot.rank == 0)
-		abort_workers(c, text, len);
+		control_abort_workers(c, text, len);
 	else if (!local)
 		c->peers[0].knows_failure = 1; /* rank 0 sent it and tells the rest */
 	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, text, len))
@@ -476,8 +475,7 @@ int control_stop(struct runtime *rt, int clean)
 		free(c->peers[i].buf);
 	}
 	free(c->peers);
-	for (int k = 0; k < c->nlisten; k++)
-		close(c->listen_fd[k]);
+	control_close_listeners(c);
 	for (int k = 0; k < 2; k++)
 		if (c->rt->ctl_wake[k] >= 0)
 			close(c->rt->ctl_wake[k]);

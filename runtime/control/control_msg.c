@@ -1,7 +1,8 @@
 /* control_msg.c - what every part of the control plane uses to talk: a
  * frame sent on a socket, the same frame to every open worker, a
  * protocol breach that fails the job naming its sender, a rank's host,
- * and the socket options every control connection gets.
+ * the socket options every control connection gets, and rank 0's
+ * listeners closed.
  * What it does not do: read frames (control_loop.c) or connect
  * (control.c, control_join.c).
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "control/control.h"
 #include "core/fdio.h"
@@ -62,4 +64,11 @@ void control_send_to_workers(struct control *c, uint32_t type, const void *paylo
 	for (int i = 0; i < c->npeers; i++)
 		if (peer_open(&c->peers[i]))
 			control_send_msg(c->peers[i].fd, type, payload, len);
+}
+
+void control_close_listeners(struct control *c)
+{
+	for (int i = 0; i < c->nlisten; i++)
+		close(c->listen_fd[i]);
+	c->nlisten = 0;
 }

@@ -51,7 +51,7 @@ static void coordinator_take(struct control *c, int rank, const struct fusion_it
 		return;
 	}
 	uint64_t at = c->coord.planned + (q->len - q->head);
-	int64_t pos = coord_submit_tagged(&c->coord, rank, it, tag, submitted_at(c, at));
+	int64_t pos = coord_submit(&c->coord, rank, it, tag, submitted_at(c, at));
 	if (pos < 0) {
 		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
 		return;
@@ -77,7 +77,7 @@ static int collect_local(struct control *c, uint64_t from, struct fusion_item *i
 {
 	struct runtime *rt = c->rt;
 	int n = 0;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	for (struct entry *e = rt->pending; e && n < max; e = e->next)
 		if (e->seq == from + (uint64_t)n) {
 			items[n] = e->item;
@@ -161,7 +161,7 @@ static void push_exec(struct control *c, const struct wire_exec *x, int cached)
 	cmd->signature = x->signature;
 	cmd->reversed = !!(x->flags & WIRE_EXEC_REVERSED);
 	cmd->fast_after = (x->flags & WIRE_EXEC_FAST) != 0;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= x->first && e->seq < x->first + x->count) {
 			uint8_t *ring = c->nego_open ? &c->nego_open[e->seq % CTL_NEGO_RING] : NULL;
@@ -193,7 +193,7 @@ static int learn_exec(struct control *c, const struct wire_exec *x)
 	uint32_t n = 0;
 	if (!items)
 		return HVD_ERR_NOMEM;
-	runtime_lock(rt); /* submitters read the cache */
+	pthread_mutex_lock(&rt->lock); /* submitters read the cache */
 	for (struct entry *e = rt->pending; e && n < x->count; e = e->next)
 		if (e->seq == x->first + n)
 			items[n++] = e->item;
@@ -263,7 +263,7 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 	if (!frame_fits(c, from, "EXEC", 0, len, sizeof(x)))
 		return;
 	memcpy(&x, payload, sizeof(x));
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	uint64_t submitted = rt->next_seq;
 	pthread_mutex_unlock(&rt->lock);
 	if (c->fast) {
@@ -295,7 +295,7 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
 {
 	struct runtime *rt = c->rt;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	int reversed = entries_reversed(rt, first, count);
 	pthread_mutex_unlock(&rt->lock);
 	return reversed ? WIRE_EXEC_REVERSED : 0;
@@ -319,7 +319,7 @@ static void go_fast(struct control *c)
 
 /* Event-driven: runs after every event. A bucket starts once every rank
  * submitted all of it; HVD_CYCLE_TIME_MS is only how long a partly
- * submitted one waits for more (coord_plan_now's flush). */
+ * submitted one waits for more (coord_plan's flush). */
 void control_plan(struct control *c, double now)
 {
 	struct runtime *rt = c->rt;
@@ -329,8 +329,8 @@ void control_plan(struct control *c, double now)
 	int flush = now - since >= rt->set.cycle_time_ms / 1000.0;
 	struct coord_exec *ex = malloc(coord_ready(&c->coord) * sizeof(*ex));
 	char err[2048];
-	runtime_lock(rt); /* learning: submitters read the cache */
-	int n = ex ? coord_plan_now(&c->coord, &rt->cache, flush, ex, err, sizeof(err)) : -1;
+	pthread_mutex_lock(&rt->lock); /* learning: submitters read the cache */
+	int n = ex ? coord_plan(&c->coord, &rt->cache, flush, ex, err, sizeof(err)) : -1;
 	pthread_mutex_unlock(&rt->lock);
 	if (n < 0) {
 		runtime_fail(rt, HVD_ERR_ABORTED, "%s", ex ? err : "hvd: coordinator: out of memory");
@@ -345,7 +345,6 @@ void control_plan(struct control *c, double now)
 				       (fast && b == n - 1 ? WIRE_EXEC_FAST : 0) };
 		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
 		push_exec(c, &x, ex[b].cached >= 0);
-		c->cached_buckets += ex[b].cached >= 0;
 	}
 	if (fast)
 		go_fast(c);
@@ -363,7 +362,7 @@ static void nudge(struct control *c, uint64_t pos)
 	c->nudge_since = runtime_now() - settings_escalate_s(&rt->set);
 	struct wire_pos p = { pos };
 	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	runtime_post(rt, MAIL_NUDGE, pos);
 	pthread_mutex_unlock(&rt->lock);
 }
@@ -410,7 +409,7 @@ void control_take_requests(struct control *c)
 	struct runtime *rt = c->rt;
 	for (;;) {
 		struct mail m;
-		runtime_lock(rt);
+		pthread_mutex_lock(&rt->lock);
 		int got = mailbox_take(&rt->mail, MAIL_TO_CONTROL, &m);
 		pthread_mutex_unlock(&rt->lock);
 		if (!got)
@@ -453,7 +452,7 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 		nudge(c, p.position);
 		return;
 	}
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	runtime_post(rt, MAIL_NUDGE, p.position);
 	pthread_mutex_unlock(&rt->lock);
 }

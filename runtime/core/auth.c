@@ -1,6 +1,7 @@
 /* auth.c - see auth.h. */
 #define _GNU_SOURCE
 #include "core/auth.h"
+#include "core/fdio.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -142,4 +143,20 @@ int auth_proof_verify(const struct auth_key *k, const struct auth_hello *h,
 		return -1;
 	mac(k, LABEL_WORKER, h, r->nonce, want);
 	return same(want, p->mac, sizeof(want)) ? 0 : -1;
+}
+
+int auth_connect(int fd, const struct auth_key *k, int rank, int size, double deadline)
+{
+	uint8_t nonce[AUTH_NONCE_BYTES];
+	struct auth_hello hello;
+	struct auth_reply reply;
+	struct auth_proof proof;
+	if (auth_random(nonce, sizeof(nonce)))
+		return -1;
+	auth_hello_make(&hello, rank, size, nonce);
+	if (fdio_send(fd, &hello, sizeof(hello), deadline) ||
+	    fdio_recv(fd, &reply, sizeof(reply), deadline) || auth_reply_verify(k, &hello, &reply))
+		return -1;
+	auth_proof_make(k, &hello, &reply, &proof);
+	return fdio_send(fd, &proof, sizeof(proof), deadline) ? -1 : 0;
 }

@@ -9,8 +9,9 @@
  * rank 0, not a local impostor); rank 0 counts the connection as the rank
  * only after PROOF (a recorded PROOF is useless: nonce_0 is new each
  * time). The two labels keep one side's MAC from ever serving as the
- * other's. Pure apart from auth_random (getrandom) and
- * auth_secret_from_file: no sockets, unit-tested directly; the same
+ * other's. Pure apart from auth_random (getrandom),
+ * auth_secret_from_file and auth_connect (the worker's half on a
+ * connected socket, fdio.h), unit-tested directly; the same
  * module serves a launch outside Slurm (HVD_SECRET_FILE,
  * HVD_COORDINATOR=host:port).
  * What it does not do: protect frames after the handshake (no per-frame
@@ -72,6 +73,10 @@ int auth_reply_verify(const struct auth_key *k, const struct auth_hello *h, cons
 void auth_proof_make(const struct auth_key *k, const struct auth_hello *h,
 		     const struct auth_reply *r, struct auth_proof *out);
 /* Rank 0: 0 when p proves the key for this HELLO and our REPLY. */
+/* The worker's half on fd: HELLO (rank of size), the acceptor's REPLY
+ * verified, PROOF, by the deadline. 0, or -1: not the job's acceptor, or
+ * too slow. */
+int auth_connect(int fd, const struct auth_key *k, int rank, int size, double deadline);
 int auth_proof_verify(const struct auth_key *k, const struct auth_hello *h,
 		      const struct auth_reply *r, const struct auth_proof *p);
 

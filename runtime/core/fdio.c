@@ -2,9 +2,12 @@
 #define _GNU_SOURCE
 #include "core/fdio.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 
@@ -67,4 +70,40 @@ int fdio_send_blocking(int fd, const void *buf, size_t len)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+int fdio_listen(const char *ip, uint16_t *port, int backlog)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(*port) };
+	socklen_t alen = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int one = 1;
+	if (fd >= 0 && *port)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, backlog) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+int fdio_connect(const char *ip, uint16_t port, double deadline)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+		return -1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int soerr = 0;
+	socklen_t l = sizeof(soerr);
+	if (fd >= 0 && ((connect(fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS) ||
+			fdio_wait(fd, POLLOUT, deadline) ||
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) || soerr)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

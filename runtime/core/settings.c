@@ -15,12 +15,15 @@
 typedef int (*setting_parser)(const char *value, struct hvd_settings *s,
 			      char *why, size_t whylen);
 
-/* A setting is parsed by its own function, or by kind into its field. */
-enum setting_kind { SETTING_OWN, SETTING_U64, SETTING_SECONDS, SETTING_TEXT, SETTING_NONEMPTY_TEXT };
+/* A setting is parsed by its own function, or by kind into its field
+ * (SETTING_CHOICE: an int or enum, the index of the value in help's
+ * "a|b|c"). */
+enum setting_kind { SETTING_OWN, SETTING_U64, SETTING_SECONDS, SETTING_TEXT, SETTING_NONEMPTY_TEXT,
+		    SETTING_CHOICE };
 
 struct setting {
 	const char *name;
-	setting_parser parse;     /* SETTING_OWN */
+	setting_parser parse;     /* SETTING_OWN; NULL: parsed elsewhere */
 	const char *help;         /* the accepted form, for messages */
 	enum setting_kind kind;
 	size_t at, size;          /* the field's offset and size in hvd_settings */
@@ -80,16 +83,6 @@ static int parse_chunk(const char *v, struct hvd_settings *s, char *why, size_t 
 	return parse_u64(v, 1ull << 30, &s->fusion_chunk_bytes, why, n);
 }
 
-static int parse_sync(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	if (strcmp(v, "0") && strcmp(v, "1")) {
-		snprintf(why, n, "must be 0 or 1");
-		return -1;
-	}
-	s->sync = v[0] == '1';
-	return 0;
-}
-
 /* A setting that is gone: any value is refused with its replacement. */
 static int parse_shm(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
@@ -97,42 +90,20 @@ static int parse_shm(const char *v, struct hvd_settings *s, char *why, size_t n)
 	return -1;
 }
 
-static int parse_compression(const char *v, struct hvd_settings *s, char *why, size_t n)
+/* v's index among choices "a|b|c" into *out. */
+static int parse_choice(const char *v, const char *choices, int *out, char *why, size_t n)
 {
-	if (!strcmp(v, "none"))
-		s->compression = HVD_COMPRESS_NONE;
-	else if (!strcmp(v, "fp16"))
-		s->compression = HVD_COMPRESS_FP16;
-	else if (!strcmp(v, "bf16"))
-		s->compression = HVD_COMPRESS_BF16;
-	else {
-		snprintf(why, n, "must be none, fp16 or bf16");
-		return -1;
+	size_t len = strlen(v);
+	int i = 0;
+	for (const char *c = choices; *c; i++) {
+		size_t k = strcspn(c, "|");
+		if (len && k == len && !strncmp(c, v, len)) {
+			*out = i;
+			return 0;
+		}
+		c += k + (c[k] == '|');
 	}
-	return 0;
-}
-
-static int parse_backend(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	static const char *names[] = { "auto", "mpi", "nccl", "self", "tcp", "host" };
-	for (int i = 0; i < 6; i++)
-		if (!strcmp(v, names[i])) {
-			s->backend = (enum hvd_backend_choice)i;
-			return 0;
-		}
-	snprintf(why, n, "must be auto, host, mpi, nccl, self or tcp");
-	return -1;
-}
-
-static int parse_vote(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	static const char *names[] = { "auto", "shm", "messages", "ring", "off" };
-	for (int i = 0; i < 5; i++)
-		if (!strcmp(v, names[i])) {
-			s->vote = (enum hvd_vote_choice)i;
-			return 0;
-		}
-	snprintf(why, n, "must be auto, shm, messages, ring or off");
+	snprintf(why, n, "not one of the choices");
 	return -1;
 }
 
@@ -169,15 +140,6 @@ static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, s
 	return 0;
 }
 
-/* HVD_RANK, HVD_SIZE: a launch without PMIx; bootstrap_env.c parses them
- * (with JOB_COMPLETION_INDEX); listed here so they are logged and known. */
-static int parse_env_rank(const char *v, struct hvd_settings *s, char *why, size_t n)
-{
-	uint64_t x;
-	(void)s;
-	return parse_u64(v, 65536, &x, why, n);
-}
-
 static const char by_plugin[] = "set by the hvd plugin"; /* not described: report.c shows them */
 
 static const struct setting settings_table[] = {
@@ -185,20 +147,22 @@ static const struct setting settings_table[] = {
 	      0, 1ull << 40),
 	OWN("HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece"),
 	FIELD("HVD_CYCLE_TIME_MS", SETTING_SECONDS, cycle_time_ms, "milliseconds", 0, 10000),
-	OWN("HVD_COMPRESSION", parse_compression, "none|fp16|bf16"),
-	OWN("HVD_SYNC", parse_sync, "0|1"),
+	FIELD("HVD_COMPRESSION", SETTING_CHOICE, compression, "none|fp16|bf16", 0, 0),
+	FIELD("HVD_SYNC", SETTING_CHOICE, sync, "0|1", 0, 0),
 	OWN("HVD_SHM", parse_shm, "unset it"),
 	FIELD("HVD_STALL_WARNING_S", SETTING_SECONDS, stall_warning_s, "seconds, 0 = off", 0, 1e6),
 	FIELD("HVD_TIMEOUT_S", SETTING_SECONDS, timeout_s, "seconds", 0.5, 1e6),
 	FIELD("HVD_HEARTBEAT_S", SETTING_SECONDS, heartbeat_s, "seconds", 0.05, 3600),
-	OWN("HVD_BACKEND", parse_backend, "auto|host|mpi|nccl|self|tcp"),
-	OWN("HVD_VOTE", parse_vote, "auto|shm|messages|ring|off"),
+	FIELD("HVD_BACKEND", SETTING_CHOICE, backend, "auto|mpi|nccl|self|tcp|host", 0, 0),
+	FIELD("HVD_VOTE", SETTING_CHOICE, vote, "auto|shm|messages|ring|off", 0, 0),
 	FIELD("HVD_TIMELINE", SETTING_NONEMPTY_TEXT, timeline_path, "path", 0, 0),
 	FIELD("HVD_SECRET_FILE", SETTING_NONEMPTY_TEXT, secret_file,
 	      "path of a file only its owner can read", 0, 0),
 	OWN("HVD_COORDINATOR", parse_coordinator, "host:port"),
-	OWN("HVD_RANK", parse_env_rank, "0 to HVD_SIZE-1, without PMIx"),
-	OWN("HVD_SIZE", parse_env_rank, "ranks, without PMIx"),
+	/* a launch without PMIx: bootstrap_env.c parses them (with
+	 * JOB_COMPLETION_INDEX); known here, so they are logged */
+	OWN("HVD_RANK", NULL, "0 to HVD_SIZE-1, without PMIx"),
+	OWN("HVD_SIZE", NULL, "ranks, without PMIx"),
 	FIELD("HVD_GPU_BUSID", SETTING_TEXT, gpu_busid, by_plugin, 0, 0),
 	FIELD("HVD_CPUS", SETTING_TEXT, cpus, by_plugin, 0, 0),
 	FIELD("HVD_NUMA", SETTING_TEXT, numa, by_plugin, 0, 0),
@@ -272,9 +236,11 @@ static int setting_apply(const struct setting *st, const char *v, struct hvd_set
 		return parse_u64(v, (uint64_t)st->max, (uint64_t *)field, why, n);
 	if (st->kind == SETTING_SECONDS)
 		return parse_seconds(v, st->min, st->max, (double *)field, why, n);
+	if (st->kind == SETTING_CHOICE)
+		return parse_choice(v, st->help, (int *)field, why, n);
 	if (st->kind != SETTING_OWN)
 		return copy_text(v, field, st->size, st->kind == SETTING_TEXT, why, n);
-	return st->parse(v, s, why, n);
+	return st->parse ? st->parse(v, s, why, n) : 0;
 }
 
 /* Unknown HVD_* names that look like a typo of ours are errors; others
@@ -303,13 +269,13 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 	return 0;
 }
 
-static int is_set(char *const *envp, const char *name)
+const char *settings_env(char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 	for (size_t i = 0; envp && envp[i]; i++)
 		if (!strncmp(envp[i], name, n) && envp[i][n] == '=')
-			return 1;
-	return 0;
+			return envp[i] + n + 1;
+	return NULL;
 }
 
 int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen)
@@ -322,9 +288,9 @@ int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t 
 			return -1;
 	}
 	/* Defaults follow a short HVD_TIMEOUT_S; values the user set are checked. */
-	if (!is_set(envp, "HVD_STALL_WARNING_S") && s->stall_warning_s >= s->timeout_s)
+	if (!settings_env(envp, "HVD_STALL_WARNING_S") && s->stall_warning_s >= s->timeout_s)
 		s->stall_warning_s = s->timeout_s / 2;
-	if (!is_set(envp, "HVD_HEARTBEAT_S") && s->heartbeat_s * 2 > s->timeout_s)
+	if (!settings_env(envp, "HVD_HEARTBEAT_S") && s->heartbeat_s * 2 > s->timeout_s)
 		s->heartbeat_s = s->timeout_s / 4;
 	if (s->stall_warning_s > 0 && s->stall_warning_s >= s->timeout_s) {
 		snprintf(err, errlen, "hvd: HVD_STALL_WARNING_S: '%g': must be below "

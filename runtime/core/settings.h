@@ -48,6 +48,9 @@ struct hvd_settings {
 #define SETTINGS_DEFAULT_CHUNK_BYTES (4ull << 20)
 
 void settings_defaults(struct hvd_settings *s);
+/* NAME's value in envp (NULL-terminated "NAME=value" array), NULL when
+ * unset: every launch variable is looked up here. */
+const char *settings_env(char *const *envp, const char *name);
 /* Parses every HVD_* entry of envp (NULL-terminated "NAME=value" array).
  * Returns 0, or -1 with a one-line message naming the variable in err. */
 int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen);

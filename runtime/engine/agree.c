@@ -207,7 +207,7 @@ double agree_note_waiter(struct runtime *rt)
 
 static void tell_rank0(struct runtime *rt, uint64_t pos)
 {
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	runtime_post(rt, MAIL_WAITING, pos);
 	pthread_mutex_unlock(&rt->lock);
 }
@@ -236,7 +236,7 @@ static int wait_agreement(struct runtime *rt, uint64_t pos, double escalate, con
 		if (rc || done)
 			return rc;
 		if ((spins & 15) == 0) {
-			if ((rc = comm_wait_check(w))) {
+			if ((rc = comm_wait_check(w, NULL))) {
 				if (rc == HVD_ERR_COMM)
 					snprintf(w->err, w->errlen, "hvd: plan agreement: '%s': the other "
 						 "ranks did not vote within HVD_TIMEOUT_S", w->what);
@@ -277,13 +277,18 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, double no
 
 /* Lock held: the agreed bucket's tensors leave the negotiation (a span a
  * worker opened before the switch ends), tick PLAN_AGREED, enter QUEUE;
- * a barrier every rank voted for is done (the vote was it). */
+ * a barrier every rank voted for is done (the vote was it). NULL after
+ * failing the runtime. */
 static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const int64_t *v,
 				      int agreed)
 {
 	struct exec_cmd *cmd = calloc(1, sizeof(*cmd));
-	if (!cmd)
+	if (!cmd) {
+		pthread_mutex_unlock(&rt->lock);
+		runtime_fail(rt, HVD_ERR_NOMEM, "%s", "hvd: engine: 'bucket': out of memory");
+		pthread_mutex_lock(&rt->lock);
 		return NULL;
+	}
 	cmd->first = pos;
 	cmd->agreed = 1;
 	if (v[0] == VOTE_BARRIER) {
@@ -320,18 +325,6 @@ static int agreed_prefix(const int64_t *v)
 	return j;
 }
 
-/* Lock held: the agreed bucket, or NULL after failing the runtime. */
-static struct exec_cmd *take_agreed(struct runtime *rt, uint64_t pos, const int64_t *v, int agreed)
-{
-	struct exec_cmd *cmd = agreed_bucket(rt, pos, v, agreed);
-	if (cmd)
-		return cmd;
-	pthread_mutex_unlock(&rt->lock);
-	runtime_fail(rt, HVD_ERR_NOMEM, "%s", "hvd: engine: 'bucket': out of memory");
-	runtime_lock(rt);
-	return NULL;
-}
-
 struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, double *wake_at)
 {
 	int64_t v[AGREE_VALUES];
@@ -349,12 +342,12 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, doubl
 		runtime_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err);
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	if (rc)
 		return NULL;
 	int agreed = agreed_prefix(v);
 	if (agreed)
-		return take_agreed(rt, pos, v, agreed);
+		return agreed_bucket(rt, pos, v, agreed);
 	/* some rank said no: rank 0 negotiates from pos on */
 	rt->fast = 0;
 	runtime_post(rt, MAIL_NEGOTIATE, pos);

@@ -29,16 +29,6 @@ static void lane_args(const struct entry *e, char *out, size_t len)
 		 dtype_name((enum hvd_dtype)e->item.dtype), (unsigned long long)e->item.count);
 }
 
-static void phase_all(struct runtime *rt, struct entry **es, size_t n, const char *phase, int begin)
-{
-	for (size_t i = 0; i < n && rt->tl; i++) {
-		if (begin)
-			timeline_begin(rt->tl, es[i]->item.name, phase);
-		else
-			timeline_end(rt->tl, es[i]->item.name, NULL);
-	}
-}
-
 static int ensure_fusion_buffer(struct runtime *rt, size_t bytes, const struct comm_wait *w)
 {
 	if (bytes <= rt->fusion_cap)
@@ -108,22 +98,16 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	return rc;
 }
 
-/* One tensor in place is one call on every rank. */
+/* One tensor in place is one piece on every rank: no copies to overlap. */
 static int run_allreduce(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
 			 size_t n, const struct comm_wait *w)
 {
-	const struct comm_ops *ops = rt->comm.ops;
 	struct pipeline_bucket b;
 	int rc = lay_out_bucket(rt, es, n, cmd->reversed, &b, w);
 	if (rc)
 		return rc;
-	if (!b.in_place || n > 1)
-		return pipeline_allreduce(rt, &b, cmd->agreed ? cmd->chunk_bytes /* rank 0's, agree.c */
-					  : rt->set.fusion_chunk_bytes, w);
-	phase_all(rt, es, n, ops->allreduce_phase, 1);
-	rc = ops->allreduce(rt->comm.ctx, es[0]->data, b.total, b.wire, b.op, w);
-	phase_all(rt, es, n, NULL, 0);
-	return rc;
+	size_t chunk = cmd->agreed ? cmd->chunk_bytes /* rank 0's, agree.c */ : rt->set.fusion_chunk_bytes;
+	return pipeline_allreduce(rt, &b, b.in_place && n == 1 ? 0 : chunk, w);
 }
 
 static int run_allgather(struct runtime *rt, struct entry *e, const struct comm_wait *w)
@@ -235,8 +219,9 @@ static void fail_everything(struct runtime *rt)
 }
 
 /* Lock held (dropped while it runs): runs cmd, completes its handles. */
-static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t errlen)
+static void execute(struct runtime *rt, struct exec_cmd *cmd)
 {
+	char err[2048] = "";
 	/* control_loop.c checked count against what this rank submitted;
 	 * a zero count still never reaches run_bucket's es[0] */
 	/* the engine's scratch: one thread holds the engine at a time (engine_busy) */
@@ -244,21 +229,20 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd, char *err, size_t 
 		: NULL;
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
-	err[0] = '\0';
 	double started = runtime_now();
 	int rc = !cmd->count ? HVD_ERR_COMM : !es ? HVD_ERR_NOMEM : n != cmd->count ? HVD_ERR_ABORTED
-		 : run_bucket(rt, cmd, es, n, started, err, errlen);
+		 : run_bucket(rt, cmd, es, n, started, err, sizeof(err));
 	if (!cmd->count)
-		snprintf(err, errlen, "hvd: engine: 'position %llu': empty bucket",
+		snprintf(err, sizeof(err), "hvd: engine: 'position %llu': empty bucket",
 			 (unsigned long long)cmd->first);
 	else if (rc && n != cmd->count && es)
-		snprintf(err, errlen, "hvd: engine: 'position %llu': rank 0 planned a "
+		snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
 			 "tensor this rank has not submitted", (unsigned long long)cmd->first);
 	if (rc == HVD_ERR_COMM)
 		runtime_await_cause(rt);
 	if (rc && !rt->aborted)
 		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	runtime_complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */
 		rt->fast = 1;
@@ -304,11 +288,10 @@ int engine_lend(struct runtime *rt, double now, double *wake_at)
 	*wake_at = 0;
 	if (!rt->fast || rt->engine_busy || rt->execs || rt->aborted)
 		return 0;
-	char err[2048];
 	rt->engine_busy = 1;
 	struct exec_cmd *cmd = agree_next(rt, 1, now, wake_at);
 	if (cmd)
-		execute(rt, cmd, err, sizeof(err));
+		execute(rt, cmd);
 	rt->engine_busy = 0;
 	pthread_cond_broadcast(&rt->cond); /* other waiters may lend now */
 	if (rt->pending || rt->execs || rt->aborted) /* what the engine thread may have missed */
@@ -319,8 +302,7 @@ int engine_lend(struct runtime *rt, double now, double *wake_at)
 static void *engine_main(void *arg)
 {
 	struct runtime *rt = arg;
-	char err[2048];
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	for (;;) {
 		/* a caller of hvd_wait runs a bucket (engine_lend), and may read
 		 * pending tensors unlocked (agree.c): fail them once it is back */
@@ -339,7 +321,7 @@ static void *engine_main(void *arg)
 		rt->engine_busy = 1;
 		struct exec_cmd *cmd = take_bucket(rt, &wake_at);
 		if (cmd)
-			execute(rt, cmd, err, sizeof(err));
+			execute(rt, cmd);
 		rt->engine_busy = 0;
 		if (!cmd && !rt->aborted && rt->fast == was_fast)
 			engine_sleep(rt, &rt->work, wake_at);
@@ -362,7 +344,7 @@ void engine_stop(struct runtime *rt)
 {
 	if (!rt->engine_started)
 		return;
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	rt->stopping = 1;
 	pthread_cond_broadcast(&rt->work);
 	pthread_mutex_unlock(&rt->lock);

@@ -162,8 +162,6 @@ static int start(struct pipe *p, size_t k)
 static int finish(struct pipe *p)
 {
 	int rc = 0;
-	if (!p->inflight)
-		return 0; /* one piece: the blocking allreduce is done */
 	for (unsigned polls = 0; !rc && !p->done; polls++) {
 		rc = poll_reduction(p);
 		if (!rc && !p->done)
@@ -195,10 +193,8 @@ static int run(struct pipe *p)
 	int rc = stage(p, COMM_STAGE_BEGIN, 0);
 	if (!rc)
 		rc = copy_in(p, 0);
-	if (!rc && p->chunks > 1)
+	if (!rc)
 		rc = start(p, 0);
-	else if (!rc)
-		rc = ops->allreduce(p->rt->comm.ctx, p->b->buf, p->b->total, p->b->wire, p->b->op, p->w);
 	for (size_t k = 0; !rc && k < p->chunks; k++) {
 		if (k + 1 < p->chunks)
 			rc = copy_in(p, k + 1);
@@ -230,9 +226,8 @@ static int lay_out(struct pipe *p)
 int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size_t chunk_bytes,
 		       const struct comm_wait *w)
 {
-	const struct comm_ops *ops = rt->comm.ops;
 	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk_bytes / dtype_size(b->wire) };
-	if (!p.chunk || !ops->allreduce_start || p.chunk >= b->total)
+	if (!p.chunk || p.chunk >= b->total)
 		p.chunk = b->total ? b->total : 1;
 	p.chunks = b->total ? (b->total + p.chunk - 1) / p.chunk : 1;
 	if (lay_out(&p))

@@ -94,7 +94,6 @@ struct runtime {
 	struct entry *pending_tail;
 	struct exec_cmd *execs;     /* buckets to run, in order */
 	struct exec_cmd *execs_tail;
-	uint64_t completed;         /* entries finished */
 	int stopping;               /* engine: leave when idle */
 	int engine_busy;            /* a thread runs the engine's work: the engine thread, or
 				     * a caller of hvd_wait lent to it (engine_lend) */
@@ -115,11 +114,6 @@ struct runtime {
 	size_t exec_cap;
 };
 
-/* Takes the runtime lock. */
-static inline void runtime_lock(struct runtime *rt)
-{
-	pthread_mutex_lock(&rt->lock);
-}
 /* state.c, lock held: queues a mail (engine/mailbox.h) and wakes its
  * reader: the control thread (MAIL_TO_CONTROL) or the engine. */
 void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos);
@@ -140,10 +134,6 @@ void runtime_fail_text(struct runtime *rt, int code, const char *text, int remot
 /* The initialised runtime (NULL before hvd_init / after hvd_shutdown);
  * state.c holds it, api.c sets it. */
 extern struct runtime *runtime_rt;
-static inline struct runtime *runtime_current(void)
-{
-	return runtime_rt;
-}
 /* " [rank R/S host]" */
 void runtime_suffix(const struct runtime *rt, char *out, size_t len);
 

@@ -25,7 +25,7 @@ void runtime_suffix(const struct runtime *rt, char *out, size_t len)
 
 void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote)
 {
-	runtime_lock(rt);
+	pthread_mutex_lock(&rt->lock);
 	if (!rt->aborted) {
 		snprintf(rt->error, sizeof(rt->error), "%s", text);
 		rt->error_code = code;
@@ -88,7 +88,6 @@ void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int statu
 		 * soon as it sees this, without taking the lock */
 		__atomic_store_n(&es[i]->h.done, 1, __ATOMIC_RELEASE);
 	}
-	rt->completed += n;
 	pthread_cond_broadcast(&rt->cond);
 }
 

@@ -69,19 +69,20 @@ int timeline_open(struct timeline **out, const char *path, char *err, size_t err
 {
 	*out = NULL;
 	struct timeline *t = calloc(1, sizeof(*t));
-	if (!t)
-		goto nomem;
-	t->slots = 1024;
-	t->lanes = calloc(t->slots, sizeof(*t->lanes));
-	t->pids = calloc(t->slots, sizeof(*t->pids));
-	if (!t->lanes || !t->pids)
-		goto nomem;
-	t->f = fopen(path, "w+");
-	if (!t->f) {
-		snprintf(err, errlen, "hvd: HVD_TIMELINE: '%s': %s", path, strerror(errno));
-		free(t->lanes);
-		free(t->pids);
-		free(t);
+	if (t) {
+		t->slots = 1024;
+		t->lanes = calloc(t->slots, sizeof(*t->lanes));
+		t->pids = calloc(t->slots, sizeof(*t->pids));
+	}
+	int nomem = !t || !t->lanes || !t->pids;
+	if (nomem || !(t->f = fopen(path, "w+"))) {
+		snprintf(err, errlen, "hvd: HVD_TIMELINE: '%s': %s", path,
+			 nomem ? "out of memory" : strerror(errno));
+		if (t) {
+			free(t->lanes);
+			free(t->pids);
+			free(t);
+		}
 		return -1;
 	}
 	pthread_mutex_init(&t->lock, NULL);
@@ -98,14 +99,6 @@ int timeline_open(struct timeline **out, const char *path, char *err, size_t err
 	emit(t, ev);
 	*out = t;
 	return 0;
-nomem:
-	if (t) {
-		free(t->lanes);
-		free(t->pids);
-		free(t);
-	}
-	snprintf(err, errlen, "hvd: HVD_TIMELINE: '%s': out of memory", path);
-	return -1;
 }
 
 static uint64_t hash_name(const char *s)

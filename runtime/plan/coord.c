@@ -58,8 +58,8 @@ static int queue_reserve(struct coord_queue *q)
 	return 0;
 }
 
-int64_t coord_submit_tagged(struct coord *c, int rank, const struct fusion_item *it,
-			    struct plan_tag tag, double now)
+int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it,
+		     struct plan_tag tag, double now)
 {
 	struct coord_queue *q = &c->q[rank];
 	if (queue_reserve(q))
@@ -69,11 +69,6 @@ int64_t coord_submit_tagged(struct coord *c, int rank, const struct fusion_item 
 	q->tags[q->len] = tag;
 	q->len++;
 	return (int64_t)(c->planned + (q->len - q->head) - 1);
-}
-
-int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it, double now)
-{
-	return coord_submit_tagged(c, rank, it, (struct plan_tag){ -1, 0 }, now);
 }
 
 int coord_idle(const struct coord *c)
@@ -93,14 +88,6 @@ size_t coord_ready(const struct coord *c)
 			ready = live;
 	}
 	return c->size ? ready : 0;
-}
-
-const struct fusion_item *coord_item(const struct coord *c, int rank, uint64_t position)
-{
-	const struct coord_queue *q = &c->q[rank];
-	if (position < c->planned || position - c->planned >= q->len - q->head)
-		return NULL;
-	return &q->items[q->head + (position - c->planned)];
 }
 
 static void describe_mismatch(const struct coord *c, size_t first, size_t count,
@@ -135,11 +122,6 @@ static void pop_ready(struct coord *c, size_t n)
 	for (int r = 0; r < c->size; r++)
 		c->q[r].head += n;
 	c->planned += n;
-}
-
-int coord_plan(struct coord *c, struct coord_exec *out, char *err, size_t errlen)
-{
-	return coord_plan_now(c, NULL, 1, out, err, errlen);
 }
 
 double coord_head_ready_time(const struct coord *c)
@@ -263,7 +245,7 @@ static size_t negotiate(struct coord *c, struct plan_cache *pc, size_t i, size_t
 	return used;
 }
 
-int coord_plan_now(struct coord *c, struct plan_cache *pc, int flush, struct coord_exec *out,
+int coord_plan(struct coord *c, struct plan_cache *pc, int flush, struct coord_exec *out,
 		   char *err, size_t errlen)
 {
 	size_t ready = coord_ready(c), i = 0;

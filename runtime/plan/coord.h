@@ -38,29 +38,27 @@ struct coord_exec {
 
 int coord_init(struct coord *c, int size, uint64_t threshold_bytes);
 void coord_free(struct coord *c);
-/* Records rank's next submission. Returns its position, or -1 (memory). */
-int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it, double now);
-/* Same, for a submission the rank found in its plan cache (tag.id >= 0). */
-int64_t coord_submit_tagged(struct coord *c, int rank, const struct fusion_item *it,
-			    struct plan_tag tag, double now);
+/* Records rank's next submission, with where it stands in the rank's
+ * plan cache (tag.id -1: not there). Returns its position, or -1 (memory). */
+int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it,
+		     struct plan_tag tag, double now);
 /* 1 when no rank has an unplanned submission. */
 int coord_idle(const struct coord *c);
 /* Positions every rank has submitted but not yet planned. */
 size_t coord_ready(const struct coord *c);
-/* Plans buckets over every ready position into out (room for
- * coord_ready() entries). Returns the bucket count, or -1 with a message
- * naming the differing tensors and ranks in err. */
-int coord_plan(struct coord *c, struct coord_exec *out, char *err, size_t errlen);
-/* Plans what may start now (event-driven, with the plan cache pc):
+/* Plans what may start now into out (room for coord_ready() entries),
+ * event-driven, with the plan cache pc (NULL: none, every bucket
+ * negotiated):
  * - a cached bucket starts once every rank has submitted all of it with
  *   the same cache tags: no per-tensor comparison, out.cached = its id;
- * - tensors not repeated by every rank are negotiated as coord_plan does
- *   (same mismatch message) and learnt into pc (out.learn) when they are
+ * - tensors not repeated by every rank are negotiated: the same tensors
+ *   in the same order on every rank, else a message naming the differing
+ *   tensors and ranks in err; they are learnt into pc (out.learn) when they are
  *   allreduces; a trailing bucket that could still grow, and a cached one
  *   not yet complete, wait for more unless `flush` (the caller's
  *   HVD_CYCLE_TIME_MS has passed since coord_head_ready_time()).
- * Returns the bucket count (0 = wait), or -1 as coord_plan. */
-int coord_plan_now(struct coord *c, struct plan_cache *pc, int flush, struct coord_exec *out,
+ * Returns the bucket count (0 = wait), or -1. */
+int coord_plan(struct coord *c, struct plan_cache *pc, int flush, struct coord_exec *out,
 		   char *err, size_t errlen);
 /* When the oldest unplanned position became ready (its last rank
  * submitted it), -1 when none is ready. */
@@ -72,7 +70,5 @@ double coord_oldest_wait(const struct coord *c, double now);
  * rank, at most 6 names each. Returns how many ranks are behind;
  * `behind` (size entries, may be NULL) gets 1 for each. */
 int coord_describe_missing(const struct coord *c, char *out, size_t len, int *behind);
-/* The item at `position` as submitted by rank (NULL if gone or not yet). */
-const struct fusion_item *coord_item(const struct coord *c, int rank, uint64_t position);
 
 #endif

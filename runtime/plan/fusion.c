@@ -35,7 +35,7 @@ size_t fusion_plan(const struct fusion_item *items, size_t n,
 	return nb;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
+uint64_t fusion_hash(uint64_t h, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 	for (size_t i = 0; i < len; i++) {
@@ -47,41 +47,35 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
 
 uint64_t fusion_signature(const struct fusion_item *items, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = FUSION_HASH_START;
 	for (size_t i = 0; i < n; i++) {
 		const struct fusion_item *it = &items[i];
-		h = fnv1a(h, it->name, strlen(it->name) + 1);
+		h = fusion_hash(h, it->name, strlen(it->name) + 1);
 		uint64_t count = it->kind == FUSION_ALLGATHER ? 0 : it->count;
-		h = fnv1a(h, &count, sizeof(count));
+		h = fusion_hash(h, &count, sizeof(count));
 		unsigned char small[3] = { it->dtype, it->op, it->kind };
-		h = fnv1a(h, small, sizeof(small));
-		h = fnv1a(h, &it->root, sizeof(it->root));
+		h = fusion_hash(h, small, sizeof(small));
+		h = fusion_hash(h, &it->root, sizeof(it->root));
 	}
 	return h;
 }
 
+/* By fusion_kind: the timeline's phase, and the word in messages. */
+static const char *const kind_names[][2] = { { "ALLREDUCE", "allreduce" },
+	{ "BROADCAST", "broadcast" }, { "ALLGATHER", "allgather" }, { "BARRIER", "barrier" } };
+
 const char *fusion_kind_name(enum fusion_kind k)
 {
-	switch (k) {
-	case FUSION_ALLREDUCE: return "ALLREDUCE";
-	case FUSION_BROADCAST: return "BROADCAST";
-	case FUSION_ALLGATHER: return "ALLGATHER";
-	case FUSION_BARRIER: return "BARRIER";
-	}
-	return "?";
+	return (unsigned)k < 4 ? kind_names[k][0] : "?";
 }
 
 void fusion_item_describe(const struct fusion_item *it, char *out, size_t len)
 {
-	static const char *kinds[] = { "allreduce", "broadcast", "allgather", "barrier" };
-	const char *kind = it->kind < 4 ? kinds[it->kind] : "?";
+	const char *kind = it->kind < 4 ? kind_names[it->kind][1] : "?";
+	const char *op = it->kind != FUSION_ALLREDUCE ? "" : it->op == HVD_AVERAGE ? " average" : " sum";
 	if (it->kind == FUSION_BARRIER)
 		snprintf(out, len, "barrier '%s'", it->name);
-	else if (it->kind == FUSION_ALLREDUCE)
-		snprintf(out, len, "%s '%s' (%s x%llu %s)", kind, it->name,
-			 dtype_name(it->dtype), (unsigned long long)it->count,
-			 it->op == HVD_AVERAGE ? "average" : "sum");
 	else
-		snprintf(out, len, "%s '%s' (%s x%llu)", kind, it->name,
-			 dtype_name(it->dtype), (unsigned long long)it->count);
+		snprintf(out, len, "%s '%s' (%s x%llu%s)", kind, it->name, dtype_name(it->dtype),
+			 (unsigned long long)it->count, op);
 }

@@ -41,6 +41,10 @@ size_t fusion_plan(const struct fusion_item *items, size_t n,
 /* 64-bit FNV-1a over names, counts, dtypes, ops, kinds, roots. Allgather
  * counts are left out: they may differ between ranks. */
 uint64_t fusion_signature(const struct fusion_item *items, size_t n);
+/* FNV-1a of len bytes, continuing from h (FUSION_HASH_START to begin):
+ * the signature's hash, and the plan cache's for names. */
+#define FUSION_HASH_START 0xcbf29ce484222325ull
+uint64_t fusion_hash(uint64_t h, const void *data, size_t len);
 
 /* 1 when two ranks' items describe the same collective. Inline, the
  * name last: every submission is compared with its cached item. */

@@ -10,11 +10,6 @@
 #include "core/dtype.h"
 #include "plan/wire.h"
 
-void plan_cache_init(struct plan_cache *pc)
-{
-	memset(pc, 0, sizeof(*pc));
-}
-
 void plan_cache_free(struct plan_cache *pc)
 {
 	free(pc->items);
@@ -23,18 +18,11 @@ void plan_cache_free(struct plan_cache *pc)
 	memset(pc, 0, sizeof(*pc));
 }
 
-static uint32_t name_hash(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* Slot of name: the one holding it, or the empty one where it goes. */
 static uint32_t slot_of(const struct plan_cache *pc, const char *name)
 {
-	uint32_t mask = pc->nslots - 1, i = name_hash(name) & mask;
+	uint32_t mask = pc->nslots - 1;
+	uint32_t i = (uint32_t)fusion_hash(FUSION_HASH_START, name, strlen(name)) & mask;
 	while (pc->slots[i]) {
 		const struct plan_entry *e = &pc->entries[pc->slots[i] - 1];
 		if (!strcmp(pc->items[e->first_item].name, name))

@@ -53,7 +53,7 @@ struct plan_tag {
 	uint32_t off;
 };
 
-void plan_cache_init(struct plan_cache *pc);
+/* An all-zero plan_cache is empty; plan_cache_free empties it again. */
 void plan_cache_free(struct plan_cache *pc);
 /* 1 when a bucket of these items would be learnt: every item an allreduce,
  * 1..WIRE_MAX_QUEUED of them, and room left. */

@@ -326,7 +326,7 @@ static void exchange_fill(struct exchange_row *row, int rank)
 /* Internals on purpose: the bootstrap exchange itself, not the public API. */
 static int run_exchange(double delay_s)
 {
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	int size = hvd_size(), rank = hvd_rank(), bad = 0;
 	struct exchange_row mine, *all = calloc((size_t)size, sizeof(*all));
 	exchange_fill(&mine, rank);
@@ -497,7 +497,7 @@ static int run_repeat(int steps, const char *variant)
 	}
 	for (int k = 0; k <= REP_TENSORS; k++)
 		free(bufs[k]);
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	if (!bad && rt) {
 		pthread_mutex_lock(&rt->lock);
 		printf("rank %d: %llu buckets agreed\n", hvd_rank(),
@@ -638,7 +638,7 @@ static int run_small(int steps, size_t floats, const char *layout, const char *o
 	for (int k = 0; k < SMALL_TENSORS; k++)
 		free(own[k]);
 	free(one);
-	struct runtime *rt = runtime_current();
+	struct runtime *rt = runtime_rt;
 	if (bad || !rt)
 		return 1;
 	pthread_mutex_lock(&rt->lock);

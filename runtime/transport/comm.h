@@ -51,12 +51,11 @@ struct comm_ops {
 	void *(*alloc)(void *ctx, size_t bytes, char *err, size_t errlen);
 	void (*release)(void *ctx, void *p);
 	int (*copy)(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
-	int (*allreduce)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
-			 enum hvd_op op, const struct comm_wait *w);
-	/* Chunked buckets (runtime/engine/pipeline.c; NULL = one blocking allreduce):
-	 * start one reduction (at most one in flight), then poll it; done
-	 * (*done = 1) when its result may be copied out: at once for a
-	 * stream-ordered backend, whose later copies queue behind it. */
+	/* Every allreduce (runtime/engine/pipeline.c, a bucket in one piece or
+	 * in chunks): start one reduction (at most one in flight), then poll
+	 * it; done (*done = 1) when its result may be copied out: at once for
+	 * a stream-ordered backend, whose later copies queue behind it, and
+	 * for one whose start ran the whole reduction (comm_done_test). */
 	int (*allreduce_start)(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			       enum hvd_op op, const struct comm_wait *w);
 	int (*allreduce_test)(void *ctx, int *done, const struct comm_wait *w);
@@ -114,9 +113,15 @@ void *comm_host_alloc(void *ctx, size_t bytes, char *err, size_t errlen);
 void comm_host_release(void *ctx, void *p);
 int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t errlen);
 
-/* Shared by backends: monotonic seconds, and the deadline/abort check
- * (returns 0 to keep waiting, else an hvd_status with w->err filled). */
-int comm_wait_check(const struct comm_wait *w);
+/* Shared by backends: the deadline/abort check. Returns 0 to keep
+ * waiting, else an hvd_status; past the deadline with `call` (NULL: the
+ * caller words it) w->err = "hvd: call: 'what': did not complete before
+ * the deadline (HVD_TIMEOUT_S)". */
+int comm_wait_check(const struct comm_wait *w, const char *call);
+/* An allreduce_test that is done at once. */
+int comm_done_test(void *ctx, int *done, const struct comm_wait *w);
+/* Block b of count elements split in size parts: [*first, *first + *n). */
+void comm_block(size_t count, int size, int b, size_t *first, size_t *n);
 /* Between two polls of a collective (polls: how many so far): spin at
  * first, a peer on another core answers within microseconds and a system
  * call per poll costs about one; then yield the core, which the peer may

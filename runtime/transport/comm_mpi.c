@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,37 +51,20 @@ int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc)
 	return HVD_ERR_COMM;
 }
 
-/* Polls test(arg) until done, the deadline, or an abort. */
-static int poll_until_done(int (*test)(void *arg, int *done), void *arg,
-			   const struct comm_wait *w, const char *call)
+/* A request posted (posted: the post's return code), polled until
+ * done, the deadline, or an abort. */
+static int mpi_wait(int posted, MPI_Request *req, const struct comm_wait *w, const char *call)
 {
-	for (unsigned spins = 0;; spins++) {
+	for (unsigned spins = 0; posted == MPI_SUCCESS; spins++) {
 		int done = 0;
-		int rc = test(arg, &done);
-		if (rc != MPI_SUCCESS)
-			return comm_mpi_fail(w, call, rc);
-		if (done)
-			return 0;
-		if ((spins & 63) == 0) {
-			int st = comm_wait_check(w);
-			if (st == HVD_ERR_COMM)
-				snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete "
-					 "before the deadline (HVD_TIMEOUT_S)", call, w->what);
-			if (st)
-				return st;
-		}
+		if ((posted = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS || done)
+			break;
+		int st = (spins & 63) == 0 ? comm_wait_check(w, call) : 0;
+		if (st)
+			return st;
 		comm_poll_pause(spins);
 	}
-}
-
-static int test_request(void *req, int *done)
-{
-	return MPI_Test(req, done, MPI_STATUS_IGNORE);
-}
-
-static int mpi_wait(MPI_Request *req, const struct comm_wait *w, const char *call)
-{
-	return poll_until_done(test_request, req, w, call);
+	return posted == MPI_SUCCESS ? 0 : comm_mpi_fail(w, call, posted);
 }
 
 static MPI_Datatype mpi_type(enum hvd_dtype t)
@@ -93,19 +77,9 @@ static MPI_Datatype mpi_type(enum hvd_dtype t)
 	}
 }
 
-/* Bytes of a dtype MPI reduces (mpi_type). */
-static size_t mpi_esize(enum hvd_dtype t) { return t == HVD_I64 ? 8 : 4; }
-
 static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NULL; }
 
 #define MPI_CHUNK ((size_t)1 << 30) /* elements or bytes per call: fits an int */
-
-/* Block b of count elements split in size parts: [*first, *first + *n). */
-static void block(size_t count, int size, int b, size_t *first, size_t *n)
-{
-	*first = count * (size_t)b / (size_t)size;
-	*n = count * (size_t)(b + 1) / (size_t)size - *first;
-}
 
 /* Every peer q: gather (avg 2) receives block q from q into the buffer
  * and sends this rank's block; else receives this rank's block of q's
@@ -113,14 +87,14 @@ static void block(size_t count, int size, int b, size_t *first, size_t *n)
 static int avg_post(struct mpi_ctx *ctx, int gather, const struct comm_wait *w)
 {
 	size_t mf, mn, f, n, stride = ctx->count / (size_t)ctx->size + 1;
-	block(ctx->count, ctx->size, ctx->rank, &mf, &mn);
+	comm_block(ctx->count, ctx->size, ctx->rank, &mf, &mn);
 	int rc = MPI_SUCCESS;
 	for (int k = 0; k < 2 * (ctx->size - 1); k++)
 		ctx->req[k] = MPI_REQUEST_NULL; /* a failed post leaves none unset */
 	for (int q = 0, k = 0; q < ctx->size && rc == MPI_SUCCESS; q++) {
 		if (q == ctx->rank)
 			continue;
-		block(ctx->count, ctx->size, q, &f, &n);
+		comm_block(ctx->count, ctx->size, q, &f, &n);
 		float *in = gather ? ctx->buf + f : ctx->tmp + (size_t)q * stride;
 		rc = MPI_Irecv(in, (int)(gather ? n : mn), MPI_FLOAT, q, AVG_TAG, ctx->comm,
 			       &ctx->req[k++]);
@@ -137,7 +111,7 @@ static int avg_post(struct mpi_ctx *ctx, int gather, const struct comm_wait *w)
 static void avg_sum(struct mpi_ctx *ctx)
 {
 	size_t f, n, stride = ctx->count / (size_t)ctx->size + 1;
-	block(ctx->count, ctx->size, ctx->rank, &f, &n);
+	comm_block(ctx->count, ctx->size, ctx->rank, &f, &n);
 	float *mine = ctx->buf + f, *acc = ctx->rank ? ctx->tmp : mine;
 	for (int q = 1; q < ctx->size; q++) {
 		int last = q == ctx->size - 1;
@@ -194,7 +168,7 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w);
 static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
-	size_t esize = mpi_esize(t);
+	size_t esize = dtype_size(t);
 	for (size_t done = 0; done < count;) {
 		size_t n = count - done < MPI_CHUNK ? count - done : MPI_CHUNK;
 		int rc = start_piece(vctx, (char *)buf + done * esize, n, t, op, w), fin = 0;
@@ -233,13 +207,7 @@ static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 		return comm_mpi_fail(w, "MPI_Iallreduce", rc);
 	if (rc)
 		return rc;
-	if (*done || (ctx->chunk_polls++ & 63))
-		return 0;
-	int st = comm_wait_check(w);
-	if (st == HVD_ERR_COMM)
-		snprintf(w->err, w->errlen, "hvd: MPI_Iallreduce: '%s': did not complete "
-			 "before the deadline (HVD_TIMEOUT_S)", w->what);
-	return st;
+	return *done || (ctx->chunk_polls++ & 63) ? 0 : comm_wait_check(w, "MPI_Iallreduce");
 }
 
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -248,10 +216,9 @@ static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const st
 	for (size_t done = 0; done < bytes;) {
 		size_t n = bytes - done < MPI_CHUNK ? bytes - done : MPI_CHUNK;
 		MPI_Request req;
-		int rc = MPI_Ibcast((char *)buf + done, (int)n, MPI_BYTE, root, ctx->comm, &req);
-		if (rc != MPI_SUCCESS)
-			return comm_mpi_fail(w, "MPI_Ibcast", rc);
-		if ((rc = mpi_wait(&req, w, "MPI_Ibcast")))
+		int rc = mpi_wait(MPI_Ibcast((char *)buf + done, (int)n, MPI_BYTE, root, ctx->comm, &req),
+				  &req, w, "MPI_Ibcast");
+		if (rc)
 			return rc;
 		done += n;
 	}
@@ -261,21 +228,11 @@ static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const st
 static int mpi_gather_sizes(struct mpi_ctx *ctx, size_t send_bytes, size_t *bytes_per_rank,
 			    const struct comm_wait *w)
 {
-	unsigned long long mine = send_bytes;
-	unsigned long long *all = calloc((size_t)ctx->size, sizeof(*all));
-	if (!all)
-		return HVD_ERR_NOMEM;
+	_Static_assert(sizeof(size_t) == sizeof(uint64_t), "sizes travel as MPI_UINT64_T");
+	uint64_t mine = send_bytes;
 	MPI_Request req;
-	int rc = MPI_Iallgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1,
-				MPI_UNSIGNED_LONG_LONG, ctx->comm, &req);
-	if (rc != MPI_SUCCESS)
-		rc = comm_mpi_fail(w, "MPI_Iallgather", rc);
-	else
-		rc = mpi_wait(&req, w, "MPI_Iallgather");
-	for (int r = 0; !rc && r < ctx->size; r++)
-		bytes_per_rank[r] = (size_t)all[r];
-	free(all);
-	return rc;
+	return mpi_wait(MPI_Iallgather(&mine, 1, MPI_UINT64_T, bytes_per_rank, 1, MPI_UINT64_T,
+				       ctx->comm, &req), &req, w, "MPI_Iallgather");
 }
 
 static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void *recv,
@@ -293,28 +250,20 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 			 "do not fit the %zu-byte receive buffer (or exceed 2 GiB)", w->what, total, cap);
 		return HVD_ERR_USAGE;
 	}
-	size_t nranks = (unsigned)ctx->size;
-	int *counts = calloc(nranks, sizeof(int));
-	int *displs = calloc(nranks, sizeof(int));
-	if (!counts || !displs) {
-		free(counts);
-		free(displs);
+	int *counts = calloc(2 * (size_t)(unsigned)ctx->size, sizeof(int)); /* and displacements */
+	if (!counts)
 		return HVD_ERR_NOMEM;
-	}
+	int *displs = counts + ctx->size;
 	for (int r = 0, off = 0; r < ctx->size; r++) {
 		counts[r] = (int)bytes_per_rank[r];
 		displs[r] = off;
 		off += counts[r];
 	}
 	MPI_Request req;
-	rc = MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE, recv,
-			     counts, displs, MPI_BYTE, ctx->comm, &req);
-	if (rc != MPI_SUCCESS)
-		rc = comm_mpi_fail(w, "MPI_Iallgatherv", rc);
-	else
-		rc = mpi_wait(&req, w, "MPI_Iallgatherv");
+	rc = mpi_wait(MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE,
+				      recv, counts, displs, MPI_BYTE, ctx->comm, &req),
+		      &req, w, "MPI_Iallgatherv");
 	free(counts);
-	free(displs);
 	return rc;
 }
 
@@ -322,10 +271,7 @@ static int mpi_barrier(void *vctx, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
 	MPI_Request req;
-	int rc = MPI_Ibarrier(ctx->comm, &req);
-	if (rc != MPI_SUCCESS)
-		return comm_mpi_fail(w, "MPI_Ibarrier", rc);
-	return mpi_wait(&req, w, "MPI_Ibarrier");
+	return mpi_wait(MPI_Ibarrier(ctx->comm, &req), &req, w, "MPI_Ibarrier");
 }
 
 static void mpi_finalize(void *vctx, int clean)
@@ -359,7 +305,6 @@ static const struct comm_ops mpi_ops = {
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
-	.allreduce = mpi_allreduce,
 	.allreduce_start = mpi_allreduce_start,
 	.allreduce_test = mpi_allreduce_test,
 	.broadcast = mpi_broadcast,

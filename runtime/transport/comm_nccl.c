@@ -97,8 +97,20 @@ static int nccl_fail(struct nccl_ctx *ctx, const struct comm_wait *w, const char
 	return HVD_ERR_COMM;
 }
 
+/* 0, or ce's failure in w->err (the communicator aborted). */
+static int cuda_ok(struct nccl_ctx *ctx, cudaError_t ce, const struct comm_wait *w, const char *call)
+{
+	return ce == cudaSuccess ? 0 : nccl_fail(ctx, w, call, cudaGetErrorString(ce));
+}
+
+/* The engine thread's calls on the communicator's device, checked. */
+static int nccl_on_device(struct nccl_ctx *ctx, const struct comm_wait *w)
+{
+	return cuda_ok(ctx, on_device(ctx), w, "cudaSetDevice");
+}
+
 /* Polls a stream and the communicator until the work is done. */
-static int nccl_wait_on(struct nccl_ctx *ctx, cudaStream_t stream, const struct comm_wait *w,
+static int nccl_wait(struct nccl_ctx *ctx, cudaStream_t stream, const struct comm_wait *w,
 			const char *call)
 {
 	for (;;) {
@@ -106,28 +118,20 @@ static int nccl_wait_on(struct nccl_ctx *ctx, cudaStream_t stream, const struct 
 		if (ce == cudaSuccess)
 			return 0;
 		if (ce != cudaErrorNotReady)
-			return nccl_fail(ctx, w, call, cudaGetErrorString(ce));
+			return cuda_ok(ctx, ce, w, call);
 		ncclResult_t async = ncclSuccess;
 		ncclResult_t query = ncclCommGetAsyncError(ctx->comm, &async);
 		if (query != ncclSuccess)
 			async = query;
 		if (async != ncclSuccess && async != ncclInProgress)
 			return nccl_fail(ctx, w, call, ncclGetErrorString(async));
-		int st = comm_wait_check(w);
+		int st = comm_wait_check(w, call);
 		if (st) {
 			nccl_abort(ctx);
-			if (st == HVD_ERR_COMM)
-				snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete before "
-					 "the deadline (HVD_TIMEOUT_S)", call, w->what);
 			return st;
 		}
 		sched_yield();
 	}
-}
-
-static int nccl_wait(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call)
-{
-	return nccl_wait_on(ctx, ctx->stream, w, call);
 }
 
 static int nccl_issued(struct nccl_ctx *ctx, ncclResult_t rc, const struct comm_wait *w,
@@ -135,7 +139,7 @@ static int nccl_issued(struct nccl_ctx *ctx, ncclResult_t rc, const struct comm_
 {
 	if (rc != ncclSuccess && rc != ncclInProgress)
 		return nccl_fail(ctx, w, call, ncclGetErrorString(rc));
-	return nccl_wait(ctx, w, call);
+	return nccl_wait(ctx, ctx->stream, w, call);
 }
 
 static void *nccl_alloc(void *vctx, size_t bytes, char *err, size_t n)
@@ -169,18 +173,6 @@ static int nccl_copy(void *vctx, void *dst, const void *src, size_t bytes, char 
 	return 0;
 }
 
-static int nccl_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
-			  enum hvd_op op, const struct comm_wait *w)
-{
-	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = on_device(ctx);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
-	ncclResult_t rc = ncclAllReduce(buf, buf, count, nccl_type(t),
-					op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
-	return nccl_issued(ctx, rc, w, "ncclAllReduce");
-}
-
 /* Chunked buckets: the host queues the whole bucket without waiting.
  * Copies run on copy_stream (nccl_stage), each reduction on stream waits
  * for its chunk's copy-in and its copy-out waits for it, so chunk k+1's
@@ -190,19 +182,18 @@ static int nccl_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dt
 				enum hvd_op op, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = on_device(ctx);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
-	if (ctx->copy_on_side && (ce = cudaStreamWaitEvent(ctx->stream, ctx->copied, 0)) != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaStreamWaitEvent (chunk copied in)", cudaGetErrorString(ce));
-	ncclResult_t rc = ncclAllReduce(buf, buf, count, nccl_type(t),
-					op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
-	if (rc != ncclSuccess && rc != ncclInProgress)
-		return nccl_fail(ctx, w, "ncclAllReduce", ncclGetErrorString(rc));
-	if (ctx->copy_on_side &&
-	    (ce = cudaEventRecord(ctx->reduced[ctx->chunks_started++ % 2], ctx->stream)) != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaEventRecord (chunk reduced)", cudaGetErrorString(ce));
-	return 0;
+	int rc = nccl_on_device(ctx, w);
+	if (!rc && ctx->copy_on_side)
+		rc = cuda_ok(ctx, cudaStreamWaitEvent(ctx->stream, ctx->copied, 0), w,
+			     "cudaStreamWaitEvent (chunk copied in)");
+	ncclResult_t nr = rc ? ncclSuccess : ncclAllReduce(buf, buf, count, nccl_type(t),
+		op == HVD_AVERAGE ? ncclAvg : ncclSum, ctx->comm, ctx->stream);
+	if (nr != ncclSuccess && nr != ncclInProgress)
+		return nccl_fail(ctx, w, "ncclAllReduce", ncclGetErrorString(nr));
+	if (!rc && ctx->copy_on_side)
+		rc = cuda_ok(ctx, cudaEventRecord(ctx->reduced[ctx->chunks_started++ % 2], ctx->stream),
+			     w, "cudaEventRecord (chunk reduced)");
+	return rc;
 }
 
 static int nccl_stage(void *vctx, enum comm_stage s, size_t chunk, const struct comm_wait *w)
@@ -222,26 +213,15 @@ static int nccl_stage(void *vctx, enum comm_stage s, size_t chunk, const struct 
 	}
 	if (s == COMM_STAGE_END)
 		ctx->copy_on_side = 0;
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaEventRecord/cudaStreamWaitEvent (chunked bucket)",
-				 cudaGetErrorString(ce));
-	return 0;
-}
-
-static int nccl_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
-{
-	*done = 1; /* stream order: what follows on the stream runs after it */
-	return 0;
+	return cuda_ok(ctx, ce, w, "cudaEventRecord/cudaStreamWaitEvent (chunked bucket)");
 }
 
 static int nccl_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = on_device(ctx);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
-	ncclResult_t rc = ncclBroadcast(buf, buf, bytes, ncclUint8, root, ctx->comm, ctx->stream);
-	return nccl_issued(ctx, rc, w, "ncclBroadcast");
+	int rc = nccl_on_device(ctx, w);
+	return rc ? rc : nccl_issued(ctx, ncclBroadcast(buf, buf, bytes, ncclUint8, root, ctx->comm,
+							ctx->stream), w, "ncclBroadcast");
 }
 
 /* Every rank's send_bytes into bytes_per_rank: one allgather of a uint64
@@ -253,18 +233,16 @@ static int gather_sizes(struct nccl_ctx *ctx, size_t send_bytes, size_t *bytes_p
 	uint64_t *sizes = ctx->scratch, *own = ctx->scratch + ctx->size;
 	size_t bytes = (size_t)ctx->size * sizeof(uint64_t);
 	ctx->sizes_host[ctx->size] = send_bytes;
-	cudaError_t ce = cudaMemcpyAsync(own, ctx->sizes_host + ctx->size, sizeof(uint64_t),
-					 cudaMemcpyHostToDevice, ctx->stream);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaMemcpyAsync (allgatherv sizes)", cudaGetErrorString(ce));
-	int rc = nccl_issued(ctx, ncclAllGather(own, sizes, 1, ncclUint64, ctx->comm, ctx->stream),
-			     w, "ncclAllGather");
-	if (rc)
-		return rc;
-	ce = cudaMemcpyAsync(ctx->sizes_host, sizes, bytes, cudaMemcpyDeviceToHost, ctx->stream);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaMemcpyAsync (allgatherv sizes)", cudaGetErrorString(ce));
-	if ((rc = nccl_wait(ctx, w, "cudaMemcpyAsync (allgatherv sizes)")))
+	const char *copy = "cudaMemcpyAsync (allgatherv sizes)";
+	int rc = cuda_ok(ctx, cudaMemcpyAsync(own, ctx->sizes_host + ctx->size, sizeof(uint64_t),
+					      cudaMemcpyHostToDevice, ctx->stream), w, copy);
+	if (!rc)
+		rc = nccl_issued(ctx, ncclAllGather(own, sizes, 1, ncclUint64, ctx->comm, ctx->stream),
+				 w, "ncclAllGather");
+	if (!rc)
+		rc = cuda_ok(ctx, cudaMemcpyAsync(ctx->sizes_host, sizes, bytes, cudaMemcpyDeviceToHost,
+						  ctx->stream), w, copy);
+	if (rc || (rc = nccl_wait(ctx, ctx->stream, w, copy)))
 		return rc;
 	for (int r = 0; r < ctx->size; r++)
 		bytes_per_rank[r] = (size_t)ctx->sizes_host[r];
@@ -277,10 +255,9 @@ static int nccl_allgatherv(void *vctx, const void *send, size_t send_bytes, void
 			   size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = on_device(ctx);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
-	int rc = gather_sizes(ctx, send_bytes, bytes_per_rank, w);
+	int rc = nccl_on_device(ctx, w);
+	if (!rc)
+		rc = gather_sizes(ctx, send_bytes, bytes_per_rank, w);
 	size_t total = 0;
 	for (int r = 0; !rc && r < ctx->size; r++)
 		total += bytes_per_rank[r];
@@ -301,13 +278,12 @@ static int nccl_barrier(void *vctx, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
 	float *one = (float *)(ctx->scratch + ctx->size + 1);
-	cudaError_t ce = on_device(ctx);
-	if (ce == cudaSuccess)
-		ce = cudaMemsetAsync(one, 0, sizeof(float), ctx->stream);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaMemsetAsync (barrier)", cudaGetErrorString(ce));
-	return nccl_issued(ctx, ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, ctx->comm,
-					      ctx->stream), w, "ncclAllReduce (barrier)");
+	int rc = nccl_on_device(ctx, w);
+	if (!rc)
+		rc = cuda_ok(ctx, cudaMemsetAsync(one, 0, sizeof(float), ctx->stream), w,
+			     "cudaMemsetAsync (barrier)");
+	return rc ? rc : nccl_issued(ctx, ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, ctx->comm,
+							ctx->stream), w, "ncclAllReduce (barrier)");
 }
 
 static int nccl_record_ready(void *vctx, void *stream, void **mark, char *err, size_t n)
@@ -363,11 +339,10 @@ static int nccl_wait_ready(void *vctx, void *mark, const struct comm_wait *w)
 static int nccl_drain(void *vctx, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = on_device(ctx);
-	if (ce != cudaSuccess)
-		return nccl_fail(ctx, w, "cudaSetDevice", cudaGetErrorString(ce));
-	int rc = nccl_wait(ctx, w, "cudaMemcpyAsync (fusion buffer out)");
-	return rc ? rc : nccl_wait_on(ctx, ctx->copy_stream, w, "cudaMemcpyAsync (fusion buffer out)");
+	int rc = nccl_on_device(ctx, w);
+	if (!rc)
+		rc = nccl_wait(ctx, ctx->stream, w, "cudaMemcpyAsync (fusion buffer out)");
+	return rc ? rc : nccl_wait(ctx, ctx->copy_stream, w, "cudaMemcpyAsync (fusion buffer out)");
 }
 
 static void nccl_finalize(void *vctx, int clean)
@@ -378,8 +353,10 @@ static void nccl_finalize(void *vctx, int clean)
 		ncclCommDestroy(ctx->comm);
 	else
 		nccl_abort(ctx);
-	cudaStreamDestroy(ctx->stream);
-	cudaStreamDestroy(ctx->copy_stream);
+	if (ctx->stream) /* an open that failed may have made neither */
+		cudaStreamDestroy(ctx->stream);
+	if (ctx->copy_stream)
+		cudaStreamDestroy(ctx->copy_stream);
 	cudaEventDestroy(ctx->copied);
 	cudaEventDestroy(ctx->reduced[0]);
 	cudaEventDestroy(ctx->reduced[1]);
@@ -411,9 +388,8 @@ static const struct comm_ops nccl_ops = {
 	.alloc = nccl_alloc,
 	.release = nccl_release,
 	.copy = nccl_copy,
-	.allreduce = nccl_allreduce,
 	.allreduce_start = nccl_allreduce_start,
-	.allreduce_test = nccl_allreduce_test,
+	.allreduce_test = comm_done_test, /* stream order: what follows runs after it */
 	.stage = nccl_stage,
 	.broadcast = nccl_broadcast,
 	.allgatherv = nccl_allgatherv,
@@ -531,14 +507,7 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	if (!rc)
 		rc = init_comm(ctx, b, deadline, err, errlen);
 	if (rc) {
-		if (ctx->stream)
-			cudaStreamDestroy(ctx->stream);
-		if (ctx->copy_stream)
-			cudaStreamDestroy(ctx->copy_stream);
-		cudaFree(ctx->scratch);
-		cudaFreeHost(ctx->sizes_host);
-		pthread_mutex_destroy(&ctx->events_lock);
-		free(ctx);
+		nccl_finalize(ctx, 0);
 		return rc;
 	}
 	c->ops = &nccl_ops;

@@ -1,9 +1,9 @@
 /* comm_self.c - the one-rank backend: a program run without srun (or in a
  * one-task step without PMIx) is a world of one, where every collective is
  * the identity; and what every backend shares (the deadline and abort
- * check, the pause between polls, host memory). What it does not do:
- * start MPI (a singleton MPI_Init forks orted and is where the PMIx crash
- * traps live; see the facts file).
+ * check, the pause between polls, the block split, host memory).
+ * What it does not do: start MPI (a singleton MPI_Init forks orted and is
+ * where the PMIx crash traps live; see the facts file).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -13,14 +13,23 @@
 
 #include "transport/comm.h"
 
-int comm_wait_check(const struct comm_wait *w)
+int comm_wait_check(const struct comm_wait *w, const char *call)
 {
 	if (w->abort && *w->abort)
 		return HVD_ERR_ABORTED;
 	double now = runtime_now();
-	if (now > w->deadline && !(w->naming_until && now < *w->naming_until))
-		return HVD_ERR_COMM;
-	return 0;
+	if (now <= w->deadline || (w->naming_until && now < *w->naming_until))
+		return 0;
+	if (call)
+		snprintf(w->err, w->errlen, "hvd: %s: '%s': did not complete before the deadline "
+			 "(HVD_TIMEOUT_S)", call, w->what);
+	return HVD_ERR_COMM;
+}
+
+void comm_block(size_t count, int size, int b, size_t *first, size_t *n)
+{
+	*first = count * (size_t)b / (size_t)size;
+	*n = count * (size_t)(b + 1) / (size_t)size - *first;
 }
 
 #define COMM_SPIN_POLLS 64
@@ -51,10 +60,16 @@ int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *er
 	return 0;
 }
 
-static int self_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
-			  enum hvd_op op, const struct comm_wait *w)
+static int self_allreduce_start(void *ctx, void *buf, size_t count, enum hvd_dtype t,
+				enum hvd_op op, const struct comm_wait *w)
 {
 	return 0; /* sum and average over one rank leave the data as it is */
+}
+
+int comm_done_test(void *ctx, int *done, const struct comm_wait *w)
+{
+	*done = 1;
+	return 0;
 }
 
 static int self_broadcast(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -85,7 +100,8 @@ static const struct comm_ops self_ops = {
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
-	.allreduce = self_allreduce,
+	.allreduce_start = self_allreduce_start,
+	.allreduce_test = comm_done_test,
 	.broadcast = self_broadcast,
 	.allgatherv = self_allgatherv,
 	.barrier = self_barrier,

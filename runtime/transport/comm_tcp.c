@@ -45,14 +45,6 @@ struct tcp_ctx {
 	char *tmp; /* TCP_SEGMENT_BYTES: a received segment before it is added */
 };
 
-static int wait_error(const char *call, int st, const struct comm_wait *w)
-{
-	if (st == HVD_ERR_COMM)
-		snprintf(w->err, w->errlen, "hvd: tcp %s: '%s': did not complete before the "
-			 "deadline (HVD_TIMEOUT_S)", call, w->what);
-	return st;
-}
-
 /* Sends slen bytes to the right while receiving rlen from the left. */
 static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void *recv_buf,
 		     size_t rlen, const char *call, const struct comm_wait *w)
@@ -70,16 +62,11 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 		int rc = tcp_links_move(&x->links, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
 		if (rc)
 			return rc;
-		int st = comm_wait_check(w);
+		int st = comm_wait_check(w, call);
 		if (st)
-			return wait_error(call, st, w);
+			return st;
 	}
 	return 0;
-}
-
-static size_t esize_of(enum hvd_dtype t)
-{
-	return t == HVD_I64 ? 8 : 4;
 }
 
 static int tcp_reduces(enum hvd_dtype t)
@@ -107,26 +94,18 @@ static void add_into(void *dst, const void *src, size_t n, enum hvd_dtype t)
 	}
 }
 
-/* Chunk c of count elements split in size parts: [*first, *first + *n). */
-static void chunk(size_t count, int size, int c, size_t *first, size_t *n)
-{
-	size_t a = count * (size_t)c / (size_t)size, b = count * (size_t)(c + 1) / (size_t)size;
-	*first = a;
-	*n = b - a;
-}
-
 static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_dtype t,
 			  enum hvd_op op, const struct comm_wait *w)
 {
-	size_t es = esize_of(t), seg = TCP_SEGMENT_BYTES / es;
+	size_t es = dtype_size(t), seg = TCP_SEGMENT_BYTES / es;
 	for (int s = 0; s < x->size - 1; s++) {
 		size_t sf, sn, rf, rn;
-		chunk(count, x->size, (x->rank - s + 2 * x->size) % x->size, &sf, &sn);
-		chunk(count, x->size, (x->rank - s - 1 + 2 * x->size) % x->size, &rf, &rn);
+		comm_block(count, x->size, (x->rank - s + 2 * x->size) % x->size, &sf, &sn);
+		comm_block(count, x->size, (x->rank - s - 1 + 2 * x->size) % x->size, &rf, &rn);
 		for (size_t o = 0; o < sn || o < rn; o += seg) {
 			size_t a = o < sn ? (sn - o < seg ? sn - o : seg) : 0;
 			size_t b = o < rn ? (rn - o < seg ? rn - o : seg) : 0;
-			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "allreduce", w);
+			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "tcp allreduce", w);
 			if (rc)
 				return rc;
 			if (op == HVD_AVERAGE && s == x->size - 2)
@@ -139,6 +118,7 @@ static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_d
 	return 0;
 }
 
+/* The whole reduction: its test is done at once. */
 static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
@@ -151,13 +131,13 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 	if (x->size == 1)
 		return 0;
 	int rc = reduce_scatter(x, buf, count, t, op, w);
-	size_t es = esize_of(t);
+	size_t es = dtype_size(t);
 	for (int s = 0; !rc && s < x->size - 1; s++) {
 		size_t sf, sn, rf, rn;
-		chunk(count, x->size, (x->rank + 1 - s + 2 * x->size) % x->size, &sf, &sn);
-		chunk(count, x->size, (x->rank - s + 2 * x->size) % x->size, &rf, &rn);
+		comm_block(count, x->size, (x->rank + 1 - s + 2 * x->size) % x->size, &sf, &sn);
+		comm_block(count, x->size, (x->rank - s + 2 * x->size) % x->size, &rf, &rn);
 		rc = ring_step(x, (char *)buf + sf * es, sn * es, (char *)buf + rf * es, rn * es,
-			       "allreduce", w);
+			       "tcp allreduce", w);
 	}
 	return rc;
 }
@@ -169,9 +149,9 @@ static int tcp_broadcast(void *ctx, void *buf, size_t bytes, int root, const str
 	for (size_t o = 0; x->size > 1 && o < bytes; o += TCP_SEGMENT_BYTES) {
 		size_t n = bytes - o < TCP_SEGMENT_BYTES ? bytes - o : TCP_SEGMENT_BYTES;
 		char *p = (char *)buf + o;
-		int rc = x->rank == root ? 0 : ring_step(x, NULL, 0, p, n, "broadcast", w);
+		int rc = x->rank == root ? 0 : ring_step(x, NULL, 0, p, n, "tcp broadcast", w);
 		if (!rc && forward)
-			rc = ring_step(x, p, n, NULL, 0, "broadcast", w);
+			rc = ring_step(x, p, n, NULL, 0, "tcp broadcast", w);
 		if (rc)
 			return rc;
 	}
@@ -196,36 +176,30 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 {
 	struct tcp_ctx *x = ctx;
 	size_t n = (size_t)x->size;
-	uint64_t *sizes = calloc(n, sizeof(*sizes));
-	size_t *off = calloc(n, sizeof(*off)), *len = calloc(n, sizeof(*len));
-	int rc = sizes && off && len ? 0 : HVD_ERR_NOMEM;
+	size_t *off = calloc(2 * n, sizeof(*off)), *len = off ? off + n : NULL; /* one block */
+	int rc = off ? 0 : HVD_ERR_NOMEM;
 	for (size_t r = 0; !rc && r < n; r++) {
-		off[r] = r * sizeof(uint64_t);
-		len[r] = sizeof(uint64_t);
+		off[r] = r * sizeof(size_t);
+		len[r] = sizeof(size_t);
 	}
-	if (!rc) {
-		sizes[x->rank] = send_bytes;
-		rc = ring_gather(x, (char *)sizes, off, len, "allgatherv", w);
+	if (!rc) { /* every size straight into bytes_per_rank (64-bit, as comm_mpi.c asserts) */
+		bytes_per_rank[x->rank] = send_bytes;
+		rc = ring_gather(x, (char *)bytes_per_rank, off, len, "tcp allgatherv", w);
 	}
 	size_t total = 0;
 	for (size_t r = 0; !rc && r < n; r++) {
 		off[r] = total;
-		len[r] = bytes_per_rank[r] = (size_t)sizes[r];
+		len[r] = bytes_per_rank[r];
 		total += len[r];
 	}
-	if (!rc && total > cap) {
-		snprintf(w->err, w->errlen, "hvd: allgatherv: '%s': %zu bytes from all ranks do not "
-			 "fit the %zu-byte receive buffer", w->what, total, cap);
-		rc = HVD_ERR_USAGE;
-	}
+	if (!rc && total > cap)
+		rc = HVD_ERR_USAGE; /* engine.c says so */
 	if (!rc) {
 		if (send_bytes)  /* a rank with nothing to give passes send NULL */
 			memmove((char *)recv + off[x->rank], send, send_bytes);
-		rc = ring_gather(x, recv, off, len, "allgatherv", w);
+		rc = ring_gather(x, recv, off, len, "tcp allgatherv", w);
 	}
-	free(sizes);
 	free(off);
-	free(len);
 	return rc;
 }
 
@@ -258,7 +232,8 @@ static const struct comm_ops tcp_ops = {
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
-	.allreduce = tcp_allreduce,
+	.allreduce_start = tcp_allreduce,
+	.allreduce_test = comm_done_test,
 	.broadcast = tcp_broadcast,
 	.allgatherv = tcp_allgatherv,
 	.barrier = tcp_barrier,

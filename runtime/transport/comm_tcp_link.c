@@ -41,57 +41,29 @@ static void link_options(int fd)
 
 static int listen_any_port(const char *ip, struct tcp_addr *me)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || inet_pton(AF_INET, ip, &a.sin_addr) != 1 ||
-	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16) ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
+	uint16_t port = 0;
+	int fd = fdio_listen(ip, &port, 16);
 	memset(me, 0, sizeof(*me));
 	snprintf(me->ip, sizeof(me->ip), "%s", ip);
-	me->port = ntohs(a.sin_port);
+	me->port = port;
 	return fd;
 }
 
-/* One attempt: connect, HELLO, check the acceptor's REPLY, PROOF. */
+/* One attempt: connect, then the worker's half of the handshake. */
 static int connect_right(const struct tcp_addr *to, const struct auth_key *key, int rank,
 			 int size, double deadline)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(to->port) };
-	if (inet_pton(AF_INET, to->ip, &a.sin_addr) != 1)
-		return -1;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
 	double hs = runtime_now() + 2 * LINK_HANDSHAKE_S;
 	if (hs > deadline)
 		hs = deadline;
-	uint8_t nonce[AUTH_NONCE_BYTES];
-	struct auth_hello hello;
-	struct auth_reply reply;
-	struct auth_proof proof;
-	int soerr = 0;
-	socklen_t l = sizeof(soerr);
-	if ((connect(fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS) ||
-	    fdio_wait(fd, POLLOUT, hs) || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &l) || soerr ||
-	    auth_random(nonce, sizeof(nonce)))
-		goto fail;
-	auth_hello_make(&hello, rank, size, nonce);
-	if (fdio_send(fd, &hello, sizeof(hello), hs) || fdio_recv(fd, &reply, sizeof(reply), hs) ||
-	    auth_reply_verify(key, &hello, &reply))
-		goto fail;
-	auth_proof_make(key, &hello, &reply, &proof);
-	if (fdio_send(fd, &proof, sizeof(proof), hs))
-		goto fail;
-	link_options(fd);
+	int fd = fdio_connect(to->ip, to->port, hs);
+	if (fd >= 0 && auth_connect(fd, key, rank, size, hs)) {
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0)
+		link_options(fd);
 	return fd;
-fail:
-	close(fd);
-	return -1;
 }
 
 static int link_right(struct tcp_links *l, const struct tcp_addr *all, const struct auth_key *key,
@@ -206,7 +178,7 @@ int tcp_links_closed(const struct tcp_links *l, int peer, const char *call,
 {
 	int left = peer == l->left;
 	snprintf(w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring connection (%s "
-		 "neighbour), during tcp %s '%s' (the process died or failed)", peer,
+		 "neighbour), during %s '%s' (the process died or failed)", peer,
 		 left ? l->left_host : l->right_host, err_no ? strerror(err_no) : "connection closed",
 		 left ? "left" : "right", call, w->what);
 	return HVD_ERR_COMM;

@@ -11,16 +11,10 @@
 /* One rank: its vote is the MIN. */
 static int alone_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w) { return 0; }
 
-static int alone_test(void *ctx, int *done, const struct comm_wait *w)
-{
-	*done = 1;
-	return 0;
-}
-
 static void alone_close(void *ctx, int clean) { }
 
 static const struct vote_ops alone_ops = {
-	.name = "one rank", .start = alone_start, .test = alone_test, .close = alone_close,
+	.name = "one rank", .start = alone_start, .test = comm_done_test, .close = alone_close,
 };
 
 static int one_node(const struct vote_need *need)
