@@ -382,21 +382,22 @@ static void test_rank_failing_alone_ends_the_step_at_once(void)
 }
 
 /* An error every rank hits after the runtime started (a --data directory
- * that holds no data set; a missing one is refused before start-up):
+ * whose train.csv has a bad header; a missing directory, or one without
+ * label files, is refused before start-up):
  * every rank ends the step, and srun's stderr still shows the reason
  * (the first rank's line). */
 static void test_error_on_every_rank_is_shown_and_ends_the_step(void)
 {
 	char cmd[1024];
 	struct test_proc p;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p no-data && echo x > no-data/readme && "
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p no-data && echo path,x > no-data/train.csv && "
 		 "srun -n 2 ./chexnet train --data no-data " SMALL " --steps 2 --quiet --out e",
 		 test_tmpdir());
 	if (make_data(40, 64, 36) || sh(cmd, 60, &p))
 		return;
 	CHECK_MSG(p.exit_code != 0, "exit %d: %.900s", p.exit_code, p.err);
 	CHECK_CONTAINS(p.err, "hvd: start-up: 2 ranks");
-	CHECK_CONTAINS(p.err, "'no-data");
+	CHECK_CONTAINS(p.err, "'no-data/train.csv' line 1: header has 2 fields");
 	CHECK_CONTAINS(p.err, "srun: Job step aborted");
 	test_proc_free(&p);
 }
