@@ -15,17 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "multinode_sh.h"
 #include "runner.h"
 
 /* No transport settings for OpenMPI: whatever the caller's environment
  * says about btl/oob/pml/interfaces is dropped. */
 #define NO_MCA "for v in $(env | grep -oE '^OMPI_MCA_[a-z_]*(btl|oob|pml|if_)[a-z_]*'); do unset $v; done; "
 
-/* Every node plainly idle (not idle+completing, which `sinfo -t idle`
- * also lists), at most 60 s; prints idle=N/M. */
-#define IDLE_NODES "$(sinfo -h -N -o %%N:%%T | sort -u | grep -c ':idle$')"
-#define WAIT_IDLE "n=$(sinfo -h -N -o %%N | sort -u | wc -l); for i in $(seq 600); do " \
-	"[ " IDLE_NODES " = \"$n\" ] && break; sleep 0.1; done; echo idle=" IDLE_NODES "/$n"
+/* Every node plainly idle, at most 60 s (multinode_sh.h); prints idle=N/M. */
+#define WAIT_IDLE "wait_idle 600; echo idle=$(idle)/$n"
 
 static int count_of(const char *text, const char *needle)
 {
@@ -259,13 +257,13 @@ static int failure_run(int nodes, const char *env, const char *args, const char 
 {
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (" NO_MCA WAIT_IDLE " > /dev/null; "
-		 "env %s srun -J hvd-late-$$ -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
+		 "cd '%s' && (" NO_MCA MN_IDLE_SH "wait_idle 600; "
+		 "env %s srun " MN_LATE_JOB " -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
 		 "> out.txt 2> err.txt & s=$!; "
 		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && [ $(grep -c '^pid' out.txt) = %d ] "
 		 "&& break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
-		 "if ! grep -q '^step 20$' out.txt && kill -0 $s 2> /dev/null; then echo not_started=1; "
-		 "sinfo -N; squeue; scancel -n hvd-late-$$; fi; "
+		 "if ! grep -q '^step 20$' out.txt && kill -0 $s 2> /dev/null; then "
+		 MN_CANCEL_LATE_SH "fi; "
 		 "pid_of() { awk -v r=$1 '$1 == \"pid\" && $4 == r {print $2}' out.txt; }; "
 		 "t0=$(date +%%s%%N); grep -q '^step 20$' out.txt && { %s; }; wait $s; rc=$?; "
 		 "t1=$(date +%%s%%N); %s; "

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ckpt_compare.h"
+#include "multinode_sh.h"
 #include "runner.h"
 #include "train/safetensors.h"
 
@@ -144,17 +145,14 @@ static int train_with(const char *env, const char *args, const char *wait_for, i
 {
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (idle() { sinfo -h -N -o %%N:%%T | sort -u | grep -c ':idle$'; }; "
-		 "wait_idle() { for i in $(seq 900); do [ \"$(idle)\" = \"$n\" ] && break; sleep 0.1; done; }; "
-		 "n=$(sinfo -h -N -o %%N | sort -u | wc -l); wait_idle; "
-		 "env %s srun -J hvd-late-$$ -N 2 -w n1,n2 --ntasks-per-node=2 --hvd '%s/chexnet' train "
+		 "cd '%s' && (" MN_IDLE_SH "wait_idle 900; "
+		 "env %s srun " MN_LATE_JOB " -N 2 -w n1,n2 --ntasks-per-node=2 --hvd '%s/chexnet' train "
 		 "--data shards %s 2> err.txt & s=$!; "
 		 "ready() { [ -z '%s' ] || grep -q '%s' err.txt && { [ %d = 0 ] || "
 		 "[ -f ck/last/model.safetensors ]; }; }; "
 		 "for i in $(seq 900); do ready && break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
-		 "if ! ready && kill -0 $s 2> /dev/null; then echo not_started=1; sinfo -N; squeue; "
-		 "scancel -n hvd-late-$$; fi; "
-		 "ready && { %s; }; wait $s; rc=$?; %s; cat err.txt >&2; wait_idle; "
+		 "if ! ready && kill -0 $s 2> /dev/null; then " MN_CANCEL_LATE_SH "fi; "
+		 "ready && { %s; }; wait $s; rc=$?; %s; cat err.txt >&2; wait_idle 900; "
 		 "sleep 1; echo left=$(pgrep -fc '^%s/chexnet train'); echo rc=$rc; "
 		 "echo idle=$(idle)/$n; sinfo -h -N -o '%%N:%%T'; squeue)",
 		 test_tmpdir(), env, test_tmpdir(), args, wait_for ? wait_for : "",
