@@ -187,7 +187,7 @@ static int stop_with(const char *sig, const char *out, struct test_proc *p)
 {
 	char cmd[4096];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (srun -n 2 -J e2e-stop-$$ ./chexnet train --data shards " SMALL
+		 "cd '%s' && (: > err.txt; srun -n 2 -J e2e-stop-$$ ./chexnet train --data shards " SMALL
 		 " --epochs 2 --progress-every 1 --out %s 2> err.txt & s=$!; "
 		 "for i in $(seq 600); do grep -q 'step 2/' err.txt && break; sleep 0.1; done; "
 		 "scancel --signal=%s -n e2e-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
@@ -286,7 +286,7 @@ static int signal_rank(const char *env, const char *sig, int victim, int save, s
 {
 	char cmd[4096];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (%s srun -n 2 '%s/chexnet' train --data shards " SMALL " --epochs 100 "
+		 "cd '%s' && (: > err.txt; %s srun -n 2 '%s/chexnet' train --data shards " SMALL " --epochs 100 "
 		 "%s --progress-every 1 --out ck 2> err.txt & s=$!; "
 		 "for i in $(seq 900); do { [ %d = 0 ] || [ -f ck/last/model.safetensors ]; } && "
 		 "grep -q 'step 5/' err.txt && break; sleep 0.1; done; "
@@ -356,7 +356,7 @@ static void test_rank_failing_alone_ends_the_step_at_once(void)
 	if (make_data(200, 64, 36))
 		return;
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (HVD_TIMEOUT_S=30 srun -n 2 '%s/chexnet' train --data shards " SMALL
+		 "cd '%s' && (: > err.txt; HVD_TIMEOUT_S=30 srun -n 2 '%s/chexnet' train --data shards " SMALL
 		 " --epochs 100 --save-every 2 --progress-every 1 --out ck 2> err.txt & s=$!; "
 		 "for i in $(seq 900); do [ -f ck/last/model.safetensors ] && grep -q 'step 3/' err.txt "
 		 "&& break; sleep 0.1; done; t0=$(date +%%s%%N); mv ck ck.away && touch ck; "
@@ -647,7 +647,7 @@ static void test_gpu_sigterm_then_resume_is_exact(void)
 	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --out whole");
 	check_runtime_library("whole", "NCCL 2.");
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (srun --hvd -n 2 --gres=gpu:2 -J gpu-stop-$$ ./chexnet train --data shards "
+		 "cd '%s' && (: > err.txt; srun --hvd -n 2 --gres=gpu:2 -J gpu-stop-$$ ./chexnet train --data shards "
 		 GPU_SMALL " --epochs 1 --progress-every 1 --out cut 2> err.txt & s=$!; "
 		 "for i in $(seq 2400); do grep -q 'step 1/' err.txt && break; sleep 0.1; done; "
 		 "scancel --signal=TERM -n gpu-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
@@ -668,7 +668,7 @@ static int gpu_signal_rank(const char *env, const char *sig, int save, struct te
 {
 	char cmd[4096];
 	snprintf(cmd, sizeof(cmd),
-		 "cd '%s' && (%s srun --hvd -n 2 --gres=gpu:2 '%s/chexnet' train --data shards "
+		 "cd '%s' && (: > err.txt; %s srun --hvd -n 2 --gres=gpu:2 '%s/chexnet' train --data shards "
 		 GPU_SMALL " --epochs 100 %s --progress-every 1 --out ck 2> err.txt & s=$!; "
 		 "for i in $(seq 2400); do { [ %d = 0 ] || [ -f ck/last/model.safetensors ]; } && "
 		 "grep -q 'step 2/' err.txt && break; sleep 0.1; done; "

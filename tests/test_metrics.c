@@ -196,7 +196,7 @@ static void test_killed_and_resumed_run_has_every_step_once(void)
 
 	if (pyenv())
 		return;
-	sh("(\"$B\"/chexnet train " OPTS " --epochs 2 --progress-every 1 --save-every 2 --out run "
+	sh("(: > err; \"$B\"/chexnet train " OPTS " --epochs 2 --progress-every 1 --save-every 2 --out run "
 	   "2> err & pid=$!; until grep -q 'epoch 2/2 step 3/' err; do sleep 0.02; done; "
 	   "kill -9 $pid; wait $pid; echo killed $?)", 120, &p);
 	CHECK_CONTAINS(p.out, "killed 137");

@@ -258,7 +258,7 @@ static int failure_run(int nodes, const char *env, const char *args, const char 
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && (" NO_MCA MN_IDLE_SH "wait_idle 600; "
-		 "env %s srun " MN_LATE_JOB " -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
+		 ": > out.txt; : > err.txt; env %s srun " MN_LATE_JOB " -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
 		 "> out.txt 2> err.txt & s=$!; "
 		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && [ $(grep -c '^pid' out.txt) = %d ] "
 		 "&& break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "

@@ -334,7 +334,7 @@ static int signal_run(const char *env, const char *sig, int rank, int timeout_s,
 {
 	char *cmd = NULL;
 	int rc = asprintf(&cmd,
-		"cd '%s' && (" RT_ENV "%s srun -n 4 '%s/hvd-rt-test' loop > out.txt 2> err.txt & s=$!; "
+		"cd '%s' && (: > out.txt; : > err.txt; " RT_ENV "%s srun -n 4 '%s/hvd-rt-test' loop > out.txt 2> err.txt & s=$!; "
 		"for i in $(seq 300); do [ \"$(grep -c '^pid' out.txt)\" = 4 ] && break; sleep 0.1; done; "
 		"t0=$(date +%%s%%N); kill -%s $(awk '$4 == %d {print $2}' out.txt); wait $s; rc=$?; "
 		"t1=$(date +%%s%%N); cat err.txt >&2; sleep 1; "
