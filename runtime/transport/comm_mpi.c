@@ -8,6 +8,11 @@
  * costs no pass of its own), and sends the result to every rank. Every
  * element is summed once, by its owner, in rank order: every rank gets
  * the same bits, whatever the count.
+ * MPI starts (comm_mpi_init) before the bootstrap's host exchange, which
+ * is so the fence that keeps every rank from sending while another is
+ * still in MPI_Init_thread: Open MPI 4.1.4 crashed there (a call through
+ * a NULL active-message callback in btl/tcp, in MPI_Init's last wait),
+ * 2 runs in 60 on the busy multi-node test cluster.
  * What it does not do: MPI_Abort (it kills the step without our message)
  * or MPI_Finalize after a failure (a dead peer would make it hang).
  */
@@ -36,18 +41,13 @@ struct mpi_ctx {
 	MPI_Request *req;       /* 2 (size - 1) */
 };
 
-static const char *mpi_error_text(int rc, char *buf)
-{
-	int len = 0;
-	if (MPI_Error_string(rc, buf, &len) != MPI_SUCCESS)
-		snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
-	return buf;
-}
-
 int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc)
 {
 	char text[MPI_MAX_ERROR_STRING];
-	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, mpi_error_text(rc, text));
+	int len = 0;
+	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof(text), "MPI error %d", rc);
+	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, text);
 	return HVD_ERR_COMM;
 }
 
@@ -269,9 +269,8 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 
 static int mpi_barrier(void *vctx, const struct comm_wait *w)
 {
-	struct mpi_ctx *ctx = vctx;
 	MPI_Request req;
-	return mpi_wait(MPI_Ibarrier(ctx->comm, &req), &req, w, "MPI_Ibarrier");
+	return mpi_wait(MPI_Ibarrier(((struct mpi_ctx *)vctx)->comm, &req), &req, w, "MPI_Ibarrier");
 }
 
 static void mpi_finalize(void *vctx, int clean)
@@ -325,26 +324,28 @@ static const struct comm_ops mpi_ops = {
  * A value the user set wins; MPICH ignores the variable. */
 #define LIBNBC_IALLREDUCE "OMPI_MCA_coll_libnbc_iallreduce_algorithm"
 
-int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
+int comm_mpi_init(int size, char *err, size_t errlen)
 {
 	int inited = 0, provided = 0;
-	MPI_Initialized(&inited);
-	if (!inited && size > 1 && !(size & (size - 1)))
+	if (MPI_Initialized(&inited) == MPI_SUCCESS && inited)
+		return 0;
+	if (size > 1 && !(size & (size - 1)))
 		setenv(LIBNBC_IALLREDUCE, "3", 0);
-	if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-		snprintf(err, errlen, "hvd: MPI_Init_thread: 'MPI_THREAD_SERIALIZED': failed");
-		return HVD_ERR_COMM;
-	}
-	if (inited)
-		MPI_Query_thread(&provided);
+	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS)
+		return 0;
+	snprintf(err, errlen, "hvd: MPI_Init_thread: 'MPI_THREAD_SERIALIZED': failed");
+	return HVD_ERR_COMM;
+}
+
+int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
+{
+	int provided = 0;
+	MPI_Query_thread(&provided);
 	if (provided < MPI_THREAD_SERIALIZED) {
 		snprintf(err, errlen, "hvd: MPI_Init_thread: 'thread level %d': the engine thread "
 			 "needs MPI_THREAD_SERIALIZED", provided);
 		return HVD_ERR_COMM;
 	}
-	struct mpi_ctx *ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
-		return HVD_ERR_NOMEM;
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	int mrank = -1, msize = -1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &mrank);
@@ -352,10 +353,10 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	if (mrank != rank || msize != size) {
 		snprintf(err, errlen, "hvd: MPI_COMM_WORLD: 'rank %d of %d': PMIx said rank %d of %d",
 			 mrank, msize, rank, size);
-		free(ctx);
 		return HVD_ERR_BOOTSTRAP;
 	}
-	if (!(ctx->req = calloc(2 * (size_t)size, sizeof(*ctx->req)))) {
+	struct mpi_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx || !(ctx->req = calloc(2 * (size_t)size, sizeof(*ctx->req)))) {
 		free(ctx);
 		return HVD_ERR_NOMEM;
 	}
