@@ -417,6 +417,40 @@ static void test_short_cut_is_survived(void)
 	test_proc_free(&p);
 }
 
+/* `hvd-rt-test survive F` on 2 nodes x 2, timed: rank 1 exits 3 right
+ * after PMIx_Init (F=1: after PMIx_Finalize too). */
+static void survive_run(int finalize, struct test_proc *p)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && " NO_MCA "t0=$(date +%%s%%N); srun -N 2 -w n1,n2 "
+		 "--ntasks-per-node=2 ./hvd-rt-test survive %d; rc=$?; "
+		 "echo rc=$rc elapsed=$(( ($(date +%%s%%N) - t0) / 1000000 ))", test_tmpdir(), finalize);
+	CHECK(test_run(cmd, 60, p) == 0);
+}
+
+/* What a lost rank leaves the others under srun --mpi=pmix (Slurm
+ * 22.05): a PMIx client that ends without PMIx_Finalize gets the whole
+ * step killed about 1 s later, SIGKILL with no SIGTERM first (-K0 or
+ * not): no time to save anything. Ranks that called PMIx_Finalize after
+ * start-up outlive it, and srun ends with the lost rank's status. */
+static void test_peers_outlive_a_lost_rank_only_after_pmix_finalize(void)
+{
+	struct test_proc p;
+	copy_test_program();
+	survive_run(0, &p);
+	long ms = field(p.out, "elapsed=");
+	CHECK_MSG(field(p.out, "rc=") == 137 && count_of(p.out, "alive ") == 0 && ms < 4000,
+		  "without PMIx_Finalize the step is killed within 4 s: %s %.600s", p.out, p.err);
+	int termed = count_of(p.out, "sigterm ");
+	test_proc_free(&p);
+	survive_run(1, &p);
+	CHECK_MSG(field(p.out, "rc=") == 3 && count_of(p.out, "alive ") == 3,
+		  "after PMIx_Finalize the 3 others live on: %s %.600s", p.out, p.err);
+	printf("  measured: a rank lost without PMIx_Finalize: step killed %ld ms later, %d of 3 "
+	       "others saw a SIGTERM first; after PMIx_Finalize 3 of 3 lived on\n", ms, termed);
+	test_proc_free(&p);
+}
+
 const struct test_case multinode_runtime_tests[] = {
 	{ "two_nodes_know_their_layout", test_two_nodes_know_their_layout },
 	{ "three_nodes_know_their_layout", test_three_nodes_know_their_layout },
@@ -435,5 +469,7 @@ const struct test_case multinode_failure_tests[] = {
 	{ "cut_node_is_named_whole_when_one_rank_was_behind",
 	  test_cut_node_is_named_whole_when_one_rank_was_behind },
 	{ "short_cut_is_survived", test_short_cut_is_survived },
+	{ "peers_outlive_a_lost_rank_only_after_pmix_finalize",
+	  test_peers_outlive_a_lost_rank_only_after_pmix_finalize },
 	{ 0 }
 };

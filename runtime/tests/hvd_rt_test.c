@@ -43,6 +43,9 @@
  *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
+ *   survive F  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1; rank 1
+ *              exits 3 at once, the others print `alive R` after 4 s (does
+ *              Slurm let ranks outlive a peer? issue of the lost node)
  * For the control-plane attack tests (tests/slurm/attack.sh):
  *   HVD_RT_TEST_HOLD=P   rank 0 writes its pid to P.pid0 and starts; every
  *                        other rank waits for the file P.go before hvd_init
@@ -56,6 +59,7 @@
  * the list (a descheduled rank on a loaded machine); rank 0 never waits.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdint.h>
 #include <dirent.h>
 #include <stdio.h>
@@ -67,6 +71,7 @@
 #include "../core/dtype.h"
 #include "../engine/runtime.h"
 #include "hvd.h"
+#include <pmix.h>
 
 static int abort_job_on_failure; /* HVD_RT_TEST_ABORT=1: hvd_abort_job after a failure */
 
@@ -751,6 +756,42 @@ static void rendezvous(const char *var, int rank, int before_init)
 	wait_for(path);
 }
 
+static volatile sig_atomic_t got_term;
+
+static void on_term(int sig)
+{
+	got_term = 1;
+}
+
+/* PMIx alone (no libhvd): rank 1 exits 3 right after PMIx_Init (and
+ * PMIx_Finalize with finalize). The others print `alive R` 4 s later,
+ * or, on a SIGTERM, `sigterm R at MS` and wait up to 30 s for the
+ * SIGKILL that follows it (how long Slurm leaves a rank to save). */
+static int run_survive(int finalize)
+{
+	pmix_proc_t me;
+	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
+		return fail("PMIx_Init");
+	if (finalize)
+		PMIx_Finalize(NULL, 0);
+	signal(SIGTERM, on_term);
+	printf("pid %d rank %u\n", (int)getpid(), me.rank);
+	fflush(stdout);
+	if (me.rank == 1)
+		_exit(3);
+	double t0 = now_s();
+	for (int said = 0; now_s() - t0 < (got_term ? 30 : 4); usleep(10000))
+		if (got_term && !said++) {
+			printf("sigterm %u at %.0f ms\n", me.rank, (now_s() - t0) * 1e3);
+			fflush(stdout);
+		}
+	if (!got_term)
+		printf("alive %u\n", me.rank);
+	if (!finalize)
+		PMIx_Finalize(NULL, 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "init";
@@ -758,6 +799,8 @@ int main(int argc, char **argv)
 	abort_job_on_failure = abort_env && !strcmp(abort_env, "1");
 	const char *procid = getenv("SLURM_PROCID");
 	rendezvous("HVD_RT_TEST_HOLD", procid ? atoi(procid) : 0, 1);
+	if (!strcmp(mode, "survive"))
+		return run_survive(argc > 2 && atoi(argv[2]) == 1);
 	if (hvd_init())
 		return fail("hvd_init");
 	rendezvous("HVD_RT_TEST_PAUSE", hvd_rank(), 0);
