@@ -258,7 +258,8 @@ static int failure_run(int nodes, const char *env, const char *args, const char 
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && (" NO_MCA MN_IDLE_SH "wait_idle 600; "
-		 ": > out.txt; : > err.txt; env %s srun " MN_LATE_JOB " -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
+		 ": > out.txt; : > err.txt; "
+		 "env %s srun " MN_LATE_JOB " -N %d -w 'n[1-%d]' --ntasks-per-node=2 ./hvd-rt-test %s "
 		 "> out.txt 2> err.txt & s=$!; "
 		 "for i in $(seq 600); do grep -q '^step 20$' out.txt && [ $(grep -c '^pid' out.txt) = %d ] "
 		 "&& break; kill -0 $s 2> /dev/null || break; sleep 0.1; done; "
@@ -417,17 +418,6 @@ static void test_short_cut_is_survived(void)
 	test_proc_free(&p);
 }
 
-/* `hvd-rt-test survive F` on 2 nodes x 2, timed: rank 1 exits 3 right
- * after PMIx_Init (F=1: after PMIx_Finalize too). */
-static void survive_run(int finalize, struct test_proc *p)
-{
-	char cmd[2048];
-	snprintf(cmd, sizeof(cmd), "cd '%s' && " NO_MCA "t0=$(date +%%s%%N); srun -N 2 -w n1,n2 "
-		 "--ntasks-per-node=2 ./hvd-rt-test survive %d; rc=$?; "
-		 "echo rc=$rc elapsed=$(( ($(date +%%s%%N) - t0) / 1000000 ))", test_tmpdir(), finalize);
-	CHECK(test_run(cmd, 60, p) == 0);
-}
-
 /* What a lost rank leaves the others under srun --mpi=pmix (Slurm
  * 22.05): a PMIx client that ends without PMIx_Finalize gets the whole
  * step killed about 1 s later, SIGKILL with no SIGTERM first (-K0 or
@@ -436,18 +426,20 @@ static void survive_run(int finalize, struct test_proc *p)
 static void test_peers_outlive_a_lost_rank_only_after_pmix_finalize(void)
 {
 	struct test_proc p;
+	const char *where = "-N 2 -w n1,n2 --ntasks-per-node=2";
 	copy_test_program();
-	survive_run(0, &p);
-	long ms = field(p.out, "elapsed=");
-	CHECK_MSG(field(p.out, "rc=") == 137 && count_of(p.out, "alive ") == 0 && ms < 4000,
-		  "without PMIx_Finalize the step is killed within 4 s: %s %.600s", p.out, p.err);
+	CHECK(run_rt(0, "", where, "survive 0", 60, &p) == 0);
+	long ms = (long)(p.seconds * 1000);
+	CHECK_MSG(p.exit_code == 137 && count_of(p.out, "alive ") == 0 && ms < 4000,
+		  "without PMIx_Finalize the step is killed within 4 s: exit %d after %ld ms: %s %.600s",
+		  p.exit_code, ms, p.out, p.err);
 	int termed = count_of(p.out, "sigterm ");
 	test_proc_free(&p);
-	survive_run(1, &p);
-	CHECK_MSG(field(p.out, "rc=") == 3 && count_of(p.out, "alive ") == 3,
-		  "after PMIx_Finalize the 3 others live on: %s %.600s", p.out, p.err);
-	printf("  measured: a rank lost without PMIx_Finalize: step killed %ld ms later, %d of 3 "
-	       "others saw a SIGTERM first; after PMIx_Finalize 3 of 3 lived on\n", ms, termed);
+	CHECK(run_rt(0, "", where, "survive 1", 60, &p) == 0);
+	CHECK_MSG(p.exit_code == 3 && count_of(p.out, "alive ") == 3,
+		  "after PMIx_Finalize the 3 others live on: exit %d: %s %.600s", p.exit_code, p.out, p.err);
+	printf("  measured: a rank lost without PMIx_Finalize: srun ended %ld ms after its start, %d "
+	       "of 3 others saw a SIGTERM first; after PMIx_Finalize 3 of 3 lived on\n", ms, termed);
 	test_proc_free(&p);
 }
 

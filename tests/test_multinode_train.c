@@ -146,7 +146,8 @@ static int train_with(const char *env, const char *args, const char *wait_for, i
 	char cmd[8192];
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && (" MN_IDLE_SH "wait_idle 900; "
-		 ": > err.txt; env %s srun " MN_LATE_JOB " -N 2 -w n1,n2 --ntasks-per-node=2 --hvd '%s/chexnet' train "
+		 ": > err.txt; "
+		 "env %s srun " MN_LATE_JOB " -N 2 -w n1,n2 --ntasks-per-node=2 --hvd '%s/chexnet' train "
 		 "--data shards %s 2> err.txt & s=$!; "
 		 "ready() { [ -z '%s' ] || grep -q '%s' err.txt && { [ %d = 0 ] || "
 		 "[ -f ck/last/model.safetensors ]; }; }; "
