@@ -44,8 +44,8 @@
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
  *   survive F  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1; rank 1
- *              exits 3 at once, the others print `alive R` after 4 s (does
- *              Slurm let ranks outlive a peer? issue of the lost node)
+ *              exits 3 at once, the others print `alive R` after 4 s, or
+ *              `sigterm R at MS` if one comes (docs/lost-rank.md)
  * For the control-plane attack tests (tests/slurm/attack.sh):
  *   HVD_RT_TEST_HOLD=P   rank 0 writes its pid to P.pid0 and starts; every
  *                        other rank waits for the file P.go before hvd_init
@@ -68,10 +68,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pmix.h>
+
 #include "../core/dtype.h"
 #include "../engine/runtime.h"
 #include "hvd.h"
-#include <pmix.h>
 
 static int abort_job_on_failure; /* HVD_RT_TEST_ABORT=1: hvd_abort_job after a failure */
 

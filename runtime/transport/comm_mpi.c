@@ -10,9 +10,8 @@
  * the same bits, whatever the count.
  * MPI starts (comm_mpi_init) before the bootstrap's host exchange, which
  * is so the fence that keeps every rank from sending while another is
- * still in MPI_Init_thread: Open MPI 4.1.4 crashed there (a call through
- * a NULL active-message callback in btl/tcp, in MPI_Init's last wait),
- * 2 runs in 60 on the busy multi-node test cluster.
+ * still in MPI_Init_thread: Open MPI 4.1.4 crashes there (a call through
+ * a NULL active-message callback in btl/tcp, in MPI_Init's last wait).
  * What it does not do: MPI_Abort (it kills the step without our message)
  * or MPI_Finalize after a failure (a dead peer would make it hang).
  */
