@@ -46,6 +46,7 @@ extern const struct test_case checkpoint_tests[];
 extern const struct test_case run_record_tests[];
 extern const struct test_case metrics_tests[];
 extern const struct test_case diverge_tests[];
+extern const struct test_case survivors_tests[];
 extern const struct test_case stop_anywhere_tests[];
 extern const struct test_case checkpoint_nfs_tests[];
 extern const struct test_case malformed_tests[];
@@ -128,6 +129,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-cam", cam_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-survivors", survivors_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-stop", stop_anywhere_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-stop-wait", stop_wait_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-checkpoint-nfs", checkpoint_nfs_tests, TEST_NEEDS_NOTHING, 900, 0 },

@@ -258,7 +258,9 @@ static char **gather_hosts(int world)
 
 int run_dir_record(const struct train_config *c, const struct session *session,
 		   const struct run_settings *now,
-		   const struct run_change *changes, int change_count, int epoch, long step)
+		   const struct run_change *changes, int change_count,
+		   const struct run_record_pair *membership, int membership_count, int epoch,
+		   long step)
 {
 	int world = dist_size();
 	char **hosts = gather_hosts(world), start[32];
@@ -289,6 +291,7 @@ int run_dir_record(const struct train_config *c, const struct session *session,
 		.start_time = start, .argc = argc, .argv = argv, .settings = now,
 		.versions = versions, .version_count = 5, .hosts = hosts, .host_count = world,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
+		.membership = membership, .membership_count = membership_count,
 	};
 	s.files = run_files_written(c, &s.file_count);
 	char path[4200];

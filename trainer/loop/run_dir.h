@@ -14,6 +14,7 @@
 
 #include "loop/config.h"
 #include "loop/session.h"
+#include "train/run_record.h"
 #include "train/run_settings.h"
 
 /* This session's settings (every rank; world: the rank count). 0 or -1
@@ -36,11 +37,14 @@ int run_dir_compare(const struct train_config *c, const char *checkpoint,
 int run_dir_check_record(const struct train_config *c, int loud);
 
 /* Rank 0: OUT/run.json for a new run, or the resumed session appended
- * (epoch, step: where it resumed; a run without run.json gets a new one).
+ * (epoch, step: where it resumed; membership: what a lost peer changed,
+ * may be none; a run without run.json gets a new one).
  * Collective (the hosts are gathered). 0 or -1 (printed). */
 int run_dir_record(const struct train_config *c, const struct session *s,
 		   const struct run_settings *now,
-		   const struct run_change *changes, int change_count, int epoch, long step);
+		   const struct run_change *changes, int change_count,
+		   const struct run_record_pair *membership, int membership_count, int epoch,
+		   long step);
 
 /* Rank 0: OUT/run.json's end record for this session's exit status
  * (0 finished, CHEXNET_EXIT_PREEMPTED stopped by signal sig, else

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "eval/auroc.h"
 #include "train/checkpoint.h"
@@ -54,6 +55,8 @@
 #include "loop/run_files.h"
 #include "loop/last_error.h"
 #include "loop/run_metrics.h"
+#include "loop/survivors.h"
+#include "train/peer_lost.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 
@@ -78,6 +81,11 @@ struct trainer {
 	int recorded;               /* run.json written by this session */
 	int best_epoch;             /* 1-based, of best/ (0: none yet) */
 	long steps_per_epoch;       /* optimizer steps */
+	int wrote_lost;             /* this survivor wrote OUT/last after a lost peer */
+	struct survivors_saved lost;   /* --resume after a lost peer: what was lost */
+	struct run_record_pair membership[6];  /* run.json's record of it */
+	char membership_text[3][32];
+	int membership_count;
 };
 
 static int dist_failed(void)
@@ -278,14 +286,12 @@ static int finite_model(const struct trainer *t)
 	return 0;
 }
 
-/* Rank 0 writes OUT/name (call average_bn_state first on every rank). */
-static int save(struct trainer *t, const char *name)
+/* This rank writes OUT/name. */
+static int save_here(struct trainer *t, const char *name)
 {
 	char dir[4096];
 	struct trainer_error err = { "" };
 
-	if (!t->c.out || t->rank != 0)
-		return 0;
 	snprintf(dir, sizeof(dir), "%s/%s", t->c.out, name);
 	if (checkpoint_save_run(dir, &t->s.model, &t->optim, &t->sched, &t->state, &t->settings,
 				&err)) {
@@ -293,6 +299,12 @@ static int save(struct trainer *t, const char *name)
 		return -1;
 	}
 	return 0;
+}
+
+/* Rank 0 writes OUT/name (call average_bn_state first on every rank). */
+static int save(struct trainer *t, const char *name)
+{
+	return t->c.out && t->rank == 0 ? save_here(t, name) : 0;
 }
 
 /* --steps N: the run ends once `total` optimizer steps are done. */
@@ -436,6 +448,58 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 	return save(t, "last");
 }
 
+/* A global batch other than the checkpoint's (fewer ranks after a lost
+ * node, --allow-changes): the step within the epoch is moved to about
+ * the same share of the epoch's images, rounded down (some images of the
+ * epoch are seen twice rather than none skipped). */
+static void resume_position(struct trainer *t)
+{
+	long now = t->c.session.batch * t->accumulate * t->world;
+
+	for (int i = 0; i < t->change_count; i++) {
+		if (strcmp(t->changes[i].key, "global_batch") != 0)
+			continue;
+		long was = strtol(t->changes[i].old_value, NULL, 10), step = t->state.step;
+		if (was <= 0 || now <= 0 || step == 0)
+			return;
+		t->state.step = step * was / now;
+		if (t->rank == 0)
+			fprintf(stderr, "chexnet: --resume: global batch %ld -> %ld: step %ld of the epoch "
+				"becomes step %ld (%ld images in, %ld of them seen again)\n", was, now, step,
+				t->state.step, step * was, step * was - t->state.step * now);
+		return;
+	}
+}
+
+/* --resume after a lost peer (DIR/.survivors/saved at the checkpoint's
+ * position): the membership change, for run.json and the log. */
+static int resume_membership(struct trainer *t, const char *checkpoint)
+{
+	struct survivors_saved *s = &t->lost;
+	int rc = survivors_read_saved(t->c.resume, s);
+
+	if (rc <= 0 || s->epoch != t->state.epoch || s->step != t->state.step)
+		return rc < 0 ? -1 : 0;
+	snprintf(t->membership_text[0], 32, "%d -> %d", s->ranks, t->world);
+	snprintf(t->membership_text[1], 32, "%d -> %d", s->accumulate, t->accumulate);
+	snprintf(t->membership_text[2], 32, "%ld", (long)s->ranks * s->accumulate -
+		 (long)t->world * t->accumulate);
+	struct run_record_pair m[] = {
+		{ "time", s->time }, { "lost", s->who }, { "hosts", s->hosts },
+		{ "ranks", t->membership_text[0] }, { "accumulate", t->membership_text[1] },
+		{ "steps_lost", "0" },
+	};
+	memcpy(t->membership, m, sizeof(m));
+	t->membership_count = 6;
+	if (t->rank == 0)
+		fprintf(stderr, "chexnet: --resume: after the loss of %s at %s: %d ranks x %d -> %d "
+			"ranks x %d micro-batches per step (%s), no completed step lost (%s)\n", s->who,
+			s->time, s->ranks, s->accumulate, t->world, t->accumulate,
+			strcmp(t->membership_text[2], "0") ? "another global batch" : "the same global batch",
+			checkpoint);
+	return 0;
+}
+
 /* --resume DIR: DIR/last's model, optimizer, schedule and position. */
 static int resume(struct trainer *t, struct trainer_error *err)
 {
@@ -452,6 +516,9 @@ static int resume(struct trainer *t, struct trainer_error *err)
 	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
 	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
 		return -1;
+	if (resume_membership(t, dir))
+		return -1;
+	resume_position(t);
 	if (t->rank == 0 && t->c.progress != PROGRESS_QUIET)
 		fprintf(stderr, "chexnet: resuming from %s: epoch %d, step %ld\n", dir,
 			t->state.epoch + 1, t->state.step);
@@ -510,6 +577,11 @@ static int trainer_setup(struct trainer *t, const struct train_config *c)
 	rng_seed(&t->state.rng, c->session.seed);
 	if (c->resume && (resume(t, &err) || train_gpu_load_moments(&t->gpu, &t->optim)))
 		goto fail;
+	if (t->rank == 0 && c->out && survivors_reset(c->out)) {
+		fprintf(stderr, "chexnet: --out: '%s/" SURVIVORS_DIR "': cannot clear: %s\n", c->out,
+			strerror(errno));
+		return -1;
+	}
 	if (broadcast_model(t, &err))
 		goto fail;
 	if (t->rank == 0 && c->out && mkdir(c->out, 0755) != 0 && errno != EEXIST) {
@@ -531,11 +603,12 @@ static int trainer_record(struct trainer *t, const struct source *train)
 	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
 	long at = t->c.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
 	if (t->rank == 0 && t->c.out &&
-	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at))
+	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at,
+			     t->world))
 		return -1;
 	t->best_epoch = t->metrics.best_epoch;
-	if (run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->state.epoch,
-			   t->state.step))
+	if (run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->membership,
+			   t->membership_count, t->state.epoch, t->state.step))
 		return -1;
 	t->recorded = 1;
 	return 0;
@@ -567,6 +640,77 @@ static int stopped_report(struct trainer *t, int in_validation)
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
+/* This rank's own parameters, moments and BN statistics on the host
+ * (no collective: the peers are gone). */
+static int own_state(struct trainer *t)
+{
+	struct trainer_error err = { "" };
+
+	if (train_gpu_to_host(&t->gpu, &t->optim))
+		return -1;
+	if (t->s.ops->store_state(t->s.backend, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	return finite_model(t);
+}
+
+/* The chosen survivor: OUT/last at its completed step (the next
+ * epoch's start, validation first, when the epoch's steps were all done),
+ * run.json's end, then OUT/.survivors/saved. */
+static int write_for_survivors(struct trainer *t, const struct peer_lost *lost)
+{
+	char line[2048];
+
+	if (t->state.step == t->steps_per_epoch) {
+		t->state.epoch++;
+		t->state.step = 0;
+		t->state.validate_first = 1;
+	}
+	if (own_state(t) || save_here(t, "last"))
+		return -1;
+	snprintf(line, sizeof(line), "peer lost: %s: OUT/last holds epoch %d, step %ld (written by "
+		 "rank %d of %d): no completed step is lost", lost->who, t->state.epoch + 1,
+		 t->state.step, t->rank, t->world);
+	t->wrote_lost = 1;
+	if (t->recorded && run_dir_end(&t->c, CHEXNET_EXIT_PEER_LOST, 0, line,
+				       t->state.epoch * t->steps_per_epoch + t->state.step,
+				       t->best_epoch, t->state.best_val_loss))
+		return -1;
+	char saved[2048], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	snprintf(saved, sizeof(saved), "time=%s hosts=%s ranks=%d accumulate=%d epoch=%d step=%ld "
+		 "writer=%d who=%s", when, lost->hosts, t->world, t->accumulate, t->state.epoch,
+		 t->state.step, t->rank, lost->who);
+	if (survivors_mark_saved(t->c.out, saved))
+		return -1;
+	fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
+		CHEXNET_EXIT_PEER_LOST, lost->hosts, t->c.out);
+	return 0;
+}
+
+/* Training steps broken by a lost peer (train/peer_lost.h): the
+ * survivors agree which of them holds the most completed steps and it
+ * writes OUT/last (loop/survivors.h); every survivor exits
+ * CHEXNET_EXIT_PEER_LOST. Any other failure: 1. */
+static int survive_lost_peer(struct trainer *t)
+{
+	struct peer_lost lost;
+	int writer;
+	long steps, done = t->state.epoch * t->steps_per_epoch + t->state.step;
+
+	if (t->world < 2 || !t->c.out || !peer_lost_parse(dist_error(), &lost) ||
+	    lost.count >= t->world)
+		return 1;
+	if (survivors_choose(t->c.out, t->rank, t->world - lost.count, done, &writer, &steps))
+		return 1;
+	if (writer == t->rank)
+		return write_for_survivors(t, &lost) ? 1 : CHEXNET_EXIT_PEER_LOST;
+	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
+}
+
 /* The epochs; returns the exit status. */
 static int train_epochs(struct trainer *t, struct source *train, struct source *val,
 			struct evaluation *ev, int *trained)
@@ -584,7 +728,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 		enum epoch_result r = train_epoch(t, train, epoch, first);
 		*trained = 1;
 		if (r == EPOCH_FAILED)
-			return 1;
+			return survive_lost_peer(t);
 		if (r == EPOCH_STOPPED)
 			return stopped(t);
 		int end = end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev);
@@ -648,7 +792,7 @@ int train_run(const struct train_config *c)
 						   : "the validation split, last epoch", &ev);
 		}
 	}
-	if (t.recorded && t.rank == 0 &&
+	if (t.recorded && t.rank == 0 && status != CHEXNET_EXIT_PEER_LOST &&
 	    run_dir_end(c, status, stop_signal_received(), last_error(),
 			t.state.epoch * t.steps_per_epoch + t.state.step, t.best_epoch,
 			t.state.best_val_loss) && status == 0)

@@ -25,7 +25,7 @@ static const char *const top_keys[] = { "format", "start_time", "command_line", 
 static const char *const end_keys[] = { "end_time", "outcome", "reason", "steps", "best_epoch",
 					"best_metric", "best_value", NULL };
 static const char *const resume_keys[] = { "start_time", "command_line", "epoch", "step",
-					   "changes", NULL };
+					   "changes", "membership", NULL };
 
 static cJSON *string_array(char **v, int n)
 {
@@ -71,6 +71,11 @@ static cJSON *resume_object(const struct run_session *s)
 	cJSON_AddNumberToObject(o, "epoch", s->epoch);
 	cJSON_AddNumberToObject(o, "step", (double)s->step);
 	cJSON_AddItemToObject(o, "changes", changes_object(s));
+	if (s->membership_count) {
+		cJSON *m = cJSON_AddObjectToObject(o, "membership");
+		for (int i = 0; m && i < s->membership_count; i++)
+			cJSON_AddStringToObject(m, s->membership[i].name, s->membership[i].value);
+	}
 	return o;
 }
 
@@ -259,7 +264,8 @@ static int check_resume(const cJSON *r, const char *path, struct trainer_error *
 	cJSON_ArrayForEach(e, changes)
 		if (check_strings(e, 1, path, "resumes[].changes", err))
 			return -1;
-	return 0;
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "membership");
+	return m ? check_string_object(m, path, "resumes[].membership", err) : 0;
 }
 
 /* "files", when there: at most RUN_FILES_MAX plain names of the folder. */

@@ -4,7 +4,10 @@
  *    "settings": {key: value...}   (run_settings.h; numbers as numbers),
  *    "versions": {name: text...}, "hosts": [one per rank...],
  *    "resumes": [{"start_time", "command_line", "epoch", "step",
- *                 "changes": {key: [old, new]...}}...],
+ *                 "changes": {key: [old, new]...},
+ *                 "membership": {"time", "lost", "hosts", "ranks",
+ *                   "accumulate", "steps_lost": strings}  (only after a
+ *                   lost peer: chexnet-elastic's relaunch)}...],
  *    "files": [name...],   (the run's own entries of its folder: the
  *                           only ones `train` deletes or replaces; absent
  *                           in a record from before it)
@@ -46,6 +49,8 @@ struct run_session {
 	long step;
 	const struct run_change *changes;  /* resume only */
 	int change_count;
+	const struct run_record_pair *membership;  /* resume after a lost peer */
+	int membership_count;
 	const char *const *files;       /* the entries of dir this session writes */
 	int file_count;
 };

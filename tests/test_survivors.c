@@ -1,0 +1,159 @@
+/* test_survivors.c - what a runtime failure line says was lost
+ * (train/peer_lost.h), on the lines the runtime prints (runtime/README.md's
+ * table, copied from real runs), and the survivors' agreement on who writes
+ * OUT/last (loop/survivors.h) among processes that race on one folder.
+ * What it does not do: lose a node (test_multinode_train.c does).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runner.h"
+#include "loop/survivors.h"
+#include "train/peer_lost.h"
+
+static void test_lost_peers_are_read_from_the_runtimes_lines(void)
+{
+	struct peer_lost l;
+	CHECK_INT(peer_lost_parse("hvd: ranks 2,3 (host n2): 'silent for 4.1 s': no heartbeat within "
+				  "HVD_TIMEOUT_S (stopped, hung, or its network is cut) [rank 0/4 n1]", &l), 1);
+	CHECK_INT(l.count, 2);
+	CHECK_INT(l.ranks[0], 2);
+	CHECK_INT(l.ranks[1], 3);
+	CHECK_STR(l.hosts, "n2");
+	CHECK_STR(l.who, "ranks 2,3 (host n2)");
+	CHECK_INT(peer_lost_parse("hvd: rank 3 (host n2), ranks 4,5 (host gpu-07.cluster): 'silent "
+				  "for 5.1 s': no heartbeat while the other ranks waited", &l), 1);
+	CHECK_INT(l.count, 3);
+	CHECK_STR(l.hosts, "n2,gpu-07.cluster");
+	CHECK_INT(peer_lost_parse("hvd: rank 0 (host n1): 'control connection closed': the process "
+				  "died or left without hvd_shutdown [rank 2/4 n2]", &l), 1);
+	CHECK_INT(l.ranks[0], 0);
+	CHECK_STR(l.hosts, "n1");
+	CHECK_INT(peer_lost_parse("hvd: control plane: 'rank 0 (host n1)': cannot send: Broken pipe",
+				  &l), 1);
+	CHECK_STR(l.who, "rank 0 (host n1)");
+}
+
+static void test_other_failures_are_not_a_lost_peer(void)
+{
+	static const char *const lines[] = {
+		"hvd: tensor mismatch: 'grad.common' vs 'grad.x': rank 0 submitted allreduce",
+		"hvd: stalled: 'rank 1: [a, b]': these ranks did not submit within HVD_TIMEOUT_S",
+		"hvd: rank 1 (host n1) called hvd_shutdown: 'grad.x': other ranks submitted these",
+		"hvd: control plane: 'rank 3 (host n2)': message of 99 bytes: too long",
+		"chexnet: loader: 'shards': fewer training records than world size x batch",
+		"hvd: ranks 2,x (host n2): 'silent for 4.1 s': no heartbeat",
+		"hvd: ranks 2,3 (host n2: 'silent for 4.1 s': no heartbeat",
+		"hvd: rank 2 (host n2) rank 3 (host n3): 'silent for 1 s'",
+		"hvd: rank -1 (host n2): 'silent for 1 s'",
+		"", NULL,
+	};
+	struct peer_lost l;
+	for (int i = 0; lines[i] || i == 0; i++) {
+		CHECK_MSG(peer_lost_parse(lines[i], &l) == 0 && l.count == 0, "taken as lost: '%s'",
+			  lines[i] ? lines[i] : "(null)");
+		if (!lines[i])
+			break;
+	}
+	CHECK_INT(peer_lost_parse(NULL, &l), 0);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Survivors `ranks` (completed steps `steps`) choose at once, each in its
+ * own process; writers[i] gets rank i's choice, *seconds the slowest. */
+static void choose_all(const char *out, int n, const int *ranks, const long *steps, int expected,
+		       int *writers, double *seconds)
+{
+	int fds[16][2];
+	pid_t pids[16];
+	double t0 = now_s();
+	for (int i = 0; i < n; i++) {
+		if (pipe(fds[i]) != 0 || (pids[i] = fork()) < 0)
+			abort();
+		if (pids[i] == 0) {
+			int w = -1;
+			long s;
+			if (survivors_choose(out, ranks[i], expected, steps[i], &w, &s) != 0)
+				w = -2;
+			if (write(fds[i][1], &w, sizeof(w)) != sizeof(w))
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[i][1]);
+	}
+	for (int i = 0; i < n; i++) {
+		writers[i] = -3;
+		if (read(fds[i][0], &writers[i], sizeof(writers[i])) != sizeof(writers[i]))
+			writers[i] = -4;
+		close(fds[i][0]);
+		waitpid(pids[i], NULL, 0);
+	}
+	*seconds = now_s() - t0;
+}
+
+/* Ranks 0, 1 and 3 outlive rank 2; rank 3 received the last step's
+ * gradients, 0 and 1 did not: all three choose rank 3, at once. A
+ * survivor that never shows up costs SURVIVORS_WAIT_S, no more. */
+static void test_survivors_agree_on_the_most_completed_steps(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	CHECK_INT(mkdir(out, 0755), 0);
+	int ranks[] = { 0, 1, 3 }, writers[3];
+	long steps[] = { 41, 41, 42 };
+	double s;
+	choose_all(out, 3, ranks, steps, 3, writers, &s);
+	for (int i = 0; i < 3; i++)
+		CHECK_MSG(writers[i] == 3, "rank %d chose %d", ranks[i], writers[i]);
+	CHECK_MSG(s < SURVIVORS_WAIT_S, "%.2f s with every survivor there", s);
+	CHECK_INT(survivors_reset(out), 0);
+	long tie[] = { 41, 41, 41 };
+	choose_all(out, 3, ranks, tie, 3, writers, &s);
+	for (int i = 0; i < 3; i++)
+		CHECK_MSG(writers[i] == 0, "on a tie rank %d chose %d, not the lowest rank", ranks[i],
+			  writers[i]);
+	CHECK_INT(survivors_reset(out), 0);
+	choose_all(out, 2, ranks, steps, 3, writers, &s);   /* rank 3 never comes */
+	CHECK_MSG(writers[0] == 0 && writers[1] == 0, "chose %d and %d", writers[0], writers[1]);
+	CHECK_MSG(s >= SURVIVORS_WAIT_S && s < SURVIVORS_WAIT_S + 2, "%.2f s for a missing survivor", s);
+	free(out);
+}
+
+static void test_saved_summary_is_read_back_or_refused(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	CHECK_INT(mkdir(out, 0755), 0);
+	struct survivors_saved s;
+	CHECK_INT(survivors_read_saved(out, &s), 0);
+	CHECK_INT(survivors_mark_saved(out, "time=2026-11-24T23:20:48Z hosts=n2 ranks=4 accumulate=1 "
+				       "epoch=0 step=3 writer=0 who=ranks 2,3 (host n2)"), 0);
+	CHECK_INT(survivors_read_saved(out, &s), 1);
+	CHECK_STR(s.hosts, "n2");
+	CHECK_STR(s.who, "ranks 2,3 (host n2)");
+	CHECK_INT(s.ranks, 4);
+	CHECK_INT(s.step, 3);
+	CHECK_INT(survivors_wait_saved(out, 1), 0);
+	CHECK_INT(survivors_mark_saved(out, "hosts=n2 ranks=4"), 0);
+	CHECK_INT(survivors_read_saved(out, &s), -1);
+	CHECK_INT(survivors_reset(out), 0);
+	CHECK_INT(survivors_wait_saved(out, 0.2), -1);
+	free(out);
+}
+
+const struct test_case survivors_tests[] = {
+	{ "lost_peers_are_read_from_the_runtimes_lines", test_lost_peers_are_read_from_the_runtimes_lines },
+	{ "other_failures_are_not_a_lost_peer", test_other_failures_are_not_a_lost_peer },
+	{ "survivors_agree_on_the_most_completed_steps", test_survivors_agree_on_the_most_completed_steps },
+	{ "saved_summary_is_read_back_or_refused", test_saved_summary_is_read_back_or_refused },
+	{ 0 }
+};

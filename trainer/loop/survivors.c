@@ -1,0 +1,162 @@
+/* loop/survivors.c - the survivors' agreement on who writes OUT/last
+ * (survivors.h): one small file per rank, written to a temporary name,
+ * fsynced and renamed, so a reader sees all of it or nothing.
+ * What it does not do: decide that a peer was lost (train/peer_lost.h).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loop/survivors.h"
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void path_of(char *buf, size_t len, const char *out, const char *name)
+{
+	snprintf(buf, len, "%s/" SURVIVORS_DIR "%s%s", out, name ? "/" : "", name ? name : "");
+}
+
+int survivors_reset(const char *out)
+{
+	char dir[4200], file[4400];
+	path_of(dir, sizeof(dir), out, NULL);
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	for (struct dirent *e; (e = readdir(d));)
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+			unlink(file);
+		}
+	closedir(d);
+	return rmdir(dir) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+/* out/.survivors/name = text, whole or not at all. */
+static int put(const char *out, const char *name, const char *text)
+{
+	char dir[4200], tmp[4400], final[4400];
+	path_of(dir, sizeof(dir), out, NULL);
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		goto fail;
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+	snprintf(final, sizeof(final), "%s/%s", dir, name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto fail;
+	size_t len = strlen(text);
+	int ok = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
+	if (close(fd) != 0 || !ok || rename(tmp, final) != 0) {
+		unlink(tmp);
+		goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "chexnet: survivors: '%s/%s': %s\n", dir, name, strerror(errno));
+	return -1;
+}
+
+/* Every marker: the best (most steps, lowest rank) in *writer, *steps;
+ * returns how many there are. */
+static int read_markers(const char *out, int *writer, long *steps)
+{
+	char dir[4200], file[4400], text[64];
+	int n = 0;
+	path_of(dir, sizeof(dir), out, NULL);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *end;
+		long r = strtol(e->d_name, &end, 10);
+		if (end == e->d_name || *end || r < 0)
+			continue;
+		snprintf(file, sizeof(file), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(file, "re");
+		long s;
+		if (f && fgets(text, sizeof(text), f) && sscanf(text, "%ld", &s) == 1) {
+			n++;
+			if (s > *steps || (s == *steps && r < *writer))
+				*writer = (int)r, *steps = s;
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int survivors_choose(const char *out, int rank, int expected, long completed, int *writer,
+		     long *steps)
+{
+	char name[32], text[64];
+	snprintf(name, sizeof(name), "%d", rank);
+	snprintf(text, sizeof(text), "%ld\n", completed);
+	if (put(out, name, text))
+		return -1;
+	double t0 = now_s();
+	int seen;
+	do {
+		*writer = rank, *steps = completed;
+		seen = read_markers(out, writer, steps);
+		if (seen >= expected)
+			break;
+		usleep(50000);
+	} while (now_s() - t0 < SURVIVORS_WAIT_S);
+	return 0;
+}
+
+int survivors_mark_saved(const char *out, const char *summary)
+{
+	char text[2048];
+	snprintf(text, sizeof(text), "%s\n", summary);
+	return put(out, "saved", text);
+}
+
+int survivors_read_saved(const char *dir, struct survivors_saved *s)
+{
+	char path[4400], line[4096];
+	path_of(path, sizeof(path), dir, "saved");
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : (fprintf(stderr, "chexnet: survivors: '%s': %s\n", path,
+							    strerror(errno)), -1);
+	int ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	line[strcspn(line, "\n")] = '\0';
+	memset(s, 0, sizeof(*s));
+	const char *who = strstr(line, " who=");
+	ok = ok && who && strlen(who + 5) < sizeof(s->who) &&
+	     sscanf(line, "time=%31s hosts=%1023s ranks=%d accumulate=%d epoch=%d step=%ld",
+		    s->time, s->hosts, &s->ranks, &s->accumulate, &s->epoch, &s->step) == 6 &&
+	     s->ranks > 1 && s->accumulate > 0 && s->epoch >= 0 && s->step >= 0;
+	if (!ok) {
+		fprintf(stderr, "chexnet: survivors: '%s': not a summary of a lost peer\n", path);
+		return -1;
+	}
+	snprintf(s->who, sizeof(s->who), "%s", who + 5);
+	return 1;
+}
+
+int survivors_wait_saved(const char *out, double timeout_s)
+{
+	char file[4400];
+	path_of(file, sizeof(file), out, "saved");
+	for (double t0 = now_s(); now_s() - t0 < timeout_s; usleep(50000))
+		if (access(file, F_OK) == 0)
+			return 0;
+	fprintf(stderr, "chexnet: survivors: '%s': not written within %.1f s: the survivor chosen "
+		"to write OUT/last did not finish\n", file, timeout_s);
+	return -1;
+}

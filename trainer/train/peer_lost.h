@@ -1,0 +1,28 @@
+/* train/peer_lost.h - which peers a runtime failure line says were lost:
+ * the ranks and hosts named when a peer's process died or left
+ * (`'control connection closed'`, `cannot send`) or went silent
+ * (`'silent for ...`: stopped, hung, its node or network lost), in the
+ * forms runtime/README.md lists:
+ *   hvd: ranks 2,3 (host n2), rank 5 (host n3): 'silent for 4.1 s': ...
+ * What it is not: any other failure (a tensor mismatch, a rank's own
+ * error, a stall of live ranks): peer_lost_parse says 0 for those.
+ */
+#ifndef HVD_TRAINER_PEER_LOST_H
+#define HVD_TRAINER_PEER_LOST_H
+
+#define PEER_LOST_MAX 256
+/* A peer was lost, the survivors wrote OUT/last: go on without its host
+ * (--resume). EX_PROTOCOL in sysexits.h; 75 is a stop, see stop_signal.h. */
+#define CHEXNET_EXIT_PEER_LOST 76
+
+struct peer_lost {
+	int count;                  /* ranks named */
+	int ranks[PEER_LOST_MAX];
+	char hosts[1024];           /* "n2,n3": each host once, in the line's order */
+	char who[1024];             /* "ranks 2,3 (host n2)", as the line says it */
+};
+
+/* 1 when `line` names lost peers (out filled), 0 otherwise. */
+int peer_lost_parse(const char *line, struct peer_lost *out);
+
+#endif
