@@ -96,7 +96,7 @@ endif
 # report, dtype, bootstrap_decide) through the archive.
 TEST_SRCS += tests/test_runtime_units.c tests/test_runtime_control.c tests/test_runtime_attack.c tests/test_fuzz.c \
 	tests/test_runtime_slurm.c tests/test_multinode_runtime.c \
-	tests/test_multinode_train.c tests/test_env_launch.c \
+	tests/test_multinode_train.c tests/test_multinode_elastic.c tests/test_env_launch.c \
 	tests/test_env_contrib.c tests/env_launch.c
 TEST_LIBS += $(HVD_INTERNAL_LIB)
 # A program with its own timeline_open, control_stop, engine_start links

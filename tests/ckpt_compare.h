@@ -6,5 +6,7 @@
  * BN running statistics) of tmpdir/A_DIR/last and tmpdir/B_DIR/last, or -1
  * when unreadable; a count mismatch is a recorded failure. */
 double ckpt_max_rel_diff(const char *a_dir, const char *b_dir);
+/* The same over the BN running statistics (running_mean, running_var). */
+double ckpt_max_rel_diff_bn(const char *a_dir, const char *b_dir);
 
 #endif

@@ -84,6 +84,7 @@ extern const struct test_case e2e_gpu_tests[];
 extern const struct test_case multinode_runtime_tests[];
 extern const struct test_case multinode_failure_tests[];
 extern const struct test_case multinode_train_tests[];
+extern const struct test_case multinode_elastic_tests[];
 #endif
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
@@ -227,6 +228,7 @@ static const struct test_group test_groups[] = {
 	  .stress = 1 },
 	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
 	  .stress = 1 },
+	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 300, 0 },
 	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
 	  .stress = 1 },
 #ifdef HAVE_CPU_BACKEND

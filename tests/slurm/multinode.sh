@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # multinode.sh up DIR BUILD [N] | down DIR | exec DIR NODE CMD... |
-#              cut DIR NODE | restore DIR NODE | status DIR
+#              cut DIR NODE | restore DIR NODE | fail DIR NODE |
+#              revive DIR NODE | status DIR
 #
 # A Slurm cluster of N nodes (default 3) on this one machine: slurmctld and
 # munged in the root namespace, one slurmd per node in its own network, UTS
@@ -11,12 +12,15 @@
 # bridge and namespace names carry a random id and `up` refuses to start if
 # any of them, or the subnet, already exists. `down` leaves no namespace,
 # veth, bridge, mount, daemon or /dev/shm file behind, whatever state the
-# tests left.
+# tests left. `fail` is a node that dies: its link goes down first (the
+# others get no FIN or RST, as from a powered-off machine), then slurmd,
+# slurmstepd and every task in its namespace get SIGKILL. `revive` starts
+# its slurmd again and returns it to service.
 # What it does not do: cgroup plugins (task/none, proctrack/linuxproc).
 set -u
 . "$(dirname "$0")/detach.sh"
 here=$(cd "$(dirname "$0")" && pwd)
-verb=${1:?usage: multinode.sh up|down|exec|cut|restore|status DIR ...}
+verb=${1:?usage: multinode.sh up|down|exec|cut|restore|fail|revive|status DIR ...}
 dir=${2:?usage: multinode.sh VERB DIR ...}
 export SLURM_CONF="$dir/slurm.conf"
 host=$(hostname -s)
@@ -213,6 +217,22 @@ case "$verb" in
 		node=${3:?usage: multinode.sh cut|restore DIR NODE}
 		state=$([ "$verb" = cut ] && echo down || echo up)
 		ip link set "$(node_veth "$node")" "$state" || die "node '$node': no such link" ;;
+	fail)
+		load_env || die "no cluster in '$dir'"
+		node=${3:?usage: multinode.sh fail DIR NODE}
+		ip link set "$(node_veth "$node")" down || die "node '$node': no such link"
+		for p in $(ip netns pids "$(node_ns "$node")"); do kill -KILL "$p" 2>/dev/null; done ;;
+	revive)
+		load_env || die "no cluster in '$dir'"
+		node=${3:?usage: multinode.sh revive DIR NODE}
+		ip link set "$(node_veth "$node")" up || die "node '$node': no such link"
+		[ -n "$(ip netns pids "$(node_ns "$node")")" ] || start_slurmd "$node"
+		for _ in $(seq 1 100); do
+			scontrol update nodename="$node" state=resume 2>/dev/null
+			sinfo -h -n "$node" -t idle -o %N | grep -q . && exit 0
+			sleep 0.2
+		done
+		die "node '$node' not idle 20 s after its revival" ;;
 	status) load_env && sinfo -N -o '%N %t %c %z %G' && squeue ;;
 	*) die "unknown verb '$verb'" ;;
 esac
