@@ -259,7 +259,32 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 	test_proc_free(&p);
 }
 
+/* The driver refuses, naming why, what it cannot keep going: a job
+ * without --no-kill (Slurm would end it with the lost node), no --out. */
+static void test_driver_refuses_a_job_it_cannot_keep_going(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && d='%s/contrib/chexnet-elastic'; c='%s/chexnet'; "
+		 "sbatch --wait -N 1 -o a.log --wrap \"$d --hvd -- $c train --data x --out o\" > /dev/null; "
+		 "echo a=$?; printf '#!/bin/sh\\n#SBATCH --no-kill\\nexec %%s -- %%s train --data x\\n' "
+		 "\"$d\" \"$c\" > b.sh; sbatch --wait -N 1 -o b.log b.sh > /dev/null; echo b=$?; "
+		 "\"$d\" -- \"$c\" train --out o 2>&1; echo c=$?; cat a.log b.log",
+		 test_tmpdir(), test_src_dir(), test_build_dir());
+	if (sh(cmd, 60, &p))
+		return;
+	CHECK_CONTAINS(p.out, "a=2\n");
+	CHECK_CONTAINS(p.out, "not submitted with --no-kill: Slurm would end the whole job");
+	CHECK_CONTAINS(p.out, "b=2\n");
+	CHECK_CONTAINS(p.out, "chexnet train needs --out DIR");
+	CHECK_CONTAINS(p.out, "c=2\n");
+	CHECK_CONTAINS(p.out, "not inside a Slurm allocation");
+	test_proc_free(&p);
+}
+
 const struct test_case multinode_elastic_tests[] = {
+	{ "driver_refuses_a_job_it_cannot_keep_going", test_driver_refuses_a_job_it_cannot_keep_going },
 	{ "lost_node_run_goes_on_with_the_same_global_batch",
 	  test_lost_node_run_goes_on_with_the_same_global_batch },
 	{ "stopped_rank_is_left_behind_with_its_node", test_stopped_rank_is_left_behind_with_its_node },

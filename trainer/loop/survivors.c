@@ -86,8 +86,10 @@ static int read_markers(const char *out, int *writer, long *steps)
 		long s;
 		if (f && fgets(text, sizeof(text), f) && sscanf(text, "%ld", &s) == 1) {
 			n++;
-			if (s > *steps || (s == *steps && r < *writer))
-				*writer = (int)r, *steps = s;
+			if (s > *steps || (s == *steps && r < *writer)) {
+				*writer = (int)r;
+				*steps = s;
+			}
 		}
 		if (f)
 			fclose(f);

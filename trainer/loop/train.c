@@ -7,7 +7,9 @@
  * allreduce agrees on a stop request (SIGTERM, SIGUSR1) and on skipping
  * the step when any rank's fp16 gradients overflowed
  * (train/verdict.h), so every rank stops after the same step, rank 0
- * writes OUT/last and the run exits CHEXNET_EXIT_PREEMPTED (75). The loss
+ * writes OUT/last and the run exits CHEXNET_EXIT_PREEMPTED (75); after a
+ * lost peer the ranks left agree which of them writes OUT/last at the most
+ * completed steps (loop/survivors.h) and exit 76. The loss
  * stays on the backend (forward without y, loss(), backward without dy)
  * and is read and averaged over ranks only for each progress line (M3);
  * each micro-batch's successor is fetched and handed to the backend
@@ -691,7 +693,7 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost)
 	return 0;
 }
 
-/* Training steps broken by a lost peer (train/peer_lost.h): the
+/* Training or validation broken by a lost peer (train/peer_lost.h): the
  * survivors agree which of them holds the most completed steps and it
  * writes OUT/last (loop/survivors.h); every survivor exits
  * CHEXNET_EXIT_PEER_LOST. Any other failure: 1. */
@@ -720,7 +722,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 		if (rc == EVAL_STOPPED)
 			return stopped_report(t, 1);
 		if (rc)
-			return 1;
+			return survive_lost_peer(t);
 		*trained = 1;  /* the table at the end shows this validation */
 	}
 	for (int epoch = t->state.epoch; epoch < t->c.epochs; epoch++) {
@@ -735,7 +737,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 		if (end == EVAL_STOPPED)
 			return stopped_report(t, 1);
 		if (end)
-			return 1;
+			return survive_lost_peer(t);
 		if (r == EPOCH_STEPS_REACHED || steps_reached(t, t->total_steps))
 			break;
 		if (t->stop && epoch + 1 < t->c.epochs) {  /* after the last epoch: just finish */

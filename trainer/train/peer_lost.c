@@ -23,14 +23,17 @@ static const char *rank_list(const char *p, struct peer_lost *out)
 	}
 }
 
+/* host (len bytes) appended to out->hosts unless already there. */
 static int add_host(struct peer_lost *out, const char *host, size_t len)
 {
 	size_t used = strlen(out->hosts);
 	if (len == 0 || used + len + 2 > sizeof(out->hosts))
 		return -1;
-	for (const char *h = out->hosts; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] == ',')) {
-		if (strcspn(h, ",") == len && strncmp(h, host, len) == 0)
+	for (const char *h = out->hosts; *h;) {
+		size_t n = strcspn(h, ",");
+		if (n == len && strncmp(h, host, len) == 0)
 			return 0;
+		h += n + (h[n] == ',');
 	}
 	if (used)
 		out->hosts[used++] = ',';
