@@ -192,10 +192,12 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 	       field_of(p->out, "kill_to_step="), params, bn, control);
 }
 
-static void test_lost_node_run_goes_on_with_the_same_global_batch(void)
+/* n2 failed, then (a second run) rank 3 on n2 stopped: named after
+ * HVD_TIMEOUT_S, its node left out too. */
+static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(void)
 {
 	struct test_proc p;
-	char fail[1024], revive[1024];
+	char fail[1024], revive[1024], stop[2048];
 	if (make_data() || references())
 		return;
 	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "lost", "",
@@ -205,15 +207,6 @@ static void test_lost_node_run_goes_on_with_the_same_global_batch(void)
 	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
 	check_went_on(&p, "lost", "n2 lost");
 	test_proc_free(&p);
-}
-
-/* Rank 3 (n2) stopped: named after HVD_TIMEOUT_S, its node left out. */
-static void test_stopped_rank_is_left_behind_with_its_node(void)
-{
-	struct test_proc p;
-	char stop[2048];
-	if (make_data() || references())
-		return;
 	snprintf(stop, sizeof(stop), ". '%s/net.env'; for q in $(ip netns pids hvd-$id-n2); do "
 		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && tr '\\0' '\\n' < /proc/$q/environ "
 		 "| grep -qx SLURM_PROCID=3 && kill -STOP $q && echo stopped=$q; done",
@@ -283,11 +276,59 @@ static void test_driver_refuses_a_job_it_cannot_keep_going(void)
 	test_proc_free(&p);
 }
 
+/* What Slurm does to the ranks left when a whole node dies (slurmstepd
+ * too, so no PMIx server reports a lost client): PMIx clients alone
+ * (hvd-rt-test survive 0 S: nobody exits by itself) on n1 and n2, n2
+ * failed once all four started. With --no-kill they live to the end and
+ * srun exits 0 after `Node failure on n2`; without it Slurm cancels the
+ * step once it declares n2 down (SlurmdTimeout 20 s here): the ranks on n1
+ * are gone before their 60 s are up (a SIGTERM reached them in some runs,
+ * not all; srun's status is no guide: it can exit 0; each task writes its
+ * own file, as srun stops relaying output once the step is cancelled).
+ * Prints when. */
+static void test_a_lost_node_leaves_the_others_alive_with_no_kill(void)
+{
+	char cmd[4096], fail[1024], revive[1024];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cp '%s/hvd-rt-test' '%s/' && cd '%s' && (" MN_IDLE_SH
+		 "wait_idle 900; for k in no-kill kill; do : > $k.err; "
+		 "s=60; o=; [ $k = no-kill ] && s=36 o=--no-kill; "
+		 "srun $o -N 2 -w n1,n2 --ntasks-per-node=2 -o $k.%%t.out ./hvd-rt-test survive 0 $s "
+		 "2> $k.err & j=$!; "
+		 "for i in $(seq 300); do [ \"$(cat $k.*.out 2> /dev/null | grep -c '^pid')\" = 4 ] && break; "
+		 "sleep 0.1; done; "
+		 "t0=$(date +%%s); %s; wait $j; echo $k: rc=$? after=$(( $(date +%%s) - t0 )); %s; "
+		 "wait_idle 900; cat $k.*.out $k.err; done; echo idle=$(idle)/$n)",
+		 test_build_dir(), test_tmpdir(), test_tmpdir(), node_cmd(fail, sizeof(fail), "fail", "n2"),
+		 node_cmd(revive, sizeof(revive), "revive", "n2"));
+	if (sh(cmd, 200, &p))
+		return;
+	const char *with = strstr(p.out, "no-kill: rc="), *without = strstr(p.out, "\nkill: rc=");
+	CHECK_MSG(with && without, "%s %s", p.out, p.err);
+	if (!with || !without)
+		goto out;
+	char first[8192];
+	snprintf(first, sizeof(first), "%.*s", (int)(without - with), with);
+	CHECK_MSG(field_of(first, "rc=") == 0 && strstr(first, "alive 0") && strstr(first, "alive 1") &&
+		  strstr(first, "Node failure on n2") && !strstr(first, "sigterm"), "with --no-kill: %s",
+		  first);
+	CHECK_MSG(strstr(without, "DUE TO NODE FAILURE") && !strstr(without, "alive 0") &&
+		  !strstr(without, "alive 1"), "without: %.1500s", without);
+	CHECK_CONTAINS(p.out, "idle=3/3");
+	printf("  measured: with --no-kill n1's ranks lived on (srun exit 0 %ld s after the failure); "
+	       "without, the step was cancelled and srun ended %ld s after the failure (%s)\n",
+	       field_of(first, "after="), field_of(without, "after="),
+	       strstr(without, "sigterm 0 at") ? "the ranks saw a SIGTERM" : "no SIGTERM seen");
+out:
+	test_proc_free(&p);
+}
+
 const struct test_case multinode_elastic_tests[] = {
+	{ "a_lost_node_leaves_the_others_alive_with_no_kill",
+	  test_a_lost_node_leaves_the_others_alive_with_no_kill },
 	{ "driver_refuses_a_job_it_cannot_keep_going", test_driver_refuses_a_job_it_cannot_keep_going },
-	{ "lost_node_run_goes_on_with_the_same_global_batch",
-	  test_lost_node_run_goes_on_with_the_same_global_batch },
-	{ "stopped_rank_is_left_behind_with_its_node", test_stopped_rank_is_left_behind_with_its_node },
+	{ "lost_node_or_stopped_rank_goes_on_with_the_same_global_batch",
+	  test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch },
 	{ "three_ranks_go_on_as_two_with_the_nearest_global_batch",
 	  test_three_ranks_go_on_as_two_with_the_nearest_global_batch },
 	{ 0 }

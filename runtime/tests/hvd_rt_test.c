@@ -43,9 +43,10 @@
  *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
- *   survive F  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1; rank 1
- *              exits 3 at once, the others print `alive R` after 4 s, or
- *              `sigterm R at MS` if one comes (docs/lost-rank.md)
+ *   survive F [S]  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1;
+ *              rank 1 exits 3 at once (with S: no rank exits), the others
+ *              print `alive R` after S seconds (default 4), or `sigterm R at
+ *              MS` if one comes (docs/lost-rank.md)
  * For the control-plane attack tests (tests/slurm/attack.sh):
  *   HVD_RT_TEST_HOLD=P   rank 0 writes its pid to P.pid0 and starts; every
  *                        other rank waits for the file P.go before hvd_init
@@ -765,10 +766,11 @@ static void on_term(int sig)
 }
 
 /* PMIx alone (no libhvd): rank 1 exits 3 right after PMIx_Init (and
- * PMIx_Finalize with finalize). The others print `alive R` 4 s later,
- * or, on a SIGTERM, `sigterm R at MS` and wait up to 30 s for the
- * SIGKILL that follows it (how long Slurm leaves a rank to save). */
-static int run_survive(int finalize)
+ * PMIx_Finalize with finalize) unless `seconds` is given (> 0). The
+ * others print `alive R` `seconds` (default 4) later, or, on a SIGTERM,
+ * `sigterm R at MS` and wait up to 30 s for the SIGKILL that follows it
+ * (how long Slurm leaves a rank to save). */
+static int run_survive(int finalize, double seconds)
 {
 	pmix_proc_t me;
 	if (PMIx_Init(&me, NULL, 0) != PMIX_SUCCESS)
@@ -778,10 +780,10 @@ static int run_survive(int finalize)
 	signal(SIGTERM, on_term);
 	printf("pid %d rank %u\n", (int)getpid(), me.rank);
 	fflush(stdout);
-	if (me.rank == 1)
+	if (me.rank == 1 && seconds <= 0)
 		_exit(3);
-	double t0 = now_s();
-	for (int said = 0; now_s() - t0 < (got_term ? 30 : 4); usleep(10000))
+	double t0 = now_s(), wait = seconds > 0 ? seconds : 4;
+	for (int said = 0; now_s() - t0 < (got_term ? 30 : wait); usleep(10000))
 		if (got_term && !said++) {
 			printf("sigterm %u at %.0f ms\n", me.rank, (now_s() - t0) * 1e3);
 			fflush(stdout);
@@ -801,7 +803,7 @@ int main(int argc, char **argv)
 	const char *procid = getenv("SLURM_PROCID");
 	rendezvous("HVD_RT_TEST_HOLD", procid ? atoi(procid) : 0, 1);
 	if (!strcmp(mode, "survive"))
-		return run_survive(argc > 2 && atoi(argv[2]) == 1);
+		return run_survive(argc > 2 && atoi(argv[2]) == 1, argc > 3 ? atof(argv[3]) : 0);
 	if (hvd_init())
 		return fail("hvd_init");
 	rendezvous("HVD_RT_TEST_PAUSE", hvd_rank(), 0);
