@@ -85,6 +85,7 @@ extern const struct test_case multinode_runtime_tests[];
 extern const struct test_case multinode_failure_tests[];
 extern const struct test_case multinode_train_tests[];
 extern const struct test_case multinode_elastic_tests[];
+extern const struct test_case multinode_node_loss_tests[];
 #endif
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
@@ -227,8 +228,10 @@ static const struct test_group test_groups[] = {
 	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0,
 	  .stress = 1 },
 	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
-	  .stress = 1 },
+	  .stress = 1, .stress_matching = "cut" },
 	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 300, 0 },
+	/* hidden: what Slurm itself does to a job that lost a node (70 s; docs/lost-rank.md) */
+	{ "slurm-multinode-node-loss", multinode_node_loss_tests, TEST_NEEDS_MULTINODE, 200, 1 },
 	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
 	  .stress = 1 },
 #ifdef HAVE_CPU_BACKEND
@@ -247,7 +250,8 @@ static const struct test_group test_groups[] = {
 	{ "selftest-cluster-hang", selftest_cluster_hang_tests, TEST_NEEDS_CLUSTER, 600, 1,
 	  .deadline_s = 8 },
 	{ "selftest-cluster-leftjob", selftest_cluster_leftjob_tests, TEST_NEEDS_CLUSTER, 60, 1 },
-	{ "selftest-stress", selftest_stress_tests, TEST_NEEDS_NOTHING, 10, 1, .stress = 1 },
+	{ "selftest-stress", selftest_stress_tests, TEST_NEEDS_NOTHING, 10, 1, .stress = 1,
+	  .stress_matching = "under_stress" },
 	{ 0 }
 };
 #pragma GCC diagnostic pop

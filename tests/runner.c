@@ -736,13 +736,15 @@ static int selected_cases(const char **groups, int ngroups, int argc, char **arg
 		const struct test_group *g = &test_groups[gi];
 		int plain = group_selected(g, groups, ngroups);
 		int stressed = stress_rerun_selected(g, groups, ngroups);
+		struct test_group under = *g;
+		under.matching = g->stress_matching ? g->stress_matching : g->matching;
 		for (int i = 0; (plain || stressed) && g->cases[i].name; i++) {
-			if (!case_selected(g, i, argc, argv, first))
-				continue;
-			n += plain + stressed;
-			if (print && plain)
+			int p = plain && case_selected(g, i, argc, argv, first);
+			int s = stressed && case_selected(&under, i, argc, argv, first);
+			n += p + s;
+			if (print && p)
 				printf("%s %s\n", g->name, g->cases[i].name);
-			if (print && stressed)
+			if (print && s)
 				printf("%s@stress %s\n", g->name, g->cases[i].name);
 		}
 	}
@@ -946,6 +948,7 @@ static void run_stress_reruns(const char **groups, int ngroups, int argc, char *
 			continue;
 		snprintf(name, sizeof(name), "%s@stress", g.name);
 		g.name = name;
+		g.matching = g.stress_matching ? g.stress_matching : g.matching;
 		stress_start();
 		run_group(&g, argc, argv, first, t);
 	}
