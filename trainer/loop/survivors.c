@@ -11,17 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "loop/survivors.h"
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static void path_of(char *buf, size_t len, const char *out, const char *name)
 {
@@ -107,7 +100,7 @@ int survivors_choose(const char *out, int rank, int expected, long completed, in
 	snprintf(text, sizeof(text), "%ld\n", completed);
 	if (put(out, name, text))
 		return -1;
-	double t0 = now_s();
+	double t0 = now_seconds();
 	int seen;
 	do {
 		*writer = rank, *steps = completed;
@@ -115,7 +108,7 @@ int survivors_choose(const char *out, int rank, int expected, long completed, in
 		if (seen >= expected)
 			break;
 		usleep(50000);
-	} while (now_s() - t0 < SURVIVORS_WAIT_S);
+	} while (now_seconds() - t0 < SURVIVORS_WAIT_S);
 	return 0;
 }
 
@@ -155,7 +148,7 @@ int survivors_wait_saved(const char *out, double timeout_s)
 {
 	char file[4400];
 	path_of(file, sizeof(file), out, "saved");
-	for (double t0 = now_s(); now_s() - t0 < timeout_s; usleep(50000))
+	for (double t0 = now_seconds(); now_seconds() - t0 < timeout_s; usleep(50000))
 		if (access(file, F_OK) == 0)
 			return 0;
 	fprintf(stderr, "chexnet: survivors: '%s': not written within %.1f s: the survivor chosen "

@@ -83,10 +83,9 @@ struct trainer {
 	int recorded;               /* run.json written by this session */
 	int best_epoch;             /* 1-based, of best/ (0: none yet) */
 	long steps_per_epoch;       /* optimizer steps */
-	int wrote_lost;             /* this survivor wrote OUT/last after a lost peer */
 	struct survivors_saved lost;   /* --resume after a lost peer: what was lost */
 	struct run_record_pair membership[6];  /* run.json's record of it */
-	char membership_text[3][32];
+	char membership_text[2][32];
 	int membership_count;
 };
 
@@ -249,6 +248,20 @@ static int read_loss(struct trainer *t, double *loss)
 
 static int finite_model(const struct trainer *t);
 
+/* This rank's parameters, moments and BN running statistics on the host. */
+static int state_to_host(struct trainer *t)
+{
+	struct trainer_error err = { "" };
+
+	if (train_gpu_to_host(&t->gpu, &t->optim))  /* device parameters, moments */
+		return -1;
+	if (t->s.ops->store_state(t->s.backend, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Every rank: running statistics averaged over ranks, on host and backend;
  * fails (no checkpoint, no validation) when they or the parameters are
  * not finite. */
@@ -257,12 +270,8 @@ static int average_bn_state(struct trainer *t)
 	struct trainer_error err = { "" };
 	struct model *m = &t->s.model;
 
-	if (train_gpu_to_host(&t->gpu, &t->optim))  /* device parameters, moments */
+	if (state_to_host(t))
 		return -1;
-	if (t->s.ops->store_state(t->s.backend, &err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
 	if (t->world > 1 && dist_average("bn.running", m->state, m->desc.state_count))
 		return dist_failed();
 	if (t->world > 1 && t->s.ops->load_params(t->s.backend, &err)) {
@@ -484,8 +493,7 @@ static int resume_membership(struct trainer *t, const char *checkpoint)
 		return rc < 0 ? -1 : 0;
 	snprintf(t->membership_text[0], 32, "%d -> %d", s->ranks, t->world);
 	snprintf(t->membership_text[1], 32, "%d -> %d", s->accumulate, t->accumulate);
-	snprintf(t->membership_text[2], 32, "%ld", (long)s->ranks * s->accumulate -
-		 (long)t->world * t->accumulate);
+	int same = (long)s->ranks * s->accumulate == (long)t->world * t->accumulate;
 	struct run_record_pair m[] = {
 		{ "time", s->time }, { "lost", s->who }, { "hosts", s->hosts },
 		{ "ranks", t->membership_text[0] }, { "accumulate", t->membership_text[1] },
@@ -497,7 +505,7 @@ static int resume_membership(struct trainer *t, const char *checkpoint)
 		fprintf(stderr, "chexnet: --resume: after the loss of %s at %s: %d ranks x %d -> %d "
 			"ranks x %d micro-batches per step (%s), no completed step lost (%s)\n", s->who,
 			s->time, s->ranks, s->accumulate, t->world, t->accumulate,
-			strcmp(t->membership_text[2], "0") ? "another global batch" : "the same global batch",
+			same ? "the same global batch" : "another global batch",
 			checkpoint);
 	return 0;
 }
@@ -642,21 +650,6 @@ static int stopped_report(struct trainer *t, int in_validation)
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
-/* This rank's own parameters, moments and BN statistics on the host
- * (no collective: the peers are gone). */
-static int own_state(struct trainer *t)
-{
-	struct trainer_error err = { "" };
-
-	if (train_gpu_to_host(&t->gpu, &t->optim))
-		return -1;
-	if (t->s.ops->store_state(t->s.backend, &err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
-	return finite_model(t);
-}
-
 /* The chosen survivor: OUT/last at its completed step (the next
  * epoch's start, validation first, when the epoch's steps were all done),
  * run.json's end, then OUT/.survivors/saved. */
@@ -669,12 +662,11 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost)
 		t->state.step = 0;
 		t->state.validate_first = 1;
 	}
-	if (own_state(t) || save_here(t, "last"))
+	if (state_to_host(t) || finite_model(t) || save_here(t, "last"))  /* its own BN statistics */
 		return -1;
 	snprintf(line, sizeof(line), "peer lost: %s: OUT/last holds epoch %d, step %ld (written by "
 		 "rank %d of %d): no completed step is lost", lost->who, t->state.epoch + 1,
 		 t->state.step, t->rank, t->world);
-	t->wrote_lost = 1;
 	if (t->recorded && run_dir_end(&t->c, CHEXNET_EXIT_PEER_LOST, 0, line,
 				       t->state.epoch * t->steps_per_epoch + t->state.step,
 				       t->best_epoch, t->state.best_val_loss))
