@@ -70,10 +70,11 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Survivors `ranks` (completed steps `steps`) choose at once, each in its
- * own process; writers[i] gets rank i's choice, *seconds the slowest. */
+/* Survivors `ranks` (completed steps `steps`, on host "n<rank/2>") choose
+ * at once, each in its own process; writers[i] gets rank i's choice,
+ * *seconds the slowest, *last the last process's view of the members. */
 static void choose_all(const char *out, int n, const int *ranks, const long *steps, int expected,
-		       int *writers, double *seconds)
+		       int *writers, double *seconds, struct survivors_vote *last)
 {
 	int fds[16][2];
 	pid_t pids[16];
@@ -82,11 +83,12 @@ static void choose_all(const char *out, int n, const int *ranks, const long *ste
 		if (pipe(fds[i]) != 0 || (pids[i] = fork()) < 0)
 			abort();
 		if (pids[i] == 0) {
-			int w = -1;
-			long s;
-			if (survivors_choose(out, ranks[i], expected, steps[i], &w, &s) != 0)
-				w = -2;
-			if (write(fds[i][1], &w, sizeof(w)) != sizeof(w))
+			struct survivors_vote v = { .writer = -1 };
+			char host[16];
+			snprintf(host, sizeof(host), "n%d", ranks[i] / 2);
+			if (survivors_choose(out, ranks[i], host, expected, steps[i], &v) != 0)
+				v.writer = -2;
+			if (write(fds[i][1], &v, sizeof(v)) != sizeof(v))
 				_exit(1);
 			_exit(0);
 		}
@@ -94,7 +96,9 @@ static void choose_all(const char *out, int n, const int *ranks, const long *ste
 	}
 	for (int i = 0; i < n; i++) {
 		writers[i] = -3;
-		if (read(fds[i][0], &writers[i], sizeof(writers[i])) != sizeof(writers[i]))
+		if (read(fds[i][0], last, sizeof(*last)) == sizeof(*last))
+			writers[i] = last->writer;
+		else
 			writers[i] = -4;
 		close(fds[i][0]);
 		waitpid(pids[i], NULL, 0);
@@ -112,18 +116,21 @@ static void test_survivors_agree_on_the_most_completed_steps(void)
 	int ranks[] = { 0, 1, 3 }, writers[3];
 	long steps[] = { 41, 41, 42 };
 	double s;
-	choose_all(out, 3, ranks, steps, 3, writers, &s);
+	struct survivors_vote v;
+	choose_all(out, 3, ranks, steps, 3, writers, &s, &v);
 	for (int i = 0; i < 3; i++)
 		CHECK_MSG(writers[i] == 3, "rank %d chose %d", ranks[i], writers[i]);
+	CHECK_STR(v.ranks, "0,1,3");
+	CHECK_STR(v.hosts, "n0,n0,n1");
 	CHECK_MSG(s < SURVIVORS_WAIT_S, "%.2f s with every survivor there", s);
 	CHECK_INT(survivors_reset(out), 0);
 	long tie[] = { 41, 41, 41 };
-	choose_all(out, 3, ranks, tie, 3, writers, &s);
+	choose_all(out, 3, ranks, tie, 3, writers, &s, &v);
 	for (int i = 0; i < 3; i++)
 		CHECK_MSG(writers[i] == 0, "on a tie rank %d chose %d, not the lowest rank", ranks[i],
 			  writers[i]);
 	CHECK_INT(survivors_reset(out), 0);
-	choose_all(out, 2, ranks, steps, 3, writers, &s);   /* rank 3 never comes */
+	choose_all(out, 2, ranks, steps, 3, writers, &s, &v);   /* rank 3 never comes */
 	CHECK_MSG(writers[0] == 0 && writers[1] == 0, "chose %d and %d", writers[0], writers[1]);
 	CHECK_MSG(s >= SURVIVORS_WAIT_S && s < SURVIVORS_WAIT_S + 2, "%.2f s for a missing survivor", s);
 	free(out);
@@ -136,12 +143,34 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	struct survivors_saved s;
 	CHECK_INT(survivors_read_saved(out, &s), 0);
 	CHECK_INT(survivors_mark_saved(out, "time=2026-11-24T23:20:48Z hosts=n2 ranks=4 accumulate=1 "
-				       "epoch=0 step=3 writer=0 who=ranks 2,3 (host n2)"), 0);
+				       "epoch=0 step=3 writer=0 next=in-process members=0,1,5 "
+				       "who=ranks 2,3 (host n2)"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), 1);
 	CHECK_STR(s.hosts, "n2");
 	CHECK_STR(s.who, "ranks 2,3 (host n2)");
+	CHECK_STR(s.next, "in-process");
 	CHECK_INT(s.ranks, 4);
 	CHECK_INT(s.step, 3);
+	int rank, size;
+	CHECK_INT(survivors_member(&s, 5, &rank, &size), 0);
+	CHECK_MSG(rank == 2 && size == 3, "rank 5 of members 0,1,5: %d of %d", rank, size);
+	CHECK_INT(survivors_member(&s, 2, &rank, &size), -1);
+	/* 4 x 1 -> 2 ranks: 2; 3 x 1 -> 2: 1.5, the larger (2); 4 x 1 -> 3: 1;
+	 * 5 x 1 -> 2: 2.5 -> 3; 2 x 1 -> 3: 0.67 -> 1 */
+	static const int from[][3] = { { 4, 1, 2 }, { 3, 1, 2 }, { 4, 1, 3 }, { 5, 1, 2 }, { 2, 1, 3 },
+				       { 8, 2, 4 } };
+	static const long k[] = { 2, 2, 1, 3, 1, 4 };
+	static const int exact[] = { 1, 0, 0, 0, 0, 1 };
+	for (int i = 0; i < 6; i++) {
+		int e = -1;
+		s.ranks = from[i][0], s.accumulate = from[i][1];
+		long got = survivors_accumulate(&s, from[i][2], &e);
+		CHECK_MSG(got == k[i] && e == exact[i], "%d x %d -> %d ranks: K %ld (exact %d), want "
+			  "%ld (%d)", from[i][0], from[i][1], from[i][2], got, e, k[i], exact[i]);
+	}
+	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 ranks=4 accumulate=1 epoch=0 step=3 "
+				       "writer=0 next=later members=0,1 who=rank 2 (host n2)"), 0);
+	CHECK_INT(survivors_read_saved(out, &s), -1);
 	CHECK_INT(survivors_wait_saved(out, 1), 0);
 	CHECK_INT(survivors_mark_saved(out, "hosts=n2 ranks=4"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), -1);

@@ -45,6 +45,7 @@ static const struct flag flags[] = {
 	{ "--accumulate", C_TRAIN, 1, "K micro-batches per optimizer step, one allreduce (C4; default 1)" },
 	{ "--resume", C_TRAIN, 1, "continue from DIR/last (params, optimizer, schedule, data position); settings from DIR/run.json" },
 	{ "--allow-changes", C_TRAIN, 0, "--resume with settings that change the run's meaning (recorded)" },
+	{ "--shrink", C_TRAIN, 0, "after lost nodes the ranks left go on in their own processes (docs/lost-rank.md)" },
 	{ "--overwrite", C_TRAIN, 0, "replace the run in --out (its own files; others renamed NAME.foreign-N)" },
 	{ "--save-every", C_TRAIN, 1, "also write OUT/last every N steps (default: epoch ends)" },
 	{ "--test", C_TRAIN, 0, "evaluate the test split at the end (the AUROC table, OUT/test.json)" },
@@ -200,6 +201,8 @@ static int apply(struct cli_options *o, const char *flag, const char *v)
 		o->choose_thresholds = 1;
 	else if (strcmp(flag, "--allow-changes") == 0)
 		o->allow_changes = 1;
+	else if (strcmp(flag, "--shrink") == 0)
+		o->shrink = 1;
 	else if (strcmp(flag, "--overwrite") == 0)
 		o->overwrite = 1;
 	else if (strcmp(flag, "--memory-efficient") == 0)

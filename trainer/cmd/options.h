@@ -43,6 +43,7 @@ struct cli_options {
 	long accumulate;            /* --accumulate K: micro-batches per optimizer step */
 	const char *resume;         /* --resume DIR: continue from DIR/last (in DIR) */
 	int allow_changes;          /* --allow-changes: resume with other meaning settings */
+	int shrink;                 /* --shrink: go on in-process after lost nodes */
 	int overwrite;              /* --overwrite: replace the run in --out */
 	int argc;                   /* the command line from the command's name on */
 	char **argv;

@@ -13,12 +13,16 @@
 #include <unistd.h>
 
 #include "train/dist.h"
+#include "train/peer_lost.h"
+#include "train/rejoin.h"
 #include "train/stop_signal.h"
+#include "cmd/cli.h"
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
 #include "cmd/resume_defaults.h"
 #include "loop/run_name.h"
+#include "loop/survivors.h"
 #include "loop/train.h"
 
 static int dist_failed(void)
@@ -54,6 +58,70 @@ static const struct cli_options *test_options;  /* this command's, for write_tes
 static int write_test(const char *out, const char *model, const struct evaluation *ev)
 {
 	return eval_write_test(out, ev, (int)test_options->bootstrap, test_options->seed);
+}
+
+/* The command line of the in-process session: the given one without
+ * --resume, --accumulate and --allow-changes, then --resume OUT
+ * --accumulate K [--allow-changes]. Kept for the process's life. */
+static char **in_process_argv(const struct cli_options *given, const char *out, long k,
+			      int changes, int *argc)
+{
+	static char **argv;
+	static char k_text[32];
+	free(argv);
+	if (!(argv = calloc((size_t)given->argc + 6, sizeof(char *))))
+		return NULL;
+	int n = 0;
+	for (int i = 0; i < given->argc; i++) {
+		const char *a = given->argv[i];
+		int valued = !strcmp(a, "--resume") || !strcmp(a, "--accumulate");
+		if (valued || !strncmp(a, "--resume=", 9) || !strncmp(a, "--accumulate=", 13) ||
+		    !strcmp(a, "--allow-changes")) {
+			i += valued;
+			continue;
+		}
+		argv[n++] = given->argv[i];
+	}
+	snprintf(k_text, sizeof(k_text), "%ld", k);
+	argv[n++] = "--resume";
+	argv[n++] = (char *)out;
+	argv[n++] = "--accumulate";
+	argv[n++] = k_text;
+	if (changes)
+		argv[n++] = "--allow-changes";
+	*argc = n;
+	return argv;
+}
+
+/* After a lost peer under --shrink, when the survivors' summary says
+ * `next=in-process` and names this rank a member: leave the broken
+ * runtime, join the ranks left (train/rejoin.h) and resume from OUT/last
+ * in this process with the same global batch R x K where an integer K
+ * allows, else the nearest (ties: the larger), recorded. Else exit 76. */
+static int go_on_in_process(const struct cli_options *given, const char *out)
+{
+	struct survivors_saved s;
+	int rank, size, argc, old = dist_rank(), old_size = dist_size();
+	if (survivors_read_saved(out, &s) != 1 || strcmp(s.next, "in-process") ||
+	    survivors_member(&s, old, &rank, &size))
+		return CHEXNET_EXIT_PEER_LOST;
+	dist_release();   /* the broken runtime: its failure was said */
+	long want = (long)s.ranks * s.accumulate;
+	int exact;
+	long k = survivors_accumulate(&s, size, &exact);
+	char **argv = in_process_argv(given, out, k, !exact, &argc);
+	struct cli_options o;
+	if (!argv || rejoin_prepare(out, rank, size) || cli_parse(argc, argv, &o))
+		return CHEXNET_EXIT_PEER_LOST;
+	if (rank == 0)
+		fprintf(stderr, "chexnet: train: rank %d of %d goes on as rank %d of %d in the same "
+			"process: --accumulate %ld %s (%ld micro-batches per step, was %ld)\n", old,
+			old_size, rank, size, k, exact ? "keeps the global batch" : "gives the nearest "
+			"global batch (--allow-changes)", k * size, want);
+	int status = run_train(&o);
+	if (status == 0 && dist_rank() == 0)
+		survivors_mark_finished(out);   /* for the driver: srun waits on the lost node */
+	return status;
 }
 
 int run_train(const struct cli_options *given)
@@ -121,5 +189,6 @@ int run_train(const struct cli_options *given)
 		status = 1;
 	}
 	stop_signal_uninstall();
-	return status;
+	return status == CHEXNET_EXIT_PEER_LOST && o->shrink ? go_on_in_process(given, run.out)
+		: status;
 }

@@ -50,6 +50,7 @@ struct train_config {
 	const char *init;           /* weights to start from, or NULL */
 	const char *resume;         /* continue from resume/last, or NULL */
 	int allow_changes, overwrite;
+	int shrink;                 /* after lost nodes: the ranks left may go on in-process */
 	int argc;                   /* the command line, recorded in OUT/run.json */
 	char **argv;
 	struct optim_config optim;

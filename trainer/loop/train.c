@@ -650,10 +650,35 @@ static int stopped_report(struct trainer *t, int in_validation)
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
+/* 1 when `host` is one of the comma-separated `hosts`. */
+static int host_listed(const char *hosts, const char *host, size_t len)
+{
+	for (const char *p = hosts; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != '\0'))
+		if (strcspn(p, ",") == len && !strncmp(p, host, len))
+			return 1;
+	return 0;
+}
+
+/* What the survivors do next: go on in their own processes (--shrink, a
+ * host backend, and no survivor on a lost rank's host: a lost rank on a
+ * live host is a crashed or hung process, whose node the driver gives
+ * back), or exit 76 for a relaunch. */
+static const char *next_of(const struct trainer *t, const struct peer_lost *lost,
+			   const struct survivors_vote *v)
+{
+	if (!t->c.shrink || dist_device_buffers())
+		return "relaunch";
+	for (const char *h = v->hosts; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] != '\0'))
+		if (host_listed(lost->hosts, h, strcspn(h, ",")))
+			return "relaunch";
+	return "in-process";
+}
+
 /* The chosen survivor: OUT/last at its completed step (the next
  * epoch's start, validation first, when the epoch's steps were all done),
  * run.json's end, then OUT/.survivors/saved. */
-static int write_for_survivors(struct trainer *t, const struct peer_lost *lost)
+static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
+			       const struct survivors_vote *v)
 {
 	char line[2048];
 
@@ -675,13 +700,18 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost)
 	time_t now = time(NULL);
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	const char *next = next_of(t, lost, v);
 	snprintf(saved, sizeof(saved), "time=%s hosts=%s ranks=%d accumulate=%d epoch=%d step=%ld "
-		 "writer=%d who=%s", when, lost->hosts, t->world, t->accumulate, t->state.epoch,
-		 t->state.step, t->rank, lost->who);
+		 "writer=%d next=%s members=%s who=%s", when, lost->hosts, t->world, t->accumulate,
+		 t->state.epoch, t->state.step, t->rank, next, v->ranks, lost->who);
 	if (survivors_mark_saved(t->c.out, saved))
 		return -1;
-	fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
-		CHEXNET_EXIT_PEER_LOST, lost->hosts, t->c.out);
+	if (!strcmp(next, "relaunch"))
+		fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
+			CHEXNET_EXIT_PEER_LOST, lost->hosts, t->c.out);
+	else
+		fprintf(stderr, "chexnet: %s; ranks %s go on without host(s) %s in their own "
+			"processes\n", line, v->ranks, lost->hosts);
 	return 0;
 }
 
@@ -692,16 +722,16 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost)
 static int survive_lost_peer(struct trainer *t)
 {
 	struct peer_lost lost;
-	int writer;
-	long steps, done = t->state.epoch * t->steps_per_epoch + t->state.step;
+	struct survivors_vote v;
+	long done = t->state.epoch * t->steps_per_epoch + t->state.step;
 
 	if (t->world < 2 || !t->c.out || !peer_lost_parse(dist_error(), &lost) ||
 	    lost.count >= t->world)
 		return 1;
-	if (survivors_choose(t->c.out, t->rank, t->world - lost.count, done, &writer, &steps))
+	if (survivors_choose(t->c.out, t->rank, dist_hostname(), t->world - lost.count, done, &v))
 		return 1;
-	if (writer == t->rank)
-		return write_for_survivors(t, &lost) ? 1 : CHEXNET_EXIT_PEER_LOST;
+	if (v.writer == t->rank)
+		return write_for_survivors(t, &lost, &v) ? 1 : CHEXNET_EXIT_PEER_LOST;
 	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
 }
 

@@ -201,6 +201,11 @@ const char *dist_backend_name(void)
 	return hvd_backend_name();
 }
 
+const char *dist_hostname(void)
+{
+	return hvd_hostname();
+}
+
 const char *dist_runtime_version(void)
 {
 	return hvd_version();
@@ -324,6 +329,7 @@ int dist_abort_job(int status)
 	return -1;
 }
 const char *dist_backend_name(void) { return "self"; }
+const char *dist_hostname(void) { return ""; }
 const char *dist_runtime_version(void) { return "none (built without the runtime)"; }
 const char *dist_runtime_library(void) { return ""; }
 int dist_device_buffers(void) { return 0; }

@@ -69,6 +69,8 @@ const char *dist_error(void);
 /* The runtime's collective backend: "mpi" (host buffers), "nccl" (device
  * buffers) or "self". */
 const char *dist_backend_name(void);
+/* This rank's host as the runtime names it in its lines ("" without one). */
+const char *dist_hostname(void);
 /* libhvd's version ("0.1.0"), or a note that this build has none. */
 const char *dist_runtime_version(void);
 /* the runtime backend's library and version ("NCCL 2.28.3"), "" if none */

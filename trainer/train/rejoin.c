@@ -1,0 +1,165 @@
+/* train/rejoin.c - the survivors' own world (rejoin.h). The coordinator
+ * writes the secret first and the world file last, each to a temporary
+ * name and renamed, so a member that sees the world file finds both whole.
+ * What it does not do: retry a port another process took in between
+ * (hvd_init then fails naming it, and so does the run).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "train/rejoin.h"
+
+/* out/.survivors/name = text (mode 0600), whole or not at all. */
+static int put_private(const char *out, const char *name, const char *text)
+{
+	char tmp[4400], final[4400];
+	snprintf(tmp, sizeof(tmp), "%s/.survivors/.%s.tmp", out, name);
+	snprintf(final, sizeof(final), "%s/.survivors/%s", out, name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	size_t len = strlen(text);
+	int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
+	if ((fd >= 0 && close(fd) != 0) || !ok || rename(tmp, final) != 0) {
+		fprintf(stderr, "chexnet: survivors: '%s': %s\n", final, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* A TCP port nobody listens on now (the kernel's pick), 0 on failure. */
+static unsigned free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unsigned port = 0;
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* "ip/prefix,..." of this host's IPv4 interfaces that are up, loopback last. */
+static void own_addresses(char *buf, size_t len)
+{
+	struct ifaddrs *all = NULL;
+	size_t used = 0;
+	buf[0] = '\0';
+	if (getifaddrs(&all))
+		return;
+	for (int loop = 0; loop < 2; loop++)
+		for (struct ifaddrs *i = all; i; i = i->ifa_next) {
+			if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !i->ifa_netmask ||
+			    !(i->ifa_flags & IFF_UP) || !(i->ifa_flags & IFF_LOOPBACK) != !loop)
+				continue;
+			char ip[INET_ADDRSTRLEN];
+			uint32_t mask = ntohl(((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr);
+			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, ip, sizeof(ip));
+			int n = snprintf(buf + used, len - used, "%s%s/%d", used ? "," : "", ip,
+					 __builtin_popcount(mask));
+			if (n < 0 || (size_t)n >= len - used)
+				break;
+			used += (size_t)n;
+		}
+	freeifaddrs(all);
+}
+
+/* 1 when ip lies on a network one of this host's interfaces is on. */
+static int on_my_network(const char *ip)
+{
+	struct in_addr a;
+	struct ifaddrs *all = NULL;
+	int yes = 0;
+	if (inet_pton(AF_INET, ip, &a) != 1 || getifaddrs(&all))
+		return 0;
+	for (struct ifaddrs *i = all; i && !yes; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_netmask) {
+			uint32_t mine = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
+			uint32_t mask = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
+			yes = (mine & mask) == (a.s_addr & mask);
+		}
+	freeifaddrs(all);
+	return yes;
+}
+
+/* The member that coordinates: a port, a secret, then the world file. */
+static int publish(const char *out)
+{
+	unsigned char raw[32];
+	char secret[sizeof(raw) * 2 + 2], world[2048], addrs[1900];
+	unsigned port = free_port();
+	own_addresses(addrs, sizeof(addrs));
+	if (!port || !addrs[0] || getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		fprintf(stderr, "chexnet: survivors: no port, address or random secret for the "
+			"world of the ranks left: %s\n", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(secret + 2 * i, 3, "%02x", raw[i]);
+	strcat(secret, "\n");
+	snprintf(world, sizeof(world), "%u %s\n", port, addrs);
+	return put_private(out, "secret", secret) || put_private(out, "world", world) ? -1 : 0;
+}
+
+/* The world file, once it exists: the port and the address to use. */
+static int read_world(const char *out, char *coordinator, size_t len)
+{
+	char path[4400], line[2048];
+	snprintf(path, sizeof(path), "%s/.survivors/world", out);
+	for (double t0 = now_seconds(); now_seconds() - t0 < REJOIN_WAIT_S; usleep(20000)) {
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		int got = fgets(line, sizeof(line), f) != NULL;
+		fclose(f);
+		unsigned port;
+		char addrs[2048];
+		if (!got || sscanf(line, "%u %2047s", &port, addrs) != 2 || !port || port > 65535)
+			break;
+		char *first = NULL, *save = NULL;
+		for (char *a = strtok_r(addrs, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+			a[strcspn(a, "/")] = '\0';
+			first = first ? first : a;
+			if (on_my_network(a)) {
+				first = a;
+				break;
+			}
+		}
+		snprintf(coordinator, len, "%s:%u", first, port);
+		return 0;
+	}
+	fprintf(stderr, "chexnet: survivors: '%s': no coordinator for the ranks left within %.0f s\n",
+		path, REJOIN_WAIT_S);
+	return -1;
+}
+
+int rejoin_prepare(const char *out, int new_rank, int size)
+{
+	char coordinator[2100], number[32], secret[4400];
+	if ((new_rank == 0 && publish(out)) || read_world(out, coordinator, sizeof(coordinator)))
+		return -1;
+	snprintf(secret, sizeof(secret), "%s/.survivors/secret", out);
+	snprintf(number, sizeof(number), "%d", new_rank);
+	setenv("HVD_RANK", number, 1);
+	snprintf(number, sizeof(number), "%d", size);
+	setenv("HVD_SIZE", number, 1);
+	setenv("HVD_COORDINATOR", coordinator, 1);
+	setenv("HVD_SECRET_FILE", secret, 1);
+	unsetenv("PMIX_NAMESPACE");
+	unsetenv("PMIX_RANK");
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* train/rejoin.h - after a lost peer the ranks left form a world of their
+ * own in the same processes (no new srun step): the lowest of them
+ * publishes a coordinator (its IPv4 addresses and a free port) and a
+ * fresh job secret in the run folder, OUT/.survivors/world and
+ * OUT/.survivors/secret (mode 0600, on the file system every node sees,
+ * as --resume needs anyway); every member then sets HVD_RANK (its place
+ * among the members), HVD_SIZE, HVD_COORDINATOR (the coordinator's
+ * address on a network this host is on) and HVD_SECRET_FILE and drops
+ * PMIX_NAMESPACE and PMIX_RANK, so the next dist_init starts the runtime
+ * as a launch without a scheduler: the TCP ring among the members.
+ * What it does not do: choose the members (loop/survivors.h), start the
+ * runtime, or move the training state (the members resume from OUT/last).
+ */
+#ifndef HVD_TRAINER_TRAIN_REJOIN_H
+#define HVD_TRAINER_TRAIN_REJOIN_H
+
+#define REJOIN_WAIT_S 30.0
+
+/* Member new_rank of size: 0 once the environment is set, -1 (a line)
+ * when the coordinator's files did not appear within REJOIN_WAIT_S or
+ * cannot be written or read. */
+int rejoin_prepare(const char *out, int new_rank, int size);
+
+#endif
