@@ -5,11 +5,13 @@
 # n2 failed (link down, then SIGKILL to everything in it) once step
 # FAIL_AT (default 25) is printed, HVD_TIMEOUT_S=4, --save-every SAVE_EVERY
 # (default 20). Prints, from the failure:
-#   elastic: the first step of the relaunch, the first step past the
-#     failure point, and the steps lost (the last printed step minus the
-#     step OUT/last held);
+#   elastic: the ranks left go on in their own processes (the driver's
+#     --shrink: n2 is a whole node): the first step after the resume, the
+#     first step past the failure point, and the steps lost (the last
+#     printed step minus the step OUT/last held);
 #   restart from the last checkpoint (what torchrun or a resubmitted job
-#     does, queue wait not counted): the same relaunch moment, then a
+#     does, queue wait not counted): from the moment the driver said what
+#     the ranks left do, a
 #     fresh `srun --resume` from the --save-every checkpoint taken before
 #     the failure, timed to the same step past the failure point.
 # Not a test: numbers only. Needs root (network namespaces).
@@ -50,7 +52,7 @@ cp -r run/last base-last   # the --save-every checkpoint: step SAVE_EVERY
 until grep -q "step $fail_at/" run.log; do sleep 0.02; done
 t0=$(date +%s%N)
 "$mn" fail "$dir/c" n2
-until grep -q 'relaunching on' run.log; do sleep 0.02; done
+until grep -qE 'relaunching on|went on in their own processes' run.log; do sleep 0.02; done
 relaunch_ms=$(ms "$t0")
 first_after run.log ' step [0-9]+/'
 first_ms=$(ms "$t0")
@@ -75,8 +77,8 @@ base_ms=$(( relaunch_ms + $(ms "$t1") ))
 wait
 sec() { awk -v m="$1" 'BEGIN { printf "%.1f", m / 1000 }'; }
 printf '%-36s %9s %9s %10s\n' "n2 lost after step $printed:" "1st step" "step $((printed + 1))" "steps lost"
-printf '%-36s %7s s %7s s %10d\n' "elastic (survivors keep the step)" "$(sec "$first_ms")" \
+printf '%-36s %7s s %7s s %10d\n' "elastic (in-process)" "$(sec "$first_ms")" \
 	"$(sec "$past_ms")" $((printed - held))
 printf '%-36s %9s %7s s %10d\n' "restart from --save-every $save_every" "-" "$(sec "$base_ms")" \
 	$((printed - save_every))
-echo "# the relaunch began $(sec "$relaunch_ms") s after the failure (HVD_TIMEOUT_S=4 of it); a restart's queue wait is not counted"
+echo "# the driver heard what the ranks left do $(sec "$relaunch_ms") s after the failure (HVD_TIMEOUT_S=4 of it); a restart's queue wait is not counted"

@@ -5,7 +5,11 @@
  * steps), HVD_TIMEOUT_S=4. At step 3 one node fails for good
  * (multinode.sh fail: its link goes down, then slurmd, slurmstepd and its
  * ranks get SIGKILL), or one rank is stopped (SIGSTOP). The ranks left
- * write OUT/last and exit 76; the driver gives the host back to Slurm and
+ * write OUT/last. A whole node lost: they go on in their own processes
+ * (chexnet train --shrink, which the driver passes), and the driver ends
+ * srun once they finished (it would wait for the lost node's tasks until
+ * Slurm declares the node down). A rank stopped beside a
+ * live one: they exit 76, and the driver gives the host back and
  * relaunches on the nodes left with --resume.
  *   - 2 nodes x 2 ranks, K=1 -> 1 node x 2 ranks, K=2 (the same global
  *     batch): the final learnable parameters equal the uninterrupted
@@ -23,8 +27,9 @@
  *     the nearest; ties go to the larger) with --allow-changes, recorded
  *     in run.json, and the epoch's position moved.
  * Each prints kill_to_step= (ms from the failure to the first progress
- * line of the relaunched step, as the log showed it).
- * What it does not do: in-process shrink (docs/lost-rank.md says why).
+ * line after the resume, as the log showed it).
+ * What it does not do: a lost rank whose node lives on in-process (a
+ * crash: Slurm ends the step; a hang: the driver relaunches).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -163,15 +168,28 @@ static int references(void)
 	return 0;
 }
 
-/* A 2 x 2 run that lost n2 (or a rank there) ended like the whole one. */
-static void check_went_on(const struct test_proc *p, const char *out, const char *what)
+/* A 2 x 2 run that lost n2 (or a rank there) ended like the whole one:
+ * in its own processes, or relaunched. */
+static void check_went_on(const struct test_proc *p, const char *out, const char *what,
+			  int in_process)
 {
 	CHECK_MSG(field_of(p->out, "rc=") == 0, "%s: %s ...%s", what, p->out, test_tail(p->err, 2500));
-	CHECK_CONTAINS(p->err, "chexnet-elastic: lost n2 after ");
-	CHECK_CONTAINS(p->err, "now holds n1: n2 went back to Slurm");
-	CHECK_CONTAINS(p->err, "relaunching on 2 ranks (was 4): --accumulate 2 keeps the global "
-		       "batch (4 micro-batches)");
-	CHECK_CONTAINS(p->err, "no completed step is lost; exit 76");
+	if (in_process) {
+		CHECK_CONTAINS(p->err, "no completed step is lost; ranks 0,1 go on without host(s) "
+			       "n2 in their own processes");
+		CHECK_CONTAINS(p->err, "chexnet-elastic: lost n2; ranks 0,1 went on in their own "
+			       "processes");
+		CHECK_CONTAINS(p->err, "chexnet: train: rank 0 of 4 goes on as rank 0 of 2 in the "
+			       "same process: --accumulate 2 keeps the global batch");
+		CHECK_MSG(!strstr(p->err, "relaunching"), "%s: relaunched: %s", what,
+			  test_tail(p->err, 2500));
+	} else {
+		CHECK_CONTAINS(p->err, "chexnet-elastic: lost n2 after ");
+		CHECK_CONTAINS(p->err, "now holds n1: n2 went back to Slurm");
+		CHECK_CONTAINS(p->err, "relaunching on 2 ranks (was 4): --accumulate 2 keeps the "
+			       "global batch (4 micro-batches)");
+		CHECK_CONTAINS(p->err, "no completed step is lost; exit 76");
+	}
 	CHECK_CONTAINS(p->err, "chexnet: resuming from ");
 	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 9/9");
 	check_steps_kept(p->err);
@@ -187,13 +205,15 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 		  "parameter difference %.3g", what, params);
 	CHECK_MSG(bn >= 0 && bn <= control * 1.1, "%s: BN running statistics %.3g from the 4-rank "
 		  "run's, more than an uninterrupted 2-rank K=2 run's %.3g (+10%%)", what, bn, control);
-	printf("  measured (%s): failure to the first relaunched step %ld ms; parameters %.3g, BN "
+	printf("  measured (%s): failure to the first step after, %s, %ld ms; parameters %.3g, BN "
 	       "statistics %.3g from the uninterrupted 4-rank run (2-rank K=2 control: %.3g)\n", what,
-	       field_of(p->out, "kill_to_step="), params, bn, control);
+	       in_process ? "in-process" : "relaunched", field_of(p->out, "kill_to_step="), params,
+	       bn, control);
 }
 
-/* n2 failed, then (a second run) rank 3 on n2 stopped: named after
- * HVD_TIMEOUT_S, its node left out too. */
+/* n2 failed: the ranks left go on in-process; then (a second run) rank 3
+ * on n2 stopped: named after HVD_TIMEOUT_S, rank 2 there lives, so the
+ * step ends and is relaunched without n2. */
 static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(void)
 {
 	struct test_proc p;
@@ -205,7 +225,7 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
 		return;
 	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
-	check_went_on(&p, "lost", "n2 lost");
+	check_went_on(&p, "lost", "n2 lost", 1);
 	test_proc_free(&p);
 	snprintf(stop, sizeof(stop), ". '%s/net.env'; for q in $(ip netns pids hvd-$id-n2); do "
 		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && tr '\\0' '\\n' < /proc/$q/environ "
@@ -215,11 +235,12 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 		return;
 	CHECK_CONTAINS(p.out, "stopped=");
 	CHECK_CONTAINS(p.err, "hvd: rank 3 (host n2): 'silent for ");
-	check_went_on(&p, "hung", "rank 3 stopped");
+	check_went_on(&p, "hung", "rank 3 stopped", 0);
 	test_proc_free(&p);
 }
 
-/* 3 ranks (one per node) -> 2 after n3 fails: K=2, global batch 12 -> 16. */
+/* 3 ranks (one per node) -> 2 after n3 fails, in their own processes:
+ * K=2, global batch 12 -> 16. */
 static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 {
 	struct test_proc p;
@@ -232,8 +253,10 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 		return;
 	CHECK_MSG(field_of(p.out, "rc=") == 0, "%s ...%s", p.out, test_tail(p.err, 2500));
 	CHECK_CONTAINS(p.err, "hvd: rank 2 (host n3): 'silent for ");
-	CHECK_CONTAINS(p.err, "relaunching on 2 ranks (was 3): 3 micro-batches per step cannot be "
-		       "kept with 2 ranks; --accumulate 2 gives 4, the nearest");
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 3 goes on as rank 0 of 2 in the same "
+		       "process: --accumulate 2 gives the nearest global batch (--allow-changes) (4 "
+		       "micro-batches per step, was 3)");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n3; ranks 0,1 went on in their own processes");
 	CHECK_CONTAINS(p.err, "global_batch 12 -> 16");
 	CHECK_CONTAINS(p.err, "end of epoch 1/1 step ");
 	long k = check_steps_kept(p.err);
@@ -247,7 +270,7 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 		  && strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
 	free(rec);
 	CHECK_CONTAINS(p.out, "idle=3/3");
-	printf("  measured (3 -> 2 ranks): failure to the first relaunched step %ld ms\n",
+	printf("  measured (3 -> 2 ranks, in-process): failure to the first step after %ld ms\n",
 	       field_of(p.out, "kill_to_step="));
 	test_proc_free(&p);
 }
