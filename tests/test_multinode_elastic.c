@@ -211,6 +211,37 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 	       bn, control);
 }
 
+/* Both of n2's ranks stopped (a hung node): the ranks left go on
+ * in-process (two epochs, so they are still training when) n2's ranks
+ * are woken once the resume is printed. Those see a newer generation in
+ * OUT/.generation, say so, leave OUT alone and wait: the run ends as
+ * usual, and the step's end takes them. */
+static void woken_node_leaves_the_run_alone(void)
+{
+	struct test_proc p;
+	char wake[2048];
+	snprintf(wake, sizeof(wake), ". '%s/net.env'; z=''; for q in $(ip netns pids hvd-$id-n2); do "
+		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && kill -STOP $q && z=\"$z $q\"; "
+		 "done; echo stopped=$z; (for i in $(seq 900); do grep -q 'resuming from' woke.log && "
+		 "break; sleep 0.05; done; kill -CONT $z) > /dev/null 2>&1 & true", test_cluster_dir());
+	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "woke", "--epochs 2", wake, ":", &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "woken: %s ...%s", p.out, test_tail(p.err, 2500));
+	CHECK_CONTAINS(p.out, "stopped= ");
+	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
+	CHECK_CONTAINS(p.err, "ranks 0,1 go on without host(s) n2 in their own processes");
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 2 of 4: the run went on without it (generation "
+		       "1, this rank's 0)");
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 3 of 4: the run went on without it (generation "
+		       "1, this rank's 0)");
+	CHECK_CONTAINS(p.err, "end of epoch 2/2 step 9/9");
+	char *rec = record_of("woke");
+	CHECK_MSG(rec && strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
+	free(rec);
+	CHECK_CONTAINS(p.out, "idle=3/3");
+	test_proc_free(&p);
+}
+
 /* n2 failed: the ranks left go on in-process; then (a second run) rank 3
  * on n2 stopped: named after HVD_TIMEOUT_S, rank 2 there lives, so the
  * step ends and is relaunched without n2. */
@@ -237,6 +268,7 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 	CHECK_CONTAINS(p.err, "hvd: rank 3 (host n2): 'silent for ");
 	check_went_on(&p, "hung", "rank 3 stopped", 0);
 	test_proc_free(&p);
+	woken_node_leaves_the_run_alone();
 }
 
 /* 3 ranks (one per node) -> 2 after n3 fails, in their own processes:

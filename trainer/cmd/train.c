@@ -54,6 +54,9 @@ static int resume_dir_check(const struct cli_options *o)
 }
 
 static const struct cli_options *test_options;  /* this command's, for write_test */
+/* This process's generation of the run (train/rejoin.h): read from OUT at
+ * its first session, the new world's after going on in-process. */
+static long generation = -1;
 
 static int write_test(const char *out, const char *model, const struct evaluation *ev)
 {
@@ -111,7 +114,7 @@ static int go_on_in_process(const struct cli_options *given, const char *out)
 	long k = survivors_accumulate(&s, size, &exact);
 	char **argv = in_process_argv(given, out, k, !exact, &argc);
 	struct cli_options o;
-	if (!argv || rejoin_prepare(out, rank, size) || cli_parse(argc, argv, &o))
+	if (!argv || rejoin_prepare(out, rank, size, &generation) || cli_parse(argc, argv, &o))
 		return CHEXNET_EXIT_PEER_LOST;
 	if (rank == 0)
 		fprintf(stderr, "chexnet: train: rank %d of %d goes on as rank %d of %d in the same "
@@ -175,7 +178,13 @@ int run_train(const struct cli_options *given)
 	if (!o->out && dist_rank() == 0)
 		fprintf(stderr, "chexnet: train: no --out: the run is kept in '%s'\n", name);
 	run.out = run.out ? run.out : name;
+	if (generation < 0 && o->shrink && (generation = rejoin_generation(run.out)) < 0) {
+		dist_shutdown();
+		stop_signal_uninstall();
+		return 1;
+	}
 	struct train_config config = train_config_of(o);
+	config.generation = generation;
 	test_options = o;
 	config.write_test = write_test;
 	int status = train_run(&config);

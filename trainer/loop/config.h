@@ -51,6 +51,7 @@ struct train_config {
 	const char *resume;         /* continue from resume/last, or NULL */
 	int allow_changes, overwrite;
 	int shrink;                 /* after lost nodes: the ranks left may go on in-process */
+	long generation;            /* this process's generation of the run (train/rejoin.h) */
 	int argc;                   /* the command line, recorded in OUT/run.json */
 	char **argv;
 	struct optim_config optim;

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "eval/auroc.h"
 #include "train/checkpoint.h"
@@ -59,6 +60,7 @@
 #include "loop/run_metrics.h"
 #include "loop/survivors.h"
 #include "train/peer_lost.h"
+#include "train/rejoin.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
 
@@ -715,6 +717,22 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 	return 0;
 }
 
+/* --shrink: the run went on in-process without this rank (a newer
+ * generation in OUT/.generation: this is a hung node woken up). It leaves
+ * OUT alone and waits for the step to end: to exit would end the step
+ * with it (a task that leaves without PMIx_Finalize on a live node,
+ * docs/lost-rank.md). 1 once a stop signal came. */
+static int superseded(struct trainer *t, long now)
+{
+	fprintf(stderr, "chexnet: train: rank %d of %d: the run went on without it (generation %ld, "
+		"this rank's %ld): %s; OUT/last left alone, waiting for the step to end\n", t->rank,
+		t->world, now, t->c.generation, dist_error());
+	dist_release();
+	while (!stop_signal_received())
+		pause();
+	return 1;
+}
+
 /* Training or validation broken by a lost peer (train/peer_lost.h): the
  * survivors agree which of them holds the most completed steps and it
  * writes OUT/last (loop/survivors.h); every survivor exits
@@ -723,8 +741,10 @@ static int survive_lost_peer(struct trainer *t)
 {
 	struct peer_lost lost;
 	struct survivors_vote v;
-	long done = t->state.epoch * t->steps_per_epoch + t->state.step;
+	long done = t->state.epoch * t->steps_per_epoch + t->state.step, now;
 
+	if (t->c.shrink && t->c.out && (now = rejoin_generation(t->c.out)) > t->c.generation)
+		return superseded(t, now);
 	if (t->world < 2 || !t->c.out || !peer_lost_parse(dist_error(), &lost) ||
 	    lost.count >= t->world)
 		return 1;

@@ -21,12 +21,12 @@
 #include "base/clock.h"
 #include "train/rejoin.h"
 
-/* out/.survivors/name = text (mode 0600), whole or not at all. */
+/* out/name = text (mode 0600), whole or not at all. */
 static int put_private(const char *out, const char *name, const char *text)
 {
 	char tmp[4400], final[4400];
-	snprintf(tmp, sizeof(tmp), "%s/.survivors/.%s.tmp", out, name);
-	snprintf(final, sizeof(final), "%s/.survivors/%s", out, name);
+	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", out, name);
+	snprintf(final, sizeof(final), "%s/%s", out, name);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	size_t len = strlen(text);
 	int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
@@ -96,13 +96,33 @@ static int on_my_network(const char *ip)
 	return yes;
 }
 
-/* The member that coordinates: a port, a secret, then the world file. */
+long rejoin_generation(const char *out)
+{
+	char path[4400];
+	long g = -1;
+	snprintf(path, sizeof(path), "%s/.generation", out);
+	FILE *f = fopen(path, "re");
+	if (!f && errno == ENOENT)
+		return 0;
+	if (!f || fscanf(f, "%ld", &g) != 1 || g < 0)
+		fprintf(stderr, "chexnet: '%s': %s\n", path, f ? "not a generation number" :
+			strerror(errno));
+	if (f)
+		fclose(f);
+	return g < 0 ? -1 : g;
+}
+
+/* The member that coordinates: the next generation, a port, a secret,
+ * then the world file. */
 static int publish(const char *out)
 {
 	unsigned char raw[32];
 	char secret[sizeof(raw) * 2 + 2], world[2048], addrs[1900];
 	unsigned port = free_port();
+	long g = rejoin_generation(out);
 	own_addresses(addrs, sizeof(addrs));
+	if (g < 0)
+		return -1;
 	if (!port || !addrs[0] || getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
 		fprintf(stderr, "chexnet: survivors: no port, address or random secret for the "
 			"world of the ranks left: %s\n", strerror(errno));
@@ -111,12 +131,16 @@ static int publish(const char *out)
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(secret + 2 * i, 3, "%02x", raw[i]);
 	strcat(secret, "\n");
-	snprintf(world, sizeof(world), "%u %s\n", port, addrs);
-	return put_private(out, "secret", secret) || put_private(out, "world", world) ? -1 : 0;
+	snprintf(world, sizeof(world), "%ld %u %s\n", g + 1, port, addrs);
+	char next[32];
+	snprintf(next, sizeof(next), "%ld\n", g + 1);
+	return put_private(out, ".generation", next) || put_private(out, ".survivors/secret", secret) ||
+	       put_private(out, ".survivors/world", world) ? -1 : 0;
 }
 
-/* The world file, once it exists: the port and the address to use. */
-static int read_world(const char *out, char *coordinator, size_t len)
+/* The world file, once it exists: its generation, the port and the
+ * address to use. */
+static int read_world(const char *out, char *coordinator, size_t len, long *generation)
 {
 	char path[4400], line[2048];
 	snprintf(path, sizeof(path), "%s/.survivors/world", out);
@@ -128,8 +152,11 @@ static int read_world(const char *out, char *coordinator, size_t len)
 		fclose(f);
 		unsigned port;
 		char addrs[2048];
-		if (!got || sscanf(line, "%u %2047s", &port, addrs) != 2 || !port || port > 65535)
-			break;
+		if (!got || sscanf(line, "%ld %u %2047s", generation, &port, addrs) != 3 || !port ||
+		    port > 65535 || *generation < 1) {
+			fprintf(stderr, "chexnet: survivors: '%s': not a world of the ranks left\n", path);
+			return -1;
+		}
 		char *first = NULL, *save = NULL;
 		for (char *a = strtok_r(addrs, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
 			a[strcspn(a, "/")] = '\0';
@@ -147,10 +174,11 @@ static int read_world(const char *out, char *coordinator, size_t len)
 	return -1;
 }
 
-int rejoin_prepare(const char *out, int new_rank, int size)
+int rejoin_prepare(const char *out, int new_rank, int size, long *generation)
 {
 	char coordinator[2100], number[32], secret[4400];
-	if ((new_rank == 0 && publish(out)) || read_world(out, coordinator, sizeof(coordinator)))
+	if ((new_rank == 0 && publish(out)) ||
+	    read_world(out, coordinator, sizeof(coordinator), generation))
 		return -1;
 	snprintf(secret, sizeof(secret), "%s/.survivors/secret", out);
 	snprintf(number, sizeof(number), "%d", new_rank);
