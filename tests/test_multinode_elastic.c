@@ -22,7 +22,9 @@
  *     4-rank run's than those of an uninterrupted 2-rank K=2 run are
  *     (a control measured in the same case), plus 10%.
  *   - a stopped rank: the same outcome once HVD_TIMEOUT_S has passed, its
- *     node left out too.
+ *     node left out too (relaunched: rank 2 lives beside it).
+ *   - both of n2's ranks stopped, then woken while the ranks left train
+ *     in-process: they see a newer generation and leave the run alone.
  *   - 3 ranks -> 2: no integer K keeps 3 micro-batches per step; K=2 (4,
  *     the nearest; ties go to the larger) with --allow-changes, recorded
  *     in run.json, and the epoch's position moved.
