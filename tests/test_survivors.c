@@ -1,8 +1,9 @@
 /* test_survivors.c - what a runtime failure line says was lost
  * (train/peer_lost.h), on the lines the runtime prints (runtime/README.md's
  * table, copied from real runs), and the survivors' agreement on who writes
- * OUT/last (loop/survivors.h) among processes that race on one folder.
- * What it does not do: lose a node (test_multinode_train.c does).
+ * OUT/last (loop/survivors.h) among processes that race on one folder,
+ * and the world they form to go on in-process (train/rejoin.h).
+ * What it does not do: lose a node (test_multinode_elastic.c does).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "runner.h"
 #include "loop/survivors.h"
 #include "train/peer_lost.h"
+#include "train/rejoin.h"
 
 static void test_lost_peers_are_read_from_the_runtimes_lines(void)
 {
@@ -179,10 +181,84 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	free(out);
 }
 
+/* Members 0 and 1 of 2 prepare at once, each in its own process; what
+ * each set (HVD_RANK HVD_SIZE HVD_COORDINATOR HVD_SECRET_FILE generation,
+ * PMIx dropped) comes back in env[i]. */
+static void rejoin_both(const char *out, char env[2][1024])
+{
+	int fds[2][2];
+	pid_t pids[2];
+	for (int i = 0; i < 2; i++) {
+		if (pipe(fds[i]) != 0 || (pids[i] = fork()) < 0)
+			abort();
+		if (pids[i] == 0) {
+			char line[1024] = "failed";
+			long g = -1;
+			setenv("PMIX_NAMESPACE", "slurm.pmix.1.0", 1);
+			if (rejoin_prepare(out, i, 2, &g) == 0)
+				snprintf(line, sizeof(line), "%s %s %s %s %ld %s", getenv("HVD_RANK"),
+					 getenv("HVD_SIZE"), getenv("HVD_COORDINATOR"),
+					 getenv("HVD_SECRET_FILE"), g, getenv("PMIX_NAMESPACE") ? "pmix" : "-");
+			if (write(fds[i][1], line, sizeof(line)) != (ssize_t)sizeof(line))
+				_exit(1);
+			_exit(0);
+		}
+		close(fds[i][1]);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (read(fds[i][0], env[i], 1024) != 1024)
+			snprintf(env[i], 1024, "no answer");
+		close(fds[i][0]);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+/* The coordinator publishes the next generation, a port on its own
+ * address and a private secret; the other member reads the same; both
+ * drop PMIx. A second world raises the generation again; a world file
+ * that is not one is refused. */
+static void test_ranks_left_form_a_world_of_their_own(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	char *dir = test_path(test_tmpdir(), "run/.survivors");
+	char env[2][1024], secret[4400], coordinator[256];
+	CHECK_INT(mkdir(out, 0755), 0);
+	CHECK_INT(mkdir(dir, 0755), 0);
+	CHECK_INT((int)rejoin_generation(out), 0);
+	rejoin_both(out, env);
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	unsigned port = 0;
+	long g = -1;
+	CHECK_MSG(sscanf(env[0], "0 2 %255s %*s %ld -", coordinator, &g) == 2 && g == 1 &&
+		  strchr(coordinator, ':') && sscanf(strchr(coordinator, ':') + 1, "%u", &port) == 1 &&
+		  port > 0 && port < 65536 && strstr(env[0], secret), "coordinator: %s", env[0]);
+	char want[1200];
+	snprintf(want, sizeof(want), "1 2 %s %s 1 -", coordinator, secret);
+	CHECK_STR(env[1], want);
+	struct stat st;
+	CHECK_MSG(stat(secret, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_size == 65,
+		  "secret: mode %o, %ld bytes", (unsigned)(st.st_mode & 0777), (long)st.st_size);
+	CHECK_INT((int)rejoin_generation(out), 1);
+	char world[4400];
+	snprintf(world, sizeof(world), "%s/world", dir);
+	CHECK_INT(unlink(world), 0);
+	rejoin_both(out, env);
+	CHECK_MSG(strstr(env[0], " 2 -") && strstr(env[1], " 2 -"), "second world: %s | %s", env[0],
+		  env[1]);
+	FILE *f = fopen(world, "w");
+	fputs("1 0 10.0.0.1/24\n", f);   /* port 0 */
+	fclose(f);
+	long g2;
+	CHECK_INT(rejoin_prepare(out, 1, 2, &g2), -1);
+	free(dir);
+	free(out);
+}
+
 const struct test_case survivors_tests[] = {
 	{ "lost_peers_are_read_from_the_runtimes_lines", test_lost_peers_are_read_from_the_runtimes_lines },
 	{ "other_failures_are_not_a_lost_peer", test_other_failures_are_not_a_lost_peer },
 	{ "survivors_agree_on_the_most_completed_steps", test_survivors_agree_on_the_most_completed_steps },
 	{ "saved_summary_is_read_back_or_refused", test_saved_summary_is_read_back_or_refused },
+	{ "ranks_left_form_a_world_of_their_own", test_ranks_left_form_a_world_of_their_own },
 	{ 0 }
 };

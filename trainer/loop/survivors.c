@@ -6,7 +6,6 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/whole_file.h"
 #include "loop/survivors.h"
 
 static void path_of(char *buf, size_t len, const char *out, const char *name)
@@ -40,24 +40,12 @@ int survivors_reset(const char *out)
 /* out/.survivors/name = text, whole or not at all. */
 static int put(const char *out, const char *name, const char *text)
 {
-	char dir[4200], tmp[4400], final[4400];
+	char dir[4200], final[4400];
 	path_of(dir, sizeof(dir), out, NULL);
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		goto fail;
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
 	snprintf(final, sizeof(final), "%s/%s", dir, name);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto fail;
-	size_t len = strlen(text);
-	int ok = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-	if (close(fd) != 0 || !ok || rename(tmp, final) != 0) {
-		unlink(tmp);
-		goto fail;
-	}
-	return 0;
-fail:
-	fprintf(stderr, "chexnet: survivors: '%s/%s': %s\n", dir, name, strerror(errno));
+	if ((mkdir(dir, 0755) == 0 || errno == EEXIST) && whole_file_put(final, text, 0644) == 0)
+		return 0;
+	fprintf(stderr, "chexnet: survivors: '%s': %s\n", final, strerror(errno));
 	return -1;
 }
 

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -19,23 +18,18 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/whole_file.h"
 #include "train/rejoin.h"
 
 /* out/name = text (mode 0600), whole or not at all. */
 static int put_private(const char *out, const char *name, const char *text)
 {
-	char tmp[4400], final[4400];
-	snprintf(tmp, sizeof(tmp), "%s/%s.tmp", out, name);
-	snprintf(final, sizeof(final), "%s/%s", out, name);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t len = strlen(text);
-	int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-	if ((fd >= 0 && close(fd) != 0) || !ok || rename(tmp, final) != 0) {
-		fprintf(stderr, "chexnet: survivors: '%s': %s\n", final, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	char path[4400];
+	snprintf(path, sizeof(path), "%s/%s", out, name);
+	if (whole_file_put(path, text, 0600) == 0)
+		return 0;
+	fprintf(stderr, "chexnet: survivors: '%s': %s\n", path, strerror(errno));
+	return -1;
 }
 
 /* A TCP port nobody listens on now (the kernel's pick), 0 on failure. */
