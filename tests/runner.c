@@ -761,10 +761,22 @@ static int last_cluster_group(const char **groups, int ngroups)
 	return last;
 }
 
+/* 1 when name contains one of the '|'-separated alternatives. */
+static int name_matches(const char *name, const char *alternatives)
+{
+	for (const char *a = alternatives; *a; a += strcspn(a, "|") + (a[strcspn(a, "|")] != '\0')) {
+		size_t len = strcspn(a, "|");
+		for (const char *p = name; len && (p = strchr(p, *a)); p++)
+			if (!strncmp(p, a, len))
+				return 1;
+	}
+	return 0;
+}
+
 static int case_selected(const struct test_group *g, int i, int argc, char **argv, int first)
 {
 	return wanted(g->cases[i].name, argc, argv, first) &&
-	       (!g->matching || strstr(g->cases[i].name, g->matching));
+	       (!g->matching || name_matches(g->cases[i].name, g->matching));
 }
 
 /* A group's deadline: its own, else the sum of its selected cases' ones. */

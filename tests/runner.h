@@ -47,8 +47,9 @@ struct test_group {
 	/* Run once more after the suite as NAME@stress, beside two busy
 	 * loops and a listener on port 6006 (the whole suite runs so with
 	 * HVD_STRESS=1, `make check STRESS=1`). stress_matching: that re-run
-	 * runs only the cases whose name contains it (NULL: all; a case that
-	 * times nothing gains nothing from it). */
+	 * runs only the cases whose name contains it, or one of its
+	 * '|'-separated alternatives (NULL: all; a case that times nothing
+	 * gains nothing from it). */
 	int stress;
 	const char *stress_matching;
 };
