@@ -32,6 +32,10 @@ static void test_lost_peers_are_read_from_the_runtimes_lines(void)
 				  "for 5.1 s': no heartbeat while the other ranks waited", &l), 1);
 	CHECK_INT(l.count, 3);
 	CHECK_STR(l.hosts, "n2,gpu-07.cluster");
+	CHECK_INT(peer_lost_has_host(&l, "gpu-07.cluster", 14), 1);
+	CHECK_INT(peer_lost_has_host(&l, "n2", 2), 1);
+	CHECK_INT(peer_lost_has_host(&l, "n", 1), 0);
+	CHECK_INT(peer_lost_has_host(&l, "gpu-07", 6), 0);
 	CHECK_INT(peer_lost_parse("hvd: rank 0 (host n1): 'control connection closed': the process "
 				  "died or left without hvd_shutdown [rank 2/4 n2]", &l), 1);
 	CHECK_INT(l.ranks[0], 0);

@@ -51,7 +51,7 @@ int survivors_wait_saved(const char *out, double timeout_s);
  * train/rejoin.h) or `relaunch` (every survivor exits 76). */
 struct survivors_saved {
 	char time[32], hosts[1024], who[1024], next[16], members[1024];
-	int ranks, accumulate, epoch, writer;
+	int ranks, accumulate, epoch;
 	long step;
 };
 /* 1 with *s filled, 0 when dir has no saved file, -1 (a line) when it

@@ -652,15 +652,6 @@ static int stopped_report(struct trainer *t, int in_validation)
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
-/* 1 when `host` is one of the comma-separated `hosts`. */
-static int host_listed(const char *hosts, const char *host, size_t len)
-{
-	for (const char *p = hosts; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != '\0'))
-		if (strcspn(p, ",") == len && !strncmp(p, host, len))
-			return 1;
-	return 0;
-}
-
 /* What the survivors do next: go on in their own processes (--shrink, a
  * host backend, and no survivor on a lost rank's host: a lost rank on a
  * live host is a crashed or hung process, whose node the driver gives
@@ -671,7 +662,7 @@ static const char *next_of(const struct trainer *t, const struct peer_lost *lost
 	if (!t->c.shrink || dist_device_buffers())
 		return "relaunch";
 	for (const char *h = v->hosts; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] != '\0'))
-		if (host_listed(lost->hosts, h, strcspn(h, ",")))
+		if (peer_lost_has_host(lost, h, strcspn(h, ",")))
 			return "relaunch";
 	return "in-process";
 }

@@ -23,18 +23,25 @@ static const char *rank_list(const char *p, struct peer_lost *out)
 	}
 }
 
+int peer_lost_has_host(const struct peer_lost *l, const char *host, size_t len)
+{
+	for (const char *h = l->hosts; *h;) {
+		size_t n = strcspn(h, ",");
+		if (n == len && strncmp(h, host, len) == 0)
+			return 1;
+		h += n + (h[n] == ',');
+	}
+	return 0;
+}
+
 /* host (len bytes) appended to out->hosts unless already there. */
 static int add_host(struct peer_lost *out, const char *host, size_t len)
 {
 	size_t used = strlen(out->hosts);
 	if (len == 0 || used + len + 2 > sizeof(out->hosts))
 		return -1;
-	for (const char *h = out->hosts; *h;) {
-		size_t n = strcspn(h, ",");
-		if (n == len && strncmp(h, host, len) == 0)
-			return 0;
-		h += n + (h[n] == ',');
-	}
+	if (peer_lost_has_host(out, host, len))
+		return 0;
 	if (used)
 		out->hosts[used++] = ',';
 	memcpy(out->hosts + used, host, len);

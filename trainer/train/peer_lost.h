@@ -10,6 +10,8 @@
 #ifndef HVD_TRAINER_PEER_LOST_H
 #define HVD_TRAINER_PEER_LOST_H
 
+#include <stddef.h>
+
 #define PEER_LOST_MAX 256
 /* A peer was lost, the survivors wrote OUT/last: go on without its host
  * (--resume). EX_PROTOCOL in sysexits.h; 75 is a stop, see stop_signal.h. */
@@ -24,5 +26,7 @@ struct peer_lost {
 
 /* 1 when `line` names lost peers (out filled), 0 otherwise. */
 int peer_lost_parse(const char *line, struct peer_lost *out);
+/* 1 when host (len bytes) is one of l->hosts. */
+int peer_lost_has_host(const struct peer_lost *l, const char *host, size_t len);
 
 #endif
