@@ -34,6 +34,16 @@
 
 /* ---- rank 0: listen on the published addresses only ---- */
 
+/* Appends ip to the list out ("a,b", *used bytes long) unless it is
+ * there already or does not fit. 1 when it was appended. */
+static int add_address(char *out, size_t len, size_t *used, const char *ip)
+{
+	if (strstr(out, ip) || *used + strlen(ip) + 2 >= len)
+		return 0;
+	*used += (size_t)snprintf(out + *used, len - *used, "%s%s", *used ? "," : "", ip);
+	return 1;
+}
+
 static void local_addresses(char *out, size_t len)
 {
 	struct ifaddrs *ifs = NULL, *i;
@@ -45,11 +55,9 @@ static void local_addresses(char *out, size_t len)
 				continue;
 			char ip[INET_ADDRSTRLEN];
 			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, ip, sizeof(ip));
-			if (!strcmp(ip, "127.0.0.1") || used + strlen(ip) + 2 + 10 >= len ||
-			    count + 1 >= CTL_MAX_LISTEN || strstr(out, ip))
-				continue;
-			used += (size_t)snprintf(out + used, len - used, "%s%s", used ? "," : "", ip);
-			count++;
+			/* room kept for ",127.0.0.1" */
+			if (strcmp(ip, "127.0.0.1") && count + 1 < CTL_MAX_LISTEN)
+				count += (size_t)add_address(out, len - 10, &used, ip);
 		}
 		freeifaddrs(ifs);
 	}
@@ -57,17 +65,19 @@ static void local_addresses(char *out, size_t len)
 	snprintf(out + used, len - used, "%s127.0.0.1", used ? "," : "");
 }
 
-/* HVD_COORDINATOR's host as one IPv4 address of this machine. */
-static int coordinator_address(const struct hvd_settings *s, char *out, size_t len,
-			       char *err, size_t errlen)
+int control_resolve(const char *host, char *out, size_t len, int max)
 {
 	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
-	int rc = getaddrinfo(s->coord_host, NULL, &hints, &res);
-	if (rc) {
-		snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s': %s", s->coord_host, gai_strerror(rc));
-		return HVD_ERR_SETTINGS;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+	if (rc)
+		return rc;
+	size_t used = 0;
+	out[0] = '\0';
+	for (struct addrinfo *a = res; a && max > 0; a = a->ai_next) {
+		char ip[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &((struct sockaddr_in *)a->ai_addr)->sin_addr, ip, sizeof(ip));
+		max -= add_address(out, len, &used, ip);
 	}
-	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, out, (socklen_t)len);
 	freeaddrinfo(res);
 	return 0;
 }
@@ -128,12 +138,15 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 	int rc = setup_key(c, mine, err, errlen);
 	if (rc || rt->boot.rank != 0)
 		return rc;
-	if (rt->set.coord_host[0])
-		rc = coordinator_address(&rt->set, mine->ctl_addrs, sizeof(mine->ctl_addrs), err, errlen);
-	else
+	/* HVD_COORDINATOR's host: its first IPv4 address, one of this machine's */
+	if (rt->set.coord_host[0] &&
+	    (rc = control_resolve(rt->set.coord_host, mine->ctl_addrs, sizeof(mine->ctl_addrs), 1))) {
+		snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s': %s", rt->set.coord_host,
+			 gai_strerror(rc));
+		return HVD_ERR_SETTINGS;
+	}
+	if (!rt->set.coord_host[0])
 		local_addresses(mine->ctl_addrs, sizeof(mine->ctl_addrs));
-	if (rc)
-		return rc;
 	if (bind_published(c, mine->ctl_addrs, rt->set.coord_port, &mine->ctl_port)) {
 		snprintf(err, errlen, "hvd: control plane: 'listen on %s port %u': %s", mine->ctl_addrs,
 			 rt->set.coord_port, strerror(errno));

@@ -116,6 +116,9 @@ int control_peers_init(struct control *c);
  * round, 0, or -1 with why. 0 or HVD_ERR_COMM (the caller says why). */
 int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, char *why, size_t len),
 			char *why, size_t whylen);
+/* control.c: host's IPv4 addresses (at most max), comma-separated and
+ * without repeats, into out: 0, or getaddrinfo's error (out untouched). */
+int control_resolve(const char *host, char *out, size_t len, int max);
 /* control_msg.c: SO_SNDTIMEO (whole seconds, rounded up, at least 1),
  * TCP_NODELAY, close-on-exec. */
 void control_socket_options(int fd, double timeout_s);

@@ -36,27 +36,12 @@ enum { ENV_MSG_PART = 64, ENV_MSG_TABLE = 65 };
 /* Every address HVD_COORDINATOR's host resolves to now, into rank 0's row. */
 static int resolve_coordinator(struct runtime *rt, char *why, size_t whylen)
 {
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
 	struct host_entry *root = &rt->hosts[0];
-	int rc = getaddrinfo(rt->set.coord_host, NULL, &hints, &res);
-	if (rc) {
-		snprintf(why, whylen, "%s", gai_strerror(rc));
-		return -1;
-	}
-	size_t used = 0;
-	root->ctl_addrs[0] = '\0';
-	for (struct addrinfo *a = res; a; a = a->ai_next) {
-		char ip[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &((struct sockaddr_in *)a->ai_addr)->sin_addr, ip, sizeof(ip));
-		if (strstr(root->ctl_addrs, ip) || used + strlen(ip) + 2 >= sizeof(root->ctl_addrs))
-			continue;
-		used += (size_t)snprintf(root->ctl_addrs + used, sizeof(root->ctl_addrs) - used,
-					 "%s%s", used ? "," : "", ip);
-	}
-	freeaddrinfo(res);
+	int rc = control_resolve(rt->set.coord_host, root->ctl_addrs, sizeof(root->ctl_addrs),
+				 (int)sizeof(root->ctl_addrs)); /* every one that fits */
 	root->ctl_port = rt->set.coord_port;
-	snprintf(why, whylen, "no answer, or no proof of the job secret");
-	return 0;
+	snprintf(why, whylen, "%s", rc ? gai_strerror(rc) : "no answer, or no proof of the job secret");
+	return rc ? -1 : 0;
 }
 
 static int worker_rendezvous(struct control *c, char *err, size_t errlen)
