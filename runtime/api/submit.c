@@ -83,9 +83,14 @@ static int mark_ready(struct runtime *rt, struct entry *e)
 	return 0;
 }
 
-/* Queues e (taking ownership) and returns its handle in *out. */
-static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
+/* Queues a copy of proto and returns its handle in *out; out NULL:
+ * waits for it (the blocking calls). */
+static int enqueue(struct runtime *rt, const struct entry *proto, hvd_handle **out)
 {
+	struct entry *e = malloc(sizeof(*e));
+	if (!e)
+		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
+	*e = *proto;
 	hvd_handle *h = &e->h; /* at offset 0: freeing it frees e */
 	int rc = mark_ready(rt, e);
 	if (rc)
@@ -105,23 +110,21 @@ static int enqueue(struct runtime *rt, struct entry *e, hvd_handle **out)
 		pthread_cond_signal(&rt->work);
 	if (!fast)
 		control_wake(rt);
+	if (!out)
+		return hvd_wait(h);
 	*out = h;
 	if (rt->set.sync)
 		wait_done(rt, h);
 	return HVD_OK;
 }
 
-/* name: len bytes and a NUL, checked (check_common). */
-static struct entry *new_entry(const char *name, size_t len, enum fusion_kind kind,
-			       enum hvd_dtype t, size_t count)
+/* name: len bytes and a NUL, checked (check_common). The caller's
+ * copy, until enqueue makes the one it queues. */
+static struct entry new_entry(const char *name, size_t len, enum fusion_kind kind,
+			      enum hvd_dtype t, size_t count)
 {
-	struct entry *e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	memcpy(e->item.name, name, len + 1);
-	e->item.kind = (uint8_t)kind;
-	e->item.dtype = (uint8_t)t;
-	e->item.count = count;
+	struct entry e = { .item = { .kind = (uint8_t)kind, .dtype = (uint8_t)t, .count = count } };
+	memcpy(e.item.name, name, len + 1);
 	return e;
 }
 
@@ -140,12 +143,10 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 			      "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
 	if (!handle || (!data && count))
 		return refuse("hvd_allreduce", name, "NULL data or handle");
-	struct entry *e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
-	if (!e)
-		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
-	e->item.op = (uint8_t)op;
-	e->data = data;
-	return enqueue(rt, e, handle);
+	struct entry e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
+	e.item.op = (uint8_t)op;
+	e.data = data;
+	return enqueue(rt, &e, handle);
 }
 
 int hvd_poll(const hvd_handle *handle)
@@ -191,14 +192,10 @@ int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dty
 		return refuse("hvd_broadcast", name, "root is not a rank of this job");
 	if (!data && count)
 		return refuse("hvd_broadcast", name, "NULL data");
-	struct entry *e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
-	if (!e)
-		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
-	e->item.root = root;
-	e->data = data;
-	hvd_handle *h = NULL;
-	rc = enqueue(rt, e, &h);
-	return rc ? rc : hvd_wait(h);
+	struct entry e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
+	e.item.root = root;
+	e.data = data;
+	return enqueue(rt, &e, NULL);
 }
 
 int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *recv,
@@ -211,16 +208,12 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 		return rc;
 	if ((!send && send_count) || (!recv && recv_capacity))
 		return refuse("hvd_allgatherv", name, "NULL buffer");
-	struct entry *e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
-	if (!e)
-		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
-	e->send = send;
-	e->recv = recv;
-	e->recv_capacity = recv_capacity;
-	e->counts = counts;
-	hvd_handle *h = NULL;
-	rc = enqueue(rt, e, &h);
-	return rc ? rc : hvd_wait(h);
+	struct entry e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
+	e.send = send;
+	e.recv = recv;
+	e.recv_capacity = recv_capacity;
+	e.counts = counts;
+	return enqueue(rt, &e, NULL);
 }
 
 int hvd_barrier(void)
@@ -231,10 +224,6 @@ int hvd_barrier(void)
 	int rc = check_common(rt, "hvd_barrier", name, HVD_F32, &len);
 	if (rc)
 		return rc;
-	struct entry *e = new_entry(name, len, FUSION_BARRIER, HVD_F32, 0);
-	if (!e)
-		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
-	hvd_handle *h = NULL;
-	rc = enqueue(rt, e, &h);
-	return rc ? rc : hvd_wait(h);
+	struct entry e = new_entry(name, len, FUSION_BARRIER, HVD_F32, 0);
+	return enqueue(rt, &e, NULL);
 }
