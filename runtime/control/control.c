@@ -157,14 +157,11 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 
 /* ---- workers: find and authenticate rank 0 ---- */
 
-/* rank 0 at ip:port, within 2 s, as a blocking socket. */
+/* rank 0 at ip:port, within 2 s. */
 static int connect_one(const char *ip, uint16_t port, double deadline)
 {
 	double by = runtime_now() + 2.0;
-	int fd = fdio_connect(ip, port, by < deadline ? by : deadline);
-	if (fd >= 0)
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
+	return fdio_connect(ip, port, by < deadline ? by : deadline);
 }
 
 static int try_addresses(struct control *c, double deadline)

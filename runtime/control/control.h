@@ -120,7 +120,8 @@ int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, ch
  * without repeats, into out: 0, or getaddrinfo's error (out untouched). */
 int control_resolve(const char *host, char *out, size_t len, int max);
 /* control_msg.c: SO_SNDTIMEO (whole seconds, rounded up, at least 1),
- * TCP_NODELAY, close-on-exec. */
+ * TCP_NODELAY, blocking (every control socket is born close-on-exec:
+ * fdio_connect, accept4). */
 void control_socket_options(int fd, double timeout_s);
 
 #endif

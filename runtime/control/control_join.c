@@ -16,7 +16,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -128,7 +127,6 @@ static void admit(struct join *j, struct shake *s)
 		drop(j, s, "rank already joined");
 		return;
 	}
-	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) & ~O_NONBLOCK);
 	control_socket_options(s->fd, c->rt->set.timeout_s);
 	c->peers[rank].fd = s->fd;
 	c->peers[rank].last_seen = runtime_now();

@@ -49,7 +49,7 @@ void control_socket_options(int fd, double timeout_s)
 	time_t whole = (time_t)ceil(timeout_s);
 	struct timeval tv = { whole < 1 ? 1 : whole, 0 };
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 }
 
 /* A frame that breaks the protocol fails the job naming the sender. */

@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -31,12 +30,12 @@
 
 #define LINK_HANDSHAKE_S 5.0 /* as CTL_HANDSHAKE_S */
 
+/* The links are born non-blocking and close-on-exec (fdio_connect,
+ * accept4). */
 static void link_options(int fd)
 {
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
 static int listen_any_port(const char *ip, struct tcp_addr *me)
