@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
 
+#include "core/clock.h"
 #include "core/settings.h"
 #include "hvd.h"
 
@@ -142,11 +142,9 @@ static int fence_collect(struct bootstrap *b, char *err, size_t errlen)
 	int timeout = (int)(b->fence_timeout_s + 0.5);
 	PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
 	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &timeout, PMIX_INT);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = runtime_now();
 	pmix_status_t rc = PMIx_Fence(&all, 1, info, 2);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	b->last_fence_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	b->last_fence_s = runtime_now() - t0;
 	PMIX_INFO_DESTRUCT(&info[0]);
 	PMIX_INFO_DESTRUCT(&info[1]);
 	if (rc != PMIX_SUCCESS) {

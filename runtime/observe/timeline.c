@@ -12,27 +12,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
-#include <time.h>
+
+#include "core/clock.h"
 
 struct timeline {
 	pthread_mutex_t lock;
 	FILE *f;
 	long end_pos;            /* offset of the closing ']' */
 	int events;
-	struct timespec start;
+	double start;            /* runtime_now() at open */
 	char **lanes;            /* hash slots: lane name or NULL */
 	int *pids;
 	size_t slots, used;
 	int next_pid;
 };
-
-static long long elapsed_us(const struct timespec *start)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long long)(now.tv_sec - start->tv_sec) * 1000000 +
-	       (now.tv_nsec - start->tv_nsec) / 1000;
-}
 
 static void json_escape(const char *s, char *out, size_t len)
 {
@@ -86,7 +79,7 @@ int timeline_open(struct timeline **out, const char *path, char *err, size_t err
 		return -1;
 	}
 	pthread_mutex_init(&t->lock, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t->start);
+	t->start = runtime_now();
 	struct timeval wall;
 	gettimeofday(&wall, NULL);
 	fputs("[\n]", t->f);
@@ -173,7 +166,7 @@ static void event(struct timeline *t, const char *lane, const char *ph,
 	int pid = lane_pid(t, lane);
 	if (pid >= 0) {
 		char ev[1024], esc[512] = "";
-		long long ts = elapsed_us(&t->start);
+		long long ts = (long long)((runtime_now() - t->start) * 1e6);
 		if (name)
 			json_escape(name, esc, sizeof(esc));
 		int w = snprintf(ev, sizeof(ev), "{\"ph\": \"%s\", ", ph);
