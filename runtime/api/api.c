@@ -44,7 +44,6 @@ static void fill_host_entry(const struct runtime *rt, struct host_entry *h)
 	snprintf(h->bind, sizeof(h->bind), "%s", rt->set.bind);
 	h->local_rank = rt->boot.local_rank;
 	h->node_id = rt->boot.node_id;
-	h->pid = (int32_t)getpid();
 	cpu_set_t set;
 	if (!sched_getaffinity(0, sizeof(set), &set)) {
 		size_t used = 0;

@@ -91,7 +91,6 @@ static int pmix_start(struct bootstrap *b, char *err, size_t errlen)
 	}
 	b->pmix = me;
 	b->rank = (int)me->rank;
-	snprintf(b->nspace, sizeof(b->nspace), "%s", me->nspace);
 	pmix_proc_t job;
 	PMIX_LOAD_PROCID(&job, me->nspace, PMIX_RANK_WILDCARD);
 	long size = 0, local_rank = 0, local_size = 0, node = 0, nodes = 0;

@@ -27,7 +27,6 @@ struct bootstrap {
 	enum bootstrap_mode mode;
 	int rank, size, local_rank, local_size, node_id, node_count;
 	char hostname[256];
-	char nspace[256];
 	void *pmix;            /* pmix_proc_t of this process, PMIx mode only */
 	double fence_timeout_s;
 	double last_fence_s;   /* seconds the last fence waited (tests: a barrier across nodes) */

@@ -21,7 +21,6 @@ struct host_entry {
 	char bind[16];
 	int32_t local_rank;
 	int32_t node_id;      /* PMIx node id */
-	int32_t pid;
 	char affinity[SETTINGS_CPULIST_MAX]; /* CPUs the task may run on now (sched_getaffinity) */
 	int32_t gpus_visible; /* entries in CUDA_VISIBLE_DEVICES, 0 when unset */
 	int32_t has_ib;       /* /sys/class/infiniband has devices */
