@@ -15,14 +15,18 @@
 
 #include "core/clock.h"
 
+struct lane {
+	char *name;              /* NULL: a free slot */
+	int pid;
+};
+
 struct timeline {
 	pthread_mutex_t lock;
 	FILE *f;
 	long end_pos;            /* offset of the closing ']' */
 	int events;
 	double start;            /* runtime_now() at open */
-	char **lanes;            /* hash slots: lane name or NULL */
-	int *pids;
+	struct lane *lanes;      /* hash slots */
 	size_t slots, used;
 	int next_pid;
 };
@@ -65,17 +69,14 @@ int timeline_open(struct timeline **out, const char *path, char *err, size_t err
 	if (t) {
 		t->slots = 1024;
 		t->lanes = calloc(t->slots, sizeof(*t->lanes));
-		t->pids = calloc(t->slots, sizeof(*t->pids));
 	}
-	int nomem = !t || !t->lanes || !t->pids;
+	int nomem = !t || !t->lanes;
 	if (nomem || !(t->f = fopen(path, "w+"))) {
 		snprintf(err, errlen, "hvd: HVD_TIMELINE: '%s': %s", path,
 			 nomem ? "out of memory" : strerror(errno));
-		if (t) {
+		if (t)
 			free(t->lanes);
-			free(t->pids);
-			free(t);
-		}
+		free(t);
 		return -1;
 	}
 	pthread_mutex_init(&t->lock, NULL);
@@ -102,29 +103,27 @@ static uint64_t hash_name(const char *s)
 	return h;
 }
 
+/* The slot of name among `slots` lanes: the one holding it, or the free
+ * one where it goes. */
+static size_t slot_of(const struct lane *lanes, size_t slots, const char *name)
+{
+	size_t j = hash_name(name) & (slots - 1);
+	while (lanes[j].name && strcmp(lanes[j].name, name))
+		j = (j + 1) & (slots - 1);
+	return j;
+}
+
 static int grow_lanes(struct timeline *t)
 {
 	size_t slots = t->slots * 2;
-	char **lanes = calloc(slots, sizeof(*lanes));
-	int *pids = calloc(slots, sizeof(*pids));
-	if (!lanes || !pids) {
-		free(lanes);
-		free(pids);
+	struct lane *lanes = calloc(slots, sizeof(*lanes));
+	if (!lanes)
 		return -1;
-	}
-	for (size_t i = 0; i < t->slots; i++) {
-		if (!t->lanes[i])
-			continue;
-		size_t j = hash_name(t->lanes[i]) & (slots - 1);
-		while (lanes[j])
-			j = (j + 1) & (slots - 1);
-		lanes[j] = t->lanes[i];
-		pids[j] = t->pids[i];
-	}
+	for (size_t i = 0; i < t->slots; i++)
+		if (t->lanes[i].name)
+			lanes[slot_of(lanes, slots, t->lanes[i].name)] = t->lanes[i];
 	free(t->lanes);
-	free(t->pids);
 	t->lanes = lanes;
-	t->pids = pids;
 	t->slots = slots;
 	return 0;
 }
@@ -132,29 +131,28 @@ static int grow_lanes(struct timeline *t)
 /* The lane's pid; a new lane gets its metadata events first. -1: no memory. */
 static int lane_pid(struct timeline *t, const char *lane)
 {
-	size_t j = hash_name(lane) & (t->slots - 1);
-	for (; t->lanes[j]; j = (j + 1) & (t->slots - 1))
-		if (!strcmp(t->lanes[j], lane))
-			return t->pids[j];
+	struct lane *l = &t->lanes[slot_of(t->lanes, t->slots, lane)];
+	if (l->name)
+		return l->pid;
 	if ((t->used + 1) * 2 > t->slots) {
 		if (grow_lanes(t))
 			return -1;
 		return lane_pid(t, lane);
 	}
-	t->lanes[j] = strdup(lane);
-	if (!t->lanes[j])
+	l->name = strdup(lane);
+	if (!l->name)
 		return -1;
-	t->pids[j] = t->next_pid++;
+	l->pid = t->next_pid++;
 	t->used++;
 	char name[512], ev[800];
 	json_escape(lane, name, sizeof(name));
 	snprintf(ev, sizeof(ev), "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
-		 "\"args\": {\"name\": \"%s\"}}", t->pids[j], name);
+		 "\"args\": {\"name\": \"%s\"}}", l->pid, name);
 	emit(t, ev);
 	snprintf(ev, sizeof(ev), "{\"name\": \"process_sort_index\", \"ph\": \"M\", \"pid\": %d, "
-		 "\"args\": {\"sort_index\": %d}}", t->pids[j], t->pids[j]);
+		 "\"args\": {\"sort_index\": %d}}", l->pid, l->pid);
 	emit(t, ev);
-	return t->pids[j];
+	return l->pid;
 }
 
 static void event(struct timeline *t, const char *lane, const char *ph,
@@ -206,9 +204,8 @@ void timeline_close(struct timeline *t)
 		return;
 	fclose(t->f);
 	for (size_t i = 0; i < t->slots; i++)
-		free(t->lanes[i]);
+		free(t->lanes[i].name);
 	free(t->lanes);
-	free(t->pids);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
