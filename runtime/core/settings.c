@@ -37,14 +37,10 @@ struct setting {
 
 static int parse_u64(const char *v, uint64_t max, uint64_t *out, char *why, size_t n)
 {
-	if (!*v || *v == '-' || *v == '+' || *v == ' ') {
-		snprintf(why, n, "not a non-negative integer");
-		return -1;
-	}
 	errno = 0;
 	char *end;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (errno || *end) {
+	unsigned long long x = strtoull(v, &end, 10); /* alone it takes " 1" and "-1" */
+	if (!*v || *v == '-' || *v == '+' || *v == ' ' || errno || *end) {
 		snprintf(why, n, "not a non-negative integer");
 		return -1;
 	}
