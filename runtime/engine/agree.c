@@ -338,10 +338,7 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, doubl
 	pthread_mutex_unlock(&rt->lock);
 	char err[1024] = "";
 	int rc = run_agreement(rt, v, pos, now, err, sizeof(err));
-	if (rc == HVD_ERR_COMM) /* a closed ring link: the echo of another rank's failure? */
-		runtime_await_cause(rt);
-	if (rc && !rt->aborted)
-		runtime_fail(rt, rc, "%s", err);
+	runtime_fail_collective(rt, rc, err); /* a closed ring link: another rank's failure? */
 	pthread_mutex_lock(&rt->lock);
 	if (rc)
 		return NULL;

@@ -238,10 +238,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd)
 	else if (rc && n != cmd->count && es)
 		snprintf(err, sizeof(err), "hvd: engine: 'position %llu': rank 0 planned a "
 			 "tensor this rank has not submitted", (unsigned long long)cmd->first);
-	if (rc == HVD_ERR_COMM)
-		runtime_await_cause(rt);
-	if (rc && !rt->aborted)
-		runtime_fail(rt, rc, "%s", err[0] ? err : "hvd: engine: 'bucket': failed");
+	runtime_fail_collective(rt, rc, err[0] ? err : "hvd: engine: 'bucket': failed");
 	pthread_mutex_lock(&rt->lock);
 	runtime_complete(rt, es, n, rc ? rt->error_code : 0);
 	if (cmd->fast_after && !rc) { /* rank 0: the engines agree from here on */

@@ -163,10 +163,12 @@ int engine_lend(struct runtime *rt, double now, double *wake_at);
 /* Lock held: sleeps on cv (rt->cond: a waiter; rt->work: the engine
  * thread) until woken, or until the monotonic time wake_at (> 0). */
 void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at);
-/* state.c, unlocked, after a collective failed on the wire (HVD_ERR_COMM):
- * gives the control plane up to a second to name the rank that caused it
- * before this rank's own, vaguer, reason is taken. */
-void runtime_await_cause(struct runtime *rt);
+/* state.c, unlocked, after a collective or a vote returned rc: fails the
+ * runtime with err unless it has failed already (rc 0: nothing). A
+ * failure on the wire (HVD_ERR_COMM) first gives the control plane up to
+ * a second to name the rank that caused it before this rank's own,
+ * vaguer, reason is taken. */
+void runtime_fail_collective(struct runtime *rt, int rc, const char *err);
 /* Waits for the engine to finish what it has and joins it. */
 void engine_stop(struct runtime *rt);
 

@@ -111,11 +111,13 @@ int entries_reversed(const struct runtime *rt, uint64_t first, uint32_t count)
  * this rank's own, vaguer, reason is taken. */
 #define RUNTIME_CAUSE_WAIT_S 1.0
 
-void runtime_await_cause(struct runtime *rt)
+void runtime_fail_collective(struct runtime *rt, int rc, const char *err)
 {
 	double until = runtime_now() + RUNTIME_CAUSE_WAIT_S;
-	while (!rt->aborted && rt->ctl && runtime_now() < until)
+	while (rc == HVD_ERR_COMM && !rt->aborted && rt->ctl && runtime_now() < until)
 		usleep(10000);
+	if (rc && !rt->aborted)
+		runtime_fail(rt, rc, "%s", err);
 }
 
 void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos)
