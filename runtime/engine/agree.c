@@ -69,7 +69,6 @@ static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s
 {
 	uint32_t n = plan_cache_count(&rt->cache, e->tag.id), k = 0;
 	struct entry *x = e, *prev = s->last;
-	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype); /* one dtype in a cached run */
 	int rev = s->rev;
 	for (; x && k < n; prev = x, x = x->next, k++) {
 		if (x->tag.id != e->tag.id || x->tag.off != k || x->seq != e->seq + k) {
@@ -77,7 +76,7 @@ static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s
 			return 0;
 		}
 		if (prev)
-			rev &= (const char *)x->data + x->item.count * esize == (const char *)prev->data;
+			rev &= entry_follows(x, prev);
 	}
 	*broken = 0;
 	if (k < n)
