@@ -170,13 +170,11 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	size_t esize = dtype_size((enum hvd_dtype)e->item.dtype);
 	if (kind == FUSION_ALLREDUCE) {
 		rc = run_allreduce(rt, cmd, es, n, &w);
-	} else if (kind == FUSION_BROADCAST) {
-		timeline_begin(rt->tl, e->item.name, ops->broadcast_phase);
-		rc = ops->broadcast(rt->comm.ctx, e->data, e->item.count * esize, e->item.root, &w);
-		timeline_end(rt->tl, e->item.name, NULL);
-	} else if (kind == FUSION_ALLGATHER) {
-		timeline_begin(rt->tl, e->item.name, ops->allgather_phase);
-		rc = run_allgather(rt, e, &w);
+	} else if (kind != FUSION_BARRIER) { /* one tensor: broadcast or allgather */
+		int bcast = kind == FUSION_BROADCAST;
+		timeline_begin(rt->tl, e->item.name, bcast ? ops->broadcast_phase : ops->allgather_phase);
+		rc = bcast ? ops->broadcast(rt->comm.ctx, e->data, e->item.count * esize, e->item.root, &w)
+			   : run_allgather(rt, e, &w);
 		timeline_end(rt->tl, e->item.name, NULL);
 	} else if (!cmd->barrier_voted) { /* else the vote was the barrier (agree.c) */
 		rc = ops->barrier(rt->comm.ctx, &w);
