@@ -362,9 +362,7 @@ static void nudge(struct control *c, uint64_t pos)
 	c->nudge_since = runtime_now() - settings_escalate_s(&rt->set);
 	struct wire_pos p = { pos };
 	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
-	pthread_mutex_lock(&rt->lock);
-	runtime_post(rt, MAIL_NUDGE, pos);
-	pthread_mutex_unlock(&rt->lock);
+	runtime_mail(rt, MAIL_NUDGE, pos);
 }
 
 /* Rank 0: a worker's announcements can reach rank 0 before rank 0's own
@@ -438,7 +436,6 @@ void control_on_fast(struct control *c, int from, uint32_t len)
 void control_on_position(struct control *c, int from, uint32_t type, const char *payload,
 			 uint32_t len)
 {
-	struct runtime *rt = c->rt;
 	const char *what = type == MSG_WAITING ? "WAITING" : "NUDGE";
 	struct wire_pos p;
 	if (!frame_fits(c, from, what, type == MSG_WAITING, len, sizeof(p)))
@@ -452,7 +449,5 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 		nudge(c, p.position);
 		return;
 	}
-	pthread_mutex_lock(&rt->lock);
-	runtime_post(rt, MAIL_NUDGE, p.position);
-	pthread_mutex_unlock(&rt->lock);
+	runtime_mail(c->rt, MAIL_NUDGE, p.position);
 }

@@ -204,13 +204,6 @@ double agree_note_waiter(struct runtime *rt)
 	return now;
 }
 
-static void tell_rank0(struct runtime *rt, uint64_t pos)
-{
-	pthread_mutex_lock(&rt->lock);
-	runtime_post(rt, MAIL_WAITING, pos);
-	pthread_mutex_unlock(&rt->lock);
-}
-
 /* Spins, then yields while the other ranks are about to vote
  * (comm_poll_pause), then sleeps in short steps (50 us for the first
  * 50 ms, then 0.5 ms) so that a rank still computing keeps its CPU. */
@@ -242,7 +235,7 @@ static int wait_agreement(struct runtime *rt, uint64_t pos, double escalate, con
 				return rc;
 			}
 			if (!told && runtime_now() >= escalate) {
-				tell_rank0(rt, pos);
+				runtime_mail(rt, MAIL_WAITING, pos); /* rank 0 hears of it */
 				told = 1;
 			}
 		}

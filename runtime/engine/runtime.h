@@ -117,6 +117,8 @@ struct runtime {
 /* state.c, lock held: queues a mail (engine/mailbox.h) and wakes its
  * reader: the control thread (MAIL_TO_CONTROL) or the engine. */
 void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos);
+/* state.c, unlocked: runtime_post under the lock. */
+void runtime_mail(struct runtime *rt, enum mail_kind kind, uint64_t pos);
 /* state.c: room for n entries in the array *es of *cap (grown, kept):
  * the array, or NULL when there is none (*es stays as it was). */
 struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n);

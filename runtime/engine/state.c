@@ -129,6 +129,13 @@ void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos)
 		pthread_cond_broadcast(&rt->work);
 }
 
+void runtime_mail(struct runtime *rt, enum mail_kind kind, uint64_t pos)
+{
+	pthread_mutex_lock(&rt->lock);
+	runtime_post(rt, kind, pos);
+	pthread_mutex_unlock(&rt->lock);
+}
+
 void control_wake(struct runtime *rt)
 {
 	/* one byte in the pipe is enough until the control thread drains it */
