@@ -16,6 +16,10 @@
  *    (ncclRemoteError / ncclInvalidUsage) and the collective then hangs
  *    like a NCCL kernel, until ncclCommAbort, which shuts the sockets.
  *  - Groups are accepted; their collectives run in the order issued.
+ *  - Every rank listens too and rank 0 hands out everyone's address at
+ *    set-up, so ncclCommShrink needs no new id: the ranks left connect
+ *    to the lowest of them, numbered in their old order. ncclCommRevoke
+ *    ends the in-flight work (as ncclCommAbort does) and keeps that.
  * What it does not do: rings, trees, bandwidth, point-to-point calls,
  * other reduction operators or data types than the runtime uses.
  */
@@ -64,6 +68,14 @@ struct id_layout {
 };
 static_assert(sizeof(id_layout) <= NCCL_UNIQUE_ID_BYTES, "id");
 
+/* Where a rank listens: every rank's is known after set-up. */
+struct endpoint {
+	uint16_t port;
+	uint8_t naddr;
+	uint8_t pad;
+	uint32_t addr[MAX_ADDRS];   /* network order */
+};
+
 /* Sent before every collective's data. */
 struct header {
 	uint32_t magic;
@@ -81,8 +93,12 @@ struct comm_state {
 	int rank = 0, size = 0, device = 0;
 	id_layout id{};
 	std::vector<int> fds;   /* rank 0: one per peer rank; others: [0] = rank 0 */
+	int listener = -1;      /* this rank's, kept for a shrink's new rank 0 */
+	std::vector<endpoint> table;   /* every rank's listener, once set up */
+	bool blocking = true;
 	std::atomic<int> result{ncclInProgress};
-	std::atomic<bool> aborted{false};
+	std::atomic<bool> aborted{false};   /* by ncclCommAbort or ncclCommRevoke */
+	std::atomic<bool> revoked{false};
 	std::mutex mu;
 	std::condition_variable cv;
 	uint64_t seq = 0;
@@ -93,6 +109,8 @@ struct comm_state {
 		for (int fd : fds)
 			if (fd >= 0)
 				close(fd);
+		if (listener >= 0)
+			close(listener);
 	}
 
 	void fail(ncclResult_t why, const char *what)
@@ -201,53 +219,79 @@ int host_addrs(uint32_t *out)
 	return n;
 }
 
+/* A socket listening on every address of the host, its port in *port. */
+int listen_any(uint16_t *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {};
+	socklen_t len = sizeof(sa);
+	sa.sin_family = AF_INET;
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
 /* --- setting up --- */
 
 struct hello {
 	uint32_t magic;
 	int32_t rank, size;
 	uint64_t nonce;
+	endpoint self;
 };
 
 ncclResult_t accept_peers(comm_state &c)
 {
-	int listener;
-	{
+	if (c.listener < 0) {
 		std::lock_guard<std::mutex> hold(listeners_mu);
 		auto it = listeners->find(c.id.nonce);
 		if (it == listeners->end())
 			return ncclInvalidArgument;   /* rank 0 must use its own id */
-		listener = it->second;
+		c.listener = it->second;
 		listeners->erase(it);
 	}
 	c.fds.assign((size_t)c.size, -1);
+	c.table.assign((size_t)c.size, endpoint{});
+	c.table[0] = endpoint{ c.id.port, c.id.naddr, 0, {} };
+	memcpy(c.table[0].addr, c.id.addr, sizeof(c.id.addr));
 	for (int got = 1; got < c.size;) {
-		if (!wait_fd(c, listener, POLLIN))
+		if (!wait_fd(c, c.listener, POLLIN))
 			break;
-		int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+		int fd = accept4(c.listener, NULL, NULL, SOCK_CLOEXEC);
 		hello h;
 		if (fd < 0 || !recv_all(c, fd, &h, sizeof(h)) || h.magic != MAGIC ||
 		    h.nonce != c.id.nonce || h.size != c.size || h.rank <= 0 || h.rank >= c.size ||
-		    c.fds[(size_t)h.rank] >= 0) {
+		    c.fds[(size_t)h.rank] >= 0 || h.self.naddr < 1 || h.self.naddr > MAX_ADDRS) {
 			if (fd >= 0)
 				close(fd);
 			continue;   /* a stranger or a stale connection: not a rank */
 		}
 		c.fds[(size_t)h.rank] = fd;
+		c.table[(size_t)h.rank] = h.self;
 		got++;
 	}
-	close(listener);
 	if (c.aborted)
 		return ncclInternalError;
 	char ok = 1;
+	size_t table_bytes = c.table.size() * sizeof(endpoint);
 	for (int r = 1; r < c.size; r++)
-		if (!send_all(c, c.fds[(size_t)r], &ok, 1))
+		if (!send_all(c, c.fds[(size_t)r], &ok, 1) ||
+		    !send_all(c, c.fds[(size_t)r], c.table.data(), table_bytes))
 			return ncclRemoteError;
 	return ncclSuccess;
 }
 
 ncclResult_t join_root(comm_state &c)
 {
+	hello h = { MAGIC, c.rank, c.size, c.id.nonce, {} };
+	if (c.listener < 0 && (c.listener = listen_any(&h.self.port)) < 0)
+		return ncclSystemError;
+	h.self.naddr = (uint8_t)host_addrs(h.self.addr);
 	int fd = -1;
 	while (fd < 0 && !c.aborted) {
 		for (int i = 0; i < c.id.naddr && fd < 0; i++)
@@ -258,9 +302,10 @@ ncclResult_t join_root(comm_state &c)
 	if (fd < 0)
 		return ncclInternalError;
 	c.fds.assign(1, fd);
-	hello h = { MAGIC, c.rank, c.size, c.id.nonce };
 	char ok = 0;
-	if (!send_all(c, fd, &h, sizeof(h)) || !recv_all(c, fd, &ok, 1) || ok != 1)
+	c.table.assign((size_t)c.size, endpoint{});
+	if (!send_all(c, fd, &h, sizeof(h)) || !recv_all(c, fd, &ok, 1) || ok != 1 ||
+	    !recv_all(c, fd, c.table.data(), c.table.size() * sizeof(endpoint)))
 		return ncclRemoteError;
 	return ncclSuccess;
 }
@@ -432,6 +477,48 @@ void run(comm_state &c, const collective &k)
 	}
 }
 
+/* Ends the in-flight work, for abort and revoke: a hung collective
+ * returns, the set-up thread ends, the sockets shut (so the peers'
+ * collectives fail as well). The listener stays. */
+void stop(comm_state &c)
+{
+	{
+		std::lock_guard<std::mutex> hold(c.mu);
+		c.aborted = true;
+		c.cv.notify_all();
+	}
+	if (c.setup.joinable())
+		c.setup.join();   /* it ends within a poll slice: fds are its until then */
+	for (int fd : c.fds)
+		if (fd >= 0)
+			shutdown(fd, SHUT_RDWR);
+}
+
+/* A shrunk communicator's nonce: the same on every rank left, another
+ * than its parent's (splitmix64). */
+uint64_t next_nonce(uint64_t n)
+{
+	n += 0x9e3779b97f4a7c15ull;
+	n = (n ^ (n >> 30)) * 0xbf58476d1ce4e5b9ull;
+	n = (n ^ (n >> 27)) * 0x94d049bb133111ebull;
+	return n ^ (n >> 31);
+}
+
+/* The ranks of p that stay, marked: false for each excluded one; empty
+ * when the list is not a proper subset of p's ranks or names this one. */
+std::vector<bool> staying(const comm_state &p, const int *exclude, int n)
+{
+	std::vector<bool> stays((size_t)p.size, true);
+	for (int i = 0; i < n; i++) {
+		if (exclude[i] < 0 || exclude[i] >= p.size || !stays[(size_t)exclude[i]])
+			return {};
+		stays[(size_t)exclude[i]] = false;
+	}
+	if (!stays[(size_t)p.rank])
+		return {};   /* an excluded rank does not call it */
+	return stays;
+}
+
 ncclResult_t issue(ncclComm_t comm, const collective &k, cudaStream_t stream)
 {
 	if (!comm || !type_size(k.type) || (k.kind == ALLREDUCE && k.op != ncclSum && k.op != ncclAvg) ||
@@ -444,7 +531,7 @@ ncclResult_t issue(ncclComm_t comm, const collective &k, cudaStream_t stream)
 			 emu_pointer_device(k.recv) != device)))
 		return ncclInvalidArgument;   /* NCCL needs the comm's device memory */
 	int state = comm->s->result;
-	if (state == ncclInProgress)
+	if (state == ncclInProgress || comm->s->revoked)
 		return ncclInvalidUsage;
 	std::shared_ptr<comm_state> c = comm->s;
 	emu_enqueue(stream, EMU_NO_LOCK, [c, k] { run(*c, k); });
@@ -482,17 +569,9 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *out)
 	id.magic = MAGIC;
 	if (getrandom(&id.nonce, sizeof(id.nonce), 0) != (ssize_t)sizeof(id.nonce))
 		return ncclSystemError;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	struct sockaddr_in sa = {};
-	socklen_t len = sizeof(sa);
-	sa.sin_family = AF_INET;
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64) ||
-	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
-		if (fd >= 0)
-			close(fd);
+	int fd = listen_any(&id.port);
+	if (fd < 0)
 		return ncclSystemError;
-	}
-	id.port = ntohs(sa.sin_port);
 	id.naddr = (uint8_t)host_addrs(id.addr);
 	{
 		std::lock_guard<std::mutex> hold(listeners_mu);
@@ -519,7 +598,8 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *out, int nranks, ncclUniqueId ui
 	c.id = id;
 	cudaGetDevice(&c.device);
 	*out = comm;
-	if (config && !config->blocking) {
+	c.blocking = !config || config->blocking;
+	if (!c.blocking) {
 		c.setup = std::thread(set_up, comm->s);
 		return ncclInProgress;
 	}
@@ -541,19 +621,69 @@ ncclResult_t ncclCommAbort(ncclComm_t comm)
 {
 	if (!comm)
 		return ncclSuccess;
-	std::shared_ptr<comm_state> c = comm->s;
-	{
-		std::lock_guard<std::mutex> hold(c->mu);
-		c->aborted = true;
-		c->cv.notify_all();
-	}
-	if (c->setup.joinable())
-		c->setup.join();   /* it ends within a poll slice: fds are its until then */
-	for (int fd : c->fds)
-		if (fd >= 0)
-			shutdown(fd, SHUT_RDWR);
+	stop(*comm->s);
 	delete comm;
 	return ncclSuccess;
+}
+
+/* In-flight work ends, later collectives are refused; the communicator
+ * is quiescent (ncclSuccess) on return, ready to shrink. */
+ncclResult_t ncclCommRevoke(ncclComm_t comm, int flags)
+{
+	if (!comm || flags != NCCL_REVOKE_DEFAULT)
+		return ncclInvalidArgument;
+	stop(*comm->s);
+	comm->s->revoked = true;
+	comm->s->result = ncclSuccess;
+	return ncclSuccess;
+}
+
+/* Every rank left calls it with the same list; they connect to the
+ * lowest of them, whose listener everyone learnt at set-up, and keep
+ * their old order. A parent with an error must be revoked first, or
+ * shrunk with NCCL_SHRINK_ABORT (which revokes it). */
+ncclResult_t ncclCommShrink(ncclComm_t comm, int *exclude, int n, ncclComm_t *out,
+			    ncclConfig_t *config, int flags)
+{
+	if (out)
+		*out = NULL;
+	if (!comm || !out || n < 0 || (n && !exclude) || (flags & ~NCCL_SHRINK_ABORT))
+		return ncclInvalidArgument;
+	comm_state &p = *comm->s;
+	std::vector<bool> stays = staying(p, exclude, n);
+	if (stays.empty())
+		return ncclInvalidArgument;
+	if ((flags & NCCL_SHRINK_ABORT) && !p.revoked)
+		ncclCommRevoke(comm, NCCL_REVOKE_DEFAULT);
+	if ((!p.revoked && p.result != ncclSuccess) || p.table.size() != (size_t)p.size)
+		return ncclInvalidUsage;
+	int root = 0, below = 0;
+	while (!stays[(size_t)root])
+		root++;
+	for (int r = 0; r < p.rank; r++)
+		below += !stays[(size_t)r];
+	ncclComm_t child = new ncclComm{ std::make_shared<comm_state>() };
+	comm_state &c = *child->s;
+	c.rank = p.rank - below;
+	c.size = p.size - n;
+	c.device = p.device;
+	c.blocking = config ? config->blocking : p.blocking;
+	c.id = p.id;
+	c.id.nonce = next_nonce(p.id.nonce);
+	c.id.port = p.table[(size_t)root].port;
+	c.id.naddr = p.table[(size_t)root].naddr;
+	memcpy(c.id.addr, p.table[(size_t)root].addr, sizeof(c.id.addr));
+	if (c.rank == 0 && (c.listener = fcntl(p.listener, F_DUPFD_CLOEXEC, 0)) < 0) {
+		delete child;
+		return ncclSystemError;
+	}
+	*out = child;
+	if (!c.blocking) {
+		c.setup = std::thread(set_up, child->s);
+		return ncclInProgress;
+	}
+	set_up(child->s);
+	return (ncclResult_t)c.result.load();
 }
 
 ncclResult_t ncclCommDestroy(ncclComm_t comm)
