@@ -318,6 +318,51 @@ static void test_abort_job_returns_and_every_rank_exits(void)
 	free(cmd);
 }
 
+/* NCCL (a GPU build with a device: the emulated ones in gpu-emulated's
+ * run) loses rank 0 of 4 (SIGKILL): the others start the runtime again
+ * as ranks 0-2, and comm_nccl.c shrinks the revoked communicator to them
+ * (ncclCommShrink, no new id) instead of making a new one; an allreduce
+ * of device memory there sums the ranks left. Rank 0 was the NCCL root
+ * and the coordinator: both move to old rank 1. */
+static void test_nccl_world_shrinks_to_the_ranks_left(void)
+{
+	struct test_proc p;
+	char *topo = test_path(test_src_dir(), "tests/topo/two-cpu-4gpu.xml"), env[4400], args[64];
+	char *probe = env_launch_rt_test("init");
+	snprintf(env, sizeof(env), "HVD_EMU_TOPOLOGY='%s' HVD_BACKEND=nccl HVD_TIMEOUT_S=20", topo);
+	free(topo);
+	int usable = env_launch_run(env, 1, NULL, probe, 60, &p) == 0 && env_launch_status(&p, 0, NULL) == 0;
+	char *why = usable ? NULL : env_launch_output("err", 0);
+	if (!usable)
+		test_skip("no CUDA device for NCCL here: %.200s", why);
+	free(why);
+	free(probe);
+	test_proc_free(&p);
+	if (!usable)
+		return;
+	int port = env_launch_port(), again = env_launch_port();
+	snprintf(args, sizeof(args), "shrink 0 %d", again != port ? again : env_launch_port());
+	char *cmd = env_launch_rt_test(args);
+	strncat(env, " EL_SIGNAL=KILL EL_TARGET=0", sizeof(env) - strlen(env) - 1);
+	if (env_launch_run(env, 4, NULL, cmd, 90, &p) == 0) {
+		CHECK_MSG(env_launch_status(&p, 0, NULL) == 137, "the killed rank: %s", p.out);
+		for (int k = 1; k < 4; k++) {
+			char *out = env_launch_output("out", k), *err = env_launch_output("err", k), want[64];
+			long ms = -1;
+			CHECK_MSG(env_launch_status(&p, k, &ms) == 0, "rank %d: %.600s %.900s", k, out, err);
+			snprintf(want, sizeof(want), "rank %d/3 was %d/4: NCCL ", k - 1, k);
+			CHECK_CONTAINS(out, want);
+			CHECK_CONTAINS(out, ", shrunk from 4 ranks");
+			CHECK_CONTAINS(err, "hvd: rank 0 (host ");
+			printf("  measured: rank %d shrank and summed %ld ms after the kill of rank 0\n", k, ms);
+			free(out);
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
 /* ---- bad input ---- */
 
 static void expect_refused(const char *env, int size, const char *needle)
@@ -437,6 +482,7 @@ const struct test_case env_launch_tests[] = {
 	{ "stopped_pod_is_named_within_the_timeout", test_stopped_pod_is_named_within_the_timeout },
 	{ "process_without_the_secret_cannot_join", test_process_without_the_secret_cannot_join },
 	{ "abort_job_returns_and_every_rank_exits", test_abort_job_returns_and_every_rank_exits },
+	{ "nccl_world_shrinks_to_the_ranks_left", test_nccl_world_shrinks_to_the_ranks_left },
 	{ "rank_not_below_size_is_refused", test_rank_not_below_size_is_refused },
 	{ "coordinator_that_never_answers_fails_after_the_timeout",
 	  test_coordinator_that_never_answers_fails_after_the_timeout },

@@ -5,9 +5,9 @@
  * the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/fake_cuda.cpp),
  * then runs that build's gpu-ops, gpu-layers (every layer kind against
  * ref in fp32, bf16 and fp16), trainer-loss (the loss kept on the
- * device) and slurm-e2e-gpu (2 ranks on 2 emulated GPUs over the emulated
- * NCCL on that build's own test cluster) groups there, where they find
- * devices instead of skipping.
+ * device), slurm-e2e-gpu (2 ranks on 2 emulated GPUs over the emulated
+ * NCCL on that build's own test cluster) and env-launch's NCCL shrink
+ * case there, where they find devices instead of skipping.
  * What this does not show: anything about a real GPU's libraries,
  * numerics or speed (tests/gpu/run.sh on a GPU node does).
  */
@@ -93,6 +93,14 @@ static void test_slurm_gpu_on_emulated_device(void)
 #endif
 }
 
+/* A lost rank's NCCL communicator shrunk to the ranks left (env-launch,
+ * hvd-rt-test shrink): the emulated NCCL's ncclCommRevoke and
+ * ncclCommShrink. */
+static void test_nccl_shrink_on_emulated_device(void)
+{
+	emulated_group("env-launch nccl_world_shrinks", 1);
+}
+
 /* The two failure cases again, beside two busy loops and a listener on
  * port 6006 (the runner's stress mode): their timing assumptions show up
  * there. The equality and stop-and-resume cases time nothing and would
@@ -113,5 +121,6 @@ const struct test_case gpu_emulated_tests[] = {
 	{ "trainer_loss_on_emulated_device", test_trainer_loss_on_emulated_device },
 	{ "slurm_gpu_on_emulated_device", test_slurm_gpu_on_emulated_device },
 	{ "slurm_gpu_on_emulated_device_under_stress", test_slurm_gpu_on_emulated_device_under_stress },
+	{ "nccl_shrink_on_emulated_device", test_nccl_shrink_on_emulated_device },
 	{ 0 }
 };

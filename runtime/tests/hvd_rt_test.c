@@ -43,6 +43,13 @@
  *   steps N MS N allreduces of 4096 integers-valued floats, MS ms apart,
  *              each result checked; rank 0 prints `step K` as it goes and a
  *              checksum of all results at the end (for network-cut tests)
+ *   shrink L P NCCL builds, launched without a scheduler: allreduces of
+ *              device memory until one fails (the test kills rank L),
+ *              then the others start again as the world without L (ranks
+ *              renumbered in their old order, the new coordinator on
+ *              127.0.0.1:P), which shrinks the revoked communicator; each
+ *              prints `rank R/S was R'/S': LIBRARY` and checks one
+ *              allreduce of the ranks left
  *   survive F [S]  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1;
  *              rank 1 exits 3 at once (with S: no rank exits), the others
  *              print `alive R` after S seconds (default 4), or `sigterm R at
@@ -308,6 +315,57 @@ static int run_late(double seconds)
 		return fail("late.grad");
 	return x[0] != (float)hvd_size();
 }
+
+#ifdef HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+/* dev[0..255] = v on every rank, summed; *got = the result's first. */
+static int device_sum(const char *name, float *dev, float v, float *got)
+{
+	float host[256];
+	for (int i = 0; i < 256; i++)
+		host[i] = v;
+	if (cudaMemcpy(dev, host, sizeof(host), cudaMemcpyHostToDevice) != cudaSuccess)
+		return -1;
+	int rc = hvd_allreduce(name, dev, 256, HVD_F32, HVD_SUM);
+	if (!rc && cudaMemcpy(host, dev, sizeof(host), cudaMemcpyDeviceToHost) != cudaSuccess)
+		return -1;
+	*got = host[255];
+	return rc;
+}
+
+static int run_shrink(int lost, const char *port)
+{
+	int old = hvd_rank(), size = hvd_size();
+	float *dev = NULL, got = 0, want = (float)(size * (size + 1) / 2 - (lost + 1));
+	char number[32], coordinator[64];
+	if (cudaMalloc((void **)&dev, 256 * sizeof(float)) != cudaSuccess)
+		return fail("cudaMalloc");
+	printf("pid %d rank %d\n", (int)getpid(), old);
+	fflush(stdout);
+	while (device_sum("shrink.before", dev, 1, &got) == 0)
+		usleep(10000);
+	fprintf(stderr, "lost: %s\n", hvd_error());
+	hvd_shutdown();
+	snprintf(number, sizeof(number), "%d", old - (old > lost));
+	setenv("HVD_RANK", number, 1);
+	unsetenv("JOB_COMPLETION_INDEX");
+	snprintf(number, sizeof(number), "%d", size - 1);
+	setenv("HVD_SIZE", number, 1);
+	snprintf(coordinator, sizeof(coordinator), "127.0.0.1:%s", port);
+	setenv("HVD_COORDINATOR", coordinator, 1);
+	if (hvd_init())
+		return fail("hvd_init (the ranks left)");
+	printf("rank %d/%d was %d/%d: %s\n", hvd_rank(), hvd_size(), old, size, hvd_backend_library());
+	int rc = device_sum("shrink.after", dev, (float)(old + 1), &got);
+	cudaFree(dev);
+	if (rc)
+		return fail("shrink.after");
+	if (got != want)
+		printf("the ranks left summed %g, want %g\n", got, want);
+	return got != want;
+}
+#endif
 
 static double now_s(void)
 {
@@ -841,6 +899,10 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "small"))
 		bad = run_small(argc > 2 ? atoi(argv[2]) : 20, argc > 3 ? strtoul(argv[3], NULL, 10) : 1024,
 				argc > 4 ? argv[4] : "forward", argc > 5 ? argv[5] : "sum");
+#ifdef HAVE_CUDA
+	else if (!strcmp(mode, "shrink") && argc > 3)
+		bad = run_shrink(atoi(argv[2]), argv[3]);
+#endif
 	else if (!strcmp(mode, "steps"))
 		bad = run_steps(argc > 2 ? atol(argv[2]) : 100, argc > 3 ? atoi(argv[3]) : 10);
 	else {

@@ -4,8 +4,12 @@
  * exported (HVD_GPU_BUSID, cudaDeviceGetByPCIBusId), device 0 without the
  * plugin. Rank 0's ncclUniqueId travels through the PMIx bootstrap; the
  * communicator is created non-blocking and polled with
- * ncclCommGetAsyncError against a deadline; ncclCommAbort on error or
- * timeout, so no NCCL wait is unbounded. Every CUDA/NCCL status is
+ * ncclCommGetAsyncError against a deadline; ncclCommRevoke on error,
+ * timeout or a shutdown after a failure, so no NCCL wait is unbounded.
+ * The revoked communicator outlives hvd_shutdown: when the next hvd_init
+ * of this process joins the ranks left of that world, in their old
+ * order (trainer/train/rejoin.c), ncclCommShrink makes theirs from it,
+ * with no new id; else it is aborted. Every CUDA/NCCL status is
  * checked and named with the library's error string; allgatherv and
  * barrier use scratch buffers allocated at open and copy asynchronously
  * (group gpu-audit checks all three).
@@ -48,7 +52,7 @@ struct nccl_ctx {
 	int copy_on_side;
 	size_t chunks_started;
 	int device;
-	int size;
+	int rank, size;
 	int aborted;
 	pthread_mutex_t events_lock;
 	cudaEvent_t free_events[NCCL_EVENT_POOL];
@@ -81,19 +85,41 @@ static ncclDataType_t nccl_type(enum hvd_dtype t)
 
 static int nccl_reduces(enum hvd_dtype t) { return 1; }
 
-static void nccl_abort(struct nccl_ctx *ctx)
+/* The last communicator revoked in this process and its place there
+ * (rank, size), for the next open to shrink. */
+static struct revoked { ncclComm_t comm; int rank, size; } revoked;
+static int shrunk_from;   /* the last open's: the parent's ranks, 0 if not shrunk */
+
+static void abort_revoked(void)
 {
-	if (!ctx->aborted && ctx->comm) {
-		ncclCommAbort(ctx->comm);
-		ctx->aborted = 1;
+	if (revoked.comm)
+		ncclCommAbort(revoked.comm);
+	revoked.comm = NULL;
+}
+
+/* In-flight work stopped: revoked and kept (keep) or aborted. */
+static void nccl_stop(struct nccl_ctx *ctx, int keep)
+{
+	if (ctx->aborted || !ctx->comm)
+		return;
+	ctx->aborted = 1;
+	if (keep) {
+		ncclResult_t r = ncclCommRevoke(ctx->comm, NCCL_REVOKE_DEFAULT);
+		keep = r == ncclSuccess || r == ncclInProgress;
 	}
+	if (!keep) {
+		ncclCommAbort(ctx->comm);
+		return;
+	}
+	abort_revoked();
+	revoked = (struct revoked){ ctx->comm, ctx->rank, ctx->size };
 }
 
 static int nccl_fail(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call,
 		     const char *why)
 {
 	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, why);
-	nccl_abort(ctx);
+	nccl_stop(ctx, 1);
 	return HVD_ERR_COMM;
 }
 
@@ -127,7 +153,7 @@ static int nccl_wait(struct nccl_ctx *ctx, cudaStream_t stream, const struct com
 			return nccl_fail(ctx, w, call, ncclGetErrorString(async));
 		int st = comm_wait_check(w, call);
 		if (st) {
-			nccl_abort(ctx);
+			nccl_stop(ctx, 1);
 			return st;
 		}
 		sched_yield();
@@ -352,7 +378,7 @@ static void nccl_finalize(void *vctx, int clean)
 	if (clean && !ctx->aborted)
 		ncclCommDestroy(ctx->comm);
 	else
-		nccl_abort(ctx);
+		nccl_stop(ctx, 1);
 	if (ctx->stream) /* an open that failed may have made neither */
 		cudaStreamDestroy(ctx->stream);
 	if (ctx->copy_stream)
@@ -375,6 +401,8 @@ static void nccl_library(char *text, size_t len)
 		snprintf(text, len, "NCCL (version unknown)");
 	else   /* X*10000 + Y*100 + Z since NCCL 2.9 */
 		snprintf(text, len, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+	if (shrunk_from)
+		snprintf(text + strlen(text), len - strlen(text), ", shrunk from %d ranks", shrunk_from);
 }
 
 static const struct comm_ops nccl_ops = {
@@ -414,9 +442,10 @@ static int select_device(const struct hvd_settings *s, int *device, char *err, s
 	return 0;
 }
 
-/* Non-blocking ncclCommInitRankConfig, polled until ready or the deadline. */
-static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
-		     char *err, size_t errlen)
+/* A new communicator: rank 0's id to every rank, then a non-blocking
+ * ncclCommInitRankConfig (*nr: its status). */
+static int new_comm(struct nccl_ctx *ctx, struct bootstrap *b, ncclConfig_t *config,
+		    ncclResult_t *nr, char *err, size_t errlen)
 {
 	ncclUniqueId id;
 	memset(&id, 0, sizeof(id));
@@ -429,23 +458,68 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	if (!all)
 		return HVD_ERR_NOMEM;
 	int rc = bootstrap_allgather(b, "hvd.nccl.id", &id, sizeof(id), all, err, errlen);
-	if (!rc) {
-		ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
-		config.blocking = 0;
-		ncclResult_t nr = ncclCommInitRankConfig(&ctx->comm, b->size, all[0], b->rank, &config);
-		while (nr == ncclInProgress && runtime_now() < deadline) {
-			sched_yield();
-			ncclResult_t query = ncclCommGetAsyncError(ctx->comm, &nr);
-			if (query != ncclSuccess)
-				nr = query;
-		}
-		if (nr != ncclSuccess) {
-			snprintf(err, errlen, "hvd: ncclCommInitRankConfig: '%d ranks': %s", b->size,
-				 nr == ncclInProgress ? "not ready within HVD_TIMEOUT_S" : ncclGetErrorString(nr));
-			nccl_abort(ctx);
-			rc = HVD_ERR_COMM;
-		}
+	if (!rc)
+		*nr = ncclCommInitRankConfig(&ctx->comm, b->size, all[0], b->rank, config);
+	free(all);
+	return rc;
+}
+
+/* Each rank's place in the communicator it revoked last (rank -1: none). */
+struct place { int rank, size; };
+
+/* The ranks of the revoked world that no caller holds, into excluded
+ * (room for that world's size): how many, or -1 when the callers are not
+ * ranks of one revoked world in ascending order (no shrink then). */
+static int excluded_ranks(const struct place *all, int size, int *excluded)
+{
+	int n = 0, next = 0, parent = all[0].size;
+	for (int r = 0; r < size; r++) {
+		if (all[r].size != parent || all[r].rank < next || all[r].rank >= parent)
+			return -1;
+		while (next < all[r].rank)
+			excluded[n++] = next++;
+		next++;
 	}
+	while (next < parent)
+		excluded[n++] = next++;
+	return n;
+}
+
+/* The communicator: shrunk from the revoked one when every rank holds
+ * it (the ranks left of that world), else new; non-blocking, polled until
+ * ready or the deadline. */
+static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
+		     char *err, size_t errlen)
+{
+	struct place mine = { revoked.comm ? revoked.rank : -1, revoked.comm ? revoked.size : 0 };
+	struct place *all = calloc((size_t)(unsigned)b->size, sizeof(mine));
+	int rc = all ? bootstrap_allgather(b, "hvd.nccl.place", &mine, sizeof(mine), all, err, errlen)
+		     : HVD_ERR_NOMEM;
+	int *excluded = rc ? NULL : calloc((size_t)(unsigned)all[0].size + 1, sizeof(int));
+	int n = excluded ? excluded_ranks(all, b->size, excluded) : -1;
+	ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+	config.blocking = 0;
+	ncclResult_t nr = ncclSuccess;
+	shrunk_from = n >= 0 ? revoked.size : 0;
+	if (n >= 0)
+		nr = ncclCommShrink(revoked.comm, excluded, n, &ctx->comm, &config, NCCL_SHRINK_ABORT);
+	else if (!rc)
+		rc = new_comm(ctx, b, &config, &nr, err, errlen);
+	while (!rc && nr == ncclInProgress && runtime_now() < deadline) {
+		sched_yield();
+		ncclResult_t query = ncclCommGetAsyncError(ctx->comm, &nr);
+		if (query != ncclSuccess)
+			nr = query;
+	}
+	if (!rc && nr != ncclSuccess) {
+		snprintf(err, errlen, "hvd: %s: '%d ranks': %s", shrunk_from ? "ncclCommShrink" :
+			 "ncclCommInitRankConfig", b->size, nr == ncclInProgress ?
+			 "not ready within HVD_TIMEOUT_S" : ncclGetErrorString(nr));
+		nccl_stop(ctx, 0);
+		rc = HVD_ERR_COMM;
+	}
+	abort_revoked();   /* shrunk from, or of no use to this world */
+	free(excluded);
 	free(all);
 	return rc;
 }
@@ -499,6 +573,7 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	struct nccl_ctx *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return HVD_ERR_NOMEM;
+	ctx->rank = b->rank;
 	ctx->size = b->size;
 	pthread_mutex_init(&ctx->events_lock, NULL);
 	int rc = select_device(s, &ctx->device, err, errlen);
