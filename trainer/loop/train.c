@@ -86,7 +86,7 @@ struct trainer {
 	int best_epoch;             /* 1-based, of best/ (0: none yet) */
 	long steps_per_epoch;       /* optimizer steps */
 	struct survivors_saved lost;   /* --resume after a lost peer: what was lost */
-	struct run_record_pair membership[6];  /* run.json's record of it */
+	struct run_record_pair membership[8];  /* run.json's record of it */
 	char membership_text[2][32];
 	int membership_count;
 };
@@ -499,10 +499,11 @@ static int resume_membership(struct trainer *t, const char *checkpoint)
 	struct run_record_pair m[] = {
 		{ "time", s->time }, { "lost", s->who }, { "hosts", s->hosts },
 		{ "ranks", t->membership_text[0] }, { "accumulate", t->membership_text[1] },
-		{ "steps_lost", "0" },
+		{ "steps_lost", "0" }, { "went_on", s->next },
+		{ "runtime_library", dist_runtime_library()[0] ? dist_runtime_library() : "none" },
 	};
 	memcpy(t->membership, m, sizeof(m));
-	t->membership_count = 6;
+	t->membership_count = 8;
 	if (t->rank == 0)
 		fprintf(stderr, "chexnet: --resume: after the loss of %s at %s: %d ranks x %d -> %d "
 			"ranks x %d micro-batches per step (%s), no completed step lost (%s)\n", s->who,
@@ -652,14 +653,15 @@ static int stopped_report(struct trainer *t, int in_validation)
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
-/* What the survivors do next: go on in their own processes (--shrink, a
- * host backend, and no survivor on a lost rank's host: a lost rank on a
- * live host is a crashed or hung process, whose node the driver gives
- * back), or exit 76 for a relaunch. */
+/* What the survivors do next: go on in their own processes (--shrink,
+ * and no survivor on a lost rank's host: a lost rank on a live host is a
+ * crashed or hung process, whose node the driver gives back; NCCL's
+ * communicator is then shrunk, runtime/transport/comm_nccl.c), or exit
+ * 76 for a relaunch. */
 static const char *next_of(const struct trainer *t, const struct peer_lost *lost,
 			   const struct survivors_vote *v)
 {
-	if (!t->c.shrink || dist_device_buffers())
+	if (!t->c.shrink)
 		return "relaunch";
 	for (const char *h = v->hosts; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] != '\0'))
 		if (peer_lost_has_host(lost, h, strcspn(h, ",")))
