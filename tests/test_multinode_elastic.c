@@ -123,13 +123,15 @@ static int elastic(const char *layout, const char *out, const char *args, const 
 /* No completed step lost: OUT/last holds at least the last step rank 0
  * printed before the failure (a step can complete on every rank and its
  * progress line fail: one more). */
-static long check_steps_kept(const char *log)
+static long check_steps_kept(const char *log, int epochs)
 {
 	const char *lost = strstr(log, "chexnet: peer lost: ");
 	const char *held = lost ? strstr(lost, "OUT/last holds epoch 1, step ") : NULL;
 	long printed = -1;
-	for (const char *s = log; (s = strstr(s, "epoch 1/1 step ")) && s < lost; s++)
-		printed = strtol(s + strlen("epoch 1/1 step "), NULL, 10);
+	char first[32];
+	snprintf(first, sizeof(first), "epoch 1/%d step ", epochs);
+	for (const char *s = log; (s = strstr(s, first)) && s < lost; s++)
+		printed = strtol(s + strlen(first), NULL, 10);
 	long kept = held ? strtol(held + strlen("OUT/last holds epoch 1, step "), NULL, 10) : -1;
 	CHECK_MSG(printed >= 3 && (kept == printed || kept == printed + 1), "step %ld printed before "
 		  "the failure, OUT/last holds step %ld: %.2000s", printed, kept, test_tail(log, 2000));
@@ -194,7 +196,7 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 	}
 	CHECK_CONTAINS(p->err, "chexnet: resuming from ");
 	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 9/9");
-	check_steps_kept(p->err);
+	check_steps_kept(p->err, 1);
 	CHECK_CONTAINS(p->out, "idle=3/3");
 	char *rec = record_of(out);
 	CHECK_MSG(rec && strstr(rec, "\"membership\"") && strstr(rec, "\"4 -> 2\"") &&
@@ -274,26 +276,39 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 }
 
 /* 3 ranks (one per node) -> 2 after n3 fails, in their own processes:
- * K=2, global batch 12 -> 16. */
+ * K=2, global batch 12 -> 16. The run (100 epochs) outlives Slurm's
+ * declaring n3 down (SlurmdTimeout 20 s here: `Node failure on n3`),
+ * which ends a step launched without srun's --no-kill (the driver's
+ * srun has it); a progress line after that, scancel --signal=TERM: the
+ * ranks left save and stop (exit 75). */
 static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 {
 	struct test_proc p;
-	char fail[1024], revive[1024];
+	char fail[1024], revive[1024], action[4096];
 	if (make_data())
 		return;
-	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "odd", "",
-		    node_cmd(fail, sizeof(fail), "fail", "n3"),
+	snprintf(action, sizeof(action), "%s; ( for i in $(seq 900); do grep -q 'Node failure on n3' "
+		 "odd.log && break; kill -0 $s 2> /dev/null || exit; sleep 0.1; done; "
+		 "n=$(grep -c ' step [0-9]*/' odd.log); for i in $(seq 600); do "
+		 "[ $(grep -c ' step [0-9]*/' odd.log) -gt $n ] && break; kill -0 $s 2> /dev/null || exit; "
+		 "sleep 0.1; done; echo stopped_after_node_down=1; scancel -s TERM -n hvd-late-$$ ) & :",
+		 node_cmd(fail, sizeof(fail), "fail", "n3"));
+	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "odd", "--epochs 100", action,
 		    node_cmd(revive, sizeof(revive), "revive", "n3"), &p))
 		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "%s ...%s", p.out, test_tail(p.err, 2500));
+	CHECK_MSG(field_of(p.out, "rc=") == 75 && strstr(p.out, "stopped_after_node_down=1"),
+		  "%s ...%s", p.out, test_tail(p.err, 2500));
 	CHECK_CONTAINS(p.err, "hvd: rank 2 (host n3): 'silent for ");
 	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 3 goes on as rank 0 of 2 in the same "
 		       "process: --accumulate 2 gives the nearest global batch (--allow-changes) (4 "
 		       "micro-batches per step, was 3)");
 	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n3; ranks 0,1 went on in their own processes");
 	CHECK_CONTAINS(p.err, "global_batch 12 -> 16");
-	CHECK_CONTAINS(p.err, "end of epoch 1/1 step ");
-	long k = check_steps_kept(p.err);
+	CHECK_CONTAINS(p.err, "end of epoch 1/100 step ");
+	const char *down = strstr(p.err, "srun: error: Node failure on n3");
+	CHECK_MSG(down && strstr(down, " step ") && strstr(down, "odd/last written; exit 75"),
+		  "no progress after Slurm declared n3 down, or no stop: ...%s", test_tail(p.err, 2500));
+	long k = check_steps_kept(p.err, 100);
 	char moved[256];   /* e.g. step 3: 36 images in, step 2 holds 32 */
 	snprintf(moved, sizeof(moved), "chexnet: --resume: global batch 12 -> 16: step %ld of the "
 		 "epoch becomes step %ld (%ld images in, %ld of them seen again)", k, k * 12 / 16, k * 12,
@@ -301,7 +316,8 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 	CHECK_CONTAINS(p.err, moved);
 	char *rec = record_of("odd");
 	CHECK_MSG(rec && strstr(rec, "\"3 -> 2\"") && strstr(rec, "\"global_batch\":\t[\"12\", \"16\"]")
-		  && strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
+		  && strstr(rec, "\"went_on\":\t\"in-process\"") &&
+		  strstr(rec, "\"outcome\":\t\"stopped\""), "run.json: %.2500s", rec ? rec : "");
 	free(rec);
 	CHECK_CONTAINS(p.out, "idle=3/3");
 	printf("  measured (3 -> 2 ranks, in-process): failure to the first step after %ld ms\n",
