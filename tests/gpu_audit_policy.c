@@ -67,8 +67,12 @@ static const struct audit_allow unchecked[] = {
 	  "close path: gpu_train_close returns void" },
 	{ "trainer/backend/gpu/gpu_train.c", "gpu_train_close", "cudaFreeHost", 0,
 	  "close path: gpu_train_close returns void" },
-	{ "runtime/transport/comm_nccl.c", "nccl_abort", "ncclCommAbort", 0,
-	  "the abort path itself: the error being reported is the one that caused it" },
+	{ "runtime/transport/comm_nccl.c", "nccl_stop", "ncclCommAbort", 0,
+	  "the abort path itself (where a revoke failed): the error being reported is the one "
+	  "that caused it" },
+	{ "runtime/transport/comm_nccl.c", "abort_revoked", "ncclCommAbort", 0,
+	  "a revoked communicator of no further use (shrunk from, or not this world's): its "
+	  "failure was reported when it was revoked" },
 	{ "runtime/transport/comm_nccl.c", "nccl_release", "cudaFree", 0,
 	  "comm_ops.release returns void (engine.c frees the fusion buffer to grow it)" },
 	{ "runtime/transport/comm_nccl.c", "nccl_record_ready", "cudaEventDestroy", 0,
@@ -123,7 +127,10 @@ static const struct audit_place allocating[] = {
 	  "host scratch for allgatherv's sizes and the barrier" },
 	{ "runtime/transport/comm_nccl.c", "open_copy_stream", "open: chunked buckets' copy stream and its "
 	  "three events" },
-	{ "runtime/transport/comm_nccl.c", "init_comm", "open: the communicator and the id exchange" },
+	{ "runtime/transport/comm_nccl.c", "init_comm", "open: the communicator (shrunk or new) and the "
+	  "places exchange" },
+	{ "runtime/transport/comm_nccl.c", "new_comm", "open: a new communicator and the id exchange "
+	  "(init_comm's, where there is nothing to shrink)" },
 	{ "runtime/transport/comm_nccl.c", "nccl_alloc", "grow: engine.c allocates the fusion buffer only "
 	  "when a larger bucket arrives (the first steps)" },
 	{ "runtime/transport/comm_nccl.c", "nccl_release", "grow: the smaller fusion buffer, then at exit" },
