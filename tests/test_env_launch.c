@@ -324,12 +324,14 @@ static void test_abort_job_returns_and_every_rank_exits(void)
  * (ncclCommShrink, no new id) instead of making a new one; an allreduce
  * of device memory there sums the ranks left. Rank 0 was the NCCL root
  * and the coordinator: both move to old rank 1. */
-static void test_nccl_world_shrinks_to_the_ranks_left(void)
+/* env = the settings of an NCCL world on this machine's devices; 0 when
+ * one rank can start there, else the case is skipped. */
+static int nccl_world_env(char *env, size_t len)
 {
 	struct test_proc p;
-	char *topo = test_path(test_src_dir(), "tests/topo/two-cpu-4gpu.xml"), env[4400], args[64];
+	char *topo = test_path(test_src_dir(), "tests/topo/two-cpu-4gpu.xml");
 	char *probe = env_launch_rt_test("init");
-	snprintf(env, sizeof(env), "HVD_EMU_TOPOLOGY='%s' HVD_BACKEND=nccl HVD_TIMEOUT_S=20", topo);
+	snprintf(env, len, "HVD_EMU_TOPOLOGY='%s' HVD_BACKEND=nccl HVD_TIMEOUT_S=20", topo);
 	free(topo);
 	int usable = env_launch_run(env, 1, NULL, probe, 60, &p) == 0 && env_launch_status(&p, 0, NULL) == 0;
 	char *why = usable ? NULL : env_launch_output("err", 0);
@@ -338,11 +340,25 @@ static void test_nccl_world_shrinks_to_the_ranks_left(void)
 	free(why);
 	free(probe);
 	test_proc_free(&p);
-	if (!usable)
-		return;
+	return usable ? 0 : -1;
+}
+
+/* "shrink LOST PORT", PORT another than the first world's coordinator. */
+static char *shrink_command(int lost)
+{
+	char args[64];
 	int port = env_launch_port(), again = env_launch_port();
-	snprintf(args, sizeof(args), "shrink 0 %d", again != port ? again : env_launch_port());
-	char *cmd = env_launch_rt_test(args);
+	snprintf(args, sizeof(args), "shrink %d %d", lost, again != port ? again : env_launch_port());
+	return env_launch_rt_test(args);
+}
+
+static void test_nccl_world_shrinks_to_the_ranks_left(void)
+{
+	struct test_proc p;
+	char env[4400];
+	if (nccl_world_env(env, sizeof(env)))
+		return;
+	char *cmd = shrink_command(0);
 	strncat(env, " EL_SIGNAL=KILL EL_TARGET=0", sizeof(env) - strlen(env) - 1);
 	if (env_launch_run(env, 4, NULL, cmd, 90, &p) == 0) {
 		CHECK_MSG(env_launch_status(&p, 0, NULL) == 137, "the killed rank: %s", p.out);
@@ -355,6 +371,33 @@ static void test_nccl_world_shrinks_to_the_ranks_left(void)
 			CHECK_CONTAINS(out, ", shrunk from 4 ranks");
 			CHECK_CONTAINS(err, "hvd: rank 0 (host ");
 			printf("  measured: rank %d shrank and summed %ld ms after the kill of rank 0\n", k, ms);
+			free(out);
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
+/* The same world after a failure that lost nobody (a tensor mismatch
+ * on every rank): each revoked its communicator, and every rank of it is
+ * back, so there is nothing to shrink (NCCL refuses an empty exclude
+ * list): a new communicator sums all of them. */
+static void test_nccl_world_without_a_loss_starts_anew(void)
+{
+	struct test_proc p;
+	char env[4400];
+	if (nccl_world_env(env, sizeof(env)))
+		return;
+	char *cmd = shrink_command(-1);
+	if (env_launch_run(env, 3, NULL, cmd, 90, &p) == 0) {
+		for (int k = 0; k < 3; k++) {
+			char *out = env_launch_output("out", k), *err = env_launch_output("err", k), want[64];
+			CHECK_MSG(env_launch_status(&p, k, NULL) == 0, "rank %d: %.600s %.900s", k, out, err);
+			snprintf(want, sizeof(want), "rank %d/3 was %d/3: NCCL ", k, k);
+			CHECK_CONTAINS(out, want);
+			CHECK_MSG(!strstr(out, "shrunk"), "rank %d: %.300s", k, out);
+			CHECK_CONTAINS(err, "hvd: tensor mismatch:");
 			free(out);
 			free(err);
 		}
@@ -483,6 +526,7 @@ const struct test_case env_launch_tests[] = {
 	{ "process_without_the_secret_cannot_join", test_process_without_the_secret_cannot_join },
 	{ "abort_job_returns_and_every_rank_exits", test_abort_job_returns_and_every_rank_exits },
 	{ "nccl_world_shrinks_to_the_ranks_left", test_nccl_world_shrinks_to_the_ranks_left },
+	{ "nccl_world_without_a_loss_starts_anew", test_nccl_world_without_a_loss_starts_anew },
 	{ "rank_not_below_size_is_refused", test_rank_not_below_size_is_refused },
 	{ "coordinator_that_never_answers_fails_after_the_timeout",
 	  test_coordinator_that_never_answers_fails_after_the_timeout },

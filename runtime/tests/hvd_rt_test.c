@@ -49,7 +49,9 @@
  *              renumbered in their old order, the new coordinator on
  *              127.0.0.1:P), which shrinks the revoked communicator; each
  *              prints `rank R/S was R'/S': LIBRARY` and checks one
- *              allreduce of the ranks left
+ *              allreduce of the ranks left. L = -1: nobody is lost, rank 1
+ *              names its first tensor differently (a mismatch fails every
+ *              rank) and the same world starts again
  *   survive F [S]  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1;
  *              rank 1 exits 3 at once (with S: no rank exits), the others
  *              print `alive R` after S seconds (default 4), or `sigterm R at
@@ -343,14 +345,15 @@ static int run_shrink(int lost, const char *port)
 		return fail("cudaMalloc");
 	printf("pid %d rank %d\n", (int)getpid(), old);
 	fflush(stdout);
-	while (device_sum("shrink.before", dev, 1, &got) == 0)
+	const char *name = lost < 0 && old == 1 ? "shrink.rank1.only" : "shrink.before";
+	while (device_sum(name, dev, 1, &got) == 0)
 		usleep(10000);
 	fprintf(stderr, "lost: %s\n", hvd_error());
 	hvd_shutdown();
-	snprintf(number, sizeof(number), "%d", old - (old > lost));
+	snprintf(number, sizeof(number), "%d", old - (lost >= 0 && old > lost));
 	setenv("HVD_RANK", number, 1);
 	unsetenv("JOB_COMPLETION_INDEX");
-	snprintf(number, sizeof(number), "%d", size - 1);
+	snprintf(number, sizeof(number), "%d", size - (lost >= 0));
 	setenv("HVD_SIZE", number, 1);
 	snprintf(coordinator, sizeof(coordinator), "127.0.0.1:%s", port);
 	setenv("HVD_COORDINATOR", coordinator, 1);

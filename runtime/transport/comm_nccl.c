@@ -103,11 +103,8 @@ static void nccl_stop(struct nccl_ctx *ctx, int keep)
 	if (ctx->aborted || !ctx->comm)
 		return;
 	ctx->aborted = 1;
-	if (keep) {
-		ncclResult_t r = ncclCommRevoke(ctx->comm, NCCL_REVOKE_DEFAULT);
-		keep = r == ncclSuccess || r == ncclInProgress;
-	}
-	if (!keep) {
+	ncclResult_t r = keep ? ncclCommRevoke(ctx->comm, NCCL_REVOKE_DEFAULT) : ncclInvalidUsage;
+	if (r != ncclSuccess && r != ncclInProgress) {
 		ncclCommAbort(ctx->comm);
 		return;
 	}
@@ -469,7 +466,8 @@ struct place { int rank, size; };
 
 /* The ranks of the revoked world that no caller holds, into excluded
  * (room for that world's size): how many, or -1 when the callers are not
- * ranks of one revoked world in ascending order (no shrink then). */
+ * ranks of one revoked world in ascending order. A shrink needs at least
+ * one (NCCL refuses an empty list). */
 static int excluded_ranks(const struct place *all, int size, int *excluded)
 {
 	int n = 0, next = 0, parent = all[0].size;
@@ -485,9 +483,23 @@ static int excluded_ranks(const struct place *all, int size, int *excluded)
 	return n;
 }
 
+/* A non-blocking communicator's state, polled while it is in progress
+ * and the deadline has not passed. */
+static ncclResult_t poll_state(ncclComm_t comm, ncclResult_t nr, double deadline)
+{
+	while (nr == ncclInProgress && runtime_now() < deadline) {
+		sched_yield();
+		ncclResult_t query = ncclCommGetAsyncError(comm, &nr);
+		if (query != ncclSuccess)
+			nr = query;
+	}
+	return nr;
+}
+
 /* The communicator: shrunk from the revoked one when every rank holds
- * it (the ranks left of that world), else new; non-blocking, polled until
- * ready or the deadline. */
+ * it and some of its ranks are gone (the ranks left of that world), once
+ * the revoke has quiesced it (NCCL refuses a communicator in progress);
+ * else new. Non-blocking, polled until ready or the deadline. */
 static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 		     char *err, size_t errlen)
 {
@@ -500,17 +512,15 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
 	config.blocking = 0;
 	ncclResult_t nr = ncclSuccess;
-	shrunk_from = n >= 0 ? revoked.size : 0;
-	if (n >= 0)
+	shrunk_from = n > 0 ? revoked.size : 0;
+	if (n > 0)
+		nr = poll_state(revoked.comm, ncclInProgress, deadline);
+	if (n > 0 && nr == ncclSuccess)
 		nr = ncclCommShrink(revoked.comm, excluded, n, &ctx->comm, &config, NCCL_SHRINK_ABORT);
-	else if (!rc)
+	else if (n <= 0 && !rc)
 		rc = new_comm(ctx, b, &config, &nr, err, errlen);
-	while (!rc && nr == ncclInProgress && runtime_now() < deadline) {
-		sched_yield();
-		ncclResult_t query = ncclCommGetAsyncError(ctx->comm, &nr);
-		if (query != ncclSuccess)
-			nr = query;
-	}
+	if (!rc)
+		nr = poll_state(ctx->comm, nr, deadline);
 	if (!rc && nr != ncclSuccess) {
 		snprintf(err, errlen, "hvd: %s: '%d ranks': %s", shrunk_from ? "ncclCommShrink" :
 			 "ncclCommInitRankConfig", b->size, nr == ncclInProgress ?

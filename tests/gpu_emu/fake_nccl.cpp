@@ -19,7 +19,10 @@
  *  - Every rank listens too and rank 0 hands out everyone's address at
  *    set-up, so ncclCommShrink needs no new id: the ranks left connect
  *    to the lowest of them, numbered in their old order. ncclCommRevoke
- *    ends the in-flight work (as ncclCommAbort does) and keeps that.
+ *    ends the in-flight work (as ncclCommAbort does) and keeps that; on
+ *    a non-blocking communicator it is in progress until the work has
+ *    drained (QUIESCE_MS later), and a shrink before then or with no
+ *    rank excluded is ncclInvalidArgument, as NCCL 2.28's is.
  * What it does not do: rings, trees, bandwidth, point-to-point calls,
  * other reduction operators or data types than the runtime uses.
  */
@@ -56,6 +59,7 @@ namespace {
 
 const uint32_t MAGIC = 0x48564e43;   /* "HVNC" */
 const int MAX_ADDRS = 16;
+const int QUIESCE_MS = 50;   /* a revoke's drain of in-flight kernels */
 
 /* What ncclUniqueId holds (128 bytes). */
 struct id_layout {
@@ -626,35 +630,50 @@ ncclResult_t ncclCommAbort(ncclComm_t comm)
 	return ncclSuccess;
 }
 
-/* In-flight work ends, later collectives are refused; the communicator
- * is quiescent (ncclSuccess) on return, ready to shrink. */
+/* In-flight work ends, later collectives are refused. The state is
+ * ncclInProgress until the communicator is quiescent, then ncclSuccess:
+ * on return when blocking, QUIESCE_MS later when not. */
 ncclResult_t ncclCommRevoke(ncclComm_t comm, int flags)
 {
-	if (!comm || flags != NCCL_REVOKE_DEFAULT)
+	if (!comm || flags != NCCL_REVOKE_DEFAULT || comm->s->revoked)
 		return ncclInvalidArgument;
-	stop(*comm->s);
-	comm->s->revoked = true;
-	comm->s->result = ncclSuccess;
-	return ncclSuccess;
+	std::shared_ptr<comm_state> c = comm->s;
+	c->result = ncclInProgress;
+	c->revoked = true;
+	stop(*c);
+	if (c->blocking) {
+		c->result = ncclSuccess;
+		return ncclSuccess;
+	}
+	std::thread([c] {
+		usleep(QUIESCE_MS * 1000);
+		c->result = ncclSuccess;
+	}).detach();
+	return ncclInProgress;
 }
 
 /* Every rank left calls it with the same list; they connect to the
  * lowest of them, whose listener everyone learnt at set-up, and keep
  * their old order. A parent with an error must be revoked first, or
- * shrunk with NCCL_SHRINK_ABORT (which revokes it). */
+ * shrunk with NCCL_SHRINK_ABORT (which stops its work at once); one
+ * whose revoke is still in progress, an empty or a bad list is
+ * ncclInvalidArgument. */
 ncclResult_t ncclCommShrink(ncclComm_t comm, int *exclude, int n, ncclComm_t *out,
 			    ncclConfig_t *config, int flags)
 {
 	if (out)
 		*out = NULL;
-	if (!comm || !out || n < 0 || (n && !exclude) || (flags & ~NCCL_SHRINK_ABORT))
+	if (!comm || !out || n < 1 || !exclude || (flags & ~NCCL_SHRINK_ABORT))
 		return ncclInvalidArgument;
 	comm_state &p = *comm->s;
 	std::vector<bool> stays = staying(p, exclude, n);
-	if (stays.empty())
-		return ncclInvalidArgument;
-	if ((flags & NCCL_SHRINK_ABORT) && !p.revoked)
-		ncclCommRevoke(comm, NCCL_REVOKE_DEFAULT);
+	if (stays.empty() || p.result == ncclInProgress)
+		return ncclInvalidArgument;   /* NCCL: not ready (a revoke not yet quiescent) */
+	if ((flags & NCCL_SHRINK_ABORT) && !p.revoked) {
+		stop(p);   /* the in-flight work, at once */
+		p.revoked = true;
+		p.result = ncclSuccess;
+	}
 	if ((!p.revoked && p.result != ncclSuccess) || p.table.size() != (size_t)p.size)
 		return ncclInvalidUsage;
 	int root = 0, below = 0;
