@@ -5,7 +5,8 @@
  * convolution or GEMM is checked when called and then runs in its
  * handle's stream (emu_device.h), with the descriptors and alpha/beta
  * copied at the call as the libraries read them. Convolutions are direct
- * loops over the strided descriptors (cross-correlation), cublasGemmEx a
+ * loops (cross-correlation) over dense fp32 copies of the strided
+ * operands, each output summing its taps in a fixed order, cublasGemmEx a
  * column-major loop; fp16/bf16 elements are converted with CUDA's own
  * host conversions and accumulated in fp32.
  * What it does not do: the CUDA runtime (emu_runtime.cpp), timing, or the
@@ -21,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "emu_device.h"
 
@@ -73,15 +77,6 @@ static size_t at(const cudnnTensorStruct *d, int n, int c, int y, int x)
 static size_t wat(const cudnnFilterStruct *f, int k, int c, int y, int x)
 {
 	return (((size_t)k * f->c + c) * f->h + y) * f->w + x;
-}
-
-/* The input pixel a filter tap reads for output (oy, ox), or -1 outside. */
-static int tap(const cudnnConvolutionStruct *cv, const cudnnTensorStruct *x, int oy, int ox,
-	       int r, int s, int *iy, int *ix)
-{
-	*iy = oy * cv->u - cv->pad_h + r * cv->dil_h;
-	*ix = ox * cv->v - cv->pad_w + s * cv->dil_w;
-	return *iy >= 0 && *iy < x->h && *ix >= 0 && *ix < x->w ? 0 : -1;
 }
 
 /* Checks what the emulation supports; CUDNN_STATUS_NOT_SUPPORTED else. */
@@ -222,73 +217,139 @@ cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
 			     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, cv);
 }
 
-/* y = alpha * conv(x, w) + beta * y */
+/* A tensor's elements as dense fp32 [n][c][h][w] (exact for fp16/bf16). */
+static std::vector<float> dense_tensor(const cudnnTensorStruct *d, const void *p)
+{
+	std::vector<float> v((size_t)d->n * d->c * d->h * d->w);
+	int h16 = is_half(d->type), b16 = is_bf16(d->type);
+	size_t i = 0;
+	for (int n = 0; n < d->n; n++)
+		for (int c = 0; c < d->c; c++)
+			for (int y = 0; y < d->h; y++)
+				for (int x = 0; x < d->w; x++)
+					v[i++] = load(p, at(d, n, c, y, x), h16, b16);
+	return v;
+}
+
+static std::vector<float> dense_filter(const cudnnFilterStruct *f, const void *p)
+{
+	std::vector<float> v((size_t)f->k * f->c * f->h * f->w);
+	for (size_t i = 0; i < v.size(); i++)
+		v[i] = load(p, i, is_half(f->type), is_bf16(f->type));
+	return v;
+}
+
+/* The outputs o in [*lo, *hi) whose input o * stride + off is in [0, size). */
+static void valid_range(int off, int stride, int size, int outputs, int *lo, int *hi)
+{
+	*lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+	*hi = size - 1 - off < 0 ? 0 : (size - 1 - off) / stride + 1;
+	if (*hi > outputs)
+		*hi = outputs;
+	if (*lo > *hi)
+		*lo = *hi;
+}
+
+/* y = alpha * conv(x, w) + beta * y. Each output sums its taps in (c, r,
+ * s) order, from 0, in fp32: the loops only run the taps in rows. */
 static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 			 const cudnnFilterStruct *wd, const void *w, const cudnnConvolutionStruct *cv,
 			 float b, const cudnnTensorStruct *yd, void *y)
 {
-	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), iy, ix;
+	std::vector<float> X = dense_tensor(xd, x), W = dense_filter(wd, w), acc((size_t)yd->h * yd->w);
+	int h16 = is_half(yd->type), b16 = is_bf16(yd->type), H = xd->h, Wd = xd->w;
 	for (int n = 0; n < yd->n; n++)
-		for (int k = 0; k < yd->c; k++)
+		for (int k = 0; k < yd->c; k++) {
+			std::fill(acc.begin(), acc.end(), 0.0f);
+			for (int c = 0; c < xd->c; c++) {
+				const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
+				for (int r = 0; r < wd->h; r++)
+					for (int s = 0; s < wd->w; s++) {
+						float wv = W[wat(wd, k, c, r, s)];
+						int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
+						int offx = s * cv->dil_w - cv->pad_w;
+						valid_range(offy, cv->u, H, yd->h, &y0, &y1);
+						valid_range(offx, cv->v, Wd, yd->w, &x0, &x1);
+						for (int oy = y0; oy < y1; oy++) {
+							const float *row = xp + (size_t)(oy * cv->u + offy) * Wd;
+							float *out = &acc[(size_t)oy * yd->w];
+							for (int ox = x0; ox < x1; ox++)
+								out[ox] += row[ox * cv->v + offx] * wv;
+						}
+					}
+			}
 			for (int oy = 0; oy < yd->h; oy++)
-				for (int ox = 0; ox < yd->w; ox++) {
-					float sum = 0.0f;
-					for (int c = 0; c < xd->c; c++)
-						for (int r = 0; r < wd->h; r++)
-							for (int s = 0; s < wd->w; s++)
-								if (!tap(cv, xd, oy, ox, r, s, &iy, &ix))
-									sum += load(x, at(xd, n, c, iy, ix), h16, b16) *
-									       load(w, wat(wd, k, c, r, s), h16, b16);
-					store(y, at(yd, n, k, oy, ox), h16, b16, sum, a, b);
-				}
+				for (int ox = 0; ox < yd->w; ox++)
+					store(y, at(yd, n, k, oy, ox), h16, b16, acc[(size_t)oy * yd->w + ox], a, b);
+		}
 }
 
-/* dx = alpha * conv^T(dy, w) + beta * dx (gathered: every dx element once) */
+/* dx = alpha * conv^T(dy, w) + beta * dx (gathered: each dx element sums
+ * its (k, r, s) taps in that order, from 0, in fp32) */
 static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void *w,
 			       const cudnnTensorStruct *dyd, const void *dy,
 			       const cudnnConvolutionStruct *cv, float b,
 			       const cudnnTensorStruct *dxd, void *dx)
 {
-	int h16 = is_half(dxd->type), b16 = is_bf16(dxd->type);
+	std::vector<float> DY = dense_tensor(dyd, dy), W = dense_filter(wd, w), acc((size_t)dxd->h * dxd->w);
+	int h16 = is_half(dxd->type), b16 = is_bf16(dxd->type), OH = dyd->h, OW = dyd->w;
 	for (int n = 0; n < dxd->n; n++)
-		for (int c = 0; c < dxd->c; c++)
-			for (int y = 0; y < dxd->h; y++)
-				for (int x = 0; x < dxd->w; x++) {
-					float sum = 0.0f;
-					for (int k = 0; k < dyd->c; k++)
-						for (int r = 0; r < wd->h; r++)
-							for (int s = 0; s < wd->w; s++) {
-								int ty = y + cv->pad_h - r * cv->dil_h;
+		for (int c = 0; c < dxd->c; c++) {
+			std::fill(acc.begin(), acc.end(), 0.0f);
+			for (int k = 0; k < dyd->c; k++) {
+				const float *dyp = &DY[((size_t)n * dyd->c + k) * OH * OW];
+				for (int r = 0; r < wd->h; r++)
+					for (int s = 0; s < wd->w; s++) {
+						float wv = W[wat(wd, k, c, r, s)];
+						for (int y = 0; y < dxd->h; y++) {
+							int ty = y + cv->pad_h - r * cv->dil_h;
+							if (ty < 0 || ty % cv->u || ty / cv->u >= OH)
+								continue;
+							const float *row = dyp + (size_t)(ty / cv->u) * OW;
+							float *out = &acc[(size_t)y * dxd->w];
+							for (int x = 0; x < dxd->w; x++) {
 								int tx = x + cv->pad_w - s * cv->dil_w;
-								if (ty < 0 || tx < 0 || ty % cv->u || tx % cv->v ||
-								    ty / cv->u >= dyd->h || tx / cv->v >= dyd->w)
-									continue;
-								sum += load(dy, at(dyd, n, k, ty / cv->u, tx / cv->v),
-									    h16, b16) *
-								       load(w, wat(wd, k, c, r, s), h16, b16);
+								if (tx >= 0 && tx % cv->v == 0 && tx / cv->v < OW)
+									out[x] += row[tx / cv->v] * wv;
 							}
-					store(dx, at(dxd, n, c, y, x), h16, b16, sum, a, b);
-				}
+						}
+					}
+			}
+			for (int y = 0; y < dxd->h; y++)
+				for (int x = 0; x < dxd->w; x++)
+					store(dx, at(dxd, n, c, y, x), h16, b16, acc[(size_t)y * dxd->w + x], a, b);
+		}
 }
 
-/* dw = alpha * sum over n, oy, ox of x * dy + beta * dw */
+/* dw = alpha * sum over n, oy, ox of x * dy + beta * dw, each dw element
+ * summed in (n, oy, ox) order, from 0, in fp32 */
 static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const void *x,
 				 const cudnnTensorStruct *dyd, const void *dy,
 				 const cudnnConvolutionStruct *cv, float b,
 				 const cudnnFilterStruct *dwd, void *dw)
 {
-	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), iy, ix;
+	std::vector<float> X = dense_tensor(xd, x), DY = dense_tensor(dyd, dy);
+	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), H = xd->h, Wd = xd->w;
+	size_t plane = (size_t)dyd->h * dyd->w;
 	for (int k = 0; k < dwd->k; k++)
 		for (int c = 0; c < dwd->c; c++)
 			for (int r = 0; r < dwd->h; r++)
 				for (int s = 0; s < dwd->w; s++) {
+					int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
+					int offx = s * cv->dil_w - cv->pad_w;
+					valid_range(offy, cv->u, H, dyd->h, &y0, &y1);
+					valid_range(offx, cv->v, Wd, dyd->w, &x0, &x1);
 					float sum = 0.0f;
-					for (int n = 0; n < xd->n; n++)
-						for (int oy = 0; oy < dyd->h; oy++)
-							for (int ox = 0; ox < dyd->w; ox++)
-								if (!tap(cv, xd, oy, ox, r, s, &iy, &ix))
-									sum += load(x, at(xd, n, c, iy, ix), h16, b16) *
-									       load(dy, at(dyd, n, k, oy, ox), h16, b16);
+					for (int n = 0; n < xd->n; n++) {
+						const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
+						const float *dyp = &DY[((size_t)n * dyd->c + k) * plane];
+						for (int oy = y0; oy < y1; oy++) {
+							const float *row = xp + (size_t)(oy * cv->u + offy) * Wd;
+							const float *g = dyp + (size_t)oy * dyd->w;
+							for (int ox = x0; ox < x1; ox++)
+								sum += row[ox * cv->v + offx] * g[ox];
+						}
+					}
 					store(dw, wat(dwd, k, c, r, s), h16, b16, sum, a, b);
 				}
 }
