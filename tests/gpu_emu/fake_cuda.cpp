@@ -250,6 +250,16 @@ static void valid_range(int off, int stride, int size, int outputs, int *lo, int
 		*lo = *hi;
 }
 
+/* Plane (n, c) of the tensor at p = alpha * acc (dense rows) + beta * it. */
+static void store_plane(void *p, const cudnnTensorStruct *d, int n, int c,
+			const std::vector<float> &acc, float a, float b)
+{
+	int h16 = is_half(d->type), b16 = is_bf16(d->type);
+	for (int y = 0; y < d->h; y++)
+		for (int x = 0; x < d->w; x++)
+			store(p, at(d, n, c, y, x), h16, b16, acc[(size_t)y * d->w + x], a, b);
+}
+
 /* y = alpha * conv(x, w) + beta * y. Each output sums its taps in (c, r,
  * s) order, from 0, in fp32: the loops only run the taps in rows. */
 static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
@@ -257,7 +267,7 @@ static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 			 float b, const cudnnTensorStruct *yd, void *y)
 {
 	std::vector<float> X = dense_tensor(xd, x), W = dense_filter(wd, w), acc((size_t)yd->h * yd->w);
-	int h16 = is_half(yd->type), b16 = is_bf16(yd->type), H = xd->h, Wd = xd->w;
+	int H = xd->h, Wd = xd->w;
 	for (int n = 0; n < yd->n; n++)
 		for (int k = 0; k < yd->c; k++) {
 			std::fill(acc.begin(), acc.end(), 0.0f);
@@ -278,9 +288,7 @@ static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 						}
 					}
 			}
-			for (int oy = 0; oy < yd->h; oy++)
-				for (int ox = 0; ox < yd->w; ox++)
-					store(y, at(yd, n, k, oy, ox), h16, b16, acc[(size_t)oy * yd->w + ox], a, b);
+			store_plane(y, yd, n, k, acc, a, b);
 		}
 }
 
@@ -292,7 +300,7 @@ static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void 
 			       const cudnnTensorStruct *dxd, void *dx)
 {
 	std::vector<float> DY = dense_tensor(dyd, dy), W = dense_filter(wd, w), acc((size_t)dxd->h * dxd->w);
-	int h16 = is_half(dxd->type), b16 = is_bf16(dxd->type), OH = dyd->h, OW = dyd->w;
+	int OH = dyd->h, OW = dyd->w;
 	for (int n = 0; n < dxd->n; n++)
 		for (int c = 0; c < dxd->c; c++) {
 			std::fill(acc.begin(), acc.end(), 0.0f);
@@ -315,9 +323,7 @@ static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void 
 						}
 					}
 			}
-			for (int y = 0; y < dxd->h; y++)
-				for (int x = 0; x < dxd->w; x++)
-					store(dx, at(dxd, n, c, y, x), h16, b16, acc[(size_t)y * dxd->w + x], a, b);
+			store_plane(dx, dxd, n, c, acc, a, b);
 		}
 }
 
