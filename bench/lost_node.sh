@@ -20,16 +20,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
 fail_at=${2:-25}
 save_every=${3:-20}
-isa=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -xE 'avx512f|avx2|sse4_2' | tr '\n' ' ')
-echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, ${isa:-no AVX}; load $(cut -d' ' -f1-3 /proc/loadavg)"
-dir=$(mktemp -d /tmp/hvd-bench.XXXXXX)
-chmod 755 "$dir"
-mn="$src/tests/slurm/multinode.sh"
-trap '"$mn" down "$dir/c" > /dev/null 2>&1; rm -rf "$dir"' EXIT
-"$mn" up "$dir/c" "$build" 3 > /dev/null
-export SLURM_CONF="$dir/c/slurm.conf"
-cd "$dir"
-mkdir build && cp "$build/chexnet" build/ && ln -s "$src/contrib" contrib
+. "$src/bench/lost_node_cluster.sh"
 build/chexnet synth --out nih --count 800 --size 96 --seed 3 > /dev/null 2>&1
 build/chexnet pack --data nih --out shards --size 72 > /dev/null 2>&1
 args="--size 64 --threads 1 --optimizer sgd --lr 0.001 --batch 4 --seed 7 --epochs 1

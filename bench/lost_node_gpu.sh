@@ -14,15 +14,8 @@
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$src/build-emu}" && pwd)
-echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
-dir=$(mktemp -d /tmp/hvd-bench.XXXXXX)
-chmod 755 "$dir"
-mn="$src/tests/slurm/multinode.sh"
-trap '"$mn" down "$dir/c" > /dev/null 2>&1; rm -rf "$dir"' EXIT
-"$mn" up "$dir/c" "$build" 3 > /dev/null
-export SLURM_CONF="$dir/c/slurm.conf" HVD_EMU_TOPOLOGY="$src/tests/topo/two-cpu-4gpu.xml"
-cd "$dir"
-mkdir build && cp "$build/chexnet" build/ && ln -s "$src/contrib" contrib
+. "$src/bench/lost_node_cluster.sh"
+export HVD_EMU_TOPOLOGY="$src/tests/topo/two-cpu-4gpu.xml"
 build/chexnet synth --out nih --count 120 --size 64 --seed 3 > /dev/null 2>&1
 build/chexnet pack --data nih --out shards --size 40 > /dev/null 2>&1
 : > run.log
