@@ -4,7 +4,7 @@
 # ($(CPU_BACKEND_SRCS), owned by the cpu backend work) when HAVE_DNNL.
 
 TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_control.c \
-	trainer/base/regular_file.c trainer/base/whole_file.c \
+	trainer/base/regular_file.c \
 	trainer/model/input_norm.c trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
 	trainer/model/models.c trainer/model/params.c trainer/model/loss.c \
 	trainer/backend/registry.c trainer/backend/choice.c trainer/backend/precision.c trainer/backend/host_loss.c \

@@ -6,28 +6,120 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/whole_file.h"
 
-int whole_file_put(const char *path, const char *text, mode_t mode)
+int whole_file_ours(const char *path)
 {
-	char tmp[4608];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
+	struct stat sb;
+
+	if (lstat(path, &sb) != 0)
+		return errno == ENOENT;
+	return S_ISREG(sb.st_mode) && sb.st_uid == geteuid();
+}
+
+int whole_file_open(const char *path, char *tmp, size_t tmp_len, mode_t mode)
+{
+	static unsigned serial;
+	char host[64] = "";
+
+	if (gethostname(host, sizeof(host) - 1) != 0 || strchr(host, '/'))
+		snprintf(host, sizeof(host), "host");
+	for (int tries = 0; tries < 100; tries++) {
+		if (snprintf(tmp, tmp_len, "%s.tmp-%s-%ld-%u", path, host, (long)getpid(),
+			     __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED)) >= (int)tmp_len) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+void whole_file_abandon(int fd, const char *tmp)
+{
+	int saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = saved;
+}
+
+int whole_file_commit(int fd, const char *tmp, const char *path)
+{
+	if (fsync(fd) != 0) {
+		whole_file_abandon(fd, tmp);
 		return -1;
 	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0)
+	if (close(fd) != 0) {
+		whole_file_abandon(-1, tmp);
 		return -1;
-	size_t len = strlen(text);
-	int ok = write(fd, text, len) == (ssize_t)len && fsync(fd) == 0;
-	int saved = errno;
-	if (close(fd) != 0 || !ok || rename(tmp, path) != 0) {
-		saved = ok ? errno : saved;
-		unlink(tmp);
-		errno = saved;
+	}
+	if (!whole_file_ours(path)) {
+		whole_file_abandon(-1, tmp);
+		errno = EEXIST;
+		return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		whole_file_abandon(-1, tmp);
 		return -1;
 	}
 	return 0;
+}
+
+FILE *whole_file_stream(const char *path, char *tmp, size_t tmp_len)
+{
+	int fd = whole_file_open(path, tmp, tmp_len, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (fd >= 0 && !f)
+		whole_file_abandon(fd, tmp);
+	return f;
+}
+
+int whole_file_stream_commit(FILE *f, const char *tmp, const char *path)
+{
+	if (fflush(f) != 0 || ferror(f)) {
+		int saved = errno ? errno : EIO;
+		fclose(f);
+		whole_file_abandon(-1, tmp);
+		errno = saved;
+		return -1;
+	}
+	int fd = dup(fileno(f));
+	fclose(f);
+	return fd < 0 ? (whole_file_abandon(-1, tmp), -1) : whole_file_commit(fd, tmp, path);
+}
+
+int whole_file_put_bytes(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char tmp[4608];
+	const char *p = data;
+	int fd = whole_file_open(path, tmp, sizeof(tmp), mode);
+
+	if (fd < 0)
+		return -1;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			whole_file_abandon(fd, tmp);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return whole_file_commit(fd, tmp, path);
+}
+
+int whole_file_put(const char *path, const char *text, mode_t mode)
+{
+	return whole_file_put_bytes(path, text, strlen(text), mode);
 }

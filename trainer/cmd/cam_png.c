@@ -19,6 +19,8 @@ int cam_png_scale(int side)
 #ifdef HAVE_CAIRO
 #include <cairo.h>
 
+#include "cmd/png_file.h"
+
 int cam_png_available(void)
 {
 	return 1;
@@ -121,12 +123,12 @@ int cam_png_write(const char *path, const uint8_t *image, int side, const float 
 	cairo_t *cr = cairo_create(s);
 	draw(cr, xray, heat, k, title, subtitle);
 	cairo_destroy(cr);
-	cairo_status_t st = cairo_surface_write_to_png(s, path);
+	char why[128];
+	int rc = png_file_write(s, path, why, sizeof(why));
 	cairo_surface_destroy(s);
 	cairo_surface_destroy(xray);
 	cairo_surface_destroy(heat);
-	return st == CAIRO_STATUS_SUCCESS ? 0
-		: trainer_error_set(err, "--cam: '%s': %s", path, cairo_status_to_string(st));
+	return rc == 0 ? 0 : trainer_error_set(err, "--cam: '%s': %s", path, why);
 }
 
 #else

@@ -9,6 +9,8 @@
 #ifdef HAVE_CAIRO
 #include <cairo.h>
 
+#include "cmd/png_file.h"
+
 enum series { LOSS, VAL_LOSS, AUROC, LR };
 
 struct panel {
@@ -156,11 +158,10 @@ int curves_png_write(const char *path, const struct curves_run *runs, int count,
 
 	draw(cr, runs, count > CURVES_RUNS_MAX ? CURVES_RUNS_MAX : count);
 	cairo_destroy(cr);
-	cairo_status_t st = cairo_surface_write_to_png(s, path);
+	char why[128];
+	int rc = png_file_write(s, path, why, sizeof(why));
 	cairo_surface_destroy(s);
-	if (st != CAIRO_STATUS_SUCCESS)
-		return trainer_error_set(err, "curves: --out: '%s': %s", path, cairo_status_to_string(st));
-	return 0;
+	return rc == 0 ? 0 : trainer_error_set(err, "curves: --out: '%s': %s", path, why);
 }
 
 #else

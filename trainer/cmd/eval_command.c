@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/whole_file.h"
 #include "cmd/eval_command.h"
 #include "loop/thresholds.h"
 #include "cmd/eval_report.h"
@@ -143,20 +144,19 @@ int eval_write_test(const char *out, const struct evaluation *ev, int bootstrap,
 	struct trainer_error err = { "" };
 
 	snprintf(path, sizeof(path), "%s/test.json", out);
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid());
 	snprintf(last, sizeof(last), "%s/last", out);
 	if (eval_report_compute(ev, bootstrap, seed, NULL, &r, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		eval_report_free(&r);
 		return -1;
 	}
-	FILE *f = fopen(tmp, "w");
+	FILE *f = whole_file_stream(path, tmp, sizeof(tmp));
 	if (f)
 		eval_report_json(f, &r, last, "test", ev->loss);
 	eval_report_free(&r);
-	if (!f || fflush(f) || fsync(fileno(f)) || fclose(f) || rename(tmp, path)) {
-		fprintf(stderr, "chexnet: --test: '%s': %s\n", path, strerror(errno));
-		unlink(tmp);
+	if (!f || whole_file_stream_commit(f, tmp, path)) {
+		fprintf(stderr, "chexnet: --test: '%s': %s\n", path, errno == EEXIST ?
+			"there, and not a regular file of this user's: left alone" : strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -19,7 +19,7 @@ int out_dir_writable(const char *flag, const char *dir)
 		return -1;
 	}
 	snprintf(probe, sizeof(probe), "%s/.chexnet-write-test-%d", dir, (int)getpid());
-	int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		fprintf(stderr, "chexnet: %s: '%s': not writable: %s\n", flag, dir, strerror(errno));
 		return -1;

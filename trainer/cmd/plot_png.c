@@ -12,6 +12,8 @@
 #ifdef HAVE_CAIRO
 #include <cairo.h>
 
+#include "cmd/png_file.h"
+
 #include "eval/auroc.h"
 #include "data/sets/labels.h"
 #include "eval/curves.h"
@@ -189,10 +191,10 @@ static int write_plot(const char *dir, const char *name, int w, int h, enum plot
 	else
 		draw_auroc(cr, r);
 	cairo_destroy(cr);
-	cairo_status_t st = cairo_surface_write_to_png(s, path);
+	char why[128];
+	int rc = png_file_write(s, path, why, sizeof(why));
 	cairo_surface_destroy(s);
-	return st == CAIRO_STATUS_SUCCESS ? 0
-		: trainer_error_set(err, "--plots: '%s': %s", path, cairo_status_to_string(st));
+	return rc == 0 ? 0 : trainer_error_set(err, "--plots: '%s': %s", path, why);
 }
 
 int plot_png_report(const char *dir, const struct eval_report *r, struct trainer_error *err)

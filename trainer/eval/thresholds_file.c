@@ -15,6 +15,7 @@
 
 #include "base/crc32c.h"
 #include "base/classes.h"
+#include "base/whole_file.h"
 #include "eval/thresholds_file.h"
 
 #define THRESHOLDS_FORMAT "chexnet-thresholds 1"
@@ -81,29 +82,29 @@ static cJSON *to_json(const struct thresholds *t, uint32_t crc)
 int thresholds_save(const char *checkpoint, const struct thresholds *t,
 		    struct trainer_error *err)
 {
-	char path[4096], tmp[4200];
+	char path[4096];
 	uint32_t crc;
 
 	if (weights_crc(checkpoint, &crc, err))
 		return -1;
 	thresholds_path(checkpoint, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%d", path, (int)getpid());
 	cJSON *root = to_json(t, crc);
 	char *text = cJSON_Print(root);
 	cJSON_Delete(root);
-	int fd = text ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
 	size_t len = text ? strlen(text) : 0;
-	int ok = fd >= 0 && write(fd, text, len) == (ssize_t)len && write(fd, "\n", 1) == 1 &&
-		 fsync(fd) == 0;
-	int saved = errno;
-	if (fd >= 0)
-		close(fd);
-	free(text);
-	if (ok && rename(tmp, path) == 0)
+	char *line = text ? realloc(text, len + 2) : NULL;
+	if (!line) {
+		free(text);
+		return trainer_error_set(err, "thresholds: '%s': out of memory", path);
+	}
+	memcpy(line + len, "\n", 2);
+	int rc = whole_file_put_bytes(path, line, len + 1, 0644);
+	free(line);
+	if (rc == 0)
 		return 0;
-	saved = ok ? errno : saved;
-	unlink(tmp);
-	return trainer_error_set(err, "thresholds: '%s': %s", path, strerror(saved));
+	return trainer_error_set(err, "thresholds: '%s': %s", path, errno == EEXIST ?
+				 "there, and not a regular file of this user's: left alone" :
+				 strerror(errno));
 }
 
 static char *read_text(const char *path)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/classes.h"
+#include "base/whole_file.h"
 #include "loop/run_metrics.h"
 #include "train/metrics_csv.h"
 #include "train/tb_events.h"
@@ -43,21 +44,19 @@ static int check_events(const char *dir)
 /* rows[0..keep) to path, through a temporary file and rename. */
 static int rewrite_csv(const char *path, const struct metrics_row *rows, size_t keep)
 {
-	char tmp[4200], cells[METRICS_COLUMNS][32];
+	char tmp[4400], cells[METRICS_COLUMNS][32];
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid());
-	if (!(f = fopen(tmp, "w"))) {
-		fprintf(stderr, "chexnet: metrics: '%s': %s\n", tmp, strerror(errno));
+	if (!(f = whole_file_stream(path, tmp, sizeof(tmp)))) {
+		fprintf(stderr, "chexnet: metrics: '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
 	metrics_csv_header(f);
 	for (size_t i = 0; i < keep; i++)
 		metrics_csv_row(f, &rows[i], cells);
-	int rc = fflush(f) || fsync(fileno(f)) ? -1 : 0;
-	if (fclose(f) || rc || rename(tmp, path)) {
-		fprintf(stderr, "chexnet: metrics: '%s': %s\n", path, strerror(errno));
-		unlink(tmp);
+	if (whole_file_stream_commit(f, tmp, path)) {
+		fprintf(stderr, "chexnet: metrics: '%s': %s\n", path, errno == EEXIST ?
+			"there, and not a regular file of this user's: left alone" : strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -15,6 +15,7 @@
 
 #include "base/regular_file.h"
 #include "base/text_control.h"
+#include "base/whole_file.h"
 #include "train/run_record.h"
 
 #define FORMAT "chexnet-run 1"
@@ -99,27 +100,25 @@ static cJSON *new_record(const struct run_session *s)
 /* root as dir/run.json: temporary file, fsync, rename. */
 static int write_json(const char *dir, cJSON *root, struct trainer_error *err)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX];
 	char *text = cJSON_Print(root);
 
 	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid());
 	if (!text)
 		return trainer_error_set(err, "run record: '%s': out of memory", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	size_t len = strlen(text);
-	int rc = fd < 0 || write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
-		 fsync(fd) != 0 ? -1 : 0;
-	int saved = errno;
-	if (fd >= 0 && close(fd) != 0 && rc == 0)
-		rc = -1, saved = errno;
-	if (rc == 0 && rename(tmp, path) != 0)
-		rc = -1, saved = errno;
-	free(text);
-	if (rc) {
-		unlink(tmp);
-		return trainer_error_set(err, "run record: '%s': %s", path, strerror(saved));
+	char *line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		return trainer_error_set(err, "run record: '%s': out of memory", path);
 	}
+	memcpy(line + len, "\n", 2);
+	int rc = whole_file_put_bytes(path, line, len + 1, 0644);
+	free(line);
+	if (rc)
+		return trainer_error_set(err, "run record: '%s': %s", path, errno == EEXIST ?
+					 "there, and not a regular file of this user's: left alone" :
+					 strerror(errno));
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/whole_file.h"
 #include "data/codec/image_encode.h"
 
 int image_png_encode(const void *pixels, int width, int height, int color_type,
@@ -49,26 +50,10 @@ int image_png_encode_sbit(const void *pixels, int width, int height, int color_t
 int image_write_file_atomic(const char *path, const void *data, size_t bytes,
 			    char *err, size_t err_bytes)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	const uint8_t *p = data;
-	size_t left = bytes;
-	while (fd >= 0 && left) {
-		ssize_t n = write(fd, p, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		p += n;
-		left -= (size_t)n;
-	}
-	int bad = fd < 0 || left || fsync(fd) != 0;
-	if (fd >= 0 && close(fd) != 0)
-		bad = 1;
-	if (bad || rename(tmp, path) != 0) {
-		snprintf(err, err_bytes, "chexnet: '%s': %s", path, strerror(errno ? errno : EIO));
-		unlink(tmp);
+	if (whole_file_put_bytes(path, data, bytes, 0644) != 0) {
+		snprintf(err, err_bytes, "chexnet: '%s': %s", path, errno == EEXIST ?
+			 "there, and not a regular file of this user's: left alone" :
+			 strerror(errno ? errno : EIO));
 		return -1;
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/whole_file.h"
 #include "base/clock.h"
 #include "base/crc32c.h"
 #include "base/args.h"
@@ -222,6 +223,11 @@ static int prepare_out_dir(const char *dir, char *err, size_t err_bytes)
 		return -1;
 	/* from here on the directory is not a complete pack until the new index */
 	snprintf(index, sizeof(index), "%s/%s", dir, SHARD_INDEX_NAME);
+	if (!whole_file_ours(index)) {
+		snprintf(err, err_bytes, "chexnet: pack: '%s': not a regular file of this user's "
+			 "(a link, a folder or another user's): left alone; choose another --out", index);
+		return -1;
+	}
 	if (unlink(index) != 0 && errno != ENOENT) {
 		snprintf(err, err_bytes, "chexnet: pack: '%s': %s", index, strerror(errno));
 		return -1;
@@ -274,21 +280,25 @@ static size_t drop_unreadable(struct data_set *set)
 
 /* OUT/skipped.txt: written (fsync + rename) when images were skipped,
  * removed otherwise so that an old list never describes a new pack. */
-static int finish_skip_log(const struct pack_config *cfg, FILE *log, size_t skipped,
-			   char *err, size_t err_bytes)
+static int finish_skip_log(const struct pack_config *cfg, FILE *log, const char *tmp,
+			   size_t skipped, char *err, size_t err_bytes)
 {
-	char path[4200], tmp[4300];
+	char path[4200];
 	snprintf(path, sizeof(path), "%s/skipped.txt", cfg->out_dir);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int bad = log && (fflush(log) != 0 || ferror(log) || fsync(fileno(log)) != 0);
-	if (log && fclose(log) != 0)
-		bad = 1;
-	if (bad || (skipped ? rename(tmp, path) : unlink(path) != 0 && errno != ENOENT)) {
-		snprintf(err, err_bytes, "chexnet: pack: '%s': %s", path, strerror(errno));
+	int ours = whole_file_ours(path);
+	skipped = log ? skipped : 0;
+	if (log && !skipped) {
+		fclose(log);
+		whole_file_abandon(-1, tmp);
+	}
+	if (!ours || (skipped ? whole_file_stream_commit(log, tmp, path) :
+		      unlink(path) != 0 && errno != ENOENT)) {
+		if (!ours && log && skipped)
+			fclose(log), whole_file_abandon(-1, tmp);
+		snprintf(err, err_bytes, "chexnet: pack: '%s': %s", path, ours ? strerror(errno) :
+			 "not a regular file of this user's: left alone; choose another --out");
 		return -1;
 	}
-	if (log && !skipped)
-		unlink(tmp);
 	return 0;
 }
 
@@ -306,7 +316,7 @@ static void count_labels(const struct data_set *set, uint64_t counts[3][SHARD_CO
 
 /* Opens the set, filters views, opens OUT and its skip log. */
 static int pack_begin(const struct pack_config *cfg, struct data_set *set, FILE **skip_log,
-		      char *err, size_t err_bytes)
+		      char *skip_tmp, size_t skip_tmp_len, char *err, size_t err_bytes)
 {
 	char path[4300];
 	if (data_set_open(set, cfg->data_dir, cfg->val_fraction, err, err_bytes) != 0)
@@ -317,8 +327,8 @@ static int pack_begin(const struct pack_config *cfg, struct data_set *set, FILE 
 	}
 	if (prepare_out_dir(cfg->out_dir, err, err_bytes) != 0)
 		return -1;
-	snprintf(path, sizeof(path), "%s/skipped.txt.tmp", cfg->out_dir);
-	if (cfg->skip_unreadable && !(*skip_log = fopen(path, "w"))) {
+	snprintf(path, sizeof(path), "%s/skipped.txt", cfg->out_dir);
+	if (cfg->skip_unreadable && !(*skip_log = whole_file_stream(path, skip_tmp, skip_tmp_len))) {
 		snprintf(err, err_bytes, "chexnet: pack: '%s': %s", path, strerror(errno));
 		return -1;
 	}
@@ -330,6 +340,7 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 	struct data_set *set = calloc(1, sizeof(*set));
 	struct shard_header *plan = NULL;
 	FILE *skip_log = NULL;
+	char skip_tmp[4400] = "";
 	int count = 0, rc = -1, more = 1;
 	double t0 = now_seconds();
 	memset(res, 0, sizeof(*res));
@@ -337,7 +348,7 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 		snprintf(err, err_bytes, "chexnet: pack: size '%d': expected 8..4096", cfg->size);
 		goto out;
 	}
-	if (pack_begin(cfg, set, &skip_log, err, err_bytes) != 0)
+	if (pack_begin(cfg, set, &skip_log, skip_tmp, sizeof(skip_tmp), err, err_bytes) != 0)
 		goto out;
 	for (int pass = 0; more; pass++) {   /* again while images were skipped */
 		free(plan);
@@ -351,7 +362,7 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 	}
 	uint64_t counts[3][SHARD_COUNTS];
 	count_labels(set, counts);
-	int log_rc = finish_skip_log(cfg, skip_log, res->skipped, err, err_bytes);
+	int log_rc = finish_skip_log(cfg, skip_log, skip_tmp, res->skipped, err, err_bytes);
 	skip_log = NULL;
 	if (log_rc != 0 || shard_index_write(cfg->out_dir, cfg->size, plan, count, counts,
 					     set->patient_key, err, err_bytes) != 0)
@@ -369,8 +380,10 @@ int data_pack(const struct pack_config *cfg, struct pack_result *res, char *err,
 		cfg->progress(cfg->progress_ctx, total, total, res->seconds);
 	rc = 0;
 out:
-	if (skip_log)
+	if (skip_log) {
 		fclose(skip_log);
+		whole_file_abandon(-1, skip_tmp);
+	}
 	free(plan);
 	if (set)
 		data_set_free(set);

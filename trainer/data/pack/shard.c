@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/whole_file.h"
 #include "base/crc32c.h"
 #include "data/pack/shard.h"
 
@@ -120,10 +121,9 @@ int shard_writer_open(struct shard_writer *w, const char *dir, const struct shar
 	w->h = *h;
 	shard_file_name(name, sizeof(name), (int)h->split, h->shard);
 	snprintf(w->path, sizeof(w->path), "%s/%s", dir, name);
-	snprintf(w->tmp_path, sizeof(w->tmp_path), "%s/%s.tmp", dir, name);
-	w->fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = whole_file_open(w->path, w->tmp_path, sizeof(w->tmp_path), 0644);
 	if (w->fd < 0) {
-		snprintf(err, err_bytes, "chexnet: shard '%s': %s", w->tmp_path, strerror(errno));
+		snprintf(err, err_bytes, "chexnet: shard '%s': %s", w->path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -189,8 +189,9 @@ int shard_writer_finish(struct shard_writer *w, char *err, size_t err_bytes)
 		shard_writer_abort(w);
 		return -1;
 	}
-	if (rename(w->tmp_path, w->path) != 0) {
-		snprintf(err, err_bytes, "chexnet: shard '%s': rename: %s", w->path, strerror(errno));
+	if (!whole_file_ours(w->path) || rename(w->tmp_path, w->path) != 0) {
+		snprintf(err, err_bytes, "chexnet: shard '%s': %s", w->path, whole_file_ours(w->path) ?
+			 strerror(errno) : "there, and not a regular file of this user's: left alone");
 		unlink(w->tmp_path);
 		return -1;
 	}

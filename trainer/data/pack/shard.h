@@ -62,7 +62,7 @@ int shard_record_decode(const uint8_t *rec, int size, struct shard_record_info *
 struct shard_writer {
 	int fd;
 	struct shard_header h;
-	char tmp_path[4200], path[4200];
+	char tmp_path[4400], path[4200];
 };
 int shard_writer_open(struct shard_writer *w, const char *dir, const struct shard_header *h,
 		      char *err, size_t err_bytes);

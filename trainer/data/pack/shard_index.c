@@ -12,6 +12,7 @@
 
 #include "data/pack/shard.h"
 #include "data/pack/shard_index_read.h"
+#include "base/whole_file.h"
 #include "data/sets/csv.h"
 #include "data/codec/image_decode.h"
 
@@ -19,12 +20,11 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		      int shard_count, const uint64_t label_counts[3][SHARD_COUNTS],
 		      const uint8_t *patient_key, char *err, size_t err_bytes)
 {
-	char tmp[4200], path[4200], name[64];
+	char tmp[4400], path[4200], name[64];
 	snprintf(path, sizeof(path), "%s/%s", dir, SHARD_INDEX_NAME);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
+	FILE *f = whole_file_stream(path, tmp, sizeof(tmp));
 	if (!f) {
-		snprintf(err, err_bytes, "chexnet: index '%s': %s", tmp, strerror(errno));
+		snprintf(err, err_bytes, "chexnet: index '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	/* the index format is still 1 (new lines are optional); shards are SHARD_VERSION */
@@ -48,10 +48,9 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 			fprintf(f, " %llu", (unsigned long long)label_counts[s][c]);
 		fputc('\n', f);
 	}
-	int bad = fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
-	if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-		snprintf(err, err_bytes, "chexnet: index '%s': %s", path, strerror(errno));
-		unlink(tmp);
+	if (whole_file_stream_commit(f, tmp, path) != 0) {
+		snprintf(err, err_bytes, "chexnet: index '%s': %s", path, errno == EEXIST ?
+			 "there, and not a regular file of this user's: left alone" : strerror(errno));
 		return -1;
 	}
 	shard_fsync_dir_of(path);   /* the index is what makes the pack complete */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/whole_file.h"
 #include "base/args.h"
 #include "data/sets/labels.h"
 #include "data/sets/split.h"
@@ -165,6 +166,11 @@ static int synth_key(const struct synth_config *cfg, char *err, size_t err_bytes
 	k[0] = data_hash64(cfg->seed ^ 0x6B6579ull);
 	k[1] = data_hash64(k[0]);
 	snprintf(path, sizeof(path), "%s/%s", cfg->out_dir, DATA_KEY_FILE);
+	if (!whole_file_ours(path)) {
+		snprintf(err, err_bytes, "chexnet: synth: '%s': not a regular file of this user's: "
+			 "left alone; choose another --out", path);
+		return -1;
+	}
 	unlink(path);   /* a new set replaces the old one's key */
 	return data_split_key_write(cfg->out_dir, (const uint8_t *)k, err, err_bytes);
 }

@@ -1,0 +1,35 @@
+/* cmd/png_file.c - see png_file.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/whole_file.h"
+#include "cmd/png_file.h"
+
+static cairo_status_t to_stream(void *f, const unsigned char *data, unsigned int len)
+{
+	return fwrite(data, 1, len, f) == len ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+int png_file_write(cairo_surface_t *s, const char *path, char *why, size_t why_len)
+{
+	char tmp[4400];
+	FILE *f = whole_file_stream(path, tmp, sizeof(tmp));
+
+	if (!f) {
+		snprintf(why, why_len, "%s", strerror(errno));
+		return -1;
+	}
+	cairo_status_t st = cairo_surface_write_to_png_stream(s, to_stream, f);
+	if (st != CAIRO_STATUS_SUCCESS) {
+		fclose(f);
+		whole_file_abandon(-1, tmp);
+		snprintf(why, why_len, "%s", cairo_status_to_string(st));
+		return -1;
+	}
+	if (whole_file_stream_commit(f, tmp, path) == 0)
+		return 0;
+	snprintf(why, why_len, "%s", errno == EEXIST ?
+		 "there, and not a regular file of this user's: left alone" : strerror(errno));
+	return -1;
+}
