@@ -14,11 +14,14 @@
 
 #include "base/regular_file.h"
 #include "loop/run_files.h"
-#include "train/checkpoint_replace.h"
 #include "train/run_record.h"
 
+/* Every name a run writes in OUT, and whether it is a folder: the only
+ * names it ever removes or replaces, whatever a record claims. */
 static const char *const written[] = { RUN_RECORD_FILE, "metrics.csv", "tb", "last", "best",
 				       "test.json" };
+static const int written_dir[] = { 0, 0, 1, 1, 1, 0 };
+#define WRITTEN_COUNT 6
 
 const char *const *run_files_written(const struct train_config *c, int *count)
 {
@@ -30,8 +33,10 @@ const char *const *run_files_written(const struct train_config *c, int *count)
 struct scan {
 	struct run_files own;
 	char **foreign;             /* names, in readdir order */
-	int foreign_count, own_present;
+	char **mine;                /* the run's own entries found */
+	int foreign_count, mine_count, own_present;
 	const char *checkpoint;     /* an own last/ or best/ (a run to resume), or NULL */
+	char claimed[512];          /* names the record lists that chexnet never writes */
 };
 
 /* NAME.foreign-N: set aside by an earlier --overwrite. */
@@ -47,15 +52,36 @@ static int set_aside(const char *name)
 	return 1;
 }
 
-/* name is an own entry, or the leftover of an interrupted write of one. */
+/* name is base, or the leftover of an interrupted write of it. */
+static int name_of(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+	return strncmp(name, base, n) == 0 &&
+	       (!name[n] || !strncmp(name + n, ".tmp-", 5) || !strncmp(name + n, ".old-", 5));
+}
+
+/* The index in written[] of the own entry name (or its leftover), or -1. */
 static int own_name(const struct run_files *own, const char *name)
 {
-	for (int i = 0; i < own->count; i++) {
-		size_t n = strlen(own->name[i]);
-		if (strncmp(name, own->name[i], n) == 0 &&
-		    (!name[n] || !strncmp(name + n, ".tmp-", 5) || !strncmp(name + n, ".old-", 5)))
+	for (int i = 0; i < own->count; i++)
+		if (name_of(name, own->name[i]))
+			for (int k = 0; k < WRITTEN_COUNT; k++)
+				if (!strcmp(own->name[i], written[k]))
+					return k;
+	return -1;
+}
+
+/* What a run writes inside its folders: tb/ event files; in last/ and
+ * best/ (and their leftovers) the checkpoint's files. */
+static int inner_own(const char *folder, const char *name)
+{
+	static const char *const checkpoint[] = { "model.safetensors", "training.safetensors",
+						  "thresholds.json" };
+	if (!strcmp(folder, "tb"))
+		return !strncmp(name, "events.out.tfevents.", 20);
+	for (int i = 0; i < 3; i++)
+		if (name_of(name, checkpoint[i]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -67,13 +93,15 @@ static int special(const char *out, const char *name, mode_t mode)
 	return -1;
 }
 
-/* Every entry of the own folder out/name is a regular file or a folder. */
-static int check_inside(const char *out, const char *name)
+/* Every entry of the own folder out/name is a regular file or a folder
+ * (else -1, printed); 1 when each is a file a run writes there, owned by
+ * this user (the folder is the run's), 0 when not (it is foreign). */
+static int check_inside(const char *out, const char *name, const char *kind)
 {
 	char path[4200], inner[4500];
 	struct dirent *e;
 	struct stat sb;
-	int rc = 0;
+	int rc = 0, ours = 1;
 
 	snprintf(path, sizeof(path), "%s/%s", out, name);
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -84,14 +112,20 @@ static int check_inside(const char *out, const char *name)
 			close(fd);
 		return -1;
 	}
-	while (rc == 0 && (e = readdir(d)))
-		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+	while (rc == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
 			snprintf(inner, sizeof(inner), "%s/%s", name, e->d_name);
 			rc = special(out, inner, sb.st_mode);
+		} else if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
+			   !inner_own(kind, e->d_name)) {
+			ours = 0;
 		}
+	}
 	closedir(d);
-	return rc;
+	return rc ? rc : ours;
 }
 
 /* The own names: run.json's "files" (checked first: never opened when
@@ -125,17 +159,37 @@ static int own_list(const struct train_config *c, struct run_files *own)
 	return 0;
 }
 
-static int add_foreign(struct scan *s, const char *name)
+/* The record's names that chexnet writes stay; the others are a claim
+ * it does not honour (named in claimed, one line later). */
+static void keep_written(struct run_files *own, char *claimed, size_t len)
 {
-	char **more = realloc(s->foreign, (size_t)(s->foreign_count + 1) * sizeof(char *));
+	int kept = 0;
+	size_t used = 0;
 
-	if (!more || !(more[s->foreign_count] = strdup(name))) {
-		s->foreign = more ? more : s->foreign;
+	for (int i = 0; i < own->count; i++) {
+		int known = 0;
+		for (int k = 0; k < WRITTEN_COUNT; k++)
+			known |= !strcmp(own->name[i], written[k]);
+		if (known)
+			memmove(own->name[kept++], own->name[i], RUN_FILE_NAME);
+		else if (used < len)
+			used += (size_t)snprintf(claimed + used, len - used, "%s'%s'", used ? ", " : "",
+						 own->name[i]);
+	}
+	own->count = kept;
+}
+
+static int add_name(char ***list, int *count, const char *name)
+{
+	char **more = realloc(*list, (size_t)(*count + 1) * sizeof(char *));
+
+	if (!more || !(more[*count] = strdup(name))) {
+		*list = more ? more : *list;
 		fprintf(stderr, "chexnet: train: out of memory\n");
 		return -1;
 	}
-	s->foreign = more;
-	s->foreign_count++;
+	*list = more;
+	(*count)++;
 	return 0;
 }
 
@@ -155,18 +209,23 @@ static int scan(const struct train_config *c, struct scan *s)
 		if (!strcmp(n, ".") || !strcmp(n, "..") ||
 		    fstatat(dirfd(d), n, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
+		int k = own_name(&s->own, n), ours = 0;
 		if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode))
 			rc = special(c->out, n, sb.st_mode);
 		else if (set_aside(n))
 			continue;
-		else if (!own_name(&s->own, n))
-			rc = add_foreign(s, n);
-		else {
+		else if (k >= 0 && sb.st_uid == geteuid() &&
+			 (S_ISDIR(sb.st_mode) != 0) == written_dir[k])
+			ours = S_ISDIR(sb.st_mode) ? check_inside(c->out, n, written[k]) : 1;
+		if (rc == 0 && ours < 0)
+			rc = -1;
+		else if (rc == 0 && !ours && !set_aside(n))
+			rc = add_name(&s->foreign, &s->foreign_count, n);
+		else if (rc == 0 && ours) {
+			rc = add_name(&s->mine, &s->mine_count, n);
 			s->own_present = 1;
 			if (!strcmp(n, "last") || !strcmp(n, "best"))
 				s->checkpoint = !strcmp(n, "last") ? "last" : "best";
-			if (S_ISDIR(sb.st_mode))
-				rc = check_inside(c->out, n);
 		}
 	}
 	closedir(d);
@@ -201,35 +260,61 @@ static int put_aside(const char *out, const struct scan *s)
 		}
 	}
 	fprintf(stderr, "chexnet: train: --overwrite: '%s' held entries chexnet did not write, "
-		"set aside (nothing deleted): %s\n", out, line);
+		"set aside (none of them deleted): %s\n", out, line);
 	return 0;
 }
 
-/* The old run's own entries go (folders with their files). */
-static int remove_own(const char *out, const struct run_files *own)
+/* A folder of the run's: its files (all the run's, checked by scan)
+ * then the folder; never a link followed. */
+static int remove_folder(int at, const char *name)
 {
-	DIR *d = opendir(out);
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	struct stat sb;
-	char path[4200];
-	int rc = 0;
 
-	while (d && rc == 0 && (e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !own_name(own, e->d_name) ||
-		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", out, e->d_name);
-		if (S_ISDIR(sb.st_mode))
-			checkpoint_remove_dir(path);
-		else
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
 			unlinkat(dirfd(d), e->d_name, 0);
-		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
-			fprintf(stderr, "chexnet: --overwrite: '%s': could not be removed\n", path);
+	closedir(d);
+	return unlinkat(at, name, AT_REMOVEDIR);
+}
+
+/* The old run's own entries go, each named in one line. */
+static int remove_own(const char *out, const struct scan *s)
+{
+	int at = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	char line[2048] = "";
+	size_t used = 0;
+	struct stat sb;
+
+	for (int i = 0; at >= 0 && i < s->mine_count && rc == 0; i++) {
+		const char *n = s->mine[i];
+		if (fstatat(at, n, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (S_ISDIR(sb.st_mode) ? remove_folder(at, n) : unlinkat(at, n, 0)) {
+			fprintf(stderr, "chexnet: train: --out '%s': '%s': could not be removed: %s\n",
+				out, n, strerror(errno));
 			rc = -1;
+		} else if (used < sizeof(line)) {
+			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s'%s'",
+						 used ? ", " : "", n);
 		}
 	}
-	if (d)
-		closedir(d);
+	if (at < 0) {
+		fprintf(stderr, "chexnet: train: --out '%s': %s\n", out, strerror(errno));
+		return -1;
+	}
+	close(at);
+	if (used)
+		fprintf(stderr, "chexnet: train: --out '%s': removed the earlier run's own entries: %s "
+			"(nothing else)\n", out, line);
 	return rc;
 }
 
@@ -249,7 +334,7 @@ static int new_run(const struct train_config *c, const struct scan *s)
 						 i ? ", " : "", s->foreign[i]);
 		fprintf(stderr, "chexnet: train: --out '%s': holds %d entr%s chexnet did not write "
 			"(%s%s): choose another --out, or --overwrite sets them aside as "
-			"NAME.foreign-N (nothing is deleted)\n", c->out, s->foreign_count,
+			"NAME.foreign-N (none of them is deleted)\n", c->out, s->foreign_count,
 			s->foreign_count == 1 ? "y" : "ies", names, s->foreign_count > 4 ? ", ..." : "");
 		return -1;
 	}
@@ -260,7 +345,7 @@ static int new_run(const struct train_config *c, const struct scan *s)
 		 * one): nothing to resume, so this run starts it again */
 		fprintf(stderr, "chexnet: train: --out '%s': its run has no checkpoint yet: starting "
 			"it again\n", c->out);
-	return s->own_present ? remove_own(c->out, &s->own) : 0;
+	return s->own_present ? remove_own(c->out, s) : 0;
 }
 
 int run_files_guard(const struct train_config *c)
@@ -275,9 +360,20 @@ int run_files_guard(const struct train_config *c)
 		return -1;
 	}
 	memset(&s, 0, sizeof(s));
-	int rc = own_list(c, &s.own) || scan(c, &s) ? -1 : c->resume ? 0 : new_run(c, &s);
+	int rc = own_list(c, &s.own);
+	if (rc == 0) {
+		keep_written(&s.own, s.claimed, sizeof(s.claimed));
+		if (s.claimed[0])
+			fprintf(stderr, "chexnet: train: --out '%s': its run.json lists %s, which chexnet "
+				"never writes: not the run's (a record is a claim, not an authority)\n",
+				c->out, s.claimed);
+		rc = scan(c, &s) ? -1 : c->resume ? 0 : new_run(c, &s);
+	}
 	for (int i = 0; i < s.foreign_count; i++)
 		free(s.foreign[i]);
+	for (int i = 0; i < s.mine_count; i++)
+		free(s.mine[i]);
 	free(s.foreign);
+	free(s.mine);
 	return rc;
 }

@@ -20,9 +20,23 @@
 
 static const char *const files[] = { "model.safetensors", "training.safetensors" };
 
-/* A checkpoint directory holds only chexnet's plain files (the two
- * safetensors files, thresholds.json beside them): all go, then the
- * directory; anything else in it (a subdirectory) keeps it. */
+/* A file a save writes into a checkpoint directory (or its temporary). */
+static int checkpoint_file(const char *name)
+{
+	static const char *const own[] = { "model.safetensors", "training.safetensors",
+					   "thresholds.json" };
+	for (int i = 0; i < 3; i++) {
+		size_t n = strlen(own[i]);
+		if (!strncmp(name, own[i], n) && (!name[n] || !strncmp(name + n, ".tmp-", 5)))
+			return 1;
+	}
+	return 0;
+}
+
+/* A checkpoint directory's own files (the two safetensors files,
+ * thresholds.json beside them; regular files of this user's) go, then the
+ * directory; anything else in it (a file chexnet never writes there, a
+ * subdirectory) keeps it. */
 void checkpoint_remove_dir(const char *dir)
 {
 	/* O_NOFOLLOW: a symbolic link named like a checkpoint is never
@@ -31,17 +45,16 @@ void checkpoint_remove_dir(const char *dir)
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	struct stat sb;
-	char path[PATH_MAX];
 
 	if (fd >= 0 && !d)
 		close(fd);
 	if (!d)
 		return;
 	while ((e = readdir(d)))
-		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
+		if (checkpoint_file(e->d_name) &&
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
+			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 	rmdir(dir);
 }
