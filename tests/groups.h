@@ -44,6 +44,7 @@ extern const struct test_case span_tests[];
 extern const struct test_case training_tests[];
 extern const struct test_case checkpoint_tests[];
 extern const struct test_case run_record_tests[];
+extern const struct test_case out_hostile_tests[];
 extern const struct test_case metrics_tests[];
 extern const struct test_case diverge_tests[];
 extern const struct test_case survivors_tests[];
@@ -126,6 +127,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0 },
 	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0 },
 	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0 },

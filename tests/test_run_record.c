@@ -417,7 +417,7 @@ static void test_foreign_entries_are_set_aside_never_deleted(void)
 	refused("train " DATA " --epochs 1 --out run " OPTS, "run", needles);
 	chexnet("train " DATA " --epochs 1 --out run --overwrite " OPTS, &p, 120);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
-	CHECK_CONTAINS(p.err, "set aside (nothing deleted): ");
+	CHECK_CONTAINS(p.err, "set aside (none of them deleted): ");
 	CHECK_CONTAINS(p.err, "'notes.txt' -> 'notes.txt.foreign-1'");
 	CHECK_CONTAINS(p.err, "'tb' -> 'tb.foreign-1'");
 	test_proc_free(&p);

@@ -1,0 +1,283 @@
+/* test_out_hostile.c - every writer of an output folder (train --out,
+ * eval --plots, pack --out, predict --cam, curves --out, locate) against
+ * a hostile or unlucky folder: a crafted run.json naming foreign files,
+ * `..` and absolute names in the record, links in the folder and in the
+ * record, entries owned by another uid, a foreign file planted in a
+ * checkpoint. Each case takes a snapshot of every entry under the case's
+ * folder (the parent of the output: type, owner, link target, checksum)
+ * before and after: a refusal changes nothing; --overwrite keeps every
+ * foreign file's bytes (under NAME.foreign-N) and changes nothing outside
+ * the run's own names. Victims live beside the output folder.
+ * What it does not test: the run folder's normal life (test_run_record.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runner.h"
+
+#define OPTS "--size 64 --seed 7 --batch 8 --threads 1 --quiet"
+#define DATA "--synthetic --synthetic-images 32"
+/* What a run writes in out/: excluded from the "nothing else changed" view */
+#define RUN_OWN "^\\./out/(run\\.json|metrics\\.csv|test\\.json|tb|last|best)( |/|$)"
+
+static void sh(const char *cmd, struct test_proc *p, int timeout)
+{
+	char full[8192];
+
+	snprintf(full, sizeof(full), "cd '%s' && B='%s' && %s", test_tmpdir(), test_build_dir(), cmd);
+	CHECK(test_run(full, timeout, p) == 0);
+}
+
+/* Every entry under the case's folder whose path does not match `skip`
+ * (an ERE; NULL: none): "path type uid checksum-or-target", sorted. */
+static char *snapshot(const char *skip)
+{
+	char cmd[2048];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r f; do "
+		 "if [ -L \"$f\" ]; then echo \"$f L $(stat -c %%u \"$f\") $(readlink \"$f\")\"; "
+		 "elif [ -f \"$f\" ]; then echo \"$f F $(stat -c %%u \"$f\") $(sha256sum < \"$f\" | "
+		 "cut -c1-16)\"; else echo \"$f D $(stat -c %%u \"$f\")\"; fi; done | "
+		 "grep -vE '%s' || true", skip ? skip : "^$");
+	sh(cmd, &p, 60);
+	char *out = strdup(p.out);
+	test_proc_free(&p);
+	return out;
+}
+
+/* The checksums of every regular file not matching skip, sorted: the
+ * bytes kept, whatever their names became. */
+static char *contents(const char *skip)
+{
+	char cmd[1024];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "find . -type f | grep -vE '%s' | while IFS= read -r f; do "
+		 "sha256sum < \"$f\" | cut -c1-16; done | LC_ALL=C sort", skip);
+	sh(cmd, &p, 60);
+	char *out = strdup(p.out);
+	test_proc_free(&p);
+	return out;
+}
+
+/* A finished one-epoch run in real/ (with --test: test.json, thresholds). */
+static int real_run(void)
+{
+	struct test_proc p;
+
+	sh("\"$B\"/chexnet train " DATA " --epochs 1 --out real --test " OPTS, &p, 120);
+	int ok = p.exit_code == 0;
+	CHECK_MSG(ok, "train: exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	test_proc_free(&p);
+	return ok ? 0 : -1;
+}
+
+/* cmd fails, its stderr holds needle, and nothing under the folder changed. */
+static void refused_unchanged(const char *cmd, const char *needle)
+{
+	struct test_proc p;
+	char *before = snapshot(NULL);
+
+	sh(cmd, &p, 120);
+	CHECK_MSG(p.exit_code != 0, "exit 0 for: %s", cmd);
+	CHECK_CONTAINS(p.err, needle);
+	test_proc_free(&p);
+	char *after = snapshot(NULL);
+	CHECK_STR(after, before);
+	free(before);
+	free(after);
+}
+
+/* cmd succeeds; the bytes of every file but the old run's own (`own`, an
+ * ERE) are still there, whatever their names became, no file beyond the
+ * new run's own appeared, and nothing outside out/ changed. */
+static void overwrite_keeps_foreign(const char *cmd, const char *needle, const char *own)
+{
+	struct test_proc p;
+	char *before = contents(own);
+	char *victims = snapshot("^\\./out(/|$)");
+
+	sh(cmd, &p, 120);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	CHECK_CONTAINS(p.err, needle);
+	test_proc_free(&p);
+	char *after = contents(RUN_OWN);
+	char *victims_after = snapshot("^\\./out(/|$)");
+	CHECK_STR(after, before);
+	CHECK_STR(victims_after, victims);
+	free(before);
+	free(after);
+	free(victims);
+	free(victims_after);
+}
+
+#define TRAIN "\"$B\"/chexnet train " DATA " --epochs 1 --out out " OPTS
+
+/* A real run's record in a folder of someone else's, its "files" naming
+ * their thesis and data: refused, then --overwrite sets them aside. */
+static void test_record_claiming_foreign_files_is_not_trusted(void)
+{
+	struct test_proc p;
+
+	if (real_run())
+		return;
+	sh("mkdir -p out/data && echo thesis > out/thesis.tex && echo 1,2 > out/data/labels.csv && "
+	   "sed 's/\"files\":.*/\"files\": [\"run.json\", \"thesis.tex\", \"data\"],/' real/run.json "
+	   "> out/run.json && grep -q thesis.tex out/run.json", &p, 30);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	refused_unchanged(TRAIN, "holds 2 entries chexnet did not write ('data', 'thesis.tex')");
+	refused_unchanged(TRAIN, "its run.json lists 'thesis.tex', 'data', which chexnet never writes");
+	overwrite_keeps_foreign(TRAIN " --overwrite", "set aside (none of them deleted): 'data' -> "
+				"'data.foreign-1', 'thesis.tex' -> 'thesis.tex.foreign-1'",
+				"^\\./out/run\\.json$");
+	sh("cat out/thesis.tex.foreign-1 out/data.foreign-1/labels.csv", &p, 30);
+	CHECK_STR(p.out, "thesis\n1,2\n");
+	test_proc_free(&p);
+}
+
+/* A record naming `..` and absolute paths is no record: all of the
+ * folder is foreign, and the files those names point at stay. */
+static void test_record_naming_dotdot_and_absolute_paths(void)
+{
+	struct test_proc p;
+
+	if (real_run())
+		return;
+	sh("mkdir out && echo victim > victim.txt && "
+	   "sed 's|\"files\":.*|\"files\": [\"run.json\", \"../victim.txt\", \"/etc/hostname\"],|' "
+	   "real/run.json > out/run.json && cp real/metrics.csv out/", &p, 30);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	refused_unchanged(TRAIN, "holds 2 entries chexnet did not write");
+	overwrite_keeps_foreign(TRAIN " --overwrite", "'run.json' -> 'run.json.foreign-1'", "^$");
+	sh("cat victim.txt && test -f out/metrics.csv.foreign-1", &p, 30);
+	CHECK_STR(p.out, "victim\n");
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+}
+
+/* Links where the run's own names are, listed by the record too: refused
+ * before anything is written, never followed. */
+static void test_links_in_the_folder_and_the_record(void)
+{
+	if (real_run())
+		return;
+	struct test_proc p;
+	sh("cp -r real out && echo victim > victim.txt && mkdir victimdir && "
+	   "cp real/last/* victimdir/ && rm out/metrics.csv && "
+	   "ln -s ../victim.txt out/metrics.csv", &p, 30);
+	test_proc_free(&p);
+	refused_unchanged(TRAIN " --overwrite", "'metrics.csv' is a symbolic link: refused");
+	sh("rm out/metrics.csv && cp real/metrics.csv out/ && rm -r out/last && "
+	   "ln -s ../victimdir out/last", &p, 30);
+	test_proc_free(&p);
+	refused_unchanged(TRAIN " --overwrite", "'last' is a symbolic link: refused");
+	refused_unchanged("\"$B\"/chexnet train " DATA " --epochs 2 --resume out " OPTS,
+			  "'last' is a symbolic link: refused");
+}
+
+/* Entries of the run's names owned by another uid, and a checkpoint
+ * holding a file chexnet never writes there, are not the run's:
+ * --overwrite sets them aside and removes only what is its own. */
+static void test_other_uids_entries_and_planted_files_are_set_aside(void)
+{
+	struct test_proc p;
+
+	if (getuid() != 0)
+		SKIP("needs root to give files to another uid (chown)");
+	if (real_run())
+		return;
+	sh("cp -r real out && chown -R nobody out/tb out/metrics.csv && "
+	   "echo notes > out/last/notes.txt", &p, 30);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	refused_unchanged(TRAIN, "holds a run ('best')");
+	overwrite_keeps_foreign(TRAIN " --overwrite", "removed the earlier run's own entries: ",
+				"^\\./out/(run\\.json|test\\.json|best/.*)$");
+	sh("ls out | LC_ALL=C sort | tr '\\n' ' '; stat -c %U out/tb.foreign-1; "
+	   "cat out/last.foreign-1/notes.txt", &p, 30);
+	CHECK_STR(p.out, "best last last.foreign-1 metrics.csv metrics.csv.foreign-1 run.json tb "
+		  "tb.foreign-1 nobody\nnotes\n");
+	test_proc_free(&p);
+}
+
+/* eval --plots, curves --out, predict --cam: a link (or another user's
+ * file) where a PNG goes is left as it is, its target untouched. */
+static void test_pictures_never_written_through_links(void)
+{
+	struct test_proc p;
+
+	if (real_run())
+		return;
+	sh("echo victim > victim.txt && mkdir plots cams && ln -s ../victim.txt plots/roc.png && "
+	   "ln -s victim.txt curves.png && \"$B\"/chexnet synth --out syn --count 4 --size 64 && "
+	   "ln -s ../victim.txt cams/00000001_000_Effusion.png", &p, 60);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
+	test_proc_free(&p);
+	refused_unchanged("\"$B\"/chexnet eval --checkpoint real/best " DATA " --plots plots "
+			  "--size 64 --threads 1", "--plots: 'plots/roc.png': there, and not a "
+			  "regular file of this user's: left alone");
+	refused_unchanged("\"$B\"/chexnet curves real --out curves.png", "curves: --out: "
+			  "'curves.png': there, and not a regular file of this user's: left alone");
+	refused_unchanged("\"$B\"/chexnet predict --checkpoint real/best --threads 1 --cam cams "
+			  "--cam-classes Effusion syn/images/00000001_000.png",
+			  "--cam: 'cams/00000001_000_Effusion.png': there, and not a regular "
+			  "file of this user's: left alone");
+}
+
+/* pack --out: a link named like the index or the skip list is refused,
+ * never removed or written through. */
+static void test_pack_never_removes_or_writes_through_links(void)
+{
+	struct test_proc p;
+
+	sh("echo victim > victim.txt && \"$B\"/chexnet synth --out syn --count 4 --size 32 && "
+	   "mkdir pk && ln -s ../victim.txt pk/index.txt", &p, 60);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
+	test_proc_free(&p);
+	refused_unchanged("\"$B\"/chexnet pack --data syn --out pk --size 16",
+			  "pack: 'pk/index.txt': not a regular file of this user's");
+	sh("rm pk/index.txt && ln -s ../victim.txt pk/skipped.txt", &p, 30);
+	test_proc_free(&p);
+	struct test_proc q;
+	sh("\"$B\"/chexnet pack --data syn --out pk --size 16; echo \"exit $?\"; cat victim.txt; "
+	   "readlink pk/skipped.txt; test ! -e pk/index.txt && echo no-index", &q, 120);
+	CHECK_CONTAINS(q.err, "pack: 'pk/skipped.txt': not a regular file of this user's");
+	CHECK_CONTAINS(q.out, "exit 1\nvictim\n../victim.txt\nno-index\n");
+	test_proc_free(&q);
+}
+
+/* locate reads a checkpoint and writes nothing, even beside foreign files. */
+static void test_locate_writes_nothing(void)
+{
+	struct test_proc p;
+
+	if (real_run())
+		return;
+	char *before = snapshot(NULL);
+	sh("\"$B\"/chexnet locate --checkpoint real/best --images 4 --min-ratio 0 --threads 1", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 600));
+	test_proc_free(&p);
+	char *after = snapshot(NULL);
+	CHECK_STR(after, before);
+	free(before);
+	free(after);
+}
+
+const struct test_case out_hostile_tests[] = {
+	{ "record_claiming_foreign_files_is_not_trusted",
+	  test_record_claiming_foreign_files_is_not_trusted },
+	{ "record_naming_dotdot_and_absolute_paths", test_record_naming_dotdot_and_absolute_paths },
+	{ "links_in_the_folder_and_the_record", test_links_in_the_folder_and_the_record },
+	{ "other_uids_entries_and_planted_files_are_set_aside",
+	  test_other_uids_entries_and_planted_files_are_set_aside },
+	{ "pictures_never_written_through_links", test_pictures_never_written_through_links },
+	{ "pack_never_removes_or_writes_through_links",
+	  test_pack_never_removes_or_writes_through_links },
+	{ "locate_writes_nothing", test_locate_writes_nothing },
+	{ 0 },
+};
