@@ -38,6 +38,7 @@ SPANK_PLUGIN_DIR ?= $(libdir)/slurm
 # and the install manifest.
 hvd_datadir = $(datadir)/hvd
 hvd_manifest = $(hvd_datadir)/install-manifest
+hvd_marker = $(hvd_datadir)/installed-by-package
 
 INSTALL ?= install
 hvd_empty :=
@@ -65,10 +66,15 @@ install_refuse = $(strip \
 	$(if $(findstring $(hvd_newline),$(2)),\
 		$(error hvd: install: '$(call install_name,$(1))': has a newline: refused)) \
 	$(if $(filter /%,$(subst $(hvd_tab),_,$(subst $(hvd_space),_,$(2)))),,\
-		$(error hvd: install: '$(call install_name,$(1))=$(2)': not an absolute path)))
+		$(error hvd: install: '$(call install_name,$(1))=$(2)': not an absolute path)) \
+	$(if $(or $(findstring /./,$(2)/),$(findstring /../,$(2)/)),\
+		$(error hvd: install: '$(call install_name,$(1))=$(2)': has a '.' or '..' component: refused)))
 ifneq ($(filter install install-% uninstall,$(MAKECMDGOALS)),)
 $(if $(value DESTDIR),$(call install_refuse,DESTDIR,$(DESTDIR)))
 $(foreach d,$(INSTALL_DIRS),$(call install_refuse,$(d),$($(d))))
+ifneq ($(filter-out 0 1,$(PACKAGED)),)
+$(error hvd: install: 'PACKAGED=$(PACKAGED)': not 0 or 1)
+endif
 ifneq ($(or $(findstring $(hvd_space),$(SPANK_PLUGIN_DIR)),$(findstring $(hvd_tab),$(SPANK_PLUGIN_DIR))),)
 $(error hvd: install: 'SPANK_PLUGIN_DIR=$(SPANK_PLUGIN_DIR)': has whitespace, which plugstack.conf cannot hold: set SPANK_PLUGIN_DIR to a path without)
 endif
@@ -84,15 +90,33 @@ install_path = '$($(firstword $(subst :, ,$(1))))/$(patsubst $(firstword $(subst
 installed_paths = $(foreach f,hvd_datadir:install-manifest $(foreach r,$(install_parts),$($(r)_FILES)),$(call install_path,$(f)))
 
 # The manifest: the files of this install merged with those of earlier
-# ones into the same datadir, so uninstall also finds theirs.
+# ones into the same datadir, so uninstall also finds theirs. Each path is
+# written with its repeated slashes squeezed (a DIR of /usr/ gives
+# /usr//bin), as uninstall.sh compares them.
 .PHONY: install-manifest uninstall
-# Each folder install makes (not there yet) is a line too, ending in /.
+# Each folder install makes is a line too, ending in /: only those not
+# there before this install (the walk up stops at the first folder that
+# exists), so uninstall never removes a folder it did not make.
+# PACKAGED=1 (pkg/pkg.mk, pkg/hvd.spec.in: a staged install for a
+# package): no manifest, the package manager owns the files; the marker
+# $(hvd_marker) instead, which makes `make uninstall` refuse.
+ifeq ($(PACKAGED),1)
 install-manifest:
-	m='$(DESTDIR)$(hvd_manifest)' && new=$$(for f in $(installed_paths); do d=$${f%/*}; \
-		while [ -n "$$d" ] && [ ! -d '$(DESTDIR)'"$$d" ]; do echo "$$d/"; d=$${d%/*}; done; \
+	$(INSTALL) -d '$(DESTDIR)$(hvd_datadir)' && \
+		echo 'hvd was installed by a package: remove it with apt or dnf, not make uninstall' > '$(DESTDIR)$(hvd_marker)' && \
+		chmod 0644 '$(DESTDIR)$(hvd_marker)'
+else
+install-manifest:
+	m='$(DESTDIR)$(hvd_manifest)' && new=$$(for f in $(installed_paths); do f=$$(printf '%s' "$$f" | tr -s /); \
+		d=$${f%/*}; while [ -n "$$d" ] && [ ! -d '$(DESTDIR)'"$$d" ]; do echo "$$d/"; d=$${d%/*}; done; \
 		echo "$$f"; done) && $(INSTALL) -d '$(DESTDIR)$(hvd_datadir)' && \
 		{ if [ -f "$$m" ]; then cat "$$m"; fi; echo "$$new"; } | LC_ALL=C sort -u > "$$m.new" && \
 		chmod 0644 "$$m.new" && mv "$$m.new" "$$m"
+endif
 
+# uninstall.sh checks each manifest line against the install directories
+# and every file an install rule of this tree writes (all parts).
+uninstall_dirs = bindir libdir includedir datadir mandir pkgconfigdir SPANK_PLUGIN_DIR
 uninstall:
-	@mk/uninstall.sh '$(DESTDIR)' '$(hvd_manifest)'
+	@mk/uninstall.sh '$(DESTDIR)' '$(hvd_manifest)' $(foreach d,$(uninstall_dirs),'$($(d))') -- \
+		$(foreach f,hvd_datadir:install-manifest $(foreach r,$(INSTALL_RULES),$($(r)_FILES)),$(call install_path,$(f)))
