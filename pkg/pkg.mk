@@ -7,7 +7,10 @@
 # cuDNN, cuBLAS and NCCL off and RPATH=0 (mk/rpath.mk): a packaged binary
 # has no run path. `make deb` stages `make install` (prefix=/usr,
 # libdir=/usr/lib/MULTIARCH, hvd.so in Debian's Slurm PluginDir
-# /usr/lib/MULTIARCH/slurm-wlm) in $(DEB_B)/stage and packs it. The
+# /usr/lib/MULTIARCH/slurm-wlm) in $(DEB_B)/stage and packs it; with
+# PACKAGED=1 (mk/install.mk) that install writes no install manifest (dpkg
+# and rpm own the files) but the marker $(datadir)/hvd/installed-by-package,
+# which makes `make uninstall` over a package install refuse. The
 # plugin depends on the Slurm major.minor of the headers it was built
 # with. DEB_MAINTAINER (default: git's user.name and user.email) is the
 # packages' Maintainer. `deb` and `rpm-spec` call make again in DEB_B;
@@ -15,13 +18,13 @@
 # install installs and nothing else (the spec's %build).
 
 DEB_B ?= build-deb
-PKG_FLAGS = B=$(DEB_B) RPATH=0 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0
+PKG_FLAGS = B=$(DEB_B) RPATH=0 PACKAGED=1 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0
 DEB_MAINTAINER ?= $(shell git config user.name) <$(shell git config user.email)>
 
 # The inner steps, called by hand without the flags, would rebuild DEB_B
 # with CUDA and run paths: refused before anything is built.
 ifneq ($(filter pkg-deb pkg-rpm-spec,$(MAKECMDGOALS)),)
-ifneq ($(B) $(RPATH) $(WITH_CUDA),$(DEB_B) 0 0)
+ifneq ($(B) $(RPATH) $(WITH_CUDA) $(PACKAGED),$(DEB_B) 0 0 1)
 $(error hvd: package: '$(filter pkg-deb pkg-rpm-spec,$(MAKECMDGOALS))': a step of make deb or make rpm-spec: run those)
 endif
 endif

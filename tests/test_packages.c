@@ -2,7 +2,10 @@
  * (pkg/pkg.mk) promise. The Debian packages hold exactly their files
  * (dpkg-deb -c); the plugin depends on the Slurm major.minor of the
  * headers (read here from their SLURM_VERSION_NUMBER, not from the
- * build); the plugstack line is an optional conffile; chexnet from the
+ * build); no package holds the install manifest (dpkg and rpm own the
+ * files; the plugin ships the marker, and make uninstall over the
+ * extracted packages refuses naming apt and dnf);
+ * the plugstack line is an optional conffile; chexnet from the
  * extracted packages runs the demo's data step (synth, pack); no packaged
  * ELF has a run path (readelf -d); lintian shows no error; the RPM spec
  * builds (rpmbuild -bb --nodeps) with exactly `make install`'s files.
@@ -56,7 +59,7 @@ static const char *const contents[] = {
 	"-rw-r--r-- ./usr/share/doc/hvd-slurm-plugin/changelog.gz\n"
 	"-rw-r--r-- ./usr/share/doc/hvd-slurm-plugin/copyright\n"
 	"drwxr-xr-x ./usr/share/hvd/\n"
-	"-rw-r--r-- ./usr/share/hvd/install-manifest\n"
+	"-rw-r--r-- ./usr/share/hvd/installed-by-package\n"
 	"drwxr-xr-x ./usr/share/man/\n"
 	"drwxr-xr-x ./usr/share/man/man8/\n"
 	"-rw-r--r-- ./usr/share/man/man8/hvd-check.8.gz\n"
@@ -193,6 +196,8 @@ static void test_each_package_holds_exactly_its_files(void)
 		char *got = output_of(cmd, 30), *want = with_multiarch(contents[i], ma);
 		want[strlen(want) - 1] = 0;
 		CHECK_MSG(!strcmp(got, want), "%s:\n%s\nwanted:\n%s", packages[i], got, want);
+		/* dpkg owns the files: no package holds make install's manifest */
+		CHECK_MSG(!strstr(got, "install-manifest"), "%s ships the install manifest", packages[i]);
 		snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s' Version", deb);
 		char *version = output_of(cmd, 10);
 		CHECK_STR(version, HVD_VERSION);
@@ -398,6 +403,35 @@ static void test_no_packaged_elf_has_a_run_path(void)
 	free(root);
 }
 
+/* make uninstall over the extracted packages (as dpkg would lay them
+ * out): one line naming apt and dnf, nothing removed. */
+static void test_uninstall_over_the_packages_refuses(void)
+{
+	if (!build_debs())
+		return;
+	char *root = extract_all(), *ma = multiarch(), cmd[4 * PATH_MAX], want[PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", root);
+	char *before = output_of(cmd, 30);
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "
+		 "B='%s' uninstall DESTDIR='%s' prefix=/usr libdir=/usr/lib/%s SPANK_PLUGIN_DIR=/usr/lib/%s/slurm-wlm",
+		 test_src_dir(), deb_dir, root, ma, ma);
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code != 0, "make uninstall over the packages exited 0");
+	snprintf(want, sizeof(want), "hvd: uninstall: '%s/usr/share/hvd/installed-by-package': ", root);
+	CHECK_CONTAINS(p.err, want);
+	CHECK_CONTAINS(p.err, "remove it with apt (");
+	CHECK_CONTAINS(p.err, ") or dnf (");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", root);
+	char *after = output_of(cmd, 30);
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+	free(ma);
+	free(root);
+}
+
 static void test_lintian_shows_no_errors(void)
 {
 	if (!have("lintian"))
@@ -443,13 +477,17 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 	/* installed from the packages' own tree, with pkg/pkg.mk's PKG_FLAGS
 	 * (the suite's build may need flags this case does not know) */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && libdir=$(rpm --eval %%_libdir) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
-		 "make --no-print-directory B='%s' RPATH=0 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0 "
+		 "make --no-print-directory B='%s' RPATH=0 PACKAGED=1 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0 "
 		 "install DESTDIR='%s/dest' prefix=/usr libdir=$libdir SPANK_PLUGIN_DIR=$libdir/slurm > /dev/null && "
 		 "cd '%s/dest' && find . -type f -o -type l | sed 's|^\\.||' | LC_ALL=C sort",
 		 test_src_dir(), deb_dir, t, t);
 	char *installed = output_of(cmd, 120);
 	CHECK_STR(in_rpms, installed);
 	CHECK_CONTAINS(installed, "/usr/bin/chexnet\n");
+	/* rpm owns the files: no install manifest, the marker that makes
+	 * make uninstall refuse */
+	CHECK_MSG(!strstr(in_rpms, "install-manifest"), "an RPM ships the install manifest:\n%s", in_rpms);
+	CHECK_CONTAINS(in_rpms, "/usr/share/hvd/installed-by-package\n");
 	free(in_rpms);
 	free(installed);
 	snprintf(cmd, sizeof(cmd), "rpm -qp --requires '%s/rpm/RPMS/'*/hvd-slurm-plugin-*.rpm 2> /dev/null | grep slurm | LC_ALL=C sort", t);
@@ -484,6 +522,7 @@ const struct test_case packages_tests[] = {
 	{ "deb_refuses_unlisted_and_missing_files", test_deb_refuses_unlisted_and_missing_files },
 	{ "extracted_chexnet_runs_the_demo_data_step", test_extracted_chexnet_runs_the_demo_data_step },
 	{ "no_packaged_elf_has_a_run_path", test_no_packaged_elf_has_a_run_path },
+	{ "uninstall_over_the_packages_refuses", test_uninstall_over_the_packages_refuses },
 	{ "lintian_shows_no_errors", test_lintian_shows_no_errors },
 	{ "rpm_spec_builds_with_the_install_files", test_rpm_spec_builds_with_the_install_files },
 	{ 0 },
