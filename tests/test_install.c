@@ -365,6 +365,160 @@ static void test_uninstall_names_what_it_could_not_remove(void)
 	free(dest);
 }
 
+/* Every file, folder and link under dir with its type, sorted: what a
+ * refused uninstall must leave as it was. */
+static char *tree_of(const char *dir)
+{
+	char cmd[PATH_MAX + 128];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -printf '%%y %%p\\n' | LC_ALL=C sort", dir);
+	run_ok(cmd, 30, &p);
+	char *out = strdup(p.out);
+	test_proc_free(&p);
+	return out;
+}
+
+/* make uninstall of the case's dest/ (PREFIX=/usr) after prepare (a shell
+ * command run in the case's directory): refused, the message saying
+ * want, and nothing under the case's directory (dest/ and the outside
+ * folders the hostile lines point at) added, removed or changed. */
+static void uninstall_refused(const char *prepare, const char *want)
+{
+	const char *t = test_tmpdir();
+	char cmd[2 * PATH_MAX + 512], args[PATH_MAX + 64];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p outside && echo mine > outside/victim && %s", t, prepare);
+	run_ok(cmd, 30, &p);
+	test_proc_free(&p);
+	char *before = tree_of(t);
+	snprintf(args, sizeof(args), "uninstall DESTDIR='%s/dest' PREFIX=/usr", t);
+	make_cmd(cmd, sizeof(cmd), args);
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code != 0, "'%s': uninstall exited 0", prepare);
+	CHECK_CONTAINS(p.err, want);
+	CHECK_MSG(!strstr(p.err, "not there"), "'%s': uninstall removed files: %s", prepare, test_tail(p.err, 600));
+	test_proc_free(&p);
+	char *after = tree_of(t), *victim = test_path(t, "outside/victim");
+	CHECK_STR(after, before);
+	char *left = test_read_file(victim, NULL);
+	CHECK_STR(left ? left : "(gone)", "mine\n");
+	free(left);
+	free(victim);
+	free(after);
+	free(before);
+}
+
+#define MANIFEST "dest/usr/share/hvd/install-manifest"
+
+/* A manifest line that is not what install wrote (the manifest is
+ * writable by whoever installed; root runs uninstall): the whole
+ * manifest is refused before anything is removed. */
+static void test_uninstall_refuses_lines_outside_the_install(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	free(dest);
+	/* '..' out of DESTDIR: DESTDIR/../outside/victim */
+	uninstall_refused("echo /../outside/victim >> " MANIFEST,
+			  "hvd: uninstall: '/../outside/victim': in ");
+	uninstall_refused("true", "has a '.' or '..' component: nothing removed");
+	/* an absolute path outside bindir, libdir, ...; and a folder there */
+	uninstall_refused("sed -i '/victim/d' " MANIFEST " && mkdir -p dest/etc/empty && "
+			  "echo x > dest/etc/victim && printf '/etc/victim\\n/etc/empty/\\n' >> " MANIFEST,
+			  "hvd: uninstall: '/etc/victim': in ");
+	uninstall_refused("true", "hvd: uninstall: '/etc/empty/': in ");
+	uninstall_refused("true", "outside the install directories (/usr/bin /usr/lib ");
+	/* inside libdir, but no install rule writes it */
+	uninstall_refused("sed -i '/etc/d' " MANIFEST " && echo /usr/lib/libc.so.6 >> " MANIFEST,
+			  "hvd: uninstall: '/usr/lib/libc.so.6': in ");
+	uninstall_refused("true", "not a file make install writes: nothing removed");
+	uninstall_refused("sed -i '/libc/d' " MANIFEST " && echo /usr//bin/chexnet >> " MANIFEST,
+			  "hvd: uninstall: '/usr//bin/chexnet': in ");
+	uninstall_refused("sed -i '\\|//|d' " MANIFEST " && echo usr/bin/chexnet >> " MANIFEST,
+			  "hvd: uninstall: 'usr/bin/chexnet': in ");
+}
+
+/* A symbolic link on a manifest line's path under DESTDIR (libdir made a
+ * link to a folder elsewhere) or as its leaf (an installed file replaced
+ * by a link out of its folder): refused, the link's target untouched. */
+static void test_uninstall_refuses_symbolic_links(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	free(dest);
+	uninstall_refused("mv dest/usr/lib lib.real && mkdir elsewhere && echo mine > elsewhere/libhvd.a && "
+			  "ln -s ../../elsewhere dest/usr/lib",
+			  "hvd: uninstall: '/usr/lib/libhvd.a': in ");
+	uninstall_refused("true", "'/usr/lib' on its path is a symbolic link: nothing removed");
+	uninstall_refused("rm dest/usr/lib && mv lib.real dest/usr/lib && rm dest/usr/bin/chexnet && "
+			  "ln -s \"$PWD/outside/victim\" dest/usr/bin/chexnet",
+			  "hvd: uninstall: '/usr/bin/chexnet': in ");
+	uninstall_refused("true", "/outside/victim', not what make install made: nothing removed");
+	/* a manifest read through a link */
+	uninstall_refused("rm dest/usr/bin/chexnet && mv dest/usr/share/hvd hvd.real && ln -s ../../../hvd.real dest/usr/share/hvd",
+			  "'/usr/share/hvd' on its path is a symbolic link: not read, nothing removed");
+}
+
+/* Folders that were there before the install are not recorded, so
+ * uninstall leaves them, the manifest's own folder included; those it
+ * made go once empty. */
+static void test_uninstall_keeps_the_folders_that_were_there(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	const char *t = test_tmpdir();
+	char *dest = test_path(t, "dest"), cmd[2 * PATH_MAX + 128], args[PATH_MAX + 64];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/usr/lib' '%s/usr/share/man/man3' '%s/usr/share/hvd'", dest, dest, dest);
+	run_ok(cmd, 10, &p);
+	test_proc_free(&p);
+	install_into(dest);
+	snprintf(cmd, sizeof(cmd), "grep '/$' '%s/usr/share/hvd/install-manifest'", dest);
+	run_ok(cmd, 10, &p);
+	CHECK_STR(p.out, "/usr/bin/\n/usr/include/\n/usr/lib/pkgconfig/\n/usr/lib/slurm/\n"
+		  "/usr/share/man/man1/\n/usr/share/man/man8/\n");
+	test_proc_free(&p);
+	/* a hand-made folder line for one that holds another's file stays */
+	CHECK(test_put("dest/usr/share/man/man3/other.3", "not hvd's\n") == 0);
+	snprintf(cmd, sizeof(cmd), "echo /usr/share/man/man3/ >> '%s/usr/share/hvd/install-manifest'", dest);
+	run_ok(cmd, 10, &p);
+	test_proc_free(&p);
+	snprintf(args, sizeof(args), "uninstall DESTDIR='%s' PREFIX=/usr", dest);
+	make_cmd(cmd, sizeof(cmd), args);
+	run_ok(cmd, 60, &p);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", dest);
+	run_ok(cmd, 10, &p);
+	CHECK_STR(p.out, ".\n./usr\n./usr/lib\n./usr/share\n./usr/share/hvd\n./usr/share/man\n"
+		  "./usr/share/man/man3\n./usr/share/man/man3/other.3\n");
+	test_proc_free(&p);
+	free(dest);
+}
+
+/* A package's tree (install PACKAGED=1, as pkg/pkg.mk and the spec stage
+ * it): no manifest but the marker, and uninstall refuses naming apt and
+ * dnf. */
+static void test_uninstall_refuses_a_package_install(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char args[PATH_MAX + 64];
+	snprintf(args, sizeof(args), "install DESTDIR='%s/dest' PREFIX=/usr PACKAGED=1", test_tmpdir());
+	make_ok(args, 120);
+	char *m = test_path(test_tmpdir(), MANIFEST);
+	CHECK_MSG(access(m, F_OK) != 0, "PACKAGED=1 wrote %s", m);
+	free(m);
+	uninstall_refused("test -f dest/usr/share/hvd/installed-by-package",
+			  "/dest/usr/share/hvd/installed-by-package': hvd was installed here by a package: "
+			  "remove it with apt (");
+	uninstall_refused("true", ") or dnf (dnf remove ");
+	make_fails_saying("install PACKAGED=yes", "hvd: install: 'PACKAGED=yes': not 0 or 1");
+}
+
 static void test_man_pages_render_without_warnings(void)
 {
 	if (system("command -v groff > /dev/null 2>&1") != 0)
@@ -392,6 +546,10 @@ const struct test_case install_tests[] = {
 	{ "quote_in_a_path_is_refused", test_quote_in_a_path_is_refused },
 	{ "whitespace_in_spank_plugin_dir_is_refused", test_whitespace_in_spank_plugin_dir_is_refused },
 	{ "uninstall_names_what_it_could_not_remove", test_uninstall_names_what_it_could_not_remove },
+	{ "uninstall_refuses_lines_outside_the_install", test_uninstall_refuses_lines_outside_the_install },
+	{ "uninstall_refuses_symbolic_links", test_uninstall_refuses_symbolic_links },
+	{ "uninstall_keeps_the_folders_that_were_there", test_uninstall_keeps_the_folders_that_were_there },
+	{ "uninstall_refuses_a_package_install", test_uninstall_refuses_a_package_install },
 	{ "man_pages_render_without_warnings", test_man_pages_render_without_warnings },
 	{ 0 },
 };
