@@ -7,15 +7,21 @@
 # (libdir:hvd.so: the file $(libdir)/hvd.so; a pair has no space even when
 # the directory has one). Before any part writes, install-manifest merges
 # the paths of the parts being installed (without DESTDIR, one a line)
-# into $(datadir)/hvd/install-manifest, with each folder install makes;
-# `make uninstall` removes exactly the files that manifest names, then
-# those folders once empty, and names each file it could not remove
-# (mk/uninstall.sh).
+# into $(datadir)/hvd/install-manifest, with each folder install makes
+# (one that was not there before this install). `make uninstall`
+# (mk/uninstall.sh) first checks every line against the install
+# directories and the files the install rules write, with no symbolic
+# link on its path under DESTDIR; one bad line and it removes nothing,
+# naming each such line. Else it removes exactly the files the manifest
+# names, then the recorded folders once empty, and names each file it
+# could not remove. PACKAGED=1 (a package's staged install) writes the
+# marker installed-by-package instead of a manifest: uninstall refuses
+# there, naming apt and dnf.
 # Every path in a recipe is single-quoted, so folders with spaces work; a
 # quote character or a newline in any path, whitespace in
-# SPANK_PLUGIN_DIR (plugstack.conf splits on it) and a value that is not
-# an absolute path as a whole are refused in one line before anything is
-# written. A part whose dependencies were not found keeps its
+# SPANK_PLUGIN_DIR (plugstack.conf splits on it), a value that is not
+# an absolute path as a whole and one with a '.' or '..' component are
+# refused in one line before anything is written. A part whose dependencies were not found keeps its
 # install-<part> target, which names what is missing and fails (listed in
 # INSTALL_MISSING too, so it fails before the manifest is written): `make
 # install` never skips a part silently. What this does not do: build, or
