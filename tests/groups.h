@@ -157,6 +157,8 @@ static const struct test_group test_groups[] = {
 	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
 	{ "trainer-loss@avx2", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0,
 	  CAP_AVX2, "cpu_", cpu_isa_cap_redundant },
+	{ "trainer-record@avx2", run_record_tests, TEST_NEEDS_NOTHING, 120, 0,
+	  CAP_AVX2, "changes_of_meaning", cpu_isa_cap_redundant },
 #endif
 	{ "gpu-unit", gpu_unit_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-audit", gpu_audit_tests, TEST_NEEDS_NOTHING, 60, 0 },

@@ -17,6 +17,9 @@
 #include <time.h>
 
 #include "runner.h"
+#ifdef HAVE_CPU_BACKEND
+#include "cpu_isa_caps.h"
+#endif
 #include "train/checkpoint_settings.h"
 #include "train/run_record.h"
 #include "train/run_settings.h"
@@ -268,6 +271,18 @@ static void test_second_train_into_a_run_is_refused(void)
 	free(path);
 }
 
+/* Whether the cpu backend (the one these runs take) has bf16 kernels on
+ * this CPU under this environment's ISA cap. */
+static int bf16_kernels_here(void)
+{
+#ifdef HAVE_CPU_BACKEND
+	char why[512];
+	return !cpu_bf16_missing(why, sizeof(why));
+#else
+	return 0;
+#endif
+}
+
 static void test_resume_refuses_changes_of_meaning(void)
 {
 	if (train_run("run", ""))
@@ -284,8 +299,12 @@ static void test_resume_refuses_changes_of_meaning(void)
 	CHECK_INT(refused_exit, 2);   /* before start-up, --allow-changes not offered */
 	static const char *const data[] = { "data_fingerprint synthetic:32 -> synthetic:40", NULL };
 	refused("train --synthetic --synthetic-images 40 --epochs 2 --resume run " OPTS, "run", data);
+	/* a CPU without bf16 kernels (Zen 3, or any under an AVX2 cap) refuses
+	 * bf16 itself, before the change is weighed: that refusal instead */
 	static const char *const precision[] = { "precision fp32 -> bf16", "--precision", NULL };
-	refused("train " DATA " --epochs 2 --resume run " OPTS " --precision bf16", "run", precision);
+	static const char *const no_bf16[] = { "--precision bf16", "no bf16 kernels", NULL };
+	refused("train " DATA " --epochs 2 --resume run " OPTS " --precision bf16", "run",
+		bf16_kernels_here() ? precision : no_bf16);
 	static const char *const out[] = { "--out 'other'", "differs from --resume 'run'", NULL };
 	refused("train " DATA " --epochs 2 --resume run --out other " OPTS, "run", out);
 }
