@@ -6,9 +6,12 @@
  * (tests/docker_libs.py), the Job against the Kubernetes API schema of
  * every version it claims (tests/k8s_validate.py, kubernetes-validate
  * from PyPI in BUILD/pyenv), and hvdrun with tests/local_rsh.sh standing
- * in for ssh.
+ * in for ssh, also under a bash that refuses wait -p as 4.4 and 5.0 do
+ * (a BASH_ENV shim), with its CPU time counted, and with dash remotely.
  * What it does not do: build or run an image (no container runtime here:
- * the Dockerfiles are checked statically) or talk to a cluster (none here).
+ * the Dockerfiles are checked statically), talk to a cluster (none here)
+ * or run a real bash older than 5.1 (none here; BASH_VERSINFO cannot be
+ * faked, so the X.Y refusal is checked in hvdrun's text only).
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -392,6 +395,201 @@ static void test_hvdrun_failed_rank_ends_the_others(void)
 	test_proc_free(&p);
 }
 
+/* ---- hvdrun on an older bash, without busy waiting, with dash remotely ---- */
+
+/* A bash that rejects `wait -p` as bash 4.4 and 5.0 do ("invalid option",
+ * status 2): BASH_ENV runs this file before the script, and a function
+ * named wait takes precedence over the builtin. Writes it into the case's
+ * dir, checks that it does refuse -p and passes plain wait -n on, and
+ * returns its path (NULL when that failed). */
+static const char *old_bash_env(void)
+{
+	static char path[PATH_MAX];
+	static const char shim[] =
+		"wait() {\n"
+		"	local a\n"
+		"	for a in \"$@\"; do\n"
+		"		case $a in\n"
+		"		--) break ;;\n"
+		"		-*p*) echo 'wait: -p: invalid option' >&2\n"
+		"			echo 'wait: usage: wait [-n] [id ...]' >&2\n"
+		"			return 2 ;;\n"
+		"		-*) ;;\n"
+		"		*) break ;;\n"
+		"		esac\n"
+		"	done\n"
+		"	builtin wait \"$@\"\n"
+		"}\n";
+	struct test_proc p;
+	char line[PATH_MAX + 200];
+	snprintf(path, sizeof(path), "%s/old_bash.env", test_tmpdir());
+	if (test_put("old_bash.env", shim))
+		return NULL;
+	snprintf(line, sizeof(line), "BASH_ENV='%s' bash -c 'sleep 0.1 & wait -n -p x; echo rc=$?; "
+		 "(exit 7) & wait -n; echo rc=$?'", path);
+	if (test_run(line, 10, &p))
+		return NULL;
+	int ok = strcmp(p.out, "rc=2\nrc=7\n") == 0 && strstr(p.err, "wait: -p: invalid option");
+	CHECK_MSG(ok, "the old-bash shim: %s%s", p.out, p.err);
+	test_proc_free(&p);
+	return ok ? path : NULL;
+}
+
+/* Under the old-bash shim: two ranks by hand finish with 0 and print no
+ * wait error; a rank exiting 3 ends the other at once (exit 3); SIGTERM to
+ * hvdrun ends every rank within a few seconds, and hvdrun exits 143 (ranks
+ * that exit 0 on SIGTERM: 128 + the signal). */
+static void test_hvdrun_on_an_older_bash(void)
+{
+	const char *shim = old_bash_env();
+	if (!shim)
+		return;
+	char env[PATH_MAX + 64], cmd[PATH_MAX + 200];
+	struct test_proc p;
+	snprintf(env, sizeof(env), "BASH_ENV='%s' HVD_TIMEOUT_S=20", shim);
+	char *rt = env_launch_rt_test("exact 65536");
+	if (hvdrun(env, rt, 60, &p) == 0) {
+		CHECK_MSG(p.exit_code == 0, "hvdrun: exit %d: %.900s", p.exit_code, test_tail(p.err, 900));
+		CHECK_CONTAINS(p.out, "ok exact");
+		CHECK_MSG(!strstr(p.err, "invalid option"), "hvdrun used wait -p: %s", test_tail(p.err, 900));
+		test_proc_free(&p);
+	}
+	free(rt);
+
+	snprintf(env, sizeof(env), "BASH_ENV='%s'", shim);
+	snprintf(cmd, sizeof(cmd), "sh -c 'echo pid $$ rank $HVD_RANK; "
+		 "if [ $HVD_RANK = 1 ]; then sleep 0.5; exit 3; fi; exec %s/rsleep 300'", test_tmpdir());
+	if (hvdrun_then(env, "-g 1", cmd, ":", 20, &p) == 0) {
+		CHECK_MSG(strstr(p.out, "rc=3\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+		CHECK_MSG(field_of(p.out, "ms=") < 5000, "hvdrun ended %ld ms after the start", field_of(p.out, "ms="));
+		CHECK_CONTAINS(p.err, "hvdrun: a rank exited with status 3: ending every rank");
+		CHECK_CONTAINS(p.out, "left=0\n");
+		CHECK_MSG(!strstr(p.err, "invalid option"), "hvdrun used wait -p: %s", test_tail(p.err, 900));
+		test_proc_free(&p);
+	}
+
+	snprintf(cmd, sizeof(cmd), "sh -c 'echo pid $$ rank $HVD_RANK; trap \"kill \\$s; exit 0\" TERM; "
+		 "%s/rsleep 300 & s=$!; wait'", test_tmpdir());
+	if (hvdrun_then(env, "", cmd, "sleep 0.5; kill -TERM $h", 20, &p) == 0) {
+		CHECK_MSG(strstr(p.out, "rc=143\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+		long ms = field_of(p.out, "ms=");
+		CHECK_MSG(ms < 5000, "hvdrun ended %ld ms after sleep 0.5 and SIGTERM", ms);
+		CHECK_CONTAINS(p.err, "hvdrun: SIGTERM: ending every rank");
+		CHECK_CONTAINS(p.out, "left=0\n");
+		printf("  measured: under the old-bash shim, hvdrun ended %ld ms after sleep 0.5 + SIGTERM\n", ms);
+		test_proc_free(&p);
+	}
+}
+
+/* While two ranks sleep 3 s, hvdrun sleeps too: its CPU time and its
+ * children's (bash's `times` after it; the ranks are `sleep`, the rsh is
+ * tests/local_rsh.sh) stay under 0.5 s, with bash as it is here and under
+ * the old-bash shim (the loop that spun on wait -p's error used ~90% of a
+ * core in ps, and never ended). */
+static void test_hvdrun_never_busy_waits(void)
+{
+	const char *shim = old_bash_env();
+	if (!shim || env_launch_secret("secret"))
+		return;
+	for (int old = 0; old < 2; old++) {
+		char line[3 * PATH_MAX + 400];
+		struct test_proc p;
+		snprintf(line, sizeof(line), "cd '%s' && printf '127.0.0.1\\n127.0.0.1\\n' > hosts && rm -f times.txt && "
+			 "bash -c '\"$0\" \"$@\"; r=$?; times > times.txt; exit $r' env %s%s%s "
+			 "HVDRUN_RSH='%s/tests/local_rsh.sh' '%s/contrib/hvdrun' -p %d -s secret hosts -- sleep 3",
+			 test_tmpdir(), old ? "BASH_ENV='" : "", old ? shim : "", old ? "'" : "", test_src_dir(),
+			 test_src_dir(), env_launch_port());
+		if (test_run(line, 30, &p))
+			return;
+		const char *which = old ? "the old-bash shim" : "this bash";
+		CHECK_MSG(p.exit_code == 0, "%s: hvdrun: exit %d: %s", which, p.exit_code, test_tail(p.err, 900));
+		CHECK_MSG(p.seconds >= 2.9, "%s: hvdrun ended after %.2f s: the ranks sleep 3 s", which, p.seconds);
+		char *f = test_path(test_tmpdir(), "times.txt"), *t = test_read_file(f, NULL);
+		const char *kids = t ? strchr(t, '\n') : NULL;
+		long um = -1, sm = -1;
+		double us = 0, ss = 0;
+		int n = kids ? sscanf(kids + 1, "%ldm%lfs %ldm%lfs", &um, &us, &sm, &ss) : 0;
+		CHECK_MSG(n == 4, "%s: bash's times printed '%s'", which, t ? t : "(nothing)");
+		double cpu = 60.0 * (double)(um + sm) + us + ss;
+		if (n == 4) {
+			CHECK_MSG(cpu < 0.5, "%s: hvdrun used %.2f s CPU while its ranks slept 3 s", which, cpu);
+			printf("  measured: %s: hvdrun and its children used %.3f s CPU (user %.3f, sys %.3f) "
+			       "while two ranks slept 3 s\n", which, cpu, 60.0 * (double)um + us, 60.0 * (double)sm + ss);
+		}
+		free(t);
+		free(f);
+		test_proc_free(&p);
+	}
+}
+
+/* The remote script runs under dash (Debian's /bin/sh; this machine's too
+ * when `readlink -f /bin/sh` says so, but a folder first in PATH whose sh
+ * is dash makes it so wherever dash is): ranks end cleanly, and a failed
+ * rank's watcher ends the other (SIGTERM ignored: SIGKILL after -g 1). */
+static void test_hvdrun_remote_script_under_dash(void)
+{
+	struct test_proc p;
+	char line[PATH_MAX + 200], env[PATH_MAX + 64], cmd[PATH_MAX + 300];
+	snprintf(line, sizeof(line), "d=$(command -v dash) && mkdir -p '%s/dashbin' && ln -sf \"$d\" '%s/dashbin/sh'",
+		 test_tmpdir(), test_tmpdir());
+	if (test_run(line, 10, &p))
+		return;
+	int have = p.exit_code == 0;
+	test_proc_free(&p);
+	if (!have)
+		SKIP("no dash here");
+	snprintf(env, sizeof(env), "PATH='%s/dashbin':\"$PATH\" HVD_TIMEOUT_S=20", test_tmpdir());
+	char *rt = env_launch_rt_test("exact 65536");
+	snprintf(cmd, sizeof(cmd), "sh -c 'echo remote=$(readlink -f /proc/$PPID/exe); exec \"$0\" \"$@\"' %s", rt);
+	free(rt);
+	if (hvdrun(env, cmd, 60, &p) == 0) {
+		CHECK_MSG(p.exit_code == 0, "hvdrun: exit %d: %.900s", p.exit_code, test_tail(p.err, 900));
+		CHECK_CONTAINS(p.out, "ok exact");
+		CHECK_MSG(strstr(p.out, "remote=") && strstr(p.out, "/dash\n") && !strstr(p.out, "bash\n"),
+			  "the remote script ran under: %s", p.out);
+		test_proc_free(&p);
+	}
+	snprintf(env, sizeof(env), "PATH='%s/dashbin':\"$PATH\"", test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "sh -c 'echo pid $$ rank $HVD_RANK; echo remote=$(readlink -f /proc/$PPID/exe); "
+		 "trap \"\" TERM; if [ $HVD_RANK = 1 ]; then sleep 0.5; exit 3; fi; exec %s/rsleep 300'", test_tmpdir());
+	if (hvdrun_then(env, "-g 1", cmd, ":", 20, &p) == 0) {
+		CHECK_MSG(strstr(p.out, "rc=3\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+		CHECK_MSG(field_of(p.out, "ms=") < 5000, "hvdrun ended %ld ms after the start (-g 1)", field_of(p.out, "ms="));
+		CHECK_CONTAINS(p.out, "left=0\n");
+		char *f = test_path(test_tmpdir(), "run.out"), *t = test_read_file(f, NULL);
+		CHECK_MSG(t && strstr(t, "remote=") && strstr(t, "/dash\n"), "the remote script ran under: %s", t ? t : "");
+		free(t);
+		free(f);
+		test_proc_free(&p);
+	}
+}
+
+/* hvdrun refuses, in one line, a shell too old or not bash. Only "not
+ * bash" can be run here (sh: dash, or bash as sh, which passes the check):
+ * BASH_VERSINFO is read-only, so an old bash cannot be faked and the X.Y
+ * refusal is checked in the script's text only. */
+static void test_hvdrun_refuses_an_old_shell(void)
+{
+	struct test_proc p;
+	char line[PATH_MAX + 64];
+	snprintf(line, sizeof(line), "dash '%s/contrib/hvdrun' -h", test_src_dir());
+	if (test_run(line, 10, &p) == 0) {
+		if (strstr(p.err, "not found"))
+			printf("  no dash: the not-bash refusal is not run\n");
+		else {
+			CHECK_INT(p.exit_code, 2);
+			CHECK_STR(p.err, "hvdrun: not bash: needs bash 4.4 or newer\n");
+			CHECK_STR(p.out, "");
+		}
+		test_proc_free(&p);
+	}
+	char *f = test_path(test_src_dir(), "contrib/hvdrun"), *t = test_read_file(f, NULL);
+	CHECK_CONTAINS(t, "((BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] < 404))");
+	CHECK_CONTAINS(t, "\"hvdrun: bash ${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}: needs bash 4.4 or newer\"");
+	free(t);
+	free(f);
+}
+
 const struct test_case env_contrib_tests[] = {
 	{ "manifests_match_the_runtime", test_manifests_match_the_runtime },
 	{ "hvdrun_two_ranks_by_hand", test_hvdrun_two_ranks_by_hand },
@@ -399,6 +597,10 @@ const struct test_case env_contrib_tests[] = {
 	{ "hvdrun_stopped_rank_ends_within_the_stall_limit", test_hvdrun_stopped_rank_ends_within_the_stall_limit },
 	{ "hvdrun_ctrl_c_ends_a_stopped_rank", test_hvdrun_ctrl_c_ends_a_stopped_rank },
 	{ "hvdrun_failed_rank_ends_the_others", test_hvdrun_failed_rank_ends_the_others },
+	{ "hvdrun_on_an_older_bash", test_hvdrun_on_an_older_bash },
+	{ "hvdrun_never_busy_waits", test_hvdrun_never_busy_waits },
+	{ "hvdrun_remote_script_under_dash", test_hvdrun_remote_script_under_dash },
+	{ "hvdrun_refuses_an_old_shell", test_hvdrun_refuses_an_old_shell },
 	{ "pod_command_preempted_then_resumed", test_pod_command_preempted_then_resumed },
 	{ "docker_images_carry_every_library", test_docker_images_carry_every_library },
 	{ "job_manifest_valid_for_every_claimed_version", test_job_manifest_valid_for_every_claimed_version },
