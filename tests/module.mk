@@ -2,7 +2,7 @@
 # Modules add their test sources to TEST_SRCS and what they link to
 # TEST_LIBS / TEST_LDLIBS.
 
-TEST_SRCS += tests/runner.c tests/test_runner.c tests/test_build.c tests/test_harness.c \
+TEST_SRCS += tests/runner.c tests/run_times.c tests/test_runner.c tests/test_build.c tests/test_harness.c \
 	tests/test_multinode_harness.c tests/test_gpu_audit.c tests/gpu_audit.c \
 	tests/gpu_audit_policy.c tests/test_diverge.c tests/test_survivors.c \
 	tests/test_stop_anywhere.c tests/test_checkpoint_nfs.c \

@@ -35,6 +35,7 @@
 
 #include "runner.h"
 #include "groups.h"
+#include "run_times.h"
 
 #define DEFAULT_TIMEOUT_S 120
 #define SKIP_EXIT 77
@@ -557,11 +558,16 @@ static void relay_log(struct group_run *gr)
 {
 	char buf[8192];
 	ssize_t got;
+	int any = 0;
 	while ((got = pread(gr->log_r, buf, sizeof(buf), gr->relayed)) > 0) {
+		if (!any++)
+			run_times_erase();
 		fwrite(buf, 1, (size_t)got, stdout);
 		gr->relayed += got;
 	}
 	fflush(stdout);
+	if (any)
+		run_times_draw();
 }
 
 /* Wait for the case, relaying its output, until it ends or a deadline. */
@@ -584,6 +590,7 @@ static int wait_case(struct group_run *gr, pid_t pid, double deadline, int *st)
 static void report_case(const struct test_case *c, int timed_out, int timeout, int st,
 			const char *reason, struct tally *t)
 {
+	run_times_erase();
 	if (timed_out) {
 		printf("FAIL %s: timed out after %d s\n", c->name, timeout);
 		t->failed++;
@@ -603,6 +610,7 @@ static void report_case(const struct test_case *c, int timed_out, int timeout, i
 		t->failed++;
 	}
 	fflush(stdout);
+	run_times_draw();
 }
 
 /* A case leaves the test cluster as it found it: no job of its own still
@@ -830,6 +838,7 @@ static void run_cases(struct group_run *gr, int argc, char **argv, int first,
 			run_case(gr, &g->cases[i], i, t);
 			continue;
 		}
+		run_times_erase();
 		printf("%s %s: %s\n", fatal ? "FAIL" : "skip", g->cases[i].name, why);
 		if (fatal)
 			t->failed++;
@@ -846,9 +855,12 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 	int fatal = 0;
 	double t0 = now_s();
 	const char *same = g->redundant ? g->redundant(g->env) : NULL;
+	char where[200];
 	if (same) {
+		run_times_erase();
 		printf("skip %s: %s\n", g->name, same);
 		t->skipped++;
+		run_times_group_done(g->name, now_s() - t0, where, sizeof(where));
 		return;
 	}
 	char log[PATH_MAX + 300];
@@ -856,6 +868,7 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 	gr.log_w = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	gr.log_r = open(log, O_RDONLY | O_CLOEXEC);
 	if (gr.log_w < 0 || gr.log_r < 0) {
+		run_times_erase();
 		printf("FAIL group %s: cannot open its log '%s': %s\n", g->name, log,
 		       strerror(errno));
 		t->failed++;
@@ -865,15 +878,20 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 		why = cluster_up(g->needs, &fatal);
 	int deadline_s = group_deadline_s(g, argc, argv, first);
 	gr.deadline = now_s() + deadline_s;
+	run_times_draw();
 	run_cases(&gr, argc, argv, first, why, fatal, t);
 	if (gr.expired) {
+		run_times_erase();
 		end_expired_group(&gr, log, deadline_s);
 		t->failed++;
 	}
 	close(gr.log_w);
 	close(gr.log_r);
-	printf("-- group %s: %.1f s\n", g->name, now_s() - t0);
+	run_times_group_done(g->name, now_s() - t0, where, sizeof(where));
+	run_times_erase();
+	printf("-- group %s: %.1f s%s\n", g->name, now_s() - t0, where);
 	fflush(stdout);
+	run_times_draw();
 }
 
 /* ------------------------------------------------------------ stress */
@@ -965,6 +983,25 @@ static void run_stress_reruns(const char **groups, int ngroups, int argc, char *
 		run_group(&g, argc, argv, first, t);
 	}
 	stress_stop();
+}
+
+/* The groups this run will run, in order, for the estimate of what is left. */
+static void plan_times(const char **groups, int ngroups)
+{
+	static const char *names[256];
+	static char stressed[64][140];
+	int n = 0, k = 0;
+	for (int gi = 0; test_groups[gi].name && n < 256; gi++)
+		if (group_selected(&test_groups[gi], groups, ngroups))
+			names[n++] = test_groups[gi].name;
+	const char *all_stressed = getenv("HVD_STRESS");
+	int reruns = !(all_stressed && strcmp(all_stressed, "1") == 0);
+	for (int gi = 0; reruns && test_groups[gi].name && n < 256 && k < 64; gi++)
+		if (stress_rerun_selected(&test_groups[gi], groups, ngroups)) {
+			snprintf(stressed[k], sizeof(stressed[k]), "%s@stress", test_groups[gi].name);
+			names[n++] = stressed[k++];
+		}
+	run_times_begin(R.build, names, n);
 }
 
 static void find_places(const char *argv0)
@@ -1060,6 +1097,7 @@ int main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	struct tally t = { 0, 0, 0 };
 	int last_cluster = last_cluster_group(groups, ngroups);
+	plan_times(groups, ngroups);
 	const char *all_stressed = getenv("HVD_STRESS");
 	double t0 = now_s();
 	if (all_stressed && strcmp(all_stressed, "1") == 0)
@@ -1085,6 +1123,7 @@ int main(int argc, char **argv)
 		}
 	}
 	remove_root();
+	run_times_finish(ngroups == 0 && first >= argc);
 	printf("-- all groups: %.1f s\n", now_s() - t0);
 	if (t.skipped)
 		printf("%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);

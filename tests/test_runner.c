@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "runner.h"
+#include "run_times.h"
 
 /* ---- the hidden "selftest" group (its failures are the point) ---- */
 static void selftest_passes(void) { CHECK(1 + 1 == 2); CHECK_NEAR(1.0, 1.0 + 1e-9, 1e-6, 0); }
@@ -392,7 +393,57 @@ static void test_tmpdir_is_fresh(void)
 	free(f);
 }
 
+/* Where the time goes: each group's line says where the run stands, the
+ * last lines before the tally name the slowest groups, and on a terminal
+ * a live line is redrawn after every case (and erased before output). */
+static void test_runner_says_where_the_time_goes(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -g selftest-next -g selftest", test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_CONTAINS(p.out, "-- group selftest: ");
+	CHECK_CONTAINS(p.out, " s (group 1/2, 0:0");
+	CHECK_CONTAINS(p.out, " s (group 2/2, 0:0");
+	CHECK_CONTAINS(p.out, "-- the 2 slowest groups:\n--       3.");   /* selftest: 3 s hang */
+	CHECK(!strstr(p.out, "\033[K"));   /* not a terminal: plain lines */
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "script -qec \"'%s/hvdtest' -g selftest\" /dev/null",
+		 test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_CONTAINS(p.out, "\r\033[K[group 1/1, 0:0");
+	CHECK_CONTAINS(p.out, " left: selftest]\r\033[Kok selftest_passes");
+	test_proc_free(&p);
+}
+
+/* The estimate of what is left starts from the last whole run's times
+ * (BUILD/check-times), a group it does not know at the mean so far; a
+ * whole run writes the file, a selection does not. */
+static void test_run_times_estimate_from_the_last_run(void)
+{
+	static const char *const names[] = { "a", "b", "c" };
+	char where[200], *file = test_path(test_tmpdir(), "check-times");
+	CHECK(test_put("check-times", "100.0 a\n50.0 b\nnot a line\n7 gone\n") == 0);
+	run_times_begin(test_tmpdir(), names, 3);
+	run_times_group_done("a", 10.0, where, sizeof(where));
+	CHECK_CONTAINS(where, "(group 1/3, 0:00 elapsed, about 1:00 left)");   /* 50 + 10 (c: mean) */
+	run_times_group_done("b", 20.0, where, sizeof(where));
+	CHECK_CONTAINS(where, "(group 2/3, 0:00 elapsed, about 0:15 left)");   /* c: mean of 10, 20 */
+	run_times_finish(0);
+	char *text = test_read_file(file, NULL);
+	CHECK_STR(text, "100.0 a\n50.0 b\nnot a line\n7 gone\n");   /* a selection: kept */
+	free(text);
+	run_times_group_done("c", 5.0, where, sizeof(where));
+	run_times_finish(1);
+	text = test_read_file(file, NULL);
+	CHECK_STR(text, "10.0 a\n20.0 b\n5.0 c\n");
+	free(text);
+	free(file);
+}
+
 const struct test_case runner_tests[] = {
+	{ "runner_says_where_the_time_goes", test_runner_says_where_the_time_goes },
+	{ "run_times_estimate_from_the_last_run", test_run_times_estimate_from_the_last_run },
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
 	{ "runner_lists_selection_and_refuses_empty", test_runner_lists_selection_and_refuses_empty },
