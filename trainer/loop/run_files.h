@@ -1,16 +1,22 @@
 /* loop/run_files.h - what `chexnet train` may touch in its run folder
- * (OUT). The run's own entries are the names its run.json lists under
- * "files" (a record from before that list: run.json, metrics.csv, tb,
- * last, best; no record: nothing, except last/ and best/ on --resume),
- * with the leftovers of an interrupted write (NAME.tmp-*, NAME.old-*).
- * Only those are ever deleted or replaced. Anything else is foreign: a
- * new run into a folder holding foreign entries is refused, and with
- * --overwrite each is renamed NAME.foreign-N (named in one line), never
- * deleted; entries already named *.foreign-N are left alone, and --resume
- * leaves every foreign entry alone. A symbolic link or anything neither a
- * regular file nor a directory (a FIFO, a socket, a device) in the folder,
- * or inside its own directories, is refused in one line: never followed,
- * opened or waited on. OUT itself may be a link to a directory.
+ * (OUT). An entry is the run's own only when all of these hold: its name
+ * is one a run writes (run.json, metrics.csv, tb, last, best, test.json,
+ * or a leftover NAME.tmp-* / NAME.old-* of one); the record lists it
+ * (run.json's "files"; a record from before that list: run.json,
+ * metrics.csv, tb, last, best; no record: nothing, except last/ and best/
+ * on --resume); lstat shows the kind a run writes (file or folder); the
+ * running user owns it; a folder holds only what a run writes there
+ * (event files in tb/, the checkpoint's files in last/, best/). Only
+ * those are ever deleted or replaced, each named in one line. A record's
+ * names that chexnet never writes are named and not believed. Anything
+ * else is foreign: a new run into a folder holding foreign entries is
+ * refused, and with --overwrite each is renamed NAME.foreign-N (named in
+ * one line), never deleted; entries already named *.foreign-N are left
+ * alone, and --resume leaves every foreign entry alone. A symbolic link or
+ * anything neither a regular file nor a directory (a FIFO, a socket, a
+ * device) in the folder, or inside its own directories, is refused in one
+ * line: never followed, opened or waited on. OUT itself may be a link to
+ * a directory.
  * What this is not: the checks of the run's settings (loop/run_dir.h).
  */
 #ifndef HVD_TRAINER_LOOP_RUN_FILES_H
