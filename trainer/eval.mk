@@ -13,9 +13,9 @@ EVAL_SRCS := trainer/eval/bootstrap.c trainer/eval/curves.c \
 	trainer/cmd/curves.c trainer/cmd/curves_png.c
 EVAL_LDLIBS :=
 ifeq ($(HAVE_CAIRO),1)
-EVAL_SRCS += trainer/cmd/png_file.c
+EVAL_SRCS += trainer/cmd/png_canvas.c
 $(B)/obj/trainer/cmd/plot_png.o $(B)/obj/trainer/cmd/cam_png.o \
-$(B)/obj/trainer/cmd/curves_png.o $(B)/obj/trainer/cmd/png_file.o: MODULE_CFLAGS = -Itrainer \
+$(B)/obj/trainer/cmd/curves_png.o $(B)/obj/trainer/cmd/png_canvas.o: MODULE_CFLAGS = -Itrainer \
 	$(CJSON_CFLAGS) $(CAIRO_CFLAGS) -DHAVE_CAIRO
 EVAL_LDLIBS += $(CAIRO_LIBS)
 endif

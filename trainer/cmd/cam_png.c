@@ -19,7 +19,7 @@ int cam_png_scale(int side)
 #ifdef HAVE_CAIRO
 #include <cairo.h>
 
-#include "cmd/png_file.h"
+#include "cmd/png_canvas.h"
 
 int cam_png_available(void)
 {
@@ -84,14 +84,6 @@ static cairo_surface_t *heat_surface(const float *cam, int h, int w, int d)
 	return s;
 }
 
-static void text_at(cairo_t *cr, double x, double y, double size, const char *s)
-{
-	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
-	cairo_move_to(cr, x, y);
-	cairo_show_text(cr, s);
-}
-
 static void draw(cairo_t *cr, cairo_surface_t *xray, cairo_surface_t *heat, int k,
 		 const char *title, const char *subtitle)
 {
@@ -107,8 +99,8 @@ static void draw(cairo_t *cr, cairo_surface_t *xray, cairo_surface_t *heat, int 
 	cairo_set_source_surface(cr, heat, 0, CAM_PNG_TITLE_H);
 	cairo_paint(cr);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	text_at(cr, 8, 22, 17, title);
-	text_at(cr, 8, 41, 12, subtitle);
+	png_canvas_text(cr, 8, 22, 17, 0, title);
+	png_canvas_text(cr, 8, 41, 12, 0, subtitle);
 }
 
 int cam_png_write(const char *path, const uint8_t *image, int side, const float *cam, int h,
@@ -124,7 +116,7 @@ int cam_png_write(const char *path, const uint8_t *image, int side, const float 
 	draw(cr, xray, heat, k, title, subtitle);
 	cairo_destroy(cr);
 	char why[128];
-	int rc = png_file_write(s, path, why, sizeof(why));
+	int rc = png_canvas_write(s, path, why, sizeof(why));
 	cairo_surface_destroy(s);
 	cairo_surface_destroy(xray);
 	cairo_surface_destroy(heat);

@@ -9,7 +9,7 @@
 #ifdef HAVE_CAIRO
 #include <cairo.h>
 
-#include "cmd/png_file.h"
+#include "cmd/png_canvas.h"
 
 enum series { LOSS, VAL_LOSS, AUROC, LR };
 
@@ -34,17 +34,6 @@ static double value(const struct metrics_row *r, enum series s)
 	case AUROC: return r->kind == METRICS_VAL ? r->val_mean_auroc : NAN;
 	default: return r->kind == METRICS_TRAIN && r->lr > 0 ? log10(r->lr) : NAN;
 	}
-}
-
-static void text_at(cairo_t *cr, double x, double y, double size, int centre, const char *s)
-{
-	cairo_text_extents_t e;
-
-	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
-	cairo_text_extents(cr, s, &e);
-	cairo_move_to(cr, centre ? x - e.width / 2 - e.x_bearing : x, y);
-	cairo_show_text(cr, s);
 }
 
 /* The ranges of series a (and b, may equal a) over every run. */
@@ -79,15 +68,15 @@ static void axes(cairo_t *cr, const struct panel *p)
 	cairo_set_line_width(cr, 1);
 	cairo_rectangle(cr, p->x, p->y, p->w, p->h);
 	cairo_stroke(cr);
-	text_at(cr, p->x + p->w / 2, p->y - 10, 15, 1, p->title);
+	png_canvas_text(cr, p->x + p->w / 2, p->y - 10, 15, 1, p->title);
 	for (int t = 0; t <= 4; t++) {
 		double xv = p->x0 + (p->x1 - p->x0) * t / 4, yv = p->y0 + (p->y1 - p->y0) * t / 4;
 		snprintf(s, sizeof(s), "%.0f", xv);
-		text_at(cr, px(p, xv), p->y + p->h + 16, 11, 1, s);
+		png_canvas_text(cr, px(p, xv), p->y + p->h + 16, 11, 1, s);
 		snprintf(s, sizeof(s), "%.3g", p->log_y ? pow(10, yv) : yv);
-		text_at(cr, p->x - 52, py(p, yv) + 4, 11, 0, s);
+		png_canvas_text(cr, p->x - 52, py(p, yv) + 4, 11, 0, s);
 	}
-	text_at(cr, p->x + p->w / 2, p->y + p->h + 36, 12, 1, "optimizer step");
+	png_canvas_text(cr, p->x + p->w / 2, p->y + p->h + 36, 12, 1, "optimizer step");
 }
 
 /* One run's series s in panel p (dashed: validation loss in the loss panel). */
@@ -146,7 +135,7 @@ static void draw(cairo_t *cr, const struct curves_run *runs, int count)
 		cairo_rectangle(cr, x, CURVES_H - 34, 24, 10);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		text_at(cr, x + 30, CURVES_H - 24, 13, 0, runs[r].name);
+		png_canvas_text(cr, x + 30, CURVES_H - 24, 13, 0, runs[r].name);
 	}
 }
 
@@ -159,7 +148,7 @@ int curves_png_write(const char *path, const struct curves_run *runs, int count,
 	draw(cr, runs, count > CURVES_RUNS_MAX ? CURVES_RUNS_MAX : count);
 	cairo_destroy(cr);
 	char why[128];
-	int rc = png_file_write(s, path, why, sizeof(why));
+	int rc = png_canvas_write(s, path, why, sizeof(why));
 	cairo_surface_destroy(s);
 	return rc == 0 ? 0 : trainer_error_set(err, "curves: --out: '%s': %s", path, why);
 }

@@ -12,7 +12,7 @@
 #ifdef HAVE_CAIRO
 #include <cairo.h>
 
-#include "cmd/png_file.h"
+#include "cmd/png_canvas.h"
 
 #include "eval/auroc.h"
 #include "data/sets/labels.h"
@@ -25,16 +25,6 @@ int plot_png_available(void)
 }
 
 struct box { double x, y, w, h; };   /* plot area in pixels, y down */
-
-static void text_at(cairo_t *cr, double x, double y, double size, int centre, const char *s)
-{
-	cairo_text_extents_t e;
-	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-	cairo_set_font_size(cr, size);
-	cairo_text_extents(cr, s, &e);
-	cairo_move_to(cr, centre ? x - e.width / 2 - e.x_bearing : x, y);
-	cairo_show_text(cr, s);
-}
 
 static double px(const struct box *b, double v) { return b->x + v * b->w; }
 static double py(const struct box *b, double v) { return b->y + b->h - v * b->h; }
@@ -49,8 +39,8 @@ static void unit_axes(cairo_t *cr, const struct box *b, double font, int diagona
 	for (int t = 0; t <= 2; t++) {
 		char s[8];
 		snprintf(s, sizeof(s), "%g", t / 2.0);
-		text_at(cr, px(b, t / 2.0), b->y + b->h + font + 2, font, 1, s);
-		text_at(cr, b->x - font * 1.9, py(b, t / 2.0) + font / 3, font, 0, s);
+		png_canvas_text(cr, px(b, t / 2.0), b->y + b->h + font + 2, font, 1, s);
+		png_canvas_text(cr, b->x - font * 1.9, py(b, t / 2.0) + font / 3, font, 0, s);
 	}
 	if (diagonal) {
 		double dash[] = { 4, 3 };
@@ -76,7 +66,7 @@ static void roc_panel(cairo_t *cr, const struct eval_report *r, int c, const str
 		snprintf(title, sizeof(title), "%s %.3f [%.3f, %.3f]", data_class_names[c],
 			 r->auroc[c], r->ci[c].lo, r->ci[c].hi);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	text_at(cr, b->x + b->w / 2, b->y - 8, 12, 1, n ? title : data_class_names[c]);
+	png_canvas_text(cr, b->x + b->w / 2, b->y - 8, 12, 1, n ? title : data_class_names[c]);
 	cairo_set_source_rgb(cr, 0.12, 0.35, 0.75);
 	cairo_set_line_width(cr, 2);
 	for (size_t i = 0; i < n; i++)
@@ -97,11 +87,11 @@ static void draw_roc(cairo_t *cr, const struct eval_report *r, float *fpr, float
 		roc_panel(cr, r, c, &b, fpr, tpr);
 	}
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	text_at(cr, 2 * cell + cell / 2 + 20, 3 * cell + 60, 14, 0,
+	png_canvas_text(cr, 2 * cell + cell / 2 + 20, 3 * cell + 60, 14, 0,
 		"ROC: sensitivity (y) against 1 - specificity (x)");
-	text_at(cr, 2 * cell + cell / 2 + 20, 3 * cell + 84, 12, 0,
+	png_canvas_text(cr, 2 * cell + cell / 2 + 20, 3 * cell + 84, 12, 0,
 		"title: finding, AUROC [95% patient bootstrap CI]");
-	text_at(cr, 2 * cell + cell / 2 + 20, 3 * cell + 106, 12, 0,
+	png_canvas_text(cr, 2 * cell + cell / 2 + 20, 3 * cell + 106, 12, 0,
 		r->have_thresholds ? "red dot: the stored operating threshold" : "no stored thresholds");
 }
 
@@ -113,12 +103,12 @@ static void draw_reliability(cairo_t *cr, const struct eval_report *r)
 	unit_axes(cr, &b, 12, 1);
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	snprintf(title, sizeof(title), "Reliability, all findings pooled: ECE %.4f", r->ece_all);
-	text_at(cr, b.x + b.w / 2, 32, 16, 1, title);
-	text_at(cr, b.x + b.w / 2, b.y + b.h + 42, 13, 1, "mean predicted probability (10 equal-mass bins)");
+	png_canvas_text(cr, b.x + b.w / 2, 32, 16, 1, title);
+	png_canvas_text(cr, b.x + b.w / 2, b.y + b.h + 42, 13, 1, "mean predicted probability (10 equal-mass bins)");
 	cairo_save(cr);
 	cairo_translate(cr, 22, b.y + b.h / 2);
 	cairo_rotate(cr, -M_PI / 2);
-	text_at(cr, 0, 0, 13, 1, "observed frequency");
+	png_canvas_text(cr, 0, 0, 13, 1, "observed frequency");
 	cairo_restore(cr);
 	cairo_set_source_rgb(cr, 0.12, 0.35, 0.75);
 	cairo_set_line_width(cr, 2);
@@ -138,11 +128,11 @@ static void draw_auroc(cairo_t *cr, const struct eval_report *r)
 	const double lo = 0.4, row = b.h / CHEXNET_CLASSES;
 #define AX(v) (b.x + ((v) - lo) / (1 - lo) * b.w)
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	text_at(cr, b.x + b.w / 2, 30, 16, 1, "AUROC per finding (bar, 95% CI) and CheXNet's (orange)");
+	png_canvas_text(cr, b.x + b.w / 2, 30, 16, 1, "AUROC per finding (bar, 95% CI) and CheXNet's (orange)");
 	for (int c = 0; c < CHEXNET_CLASSES; c++) {
 		double y = b.y + c * row;
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		text_at(cr, 10, y + row * 0.65, 12, 0, data_class_names[c]);
+		png_canvas_text(cr, 10, y + row * 0.65, 12, 0, data_class_names[c]);
 		if (!isnan(r->auroc[c])) {
 			cairo_set_source_rgb(cr, 0.55, 0.7, 0.9);
 			cairo_rectangle(cr, AX(lo), y + row * 0.2, AX(fmax(r->auroc[c], lo)) - AX(lo), row * 0.6);
@@ -166,7 +156,7 @@ static void draw_auroc(cairo_t *cr, const struct eval_report *r)
 	for (int t = 0; t <= 5; t++) {
 		char s[8];
 		snprintf(s, sizeof(s), "%.1f", lo + t * 0.1);
-		text_at(cr, AX(lo + t * 0.1), b.y + b.h + 18, 12, 1, s);
+		png_canvas_text(cr, AX(lo + t * 0.1), b.y + b.h + 18, 12, 1, s);
 	}
 #undef AX
 }
@@ -192,7 +182,7 @@ static int write_plot(const char *dir, const char *name, int w, int h, enum plot
 		draw_auroc(cr, r);
 	cairo_destroy(cr);
 	char why[128];
-	int rc = png_file_write(s, path, why, sizeof(why));
+	int rc = png_canvas_write(s, path, why, sizeof(why));
 	cairo_surface_destroy(s);
 	return rc == 0 ? 0 : trainer_error_set(err, "--plots: '%s': %s", path, why);
 }
