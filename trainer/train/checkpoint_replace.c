@@ -45,6 +45,7 @@ void checkpoint_remove_dir(const char *dir)
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	struct stat sb;
+	char path[PATH_MAX];
 
 	if (fd >= 0 && !d)
 		close(fd);
@@ -53,8 +54,10 @@ void checkpoint_remove_dir(const char *dir)
 	while ((e = readdir(d)))
 		if (checkpoint_file(e->d_name) &&
 		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
-			unlinkat(dirfd(d), e->d_name, 0);
+		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid()) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
 	closedir(d);
 	rmdir(dir);
 }
