@@ -4,6 +4,7 @@
 #   make deps       apt-get install what the build needs (root)
 #   make test-deps  apt-get install the test cluster's daemons and tools (root)
 #   make check      deps + test-deps + build + every test (unit, then real Slurm)
+#   make check-quick the same, the unit groups not marked slow (about 5 minutes)
 #   make demo       deps + test-deps + build + the main job on a small data set
 #   make install    PREFIX=/usr/local DESTDIR= (GNU bindir, libdir, ...: mk/install.mk)
 #   make uninstall  the same variables: removes exactly what install put
@@ -92,7 +93,7 @@ include trainer/module.mk
 include tests/module.mk
 include pkg/pkg.mk
 
-.PHONY: all deps test-deps check demo install clean help
+.PHONY: all deps test-deps check check-quick demo install clean help
 all: $(PROGRAMS) $(TEST_PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
 ifeq ($(SAN),1)
 all: $(B)/.san
@@ -111,6 +112,13 @@ check:
 	@$(MAKE) --no-print-directory all SAN=$(SAN)
 	@HVD_STRESS=$(STRESS) tests/check.sh $(B)
 
+# The edit-compile-test loop: the unit groups not marked slow (tests/groups.h),
+# about 5 minutes; make check stays the whole suite.
+check-quick:
+	@mk/deps.sh build && mk/deps.sh test
+	@$(MAKE) --no-print-directory all SAN=$(SAN)
+	@tests/check.sh $(B) -q
+
 demo:
 	@mk/deps.sh build && mk/deps.sh test
 	@$(MAKE) --no-print-directory all SAN=$(SAN)
@@ -126,6 +134,6 @@ clean:
 	rm -rf build build-san build-deb
 
 help:
-	@sed -n '3,19p' Makefile
+	@sed -n '3,20p' Makefile
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

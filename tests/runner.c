@@ -7,10 +7,11 @@
  * tests/slurm cluster before the first group that needs it and always tears
  * it down. Exits non-zero iff a case failed.
  *
- * Usage: hvdtest [-l] [-g GROUP | -G GROUP]... [SUBSTRING]...
+ * Usage: hvdtest [-l] [-q] [-g GROUP | -G GROUP]... [SUBSTRING]...
  * -g selects the groups whose name starts with GROUP (its ISA-capped
- * variants too), -G that group alone; -l lists the selected cases
- * instead of running them. A selection that matches no case is an error.
+ * variants too), -G that group alone; -q keeps the unit groups not
+ * marked slow (make check-quick); -l lists the selected cases instead
+ * of running them. A selection that matches no case is an error.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -703,8 +704,12 @@ static int wanted(const char *name, int argc, char **argv, int first)
 
 /* -g NAME selects the groups whose name starts with NAME; hidden groups
  * only by their exact name. -G NAME is kept as "=NAME": that group alone. */
+static int quick;   /* -q: the unit groups not marked slow */
+
 static int group_selected(const struct test_group *g, const char **groups, int ngroups)
 {
+	if (quick && (g->needs != TEST_NEEDS_NOTHING || g->slow))
+		return 0;
 	if (ngroups == 0)
 		return !g->hidden;
 	for (int i = 0; i < ngroups; i++) {
@@ -954,7 +959,7 @@ static void stress_stop(void)
 static int stress_rerun_selected(const struct test_group *g, const char **groups, int ngroups)
 {
 	char name[128];
-	if (!g->stress)
+	if (!g->stress || quick)
 		return 0;
 	if (ngroups == 0)
 		return !g->hidden;
@@ -1063,6 +1068,8 @@ int main(int argc, char **argv)
 	for (; first < argc; first++) {
 		if (strcmp(argv[first], "-l") == 0) {
 			list = 1;
+		} else if (strcmp(argv[first], "-q") == 0) {
+			quick = 1;
 		} else if (strcmp(argv[first], "-g") == 0 && first + 1 < argc && ngroups < 64) {
 			groups[ngroups++] = argv[++first];
 		} else if (strcmp(argv[first], "-G") == 0 && first + 1 < argc && ngroups < 64) {
@@ -1074,8 +1081,8 @@ int main(int argc, char **argv)
 			groups[ngroups] = exact[ngroups];
 			ngroups++;
 		} else if (argv[first][0] == '-') {
-			fprintf(stderr, "hvdtest: unknown option: '%s': usage: hvdtest [-l] [-g GROUP | -G GROUP]... "
-				"[SUBSTRING]...\n", argv[first]);
+			fprintf(stderr, "hvdtest: unknown option: '%s': usage: hvdtest [-l] [-q] [-g GROUP | "
+				"-G GROUP]... [SUBSTRING]...\n", argv[first]);
 			return 2;
 		} else {
 			break;
@@ -1123,7 +1130,7 @@ int main(int argc, char **argv)
 		}
 	}
 	remove_root();
-	run_times_finish(ngroups == 0 && first >= argc);
+	run_times_finish(ngroups == 0 && first >= argc && !quick);
 	printf("-- all groups: %.1f s\n", now_s() - t0);
 	if (t.skipped)
 		printf("%d passed, %d failed, %d skipped\n", t.passed, t.failed, t.skipped);

@@ -52,6 +52,9 @@ struct test_group {
 	 * gains nothing from it). */
 	int stress;
 	const char *stress_matching;
+	/* Left out of `make check-quick` (hvdtest -q): over half a minute
+	 * here, or processes that time one another. */
+	int slow;
 };
 
 /* Checks: record file:line, print `FAIL name file:line: expr`, continue. */

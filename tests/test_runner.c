@@ -416,6 +416,29 @@ static void test_runner_says_where_the_time_goes(void)
 	test_proc_free(&p);
 }
 
+/* -q (make check-quick): the unit groups not marked slow, no cluster
+ * group, no stress re-run; with -g it narrows that selection. */
+static void test_quick_keeps_the_fast_unit_groups(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -q -l", test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "\ntrainer-record resume_refuses_changes_of_meaning\n");
+	CHECK_CONTAINS(p.out, "\nrunner tmpdir_is_fresh\n");
+	CHECK(!strstr(p.out, "\ngpu-emulated "));    /* slow */
+	CHECK(!strstr(p.out, "\npackages "));        /* slow */
+	CHECK(!strstr(p.out, "\nslurm-"));           /* a cluster */
+	CHECK(!strstr(p.out, "@stress "));
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -q -l -g gpu-emulated", test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_CONTAINS(p.err, "the selection matches no case");
+	test_proc_free(&p);
+}
+
 /* The estimate of what is left starts from the last whole run's times
  * (BUILD/check-times), a group it does not know at the mean so far; a
  * whole run writes the file, a selection does not. */
@@ -444,6 +467,7 @@ static void test_run_times_estimate_from_the_last_run(void)
 const struct test_case runner_tests[] = {
 	{ "runner_says_where_the_time_goes", test_runner_says_where_the_time_goes },
 	{ "run_times_estimate_from_the_last_run", test_run_times_estimate_from_the_last_run },
+	{ "quick_keeps_the_fast_unit_groups", test_quick_keeps_the_fast_unit_groups },
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
 	{ "runner_lists_selection_and_refuses_empty", test_runner_lists_selection_and_refuses_empty },
