@@ -2,8 +2,8 @@
  * eval --plots, pack --out, predict --cam, curves --out, locate) against
  * a hostile or unlucky folder: a crafted run.json naming foreign files,
  * `..` and absolute names in the record, links in the folder and in the
- * record, entries owned by another uid, a foreign file planted in a
- * checkpoint. Each case takes a snapshot of every entry under the case's
+ * record, entries owned by another uid (in a run, and where a picture
+ * or a pack's index goes), a foreign file planted in a checkpoint. Each case takes a snapshot of every entry under the case's
  * folder (the parent of the output: type, owner, link target, checksum)
  * before and after: a refusal changes nothing; --overwrite keeps every
  * foreign file's bytes (under NAME.foreign-N) and changes nothing outside
@@ -229,6 +229,30 @@ static void test_pictures_never_written_through_links(void)
 			  "file of this user's: left alone");
 }
 
+/* Another user's regular file where a picture or the pack's index goes
+ * is theirs: left as it is (root would otherwise replace it). */
+static void test_other_users_files_where_outputs_go(void)
+{
+	struct test_proc p;
+
+	if (getuid() != 0)
+		SKIP("needs root to give files to another uid (chown)");
+	if (real_run())
+		return;
+	sh("mkdir plots pk && echo theirs > plots/roc.png && echo theirs > curves.png && "
+	   "echo theirs > pk/index.txt && chown nobody plots/roc.png curves.png pk/index.txt && "
+	   "\"$B\"/chexnet synth --out syn --count 4 --size 32", &p, 60);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
+	test_proc_free(&p);
+	refused_unchanged("\"$B\"/chexnet eval --checkpoint real/best " DATA " --plots plots "
+			  "--size 64 --threads 1", "--plots: 'plots/roc.png': there, and not a "
+			  "regular file of this user's: left alone");
+	refused_unchanged("\"$B\"/chexnet curves real --out curves.png", "curves: --out: "
+			  "'curves.png': there, and not a regular file of this user's: left alone");
+	refused_unchanged("\"$B\"/chexnet pack --data syn --out pk --size 16",
+			  "pack: 'pk/index.txt': not a regular file of this user's");
+}
+
 /* pack --out: a link named like the index or the skip list is refused,
  * never removed or written through. */
 static void test_pack_never_removes_or_writes_through_links(void)
@@ -276,6 +300,7 @@ const struct test_case out_hostile_tests[] = {
 	{ "other_uids_entries_and_planted_files_are_set_aside",
 	  test_other_uids_entries_and_planted_files_are_set_aside },
 	{ "pictures_never_written_through_links", test_pictures_never_written_through_links },
+	{ "other_users_files_where_outputs_go", test_other_users_files_where_outputs_go },
 	{ "pack_never_removes_or_writes_through_links",
 	  test_pack_never_removes_or_writes_through_links },
 	{ "locate_writes_nothing", test_locate_writes_nothing },
