@@ -13,6 +13,7 @@ extern const struct test_case runner_tests[];
 extern const struct test_case selftest_tests[];
 extern const struct test_case selftest_hang_tests[];
 extern const struct test_case selftest_next_tests[];
+extern const struct test_case selftest_beside_tests[];
 extern const struct test_case selftest_cluster_hang_tests[];
 extern const struct test_case selftest_cluster_leftjob_tests[];
 extern const struct test_case selftest_stress_tests[];
@@ -118,6 +119,11 @@ static const struct test_group test_groups[] = {
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HAVE_GPU_BACKEND
+	/* the longest unit group, first: beside every unit group after it */
+	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0, .slow = 1,
+	  .beside = 1 },
+#endif
 	{ "install", install_tests, TEST_NEEDS_NOTHING, 240, 0 },
 	{ "packages", packages_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
@@ -167,7 +173,6 @@ static const struct test_group test_groups[] = {
 #ifdef HAVE_GPU_BACKEND
 	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-emu", gpu_emu_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0, .slow = 1 },
 	{ "gpu-layers", gpu_layers_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 #endif
 	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },
@@ -250,6 +255,7 @@ static const struct test_group test_groups[] = {
 #endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
+	{ "selftest-beside", selftest_beside_tests, TEST_NEEDS_NOTHING, 10, 1, .beside = 1 },
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },

@@ -12,10 +12,11 @@
 
 static struct {
 	const char *const *names;
-	int count, done, drawn, tty;
+	int count, done, current, drawn, tty;
 	double t0, group_t0;
 	double last[MAX_GROUPS];     /* the previous run's seconds, or -1 */
-	double took[MAX_GROUPS];     /* this run's */
+	double took[MAX_GROUPS];     /* this run's, or -1 while not done */
+	char beside[MAX_GROUPS];     /* running beside the others: not in the estimate */
 	char file[4200];
 } T;
 
@@ -46,22 +47,40 @@ void run_times_begin(const char *build, const char *const *names, int count)
 {
 	T.names = names;
 	T.count = count < MAX_GROUPS ? count : MAX_GROUPS;
+	for (int i = 0; i < T.count; i++)
+		T.took[i] = -1, T.beside[i] = 0;
 	T.tty = isatty(1);
 	T.t0 = T.group_t0 = now();
+	T.current = -1;
 	snprintf(T.file, sizeof(T.file), "%s/check-times", build);
 	read_last();
 }
 
-/* Seconds the groups from the current one on should still take. */
+/* The first group named name not done yet, or -1. */
+static int find(const char *name)
+{
+	for (int i = 0; i < T.count; i++)
+		if (T.took[i] < 0 && !strcmp(T.names[i], name))
+			return i;
+	return -1;
+}
+
+/* Seconds the groups not done yet should still take, one after another
+ * (a group beside the others is not counted: it overlaps them). */
 static double left_s(void)
 {
 	double mean = 0, left = 0;
+	int n = 0;
 
-	for (int i = 0; i < T.done; i++)
-		mean += T.took[i] / T.done;
-	for (int i = T.done; i < T.count; i++) {
+	for (int i = 0; i < T.count; i++)
+		if (T.took[i] >= 0 && !T.beside[i])
+			mean += T.took[i], n++;
+	mean = n ? mean / n : 0;
+	for (int i = 0; i < T.count; i++) {
+		if (T.took[i] >= 0 || T.beside[i])
+			continue;
 		double g = T.last[i] >= 0 ? T.last[i] : mean;
-		if (i == T.done)
+		if (i == T.current)
 			g = g > now() - T.group_t0 ? g - (now() - T.group_t0) : 0;
 		left += g;
 	}
@@ -80,10 +99,10 @@ void run_times_draw(void)
 {
 	char line[160];
 
-	if (!T.tty || T.done >= T.count)
+	if (!T.tty || T.current < 0 || T.current >= T.count || T.took[T.current] >= 0)
 		return;
 	where(T.done + 1, line, sizeof(line));
-	printf("\r\033[K[%s: %s]", line, T.names[T.done]);
+	printf("\r\033[K[%s: %s]", line, T.names[T.current]);
 	fflush(stdout);
 	T.drawn = 1;
 }
@@ -97,17 +116,26 @@ void run_times_erase(void)
 	T.drawn = 0;
 }
 
+void run_times_group_start(const char *name)
+{
+	T.current = find(name);
+	T.group_t0 = now();
+}
+
+void run_times_beside(const char *name)
+{
+	int i = find(name);
+	if (i >= 0)
+		T.beside[i] = 1;
+}
+
 void run_times_group_done(const char *name, double seconds, char *buf, int len)
 {
-	for (int i = T.done; i < T.count; i++)
-		if (!strcmp(T.names[i], name)) {
-			T.took[i] = seconds;
-			for (int k = T.done; k < i; k++)   /* skipped over: took nothing */
-				T.took[k] = 0;
-			T.done = i + 1;
-			break;
-		}
-	T.group_t0 = now();
+	int i = find(name);
+	if (i >= 0) {
+		T.took[i] = seconds;
+		T.done++;
+	}
 	char w[160];
 	where(T.done, w, sizeof(w));
 	snprintf(buf, (size_t)len, " (%s)", w);
@@ -121,15 +149,17 @@ static int slower(const void *a, const void *b)
 
 void run_times_finish(int whole_run)
 {
-	int order[MAX_GROUPS];
+	int order[MAX_GROUPS], n = 0;
 
 	run_times_erase();
-	for (int i = 0; i < T.done; i++)
-		order[i] = i;
-	qsort(order, (size_t)T.done, sizeof(order[0]), slower);
-	printf("-- the %d slowest groups:\n", T.done < SLOWEST ? T.done : SLOWEST);
-	for (int i = 0; i < T.done && i < SLOWEST; i++)
-		printf("--   %7.1f s  %s\n", T.took[order[i]], T.names[order[i]]);
+	for (int i = 0; i < T.count; i++)
+		if (T.took[i] >= 0)
+			order[n++] = i;
+	qsort(order, (size_t)n, sizeof(order[0]), slower);
+	printf("-- the %d slowest groups:\n", n < SLOWEST ? n : SLOWEST);
+	for (int i = 0; i < n && i < SLOWEST; i++)
+		printf("--   %7.1f s  %s%s\n", T.took[order[i]], T.names[order[i]],
+		       T.beside[order[i]] ? " (beside the others)" : "");
 	if (!whole_run || T.done < T.count)
 		return;
 	char tmp[4300];

@@ -20,8 +20,13 @@ void run_times_begin(const char *build, const char *const *names, int count);
 void run_times_draw(void);
 void run_times_erase(void);
 
-/* The group just ended: its seconds, and " (group N/M, ...)" for its line,
- * N being its own place. */
+/* A group starts in line, or starts beside the others (in a child
+ * runner: its remaining time overlaps theirs, so it leaves the estimate). */
+void run_times_group_start(const char *name);
+void run_times_beside(const char *name);
+
+/* A group ended: its seconds, and " (group N/M, ...)" for its line, N
+ * being how many have ended. */
 void run_times_group_done(const char *name, double seconds, char *where, int where_len);
 
 /* The ten slowest groups, one line each; the times file written when the

@@ -468,6 +468,10 @@ static int count_net_leftovers(void)
 	return n;
 }
 
+/* Whose processes a sweep ends: the run's (its temp root), or in a
+ * runner beside the others only its group's (ROOT/GROUP.). */
+static char sweep_root[PATH_MAX + 200];
+
 /* Processes of this run still alive (see proc_mentions); with kill_them,
  * each is sent SIGKILL as it is found. */
 static int sweep_processes(int kill_them)
@@ -479,7 +483,8 @@ static int sweep_processes(int kill_them)
 		return -1;
 	while ((e = readdir(d))) {
 		pid_t pid = atoi(e->d_name);
-		if (pid <= 0 || pid == getpid() || !proc_mentions(e->d_name, R.root))
+		if (pid <= 0 || pid == getpid() ||
+		    !proc_mentions(e->d_name, sweep_root[0] ? sweep_root : R.root))
 			continue;
 		n++;
 		if (kill_them)
@@ -496,8 +501,12 @@ static int count_leftovers(void)
 
 static void stress_stop(void);
 
+static pid_t beside_pid;   /* the runner beside the others, ended with this one */
+
 static void on_signal(int sig)
 {
+	if (beside_pid > 0)
+		kill(beside_pid, sig);
 	stress_stop();
 	cluster_down();
 	signal(sig, SIG_DFL);
@@ -852,6 +861,8 @@ static void run_cases(struct group_run *gr, int argc, char **argv, int first,
 	}
 }
 
+static int beside_child;   /* this process runs one group beside the others */
+
 static void run_group(const struct test_group *g, int argc, char **argv, int first,
 		      struct tally *t)
 {
@@ -859,6 +870,7 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 	const char *why = NULL;
 	int fatal = 0;
 	double t0 = now_s();
+	run_times_group_start(g->name);
 	const char *same = g->redundant ? g->redundant(g->env) : NULL;
 	char where[200];
 	if (same) {
@@ -893,9 +905,89 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 	close(gr.log_w);
 	close(gr.log_r);
 	run_times_group_done(g->name, now_s() - t0, where, sizeof(where));
+	if (beside_child)
+		snprintf(where, sizeof(where), " (beside the groups after it)");
 	run_times_erase();
 	printf("-- group %s: %.1f s%s\n", g->name, now_s() - t0, where);
 	fflush(stdout);
+	run_times_draw();
+}
+
+/* ------------------------------------------------------------ beside */
+
+/* The one group running beside the others: its child runner, whose
+ * output goes to a file of the run's root and whose tally comes back
+ * through a pipe. */
+static struct { pid_t pid; int tally_fd; double t0; const struct test_group *g;
+		char out[PATH_MAX + 300]; } B = { 0, -1, 0, NULL, "" };
+
+static void beside_start(const struct test_group *g, int argc, char **argv, int first,
+			 struct tally *in_line)
+{
+	int fds[2];
+	snprintf(B.out, sizeof(B.out), "%s/%s.beside", R.root, g->name);
+	int out = open(B.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fflush(stdout);
+	if (out < 0 || pipe2(fds, O_CLOEXEC) != 0) {
+		if (out >= 0)
+			close(out);
+		run_group(g, argc, argv, first, in_line);   /* in line, then */
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(out), close(fds[0]), close(fds[1]);
+		run_group(g, argc, argv, first, in_line);
+		return;
+	}
+	if (pid == 0) {
+		struct tally t = { 0, 0, 0 };
+		close(fds[0]);
+		dup2(out, 1);
+		beside_child = 1;
+		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, g->name);
+		run_times_erase();
+		run_group(g, argc, argv, first, &t);
+		fflush(stdout);
+		_exit(write(fds[1], &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+	}
+	close(out);
+	close(fds[1]);
+	B.pid = beside_pid = pid, B.tally_fd = fds[0], B.t0 = now_s(), B.g = g;
+	run_times_beside(g->name);
+	run_times_erase();
+	printf("-- group %s: started beside the groups after it\n", g->name);
+	fflush(stdout);
+}
+
+/* Wait for the group beside, print its output, count its cases. */
+static void beside_collect(struct tally *t)
+{
+	struct tally bt = { 0, 0, 0 };
+	char where[200], buf[8192];
+	int st = 0;
+	if (!B.pid)
+		return;
+	waitpid(B.pid, &st, 0);
+	int got = (int)read(B.tally_fd, &bt, sizeof(bt));
+	close(B.tally_fd);
+	run_times_erase();
+	int in = open(B.out, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	if (in >= 0)
+		close(in);
+	if (got != (int)sizeof(bt)) {
+		printf("FAIL group %s: its runner beside the others ended without a tally "
+		       "(status %d)\n", B.g->name, st);
+		bt.failed++;
+	}
+	t->passed += bt.passed, t->failed += bt.failed, t->skipped += bt.skipped;
+	run_times_group_done(B.g->name, now_s() - B.t0, where, sizeof(where));
+	printf("-- group %s collected: %.1f s%s\n", B.g->name, now_s() - B.t0, where);
+	fflush(stdout);
+	B.pid = beside_pid = 0;
 	run_times_draw();
 }
 
@@ -1110,12 +1202,19 @@ int main(int argc, char **argv)
 	if (all_stressed && strcmp(all_stressed, "1") == 0)
 		stress_start();
 	for (int gi = 0; test_groups[gi].name; gi++) {
-		if (!group_selected(&test_groups[gi], groups, ngroups))
+		const struct test_group *g = &test_groups[gi];
+		if (!group_selected(g, groups, ngroups))
 			continue;
-		run_group(&test_groups[gi], argc, argv, first, &t);
+		if (g->needs != TEST_NEEDS_NOTHING)
+			beside_collect(&t);   /* no cluster beside a group that runs one */
+		if (g->beside && !B.pid)
+			beside_start(g, argc, argv, first, &t);
+		else
+			run_group(g, argc, argv, first, &t);
 		if (gi == last_cluster)
 			cluster_down();
 	}
+	beside_collect(&t);
 	if (!stress.loops[0])
 		run_stress_reruns(groups, ngroups, argc, argv, first, &t);
 	stress_stop();

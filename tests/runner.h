@@ -55,6 +55,12 @@ struct test_group {
 	/* Left out of `make check-quick` (hvdtest -q): over half a minute
 	 * here, or processes that time one another. */
 	int slow;
+	/* Started in a child runner of its own and run beside the groups
+	 * after it, up to the first cluster group (collected there, or at
+	 * the end): its output comes in one piece when it ends. For a long
+	 * group that starts no cluster of the runner's and tolerates a busy
+	 * machine. */
+	int beside;
 };
 
 /* Checks: record file:line, print `FAIL name file:line: expr`, continue. */

@@ -98,6 +98,15 @@ const struct test_case selftest_next_tests[] = {
 	{ 0 }
 };
 
+/* ---- the hidden "selftest-beside" group: runs beside the next ---- */
+static void selftest_beside_sleeps(void) { sleep(2); CHECK(1); }
+
+const struct test_case selftest_beside_tests[] = {
+	{ "selftest_beside_sleeps", selftest_beside_sleeps },
+	{ "selftest_beside_fails", selftest_fails },
+	{ 0 }
+};
+
 /* ---- the hidden "selftest-stress" group: passes only under stress ---- */
 static int busy_children_of(pid_t pid)
 {
@@ -416,6 +425,30 @@ static void test_runner_says_where_the_time_goes(void)
 	test_proc_free(&p);
 }
 
+/* A group marked beside runs in a child runner while the next groups
+ * run; its output comes in one piece when it is collected, its cases
+ * count in the tally, and the run takes the longer of the two, not the sum. */
+static void test_runner_runs_a_group_beside(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -G selftest-beside -G selftest-next",
+		 test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 1);
+	const char *started = strstr(p.out, "-- group selftest-beside: started beside");
+	const char *other = strstr(p.out, "ok selftest_next_group_runs\n");
+	const char *slept = strstr(p.out, "ok selftest_beside_sleeps\n");
+	const char *collected = strstr(p.out, "-- group selftest-beside collected: ");
+	CHECK_MSG(started && other && slept && collected && started < other && other < slept &&
+		  slept < collected, "order: %s", p.out);
+	CHECK_CONTAINS(p.out, "FAIL selftest_beside_fails test_runner.c:");
+	CHECK_CONTAINS(p.out, "(beside the groups after it)");
+	CHECK_CONTAINS(p.out, "selftest-beside (beside the others)\n");
+	CHECK_STR(last_line(p.out), "2 passed, 1 failed");
+	test_proc_free(&p);
+}
+
 /* -q (make check-quick): the unit groups not marked slow, no cluster
  * group, no stress re-run; with -g it narrows that selection. */
 static void test_quick_keeps_the_fast_unit_groups(void)
@@ -468,6 +501,7 @@ const struct test_case runner_tests[] = {
 	{ "runner_says_where_the_time_goes", test_runner_says_where_the_time_goes },
 	{ "run_times_estimate_from_the_last_run", test_run_times_estimate_from_the_last_run },
 	{ "quick_keeps_the_fast_unit_groups", test_quick_keeps_the_fast_unit_groups },
+	{ "runner_runs_a_group_beside", test_runner_runs_a_group_beside },
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
 	{ "runner_lists_selection_and_refuses_empty", test_runner_lists_selection_and_refuses_empty },
