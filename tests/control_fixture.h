@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "control/control.h"
+#include "control/control_state.h"
 
 static inline struct control *fixture_control(int rank, int size, uint64_t fusion_bytes)
 {

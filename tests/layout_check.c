@@ -22,7 +22,7 @@
  *   check/           -> check and runtime/hvd.h (libhvd's public API) only
  * train/hooks.h (what a backend sees of train/) includes only libc; only
  * trainer/cmd/ names struct cli_options (the command line's options: the
- * loops take loop/config.h's configs); and no include cycle (file level). An include resolves like the build's
+ * loops take loop/loop_config.h's configs); and no include cycle (file level). An include resolves like the build's
  * -I: the including file's folder, then trainer/, runtime/, spank/.
  * What this is not: a symbol-level check (nm) or a build.
  */
@@ -414,7 +414,7 @@ int layout_check(const char *root, char *report, size_t len)
 	for (int f = 0; f < g->nfiles; f++) {
 		if (takes_the_options(g, g->files[f])) {
 			add(report, len, "layout: %s: names 'struct cli_options': only trainer/cmd/ "
-			    "sees the command line's options; a loop takes loop/config.h's configs\n",
+			    "sees the command line's options; a loop takes loop/loop_config.h's configs\n",
 			    g->files[f], "", "");
 			bad++;
 		}

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/auth.h"
-#include "control/control.h"
+#include "control/control_state.h"
 #include "observe/report.h"
 #include "control_fixture.h"
 #include "runner.h"

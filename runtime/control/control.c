@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control/control.h"
+#include "control/control_state.h"
 #include "core/fdio.h"
 
 

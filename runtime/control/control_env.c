@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control/control.h"
+#include "control/control_state.h"
 #include "observe/report.h"
 #include "control/control_env.h"
 #include "core/fdio.h"

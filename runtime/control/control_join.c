@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control/control.h"
+#include "control/control_state.h"
 
 #define JOIN_LOG_MAX 16
 

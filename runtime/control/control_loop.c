@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control/control.h"
+#include "control/control_state.h"
 #include "observe/report.h"
 
 static int peer_rank(const struct control *c, int i)

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "control/control.h"
+#include "control/control_state.h"
 #include "core/fdio.h"
 
 int control_send_msg(int fd, uint32_t type, const void *payload, uint32_t len)

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control/control.h"
+#include "control/control_state.h"
 
 static const char *negotiate_phase(const struct fusion_item *it)
 {

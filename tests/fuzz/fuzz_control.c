@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "core/auth.h"
-#include "control/control.h"
+#include "control/control_state.h"
 #include "../control_fixture.h"
 
 

@@ -8,7 +8,7 @@
 #define HVD_TRAINER_CMD_CONFIG_H
 
 #include "cmd/options.h"
-#include "loop/config.h"
+#include "loop/loop_config.h"
 
 struct session_config session_config_of(const struct cli_options *o);
 struct data_config data_config_of(const struct cli_options *o);

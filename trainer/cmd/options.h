@@ -1,9 +1,9 @@
 /* cmd/options.h - every setting of `chexnet train | eval | predict |
  * bench | locate` as the command line gives it (struct cli_options),
  * filled by cmd/cli.c's parser; cmd/config.c turns it into the loops'
- * configs (loop/config.h). Only cmd/ sees it.
+ * configs (loop/loop_config.h). Only cmd/ sees it.
  * What this is not: parsing, defaults or help (cmd/cli.h), or what a
- * loop takes (loop/config.h).
+ * loop takes (loop/loop_config.h).
  */
 #ifndef HVD_TRAINER_CMD_OPTIONS_H
 #define HVD_TRAINER_CMD_OPTIONS_H

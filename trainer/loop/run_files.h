@@ -22,7 +22,7 @@
 #ifndef HVD_TRAINER_LOOP_RUN_FILES_H
 #define HVD_TRAINER_LOOP_RUN_FILES_H
 
-#include "loop/config.h"
+#include "loop/loop_config.h"
 
 /* The names a run of c writes in OUT (for run.json's "files"); *count set. */
 const char *const *run_files_written(const struct train_config *c, int *count);

@@ -7,7 +7,7 @@
 
 #include "base/clock.h"
 #include "backend/backend.h"
-#include "loop/config.h"
+#include "loop/loop_config.h"
 #include "data/load/loader.h"
 #include "base/rng.h"
 

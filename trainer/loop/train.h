@@ -8,7 +8,7 @@
 #ifndef HVD_TRAINER_LOOP_TRAIN_H
 #define HVD_TRAINER_LOOP_TRAIN_H
 
-#include "loop/config.h"
+#include "loop/loop_config.h"
 
 int train_run(const struct train_config *c);
 

@@ -10,7 +10,7 @@
 #ifndef HVD_TRAINER_RUN_TRAIN_REPORT_H
 #define HVD_TRAINER_RUN_TRAIN_REPORT_H
 
-#include "loop/config.h"
+#include "loop/loop_config.h"
 #include "loop/evaluate.h"
 
 /* This rank, over the whole run. */

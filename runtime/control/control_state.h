@@ -1,11 +1,11 @@
-/* control.h - internals shared by the control plane's files: control.c
+/* control_state.h - internals shared by the control plane's files: control.c
  * (listening, connecting), control_join.c (rank 0 admits workers),
  * control_msg.c (frames out), control_loop.c (the control thread:
  * heartbeats, stall inspector, abort broadcast), control_nego.c
  * (negotiation). What it does not do: anything public.
  */
-#ifndef HVD_CONTROL_H
-#define HVD_CONTROL_H
+#ifndef HVD_CONTROL_STATE_H
+#define HVD_CONTROL_STATE_H
 
 #include <pthread.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* loop/config.h - what the loops take, in small typed parts, built by
+/* loop/loop_config.h - what the loops take, in small typed parts, built by
  * cmd/ from the command line (cmd/config.c) or by a test:
  *   session_config  the model and the backend it runs on
  *   data_config     where images come from and the view the loader gives
@@ -7,8 +7,8 @@
  * What this is not: the command line (cmd/options.h), parsing or
  * defaults (cmd/cli.c), or checks of settings against each other.
  */
-#ifndef HVD_TRAINER_LOOP_CONFIG_H
-#define HVD_TRAINER_LOOP_CONFIG_H
+#ifndef HVD_TRAINER_LOOP_LOOP_CONFIG_H
+#define HVD_TRAINER_LOOP_LOOP_CONFIG_H
 
 #include <stdint.h>
 
