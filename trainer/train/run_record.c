@@ -325,7 +325,7 @@ static int has_control(const cJSON *n)
 	return 0;
 }
 
-static int check_record(const cJSON *root, struct run_settings *s, const char *path,
+static int check_record_fields(const cJSON *root, struct run_settings *s, const char *path,
 			struct trainer_error *err)
 {
 	const cJSON *e, *format = cJSON_GetObjectItemCaseSensitive(root, "format");
@@ -372,7 +372,7 @@ static cJSON *load(const char *path, struct run_settings *s, struct trainer_erro
 	if (!root)
 		trainer_error_set(err, "run record: '%s': not JSON (at byte %ld)", path,
 				  end ? (long)(end - text) : 0L);
-	else if (check_record(root, s, path, err)) {
+	else if (check_record_fields(root, s, path, err)) {
 		cJSON_Delete(root);
 		root = NULL;
 	}
