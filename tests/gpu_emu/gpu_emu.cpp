@@ -88,12 +88,14 @@ struct emu_fibers {
 	bool from_scheduler = false;         /* the fiber starting now came from it */
 
 	/* The next fiber that has not finished, after the current one in
-	 * thread order (a barrier round wraps to the first), or -1. */
+	 * thread order (a barrier round wraps to the first), or -1. No
+	 * division: this runs once per thread per barrier. */
 	int next_fiber(void)
 	{
-		unsigned n = (unsigned)sp.size();
+		unsigned n = (unsigned)sp.size(), t = current;
 		for (unsigned k = 1; k <= n; k++) {
-			unsigned t = (current + k) % n;
+			if (++t == n)
+				t = 0;
 			if (!done[t])
 				return (int)t;
 		}
