@@ -373,6 +373,103 @@ static void test_low_precision_conversions(void)
 	CHECK(gpu_emu_threads_started() > 0);
 }
 
+/* n floats as dt (fp32 copied, fp16/bf16 rounded by the cast kernel). */
+static void *as_dtype(enum gpu_dtype dt, const float *f, size_t n)
+{
+	void *p = malloc(n * (dt == GPU_F32 ? 4 : 2));
+	if (dt == GPU_F32)
+		memcpy(p, f, n * 4);
+	else
+		CHECK_INT(gpu_emu.cast(0, dt, f, p, n), 0);
+	return p;
+}
+
+#define CHECK_SAME_BITS(a, b, bytes, what, dt, count) \
+	CHECK_MSG(!memcmp((a), (b), (bytes)), "%s (dtype %d, sums of %d): the fold's bits " \
+		  "differ from the tree's", (what), (int)(dt), (count))
+
+/* block_sum (gpu_k_common.cuh) as the emulated device runs it, thread 0
+ * folding the tree's levels between 2 barriers (3 in all), gives the bits
+ * of the tree nvcc compiles (10 barriers; what the other cases here run
+ * against ref): batch norm forward and backward (ReLU, accumulating dx)
+ * in fp32, fp16 and bf16 (block_sum<float>) over channels of 1 to 600
+ * elements of mixed magnitudes, and the loss (block_sum<double>). */
+static void test_block_sum_fold_equals_tree(void)
+{
+	enum { C = 3 };
+	static const int shapes[][3] = { { 1, 1, 1 }, { 1, 5, 9 }, { 4, 8, 8 }, { 3, 10, 20 } };
+	struct gpu_bn_args a = { (float)REF_BN_EPS, (float)REF_BN_MOMENTUM, 1 };
+	struct rng r;
+
+	rng_seed(&r, 71);
+	for (int t = GPU_F32; t <= GPU_BF16; t++)
+		for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
+			enum gpu_dtype dt = (enum gpu_dtype)t;
+			int n = shapes[k][0], h = shapes[k][1], w = shapes[k][2], count = n * h * w;
+			size_t total = (size_t)n * C * h * w, bytes = total * (dt == GPU_F32 ? 4 : 2);
+			float *f = malloc(total * sizeof(float));
+			void *in[3];   /* x, dy, dx before the backward adds to it */
+			for (int v = 0; v < 3; v++) {
+				for (size_t i = 0; i < total; i++)
+					f[i] = (float)((rng_normal(&r) + 1.5) * exp(3 * rng_uniform(&r)));
+				in[v] = as_dtype(dt, f, total);
+			}
+			float gamma[C], beta[C], st[2][6][C];   /* mean, invstd, rm, rv, dg, db */
+			void *y[2], *dx[2];
+			unsigned long met[2];
+			for (int c = 0; c < C; c++)
+				gamma[c] = 0.5f + 0.25f * c, beta[c] = 0.1f - 0.2f * c;
+			for (int fold = 0; fold < 2; fold++) {
+				struct gpu_view xv = { in[0], n, C, h, w, (long long)C * h * w };
+				struct gpu_view yv = xv, dyv = xv, dxv = xv;
+				y[fold] = malloc(bytes);
+				dx[fold] = malloc(bytes);
+				memcpy(dx[fold], in[2], bytes);
+				yv.data = y[fold], dyv.data = in[1], dxv.data = dx[fold];
+				for (int c = 0; c < C; c++)
+					st[fold][2][c] = 0.1f * c, st[fold][3][c] = 1.0f + 0.3f * c;
+				gpu_emu_fold_sums(fold);
+				unsigned long before = gpu_emu_barriers();
+				CHECK_INT(gpu_emu.bn_fwd_train(0, dt, xv, gamma, beta, a, yv, st[fold][0],
+							       st[fold][1], st[fold][2], st[fold][3]), 0);
+				met[fold] = gpu_emu_barriers() - before;
+				CHECK_INT(gpu_emu.bn_bwd(0, dt, xv, yv, dyv, gamma, 1, st[fold][0],
+							 st[fold][1], dxv, 1, st[fold][4], st[fold][5]), 0);
+			}
+			gpu_emu_fold_sums(0);
+			/* each of C blocks: 2 sums, every thread at 10 barriers each (tree), 3 (fold) */
+			CHECK_MSG(met[0] == C * 256UL * 2 * 10 && met[1] == C * 256UL * 2 * 3,
+				  "barriers met by the forward: tree %lu, fold %lu", met[0], met[1]);
+			CHECK_SAME_BITS(st[0], st[1], sizeof(st[0]), "mean, invstd, running stats, "
+					"dgamma, dbeta", dt, count);
+			CHECK_SAME_BITS(y[0], y[1], bytes, "bn forward y", dt, count);
+			CHECK_SAME_BITS(dx[0], dx[1], bytes, "bn dx", dt, count);
+			for (int v = 0; v < 3; v++)
+				free(in[v]);
+			free(f), free(y[0]), free(y[1]), free(dx[0]), free(dx[1]);
+		}
+
+	static const int losses[][2] = { { 1, 1 }, { 7, 14 }, { 40, 14 } };
+	for (size_t k = 0; k < sizeof(losses) / sizeof(losses[0]); k++) {
+		int n = losses[k][0], classes = losses[k][1], total = n * classes;
+		float z[40 * 14], labels[40 * 14], wp[14], wn[14], dy[2][40 * 14];
+		double acc[2][2] = { { 0.5, 0 }, { 0.5, 0 } };
+		for (int i = 0; i < total; i++) {
+			z[i] = (float)(rng_normal(&r) * exp(2 * rng_uniform(&r)));
+			labels[i] = rng_uniform(&r) < 0.3 ? 1.0f : 0.0f;
+		}
+		for (int c = 0; c < classes; c++)
+			wp[c] = 0.2f + 0.1f * c, wn[c] = 1.3f - 0.05f * c;
+		for (int fold = 0; fold < 2; fold++) {
+			gpu_emu_fold_sums(fold);
+			CHECK_INT(gpu_emu.bce(0, z, labels, wp, wn, n, classes, dy[fold], acc[fold]), 0);
+		}
+		gpu_emu_fold_sums(0);
+		CHECK_SAME_BITS(acc[0], acc[1], sizeof(acc[0]), "loss sum (double)", GPU_F32, total);
+		CHECK_SAME_BITS(dy[0], dy[1], total * sizeof(float), "loss dy", GPU_F32, total);
+	}
+}
+
 const struct test_case gpu_emu_tests[] = {
 	{ "bce_matches_loss_c", test_bce_matches_loss_c },
 	{ "bn_matches_ref", test_bn_matches_ref },
@@ -386,5 +483,6 @@ const struct test_case gpu_emu_tests[] = {
 	{ "sgd_matches_optim", test_sgd_matches_optim },
 	{ "input_images_match_input_norm", test_input_images_match_input_norm },
 	{ "low_precision_conversions", test_low_precision_conversions },
+	{ "block_sum_fold_equals_tree", test_block_sum_fold_equals_tree },
 	{ 0 }
 };

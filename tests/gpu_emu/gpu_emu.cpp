@@ -3,8 +3,9 @@
  * of a .cu file into `emu_launch_at(grid, block, shm, s).run(K, args)`
  * (and drops `extern "C"`, so these copies live in namespace emu and
  * never clash with the real kernels' symbols); everything else is the
- * kernel source as nvcc sees it, with CUDA's qualifiers defined away and
- * threadIdx/blockIdx/blockDim/gridDim/__syncthreads emulated.
+ * kernel source as nvcc sees it, with CUDA's qualifiers defined away,
+ * threadIdx/blockIdx/blockDim/gridDim/__syncthreads emulated and
+ * GPU_K_EMU_FOLD defined (block_sum's fold, gpu_k_common.cuh).
  * Built twice: into the test runner of every CUDA build (namespace emu,
  * the gpu_emu table), and with GPU_EMU_DEVICE as the emulated device's
  * gpu_k_* in `make GPU_EMU=1` (tests/gpu_emu/fake_cuda.cpp).
@@ -46,7 +47,17 @@ struct emu_dim3 {
 static thread_local emu_dim3 emu_thread_idx, emu_block_idx;
 static emu_dim3 emu_block_dim, emu_grid_dim;
 static std::atomic<unsigned long> emu_started{0};
+static unsigned long emu_barriers;   /* __syncthreads met, per thread */
 static int emu_synced;   /* launches run one at a time (the device lock) */
+/* block_sum as thread 0's fold of the tree's levels (gpu_k_common.cuh's
+ * GPU_K_EMU_FOLD: the same sums at 3 barriers, not 10): always on the
+ * emulated device; in the runner's table the tree nvcc compiles unless a
+ * test asks for the fold (gpu-emu compares the two bit for bit). */
+#ifdef GPU_EMU_DEVICE
+static const int emu_fold_sums = 1;
+#else
+static int emu_fold_sums = 0;
+#endif
 
 /* CUDA's device math that the C library lacks (rsqrtf: 2 ulp on a GPU). */
 static inline float rsqrtf(float x)
@@ -196,6 +207,7 @@ void emu_fibers::entry(void)
 static void emu_syncthreads(void)
 {
 	emu_synced = 1;
+	emu_barriers++;
 	fibers.leave(false);
 }
 /* Per kernel (its address): 1 if it met __syncthreads in its first block. */
@@ -279,6 +291,7 @@ struct emu_launch_at {
 #define blockDim emu_block_dim
 #define gridDim emu_grid_dim
 #define __syncthreads emu_syncthreads
+#define GPU_K_EMU_FOLD emu_fold_sums
 #define cudaGetLastError() cudaSuccess
 
 #ifdef GPU_EMU_DEVICE
@@ -308,5 +321,15 @@ extern "C" const struct gpu_emu_kernels gpu_emu = {
 extern "C" unsigned long gpu_emu_threads_started(void)
 {
 	return emu_started;
+}
+
+extern "C" unsigned long gpu_emu_barriers(void)
+{
+	return emu_barriers;
+}
+
+extern "C" void gpu_emu_fold_sums(int on)
+{
+	emu_fold_sums = on;
 }
 #endif

@@ -49,6 +49,12 @@ extern "C" {
 extern const struct gpu_emu_kernels gpu_emu;
 /* Threads started by all launches so far (a test can see a launch ran). */
 unsigned long gpu_emu_threads_started(void);
+/* __syncthreads met by all launches so far, one per thread at each. */
+unsigned long gpu_emu_barriers(void);
+/* block_sum (gpu_k_common.cuh) as the tree nvcc compiles (0, the
+ * default) or as the emulated device runs it, thread 0 folding the
+ * tree's levels in the same order (1). */
+void gpu_emu_fold_sums(int on);
 #ifdef __cplusplus
 }
 #endif
