@@ -50,7 +50,7 @@ static std::atomic<unsigned long> emu_started{0};
 static unsigned long emu_barriers;   /* __syncthreads met, per thread */
 static int emu_synced;   /* launches run one at a time (the device lock) */
 /* block_sum as thread 0's fold of the tree's levels (gpu_k_common.cuh's
- * GPU_K_EMU_FOLD: the same sums at 3 barriers, not 10): always on the
+ * GPU_K_EMU_FOLD: the same sums at 2 barriers, not 10): always on the
  * emulated device; in the runner's table the tree nvcc compiles unless a
  * test asks for the fold (gpu-emu compares the two bit for bit). */
 #ifdef GPU_EMU_DEVICE

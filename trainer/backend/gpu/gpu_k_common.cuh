@@ -77,12 +77,14 @@ static inline unsigned grid_for(long long elems)
  * order; every thread gets it: a tree, one level per barrier.
  * GPU_K_EMU_FOLD exists only in the CPU emulator (tests/gpu_emu/gpu_emu.cpp;
  * nvcc never sees it): when it is true, thread 0 makes the tree's
- * additions itself, level by level, each level in thread order, between
- * two barriers. The same additions of the same operands in the same
- * order give the same sum bit for bit at 3 barriers instead of 10; the
- * emulator pays one fiber switch per thread per barrier, which made this
- * tree most of an emulated training step. Group gpu-emu runs the tree
- * (the kernels against ref) and compares the two bit for bit. */
+ * additions itself, level by level, each level in thread order, and
+ * leaves the sum in `folded`, which every thread reads before it can
+ * reach the next sum's first barrier. The same additions of the same
+ * operands in the same order give the same sum bit for bit at 2 barriers
+ * instead of 10; the emulator pays one fiber switch per thread per
+ * barrier, which made this tree most of an emulated training step.
+ * Group gpu-emu runs the tree (the kernels against ref) and compares the
+ * two bit for bit. */
 template <typename T>
 __device__ __forceinline__ T block_sum(T v, T *shared)
 {
@@ -90,12 +92,16 @@ __device__ __forceinline__ T block_sum(T v, T *shared)
 	__syncthreads();
 #ifdef GPU_K_EMU_FOLD
 	if (GPU_K_EMU_FOLD) {
-		if (threadIdx.x == 0)
+		__shared__ T folded;
+		if (threadIdx.x == 0) {
 			for (int half = GPU_K_THREADS / 2; half > 0; half /= 2)
 				for (int t = 0; t < half; t++)
 					shared[t] += shared[t + half];
+			folded = shared[0];
+		}
 		__syncthreads();
-	} else
+		return folded;
+	}
 #endif
 	for (int half = GPU_K_THREADS / 2; half > 0; half /= 2) {
 		if ((int)threadIdx.x < half)
