@@ -921,6 +921,10 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 static struct { pid_t pid; int tally_fd; double t0; const struct test_group *g;
 		char out[PATH_MAX + 300]; } B = { 0, -1, 0, NULL, "" };
 
+/* What the runner beside sends back: its tally and its own seconds (it
+ * may be collected long after it ended). */
+struct beside_result { struct tally t; double seconds; };
+
 static void beside_start(const struct test_group *g, int argc, char **argv, int first,
 			 struct tally *in_line)
 {
@@ -941,15 +945,16 @@ static void beside_start(const struct test_group *g, int argc, char **argv, int 
 		return;
 	}
 	if (pid == 0) {
-		struct tally t = { 0, 0, 0 };
+		struct beside_result r = { { 0, 0, 0 }, now_s() };
 		close(fds[0]);
 		dup2(out, 1);
 		beside_child = 1;
 		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, g->name);
 		run_times_erase();
-		run_group(g, argc, argv, first, &t);
+		run_group(g, argc, argv, first, &r.t);
 		fflush(stdout);
-		_exit(write(fds[1], &t, sizeof(t)) == sizeof(t) ? 0 : 1);
+		r.seconds = now_s() - r.seconds;
+		_exit(write(fds[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
 	}
 	close(out);
 	close(fds[1]);
@@ -963,13 +968,15 @@ static void beside_start(const struct test_group *g, int argc, char **argv, int 
 /* Wait for the group beside, print its output, count its cases. */
 static void beside_collect(struct tally *t)
 {
-	struct tally bt = { 0, 0, 0 };
+	struct beside_result r = { { 0, 0, 0 }, 0 };
 	char where[200], buf[8192];
 	int st = 0;
 	if (!B.pid)
 		return;
+	double waited = now_s();
 	waitpid(B.pid, &st, 0);
-	int got = (int)read(B.tally_fd, &bt, sizeof(bt));
+	waited = now_s() - waited;
+	int got = (int)read(B.tally_fd, &r, sizeof(r));
 	close(B.tally_fd);
 	run_times_erase();
 	int in = open(B.out, O_RDONLY | O_CLOEXEC);
@@ -978,14 +985,16 @@ static void beside_collect(struct tally *t)
 		fwrite(buf, 1, (size_t)n, stdout);
 	if (in >= 0)
 		close(in);
-	if (got != (int)sizeof(bt)) {
+	if (got != (int)sizeof(r)) {
 		printf("FAIL group %s: its runner beside the others ended without a tally "
 		       "(status %d)\n", B.g->name, st);
-		bt.failed++;
+		r.t.failed++;
+		r.seconds = now_s() - B.t0;
 	}
-	t->passed += bt.passed, t->failed += bt.failed, t->skipped += bt.skipped;
-	run_times_group_done(B.g->name, now_s() - B.t0, where, sizeof(where));
-	printf("-- group %s collected: %.1f s%s\n", B.g->name, now_s() - B.t0, where);
+	t->passed += r.t.passed, t->failed += r.t.failed, t->skipped += r.t.skipped;
+	run_times_group_done(B.g->name, r.seconds, where, sizeof(where));
+	printf("-- group %s collected: it took %.1f s, the run waited %.1f s for it%s\n",
+	       B.g->name, r.seconds, waited, where);
 	fflush(stdout);
 	B.pid = beside_pid = 0;
 	run_times_draw();
