@@ -205,8 +205,19 @@ static void test_other_uids_entries_and_planted_files_are_set_aside(void)
 	test_proc_free(&p);
 }
 
-/* eval --plots, curves --out, predict --cam: a link (or another user's
- * file) where a PNG goes is left as it is, its target untouched. */
+/* eval --plots into plots/ and curves --out curves.png, each finding
+ * what the case put at plots/roc.png and curves.png: refused, unchanged. */
+static void pictures_refused(void)
+{
+	refused_unchanged("\"$B\"/chexnet eval --checkpoint real/best " DATA " --plots plots "
+			  "--size 64 --threads 1", "--plots: 'plots/roc.png': there, and not a "
+			  "regular file of this user's: left alone");
+	refused_unchanged("\"$B\"/chexnet curves real --out curves.png", "curves: --out: "
+			  "'curves.png': there, and not a regular file of this user's: left alone");
+}
+
+/* eval --plots, curves --out, predict --cam: a link where a PNG goes is
+ * left as it is, its target untouched. */
 static void test_pictures_never_written_through_links(void)
 {
 	struct test_proc p;
@@ -218,11 +229,7 @@ static void test_pictures_never_written_through_links(void)
 	   "ln -s ../victim.txt cams/00000001_000_Effusion.png", &p, 60);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
 	test_proc_free(&p);
-	refused_unchanged("\"$B\"/chexnet eval --checkpoint real/best " DATA " --plots plots "
-			  "--size 64 --threads 1", "--plots: 'plots/roc.png': there, and not a "
-			  "regular file of this user's: left alone");
-	refused_unchanged("\"$B\"/chexnet curves real --out curves.png", "curves: --out: "
-			  "'curves.png': there, and not a regular file of this user's: left alone");
+	pictures_refused();
 	refused_unchanged("\"$B\"/chexnet predict --checkpoint real/best --threads 1 --cam cams "
 			  "--cam-classes Effusion syn/images/00000001_000.png",
 			  "--cam: 'cams/00000001_000_Effusion.png': there, and not a regular "
@@ -244,11 +251,7 @@ static void test_other_users_files_where_outputs_go(void)
 	   "\"$B\"/chexnet synth --out syn --count 4 --size 32", &p, 60);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
 	test_proc_free(&p);
-	refused_unchanged("\"$B\"/chexnet eval --checkpoint real/best " DATA " --plots plots "
-			  "--size 64 --threads 1", "--plots: 'plots/roc.png': there, and not a "
-			  "regular file of this user's: left alone");
-	refused_unchanged("\"$B\"/chexnet curves real --out curves.png", "curves: --out: "
-			  "'curves.png': there, and not a regular file of this user's: left alone");
+	pictures_refused();
 	refused_unchanged("\"$B\"/chexnet pack --data syn --out pk --size 16",
 			  "pack: 'pk/index.txt': not a regular file of this user's");
 }

@@ -95,14 +95,15 @@ int whole_file_stream_commit(FILE *f, const char *tmp, const char *path)
 	return fd < 0 ? (whole_file_abandon(-1, tmp), -1) : whole_file_commit(fd, tmp, path);
 }
 
-int whole_file_put_bytes(const char *path, const void *data, size_t len, mode_t mode)
+const char *whole_file_why(int err)
 {
-	char tmp[4608];
-	const char *p = data;
-	int fd = whole_file_open(path, tmp, sizeof(tmp), mode);
+	return err == EEXIST ? "there, and not a regular file of this user's: left alone"
+			     : strerror(err);
+}
 
-	if (fd < 0)
-		return -1;
+/* All of data to fd; 0 or -1 with errno set. */
+static int write_all(int fd, const char *p, size_t len)
+{
 	while (len) {
 		ssize_t n = write(fd, p, len);
 		if (n < 0 && errno == EINTR)
@@ -110,16 +111,40 @@ int whole_file_put_bytes(const char *path, const void *data, size_t len, mode_t 
 		if (n <= 0) {
 			if (n == 0)
 				errno = EIO;
-			whole_file_abandon(fd, tmp);
 			return -1;
 		}
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/* data, then tail (may be ""), as PATH. */
+static int put(const char *path, const void *data, size_t len, const char *tail, mode_t mode)
+{
+	char tmp[4608];
+	int fd = whole_file_open(path, tmp, sizeof(tmp), mode);
+
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len) || write_all(fd, tail, strlen(tail))) {
+		whole_file_abandon(fd, tmp);
+		return -1;
+	}
 	return whole_file_commit(fd, tmp, path);
+}
+
+int whole_file_put_bytes(const char *path, const void *data, size_t len, mode_t mode)
+{
+	return put(path, data, len, "", mode);
 }
 
 int whole_file_put(const char *path, const char *text, mode_t mode)
 {
-	return whole_file_put_bytes(path, text, strlen(text), mode);
+	return put(path, text, strlen(text), "", mode);
+}
+
+int whole_file_put_line(const char *path, const char *text, mode_t mode)
+{
+	return put(path, text, strlen(text), "\n", mode);
 }

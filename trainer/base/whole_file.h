@@ -19,6 +19,12 @@
 /* 0, or -1 with errno set (the temporary removed). */
 int whole_file_put(const char *path, const char *text, mode_t mode);
 int whole_file_put_bytes(const char *path, const void *data, size_t len, mode_t mode);
+/* text and a newline after it (a JSON document printed by cJSON). */
+int whole_file_put_line(const char *path, const char *text, mode_t mode);
+
+/* The reason for a caller's line after -1 with errno err: EEXIST says
+ * PATH was left alone (not a regular file of this user's). */
+const char *whole_file_why(int err);
 
 /* For a writer that streams: the temporary's descriptor (its name in tmp),
  * or -1 with errno set. Then whole_file_commit (fsync, close, rename;

@@ -155,8 +155,7 @@ int eval_write_test(const char *out, const struct evaluation *ev, int bootstrap,
 		eval_report_json(f, &r, last, "test", ev->loss);
 	eval_report_free(&r);
 	if (!f || whole_file_stream_commit(f, tmp, path)) {
-		fprintf(stderr, "chexnet: --test: '%s': %s\n", path, errno == EEXIST ?
-			"there, and not a regular file of this user's: left alone" : strerror(errno));
+		fprintf(stderr, "chexnet: --test: '%s': %s\n", path, whole_file_why(errno));
 		return -1;
 	}
 	return 0;

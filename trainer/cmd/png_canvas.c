@@ -40,7 +40,6 @@ int png_canvas_write(cairo_surface_t *s, const char *path, char *why, size_t why
 	}
 	if (whole_file_stream_commit(f, tmp, path) == 0)
 		return 0;
-	snprintf(why, why_len, "%s", errno == EEXIST ?
-		 "there, and not a regular file of this user's: left alone" : strerror(errno));
+	snprintf(why, why_len, "%s", whole_file_why(errno));
 	return -1;
 }

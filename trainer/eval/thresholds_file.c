@@ -91,20 +91,12 @@ int thresholds_save(const char *checkpoint, const struct thresholds *t,
 	cJSON *root = to_json(t, crc);
 	char *text = cJSON_Print(root);
 	cJSON_Delete(root);
-	size_t len = text ? strlen(text) : 0;
-	char *line = text ? realloc(text, len + 2) : NULL;
-	if (!line) {
-		free(text);
+	if (!text)
 		return trainer_error_set(err, "thresholds: '%s': out of memory", path);
-	}
-	memcpy(line + len, "\n", 2);
-	int rc = whole_file_put_bytes(path, line, len + 1, 0644);
-	free(line);
-	if (rc == 0)
-		return 0;
-	return trainer_error_set(err, "thresholds: '%s': %s", path, errno == EEXIST ?
-				 "there, and not a regular file of this user's: left alone" :
-				 strerror(errno));
+	int rc = whole_file_put_line(path, text, 0644);
+	free(text);
+	return rc == 0 ? 0 : trainer_error_set(err, "thresholds: '%s': %s", path,
+					       whole_file_why(errno));
 }
 
 static char *read_text(const char *path)

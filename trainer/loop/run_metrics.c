@@ -55,8 +55,7 @@ static int rewrite_csv(const char *path, const struct metrics_row *rows, size_t 
 	for (size_t i = 0; i < keep; i++)
 		metrics_csv_row(f, &rows[i], cells);
 	if (whole_file_stream_commit(f, tmp, path)) {
-		fprintf(stderr, "chexnet: metrics: '%s': %s\n", path, errno == EEXIST ?
-			"there, and not a regular file of this user's: left alone" : strerror(errno));
+		fprintf(stderr, "chexnet: metrics: '%s': %s\n", path, whole_file_why(errno));
 		return -1;
 	}
 	return 0;

@@ -106,20 +106,10 @@ static int write_json(const char *dir, cJSON *root, struct trainer_error *err)
 	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, dir);
 	if (!text)
 		return trainer_error_set(err, "run record: '%s': out of memory", path);
-	size_t len = strlen(text);
-	char *line = realloc(text, len + 2);
-	if (!line) {
-		free(text);
-		return trainer_error_set(err, "run record: '%s': out of memory", path);
-	}
-	memcpy(line + len, "\n", 2);
-	int rc = whole_file_put_bytes(path, line, len + 1, 0644);
-	free(line);
-	if (rc)
-		return trainer_error_set(err, "run record: '%s': %s", path, errno == EEXIST ?
-					 "there, and not a regular file of this user's: left alone" :
-					 strerror(errno));
-	return 0;
+	int rc = whole_file_put_line(path, text, 0644);
+	free(text);
+	return rc == 0 ? 0 : trainer_error_set(err, "run record: '%s': %s", path,
+					       whole_file_why(errno));
 }
 
 int run_record_create(const char *dir, const struct run_session *s, struct trainer_error *err)

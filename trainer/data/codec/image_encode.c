@@ -51,9 +51,7 @@ int image_write_file_atomic(const char *path, const void *data, size_t bytes,
 			    char *err, size_t err_bytes)
 {
 	if (whole_file_put_bytes(path, data, bytes, 0644) != 0) {
-		snprintf(err, err_bytes, "chexnet: '%s': %s", path, errno == EEXIST ?
-			 "there, and not a regular file of this user's: left alone" :
-			 strerror(errno ? errno : EIO));
+		snprintf(err, err_bytes, "chexnet: '%s': %s", path, whole_file_why(errno ? errno : EIO));
 		return -1;
 	}
 	return 0;

@@ -189,9 +189,11 @@ int shard_writer_finish(struct shard_writer *w, char *err, size_t err_bytes)
 		shard_writer_abort(w);
 		return -1;
 	}
-	if (!whole_file_ours(w->path) || rename(w->tmp_path, w->path) != 0) {
-		snprintf(err, err_bytes, "chexnet: shard '%s': %s", w->path, whole_file_ours(w->path) ?
-			 strerror(errno) : "there, and not a regular file of this user's: left alone");
+	int ours = whole_file_ours(w->path);
+	if (!ours)
+		errno = EEXIST;
+	if (!ours || rename(w->tmp_path, w->path) != 0) {
+		snprintf(err, err_bytes, "chexnet: shard '%s': %s", w->path, whole_file_why(errno));
 		unlink(w->tmp_path);
 		return -1;
 	}

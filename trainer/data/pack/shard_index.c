@@ -49,8 +49,7 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		fputc('\n', f);
 	}
 	if (whole_file_stream_commit(f, tmp, path) != 0) {
-		snprintf(err, err_bytes, "chexnet: index '%s': %s", path, errno == EEXIST ?
-			 "there, and not a regular file of this user's: left alone" : strerror(errno));
+		snprintf(err, err_bytes, "chexnet: index '%s': %s", path, whole_file_why(errno));
 		return -1;
 	}
 	shard_fsync_dir_of(path);   /* the index is what makes the pack complete */
