@@ -14,6 +14,7 @@
 
 #include "base/regular_file.h"
 #include "loop/run_files.h"
+#include "train/checkpoint_replace.h"
 #include "train/run_record.h"
 
 /* Every name a run writes in OUT, and whether it is a folder: the only
@@ -60,14 +61,22 @@ static int name_of(const char *name, const char *base)
 	       (!name[n] || !strncmp(name + n, ".tmp-", 5) || !strncmp(name + n, ".old-", 5));
 }
 
-/* The index in written[] of the own entry name (or its leftover), or -1. */
+/* The index in written[] of name, or -1. */
+static int written_index(const char *name)
+{
+	for (int k = 0; k < WRITTEN_COUNT; k++)
+		if (!strcmp(name, written[k]))
+			return k;
+	return -1;
+}
+
+/* The index in written[] of the own entry name (or its leftover), or -1
+ * (own holds only written names: keep_written). */
 static int own_name(const struct run_files *own, const char *name)
 {
 	for (int i = 0; i < own->count; i++)
 		if (name_of(name, own->name[i]))
-			for (int k = 0; k < WRITTEN_COUNT; k++)
-				if (!strcmp(own->name[i], written[k]))
-					return k;
+			return written_index(own->name[i]);
 	return -1;
 }
 
@@ -75,14 +84,9 @@ static int own_name(const struct run_files *own, const char *name)
  * best/ (and their leftovers) the checkpoint's files. */
 static int inner_own(const char *folder, const char *name)
 {
-	static const char *const checkpoint[] = { "model.safetensors", "training.safetensors",
-						  "thresholds.json" };
 	if (!strcmp(folder, "tb"))
 		return !strncmp(name, "events.out.tfevents.", 20);
-	for (int i = 0; i < 3; i++)
-		if (name_of(name, checkpoint[i]))
-			return 1;
-	return 0;
+	return checkpoint_own_file(name);
 }
 
 static int special(const char *out, const char *name, mode_t mode)
@@ -167,10 +171,7 @@ static void keep_written(struct run_files *own, char *claimed, size_t len)
 	size_t used = 0;
 
 	for (int i = 0; i < own->count; i++) {
-		int known = 0;
-		for (int k = 0; k < WRITTEN_COUNT; k++)
-			known |= !strcmp(own->name[i], written[k]);
-		if (known)
+		if (written_index(own->name[i]) >= 0)
 			memmove(own->name[kept++], own->name[i], RUN_FILE_NAME);
 		else if (used < len)
 			used += (size_t)snprintf(claimed + used, len - used, "%s'%s'", used ? ", " : "",
@@ -219,7 +220,7 @@ static int scan(const struct train_config *c, struct scan *s)
 			ours = S_ISDIR(sb.st_mode) ? check_inside(c->out, n, written[k]) : 1;
 		if (rc == 0 && ours < 0)
 			rc = -1;
-		else if (rc == 0 && !ours && !set_aside(n))
+		else if (rc == 0 && !ours)
 			rc = add_name(&s->foreign, &s->foreign_count, n);
 		else if (rc == 0 && ours) {
 			rc = add_name(&s->mine, &s->mine_count, n);
@@ -264,9 +265,9 @@ static int put_aside(const char *out, const struct scan *s)
 	return 0;
 }
 
-/* A folder of the run's: its files (all the run's, checked by scan)
- * then the folder; never a link followed. */
-static int remove_folder(int at, const char *name)
+/* A folder of the run's: its files (by the rule scan checked: kind is
+ * its written[] name) then the folder; never a link followed. */
+static int remove_folder(int at, const char *name, const char *kind)
 {
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -279,7 +280,8 @@ static int remove_folder(int at, const char *name)
 		return -1;
 	}
 	while ((e = readdir(d)))
-		if (fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		if (inner_own(kind, e->d_name) &&
+		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid())
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
@@ -298,7 +300,8 @@ static int remove_own(const char *out, const struct scan *s)
 		const char *n = s->mine[i];
 		if (fstatat(at, n, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		if (S_ISDIR(sb.st_mode) ? remove_folder(at, n) : unlinkat(at, n, 0)) {
+		if (S_ISDIR(sb.st_mode) ? remove_folder(at, n, written[own_name(&s->own, n)])
+					: unlinkat(at, n, 0)) {
 			fprintf(stderr, "chexnet: train: --out '%s': '%s': could not be removed: %s\n",
 				out, n, strerror(errno));
 			rc = -1;

@@ -20,8 +20,7 @@
 
 static const char *const files[] = { "model.safetensors", "training.safetensors" };
 
-/* A file a save writes into a checkpoint directory (or its temporary). */
-static int checkpoint_file(const char *name)
+int checkpoint_own_file(const char *name)
 {
 	static const char *const own[] = { "model.safetensors", "training.safetensors",
 					   "thresholds.json" };
@@ -52,7 +51,7 @@ void checkpoint_remove_dir(const char *dir)
 	if (!d)
 		return;
 	while ((e = readdir(d)))
-		if (checkpoint_file(e->d_name) &&
+		if (checkpoint_own_file(e->d_name) &&
 		    fstatat(dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISREG(sb.st_mode) && sb.st_uid == geteuid()) {
 			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);

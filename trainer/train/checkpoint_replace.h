@@ -31,7 +31,12 @@ int checkpoint_replace(const char *tmp, const char *dir, struct trainer_error *e
 int checkpoint_find_complete(const char *dir, char *out, size_t len, char *note,
 			     size_t note_len, struct trainer_error *err);
 
-/* Removes a checkpoint directory we wrote (only our two file names). */
+/* 1 when name is a file a save writes into a checkpoint directory (the
+ * two safetensors files, thresholds.json, or a temporary of one). */
+int checkpoint_own_file(const char *name);
+
+/* Removes a checkpoint directory we wrote: its own files (above) that
+ * belong to this user, then the folder when nothing else is left. */
 void checkpoint_remove_dir(const char *dir);
 
 #endif
