@@ -66,7 +66,7 @@ static int bench_loss(struct bench *t, double *loss)
 	return 0;
 }
 
-static int bench_open(struct bench *t, const struct cli_options *o)
+static int bench_open(struct bench *t, const struct settings *o)
 {
 	struct trainer_error err = { "" };
 
@@ -92,7 +92,7 @@ static void bench_close(struct bench *t)
 	session_close(&t->s);
 }
 
-int run_bench(const struct cli_options *o)
+int run_bench(const struct settings *o)
 {
 	struct bench *t = calloc(1, sizeof(*t));
 	struct source src;

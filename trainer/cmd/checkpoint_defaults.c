@@ -15,7 +15,7 @@
 #include "train/checkpoint_settings.h"
 
 /* A pack given to eval that cannot give exactly the recorded view. */
-static void note_pack(const struct cli_options *o)
+static void note_pack(const struct settings *o)
 {
 	struct shard_index ix;
 	char err[512];
@@ -37,7 +37,7 @@ static void note_pack(const struct cli_options *o)
 
 /* The recorded view (stored size, aspect, normalisation) into o, or
  * the rule of older chexnet with a note; 0 or 1 (refused). */
-static int view_defaults(struct cli_options *o, const struct run_settings *s, long trained)
+static int view_defaults(struct settings *o, const struct run_settings *s, long trained)
 {
 	const char *aspect = run_settings_get(s, "aspect"), *stored = run_settings_get(s, "stored_size");
 	const char *norm = run_settings_get(s, "normalise");
@@ -71,7 +71,7 @@ static int view_defaults(struct cli_options *o, const struct run_settings *s, lo
 
 /* --checkpoint RUN (a run folder, no model.safetensors of its own):
  * RUN/best, said in a line; without best/, a line naming RUN/last. 0 or 2. */
-static int run_folder(struct cli_options *o)
+static int run_folder(struct settings *o)
 {
 	static char best[4200];
 	char file[4300];
@@ -97,7 +97,7 @@ static int run_folder(struct cli_options *o)
 	return 2;
 }
 
-int checkpoint_defaults(struct cli_options *o)
+int checkpoint_defaults(struct settings *o)
 {
 	static char model[64];
 	static struct run_settings s;

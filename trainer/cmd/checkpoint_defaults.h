@@ -19,12 +19,12 @@
 #ifndef HVD_TRAINER_CMD_CHECKPOINT_DEFAULTS_H
 #define HVD_TRAINER_CMD_CHECKPOINT_DEFAULTS_H
 
-#include "cmd/options.h"
+#include "train/settings.h"
 
 /* o->checkpoint's model and size into o (unless given on the command
  * line), its view into o->stored_size and o->aspect. 0 (also when there is no checkpoint file: loading it reports
  * that), 1 (the checkpoint is unreadable) or 2 (a contradiction), the
  * line printed. */
-int checkpoint_defaults(struct cli_options *o);
+int checkpoint_defaults(struct settings *o);
 
 #endif

@@ -95,7 +95,7 @@ static void command_help(FILE *f, const char *name, int bit)
 			fprintf(f, "  %-20s %s\n", flags[i].name, flags[i].help);
 }
 
-static void defaults(struct cli_options *o, const char *command)
+static void defaults(struct settings *o, const char *command)
 {
 	memset(o, 0, sizeof(*o));
 	o->command = command;
@@ -127,7 +127,7 @@ static int fail(const char *msg)
 }
 
 /* Applies one flag with its value (NULL for switches). */
-static int apply(struct cli_options *o, const char *flag, const char *v)
+static int apply(struct settings *o, const char *flag, const char *v)
 {
 	char e[512];
 	struct trainer_error err;
@@ -236,7 +236,7 @@ static const struct flag *find_flag(const char *name, int bit)
 
 /* argv[i] ("--flag" or "--flag=value") applied; *i moves past its value.
  * 0, 1 (--help, printed) or -1 (printed). */
-static int one_flag(int argc, char **argv, int *i, int bit, struct cli_options *o)
+static int one_flag(int argc, char **argv, int *i, int bit, struct settings *o)
 {
 	char name[64];
 	const char *arg = argv[*i], *eq = strchr(arg, '=');
@@ -262,7 +262,7 @@ static int one_flag(int argc, char **argv, int *i, int bit, struct cli_options *
 	return 0;
 }
 
-int cli_parse(int argc, char **argv, struct cli_options *o)
+int cli_parse(int argc, char **argv, struct settings *o)
 {
 	static char **inputs;   /* predict's images in order (options may follow them) */
 	int bit = command_bit(argv[0]);
@@ -301,12 +301,12 @@ int cli_parse(int argc, char **argv, struct cli_options *o)
 	return 0;
 }
 
-int cli_apply(struct cli_options *o, const char *flag, const char *value)
+int cli_apply(struct settings *o, const char *flag, const char *value)
 {
 	return apply(o, flag, value);
 }
 
-int cli_given(const struct cli_options *o, const char *flag)
+int cli_given(const struct settings *o, const char *flag)
 {
 	size_t n = strlen(flag);
 

@@ -1,6 +1,6 @@
 /* cli.h - the options of `chexnet train | eval | predict | bench | locate`, parsed
  * strictly (unknown flag, missing value or malformed number: one-line
- * error, exit 2) into struct cli_options, and the per-command help.
+ * error, exit 2) into struct settings, and the per-command help.
  * What this is not: running the commands (run.h).
  */
 #ifndef HVD_TRAINER_CLI_H
@@ -8,16 +8,16 @@
 
 #include <stdio.h>
 
-#include "cmd/options.h"
+#include "train/settings.h"
 
 /* 0 ok, 1 --help printed, -1 error (message printed). --backend auto is
  * resolved here (backend/choice.h): o->backend names a backend. */
-int cli_parse(int argc, char **argv, struct cli_options *o);
+int cli_parse(int argc, char **argv, struct settings *o);
 void cli_usage(FILE *f);
 /* One flag of o->command applied as if given (value NULL for a switch).
  * 0 or -1 (printed). */
-int cli_apply(struct cli_options *o, const char *flag, const char *value);
+int cli_apply(struct settings *o, const char *flag, const char *value);
 /* 1 when o's command line gave flag (as "--flag" or "--flag=..."). */
-int cli_given(const struct cli_options *o, const char *flag);
+int cli_given(const struct settings *o, const char *flag);
 
 #endif

@@ -1,7 +1,7 @@
 /* cmd/config.c - the loops' configs from the options (cmd/config.h). */
 #include "cmd/config.h"
 
-struct session_config session_config_of(const struct cli_options *o)
+struct session_config session_config_of(const struct settings *o)
 {
 	return (struct session_config){
 		.model = o->model, .backend = o->backend, .chosen = o->chosen,
@@ -11,7 +11,7 @@ struct session_config session_config_of(const struct cli_options *o)
 	};
 }
 
-struct data_config data_config_of(const struct cli_options *o)
+struct data_config data_config_of(const struct settings *o)
 {
 	return (struct data_config){
 		.dir = o->data, .synthetic_images = o->synthetic_images,
@@ -20,7 +20,7 @@ struct data_config data_config_of(const struct cli_options *o)
 	};
 }
 
-struct train_config train_config_of(const struct cli_options *o)
+struct train_config train_config_of(const struct settings *o)
 {
 	return (struct train_config){
 		.session = session_config_of(o), .data = data_config_of(o),
@@ -35,7 +35,7 @@ struct train_config train_config_of(const struct cli_options *o)
 	};
 }
 
-struct eval_config eval_config_of(const struct cli_options *o)
+struct eval_config eval_config_of(const struct settings *o)
 {
 	return (struct eval_config){
 		.session = session_config_of(o), .data = data_config_of(o),

@@ -32,7 +32,7 @@ static int report_nonfinite(const char *checkpoint, const struct evaluation *ev,
 
 /* The split's pass once the model is loaded: the table, or why not.
  * Returns the exit status. */
-static int eval_split(const struct cli_options *o, const struct eval_config *c,
+static int eval_split(const struct settings *o, const struct eval_config *c,
 		      struct session *s, struct source *src, int rank)
 {
 	struct evaluation ev = { .keep_outputs = 1 };
@@ -66,7 +66,7 @@ static int eval_split(const struct cli_options *o, const struct eval_config *c,
 	return rc;
 }
 
-static int eval_command(const struct cli_options *o)
+static int eval_command(const struct settings *o)
 {
 	struct session s;
 	struct source src;
@@ -89,9 +89,9 @@ static int eval_command(const struct cli_options *o)
 
 /* Under srun every rank evaluates its share of the split (the runtime
  * started as for training); alone, the whole split. */
-int run_eval(const struct cli_options *given)
+int run_eval(const struct settings *given)
 {
-	struct cli_options run = *given, *o = &run;
+	struct settings run = *given, *o = &run;
 
 	if (!o->checkpoint || (!o->data == !o->synthetic)) {
 		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");

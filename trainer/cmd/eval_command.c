@@ -21,7 +21,7 @@
 
 /* --data DIR: a directory holding a data set's index or label files,
  * named before start-up. */
-static int data_check(const struct cli_options *o)
+static int data_check(const struct settings *o)
 {
 	struct stat sb;
 	DIR *d;
@@ -50,7 +50,7 @@ static int data_check(const struct cli_options *o)
 	return 0;
 }
 
-int eval_options_check(const struct cli_options *o)
+int eval_options_check(const struct settings *o)
 {
 	if (data_check(o))
 		return 2;
@@ -81,7 +81,7 @@ int eval_options_check(const struct cli_options *o)
 
 /* Chosen now (--choose-thresholds), read from the checkpoint, or none:
  * 1 have, 0 none, -1 error (printed). */
-static int get_thresholds(const struct cli_options *o, const char *model,
+static int get_thresholds(const struct settings *o, const char *model,
 			  const struct evaluation *ev, struct thresholds *t)
 {
 	struct trainer_error err = { "" };
@@ -104,7 +104,7 @@ static int get_thresholds(const struct cli_options *o, const char *model,
 	return rc < 0 ? -1 : rc == 0;
 }
 
-int eval_present(const struct cli_options *o, const char *model, const struct evaluation *ev)
+int eval_present(const struct settings *o, const char *model, const struct evaluation *ev)
 {
 	struct thresholds t;
 	struct eval_report r;

@@ -9,16 +9,16 @@
 #ifndef HVD_TRAINER_EVAL_COMMAND_H
 #define HVD_TRAINER_EVAL_COMMAND_H
 
-#include "cmd/options.h"
+#include "train/settings.h"
 #include "loop/evaluate.h"
 
 /* 0, or 2 after printing the one-line reason (bad usage). */
-int eval_options_check(const struct cli_options *o);
+int eval_options_check(const struct settings *o);
 
 /* Rank 0 after a finished `chexnet eval` pass with kept outputs: the
  * thresholds (chosen or read), the report on stdout, the plots. Returns
  * the exit status. */
-int eval_present(const struct cli_options *o, const char *model, const struct evaluation *ev);
+int eval_present(const struct settings *o, const char *model, const struct evaluation *ev);
 
 /* `train --test`: out/test.json, the report `eval --json` prints for
  * the test split of the final weights (out/last), written whole

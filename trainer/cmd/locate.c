@@ -39,7 +39,7 @@ struct tally {
 };
 
 /* Image k (side x side) and its finding mask, as the demo evaluates them. */
-static int prepare(const struct cli_options *o, int c, long k, int side, uint8_t *pixels,
+static int prepare(const struct settings *o, int c, long k, int side, uint8_t *pixels,
 		   uint8_t *mask)
 {
 	size_t i = LOCATE_FIRST_IMAGE + (size_t)k;
@@ -93,7 +93,7 @@ static int score_batch(struct session *s, struct batch *b, const uint8_t *masks,
 	return 0;
 }
 
-static int locate_all(struct session *s, const struct cli_options *o, int c, struct tally *t)
+static int locate_all(struct session *s, const struct settings *o, int c, struct tally *t)
 {
 	int side = (int)o->size, bs = (int)o->batch;
 	struct model_features f;
@@ -121,7 +121,7 @@ static int locate_all(struct session *s, const struct cli_options *o, int c, str
 	return rc;
 }
 
-static int report(const struct cli_options *o, const struct session *s, int c, const struct tally *t)
+static int report(const struct settings *o, const struct session *s, int c, const struct tally *t)
 {
 	struct model_features f;
 	struct trainer_error err = { "" };
@@ -141,9 +141,9 @@ static int report(const struct cli_options *o, const struct session *s, int c, c
 	return 0;
 }
 
-int run_locate(const struct cli_options *given)
+int run_locate(const struct settings *given)
 {
-	struct cli_options run = *given, *o = &run;
+	struct settings run = *given, *o = &run;
 	struct session s;
 	struct trainer_error err = { "" };
 	struct tally t = { 0 };

@@ -43,11 +43,11 @@ static int finish(int status)
 
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; int (*run)(const struct cli_options *); } own[] = {
+	static const struct { const char *name; int (*run)(const struct settings *); } own[] = {
 		{ "train", run_train }, { "eval", run_eval },
 		{ "predict", run_predict }, { "bench", run_bench }, { "locate", run_locate },
 	};
-	struct cli_options o;
+	struct settings o;
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		usage(argc < 2 ? stderr : stdout);

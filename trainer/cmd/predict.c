@@ -54,9 +54,9 @@ static int predict_one(struct session *s, struct batch *b, const struct data_con
 	return 0;
 }
 
-int run_predict(const struct cli_options *given)
+int run_predict(const struct settings *given)
 {
-	struct cli_options run = *given, *o = &run;
+	struct settings run = *given, *o = &run;
 	struct session s;
 	struct trainer_error err = { "" };
 	int rc = 0;

@@ -45,7 +45,7 @@ int cam_classes_parse(const char *spec, int chosen[CHEXNET_CLASSES], struct trai
 	}
 }
 
-int predict_cam_check(const struct cli_options *o)
+int predict_cam_check(const struct settings *o)
 {
 	struct trainer_error err = { "" };
 	int chosen[CHEXNET_CLASSES];
@@ -68,7 +68,7 @@ int predict_cam_check(const struct cli_options *o)
 	return out_dir_writable("--cam", o->cam) ? 2 : 0;
 }
 
-int predict_cam_open(struct predict_cam *pc, const struct cli_options *o,
+int predict_cam_open(struct predict_cam *pc, const struct settings *o,
 		     const struct session *s, const struct thresholds *t, struct trainer_error *err)
 {
 	memset(pc, 0, sizeof(*pc));

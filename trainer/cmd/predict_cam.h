@@ -11,7 +11,7 @@
 #define HVD_TRAINER_PREDICT_CAM_H
 
 #include "base/classes.h"
-#include "cmd/options.h"
+#include "train/settings.h"
 #include "loop/session.h"
 #include "eval/thresholds_file.h"
 
@@ -31,12 +31,12 @@ int cam_classes_parse(const char *spec, int chosen[CHEXNET_CLASSES], struct trai
 
 /* Before the model is built: cairo, the classes, DIR writable. 0, or 2
  * (printed: the exit status of bad input). */
-int predict_cam_check(const struct cli_options *o);
+int predict_cam_check(const struct settings *o);
 
 /* After the checkpoint is loaded: the model's feature maps, the backend's
  * features op, thresholds when no classes are listed (t may be NULL).
  * 0 or -1 + err. */
-int predict_cam_open(struct predict_cam *pc, const struct cli_options *o,
+int predict_cam_open(struct predict_cam *pc, const struct settings *o,
 		     const struct session *s, const struct thresholds *t, struct trainer_error *err);
 
 /* After the forward of image (side x side) at path with these

@@ -24,7 +24,7 @@ static const struct { const char *key, *flag; int zero_unset; } taken[] = {
 };
 
 /* The data: a folder, or synthetic:N (the fingerprint holds N). */
-static int take_data(struct cli_options *o, const struct run_settings *s)
+static int take_data(struct settings *o, const struct run_settings *s)
 {
 	const char *data = run_settings_get(s, "data"), *print = run_settings_get(s, "data_fingerprint");
 
@@ -39,7 +39,7 @@ static int take_data(struct cli_options *o, const struct run_settings *s)
 	return 0;
 }
 
-int resume_defaults(struct cli_options *o)
+int resume_defaults(struct settings *o)
 {
 	static struct run_settings s;   /* o points into it */
 	static char path[4200];

@@ -12,11 +12,11 @@
 #ifndef HVD_TRAINER_CMD_RESUME_DEFAULTS_H
 #define HVD_TRAINER_CMD_RESUME_DEFAULTS_H
 
-#include "cmd/options.h"
+#include "train/settings.h"
 
 /* o->resume's record into o. 0 (also when RUN has no run.json: the
  * flags rule, as before), 1 (an unreadable record) or 2 (another
  * --model, or a recorded value no flag accepts), the line printed. */
-int resume_defaults(struct cli_options *o);
+int resume_defaults(struct settings *o);
 
 #endif

@@ -8,12 +8,12 @@
 #ifndef HVD_TRAINER_RUN_H
 #define HVD_TRAINER_RUN_H
 
-#include "cmd/options.h"
+#include "train/settings.h"
 
-int run_train(const struct cli_options *o);
-int run_eval(const struct cli_options *o);
-int run_predict(const struct cli_options *o);
-int run_bench(const struct cli_options *o);
-int run_locate(const struct cli_options *o);
+int run_train(const struct settings *o);
+int run_eval(const struct settings *o);
+int run_predict(const struct settings *o);
+int run_bench(const struct settings *o);
+int run_locate(const struct settings *o);
 
 #endif

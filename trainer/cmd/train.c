@@ -32,7 +32,7 @@ static int dist_failed(void)
 }
 
 /* --resume DIR continues in DIR: --out, when given, must name it. */
-static int resume_dir_check(const struct cli_options *o)
+static int resume_dir_check(const struct settings *o)
 {
 	char a[PATH_MAX], b[PATH_MAX];
 
@@ -53,7 +53,7 @@ static int resume_dir_check(const struct cli_options *o)
 	return 2;
 }
 
-static const struct cli_options *test_options;  /* this command's, for write_test */
+static const struct settings *test_options;  /* this command's, for write_test */
 /* This process's generation of the run (train/rejoin.h): read from OUT at
  * its first session, the new world's after going on in-process. */
 static long generation = -1;
@@ -66,7 +66,7 @@ static int write_test(const char *out, const char *model, const struct evaluatio
 /* The command line of the in-process session: the given one without
  * --resume, --accumulate and --allow-changes, then --resume OUT
  * --accumulate K [--allow-changes]. Kept for the process's life. */
-static char **in_process_argv(const struct cli_options *given, const char *out, long k,
+static char **in_process_argv(const struct settings *given, const char *out, long k,
 			      int changes, int *argc)
 {
 	static char **argv;
@@ -101,7 +101,7 @@ static char **in_process_argv(const struct cli_options *given, const char *out, 
  * runtime, join the ranks left (train/rejoin.h) and resume from OUT/last
  * in this process with the same global batch R x K where an integer K
  * allows, else the nearest (ties: the larger), recorded. Else exit 76. */
-static int go_on_in_process(const struct cli_options *given, const char *out)
+static int go_on_in_process(const struct settings *given, const char *out)
 {
 	struct survivors_saved s;
 	int rank, size, argc, old = dist_rank(), old_size = dist_size();
@@ -113,7 +113,7 @@ static int go_on_in_process(const struct cli_options *given, const char *out)
 	int exact;
 	long k = survivors_accumulate(&s, size, &exact);
 	char **argv = in_process_argv(given, out, k, !exact, &argc);
-	struct cli_options o;
+	struct settings o;
 	if (!argv || rejoin_prepare(out, rank, size, &generation) || cli_parse(argc, argv, &o))
 		return CHEXNET_EXIT_PEER_LOST;
 	if (rank == 0)
@@ -127,9 +127,9 @@ static int go_on_in_process(const struct cli_options *given, const char *out)
 	return status;
 }
 
-int run_train(const struct cli_options *given)
+int run_train(const struct settings *given)
 {
-	struct cli_options run = *given, *o = &run;
+	struct settings run = *given, *o = &run;
 	int usage = resume_dir_check(given);
 
 	if (usage)

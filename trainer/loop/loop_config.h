@@ -4,7 +4,7 @@
  *   data_config     where images come from and the view the loader gives
  *   train_config    `chexnet train`: both above, the schedule, the run dir
  *   eval_config     `chexnet eval`: both above, the checkpoint and split
- * What this is not: the command line (cmd/options.h), parsing or
+ * What this is not: a command's settings (train/settings.h), parsing or
  * defaults (cmd/cli.c), or checks of settings against each other.
  */
 #ifndef HVD_TRAINER_LOOP_LOOP_CONFIG_H

@@ -1,12 +1,12 @@
-/* cmd/options.h - every setting of `chexnet train | eval | predict |
- * bench | locate` as the command line gives it (struct cli_options),
+/* train/settings.h - every setting of `chexnet train | eval | predict |
+ * bench | locate` as the command line gives it (struct settings),
  * filled by cmd/cli.c's parser; cmd/config.c turns it into the loops'
  * configs (loop/loop_config.h). Only cmd/ sees it.
  * What this is not: parsing, defaults or help (cmd/cli.h), or what a
  * loop takes (loop/loop_config.h).
  */
-#ifndef HVD_TRAINER_CMD_OPTIONS_H
-#define HVD_TRAINER_CMD_OPTIONS_H
+#ifndef HVD_TRAINER_TRAIN_SETTINGS_H
+#define HVD_TRAINER_TRAIN_SETTINGS_H
 
 #include <stdint.h>
 
@@ -16,7 +16,7 @@
 #include "train/progress.h"
 #include "train/schedule.h"
 
-struct cli_options {
+struct settings {
 	const char *command;
 	const char *model;          /* densenet121 | resnet50 */
 	int model_given, size_given; /* --model, --size on the command line (else the
