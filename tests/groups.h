@@ -56,6 +56,7 @@ extern const struct test_case malformed_data_tests[];
 extern const struct test_case fuzz_files_tests[];
 extern const struct test_case stop_wait_tests[];
 extern const struct test_case cli_tests[];
+extern const struct test_case settings_tests[];
 extern const struct test_case eval_stats_tests[];
 extern const struct test_case eval_cli_tests[];
 extern const struct test_case cam_tests[];
@@ -133,6 +134,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-settings", settings_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0 },
 	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0 },
 	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },

@@ -23,6 +23,7 @@
 #include "train/checkpoint_settings.h"
 #include "train/run_record.h"
 #include "train/run_settings.h"
+#include "train/settings.h"
 
 #define OPTS "--size 32 --seed 7 --batch 8 --threads 1 --quiet"
 #define DATA "--synthetic --synthetic-images 32"
@@ -102,10 +103,10 @@ static void test_numbers_read_back_exactly(void)
 	double v[] = { 0.001, 1e-3 * 3, 0.1 + 0.2, 64, 1e300, -2.5e-7 };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		run_settings_number(v[i], text, sizeof(text));
+		settings_number(v[i], text, sizeof(text));
 		CHECK_MSG(strtod(text, NULL) == v[i], "%s", text);
 	}
-	run_settings_number(0.001, text, sizeof(text));
+	settings_number(0.001, text, sizeof(text));
 	CHECK_STR(text, "0.001");
 }
 

@@ -87,7 +87,6 @@ static void test_plateau_reduces_after_patience(void)
 static void test_warmup_and_linear_scaling(void)
 {
 	struct schedule s;
-	enum lr_scale scale;
 
 	schedule_init(&s, 1e-3, LR_SCALE_LINEAR, 8, 2, 1);
 	CHECK_NEAR(schedule_lr(&s, 0), 1e-3, 1e-12, 0);      /* unscaled at start */
@@ -98,8 +97,6 @@ static void test_warmup_and_linear_scaling(void)
 	CHECK_NEAR(schedule_lr(&s, 0), 1e-4, 1e-12, 0);
 	CHECK_NEAR(schedule_lr(&s, 0.5), 5.5e-4, 1e-12, 0);
 	CHECK_NEAR(schedule_lr(&s, 1), 1e-3, 1e-12, 0);
-	CHECK(schedule_parse_scale("linear", &scale, NULL) == 0 && scale == LR_SCALE_LINEAR);
-	CHECK(schedule_parse_scale("sqrt", &scale, NULL) == -1);
 }
 
 static void test_auroc_hand_computed_with_ties(void)

@@ -12,7 +12,8 @@ TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_c
 	trainer/train/checkpoint.c trainer/train/checkpoint_replace.c trainer/train/progress.c \
 	trainer/train/verdict.c trainer/train/dist.c trainer/train/grad_sync.c \
 	trainer/train/stop_signal.c trainer/train/span.c \
-	trainer/train/run_settings.c trainer/train/run_record.c trainer/train/checkpoint_settings.c \
+	trainer/train/settings.c trainer/train/run_settings.c trainer/train/run_record.c \
+	trainer/train/checkpoint_settings.c \
 	trainer/loop/run_dir.c trainer/loop/run_files.c trainer/loop/run_name.c trainer/loop/last_error.c trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/loop/run_metrics.c trainer/loop/survivors.c trainer/train/peer_lost.c trainer/train/rejoin.c \
 	trainer/eval/auroc.c \
 	trainer/loop/session.c trainer/loop/evaluate.c trainer/loop/thresholds.c trainer/loop/train.c \

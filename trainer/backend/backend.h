@@ -138,6 +138,5 @@ const struct backend_ops *backend_find(const char *name, struct trainer_error *e
 const char *backend_names(void);
 
 const char *precision_name(enum precision p);
-int precision_parse(const char *s, enum precision *p, struct trainer_error *err);
 
 #endif

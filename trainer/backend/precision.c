@@ -18,12 +18,3 @@ const char *precision_name(enum precision p)
 	return precision_names[p];
 }
 
-int precision_parse(const char *s, enum precision *p, struct trainer_error *err)
-{
-	for (size_t i = 0; i < sizeof(precision_names) / sizeof(precision_names[0]); i++)
-		if (strcmp(s, precision_names[i]) == 0) {
-			*p = (enum precision)i;
-			return 0;
-		}
-	return trainer_error_set(err, "--precision: '%s': expected fp32, bf16 or fp16", s);
-}

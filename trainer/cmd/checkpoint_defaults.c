@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/checkpoint_defaults.h"
+#include "cmd/cli.h"
 #include "data/codec/image_decode.h"
 #include "data/pack/shard_index_read.h"
 #include "model/input_norm.h"
@@ -121,7 +122,7 @@ int checkpoint_defaults(struct settings *o)
 	}
 	if (!model[0])   /* no "model" metadata: not written by chexnet train; the flags rule */
 		return 0;
-	if (o->model_given && strcmp(o->model, model) != 0) {
+	if (cli_given(o, "--model") && strcmp(o->model, model) != 0) {
 		fprintf(stderr, "chexnet: %s: --model '%s': the checkpoint '%s' holds '%s' (leave "
 			"--model out to use it)\n", o->command, o->model, o->checkpoint, model);
 		return 2;
@@ -129,7 +130,7 @@ int checkpoint_defaults(struct settings *o)
 	o->model = model;
 	const char *size = run_settings_get(&s, "size");
 	long trained = size ? strtol(size, NULL, 10) : o->size;
-	if (!o->size_given)
+	if (!cli_given(o, "--size"))
 		o->size = trained;
 	else if (o->size != trained)
 		fprintf(stderr, "chexnet: %s: --size %ld: the checkpoint '%s' was trained at %ld px\n",

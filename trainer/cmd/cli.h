@@ -1,6 +1,7 @@
 /* cli.h - the options of `chexnet train | eval | predict | bench | locate`, parsed
- * strictly (unknown flag, missing value or malformed number: one-line
- * error, exit 2) into struct settings, and the per-command help.
+ * strictly by the settings table (unknown flag, missing value or
+ * malformed number: one-line error, exit 2) into struct settings, and the
+ * per-command help.
  * What this is not: running the commands (run.h).
  */
 #ifndef HVD_TRAINER_CLI_H
@@ -14,10 +15,9 @@
  * resolved here (backend/choice.h): o->backend names a backend. */
 int cli_parse(int argc, char **argv, struct settings *o);
 void cli_usage(FILE *f);
-/* One flag of o->command applied as if given (value NULL for a switch).
- * 0 or -1 (printed). */
-int cli_apply(struct settings *o, const char *flag, const char *value);
-/* 1 when o's command line gave flag (as "--flag" or "--flag=..."). */
+/* 1 when o's command line (or a recovery) gave flag. */
 int cli_given(const struct settings *o, const char *flag);
+/* One row's line of help: its choices, text and default. */
+void cli_row_help(const struct setting *row, char *out, size_t len);
 
 #endif

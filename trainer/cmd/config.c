@@ -1,4 +1,7 @@
-/* cmd/config.c - the loops' configs from the options (cmd/config.h). */
+/* cmd/config.c - the loops' configs and run.json's given settings from
+ * a command's settings (cmd/config.h). */
+#include <string.h>
+
 #include "cmd/config.h"
 
 struct session_config session_config_of(const struct settings *o)
@@ -32,6 +35,7 @@ struct train_config train_config_of(const struct settings *o)
 		.test_at_end = o->test_at_end, .weighted_loss = o->weighted_loss,
 		.progress_every = o->progress_every, .progress = o->progress,
 		.sensitivity = o->sensitivity, .specificity = o->specificity,
+		.bootstrap = o->bootstrap,
 	};
 }
 
@@ -41,4 +45,20 @@ struct eval_config eval_config_of(const struct settings *o)
 		.session = session_config_of(o), .data = data_config_of(o),
 		.checkpoint = o->checkpoint, .split = o->split, .weighted_loss = o->weighted_loss,
 	};
+}
+
+int record_of(const struct settings *o, struct run_settings *out, struct trainer_error *err)
+{
+	char value[RUN_SETTING_VALUE];
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < settings_count; i++) {
+		const struct setting *row = &settings_table[i];
+		if (!row->flag || !row->key || row->resume == RESUME_SESSION)
+			continue;
+		settings_format(o, row, value, sizeof(value));
+		if (run_settings_set(out, row->key, value, err))
+			return -1;
+	}
+	return 0;
 }

@@ -1,42 +1,47 @@
 /* cmd/resume_defaults.c - a resumed run's settings from its run.json
- * (resume_defaults.h). What it does not do: check them.
+ * (resume_defaults.h): every row of the settings table that --resume
+ * takes, unless this command line gave it. What it does not do: check
+ * them.
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cli.h"
+#include "train/settings.h"
 #include "cmd/resume_defaults.h"
 #include "train/run_record.h"
-
-/* Setting key -> the flag that sets it; "" values and a "0" for a flag
- * that means "not given" (steps, save-every) are skipped. */
-static const struct { const char *key, *flag; int zero_unset; } taken[] = {
-	{ "model", "--model", 0 }, { "size", "--size", 0 }, { "precision", "--precision", 0 },
-	{ "batch", "--batch", 0 }, { "accumulate", "--accumulate", 0 },
-	{ "optimizer", "--optimizer", 0 }, { "momentum", "--momentum", 0 },
-	{ "weight_decay", "--weight-decay", 0 }, { "lr", "--lr", 0 },
-	{ "lr_scale", "--lr-scale", 0 }, { "warmup_epochs", "--warmup-epochs", 0 },
-	{ "patience", "--patience", 0 }, { "loss", "--loss", 0 }, { "seed", "--seed", 0 },
-	{ "epochs", "--epochs", 0 }, { "steps", "--steps", 1 }, { "save_every", "--save-every", 1 },
-	{ "progress_every", "--progress-every", 0 }, { "threads", "--threads", 0 },
-	{ "loader_threads", "--loader-threads", 0 },
-};
 
 /* The data: a folder, or synthetic:N (the fingerprint holds N). */
 static int take_data(struct settings *o, const struct run_settings *s)
 {
 	const char *data = run_settings_get(s, "data"), *print = run_settings_get(s, "data_fingerprint");
 
+	struct trainer_error err = { "" };
+	const struct setting *images = settings_find("--synthetic-images", 0);
+
 	if (!data || cli_given(o, "--data") || cli_given(o, "--synthetic"))
 		return 0;
-	if (strcmp(data, "synthetic"))
-		return cli_apply(o, "--data", data);
-	if (cli_apply(o, "--synthetic", NULL))
-		return -1;
-	if (print && strncmp(print, "synthetic:", 10) == 0 && !cli_given(o, "--synthetic-images"))
-		return cli_apply(o, "--synthetic-images", print + 10);
+	if (strcmp(data, "synthetic")) {
+		o->data = data;
+		return 0;
+	}
+	o->synthetic = 1;
+	if (print && strncmp(print, "synthetic:", 10) == 0 && !settings_given(o, images) &&
+	    settings_set(o, images, print + 10, 0, &err))
+		return fprintf(stderr, "chexnet: --resume: %s: %s\n", o->resume, err.msg), -1;
 	return 0;
+}
+
+/* A recorded value a row takes: not given here, and not the unset zero
+ * of a row without a default (steps 0: whole epochs). */
+static int taken(const struct settings *o, const struct setting *row, const char *v)
+{
+	if (!row->flag || !v || settings_given(o, row))
+		return 0;
+	if (row->resume != RESUME_FREE && row->resume != RESUME_MEANING && row->resume != RESUME_KEPT)
+		return 0;
+	return row->fallback || (v[0] && strcmp(v, "0"));
 }
 
 int resume_defaults(struct settings *o)
@@ -58,18 +63,13 @@ int resume_defaults(struct settings *o)
 			"cannot load into another model; start a new run\n", o->resume, model, o->model);
 		return 2;
 	}
-	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
-		const char *v = run_settings_get(&s, taken[i].key);
-		if (!v || !v[0] || (taken[i].zero_unset && strcmp(v, "0") == 0) ||
-		    cli_given(o, taken[i].flag))
-			continue;
-		if (cli_apply(o, taken[i].flag, v))
+	for (int i = 0; i < settings_count; i++) {
+		const struct setting *row = &settings_table[i];
+		const char *v = row->key ? run_settings_get(&s, row->key) : NULL;
+		if (taken(o, row, v) && settings_set(o, row, v, 0, &err)) {
+			fprintf(stderr, "chexnet: --resume: %s: %s: %s\n", path, row->key, err.msg);
 			return 2;
+		}
 	}
-	const char *mem = run_settings_get(&s, "memory_efficient");
-	if (mem && strcmp(mem, "1") == 0 && cli_apply(o, "--memory-efficient", NULL))
-		return 2;
-	if (!cli_given(o, "--precision"))
-		o->precision_auto = 0;   /* the recorded one, already resolved */
 	return take_data(o, &s) ? 2 : 0;
 }

@@ -53,89 +53,59 @@ static int resume_dir_check(const struct settings *o)
 	return 2;
 }
 
-static const struct settings *test_options;  /* this command's, for write_test */
-/* This process's generation of the run (train/rejoin.h): read from OUT at
- * its first session, the new world's after going on in-process. */
-static long generation = -1;
-
-static int write_test(const char *out, const char *model, const struct evaluation *ev)
-{
-	return eval_write_test(out, ev, (int)test_options->bootstrap, test_options->seed);
-}
-
-/* The command line of the in-process session: the given one without
- * --resume, --accumulate and --allow-changes, then --resume OUT
- * --accumulate K [--allow-changes]. Kept for the process's life. */
-static char **in_process_argv(const struct settings *given, const char *out, long k,
-			      int changes, int *argc)
-{
-	static char **argv;
-	static char k_text[32];
-	free(argv);
-	if (!(argv = calloc((size_t)given->argc + 6, sizeof(char *))))
-		return NULL;
-	int n = 0;
-	for (int i = 0; i < given->argc; i++) {
-		const char *a = given->argv[i];
-		int valued = !strcmp(a, "--resume") || !strcmp(a, "--accumulate");
-		if (valued || !strncmp(a, "--resume=", 9) || !strncmp(a, "--accumulate=", 13) ||
-		    !strcmp(a, "--allow-changes")) {
-			i += valued;
-			continue;
-		}
-		argv[n++] = given->argv[i];
-	}
-	snprintf(k_text, sizeof(k_text), "%ld", k);
-	argv[n++] = "--resume";
-	argv[n++] = (char *)out;
-	argv[n++] = "--accumulate";
-	argv[n++] = k_text;
-	if (changes)
-		argv[n++] = "--allow-changes";
-	*argc = n;
-	return argv;
-}
-
 /* After a lost peer under --shrink, when the survivors' summary says
  * `next=in-process` and names this rank a member: leave the broken
- * runtime, join the ranks left (train/rejoin.h) and resume from OUT/last
- * in this process with the same global batch R x K where an integer K
- * allows, else the nearest (ties: the larger), recorded. Else exit 76. */
-static int go_on_in_process(const struct settings *given, const char *out)
+ * runtime, join the ranks left (train/rejoin.h) and set next to the run's
+ * own settings resumed from OUT/last in this process, with the same
+ * global batch R x K where an integer K allows, else the nearest (ties:
+ * the larger; --allow-changes, recorded). Whatever the run started with
+ * (--init, --overwrite) it now continues in OUT. 0, or
+ * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
+static int in_process_settings(const struct settings *run, long *generation,
+			       struct settings *next)
 {
 	struct survivors_saved s;
-	int rank, size, argc, old = dist_rank(), old_size = dist_size();
-	if (survivors_read_saved(out, &s) != 1 || strcmp(s.next, "in-process") ||
+	int rank, size, old = dist_rank(), old_size = dist_size(), exact;
+	struct trainer_error err = { "" };
+	char k_text[32];
+
+	if (survivors_read_saved(run->out, &s) != 1 || strcmp(s.next, "in-process") ||
 	    survivors_member(&s, old, &rank, &size))
 		return CHEXNET_EXIT_PEER_LOST;
 	dist_release();   /* the broken runtime: its failure was said */
-	long want = (long)s.ranks * s.accumulate;
-	int exact;
-	long k = survivors_accumulate(&s, size, &exact);
-	char **argv = in_process_argv(given, out, k, !exact, &argc);
-	struct settings o;
-	if (!argv || rejoin_prepare(out, rank, size, &generation) || cli_parse(argc, argv, &o))
+	long want = (long)s.ranks * s.accumulate, k = survivors_accumulate(&s, size, &exact);
+	*next = *run;
+	next->resume = next->out;
+	next->init = NULL;
+	next->overwrite = 0;
+	next->given[settings_index(settings_find("--init", 0))] = 0;
+	next->given[settings_index(settings_find("--overwrite", 0))] = 0;
+	snprintf(k_text, sizeof(k_text), "%ld", k);
+	if (settings_set(next, settings_find("--accumulate", 0), k_text, 1, &err) ||
+	    (!exact && settings_set(next, settings_find("--allow-changes", 0), NULL, 1, &err)))
+		return fprintf(stderr, "chexnet: train: %s\n", err.msg), CHEXNET_EXIT_PEER_LOST;
+	if (rejoin_prepare(run->out, rank, size, generation))
 		return CHEXNET_EXIT_PEER_LOST;
 	if (rank == 0)
 		fprintf(stderr, "chexnet: train: rank %d of %d goes on as rank %d of %d in the same "
 			"process: --accumulate %ld %s (%ld micro-batches per step, was %ld)\n", old,
 			old_size, rank, size, k, exact ? "keeps the global batch" : "gives the nearest "
 			"global batch (--allow-changes)", k * size, want);
-	int status = run_train(&o);
-	if (status == 0 && dist_rank() == 0)
-		survivors_mark_finished(out);   /* for the driver: srun waits on the lost node */
-	return status;
+	return 0;
 }
 
-int run_train(const struct settings *given)
+/* One session of the run in o (its out and --resume's defaults filled
+ * in); generation: this process's generation of the run (train/rejoin.h),
+ * read from OUT at its first session; name: room for a new run's name. */
+static int train_session(struct settings *o, long *generation, char name[RUN_NAME_MAX])
 {
-	struct settings run = *given, *o = &run;
-	int usage = resume_dir_check(given);
+	int usage = resume_dir_check(o);
+	int named = !o->out && !o->resume;
 
 	if (usage)
 		return usage;
-	if (!run.out)
-		run.out = run.resume;
+	if (!o->out)
+		o->out = o->resume;
 	if (o->resume && (usage = resume_defaults(o)))
 		return usage;
 	if (!o->data == !o->synthetic) {
@@ -169,7 +139,6 @@ int run_train(const struct settings *given)
 		stop_signal_uninstall();
 		return 1;
 	}
-	char name[RUN_NAME_MAX];
 	if (!o->out && run_name_new(name)) {
 		dist_shutdown();
 		stop_signal_uninstall();
@@ -177,27 +146,49 @@ int run_train(const struct settings *given)
 	}
 	if (!o->out && dist_rank() == 0)
 		fprintf(stderr, "chexnet: train: no --out: the run is kept in '%s'\n", name);
-	run.out = run.out ? run.out : name;
-	if (generation < 0 && o->shrink && (generation = rejoin_generation(run.out)) < 0) {
+	o->out = o->out ? o->out : name;
+	if (*generation < 0 && o->shrink && (*generation = rejoin_generation(o->out)) < 0) {
 		dist_shutdown();
 		stop_signal_uninstall();
 		return 1;
 	}
+	struct run_settings record;
+	struct trainer_error err = { "" };
 	struct train_config config = train_config_of(o);
-	config.generation = generation;
-	test_options = o;
-	config.write_test = write_test;
-	int status = train_run(&config);
-	if (!given->out && !given->resume && status && dist_rank() == 0)
+	config.generation = *generation;
+	config.record = &record;
+	config.write_test = eval_write_test;
+	int status = record_of(o, &record, &err) ? fprintf(stderr, "chexnet: train: %s\n", err.msg), 1
+		     : train_run(&config);
+	if (named && status && dist_rank() == 0)
 		rmdir(name);   /* only when the run left nothing in it */
-	if (dist_rank() == 0 && status == 0 && (!given->out || o->progress != PROGRESS_QUIET))
+	if (dist_rank() == 0 && status == 0 && (named || o->progress != PROGRESS_QUIET))
 		fprintf(stderr, "chexnet: train: the run is kept in '%s' (run.json says how it "
-			"ended; best/ for eval and predict, last/ for --resume)\n", run.out);
+			"ended; best/ for eval and predict, last/ for --resume)\n", o->out);
 	if (dist_shutdown() && status == 0) {
 		dist_failed();
 		status = 1;
 	}
 	stop_signal_uninstall();
-	return status == CHEXNET_EXIT_PEER_LOST && o->shrink ? go_on_in_process(given, run.out)
-		: status;
+	return status;
+}
+
+/* The run's sessions: the first from the command line, then one more in
+ * this process after each lost peer that the ranks left go on from
+ * (--shrink), up to the runtime's own limit on losses. */
+int run_train(const struct settings *given)
+{
+	struct settings run = *given, next;
+	long generation = -1;
+	char name[RUN_NAME_MAX];   /* a new run's folder: run.out points here */
+	int status = train_session(&run, &generation, name);
+
+	while (status == CHEXNET_EXIT_PEER_LOST && run.shrink &&
+	       (status = in_process_settings(&run, &generation, &next)) == 0) {
+		run = next;
+		status = train_session(&run, &generation, name);
+		if (status == 0 && dist_rank() == 0)
+			survivors_mark_finished(run.out);   /* for the driver: srun waits on the lost node */
+	}
+	return status;
 }

@@ -41,6 +41,7 @@ struct data_config {
 };
 
 struct evaluation;
+struct run_settings;
 
 struct train_config {
 	struct session_config session;
@@ -54,6 +55,7 @@ struct train_config {
 	long generation;            /* this process's generation of the run (train/rejoin.h) */
 	int argc;                   /* the command line, recorded in OUT/run.json */
 	char **argv;
+	const struct run_settings *record; /* the settings given, as run.json records them */
 	struct optim_config optim;
 	double lr, warmup_epochs;
 	enum lr_scale lr_scale;
@@ -63,9 +65,10 @@ struct train_config {
 	long progress_every;
 	enum progress_mode progress;
 	double sensitivity, specificity;  /* the threshold rule (0: not asked) */
+	long bootstrap;             /* --test: resamples for test.json's intervals */
 	/* --test: writes OUT/test.json from the test split (cmd/ gives it: the
 	 * report of `eval --json`); NULL: none. 0 or -1 (printed). */
-	int (*write_test)(const char *out, const char *model, const struct evaluation *ev);
+	int (*write_test)(const char *out, const struct evaluation *ev, int bootstrap, uint64_t seed);
 };
 
 struct eval_config {

@@ -23,6 +23,7 @@
 #include "train/checkpoint_settings.h"
 #include "train/dist.h"
 #include "train/run_record.h"
+#include "train/settings.h"
 #include "train/stop_signal.h"
 
 #define HOST_CHARS 64
@@ -90,28 +91,27 @@ static int set_double(struct run_settings *r, const char *key, double v, int rc)
 {
 	char text[40];
 
-	run_settings_number(v, text, sizeof(text));
+	settings_number(v, text, sizeof(text));
 	return set_text(r, key, text, rc);
 }
 
-/* Model, backend, precision, sizes and data. */
-static int what_settings(const struct train_config *c, const struct session *s,
-			 struct run_settings *r)
+/* What the run derives: the backend's detail, the view of the data and
+ * its fingerprint, the rank count, the global batch and the learning
+ * rate in effect. */
+static int derived_settings(const struct train_config *c, const struct session *s, int world,
+			    struct run_settings *r)
 {
 	char stored[32], print[64], crop[96], pixels[160];
 	enum image_aspect aspect;
+	double lr = c->lr * (c->lr_scale == LR_SCALE_LINEAR ? world : 1);
 
 	if (data_settings(c, stored, sizeof(stored), print, sizeof(print), pixels, sizeof(pixels),
 			  &aspect))
 		return -1;
 	snprintf(crop, sizeof(crop), "train: random %ld of %s, flipped; eval: centre", c->session.size,
 		 stored);
-	int rc = set_text(r, "model", s->model.desc.name, 0);
-	rc = set_text(r, "backend", c->session.backend, rc);
-	rc = set_text(r, "backend_detail", s->backend_what, rc);
+	int rc = set_text(r, "backend_detail", s->backend_what, 0);
 	rc = set_text(r, "runtime_backend", dist_backend_name(), rc);
-	rc = set_text(r, "precision", precision_name(c->session.precision), rc);
-	rc = set_long(r, "size", c->session.size, rc);
 	rc = set_text(r, "stored_size", stored, rc);
 	rc = set_text(r, "pixels", pixels, rc);
 	rc = set_text(r, "aspect", image_aspect_name(aspect), rc);
@@ -119,44 +119,25 @@ static int what_settings(const struct train_config *c, const struct session *s,
 	rc = set_text(r, "normalise", INPUT_NORM_RULE, rc);
 	rc = set_text(r, "data", c->data.dir ? c->data.dir : "synthetic", rc);
 	rc = set_text(r, "data_fingerprint", print, rc);
-	return set_text(r, "init", c->init ? c->init : "", rc);
-}
-
-/* Batch, optimizer, schedule, loss, seed and the session's own. */
-static int how_settings(const struct train_config *c, int world, struct run_settings *r)
-{
-	char seed[32];
-	double lr = c->lr * (c->lr_scale == LR_SCALE_LINEAR ? world : 1);
-
-	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->session.seed);
-	int rc = set_long(r, "batch", c->session.batch, 0);
 	rc = set_long(r, "ranks", world, rc);
-	rc = set_long(r, "accumulate", c->accumulate, rc);
 	rc = set_long(r, "global_batch", c->session.batch * c->accumulate * world, rc);
-	rc = set_text(r, "optimizer", optim_name(c->optim.kind), rc);
-	rc = set_double(r, "momentum", c->optim.kind == OPTIM_SGD ? c->optim.momentum : 0, rc);
-	rc = set_double(r, "weight_decay", c->optim.weight_decay, rc);
-	rc = set_double(r, "lr", c->lr, rc);
-	rc = set_text(r, "lr_scale", c->lr_scale == LR_SCALE_LINEAR ? "linear" : "none", rc);
-	rc = set_double(r, "lr_effective", lr, rc);
-	rc = set_double(r, "warmup_epochs", c->warmup_epochs, rc);
-	rc = set_long(r, "patience", c->patience, rc);
-	rc = set_text(r, "loss", c->weighted_loss ? "weighted" : "bce", rc);
-	rc = set_text(r, "seed", seed, rc);
-	rc = set_long(r, "memory_efficient", c->session.memory_efficient, rc);
-	rc = set_long(r, "epochs", c->epochs, rc);
-	rc = set_long(r, "steps", c->steps, rc);
-	rc = set_long(r, "save_every", c->save_every, rc);
-	rc = set_long(r, "threads", c->session.threads, rc);
-	rc = set_long(r, "loader_threads", c->data.loader_threads, rc);
-	return set_long(r, "progress_every", c->progress_every, rc);
+	return set_double(r, "lr_effective", lr, rc);
 }
 
 int run_dir_settings(const struct train_config *c, const struct session *s, int world,
 		     struct run_settings *out)
 {
-	memset(out, 0, sizeof(*out));
-	return what_settings(c, s, out) || how_settings(c, world, out) ? -1 : 0;
+	static struct run_settings derived;
+	struct trainer_error err = { "" };
+
+	memset(&derived, 0, sizeof(derived));
+	if (derived_settings(c, s, world, &derived))
+		return -1;
+	if (run_settings_join(&derived, c->record, out, &err)) {
+		fprintf(stderr, "chexnet: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
 }
 
 /* "size 64 -> 128 (--size), ..." of the changes of one kind. */

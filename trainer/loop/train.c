@@ -794,7 +794,7 @@ static int test_split(struct trainer *t, const struct source_layout *l, struct e
 	if (rc == 0)
 		train_report_evaluation(&t->c, "test", -1, ev);
 	if (rc == 0 && t->rank == 0 && t->c.out && t->c.write_test)
-		rc = t->c.write_test(t->c.out, t->s.model.desc.name, ev);
+		rc = t->c.write_test(t->c.out, ev, (int)t->c.bootstrap, t->c.session.seed);
 	source_close(&test);
 	return rc;
 }

@@ -79,17 +79,6 @@ void optim_step(struct optim *o, float *params, const float *grads, double lr)
 		sgd_step(o, params, grads, lr);
 }
 
-int optim_parse(const char *s, enum optim_kind *kind, struct trainer_error *err)
-{
-	if (strcmp(s, "adam") == 0)
-		*kind = OPTIM_ADAM;
-	else if (strcmp(s, "sgd") == 0)
-		*kind = OPTIM_SGD;
-	else
-		return trainer_error_set(err, "--optimizer: '%s': expected adam or sgd", s);
-	return 0;
-}
-
 const char *optim_name(enum optim_kind kind)
 {
 	return kind == OPTIM_ADAM ? "adam" : "sgd";

@@ -18,7 +18,6 @@ int optim_init(struct optim *o, const struct optim_config *cfg, size_t count,
 /* One update of params from grads with learning rate lr. */
 void optim_step(struct optim *o, float *params, const float *grads, double lr);
 void optim_free(struct optim *o);
-int optim_parse(const char *s, enum optim_kind *kind, struct trainer_error *err);
 const char *optim_name(enum optim_kind kind);
 
 #endif

@@ -17,6 +17,7 @@
 #include "base/text_control.h"
 #include "base/whole_file.h"
 #include "train/run_record.h"
+#include "train/settings.h"
 
 #define FORMAT "chexnet-run 1"
 
@@ -210,7 +211,7 @@ static int read_settings(const cJSON *o, struct run_settings *s, const char *pat
 			return trainer_error_set(err, "run record: '%s': settings: '%s': not a %s", path,
 						 e->string, numeric ? "number" : "string");
 		if (numeric)
-			run_settings_number(e->valuedouble, number, sizeof(number));
+			settings_number(e->valuedouble, number, sizeof(number));
 		if (run_settings_set(s, e->string, numeric ? number : e->valuestring, &why))
 			return trainer_error_set(err, "run record: '%s': %s", path, why.msg);
 	}

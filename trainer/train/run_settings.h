@@ -48,11 +48,12 @@ int run_settings_set_long(struct run_settings *s, const char *key, long v,
 			  struct trainer_error *err);
 int run_settings_set_double(struct run_settings *s, const char *key, double v,
 			    struct trainer_error *err);
+/* out: every known key in the table's order (train/settings.c), its
+ * value from first, else from second (may be NULL). 0 or -1 (err). */
+int run_settings_join(const struct run_settings *first, const struct run_settings *second,
+		      struct run_settings *out, struct trainer_error *err);
 /* The value, or NULL. */
 const char *run_settings_get(const struct run_settings *s, const char *key);
-
-/* The shortest "%.Ng" of v that reads back to v (finite v). */
-void run_settings_number(double v, char *out, size_t len);
 
 /* One key whose value differs between two records; the strings point
  * into them, "(none)" for a key only one side has. */

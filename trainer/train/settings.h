@@ -1,26 +1,64 @@
-/* train/settings.h - every setting of `chexnet train | eval | predict |
- * bench | locate` as the command line gives it (struct settings),
- * filled by cmd/cli.c's parser; cmd/config.c turns it into the loops'
- * configs (loop/loop_config.h). Only cmd/ sees it.
- * What this is not: parsing, defaults or help (cmd/cli.h), or what a
- * loop takes (loop/loop_config.h).
+/* train/settings.h - the one table of chexnet's settings and the values
+ * of one command. Each row declares a setting once: its flag, type,
+ * range or choices, default, help, the commands that take it, its
+ * run.json key and its resume policy. From the rows come the command
+ * line's parser (--opt value and --opt=value) and help (cmd/cli.c), the
+ * man page's option list (checked by test_settings.c), the settings that
+ * run.json and a checkpoint record (train/run_settings.h names the
+ * recorded keys and their kinds from here), --resume's defaults
+ * (cmd/resume_defaults.c) and the change-of-meaning check.
+ * Rows without a flag are values a run derives (the global batch, the
+ * effective learning rate, the data's fingerprint): recorded only.
+ * What this is not: what a loop takes (loop/loop_config.h, built once
+ * from these values by cmd/config.c), or the checks of settings against
+ * each other (the commands' own files).
  */
 #ifndef HVD_TRAINER_TRAIN_SETTINGS_H
 #define HVD_TRAINER_TRAIN_SETTINGS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "backend/backend.h"
 #include "backend/choice.h"
+#include "base/error.h"
 #include "train/optim.h"
 #include "train/progress.h"
 #include "train/schedule.h"
 
+/* The commands of the table, as bits. */
+enum {
+	SETTING_TRAIN = 1, SETTING_EVAL = 2, SETTING_PREDICT = 4, SETTING_BENCH = 8,
+	SETTING_LOCATE = 16, SETTING_ALL = 31,
+};
+
+enum setting_type {
+	SETTING_SWITCH,     /* no value: stores .on in an int */
+	SETTING_LONG,       /* a whole number in [lo, hi] */
+	SETTING_DOUBLE,     /* a finite number in [lo, hi] */
+	SETTING_U64,        /* 0 .. 2^64-1 (the seed) */
+	SETTING_TEXT,       /* a string; one of .choices when it has them */
+	SETTING_CHOICE,     /* one of .choices, stored as its index in an int */
+	SETTING_HELP,       /* --help */
+};
+
+/* What --resume does with a setting, and what a change of it means. */
+enum setting_resume {
+	RESUME_SESSION,     /* this session's only: neither recorded nor taken */
+	RESUME_RECORDED,    /* recorded; each session chooses it anew (a change is noted) */
+	RESUME_FREE,        /* recorded, taken unless given; a change is noted */
+	RESUME_MEANING,     /* recorded, taken unless given; a change needs --allow-changes */
+	RESUME_KEPT,        /* recorded and taken; never changes (another model: a new run) */
+};
+
+#define SETTINGS_MAX 96
+
 struct settings {
 	const char *command;
+	int argc;                   /* the command line from the command's name on */
+	char **argv;
+	unsigned char given[SETTINGS_MAX]; /* by row: the command line (or recovery) set it */
 	const char *model;          /* densenet121 | resnet50 */
-	int model_given, size_given; /* --model, --size on the command line (else the
-				      * checkpoint's, for eval/predict/locate) */
 	const char *backend;        /* ref | cpu | gpu (auto resolved by cli_parse) */
 	struct backend_choice chosen; /* why auto chose it, and its warning */
 	enum precision precision;   /* resolved when precision_auto (--precision auto) */
@@ -45,14 +83,12 @@ struct settings {
 	int allow_changes;          /* --allow-changes: resume with other meaning settings */
 	int shrink;                 /* --shrink: go on in-process after lost nodes */
 	int overwrite;              /* --overwrite: replace the run in --out */
-	int argc;                   /* the command line from the command's name on */
-	char **argv;
 	long save_every;            /* --save-every N: OUT/last every N steps (0: epoch ends) */
 	int test_at_end;            /* --test: evaluate the test split at the end (the table) */
-	enum lr_scale lr_scale;
+	int lr_scale;               /* enum lr_scale */
 	int weighted_loss;          /* --loss weighted (default) | bce */
 	long progress_every;
-	enum progress_mode progress;
+	int progress;               /* enum progress_mode */
 	int verbose;                /* --verbose: the runtime's start-up report on one process */
 	int memory_efficient;
 	long loader_threads;
@@ -69,5 +105,50 @@ struct settings {
 	char **inputs;              /* predict: image paths */
 	int input_count;
 };
+
+struct setting {
+	const char *flag;           /* "--accumulate"; NULL: a derived value, recorded only */
+	const char *key;            /* run.json's key; NULL: not recorded */
+	enum setting_type type;
+	int commands;               /* SETTING_TRAIN | ... */
+	enum setting_resume resume;
+	double lo, hi;              /* LONG, DOUBLE */
+	const char *choices;        /* TEXT, CHOICE: "adam|sgd" */
+	const char *fallback;       /* the default, as given text; NULL: zero (the help says) */
+	size_t offset;              /* the value in struct settings */
+	int on;                     /* SWITCH: the value it stores */
+	const char *help;
+	const char *set_by;         /* a derived value: what sets it */
+};
+
+extern const struct setting settings_table[];
+extern const int settings_count;
+
+/* The row of flag for command bit (any command: 0), of a run.json key. */
+const struct setting *settings_find(const char *flag, int command);
+const struct setting *settings_of_key(const char *key);
+int settings_index(const struct setting *row);
+/* The command's bit ("train": SETTING_TRAIN), 0 for another name. */
+int settings_command(const char *name);
+
+/* Every row's default for command. 0, or -1 for a row whose default
+ * its own type refuses (err; test_settings.c sees none). */
+int settings_init(struct settings *o, const char *command, struct trainer_error *err);
+/* One row's value from text (NULL for a switch), checked by its type,
+ * range and choices; marks it given when given. 0 or -1 (err names the
+ * flag and the value). */
+int settings_set(struct settings *o, const struct setting *row, const char *text, int given,
+		 struct trainer_error *err);
+int settings_given(const struct settings *o, const struct setting *row);
+/* The shortest "%.Ng" of v that reads back to v (finite v). */
+void settings_number(double v, char *out, size_t len);
+/* The row's value as run.json records it. */
+void settings_format(const struct settings *o, const struct setting *row, char *out, size_t len);
+/* "1" when run.json holds the row's value as a number. */
+int settings_numeric(const struct setting *row);
+/* Run.json's kind of key: 1 when a change alters what the run computes. */
+int settings_changes_meaning(const struct setting *row);
+/* What sets a recorded key: its flag or a derived value's set_by. */
+const char *settings_set_by(const struct setting *row);
 
 #endif
