@@ -510,6 +510,37 @@ static void test_links_and_fifos_in_a_run_are_refused(void)
 	refused_at_once("eval --checkpoint fifo-ck --synthetic --size 32 --threads 1", "fifo-ck", ck);
 }
 
+/* A run started the usual ways (ImageNet-style --init weights, --overwrite
+ * of a folder, --lr-scale linear with accumulation) resumes with --resume
+ * alone and keeps its meaning: the LR is scaled by the micro-batches of a
+ * step (ranks x K), so lr_effective changes with K and only with it. */
+static void test_run_started_with_init_overwrite_and_linear_lr_resumes(void)
+{
+	struct test_proc p;
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+
+	if (train_run("w0", "") || train_run("run", "--init w0/last/model.safetensors --overwrite "
+					     "--lr-scale linear --accumulate 2"))
+		return;
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "lr_effective"), "0.002");
+	CHECK_STR(run_settings_get(&rec, "init"), "w0/last/model.safetensors");
+	chexnet("train --resume run --epochs 2", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	CHECK(!strstr(p.err, "lr_effective"));
+	test_proc_free(&p);
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	CHECK_STR(run_settings_get(&rec, "lr_effective"), "0.002");
+	CHECK_STR(run_settings_get(&rec, "accumulate"), "2");
+	chexnet("train --resume run --epochs 3 --accumulate 1", &p, 120);
+	CHECK_INT(p.exit_code, 1);   /* refused after start-up: run.json unchanged */
+	CHECK_CONTAINS(p.err, "lr_effective 0.002 -> 0.001 (--lr, --lr-scale, the global batch)");
+	test_proc_free(&p);
+	free(path);
+}
+
 const struct test_case run_record_tests[] = {
 	{ "numbers_read_back_exactly", test_numbers_read_back_exactly },
 	{ "changes_are_classified", test_changes_are_classified },
@@ -528,5 +559,7 @@ const struct test_case run_record_tests[] = {
 	{ "resume_of_a_run_without_record_starts_one", test_resume_of_a_run_without_record_starts_one },
 	{ "eval_and_predict_use_the_checkpoints_model_and_size",
 	  test_eval_and_predict_use_the_checkpoints_model_and_size },
+	{ "run_started_with_init_overwrite_and_linear_lr_resumes",
+	  test_run_started_with_init_overwrite_and_linear_lr_resumes },
 	{ 0 }
 };

@@ -103,7 +103,7 @@ static int derived_settings(const struct train_config *c, const struct session *
 {
 	char stored[32], print[64], crop[96], pixels[160];
 	enum image_aspect aspect;
-	double lr = c->lr * (c->lr_scale == LR_SCALE_LINEAR ? world : 1);
+	double lr = c->lr * (c->lr_scale == LR_SCALE_LINEAR ? world * c->accumulate : 1);
 
 	if (data_settings(c, stored, sizeof(stored), print, sizeof(print), pixels, sizeof(pixels),
 			  &aspect))

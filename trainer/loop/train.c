@@ -585,7 +585,8 @@ static int trainer_setup(struct trainer *t, const struct train_config *c)
 	if (train_gpu_open(&t->gpu, &t->s, &t->optim, &t->sync, t->accumulate,
 			   t->c.progress == PROGRESS_QUIET))
 		return -1;
-	schedule_init(&t->sched, c->lr, c->lr_scale, t->world, c->warmup_epochs, (int)c->patience);
+	schedule_init(&t->sched, c->lr, c->lr_scale, t->world * t->accumulate, c->warmup_epochs,
+		      (int)c->patience);
 	t->state.best_val_loss = INFINITY;
 	rng_seed(&t->state.rng, c->session.seed);
 	if (c->resume && (resume(t, &err) || train_gpu_load_moments(&t->gpu, &t->optim)))

@@ -7,11 +7,11 @@
 #include "train/schedule.h"
 
 void schedule_init(struct schedule *s, double base_lr, enum lr_scale scale,
-		   int world_size, double warmup_epochs, int patience)
+		   int micro_batches, double warmup_epochs, int patience)
 {
 	memset(s, 0, sizeof(*s));
 	s->base_lr = base_lr;
-	s->scale = (scale == LR_SCALE_LINEAR && world_size > 1) ? world_size : 1.0;
+	s->scale = (scale == LR_SCALE_LINEAR && micro_batches > 1) ? micro_batches : 1.0;
 	s->warmup_epochs = warmup_epochs;
 	s->patience = patience;
 	s->factor = 0.1;
@@ -43,13 +43,3 @@ int schedule_epoch_end(struct schedule *s, double val_loss)
 	return 1;
 }
 
-int schedule_parse_scale(const char *s, enum lr_scale *out, struct trainer_error *err)
-{
-	if (strcmp(s, "none") == 0)
-		*out = LR_SCALE_NONE;
-	else if (strcmp(s, "linear") == 0)
-		*out = LR_SCALE_LINEAR;
-	else
-		return trainer_error_set(err, "--lr-scale: '%s': expected none or linear", s);
-	return 0;
-}

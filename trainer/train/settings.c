@@ -55,7 +55,7 @@ const struct setting settings_table[] = {
 	  .help = "learning rate" },
 	{ "--lr-scale", "lr_scale", SETTING_CHOICE, T, RESUME_FREE, .choices = "none|linear",
 	  .fallback = "none", .offset = OFF(lr_scale),
-	  .help = "linear: multiply the LR by the number of ranks" },
+	  .help = "linear: multiply the LR by the micro-batches of a step (ranks x --accumulate)" },
 	{ NULL, "lr_effective", SETTING_DOUBLE, T, RESUME_MEANING,
 	  .set_by = "--lr, --lr-scale, the global batch" },
 	{ "--warmup-epochs", "warmup_epochs", SETTING_DOUBLE, T, RESUME_MEANING, 0, 100000,
