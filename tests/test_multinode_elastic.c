@@ -25,6 +25,10 @@
  *     node left out too (relaunched: rank 2 lives beside it).
  *   - both of n2's ranks stopped, then woken while the ranks left train
  *     in-process: they see a newer generation and leave the run alone.
+ *   These runs start from --init weights with --lr-scale linear, and the
+ *   lost and hung ones with --overwrite too: recovery continues the run
+ *   from its own settings, whatever it started with, and the LR follows
+ *   the micro-batches of a step (R x K), so it stays.
  *   - 3 ranks -> 2: no integer K keeps 3 micro-batches per step; K=2 (4,
  *     the nearest; ties go to the larger) with --allow-changes, recorded
  *     in run.json, and the epoch's position moved.
@@ -44,6 +48,10 @@
 
 #define ELASTIC_ARGS "--size 64 --threads 1 --optimizer sgd --lr 0.001 --batch 4 --seed 7 " \
 	"--epochs 1 --progress-every 1 --precision fp32"
+
+/* How the runs compared with each other start: ImageNet-style weights
+ * (a one-step run's) and the LR scaled by the micro-batches of a step. */
+#define STARTED "--init w0/last/model.safetensors --lr-scale linear"
 
 static long field_of(const char *out, const char *key)
 {
@@ -68,7 +76,9 @@ static int make_data(void)
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && mkdir -p build && cp '%s/chexnet' build/chexnet && ln -s '%s/contrib' "
 		 "contrib && build/chexnet synth --out nih --count 200 --size 128 --seed 3 && "
-		 "build/chexnet pack --data nih --out shards --size 72", test_tmpdir(), test_build_dir(),
+		 "build/chexnet pack --data nih --out shards --size 72 && build/chexnet train "
+		 "--synthetic --size 64 --batch 2 --steps 1 --threads 1 --backend cpu --precision fp32 "
+		 "--quiet --out w0", test_tmpdir(), test_build_dir(),
 		 test_src_dir());
 	if (sh(cmd, 120, &p))
 		return -1;
@@ -161,11 +171,11 @@ static char *record_of(const char *out)
 static int references(void)
 {
 	struct test_proc p;
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole", "", NULL, ":", &p))
+	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole", STARTED, NULL, ":", &p))
 		return -1;
 	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole: %s ...%s", p.out, test_tail(p.err, 1500));
 	test_proc_free(&p);
-	if (elastic("-N 1 -w n1 --ntasks-per-node=2", "two", "--accumulate 2", NULL, ":", &p))
+	if (elastic("-N 1 -w n1 --ntasks-per-node=2", "two", STARTED " --accumulate 2", NULL, ":", &p))
 		return -1;
 	CHECK_MSG(field_of(p.out, "rc=") == 0, "two: %s ...%s", p.out, test_tail(p.err, 1500));
 	test_proc_free(&p);
@@ -200,8 +210,9 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 	CHECK_CONTAINS(p->out, "idle=3/3");
 	char *rec = record_of(out);
 	CHECK_MSG(rec && strstr(rec, "\"membership\"") && strstr(rec, "\"4 -> 2\"") &&
-		  strstr(rec, "\"steps_lost\":\t\"0\"") && strstr(rec, "\"outcome\":\t\"finished\""),
-		  "run.json: %.2500s", rec ? rec : "");
+		  strstr(rec, "\"steps_lost\":\t\"0\"") && strstr(rec, "\"outcome\":\t\"finished\"") &&
+		  !strstr(rec, "\"lr_effective\":\t[") && !strstr(rec, "\"global_batch\":\t["),
+		  "run.json (the LR and global batch kept): %.2500s", rec ? rec : "");
 	free(rec);
 	double params = ckpt_max_rel_diff(out, "whole");
 	double bn = ckpt_max_rel_diff_bn(out, "whole"), control = ckpt_max_rel_diff_bn("two", "whole");
@@ -255,7 +266,7 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 	char fail[1024], revive[1024], stop[2048];
 	if (make_data() || references())
 		return;
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "lost", "",
+	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "lost", STARTED " --overwrite",
 		    node_cmd(fail, sizeof(fail), "fail", "n2"),
 		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
 		return;
@@ -266,7 +277,7 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && tr '\\0' '\\n' < /proc/$q/environ "
 		 "| grep -qx SLURM_PROCID=3 && kill -STOP $q && echo stopped=$q; done",
 		 test_cluster_dir());
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "hung", "", stop, ":", &p))
+	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "hung", STARTED " --overwrite", stop, ":", &p))
 		return;
 	CHECK_CONTAINS(p.out, "stopped=");
 	CHECK_CONTAINS(p.err, "hvd: rank 3 (host n2): 'silent for ");
