@@ -5,6 +5,7 @@
  * What this is not: the rule (layout_check.c holds it).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,6 +234,40 @@ static void test_runtime_code_within_its_budget(void)
 	free(dir);
 }
 
+/* HACKING.md, "Layers (trainer/)": the training loop reads in one sitting,
+ * and its state (loop/trainer.h) is seen by the loop's own files alone. */
+#define TRAIN_LOOP_LINES 450
+
+static void test_training_loop_reads_in_one_sitting(void)
+{
+	static const char *const own[] = { "train.c", "train_setup.c", "train_save.c", "lost_peer.c" };
+	char *dir = test_path(test_src_dir(), "trainer/loop"), *loop = test_path(dir, "train.c");
+	char *text = test_read_file(loop, NULL);
+	long lines = 0;
+
+	for (const char *c = text; c && *c; c++)
+		lines += *c == '\n';
+	CHECK_MSG(text && lines <= TRAIN_LOOP_LINES, "layout: trainer/loop/train.c: %ld lines, more "
+		  "than %d: move a concern into a file of its own", lines, TRAIN_LOOP_LINES);
+	free(text);
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *path = test_path(dir, e->d_name), *code = test_read_file(path, NULL);
+		int mine = 0;
+		for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+			mine |= strcmp(e->d_name, own[i]) == 0;
+		CHECK_MSG(mine || !code || !strstr(code, "#include \"loop/trainer.h\""), "layout: "
+			  "trainer/loop/%s: includes loop/trainer.h, the training loop's own state",
+			  e->d_name);
+		free(code);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(loop);
+	free(dir);
+}
+
 static void test_code_lines_are_counted_as_cloc_does(void)
 {
 	CHECK_INT((int)code_lines_of("/* a\n * comment */\n\n\tint x; /* trailing */\n"
@@ -264,6 +299,7 @@ const struct test_case layout_tests[] = {
 	{ "a_symbol_cycle_among_listed_objects_is_named",
 	  test_a_symbol_cycle_among_listed_objects_is_named },
 	{ "runtime_code_within_its_budget", test_runtime_code_within_its_budget },
+	{ "training_loop_reads_in_one_sitting", test_training_loop_reads_in_one_sitting },
 	{ "code_lines_are_counted_as_cloc_does", test_code_lines_are_counted_as_cloc_does },
 	{ 0 },
 };

@@ -1,101 +1,42 @@
-/* loop/train.c - the training loop on one rank or many (srun --hvd): rank 0's
- * initial parameters and BN buffers broadcast; each rank trains on its own
- * micro-batches (the loader's rank/world layout); `--accumulate K` local
- * micro-batches per optimizer step with one average allreduce of the
- * gradients, submitted layer by layer from the backend's grad_ready
- * callback during the last backward (grad_sync.h); a tiny per-step
- * allreduce agrees on a stop request (SIGTERM, SIGUSR1) and on skipping
- * the step when any rank's fp16 gradients overflowed
- * (train/verdict.h), so every rank stops after the same step, rank 0
- * writes OUT/last and the run exits CHEXNET_EXIT_PREEMPTED (75); after a
- * lost peer the ranks left agree which of them writes OUT/last at the most
- * completed steps (loop/survivors.h) and exit 76. The loss
- * stays on the backend (forward without y, loss(), backward without dy)
- * and is read and averaged over ranks only for each progress line (M3);
- * each micro-batch's successor is fetched and handed to the backend
- * while it computes (gpu: the upload overlaps the step, P4). `--resume DIR` continues
- * from DIR/last (parameters, optimizer moments, schedule, RNG, data
- * position (seed, epoch, step)). BN running statistics stay per rank (as
- * torchvision) and are averaged across ranks before validation and before
- * every checkpoint. Only rank 0 prints progress, writes checkpoints and the
- * tables; every rank prints its own errors. --backend gpu: gradients and
- * the optimizer stay on the device on one rank and with the NCCL runtime,
- * GPU health at start and end (loop/train_gpu.h). Rank 0 records the run
- * (OUT/run.json, loop/run_dir.h) and its metrics at every progress line
- * and validation (metrics.csv, tb/, loop/run_metrics.h). Over 600 lines:
- * the step, epoch, stop and resume paths share the trainer's state and
- * read best in one file.
- * What it does not do: parse or check options (cmd/), evaluate
- * (loop/evaluate.h), start the runtime (cmd/train.c),
- * compute layers (backends) or exchange data itself (dist.h).
+/* loop/train.c - the training loop on one rank or many (srun --hvd), on
+ * the state of loop/trainer.h: each rank trains on its own micro-batches
+ * (the loader's rank/world layout); `--accumulate K` local micro-batches
+ * per optimizer step with one average allreduce of the gradients,
+ * submitted layer by layer from the backend's grad_ready callback during
+ * the last backward (grad_sync.h); a tiny per-step allreduce agrees on a
+ * stop request (SIGTERM, SIGUSR1) and on skipping the step when any
+ * rank's fp16 gradients overflowed (train/verdict.h), so every rank stops
+ * after the same step, rank 0 writes OUT/last and the run exits
+ * CHEXNET_EXIT_PREEMPTED (75); a lost peer goes to loop/lost_peer.c. The
+ * loss stays on the backend and is read and averaged over ranks only for
+ * each progress line (M3); each micro-batch's successor is fetched and
+ * handed to the backend while it computes (P4). BN running statistics
+ * stay per rank (as torchvision) and are averaged across ranks before
+ * validation and before every checkpoint. Only rank 0 prints progress,
+ * writes checkpoints and the tables; every rank prints its own errors.
+ * What it does not do: start a session or resume (loop/train_setup.c),
+ * parse options (cmd/), evaluate (loop/evaluate.h), start the runtime
+ * (cmd/train.c), compute layers (backends) or exchange data (dist.h).
  */
-#include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "eval/auroc.h"
-#include "train/checkpoint.h"
-#include "train/dist.h"
-#include "train/grad_sync.h"
+#include "loop/diverge.h"
+#include "loop/evaluate.h"
+#include "loop/last_error.h"
+#include "loop/run_dir.h"
+#include "loop/thresholds.h"
 #include "loop/train.h"
-#include "loop/session.h"
-#include "loop/train_gpu.h"
-#include "loop/train_report.h"
-#include "train/verdict.h"
+#include "loop/trainer.h"
+#include "train/checkpoint.h"
+#include "train/peer_lost.h"
 #include "train/span.h"
 #include "train/stop_signal.h"
-#include "train/checkpoint_replace.h"
-#include "loop/evaluate.h"
-#include "loop/thresholds.h"
-#include "loop/diverge.h"
-#include "loop/run_dir.h"
-#include "loop/run_files.h"
-#include "loop/last_error.h"
-#include "loop/run_metrics.h"
-#include "loop/survivors.h"
-#include "train/peer_lost.h"
-#include "train/rejoin.h"
+#include "train/verdict.h"
 
-enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
-
-struct trainer {
-	struct train_config c;      /* the run's settings, as this rank uses them */
-	struct session s;
-	struct optim optim;
-	struct schedule sched;
-	struct train_state state;
-	struct grad_sync sync;
-	struct train_gpu gpu;       /* device gradients, fp16 verdict, health */
-	struct train_clock clock;
-	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
-	struct batch *ahead;        /* the next micro-batch, fetched early (P4) */
-	int rank, world, accumulate;
-	long total_steps;           /* optimizer steps in this run */
-	int stop;                   /* all ranks agreed to stop after this step */
-	struct run_settings settings;  /* this session's (run.json, checkpoints) */
-	struct run_change changes[2 * RUN_SETTINGS_MAX];  /* --resume: from the checkpoint's */
-	int change_count;
-	struct run_metrics metrics;   /* rank 0 with --out: metrics.csv, tb/ */
-	int recorded;               /* run.json written by this session */
-	int best_epoch;             /* 1-based, of best/ (0: none yet) */
-	long steps_per_epoch;       /* optimizer steps */
-	struct survivors_saved lost;   /* --resume after a lost peer: what was lost */
-	struct run_record_pair membership[8];  /* run.json's record of it */
-	char membership_text[2][32];
-	int membership_count;
-};
-
-static int dist_failed(void)
-{
-	fprintf(stderr, "%s\n", dist_error());
-	return -1;
-}
 
 static const float *pos_weights(const struct trainer *t)
 {
@@ -243,81 +184,9 @@ static int read_loss(struct trainer *t, double *loss)
 	}
 	float mean = batches ? (float)(sum / batches) : 0.0f;  /* equal batch counts on every rank */
 	if (t->world > 1 && dist_average("train.loss", &mean, 1))
-		return dist_failed();
+		return trainer_dist_failed();
 	*loss = mean;
 	return 0;
-}
-
-static int finite_model(const struct trainer *t);
-
-/* This rank's parameters, moments and BN running statistics on the host. */
-static int state_to_host(struct trainer *t)
-{
-	struct trainer_error err = { "" };
-
-	if (train_gpu_to_host(&t->gpu, &t->optim))  /* device parameters, moments */
-		return -1;
-	if (t->s.ops->store_state(t->s.backend, &err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* Every rank: running statistics averaged over ranks, on host and backend;
- * fails (no checkpoint, no validation) when they or the parameters are
- * not finite. */
-static int average_bn_state(struct trainer *t)
-{
-	struct trainer_error err = { "" };
-	struct model *m = &t->s.model;
-
-	if (state_to_host(t))
-		return -1;
-	if (t->world > 1 && dist_average("bn.running", m->state, m->desc.state_count))
-		return dist_failed();
-	if (t->world > 1 && t->s.ops->load_params(t->s.backend, &err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
-	return finite_model(t);
-}
-
-/* Every rank (the parameters are the same everywhere): -1 with the line
- * when a parameter or BN statistic is not finite, so no checkpoint and
- * no validation comes from a diverged state. */
-static int finite_model(const struct trainer *t)
-{
-	const struct model *m = &t->s.model;
-	struct diverge_at at = { t->state.epoch, t->state.step };
-	int loud = t->rank == 0;
-
-	if (diverge_check_array(t->c.lr, &at, "parameters are", m->params, m->desc.param_count, loud) ||
-	    diverge_check_array(t->c.lr, &at, "BN running statistics are", m->state,
-				m->desc.state_count, loud))
-		return -1;
-	return 0;
-}
-
-/* This rank writes OUT/name. */
-static int save_here(struct trainer *t, const char *name)
-{
-	char dir[4096];
-	struct trainer_error err = { "" };
-
-	snprintf(dir, sizeof(dir), "%s/%s", t->c.out, name);
-	if (checkpoint_save_run(dir, &t->s.model, &t->optim, &t->sched, &t->state, &t->settings,
-				&err)) {
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-		return -1;
-	}
-	return 0;
-}
-
-/* Rank 0 writes OUT/name (call average_bn_state first on every rank). */
-static int save(struct trainer *t, const char *name)
-{
-	return t->c.out && t->rank == 0 ? save_here(t, name) : 0;
 }
 
 /* --steps N: the run ends once `total` optimizer steps are done. */
@@ -378,7 +247,7 @@ static enum epoch_result train_steps(struct trainer *t, struct source *src, int 
 		if (step < steps && (reached || t->stop))
 			return t->stop ? EPOCH_STOPPED : EPOCH_STEPS_REACHED;
 		if (step < steps && t->c.save_every && t->total_steps % t->c.save_every == 0 &&
-		    (average_bn_state(t) || save(t, "last")))
+		    (trainer_average_bn(t) || trainer_save(t, "last")))
 			return EPOCH_FAILED;
 	}
 	return EPOCH_DONE;
@@ -409,11 +278,11 @@ static enum epoch_result train_epoch(struct trainer *t, struct source *src, int 
 static int stopped_in_validation(struct trainer *t, int epoch, int complete)
 {
 	if (!complete)  /* --steps ended mid-epoch: the position stays there */
-		return save(t, "last") ? -1 : EVAL_STOPPED;
+		return trainer_save(t, "last") ? -1 : EVAL_STOPPED;
 	t->state.epoch = epoch + 1;
 	t->state.step = 0;
 	t->state.validate_first = 1;
-	return save(t, "last") ? -1 : EVAL_STOPPED;
+	return trainer_save(t, "last") ? -1 : EVAL_STOPPED;
 }
 
 /* Validation (all ranks), LR plateau, checkpoints; complete = the epoch
@@ -422,7 +291,7 @@ static int stopped_in_validation(struct trainer *t, int epoch, int complete)
 static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int complete,
 			struct evaluation *ev)
 {
-	if (average_bn_state(t))
+	if (trainer_average_bn(t))
 		return -1;
 	int rc = evaluate(&t->s, val, pos_weights(t), neg_weights(t), ev);
 	if (rc == EVAL_STOPPED)
@@ -455,192 +324,16 @@ static int end_of_epoch(struct trainer *t, struct source *val, int epoch, int co
 	if (improved) {
 		t->best_epoch = epoch + 1;
 		t->state.best_val_loss = ev->loss;
-		if (save(t, "best") || eval_train_thresholds(&t->c, t->rank, t->s.model.desc.name, ev))
+		if (trainer_save(t, "best") || eval_train_thresholds(&t->c, t->rank, t->s.model.desc.name, ev))
 			return -1;
 	}
-	return save(t, "last");
-}
-
-/* A global batch other than the checkpoint's (fewer ranks after a lost
- * node, --allow-changes): the step within the epoch is moved to about
- * the same share of the epoch's images, rounded down (some images of the
- * epoch are seen twice rather than none skipped). */
-static void resume_position(struct trainer *t)
-{
-	long now = t->c.session.batch * t->accumulate * t->world;
-
-	for (int i = 0; i < t->change_count; i++) {
-		if (strcmp(t->changes[i].key, "global_batch") != 0)
-			continue;
-		long was = strtol(t->changes[i].old_value, NULL, 10), step = t->state.step;
-		if (was <= 0 || now <= 0 || step == 0)
-			return;
-		t->state.step = step * was / now;
-		if (t->rank == 0)
-			fprintf(stderr, "chexnet: --resume: global batch %ld -> %ld: step %ld of the epoch "
-				"becomes step %ld (%ld images in, %ld of them seen again)\n", was, now, step,
-				t->state.step, step * was, step * was - t->state.step * now);
-		return;
-	}
-}
-
-/* --resume after a lost peer (DIR/.survivors/saved at the checkpoint's
- * position): the membership change, for run.json and the log. */
-static int resume_membership(struct trainer *t, const char *checkpoint)
-{
-	struct survivors_saved *s = &t->lost;
-	int rc = survivors_read_saved(t->c.resume, s);
-
-	if (rc <= 0 || s->epoch != t->state.epoch || s->step != t->state.step)
-		return rc < 0 ? -1 : 0;
-	snprintf(t->membership_text[0], 32, "%d -> %d", s->ranks, t->world);
-	snprintf(t->membership_text[1], 32, "%d -> %d", s->accumulate, t->accumulate);
-	int same = (long)s->ranks * s->accumulate == (long)t->world * t->accumulate;
-	struct run_record_pair m[] = {
-		{ "time", s->time }, { "lost", s->who }, { "hosts", s->hosts },
-		{ "ranks", t->membership_text[0] }, { "accumulate", t->membership_text[1] },
-		{ "steps_lost", "0" }, { "went_on", s->next },
-		{ "runtime_library", dist_runtime_library()[0] ? dist_runtime_library() : "none" },
-	};
-	memcpy(t->membership, m, sizeof(m));
-	t->membership_count = 8;
-	if (t->rank == 0)
-		fprintf(stderr, "chexnet: --resume: after the loss of %s at %s: %d ranks x %d -> %d "
-			"ranks x %d micro-batches per step (%s), no completed step lost (%s)\n", s->who,
-			s->time, s->ranks, s->accumulate, t->world, t->accumulate,
-			same ? "the same global batch" : "another global batch",
-			checkpoint);
-	return 0;
-}
-
-/* --resume DIR: DIR/last's model, optimizer, schedule and position. */
-static int resume(struct trainer *t, struct trainer_error *err)
-{
-	char dir[4096], last[4096], note[4096 * 2 + 128];
-
-	snprintf(last, sizeof(last), "%s/last", t->c.resume);
-	if (checkpoint_find_complete(last, dir, sizeof(dir), note, sizeof(note), err))
-		return -1;
-	if (note[0] && t->rank == 0)
-		fprintf(stderr, "chexnet: --resume: %s\n", note);
-	if (run_dir_compare(&t->c, dir, &t->settings, t->changes, &t->change_count, t->rank == 0) ||
-	    run_dir_check_record(&t->c, t->rank == 0))
-		return -1;
-	if (checkpoint_load_model(dir, &t->s.model, CHECKPOINT_STRICT, NULL, err) ||
-	    checkpoint_load_training(dir, &t->optim, &t->sched, &t->state, err))
-		return -1;
-	if (resume_membership(t, dir))
-		return -1;
-	resume_position(t);
-	if (t->rank == 0 && t->c.progress != PROGRESS_QUIET)
-		fprintf(stderr, "chexnet: resuming from %s: epoch %d, step %ld\n", dir,
-			t->state.epoch + 1, t->state.step);
-	return 0;
-}
-
-/* Rank 0's parameters and BN buffers to every rank. */
-static int broadcast_model(struct trainer *t, struct trainer_error *err)
-{
-	struct model *m = &t->s.model;
-
-	if (dist_broadcast("init.params", m->params, m->desc.param_count, 0) ||
-	    dist_broadcast("init.running", m->state, m->desc.state_count, 0))
-		return dist_failed();
-	return t->s.ops->load_params(t->s.backend, err);
-}
-
-static int trainer_setup(struct trainer *t, const struct train_config *c)
-{
-	struct trainer_error err = { "" };
-	char note[256] = "";
-
-	memset(t, 0, sizeof(*t));
-	t->c = *c;
-	t->rank = dist_rank();
-	t->world = dist_size();
-	t->accumulate = (int)c->accumulate;
-	if (t->rank != 0)
-		t->c.progress = PROGRESS_QUIET;
-	if (!c->session.threads && t->world > 1) {  /* the task's CPUs minus the loader's */
-		long loader = c->data.loader_threads;
-		t->c.session.threads = dist_compute_threads((int)(loader ? loader
-								  : data_loader_default_threads()));
-	}
-	if (t->rank == 0 && run_files_guard(&t->c))
-		return -1;
-	if (session_open(&t->s, &t->c.session))
-		return -1;
-	if (run_dir_settings(&t->c, &t->s, t->world, &t->settings))
-		return -1;
-	if (c->init && checkpoint_load_model(c->init, &t->s.model, CHECKPOINT_INIT, note, &err))
-		goto fail;
-	if (note[0] && t->rank == 0)
-		fprintf(stderr, "chexnet: %s\n", note);
-	if (optim_init(&t->optim, &c->optim, t->s.model.desc.param_count, &err))
-		goto fail;
-	if (grad_sync_init(&t->sync, &t->s.model, t->accumulate)) {
-		fprintf(stderr, "chexnet: train: out of memory\n");
-		return -1;
-	}
-	if (train_gpu_open(&t->gpu, &t->s, &t->optim, &t->sync, t->accumulate,
-			   t->c.progress == PROGRESS_QUIET))
-		return -1;
-	schedule_init(&t->sched, c->lr, c->lr_scale, t->world * t->accumulate, c->warmup_epochs,
-		      (int)c->patience);
-	t->state.best_val_loss = INFINITY;
-	rng_seed(&t->state.rng, c->session.seed);
-	if (c->resume && (resume(t, &err) || train_gpu_load_moments(&t->gpu, &t->optim)))
-		goto fail;
-	if (t->rank == 0 && c->out && survivors_reset(c->out)) {
-		fprintf(stderr, "chexnet: --out: '%s/" SURVIVORS_DIR "': cannot clear: %s\n", c->out,
-			strerror(errno));
-		return -1;
-	}
-	if (broadcast_model(t, &err))
-		goto fail;
-	if (t->rank == 0 && c->out && mkdir(c->out, 0755) != 0 && errno != EEXIST) {
-		fprintf(stderr, "chexnet: --out: '%s': %s\n", c->out, strerror(errno));
-		return -1;
-	}
-	return class_weights(&c->data, t->wp, t->wn);
-fail:
-	if (err.msg[0])
-		fprintf(stderr, "chexnet: %s\n", err.msg);
-	return -1;
-}
-
-/* Once the sources are open (steps per epoch known): rank 0's metrics
- * files (checked and cut back on --resume), then run.json (every rank:
- * the hosts are gathered). */
-static int trainer_record(struct trainer *t, const struct source *train)
-{
-	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
-	long at = t->c.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
-	if (t->rank == 0 && t->c.out &&
-	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at,
-			     t->world))
-		return -1;
-	t->best_epoch = t->metrics.best_epoch;
-	if (run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->membership,
-			   t->membership_count, t->state.epoch, t->state.step))
-		return -1;
-	t->recorded = 1;
-	return 0;
-}
-
-static void trainer_free(struct trainer *t)
-{
-	run_metrics_close(&t->metrics);
-	train_gpu_close(&t->gpu);
-	grad_sync_free(&t->sync);
-	optim_free(&t->optim);
-	session_close(&t->s);
+	return trainer_save(t, "last");
 }
 
 /* A stop agreed mid-epoch: checkpoint at this step, say how to go on. */
 static int stopped(struct trainer *t)
 {
-	if (average_bn_state(t) || save(t, "last"))
+	if (trainer_average_bn(t) || trainer_save(t, "last"))
 		return 1;
 	train_report_stop(&t->c, stop_signal_received(), t->state.epoch, t->state.step, 0);
 	return CHEXNET_EXIT_PREEMPTED;
@@ -654,101 +347,6 @@ static int stopped_report(struct trainer *t, int in_validation)
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
-/* What the survivors do next: go on in their own processes (--shrink,
- * and no survivor on a lost rank's host: a lost rank on a live host is a
- * crashed or hung process, whose node the driver gives back; NCCL's
- * communicator is then shrunk, runtime/transport/comm_nccl.c), or exit
- * 76 for a relaunch. */
-static const char *next_of(const struct trainer *t, const struct peer_lost *lost,
-			   const struct survivors_vote *v)
-{
-	if (!t->c.shrink)
-		return "relaunch";
-	for (const char *h = v->hosts; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] != '\0'))
-		if (peer_lost_has_host(lost, h, strcspn(h, ",")))
-			return "relaunch";
-	return "in-process";
-}
-
-/* The chosen survivor: OUT/last at its completed step (the next
- * epoch's start, validation first, when the epoch's steps were all done),
- * run.json's end, then OUT/.survivors/saved. */
-static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
-			       const struct survivors_vote *v)
-{
-	char line[2048];
-
-	if (t->state.step == t->steps_per_epoch) {
-		t->state.epoch++;
-		t->state.step = 0;
-		t->state.validate_first = 1;
-	}
-	if (state_to_host(t) || finite_model(t) || save_here(t, "last"))  /* its own BN statistics */
-		return -1;
-	snprintf(line, sizeof(line), "peer lost: %s: OUT/last holds epoch %d, step %ld (written by "
-		 "rank %d of %d): no completed step is lost", lost->who, t->state.epoch + 1,
-		 t->state.step, t->rank, t->world);
-	if (t->recorded && run_dir_end(&t->c, CHEXNET_EXIT_PEER_LOST, 0, line,
-				       t->state.epoch * t->steps_per_epoch + t->state.step,
-				       t->best_epoch, t->state.best_val_loss))
-		return -1;
-	char saved[2048], when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	const char *next = next_of(t, lost, v);
-	snprintf(saved, sizeof(saved), "time=%s hosts=%s ranks=%d accumulate=%d epoch=%d step=%ld "
-		 "writer=%d next=%s members=%s who=%s", when, lost->hosts, t->world, t->accumulate,
-		 t->state.epoch, t->state.step, t->rank, next, v->ranks, lost->who);
-	if (survivors_mark_saved(t->c.out, saved))
-		return -1;
-	if (!strcmp(next, "relaunch"))
-		fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
-			CHEXNET_EXIT_PEER_LOST, lost->hosts, t->c.out);
-	else
-		fprintf(stderr, "chexnet: %s; ranks %s go on without host(s) %s in their own "
-			"processes\n", line, v->ranks, lost->hosts);
-	return 0;
-}
-
-/* --shrink: the run went on in-process without this rank (a newer
- * generation in OUT/.generation: this is a hung node woken up). It leaves
- * OUT alone and waits for the step to end: to exit would end the step
- * with it (a task that leaves without PMIx_Finalize on a live node,
- * docs/lost-rank.md). 1 once a stop signal came. */
-static int superseded(struct trainer *t, long now)
-{
-	fprintf(stderr, "chexnet: train: rank %d of %d: the run went on without it (generation %ld, "
-		"this rank's %ld): %s; OUT/last left alone, waiting for the step to end\n", t->rank,
-		t->world, now, t->c.generation, dist_error());
-	dist_release();
-	while (!stop_signal_received())
-		pause();
-	return 1;
-}
-
-/* Training or validation broken by a lost peer (train/peer_lost.h): the
- * survivors agree which of them holds the most completed steps and it
- * writes OUT/last (loop/survivors.h); every survivor exits
- * CHEXNET_EXIT_PEER_LOST. Any other failure: 1. */
-static int survive_lost_peer(struct trainer *t)
-{
-	struct peer_lost lost;
-	struct survivors_vote v;
-	long done = t->state.epoch * t->steps_per_epoch + t->state.step, now;
-
-	if (t->c.shrink && t->c.out && (now = rejoin_generation(t->c.out)) > t->c.generation)
-		return superseded(t, now);
-	if (t->world < 2 || !t->c.out || !peer_lost_parse(dist_error(), &lost) ||
-	    lost.count >= t->world)
-		return 1;
-	if (survivors_choose(t->c.out, t->rank, dist_hostname(), t->world - lost.count, done, &v))
-		return 1;
-	if (v.writer == t->rank)
-		return write_for_survivors(t, &lost, &v) ? 1 : CHEXNET_EXIT_PEER_LOST;
-	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
-}
-
 /* The epochs; returns the exit status. */
 static int train_epochs(struct trainer *t, struct source *train, struct source *val,
 			struct evaluation *ev, int *trained)
@@ -758,7 +356,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 		if (rc == EVAL_STOPPED)
 			return stopped_report(t, 1);
 		if (rc)
-			return survive_lost_peer(t);
+			return trainer_survive_lost_peer(t);
 		*trained = 1;  /* the table at the end shows this validation */
 	}
 	for (int epoch = t->state.epoch; epoch < t->c.epochs; epoch++) {
@@ -766,14 +364,14 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 		enum epoch_result r = train_epoch(t, train, epoch, first);
 		*trained = 1;
 		if (r == EPOCH_FAILED)
-			return survive_lost_peer(t);
+			return trainer_survive_lost_peer(t);
 		if (r == EPOCH_STOPPED)
 			return stopped(t);
 		int end = end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev);
 		if (end == EVAL_STOPPED)
 			return stopped_report(t, 1);
 		if (end)
-			return survive_lost_peer(t);
+			return trainer_survive_lost_peer(t);
 		if (r == EPOCH_STEPS_REACHED || steps_reached(t, t->total_steps))
 			break;
 		if (t->stop && epoch + 1 < t->c.epochs) {  /* after the last epoch: just finish */

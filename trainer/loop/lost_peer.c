@@ -1,0 +1,114 @@
+/* loop/lost_peer.c - training or validation broken by a lost peer
+ * (train/peer_lost.h): the ranks left agree which of them writes OUT/last
+ * at the most completed steps (loop/survivors.h); it writes it and
+ * run.json's end, then the summary the others and the driver read; each
+ * exits CHEXNET_EXIT_PEER_LOST (cmd/train.c goes on in-process when the
+ * summary says so). A rank of an older generation (a hung node woken
+ * after the others went on) leaves OUT alone.
+ * What it does not do: notice the loss (the runtime), or go on (cmd/).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "loop/run_dir.h"
+#include "loop/trainer.h"
+#include "train/peer_lost.h"
+#include "train/rejoin.h"
+#include "train/stop_signal.h"
+
+/* What the survivors do next: go on in their own processes (--shrink,
+ * and no survivor on a lost rank's host: a lost rank on a live host is a
+ * crashed or hung process, whose node the driver gives back; NCCL's
+ * communicator is then shrunk, runtime/transport/comm_nccl.c), or exit
+ * 76 for a relaunch. */
+static const char *next_of(const struct trainer *t, const struct peer_lost *lost,
+			   const struct survivors_vote *v)
+{
+	if (!t->c.shrink)
+		return "relaunch";
+	for (const char *h = v->hosts; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] != '\0'))
+		if (peer_lost_has_host(lost, h, strcspn(h, ",")))
+			return "relaunch";
+	return "in-process";
+}
+
+/* The chosen survivor: OUT/last at its completed step (the next
+ * epoch's start, validation first, when the epoch's steps were all done),
+ * run.json's end, then OUT/.survivors/saved. */
+static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
+			       const struct survivors_vote *v)
+{
+	char line[2048];
+
+	if (t->state.step == t->steps_per_epoch) {
+		t->state.epoch++;
+		t->state.step = 0;
+		t->state.validate_first = 1;
+	}
+	if (trainer_state_to_host(t) || trainer_finite(t) || trainer_save_here(t, "last"))  /* its own BN statistics */
+		return -1;
+	snprintf(line, sizeof(line), "peer lost: %s: OUT/last holds epoch %d, step %ld (written by "
+		 "rank %d of %d): no completed step is lost", lost->who, t->state.epoch + 1,
+		 t->state.step, t->rank, t->world);
+	if (t->recorded && run_dir_end(&t->c, CHEXNET_EXIT_PEER_LOST, 0, line,
+				       t->state.epoch * t->steps_per_epoch + t->state.step,
+				       t->best_epoch, t->state.best_val_loss))
+		return -1;
+	char saved[2048], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	const char *next = next_of(t, lost, v);
+	snprintf(saved, sizeof(saved), "time=%s hosts=%s ranks=%d accumulate=%d epoch=%d step=%ld "
+		 "writer=%d next=%s members=%s who=%s", when, lost->hosts, t->world, t->accumulate,
+		 t->state.epoch, t->state.step, t->rank, next, v->ranks, lost->who);
+	if (survivors_mark_saved(t->c.out, saved))
+		return -1;
+	if (!strcmp(next, "relaunch"))
+		fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
+			CHEXNET_EXIT_PEER_LOST, lost->hosts, t->c.out);
+	else
+		fprintf(stderr, "chexnet: %s; ranks %s go on without host(s) %s in their own "
+			"processes\n", line, v->ranks, lost->hosts);
+	return 0;
+}
+
+/* --shrink: the run went on in-process without this rank (a newer
+ * generation in OUT/.generation: this is a hung node woken up). It leaves
+ * OUT alone and waits for the step to end: to exit would end the step
+ * with it (a task that leaves without PMIx_Finalize on a live node,
+ * docs/lost-rank.md). 1 once a stop signal came. */
+static int superseded(struct trainer *t, long now)
+{
+	fprintf(stderr, "chexnet: train: rank %d of %d: the run went on without it (generation %ld, "
+		"this rank's %ld): %s; OUT/last left alone, waiting for the step to end\n", t->rank,
+		t->world, now, t->c.generation, dist_error());
+	dist_release();
+	while (!stop_signal_received())
+		pause();
+	return 1;
+}
+
+/* Training or validation broken by a lost peer (train/peer_lost.h): the
+ * survivors agree which of them holds the most completed steps and it
+ * writes OUT/last (loop/survivors.h); every survivor exits
+ * CHEXNET_EXIT_PEER_LOST. Any other failure: 1. */
+int trainer_survive_lost_peer(struct trainer *t)
+{
+	struct peer_lost lost;
+	struct survivors_vote v;
+	long done = t->state.epoch * t->steps_per_epoch + t->state.step, now;
+
+	if (t->c.shrink && t->c.out && (now = rejoin_generation(t->c.out)) > t->c.generation)
+		return superseded(t, now);
+	if (t->world < 2 || !t->c.out || !peer_lost_parse(dist_error(), &lost) ||
+	    lost.count >= t->world)
+		return 1;
+	if (survivors_choose(t->c.out, t->rank, dist_hostname(), t->world - lost.count, done, &v))
+		return 1;
+	if (v.writer == t->rank)
+		return write_for_survivors(t, &lost, &v) ? 1 : CHEXNET_EXIT_PEER_LOST;
+	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
+}
