@@ -18,7 +18,7 @@ TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_c
 	trainer/eval/auroc.c \
 	trainer/loop/session.c trainer/loop/evaluate.c trainer/loop/thresholds.c trainer/loop/train.c \
 	trainer/loop/train_setup.c trainer/loop/train_save.c trainer/loop/lost_peer.c \
-	trainer/loop/train_report.c trainer/loop/train_gpu.c trainer/loop/train_health.c \
+	trainer/loop/train_report.c trainer/loop/train_device.c trainer/loop/train_health.c \
 	trainer/loop/diverge.c \
 	trainer/cmd/cli.c trainer/cmd/train.c trainer/cmd/eval.c trainer/cmd/bench.c trainer/cmd/predict.c \
 	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c trainer/cmd/resume_defaults.c

@@ -15,7 +15,7 @@
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "loop/session.h"
-#include "loop/train_gpu.h"
+#include "loop/train_device.h"
 
 #define BENCH_WARMUP_STEPS 2
 
@@ -24,7 +24,7 @@ struct bench {
 	struct session s;
 	struct optim opt;
 	struct grad_sync sync;
-	struct train_gpu gpu;      /* gpu: gradients and the optimizer on the device */
+	struct train_device device;      /* gpu: gradients and the optimizer on the device */
 };
 
 static int failed(const struct trainer_error *err)
@@ -42,14 +42,14 @@ static int bench_step(struct bench *t, struct batch *b)
 	struct trainer_error err = { "" };
 	struct backend_input in = { .images = b, .count = b->count };
 
-	train_gpu_step_begin(&t->gpu);
+	train_device_step_begin(&t->device);
 	if (s->ops->forward(s->backend, &in, 1, NULL, &err) ||
 	    s->ops->loss(s->backend, b->labels, NULL, NULL, &err) ||
 	    s->ops->backward(s->backend, NULL, NULL, NULL, NULL, &err))
 		return failed(&err);
-	train_gpu_after_backward(&t->gpu);
-	struct train_verdict v = { .stop = 0, .skip = train_gpu_found_inf(&t->gpu) };
-	return train_gpu_settle(&t->gpu, &v) ? 0 : train_gpu_optimize(&t->gpu, &t->opt, 1e-4);
+	train_device_after_backward(&t->device);
+	struct train_verdict v = { .stop = 0, .skip = train_device_found_inf(&t->device) };
+	return train_device_settle(&t->device, &v) ? 0 : train_device_optimize(&t->device, &t->opt, 1e-4);
 }
 
 /* The running loss: also the point where a device backend has finished
@@ -81,12 +81,12 @@ static int bench_open(struct bench *t, const struct settings *o)
 		fprintf(stderr, "chexnet: bench: out of memory\n");
 		return -1;
 	}
-	return train_gpu_open(&t->gpu, &t->s, &t->opt, &t->sync, 1, 1);
+	return train_device_open(&t->device, &t->s, &t->opt, &t->sync, 1, 1);
 }
 
 static void bench_close(struct bench *t)
 {
-	train_gpu_close(&t->gpu);
+	train_device_close(&t->device);
 	grad_sync_free(&t->sync);
 	optim_free(&t->opt);
 	session_close(&t->s);

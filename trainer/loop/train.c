@@ -76,7 +76,7 @@ static int look_ahead(struct trainer *t, struct source *src)
 	if (take_batch(t, src, &b))
 		return -1;
 	t->ahead = b;
-	return train_gpu_prefetch(&t->gpu, b);
+	return train_device_prefetch(&t->device, b);
 }
 
 static void drop_ahead(struct trainer *t, struct source *src)
@@ -112,7 +112,7 @@ static int micro_batch(struct trainer *t, struct source *src, int k, int more)
 		rc = s->ops->backward(s->backend, NULL, NULL, grad_sync_ready, &t->sync, &err);
 		span_end("compute");
 		if (rc == 0)
-			train_gpu_after_backward(&t->gpu);
+			train_device_after_backward(&t->device);
 	}
 	t->clock.images += b->count;
 	source_release(src, b);
@@ -133,16 +133,16 @@ static int exchange(struct trainer *t, int *skip)
 	struct train_verdict v;
 	double t0 = now_seconds();
 
-	train_verdict_pack(stats, stop_signal_received(), train_gpu_found_inf(&t->gpu));
+	train_verdict_pack(stats, stop_signal_received(), train_device_found_inf(&t->device));
 	span_begin("compute", "ALLREDUCE_WAIT");
-	int rc = train_gpu_exchange(&t->gpu, &t->sync, stats, TRAIN_STATS);
+	int rc = train_device_exchange(&t->device, &t->sync, stats, TRAIN_STATS);
 	span_end("compute");
 	t->clock.allreduce_wait += now_seconds() - t0;
 	if (rc)
 		return -1;
 	train_verdict_read(stats, &v);
 	t->stop |= v.stop;
-	*skip = train_gpu_settle(&t->gpu, &v);
+	*skip = train_device_settle(&t->device, &v);
 	return 0;
 }
 
@@ -152,7 +152,7 @@ static int train_step(struct trainer *t, struct source *src, double lr, int more
 {
 	int skip = 0;
 
-	train_gpu_step_begin(&t->gpu);
+	train_device_step_begin(&t->device);
 	for (int k = 0; k < t->accumulate; k++)
 		if (micro_batch(t, src, k, more || k + 1 < t->accumulate))
 			return -1;
@@ -161,7 +161,7 @@ static int train_step(struct trainer *t, struct source *src, double lr, int more
 	if (skip)  /* fp16 overflow on some rank: every rank skips, the scale halved */
 		return 0;
 	span_begin("compute", "OPTIMIZER");
-	int rc = train_gpu_optimize(&t->gpu, &t->optim, lr);
+	int rc = train_device_optimize(&t->device, &t->optim, lr);
 	span_end("compute");
 	return rc;
 }
@@ -239,7 +239,7 @@ static enum epoch_result train_steps(struct trainer *t, struct source *src, int 
 		train_window_add(&w, global_batch);
 		int reached = steps_reached(t, t->total_steps);
 		if (step % t->c.progress_every == 0 || step == steps || reached || t->stop) {
-			train_gpu_sample(&t->gpu);  /* every rank: utilisation for O1 */
+			train_device_sample(&t->device);  /* every rank: utilisation for O1 */
 			if (progress(t, &w, epoch, step, steps, lr, step == steps))
 				return EPOCH_FAILED;
 			train_window_start(&w, &t->clock);
@@ -415,9 +415,9 @@ int train_run(const struct train_config *c)
 		if (source_open(&train, &t.c.data, DATA_TRAIN, &l) == 0 &&
 		    source_open(&val, &t.c.data, DATA_VAL, &l) == 0) {
 			stop_signal_listen();
-			status = trainer_record(&t, &train) || train_gpu_report_start(&t.gpu) ? 1
+			status = trainer_record(&t, &train) || train_device_report_start(&t.device) ? 1
 				 : train_epochs(&t, &train, &val, &ev, &trained);
-			if (status == 0 && trained && train_gpu_report_end(&t.gpu))
+			if (status == 0 && trained && train_device_report_end(&t.device))
 				status = 1;
 			if (status == 0 && trained && train_report_throughput(&t.c, &t.clock))
 				status = 1;

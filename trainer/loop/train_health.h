@@ -5,7 +5,7 @@
  * shared-GPU count over every rank's (host, PCI bus id) pair, since bus
  * ids repeat across identical nodes and only a match on the same host is
  * a shared GPU.
- * What this is not: NVML or the exchange itself (loop/train_gpu.c).
+ * What this is not: NVML or the exchange itself (loop/train_device.c).
  */
 #ifndef HVD_TRAINER_RUN_TRAIN_HEALTH_H
 #define HVD_TRAINER_RUN_TRAIN_HEALTH_H

@@ -15,7 +15,7 @@ int trainer_state_to_host(struct trainer *t)
 {
 	struct trainer_error err = { "" };
 
-	if (train_gpu_to_host(&t->gpu, &t->optim))  /* device parameters, moments */
+	if (train_device_to_host(&t->device, &t->optim))  /* device parameters, moments */
 		return -1;
 	if (t->s.ops->store_state(t->s.backend, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);

@@ -141,14 +141,14 @@ int trainer_setup(struct trainer *t, const struct train_config *c)
 		fprintf(stderr, "chexnet: train: out of memory\n");
 		return -1;
 	}
-	if (train_gpu_open(&t->gpu, &t->s, &t->optim, &t->sync, t->accumulate,
+	if (train_device_open(&t->device, &t->s, &t->optim, &t->sync, t->accumulate,
 			   t->c.progress == PROGRESS_QUIET))
 		return -1;
 	schedule_init(&t->sched, c->lr, c->lr_scale, t->world * t->accumulate, c->warmup_epochs,
 		      (int)c->patience);
 	t->state.best_val_loss = INFINITY;
 	rng_seed(&t->state.rng, c->session.seed);
-	if (c->resume && (resume(t, &err) || train_gpu_load_moments(&t->gpu, &t->optim)))
+	if (c->resume && (resume(t, &err) || train_device_load_moments(&t->device, &t->optim)))
 		goto fail;
 	if (t->rank == 0 && c->out && survivors_reset(c->out)) {
 		fprintf(stderr, "chexnet: --out: '%s/" SURVIVORS_DIR "': cannot clear: %s\n", c->out,
@@ -190,7 +190,7 @@ int trainer_record(struct trainer *t, const struct source *train)
 void trainer_free(struct trainer *t)
 {
 	run_metrics_close(&t->metrics);
-	train_gpu_close(&t->gpu);
+	train_device_close(&t->device);
 	grad_sync_free(&t->sync);
 	optim_free(&t->optim);
 	session_close(&t->s);

@@ -16,7 +16,7 @@
 #include "loop/run_metrics.h"
 #include "loop/session.h"
 #include "loop/survivors.h"
-#include "loop/train_gpu.h"
+#include "loop/train_device.h"
 #include "loop/train_report.h"
 #include "train/dist.h"
 #include "train/checkpoint.h"
@@ -32,7 +32,7 @@ struct trainer {
 	struct schedule sched;
 	struct train_state state;
 	struct grad_sync sync;
-	struct train_gpu gpu;       /* device gradients, fp16 verdict, health */
+	struct train_device device;       /* device gradients, fp16 verdict, health */
 	struct train_clock clock;
 	float wp[CHEXNET_CLASSES], wn[CHEXNET_CLASSES];
 	struct batch *ahead;        /* the next micro-batch, fetched early (P4) */

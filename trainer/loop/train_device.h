@@ -1,6 +1,8 @@
-/* loop/train_gpu.h - the training loop's GPU-specific steps, so that
- * loop/train.c keeps one code path: with another backend each call does
- * what the host path always did (or nothing).
+/* loop/train_device.h - where a training step's gradients, optimizer
+ * and health live, for every backend: the GPU's device memory and
+ * streams with --backend gpu; the host with the others, where each call
+ * does what the host path always did (or nothing). loop/train.c keeps
+ * one code path.
  *
  * Modes with --backend gpu:
  *  - device (one rank, or the runtime's "nccl" backend): gradients stay
@@ -15,8 +17,8 @@
  * every rank's (host, bus id) (O1, O2).
  * What this is not: the loop (loop/train.c) or CUDA (trainer/backend/gpu/).
  */
-#ifndef HVD_TRAINER_RUN_TRAIN_GPU_H
-#define HVD_TRAINER_RUN_TRAIN_GPU_H
+#ifndef HVD_TRAINER_LOOP_TRAIN_DEVICE_H
+#define HVD_TRAINER_LOOP_TRAIN_DEVICE_H
 
 #include "train/grad_sync.h"
 #include "train/optim.h"
@@ -25,7 +27,7 @@
 
 struct gpu_train;
 
-struct train_gpu {
+struct train_device {
 	struct session *s;
 	int gpu;                  /* the gpu backend */
 	struct gpu_train *dev;    /* device mode; NULL: host gradients */
@@ -36,35 +38,35 @@ struct train_gpu {
 
 /* After session_open, optim_init and grad_sync_init, before any
  * collective. 0 or -1 (printed). */
-int train_gpu_open(struct train_gpu *tg, struct session *s, const struct optim *o,
+int train_device_open(struct train_device *tg, struct session *s, const struct optim *o,
 		   struct grad_sync *sync, int accumulate, int quiet);
-void train_gpu_close(struct train_gpu *tg);
+void train_device_close(struct train_device *tg);
 /* After --resume filled o's moments: copy them where the optimizer runs. */
-int train_gpu_load_moments(struct train_gpu *tg, const struct optim *o);
+int train_device_load_moments(struct train_device *tg, const struct optim *o);
 /* Before anything reads model->params or o's moments on the host
  * (checkpoints, BN averaging's load_params). 0 or -1 (printed). */
-int train_gpu_to_host(struct train_gpu *tg, struct optim *o);
+int train_device_to_host(struct train_device *tg, struct optim *o);
 
-void train_gpu_step_begin(struct train_gpu *tg);
+void train_device_step_begin(struct train_device *tg);
 /* The batch the next forward takes: its upload starts now, on the GPU's
  * copy stream (P4); nothing with another backend. 0 or -1 (printed). */
-int train_gpu_prefetch(struct train_gpu *tg, const struct batch *b);
+int train_device_prefetch(struct train_device *tg, const struct batch *b);
 /* After each micro-batch's backward. */
-void train_gpu_after_backward(struct train_gpu *tg);
-int train_gpu_found_inf(const struct train_gpu *tg);
+void train_device_after_backward(struct train_device *tg);
+int train_device_found_inf(const struct train_device *tg);
 /* The per-step stats allreduce (average) around grad_sync_finish:
  * stats in, averaged stats out. 0 or -1 (printed). */
-int train_gpu_exchange(struct train_gpu *tg, struct grad_sync *sync, float *stats, int count);
+int train_device_exchange(struct train_device *tg, struct grad_sync *sync, float *stats, int count);
 /* Feeds the agreed verdict to the fp16 scaler; 1 when the step is skipped. */
-int train_gpu_settle(struct train_gpu *tg, const struct train_verdict *v);
+int train_device_settle(struct train_device *tg, const struct train_verdict *v);
 /* The optimizer step (device or host + load_params). 0 or -1 (printed). */
-int train_gpu_optimize(struct train_gpu *tg, struct optim *o, double lr);
+int train_device_optimize(struct train_device *tg, struct optim *o, double lr);
 
 /* Health: start-up lines (every rank's GPU, shared-GPU warnings), a
  * utilisation sample (call at each progress report, every rank), end
  * lines and the O1 warning. Collective over ranks (each rank calls). */
-int train_gpu_report_start(struct train_gpu *tg);
-void train_gpu_sample(struct train_gpu *tg);
-int train_gpu_report_end(struct train_gpu *tg);
+int train_device_report_start(struct train_device *tg);
+void train_device_sample(struct train_device *tg);
+int train_device_report_end(struct train_device *tg);
 
 #endif

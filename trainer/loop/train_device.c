@@ -1,5 +1,5 @@
-/* loop/train_gpu.c - the training loop's GPU-specific steps (see
- * loop/train_gpu.h): device or host gradient mode, the step stats through
+/* loop/train_device.c - where a training step's gradients and optimizer
+ * live (see loop/train_device.h): device or host gradient mode, the step stats through
  * device memory on NCCL, the fp16 verdict fed to the loss scaler, the
  * optimizer where the gradients are, and the GPU health report.
  * What it does not do: CUDA calls (gpu/gpu_train.h) or decide the
@@ -12,7 +12,7 @@
 
 #include "train/dist.h"
 #include "backend/gpu/gpu_train.h"
-#include "loop/train_gpu.h"
+#include "loop/train_device.h"
 #include "loop/train_health.h"
 
 static int failed(const struct trainer_error *err)
@@ -29,7 +29,7 @@ static int dist_failed(void)
 
 /* Device mode: hooks for grad_sync, the stream for the runtime (the
  * session installed the staging of host collectives). */
-static int open_device(struct train_gpu *tg, const struct optim *o, struct grad_sync *sync,
+static int open_device(struct train_device *tg, const struct optim *o, struct grad_sync *sync,
 		       int accumulate)
 {
 	struct trainer_error err = { "" };
@@ -46,7 +46,7 @@ static int open_device(struct train_gpu *tg, const struct optim *o, struct grad_
 	return 0;
 }
 
-int train_gpu_open(struct train_gpu *tg, struct session *s, const struct optim *o,
+int train_device_open(struct train_device *tg, struct session *s, const struct optim *o,
 		   struct grad_sync *sync, int accumulate, int quiet)
 {
 	memset(tg, 0, sizeof(*tg));
@@ -60,7 +60,7 @@ int train_gpu_open(struct train_gpu *tg, struct session *s, const struct optim *
 	return open_device(tg, o, sync, accumulate);
 }
 
-void train_gpu_close(struct train_gpu *tg)
+void train_device_close(struct train_device *tg)
 {
 	if (tg->stats_on_device)
 		dist_set_compute_stream(NULL);
@@ -69,26 +69,26 @@ void train_gpu_close(struct train_gpu *tg)
 	tg->stats_on_device = 0;
 }
 
-int train_gpu_load_moments(struct train_gpu *tg, const struct optim *o)
+int train_device_load_moments(struct train_device *tg, const struct optim *o)
 {
 	struct trainer_error err = { "" };
 
 	return tg->dev && gpu_train_load_moments(tg->dev, o, &err) ? failed(&err) : 0;
 }
 
-int train_gpu_to_host(struct train_gpu *tg, struct optim *o)
+int train_device_to_host(struct train_device *tg, struct optim *o)
 {
 	struct trainer_error err = { "" };
 
 	return tg->dev && gpu_train_sync_host(tg->dev, o, &err) ? failed(&err) : 0;
 }
 
-void train_gpu_step_begin(struct train_gpu *tg)
+void train_device_step_begin(struct train_device *tg)
 {
 	tg->found_inf = 0;
 }
 
-int train_gpu_prefetch(struct train_gpu *tg, const struct batch *b)
+int train_device_prefetch(struct train_device *tg, const struct batch *b)
 {
 	struct trainer_error err = { "" };
 
@@ -97,18 +97,18 @@ int train_gpu_prefetch(struct train_gpu *tg, const struct batch *b)
 	return gpu_train_prefetch(tg->s->backend, b, b->count, &err) ? failed(&err) : 0;
 }
 
-void train_gpu_after_backward(struct train_gpu *tg)
+void train_device_after_backward(struct train_device *tg)
 {
 	if (tg->gpu)
 		tg->found_inf |= gpu_train_found_inf(tg->s->backend);
 }
 
-int train_gpu_found_inf(const struct train_gpu *tg)
+int train_device_found_inf(const struct train_device *tg)
 {
 	return tg->found_inf;
 }
 
-int train_gpu_exchange(struct train_gpu *tg, struct grad_sync *sync, float *stats, int count)
+int train_device_exchange(struct train_device *tg, struct grad_sync *sync, float *stats, int count)
 {
 	struct trainer_error err = { "" };
 	struct dist_handle *h = NULL;
@@ -129,14 +129,14 @@ int train_gpu_exchange(struct train_gpu *tg, struct grad_sync *sync, float *stat
 	return 0;
 }
 
-int train_gpu_settle(struct train_gpu *tg, const struct train_verdict *v)
+int train_device_settle(struct train_device *tg, const struct train_verdict *v)
 {
 	if (tg->gpu)
 		gpu_train_loss_scale_update(tg->s->backend, v->skip);
 	return v->skip;
 }
 
-int train_gpu_optimize(struct train_gpu *tg, struct optim *o, double lr)
+int train_device_optimize(struct train_device *tg, struct optim *o, double lr)
 {
 	struct trainer_error err = { "" };
 	struct model *m = &tg->s->model;
@@ -148,7 +148,7 @@ int train_gpu_optimize(struct train_gpu *tg, struct optim *o, double lr)
 }
 
 /* Every rank's `mine` (at most len-1 chars) into all[rank * len]. */
-static int gather_text(const struct train_gpu *tg, const char *name, const char *mine,
+static int gather_text(const struct train_device *tg, const char *name, const char *mine,
 		       char *all, size_t len)
 {
 	size_t world = (size_t)tg->world, total = 0;
@@ -172,7 +172,7 @@ static int gather_text(const struct train_gpu *tg, const char *name, const char 
 }
 
 /* One NVML line for this rank ("no health data" with the reason). */
-static void health_line(struct train_gpu *tg, char *line, size_t len)
+static void health_line(struct train_device *tg, char *line, size_t len)
 {
 	struct trainer_error err = { "" };
 
@@ -182,7 +182,7 @@ static void health_line(struct train_gpu *tg, char *line, size_t len)
 }
 
 /* Rank 0 prints every rank's line (unless quiet) and the warnings. */
-static void print_lines(const struct train_gpu *tg, const char *lines, const char *warnings,
+static void print_lines(const struct train_device *tg, const char *lines, const char *warnings,
 			const char *hosts)
 {
 	for (int r = 0; tg->rank == 0 && r < tg->world; r++) {
@@ -221,7 +221,7 @@ static void tables_free(struct health_tables *t)
 }
 
 /* Hosts and bus ids of every rank, then rank 0 names each shared GPU. */
-static int sharing_warnings(const struct train_gpu *tg, struct health_tables *t)
+static int sharing_warnings(const struct train_device *tg, struct health_tables *t)
 {
 	char host[TRAIN_HEALTH_HOST] = "";
 
@@ -239,7 +239,7 @@ static int sharing_warnings(const struct train_gpu *tg, struct health_tables *t)
 	return 0;
 }
 
-int train_gpu_report_start(struct train_gpu *tg)
+int train_device_report_start(struct train_device *tg)
 {
 	struct health_tables t = { 0 };
 	char line[TRAIN_HEALTH_TEXT];
@@ -257,7 +257,7 @@ int train_gpu_report_start(struct train_gpu *tg)
 	return rc;
 }
 
-void train_gpu_sample(struct train_gpu *tg)
+void train_device_sample(struct train_device *tg)
 {
 	char line[TRAIN_HEALTH_TEXT];
 
@@ -265,7 +265,7 @@ void train_gpu_sample(struct train_gpu *tg)
 		health_line(tg, line, sizeof(line));
 }
 
-int train_gpu_report_end(struct train_gpu *tg)
+int train_device_report_end(struct train_device *tg)
 {
 	struct health_tables t = { 0 };
 	char line[TRAIN_HEALTH_TEXT], summary[TRAIN_HEALTH_TEXT], host[TRAIN_HEALTH_HOST] = "";
