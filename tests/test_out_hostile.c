@@ -20,7 +20,7 @@
 #define OPTS "--size 64 --seed 7 --batch 8 --threads 1 --quiet"
 #define DATA "--synthetic --synthetic-images 32"
 /* What a run writes in out/: excluded from the "nothing else changed" view */
-#define RUN_OWN "^\\./out/(run\\.json|metrics\\.csv|test\\.json|tb|last|best)( |/|$)"
+#define RUN_OWN "^\\./out/(run\\.json|metrics\\.csv|test\\.json|tb|last|best|\\.generations)( |/|$)"
 
 static void sh(const char *cmd, struct test_proc *p, int timeout)
 {
@@ -197,7 +197,7 @@ static void test_other_uids_entries_and_planted_files_are_set_aside(void)
 	test_proc_free(&p);
 	refused_unchanged(TRAIN, "holds a run ('best')");
 	overwrite_keeps_foreign(TRAIN " --overwrite", "removed the earlier run's own entries: ",
-				"^\\./out/(run\\.json|test\\.json|best/.*)$");
+				"^\\./out/(run\\.json|test\\.json|best/.*|\\.generations/.*)$");
 	sh("ls out | LC_ALL=C sort | tr '\\n' ' '; stat -c %U out/tb.foreign-1; "
 	   "cat out/last.foreign-1/notes.txt", &p, 30);
 	CHECK_STR(p.out, "best last last.foreign-1 metrics.csv metrics.csv.foreign-1 run.json tb "

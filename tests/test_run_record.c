@@ -183,7 +183,7 @@ static void test_train_writes_run_json_and_checkpoint_settings(void)
 	CHECK_CONTAINS(text, "\"best_epoch\":\t1");
 	CHECK_CONTAINS(text, "\"best_metric\":\t\"val_loss\"");
 	CHECK_CONTAINS(text, "\"files\":\t[\"run.json\", \"metrics.csv\", \"tb\", \"last\", \"best\", "
-		       "\"test.json\"]");
+		       "\".generations\", \"test.json\"]");
 	free(text);
 	char *test = test_path(test_tmpdir(), "run/test.json");
 	text = test_read_file(test, NULL);
@@ -451,7 +451,8 @@ static void test_foreign_entries_are_set_aside_never_deleted(void)
 	free(path);
 	path = test_path(test_tmpdir(), "run/run.json");
 	text = test_read_file(path, NULL);
-	CHECK_CONTAINS(text, "\"files\":\t[\"run.json\", \"metrics.csv\", \"tb\", \"last\", \"best\"]");
+	CHECK_CONTAINS(text, "\"files\":\t[\"run.json\", \"metrics.csv\", \"tb\", \"last\", \"best\", "
+		       "\".generations\"]");
 	free(text);
 	free(path);
 	chexnet("train " DATA " --epochs 1 --out run --overwrite " OPTS " && "

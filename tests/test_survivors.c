@@ -1,10 +1,13 @@
 /* test_survivors.c - what a runtime failure line says was lost
  * (train/peer_lost.h), on the lines the runtime prints (runtime/README.md's
- * table, copied from real runs), and the survivors' agreement on who writes
- * OUT/last (loop/survivors.h) among processes that race on one folder,
- * and the world they form to go on in-process (train/rejoin.h).
+ * table, copied from real runs), the survivors' one decision on who writes
+ * OUT/last and goes on (loop/survivors.h) among processes that race on
+ * one folder (at once, one late, a partition, a silent leader), the
+ * generations that fence an older process's writes (base/fence.h), and
+ * the world they form to go on in-process (train/rejoin.h).
  * What it does not do: lose a node (test_multinode_elastic.c does).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +16,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fence.h"
+#include "base/whole_file.h"
 #include "runner.h"
 #include "loop/survivors.h"
+#include "train/checkpoint_replace.h"
 #include "train/peer_lost.h"
 #include "train/rejoin.h"
 
@@ -76,11 +82,21 @@ static double now_s(void)
 	return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Survivors `ranks` (completed steps `steps`, on host "n<rank/2>") choose
- * at once, each in its own process; writers[i] gets rank i's choice,
- * *seconds the slowest, *last the last process's view of the members. */
-static void choose_all(const char *out, int n, const int *ranks, const long *steps, int expected,
-		       int *writers, double *seconds, struct survivors_vote *last)
+/* One survivor as the runtime left it: its rank, completed steps, the
+ * ranks it was told were lost, and how late it reports (seconds). */
+struct survivor {
+	int rank;
+	long steps;
+	int lost[8], lost_count;
+	double late;
+};
+
+/* Each survivor decides in its own process, at once (plus its lateness),
+ * holding generation `held` of out in a world of `world` ranks. rc[i]:
+ * survivors_decide's result; v[i] the decision it read; *seconds the
+ * slowest. */
+static void decide_all(const char *out, long held, int world, const struct survivor *sv, int n,
+		       int *rc, struct survivors_vote *v, double *seconds)
 {
 	int fds[16][2];
 	pid_t pids[16];
@@ -89,23 +105,24 @@ static void choose_all(const char *out, int n, const int *ranks, const long *ste
 		if (pipe(fds[i]) != 0 || (pids[i] = fork()) < 0)
 			abort();
 		if (pids[i] == 0) {
-			struct survivors_vote v = { .writer = -1 };
+			struct { int rc; struct survivors_vote v; } r = { .rc = -9 };
 			char host[16];
-			snprintf(host, sizeof(host), "n%d", ranks[i] / 2);
-			if (survivors_choose(out, ranks[i], host, expected, steps[i], &v) != 0)
-				v.writer = -2;
-			if (write(fds[i][1], &v, sizeof(v)) != sizeof(v))
+			snprintf(host, sizeof(host), "n%d", sv[i].rank / 2);
+			usleep((useconds_t)(sv[i].late * 1e6));
+			r.rc = survivors_decide(out, held, sv[i].rank, host, world, sv[i].lost,
+						sv[i].lost_count, sv[i].steps, &r.v);
+			if (write(fds[i][1], &r, sizeof(r)) != sizeof(r))
 				_exit(1);
 			_exit(0);
 		}
 		close(fds[i][1]);
 	}
 	for (int i = 0; i < n; i++) {
-		writers[i] = -3;
-		if (read(fds[i][0], last, sizeof(*last)) == sizeof(*last))
-			writers[i] = last->writer;
-		else
-			writers[i] = -4;
+		struct { int rc; struct survivors_vote v; } r = { .rc = -8 };
+		if (read(fds[i][0], &r, sizeof(r)) != sizeof(r))
+			r.rc = -7;
+		rc[i] = r.rc;
+		v[i] = r.v;
 		close(fds[i][0]);
 		waitpid(pids[i], NULL, 0);
 	}
@@ -113,32 +130,148 @@ static void choose_all(const char *out, int n, const int *ranks, const long *ste
 }
 
 /* Ranks 0, 1 and 3 outlive rank 2; rank 3 received the last step's
- * gradients, 0 and 1 did not: all three choose rank 3, at once. A
- * survivor that never shows up costs SURVIVORS_WAIT_S, no more. */
+ * gradients, 0 and 1 did not: the one decision names rank 3, at once,
+ * as generation held + 1. On a tie the lowest rank writes. */
 static void test_survivors_agree_on_the_most_completed_steps(void)
 {
 	char *out = test_path(test_tmpdir(), "run");
 	CHECK_INT(mkdir(out, 0755), 0);
-	int ranks[] = { 0, 1, 3 }, writers[3];
-	long steps[] = { 41, 41, 42 };
+	struct survivor sv[] = { { 0, 41, { 2 }, 1, 0 }, { 1, 41, { 2 }, 1, 0 }, { 3, 42, { 2 }, 1, 0 } };
+	int rc[3];
+	struct survivors_vote v[3];
 	double s;
-	struct survivors_vote v;
-	choose_all(out, 3, ranks, steps, 3, writers, &s, &v);
+	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
+	decide_all(out, 1, 4, sv, 3, rc, v, &s);
 	for (int i = 0; i < 3; i++)
-		CHECK_MSG(writers[i] == 3, "rank %d chose %d", ranks[i], writers[i]);
-	CHECK_STR(v.ranks, "0,1,3");
-	CHECK_STR(v.hosts, "n0,n0,n1");
+		CHECK_MSG(rc[i] == 0 && v[i].writer == 3 && v[i].generation == 2 &&
+			  !strcmp(v[i].ranks, "0,1,3") && !strcmp(v[i].hosts, "n0,n0,n1"),
+			  "rank %d: rc %d, writer %d, generation %ld, members %s (%s)", sv[i].rank,
+			  rc[i], v[i].writer, v[i].generation, v[i].ranks, v[i].hosts);
 	CHECK_MSG(s < SURVIVORS_WAIT_S, "%.2f s with every survivor there", s);
+	CHECK_INT((int)fence_newest(out), 2);
 	CHECK_INT(survivors_reset(out), 0);
-	long tie[] = { 41, 41, 41 };
-	choose_all(out, 3, ranks, tie, 3, writers, &s, &v);
 	for (int i = 0; i < 3; i++)
-		CHECK_MSG(writers[i] == 0, "on a tie rank %d chose %d, not the lowest rank", ranks[i],
-			  writers[i]);
-	CHECK_INT(survivors_reset(out), 0);
-	choose_all(out, 2, ranks, steps, 3, writers, &s, &v);   /* rank 3 never comes */
-	CHECK_MSG(writers[0] == 0 && writers[1] == 0, "chose %d and %d", writers[0], writers[1]);
-	CHECK_MSG(s >= SURVIVORS_WAIT_S && s < SURVIVORS_WAIT_S + 2, "%.2f s for a missing survivor", s);
+		sv[i].steps = 41;
+	decide_all(out, 2, 4, sv, 3, rc, v, &s);
+	for (int i = 0; i < 3; i++)
+		CHECK_MSG(rc[i] == 0 && v[i].writer == 0 && v[i].generation == 3, "on a tie rank %d: "
+			  "writer %d, not the lowest rank", sv[i].rank, v[i].writer);
+	free(out);
+}
+
+/* A survivor that reports after the old 3-s poll (a loaded node, NFS):
+ * the leader decided without it; it reads that decision, is not a
+ * member and must write nothing. Exactly one decision exists. */
+static void test_a_late_survivor_is_left_out_not_a_second_writer(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	CHECK_INT(mkdir(out, 0755), 0);
+	struct survivor sv[] = { { 0, 41, { 3 }, 1, 0 }, { 1, 41, { 3 }, 1, 0 },
+				 { 2, 42, { 3 }, 1, SURVIVORS_WAIT_S + 1.5 } };
+	int rc[3];
+	struct survivors_vote v[3];
+	double s;
+	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
+	decide_all(out, 1, 4, sv, 3, rc, v, &s);
+	CHECK_MSG(rc[0] == 0 && rc[1] == 0 && v[0].writer == 0 && !strcmp(v[0].ranks, "0,1"),
+		  "ranks 0, 1: rc %d %d, writer %d, members %s", rc[0], rc[1], v[0].writer, v[0].ranks);
+	CHECK_MSG(rc[2] == 1 && v[2].generation == 2 && !strcmp(v[2].ranks, "0,1"),
+		  "the late rank 2: rc %d (1: left out), decision %ld: %s", rc[2], v[2].generation,
+		  v[2].ranks);
+	CHECK_INT((int)fence_newest(out), 2);
+	free(out);
+}
+
+/* A partition: ranks 0, 1 and ranks 2, 3 each see the other half lost and
+ * both halves decide at once. One decision wins; the other half reads it
+ * and is left out; no rank named lost by the deciding half is a member. */
+static void test_a_partition_has_one_decision(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	CHECK_INT(mkdir(out, 0755), 0);
+	struct survivor sv[] = { { 0, 41, { 2, 3 }, 2, 0 }, { 1, 41, { 2, 3 }, 2, 0 },
+				 { 2, 41, { 0, 1 }, 2, 0 }, { 3, 41, { 0, 1 }, 2, 0 } };
+	int rc[4];
+	struct survivors_vote v[4];
+	double s;
+	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
+	decide_all(out, 1, 4, sv, 4, rc, v, &s);
+	int in = 0;
+	for (int i = 0; i < 4; i++) {
+		CHECK_MSG(rc[i] == 0 || rc[i] == 1, "rank %d: rc %d", sv[i].rank, rc[i]);
+		CHECK_MSG(v[i].generation == 2 && !strcmp(v[i].ranks, v[0].ranks), "rank %d read "
+			  "decision %ld (%s), rank 0 %s", sv[i].rank, v[i].generation, v[i].ranks,
+			  v[0].ranks);
+		in += rc[i] == 0;
+	}
+	CHECK_MSG(in == 2 && (!strcmp(v[0].ranks, "0,1") || !strcmp(v[0].ranks, "2,3")),
+		  "members %s, %d ranks go on", v[0].ranks, in);
+	CHECK_INT((int)fence_newest(out), 2);
+	free(out);
+}
+
+/* The leader by the survivors' view (rank 0, which the runtime did not
+ * name) never reports: the next survivor decides in its place after its
+ * staggered wait; rank 0 is not a member. */
+static void test_a_silent_leader_is_replaced(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	CHECK_INT(mkdir(out, 0755), 0);
+	struct survivor sv[] = { { 1, 41, { 3 }, 1, 0 }, { 2, 41, { 3 }, 1, 0 } };
+	int rc[2];
+	struct survivors_vote v[2];
+	double s;
+	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
+	decide_all(out, 1, 4, sv, 2, rc, v, &s);
+	CHECK_MSG(rc[0] == 0 && rc[1] == 0 && v[0].writer == 1 && !strcmp(v[0].ranks, "1,2"),
+		  "rc %d %d, writer %d, members %s", rc[0], rc[1], v[0].writer, v[0].ranks);
+	CHECK_MSG(s >= SURVIVORS_WAIT_S + SURVIVORS_STAGGER_S - 0.2 &&
+		  s < SURVIVORS_WAIT_S + 2 * SURVIVORS_STAGGER_S + 1, "%.2f s without a leader", s);
+	free(out);
+}
+
+/* Generations are claimed once each: of 8 processes claiming the same
+ * number one gets it; fence_claim_next passes over taken numbers. A
+ * process that holds an older generation renames nothing into the
+ * folder: a whole file and a checkpoint stay as the newer one left them. */
+static void test_an_older_generation_writes_nothing(void)
+{
+	char *out = test_path(test_tmpdir(), "run"), *file = test_path(out, "run.json");
+	char *ck = test_path(out, "last"), *tmp = test_path(out, "last.tmp-x");
+	CHECK_INT(mkdir(out, 0755), 0);
+	pid_t pids[8];
+	for (int i = 0; i < 8; i++)
+		if ((pids[i] = fork()) == 0)
+			_exit(fence_claim(out, 1, "racer\n") == 0 ? 0 : 3);
+	int won = 0;
+	for (int i = 0; i < 8; i++) {
+		int st;
+		waitpid(pids[i], &st, 0);
+		won += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	CHECK_INT(won, 1);
+	CHECK_INT((int)fence_claim_next(out, "next\n"), 2);
+	CHECK_INT(whole_file_put(file, "generation 2\n", 0644), 0);
+	fence_hold(out, 1);   /* a hung rank of generation 1, woken */
+	CHECK_INT(fence_stale(), 1);
+	CHECK_INT(whole_file_put(file, "generation 1\n", 0644), -1);
+	CHECK_INT(errno, ESTALE);
+	char *text = test_read_file(file, NULL);
+	CHECK_STR(text, "generation 2\n");
+	free(text);
+	CHECK_INT(mkdir(tmp, 0755), 0);
+	struct trainer_error err = { "" };
+	CHECK_INT(checkpoint_replace(tmp, ck, &err), -1);
+	CHECK_CONTAINS(err.msg, "a newer generation of the run");
+	struct stat sb;
+	CHECK_MSG(stat(ck, &sb) != 0 && stat(tmp, &sb) != 0, "last/ put in place by a stale rank");
+	fence_hold(out, 2);
+	CHECK_INT(fence_stale(), 0);
+	CHECK_INT(whole_file_put(file, "generation 2 again\n", 0644), 0);
+	fence_hold(NULL, 0);
+	free(tmp);
+	free(ck);
+	free(file);
 	free(out);
 }
 
@@ -188,7 +321,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 /* Members 0 and 1 of 2 prepare at once, each in its own process; what
  * each set (HVD_RANK HVD_SIZE HVD_COORDINATOR HVD_SECRET_FILE generation,
  * PMIx dropped) comes back in env[i]. */
-static void rejoin_both(const char *out, char env[2][1024])
+static void rejoin_both(const char *out, long generation, char env[2][1024])
 {
 	int fds[2][2];
 	pid_t pids[2];
@@ -197,9 +330,9 @@ static void rejoin_both(const char *out, char env[2][1024])
 			abort();
 		if (pids[i] == 0) {
 			char line[1024] = "failed";
-			long g = -1;
+			long g = generation;
 			setenv("PMIX_NAMESPACE", "slurm.pmix.1.0", 1);
-			if (rejoin_prepare(out, i, 2, &g) == 0)
+			if (rejoin_prepare(out, i, 2, g) == 0)
 				snprintf(line, sizeof(line), "%s %s %s %s %ld %s", getenv("HVD_RANK"),
 					 getenv("HVD_SIZE"), getenv("HVD_COORDINATOR"),
 					 getenv("HVD_SECRET_FILE"), g, getenv("PMIX_NAMESPACE") ? "pmix" : "-");
@@ -217,10 +350,10 @@ static void rejoin_both(const char *out, char env[2][1024])
 	}
 }
 
-/* The coordinator publishes the next generation, a port on its own
- * address and a private secret; the other member reads the same; both
- * drop PMIx. A second world raises the generation again; a world file
- * that is not one is refused. */
+/* The coordinator publishes the decided generation's world: a port on
+ * its own address and a private secret; the other member reads the same;
+ * both drop PMIx. The next world has the next generation (an older world
+ * file is waited past); a world file that is not one is refused. */
 static void test_ranks_left_form_a_world_of_their_own(void)
 {
 	char *out = test_path(test_tmpdir(), "run");
@@ -228,8 +361,7 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	char env[2][1024], secret[4400], coordinator[256];
 	CHECK_INT(mkdir(out, 0755), 0);
 	CHECK_INT(mkdir(dir, 0755), 0);
-	CHECK_INT((int)rejoin_generation(out), 0);
-	rejoin_both(out, env);
+	rejoin_both(out, 1, env);
 	snprintf(secret, sizeof(secret), "%s/secret", dir);
 	unsigned port = 0;
 	long g = -1;
@@ -242,18 +374,15 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	struct stat st;
 	CHECK_MSG(stat(secret, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_size == 65,
 		  "secret: mode %o, %ld bytes", (unsigned)(st.st_mode & 0777), (long)st.st_size);
-	CHECK_INT((int)rejoin_generation(out), 1);
 	char world[4400];
 	snprintf(world, sizeof(world), "%s/world", dir);
-	CHECK_INT(unlink(world), 0);
-	rejoin_both(out, env);
+	rejoin_both(out, 2, env);
 	CHECK_MSG(strstr(env[0], " 2 -") && strstr(env[1], " 2 -"), "second world: %s | %s", env[0],
 		  env[1]);
 	FILE *f = fopen(world, "w");
 	fputs("1 0 10.0.0.1/24\n", f);   /* port 0 */
 	fclose(f);
-	long g2;
-	CHECK_INT(rejoin_prepare(out, 1, 2, &g2), -1);
+	CHECK_INT(rejoin_prepare(out, 1, 2, 1), -1);
 	free(dir);
 	free(out);
 }
@@ -262,6 +391,11 @@ const struct test_case survivors_tests[] = {
 	{ "lost_peers_are_read_from_the_runtimes_lines", test_lost_peers_are_read_from_the_runtimes_lines },
 	{ "other_failures_are_not_a_lost_peer", test_other_failures_are_not_a_lost_peer },
 	{ "survivors_agree_on_the_most_completed_steps", test_survivors_agree_on_the_most_completed_steps },
+	{ "a_late_survivor_is_left_out_not_a_second_writer",
+	  test_a_late_survivor_is_left_out_not_a_second_writer },
+	{ "a_partition_has_one_decision", test_a_partition_has_one_decision },
+	{ "a_silent_leader_is_replaced", test_a_silent_leader_is_replaced },
+	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
 	{ "saved_summary_is_read_back_or_refused", test_saved_summary_is_read_back_or_refused },
 	{ "ranks_left_form_a_world_of_their_own", test_ranks_left_form_a_world_of_their_own },
 	{ 0 }

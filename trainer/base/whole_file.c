@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fence.h"
 #include "base/whole_file.h"
 
 int whole_file_ours(const char *path)
@@ -64,6 +65,11 @@ int whole_file_commit(int fd, const char *tmp, const char *path)
 		errno = EEXIST;
 		return -1;
 	}
+	if (fence_stale()) {
+		whole_file_abandon(-1, tmp);
+		errno = ESTALE;
+		return -1;
+	}
 	if (rename(tmp, path) != 0) {
 		whole_file_abandon(-1, tmp);
 		return -1;
@@ -97,6 +103,8 @@ int whole_file_stream_commit(FILE *f, const char *tmp, const char *path)
 
 const char *whole_file_why(int err)
 {
+	if (err == ESTALE)
+		return "a newer generation of the run went on without this process: left alone";
 	return err == EEXIST ? "there, and not a regular file of this user's: left alone"
 			     : strerror(err);
 }

@@ -23,7 +23,8 @@ int whole_file_put_bytes(const char *path, const void *data, size_t len, mode_t 
 int whole_file_put_line(const char *path, const char *text, mode_t mode);
 
 /* The reason for a caller's line after -1 with errno err: EEXIST says
- * PATH was left alone (not a regular file of this user's). */
+ * PATH was left alone (not a regular file of this user's), ESTALE that a
+ * newer generation of the run exists. */
 const char *whole_file_why(int err);
 
 /* For a writer that streams: the temporary's descriptor (its name in tmp),

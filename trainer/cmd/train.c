@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fence.h"
 #include "train/dist.h"
 #include "train/peer_lost.h"
 #include "train/rejoin.h"
@@ -61,8 +62,7 @@ static int resume_dir_check(const struct settings *o)
  * the larger; --allow-changes, recorded). Whatever the run started with
  * (--init, --overwrite) it now continues in OUT. 0, or
  * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
-static int in_process_settings(const struct settings *run, long *generation,
-			       struct settings *next)
+static int in_process_settings(const struct settings *run, struct settings *next)
 {
 	struct survivors_saved s;
 	int rank, size, old = dist_rank(), old_size = dist_size(), exact;
@@ -84,7 +84,7 @@ static int in_process_settings(const struct settings *run, long *generation,
 	if (settings_set(next, settings_find("--accumulate", 0), k_text, 1, &err) ||
 	    (!exact && settings_set(next, settings_find("--allow-changes", 0), NULL, 1, &err)))
 		return fprintf(stderr, "chexnet: train: %s\n", err.msg), CHEXNET_EXIT_PEER_LOST;
-	if (rejoin_prepare(run->out, rank, size, generation))
+	if (rejoin_prepare(run->out, rank, size, fence_held()))
 		return CHEXNET_EXIT_PEER_LOST;
 	if (rank == 0)
 		fprintf(stderr, "chexnet: train: rank %d of %d goes on as rank %d of %d in the same "
@@ -95,9 +95,8 @@ static int in_process_settings(const struct settings *run, long *generation,
 }
 
 /* One session of the run in o (its out and --resume's defaults filled
- * in); generation: this process's generation of the run (train/rejoin.h),
- * read from OUT at its first session; name: room for a new run's name. */
-static int train_session(struct settings *o, long *generation, char name[RUN_NAME_MAX])
+ * in); name: room for a new run's name. */
+static int train_session(struct settings *o, char name[RUN_NAME_MAX])
 {
 	int usage = resume_dir_check(o);
 	int named = !o->out && !o->resume;
@@ -147,15 +146,9 @@ static int train_session(struct settings *o, long *generation, char name[RUN_NAM
 	if (!o->out && dist_rank() == 0)
 		fprintf(stderr, "chexnet: train: no --out: the run is kept in '%s'\n", name);
 	o->out = o->out ? o->out : name;
-	if (*generation < 0 && o->shrink && (*generation = rejoin_generation(o->out)) < 0) {
-		dist_shutdown();
-		stop_signal_uninstall();
-		return 1;
-	}
 	struct run_settings record;
 	struct trainer_error err = { "" };
 	struct train_config config = train_config_of(o);
-	config.generation = *generation;
 	config.record = &record;
 	config.write_test = eval_write_test;
 	int status = record_of(o, &record, &err) ? fprintf(stderr, "chexnet: train: %s\n", err.msg), 1
@@ -179,14 +172,13 @@ static int train_session(struct settings *o, long *generation, char name[RUN_NAM
 int run_train(const struct settings *given)
 {
 	struct settings run = *given, next;
-	long generation = -1;
 	char name[RUN_NAME_MAX];   /* a new run's folder: run.out points here */
-	int status = train_session(&run, &generation, name);
+	int status = train_session(&run, name);
 
 	while (status == CHEXNET_EXIT_PEER_LOST && run.shrink &&
-	       (status = in_process_settings(&run, &generation, &next)) == 0) {
+	       (status = in_process_settings(&run, &next)) == 0) {
 		run = next;
-		status = train_session(&run, &generation, name);
+		status = train_session(&run, name);
 		if (status == 0 && dist_rank() == 0)
 			survivors_mark_finished(run.out);   /* for the driver: srun waits on the lost node */
 	}

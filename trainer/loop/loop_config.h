@@ -52,7 +52,6 @@ struct train_config {
 	const char *resume;         /* continue from resume/last, or NULL */
 	int allow_changes, overwrite;
 	int shrink;                 /* after lost nodes: the ranks left may go on in-process */
-	long generation;            /* this process's generation of the run (train/rejoin.h) */
 	int argc;                   /* the command line, recorded in OUT/run.json */
 	char **argv;
 	const struct run_settings *record; /* the settings given, as run.json records them */

@@ -1,10 +1,12 @@
 /* loop/lost_peer.c - training or validation broken by a lost peer
- * (train/peer_lost.h): the ranks left agree which of them writes OUT/last
- * at the most completed steps (loop/survivors.h); it writes it and
- * run.json's end, then the summary the others and the driver read; each
- * exits CHEXNET_EXIT_PEER_LOST (cmd/train.c goes on in-process when the
- * summary says so). A rank of an older generation (a hung node woken
- * after the others went on) leaves OUT alone.
+ * (train/peer_lost.h): the ranks left make one decision (which of them
+ * writes OUT/last at the most completed steps, who goes on:
+ * loop/survivors.h); the writer writes OUT/last and run.json's end under
+ * the decision's generation, then the summary the others and the driver
+ * read; each exits CHEXNET_EXIT_PEER_LOST (cmd/train.c goes on in-process
+ * when the summary says so). A rank the decision leaves out, or of an
+ * older generation (a hung node woken after the others went on), leaves
+ * OUT alone.
  * What it does not do: notice the loss (the runtime), or go on (cmd/).
  */
 #include <stdio.h>
@@ -12,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/fence.h"
 #include "loop/run_dir.h"
 #include "loop/trainer.h"
 #include "train/peer_lost.h"
-#include "train/rejoin.h"
 #include "train/stop_signal.h"
 
 /* What the survivors do next: go on in their own processes (--shrink,
@@ -76,7 +78,7 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 }
 
 /* --shrink: the run went on in-process without this rank (a newer
- * generation in OUT/.generation: this is a hung node woken up). It leaves
+ * generation in OUT/.generations: this is a hung node woken up). It leaves
  * OUT alone and waits for the step to end: to exit would end the step
  * with it (a task that leaves without PMIx_Finalize on a live node,
  * docs/lost-rank.md). 1 once a stop signal came. */
@@ -84,7 +86,7 @@ static int superseded(struct trainer *t, long now)
 {
 	fprintf(stderr, "chexnet: train: rank %d of %d: the run went on without it (generation %ld, "
 		"this rank's %ld): %s; OUT/last left alone, waiting for the step to end\n", t->rank,
-		t->world, now, t->c.generation, dist_error());
+		t->world, now, fence_held(), dist_error());
 	dist_release();
 	while (!stop_signal_received())
 		pause();
@@ -92,22 +94,32 @@ static int superseded(struct trainer *t, long now)
 }
 
 /* Training or validation broken by a lost peer (train/peer_lost.h): the
- * survivors agree which of them holds the most completed steps and it
- * writes OUT/last (loop/survivors.h); every survivor exits
- * CHEXNET_EXIT_PEER_LOST. Any other failure: 1. */
+ * survivors' one decision (loop/survivors.h) names the writer of OUT/last
+ * and the members, who hold its generation; a rank it leaves out writes
+ * nothing. Every survivor exits CHEXNET_EXIT_PEER_LOST. Any other
+ * failure: 1. */
 int trainer_survive_lost_peer(struct trainer *t)
 {
 	struct peer_lost lost;
 	struct survivors_vote v;
 	long done = t->state.epoch * t->steps_per_epoch + t->state.step, now;
 
-	if (t->c.shrink && t->c.out && (now = rejoin_generation(t->c.out)) > t->c.generation)
+	if (t->c.shrink && t->c.out && (now = fence_newest(t->c.out)) > fence_held())
 		return superseded(t, now);
 	if (t->world < 2 || !t->c.out || !peer_lost_parse(dist_error(), &lost) ||
 	    lost.count >= t->world)
 		return 1;
-	if (survivors_choose(t->c.out, t->rank, dist_hostname(), t->world - lost.count, done, &v))
+	int rc = survivors_decide(t->c.out, fence_held(), t->rank, dist_hostname(), t->world,
+				  lost.ranks, lost.count, done, &v);
+	if (rc < 0)
 		return 1;
+	if (rc == 1) {
+		fprintf(stderr, "chexnet: train: rank %d of %d: the survivors' decision (generation %ld: "
+			"ranks %s go on) leaves this rank out: OUT left alone\n", t->rank, t->world,
+			v.generation, v.ranks);
+		return CHEXNET_EXIT_PEER_LOST;
+	}
+	fence_hold(t->c.out, v.generation);
 	if (v.writer == t->rank)
 		return write_for_survivors(t, &lost, &v) ? 1 : CHEXNET_EXIT_PEER_LOST;
 	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fence.h"
 #include "base/regular_file.h"
 #include "loop/run_files.h"
 #include "train/checkpoint_replace.h"
@@ -20,13 +21,13 @@
 /* Every name a run writes in OUT, and whether it is a folder: the only
  * names it ever removes or replaces, whatever a record claims. */
 static const char *const written[] = { RUN_RECORD_FILE, "metrics.csv", "tb", "last", "best",
-				       "test.json" };
-static const int written_dir[] = { 0, 0, 1, 1, 1, 0 };
-#define WRITTEN_COUNT 6
+				       FENCE_DIR, "test.json" };
+static const int written_dir[] = { 0, 0, 1, 1, 1, 1, 0 };
+#define WRITTEN_COUNT 7
 
 const char *const *run_files_written(const struct train_config *c, int *count)
 {
-	*count = c->test_at_end ? 6 : 5;
+	*count = c->test_at_end ? 7 : 6;
 	return written;
 }
 
@@ -86,6 +87,9 @@ static int inner_own(const char *folder, const char *name)
 {
 	if (!strcmp(folder, "tb"))
 		return !strncmp(name, "events.out.tfevents.", 20);
+	if (!strcmp(folder, FENCE_DIR))   /* generations, claims under way */
+		return (name[0] >= '1' && name[0] <= '9' && !name[strspn(name, "0123456789")]) ||
+		       !strncmp(name, ".claim-", 7);
 	return checkpoint_own_file(name);
 }
 
@@ -298,8 +302,8 @@ static int remove_own(const char *out, const struct scan *s)
 
 	for (int i = 0; at >= 0 && i < s->mine_count && rc == 0; i++) {
 		const char *n = s->mine[i];
-		if (fstatat(at, n, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-			continue;
+		if (!strcmp(n, FENCE_DIR) || fstatat(at, n, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;   /* generations go on rising, over any process of the old run */
 		if (S_ISDIR(sb.st_mode) ? remove_folder(at, n, written[own_name(&s->own, n)])
 					: unlinkat(at, n, 0)) {
 			fprintf(stderr, "chexnet: train: --out '%s': '%s': could not be removed: %s\n",

@@ -1,6 +1,7 @@
-/* loop/survivors.c - the survivors' agreement on who writes OUT/last
- * (survivors.h): one small file per rank, written to a temporary name,
- * fsynced and renamed, so a reader sees all of it or nothing.
+/* loop/survivors.c - the survivors' decision on who writes OUT/last and
+ * who goes on (survivors.h): one small report per rank, written whole;
+ * the decision one claim of the run folder's next generation
+ * (base/fence.h), so there is only ever one.
  * What it does not do: decide that a peer was lost (train/peer_lost.h).
  */
 #define _GNU_SOURCE
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/fence.h"
 #include "base/whole_file.h"
 #include "loop/survivors.h"
 
@@ -58,24 +60,36 @@ static void add_member(struct survivors_vote *v, long rank, const char *host)
 	v->count++;
 }
 
-/* Every marker, in rank order, into v; the best (most steps, lowest rank)
- * becomes the writer. */
-static void read_markers(const char *out, struct survivors_vote *v)
+static int in(const int *set, int n, long x)
+{
+	for (int i = 0; i < n; i++)
+		if (set[i] == x)
+			return 1;
+	return 0;
+}
+
+/* Every marker of generation held, in rank order, but those of ranks named
+ * lost, into v; the best (most steps, lowest rank) becomes the writer. */
+static void read_markers(const char *out, long held, const int *lost, int lost_count,
+			 struct survivors_vote *v)
 {
 	char dir[4200], file[4400], text[320], host[256];
 	path_of(dir, sizeof(dir), out, NULL);
 	v->count = 0;
+	v->writer = -1;
+	v->steps = -1;
 	v->ranks[0] = v->hosts[0] = '\0';
 	struct dirent **names = NULL;
 	int n = scandir(dir, &names, NULL, versionsort);
 	for (int i = 0; i < n; i++) {
 		char *end;
-		long r = strtol(names[i]->d_name, &end, 10), s;
+		long r = strtol(names[i]->d_name, &end, 10), s, g;
 		snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
-		int numbered = end != names[i]->d_name && !*end && r >= 0;
+		int numbered = end != names[i]->d_name && !*end && r >= 0 && !in(lost, lost_count, r);
 		free(names[i]);
 		FILE *f = numbered ? fopen(file, "re") : NULL;
-		if (f && fgets(text, sizeof(text), f) && sscanf(text, "%ld %255s", &s, host) == 2) {
+		if (f && fgets(text, sizeof(text), f) &&
+		    sscanf(text, "%ld %255s %ld", &s, host, &g) == 3 && g == held) {
 			add_member(v, r, host);
 			if (s > v->steps || (s == v->steps && r < v->writer)) {
 				v->writer = (int)r;
@@ -88,23 +102,85 @@ static void read_markers(const char *out, struct survivors_vote *v)
 	free(names);
 }
 
-int survivors_choose(const char *out, int rank, const char *host, int expected, long completed,
-		     struct survivors_vote *v)
+/* This rank's place among the ranks not named lost (0: the leader). */
+static int place(int rank, int world, const int *lost, int lost_count)
+{
+	int p = 0;
+	for (int r = 0; r < rank && r < world; r++)
+		p += !in(lost, lost_count, r);
+	return p;
+}
+
+/* Generation g's decision into v: 1 read, 0 not there yet, -1 unreadable. */
+static int read_decision(const char *out, long g, struct survivors_vote *v)
+{
+	char text[2600];
+	if (fence_read(out, g, text, sizeof(text)))
+		return errno == ENOENT ? 0 : -1;
+	memset(v, 0, sizeof(*v));
+	v->generation = g;
+	if (sscanf(text, "decision writer=%d steps=%ld count=%d members=%1023s hosts=%1023s",
+		   &v->writer, &v->steps, &v->count, v->ranks, v->hosts) != 5 || v->count < 1) {
+		fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': not a decision of the ranks left\n",
+			out, FENCE_DIR, g);
+		return -1;
+	}
+	return 1;
+}
+
+/* Decides from the markers there are, claimed as generation g (another
+ * claimant's decision wins). 0, or -1 (a line). */
+static int decide(const char *out, long g, long held, const int *lost, int lost_count,
+		  int rank, const char *host)
+{
+	struct survivors_vote v;
+	char text[2600];
+	read_markers(out, held, lost, lost_count, &v);
+	snprintf(text, sizeof(text), "decision writer=%d steps=%ld count=%d members=%s hosts=%s "
+		 "by=rank-%d@%s\n", v.writer, v.steps, v.count, v.ranks, v.hosts, rank, host);
+	if (fence_claim(out, g, text) < 0) {
+		fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': cannot claim: %s\n", out, FENCE_DIR,
+			g, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int survivors_decide(const char *out, long held, int rank, const char *host, int world,
+		     const int *lost, int lost_count, long completed, struct survivors_vote *v)
 {
 	char name[32], text[320];
 	snprintf(name, sizeof(name), "%d", rank);
-	snprintf(text, sizeof(text), "%ld %s\n", completed, host);
+	snprintf(text, sizeof(text), "%ld %s %ld\n", completed, host, held);
 	if (put(out, name, text))
 		return -1;
-	double t0 = now_seconds();
-	do {
-		v->writer = rank, v->steps = completed;
-		read_markers(out, v);
-		if (v->count >= expected)
-			break;
+	int p = place(rank, world, lost, lost_count), expected = world - lost_count, rc;
+	double t0 = now_seconds(), mine = SURVIVORS_WAIT_S + SURVIVORS_STAGGER_S * p;
+	while ((rc = read_decision(out, held + 1, v)) == 0) {
+		double waited = now_seconds() - t0;
+		int all_here = 0;
+		if (p == 0) {   /* the leader decides once every survivor reported */
+			read_markers(out, held, lost, lost_count, v);
+			all_here = v->count >= expected;
+		}
+		if (waited >= mine + SURVIVORS_SAVE_WAIT_S) {
+			fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': no decision readable within "
+				"%.0f s\n", out, FENCE_DIR, held + 1, waited);
+			return -1;
+		}
+		if (all_here || waited >= mine) {   /* a later one: in a silent leader's place */
+			if (decide(out, held + 1, held, lost, lost_count, rank, host))
+				return -1;
+			continue;
+		}
 		usleep(50000);
-	} while (now_seconds() - t0 < SURVIVORS_WAIT_S);
-	return 0;
+	}
+	if (rc < 0)
+		return -1;
+	for (const char *m = v->ranks; *m; m += strcspn(m, ",") + (m[strcspn(m, ",")] != '\0'))
+		if (atol(m) == rank)
+			return 0;
+	return 1;
 }
 
 int survivors_mark_saved(const char *out, const char *summary)

@@ -1,40 +1,51 @@
 /* loop/survivors.h - after a lost peer (train/peer_lost.h) the ranks left
- * agree, through files in the run folder, which of them writes OUT/last:
- * each survivor leaves OUT/.survivors/RANK holding its completed optimizer
- * steps and waits up to SURVIVORS_WAIT_S for every expected survivor's;
- * the one with the most completed steps writes (the lowest rank of those
- * on a tie). A step is complete on a rank once its averaged gradients
- * reached it: every rank, the lost ones too, had contributed to them, so
- * its parameters and moments are what every rank would hold. Survivors
- * can differ by one step at most (the one whose exchange broke). The
- * others then wait for OUT/.survivors/saved before they leave (a rank
- * that leaves ends the step).
+ * make one decision, through the run folder: which of them writes
+ * OUT/last and which go on. Each survivor reports its completed optimizer
+ * steps and host in OUT/.survivors/RANK. The leader, the lowest rank the
+ * runtime did not name lost, waits up to SURVIVORS_WAIT_S for every
+ * other survivor's report, then decides: the writer (most completed
+ * steps, the lowest rank on a tie) and the members (the survivors that
+ * reported; never a rank named lost, so in a partition each half counts
+ * only itself). The decision is claimed as the run's next generation
+ * (base/fence.h): exactly one exists, whoever claims first, and a rank
+ * that holds an older generation can no longer write into OUT. The
+ * others wait for it; one that sees none within SURVIVORS_WAIT_S plus
+ * SURVIVORS_STAGGER_S per rank before it (a leader that died too)
+ * decides in its place. A survivor that reports late, or sits in the
+ * other half of a partition, reads the decision and is not a member: it
+ * leaves OUT alone. A step is complete on a rank once its averaged
+ * gradients reached it, so the survivors' parameters and moments are
+ * what every rank would hold; they differ by one step at most.
  * Needs --out on a file system every node sees, as --resume does.
- * What it does not do: write the checkpoint (loop/train.c), or talk to
- * the runtime (its collectives have all failed by then).
+ * What it does not do: write the checkpoint (loop/lost_peer.c), or talk
+ * to the runtime (its collectives have all failed by then).
  */
 #ifndef HVD_TRAINER_LOOP_SURVIVORS_H
 #define HVD_TRAINER_LOOP_SURVIVORS_H
 
 #define SURVIVORS_DIR ".survivors"
 #define SURVIVORS_WAIT_S 3.0
+#define SURVIVORS_STAGGER_S 2.0
 #define SURVIVORS_SAVE_WAIT_S 120.0
 
 /* Rank 0 at start-up, before the first collective: no stale marker. */
 int survivors_reset(const char *out);
-/* What the markers said: the writer (most completed steps, lowest rank
- * on a tie) and every survivor that left one, with its host. */
+/* The decision: its generation, the writer and its completed steps, the
+ * members (ascending) and their hosts. */
 struct survivors_vote {
+	long generation;
 	int writer;
 	long steps;
 	int count;
 	char ranks[1024];    /* "0,1": ascending */
 	char hosts[1024];    /* their hosts, in the same order: "n1,n1" */
 };
-/* Leaves this rank's marker (completed steps and host), waits, reads every
- * marker there is. 0 with *v filled, or -1 (a line). */
-int survivors_choose(const char *out, int rank, const char *host, int expected, long completed,
-		     struct survivors_vote *v);
+/* This rank's report, then the decision of generation held + 1 (made
+ * here when this rank leads, or its leader is silent): 0 with *v filled
+ * when this rank is a member, 1 when it is not (it must leave OUT alone),
+ * -1 (a line). lost: the ranks the runtime named lost. */
+int survivors_decide(const char *out, long held, int rank, const char *host, int world,
+		     const int *lost, int lost_count, long completed, struct survivors_vote *v);
 /* The writer, once OUT/last is on disk: `summary` (one line) in saved. */
 int survivors_mark_saved(const char *out, const char *summary);
 /* New rank 0 of the ranks that went on in-process, once the run ended

@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/fence.h"
 #include "loop/run_dir.h"
 #include "loop/run_files.h"
 #include "loop/trainer.h"
@@ -97,6 +99,30 @@ static int resume(struct trainer *t, struct trainer_error *err)
 	return 0;
 }
 
+/* Rank 0 claims this session's generation of OUT (base/fence.h) once the
+ * run's files passed their checks: from now on a process of an older one
+ * writes nothing there. -1 (a line). */
+static int claim_generation(struct trainer *t, float *generation)
+{
+	char text[256], host[64] = "host";
+
+	*generation = 0;
+	if (t->rank != 0 || !t->c.out)
+		return 0;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(text, sizeof(text), "session ranks=%d host=%s pid=%ld\n", t->world, host,
+		 (long)getpid());
+	long g = (mkdir(t->c.out, 0755) == 0 || errno == EEXIST) ? fence_claim_next(t->c.out, text)
+								 : -1;
+	if (g < 0 || g > (1L << 24)) {   /* travels as a float */
+		fprintf(stderr, "chexnet: --out: '%s/%s': cannot claim a generation of the run: %s\n",
+			t->c.out, FENCE_DIR, g < 0 ? strerror(errno) : "more than 2^24");
+		return -1;
+	}
+	*generation = (float)g;
+	return 0;
+}
+
 /* Rank 0's parameters and BN buffers to every rank. */
 static int broadcast_model(struct trainer *t, struct trainer_error *err)
 {
@@ -169,8 +195,9 @@ fail:
 }
 
 /* Once the sources are open (steps per epoch known): rank 0's metrics
- * files (checked and cut back on --resume), then run.json (every rank:
- * the hosts are gathered). */
+ * files (checked and cut back on --resume), the session's generation
+ * (every rank holds rank 0's claim), then run.json (every rank: the hosts
+ * are gathered). */
 int trainer_record(struct trainer *t, const struct source *train)
 {
 	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
@@ -180,6 +207,12 @@ int trainer_record(struct trainer *t, const struct source *train)
 			     t->world))
 		return -1;
 	t->best_epoch = t->metrics.best_epoch;
+	float generation;
+	if (claim_generation(t, &generation))
+		return -1;
+	if (dist_broadcast("init.generation", &generation, 1, 0))
+		return trainer_dist_failed();
+	fence_hold(t->c.out, (long)generation);
 	if (run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->membership,
 			   t->membership_count, t->state.epoch, t->state.step))
 		return -1;

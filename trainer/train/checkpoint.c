@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fence.h"
 #include "train/checkpoint.h"
 #include "train/safetensors.h"
 #include "train/checkpoint_replace.h"
@@ -117,9 +118,10 @@ int checkpoint_save_run(const char *dir, const struct model *m, const struct opt
 			const struct schedule *sched, const struct train_state *st,
 			const struct run_settings *settings, struct trainer_error *err)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], host[64] = "host";
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", dir, (long)getpid());
+	gethostname(host, sizeof(host) - 1);   /* unique across hosts and generations */
+	snprintf(tmp, sizeof(tmp), "%s.tmp-%s-%ld-%ld", dir, host, (long)getpid(), fence_held());
 	checkpoint_remove_dir(tmp);
 	if (mkdir(tmp, 0755) != 0)
 		return trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/fence.h"
 #include "train/checkpoint_replace.h"
 #include "train/safetensors.h"
 
@@ -142,6 +143,12 @@ int checkpoint_replace(const char *tmp, const char *dir, struct trainer_error *e
 {
 	struct stat sb;
 
+	if (fence_stale()) {
+		checkpoint_remove_dir(tmp);
+		return trainer_error_set(err, "checkpoint: '%s': left alone: a newer generation "
+					 "of the run (%s/%ld) went on without this process", dir,
+					 FENCE_DIR, fence_held() + 1);
+	}
 	if (stat(dir, &sb) != 0) {
 		if (rename(tmp, dir) != 0)
 			return trainer_error_set(err, "checkpoint: '%s': cannot rename into place: %s",

@@ -90,33 +90,14 @@ static int on_my_network(const char *ip)
 	return yes;
 }
 
-long rejoin_generation(const char *out)
-{
-	char path[4400];
-	long g = -1;
-	snprintf(path, sizeof(path), "%s/.generation", out);
-	FILE *f = fopen(path, "re");
-	if (!f && errno == ENOENT)
-		return 0;
-	if (!f || fscanf(f, "%ld", &g) != 1 || g < 0)
-		fprintf(stderr, "chexnet: '%s': %s\n", path, f ? "not a generation number" :
-			strerror(errno));
-	if (f)
-		fclose(f);
-	return g < 0 ? -1 : g;
-}
-
-/* The member that coordinates: the next generation, a port, a secret,
- * then the world file. */
-static int publish(const char *out)
+/* The member that coordinates: a port, a secret, then the world file
+ * of generation g. */
+static int publish(const char *out, long g)
 {
 	unsigned char raw[32];
 	char secret[sizeof(raw) * 2 + 2], world[2048], addrs[1900];
 	unsigned port = free_port();
-	long g = rejoin_generation(out);
 	own_addresses(addrs, sizeof(addrs));
-	if (g < 0)
-		return -1;
 	if (!port || !addrs[0] || getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
 		fprintf(stderr, "chexnet: survivors: no port, address or random secret for the "
 			"world of the ranks left: %s\n", strerror(errno));
@@ -125,16 +106,14 @@ static int publish(const char *out)
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(secret + 2 * i, 3, "%02x", raw[i]);
 	strcat(secret, "\n");
-	snprintf(world, sizeof(world), "%ld %u %s\n", g + 1, port, addrs);
-	char next[32];
-	snprintf(next, sizeof(next), "%ld\n", g + 1);
-	return put_private(out, ".generation", next) || put_private(out, ".survivors/secret", secret) ||
+	snprintf(world, sizeof(world), "%ld %u %s\n", g, port, addrs);
+	return put_private(out, ".survivors/secret", secret) ||
 	       put_private(out, ".survivors/world", world) ? -1 : 0;
 }
 
-/* The world file, once it exists: its generation, the port and the
- * address to use. */
-static int read_world(const char *out, char *coordinator, size_t len, long *generation)
+/* The world file of generation g, once it exists: the port and the
+ * address to use (one of an older generation is waited past). */
+static int read_world(const char *out, char *coordinator, size_t len, long g)
 {
 	char path[4400], line[2048];
 	snprintf(path, sizeof(path), "%s/.survivors/world", out);
@@ -145,9 +124,12 @@ static int read_world(const char *out, char *coordinator, size_t len, long *gene
 		int got = fgets(line, sizeof(line), f) != NULL;
 		fclose(f);
 		unsigned port;
+		long generation;
 		char addrs[2048];
-		if (!got || sscanf(line, "%ld %u %2047s", generation, &port, addrs) != 3 || !port ||
-		    port > 65535 || *generation < 1) {
+		if (got && sscanf(line, "%ld", &generation) == 1 && generation < g)
+			continue;
+		if (!got || sscanf(line, "%ld %u %2047s", &generation, &port, addrs) != 3 || !port ||
+		    port > 65535 || generation != g) {
 			fprintf(stderr, "chexnet: survivors: '%s': not a world of the ranks left\n", path);
 			return -1;
 		}
@@ -168,10 +150,10 @@ static int read_world(const char *out, char *coordinator, size_t len, long *gene
 	return -1;
 }
 
-int rejoin_prepare(const char *out, int new_rank, int size, long *generation)
+int rejoin_prepare(const char *out, int new_rank, int size, long generation)
 {
 	char coordinator[2100], number[32], secret[4400];
-	if ((new_rank == 0 && publish(out)) ||
+	if ((new_rank == 0 && publish(out, generation)) ||
 	    read_world(out, coordinator, sizeof(coordinator), generation))
 		return -1;
 	snprintf(secret, sizeof(secret), "%s/.survivors/secret", out);

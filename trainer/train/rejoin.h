@@ -8,9 +8,9 @@
  * address on a network this host is on) and HVD_SECRET_FILE and drops
  * PMIX_NAMESPACE and PMIX_RANK, so the next dist_init starts the runtime
  * as a launch without a scheduler: the TCP ring among the members.
- * Each such world is a generation of the run (OUT/.generation, which the
- * coordinator raises before it publishes): a process of an older one, a
- * hung node woken up after the others went on, must leave OUT alone.
+ * Each such world is the generation the survivors' decision claimed
+ * (base/fence.h): the world file names it, and a member waits past one
+ * of an older generation.
  * What it does not do: choose the members (loop/survivors.h), start the
  * runtime, or move the training state (the members resume from OUT/last).
  */
@@ -19,11 +19,9 @@
 
 #define REJOIN_WAIT_S 30.0
 
-/* Member new_rank of size: 0 once the environment is set, with
- * *generation the new world's; -1 (a line) when the coordinator's files
- * did not appear within REJOIN_WAIT_S or cannot be written or read. */
-int rejoin_prepare(const char *out, int new_rank, int size, long *generation);
-/* OUT/.generation: 0 when there is none, -1 (a line) when unreadable. */
-long rejoin_generation(const char *out);
+/* Member new_rank of size in generation's world: 0 once the environment
+ * is set; -1 (a line) when the coordinator's files did not appear within
+ * REJOIN_WAIT_S or cannot be written or read. */
+int rejoin_prepare(const char *out, int new_rank, int size, long generation);
 
 #endif

@@ -1,0 +1,141 @@
+/* base/fence.c - a run folder's generations (fence.h): claims by link(2)
+ * of a whole temporary, the newest by listing, the held one checked by a
+ * look at the next number (claims are made in order: newest + 1).
+ * What it does not do: print (callers name the folder in their lines).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/fence.h"
+
+static struct {
+	char out[PATH_MAX];
+	long g;
+} held;
+
+static void path_of(char *buf, size_t len, const char *out, const char *name)
+{
+	snprintf(buf, len, "%s/" FENCE_DIR "%s%s", out, name ? "/" : "", name ? name : "");
+}
+
+/* text, fsynced, in a fresh temporary of dir (its name into tmp). */
+static int put_temporary(const char *dir, const char *text, char *tmp, size_t len)
+{
+	char host[64] = "host";
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(tmp, len, "%s/.claim-%s-%ld", dir, host, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	size_t n = strlen(text);
+	int ok = write(fd, text, n) == (ssize_t)n && fsync(fd) == 0;
+	int saved = errno;
+	close(fd);
+	if (!ok) {
+		unlink(tmp);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int fence_claim(const char *out, long g, const char *text)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 96], name[PATH_MAX + 32];
+	struct stat sb;
+
+	path_of(dir, sizeof(dir), out, NULL);
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return -1;
+	if (put_temporary(dir, text, tmp, sizeof(tmp)))
+		return -1;
+	snprintf(name, sizeof(name), "%s/%ld", dir, g);
+	int rc = link(tmp, name), saved = errno;
+	/* NFS: a retransmitted link may say EEXIST for its own success */
+	int mine = rc == 0 || (stat(tmp, &sb) == 0 && sb.st_nlink == 2);
+	unlink(tmp);
+	if (mine)
+		return 0;
+	errno = saved;
+	return saved == EEXIST ? 1 : -1;
+}
+
+long fence_claim_next(const char *out, const char *text)
+{
+	for (long g = fence_newest(out) + 1; g > 0; g++) {   /* fence_newest -1: none tried */
+		int rc = fence_claim(out, g, text);
+		if (rc <= 0)
+			return rc == 0 ? g : -1;
+	}
+	return -1;
+}
+
+long fence_newest(const char *out)
+{
+	char dir[PATH_MAX];
+	long newest = 0;
+
+	path_of(dir, sizeof(dir), out, NULL);
+	DIR *d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	for (struct dirent *e; (e = readdir(d));) {
+		char *end;
+		long g = strtol(e->d_name, &end, 10);
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && !*end && g > newest)
+			newest = g;
+	}
+	closedir(d);
+	return newest;
+}
+
+int fence_read(const char *out, long g, char *text, size_t len)
+{
+	char name[64], path[PATH_MAX + 64];
+
+	snprintf(name, sizeof(name), "%ld", g);
+	path_of(path, sizeof(path), out, name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, text, len - 1);
+	int saved = errno;
+	close(fd);
+	if (n < 0) {
+		errno = saved;
+		return -1;
+	}
+	text[n] = '\0';
+	return 0;
+}
+
+void fence_hold(const char *out, long g)
+{
+	snprintf(held.out, sizeof(held.out), "%s", g > 0 && out ? out : "");
+	held.g = g > 0 && out ? g : 0;
+}
+
+long fence_held(void)
+{
+	return held.g;
+}
+
+int fence_stale(void)
+{
+	char name[64], path[PATH_MAX + 64];
+	struct stat sb;
+
+	if (held.g <= 0)
+		return 0;
+	snprintf(name, sizeof(name), "%ld", held.g + 1);
+	path_of(path, sizeof(path), held.out, name);
+	return stat(path, &sb) == 0;
+}
