@@ -129,19 +129,28 @@ static void decide_all(const char *out, long held, int world, const struct survi
 	*seconds = now_s() - t0;
 }
 
+/* decide_all in a fresh run folder whose session holds generation 1 of
+ * a 4-rank world; the folder's path (free it). */
+static char *decide_in_new_run(const struct survivor *sv, int n, int *rc,
+			       struct survivors_vote *v, double *seconds)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	CHECK_INT(mkdir(out, 0755), 0);
+	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
+	decide_all(out, 1, 4, sv, n, rc, v, seconds);
+	return out;
+}
+
 /* Ranks 0, 1 and 3 outlive rank 2; rank 3 received the last step's
  * gradients, 0 and 1 did not: the one decision names rank 3, at once,
  * as generation held + 1. On a tie the lowest rank writes. */
 static void test_survivors_agree_on_the_most_completed_steps(void)
 {
-	char *out = test_path(test_tmpdir(), "run");
-	CHECK_INT(mkdir(out, 0755), 0);
 	struct survivor sv[] = { { 0, 41, { 2 }, 1, 0 }, { 1, 41, { 2 }, 1, 0 }, { 3, 42, { 2 }, 1, 0 } };
 	int rc[3];
 	struct survivors_vote v[3];
 	double s;
-	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
-	decide_all(out, 1, 4, sv, 3, rc, v, &s);
+	char *out = decide_in_new_run(sv, 3, rc, v, &s);
 	for (int i = 0; i < 3; i++)
 		CHECK_MSG(rc[i] == 0 && v[i].writer == 3 && v[i].generation == 2 &&
 			  !strcmp(v[i].ranks, "0,1,3") && !strcmp(v[i].hosts, "n0,n0,n1"),
@@ -164,15 +173,12 @@ static void test_survivors_agree_on_the_most_completed_steps(void)
  * member and must write nothing. Exactly one decision exists. */
 static void test_a_late_survivor_is_left_out_not_a_second_writer(void)
 {
-	char *out = test_path(test_tmpdir(), "run");
-	CHECK_INT(mkdir(out, 0755), 0);
 	struct survivor sv[] = { { 0, 41, { 3 }, 1, 0 }, { 1, 41, { 3 }, 1, 0 },
 				 { 2, 42, { 3 }, 1, SURVIVORS_WAIT_S + 1.5 } };
 	int rc[3];
 	struct survivors_vote v[3];
 	double s;
-	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
-	decide_all(out, 1, 4, sv, 3, rc, v, &s);
+	char *out = decide_in_new_run(sv, 3, rc, v, &s);
 	CHECK_MSG(rc[0] == 0 && rc[1] == 0 && v[0].writer == 0 && !strcmp(v[0].ranks, "0,1"),
 		  "ranks 0, 1: rc %d %d, writer %d, members %s", rc[0], rc[1], v[0].writer, v[0].ranks);
 	CHECK_MSG(rc[2] == 1 && v[2].generation == 2 && !strcmp(v[2].ranks, "0,1"),
@@ -187,15 +193,12 @@ static void test_a_late_survivor_is_left_out_not_a_second_writer(void)
  * and is left out; no rank named lost by the deciding half is a member. */
 static void test_a_partition_has_one_decision(void)
 {
-	char *out = test_path(test_tmpdir(), "run");
-	CHECK_INT(mkdir(out, 0755), 0);
 	struct survivor sv[] = { { 0, 41, { 2, 3 }, 2, 0 }, { 1, 41, { 2, 3 }, 2, 0 },
 				 { 2, 41, { 0, 1 }, 2, 0 }, { 3, 41, { 0, 1 }, 2, 0 } };
 	int rc[4];
 	struct survivors_vote v[4];
 	double s;
-	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
-	decide_all(out, 1, 4, sv, 4, rc, v, &s);
+	char *out = decide_in_new_run(sv, 4, rc, v, &s);
 	int in = 0;
 	for (int i = 0; i < 4; i++) {
 		CHECK_MSG(rc[i] == 0 || rc[i] == 1, "rank %d: rc %d", sv[i].rank, rc[i]);
@@ -215,14 +218,11 @@ static void test_a_partition_has_one_decision(void)
  * staggered wait; rank 0 is not a member. */
 static void test_a_silent_leader_is_replaced(void)
 {
-	char *out = test_path(test_tmpdir(), "run");
-	CHECK_INT(mkdir(out, 0755), 0);
 	struct survivor sv[] = { { 1, 41, { 3 }, 1, 0 }, { 2, 41, { 3 }, 1, 0 } };
 	int rc[2];
 	struct survivors_vote v[2];
 	double s;
-	CHECK_INT(fence_claim(out, 1, "session\n"), 0);
-	decide_all(out, 1, 4, sv, 2, rc, v, &s);
+	char *out = decide_in_new_run(sv, 2, rc, v, &s);
 	CHECK_MSG(rc[0] == 0 && rc[1] == 0 && v[0].writer == 1 && !strcmp(v[0].ranks, "1,2"),
 		  "rc %d %d, writer %d, members %s", rc[0], rc[1], v[0].writer, v[0].ranks);
 	CHECK_MSG(s >= SURVIVORS_WAIT_S + SURVIVORS_STAGGER_S - 0.2 &&
@@ -313,8 +313,24 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	CHECK_INT(survivors_wait_saved(out, 1), 0);
 	CHECK_INT(survivors_mark_saved(out, "hosts=n2 ranks=4"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), -1);
+	/* the driver's records stay in .generations past the next session's reset */
+	fence_hold(out, 3);
+	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 ranks=4 accumulate=1 epoch=0 step=3 "
+				       "writer=0 next=relaunch members=0,1 who=rank 2 (host n2)"), 0);
+	fence_hold(out, 4);
+	CHECK_INT(survivors_mark_finished(out), 0);
+	fence_hold(NULL, 0);
 	CHECK_INT(survivors_reset(out), 0);
 	CHECK_INT(survivors_wait_saved(out, 0.2), -1);
+	char *rec = test_path(out, ".generations/3.saved"), *text = test_read_file(rec, NULL);
+	CHECK_MSG(text && strstr(text, " next=relaunch "), "%s: %s", rec, text ? text : "missing");
+	free(text);
+	free(rec);
+	rec = test_path(out, ".generations/4.finished");
+	text = test_read_file(rec, NULL);
+	CHECK_STR(text, "finished\n");
+	free(text);
+	free(rec);
 	free(out);
 }
 

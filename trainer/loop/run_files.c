@@ -87,9 +87,12 @@ static int inner_own(const char *folder, const char *name)
 {
 	if (!strcmp(folder, "tb"))
 		return !strncmp(name, "events.out.tfevents.", 20);
-	if (!strcmp(folder, FENCE_DIR))   /* generations, claims under way */
-		return (name[0] >= '1' && name[0] <= '9' && !name[strspn(name, "0123456789")]) ||
-		       !strncmp(name, ".claim-", 7);
+	if (!strcmp(folder, FENCE_DIR)) {   /* generations, their records, claims under way */
+		const char *rest = name + strspn(name, "0123456789");
+		return (name[0] >= '1' && name[0] <= '9' &&
+			(!*rest || !strcmp(rest, ".saved") || !strcmp(rest, ".finished"))) ||
+		       !strncmp(name, ".claim-", 7) || strstr(name, ".tmp-") != NULL;
+	}
 	return checkpoint_own_file(name);
 }
 

@@ -183,16 +183,33 @@ int survivors_decide(const char *out, long held, int rank, const char *host, int
 	return 1;
 }
 
+/* name in .survivors, and as G.name in .generations (G: the generation
+ * this process holds), where it stays for the driver. */
+static int put_record(const char *out, const char *name, const char *text)
+{
+	char dir[4200], path[4400];
+	snprintf(dir, sizeof(dir), "%s/" FENCE_DIR, out);
+	snprintf(path, sizeof(path), "%s/%ld.%s", dir, fence_held(), name);
+	if (put(out, name, text))
+		return -1;
+	if (fence_held() > 0 && ((mkdir(dir, 0755) && errno != EEXIST) ||
+				 whole_file_put(path, text, 0644))) {
+		fprintf(stderr, "chexnet: survivors: '%s': %s\n", path, whole_file_why(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int survivors_mark_saved(const char *out, const char *summary)
 {
 	char text[2048];
 	snprintf(text, sizeof(text), "%s\n", summary);
-	return put(out, "saved", text);
+	return put_record(out, "saved", text);
 }
 
 int survivors_mark_finished(const char *out)
 {
-	return put(out, "finished", "finished\n");
+	return put_record(out, "finished", "finished\n");
 }
 
 int survivors_read_saved(const char *dir, struct survivors_saved *s)

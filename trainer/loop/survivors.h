@@ -46,11 +46,14 @@ struct survivors_vote {
  * -1 (a line). lost: the ranks the runtime named lost. */
 int survivors_decide(const char *out, long held, int rank, const char *host, int world,
 		     const int *lost, int lost_count, long completed, struct survivors_vote *v);
-/* The writer, once OUT/last is on disk: `summary` (one line) in saved. */
+/* The writer, once OUT/last is on disk: `summary` (one line) in saved,
+ * and in OUT/.generations/G.saved (G: the decision's generation), which
+ * stays: contrib/chexnet-elastic reads it there whenever it looks. */
 int survivors_mark_saved(const char *out, const char *summary);
 /* New rank 0 of the ranks that went on in-process, once the run ended
- * well: OUT/.survivors/finished (contrib/chexnet-elastic ends srun, which
- * waits only for the lost node's tasks by then). */
+ * well: OUT/.survivors/finished and OUT/.generations/G.finished (G: its
+ * session's generation; contrib/chexnet-elastic ends srun, which waits
+ * only for the lost node's tasks by then). */
 int survivors_mark_finished(const char *out);
 /* The others: 0 once saved exists, -1 (a line) after `timeout_s`. */
 int survivors_wait_saved(const char *out, double timeout_s);
