@@ -61,7 +61,8 @@ static void test_saves_without_rename_exchange(void)
 	char cmd[1024];
 	snprintf(cmd, sizeof(cmd), "ls -A '%s/nfs'", test_tmpdir());
 	CHECK(test_run(cmd, 10, &p) == 0);
-	CHECK_STR(p.out, "best\nlast\nmetrics.csv\nrun.json\ntb\n");  /* no .old-* or .tmp-* left */
+	/* no .old-* or .tmp-* left; .generations: the run's generations */
+	CHECK_STR(p.out, ".generations\nbest\nlast\nmetrics.csv\nrun.json\ntb\n");
 	test_proc_free(&p);
 }
 
