@@ -290,7 +290,9 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 }
 
 /* 3 ranks (one per node) -> 2 after n3 fails, in their own processes:
- * K=2, global batch 12 -> 16. The run (100 epochs) outlives Slurm's
+ * K=2, global batch 12 -> 16; then n2 fails too: 1 rank, K=3, the run's
+ * own 12 again (not 16 kept, which the nearest choice gave). The run
+ * (100 epochs) outlives Slurm's
  * declaring n3 down (SlurmdTimeout 20 s here: `Node failure on n3`),
  * which ends a step launched without srun's --no-kill (the driver's
  * srun has it); a progress line after that, scancel --signal=TERM: the
@@ -301,14 +303,20 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 	char fail[1024], revive[1024], action[4096];
 	if (make_data())
 		return;
+	char fail2[1024], revive2[1024], after[2100];
 	snprintf(action, sizeof(action), "%s; ( for i in $(seq 900); do grep -q 'Node failure on n3' "
 		 "odd.log && break; kill -0 $s 2> /dev/null || exit; sleep 0.1; done; "
 		 "n=$(grep -c ' step [0-9]*/' odd.log); for i in $(seq 600); do "
 		 "[ $(grep -c ' step [0-9]*/' odd.log) -gt $n ] && break; kill -0 $s 2> /dev/null || exit; "
+		 "sleep 0.1; done; %s; for i in $(seq 900); do grep -q 'goes on as rank 0 of 1' odd.log "
+		 "&& break; kill -0 $s 2> /dev/null || exit; sleep 0.1; done; "
+		 "n=$(grep -c ' step [0-9]*/' odd.log); for i in $(seq 600); do "
+		 "[ $(grep -c ' step [0-9]*/' odd.log) -gt $n ] && break; kill -0 $s 2> /dev/null || exit; "
 		 "sleep 0.1; done; echo stopped_after_node_down=1; scancel -s TERM -n hvd-late-$$ ) & :",
-		 node_cmd(fail, sizeof(fail), "fail", "n3"));
-	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "odd", "--epochs 100", action,
-		    node_cmd(revive, sizeof(revive), "revive", "n3"), &p))
+		 node_cmd(fail, sizeof(fail), "fail", "n3"), node_cmd(fail2, sizeof(fail2), "fail", "n2"));
+	snprintf(after, sizeof(after), "%s; %s", node_cmd(revive, sizeof(revive), "revive", "n3"),
+		 node_cmd(revive2, sizeof(revive2), "revive", "n2"));
+	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "odd", "--epochs 100", action, after, &p))
 		return;
 	CHECK_MSG(field_of(p.out, "rc=") == 75 && strstr(p.out, "stopped_after_node_down=1"),
 		  "%s ...%s", p.out, test_tail(p.err, 2500));
@@ -318,6 +326,12 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 		       "micro-batches per step, was 3)");
 	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n3; ranks 0,1 went on in their own processes");
 	CHECK_CONTAINS(p.err, "global_batch 12 -> 16");
+	/* the second loss: back to the run's own 3 micro-batches, not 4 */
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 2 goes on as rank 0 of 1 in the same "
+		       "process: --accumulate 3 keeps the global batch (3 micro-batches per step, was "
+		       "3)");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n2; ranks 0 went on in their own processes");
+	CHECK_CONTAINS(p.err, "global_batch 16 -> 12");
 	CHECK_CONTAINS(p.err, "end of epoch 1/100 step ");
 	const char *down = strstr(p.err, "srun: error: Node failure on n3");
 	CHECK_MSG(down && strstr(down, " step ") && strstr(down, "odd/last written; exit 75"),
@@ -330,6 +344,7 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 	CHECK_CONTAINS(p.err, moved);
 	char *rec = record_of("odd");
 	CHECK_MSG(rec && strstr(rec, "\"3 -> 2\"") && strstr(rec, "\"global_batch\":\t[\"12\", \"16\"]")
+		  && strstr(rec, "\"2 -> 1\"") && strstr(rec, "\"global_batch\":\t[\"16\", \"12\"]")
 		  && strstr(rec, "\"went_on\":\t\"in-process\"") &&
 		  strstr(rec, "\"outcome\":\t\"stopped\""), "run.json: %.2500s", rec ? rec : "");
 	free(rec);

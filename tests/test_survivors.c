@@ -303,7 +303,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	for (int i = 0; i < 6; i++) {
 		int e = -1;
 		s.ranks = from[i][0], s.accumulate = from[i][1];
-		long got = survivors_accumulate(&s, from[i][2], &e);
+		long got = survivors_accumulate((long)s.ranks * s.accumulate, from[i][2], &e);
 		CHECK_MSG(got == k[i] && e == exact[i], "%d x %d -> %d ranks: K %ld (exact %d), want "
 			  "%ld (%d)", from[i][0], from[i][1], from[i][2], got, e, k[i], exact[i]);
 	}

@@ -57,12 +57,14 @@ static int resume_dir_check(const struct settings *o)
 /* After a lost peer under --shrink, when the survivors' summary says
  * `next=in-process` and names this rank a member: leave the broken
  * runtime, join the ranks left (train/rejoin.h) and set next to the run's
- * own settings resumed from OUT/last in this process, with the same
- * global batch R x K where an integer K allows, else the nearest (ties:
- * the larger; --allow-changes, recorded). Whatever the run started with
- * (--init, --overwrite) it now continues in OUT. 0, or
+ * own settings resumed from OUT/last in this process, with the run's
+ * first global batch (*target micro-batches per step, R x K of the first
+ * session this process lost a peer in: kept across losses, so a nearest
+ * choice does not drift) where an integer K allows, else the nearest
+ * (ties: the larger; --allow-changes, recorded). Whatever the run started
+ * with (--init, --overwrite) it now continues in OUT. 0, or
  * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
-static int in_process_settings(const struct settings *run, struct settings *next)
+static int in_process_settings(const struct settings *run, long *target, struct settings *next)
 {
 	struct survivors_saved s;
 	int rank, size, old = dist_rank(), old_size = dist_size(), exact;
@@ -73,7 +75,9 @@ static int in_process_settings(const struct settings *run, struct settings *next
 	    survivors_member(&s, old, &rank, &size))
 		return CHEXNET_EXIT_PEER_LOST;
 	dist_release();   /* the broken runtime: its failure was said */
-	long want = (long)s.ranks * s.accumulate, k = survivors_accumulate(&s, size, &exact);
+	long want = *target ? *target : (long)s.ranks * s.accumulate;
+	long k = survivors_accumulate(want, size, &exact);
+	*target = want;
 	*next = *run;
 	next->resume = next->out;
 	next->init = NULL;
@@ -173,10 +177,11 @@ int run_train(const struct settings *given)
 {
 	struct settings run = *given, next;
 	char name[RUN_NAME_MAX];   /* a new run's folder: run.out points here */
+	long target = 0;           /* micro-batches per step the run keeps to */
 	int status = train_session(&run, name);
 
 	while (status == CHEXNET_EXIT_PEER_LOST && run.shrink &&
-	       (status = in_process_settings(&run, &next)) == 0) {
+	       (status = in_process_settings(&run, &target, &next)) == 0) {
 		run = next;
 		status = train_session(&run, name);
 		if (status == 0 && dist_rank() == 0)

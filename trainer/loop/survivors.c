@@ -239,9 +239,8 @@ int survivors_read_saved(const char *dir, struct survivors_saved *s)
 	return 1;
 }
 
-long survivors_accumulate(const struct survivors_saved *s, int size, int *exact)
+long survivors_accumulate(long want, int size, int *exact)
 {
-	long want = (long)s->ranks * s->accumulate;
 	*exact = want % size == 0;
 	if (*exact)
 		return want / size;

@@ -71,10 +71,10 @@ struct survivors_saved {
 /* 1 with *s filled, 0 when dir has no saved file, -1 (a line) when it
  * cannot be read as one. */
 int survivors_read_saved(const char *dir, struct survivors_saved *s);
-/* The accumulation K' for `size` ranks that keeps the global batch of
- * s->ranks x s->accumulate micro-batches (*exact = 1), or when no integer
- * does, the nearest (ties: the larger; at least 1; *exact = 0). */
-long survivors_accumulate(const struct survivors_saved *s, int size, int *exact);
+/* The accumulation K' for `size` ranks that keeps `want` micro-batches
+ * per step (the run's R x K: *exact = 1), or when no integer does, the
+ * nearest (ties: the larger; at least 1; *exact = 0). */
+long survivors_accumulate(long want, int size, int *exact);
 /* old_rank's place among s->members (*rank) and their number (*size): 0,
  * or -1 when it is not one of them. */
 int survivors_member(const struct survivors_saved *s, int old_rank, int *rank, int *size);
