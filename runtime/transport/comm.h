@@ -85,10 +85,10 @@ struct comm_ops {
 	void (*finalize)(void *ctx, int clean);
 };
 
+/* A data backend: its ops and their context. */
 struct comm {
 	const struct comm_ops *ops;
 	void *ctx;
-	int rank, size;
 };
 
 int comm_self_open(struct comm *c, char *err, size_t errlen);

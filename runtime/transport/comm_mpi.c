@@ -366,7 +366,5 @@ int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 	ctx->chunk = MPI_REQUEST_NULL;
 	c->ops = &mpi_ops;
 	c->ctx = ctx;
-	c->rank = rank;
-	c->size = size;
 	return 0;
 }

@@ -597,7 +597,5 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	}
 	c->ops = &nccl_ops;
 	c->ctx = ctx;
-	c->rank = b->rank;
-	c->size = b->size;
 	return 0;
 }

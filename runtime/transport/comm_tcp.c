@@ -263,7 +263,5 @@ int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *ke
 	}
 	c->ops = &tcp_ops;
 	c->ctx = x;
-	c->rank = b->rank;
-	c->size = b->size;
 	return 0;
 }
