@@ -87,7 +87,8 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 		b->total += es[i]->item.count;
 	b->op = (enum hvd_op)es[0]->item.op;
 	b->squeeze = compress_type(rt, b->t);
-	b->wire = (!ops->device_memory && !ops->reduces(b->t)) ? HVD_F32 : b->t;
+	int half = b->t == HVD_F16 || b->t == HVD_BF16;
+	b->wire = ops->widens_halves && half ? HVD_F32 : b->t;
 	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
 	if (b->in_place) {
 		b->buf = es[0]->data;

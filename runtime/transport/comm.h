@@ -46,7 +46,7 @@ struct comm_ops {
 	const char *broadcast_phase;
 	const char *allgather_phase;
 	int device_memory;           /* buffers are device pointers */
-	int (*reduces)(enum hvd_dtype t); /* dtype reduced natively */
+	int widens_halves;           /* no f16/bf16 sums: the engine sends them as f32 */
 	/* NULL with err (the library's reason) when it cannot */
 	void *(*alloc)(void *ctx, size_t bytes, char *err, size_t errlen);
 	void (*release)(void *ctx, void *p);

@@ -1,7 +1,7 @@
 /* comm_mpi.c - the host backend: OpenMPI started inside the srun step
  * (direct launch through PMIx, no mpirun), non-blocking collectives polled
  * against a deadline and the control plane's abort flag. MPI lacks f16 and
- * bf16 sums: the engine widens them to f32 first (reduces() says so).
+ * bf16 sums: the engine widens them to f32 first (widens_halves).
  * HVD_AVERAGE (f32) by point-to-point messages: rank r owns block r of
  * the buffer; every rank sends each owner its block, the owner sums them
  * in rank order, scaling by 1/size in the last addition (the average
@@ -75,8 +75,6 @@ static MPI_Datatype mpi_type(enum hvd_dtype t)
 	default: return MPI_DATATYPE_NULL;
 	}
 }
-
-static int mpi_reduces(enum hvd_dtype t) { return mpi_type(t) != MPI_DATATYPE_NULL; }
 
 #define MPI_CHUNK ((size_t)1 << 30) /* elements or bytes per call: fits an int */
 
@@ -299,7 +297,7 @@ static const struct comm_ops mpi_ops = {
 	.allreduce_phase = "MPI_ALLREDUCE",
 	.broadcast_phase = "MPI_BCAST",
 	.allgather_phase = "MPI_ALLGATHER",
-	.reduces = mpi_reduces,
+	.widens_halves = 1,
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,

@@ -83,8 +83,6 @@ static ncclDataType_t nccl_type(enum hvd_dtype t)
 	}
 }
 
-static int nccl_reduces(enum hvd_dtype t) { return 1; }
-
 /* The last communicator revoked in this process and its place there
  * (rank, size), for the next open to shrink. */
 static struct revoked { ncclComm_t comm; int rank, size; } revoked;
@@ -409,7 +407,6 @@ static const struct comm_ops nccl_ops = {
 	.broadcast_phase = "NCCL_BCAST",
 	.allgather_phase = "NCCL_ALLGATHER",
 	.device_memory = 1,
-	.reduces = nccl_reduces,
 	.alloc = nccl_alloc,
 	.release = nccl_release,
 	.copy = nccl_copy,

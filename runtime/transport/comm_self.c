@@ -40,8 +40,6 @@ void comm_poll_pause(unsigned polls)
 		sched_yield();
 }
 
-static int self_reduces(enum hvd_dtype t) { (void)t; return 1; }
-
 /* Host memory, for every host backend (comm.h). */
 void *comm_host_alloc(void *ctx, size_t bytes, char *err, size_t n)
 {
@@ -96,7 +94,6 @@ static const struct comm_ops self_ops = {
 	.allreduce_phase = "SELF_ALLREDUCE",
 	.broadcast_phase = "SELF_BCAST",
 	.allgather_phase = "SELF_ALLGATHER",
-	.reduces = self_reduces,
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,

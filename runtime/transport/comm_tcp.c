@@ -69,11 +69,6 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 	return 0;
 }
 
-static int tcp_reduces(enum hvd_dtype t)
-{
-	return t == HVD_F32 || t == HVD_I32 || t == HVD_I64;
-}
-
 static void add_into(void *dst, const void *src, size_t n, enum hvd_dtype t)
 {
 	if (t == HVD_F32) {
@@ -123,11 +118,6 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
 	struct tcp_ctx *x = ctx;
-	if (!tcp_reduces(t)) {
-		snprintf(w->err, w->errlen, "hvd: tcp allreduce: '%s': dtype %d not reduced here",
-			 w->what, (int)t);
-		return HVD_ERR_USAGE;
-	}
 	if (x->size == 1)
 		return 0;
 	int rc = reduce_scatter(x, buf, count, t, op, w);
@@ -228,7 +218,7 @@ static const struct comm_ops tcp_ops = {
 	.allreduce_phase = "TCP_ALLREDUCE",
 	.broadcast_phase = "TCP_BCAST",
 	.allgather_phase = "TCP_ALLGATHER",
-	.reduces = tcp_reduces,
+	.widens_halves = 1,
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
