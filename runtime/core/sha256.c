@@ -30,21 +30,19 @@ static void compress(uint32_t h[8], const uint8_t b[64])
 		uint32_t s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] >> 10);
 		w[t] = w[t - 16] + s0 + w[t - 7] + s1;
 	}
-	uint32_t a = h[0], bb = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
+	uint32_t v[8]; /* the working variables a..h */
+	memcpy(v, h, sizeof(v));
 	for (int t = 0; t < 64; t++) {
-		uint32_t t1 = hh + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t];
-		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c));
-		hh = g;
-		g = f;
-		f = e;
-		e = d + t1;
-		d = c;
-		c = bb;
-		bb = a;
-		a = t1 + t2;
+		uint32_t a = v[0], e = v[4];
+		uint32_t t1 = v[7] + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & v[5]) ^ (~e & v[6])) +
+			      K[t] + w[t];
+		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & v[1]) ^ (a & v[2]) ^ (v[1] & v[2]));
+		memmove(v + 1, v, 7 * sizeof(v[0])); /* h = g, ..., b = a */
+		v[4] += t1;                          /* e = d + t1 */
+		v[0] = t1 + t2;
 	}
-	h[0] += a; h[1] += bb; h[2] += c; h[3] += d;
-	h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+	for (int i = 0; i < 8; i++)
+		h[i] += v[i];
 }
 
 void sha256_init(struct sha256 *s)
