@@ -8,16 +8,13 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bootstrap/bootstrap_env.h"
 #include "control/control_env.h"
 #include "observe/report.h"
-#include "core/dtype.h"
 #include "api/error.h"
 #include "engine/runtime.h"
 

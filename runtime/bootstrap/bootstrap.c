@@ -5,7 +5,6 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/bootstrap_env.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,11 +17,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
-#include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +27,6 @@
 
 #include "control/control_state.h"
 #include "core/fdio.h"
-
 
 /* ---- rank 0: listen on the published addresses only ---- */
 

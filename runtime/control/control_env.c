@@ -14,15 +14,12 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "control/control_state.h"
 #include "observe/report.h"

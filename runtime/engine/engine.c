@@ -15,9 +15,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/dtype.h"
 #include "engine/pipeline.h"

@@ -10,10 +10,8 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "core/dtype.h"
 #include "engine/runtime.h"
 
 struct runtime *runtime_rt;

@@ -14,7 +14,6 @@
 #define HVD_COMM_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 #include "hvd.h"
 #include "core/clock.h"

@@ -27,14 +27,11 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include "core/dtype.h"
-#include "transport/comm.h"
 #include "transport/comm_tcp.h"
 
 #define TCP_SEGMENT_BYTES ((size_t)1 << 20)

@@ -24,7 +24,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "transport/comm.h"
 #include "transport/comm_tcp.h"
 #include "core/fdio.h"
 

@@ -16,7 +16,6 @@
  * beyond taking their minimum.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
