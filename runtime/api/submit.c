@@ -7,7 +7,6 @@
  * switch, for diagnosis and comparison).
  * What it does not do: talk to other ranks or move data.
  */
-#define _GNU_SOURCE
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,6 @@
 /* bootstrap.c - see bootstrap.h. One PMIx client per task: a second
  * PMIx program in the same task gets PMIX_ERR_NOT_FOUND for per-process
  * keys (measured), which we turn into a message that says so. */
-#define _GNU_SOURCE
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/bootstrap_env.h"
 

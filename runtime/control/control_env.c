@@ -12,7 +12,6 @@
  * What it does not do: the handshake (control.c, control_join.c) or the
  * frames after start-up (control_loop.c); it never exits.
  */
-#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <netinet/in.h>

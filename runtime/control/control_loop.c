@@ -8,7 +8,6 @@
  * What it does not do: negotiate (control_nego.c), run collectives
  * (engine.c) or exit the process.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <poll.h>

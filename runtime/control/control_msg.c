@@ -6,7 +6,6 @@
  * What it does not do: read frames (control_loop.c) or connect
  * (control.c, control_join.c).
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>

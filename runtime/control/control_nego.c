@@ -12,7 +12,6 @@
  * which nudges every engine to vote. What it does not do: read sockets
  * (control_loop.c) or run collectives (engine.c, agree.c).
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,4 @@
 /* auth.c - see auth.h. */
-#define _GNU_SOURCE
 #include "core/auth.h"
 #include "core/fdio.h"
 

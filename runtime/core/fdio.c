@@ -1,5 +1,4 @@
 /* fdio.c - see fdio.h. Sends never raise SIGPIPE (MSG_NOSIGNAL). */
-#define _GNU_SOURCE
 #include "core/fdio.h"
 
 #include <arpa/inet.h>

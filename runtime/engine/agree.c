@@ -26,7 +26,6 @@
  * rank and the tensors it did not submit.
  * What it does not do: run buckets (engine.c) or send frames (control).
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

@@ -12,7 +12,6 @@
  * the sum. Horovod's design (DIGEST C1, C5).
  * What it does not do: decide bucket boundaries (fusion.c via coord.c).
  */
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>

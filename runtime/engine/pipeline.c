@@ -1,6 +1,5 @@
 /* pipeline.c - see pipeline.h. Positions are elements of the wire dtype
  * in the fusion buffer; tensor i occupies [off[i], off[i] + count). */
-#define _GNU_SOURCE
 #include <stdlib.h>
 
 #include "core/dtype.h"

@@ -2,7 +2,6 @@
  * event overwrites the closing bracket and writes it again, so a reader
  * always sees a complete JSON array. Lanes map to pids through a small
  * open-addressing hash table. */
-#define _GNU_SOURCE
 #include "observe/timeline.h"
 
 #include <errno.h>

@@ -15,7 +15,6 @@
  * What it does not do: MPI_Abort (it kills the step without our message)
  * or MPI_Finalize after a failure (a dead peer would make it hang).
  */
-#define _GNU_SOURCE
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -18,7 +18,6 @@
  * group slurm-e2e-gpu), which checks stream order and results, not a real
  * GPU's NCCL.
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>

@@ -23,7 +23,6 @@
  * What it does not do: f16/bf16 sums (the engine widens them to f32, as
  * for MPI), device memory, or exit.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>

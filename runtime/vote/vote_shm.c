@@ -15,7 +15,6 @@
  * What it does not do: wait (test only looks), or trust a peer's values
  * beyond taking their minimum.
  */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
