@@ -37,40 +37,24 @@ static void link_options(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-static int listen_any_port(const char *ip, struct tcp_addr *me)
-{
-	uint16_t port = 0;
-	int fd = fdio_listen(ip, &port, 16);
-	memset(me, 0, sizeof(*me));
-	snprintf(me->ip, sizeof(me->ip), "%s", ip);
-	me->port = port;
-	return fd;
-}
-
-/* One attempt: connect, then the worker's half of the handshake. */
-static int connect_right(const struct tcp_addr *to, const struct auth_key *key, int rank,
-			 int size, double deadline)
-{
-	double hs = runtime_now() + 2 * LINK_HANDSHAKE_S;
-	if (hs > deadline)
-		hs = deadline;
-	int fd = fdio_connect(to->ip, to->port, hs);
-	if (fd >= 0 && auth_connect(fd, key, rank, size, hs)) {
-		close(fd);
-		return -1;
-	}
-	if (fd >= 0)
-		link_options(fd);
-	return fd;
-}
-
+/* Connect, then the worker's half of the handshake; again every 0.1 s
+ * until the deadline. */
 static int link_right(struct tcp_links *l, const struct tcp_addr *all, const struct auth_key *key,
 		      struct bootstrap *b, double deadline)
 {
+	const struct tcp_addr *to = &all[l->right];
 	while (runtime_now() < deadline) {
-		l->right_fd = connect_right(&all[l->right], key, b->rank, b->size, deadline);
-		if (l->right_fd >= 0)
+		double hs = runtime_now() + 2 * LINK_HANDSHAKE_S;
+		if (hs > deadline)
+			hs = deadline;
+		int fd = fdio_connect(to->ip, to->port, hs);
+		if (fd >= 0 && !auth_connect(fd, key, b->rank, b->size, hs)) {
+			link_options(fd);
+			l->right_fd = fd;
 			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
 		usleep(100000);
 	}
 	return -1;
@@ -128,15 +112,16 @@ int tcp_links_open(struct tcp_links *l, struct bootstrap *b, const struct auth_k
 	l->right_fd = l->left_fd = -1;
 	l->right = (b->rank + 1) % b->size;
 	l->left = (b->rank + b->size - 1) % b->size;
-	struct tcp_addr me, *all = calloc((size_t)b->size, sizeof(*all));
+	struct tcp_addr me = { .port = 0 }, *all = calloc((size_t)b->size, sizeof(*all));
 	if (!all)
 		return HVD_ERR_NOMEM;
-	int lfd = listen_any_port(ip, &me);
+	int lfd = fdio_listen(ip, &me.port, 16); /* an ephemeral port */
 	if (lfd < 0) {
 		snprintf(err, errlen, "hvd: tcp backend: 'listen on %s': %s", ip, strerror(errno));
 		free(all);
 		return HVD_ERR_COMM;
 	}
+	snprintf(me.ip, sizeof(me.ip), "%s", ip);
 	snprintf(me.host, sizeof(me.host), "%s", b->hostname);
 	int rc = bootstrap_allgather(b, "hvd.tcp", &me, sizeof(me), all, err, errlen);
 	if (!rc) {
