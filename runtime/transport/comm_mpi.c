@@ -221,21 +221,15 @@ static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const st
 	return 0;
 }
 
-static int mpi_gather_sizes(struct mpi_ctx *ctx, size_t send_bytes, size_t *bytes_per_rank,
-			    const struct comm_wait *w)
-{
-	_Static_assert(sizeof(size_t) == sizeof(uint64_t), "sizes travel as MPI_UINT64_T");
-	uint64_t mine = send_bytes;
-	MPI_Request req;
-	return mpi_wait(MPI_Iallgather(&mine, 1, MPI_UINT64_T, bytes_per_rank, 1, MPI_UINT64_T,
-				       ctx->comm, &req), &req, w, "MPI_Iallgather");
-}
-
 static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void *recv,
 			  size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
-	int rc = mpi_gather_sizes(ctx, send_bytes, bytes_per_rank, w);
+	_Static_assert(sizeof(size_t) == sizeof(uint64_t), "sizes travel as MPI_UINT64_T");
+	uint64_t mine = send_bytes;
+	MPI_Request req;
+	int rc = mpi_wait(MPI_Iallgather(&mine, 1, MPI_UINT64_T, bytes_per_rank, 1, MPI_UINT64_T,
+					 ctx->comm, &req), &req, w, "MPI_Iallgather");
 	if (rc)
 		return rc;
 	size_t total = 0;
@@ -255,7 +249,6 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 		displs[r] = off;
 		off += counts[r];
 	}
-	MPI_Request req;
 	rc = mpi_wait(MPI_Iallgatherv(send_bytes ? send : MPI_BOTTOM, (int)send_bytes, MPI_BYTE,
 				      recv, counts, displs, MPI_BYTE, ctx->comm, &req),
 		      &req, w, "MPI_Iallgatherv");
