@@ -153,13 +153,6 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 
 /* ---- workers: find and authenticate rank 0 ---- */
 
-/* rank 0 at ip:port, within 2 s. */
-static int connect_one(const char *ip, uint16_t port, double deadline)
-{
-	double by = runtime_now() + 2.0;
-	return fdio_connect(ip, port, by < deadline ? by : deadline);
-}
-
 static int try_addresses(struct control *c, double deadline)
 {
 	const struct host_entry *root = &c->rt->hosts[0];
@@ -167,7 +160,8 @@ static int try_addresses(struct control *c, double deadline)
 	memcpy(addrs, root->ctl_addrs, sizeof(addrs));
 	char *save = NULL;
 	for (char *ip = strtok_r(addrs, ",", &save); ip; ip = strtok_r(NULL, ",", &save)) {
-		int fd = connect_one(ip, root->ctl_port, deadline);
+		double by = runtime_now() + 2.0; /* each address within 2 s */
+		int fd = fdio_connect(ip, root->ctl_port, by < deadline ? by : deadline);
 		if (fd < 0)
 			continue;
 		double hs = runtime_now() + 2 * CTL_HANDSHAKE_S;

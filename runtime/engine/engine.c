@@ -20,12 +20,6 @@
 #include "engine/pipeline.h"
 #include "engine/runtime.h"
 
-static void lane_args(const struct entry *e, char *out, size_t len)
-{
-	snprintf(out, len, "\"dtype\": \"%s\", \"shape\": \"[%llu]\"",
-		 dtype_name((enum hvd_dtype)e->item.dtype), (unsigned long long)e->item.count);
-}
-
 static int ensure_fusion_buffer(struct runtime *rt, size_t bytes, const struct comm_wait *w)
 {
 	if (bytes <= rt->fusion_cap)
@@ -179,7 +173,8 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	}
 	for (size_t i = 0; i < n && rt->tl; i++) {
 		char args[200];
-		lane_args(es[i], args, sizeof(args));
+		snprintf(args, sizeof(args), "\"dtype\": \"%s\", \"shape\": \"[%llu]\"",
+			 dtype_name((enum hvd_dtype)es[i]->item.dtype), (unsigned long long)es[i]->item.count);
 		timeline_end(rt->tl, es[i]->item.name, args);
 	}
 	return rc;

@@ -209,19 +209,6 @@ static int run(struct pipe *p)
 	return rc;
 }
 
-/* p's offsets (p->off: b->n + 1 entries, malloc'd); 0 or HVD_ERR_NOMEM. */
-static int lay_out(struct pipe *p)
-{
-	const struct pipeline_bucket *b = p->b;
-	p->off = malloc((b->n + 1) * sizeof(*p->off));
-	if (!p->off)
-		return HVD_ERR_NOMEM;
-	p->off[0] = 0;
-	for (size_t i = 0; i < b->n; i++)
-		p->off[i + 1] = p->off[i] + b->es[i]->item.count;
-	return 0;
-}
-
 int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size_t chunk_bytes,
 		       const struct comm_wait *w)
 {
@@ -229,8 +216,12 @@ int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size
 	if (!p.chunk || p.chunk >= b->total)
 		p.chunk = b->total ? b->total : 1;
 	p.chunks = b->total ? (b->total + p.chunk - 1) / p.chunk : 1;
-	if (lay_out(&p))
+	p.off = malloc((b->n + 1) * sizeof(*p.off));
+	if (!p.off)
 		return HVD_ERR_NOMEM;
+	p.off[0] = 0;
+	for (size_t i = 0; i < b->n; i++)
+		p.off[i + 1] = p.off[i] + b->es[i]->item.count;
 	int rc = run(&p);
 	int end = stage(&p, COMM_STAGE_END, 0);
 	rc = rc ? rc : end;

@@ -49,21 +49,16 @@ void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
 	runtime_fail_text(rt, code, text, 0);
 }
 
-static void append_pending(struct runtime *rt, struct entry *e)
-{
-	if (rt->pending_tail)
-		rt->pending_tail->next = e;
-	else
-		rt->pending = e;
-	rt->pending_tail = e;
-}
-
 void runtime_queue_entry(struct runtime *rt, struct entry *e)
 {
 	e->seq = rt->next_seq++;
 	e->t_submit = rt->fast && e->seq == rt->fast_pos ? runtime_now() : 0; /* agree.c: else later */
 	e->tag = plan_cursor_next(&rt->cache, &rt->cursor, &e->item);
-	append_pending(rt, e);
+	if (rt->pending_tail)
+		rt->pending_tail->next = e;
+	else
+		rt->pending = e;
+	rt->pending_tail = e;
 }
 
 struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n)

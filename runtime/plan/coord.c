@@ -117,13 +117,6 @@ static void describe_mismatch(const struct coord *c, size_t first, size_t count,
 			 "; every rank must submit the same tensors in the same order");
 }
 
-static void pop_ready(struct coord *c, size_t n)
-{
-	for (int r = 0; r < c->size; r++)
-		c->q[r].head += n;
-	c->planned += n;
-}
-
 double coord_head_ready_time(const struct coord *c)
 {
 	if (!coord_ready(c))
@@ -272,7 +265,9 @@ int coord_plan(struct coord *c, struct plan_cache *pc, int flush, struct coord_e
 		if (i < end)
 			break; /* a trailing bucket waits for more */
 	}
-	pop_ready(c, i);
+	for (int r = 0; r < c->size; r++) /* the planned positions leave every queue */
+		c->q[r].head += i;
+	c->planned += i;
 	return n;
 }
 
