@@ -215,6 +215,8 @@ int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size
 	struct pipe p = { .rt = rt, .b = b, .w = w, .chunk = chunk_bytes / dtype_size(b->wire) };
 	if (!p.chunk || p.chunk >= b->total)
 		p.chunk = b->total ? b->total : 1;
+	if (rt->comm.ops->max_count && p.chunk > rt->comm.ops->max_count)
+		p.chunk = rt->comm.ops->max_count;
 	p.chunks = b->total ? (b->total + p.chunk - 1) / p.chunk : 1;
 	p.off = malloc((b->n + 1) * sizeof(*p.off));
 	if (!p.off)

@@ -31,8 +31,9 @@ struct pipeline_bucket {
 	int in_place;            /* buf is the tensors' own span: nothing to copy */
 };
 
-/* chunk_bytes 0 (or a bucket that fits one chunk): one piece. Returns 0
- * or an hvd_status with w->err. */
+/* chunk_bytes 0 (or a bucket that fits one chunk): one piece; no piece
+ * holds more than the backend's max_count elements. Returns 0 or an
+ * hvd_status with w->err. */
 int pipeline_allreduce(struct runtime *rt, const struct pipeline_bucket *b, size_t chunk_bytes,
 		       const struct comm_wait *w);
 

@@ -46,6 +46,7 @@ struct comm_ops {
 	const char *allgather_phase;
 	int device_memory;           /* buffers are device pointers */
 	int widens_halves;           /* no f16/bf16 sums: the engine sends them as f32 */
+	size_t max_count;            /* most elements one allreduce_start takes, 0: any */
 	/* NULL with err (the library's reason) when it cannot */
 	void *(*alloc)(void *ctx, size_t bytes, char *err, size_t errlen);
 	void (*release)(void *ctx, void *p);

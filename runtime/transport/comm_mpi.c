@@ -145,10 +145,12 @@ static int avg_test(struct mpi_ctx *ctx, int *done, const struct comm_wait *w)
 	return avg_post(ctx, 1, w);
 }
 
-/* count at most MPI_CHUNK: one reduction, polled by mpi_allreduce_test. */
-static int start_piece(struct mpi_ctx *ctx, void *buf, size_t count, enum hvd_dtype t,
-		       enum hvd_op op, const struct comm_wait *w)
+/* One reduction of at most MPI_CHUNK elements (the pipeline's pieces
+ * never exceed max_count), polled by mpi_allreduce_test. */
+static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dtype t,
+			       enum hvd_op op, const struct comm_wait *w)
 {
+	struct mpi_ctx *ctx = vctx;
 	ctx->chunk_polls = 0;
 	ctx->buf = buf;
 	ctx->count = count;
@@ -159,51 +161,23 @@ static int start_piece(struct mpi_ctx *ctx, void *buf, size_t count, enum hvd_dt
 	return rc == MPI_SUCCESS ? 0 : comm_mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
-static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w);
-
-static int mpi_allreduce(void *vctx, void *buf, size_t count, enum hvd_dtype t,
-			 enum hvd_op op, const struct comm_wait *w)
-{
-	size_t esize = dtype_size(t);
-	for (size_t done = 0; done < count;) {
-		size_t n = count - done < MPI_CHUNK ? count - done : MPI_CHUNK;
-		int rc = start_piece(vctx, (char *)buf + done * esize, n, t, op, w), fin = 0;
-		for (unsigned polls = 0; !rc && !fin; polls++) {
-			rc = mpi_allreduce_test(vctx, &fin, w);
-			if (!rc && !fin)
-				comm_poll_pause(polls);
-		}
-		if (rc)
-			return rc;
-		done += n;
-	}
-	return 0;
-}
-
-static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dtype t,
-			       enum hvd_op op, const struct comm_wait *w)
-{
-	if (count > MPI_CHUNK)
-		return mpi_allreduce(vctx, buf, count, t, op, w); /* done when test asks */
-	return start_piece(vctx, buf, count, t, op, w);
-}
-
 /* One MPI_Test (it also progresses the reduction); the deadline and the
  * abort flag every 64 polls, as mpi_wait. */
 static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
-	*done = 0;
 	int rc = 0;
-	if (ctx->avg)
+	*done = 0;
+	if (ctx->avg) {
 		rc = avg_test(ctx, done, w);
-	else if (ctx->chunk == MPI_REQUEST_NULL)
-		*done = 1;
-	else if ((rc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-		return comm_mpi_fail(w, "MPI_Iallreduce", rc);
-	if (rc)
+	} else {
+		int mrc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
+		if (mrc != MPI_SUCCESS)
+			rc = comm_mpi_fail(w, "MPI_Iallreduce", mrc);
+	}
+	if (rc || *done || (ctx->chunk_polls++ & 63))
 		return rc;
-	return *done || (ctx->chunk_polls++ & 63) ? 0 : comm_wait_check(w, "MPI_Iallreduce");
+	return comm_wait_check(w, "MPI_Iallreduce");
 }
 
 static int mpi_broadcast(void *vctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
@@ -290,6 +264,7 @@ static const struct comm_ops mpi_ops = {
 	.broadcast_phase = "MPI_BCAST",
 	.allgather_phase = "MPI_ALLGATHER",
 	.widens_halves = 1,
+	.max_count = MPI_CHUNK,
 	.alloc = comm_host_alloc,
 	.release = comm_host_release,
 	.copy = comm_host_copy,
