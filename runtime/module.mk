@@ -5,7 +5,7 @@
 # (compiled and linked with -Werror, never run on a machine without GPUs).
 ifeq ($(HAVE_PMIX),1)
 
-RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/settings.c \
+RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/fail.c runtime/core/settings.c \
 	runtime/core/fdio.c runtime/core/sha256.c runtime/core/auth.c \
 	runtime/bootstrap/bootstrap.c runtime/bootstrap/bootstrap_env.c \
 	runtime/observe/timeline.c runtime/observe/report.c \

@@ -14,6 +14,7 @@
 
 #include "bootstrap/bootstrap_env.h"
 #include "control/control_env.h"
+#include "core/fail.h"
 #include "observe/report.h"
 #include "api/error.h"
 #include "engine/runtime.h"
@@ -99,15 +100,13 @@ static enum hvd_backend_choice pick_backend(const struct runtime *rt, enum hvd_b
 static int open_tcp(struct runtime *rt, char *err, size_t errlen)
 {
 	char ip[64];
-	if (rt->boot.mode != BOOTSTRAP_ENV) {
-		snprintf(err, errlen, "hvd: HVD_BACKEND: 'tcp': only for a launch without PMIx "
-			 "(HVD_RANK/JOB_COMPLETION_INDEX, HVD_SIZE); under srun use mpi or nccl");
-		return HVD_ERR_SETTINGS;
-	}
-	if (control_env_address(rt, ip, sizeof(ip))) {
-		snprintf(err, errlen, "hvd: tcp backend: 'local address': unknown (no connection to rank 0)");
-		return HVD_ERR_COMM;
-	}
+	if (rt->boot.mode != BOOTSTRAP_ENV)
+		return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_BACKEND: 'tcp': only "
+				"for a launch without PMIx (HVD_RANK/JOB_COMPLETION_INDEX, "
+				"HVD_SIZE); under srun use mpi or nccl");
+	if (control_env_address(rt, ip, sizeof(ip)))
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: tcp backend: 'local address': "
+				"unknown (no connection to rank 0)");
 	return comm_tcp_open(&rt->comm, &rt->boot, control_env_key(rt), ip,
 			     runtime_now() + rt->set.timeout_s, err, errlen);
 }
@@ -115,40 +114,37 @@ static int open_tcp(struct runtime *rt, char *err, size_t errlen)
 static int open_backend(struct runtime *rt, char *err, size_t errlen)
 {
 	enum hvd_backend_choice b = pick_backend(rt, rt->set.backend);
-	if (b == HVD_BACKEND_MPI && rt->boot.mode == BOOTSTRAP_ENV) {
-		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': OpenMPI needs a launcher (srun with "
-			 "PMIx); without one use tcp (host) or nccl (GPUs)");
-		return HVD_ERR_SETTINGS;
-	}
+	if (b == HVD_BACKEND_MPI && rt->boot.mode == BOOTSTRAP_ENV)
+		return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_BACKEND: 'mpi': OpenMPI "
+				"needs a launcher (srun with PMIx); without one use tcp (host) "
+				"or nccl (GPUs)");
 	if (b == HVD_BACKEND_TCP)
 		return open_tcp(rt, err, errlen);
 	if (b == HVD_BACKEND_SELF) {
-		if (rt->boot.size != 1) {
-			snprintf(err, errlen, "hvd: HVD_BACKEND: 'self': only for a one-rank world, "
-				 "this step has %d ranks", rt->boot.size);
-			return HVD_ERR_SETTINGS;
-		}
+		if (rt->boot.size != 1)
+			return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_BACKEND: 'self': "
+					"only for a one-rank world, this step has %d ranks",
+					rt->boot.size);
 		return comm_self_open(&rt->comm, err, errlen);
 	}
 	if (b == HVD_BACKEND_MPI) {
 #ifdef HAVE_MPI
 		return comm_mpi_open(&rt->comm, rt->boot.rank, rt->boot.size, err, errlen);
 #else
-		snprintf(err, errlen, "hvd: HVD_BACKEND: 'mpi': this build has no MPI");
-		return HVD_ERR_SETTINGS;
+		return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_BACKEND: 'mpi': this "
+				"build has no MPI");
 #endif
 	}
 #if defined(HAVE_CUDA) && defined(HAVE_NCCL)
-	if (rt->set.compression != HVD_COMPRESS_NONE) {
-		snprintf(err, errlen, "hvd: HVD_COMPRESSION: '%s': not available with NCCL yet "
-			 "(submit fp16/bf16 tensors instead)", settings_compression_name(rt->set.compression));
-		return HVD_ERR_SETTINGS;
-	}
+	if (rt->set.compression != HVD_COMPRESS_NONE)
+		return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_COMPRESSION: '%s': not "
+				"available with NCCL yet (submit fp16/bf16 tensors instead)",
+				settings_compression_name(rt->set.compression));
 	return comm_nccl_open(&rt->comm, &rt->boot, &rt->set, runtime_now() + rt->set.timeout_s,
 			      err, errlen);
 #else
-	snprintf(err, errlen, "hvd: HVD_BACKEND: 'nccl': this build has no CUDA/NCCL");
-	return HVD_ERR_SETTINGS;
+	return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_BACKEND: 'nccl': this build has "
+			"no CUDA/NCCL");
 #endif
 }
 

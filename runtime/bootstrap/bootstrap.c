@@ -12,6 +12,7 @@
 #include <pmix.h>
 
 #include "core/clock.h"
+#include "core/fail.h"
 #include "core/settings.h"
 #include "hvd.h"
 
@@ -42,11 +43,10 @@ int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, si
 		const char *rank = settings_env(envp, "SLURM_PROCID");
 		const char *mpi = settings_env(envp, "SLURM_MPI_TYPE");
 		const char *node = settings_env(envp, "SLURMD_NODENAME");
-		snprintf(err, errlen, "hvd: this step has %ld tasks but no PMIx server "
-			 "(SLURM_MPI_TYPE=%s); run srun --mpi=pmix or set MpiDefault=pmix "
-			 "[rank %s/%ld%s%s]", tasks, mpi ? mpi : "unset", rank ? rank : "?", tasks,
-			 node ? " " : "", node ? node : "");
-		return -1;
+		return fail_msg(-1, err, errlen, "hvd: this step has %ld tasks but no PMIx server "
+				"(SLURM_MPI_TYPE=%s); run srun --mpi=pmix or set MpiDefault=pmix "
+				"[rank %s/%ld%s%s]", tasks, mpi ? mpi : "unset", rank ? rank : "?",
+				tasks, node ? " " : "", node ? node : "");
 	}
 	*mode = BOOTSTRAP_SINGLE;
 	return 0;
@@ -57,20 +57,17 @@ static int pmix_get_number(struct bootstrap *b, const pmix_proc_t *who, const ch
 {
 	pmix_value_t *val = NULL;
 	pmix_status_t rc = PMIx_Get(who, key, NULL, 0, &val);
-	if (rc != PMIX_SUCCESS) {
-		snprintf(err, errlen, "hvd: PMIx_Get: '%s': %s%s", key, PMIx_Error_string(rc),
-			 rc == PMIX_ERR_NOT_FOUND ? " (is a second hvd/MPI program running in "
-			 "this task? one PMIx client per task: give each program its own srun step)" : "");
-		return -1;
-	}
+	if (rc != PMIX_SUCCESS)
+		return fail_msg(-1, err, errlen, "hvd: PMIx_Get: '%s': %s%s", key,
+				PMIx_Error_string(rc), rc == PMIX_ERR_NOT_FOUND ? " (is a second "
+				"hvd/MPI program running in this task? one PMIx client per task: "
+				"give each program its own srun step)" : "");
 	pmix_status_t st;
 	long n = 0;
 	PMIX_VALUE_GET_NUMBER(st, val, n, long);
 	PMIX_VALUE_RELEASE(val);
-	if (st != PMIX_SUCCESS) {
-		snprintf(err, errlen, "hvd: PMIx_Get: '%s': not a number", key);
-		return -1;
-	}
+	if (st != PMIX_SUCCESS)
+		return fail_msg(-1, err, errlen, "hvd: PMIx_Get: '%s': not a number", key);
 	*out = n;
 	return 0;
 }
@@ -144,11 +141,10 @@ static int fence_collect(struct bootstrap *b, char *err, size_t errlen)
 	b->last_fence_s = runtime_now() - t0;
 	PMIX_INFO_DESTRUCT(&info[0]);
 	PMIX_INFO_DESTRUCT(&info[1]);
-	if (rc != PMIX_SUCCESS) {
-		snprintf(err, errlen, "hvd: PMIx_Fence: '%s': %s (a rank did not reach "
-			 "hvd_init within %d s?)", me->nspace, PMIx_Error_string(rc), timeout);
-		return HVD_ERR_BOOTSTRAP;
-	}
+	if (rc != PMIX_SUCCESS)
+		return fail_msg(HVD_ERR_BOOTSTRAP, err, errlen, "hvd: PMIx_Fence: '%s': %s (a "
+				"rank did not reach hvd_init within %d s?)", me->nspace,
+				PMIx_Error_string(rc), timeout);
 	return 0;
 }
 
@@ -163,10 +159,9 @@ static int put_blob(struct bootstrap *b, const char *key, const void *mine, size
 	pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
 	if (rc == PMIX_SUCCESS)
 		rc = PMIx_Commit();
-	if (rc != PMIX_SUCCESS) {
-		snprintf(err, errlen, "hvd: PMIx_Put: '%s': %s", key, PMIx_Error_string(rc));
-		return HVD_ERR_BOOTSTRAP;
-	}
+	if (rc != PMIX_SUCCESS)
+		return fail_msg(HVD_ERR_BOOTSTRAP, err, errlen, "hvd: PMIx_Put: '%s': %s", key,
+				PMIx_Error_string(rc));
 	return 0;
 }
 
@@ -200,8 +195,8 @@ int bootstrap_allgather(struct bootstrap *b, const char *key, const void *mine,
 	if (b->mode == BOOTSTRAP_ENV) {
 		if (b->exchange)
 			return b->exchange(b->exchange_ctx, key, mine, len, all, err, errlen);
-		snprintf(err, errlen, "hvd: bootstrap: '%s': no connection to rank 0 yet", key);
-		return HVD_ERR_BOOTSTRAP;
+		return fail_msg(HVD_ERR_BOOTSTRAP, err, errlen, "hvd: bootstrap: '%s': no "
+				"connection to rank 0 yet", key);
 	}
 	int rc = put_blob(b, key, mine, len, err, errlen);
 	if (!rc)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "control/control_state.h"
+#include "core/fail.h"
 #include "core/fdio.h"
 
 /* ---- rank 0: listen on the published addresses only ---- */
@@ -125,10 +126,9 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 	rt->ctl_wake[0] = rt->ctl_wake[1] = -1;
 	c->stall_warned = -1;
 	rt->ctl = c;
-	if (pipe2(rt->ctl_wake, O_NONBLOCK | O_CLOEXEC)) {
-		snprintf(err, errlen, "hvd: control plane: 'pipe': %s", strerror(errno));
-		return HVD_ERR_COMM;
-	}
+	if (pipe2(rt->ctl_wake, O_NONBLOCK | O_CLOEXEC))
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: 'pipe': %s",
+				strerror(errno));
 	if (rt->boot.size == 1)
 		return 0;
 	int rc = setup_key(c, mine, err, errlen);
@@ -137,17 +137,15 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 	/* HVD_COORDINATOR's host: its first IPv4 address, one of this machine's */
 	if (rt->set.coord_host[0] &&
 	    (rc = control_resolve(rt->set.coord_host, mine->ctl_addrs, sizeof(mine->ctl_addrs), 1))) {
-		snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s': %s", rt->set.coord_host,
-			 gai_strerror(rc));
-		return HVD_ERR_SETTINGS;
+		return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_COORDINATOR: '%s': %s",
+				rt->set.coord_host, gai_strerror(rc));
 	}
 	if (!rt->set.coord_host[0])
 		local_addresses(mine->ctl_addrs, sizeof(mine->ctl_addrs));
-	if (bind_published(c, mine->ctl_addrs, rt->set.coord_port, &mine->ctl_port)) {
-		snprintf(err, errlen, "hvd: control plane: 'listen on %s port %u': %s", mine->ctl_addrs,
-			 rt->set.coord_port, strerror(errno));
-		return HVD_ERR_COMM;
-	}
+	if (bind_published(c, mine->ctl_addrs, rt->set.coord_port, &mine->ctl_port))
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: 'listen on %s "
+				"port %u': %s", mine->ctl_addrs, rt->set.coord_port,
+				strerror(errno));
 	return 0;
 }
 
@@ -198,9 +196,9 @@ static int worker_connect(struct control *c, char *err, size_t errlen)
 	const struct host_entry *root = &c->rt->hosts[0];
 	if (!control_reach_rank0(c, NULL, NULL, 0))
 		return 0;
-	snprintf(err, errlen, "hvd: control plane: '%s port %u': rank 0 (host %s) unreachable or "
-		 "not authenticated within HVD_TIMEOUT_S", root->ctl_addrs, root->ctl_port, root->host);
-	return HVD_ERR_COMM;
+	return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: '%s port %u': rank 0 "
+			"(host %s) unreachable or not authenticated within HVD_TIMEOUT_S",
+			root->ctl_addrs, root->ctl_port, root->host);
 }
 
 /* Workers learn the secret from rank 0's row; then no copy stays in the table. */
@@ -246,10 +244,9 @@ int control_connect(struct runtime *rt, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	c->last_hb = runtime_now();
-	if (pthread_create(&c->thread, NULL, control_main, c)) {
-		snprintf(err, errlen, "hvd: control plane: 'thread': cannot start");
-		return HVD_ERR_COMM;
-	}
+	if (pthread_create(&c->thread, NULL, control_main, c))
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: 'thread': cannot "
+				"start");
 	c->thread_started = 1;
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include "control/control_state.h"
 #include "observe/report.h"
 #include "control/control_env.h"
+#include "core/fail.h"
 #include "core/fdio.h"
 
 /* Start-up frames, never seen by control_loop.c (numbers apart from wire.h's). */
@@ -46,10 +47,10 @@ static int worker_rendezvous(struct control *c, char *err, size_t errlen)
 	char why[256] = "not tried";
 	if (!control_reach_rank0(c, resolve_coordinator, why, sizeof(why)))
 		return 0;
-	snprintf(err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did not answer within "
-		 "HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the same HVD_SECRET_FILE "
-		 "contents?)", rt->set.coord_host, rt->set.coord_port, rt->set.timeout_s, why);
-	return HVD_ERR_COMM;
+	return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did not "
+			"answer within HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the same "
+			"HVD_SECRET_FILE contents?)", rt->set.coord_host, rt->set.coord_port,
+			rt->set.timeout_s, why);
 }
 
 /* Rank 0 tells every connected worker why start-up failed. */
@@ -156,10 +157,9 @@ static int exchange(void *ctx, const char *key, const void *mine, size_t len, vo
 {
 	struct control *c = ctx;
 	struct runtime *rt = c->rt;
-	if ((size_t)rt->boot.size * len >= UINT32_MAX || strlen(key) >= ENV_KEY_BYTES) {
-		snprintf(err, errlen, "hvd: bootstrap: '%s': %zu bytes per rank: too large", key, len);
-		return HVD_ERR_USAGE;
-	}
+	if ((size_t)rt->boot.size * len >= UINT32_MAX || strlen(key) >= ENV_KEY_BYTES)
+		return fail_msg(HVD_ERR_USAGE, err, errlen, "hvd: bootstrap: '%s': %zu bytes per "
+				"rank: too large", key, len);
 	if (rt->boot.rank == 0) {
 		int rc = root_exchange(c, key, mine, len, all, err, errlen);
 		if (rc) {
@@ -179,11 +179,9 @@ static int exchange(void *ctx, const char *key, const void *mine, size_t len, vo
 	free(part);
 	char who[96];
 	snprintf(who, sizeof(who), "rank 0 (host %s)", control_host_of(rt, 0));
-	if (rc) {
-		snprintf(err, errlen, "hvd: %s: 'control connection closed': during the start-up "
-			 "exchange", who);
-		return HVD_ERR_COMM;
-	}
+	if (rc)
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: %s: 'control connection closed': "
+				"during the start-up exchange", who);
 	return read_frame(c->peers[0].fd, ENV_MSG_TABLE, all, (size_t)rt->boot.size * len,
 			  runtime_now() + 2 * rt->set.timeout_s, who, err, errlen);
 }
@@ -236,20 +234,16 @@ int control_env_abort(struct runtime *rt, int status, char *err, size_t errlen)
 		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: hvd_abort_job: 'status %d': this rank "
 			     "ends the job", status);
 	control_wake(rt);
-	if (!c || !c->thread_started) {
-		snprintf(err, errlen, "hvd: hvd_abort_job: 'no control plane': the other ranks "
-			 "were not told");
-		return HVD_ERR_COMM;
-	}
+	if (!c || !c->thread_started)
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: hvd_abort_job: 'no control "
+				"plane': the other ranks were not told");
 	int sent = control_await_failure_sent(c, 2.0);
 	char who[1024];
 	name_unreachable(c, who, sizeof(who));
-	if (!sent || who[0]) {
-		snprintf(err, errlen, "hvd: hvd_abort_job: '%s': not reached by the abort (dead or "
-			 "cut off%s); they fail on their own within HVD_TIMEOUT_S",
-			 who[0] ? who : "every rank", rt->boot.rank ? ": the others hear of it "
-			 "only through rank 0" : "");
-		return HVD_ERR_COMM;
-	}
+	if (!sent || who[0])
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: hvd_abort_job: '%s': not reached "
+				"by the abort (dead or cut off%s); they fail on their own within "
+				"HVD_TIMEOUT_S", who[0] ? who : "every rank",
+				rt->boot.rank ? ": the others hear of it only through rank 0" : "");
 	return HVD_OK;
 }

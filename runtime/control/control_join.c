@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "control/control_state.h"
+#include "core/fail.h"
 
 #define JOIN_LOG_MAX 16
 
@@ -250,10 +251,8 @@ int control_join(struct control *c, char *err, size_t errlen)
 			"(only the first %d were logged)\n", j.dropped, JOIN_LOG_MAX);
 	free(j.s);
 	free(fds);
-	if (j.duplicate >= 0) {
-		snprintf(err, errlen, "%s", j.dup_text);
-		return HVD_ERR_BOOTSTRAP;
-	}
+	if (j.duplicate >= 0)
+		return fail_msg(HVD_ERR_BOOTSTRAP, err, errlen, "%s", j.dup_text);
 	if (j.joined == rt->boot.size)
 		return 0;
 	describe_missing(c, err, errlen);

@@ -1,5 +1,6 @@
 /* auth.c - see auth.h. */
 #include "core/auth.h"
+#include "core/fail.h"
 #include "core/fdio.h"
 
 #include <errno.h>
@@ -32,8 +33,7 @@ int auth_key_generate(struct auth_key *k, char *err, size_t errlen)
 {
 	if (auth_random(k->bytes, sizeof(k->bytes)) == 0)
 		return 0;
-	snprintf(err, errlen, "hvd: control plane: 'getrandom': %s", strerror(errno));
-	return -1;
+	return fail_msg(-1, err, errlen, "hvd: control plane: 'getrandom': %s", strerror(errno));
 }
 
 int auth_key_from_file(const char *path, struct auth_key *k, char *err, size_t errlen)

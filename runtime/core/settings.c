@@ -4,6 +4,7 @@
  * What it does not do: touch the process environment or print.
  */
 #include "core/settings.h"
+#include "core/fail.h"
 
 #include <errno.h>
 #include <math.h>
@@ -40,14 +41,10 @@ static int parse_u64(const char *v, uint64_t max, uint64_t *out, char *why, size
 	errno = 0;
 	char *end;
 	unsigned long long x = strtoull(v, &end, 10); /* alone it takes " 1" and "-1" */
-	if (!*v || *v == '-' || *v == '+' || *v == ' ' || errno || *end) {
-		snprintf(why, n, "not a non-negative integer");
-		return -1;
-	}
-	if (x > max) {
-		snprintf(why, n, "above the maximum %llu", (unsigned long long)max);
-		return -1;
-	}
+	if (!*v || *v == '-' || *v == '+' || *v == ' ' || errno || *end)
+		return fail_msg(-1, why, n, "not a non-negative integer");
+	if (x > max)
+		return fail_msg(-1, why, n, "above the maximum %llu", (unsigned long long)max);
 	*out = x;
 	return 0;
 }
@@ -58,32 +55,26 @@ static int parse_seconds(const char *v, double min, double max, double *out,
 	errno = 0;
 	char *end;
 	double x = strtod(v, &end);
-	if (!*v || *v == ' ' || errno || *end || !isfinite(x)) {
-		snprintf(why, n, "not a number");
-		return -1;
-	}
-	if (x < min || x > max) {
-		snprintf(why, n, "out of range [%g, %g]", min, max);
-		return -1;
-	}
+	if (!*v || *v == ' ' || errno || *end || !isfinite(x))
+		return fail_msg(-1, why, n, "not a number");
+	if (x < min || x > max)
+		return fail_msg(-1, why, n, "out of range [%g, %g]", min, max);
 	*out = x;
 	return 0;
 }
 
 static int parse_chunk(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
-	if (!strcmp(v, "auto")) {
-		snprintf(why, n, "no longer tuned: give bytes (default 4194304; 0 = one piece)");
-		return -1;
-	}
+	if (!strcmp(v, "auto"))
+		return fail_msg(-1, why, n, "no longer tuned: give bytes (default 4194304; 0 = "
+				"one piece)");
 	return parse_u64(v, 1ull << 30, &s->fusion_chunk_bytes, why, n);
 }
 
 /* A setting that is gone: any value is refused with its replacement. */
 static int parse_shm(const char *v, struct hvd_settings *s, char *why, size_t n)
 {
-	snprintf(why, n, "removed: HVD_VOTE picks how the plan cache's votes travel");
-	return -1;
+	return fail_msg(-1, why, n, "removed: HVD_VOTE picks how the plan cache's votes travel");
 }
 
 /* v's index among choices "a|b|c" into *out. */
@@ -99,20 +90,15 @@ static int parse_choice(const char *v, const char *choices, int *out, char *why,
 		}
 		c += k + (c[k] == '|');
 	}
-	snprintf(why, n, "not one of the choices");
-	return -1;
+	return fail_msg(-1, why, n, "not one of the choices");
 }
 
 static int copy_text(const char *v, char *dst, size_t cap, int allow_empty, char *why, size_t n)
 {
-	if (!allow_empty && !*v) {
-		snprintf(why, n, "must not be empty");
-		return -1;
-	}
-	if (strlen(v) >= cap) {
-		snprintf(why, n, "longer than %zu bytes", cap - 1);
-		return -1;
-	}
+	if (!allow_empty && !*v)
+		return fail_msg(-1, why, n, "must not be empty");
+	if (strlen(v) >= cap)
+		return fail_msg(-1, why, n, "longer than %zu bytes", cap - 1);
 	memcpy(dst, v, strlen(v) + 1);
 	return 0;
 }
@@ -123,14 +109,10 @@ static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, s
 {
 	const char *colon = strrchr(v, ':');
 	uint64_t port;
-	if (!colon || colon == v || (size_t)(colon - v) >= sizeof(s->coord_host)) {
-		snprintf(why, n, "not host:port");
-		return -1;
-	}
-	if (parse_u64(colon + 1, 65535, &port, why, n) || port == 0) {
-		snprintf(why, n, "port not in 1-65535");
-		return -1;
-	}
+	if (!colon || colon == v || (size_t)(colon - v) >= sizeof(s->coord_host))
+		return fail_msg(-1, why, n, "not host:port");
+	if (parse_u64(colon + 1, 65535, &port, why, n) || port == 0)
+		return fail_msg(-1, why, n, "port not in 1-65535");
 	snprintf(s->coord_host, sizeof(s->coord_host), "%.*s", (int)(colon - v), v);
 	s->coord_port = (uint16_t)port;
 	return 0;
@@ -249,19 +231,16 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 	const struct setting *st = settings_find(entry, name_len);
 	if (!st) {
 		const struct setting *near = settings_near_miss(entry, name_len);
-		if (near) {
-			snprintf(err, errlen, "hvd: %.*s: unknown variable: did you mean %s?",
-				 (int)name_len, entry, near->name);
-			return -1;
-		}
+		if (near)
+			return fail_msg(-1, err, errlen, "hvd: %.*s: unknown variable: did you "
+					"mean %s?", (int)name_len, entry, near->name);
 		return 0;
 	}
 	const char *value = eq ? eq + 1 : "";
 	char why[160];
-	if (setting_apply(st, value, s, why, sizeof(why))) {
-		snprintf(err, errlen, "hvd: %s: '%s': %s (%s)", st->name, value, why, st->help);
-		return -1;
-	}
+	if (setting_apply(st, value, s, why, sizeof(why)))
+		return fail_msg(-1, err, errlen, "hvd: %s: '%s': %s (%s)", st->name, value, why,
+				st->help);
 	return 0;
 }
 
@@ -288,17 +267,13 @@ int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t 
 		s->stall_warning_s = s->timeout_s / 2;
 	if (!settings_env(envp, "HVD_HEARTBEAT_S") && s->heartbeat_s * 2 > s->timeout_s)
 		s->heartbeat_s = s->timeout_s / 4;
-	if (s->stall_warning_s > 0 && s->stall_warning_s >= s->timeout_s) {
-		snprintf(err, errlen, "hvd: HVD_STALL_WARNING_S: '%g': must be below "
-			 "HVD_TIMEOUT_S (%g) or 0 to turn the warning off",
-			 s->stall_warning_s, s->timeout_s);
-		return -1;
-	}
-	if (s->heartbeat_s * 2 > s->timeout_s) {
-		snprintf(err, errlen, "hvd: HVD_HEARTBEAT_S: '%g': must be at most half "
-			 "of HVD_TIMEOUT_S (%g)", s->heartbeat_s, s->timeout_s);
-		return -1;
-	}
+	if (s->stall_warning_s > 0 && s->stall_warning_s >= s->timeout_s)
+		return fail_msg(-1, err, errlen, "hvd: HVD_STALL_WARNING_S: '%g': must be below "
+				"HVD_TIMEOUT_S (%g) or 0 to turn the warning off",
+				s->stall_warning_s, s->timeout_s);
+	if (s->heartbeat_s * 2 > s->timeout_s)
+		return fail_msg(-1, err, errlen, "hvd: HVD_HEARTBEAT_S: '%g': must be at most "
+				"half of HVD_TIMEOUT_S (%g)", s->heartbeat_s, s->timeout_s);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "core/dtype.h"
+#include "core/fail.h"
 #include "engine/pipeline.h"
 #include "engine/runtime.h"
 
@@ -132,9 +133,9 @@ static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struc
 	free(items);
 	if (sig == cmd->signature)
 		return 0;
-	snprintf(err, errlen, "hvd: bucket signature: '%s' and %zu more: differs from rank 0's "
-		 "plan (tensors submitted in a different order?)", es[0]->item.name, n - 1);
-	return HVD_ERR_ABORTED;
+	return fail_msg(HVD_ERR_ABORTED, err, errlen, "hvd: bucket signature: '%s' and %zu more: "
+			"differs from rank 0's plan (tensors submitted in a different order?)",
+			es[0]->item.name, n - 1);
 }
 
 /* started: when execute() took the bucket (the deadline counts from it). */
@@ -320,10 +321,8 @@ static void *engine_main(void *arg)
 
 int engine_start(struct runtime *rt, char *err, size_t errlen)
 {
-	if (pthread_create(&rt->engine_thread, NULL, engine_main, rt)) {
-		snprintf(err, errlen, "hvd: engine: 'thread': cannot start");
-		return HVD_ERR_COMM;
-	}
+	if (pthread_create(&rt->engine_thread, NULL, engine_main, rt))
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: engine: 'thread': cannot start");
 	rt->engine_started = 1;
 	return 0;
 }

@@ -1,5 +1,6 @@
 /* wire.c - see wire.h. */
 #include "plan/wire.h"
+#include "core/fail.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,8 +30,7 @@ int wire_check_item(const struct fusion_item *it, int size, char *why, size_t wh
 			  : it->count >= (1ull << 48) ? "element count past 2^48" : NULL;
 	if (!bad)
 		return 0;
-	snprintf(why, whylen, "%s", bad);
-	return -1;
+	return fail_msg(-1, why, whylen, "%s", bad);
 }
 
 int wire_check_exec(const struct wire_exec *x, uint64_t next_exec, uint64_t submitted,

@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include "core/dtype.h"
+#include "core/fail.h"
 #include "transport/comm.h"
 
 #define AVG_TAG 4343
@@ -45,8 +46,7 @@ int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc)
 	int len = 0;
 	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
 		snprintf(text, sizeof(text), "MPI error %d", rc);
-	snprintf(w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, text);
-	return HVD_ERR_COMM;
+	return fail_msg(HVD_ERR_COMM, w->err, w->errlen, "hvd: %s: '%s': %s", call, w->what, text);
 }
 
 /* A request posted (posted: the post's return code), polled until
@@ -209,11 +209,10 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 	size_t total = 0;
 	for (int r = 0; r < ctx->size; r++)
 		total += bytes_per_rank[r];
-	if (total > cap || total > INT_MAX) {
-		snprintf(w->err, w->errlen, "hvd: allgatherv: '%s': %zu bytes from all ranks "
-			 "do not fit the %zu-byte receive buffer (or exceed 2 GiB)", w->what, total, cap);
-		return HVD_ERR_USAGE;
-	}
+	if (total > cap || total > INT_MAX)
+		return fail_msg(HVD_ERR_USAGE, w->err, w->errlen, "hvd: allgatherv: '%s': %zu "
+				"bytes from all ranks do not fit the %zu-byte receive buffer (or "
+				"exceed 2 GiB)", w->what, total, cap);
 	int *counts = calloc(2 * (size_t)(unsigned)ctx->size, sizeof(int)); /* and displacements */
 	if (!counts)
 		return HVD_ERR_NOMEM;
@@ -297,28 +296,24 @@ int comm_mpi_init(int size, char *err, size_t errlen)
 		setenv(LIBNBC_IALLREDUCE, "3", 0);
 	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS)
 		return 0;
-	snprintf(err, errlen, "hvd: MPI_Init_thread: 'MPI_THREAD_SERIALIZED': failed");
-	return HVD_ERR_COMM;
+	return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: MPI_Init_thread: "
+			"'MPI_THREAD_SERIALIZED': failed");
 }
 
 int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen)
 {
 	int provided = 0;
 	MPI_Query_thread(&provided);
-	if (provided < MPI_THREAD_SERIALIZED) {
-		snprintf(err, errlen, "hvd: MPI_Init_thread: 'thread level %d': the engine thread "
-			 "needs MPI_THREAD_SERIALIZED", provided);
-		return HVD_ERR_COMM;
-	}
+	if (provided < MPI_THREAD_SERIALIZED)
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: MPI_Init_thread: 'thread level "
+				"%d': the engine thread needs MPI_THREAD_SERIALIZED", provided);
 	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 	int mrank = -1, msize = -1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &mrank);
 	MPI_Comm_size(MPI_COMM_WORLD, &msize);
-	if (mrank != rank || msize != size) {
-		snprintf(err, errlen, "hvd: MPI_COMM_WORLD: 'rank %d of %d': PMIx said rank %d of %d",
-			 mrank, msize, rank, size);
-		return HVD_ERR_BOOTSTRAP;
-	}
+	if (mrank != rank || msize != size)
+		return fail_msg(HVD_ERR_BOOTSTRAP, err, errlen, "hvd: MPI_COMM_WORLD: 'rank %d of "
+				"%d': PMIx said rank %d of %d", mrank, msize, rank, size);
 	struct mpi_ctx *ctx = calloc(1, sizeof(*ctx));
 	if (!ctx || !(ctx->req = calloc(2 * (size_t)size, sizeof(*ctx->req)))) {
 		free(ctx);

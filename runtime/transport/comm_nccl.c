@@ -30,6 +30,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "transport/comm.h"
+#include "core/fail.h"
 #include "core/settings.h"
 
 /* Readiness events are reused: record_ready (the submitting thread)
@@ -186,10 +187,9 @@ static int nccl_copy(void *vctx, void *dst, const void *src, size_t bytes, char 
 	if (ce == cudaSuccess)
 		ce = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
 				     ctx->copy_on_side ? ctx->copy_stream : ctx->stream);
-	if (ce != cudaSuccess) {
-		snprintf(err, n, "hvd: cudaMemcpyAsync: '%zu bytes': %s", bytes, cudaGetErrorString(ce));
-		return HVD_ERR_COMM;
-	}
+	if (ce != cudaSuccess)
+		return fail_msg(HVD_ERR_COMM, err, n, "hvd: cudaMemcpyAsync: '%zu bytes': %s",
+				bytes, cudaGetErrorString(ce));
 	return 0;
 }
 
@@ -315,11 +315,9 @@ static int nccl_record_ready(void *vctx, void *stream, void **mark, char *err, s
 	if (ctx->free_count > 0)
 		ev = ctx->free_events[--ctx->free_count];
 	pthread_mutex_unlock(&ctx->events_lock);
-	if (!ev && (ce = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess) {
-		snprintf(err, n, "hvd: cudaEventCreateWithFlags: 'ready mark': %s",
-			 cudaGetErrorString(ce));
-		return HVD_ERR_COMM;
-	}
+	if (!ev && (ce = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
+		return fail_msg(HVD_ERR_COMM, err, n, "hvd: cudaEventCreateWithFlags: 'ready "
+				"mark': %s", cudaGetErrorString(ce));
 	if ((ce = cudaEventRecord(ev, (cudaStream_t)stream)) != cudaSuccess) {
 		snprintf(err, n, "hvd: cudaEventRecord: 'compute stream': %s", cudaGetErrorString(ce));
 		cudaEventDestroy(ev);
@@ -351,9 +349,8 @@ static int nccl_wait_ready(void *vctx, void *mark, const struct comm_wait *w)
 	give_back_event(ctx, ev);
 	if (ce == cudaSuccess)
 		return 0;
-	snprintf(w->err, w->errlen, "hvd: cudaStreamWaitEvent: '%s': %s", w->what,
-		 cudaGetErrorString(ce));
-	return HVD_ERR_COMM;
+	return fail_msg(HVD_ERR_COMM, w->err, w->errlen, "hvd: cudaStreamWaitEvent: '%s': %s",
+			w->what, cudaGetErrorString(ce));
 }
 
 static int nccl_drain(void *vctx, const struct comm_wait *w)
@@ -427,11 +424,10 @@ static int select_device(const struct hvd_settings *s, int *device, char *err, s
 					 : (*device = 0, cudaSuccess);
 	if (ce == cudaSuccess)
 		ce = cudaSetDevice(*device);
-	if (ce != cudaSuccess) {
-		snprintf(err, errlen, "hvd: HVD_GPU_BUSID: '%s': %s", s->gpu_busid[0] ? s->gpu_busid : "device 0",
-			 cudaGetErrorString(ce));
-		return HVD_ERR_COMM;
-	}
+	if (ce != cudaSuccess)
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_GPU_BUSID: '%s': %s",
+				s->gpu_busid[0] ? s->gpu_busid : "device 0",
+				cudaGetErrorString(ce));
 	return 0;
 }
 
@@ -443,10 +439,9 @@ static int new_comm(struct nccl_ctx *ctx, struct bootstrap *b, ncclConfig_t *con
 	ncclUniqueId id;
 	memset(&id, 0, sizeof(id));
 	ncclResult_t got = b->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
-	if (got != ncclSuccess) {
-		snprintf(err, errlen, "hvd: ncclGetUniqueId: 'rank 0': %s", ncclGetErrorString(got));
-		return HVD_ERR_COMM;
-	}
+	if (got != ncclSuccess)
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: ncclGetUniqueId: 'rank 0': %s",
+				ncclGetErrorString(got));
 	ncclUniqueId *all = calloc((size_t)(unsigned)b->size, sizeof(id));
 	if (!all)
 		return HVD_ERR_NOMEM;
@@ -559,11 +554,9 @@ static int open_buffers(struct nccl_ctx *ctx, char *err, size_t errlen)
 		ce = cudaHostAlloc((void **)&ctx->sizes_host, (words - 1) * sizeof(uint64_t),
 				   cudaHostAllocDefault);
 	}
-	if (ce != cudaSuccess) {
-		snprintf(err, errlen, "hvd: %s: 'device %d': %s", what, ctx->device,
-			 cudaGetErrorString(ce));
-		return HVD_ERR_COMM;
-	}
+	if (ce != cudaSuccess)
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: %s: 'device %d': %s", what,
+				ctx->device, cudaGetErrorString(ce));
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "transport/comm_tcp.h"
+#include "core/fail.h"
 #include "core/fdio.h"
 
 #define LINK_HANDSHAKE_S 5.0 /* as CTL_HANDSHAKE_S */
@@ -160,11 +161,11 @@ int tcp_links_closed(const struct tcp_links *l, int peer, const char *call,
 		     const struct comm_wait *w, int err_no)
 {
 	int left = peer == l->left;
-	snprintf(w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring connection (%s "
-		 "neighbour), during %s '%s' (the process died or failed)", peer,
-		 left ? l->left_host : l->right_host, err_no ? strerror(err_no) : "connection closed",
-		 left ? "left" : "right", call, w->what);
-	return HVD_ERR_COMM;
+	return fail_msg(HVD_ERR_COMM, w->err, w->errlen, "hvd: rank %d (host %s): '%s': its ring "
+			"connection (%s neighbour), during %s '%s' (the process died or failed)",
+			peer, left ? l->left_host : l->right_host,
+			err_no ? strerror(err_no) : "connection closed", left ? "left" : "right",
+			call, w->what);
 }
 
 int tcp_links_move(const struct tcp_links *l, const void *send_buf, size_t slen, size_t *sent,

@@ -3,9 +3,9 @@
  * What it does not do: carry votes (vote_shm.c, vote_mpi.c,
  * vote_ring.c).
  */
-#include <stdio.h>
 #include <string.h>
 
+#include "core/fail.h"
 #include "vote/vote.h"
 
 /* One rank: its vote is the MIN. */
@@ -40,11 +40,10 @@ int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, siz
 		rc = vote_shm_open(v, need->boot, err, errlen);
 	if (rc < 0 || c == HVD_VOTE_OFF || v->ops)
 		return rc < 0 ? rc : 0;
-	if (c == HVD_VOTE_MESSAGES && !mpi && !tcp) {
-		snprintf(err, errlen, "hvd: HVD_VOTE: 'messages': the '%s' backend has no vote of its "
-			 "own (use auto, shm or ring)", data);
-		return HVD_ERR_SETTINGS;
-	}
+	if (c == HVD_VOTE_MESSAGES && !mpi && !tcp)
+		return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_VOTE: 'messages': the "
+				"'%s' backend has no vote of its own (use auto, shm or ring)",
+				data);
 #ifdef HAVE_MPI
 	if (mpi && c != HVD_VOTE_RING) /* auto, messages, or shm that some rank could not attach */
 		return vote_mpi_open(v, err, errlen);
