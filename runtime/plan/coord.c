@@ -22,8 +22,7 @@ void coord_free(struct coord *c)
 {
 	for (int r = 0; c->q && r < c->size; r++) {
 		free(c->q[r].items);
-		free(c->q[r].t_submit);
-		free(c->q[r].tags);
+		free(c->q[r].meta);
 	}
 	free(c->q);
 	memset(c, 0, sizeof(*c));
@@ -34,8 +33,7 @@ static int queue_reserve(struct coord_queue *q)
 	if (q->head > 0 && q->head * 2 >= q->len) { /* compact */
 		size_t live = q->len - q->head;
 		memmove(q->items, q->items + q->head, live * sizeof(*q->items));
-		memmove(q->t_submit, q->t_submit + q->head, live * sizeof(*q->t_submit));
-		memmove(q->tags, q->tags + q->head, live * sizeof(*q->tags));
+		memmove(q->meta, q->meta + q->head, live * sizeof(*q->meta));
 		q->len = live;
 		q->head = 0;
 	}
@@ -46,14 +44,10 @@ static int queue_reserve(struct coord_queue *q)
 	if (!items)
 		return -1;
 	q->items = items;
-	double *t = realloc(q->t_submit, cap * sizeof(*t));
-	if (!t)
+	struct coord_meta *meta = realloc(q->meta, cap * sizeof(*meta));
+	if (!meta)
 		return -1;
-	q->t_submit = t;
-	struct plan_tag *tags = realloc(q->tags, cap * sizeof(*tags));
-	if (!tags)
-		return -1;
-	q->tags = tags;
+	q->meta = meta;
 	q->cap = cap;
 	return 0;
 }
@@ -65,8 +59,7 @@ int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it,
 	if (queue_reserve(q))
 		return -1;
 	q->items[q->len] = *it;
-	q->t_submit[q->len] = now;
-	q->tags[q->len] = tag;
+	q->meta[q->len] = (struct coord_meta){ now, tag };
 	q->len++;
 	return (int64_t)(c->planned + (q->len - q->head) - 1);
 }
@@ -123,8 +116,8 @@ double coord_head_ready_time(const struct coord *c)
 		return -1;
 	double t = 0;
 	for (int r = 0; r < c->size; r++)
-		if (c->q[r].t_submit[c->q[r].head] > t)
-			t = c->q[r].t_submit[c->q[r].head];
+		if (c->q[r].meta[c->q[r].head].t_submit > t)
+			t = c->q[r].meta[c->q[r].head].t_submit;
 	return t;
 }
 
@@ -135,7 +128,7 @@ static size_t live(const struct coord *c, int r)
 
 static struct plan_tag tag_at(const struct coord *c, int r, size_t i)
 {
-	return c->q[r].tags[c->q[r].head + i];
+	return c->q[r].meta[c->q[r].head + i].tag;
 }
 
 static const struct fusion_item *item_at(const struct coord *c, int r, size_t i)
@@ -278,7 +271,7 @@ double coord_oldest_wait(const struct coord *c, double now)
 	for (int r = 0; r < c->size; r++) {
 		const struct coord_queue *q = &c->q[r];
 		if (q->len - q->head > ready) {
-			double t = q->t_submit[q->head + ready];
+			double t = q->meta[q->head + ready].t_submit;
 			if (oldest < 0 || t < oldest)
 				oldest = t;
 		}

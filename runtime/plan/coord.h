@@ -14,10 +14,15 @@
 #include "plan/fusion.h"
 #include "plan/plan_cache.h"
 
+/* A submission's when and where, beside its item. */
+struct coord_meta {
+	double t_submit;
+	struct plan_tag tag;       /* where it stands in the plan cache */
+};
+
 struct coord_queue {
-	struct fusion_item *items;
-	double *t_submit;
-	struct plan_tag *tags;     /* where each submission stands in the plan cache */
+	struct fusion_item *items; /* contiguous: fusion_plan and signatures read them */
+	struct coord_meta *meta;
 	size_t head, len, cap; /* live items are [head, len) */
 };
 
