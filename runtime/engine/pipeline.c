@@ -57,27 +57,36 @@ static int poll_reduction(struct pipe *p)
 	return p->rt->comm.ops->allreduce_test(p->rt->comm.ctx, &p->done, p->w);
 }
 
-/* Copies chunk k in or out; on a host backend in slices, polling the
- * reduction in flight between them. */
+static void chunk_bounds(const struct pipe *p, size_t k, size_t *lo, size_t *hi)
+{
+	*lo = k * p->chunk;
+	*hi = *lo + p->chunk < p->b->total ? *lo + p->chunk : p->b->total;
+}
+
+/* Copies chunk k in or out, with HVD_COMPRESSION's rounding on the
+ * buffer's side of the copy (after it in, before it out; the average is
+ * the backend's, comm.h). On a host backend in slices, polling the
+ * reduction in flight between them: a rank that works through a whole
+ * chunk unpolled stalls its peers' next reduction. */
 static int copy_chunk(struct pipe *p, size_t k, int in)
 {
-	size_t lo = k * p->chunk, hi = lo + p->chunk < p->b->total ? lo + p->chunk : p->b->total;
-	size_t slice = p->rt->comm.ops->device_memory ? hi - lo
-		       : PIPE_SLICE_BYTES / dtype_size(p->b->wire);
+	const struct pipeline_bucket *b = p->b;
+	size_t lo, hi;
+	chunk_bounds(p, k, &lo, &hi);
+	size_t slice = p->rt->comm.ops->device_memory ? hi - lo : PIPE_SLICE_BYTES / dtype_size(b->wire);
 	for (size_t s = lo; s < hi; s += slice) {
-		int rc = copy_range(p, s, s + slice < hi ? s + slice : hi, in);
+		size_t end = s + slice < hi ? s + slice : hi;
+		int rc = in ? copy_range(p, s, end, 1) : 0;
+		if (b->squeeze != b->t)
+			dtype_round_f32_through((float *)b->buf + s, end - s, b->squeeze);
+		if (!rc && !in)
+			rc = copy_range(p, s, end, 0);
 		if (!rc)
 			rc = poll_reduction(p);
 		if (rc)
 			return rc;
 	}
 	return 0;
-}
-
-static void chunk_bounds(const struct pipe *p, size_t k, size_t *lo, size_t *hi)
-{
-	*lo = k * p->chunk;
-	*hi = *lo + p->chunk < p->b->total ? *lo + p->chunk : p->b->total;
 }
 
 static size_t chunk_of(const struct pipe *p, size_t pos)
@@ -103,27 +112,6 @@ static void phases(struct pipe *p, size_t k, int first, int end, const char *pha
 	}
 }
 
-/* HVD_COMPRESSION rounding before and after the sum (the average is the
- * backend's, comm.h). In slices, polling the reduction in flight between
- * them as the copies do: a rank that works through a whole chunk
- * unpolled stalls its peers' next reduction. */
-static int around_sum(struct pipe *p, size_t k)
-{
-	const struct pipeline_bucket *b = p->b;
-	if (b->squeeze == b->t)
-		return 0;
-	size_t lo, hi, slice = PIPE_SLICE_BYTES / sizeof(float);
-	chunk_bounds(p, k, &lo, &hi);
-	for (size_t s = lo; s < hi; s += slice) {
-		size_t n = hi - s < slice ? hi - s : slice;
-		dtype_round_f32_through((float *)b->buf + s, n, b->squeeze);
-		int rc = poll_reduction(p);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* Device backends: where the chunk's copies run (comm.h stage). */
 static int stage(struct pipe *p, enum comm_stage s, size_t k)
 {
@@ -140,8 +128,6 @@ static int copy_in(struct pipe *p, size_t k)
 	int rc = copy_chunk(p, k, 1);
 	if (!rc)
 		rc = stage(p, COMM_STAGE_IN_DONE, k);
-	if (!rc)
-		rc = around_sum(p, k);
 	if (!p->b->in_place)
 		phases(p, k, 0, 1, reduce);
 	return rc;
@@ -177,8 +163,6 @@ static int copy_out(struct pipe *p, size_t k)
 	int rc = k + 1 < p->chunks ? start(p, k + 1) : 0;
 	if (!rc)
 		rc = stage(p, COMM_STAGE_OUT, k);
-	if (!rc)
-		rc = around_sum(p, k);
 	if (!rc)
 		rc = copy_chunk(p, k, 0);
 	if (k + 1 < p->chunks && !p->b->in_place) /* the last chunk's end after the drain */
