@@ -181,6 +181,20 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	return rc;
 }
 
+/* Room for n entries in the array *es of *cap (grown, kept): the array,
+ * or NULL when there is none (*es stays as it was). */
+static struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n)
+{
+	if (n > *cap) {
+		struct entry **grown = realloc(*es, n * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		*es = grown;
+		*cap = n;
+	}
+	return *es;
+}
+
 /* Detaches the bucket's entries (the oldest pending ones). Lock held. */
 static size_t take_entries(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es)
 {

@@ -119,9 +119,6 @@ struct runtime {
 void runtime_post(struct runtime *rt, enum mail_kind kind, uint64_t pos);
 /* state.c, unlocked: runtime_post under the lock. */
 void runtime_mail(struct runtime *rt, enum mail_kind kind, uint64_t pos);
-/* state.c: room for n entries in the array *es of *cap (grown, kept):
- * the array, or NULL when there is none (*es stays as it was). */
-struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n);
 /* Lock held: completes n entries with status (their waiters may free
  * them from then on) and wakes the waiters. */
 void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int status);

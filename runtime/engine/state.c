@@ -1,9 +1,9 @@
 /* engine/state.c - what every part of the runtime shares: the running
  * runtime (runtime_rt), the first failure (runtime_fail*: recorded once,
- * every waiter woken), the rank suffix of messages, the control thread's wake-up pipe (control_wake), the
- * mailbox's posts (runtime_post), the pending list (a submission queued,
- * handles completed) and the engine's entry arrays. api/, engine/ and
- * control/ call it; it calls nothing above it.
+ * every waiter woken), the rank suffix of messages, the control thread's
+ * wake-up pipe (control_wake), the mailbox's posts (runtime_post) and the
+ * pending list (a submission queued, handles completed). api/, engine/
+ * and control/ call it; it calls nothing above it.
  * What it does not do: start or stop anything (api.c).
  */
 #include <stdarg.h>
@@ -59,18 +59,6 @@ void runtime_queue_entry(struct runtime *rt, struct entry *e)
 	else
 		rt->pending = e;
 	rt->pending_tail = e;
-}
-
-struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n)
-{
-	if (n > *cap) {
-		struct entry **grown = realloc(*es, n * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		*es = grown;
-		*cap = n;
-	}
-	return *es;
 }
 
 void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int status)
