@@ -34,7 +34,8 @@ int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, si
 		*mode = BOOTSTRAP_PMIX;
 		return 0;
 	}
-	if (bootstrap_env_wanted(envp)) {
+	if (settings_env(envp, "HVD_RANK") || settings_env(envp, "HVD_SIZE") ||
+	    settings_env(envp, "JOB_COMPLETION_INDEX")) {
 		*mode = BOOTSTRAP_ENV;
 		return 0;
 	}

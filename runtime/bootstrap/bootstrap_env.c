@@ -13,12 +13,6 @@
 
 #define ENV_MAX_SIZE 65536
 
-int bootstrap_env_wanted(char *const *envp)
-{
-	return settings_env(envp, "HVD_RANK") || settings_env(envp, "HVD_SIZE") ||
-	       settings_env(envp, "JOB_COMPLETION_INDEX");
-}
-
 /* Decimal digits only, min..max. */
 static int parse_int(const char *name, const char *v, long min, long max, long *out,
 		     char *err, size_t errlen)

@@ -16,8 +16,6 @@
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/hosts.h"
 
-/* 1 when HVD_RANK, HVD_SIZE or JOB_COMPLETION_INDEX is set. */
-int bootstrap_env_wanted(char *const *envp);
 /* Rank from HVD_RANK or JOB_COMPLETION_INDEX (equal when both are set),
  * size from HVD_SIZE (1-65536), rank below size; with more than one rank
  * HVD_COORDINATOR and HVD_SECRET_FILE must be set. Returns 0, or -1 with
