@@ -124,7 +124,7 @@ static const struct audit_place allocating[] = {
 	{ "runtime/transport/comm_nccl.c", "comm_nccl_open", "open: the context (released again on "
 	  "failure)" },
 	{ "runtime/transport/comm_nccl.c", "open_buffers", "open: NCCL stream, device scratch and pinned "
-	  "host scratch for allgatherv's sizes and the barrier" },
+	  "host scratch for allgatherv's sizes" },
 	{ "runtime/transport/comm_nccl.c", "open_copy_stream", "open: chunked buckets' copy stream and its "
 	  "three events" },
 	{ "runtime/transport/comm_nccl.c", "init_comm", "open: the communicator (shrunk or new) and the "

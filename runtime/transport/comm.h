@@ -71,7 +71,6 @@ struct comm_ops {
 	int (*allgatherv)(void *ctx, const void *send, size_t send_bytes, void *recv,
 			  size_t recv_capacity_bytes, size_t *bytes_per_rank,
 			  const struct comm_wait *w);
-	int (*barrier)(void *ctx, const struct comm_wait *w);
 	/* GPU ordering: record readiness on the caller's stream at submit
 	 * time, make the backend's stream wait for it before the bucket. */
 	int (*record_ready)(void *ctx, void *stream, void **mark, char *err, size_t errlen);

@@ -229,12 +229,6 @@ static int mpi_allgatherv(void *vctx, const void *send, size_t send_bytes, void 
 	return rc;
 }
 
-static int mpi_barrier(void *vctx, const struct comm_wait *w)
-{
-	MPI_Request req;
-	return mpi_wait(MPI_Ibarrier(((struct mpi_ctx *)vctx)->comm, &req), &req, w, "MPI_Ibarrier");
-}
-
 static void mpi_finalize(void *vctx, int clean)
 {
 	struct mpi_ctx *ctx = vctx;
@@ -271,7 +265,6 @@ static const struct comm_ops mpi_ops = {
 	.allreduce_test = mpi_allreduce_test,
 	.broadcast = mpi_broadcast,
 	.allgatherv = mpi_allgatherv,
-	.barrier = mpi_barrier,
 	.finalize = mpi_finalize,
 };
 

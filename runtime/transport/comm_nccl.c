@@ -10,9 +10,9 @@
  * of this process joins the ranks left of that world, in their old
  * order (trainer/train/rejoin.c), ncclCommShrink makes theirs from it,
  * with no new id; else it is aborted. Every CUDA/NCCL status is
- * checked and named with the library's error string; allgatherv and
- * barrier use scratch buffers allocated at open and copy asynchronously
- * (group gpu-audit checks all three).
+ * checked and named with the library's error string; allgatherv uses
+ * scratch buffers allocated at open and copies asynchronously (group
+ * gpu-audit checks all three).
  * What it does not do: HVD_COMPRESSION (needs device kernels; refused at
  * start-up). CI runs it on the emulated device and NCCL (make GPU_EMU=1,
  * group slurm-e2e-gpu), which checks stream order and results, not a real
@@ -57,10 +57,10 @@ struct nccl_ctx {
 	pthread_mutex_t events_lock;
 	cudaEvent_t free_events[NCCL_EVENT_POOL];
 	int free_count;
-	/* Allocated at open, so allgatherv and barrier allocate nothing:
-	 * device (size + 2) uint64: every rank's byte count, this rank's,
-	 * and the barrier's float; pinned host (size + 1) uint64: the counts
-	 * read back, and this rank's on its way up. */
+	/* Allocated at open, so allgatherv allocates nothing: (size + 1)
+	 * uint64 each, on the device every rank's byte count and this
+	 * rank's, pinned on the host the counts read back and this rank's on
+	 * its way up. */
 	uint64_t *scratch;
 	uint64_t *sizes_host;
 };
@@ -294,18 +294,6 @@ static int nccl_allgatherv(void *vctx, const void *send, size_t send_bytes, void
 	return nccl_issued(ctx, nr != ncclSuccess ? nr : ended, w, "ncclBroadcast (allgatherv)");
 }
 
-static int nccl_barrier(void *vctx, const struct comm_wait *w)
-{
-	struct nccl_ctx *ctx = vctx;
-	float *one = (float *)(ctx->scratch + ctx->size + 1);
-	int rc = nccl_on_device(ctx, w);
-	if (!rc)
-		rc = cuda_ok(ctx, cudaMemsetAsync(one, 0, sizeof(float), ctx->stream), w,
-			     "cudaMemsetAsync (barrier)");
-	return rc ? rc : nccl_issued(ctx, ncclAllReduce(one, one, 1, ncclFloat32, ncclSum, ctx->comm,
-							ctx->stream), w, "ncclAllReduce (barrier)");
-}
-
 static int nccl_record_ready(void *vctx, void *stream, void **mark, char *err, size_t n)
 {
 	struct nccl_ctx *ctx = vctx;
@@ -411,7 +399,6 @@ static const struct comm_ops nccl_ops = {
 	.stage = nccl_stage,
 	.broadcast = nccl_broadcast,
 	.allgatherv = nccl_allgatherv,
-	.barrier = nccl_barrier,
 	.record_ready = nccl_record_ready,
 	.wait_ready = nccl_wait_ready,
 	.drain = nccl_drain,
@@ -540,7 +527,7 @@ static cudaError_t open_copy_stream(struct nccl_ctx *ctx)
  * pinned host). */
 static int open_buffers(struct nccl_ctx *ctx, char *err, size_t errlen)
 {
-	size_t words = (size_t)(unsigned)ctx->size + 2;
+	size_t words = (size_t)(unsigned)ctx->size + 1;
 	const char *what = "cudaStreamCreateWithFlags";
 	cudaError_t ce = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
 	if (ce == cudaSuccess)
@@ -551,7 +538,7 @@ static int open_buffers(struct nccl_ctx *ctx, char *err, size_t errlen)
 	}
 	if (ce == cudaSuccess) {
 		what = "cudaHostAlloc";
-		ce = cudaHostAlloc((void **)&ctx->sizes_host, (words - 1) * sizeof(uint64_t),
+		ce = cudaHostAlloc((void **)&ctx->sizes_host, words * sizeof(uint64_t),
 				   cudaHostAllocDefault);
 	}
 	if (ce != cudaSuccess)

@@ -84,8 +84,6 @@ static int self_allgatherv(void *ctx, const void *send, size_t send_bytes, void 
 	return 0;
 }
 
-static int self_barrier(void *ctx, const struct comm_wait *w) { return 0; }
-
 static void self_finalize(void *ctx, int clean) { }
 
 static const struct comm_ops self_ops = {
@@ -100,7 +98,6 @@ static const struct comm_ops self_ops = {
 	.allreduce_test = comm_done_test,
 	.broadcast = self_broadcast,
 	.allgatherv = self_allgatherv,
-	.barrier = self_barrier,
 	.finalize = self_finalize,
 };
 

@@ -16,7 +16,6 @@
  *               rank owns also scales it by 1/size.
  *   broadcast   pipelined along the ring from the root, 1 MiB segments
  *   allgatherv  sizes by a ring allgather, then the blocks
- *   barrier     a ring allgather of one byte per rank
  * Every wait is poll()ed in 100 ms slices against the deadline and the
  * control plane's abort flag; a neighbour that closes is named. The plan
  * cache's votes may travel over the same links (vote/vote_ring.c).
@@ -189,17 +188,6 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	return rc;
 }
 
-/* One byte from every rank, as an allgather. */
-static int tcp_barrier(void *ctx, const struct comm_wait *w)
-{
-	size_t n = (size_t)((struct tcp_ctx *)ctx)->size, *bytes = calloc(n, sizeof(*bytes));
-	char one = 1, *all = calloc(n, 1);
-	int rc = all && bytes ? tcp_allgatherv(ctx, &one, 1, all, n, bytes, w) : HVD_ERR_NOMEM;
-	free(all);
-	free(bytes);
-	return rc;
-}
-
 static void tcp_finalize(void *ctx, int clean)
 {
 	struct tcp_ctx *x = ctx;
@@ -222,7 +210,6 @@ static const struct comm_ops tcp_ops = {
 	.allreduce_test = comm_done_test,
 	.broadcast = tcp_broadcast,
 	.allgatherv = tcp_allgatherv,
-	.barrier = tcp_barrier,
 	.finalize = tcp_finalize,
 };
 
