@@ -83,16 +83,23 @@ static ncclDataType_t nccl_type(enum hvd_dtype t)
 	}
 }
 
-/* The last communicator revoked in this process and its place there
- * (rank, size), for the next open to shrink. */
-static struct revoked { ncclComm_t comm; int rank, size; } revoked;
+/* A rank's place in a communicator (rank -1: none). */
+struct place {
+	int rank, size;
+};
+
+/* The last communicator revoked in this process and this rank's place
+ * there, for the next open to shrink. */
+static ncclComm_t revoked;
+static struct place revoked_at = { -1, 0 };
 static int shrunk_from;   /* the last open's: the parent's ranks, 0 if not shrunk */
 
 static void abort_revoked(void)
 {
-	if (revoked.comm)
-		ncclCommAbort(revoked.comm);
-	revoked.comm = NULL;
+	if (revoked)
+		ncclCommAbort(revoked);
+	revoked = NULL;
+	revoked_at = (struct place){ -1, 0 };
 }
 
 /* In-flight work stopped: revoked and kept (keep) or aborted. */
@@ -101,13 +108,17 @@ static void nccl_stop(struct nccl_ctx *ctx, int keep)
 	if (ctx->aborted || !ctx->comm)
 		return;
 	ctx->aborted = 1;
-	ncclResult_t r = keep ? ncclCommRevoke(ctx->comm, NCCL_REVOKE_DEFAULT) : ncclInvalidUsage;
-	if (r != ncclSuccess && r != ncclInProgress) {
+	if (keep) {
+		ncclResult_t r = ncclCommRevoke(ctx->comm, NCCL_REVOKE_DEFAULT);
+		keep = r == ncclSuccess || r == ncclInProgress;
+	}
+	if (!keep) {
 		ncclCommAbort(ctx->comm);
 		return;
 	}
 	abort_revoked();
-	revoked = (struct revoked){ ctx->comm, ctx->rank, ctx->size };
+	revoked = ctx->comm;
+	revoked_at = (struct place){ ctx->rank, ctx->size };
 }
 
 static int nccl_fail(struct nccl_ctx *ctx, const struct comm_wait *w, const char *call,
@@ -262,7 +273,9 @@ static int gather_sizes(struct nccl_ctx *ctx, size_t send_bytes, size_t *bytes_p
 	if (!rc)
 		rc = cuda_ok(ctx, cudaMemcpyAsync(ctx->sizes_host, sizes, bytes, cudaMemcpyDeviceToHost,
 						  ctx->stream), w, copy);
-	if (rc || (rc = nccl_wait(ctx, ctx->stream, w, copy)))
+	if (!rc)
+		rc = nccl_wait(ctx, ctx->stream, w, copy);
+	if (rc)
 		return rc;
 	for (int r = 0; r < ctx->size; r++)
 		bytes_per_rank[r] = (size_t)ctx->sizes_host[r];
@@ -303,10 +316,13 @@ static int nccl_record_ready(void *vctx, void *stream, void **mark, char *err, s
 	if (ctx->free_count > 0)
 		ev = ctx->free_events[--ctx->free_count];
 	pthread_mutex_unlock(&ctx->events_lock);
-	if (!ev && (ce = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming)) != cudaSuccess)
+	if (!ev)
+		ce = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+	if (ce != cudaSuccess)
 		return fail_msg(HVD_ERR_COMM, err, n, "hvd: cudaEventCreateWithFlags: 'ready "
 				"mark': %s", cudaGetErrorString(ce));
-	if ((ce = cudaEventRecord(ev, (cudaStream_t)stream)) != cudaSuccess) {
+	ce = cudaEventRecord(ev, (cudaStream_t)stream);
+	if (ce != cudaSuccess) {
 		snprintf(err, n, "hvd: cudaEventRecord: 'compute stream': %s", cudaGetErrorString(ce));
 		cudaEventDestroy(ev);
 		return HVD_ERR_COMM;
@@ -405,10 +421,13 @@ static const struct comm_ops nccl_ops = {
 	.finalize = nccl_finalize,
 };
 
+/* *device: 0 (device 0 without the plugin), or HVD_GPU_BUSID's. */
 static int select_device(const struct hvd_settings *s, int *device, char *err, size_t errlen)
 {
-	cudaError_t ce = s->gpu_busid[0] ? cudaDeviceGetByPCIBusId(device, s->gpu_busid)
-					 : (*device = 0, cudaSuccess);
+	cudaError_t ce = cudaSuccess;
+	*device = 0;
+	if (s->gpu_busid[0])
+		ce = cudaDeviceGetByPCIBusId(device, s->gpu_busid);
 	if (ce == cudaSuccess)
 		ce = cudaSetDevice(*device);
 	if (ce != cudaSuccess)
@@ -438,9 +457,6 @@ static int new_comm(struct nccl_ctx *ctx, struct bootstrap *b, ncclConfig_t *con
 	free(all);
 	return rc;
 }
-
-/* Each rank's place in the communicator it revoked last (rank -1: none). */
-struct place { int rank, size; };
 
 /* The ranks of the revoked world that no caller holds, into excluded
  * (room for that world's size): how many, or -1 when the callers are not
@@ -481,7 +497,7 @@ static ncclResult_t poll_state(ncclComm_t comm, ncclResult_t nr, double deadline
 static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 		     char *err, size_t errlen)
 {
-	struct place mine = { revoked.comm ? revoked.rank : -1, revoked.comm ? revoked.size : 0 };
+	struct place mine = revoked_at; /* in the communicator revoked last */
 	struct place *all = calloc((size_t)(unsigned)b->size, sizeof(mine));
 	int rc = all ? bootstrap_allgather(b, "hvd.nccl.place", &mine, sizeof(mine), all, err, errlen)
 		     : HVD_ERR_NOMEM;
@@ -490,11 +506,11 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
 	config.blocking = 0;
 	ncclResult_t nr = ncclSuccess;
-	shrunk_from = n > 0 ? revoked.size : 0;
+	shrunk_from = n > 0 ? revoked_at.size : 0;
 	if (n > 0)
-		nr = poll_state(revoked.comm, ncclInProgress, deadline);
+		nr = poll_state(revoked, ncclInProgress, deadline);
 	if (n > 0 && nr == ncclSuccess)
-		nr = ncclCommShrink(revoked.comm, excluded, n, &ctx->comm, &config, NCCL_SHRINK_ABORT);
+		nr = ncclCommShrink(revoked, excluded, n, &ctx->comm, &config, NCCL_SHRINK_ABORT);
 	else if (n <= 0 && !rc)
 		rc = new_comm(ctx, b, &config, &nr, err, errlen);
 	if (!rc)
