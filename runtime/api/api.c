@@ -244,7 +244,7 @@ static void release(struct runtime *rt, int clean)
 	engine_stop(rt);
 	control_stop(rt, clean);
 	vote_close(&rt->vote, clean && !rt->aborted);
-	if (rt->comm.ops)
+	if (rt->comm.ops && rt->comm.ops->finalize)
 		rt->comm.ops->finalize(rt->comm.ctx, clean && !rt->aborted);
 	timeline_close(rt->tl);
 	bootstrap_finalize(&rt->boot, clean && !rt->aborted);

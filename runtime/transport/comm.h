@@ -80,7 +80,8 @@ struct comm_ops {
 	 * copy-out) are done, so a completed handle means the caller's
 	 * tensor holds the result. */
 	int (*drain)(void *ctx, const struct comm_wait *w);
-	/* clean: every rank is finishing normally; else only local cleanup */
+	/* clean: every rank is finishing normally; else only local cleanup
+	 * (NULL: nothing to release) */
 	void (*finalize)(void *ctx, int clean);
 };
 

@@ -48,7 +48,10 @@ void *comm_host_alloc(void *ctx, size_t bytes, char *err, size_t n)
 	return p;
 }
 
-void comm_host_release(void *ctx, void *p) { free(p); }
+void comm_host_release(void *ctx, void *p)
+{
+	free(p);
+}
 
 int comm_host_copy(void *ctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
 {
@@ -84,8 +87,6 @@ static int self_allgatherv(void *ctx, const void *send, size_t send_bytes, void 
 	return 0;
 }
 
-static void self_finalize(void *ctx, int clean) { }
-
 static const struct comm_ops self_ops = {
 	.name = "self",
 	.allreduce_phase = "SELF_ALLREDUCE",
@@ -98,7 +99,6 @@ static const struct comm_ops self_ops = {
 	.allreduce_test = comm_done_test,
 	.broadcast = self_broadcast,
 	.allgatherv = self_allgatherv,
-	.finalize = self_finalize,
 };
 
 int comm_self_open(struct comm *c, char *err, size_t errlen)

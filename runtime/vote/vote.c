@@ -9,12 +9,13 @@
 #include "vote/vote.h"
 
 /* One rank: its vote is the MIN. */
-static int alone_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w) { return 0; }
-
-static void alone_close(void *ctx, int clean) { }
+static int alone_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
+{
+	return 0;
+}
 
 static const struct vote_ops alone_ops = {
-	.name = "one rank", .start = alone_start, .test = comm_done_test, .close = alone_close,
+	.name = "one rank", .start = alone_start, .test = comm_done_test,
 };
 
 static int one_node(const struct vote_need *need)
@@ -53,7 +54,7 @@ int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, siz
 
 void vote_close(struct vote_plane *v, int clean)
 {
-	if (v->ops)
+	if (v->ops && v->ops->close)
 		v->ops->close(v->ctx, clean);
 	memset(v, 0, sizeof(*v));
 }

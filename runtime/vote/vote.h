@@ -40,7 +40,7 @@ struct vote_ops {
 	 * hold it). */
 	int (*start)(void *ctx, int64_t *vals, int n, const struct comm_wait *w);
 	int (*test)(void *ctx, int *done, const struct comm_wait *w);
-	void (*close)(void *ctx, int clean);
+	void (*close)(void *ctx, int clean); /* NULL: nothing to release */
 };
 
 /* ops NULL: no vote; rank 0 plans every bucket. */
