@@ -85,9 +85,11 @@ void dtype_to_f32(float *dst, const void *src, size_t count, enum hvd_dtype t)
 {
 	const uint16_t *h = src;
 	if (t == HVD_F16)
-		for (size_t i = 0; i < count; i++) dst[i] = dtype_f16_to_f32(h[i]);
+		for (size_t i = 0; i < count; i++)
+			dst[i] = dtype_f16_to_f32(h[i]);
 	else if (t == HVD_BF16)
-		for (size_t i = 0; i < count; i++) dst[i] = dtype_bf16_to_f32(h[i]);
+		for (size_t i = 0; i < count; i++)
+			dst[i] = dtype_bf16_to_f32(h[i]);
 	else if (dst != src)
 		memcpy(dst, src, count * 4);
 }
@@ -96,9 +98,11 @@ void dtype_from_f32(void *dst, const float *src, size_t count, enum hvd_dtype t)
 {
 	uint16_t *h = dst;
 	if (t == HVD_F16)
-		for (size_t i = 0; i < count; i++) h[i] = dtype_f32_to_f16(src[i]);
+		for (size_t i = 0; i < count; i++)
+			h[i] = dtype_f32_to_f16(src[i]);
 	else if (t == HVD_BF16)
-		for (size_t i = 0; i < count; i++) h[i] = dtype_f32_to_bf16(src[i]);
+		for (size_t i = 0; i < count; i++)
+			h[i] = dtype_f32_to_bf16(src[i]);
 	else if (dst != src)
 		memcpy(dst, src, count * 4);
 }

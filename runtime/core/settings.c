@@ -186,8 +186,10 @@ static int edit_distance(const char *a, size_t la, const char *b)
 		for (size_t j = 1; j <= lb; j++) {
 			int up = row[j];
 			int best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best) best = up + 1;
-			if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
 			row[j] = best;
 			diag = up;
 		}

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "core/fail.h"
 #include "engine/runtime.h"
 
 #define VOTE_NO (-1)
@@ -226,12 +227,12 @@ static int wait_agreement(struct runtime *rt, uint64_t pos, double escalate, con
 		if (rc || done)
 			return rc;
 		if ((spins & 15) == 0) {
-			if ((rc = comm_wait_check(w, NULL))) {
-				if (rc == HVD_ERR_COMM)
-					snprintf(w->err, w->errlen, "hvd: plan agreement: '%s': the other "
-						 "ranks did not vote within HVD_TIMEOUT_S", w->what);
+			rc = comm_wait_check(w, NULL);
+			if (rc == HVD_ERR_COMM)
+				return fail_msg(rc, w->err, w->errlen, "hvd: plan agreement: '%s': the "
+						"other ranks did not vote within HVD_TIMEOUT_S", w->what);
+			if (rc)
 				return rc;
-			}
 			if (!told && runtime_now() >= escalate) {
 				runtime_mail(rt, MAIL_WAITING, pos); /* rank 0 hears of it */
 				told = 1;

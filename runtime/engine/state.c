@@ -7,7 +7,6 @@
  * What it does not do: start or stop anything (api.c).
  */
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

@@ -3,7 +3,6 @@
 #include "core/fail.h"
 
 #include <stdio.h>
-#include <string.h>
 
 size_t wire_name_span(const char *s, size_t max)
 {
@@ -60,7 +59,7 @@ void wire_sanitize(const char *in, size_t len, char *out, size_t outlen)
 		size_t need = (wire_byte_printable(c) && c != '\\') ? 1 : 4;
 		if (o + need + 4 > outlen) { /* room for "..." and the NUL */
 			if (o + 4 <= outlen)
-				memcpy(out + o, "...", 3), o += 3;
+				o += (size_t)snprintf(out + o, outlen - o, "...");
 			break;
 		}
 		if (need == 1)

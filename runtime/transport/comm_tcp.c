@@ -160,18 +160,17 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 			  size_t cap, size_t *bytes_per_rank, const struct comm_wait *w)
 {
 	struct tcp_ctx *x = ctx;
-	size_t n = (size_t)x->size;
-	size_t *off = calloc(2 * n, sizeof(*off)), *len = off ? off + n : NULL; /* one block */
-	int rc = off ? 0 : HVD_ERR_NOMEM;
-	for (size_t r = 0; !rc && r < n; r++) {
+	size_t n = (size_t)x->size, total = 0;
+	size_t *off = calloc(2 * n, sizeof(*off)); /* and the lengths after them */
+	if (!off)
+		return HVD_ERR_NOMEM;
+	size_t *len = off + n;
+	for (size_t r = 0; r < n; r++) { /* first the sizes: one size_t each */
 		off[r] = r * sizeof(size_t);
 		len[r] = sizeof(size_t);
 	}
-	if (!rc) { /* every size straight into bytes_per_rank (64-bit, as comm_mpi.c asserts) */
-		bytes_per_rank[x->rank] = send_bytes;
-		rc = ring_gather(x, (char *)bytes_per_rank, off, len, "tcp allgatherv", w);
-	}
-	size_t total = 0;
+	bytes_per_rank[x->rank] = send_bytes; /* gathered in place (64-bit, as comm_mpi.c asserts) */
+	int rc = ring_gather(x, (char *)bytes_per_rank, off, len, "tcp allgatherv", w);
 	for (size_t r = 0; !rc && r < n; r++) {
 		off[r] = total;
 		len[r] = bytes_per_rank[r];
@@ -179,11 +178,10 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	}
 	if (!rc && total > cap)
 		rc = HVD_ERR_USAGE; /* engine.c says so */
-	if (!rc) {
-		if (send_bytes)  /* a rank with nothing to give passes send NULL */
-			memmove((char *)recv + off[x->rank], send, send_bytes);
+	if (!rc && send_bytes) /* a rank with nothing to give passes send NULL */
+		memmove((char *)recv + off[x->rank], send, send_bytes);
+	if (!rc)
 		rc = ring_gather(x, recv, off, len, "tcp allgatherv", w);
-	}
 	free(off);
 	return rc;
 }
@@ -191,7 +189,6 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 static void tcp_finalize(void *ctx, int clean)
 {
 	struct tcp_ctx *x = ctx;
-	(void)clean;
 	tcp_links_close(&x->links);
 	free(x->tmp);
 	free(x);
@@ -215,7 +212,8 @@ static const struct comm_ops tcp_ops = {
 
 struct tcp_links *comm_tcp_links(const struct comm *c)
 {
-	return c->ops == &tcp_ops ? &((struct tcp_ctx *)c->ctx)->links : NULL;
+	struct tcp_ctx *x = c->ctx;
+	return c->ops == &tcp_ops ? &x->links : NULL;
 }
 
 int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *key,

@@ -29,7 +29,8 @@ static int mpi_start(void *ctx, int64_t *vals, int n, const struct comm_wait *w)
 /* One look; agree.c polls against its deadline and abort flag. */
 static int mpi_test(void *ctx, int *done, const struct comm_wait *w)
 {
-	int rc = MPI_Test(&((struct mpi_vote *)ctx)->req, done, MPI_STATUS_IGNORE);
+	struct mpi_vote *m = ctx;
+	int rc = MPI_Test(&m->req, done, MPI_STATUS_IGNORE);
 	return rc == MPI_SUCCESS ? 0 : comm_mpi_fail(w, "MPI_Iallreduce", rc);
 }
 
