@@ -310,33 +310,30 @@ static void stall_check(struct control *c, double now)
 static void control_linger(struct control *c)
 {
 	struct runtime *rt = c->rt;
-	struct pollfd *fds = calloc((size_t)c->npeers, sizeof(*fds));
-	int *which = calloc((size_t)c->npeers, sizeof(*which));
+	struct pollfd *fds = calloc((size_t)c->npeers, sizeof(*fds)); /* by peer; fd -1: not polled */
 	double start = runtime_now(), now = start;
 	double until = start + (rt->set.timeout_s < CTL_LINGER_S ? rt->set.timeout_s : CTL_LINGER_S);
-	while (fds && which && rt->boot.rank == 0 && rt->aborted && now < until) {
-		nfds_t n = 0;
-		for (int i = 1; i < c->npeers; i++) {
+	while (fds && rt->boot.rank == 0 && rt->aborted && now < until) {
+		int n = 0;
+		for (int i = 0; i < c->npeers; i++) { /* rank 0's own slot is closed */
 			struct peer *p = &c->peers[i];
-			if (peer_open(p) && p->knows_failure && !p->said_bye &&
-			    start - p->last_seen <= silent_limit(&rt->set)) {
-				which[n] = i;
-				fds[n++] = (struct pollfd){ p->fd, POLLIN, 0 };
-			}
+			int waited_for = peer_open(p) && p->knows_failure && !p->said_bye &&
+					 start - p->last_seen <= silent_limit(&rt->set);
+			fds[i] = (struct pollfd){ waited_for ? p->fd : -1, POLLIN, 0 };
+			n += waited_for;
 		}
 		if (!n)
 			break;
-		poll(fds, n, 50);
-		for (nfds_t k = 0; k < n; k++) {
+		poll(fds, (nfds_t)c->npeers, 50);
+		for (int i = 0; i < c->npeers; i++) {
 			char scratch[4096];
-			ssize_t r = fds[k].revents ? recv(fds[k].fd, scratch, sizeof(scratch), MSG_DONTWAIT) : 1;
+			ssize_t r = fds[i].revents ? recv(fds[i].fd, scratch, sizeof(scratch), MSG_DONTWAIT) : 1;
 			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
-				c->peers[which[k]].closed = 1;
+				c->peers[i].closed = 1;
 		}
 		now = runtime_now();
 	}
 	free(fds);
-	free(which);
 }
 
 int control_await_failure_sent(struct control *c, double seconds)
@@ -415,24 +412,20 @@ void *control_main(void *arg)
 {
 	struct control *c = arg;
 	struct runtime *rt = c->rt;
+	/* the wake-up pipe, then one per peer (fd -1: not polled) */
 	struct pollfd *fds = calloc((size_t)c->npeers + 1, sizeof(*fds));
-	int *which = calloc((size_t)c->npeers + 1, sizeof(*which));
-	while (fds && which) {
-		int n = 0;
-		fds[n++] = (struct pollfd){ c->rt->ctl_wake[0], POLLIN, 0 };
+	while (fds) {
+		fds[0] = (struct pollfd){ rt->ctl_wake[0], POLLIN, 0 };
 		for (int i = 0; i < c->npeers; i++)
-			if (peer_open(&c->peers[i])) {
-				which[n] = i;
-				fds[n++] = (struct pollfd){ c->peers[i].fd, POLLIN, 0 };
-			}
-		poll(fds, (nfds_t)n, poll_timeout_ms(c, runtime_now()));
+			fds[i + 1] = (struct pollfd){ peer_open(&c->peers[i]) ? c->peers[i].fd : -1, POLLIN, 0 };
+		poll(fds, (nfds_t)c->npeers + 1, poll_timeout_ms(c, runtime_now()));
 		char drain[64];
 		__atomic_store_n(&c->rt->ctl_woken, 0, __ATOMIC_RELEASE);
 		while (read(c->rt->ctl_wake[0], drain, sizeof(drain)) > 0)
 			;
-		for (int k = 1; k < n; k++)
-			if (fds[k].revents)
-				read_peer(c, which[k]);
+		for (int i = 0; i < c->npeers; i++)
+			if (fds[i + 1].revents)
+				read_peer(c, i);
 		control_take_requests(c);
 		control_announce(c);
 		double now = runtime_now();
@@ -452,7 +445,6 @@ void *control_main(void *arg)
 			break;
 	}
 	free(fds);
-	free(which);
 	return NULL;
 }
 
