@@ -192,22 +192,18 @@ static void expire(struct join *j, double now)
 static void poll_once(struct join *j, struct pollfd *fds, double deadline)
 {
 	struct control *c = j->c;
-	int n = 0, map[CTL_MAX_HANDSHAKES];
-	for (int i = 0; i < c->nlisten; i++)
-		fds[n++] = (struct pollfd){ c->listen_fd[i], POLLIN, 0 };
-	for (int i = 0; i < CTL_MAX_HANDSHAKES; i++)
-		if (j->s[i].fd >= 0) {
-			map[n - c->nlisten] = i;
-			fds[n++] = (struct pollfd){ j->s[i].fd, POLLIN, 0 };
-		}
-	double now = runtime_now();
-	int ms = (int)((deadline - now) * 1000) + 1;
-	if (poll(fds, (nfds_t)n, ms > 100 ? 100 : ms) <= 0)
+	int n = c->nlisten;
+	for (int i = 0; i < n; i++)
+		fds[i] = (struct pollfd){ c->listen_fd[i], POLLIN, 0 };
+	for (int i = 0; i < CTL_MAX_HANDSHAKES; i++) /* a free slot's fd -1 is not polled */
+		fds[n + i] = (struct pollfd){ j->s[i].fd, POLLIN, 0 };
+	int ms = (int)((deadline - runtime_now()) * 1000) + 1;
+	if (poll(fds, (nfds_t)(n + CTL_MAX_HANDSHAKES), ms > 100 ? 100 : ms) <= 0)
 		return;
-	for (int k = c->nlisten; k < n; k++)
-		if (fds[k].revents)
-			on_readable(j, &j->s[map[k - c->nlisten]]);
-	for (int k = 0; k < c->nlisten; k++)
+	for (int i = 0; i < CTL_MAX_HANDSHAKES; i++)
+		if (fds[n + i].revents)
+			on_readable(j, &j->s[i]);
+	for (int k = 0; k < n; k++)
 		if (fds[k].revents)
 			accept_all(j, fds[k].fd);
 }
