@@ -9,6 +9,7 @@
  * Pure: formats host_entry rows into text.
  * What it does not do: gather the rows (api.c) or print.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,16 +22,13 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static int count_nodes(const struct host_entry *hosts, int size)
+/* 1 when no rank before r is on r's host (by_host) or node. */
+static int first_on(const struct host_entry *hosts, int r, int by_host)
 {
-	int n = 0;
-	for (int r = 0; r < size; r++) {
-		int first = 1;
-		for (int q = 0; q < r && first; q++)
-			first = hosts[q].node_id != hosts[r].node_id;
-		n += first;
-	}
-	return n;
+	for (int q = 0; q < r; q++)
+		if (by_host ? !strcmp(hosts[q].host, hosts[r].host) : hosts[q].node_id == hosts[r].node_id)
+			return 0;
+	return 1;
 }
 
 #define REPORT_MAX_CPU 8192
@@ -87,7 +85,9 @@ static void local_cpus(const struct host_entry *h, char *out, size_t len)
 void report_format(const struct host_entry *hosts, int size, const char *backend,
 		   char *out, size_t len)
 {
-	int nodes = count_nodes(hosts, size);
+	int nodes = 0;
+	for (int r = 0; r < size; r++)
+		nodes += first_on(hosts, r, 0);
 	size_t used = (size_t)snprintf(out, len, "hvd: start-up: %d rank%s, backend %s, %d node%s\n"
 				       "  rank  host             node  local  gpu-busid     cpus         numa  "
 				       "near-gpu  socket  bind\n",
@@ -111,10 +111,17 @@ static int ranks_on_host(const struct host_entry *hosts, int size, const char *h
 	return n;
 }
 
-static int add_line(char *out, size_t len, size_t *used, const char *line)
+/* Appends one warning line to out (*used bytes long); returns 1. */
+__attribute__((format(printf, 4, 5)))
+static int warn(char *out, size_t len, size_t *used, const char *fmt, ...)
 {
+	va_list ap;
+	va_start(ap, fmt);
 	if (*used < len)
-		*used += (size_t)snprintf(out + *used, len - *used, "%s\n", line);
+		*used += (size_t)vsnprintf(out + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (*used < len)
+		*used += (size_t)snprintf(out + *used, len - *used, "\n");
 	return 1;
 }
 
@@ -123,52 +130,38 @@ int report_warnings(const struct host_entry *hosts, int size, const char *backen
 {
 	size_t used = 0;
 	int count = 0;
-	char line[2 * SETTINGS_CPULIST_MAX + 512];
 	if (len)
 		out[0] = '\0';
 	for (int r = 0; r < size; r++) {
 		const struct host_entry *h = &hosts[r];
 		for (int q = 0; q < r && h->gpu_busid[0]; q++)
-			if (!strcmp(h->host, hosts[q].host) && !strcmp(h->gpu_busid, hosts[q].gpu_busid)) {
-				snprintf(line, sizeof(line), "hvd: warning: 'GPU %s on %s': ranks %d and %d "
-					 "share it; use one process per GPU (srun --hvd)", h->gpu_busid,
-					 h->host, q, r);
-				count += add_line(out, len, &used, line);
-			}
+			if (!strcmp(h->host, hosts[q].host) && !strcmp(h->gpu_busid, hosts[q].gpu_busid))
+				count += warn(out, len, &used, "hvd: warning: 'GPU %s on %s': ranks %d and "
+					      "%d share it; use one process per GPU (srun --hvd)",
+					      h->gpu_busid, h->host, q, r);
 		if (h->cpus[0] && h->affinity[0] && !same_cpus(h->cpus, h->affinity) &&
-		    strcmp(h->bind, "none")) {
-			snprintf(line, sizeof(line), "hvd: warning: 'rank %d runs on CPUs %s': the hvd plugin "
-				 "bound it to %s (socket %s, nearest its GPU); something re-bound it",
-				 r, h->affinity, h->cpus, or_dash(h->socket));
-			count += add_line(out, len, &used, line);
-		}
-		int first_on_host = 1;
-		for (int q = 0; q < r; q++)
-			first_on_host &= strcmp(hosts[q].host, h->host) != 0;
+		    strcmp(h->bind, "none"))
+			count += warn(out, len, &used, "hvd: warning: 'rank %d runs on CPUs %s': the hvd "
+				      "plugin bound it to %s (socket %s, nearest its GPU); something "
+				      "re-bound it", r, h->affinity, h->cpus, or_dash(h->socket));
+		int first_on_host = first_on(hosts, r, 1);
 		int ranks = ranks_on_host(hosts, size, h->host);
-		if (first_on_host && h->gpus_visible > 0 && ranks > h->gpus_visible) {
-			snprintf(line, sizeof(line), "hvd: warning: '%d ranks, %d GPUs on %s': more "
-				 "processes than GPUs fight over them; use --ntasks-per-node=%d",
-				 ranks, h->gpus_visible, h->host, h->gpus_visible);
-			count += add_line(out, len, &used, line);
-		}
-		int first_on_node = 1;
-		for (int q = 0; q < r; q++)
-			first_on_node &= hosts[q].node_id != h->node_id;
+		if (first_on_host && h->gpus_visible > 0 && ranks > h->gpus_visible)
+			count += warn(out, len, &used, "hvd: warning: '%d ranks, %d GPUs on %s': more "
+				      "processes than GPUs fight over them; use --ntasks-per-node=%d",
+				      ranks, h->gpus_visible, h->host, h->gpus_visible);
+		int first_on_node = first_on(hosts, r, 0);
 		for (int q = 0; first_on_node && !first_on_host && q < r; q++)
 			if (!strcmp(hosts[q].host, h->host) && hosts[q].node_id != h->node_id) {
-				snprintf(line, sizeof(line), "hvd: warning: 'host %s on nodes %d and %d': "
-					 "two nodes report one hostname; OpenMPI's shared-memory segments "
-					 "are named after it and collide (give each node its own hostname)",
-					 h->host, hosts[q].node_id, h->node_id);
-				count += add_line(out, len, &used, line);
+				count += warn(out, len, &used, "hvd: warning: 'host %s on nodes %d and %d': "
+					      "two nodes report one hostname; OpenMPI's shared-memory "
+					      "segments are named after it and collide (give each node its "
+					      "own hostname)", h->host, hosts[q].node_id, h->node_id);
 				break;
 			}
-		if (first_on_host && !strcmp(backend, "nccl") && h->has_ib && h->ib_disabled) {
-			snprintf(line, sizeof(line), "hvd: warning: 'NCCL_IB_DISABLE=1 on %s': InfiniBand "
-				 "is present but NCCL is forced onto TCP", h->host);
-			count += add_line(out, len, &used, line);
-		}
+		if (first_on_host && !strcmp(backend, "nccl") && h->has_ib && h->ib_disabled)
+			count += warn(out, len, &used, "hvd: warning: 'NCCL_IB_DISABLE=1 on %s': "
+				      "InfiniBand is present but NCCL is forced onto TCP", h->host);
 	}
 	return count;
 }
