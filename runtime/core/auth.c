@@ -100,12 +100,20 @@ static void mac(const struct auth_key *k, const char *label, const struct auth_h
 	hmac_sha256(k->bytes, sizeof(k->bytes), parts, lens, 3, out);
 }
 
-static int same(const uint8_t *a, const uint8_t *b, size_t n)
+/* 0 when a message's magic is `want` and it carries label's MAC over h
+ * and nonce0, compared in constant time (no early exit on the first
+ * wrong byte); else -1. */
+static int check(const struct auth_key *k, const char *label, const char *magic,
+		 const char *want, const struct auth_hello *h, const uint8_t *nonce0,
+		 const uint8_t *got)
 {
-	uint8_t diff = 0; /* constant time: no early exit on the first wrong byte */
-	for (size_t i = 0; i < n; i++)
-		diff |= a[i] ^ b[i];
-	return diff == 0;
+	uint8_t expect[SHA256_BYTES], diff = 0;
+	if (memcmp(magic, want, 4))
+		return -1;
+	mac(k, label, h, nonce0, expect);
+	for (size_t i = 0; i < sizeof(expect); i++)
+		diff |= expect[i] ^ got[i];
+	return diff ? -1 : 0;
 }
 
 void auth_reply_make(const struct auth_key *k, const struct auth_hello *h,
@@ -119,11 +127,7 @@ void auth_reply_make(const struct auth_key *k, const struct auth_hello *h,
 
 int auth_reply_verify(const struct auth_key *k, const struct auth_hello *h, const struct auth_reply *r)
 {
-	uint8_t want[SHA256_BYTES];
-	if (memcmp(r->magic, "HVDr", 4))
-		return -1;
-	mac(k, LABEL_ROOT, h, r->nonce, want);
-	return same(want, r->mac, sizeof(want)) ? 0 : -1;
+	return check(k, LABEL_ROOT, r->magic, "HVDr", h, r->nonce, r->mac);
 }
 
 void auth_proof_make(const struct auth_key *k, const struct auth_hello *h,
@@ -137,11 +141,7 @@ void auth_proof_make(const struct auth_key *k, const struct auth_hello *h,
 int auth_proof_verify(const struct auth_key *k, const struct auth_hello *h,
 		      const struct auth_reply *r, const struct auth_proof *p)
 {
-	uint8_t want[SHA256_BYTES];
-	if (memcmp(p->magic, "HVDp", 4))
-		return -1;
-	mac(k, LABEL_WORKER, h, r->nonce, want);
-	return same(want, p->mac, sizeof(want)) ? 0 : -1;
+	return check(k, LABEL_WORKER, p->magic, "HVDp", h, r->nonce, p->mac);
 }
 
 int auth_connect(int fd, const struct auth_key *k, int rank, int size, double deadline)
