@@ -136,13 +136,9 @@ static int run_barrier(struct runtime *rt, const struct comm_wait *w)
 static int check_signature(struct runtime *rt, const struct exec_cmd *cmd, struct entry **es,
 			   size_t n, char *err, size_t errlen)
 {
-	struct fusion_item *items = malloc(n * sizeof(*items));
-	if (!items)
-		return HVD_ERR_NOMEM;
+	uint64_t sig = FUSION_HASH_START;
 	for (size_t i = 0; i < n; i++)
-		items[i] = es[i]->item;
-	uint64_t sig = fusion_signature(items, n);
-	free(items);
+		sig = fusion_sign(sig, &es[i]->item);
 	if (sig == cmd->signature)
 		return 0;
 	return fail_msg(HVD_ERR_ABORTED, err, errlen, "hvd: bucket signature: '%s' and %zu more: "

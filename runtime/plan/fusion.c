@@ -45,18 +45,21 @@ uint64_t fusion_hash(uint64_t h, const void *data, size_t len)
 	return h;
 }
 
+uint64_t fusion_sign(uint64_t h, const struct fusion_item *it)
+{
+	h = fusion_hash(h, it->name, strlen(it->name) + 1);
+	uint64_t count = it->kind == FUSION_ALLGATHER ? 0 : it->count;
+	h = fusion_hash(h, &count, sizeof(count));
+	unsigned char small[3] = { it->dtype, it->op, it->kind };
+	h = fusion_hash(h, small, sizeof(small));
+	return fusion_hash(h, &it->root, sizeof(it->root));
+}
+
 uint64_t fusion_signature(const struct fusion_item *items, size_t n)
 {
 	uint64_t h = FUSION_HASH_START;
-	for (size_t i = 0; i < n; i++) {
-		const struct fusion_item *it = &items[i];
-		h = fusion_hash(h, it->name, strlen(it->name) + 1);
-		uint64_t count = it->kind == FUSION_ALLGATHER ? 0 : it->count;
-		h = fusion_hash(h, &count, sizeof(count));
-		unsigned char small[3] = { it->dtype, it->op, it->kind };
-		h = fusion_hash(h, small, sizeof(small));
-		h = fusion_hash(h, &it->root, sizeof(it->root));
-	}
+	for (size_t i = 0; i < n; i++)
+		h = fusion_sign(h, &items[i]);
 	return h;
 }
 

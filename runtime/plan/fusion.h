@@ -41,6 +41,9 @@ size_t fusion_plan(const struct fusion_item *items, size_t n,
 /* 64-bit FNV-1a over names, counts, dtypes, ops, kinds, roots. Allgather
  * counts are left out: they may differ between ranks. */
 uint64_t fusion_signature(const struct fusion_item *items, size_t n);
+/* The signature's hash h carried over one more item (h starts at
+ * FUSION_HASH_START): items held apart sign without a copy. */
+uint64_t fusion_sign(uint64_t h, const struct fusion_item *it);
 /* FNV-1a of len bytes, continuing from h (FUSION_HASH_START to begin):
  * the signature's hash, and the plan cache's for names. */
 #define FUSION_HASH_START 0xcbf29ce484222325ull
