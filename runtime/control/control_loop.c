@@ -72,18 +72,6 @@ static void dispatch(struct control *c, int i, uint32_t type, const char *payloa
 	}
 }
 
-static void peer_closed(struct control *c, int i)
-{
-	struct runtime *rt = c->rt;
-	struct peer *p = &c->peers[i];
-	p->closed = 1;
-	if (p->said_bye || c->stop_requested)
-		return;
-	int r = peer_rank(c, i);
-	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): 'control connection closed': "
-		     "the process died or left without hvd_shutdown", r, control_host_of(rt, r));
-}
-
 static void read_peer(struct control *c, int i)
 {
 	struct peer *p = &c->peers[i];
@@ -114,8 +102,14 @@ static void read_peer(struct control *c, int i)
 		p->last_seen = runtime_now();
 	}
 	control_parse_frames(c, i);
-	if (eof)
-		peer_closed(c, i);
+	if (!eof)
+		return;
+	p->closed = 1;
+	int r = peer_rank(c, i);
+	if (!p->said_bye && !c->stop_requested) /* a goodbye, then the close: no failure */
+		runtime_fail(c->rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): 'control connection "
+			     "closed': the process died or left without hvd_shutdown", r,
+			     control_host_of(c->rt, r));
 }
 
 void control_parse_frames(struct control *c, int i)
@@ -171,14 +165,6 @@ static void send_failure(struct control *c)
 	/* after the sends: hvd_abort_job reads knows_failure once it sees this */
 	c->failure_sent_at = runtime_now();
 	__atomic_store_n(&c->failure_sent, 1, __ATOMIC_RELEASE);
-}
-
-static void heartbeat(struct control *c, double now)
-{
-	if (now - c->last_hb < c->rt->set.heartbeat_s)
-		return;
-	c->last_hb = now;
-	control_send_to_workers(c, MSG_HB, NULL, 0);
 }
 
 static int peer_silent(const struct peer *p, double now, double limit)
@@ -429,10 +415,12 @@ void *control_main(void *arg)
 		control_take_requests(c);
 		control_announce(c);
 		double now = runtime_now();
-		if (!rt->aborted) {
-			heartbeat(c, now);
-			check_liveness(c, now);
+		if (!rt->aborted && now - c->last_hb >= rt->set.heartbeat_s) {
+			c->last_hb = now;
+			control_send_to_workers(c, MSG_HB, NULL, 0); /* to every open peer */
 		}
+		if (!rt->aborted)
+			check_liveness(c, now);
 		if (!rt->aborted && rt->boot.rank == 0) {
 			control_plan(c, now);
 			stall_check(c, now);
