@@ -257,12 +257,10 @@ static int run_agreement(struct runtime *rt, int64_t *v, uint64_t pos, double no
 	};
 	int rc = rt->vote.ops->start(rt->vote.ctx, v, AGREE_VALUES, &w);
 	rc = rc ? rc : wait_agreement(rt, pos, now + settings_escalate_s(&rt->set), &w);
-	if (!rc && v[VOTE_POS] != -v[VOTE_POS + 1]) {
-		snprintf(err, errlen, "hvd: plan agreement: '%s': the engines are at positions "
-			 "%lld..%lld (internal error)", what, (long long)v[VOTE_POS],
-			 (long long)-v[VOTE_POS + 1]);
-		rc = HVD_ERR_COMM;
-	}
+	if (!rc && v[VOTE_POS] != -v[VOTE_POS + 1])
+		rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: plan agreement: '%s': the engines are "
+			      "at positions %lld..%lld (internal error)", what, (long long)v[VOTE_POS],
+			      (long long)-v[VOTE_POS + 1]);
 	return rc;
 }
 

@@ -7,11 +7,11 @@
  * (MPI_THREAD_SERIALIZED).
  * What it does not do: start or end MPI (comm_mpi.c), or wait.
  */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include <mpi.h>
 
+#include "core/fail.h"
 #include "vote/vote.h"
 
 struct mpi_vote {
@@ -53,9 +53,8 @@ int vote_mpi_open(struct vote_plane *v, char *err, size_t errlen)
 		return HVD_ERR_NOMEM;
 	m->req = MPI_REQUEST_NULL;
 	if (MPI_Comm_dup(MPI_COMM_WORLD, &m->comm) != MPI_SUCCESS) {
-		snprintf(err, errlen, "hvd: MPI_Comm_dup: 'votes': failed");
 		free(m);
-		return HVD_ERR_COMM;
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: MPI_Comm_dup: 'votes': failed");
 	}
 	MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
 	v->ops = &mpi_ops;

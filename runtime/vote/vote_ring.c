@@ -8,10 +8,10 @@
  * secret.
  * What it does not do: wait, or carry tensors.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fail.h"
 #include "transport/comm_tcp.h"
 #include "vote/vote.h"
 
@@ -76,25 +76,22 @@ static const struct vote_ops data_ring_ops = {
 
 int vote_ring_open(struct vote_plane *p, const struct vote_need *need, char *err, size_t errlen)
 {
+	struct tcp_links *data = comm_tcp_links(need->data); /* NULL: not the TCP backend */
+	if (!data && (!need->ip || !need->key))
+		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_VOTE: 'ring': no address or job "
+				"secret for the ring");
 	struct ring_vote *v = calloc(1, sizeof(*v));
 	if (!v)
 		return HVD_ERR_NOMEM;
 	v->size = need->boot->size;
-	v->links = comm_tcp_links(need->data);
-	int rc = 0;
-	if (!v->links && (!need->ip || !need->key)) {
-		snprintf(err, errlen, "hvd: HVD_VOTE: 'ring': no address or job secret for the ring");
-		rc = HVD_ERR_COMM;
-	} else if (!v->links) {
-		rc = tcp_links_open(&v->own, need->boot, need->key, need->ip, need->deadline, err,
-				    errlen);
-		v->links = &v->own;
-	}
+	v->links = data ? data : &v->own;
+	int rc = data ? 0 : tcp_links_open(&v->own, need->boot, need->key, need->ip, need->deadline,
+					   err, errlen);
 	if (rc) {
 		free(v);
 		return rc;
 	}
-	p->ops = v->links == &v->own ? &ring_ops : &data_ring_ops;
+	p->ops = data ? &data_ring_ops : &ring_ops;
 	p->ctx = v;
 	return 0;
 }
