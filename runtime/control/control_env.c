@@ -137,9 +137,9 @@ static int root_exchange(struct control *c, const char *key, const void *mine, s
 		if (!rc && strncmp(buf, key, ENV_KEY_BYTES)) {
 			char theirs[ENV_KEY_BYTES * 4 + 1];
 			wire_sanitize(buf, strnlen(buf, ENV_KEY_BYTES), theirs, sizeof(theirs));
-			snprintf(err, errlen, "hvd: %s: '%s': exchanged while rank 0 exchanged '%s' "
-				 "(the ranks chose different backends?)", who, theirs, key);
-			rc = HVD_ERR_BOOTSTRAP;
+			rc = fail_msg(HVD_ERR_BOOTSTRAP, err, errlen, "hvd: %s: '%s': exchanged while "
+				      "rank 0 exchanged '%s' (the ranks chose different backends?)", who,
+				      theirs, key);
 		}
 		if (!rc)
 			memcpy((char *)all + (size_t)r * len, buf + ENV_KEY_BYTES, len);

@@ -516,11 +516,10 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	if (!rc)
 		nr = poll_state(ctx->comm, nr, deadline);
 	if (!rc && nr != ncclSuccess) {
-		snprintf(err, errlen, "hvd: %s: '%d ranks': %s", shrunk_from ? "ncclCommShrink" :
-			 "ncclCommInitRankConfig", b->size, nr == ncclInProgress ?
-			 "not ready within HVD_TIMEOUT_S" : ncclGetErrorString(nr));
 		nccl_stop(ctx, 0);
-		rc = HVD_ERR_COMM;
+		rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: %s: '%d ranks': %s", shrunk_from ?
+			      "ncclCommShrink" : "ncclCommInitRankConfig", b->size, nr == ncclInProgress ?
+			      "not ready within HVD_TIMEOUT_S" : ncclGetErrorString(nr));
 	}
 	abort_revoked();   /* shrunk from, or of no use to this world */
 	free(excluded);

@@ -135,10 +135,10 @@ int tcp_links_open(struct tcp_links *l, struct bootstrap *b, const struct auth_k
 			      : link_right(l, all, key, b, deadline) || link_left(l, lfd, key, b, deadline);
 		if (bad) {
 			int who = l->right_fd < 0 ? l->right : l->left;
-			snprintf(err, errlen, "hvd: tcp backend: 'rank %d at %s:%u': no authenticated "
-				 "connection within HVD_TIMEOUT_S (%s neighbour in the ring)", who,
-				 all[who].ip, all[who].port, who == l->right && l->right_fd < 0 ? "right" : "left");
-			rc = HVD_ERR_COMM;
+			rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: tcp backend: 'rank %d at %s:%u': "
+				      "no authenticated connection within HVD_TIMEOUT_S (%s neighbour in "
+				      "the ring)", who, all[who].ip, all[who].port,
+				      who == l->right && l->right_fd < 0 ? "right" : "left");
 		}
 	}
 	close(lfd);
