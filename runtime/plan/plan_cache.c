@@ -21,7 +21,7 @@ void plan_cache_free(struct plan_cache *pc)
 /* Slot of name: the one holding it, or the empty one where it goes. */
 static uint32_t slot_of(const struct plan_cache *pc, const char *name)
 {
-	uint32_t mask = pc->nslots - 1;
+	uint32_t mask = PLAN_CACHE_SLOTS - 1;
 	uint32_t i = (uint32_t)fusion_hash(FUSION_HASH_START, name, strlen(name)) & mask;
 	while (pc->slots[i]) {
 		const struct plan_entry *e = &pc->entries[pc->slots[i] - 1];
@@ -32,48 +32,20 @@ static uint32_t slot_of(const struct plan_cache *pc, const char *name)
 	return i;
 }
 
-static int grow_slots(struct plan_cache *pc)
+/* The arrays at their largest, at the first bucket: at most
+ * PLAN_CACHE_MAX_ITEMS items in as many buckets, twice as many slots.
+ * Zeroed pages cost nothing until they are written, and nothing moves. */
+static int reserve(struct plan_cache *pc)
 {
-	uint32_t n = pc->nslots ? pc->nslots * 2 : 256;
-	uint32_t *old = pc->slots, oldn = pc->nslots;
-	pc->slots = calloc(n, sizeof(*pc->slots));
-	if (!pc->slots) {
-		pc->slots = old;
-		return -1;
-	}
-	pc->nslots = n;
-	for (uint32_t i = 0; i < oldn; i++)
-		if (old[i]) {
-			const struct plan_entry *e = &pc->entries[old[i] - 1];
-			pc->slots[slot_of(pc, pc->items[e->first_item].name)] = old[i];
-		}
-	free(old);
-	return 0;
-}
-
-static int reserve(struct plan_cache *pc, uint32_t n)
-{
-	if (pc->nitems + n > pc->cap_items) {
-		uint32_t cap = pc->cap_items ? pc->cap_items : 1024;
-		while (cap < pc->nitems + n)
-			cap *= 2;
-		struct fusion_item *items = realloc(pc->items, cap * sizeof(*items));
-		if (!items)
-			return -1;
-		pc->items = items;
-		pc->cap_items = cap;
-	}
-	if (pc->nentries == pc->cap_entries) {
-		uint32_t cap = pc->cap_entries ? pc->cap_entries * 2 : 256;
-		struct plan_entry *e = realloc(pc->entries, cap * sizeof(*e));
-		if (!e)
-			return -1;
-		pc->entries = e;
-		pc->cap_entries = cap;
-	}
-	if ((pc->nentries + 1) * 2 > pc->nslots)
-		return grow_slots(pc);
-	return 0;
+	if (pc->items)
+		return 0;
+	pc->items = calloc(PLAN_CACHE_MAX_ITEMS, sizeof(*pc->items));
+	pc->entries = calloc(PLAN_CACHE_MAX_ITEMS, sizeof(*pc->entries));
+	pc->slots = calloc(PLAN_CACHE_SLOTS, sizeof(*pc->slots));
+	if (pc->items && pc->entries && pc->slots)
+		return 0;
+	plan_cache_free(pc);
+	return -1;
 }
 
 int plan_cache_can_learn(const struct plan_cache *pc, const struct fusion_item *items, size_t n)
@@ -88,7 +60,7 @@ int plan_cache_can_learn(const struct plan_cache *pc, const struct fusion_item *
 
 int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items, uint32_t n)
 {
-	if (reserve(pc, n))
+	if (pc->nitems + n > PLAN_CACHE_MAX_ITEMS || reserve(pc))
 		return -1;
 	struct plan_entry *e = &pc->entries[pc->nentries];
 	e->first_item = pc->nitems;
@@ -119,7 +91,7 @@ struct plan_tag plan_cursor_next(const struct plan_cache *pc, struct plan_cursor
 	if (want && fusion_item_matches(want, it))
 		return follow(pc, cur, cur->id, cur->off);
 	cur->id = -1;
-	if (pc->nslots && it->kind == FUSION_ALLREDUCE) {
+	if (pc->slots && it->kind == FUSION_ALLREDUCE) {
 		uint32_t s = pc->slots[slot_of(pc, it->name)];
 		if (s && fusion_item_matches(plan_cache_item(pc, s - 1, 0), it))
 			return follow(pc, cur, s - 1, 0);

@@ -8,8 +8,9 @@
  * worker's announcement stays valid whatever rank 0 learnt meanwhile.
  * When PLAN_CACHE_MAX_ITEMS tensors are cached nothing more is learnt (new
  * sequences are negotiated tensor by tensor, as without a cache).
- * A learnt bucket's items never move: growing keeps the old array (and
- * so a pointer to them stays good) until plan_cache_free.
+ * A learnt bucket's items never move: the arrays are allocated at their
+ * largest with the first bucket (untouched pages cost nothing), so a
+ * pointer to an item stays good until plan_cache_free.
  * Pure: no sockets, no locks, unit-tested directly.
  * What it does not do: decide buckets (coord.c) or talk to ranks.
  */
@@ -24,6 +25,8 @@
 /* 32768 x 152-byte items: 5 MiB per rank, 90 DenseNet-121 steps' worth
  * of buckets re-planned because of timing. */
 #define PLAN_CACHE_MAX_ITEMS 32768u
+/* The name table's slots: at most half of them in use. */
+#define PLAN_CACHE_SLOTS (2 * PLAN_CACHE_MAX_ITEMS)
 
 struct plan_entry {
 	uint32_t first_item;   /* index into items */
@@ -34,11 +37,10 @@ struct plan_entry {
 
 struct plan_cache {
 	struct fusion_item *items;      /* every entry's items, back to back */
-	uint32_t nitems, cap_items;
+	uint32_t nitems;
 	struct plan_entry *entries;     /* id = index */
-	uint32_t nentries, cap_entries;
+	uint32_t nentries;
 	uint32_t *slots;                /* hash of the first name -> latest id + 1 */
-	uint32_t nslots;
 };
 
 /* Where a rank's submissions stand against the cache. */
