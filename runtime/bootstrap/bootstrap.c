@@ -30,27 +30,22 @@ static long env_tasks(char *const *envp)
 
 int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, size_t errlen)
 {
-	if (settings_env(envp, "PMIX_NAMESPACE") && settings_env(envp, "PMIX_RANK")) {
-		*mode = BOOTSTRAP_PMIX;
-		return 0;
-	}
-	if (settings_env(envp, "HVD_RANK") || settings_env(envp, "HVD_SIZE") ||
-	    settings_env(envp, "JOB_COMPLETION_INDEX")) {
-		*mode = BOOTSTRAP_ENV;
-		return 0;
-	}
 	long tasks = env_tasks(envp);
-	if (tasks > 1) {
-		const char *rank = settings_env(envp, "SLURM_PROCID");
-		const char *mpi = settings_env(envp, "SLURM_MPI_TYPE");
-		const char *node = settings_env(envp, "SLURMD_NODENAME");
-		return fail_msg(-1, err, errlen, "hvd: this step has %ld tasks but no PMIx server "
-				"(SLURM_MPI_TYPE=%s); run srun --mpi=pmix or set MpiDefault=pmix "
-				"[rank %s/%ld%s%s]", tasks, mpi ? mpi : "unset", rank ? rank : "?",
-				tasks, node ? " " : "", node ? node : "");
-	}
 	*mode = BOOTSTRAP_SINGLE;
-	return 0;
+	if (settings_env(envp, "PMIX_NAMESPACE") && settings_env(envp, "PMIX_RANK"))
+		*mode = BOOTSTRAP_PMIX;
+	else if (settings_env(envp, "HVD_RANK") || settings_env(envp, "HVD_SIZE") ||
+		 settings_env(envp, "JOB_COMPLETION_INDEX"))
+		*mode = BOOTSTRAP_ENV;
+	if (*mode != BOOTSTRAP_SINGLE || tasks <= 1)
+		return 0;
+	const char *rank = settings_env(envp, "SLURM_PROCID");
+	const char *mpi = settings_env(envp, "SLURM_MPI_TYPE");
+	const char *node = settings_env(envp, "SLURMD_NODENAME");
+	return fail_msg(-1, err, errlen, "hvd: this step has %ld tasks but no PMIx server "
+			"(SLURM_MPI_TYPE=%s); run srun --mpi=pmix or set MpiDefault=pmix [rank "
+			"%s/%ld%s%s]", tasks, mpi ? mpi : "unset", rank ? rank : "?", tasks,
+			node ? " " : "", node ? node : "");
 }
 
 static int pmix_get_number(struct bootstrap *b, const pmix_proc_t *who, const char *key,

@@ -120,12 +120,11 @@ static void admit(struct join *j, struct shake *s)
 {
 	struct control *c = j->c;
 	int rank = s->hello.rank;
-	if (c->peers[rank].fd >= 0 && c->rt->boot.mode == BOOTSTRAP_ENV) {
-		claimed_twice(j, s, rank);
-		return;
-	}
-	if (c->peers[rank].fd >= 0) {
-		drop(j, s, "rank already joined");
+	if (c->peers[rank].fd >= 0) { /* without PMIx nothing stops two claims */
+		if (c->rt->boot.mode == BOOTSTRAP_ENV)
+			claimed_twice(j, s, rank);
+		else
+			drop(j, s, "rank already joined");
 		return;
 	}
 	control_socket_options(s->fd, c->rt->set.timeout_s);

@@ -263,15 +263,12 @@ static void stall_check(struct control *c, double now)
 		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat while the "
 			     "other ranks waited HVD_TIMEOUT_S (%g s) for their tensors (stopped, hung, "
 			     "or its network is cut)", who, silent, rt->set.timeout_s);
-		return;
-	}
-	if (waited > rt->set.timeout_s) {
+	} else if (waited > rt->set.timeout_s) {
 		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: stalled: '%s': these ranks did not submit "
 			     "within HVD_TIMEOUT_S (%g s) what the other ranks submitted", missing,
 			     rt->set.timeout_s);
-		return;
-	}
-	if (rt->set.stall_warning_s > 0 && waited > rt->set.stall_warning_s && c->stall_warned != pos) {
+	} else if (rt->set.stall_warning_s > 0 && waited > rt->set.stall_warning_s &&
+		   c->stall_warned != pos) {
 		char suffix[128];
 		runtime_suffix(rt, suffix, sizeof(suffix));
 		fprintf(stderr, "hvd: stall: '%s': other ranks submitted these %.0f s ago and wait "

@@ -444,9 +444,8 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 		control_bad_frame(c, from, what, "position out of range");
 		return;
 	}
-	if (type == MSG_WAITING) {
+	if (type == MSG_WAITING)
 		nudge(c, p.position);
-		return;
-	}
-	runtime_mail(c->rt, MAIL_NUDGE, p.position);
+	else
+		runtime_mail(c->rt, MAIL_NUDGE, p.position);
 }
