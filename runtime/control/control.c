@@ -175,11 +175,10 @@ static int try_addresses(struct control *c, double deadline)
 int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, char *why, size_t len),
 			char *why, size_t whylen)
 {
-	struct runtime *rt = c->rt;
-	double deadline = runtime_now() + rt->set.timeout_s;
+	double deadline = runtime_now() + c->rt->set.timeout_s;
 	int fd = -1;
 	while (fd < 0 && runtime_now() < deadline) {
-		if (!resolve || !resolve(rt, why, whylen))
+		if (!resolve || !resolve(c->rt, why, whylen))
 			fd = try_addresses(c, deadline);
 		if (fd < 0)
 			usleep(100000);

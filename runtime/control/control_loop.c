@@ -360,8 +360,7 @@ void control_before_launcher_abort(struct runtime *rt)
 /* Returns 1 when the thread may leave. */
 static int finish_stop(struct control *c, double now)
 {
-	struct runtime *rt = c->rt;
-	if (rt->boot.rank != 0) {
+	if (c->rt->boot.rank != 0) {
 		if (peer_open(&c->peers[0]))
 			control_send_msg(c->peers[0].fd, MSG_BYE, NULL, 0);
 		return 1;
@@ -372,8 +371,8 @@ static int finish_stop(struct control *c, double now)
 	if (!waiting)
 		return 1;
 	if (now > c->stop_deadline)
-		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: shutdown: '%d ranks': did not call hvd_shutdown "
-			     "within HVD_TIMEOUT_S after rank 0 did", waiting);
+		runtime_fail(c->rt, HVD_ERR_ABORTED, "hvd: shutdown: '%d ranks': did not call "
+			     "hvd_shutdown within HVD_TIMEOUT_S after rank 0 did", waiting);
 	return 0;
 }
 

@@ -91,10 +91,9 @@ static int collect_local(struct control *c, uint64_t from, struct fusion_item *i
 
 static void send_or_fail(struct control *c, uint32_t type, const void *payload, uint32_t len)
 {
-	struct runtime *rt = c->rt;
 	if (control_send_msg(c->peers[0].fd, type, payload, len))
-		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: control plane: 'rank 0 (host %s)': "
-			     "cannot send: %s", control_host_of(rt, 0), strerror(errno));
+		runtime_fail(c->rt, HVD_ERR_ABORTED, "hvd: control plane: 'rank 0 (host %s)': "
+			     "cannot send: %s", control_host_of(c->rt, 0), strerror(errno));
 }
 
 /* Worker: misses as SUBMITs (NEGOTIATE span), runs of one cached bucket
@@ -102,11 +101,10 @@ static void send_or_fail(struct control *c, uint32_t type, const void *payload, 
 static void announce_to_root(struct control *c, const struct fusion_item *items,
 			     const struct plan_tag *tags, const int *opens, int n)
 {
-	struct runtime *rt = c->rt;
 	for (int i = 0; i < n;) {
 		if (tags[i].id < 0) {
 			if (opens[i])
-				timeline_begin(rt->tl, items[i].name, negotiate_phase(&items[i]));
+				timeline_begin(c->rt->tl, items[i].name, negotiate_phase(&items[i]));
 			struct fusion_item it = items[i]; /* after its NUL: zeros, not */
 			size_t len = strlen(it.name);     /* a recycled entry's bytes */
 			memset(it.name + len, 0, sizeof(it.name) - len);
@@ -353,15 +351,14 @@ void control_plan(struct control *c, double now)
 /* Rank 0: every engine at pos votes now; once per position. */
 static void nudge(struct control *c, uint64_t pos)
 {
-	struct runtime *rt = c->rt;
 	if (c->nudge_sent && pos <= c->nudge_last)
 		return;
 	c->nudge_sent = 1;
 	c->nudge_last = pos;
-	c->nudge_since = runtime_now() - settings_escalate_s(&rt->set);
+	c->nudge_since = runtime_now() - settings_escalate_s(&c->rt->set);
 	struct wire_pos p = { pos };
 	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
-	runtime_mail(rt, MAIL_NUDGE, pos);
+	runtime_mail(c->rt, MAIL_NUDGE, pos);
 }
 
 /* Rank 0: a worker's announcements can reach rank 0 before rank 0's own
@@ -386,17 +383,16 @@ static void rebase_announced(struct control *c, uint64_t pos)
 /* The engines disagreed at pos: announce from there on, as at the start. */
 static void negotiate_from(struct control *c, uint64_t pos)
 {
-	struct runtime *rt = c->rt;
 	c->fast = 0;
 	c->announced = pos;
-	if (rt->boot.rank != 0) {
+	if (c->rt->boot.rank != 0) {
 		c->exec_next = pos;
 		return;
 	}
 	const struct coord_queue *q = &c->coord.q[0];
 	if (q->len != q->head) /* go_fast saw every queue empty, rank 0 announced nothing since */
-		runtime_fail(rt, HVD_ERR_COMM, "hvd: coordinator: 'position %llu': rank 0's queue "
-			     "is not empty (internal error)", (unsigned long long)pos);
+		runtime_fail(c->rt, HVD_ERR_COMM, "hvd: coordinator: 'position %llu': rank 0's "
+			     "queue is not empty (internal error)", (unsigned long long)pos);
 	rebase_announced(c, pos);
 	c->coord.planned = pos;
 }
