@@ -25,8 +25,8 @@ struct timeline {
 	long end_pos;            /* offset of the closing ']' */
 	int events;
 	double start;            /* runtime_now() at open */
-	struct lane *lanes;      /* hash slots */
-	size_t slots, used;
+	struct lane *lanes;      /* hash slots, at most half in use (next_pid - 1) */
+	size_t slots;
 	int next_pid;
 };
 
@@ -65,16 +65,9 @@ int timeline_open(struct timeline **out, const char *path, char *err, size_t err
 {
 	*out = NULL;
 	struct timeline *t = calloc(1, sizeof(*t));
-	if (t) {
-		t->slots = 1024;
-		t->lanes = calloc(t->slots, sizeof(*t->lanes));
-	}
-	int nomem = !t || !t->lanes;
-	if (nomem || !(t->f = fopen(path, "w+"))) {
+	if (!t || !(t->f = fopen(path, "w+"))) {
 		snprintf(err, errlen, "hvd: HVD_TIMELINE: '%s': %s", path,
-			 nomem ? "out of memory" : strerror(errno));
-		if (t)
-			free(t->lanes);
+			 t ? strerror(errno) : "out of memory");
 		free(t);
 		return -1;
 	}
@@ -114,7 +107,7 @@ static size_t slot_of(const struct lane *lanes, size_t slots, const char *name)
 
 static int grow_lanes(struct timeline *t)
 {
-	size_t slots = t->slots * 2;
+	size_t slots = t->slots ? t->slots * 2 : 1024;
 	struct lane *lanes = calloc(slots, sizeof(*lanes));
 	if (!lanes)
 		return -1;
@@ -130,19 +123,15 @@ static int grow_lanes(struct timeline *t)
 /* The lane's pid; a new lane gets its metadata events first. -1: no memory. */
 static int lane_pid(struct timeline *t, const char *lane)
 {
+	if ((size_t)t->next_pid * 2 > t->slots && grow_lanes(t)) /* room for one more */
+		return -1;
 	struct lane *l = &t->lanes[slot_of(t->lanes, t->slots, lane)];
 	if (l->name)
 		return l->pid;
-	if ((t->used + 1) * 2 > t->slots) {
-		if (grow_lanes(t))
-			return -1;
-		return lane_pid(t, lane);
-	}
 	l->name = strdup(lane);
 	if (!l->name)
 		return -1;
 	l->pid = t->next_pid++;
-	t->used++;
 	char name[512], ev[800];
 	json_escape(lane, name, sizeof(name));
 	snprintf(ev, sizeof(ev), "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, "
