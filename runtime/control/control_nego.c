@@ -237,16 +237,13 @@ void control_on_hit(struct control *c, int from, const char *payload, uint32_t l
 	char why[160];
 	if (!frame_fits(c, from, "HIT", 1, len, sizeof(h)))
 		return;
-	memcpy(&h, payload, sizeof(h));
-	if (h.pad) {
-		control_bad_frame(c, from, "HIT", "padding not zero");
-		return;
-	}
 	const struct plan_cache *pc = &c->rt->cache; /* the control thread alone writes it */
-	if (plan_cache_check_run(pc, h.id, h.off, h.count, why, sizeof(why))) {
+	memcpy(&h, payload, sizeof(h));
+	if (h.pad)
+		control_bad_frame(c, from, "HIT", "padding not zero");
+	else if (plan_cache_check_run(pc, h.id, h.off, h.count, why, sizeof(why)))
 		control_bad_frame(c, from, "HIT", why);
-		return;
-	}
+	/* a bad frame has failed the runtime: nothing of it is taken */
 	for (uint32_t k = 0; k < h.count && !c->rt->aborted && !c->peers[from].draining; k++)
 		coordinator_take(c, from, plan_cache_item(pc, h.id, h.off + k),
 				 (struct plan_tag){ (int32_t)h.id, h.off + k });
@@ -436,11 +433,9 @@ void control_on_position(struct control *c, int from, uint32_t type, const char 
 	if (!frame_fits(c, from, what, type == MSG_WAITING, len, sizeof(p)))
 		return;
 	memcpy(&p, payload, sizeof(p));
-	if (p.position > ((uint64_t)1 << 62)) {
+	if (p.position > ((uint64_t)1 << 62))
 		control_bad_frame(c, from, what, "position out of range");
-		return;
-	}
-	if (type == MSG_WAITING)
+	else if (type == MSG_WAITING)
 		nudge(c, p.position);
 	else
 		runtime_mail(c->rt, MAIL_NUDGE, p.position);
