@@ -83,12 +83,8 @@ void sha256_final(struct sha256 *s, uint8_t out[SHA256_BYTES])
 	for (int i = 0; i < 8; i++)
 		len[i] = (uint8_t)(bits >> (56 - 8 * i));
 	sha256_update(s, len, 8);
-	for (int i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(s->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(s->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(s->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)s->h[i];
-	}
+	for (int i = 0; i < SHA256_BYTES; i++) /* the words big-endian, as the length */
+		out[i] = (uint8_t)(s->h[i / 4] >> (24 - 8 * (i % 4)));
 	memset(s, 0, sizeof(*s));
 }
 
