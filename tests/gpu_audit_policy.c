@@ -123,10 +123,8 @@ static const struct audit_place allocating[] = {
 	{ "trainer/backend/gpu/gpu_nvml.c", "gpu_nvml_close", "close" },
 	{ "runtime/transport/comm_nccl.c", "comm_nccl_open", "open: the context (released again on "
 	  "failure)" },
-	{ "runtime/transport/comm_nccl.c", "open_buffers", "open: NCCL stream, device scratch and pinned "
-	  "host scratch for allgatherv's sizes" },
-	{ "runtime/transport/comm_nccl.c", "open_copy_stream", "open: chunked buckets' copy stream and its "
-	  "three events" },
+	{ "runtime/transport/comm_nccl.c", "open_buffers", "open: NCCL stream, chunked buckets' copy "
+	  "stream and its three events, device scratch and pinned host scratch for allgatherv's sizes" },
 	{ "runtime/transport/comm_nccl.c", "init_comm", "open: the communicator (shrunk or new) and the "
 	  "places exchange" },
 	{ "runtime/transport/comm_nccl.c", "new_comm", "open: a new communicator and the id exchange "

@@ -527,26 +527,19 @@ static int init_comm(struct nccl_ctx *ctx, struct bootstrap *b, double deadline,
 	return rc;
 }
 
-/* The chunked buckets' copy stream and events. */
-static cudaError_t open_copy_stream(struct nccl_ctx *ctx)
-{
-	cudaError_t ce = cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking);
-	if (ce == cudaSuccess)
-		ce = cudaEventCreateWithFlags(&ctx->copied, cudaEventDisableTiming);
-	for (int k = 0; k < 2 && ce == cudaSuccess; k++)
-		ce = cudaEventCreateWithFlags(&ctx->reduced[k], cudaEventDisableTiming);
-	return ce;
-}
-
-/* The NCCL stream, the copy stream and the scratch buffers (device,
- * pinned host). */
+/* The NCCL stream, the chunked buckets' copy stream and its events, and
+ * the scratch buffers (device, pinned host). */
 static int open_buffers(struct nccl_ctx *ctx, char *err, size_t errlen)
 {
 	size_t words = (size_t)(unsigned)ctx->size + 1;
 	const char *what = "cudaStreamCreateWithFlags";
 	cudaError_t ce = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
 	if (ce == cudaSuccess)
-		ce = open_copy_stream(ctx);
+		ce = cudaStreamCreateWithFlags(&ctx->copy_stream, cudaStreamNonBlocking);
+	if (ce == cudaSuccess)
+		ce = cudaEventCreateWithFlags(&ctx->copied, cudaEventDisableTiming);
+	for (int k = 0; k < 2 && ce == cudaSuccess; k++)
+		ce = cudaEventCreateWithFlags(&ctx->reduced[k], cudaEventDisableTiming);
 	if (ce == cudaSuccess) {
 		what = "cudaMalloc";
 		ce = cudaMalloc((void **)&ctx->scratch, words * sizeof(uint64_t));
