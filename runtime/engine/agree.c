@@ -208,12 +208,11 @@ double agree_note_waiter(struct runtime *rt)
  * 50 ms, then 0.5 ms) so that a rank still computing keeps its CPU. */
 static void pause_briefly(unsigned spins)
 {
-	if (spins < 256) {
-		comm_poll_pause(spins);
-		return;
-	}
 	struct timespec ts = { 0, spins < 1256 ? 50000 : 500000 };
-	nanosleep(&ts, NULL);
+	if (spins < 256)
+		comm_poll_pause(spins);
+	else
+		nanosleep(&ts, NULL);
 }
 
 /* escalate: when rank 0 hears of it. */

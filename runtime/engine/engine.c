@@ -82,12 +82,8 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	int half = b->t == HVD_F16 || b->t == HVD_BF16;
 	b->wire = ops->widens_halves && half ? HVD_F32 : b->t;
 	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
-	if (b->in_place) {
-		b->buf = es[0]->data;
-		return 0;
-	}
-	int rc = ensure_fusion_buffer(rt, b->total * dtype_size(b->wire), w);
-	b->buf = rt->fusion_buf;
+	int rc = b->in_place ? 0 : ensure_fusion_buffer(rt, b->total * dtype_size(b->wire), w);
+	b->buf = b->in_place ? es[0]->data : rt->fusion_buf;
 	return rc;
 }
 
