@@ -190,16 +190,6 @@ int control_reach_rank0(struct control *c, int (*resolve)(struct runtime *rt, ch
 	return 0;
 }
 
-static int worker_connect(struct control *c, char *err, size_t errlen)
-{
-	const struct host_entry *root = &c->rt->hosts[0];
-	if (!control_reach_rank0(c, NULL, NULL, 0))
-		return 0;
-	return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: '%s port %u': rank 0 "
-			"(host %s) unreachable or not authenticated within HVD_TIMEOUT_S",
-			root->ctl_addrs, root->ctl_port, root->host);
-}
-
 /* Workers learn the secret from rank 0's row; then no copy stays in the table. */
 static void take_key(struct control *c)
 {
@@ -233,12 +223,18 @@ int control_peers_init(struct control *c)
 int control_connect(struct runtime *rt, char *err, size_t errlen)
 {
 	struct control *c = rt->ctl;
-	int size = rt->boot.size;
+	const struct host_entry *root = &rt->hosts[0];
+	int join = rt->boot.size > 1 && !c->joined; /* else joined already, or alone */
+	int rc = 0;
 	if (!c->peers && control_peers_init(c))
 		return HVD_ERR_NOMEM;
 	take_key(c);
-	int rc = size == 1 || c->joined ? 0 : rt->boot.rank == 0 ? control_join(c, err, errlen)
-								 : worker_connect(c, err, errlen);
+	if (join && rt->boot.rank == 0)
+		rc = control_join(c, err, errlen);
+	else if (join && control_reach_rank0(c, NULL, NULL, 0))
+		rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: '%s port %u': rank 0 "
+			      "(host %s) unreachable or not authenticated within HVD_TIMEOUT_S",
+			      root->ctl_addrs, root->ctl_port, root->host);
 	control_close_listeners(c);
 	if (rc)
 		return rc;
