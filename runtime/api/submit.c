@@ -66,22 +66,6 @@ static int wait_done(struct runtime *rt, const hvd_handle *h)
 
 _Static_assert(offsetof(struct entry, h) == 0, "hvd_wait frees an entry through its handle");
 
-/* GPU: e's readiness recorded on the caller's stream (the engine's stream
- * waits for it). 0, or the error with e freed. */
-static int mark_ready(struct runtime *rt, struct entry *e)
-{
-	if (!rt->comm.ops->record_ready || !rt->compute_stream)
-		return 0;
-	char why[256] = "";
-	int rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark, why,
-					    sizeof(why));
-	if (rc) {
-		free(e);
-		return api_set_error(rc, why);
-	}
-	return 0;
-}
-
 /* Queues a copy of proto and returns its handle in *out; out NULL:
  * waits for it (the blocking calls). */
 static int enqueue(struct runtime *rt, const struct entry *proto, hvd_handle **out)
@@ -91,9 +75,15 @@ static int enqueue(struct runtime *rt, const struct entry *proto, hvd_handle **o
 		return api_set_error(HVD_ERR_NOMEM, "hvd: submit: out of memory");
 	*e = *proto;
 	hvd_handle *h = &e->h; /* at offset 0: freeing it frees e */
-	int rc = mark_ready(rt, e);
-	if (rc)
-		return rc;
+	char why[256] = "";
+	int rc = 0;
+	if (rt->comm.ops->record_ready && rt->compute_stream) /* GPU: the engine's stream waits */
+		rc = rt->comm.ops->record_ready(rt->comm.ctx, rt->compute_stream, &e->ready_mark, why,
+						sizeof(why));
+	if (rc) {
+		free(e);
+		return api_set_error(rc, why);
+	}
 	pthread_mutex_lock(&rt->lock);
 	if (rt->aborted) {
 		pthread_mutex_unlock(&rt->lock);
