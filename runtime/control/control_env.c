@@ -41,18 +41,6 @@ static int resolve_coordinator(struct runtime *rt, char *why, size_t whylen)
 	return rc ? -1 : 0;
 }
 
-static int worker_rendezvous(struct control *c, char *err, size_t errlen)
-{
-	struct runtime *rt = c->rt;
-	char why[256] = "not tried";
-	if (!control_reach_rank0(c, resolve_coordinator, why, sizeof(why)))
-		return 0;
-	return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did not "
-			"answer within HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the same "
-			"HVD_SECRET_FILE contents?)", rt->set.coord_host, rt->set.coord_port,
-			rt->set.timeout_s, why);
-}
-
 /* Rank 0 tells every connected worker why start-up failed. */
 static void tell_workers(struct control *c, const char *text)
 {
@@ -73,7 +61,15 @@ int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
 			snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "?");
 	if (control_peers_init(c))
 		return HVD_ERR_NOMEM;
-	int rc = rt->boot.rank == 0 ? control_join(c, err, errlen) : worker_rendezvous(c, err, errlen);
+	char why[256] = "not tried";
+	int rc = 0;
+	if (rt->boot.rank == 0)
+		rc = control_join(c, err, errlen);
+	else if (control_reach_rank0(c, resolve_coordinator, why, sizeof(why)))
+		rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did "
+			      "not answer within HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the "
+			      "same HVD_SECRET_FILE contents?)", rt->set.coord_host, rt->set.coord_port,
+			      rt->set.timeout_s, why);
 	control_close_listeners(c);
 	if (rc) {
 		tell_workers(c, err);
