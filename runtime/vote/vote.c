@@ -18,14 +18,6 @@ static const struct vote_ops alone_ops = {
 	.name = "one rank", .start = alone_start, .test = comm_done_test,
 };
 
-static int one_node(const struct vote_need *need)
-{
-	for (int r = 1; r < need->boot->size; r++)
-		if (strcmp(need->hosts[r].host, need->hosts[0].host))
-			return 0;
-	return 1;
-}
-
 int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, size_t errlen)
 {
 	memset(v, 0, sizeof(*v));
@@ -36,8 +28,10 @@ int vote_open(struct vote_plane *v, const struct vote_need *need, char *err, siz
 		v->ops = c == HVD_VOTE_OFF ? NULL : &alone_ops;
 		return 0;
 	}
-	int rc = 1;
-	if ((c == HVD_VOTE_AUTO || c == HVD_VOTE_SHM) && one_node(need))
+	int rc = 1, one_node = 1; /* rc 1: no shared memory (yet) */
+	for (int r = 1; r < need->boot->size; r++)
+		one_node &= !strcmp(need->hosts[r].host, need->hosts[0].host);
+	if ((c == HVD_VOTE_AUTO || c == HVD_VOTE_SHM) && one_node)
 		rc = vote_shm_open(v, need->boot, err, errlen);
 	if (rc < 0 || c == HVD_VOTE_OFF || v->ops)
 		return rc < 0 ? rc : 0;
