@@ -52,11 +52,10 @@ _Static_assert(AGREE_VALUES <= VOTE_MAX_VALUES, "a vote the coordination plane c
  * itself (engine_lend); the program waits right after submitting. */
 #define AGREE_WAITER_PROMPT_S 50e-6
 
-/* What one pass over the runs a vote covers learns (lock held): how
- * many tensors, the last, and whether they lie one after another in
- * memory, last first (rev). */
+/* What one pass over the runs a vote covers learns (lock held): the
+ * last tensor, and whether they lie one after another in memory, last
+ * first (rev). */
 struct scan {
-	size_t n;
 	int rev;
 	struct entry *last;
 };
@@ -80,7 +79,6 @@ static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s
 	*broken = 0;
 	if (k < n)
 		return 0;
-	s->n += n;
 	s->last = prev;
 	s->rev = rev;
 	return n;
@@ -122,15 +120,15 @@ static void vote_following(struct runtime *rt, const struct entry *e, struct sca
 }
 
 /* Lock held. 1 when this rank can vote at rt->fast_pos now (v: the vote,
- * VOTE_NO where it has nothing; s: what it voted for); 0 = not yet, look
+ * VOTE_NO where it has nothing); 0 = not yet, look
  * again at *wake_at (0: at the next submission). The engine thread
  * leaves a run completed a moment ago to a waiter for
  * AGREE_WAITER_PROMPT_S: taking it would hold up the program's thread
  * it shares a core with. */
-static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v, struct scan *s,
-		      double *wake_at)
+static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v, double *wake_at)
 {
 	struct entry *e = rt->pending;
+	struct scan s = { .rev = 1 }; /* what this rank votes for */
 	int nudged = mailbox_has(&rt->mail, MAIL_NUDGE, rt->fast_pos);
 	for (int j = 0; j < AGREE_MERGE_MAX; j++) {
 		v[2 * j] = VOTE_NO;
@@ -140,7 +138,6 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 	v[VOTE_POS] = (int64_t)rt->fast_pos;
 	v[VOTE_POS + 1] = -(int64_t)rt->fast_pos;
 	v[VOTE_CHUNK] = rt->boot.rank ? INT64_MAX : (int64_t)rt->set.fusion_chunk_bytes;
-	*s = (struct scan){ .rev = 1 };
 	if (!e)
 		return rt->stopping || nudged;
 	if (e->seq == rt->fast_pos && e->item.kind == FUSION_BARRIER) {
@@ -151,7 +148,7 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 	if (e->seq != rt->fast_pos || e->tag.id < 0 || e->tag.off != 0)
 		return 1;
 	int broken;
-	uint32_t n = complete_run(rt, e, s, &broken);
+	uint32_t n = complete_run(rt, e, &s, &broken);
 	if (broken)
 		return 1;
 	double left_to_waiter = rt->run_completed_at + AGREE_WAITER_PROMPT_S;
@@ -162,8 +159,8 @@ static int local_vote(struct runtime *rt, double now, int by_waiter, int64_t *v,
 	if (n) {
 		v[0] = e->tag.id;
 		v[1] = -(int64_t)e->tag.id;
-		v[VOTE_LAYOUT] = n > 1 && s->rev;
-		vote_following(rt, e, s, v);
+		v[VOTE_LAYOUT] = n > 1 && s.rev;
+		vote_following(rt, e, &s, v);
 		return 1;
 	}
 	if (e->t_submit == 0) /* submitted before it became the head */
@@ -319,8 +316,7 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, doubl
 	*wake_at = 0;
 	if (now <= 0)
 		now = runtime_now();
-	struct scan s;
-	if (!local_vote(rt, now, by_waiter, v, &s, wake_at))
+	if (!local_vote(rt, now, by_waiter, v, wake_at))
 		return NULL;
 	uint64_t pos = rt->fast_pos;
 	pthread_mutex_unlock(&rt->lock);
