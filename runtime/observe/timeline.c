@@ -35,14 +35,12 @@ static void json_escape(const char *s, char *out, size_t len)
 	size_t o = 0;
 	for (; *s && o + 7 < len; s++) {
 		unsigned char ch = (unsigned char)*s;
-		if (ch == '"' || ch == '\\') {
-			out[o++] = '\\';
-			out[o++] = (char)ch;
-		} else if (ch < 0x20) {
+		if (ch == '"' || ch == '\\')
+			out[o++] = '\\'; /* then the character itself */
+		if (ch < 0x20)
 			o += (size_t)snprintf(out + o, len - o, "\\u%04x", ch);
-		} else {
+		else
 			out[o++] = (char)ch;
-		}
 	}
 	out[o] = '\0';
 }
