@@ -421,22 +421,6 @@ static const struct comm_ops nccl_ops = {
 	.finalize = nccl_finalize,
 };
 
-/* *device: 0 (device 0 without the plugin), or HVD_GPU_BUSID's. */
-static int select_device(const struct hvd_settings *s, int *device, char *err, size_t errlen)
-{
-	cudaError_t ce = cudaSuccess;
-	*device = 0;
-	if (s->gpu_busid[0])
-		ce = cudaDeviceGetByPCIBusId(device, s->gpu_busid);
-	if (ce == cudaSuccess)
-		ce = cudaSetDevice(*device);
-	if (ce != cudaSuccess)
-		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_GPU_BUSID: '%s': %s",
-				s->gpu_busid[0] ? s->gpu_busid : "device 0",
-				cudaGetErrorString(ce));
-	return 0;
-}
-
 /* A new communicator: rank 0's id to every rank, then a non-blocking
  * ncclCommInitRankConfig (*nr: its status). */
 static int new_comm(struct nccl_ctx *ctx, struct bootstrap *b, ncclConfig_t *config,
@@ -570,7 +554,14 @@ int comm_nccl_open(struct comm *c, struct bootstrap *b, const struct hvd_setting
 	ctx->rank = b->rank;
 	ctx->size = b->size;
 	pthread_mutex_init(&ctx->events_lock, NULL);
-	int rc = select_device(s, &ctx->device, err, errlen);
+	cudaError_t ce = cudaSuccess; /* device 0 without the plugin's HVD_GPU_BUSID */
+	if (s->gpu_busid[0])
+		ce = cudaDeviceGetByPCIBusId(&ctx->device, s->gpu_busid);
+	if (ce == cudaSuccess)
+		ce = cudaSetDevice(ctx->device);
+	int rc = ce == cudaSuccess ? 0 : fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_GPU_BUSID: "
+						  "'%s': %s", s->gpu_busid[0] ? s->gpu_busid :
+						  "device 0", cudaGetErrorString(ce));
 	if (!rc)
 		rc = open_buffers(ctx, err, errlen);
 	if (!rc)
