@@ -64,24 +64,21 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 	return 0;
 }
 
-static void add_into(void *dst, const void *src, size_t n, enum hvd_dtype t)
+/* dst += src for the integer dtypes, wrapping around as MPI_SUM on
+ * int32 does in practice (f32 sums go through dtype_add_scale_f32). */
+static void add_ints(void *dst, const void *src, size_t n, enum hvd_dtype t)
 {
-	if (t == HVD_F32) {
-		float *d = dst;
-		const float *s = src;
-		for (size_t i = 0; i < n; i++)
-			d[i] += s[i];
-	} else if (t == HVD_I32) {
-		uint32_t *d = dst; /* wrap-around, as MPI_SUM on int32 in practice */
+	if (t == HVD_I32) {
+		uint32_t *d = dst;
 		const uint32_t *s = src;
 		for (size_t i = 0; i < n; i++)
 			d[i] += s[i];
-	} else {
-		uint64_t *d = dst;
-		const uint64_t *s = src;
-		for (size_t i = 0; i < n; i++)
-			d[i] += s[i];
+		return;
 	}
+	uint64_t *d = dst;
+	const uint64_t *s = src;
+	for (size_t i = 0; i < n; i++)
+		d[i] += s[i];
 }
 
 static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_dtype t,
@@ -98,11 +95,12 @@ static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_d
 			int rc = ring_step(x, buf + (sf + o) * es, a * es, x->tmp, b * es, "tcp allreduce", w);
 			if (rc)
 				return rc;
-			if (op == HVD_AVERAGE && s == x->size - 2)
+			float scale = op == HVD_AVERAGE && s == x->size - 2 ? 1.0f / (float)x->size : 1.0f;
+			if (t == HVD_F32) /* an average's last addition scales it: (x + y) * 1 is x + y */
 				dtype_add_scale_f32((float *)buf + rf + o, (float *)buf + rf + o,
-						    (const float *)x->tmp, b, 1.0f / (float)x->size);
+						    (const float *)x->tmp, b, scale);
 			else
-				add_into(buf + (rf + o) * es, x->tmp, b, t);
+				add_ints(buf + (rf + o) * es, x->tmp, b, t);
 		}
 	}
 	return 0;
