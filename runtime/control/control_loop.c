@@ -454,8 +454,7 @@ int control_stop(struct runtime *rt, int clean)
 	for (int k = 0; k < 2; k++)
 		if (c->rt->ctl_wake[k] >= 0)
 			close(c->rt->ctl_wake[k]);
-	if (rt->boot.rank == 0)
-		coord_free(&c->coord);
+	coord_free(&c->coord); /* a worker's is empty */
 	plan_cache_free(&rt->cache);
 	free(c->nego_open);
 	free(c);

@@ -12,7 +12,9 @@ size_t wire_name_span(const char *s, size_t max)
 	return n;
 }
 
-int wire_name_ok(const char *s, size_t max)
+/* 1 when s is non-empty, printable ASCII all the way to a NUL within max
+ * bytes. */
+static int wire_name_ok(const char *s, size_t max)
 {
 	size_t n = wire_name_span(s, max);
 	return n > 0 && n < max && !s[n];

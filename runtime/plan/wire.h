@@ -92,8 +92,4 @@ static inline int wire_byte_printable(unsigned char c)
  * (0x20-0x7e): the name's length when s[that] is its NUL. */
 size_t wire_name_span(const char *s, size_t max);
 
-/* 1 when s is non-empty, printable ASCII all the way to a NUL within max
- * bytes. */
-int wire_name_ok(const char *s, size_t max);
-
 #endif
