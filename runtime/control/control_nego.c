@@ -283,27 +283,6 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 	push_exec(c, &x, 0);
 }
 
-/* Rank 0: WIRE_EXEC_REVERSED when its own allreduce tensors of the bucket
- * lie in memory one after another, last first (engine.c reduces such a
- * bucket in place; the flag gives every rank the same buffer layout). */
-static uint32_t layout_flag(struct control *c, uint64_t first, uint32_t count)
-{
-	struct runtime *rt = c->rt;
-	pthread_mutex_lock(&rt->lock);
-	int reversed = entries_reversed(rt, first, count);
-	pthread_mutex_unlock(&rt->lock);
-	return reversed ? WIRE_EXEC_REVERSED : 0;
-}
-
-/* Rank 0: the engines may agree among themselves after this bucket when
- * it repeats or was learnt (the step will likely come again), nothing
- * else is waiting, and there is a coordination plane (vote/vote.h). */
-static int may_go_fast(const struct control *c, const struct coord_exec *last)
-{
-	return c->rt->vote.ops && !c->fast && (last->learn || last->cached >= 0) &&
-	       coord_idle(&c->coord);
-}
-
 static void go_fast(struct control *c)
 {
 	c->fast = 1;
@@ -331,11 +310,22 @@ void control_plan(struct control *c, double now)
 		free(ex);
 		return;
 	}
-	int fast = n > 0 && may_go_fast(c, &ex[n - 1]);
+	/* the engines may agree among themselves after the last bucket when it
+	 * repeats or was learnt (the step will likely come again), nothing
+	 * else is waiting, and there is a coordination plane (vote/vote.h) */
+	const struct coord_exec *last = n > 0 ? &ex[n - 1] : NULL;
+	int fast = last && rt->vote.ops && !c->fast && (last->learn || last->cached >= 0) &&
+		   coord_idle(&c->coord);
 	for (int b = 0; b < n; b++) {
+		/* rank 0's allreduce tensors of the bucket lie in memory one after
+		 * another, last first: engine.c reduces such a bucket in place, and
+		 * the flag gives every rank the same buffer layout */
+		pthread_mutex_lock(&rt->lock);
+		int reversed = entries_reversed(rt, ex[b].first, ex[b].count);
+		pthread_mutex_unlock(&rt->lock);
 		struct wire_exec x = { ex[b].first, ex[b].signature, ex[b].count,
 				       (ex[b].learn ? WIRE_EXEC_LEARN : 0) |
-				       layout_flag(c, ex[b].first, ex[b].count) |
+				       (reversed ? WIRE_EXEC_REVERSED : 0) |
 				       (fast && b == n - 1 ? WIRE_EXEC_FAST : 0) };
 		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
 		push_exec(c, &x, ex[b].cached >= 0);
