@@ -140,15 +140,12 @@ static const struct fusion_item *item_at(const struct coord *c, int r, size_t i)
  * same cached bucket, else -1. */
 static int64_t cached_start(const struct coord *c, size_t i, size_t ready)
 {
-	if (i >= ready)
+	if (i >= ready || tag_at(c, 0, i).id < 0)
 		return -1;
-	struct plan_tag t = tag_at(c, 0, i);
-	for (int r = 0; r < c->size && t.id >= 0 && t.off == 0; r++) {
-		struct plan_tag o = tag_at(c, r, i);
-		if (o.id != t.id || o.off != 0)
+	for (int r = 0; r < c->size; r++)
+		if (tag_at(c, r, i).id != tag_at(c, 0, i).id || tag_at(c, r, i).off != 0)
 			return -1;
-	}
-	return t.id >= 0 && t.off == 0 ? t.id : -1;
+	return tag_at(c, 0, i).id;
 }
 
 enum run_state { RUN_COMPLETE, RUN_PENDING, RUN_BROKEN };
