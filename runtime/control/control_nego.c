@@ -26,16 +26,6 @@ static const char *negotiate_phase(const struct fusion_item *it)
 	return it->kind < 4 ? names[it->kind] : "NEGOTIATE";
 }
 
-/* Rank 0: when the stall clock of position pos starts. A submission
- * announced after the engines' agreement there waited and was nudged
- * (agree.c) reaches the coordinator late: the ranks have waited since
- * before the nudge, and a stall is timed from then. */
-static double submitted_at(const struct control *c, uint64_t pos)
-{
-	double now = runtime_now();
-	return c->nudge_sent && pos == c->nudge_last && c->nudge_since < now ? c->nudge_since : now;
-}
-
 /* Rank 0: one more submission from `rank` reaches the coordinator; a
  * cached one (tag.id >= 0) opens no NEGOTIATE span. */
 static void coordinator_take(struct control *c, int rank, const struct fusion_item *it,
@@ -49,8 +39,14 @@ static void coordinator_take(struct control *c, int rank, const struct fusion_it
 			     "hostile rank", rank, control_host_of(rt, rank), WIRE_MAX_QUEUED);
 		return;
 	}
+	/* the stall clock starts now, but a submission announced after the
+	 * engines' agreement at its position waited and was nudged (agree.c)
+	 * reaches the coordinator late: the ranks have waited since before
+	 * the nudge, and a stall is timed from then */
 	uint64_t at = c->coord.planned + (q->len - q->head);
-	int64_t pos = coord_submit(&c->coord, rank, it, tag, submitted_at(c, at));
+	double now = runtime_now();
+	int nudged = c->nudge_sent && at == c->nudge_last && c->nudge_since < now;
+	int64_t pos = coord_submit(&c->coord, rank, it, tag, nudged ? c->nudge_since : now);
 	if (pos < 0) {
 		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: coordinator: '%s': out of memory", it->name);
 		return;
@@ -283,13 +279,6 @@ void control_on_exec(struct control *c, int from, const char *payload, uint32_t 
 	push_exec(c, &x, 0);
 }
 
-static void go_fast(struct control *c)
-{
-	c->fast = 1;
-	for (int i = 1; i < c->npeers; i++)
-		c->peers[i].draining = !c->peers[i].closed;
-}
-
 /* Event-driven: runs after every event. A bucket starts once every rank
  * submitted all of it; HVD_CYCLE_TIME_MS is only how long a partly
  * submitted one waits for more (coord_plan's flush). */
@@ -330,8 +319,9 @@ void control_plan(struct control *c, double now)
 		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
 		push_exec(c, &x, ex[b].cached >= 0);
 	}
-	if (fast)
-		go_fast(c);
+	for (int i = 1; fast && i < c->npeers; i++) /* until each says MSG_FAST */
+		c->peers[i].draining = !c->peers[i].closed;
+	c->fast |= fast;
 	free(ex);
 }
 
