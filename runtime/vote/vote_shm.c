@@ -116,14 +116,6 @@ static void *attach(const char *name, size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void random_name(char *out, size_t len)
-{
-	uint64_t r = 0;
-	if (auth_random(&r, sizeof(r)))
-		r = (uint64_t)getpid() << 20 ^ (uint64_t)time(NULL);
-	snprintf(out, len, "/hvd-vote-%u-%016llx", (unsigned)geteuid(), (unsigned long long)r);
-}
-
 int vote_shm_open(struct vote_plane *v, struct bootstrap *b, char *err, size_t n)
 {
 	size_t bytes = (size_t)b->size * sizeof(struct shm_slot);
@@ -131,15 +123,21 @@ int vote_shm_open(struct vote_plane *v, struct bootstrap *b, char *err, size_t n
 	struct shm_vote *s = calloc(1, sizeof(*s));
 	void *map = NULL;
 	int rc = all && s ? 0 : HVD_ERR_NOMEM;
-	if (!rc && b->rank == 0) {
-		random_name(mine.name, sizeof(mine.name));
+	if (!rc && b->rank == 0) { /* a name no one can guess, this user's */
+		uint64_t r = 0;
+		if (auth_random(&r, sizeof(r)))
+			r = (uint64_t)getpid() << 20 ^ (uint64_t)time(NULL);
+		snprintf(mine.name, sizeof(mine.name), "/hvd-vote-%u-%016llx", (unsigned)geteuid(),
+			 (unsigned long long)r);
 		map = create(mine.name, bytes);
 		mine.attached = map != NULL;
 	}
 	if (!rc)
 		rc = bootstrap_allgather(b, "hvd.vote.name", &mine, sizeof(mine), all, err, n);
-	if (!rc && b->rank != 0)
-		mine.attached = all[0].attached && (map = attach(all[0].name, bytes)) != NULL;
+	if (!rc && b->rank != 0) {
+		map = all[0].attached ? attach(all[0].name, bytes) : NULL;
+		mine.attached = map != NULL;
+	}
 	if (!rc)
 		rc = bootstrap_allgather(b, "hvd.vote.attached", &mine, sizeof(mine), all, err, n);
 	int everyone = !rc;
