@@ -103,14 +103,6 @@ void report_format(const struct host_entry *hosts, int size, const char *backend
 	}
 }
 
-static int ranks_on_host(const struct host_entry *hosts, int size, const char *host)
-{
-	int n = 0;
-	for (int r = 0; r < size; r++)
-		n += !strcmp(hosts[r].host, host);
-	return n;
-}
-
 /* Appends one warning line to out (*used bytes long); returns 1. */
 __attribute__((format(printf, 4, 5)))
 static int warn(char *out, size_t len, size_t *used, const char *fmt, ...)
@@ -144,8 +136,9 @@ int report_warnings(const struct host_entry *hosts, int size, const char *backen
 			count += warn(out, len, &used, "hvd: warning: 'rank %d runs on CPUs %s': the hvd "
 				      "plugin bound it to %s (socket %s, nearest its GPU); something "
 				      "re-bound it", r, h->affinity, h->cpus, or_dash(h->socket));
-		int first_on_host = first_on(hosts, r, 1);
-		int ranks = ranks_on_host(hosts, size, h->host);
+		int first_on_host = first_on(hosts, r, 1), ranks = 0;
+		for (int q = 0; q < size; q++)
+			ranks += !strcmp(hosts[q].host, h->host);
 		if (first_on_host && h->gpus_visible > 0 && ranks > h->gpus_visible)
 			count += warn(out, len, &used, "hvd: warning: '%d ranks, %d GPUs on %s': more "
 				      "processes than GPUs fight over them; use --ntasks-per-node=%d",
