@@ -164,10 +164,9 @@ static void on_readable(struct join *j, struct shake *s)
 	char *dst = s->got_hello ? (char *)&s->proof : (char *)&s->hello;
 	size_t want = s->got_hello ? sizeof(s->proof) : sizeof(s->hello);
 	ssize_t r = recv(s->fd, dst + s->have, want - s->have, 0);
-	if (r < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (r <= 0) {
-		drop(j, s, r == 0 ? "closed before its proof" : strerror(errno));
+	if (r <= 0) { /* nothing yet (EAGAIN, EINTR), or the end */
+		if (r == 0 || (errno != EAGAIN && errno != EINTR))
+			drop(j, s, r == 0 ? "closed before its proof" : strerror(errno));
 		return;
 	}
 	s->have += (size_t)r;
