@@ -157,8 +157,9 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	const struct comm_ops *ops = rt->comm.ops;
 	enum fusion_kind kind = (enum fusion_kind)es[0]->item.kind;
 	for (size_t i = 0; (rt->tl || ops->wait_ready) && i < n; i++) { /* per tensor: only if asked */
-		if (es[i]->ready_mark && ops->wait_ready &&
-		    (rc = ops->wait_ready(rt->comm.ctx, es[i]->ready_mark, &w)))
+		if (es[i]->ready_mark && ops->wait_ready)
+			rc = ops->wait_ready(rt->comm.ctx, es[i]->ready_mark, &w);
+		if (rc)
 			return rc;
 		timeline_end(rt->tl, es[i]->item.name, NULL); /* QUEUE */
 		timeline_begin(rt->tl, es[i]->item.name, fusion_kind_name(kind));

@@ -36,16 +36,16 @@ static int copy_range(struct pipe *p, size_t lo, size_t hi, int in)
 		if (a >= z)
 			continue;
 		char *tensor = (char *)b->es[i]->data + (a - p->off[i]) * ts, *wire = b->buf + a * ws;
-		if (b->wire == b->t) {
-			int rc = in ? ops->copy(p->rt->comm.ctx, wire, tensor, (z - a) * ts, p->w->err, p->w->errlen)
-				    : ops->copy(p->rt->comm.ctx, tensor, wire, (z - a) * ts, p->w->err, p->w->errlen);
-			if (rc)
-				return rc;
-		} else if (in) {
+		int rc = 0;
+		if (b->wire != b->t && in)
 			dtype_to_f32((float *)wire, tensor, z - a, b->t);
-		} else {
+		else if (b->wire != b->t)
 			dtype_from_f32(tensor, (const float *)wire, z - a, b->t);
-		}
+		else /* the same dtype: the backend's copy, either way */
+			rc = ops->copy(p->rt->comm.ctx, in ? wire : tensor, in ? tensor : wire, (z - a) * ts,
+				       p->w->err, p->w->errlen);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
