@@ -301,15 +301,6 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const in
 	return cmd;
 }
 
-/* How many buckets every rank voted alike, from the first on. */
-static int agreed_prefix(const int64_t *v)
-{
-	int j = 0;
-	while (j < AGREE_MERGE_MAX && v[2 * j] >= 0 && v[2 * j] == -v[2 * j + 1])
-		j++;
-	return j;
-}
-
 struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, double *wake_at)
 {
 	int64_t v[AGREE_VALUES];
@@ -326,7 +317,9 @@ struct exec_cmd *agree_next(struct runtime *rt, int by_waiter, double now, doubl
 	pthread_mutex_lock(&rt->lock);
 	if (rc)
 		return NULL;
-	int agreed = agreed_prefix(v);
+	int agreed = 0; /* how many buckets every rank voted alike, from the first on */
+	while (agreed < AGREE_MERGE_MAX && v[2 * agreed] >= 0 && v[2 * agreed] == -v[2 * agreed + 1])
+		agreed++;
 	if (agreed)
 		return agreed_bucket(rt, pos, v, agreed);
 	/* some rank said no: rank 0 negotiates from pos on */
