@@ -32,14 +32,6 @@ static int ensure_fusion_buffer(struct runtime *rt, size_t bytes, const struct c
 	return rt->fusion_buf ? 0 : HVD_ERR_NOMEM;
 }
 
-static enum hvd_dtype compress_type(const struct runtime *rt, enum hvd_dtype t)
-{
-	if (t != HVD_F32 || rt->comm.ops->device_memory)
-		return t;
-	return rt->set.compression == HVD_COMPRESS_FP16 ? HVD_F16
-	       : rt->set.compression == HVD_COMPRESS_BF16 ? HVD_BF16 : HVD_F32;
-}
-
 /* Whether the bucket's tensors lie one after another in memory, in bucket
  * order (slices of one gradient buffer): then the span is the bucket. */
 static int adjacent(struct entry **es, size_t n)
@@ -78,7 +70,9 @@ static int lay_out_bucket(struct runtime *rt, struct entry **es, size_t n, int r
 	for (size_t i = 0; i < n; i++)
 		b->total += es[i]->item.count;
 	b->op = (enum hvd_op)es[0]->item.op;
-	b->squeeze = compress_type(rt, b->t);
+	b->squeeze = b->t; /* HVD_COMPRESSION rounds f32 on a host backend */
+	if (b->t == HVD_F32 && !ops->device_memory && rt->set.compression != HVD_COMPRESS_NONE)
+		b->squeeze = rt->set.compression == HVD_COMPRESS_FP16 ? HVD_F16 : HVD_BF16;
 	int half = b->t == HVD_F16 || b->t == HVD_BF16;
 	b->wire = ops->widens_halves && half ? HVD_F32 : b->t;
 	b->in_place = b->wire == b->t && b->squeeze == b->t && adjacent(es, n);
