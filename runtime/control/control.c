@@ -134,14 +134,13 @@ int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_
 	int rc = setup_key(c, mine, err, errlen);
 	if (rc || rt->boot.rank != 0)
 		return rc;
-	/* HVD_COORDINATOR's host: its first IPv4 address, one of this machine's */
-	if (rt->set.coord_host[0] &&
-	    (rc = control_resolve(rt->set.coord_host, mine->ctl_addrs, sizeof(mine->ctl_addrs), 1))) {
+	if (rt->set.coord_host[0]) /* its first IPv4 address, one of this machine's */
+		rc = control_resolve(rt->set.coord_host, mine->ctl_addrs, sizeof(mine->ctl_addrs), 1);
+	else
+		local_addresses(mine->ctl_addrs, sizeof(mine->ctl_addrs));
+	if (rc)
 		return fail_msg(HVD_ERR_SETTINGS, err, errlen, "hvd: HVD_COORDINATOR: '%s': %s",
 				rt->set.coord_host, gai_strerror(rc));
-	}
-	if (!rt->set.coord_host[0])
-		local_addresses(mine->ctl_addrs, sizeof(mine->ctl_addrs));
 	if (bind_published(c, mine->ctl_addrs, rt->set.coord_port, &mine->ctl_port))
 		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: 'listen on %s "
 				"port %u': %s", mine->ctl_addrs, rt->set.coord_port,

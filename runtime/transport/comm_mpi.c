@@ -55,7 +55,8 @@ static int mpi_wait(int posted, MPI_Request *req, const struct comm_wait *w, con
 {
 	for (unsigned spins = 0; posted == MPI_SUCCESS; spins++) {
 		int done = 0;
-		if ((posted = MPI_Test(req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS || done)
+		posted = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (posted != MPI_SUCCESS || done)
 			break;
 		int st = (spins & 63) == 0 ? comm_wait_check(w, call) : 0;
 		if (st)
