@@ -180,11 +180,13 @@ static void on_readable(struct join *j, struct shake *s)
 		admit(j, s);
 }
 
-static void expire(struct join *j, double now)
+/* Drops the handshakes past their deadline at `now`, or (over) every one
+ * still going once start-up is over. */
+static void drop_late(struct join *j, double now, int over)
 {
 	for (int i = 0; i < CTL_MAX_HANDSHAKES; i++)
-		if (j->s[i].fd >= 0 && now > j->s[i].deadline)
-			drop(j, &j->s[i], "no proof within 5 s");
+		if (j->s[i].fd >= 0 && (over || now > j->s[i].deadline))
+			drop(j, &j->s[i], over ? "start-up is over" : "no proof within 5 s");
 }
 
 static void poll_once(struct join *j, struct pollfd *fds, double deadline)
@@ -235,11 +237,9 @@ int control_join(struct control *c, char *err, size_t errlen)
 	double deadline = runtime_now() + rt->set.timeout_s;
 	while (j.joined < rt->boot.size && j.duplicate < 0 && runtime_now() < deadline) {
 		poll_once(&j, fds, deadline);
-		expire(&j, runtime_now());
+		drop_late(&j, runtime_now(), 0);
 	}
-	for (int i = 0; i < CTL_MAX_HANDSHAKES; i++)
-		if (j.s[i].fd >= 0)
-			drop(&j, &j.s[i], "start-up is over");
+	drop_late(&j, 0, 1);
 	if (j.dropped > JOIN_LOG_MAX)
 		fprintf(stderr, "hvd: control: '%u connections': failed authentication: dropped "
 			"(only the first %d were logged)\n", j.dropped, JOIN_LOG_MAX);
