@@ -128,16 +128,14 @@ static int read_decision(const char *out, long g, struct survivors_vote *v)
 	return 1;
 }
 
-/* Decides from the markers there are, claimed as generation g (another
+/* Decides v (the markers just read), claimed as generation g (another
  * claimant's decision wins). 0, or -1 (a line). */
-static int decide(const char *out, long g, long held, const int *lost, int lost_count,
-		  int rank, const char *host)
+static int decide(const char *out, long g, const struct survivors_vote *v, int rank,
+		  const char *host)
 {
-	struct survivors_vote v;
 	char text[2600];
-	read_markers(out, held, lost, lost_count, &v);
 	snprintf(text, sizeof(text), "decision writer=%d steps=%ld count=%d members=%s hosts=%s "
-		 "by=rank-%d@%s\n", v.writer, v.steps, v.count, v.ranks, v.hosts, rank, host);
+		 "by=rank-%d@%s\n", v->writer, v->steps, v->count, v->ranks, v->hosts, rank, host);
 	if (fence_claim(out, g, text) < 0) {
 		fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': cannot claim: %s\n", out, FENCE_DIR,
 			g, strerror(errno));
@@ -159,9 +157,9 @@ int survivors_decide(const char *out, long held, int rank, const char *host, int
 	while ((rc = read_decision(out, held + 1, v)) == 0) {
 		double waited = now_seconds() - t0;
 		int all_here = 0;
-		if (p == 0) {   /* the leader decides once every survivor reported */
+		if (p == 0 || waited >= mine) {   /* the leader decides once every survivor reported */
 			read_markers(out, held, lost, lost_count, v);
-			all_here = v->count >= expected;
+			all_here = p == 0 && v->count >= expected;
 		}
 		if (waited >= mine + SURVIVORS_SAVE_WAIT_S) {
 			fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': no decision readable within "
@@ -169,7 +167,7 @@ int survivors_decide(const char *out, long held, int rank, const char *host, int
 			return -1;
 		}
 		if (all_here || waited >= mine) {   /* a later one: in a silent leader's place */
-			if (decide(out, held + 1, held, lost, lost_count, rank, host))
+			if (decide(out, held + 1, v, rank, host))
 				return -1;
 			continue;
 		}

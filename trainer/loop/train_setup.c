@@ -112,8 +112,7 @@ static int claim_generation(struct trainer *t, float *generation)
 	gethostname(host, sizeof(host) - 1);
 	snprintf(text, sizeof(text), "session ranks=%d host=%s pid=%ld\n", t->world, host,
 		 (long)getpid());
-	long g = (mkdir(t->c.out, 0755) == 0 || errno == EEXIST) ? fence_claim_next(t->c.out, text)
-								 : -1;
+	long g = fence_claim_next(t->c.out, text);   /* OUT made by trainer_setup */
 	if (g < 0 || g > (1L << 24)) {   /* travels as a float */
 		fprintf(stderr, "chexnet: --out: '%s/%s': cannot claim a generation of the run: %s\n",
 			t->c.out, FENCE_DIR, g < 0 ? strerror(errno) : "more than 2^24");
