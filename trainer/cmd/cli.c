@@ -28,14 +28,12 @@ void cli_usage(FILE *f)
 void cli_row_help(const struct setting *row, char *out, size_t len)
 {
 	size_t used = 0;
+	const char *c;
+	int n;
 
 	out[0] = '\0';
-	for (const char *c = row->choices; c && *c && used < len; ) {
-		size_t n = strcspn(c, "|");
-		used += (size_t)snprintf(out + used, len - used, "%.*s%s", (int)n, c,
-					 c[n] ? " | " : "");
-		c += n + (c[n] == '|');
-	}
+	for (int i = 0; (c = settings_choice(row, i, &n)) && used < len; i++)
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s", i ? " | " : "", n, c);
 	if (used < len)
 		used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ": " : "", row->help);
 	if (row->fallback && used < len)

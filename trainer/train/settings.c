@@ -201,33 +201,41 @@ static const void *field_of(const struct settings *o, const struct setting *row)
 	return (const char *)o + row->offset;
 }
 
-/* The index of text among row's choices ("a|b|c"), or -1. */
-static int choice_index(const struct setting *row, const char *text)
+const char *settings_choice(const struct setting *row, int i, int *len)
 {
 	const char *c = row->choices;
-	size_t n = strlen(text);
 
-	for (int i = 0; c && *c; i++) {
-		size_t len = strcspn(c, "|");
-		if (len == n && strncmp(c, text, n) == 0)
+	for (; c && *c && i > 0; i--)
+		c += strcspn(c, "|") + (c[strcspn(c, "|")] == '|');
+	if (!c || !*c || i < 0)
+		return NULL;
+	*len = (int)strcspn(c, "|");
+	return c;
+}
+
+/* The index of text among row's choices, or -1. */
+static int choice_index(const struct setting *row, const char *text)
+{
+	const char *c;
+	int n;
+
+	for (int i = 0; (c = settings_choice(row, i, &n)); i++)
+		if ((size_t)n == strlen(text) && strncmp(c, text, (size_t)n) == 0)
 			return i;
-		c += len + (c[len] == '|');
-	}
 	return -1;
 }
 
 /* "a, b or c" of row's choices. */
 static void choices_text(const struct setting *row, char *out, size_t len)
 {
-	const char *c = row->choices;
+	const char *c;
 	size_t used = 0;
+	int n, m;
 
 	out[0] = '\0';
-	while (*c && used < len) {
-		size_t n = strcspn(c, "|");
-		const char *sep = !used ? "" : c[n] ? ", " : " or ";
-		used += (size_t)snprintf(out + used, len - used, "%s%.*s", sep, (int)n, c);
-		c += n + (c[n] == '|');
+	for (int i = 0; (c = settings_choice(row, i, &n)) && used < len; i++) {
+		const char *sep = !i ? "" : settings_choice(row, i + 1, &m) ? ", " : " or ";
+		used += (size_t)snprintf(out + used, len - used, "%s%.*s", sep, n, c);
 	}
 }
 
@@ -344,10 +352,9 @@ void settings_format(const struct settings *o, const struct setting *row, char *
 	else if (row->type == SETTING_TEXT)
 		snprintf(out, len, "%s", *(const char *const *)v ? *(const char *const *)v : "");
 	else if (row->type == SETTING_CHOICE) {
-		const char *c = row->choices;
-		for (int i = *(const int *)v; i > 0 && *c; i--)
-			c += strcspn(c, "|") + (c[strcspn(c, "|")] == '|');
-		snprintf(out, len, "%.*s", (int)strcspn(c, "|"), c);
+		int n;
+		const char *c = settings_choice(row, *(const int *)v, &n);
+		snprintf(out, len, "%.*s", c ? n : 0, c ? c : "");
 	}
 }
 

@@ -128,6 +128,9 @@ extern const int settings_count;
 const struct setting *settings_find(const char *flag, int command);
 const struct setting *settings_of_key(const char *key);
 int settings_index(const struct setting *row);
+/* Choice i of row's choices ("a|b|c"): its start and *len, or NULL
+ * past the last. */
+const char *settings_choice(const struct setting *row, int i, int *len);
 /* The command's bit ("train": SETTING_TRAIN), 0 for another name. */
 int settings_command(const char *name);
 
