@@ -59,8 +59,8 @@ static int resume_dir_check(const struct settings *o)
  * runtime, join the ranks left (train/rejoin.h) and set next to the run's
  * own settings resumed from OUT/last in this process, with the run's
  * first global batch (*target micro-batches per step, R x K of the first
- * session this process lost a peer in: kept across losses, so a nearest
- * choice does not drift) where an integer K allows, else the nearest
+ * session this process lost a peer in, from its own settings: kept across
+ * losses, so a nearest choice does not drift) where an integer K allows, else the nearest
  * (ties: the larger; --allow-changes, recorded). Whatever the run started
  * with (--init, --overwrite) it now continues in OUT. 0, or
  * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
@@ -75,7 +75,7 @@ static int in_process_settings(const struct settings *run, long *target, struct 
 	    survivors_member(&s, old, &rank, &size))
 		return CHEXNET_EXIT_PEER_LOST;
 	dist_release();   /* the broken runtime: its failure was said */
-	long want = *target ? *target : (long)s.ranks * s.accumulate;
+	long want = *target ? *target : (long)old_size * run->accumulate;
 	long k = survivors_accumulate(want, size, &exact);
 	*target = want;
 	*next = *run;

@@ -63,9 +63,9 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 	struct tm tm;
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	const char *next = next_of(t, lost, v);
-	snprintf(saved, sizeof(saved), "time=%s hosts=%s ranks=%d accumulate=%d epoch=%d step=%ld "
-		 "writer=%d next=%s members=%s who=%s", when, lost->hosts, t->world, t->accumulate,
-		 t->state.epoch, t->state.step, t->rank, next, v->ranks, lost->who);
+	snprintf(saved, sizeof(saved), "time=%s hosts=%s epoch=%d step=%ld writer=%d next=%s "
+		 "members=%s who=%s", when, lost->hosts, t->state.epoch, t->state.step, t->rank, next,
+		 v->ranks, lost->who);
 	if (survivors_mark_saved(t->c.out, saved))
 		return -1;
 	if (!strcmp(next, "relaunch"))

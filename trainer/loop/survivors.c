@@ -224,10 +224,9 @@ int survivors_read_saved(const char *dir, struct survivors_saved *s)
 	memset(s, 0, sizeof(*s));
 	const char *who = strstr(line, " who=");
 	ok = ok && who && strlen(who + 5) < sizeof(s->who) &&
-	     sscanf(line, "time=%31s hosts=%1023s ranks=%d accumulate=%d epoch=%d step=%ld writer=%*d "
-		    "next=%15s members=%1023s", s->time, s->hosts, &s->ranks, &s->accumulate,
-		    &s->epoch, &s->step, s->next, s->members) == 8 &&
-	     s->ranks > 1 && s->accumulate > 0 && s->epoch >= 0 && s->step >= 0 &&
+	     sscanf(line, "time=%31s hosts=%1023s epoch=%d step=%ld writer=%*d next=%15s "
+		    "members=%1023s", s->time, s->hosts, &s->epoch, &s->step, s->next,
+		    s->members) == 6 && s->epoch >= 0 && s->step >= 0 &&
 	     (!strcmp(s->next, "in-process") || !strcmp(s->next, "relaunch"));
 	if (!ok) {
 		fprintf(stderr, "chexnet: survivors: '%s': not a summary of a lost peer\n", path);

@@ -45,8 +45,19 @@ static void resume_position(struct trainer *t)
 	}
 }
 
+/* The checkpoint's recorded value of key (its change, run_dir_compare's),
+ * else now: the value the session that wrote it ran with. */
+static long recorded(const struct trainer *t, const char *key, long now)
+{
+	for (int i = 0; i < t->change_count; i++)
+		if (strcmp(t->changes[i].key, key) == 0)
+			return atol(t->changes[i].old_value);
+	return now;
+}
+
 /* --resume after a lost peer (DIR/.survivors/saved at the checkpoint's
- * position): the membership change, for run.json and the log. */
+ * position): the membership change, for run.json and the log; the
+ * ranks and --accumulate before it are those the checkpoint records. */
 static int resume_membership(struct trainer *t, const char *checkpoint)
 {
 	struct survivors_saved *s = &t->lost;
@@ -54,9 +65,10 @@ static int resume_membership(struct trainer *t, const char *checkpoint)
 
 	if (rc <= 0 || s->epoch != t->state.epoch || s->step != t->state.step)
 		return rc < 0 ? -1 : 0;
-	snprintf(t->membership_text[0], 32, "%d -> %d", s->ranks, t->world);
-	snprintf(t->membership_text[1], 32, "%d -> %d", s->accumulate, t->accumulate);
-	int same = (long)s->ranks * s->accumulate == (long)t->world * t->accumulate;
+	long ranks = recorded(t, "ranks", t->world), k = recorded(t, "accumulate", t->accumulate);
+	snprintf(t->membership_text[0], 32, "%ld -> %d", ranks, t->world);
+	snprintf(t->membership_text[1], 32, "%ld -> %d", k, t->accumulate);
+	int same = ranks * k == (long)t->world * t->accumulate;
 	struct run_record_pair m[] = {
 		{ "time", s->time }, { "lost", s->who }, { "hosts", s->hosts },
 		{ "ranks", t->membership_text[0] }, { "accumulate", t->membership_text[1] },
@@ -66,9 +78,9 @@ static int resume_membership(struct trainer *t, const char *checkpoint)
 	memcpy(t->membership, m, sizeof(m));
 	t->membership_count = 8;
 	if (t->rank == 0)
-		fprintf(stderr, "chexnet: --resume: after the loss of %s at %s: %d ranks x %d -> %d "
+		fprintf(stderr, "chexnet: --resume: after the loss of %s at %s: %ld ranks x %ld -> %d "
 			"ranks x %d micro-batches per step (%s), no completed step lost (%s)\n", s->who,
-			s->time, s->ranks, s->accumulate, t->world, t->accumulate,
+			s->time, ranks, k, t->world, t->accumulate,
 			same ? "the same global batch" : "another global batch",
 			checkpoint);
 	return 0;
