@@ -132,7 +132,7 @@ static void test_pack_bad_inputs_fail_with_one_line(void)
 		  "", "Data_Entry_2017_v2020.csv' line 5: 10 fields, expected 11", 1 },
 		{ "cp nih.bak/Data_Entry_2017_v2020.csv nih/ && rm nih/images/00000002_000.png",
 		  "", "image '00000002_000.png': not found", 1 },
-		{ "true", "--bogus 1", "option '--bogus': unknown", 2 },
+		{ "true", "--bogus 1", "'--bogus': unknown option", 2 },
 		{ "true", "--size 12x", "--size '12x': expected an integer", 2 },
 	};
 	const char *t = test_tmpdir();

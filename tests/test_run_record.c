@@ -103,10 +103,10 @@ static void test_numbers_read_back_exactly(void)
 	double v[] = { 0.001, 1e-3 * 3, 0.1 + 0.2, 64, 1e300, -2.5e-7 };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		settings_number(v[i], text, sizeof(text));
+		option_number(v[i], text, sizeof(text));
 		CHECK_MSG(strtod(text, NULL) == v[i], "%s", text);
 	}
-	settings_number(0.001, text, sizeof(text));
+	option_number(0.001, text, sizeof(text));
 	CHECK_STR(text, "0.001");
 }
 

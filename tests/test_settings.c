@@ -1,11 +1,17 @@
-/* test_settings.c - the settings table (trainer/train/settings.h) reaches
- * every place a setting appears, row by row, so that a row added there is
- * checked here without a new test: its default is one its own type
- * accepts; the parser takes it as `--opt value` and `--opt=value` for each
- * of its commands and refuses it for the others; `chexnet CMD --help`
- * lists it; man/chexnet.1's OPTIONS section is the table's; run.json
- * records each recorded row with the kind its resume policy says, and a
- * record read back gives --resume every row it takes.
+/* test_settings.c - the option tables (trainer/train/settings.h for
+ * train, eval, predict, bench and locate; pack's, synth's and curves'
+ * own, all read through trainer/base/option_table.h) reach every place an
+ * option appears, row by row, so that a row added is checked here without
+ * a new test: its default is one its own type accepts; the parser takes
+ * it as `--opt value` and `--opt=value` for each of its commands and
+ * refuses it for the others; `chexnet CMD --help` lists it;
+ * man/chexnet.1's OPTIONS section is the tables'; run.json records each
+ * recorded row with the kind its resume policy says, and a record read
+ * back gives --resume every row it takes.
+ * The runner and build/test-row/chexnet are linked with one row more
+ * (--test-row, SETTINGS_TEST_ROW in trainer/train/settings.c): each
+ * check above sees it, and a run started with it records it, keeps it
+ * on --resume and refuses a change of it without --allow-changes.
  * What it does not test: training with the values (trainer-record,
  * trainer-cli and the loops' groups do).
  */
@@ -17,6 +23,8 @@
 
 #include "cmd/cli.h"
 #include "cmd/config.h"
+#include "cmd/curves.h"
+#include "cmd/data_cmds.h"
 #include "cmd/resume_defaults.h"
 #include "runner.h"
 #include "train/run_record.h"
@@ -25,6 +33,29 @@
 
 static const char *const command_names[] = { "train", "eval", "predict", "bench", "locate" };
 #define COMMANDS 5
+
+/* Every command of chexnet with its table and its bit there. */
+struct command {
+	const char *name;
+	const struct option_table *table;
+	int bit;
+	int operands;       /* arguments without an option: predict, pack, curves */
+};
+#define ALL_COMMANDS (COMMANDS + 3)
+
+static struct command command_at(int c)
+{
+	if (c < COMMANDS)
+		return (struct command){ command_names[c], &settings_options,
+					 settings_command(command_names[c]),
+					 settings_command(command_names[c]) == SETTING_PREDICT };
+	if (c == COMMANDS + 2)
+		return (struct command){ "curves", &curves_options, 1, 1 };
+	const struct data_command *d = &data_commands[c - COMMANDS];
+	return (struct command){ d->name, d->options, 1, !strcmp(d->name, "pack") };
+}
+
+#define TEST_ROW "--test-row"
 
 /* A value the row accepts that differs from its default where it can. */
 static const char *sample(const struct setting *row, char *buf, size_t len)
@@ -60,27 +91,41 @@ static void test_every_default_is_accepted(void)
 {
 	struct settings o;
 	struct trainer_error err = { "" };
+	void *values = calloc(1, 4096);   /* room for any command's own struct */
 
 	for (int c = 0; c < COMMANDS; c++)
 		CHECK_MSG(settings_init(&o, command_names[c], &err) == 0, "%s", err.msg);
-	for (int i = 0; i < settings_count; i++) {
-		const struct setting *row = &settings_table[i];
-		CHECK_MSG(row->help || !row->flag, "row %d: a flag without help", i);
-		CHECK_MSG(row->flag || row->set_by, "row %d (%s): a derived value says what sets it",
-			  i, row->key);
-		CHECK_MSG(!row->key || settings_of_key(row->key) == row, "%s: two rows record it",
-			  row->key);
-		CHECK_MSG(!row->flag || settings_find(row->flag, 0) == row, "%s: two rows", row->flag);
+	for (int c = COMMANDS; c < ALL_COMMANDS; c++) {
+		struct command k = command_at(c);
+		CHECK_MSG(option_defaults(k.table, k.bit, values, &err) == 0, "%s: %s", k.name, err.msg);
+	}
+	free(values);
+	CHECK_MSG(settings_find(TEST_ROW, SETTING_TRAIN), "the runner's table lacks %s", TEST_ROW);
+	for (int c = 0; c < ALL_COMMANDS; c++) {
+		struct command k = command_at(c);
+		for (int i = 0; i < k.table->count; i++) {
+			const struct setting *row = &k.table->rows[i];
+			if (!(row->commands & k.bit))
+				continue;
+			CHECK_MSG(row->help || !row->flag, "%s row %d: a flag without help", k.name, i);
+			CHECK_MSG(row->flag || row->set_by, "row %d (%s): a derived value says what sets it",
+				  i, row->key);
+			CHECK_MSG(!row->key || settings_of_key(row->key) == row, "%s: two rows record it",
+				  row->key);
+			CHECK_MSG(!row->flag || option_find(k.table, row->flag, k.bit) == row,
+				  "%s %s: two rows", k.name, row->flag);
+		}
 	}
 }
 
-/* argv of "CMD FLAG [VALUE]" or "CMD FLAG=VALUE" parsed. */
-static int parse(const char *command, const char *flag, const char *value, int joined,
-		 struct settings *o)
+/* argv of "CMD FLAG [VALUE]" or "CMD FLAG=VALUE" parsed by k's parser
+ * into values (a struct settings for the trainer's commands). */
+static int parse(const struct command *k, const char *flag, const char *value, int joined,
+		 void *values)
 {
 	char joined_arg[512];
-	char *argv[4] = { (char *)command, (char *)flag, (char *)value, NULL };
-	int argc = value ? 3 : 2;
+	char *argv[4] = { (char *)k->name, (char *)flag, (char *)value, NULL }, *operands[4];
+	int argc = value ? 3 : 2, n = 0, rc;
 
 	if (value && joined) {
 		snprintf(joined_arg, sizeof(joined_arg), "%s=%s", flag, value);
@@ -90,7 +135,11 @@ static int parse(const char *command, const char *flag, const char *value, int j
 	fflush(stderr);
 	int saved = dup(2), quiet = open("/dev/null", O_WRONLY);   /* refusals are expected */
 	dup2(quiet, 2);
-	int rc = cli_parse(argc, argv, o);
+	if (k->table == &settings_options)
+		rc = cli_parse(argc, argv, values);
+	else
+		rc = option_parse(k->table, k->bit, NULL, argc, argv, values, NULL,
+				  k->operands ? operands : NULL, &n);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
@@ -98,33 +147,54 @@ static int parse(const char *command, const char *flag, const char *value, int j
 	return rc;
 }
 
-static void test_every_row_parses_for_its_commands_only(void)
+/* The tables, each once. */
+static const struct option_table *table_at(int t)
+{
+	return t == 0 ? &settings_options : command_at(COMMANDS + t - 1).table;
+}
+#define TABLES 4
+
+/* Row r (of any table) given to command k: taken when k's table has a
+ * row of its flag for k, then stored as that row says. */
+static void row_to_command(const struct setting *r, const struct command *k, void *values)
 {
 	char buf[64], text[512];
-	struct settings o;
+	const struct setting *row = option_find(k->table, r->flag, k->bit);
+	const char *v = sample(row ? row : r, buf, sizeof(buf));
 
-	for (int i = 0; i < settings_count; i++) {
-		const struct setting *row = &settings_table[i];
-		if (!row->flag || row->type == SETTING_HELP)
+	if (row && (!strcmp(r->flag, "--backend") || !strcmp(r->flag, "--precision")))
+		v = row->type == SETTING_TEXT ? "ref" : "fp32";   /* ref computes fp32 only */
+	for (int joined = 0; joined <= (v != NULL); joined++) {
+		int rc = parse(k, r->flag, v, joined, values);
+		CHECK_MSG(rc == (row ? 0 : -1), "%s %s%s%s: %d", k->name, r->flag, joined ? "=" : " ",
+			  v ? v : "", rc);
+		if (rc || !row)
 			continue;
-		const char *v = sample(row, buf, sizeof(buf));
-		if (!strcmp(row->flag, "--backend") || !strcmp(row->flag, "--precision"))
-			v = row->type == SETTING_TEXT ? "ref" : "fp32";   /* ref computes fp32 only */
-		for (int c = 0; c < COMMANDS; c++) {
-			int mine = (row->commands & settings_command(command_names[c])) != 0;
-			for (int joined = 0; joined <= (v != NULL); joined++) {
-				int rc = parse(command_names[c], row->flag, v, joined, &o);
-				CHECK_MSG(rc == (mine ? 0 : -1), "%s %s%s%s: %d", command_names[c],
-					  row->flag, joined ? "=" : " ", v ? v : "", rc);
-				if (rc || !mine)
-					continue;
-				CHECK_MSG(settings_given(&o, row), "%s: not marked given", row->flag);
-				settings_format(&o, row, text, sizeof(text));
-				if (v && row->type != SETTING_DOUBLE)
-					CHECK_STR(text, v);
+		if (k->table == &settings_options)
+			CHECK_MSG(settings_given(values, row), "%s: not marked given", row->flag);
+		option_format(values, row, text, sizeof(text));
+		if (v && row->type != SETTING_DOUBLE)
+			CHECK_STR(text, v);
+	}
+}
+
+static void test_every_row_parses_for_its_commands_only(void)
+{
+	struct settings o;
+	void *values = calloc(1, 4096);   /* room for any command's own struct */
+
+	for (int t = 0; t < TABLES; t++)
+		for (int i = 0; i < table_at(t)->count; i++) {
+			const struct setting *r = &table_at(t)->rows[i];
+			if (!r->flag || r->type == SETTING_HELP)
+				continue;
+			for (int c = 0; c < ALL_COMMANDS; c++) {
+				struct command k = command_at(c);
+				memset(values, 0, 4096);
+				row_to_command(r, &k, c < COMMANDS ? (void *)&o : values);
 			}
 		}
-	}
+	free(values);
 }
 
 /* A value outside a row's choices or range, or a switch given a value,
@@ -134,44 +204,71 @@ static void test_every_row_refuses_what_its_type_does_not_take(void)
 	struct settings o;
 	struct trainer_error err = { "" };
 	char bad[64];
+	void *values = calloc(1, 4096);
 
 	CHECK(settings_init(&o, "train", &err) == 0);
-	for (int i = 0; i < settings_count; i++) {
-		const struct setting *row = &settings_table[i];
-		if (!row->flag || row->type == SETTING_HELP || (row->type == SETTING_TEXT && !row->choices))
-			continue;
-		if (row->type == SETTING_LONG || row->type == SETTING_DOUBLE)
-			snprintf(bad, sizeof(bad), "%.17g", row->hi * 2 + 1);
-		else
-			snprintf(bad, sizeof(bad), "%s", row->type == SETTING_U64 ? "-1" : "nonesuch");
-		CHECK_MSG(settings_set(&o, row, bad, 1, &err) == -1, "%s %s: taken", row->flag, bad);
-		CHECK_CONTAINS(err.msg, row->flag);
-		CHECK_MSG(!settings_given(&o, row), "%s: marked given after a refusal", row->flag);
-	}
+	for (int t = 0; t < TABLES; t++)
+		for (int i = 0; i < table_at(t)->count; i++) {
+			const struct setting *row = &table_at(t)->rows[i];
+			if (!row->flag || row->type == SETTING_HELP ||
+			    (row->type == SETTING_TEXT && !row->choices))
+				continue;
+			if (row->type == SETTING_LONG || row->type == SETTING_DOUBLE)
+				snprintf(bad, sizeof(bad), "%.17g", row->hi * 2 + 1);
+			else
+				snprintf(bad, sizeof(bad), "%s", row->type == SETTING_U64 ? "-1" : "nonesuch");
+			if (t == 0) {
+				CHECK_MSG(settings_set(&o, row, bad, 1, &err) == -1, "%s %s: taken",
+					  row->flag, bad);
+				CHECK_MSG(!settings_given(&o, row), "%s: marked given after a refusal",
+					  row->flag);
+			} else
+				CHECK_MSG(option_set(values, row, bad, &err) == -1, "%s %s: taken", row->flag,
+					  bad);
+			CHECK_CONTAINS(err.msg, row->flag);
+		}
+	free(values);
+}
+
+/* `PROGRAM CMD --help` lists every row of k's and no other trainer row;
+ * test_row: PROGRAM has the tests' row. */
+static void help_lists_rows(const char *program, const struct command *k, int test_row)
+{
+	char cmd[4096], line[1024], help[512];
+	struct test_proc p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s --help", program, k->name);
+	CHECK(test_run(cmd, 20, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	for (int t = 0; t < TABLES; t++)
+		for (int i = 0; i < table_at(t)->count; i++) {
+			const struct setting *row = &table_at(t)->rows[i];
+			int own = table_at(t) == k->table;
+			if (!row->flag || (!own && (t != 0 || option_find(k->table, row->flag, k->bit))))
+				continue;   /* another table's row: absent unless k has that flag */
+			option_row_help(row, help, sizeof(help));
+			snprintf(line, sizeof(line), "  %-20s %s\n", row->flag, help);
+			int listed = own && (row->commands & k->bit) &&
+				     (test_row || strcmp(row->flag, TEST_ROW));
+			CHECK_MSG((strstr(p.out, line) != NULL) == listed, "%s %s --help: %s%s", program,
+				  k->name, listed ? "lacks " : "lists ", line);
+		}
+	test_proc_free(&p);
 }
 
 static void test_every_row_is_in_its_commands_help(void)
 {
-	char cmd[4096], line[1024];
+	char *chexnet = test_path(test_build_dir(), "chexnet");
+	char *test_row = test_path(test_build_dir(), "test-row/chexnet");
 
-	for (int c = 0; c < COMMANDS; c++) {
-		struct test_proc p;
-		snprintf(cmd, sizeof(cmd), "'%s/chexnet' %s --help", test_build_dir(), command_names[c]);
-		CHECK(test_run(cmd, 20, &p) == 0);
-		CHECK_INT(p.exit_code, 0);
-		for (int i = 0; i < settings_count; i++) {
-			const struct setting *row = &settings_table[i];
-			if (!row->flag)
-				continue;
-			char help[512];
-			cli_row_help(row, help, sizeof(help));
-			snprintf(line, sizeof(line), "  %-20s %s\n", row->flag, help);
-			int mine = (row->commands & settings_command(command_names[c])) != 0;
-			CHECK_MSG((strstr(p.out, line) != NULL) == mine, "%s --help: %s%s",
-				  command_names[c], mine ? "lacks " : "lists ", line);
-		}
-		test_proc_free(&p);
+	for (int c = 0; c < ALL_COMMANDS; c++) {
+		struct command k = command_at(c);
+		help_lists_rows(chexnet, &k, 0);
+		if (c < COMMANDS)
+			help_lists_rows(test_row, &k, 1);
 	}
+	free(chexnet);
+	free(test_row);
 }
 
 /* roff text: '-' as "\-". */
@@ -195,45 +292,62 @@ static const char *const policy_names[] = {
 	[RESUME_KEPT] = "recorded; --resume keeps it, never changes",
 };
 
-/* The OPTIONS section the table gives. */
-static void options_section(char *out, size_t len)
+/* One row's entry: flag, help, and for the trainer's rows the commands
+ * and the resume policy. */
+static size_t row_entry(const struct setting *row, int trainer, char *out, size_t len)
 {
-	char flag[128], help[1024], text[1024], policy[256];
+	char flag[128], help[1024], text[1024], policy[256], cmds[64] = "";
+
+	for (int c = 0; trainer && c < COMMANDS; c++)
+		if (row->commands & settings_command(command_names[c]))
+			snprintf(cmds + strlen(cmds), sizeof(cmds) - strlen(cmds), "%s%s",
+				 cmds[0] ? ", " : "", command_names[c]);
+	roff(row->flag, flag, sizeof(flag));
+	option_row_help(row, text, sizeof(text));
+	roff(text, help, sizeof(help));
+	roff(row->key ? policy_names[row->resume] : "not recorded", policy, sizeof(policy));
+	int takes = row->type != SETTING_SWITCH && row->type != SETTING_HELP;
+	int n = snprintf(out, len, ".TP\n.B%s %s%s\n%s.\n", takes ? "I" : "", flag,
+			 takes ? " \" VALUE\"" : "", help);
+	if (trainer && n >= 0 && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n, "Commands: %s; %s.\n", cmds, policy);
+	return n < 0 ? 0 : (size_t)n;
+}
+
+/* The OPTIONS section the tables give (with the tests' row or without). */
+static void options_section(char *out, size_t len, int test_row)
+{
 	size_t n = (size_t)snprintf(out, len, ".SH OPTIONS\nThe options of train, eval, predict, "
 				    "bench and locate, from one table\n(trainer/train/settings.c; "
 				    "the test group trainer-settings checks this list).\n");
 
-	for (int i = 0; i < settings_count && n < len; i++) {
-		const struct setting *row = &settings_table[i];
-		if (!row->flag)
-			continue;
-		char cmds[64] = "";
-		for (int c = 0; c < COMMANDS; c++)
-			if (row->commands & settings_command(command_names[c]))
-				snprintf(cmds + strlen(cmds), sizeof(cmds) - strlen(cmds), "%s%s",
-					 cmds[0] ? ", " : "", command_names[c]);
-		roff(row->flag, flag, sizeof(flag));
-		cli_row_help(row, text, sizeof(text));
-		roff(text, help, sizeof(help));
-		roff(row->key ? policy_names[row->resume] : "not recorded", policy, sizeof(policy));
-		int takes = row->type != SETTING_SWITCH && row->type != SETTING_HELP;
-		n += (size_t)snprintf(out + n, len - n, ".TP\n.B%s %s%s\n%s.\nCommands: %s; %s.\n",
-				      takes ? "I" : "", flag, takes ? " \" VALUE\"" : "", help, cmds,
-				      policy);
+	for (int i = 0; i < settings_count && n < len; i++)
+		if (settings_table[i].flag && (test_row || strcmp(settings_table[i].flag, TEST_ROW)))
+			n += row_entry(&settings_table[i], 1, out + n, len - n);
+	for (int c = COMMANDS; c < ALL_COMMANDS && n < len; c++) {
+		struct command k = command_at(c);
+		n += (size_t)snprintf(out + n, len - n, ".SS %s\nThe options of %s, from its own "
+				      "table (trainer/cmd/%s.c).\n", k.name, k.name, k.name);
+		for (int i = 0; i < k.table->count && n < len; i++)
+			n += row_entry(&k.table->rows[i], 0, out + n, len - n);
 	}
 }
 
 static void test_man_page_lists_the_table(void)
 {
 	char *file = test_path(test_src_dir(), "man/chexnet.1"), *man = test_read_file(file, NULL);
-	static char expected[32768];
+	static char expected[65536], with_test_row[65536];
 	char *path;
 	FILE *f;
 
 	CHECK(man != NULL);
 	if (!man)
 		return;
-	options_section(expected, sizeof(expected));
+	options_section(expected, sizeof(expected), 0);
+	options_section(with_test_row, sizeof(with_test_row), 1);
+	CHECK_MSG(strstr(with_test_row, ".BI \\-\\-test\\-row \" VALUE\"\n") &&
+		  strlen(with_test_row) > strlen(expected), "the tests' row is not in the section "
+		  "the table gives");
 	char *start = strstr(man, ".SH OPTIONS\n"), *end = start ? strstr(start + 1, "\n.SH ") : NULL;
 	size_t n = start && end ? (size_t)(end + 1 - start) : 0;
 	int same = n == strlen(expected) && memcmp(start, expected, n) == 0;
@@ -306,13 +420,71 @@ static void test_run_json_round_trip_gives_resume_every_row(void)
 		const struct setting *row = &settings_table[i];
 		if (!row->flag || !row->key || !(row->commands & SETTING_TRAIN))
 			continue;
-		settings_format(&o, row, a, sizeof(a));
-		settings_format(&back, row, b, sizeof(b));
+		option_format(&o, row, a, sizeof(a));
+		option_format(&back, row, b, sizeof(b));
 		int takes = row->resume == RESUME_FREE || row->resume == RESUME_MEANING ||
 			    row->resume == RESUME_KEPT;
 		CHECK_MSG((strcmp(a, b) == 0) == takes, "%s: recorded '%s', resumed '%s' (%s)", row->flag,
 			  a, b, takes ? "taken" : "not taken");
 	}
+}
+
+/* PROGRAM (build/PROGRAM) with args in the case's folder: its exit. */
+static int run_in_tmp(const char *program, const char *args, struct test_proc *p)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/%s' %s", test_tmpdir(), test_build_dir(), program,
+		 args);
+	CHECK(test_run(cmd, 120, p) == 0);
+	return p->exit_code;
+}
+
+/* run/run.json's value of the tests' row. */
+static void recorded_test_row(const char *want)
+{
+	char *path = test_path(test_tmpdir(), "run/" RUN_RECORD_FILE);
+	struct run_settings rec;
+	struct trainer_error err = { "" };
+
+	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
+	const char *v = run_settings_get(&rec, "test_row");
+	CHECK_MSG(v && !strcmp(v, want), "run.json: test_row %s, want %s", v ? v : "(none)", want);
+	free(path);
+}
+
+#define RUN "train --synthetic --synthetic-images 16 --size 32 --batch 8 --threads 1 --quiet "
+
+/* The row only the tests' build has, end to end: a run records it,
+ * --resume keeps it, a change of it needs --allow-changes (its policy),
+ * another command refuses it, and the real build refuses a record that
+ * holds it. */
+static void test_a_row_added_reaches_the_run(void)
+{
+	struct test_proc p;
+
+	CHECK_MSG(run_in_tmp("test-row/chexnet", RUN "--steps 1 --out run --test-row 5", &p) == 0,
+		  "%s", test_tail(p.err, 600));
+	test_proc_free(&p);
+	recorded_test_row("5");
+	CHECK(run_in_tmp("test-row/chexnet", RUN "--steps 2 --resume run --test-row 6", &p) != 0);
+	CHECK_CONTAINS(p.err, "test_row 5 -> 6 (--test-row); --allow-changes accepts that");
+	test_proc_free(&p);
+	recorded_test_row("5");
+	CHECK_MSG(run_in_tmp("test-row/chexnet", RUN "--steps 2 --resume run", &p) == 0, "%s",
+		  test_tail(p.err, 600));
+	test_proc_free(&p);
+	recorded_test_row("5");
+	CHECK_MSG(run_in_tmp("test-row/chexnet", RUN "--steps 3 --resume run --test-row 6 "
+			     "--allow-changes", &p) == 0, "%s", test_tail(p.err, 600));
+	test_proc_free(&p);
+	recorded_test_row("6");
+	CHECK_INT(run_in_tmp("test-row/chexnet", "eval --checkpoint run/last --test-row 6", &p), 2);
+	CHECK_CONTAINS(p.err, "'--test-row': unknown option");
+	test_proc_free(&p);
+	CHECK(run_in_tmp("chexnet", RUN "--steps 4 --resume run", &p) != 0);
+	CHECK_CONTAINS(p.err, "'test_row': unknown setting");
+	test_proc_free(&p);
 }
 
 const struct test_case settings_tests[] = {
@@ -325,5 +497,6 @@ const struct test_case settings_tests[] = {
 	{ "recorded_rows_have_their_kind", test_recorded_rows_have_their_kind },
 	{ "run_json_round_trip_gives_resume_every_row",
 	  test_run_json_round_trip_gives_resume_every_row },
+	{ "a_row_added_reaches_the_run", test_a_row_added_reaches_the_run },
 	{ 0 }
 };

@@ -3,7 +3,7 @@
 # ($(DATA_SRCS)); the oneDNN backend's from trainer/backend/cpu/cpu.mk
 # ($(CPU_BACKEND_SRCS), owned by the cpu backend work) when HAVE_DNNL.
 
-TRAINER_CORE_SRCS := trainer/base/error.c trainer/base/rng.c trainer/base/text_control.c \
+TRAINER_CORE_SRCS := trainer/base/rng.c trainer/base/text_control.c \
 	trainer/base/regular_file.c \
 	trainer/model/input_norm.c trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
 	trainer/model/models.c trainer/model/params.c trainer/model/loss.c \
@@ -76,7 +76,21 @@ $(B)/chexnet: $(B)/obj/trainer/cmd/main.o $(B)/libchexnet.a $(CHEXNET_HVD_LIB)
 
 PROGRAMS += $(B)/chexnet
 LIBS_STATIC += $(B)/libchexnet.a
-TEST_LIBS += $(B)/libchexnet.a
+
+# The settings table with one row more that only tests have
+# (-DSETTINGS_TEST_ROW, train/settings.c): the runner and
+# $(B)/test-row/chexnet link it before libchexnet.a, in place of its
+# settings.o, so that trainer-settings sees a row added reach every place.
+TEST_ROW_SETTINGS := $(B)/obj/test-row/trainer/train/settings.o
+$(TEST_ROW_SETTINGS): trainer/train/settings.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -Itrainer -DSETTINGS_TEST_ROW -MMD -MP -c $< -o $@
+$(B)/test-row/chexnet: $(B)/obj/trainer/cmd/main.o $(TEST_ROW_SETTINGS) $(B)/libchexnet.a \
+		$(CHEXNET_HVD_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(TRAINER_LDLIBS) $(CHEXNET_HVD_LDLIBS)
+TEST_PROGRAMS += $(B)/test-row/chexnet
+TEST_LIBS += $(TEST_ROW_SETTINGS) $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS) $(HVD_INTERNAL_LIB) $(CHEXNET_HVD_LDLIBS)
 TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.c tests/test_span.c tests/test_training.c \
 	tests/test_checkpoint.c tests/test_cli.c tests/test_e2e_slurm.c tests/test_sbatch_scripts.c tests/ckpt_compare.c tests/layer_cases.c \

@@ -39,10 +39,11 @@ FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c traine
 	trainer/base/regular_file.c trainer/base/fence.c \
 	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
 	trainer/train/checkpoint_settings.c trainer/train/run_settings.c trainer/train/settings.c \
+	trainer/base/option_table.c \
 	trainer/base/args.c \
 	trainer/model/desc.c
 FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c trainer/train/run_settings.c \
-	trainer/train/settings.c trainer/train/optim.c trainer/base/args.c \
+	trainer/train/settings.c trainer/base/option_table.c trainer/train/optim.c trainer/base/args.c \
 	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
 	trainer/base/text_control.c trainer/base/regular_file.c trainer/base/whole_file.c trainer/base/fence.c \
 	trainer/base/error.c

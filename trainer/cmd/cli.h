@@ -17,7 +17,5 @@ int cli_parse(int argc, char **argv, struct settings *o);
 void cli_usage(FILE *f);
 /* 1 when o's command line (or a recovery) gave flag. */
 int cli_given(const struct settings *o, const char *flag);
-/* One row's line of help: its choices, text and default. */
-void cli_row_help(const struct setting *row, char *out, size_t len);
 
 #endif

@@ -56,7 +56,7 @@ int record_of(const struct settings *o, struct run_settings *out, struct trainer
 		const struct setting *row = &settings_table[i];
 		if (!row->flag || !row->key || row->resume == RESUME_SESSION)
 			continue;
-		settings_format(o, row, value, sizeof(value));
+		option_format(o, row, value, sizeof(value));
 		if (run_settings_set(out, row->key, value, err))
 			return -1;
 	}

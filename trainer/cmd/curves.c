@@ -7,23 +7,34 @@
  * error naming it.
  * What it does not do: draw (curves_png.c) or parse the files (train/).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/option_table.h"
 #include "cmd/curves.h"
 #include "cmd/curves_png.h"
 #include "train/run_record.h"
 
-static int usage(FILE *f, int status)
-{
-	fprintf(f, "usage: chexnet curves RUN [RUN...] [--out FILE.png]\n"
-		"  loss, mean validation AUROC and learning rate against the optimizer step\n"
-		"  of each RUN (a chexnet train --out directory), into FILE.png (default\n"
-		"  curves.png); prints the settings in which the runs differ\n");
-	return status;
-}
+struct curves_options {
+	const char *out;
+};
+
+static const struct setting curves_rows[] = {
+	{ "--out", .type = SETTING_TEXT, .commands = 1, .fallback = "curves.png",
+	  .offset = offsetof(struct curves_options, out),
+	  .help = "the PNG: loss, mean validation AUROC and learning rate against the optimizer "
+		  "step of each RUN" },
+	{ "--help", .type = SETTING_HELP, .commands = 1, .help = "this help" },
+};
+
+const struct option_table curves_options = {
+	.rows = curves_rows, .count = sizeof(curves_rows) / sizeof(curves_rows[0]),
+};
+
+#define OPERANDS " RUN...   (each a chexnet train --out directory)"
 
 /* RUN's rows and settings (count 0 without run.json). 0, or 1 (printed). */
 static int load(const char *dir, struct curves_run *run, struct run_settings *s)
@@ -93,37 +104,37 @@ int run_curves(int argc, char **argv)
 {
 	static struct run_settings settings[CURVES_RUNS_MAX];
 	struct curves_run runs[CURVES_RUNS_MAX];
-	const char *out = "curves.png";
-	int count = 0, status = 0;
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0)
-			return usage(stdout, 0);
-		if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
-			out = argv[++i];
-		else if (argv[i][0] == '-') {
-			fprintf(stderr, "chexnet: curves: '%s': unknown option or missing value "
-				"(chexnet curves --help)\n", argv[i]);
-			return 2;
-		} else if (count == CURVES_RUNS_MAX) {
-			fprintf(stderr, "chexnet: curves: '%s': more than %d runs\n", argv[i],
-				CURVES_RUNS_MAX);
-			return 2;
-		} else if ((status = load(argv[i], &runs[count], &settings[count])) == 0)
-			count++;
-		else
-			break;
-	}
-	if (!status && count == 0)
-		return usage(stderr, 2);
+	struct curves_options o = { 0 };
+	char **names = calloc((size_t)argc, sizeof(char *));
+	int count = 0, named = 0, status = 0;
 	struct trainer_error err = { "" };
-	if (!status && curves_png_write(out, runs, count, &err)) {
+
+	if (!names || option_defaults(&curves_options, 1, &o, &err)) {
+		fprintf(stderr, "chexnet: curves: %s\n", names ? err.msg : "out of memory");
+		free(names);
+		return 2;
+	}
+	int rc = option_parse(&curves_options, 1, OPERANDS, argc, argv, &o, NULL, names, &named);
+	if (rc || named == 0 || named > CURVES_RUNS_MAX) {
+		if (rc == 0 && named == 0)
+			fprintf(stderr, "chexnet: curves: no RUN given (chexnet curves --help)\n");
+		else if (rc == 0)
+			fprintf(stderr, "chexnet: curves: %d runs: at most %d in one picture\n", named,
+				CURVES_RUNS_MAX);
+		free(names);
+		return rc > 0 ? 0 : 2;
+	}
+	for (int i = 0; i < named && !status; i++)
+		if ((status = load(names[i], &runs[count], &settings[count])) == 0)
+			count++;
+	free(names);
+	if (!status && curves_png_write(o.out, runs, count, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		status = 1;
 	}
 	if (!status) {
 		print_differences(settings, count);
-		fprintf(stderr, "chexnet: curves: '%s' written (%d run%s)\n", out, count,
+		fprintf(stderr, "chexnet: curves: '%s' written (%d run%s)\n", o.out, count,
 			count == 1 ? "" : "s");
 	}
 	for (int r = 0; r < count; r++)

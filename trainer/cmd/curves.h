@@ -4,7 +4,11 @@
 #ifndef HVD_TRAINER_CMD_CURVES_H
 #define HVD_TRAINER_CMD_CURVES_H
 
+#include "base/option_table.h"
+
 /* argv[0] is "curves"; returns the exit status (0, 1 failure, 2 usage). */
 int run_curves(int argc, char **argv);
+/* Its options (command bit 1), for its help and the tests. */
+extern const struct option_table curves_options;
 
 #endif

@@ -8,11 +8,14 @@
 
 int cmd_pack(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
+extern const struct option_table pack_options, synth_options;
 
 const struct data_command data_commands[] = {
-	{ "pack", "decode a data set once into CRC-checked shards (--data DIR --out DIR)", cmd_pack },
-	{ "synth", "generate a learnable data set in the NIH layout (--out DIR --count N)", cmd_synth },
-	{ NULL, NULL, NULL }
+	{ "pack", "decode a data set once into CRC-checked shards (--data DIR --out DIR)", cmd_pack,
+	  &pack_options },
+	{ "synth", "generate a learnable data set in the NIH layout (--out DIR --count N)", cmd_synth,
+	  &synth_options },
+	{ NULL, NULL, NULL, NULL }
 };
 
 const struct data_command *data_command_find(const char *name)

@@ -5,10 +5,13 @@
 #ifndef HVD_TRAINER_DATA_CMDS_H
 #define HVD_TRAINER_DATA_CMDS_H
 
+#include "base/option_table.h"
+
 struct data_command {
 	const char *name;
 	const char *summary;                   /* one line for `chexnet --help` */
 	int (*run)(int argc, char **argv);     /* argv[0] is the command name; returns exit status */
+	const struct option_table *options;    /* its options (command bit 1) */
 };
 
 /* NULL-terminated table of the pipeline's commands. */

@@ -1,22 +1,25 @@
 /* cmd/pack.c - `chexnet pack --data DIR --out DIR [--size 256] [--shards N]
  * [--val-fraction 0.1] [--threads N] [--views PA,AP] [--skip-unreadable]
- * [--max-pixels N]`
- * and `chexnet pack --data DIR --preview N PREVIEW_DIR` (data/pack/preview.c): options, progress line (images/s,
- * ETA) on stderr, summary on stdout. What it does not do: packing itself
- * (data/pack/pack.c).
+ * [--max-pixels N]` and `chexnet pack --data DIR --preview N PREVIEW_DIR`
+ * (data/pack/preview.c): its options (one table, base/option_table.h),
+ * the progress line (images/s, ETA) on stderr, the summary on stdout.
+ * What it does not do: packing itself (data/pack/pack.c).
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/args.h"
+#include "base/option_table.h"
 #include "data/dicom/dicom_budget.h"
 #include "data/pack/pack.h"
 #include "data/pack/shard.h"
 #include "data/sets/view.h"
 
 int cmd_pack(int argc, char **argv);
+extern const struct option_table pack_options;   /* data_cmds.h */
 
 struct progress_state { int tty; int last_decile; };
 
@@ -57,73 +60,105 @@ static int run_preview(const struct pack_config *cfg, size_t n, const char *dir)
 	return 0;
 }
 
-static int pack_usage(const char *why)
+/* pack's options, one row each (base/option_table.h). */
+struct pack_options {
+	const char *data, *out, *views;
+	long size, shards, threads, preview, max_pixels;
+	double val_fraction;
+	int skip_unreadable;
+};
+
+#define OFF(field) offsetof(struct pack_options, field)
+static const struct setting pack_rows[] = {
+	{ "--data", .type = SETTING_TEXT, .commands = 1, .offset = OFF(data),
+	  .help = "the data set (NIH layout, or a generic one: data/sets/layout.h)" },
+	{ "--out", .type = SETTING_TEXT, .commands = 1, .offset = OFF(out),
+	  .help = "the shards' directory (made when missing)" },
+	{ "--size", .type = SETTING_LONG, .commands = 1, .lo = 8, .hi = 4096, .fallback = "256",
+	  .offset = OFF(size), .help = "stored image side in pixels" },
+	{ "--shards", .type = SETTING_LONG, .commands = 1, .lo = 1, .hi = 1 << 20,
+	  .offset = OFF(shards), .help = "training shards (default: one per 8192 images)" },
+	{ "--val-fraction", .type = SETTING_DOUBLE, .commands = 1, .lo = 0, .hi = 0.99,
+	  .fallback = "0.1", .offset = OFF(val_fraction),
+	  .help = "patients of the training list kept for validation" },
+	{ "--threads", .type = SETTING_LONG, .commands = 1, .lo = 1, .hi = 256,
+	  .offset = OFF(threads), .help = "decode threads (default: allowed CPUs)" },
+	{ "--views", .type = SETTING_TEXT, .commands = 1, .offset = OFF(views),
+	  .help = "comma list of views kept, e.g. PA,AP (default: all)" },
+	{ "--skip-unreadable", .type = SETTING_SWITCH, .commands = 1, .on = 1,
+	  .offset = OFF(skip_unreadable),
+	  .help = "pass over unreadable images (listed in OUT/skipped.txt)" },
+	{ "--max-pixels", .type = SETTING_LONG, .commands = 1, .lo = (double)DICOM_MAX_PIXELS_LOWEST,
+	  .hi = (double)DICOM_MAX_PIXELS_HIGHEST, .offset = OFF(max_pixels),
+	  .help = "largest DICOM image read, in pixels (default 67108864)" },
+	{ "--preview", .type = SETTING_LONG, .commands = 1, .lo = 1, .hi = 100000,
+	  .offset = OFF(preview), .help = "instead of packing: N images as stored, into PREVIEW_DIR" },
+	{ "--help", .type = SETTING_HELP, .commands = 1, .help = "this help" },
+};
+#undef OFF
+
+const struct option_table pack_options = {
+	.rows = pack_rows, .count = sizeof(pack_rows) / sizeof(pack_rows[0]),
+};
+
+/* argv into cfg (and *preview_dir with --preview); 0, 1 (help printed)
+ * or -1 (a line printed). */
+static int pack_parse(int argc, char **argv, struct pack_config *cfg, long *preview,
+		      const char **preview_dir)
 {
-	fprintf(stderr, "chexnet: pack: %s\nusage: chexnet pack --data DIR --out DIR [--size 256] "
-		"[--shards N] [--val-fraction 0.1] [--threads N] [--views PA,AP,...] [--skip-unreadable]\n"
-		"       [--max-pixels 67108864]\n"
-		"       chexnet pack --data DIR --preview N PREVIEW_DIR [--size 256] [--views ...]\n", why);
-	return 2;
+	struct pack_options o = { 0 };
+	struct trainer_error e = { "" };
+	char err[2048];
+	char **operands = calloc((size_t)argc, sizeof(char *));
+	int n = 0;
+
+	if (!operands || option_defaults(&pack_options, 1, &o, &e)) {
+		fprintf(stderr, "chexnet: pack: %s\n", operands ? e.msg : "out of memory");
+		free(operands);
+		return -1;
+	}
+	int rc = option_parse(&pack_options, 1, " [PREVIEW_DIR]", argc, argv, &o, NULL, operands, &n);
+	*preview_dir = n == 1 ? operands[0] : NULL;
+	free(operands);
+	if (rc)
+		return rc;
+	if (n != (o.preview ? 1 : 0))
+		return fprintf(stderr, "chexnet: pack: %s\n", o.preview ? "--preview N needs one "
+			       "PREVIEW_DIR" : "one argument without an option: only after --preview N"),
+		       -1;
+	if ((o.views && data_views_parse(o.views, &cfg->views, err, sizeof(err))) ||
+	    (o.max_pixels && dicom_budget_set((uint64_t)o.max_pixels, err, sizeof(err))))
+		return fprintf(stderr, "%s\n", err), -1;
+	cfg->data_dir = o.data;
+	cfg->out_dir = o.out;
+	cfg->size = (int)o.size;
+	cfg->shards = (int)o.shards;
+	cfg->threads = (int)o.threads;
+	cfg->val_fraction = o.val_fraction;
+	cfg->skip_unreadable = o.skip_unreadable;
+	*preview = o.preview;
+	return 0;
 }
 
 int cmd_pack(int argc, char **argv)
 {
-	struct pack_config cfg = { .size = 256, .val_fraction = 0.1 };
+	struct pack_config cfg = { 0 };
 	struct progress_state ps = { .tty = isatty(2), .last_decile = -1 };
 	struct pack_result res;
 	char err[2048];
 	const char *preview_dir = NULL;
-	long v, preview_n = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(opt, "--help") == 0)
-			return pack_usage("pack a data set into shards"), 0;
-		if (strcmp(opt, "--skip-unreadable") == 0) {
-			cfg.skip_unreadable = 1;
-			continue;
-		}
-		if (strcmp(opt, "--preview") == 0) {   /* two values: N DIR */
-			if (i + 2 >= argc)
-				return pack_usage("--preview needs N and DIR");
-			if (data_arg_long(opt, argv[i + 1], 1, 100000, &preview_n, err, sizeof(err)) != 0)
-				return fprintf(stderr, "%s\n", err), 2;
-			preview_dir = argv[i + 2];
-			i += 2;
-			continue;
-		}
-		if (!val)
-			return pack_usage("missing value after the last option");
-		i++;
-		if (strcmp(opt, "--data") == 0)
-			cfg.data_dir = val;
-		else if (strcmp(opt, "--out") == 0)
-			cfg.out_dir = val;
-		else if (strcmp(opt, "--size") == 0 && data_arg_long(opt, val, 8, 4096, &v, err, sizeof(err)) == 0)
-			cfg.size = (int)v;
-		else if (strcmp(opt, "--shards") == 0 && data_arg_long(opt, val, 1, 1 << 20, &v, err, sizeof(err)) == 0)
-			cfg.shards = (int)v;
-		else if (strcmp(opt, "--threads") == 0 && data_arg_long(opt, val, 1, 256, &v, err, sizeof(err)) == 0)
-			cfg.threads = (int)v;
-		else if (strcmp(opt, "--views") == 0 && data_views_parse(val, &cfg.views, err, sizeof(err)) == 0)
-			;
-		else if (strcmp(opt, "--max-pixels") == 0) {
-			if (data_arg_long(opt, val, (long)DICOM_MAX_PIXELS_LOWEST, (long)DICOM_MAX_PIXELS_HIGHEST, &v,
-					  err, sizeof(err)) != 0 || dicom_budget_set((uint64_t)v, err, sizeof(err)) != 0)
-				return fprintf(stderr, "%s\n", err), 2;
-		}
-		else if (strcmp(opt, "--val-fraction") == 0 &&
-			 data_arg_double(opt, val, 0, 0.99, &cfg.val_fraction, err, sizeof(err)) == 0)
-			;
-		else if (!strcmp(opt, "--size") || !strcmp(opt, "--shards") || !strcmp(opt, "--threads") ||
-			 !strcmp(opt, "--val-fraction") || !strcmp(opt, "--views"))
-			return fprintf(stderr, "%s\n", err), 2;
-		else
-			return fprintf(stderr, "chexnet: pack: option '%s': unknown\n", opt), 2;
-	}
+	long preview_n = 0;
+	int rc = pack_parse(argc, argv, &cfg, &preview_n, &preview_dir);
+
+	if (rc)
+		return rc < 0 ? 2 : 0;
 	if (cfg.data_dir && preview_dir)
 		return run_preview(&cfg, (size_t)preview_n, preview_dir);
-	if (!cfg.data_dir || !cfg.out_dir)
-		return pack_usage("--data and --out are required (or --data and --preview N DIR)");
+	if (!cfg.data_dir || !cfg.out_dir) {
+		fprintf(stderr, "chexnet: pack: --data and --out are required (or --data and --preview "
+			"N PREVIEW_DIR; chexnet pack --help)\n");
+		return 2;
+	}
 	cfg.progress = print_progress;
 	cfg.progress_ctx = &ps;
 	if (data_pack(&cfg, &res, err, sizeof(err)) != 0) {

@@ -1,54 +1,64 @@
 /* cmd/synth.c - `chexnet synth --out DIR --count N [--size 256] [--seed S]
- * [--floor 0.05] [--threads N]`: options and summary.
+ * [--floor 0.05] [--threads N]`: its options (one table,
+ * base/option_table.h) and the summary.
  * What it does not do: generate (data/synth/synth.c).
  */
+#include <stddef.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "base/args.h"
+#include "base/option_table.h"
 #include "data/synth/synth.h"
 
 int cmd_synth(int argc, char **argv);
+extern const struct option_table synth_options;   /* data_cmds.h */
 
-static int synth_usage(const char *why)
-{
-	fprintf(stderr, "chexnet: synth: %s\nusage: chexnet synth --out DIR --count N [--size 256] "
-		"[--seed S] [--floor 0.05] [--threads N]\n", why);
-	return 2;
-}
+/* synth's options, one row each. */
+struct synth_options {
+	const char *out;
+	long count, size, threads;
+	uint64_t seed;
+	double floor;
+};
+
+#define OFF(field) offsetof(struct synth_options, field)
+static const struct setting synth_rows[] = {
+	{ "--out", .type = SETTING_TEXT, .commands = 1, .offset = OFF(out),
+	  .help = "the data set's directory (NIH layout: images/, the label CSV, the split lists)" },
+	{ "--count", .type = SETTING_LONG, .commands = 1, .lo = 1, .hi = 10000000,
+	  .offset = OFF(count), .help = "images" },
+	{ "--size", .type = SETTING_LONG, .commands = 1, .lo = 16, .hi = 4096, .fallback = "256",
+	  .offset = OFF(size), .help = "image side in pixels" },
+	{ "--seed", .type = SETTING_U64, .commands = 1, .fallback = "0", .offset = OFF(seed),
+	  .help = "random seed (chexnet locate --seed draws the same images)" },
+	{ "--floor", .type = SETTING_DOUBLE, .commands = 1, .lo = 0, .hi = 0.5, .fallback = "0.05",
+	  .offset = OFF(floor), .help = "the lowest frequency of each finding (rarer ones are drawn this often)" },
+	{ "--threads", .type = SETTING_LONG, .commands = 1, .lo = 1, .hi = 256,
+	  .offset = OFF(threads), .help = "threads (default: allowed CPUs)" },
+	{ "--help", .type = SETTING_HELP, .commands = 1, .help = "this help" },
+};
+#undef OFF
+
+const struct option_table synth_options = {
+	.rows = synth_rows, .count = sizeof(synth_rows) / sizeof(synth_rows[0]),
+};
 
 int cmd_synth(int argc, char **argv)
 {
-	struct synth_config cfg = { .size = 256, .floor = 0.05 };
+	struct synth_options o = { 0 };
+	struct trainer_error e = { "" };
 	char err[2048];
-	long v;
-	int rc = 0;
-	for (int i = 1; i < argc && rc == 0; i++) {
-		const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(opt, "--help") == 0)
-			return synth_usage("generate a learnable data set in the NIH layout"), 0;
-		if (!val)
-			return synth_usage("missing value after the last option");
-		i++;
-		if (strcmp(opt, "--out") == 0)
-			cfg.out_dir = val;
-		else if (strcmp(opt, "--count") == 0)
-			rc = data_arg_long(opt, val, 1, 10000000, &v, err, sizeof(err)), cfg.count = (size_t)v;
-		else if (strcmp(opt, "--size") == 0)
-			rc = data_arg_long(opt, val, 16, 4096, &v, err, sizeof(err)), cfg.size = (int)v;
-		else if (strcmp(opt, "--threads") == 0)
-			rc = data_arg_long(opt, val, 1, 256, &v, err, sizeof(err)), cfg.threads = (int)v;
-		else if (strcmp(opt, "--seed") == 0)
-			rc = data_arg_u64(opt, val, &cfg.seed, err, sizeof(err));
-		else if (strcmp(opt, "--floor") == 0)
-			rc = data_arg_double(opt, val, 0, 0.5, &cfg.floor, err, sizeof(err));
-		else
-			return fprintf(stderr, "chexnet: synth: option '%s': unknown\n", opt), 2;
+
+	if (option_defaults(&synth_options, 1, &o, &e))
+		return fprintf(stderr, "chexnet: synth: %s\n", e.msg), 2;
+	int rc = option_parse(&synth_options, 1, NULL, argc, argv, &o, NULL, NULL, NULL);
+	if (rc)
+		return rc < 0 ? 2 : 0;
+	if (!o.out || !o.count) {
+		fprintf(stderr, "chexnet: synth: --out and --count are required (chexnet synth --help)\n");
+		return 2;
 	}
-	if (rc != 0)
-		return fprintf(stderr, "%s\n", err), 2;
-	if (!cfg.out_dir || !cfg.count)
-		return synth_usage("--out and --count are required");
+	struct synth_config cfg = { .out_dir = o.out, .count = (size_t)o.count, .size = (int)o.size,
+				    .threads = (int)o.threads, .seed = o.seed, .floor = o.floor };
 	if (data_synth(&cfg, err, sizeof(err)) != 0)
 		return fprintf(stderr, "%s\n", err), 1;
 	printf("chexnet: synth: %zu images of %dx%d (seed %llu) in '%s'\n", cfg.count, cfg.size,

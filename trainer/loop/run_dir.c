@@ -91,7 +91,7 @@ static int set_double(struct run_settings *r, const char *key, double v, int rc)
 {
 	char text[40];
 
-	settings_number(v, text, sizeof(text));
+	option_number(v, text, sizeof(text));
 	return set_text(r, key, text, rc);
 }
 

@@ -211,7 +211,7 @@ static int read_settings(const cJSON *o, struct run_settings *s, const char *pat
 			return trainer_error_set(err, "run record: '%s': settings: '%s': not a %s", path,
 						 e->string, numeric ? "number" : "string");
 		if (numeric)
-			settings_number(e->valuedouble, number, sizeof(number));
+			option_number(e->valuedouble, number, sizeof(number));
 		if (run_settings_set(s, e->string, numeric ? number : e->valuestring, &why))
 			return trainer_error_set(err, "run record: '%s': %s", path, why.msg);
 	}

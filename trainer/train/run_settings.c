@@ -83,7 +83,7 @@ int run_settings_set_double(struct run_settings *s, const char *key, double v,
 {
 	char text[40];
 
-	settings_number(v, text, sizeof(text));
+	option_number(v, text, sizeof(text));
 	return run_settings_set(s, key, text, err);
 }
 

@@ -1,14 +1,14 @@
 /* train/settings.c - the one table of chexnet's settings (settings.h):
- * one row per setting, and the code every use of the rows shares: the
- * defaults, setting a value from text, formatting it for run.json.
- * What it does not do: walk a command line (cmd/cli.c) or read a file.
+ * one row per setting, and what the trainer adds to base/option_table.h
+ * for them: the given marks, --precision auto, the lookups by key.
+ * What it does not do: walk a command line (base/option_table.c, for
+ * cmd/cli.c) or read a file.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/args.h"
 #include "train/settings.h"
 
 #define OFF(field) offsetof(struct settings, field)
@@ -140,6 +140,10 @@ const struct setting settings_table[] = {
 	  .offset = OFF(locate_finding), .help = "the finding to locate" },
 	{ "--min-ratio", NULL, SETTING_DOUBLE, L, RESUME_SESSION, 0, 1000, .fallback = "2",
 	  .offset = OFF(locate_min_ratio), .help = "fail below this many times chance" },
+#ifdef SETTINGS_TEST_ROW   /* only the tests' build (trainer/module.mk) */
+	{ "--test-row", "test_row", SETTING_LONG, T, RESUME_MEANING, 1, 9, .fallback = "3",
+	  .offset = OFF(test_row), .help = "a setting only the tests' build has" },
+#endif
 	{ "--help", NULL, SETTING_HELP, SETTING_ALL, RESUME_SESSION, .help = "this help" },
 };
 
@@ -156,6 +160,16 @@ _Static_assert(sizeof(settings_table) / sizeof(settings_table[0]) <= SETTINGS_MA
 _Static_assert(sizeof(enum precision) == sizeof(int) && sizeof(enum optim_kind) == sizeof(int),
 	       "CHOICE rows store an int");
 
+static int set_row(void *o, const struct setting *row, const char *text, int given,
+		   struct trainer_error *err)
+{
+	return settings_set(o, row, text, given, err);
+}
+
+const struct option_table settings_options = {
+	settings_table, (int)(sizeof(settings_table) / sizeof(settings_table[0])), set_row,
+};
+
 static const struct { const char *name; int bit; } commands[] = {
 	{ "train", SETTING_TRAIN }, { "eval", SETTING_EVAL }, { "predict", SETTING_PREDICT },
 	{ "bench", SETTING_BENCH }, { "locate", SETTING_LOCATE },
@@ -171,11 +185,7 @@ int settings_command(const char *name)
 
 const struct setting *settings_find(const char *flag, int command)
 {
-	for (int i = 0; i < settings_count; i++)
-		if (settings_table[i].flag && strcmp(settings_table[i].flag, flag) == 0 &&
-		    (!command || (settings_table[i].commands & command)))
-			return &settings_table[i];
-	return NULL;
+	return option_find(&settings_options, flag, command);
 }
 
 const struct setting *settings_of_key(const char *key)
@@ -191,123 +201,26 @@ int settings_index(const struct setting *row)
 	return (int)(row - settings_table);
 }
 
-static void *field(struct settings *o, const struct setting *row)
+/* The precision row's "auto": resolved by the backend (cli_parse). */
+static void precision_auto(struct settings *o, const struct setting *row, const char *text)
 {
-	return (char *)o + row->offset;
-}
-
-static const void *field_of(const struct settings *o, const struct setting *row)
-{
-	return (const char *)o + row->offset;
-}
-
-const char *settings_choice(const struct setting *row, int i, int *len)
-{
-	const char *c = row->choices;
-
-	for (; c && *c && i > 0; i--)
-		c += strcspn(c, "|") + (c[strcspn(c, "|")] == '|');
-	if (!c || !*c || i < 0)
-		return NULL;
-	*len = (int)strcspn(c, "|");
-	return c;
-}
-
-/* The index of text among row's choices, or -1. */
-static int choice_index(const struct setting *row, const char *text)
-{
-	const char *c;
-	int n;
-
-	for (int i = 0; (c = settings_choice(row, i, &n)); i++)
-		if ((size_t)n == strlen(text) && strncmp(c, text, (size_t)n) == 0)
-			return i;
-	return -1;
-}
-
-/* "a, b or c" of row's choices. */
-static void choices_text(const struct setting *row, char *out, size_t len)
-{
-	const char *c;
-	size_t used = 0;
-	int n, m;
-
-	out[0] = '\0';
-	for (int i = 0; (c = settings_choice(row, i, &n)) && used < len; i++) {
-		const char *sep = !i ? "" : settings_choice(row, i + 1, &m) ? ", " : " or ";
-		used += (size_t)snprintf(out + used, len - used, "%s%.*s", sep, n, c);
-	}
-}
-
-static int set_choice(struct settings *o, const struct setting *row, const char *text,
-		      struct trainer_error *err)
-{
-	char expected[128];
-	int i = choice_index(row, text);
-
-	if (i < 0) {
-		choices_text(row, expected, sizeof(expected));
-		return trainer_error_set(err, "%s: '%s': expected %s", row->flag, text, expected);
-	}
-	if (row->type == SETTING_TEXT) {
-		*(const char **)field(o, row) = text;
-		return 0;
-	}
-	if (row->offset == OFF(precision)) {   /* auto: resolved by the backend (cli_parse) */
-		o->precision_auto = strcmp(text, "auto") == 0;
-		i = o->precision_auto ? PRECISION_FP32 : i;
-	}
-	*(int *)field(o, row) = i;
-	return 0;
-}
-
-/* A number of row's type from text into its field. */
-static int set_number(struct settings *o, const struct setting *row, const char *text,
-		      struct trainer_error *err)
-{
-	char e[512];
-	long l;
-	double d;
-	int rc;
-
-	if (row->type == SETTING_LONG) {
-		rc = data_arg_long(row->flag, text, (long)row->lo, (long)row->hi, &l, e, sizeof(e));
-		if (rc == 0)
-			*(long *)field(o, row) = l;
-	} else if (row->type == SETTING_DOUBLE) {
-		rc = data_arg_double(row->flag, text, row->lo, row->hi, &d, e, sizeof(e));
-		if (rc == 0)
-			*(double *)field(o, row) = d;
-	} else
-		rc = data_arg_u64(row->flag, text, (uint64_t *)field(o, row), e, sizeof(e));
-	/* data_arg_* says "chexnet: ..." */
-	return rc ? trainer_error_set(err, "%s", strncmp(e, "chexnet: ", 9) ? e : e + 9) : 0;
+	if (row->offset != offsetof(struct settings, precision))
+		return;
+	o->precision_auto = strcmp(text, "auto") == 0;
+	if (o->precision_auto)
+		o->precision = PRECISION_FP32;
 }
 
 int settings_set(struct settings *o, const struct setting *row, const char *text, int given,
 		 struct trainer_error *err)
 {
-	int rc = 0;
-
-	if (!row->flag || row->type == SETTING_HELP)
-		return trainer_error_set(err, "settings: '%s': not a setting a command gives",
-					 row->flag ? row->flag : row->key);
-	if (row->type == SETTING_SWITCH) {
-		if (text && strcmp(text, "1") && strcmp(text, "0"))
-			return trainer_error_set(err, "%s: '%s': a switch is 0 or 1", row->flag, text);
-		if (!text || strcmp(text, "1") == 0)
-			*(int *)field(o, row) = row->on;
-	} else if (!text)
-		return trainer_error_set(err, "%s: missing value", row->flag);
-	else if (row->type == SETTING_CHOICE || (row->type == SETTING_TEXT && row->choices))
-		rc = set_choice(o, row, text, err);
-	else if (row->type == SETTING_TEXT)
-		*(const char **)field(o, row) = text;
-	else
-		rc = set_number(o, row, text, err);
-	if (rc == 0 && given)
+	if (option_set(o, row, text, err))
+		return -1;
+	if (text)
+		precision_auto(o, row, text);
+	if (given)
 		o->given[settings_index(row)] = 1;
-	return rc;
+	return 0;
 }
 
 int settings_given(const struct settings *o, const struct setting *row)
@@ -320,42 +233,7 @@ int settings_init(struct settings *o, const char *command, struct trainer_error 
 	memset(o, 0, sizeof(*o));
 	o->command = command;
 	optim_config_default(&o->optim);
-	for (int i = 0; i < settings_count; i++)
-		if (settings_table[i].fallback && settings_set(o, &settings_table[i],
-							       settings_table[i].fallback, 0, err))
-			return -1;
-	return 0;
-}
-
-void settings_number(double v, char *out, size_t len)
-{
-	for (int digits = 6; digits <= 17; digits++) {
-		snprintf(out, len, "%.*g", digits, v);
-		if (strtod(out, NULL) == v)
-			return;
-	}
-}
-
-void settings_format(const struct settings *o, const struct setting *row, char *out, size_t len)
-{
-	const void *v = field_of(o, row);
-
-	out[0] = '\0';
-	if (row->type == SETTING_LONG)
-		snprintf(out, len, "%ld", *(const long *)v);
-	else if (row->type == SETTING_DOUBLE)
-		settings_number(*(const double *)v, out, len);
-	else if (row->type == SETTING_U64)
-		snprintf(out, len, "%llu", (unsigned long long)*(const uint64_t *)v);
-	else if (row->type == SETTING_SWITCH)
-		snprintf(out, len, "%d", *(const int *)v == row->on);
-	else if (row->type == SETTING_TEXT)
-		snprintf(out, len, "%s", *(const char *const *)v ? *(const char *const *)v : "");
-	else if (row->type == SETTING_CHOICE) {
-		int n;
-		const char *c = settings_choice(row, *(const int *)v, &n);
-		snprintf(out, len, "%.*s", c ? n : 0, c ? c : "");
-	}
+	return option_defaults(&settings_options, 0, o, err);
 }
 
 int settings_numeric(const struct setting *row)

@@ -22,6 +22,7 @@
 #include "backend/backend.h"
 #include "backend/choice.h"
 #include "base/error.h"
+#include "base/option_table.h"
 #include "train/optim.h"
 #include "train/progress.h"
 #include "train/schedule.h"
@@ -30,25 +31,6 @@
 enum {
 	SETTING_TRAIN = 1, SETTING_EVAL = 2, SETTING_PREDICT = 4, SETTING_BENCH = 8,
 	SETTING_LOCATE = 16, SETTING_ALL = 31,
-};
-
-enum setting_type {
-	SETTING_SWITCH,     /* no value: stores .on in an int */
-	SETTING_LONG,       /* a whole number in [lo, hi] */
-	SETTING_DOUBLE,     /* a finite number in [lo, hi] */
-	SETTING_U64,        /* 0 .. 2^64-1 (the seed) */
-	SETTING_TEXT,       /* a string; one of .choices when it has them */
-	SETTING_CHOICE,     /* one of .choices, stored as its index in an int */
-	SETTING_HELP,       /* --help */
-};
-
-/* What --resume does with a setting, and what a change of it means. */
-enum setting_resume {
-	RESUME_SESSION,     /* this session's only: neither recorded nor taken */
-	RESUME_RECORDED,    /* recorded; each session chooses it anew (a change is noted) */
-	RESUME_FREE,        /* recorded, taken unless given; a change is noted */
-	RESUME_MEANING,     /* recorded, taken unless given; a change needs --allow-changes */
-	RESUME_KEPT,        /* recorded and taken; never changes (another model: a new run) */
 };
 
 #define SETTINGS_MAX 96
@@ -104,33 +86,18 @@ struct settings {
 	double locate_min_ratio;    /* locate: --min-ratio X (times chance) */
 	char **inputs;              /* predict: image paths */
 	int input_count;
-};
-
-struct setting {
-	const char *flag;           /* "--accumulate"; NULL: a derived value, recorded only */
-	const char *key;            /* run.json's key; NULL: not recorded */
-	enum setting_type type;
-	int commands;               /* SETTING_TRAIN | ... */
-	enum setting_resume resume;
-	double lo, hi;              /* LONG, DOUBLE */
-	const char *choices;        /* TEXT, CHOICE: "adam|sgd" */
-	const char *fallback;       /* the default, as given text; NULL: zero (the help says) */
-	size_t offset;              /* the value in struct settings */
-	int on;                     /* SWITCH: the value it stores */
-	const char *help;
-	const char *set_by;         /* a derived value: what sets it */
+	long test_row;              /* the row only the tests' build has (settings.c) */
 };
 
 extern const struct setting settings_table[];
 extern const int settings_count;
+/* The table as the command line's parser reads it (base/option_table.h). */
+extern const struct option_table settings_options;
 
 /* The row of flag for command bit (any command: 0), of a run.json key. */
 const struct setting *settings_find(const char *flag, int command);
 const struct setting *settings_of_key(const char *key);
 int settings_index(const struct setting *row);
-/* Choice i of row's choices ("a|b|c"): its start and *len, or NULL
- * past the last. */
-const char *settings_choice(const struct setting *row, int i, int *len);
 /* The command's bit ("train": SETTING_TRAIN), 0 for another name. */
 int settings_command(const char *name);
 
@@ -143,10 +110,6 @@ int settings_init(struct settings *o, const char *command, struct trainer_error 
 int settings_set(struct settings *o, const struct setting *row, const char *text, int given,
 		 struct trainer_error *err);
 int settings_given(const struct settings *o, const struct setting *row);
-/* The shortest "%.Ng" of v that reads back to v (finite v). */
-void settings_number(double v, char *out, size_t len);
-/* The row's value as run.json records it. */
-void settings_format(const struct settings *o, const struct setting *row, char *out, size_t len);
 /* "1" when run.json holds the row's value as a number. */
 int settings_numeric(const struct setting *row);
 /* Run.json's kind of key: 1 when a change alters what the run computes. */
