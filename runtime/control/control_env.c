@@ -182,21 +182,23 @@ static int exchange(void *ctx, const char *key, const void *mine, size_t len, vo
 			  runtime_now() + 2 * rt->set.timeout_s, who, err, errlen);
 }
 
-/* The local address of the connection to rank 0 (rank 0: the coordinator
- * address it listens on): where the other ranks reach this one. */
+/* The local address of a connection of the control plane: where the
+ * other ranks reach this one. A worker: its connection to rank 0; rank 0
+ * (which may listen on every address, HVD_COORDINATOR=0.0.0.0:PORT): a
+ * worker's from another host where there is one, else loopback. */
 int control_env_address(struct runtime *rt, char *ip, size_t len)
 {
 	struct control *c = rt->ctl;
-	if (rt->boot.rank == 0) {
-		snprintf(ip, len, "%.*s", (int)strcspn(rt->hosts[0].ctl_addrs, ","), rt->hosts[0].ctl_addrs);
-		return ip[0] ? 0 : -1;
+	int root = rt->boot.rank == 0;
+	ip[0] = '\0';
+	for (int r = root; c && c->peers && r < (root ? rt->boot.size : 1); r++) {
+		struct sockaddr_in a;
+		socklen_t alen = sizeof(a);
+		if (c->peers[r].fd >= 0 && !getsockname(c->peers[r].fd, (struct sockaddr *)&a, &alen) &&
+		    inet_ntop(AF_INET, &a.sin_addr, ip, (socklen_t)len) && strncmp(ip, "127.", 4) != 0)
+			break;
 	}
-	struct sockaddr_in a;
-	socklen_t alen = sizeof(a);
-	if (!c || !c->peers || c->peers[0].fd < 0 ||
-	    getsockname(c->peers[0].fd, (struct sockaddr *)&a, &alen))
-		return -1;
-	return inet_ntop(AF_INET, &a.sin_addr, ip, (socklen_t)len) ? 0 : -1;
+	return ip[0] ? 0 : -1;
 }
 
 const struct auth_key *control_env_key(struct runtime *rt)
