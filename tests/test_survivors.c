@@ -382,8 +382,10 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	CHECK_MSG(sscanf(env[0], "0 2 %255s %*s %ld -", coordinator, &g) == 2 && g == 1 &&
 		  strchr(coordinator, ':') && sscanf(strchr(coordinator, ':') + 1, "%u", &port) == 1 &&
 		  port > 0 && port < 65536 && strstr(env[0], secret), "coordinator: %s", env[0]);
-	char want[1200];
-	snprintf(want, sizeof(want), "1 2 %s %s 1 -", coordinator, secret);
+	CHECK_MSG(!strncmp(coordinator, "0.0.0.0:", 8), "the coordinator listens on every "
+		  "address: %s", coordinator);
+	char want[1200];   /* the other member, on the same host: loopback */
+	snprintf(want, sizeof(want), "1 2 127.0.0.1:%u %s 1 -", port, secret);
 	CHECK_STR(env[1], want);
 	struct stat st;
 	CHECK_MSG(stat(secret, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_size == 65,
@@ -394,11 +396,38 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	CHECK_MSG(strstr(env[0], " 2 -") && strstr(env[1], " 2 -"), "second world: %s | %s", env[0],
 		  env[1]);
 	FILE *f = fopen(world, "w");
-	fputs("1 0 10.0.0.1/24\n", f);   /* port 0 */
+	fputs("1 0 10.0.0.1/24 n1\n", f);   /* port 0 */
 	fclose(f);
 	CHECK_INT(rejoin_prepare(out, 1, 2, 1), -1);
 	free(dir);
 	free(out);
+}
+
+/* A member on another host takes the coordinator's address on a network
+ * of its own that is not its own: a bridge with one address on every
+ * node (docker0's 172.17.0.1/16), listed first, leads nowhere else. */
+static void test_a_member_reaches_the_coordinator_not_itself(void)
+{
+	static const struct { const char *listed, *from, *mine, *want; } cases[] = {
+		{ "172.17.0.1/16,198.18.5.11/24,127.0.0.1/8", "n2",
+		  "172.17.0.1/16,198.18.5.12/24,127.0.0.1/8", "198.18.5.11" },
+		{ "10.0.0.1/24,192.168.1.1/24", "n2", "192.168.1.7/24", "192.168.1.1" },
+		{ "172.17.0.1/16,198.18.5.11/24", "n1", "172.17.0.1/16,198.18.5.11/24", "127.0.0.1" },
+		{ "172.17.0.1/16,127.0.0.1/8", "n2", "172.17.0.1/16,198.18.5.12/24,127.0.0.1/8", NULL },
+		{ "10.1.0.1/16", "n2", "10.2.0.1/16", NULL },
+	};
+	char got[64];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = rejoin_pick(cases[i].listed, "n1", cases[i].from, cases[i].mine, got,
+				     sizeof(got));
+		if (cases[i].want)
+			CHECK_MSG(rc == 0 && !strcmp(got, cases[i].want), "%s from %s (%s): %d %s, "
+				  "want %s", cases[i].listed, cases[i].from, cases[i].mine, rc,
+				  rc ? "" : got, cases[i].want);
+		else
+			CHECK_MSG(rc == -1, "%s from %s (%s): %d %s, want none", cases[i].listed,
+				  cases[i].from, cases[i].mine, rc, rc ? "" : got);
+	}
 }
 
 const struct test_case survivors_tests[] = {
@@ -412,5 +441,7 @@ const struct test_case survivors_tests[] = {
 	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
 	{ "saved_summary_is_read_back_or_refused", test_saved_summary_is_read_back_or_refused },
 	{ "ranks_left_form_a_world_of_their_own", test_ranks_left_form_a_world_of_their_own },
+	{ "a_member_reaches_the_coordinator_not_itself",
+	  test_a_member_reaches_the_coordinator_not_itself },
 	{ 0 }
 };

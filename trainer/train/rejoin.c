@@ -72,22 +72,49 @@ static void own_addresses(char *buf, size_t len)
 	freeifaddrs(all);
 }
 
-/* 1 when ip lies on a network one of this host's interfaces is on. */
-static int on_my_network(const char *ip)
+/* ip's address as a number (host order); 0 for a text that is not one. */
+static uint32_t ipv4(const char *ip, size_t n)
 {
+	char text[INET_ADDRSTRLEN];
 	struct in_addr a;
-	struct ifaddrs *all = NULL;
-	int yes = 0;
-	if (inet_pton(AF_INET, ip, &a) != 1 || getifaddrs(&all))
+
+	snprintf(text, sizeof(text), "%.*s", (int)(n < sizeof(text) ? n : sizeof(text) - 1), ip);
+	return inet_pton(AF_INET, text, &a) == 1 ? ntohl(a.s_addr) : 0;
+}
+
+/* Whether ip lies on one of mine's networks ("ip/prefix,..."), and
+ * whether it is one of mine's addresses. */
+static void against(uint32_t ip, const char *mine, int *on_network, int *own)
+{
+	*on_network = *own = 0;
+	for (const char *m = mine; *m; m += strcspn(m, ",") + (m[strcspn(m, ",")] == ',')) {
+		size_t n = strcspn(m, ",/");
+		uint32_t addr = ipv4(m, n);
+		int prefix = m[n] == '/' ? atoi(m + n + 1) : 32;
+		uint32_t mask = prefix <= 0 ? 0 : prefix >= 32 ? ~0u : ~0u << (32 - prefix);
+		*on_network |= addr && (addr & mask) == (ip & mask);
+		*own |= addr == ip;
+	}
+}
+
+int rejoin_pick(const char *listed, const char *coordinator_host, const char *host,
+		const char *mine, char *out, size_t len)
+{
+	if (strcmp(coordinator_host, host) == 0) {
+		snprintf(out, len, "127.0.0.1");
 		return 0;
-	for (struct ifaddrs *i = all; i && !yes; i = i->ifa_next)
-		if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && i->ifa_netmask) {
-			uint32_t mine = ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-			uint32_t mask = ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
-			yes = (mine & mask) == (a.s_addr & mask);
+	}
+	for (const char *a = listed; *a; a += strcspn(a, ",") + (a[strcspn(a, ",")] == ',')) {
+		size_t n = strcspn(a, ",/");
+		uint32_t ip = ipv4(a, n);
+		int on_network, own;
+		against(ip, mine, &on_network, &own);
+		if (ip && on_network && !own && (ip >> 24) != 127) {
+			snprintf(out, len, "%.*s", (int)n, a);
+			return 0;
 		}
-	freeifaddrs(all);
-	return yes;
+	}
+	return -1;
 }
 
 /* The member that coordinates: a port, a secret, then the world file
@@ -95,9 +122,10 @@ static int on_my_network(const char *ip)
 static int publish(const char *out, long g)
 {
 	unsigned char raw[32];
-	char secret[sizeof(raw) * 2 + 2], world[2048], addrs[1900];
+	char secret[sizeof(raw) * 2 + 2], world[2048], addrs[1700], host[256] = "";
 	unsigned port = free_port();
 	own_addresses(addrs, sizeof(addrs));
+	gethostname(host, sizeof(host) - 1);
 	if (!port || !addrs[0] || getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
 		fprintf(stderr, "chexnet: survivors: no port, address or random secret for the "
 			"world of the ranks left: %s\n", strerror(errno));
@@ -106,14 +134,33 @@ static int publish(const char *out, long g)
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(secret + 2 * i, 3, "%02x", raw[i]);
 	strcat(secret, "\n");
-	snprintf(world, sizeof(world), "%ld %u %s\n", g, port, addrs);
+	snprintf(world, sizeof(world), "%ld %u %s %s\n", g, port, addrs, host[0] ? host : "-");
 	return put_private(out, ".survivors/secret", secret) ||
 	       put_private(out, ".survivors/world", world) ? -1 : 0;
 }
 
-/* The world file of generation g, once it exists: the port and the
- * address to use (one of an older generation is waited past). */
-static int read_world(const char *out, char *coordinator, size_t len, long g)
+/* coordinator: "ip:port" of the world's coordinator for this member
+ * (rejoin_pick); the coordinator itself listens on every address. */
+static int coordinator_of(const char *path, int new_rank, unsigned port, const char *addrs,
+			  const char *coordinator_host, char *coordinator, size_t len)
+{
+	char ip[INET_ADDRSTRLEN] = "0.0.0.0", mine[2048], host[256] = "";
+
+	own_addresses(mine, sizeof(mine));
+	gethostname(host, sizeof(host) - 1);
+	if (new_rank != 0 && rejoin_pick(addrs, coordinator_host, host, mine, ip, sizeof(ip))) {
+		fprintf(stderr, "chexnet: survivors: '%s': no address of the coordinator's host '%s' "
+			"(%s) lies on a network of this host's ('%s': %s)\n", path, coordinator_host,
+			addrs, host, mine);
+		return -1;
+	}
+	snprintf(coordinator, len, "%s:%u", ip, port);
+	return 0;
+}
+
+/* The world file of generation g, once it exists: the coordinator to
+ * use (one of an older generation is waited past). */
+static int read_world(const char *out, int new_rank, char *coordinator, size_t len, long g)
 {
 	char path[4400], line[2048];
 	snprintf(path, sizeof(path), "%s/.survivors/world", out);
@@ -125,25 +172,15 @@ static int read_world(const char *out, char *coordinator, size_t len, long g)
 		fclose(f);
 		unsigned port;
 		long generation;
-		char addrs[2048];
+		char addrs[2048], host[256];
 		if (got && sscanf(line, "%ld", &generation) == 1 && generation < g)
 			continue;
-		if (!got || sscanf(line, "%ld %u %2047s", &generation, &port, addrs) != 3 || !port ||
-		    port > 65535 || generation != g) {
+		if (!got || sscanf(line, "%ld %u %2047s %255s", &generation, &port, addrs, host) != 4 ||
+		    !port || port > 65535 || generation != g) {
 			fprintf(stderr, "chexnet: survivors: '%s': not a world of the ranks left\n", path);
 			return -1;
 		}
-		char *first = NULL, *save = NULL;
-		for (char *a = strtok_r(addrs, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
-			a[strcspn(a, "/")] = '\0';
-			first = first ? first : a;
-			if (on_my_network(a)) {
-				first = a;
-				break;
-			}
-		}
-		snprintf(coordinator, len, "%s:%u", first, port);
-		return 0;
+		return coordinator_of(path, new_rank, port, addrs, host, coordinator, len);
 	}
 	fprintf(stderr, "chexnet: survivors: '%s': no coordinator for the ranks left within %.0f s\n",
 		path, REJOIN_WAIT_S);
@@ -154,7 +191,7 @@ int rejoin_prepare(const char *out, int new_rank, int size, long generation)
 {
 	char coordinator[2100], number[32], secret[4400];
 	if ((new_rank == 0 && publish(out, generation)) ||
-	    read_world(out, coordinator, sizeof(coordinator), generation))
+	    read_world(out, new_rank, coordinator, sizeof(coordinator), generation))
 		return -1;
 	snprintf(secret, sizeof(secret), "%s/.survivors/secret", out);
 	snprintf(number, sizeof(number), "%d", new_rank);

@@ -1,7 +1,8 @@
 /* train/rejoin.h - after a lost peer the ranks left form a world of their
  * own in the same processes (no new srun step): the lowest of them
- * publishes a coordinator (its IPv4 addresses and a free port) and a
- * fresh job secret in the run folder, OUT/.survivors/world and
+ * publishes a coordinator (its IPv4 addresses, its host name and a free
+ * port; it listens on every address) and a fresh job secret in the run
+ * folder, OUT/.survivors/world and
  * OUT/.survivors/secret (mode 0600, on the file system every node sees,
  * as --resume needs anyway); every member then sets HVD_RANK (its place
  * among the members), HVD_SIZE, HVD_COORDINATOR (the coordinator's
@@ -17,11 +18,22 @@
 #ifndef HVD_TRAINER_TRAIN_REJOIN_H
 #define HVD_TRAINER_TRAIN_REJOIN_H
 
+#include <stddef.h>
+
 #define REJOIN_WAIT_S 30.0
 
 /* Member new_rank of size in generation's world: 0 once the environment
  * is set; -1 (a line) when the coordinator's files did not appear within
  * REJOIN_WAIT_S or cannot be written or read. */
 int rejoin_prepare(const char *out, int new_rank, int size, long generation);
+
+/* The coordinator's address for a member on host, whose own addresses
+ * are mine ("ip/prefix,..."): loopback when coordinator_host is host;
+ * else the first of listed (the coordinator's, "ip/prefix,...") on a
+ * network of mine's that is not one of mine's own addresses (a bridge
+ * such as docker0, one address on every node, leads a host to itself).
+ * 0 with out set, -1 when none is. */
+int rejoin_pick(const char *listed, const char *coordinator_host, const char *host,
+		const char *mine, char *out, size_t len);
 
 #endif
