@@ -22,7 +22,9 @@
  *     4-rank run's than those of an uninterrupted 2-rank K=2 run are
  *     (a control measured in the same case), plus 10%.
  *   - a stopped rank: the same outcome once HVD_TIMEOUT_S has passed, its
- *     node left out too (relaunched: rank 2 lives beside it).
+ *     node left out too (relaunched: rank 2 lives beside it). It runs on
+ *     n4, whose host name is h4: the driver gives back Slurm's node n4,
+ *     named from the host the ranks report.
  *   - both of n2's ranks stopped, then woken while the ranks left train
  *     in-process: they see a newer generation and leave the run alone.
  *   These runs start from --init weights with --lr-scale linear, and the
@@ -184,11 +186,14 @@ static int references(void)
 	return 0;
 }
 
-/* A 2 x 2 run that lost n2 (or a rank there) ended like the whole one:
- * in its own processes, or relaunched. */
+/* A 2 x 2 run that lost Slurm's node `node` (or a rank there), whose
+ * host name is `host`, ended like the whole one: in its own processes,
+ * or relaunched. */
 static void check_went_on(const struct test_proc *p, const char *out, const char *what,
-			  int in_process)
+			  int in_process, const char *host, const char *node)
 {
+	char line[256];
+
 	CHECK_MSG(field_of(p->out, "rc=") == 0, "%s: %s ...%s", what, p->out, test_tail(p->err, 2500));
 	if (in_process) {
 		CHECK_CONTAINS(p->err, "no completed step is lost; ranks 0,1 go on without host(s) "
@@ -200,8 +205,10 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 		CHECK_MSG(!strstr(p->err, "relaunching"), "%s: relaunched: %s", what,
 			  test_tail(p->err, 2500));
 	} else {
-		CHECK_CONTAINS(p->err, "chexnet-elastic: lost n2 after ");
-		CHECK_CONTAINS(p->err, "now holds n1: n2 went back to Slurm");
+		snprintf(line, sizeof(line), "chexnet-elastic: lost %s after ", host);
+		CHECK_CONTAINS(p->err, line);
+		snprintf(line, sizeof(line), "now holds n1: %s went back to Slurm", node);
+		CHECK_CONTAINS(p->err, line);
 		CHECK_CONTAINS(p->err, "relaunching on 2 ranks (was 4): --accumulate 2 keeps the "
 			       "global batch (4 micro-batches)");
 		CHECK_CONTAINS(p->err, "no completed step is lost; exit 76");
@@ -209,7 +216,7 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 	CHECK_CONTAINS(p->err, "chexnet: resuming from ");
 	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 9/9");
 	check_steps_kept(p->err, 1);
-	CHECK_CONTAINS(p->out, "idle=3/3");
+	CHECK_CONTAINS(p->out, "idle=4/4");
 	char *rec = record_of(out);
 	CHECK_MSG(rec && strstr(rec, "\"membership\"") && strstr(rec, "\"4 -> 2\"") &&
 		  strstr(rec, "\"steps_lost\":\t\"0\"") && strstr(rec, "\"outcome\":\t\"finished\"") &&
@@ -256,7 +263,7 @@ static void woken_node_leaves_the_run_alone(void)
 	char *rec = record_of("woke");
 	CHECK_MSG(rec && strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
 	free(rec);
-	CHECK_CONTAINS(p.out, "idle=3/3");
+	CHECK_CONTAINS(p.out, "idle=4/4");
 	test_proc_free(&p);
 }
 
@@ -274,17 +281,18 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
 		return;
 	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
-	check_went_on(&p, "lost", "n2 lost", 1);
+	check_went_on(&p, "lost", "n2 lost", 1, "n2", "n2");
 	test_proc_free(&p);
-	snprintf(stop, sizeof(stop), ". '%s/net.env'; for q in $(ip netns pids hvd-$id-n2); do "
+	/* on n4, whose host is h4: the driver gives back Slurm's node */
+	snprintf(stop, sizeof(stop), ". '%s/net.env'; for q in $(ip netns pids hvd-$id-n4); do "
 		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && tr '\\0' '\\n' < /proc/$q/environ "
 		 "| grep -qx SLURM_PROCID=3 && kill -STOP $q && echo stopped=$q; done",
 		 test_cluster_dir());
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "hung", STARTED " --overwrite", stop, ":", &p))
+	if (elastic("-N 2 -w n1,n4 --ntasks-per-node=2", "hung", STARTED " --overwrite", stop, ":", &p))
 		return;
 	CHECK_CONTAINS(p.out, "stopped=");
-	CHECK_CONTAINS(p.err, "hvd: rank 3 (host n2): 'silent for ");
-	check_went_on(&p, "hung", "rank 3 stopped", 0);
+	CHECK_CONTAINS(p.err, "hvd: rank 3 (host h4): 'silent for ");
+	check_went_on(&p, "hung", "rank 3 stopped on n4 (host h4)", 0, "h4", "n4");
 	test_proc_free(&p);
 	woken_node_leaves_the_run_alone();
 }
@@ -348,7 +356,7 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 		  && strstr(rec, "\"went_on\":\t\"in-process\"") &&
 		  strstr(rec, "\"outcome\":\t\"stopped\""), "run.json: %.2500s", rec ? rec : "");
 	free(rec);
-	CHECK_CONTAINS(p.out, "idle=3/3");
+	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured (3 -> 2 ranks, in-process): failure to the first step after %ld ms\n",
 	       field_of(p.out, "kill_to_step="));
 	test_proc_free(&p);
@@ -416,7 +424,7 @@ static void test_a_lost_node_leaves_the_others_alive_with_no_kill(void)
 		  first);
 	CHECK_MSG(strstr(without, "DUE TO NODE FAILURE") && !strstr(without, "alive 0") &&
 		  !strstr(without, "alive 1"), "without: %.1500s", without);
-	CHECK_CONTAINS(p.out, "idle=3/3");
+	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured: with --no-kill n1's ranks lived on (srun exit 0 %ld s after the failure); "
 	       "without, the step was cancelled and srun ended %ld s after the failure (%s)\n",
 	       field_of(first, "after="), field_of(without, "after="),

@@ -3,9 +3,9 @@
 #              cut DIR NODE | restore DIR NODE | fail DIR NODE |
 #              revive DIR NODE | status DIR
 #
-# A Slurm cluster of N nodes (default 3) on this one machine: slurmctld and
+# A Slurm cluster of N nodes (default 4) on this one machine: slurmctld and
 # munged in the root namespace, one slurmd per node in its own network, UTS
-# (hostname nK) and mount namespace (private sysfs and /dev/shm), joined by a
+# (hostname nK; n4's is h4, a NodeName that is not its hostname) and mount namespace (private sysfs and /dev/shm), joined by a
 # bridge on a private /24 taken from 198.18.0.0/15 (the benchmarking range,
 # RFC 2544). Isolated like cluster.sh: its own slurm.conf, munge key and
 # socket, ports, fake GPU device nodes, everything under DIR. Interface,
@@ -35,6 +35,9 @@ load_env() {
 
 node_veth() { echo "hvv${id}${1}"; }      # host end, <= 15 chars
 node_ns() { echo "hvd-${id}-${1}"; }
+# The node's hostname: its NodeName, except n4's (h4), a node named apart
+# from its host as some sites do (chexnet names hosts by gethostname()).
+node_host() { if [ "$1" = n4 ]; then echo h4; else echo "$1"; fi; }
 
 pick_names() {
 	local tries x
@@ -97,7 +100,7 @@ render_conf() {
 	    -e "s|@CTLD_PORT@|$ctld_port|g" -e "s|@SLURMD_PORT@|$slurmd_port|g" \
 	    "$here/multinode.conf.in" > "$dir/slurm.conf"
 	for i in $(seq 1 "$nodes"); do
-		echo "NodeName=n$i NodeHostname=n$i NodeAddr=$subnet.$((10 + i)) CPUs=4 Boards=1 SocketsPerBoard=2 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=4000 Gres=gpu:2 State=UNKNOWN" >> "$dir/slurm.conf"
+		echo "NodeName=n$i NodeHostname=$(node_host n$i) NodeAddr=$subnet.$((10 + i)) CPUs=4 Boards=1 SocketsPerBoard=2 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=4000 Gres=gpu:2 State=UNKNOWN" >> "$dir/slurm.conf"
 	done
 	echo "PartitionName=debug Nodes=n[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO" >> "$dir/slurm.conf"
 	printf 'AutoDetect=off\nName=gpu File=%s/dev/nvidia[0-1]\n' "$dir" > "$dir/gres.conf"
@@ -122,7 +125,7 @@ start_slurmd() {
 	HVD_CG="$cg" detached "$dir/log/slurmd.$n.out" nsenter --net="/run/netns/$(node_ns "$n")" unshare --uts --mount --propagation slave -- \
 		/bin/sh -c 'hostname "$0" && mount --rbind /sys/fs/cgroup "$HVD_CG" && mount -t sysfs sysfs /sys &&
 			mount --move "$HVD_CG" /sys/fs/cgroup && mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 1
-			exec "$@"' "$n" slurmd -f "$dir/slurm.conf" -N "$n" \
+			exec "$@"' "$(node_host "$n")" slurmd -f "$dir/slurm.conf" -N "$n" \
 		|| die "slurmd $n did not start (see $dir/log/slurmd.$n.log)"
 }
 
@@ -139,7 +142,7 @@ wait_idle() {
 up() {
 	local build=${1:?usage: multinode.sh up DIR BUILD [N]}
 	build=$(cd "$build" 2>/dev/null && pwd) || die "build dir '$1': not found"
-	nodes=${2:-3}
+	nodes=${2:-4}
 	[ "$(id -u)" = 0 ] || die "needs root"
 	[ -e "$dir/net.env" ] && die "a cluster already uses '$dir'"
 	case "$nodes" in ''|*[!0-9]*) die "node count '$nodes': not a number" ;; esac
