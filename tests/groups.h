@@ -14,6 +14,7 @@ extern const struct test_case selftest_tests[];
 extern const struct test_case selftest_hang_tests[];
 extern const struct test_case selftest_next_tests[];
 extern const struct test_case selftest_beside_tests[];
+extern const struct test_case selftest_beside_too_tests[];
 extern const struct test_case selftest_cluster_hang_tests[];
 extern const struct test_case selftest_cluster_leftjob_tests[];
 extern const struct test_case selftest_stress_tests[];
@@ -121,7 +122,8 @@ static const struct test_group test_groups[] = {
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HAVE_GPU_BACKEND
-	/* the longest unit group, first: beside every unit group after it */
+	/* the longest unit group, first in the lane beside the unit groups
+	 * in line (runner.h: .beside); the lane's others follow it */
 	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0, .slow = 1,
 	  .beside = 1 },
 #endif
@@ -135,10 +137,10 @@ static const struct test_group test_groups[] = {
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-settings", settings_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0 },
-	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0 },
+	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0, .beside = 1 },
+	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0, .beside = 1 },
 	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0, .beside = 1 },
 	{ "trainer-cam", cam_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-survivors", survivors_tests, TEST_NEEDS_NOTHING, 60, 0 },
@@ -147,7 +149,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-checkpoint-nfs", checkpoint_nfs_tests, TEST_NEEDS_NOTHING, 900, 0, .slow = 1 },
 	{ "trainer-malformed", malformed_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "data-malformed", malformed_data_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-fuzz", fuzz_files_tests, TEST_NEEDS_NOTHING, 700, 0, .slow = 1 },
+	{ "trainer-fuzz", fuzz_files_tests, TEST_NEEDS_NOTHING, 700, 0, .slow = 1, .beside = 1 },
 	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HAVE_CPU_BACKEND
@@ -258,6 +260,7 @@ static const struct test_group test_groups[] = {
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
 	{ "selftest-beside", selftest_beside_tests, TEST_NEEDS_NOTHING, 10, 1, .beside = 1 },
+	{ "selftest-beside-too", selftest_beside_too_tests, TEST_NEEDS_NOTHING, 10, 1, .beside = 1 },
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },

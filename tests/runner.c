@@ -915,60 +915,92 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 
 /* ------------------------------------------------------------ beside */
 
-/* The one group running beside the others: its child runner, whose
- * output goes to a file of the run's root and whose tally comes back
- * through a pipe. */
-static struct { pid_t pid; int tally_fd; double t0; const struct test_group *g;
-		char out[PATH_MAX + 300]; } B = { 0, -1, 0, NULL, "" };
+/* The groups marked beside, one after another in a child runner (the
+ * lane beside the others), whose output goes to a file of the run's
+ * root and whose tally comes back through a pipe. */
+#define BESIDE_MAX 8
+static struct { pid_t pid; int tally_fd; double t0; int count;
+		const struct test_group *g[BESIDE_MAX];
+		char out[PATH_MAX + 300]; } B = { 0, -1, 0, 0, { NULL }, "" };
 
-/* What the runner beside sends back: its tally and its own seconds (it
- * may be collected long after it ended). */
-struct beside_result { struct tally t; double seconds; };
+/* What the runner beside sends back: its tally and each group's seconds
+ * (it may be collected long after it ended). */
+struct beside_result { struct tally t; double seconds[BESIDE_MAX]; };
 
-static void beside_start(const struct test_group *g, int argc, char **argv, int first,
-			 struct tally *in_line)
+/* The lane's groups: the selected ones marked beside from gi on, up to
+ * the first group that runs a cluster. */
+static void beside_lane(int gi, const char **groups, int ngroups)
+{
+	B.count = 0;
+	for (; test_groups[gi].name && test_groups[gi].needs == TEST_NEEDS_NOTHING &&
+	       B.count < BESIDE_MAX; gi++)
+		if (test_groups[gi].beside && group_selected(&test_groups[gi], groups, ngroups))
+			B.g[B.count++] = &test_groups[gi];
+}
+
+/* The lane in the child: each group in turn, its processes its own. */
+static void beside_run(int argc, char **argv, int first, int tally_fd)
+{
+	struct beside_result r = { { 0, 0, 0 }, { 0 } };
+
+	beside_child = 1;
+	run_times_erase();
+	for (int i = 0; i < B.count; i++) {
+		double t0 = now_s();
+		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, B.g[i]->name);
+		run_group(B.g[i], argc, argv, first, &r.t);
+		r.seconds[i] = now_s() - t0;
+	}
+	fflush(stdout);
+	_exit(write(tally_fd, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+}
+
+static void beside_start(int gi, const char **groups, int ngroups, int argc, char **argv,
+			 int first, struct tally *in_line)
 {
 	int fds[2];
-	snprintf(B.out, sizeof(B.out), "%s/%s.beside", R.root, g->name);
+	beside_lane(gi, groups, ngroups);
+	snprintf(B.out, sizeof(B.out), "%s/%s.beside", R.root, B.g[0]->name);
 	int out = open(B.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	fflush(stdout);
-	if (out < 0 || pipe2(fds, O_CLOEXEC) != 0) {
+	pid_t pid = out < 0 || pipe2(fds, O_CLOEXEC) != 0 ? -1 : fork();
+	if (pid < 0) {   /* in line, then; the lane's others in their turn */
 		if (out >= 0)
 			close(out);
-		run_group(g, argc, argv, first, in_line);   /* in line, then */
-		return;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(out), close(fds[0]), close(fds[1]);
-		run_group(g, argc, argv, first, in_line);
+		B.count = 0;
+		run_group(&test_groups[gi], argc, argv, first, in_line);
 		return;
 	}
 	if (pid == 0) {
-		struct beside_result r = { { 0, 0, 0 }, now_s() };
 		close(fds[0]);
 		dup2(out, 1);
-		beside_child = 1;
-		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, g->name);
-		run_times_erase();
-		run_group(g, argc, argv, first, &r.t);
-		fflush(stdout);
-		r.seconds = now_s() - r.seconds;
-		_exit(write(fds[1], &r, sizeof(r)) == sizeof(r) ? 0 : 1);
+		beside_run(argc, argv, first, fds[1]);
 	}
 	close(out);
 	close(fds[1]);
-	B.pid = beside_pid = pid, B.tally_fd = fds[0], B.t0 = now_s(), B.g = g;
-	run_times_beside(g->name);
+	B.pid = beside_pid = pid, B.tally_fd = fds[0], B.t0 = now_s();
+	for (int i = 0; i < B.count; i++) {
+		run_times_beside(B.g[i]->name);
+		printf("-- group %s: started beside the groups after it%s%s\n", B.g[i]->name,
+		       i ? ", after " : "", i ? B.g[i - 1]->name : "");
+	}
 	run_times_erase();
-	printf("-- group %s: started beside the groups after it\n", g->name);
 	fflush(stdout);
 }
 
-/* Wait for the group beside, print its output, count its cases. */
+/* Whether g runs in the lane beside the others now. */
+static int in_lane(const struct test_group *g)
+{
+	for (int i = 0; B.pid && i < B.count; i++)
+		if (B.g[i] == g)
+			return 1;
+	return 0;
+}
+
+/* Wait for the groups beside, print their output, count their cases. */
 static void beside_collect(struct tally *t)
 {
-	struct beside_result r = { { 0, 0, 0 }, 0 };
+	struct beside_result r = { { 0, 0, 0 }, { 0 } };
 	char where[200], buf[8192];
 	int st = 0;
 	if (!B.pid)
@@ -987,14 +1019,16 @@ static void beside_collect(struct tally *t)
 		close(in);
 	if (got != (int)sizeof(r)) {
 		printf("FAIL group %s: its runner beside the others ended without a tally "
-		       "(status %d)\n", B.g->name, st);
+		       "(status %d)\n", B.g[0]->name, st);
 		r.t.failed++;
-		r.seconds = now_s() - B.t0;
+		r.seconds[0] = now_s() - B.t0;
 	}
 	t->passed += r.t.passed, t->failed += r.t.failed, t->skipped += r.t.skipped;
-	run_times_group_done(B.g->name, r.seconds, where, sizeof(where));
-	printf("-- group %s collected: it took %.1f s, the run waited %.1f s for it%s\n",
-	       B.g->name, r.seconds, waited, where);
+	for (int i = 0; i < B.count; i++) {
+		run_times_group_done(B.g[i]->name, r.seconds[i], where, sizeof(where));
+		printf("-- group %s collected: it took %.1f s, the run waited %.1f s for it%s\n",
+		       B.g[i]->name, r.seconds[i], i == B.count - 1 ? waited : 0.0, where);
+	}
 	fflush(stdout);
 	B.pid = beside_pid = 0;
 	run_times_draw();
@@ -1217,8 +1251,8 @@ int main(int argc, char **argv)
 		if (g->needs != TEST_NEEDS_NOTHING)
 			beside_collect(&t);   /* no cluster beside a group that runs one */
 		if (g->beside && !B.pid)
-			beside_start(g, argc, argv, first, &t);
-		else
+			beside_start(gi, groups, ngroups, argc, argv, first, &t);
+		else if (!in_lane(g))
 			run_group(g, argc, argv, first, &t);
 		if (gi == last_cluster)
 			cluster_down();

@@ -55,11 +55,11 @@ struct test_group {
 	/* Left out of `make check-quick` (hvdtest -q): over half a minute
 	 * here, or processes that time one another. */
 	int slow;
-	/* Started in a child runner of its own and run beside the groups
-	 * after it, up to the first cluster group (collected there, or at
-	 * the end): its output comes in one piece when it ends. For a long
-	 * group that starts no cluster of the runner's and tolerates a busy
-	 * machine. */
+	/* Run in a child runner beside the groups in line, with the other
+	 * groups so marked up to the first cluster group, one after another
+	 * (a lane, collected there, or at the end): its output comes in one
+	 * piece when the lane ends. For a long group that starts no cluster
+	 * of the runner's and tolerates a busy machine. */
 	int beside;
 };
 

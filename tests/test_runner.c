@@ -107,6 +107,14 @@ const struct test_case selftest_beside_tests[] = {
 	{ 0 }
 };
 
+/* ---- "selftest-beside-too": the lane's second group, after the first ---- */
+static void selftest_beside_too_sleeps(void) { sleep(1); CHECK(1); }
+
+const struct test_case selftest_beside_too_tests[] = {
+	{ "selftest_beside_too_sleeps", selftest_beside_too_sleeps },
+	{ 0 }
+};
+
 /* ---- the hidden "selftest-stress" group: passes only under stress ---- */
 static int busy_children_of(pid_t pid)
 {
@@ -449,6 +457,30 @@ static void test_runner_runs_a_group_beside(void)
 	test_proc_free(&p);
 }
 
+/* Two groups marked beside run one after the other in one lane beside
+ * the groups after the first (the line's group ends before the lane's
+ * output comes), their output in order, each collected with its own
+ * seconds, the tallies summed. */
+static void test_runner_runs_two_groups_in_one_lane(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -G selftest-beside -G selftest-beside-too "
+		 "-G selftest-next", test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 1);
+	const char *first = strstr(p.out, "ok selftest_beside_sleeps\n");
+	const char *second = strstr(p.out, "ok selftest_beside_too_sleeps\n");
+	const char *other = strstr(p.out, "-- group selftest-next: ");
+	CHECK_MSG(first && second && other && other < first && first < second, "order: %s", p.out);
+	CHECK_CONTAINS(p.out, "-- group selftest-beside-too: started beside the groups after it, "
+		       "after selftest-beside\n");
+	CHECK_CONTAINS(p.out, "-- group selftest-beside collected: it took ");
+	CHECK_CONTAINS(p.out, "-- group selftest-beside-too collected: it took 1.");
+	CHECK_STR(last_line(p.out), "3 passed, 1 failed");
+	test_proc_free(&p);
+}
+
 /* -q (make check-quick): the unit groups not marked slow, no cluster
  * group, no stress re-run; with -g it narrows that selection. */
 static void test_quick_keeps_the_fast_unit_groups(void)
@@ -502,6 +534,7 @@ const struct test_case runner_tests[] = {
 	{ "run_times_estimate_from_the_last_run", test_run_times_estimate_from_the_last_run },
 	{ "quick_keeps_the_fast_unit_groups", test_quick_keeps_the_fast_unit_groups },
 	{ "runner_runs_a_group_beside", test_runner_runs_a_group_beside },
+	{ "runner_runs_two_groups_in_one_lane", test_runner_runs_two_groups_in_one_lane },
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
 	{ "runner_lists_selection_and_refuses_empty", test_runner_lists_selection_and_refuses_empty },
