@@ -99,6 +99,14 @@ static const char *node_cmd(char *buf, size_t len, const char *verb, const char 
 	return buf;
 }
 
+/* After: n3 and n2 back in service. */
+static void revive_n3_and_n2(char *after, size_t len)
+{
+	char revive[1024], revive2[1024];
+	snprintf(after, len, "%s; %s", node_cmd(revive, sizeof(revive), "revive", "n3"),
+		 node_cmd(revive2, sizeof(revive2), "revive", "n2"));
+}
+
 /* On idle nodes, `sbatch --wait LAYOUT` the elastic template with chexnet
  * ARGS (OUT.log holds the job's output). Once the log shows step 3,
  * ACTION runs (ACTION NULL: nothing is done to the job); then waits for
@@ -308,10 +316,10 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 {
 	struct test_proc p;
-	char fail[1024], revive[1024], action[4096];
+	char fail[1024], action[4096];
 	if (make_data())
 		return;
-	char fail2[1024], revive2[1024], after[2100];
+	char fail2[1024], after[2100];
 	snprintf(action, sizeof(action), "%s; ( for i in $(seq 900); do grep -q 'Node failure on n3' "
 		 "odd.log && break; kill -0 $s 2> /dev/null || exit; sleep 0.1; done; "
 		 "n=$(grep -c ' step [0-9]*/' odd.log); for i in $(seq 600); do "
@@ -322,8 +330,7 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 		 "[ $(grep -c ' step [0-9]*/' odd.log) -gt $n ] && break; kill -0 $s 2> /dev/null || exit; "
 		 "sleep 0.1; done; echo stopped_after_node_down=1; scancel -s TERM -n hvd-late-$$ ) & :",
 		 node_cmd(fail, sizeof(fail), "fail", "n3"), node_cmd(fail2, sizeof(fail2), "fail", "n2"));
-	snprintf(after, sizeof(after), "%s; %s", node_cmd(revive, sizeof(revive), "revive", "n3"),
-		 node_cmd(revive2, sizeof(revive2), "revive", "n2"));
+	revive_n3_and_n2(after, sizeof(after));
 	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "odd", "--epochs 100", action, after, &p))
 		return;
 	CHECK_MSG(field_of(p.out, "rc=") == 75 && strstr(p.out, "stopped_after_node_down=1"),
@@ -359,6 +366,54 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured (3 -> 2 ranks, in-process): failure to the first step after %ld ms\n",
 	       field_of(p.out, "kill_to_step="));
+	test_proc_free(&p);
+}
+
+/* A loss during recovery: 3 ranks (one per node), n3 fails; n2 fails
+ * once its rank reported to the survivors' decision, before the world of
+ * the ranks left forms. That world does not form (rank 1 never joins):
+ * rank 0 makes a second decision alone, as after any loss, and goes on
+ * as 1 rank x K=3, the run's own global batch of 12 (the 2-rank world,
+ * K=2, never ran a step). The final parameters equal an uninterrupted
+ * 3-rank run's within 1e-5 relative. */
+static void test_a_loss_during_recovery_is_a_loss_like_any_other(void)
+{
+	struct test_proc p;
+	char fail[1024], fail2[1024], action[4096], after[2100];
+	if (make_data() ||
+	    elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "three", "", NULL, ":", &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "three: %s ...%s", p.out, test_tail(p.err, 1500));
+	test_proc_free(&p);
+	snprintf(action, sizeof(action), "%s; for i in $(seq 3000); do [ -f during/.survivors/1 ] && "
+		 "break; sleep 0.01; done; %s; echo n2_failed_after_its_report=$i",
+		 node_cmd(fail, sizeof(fail), "fail", "n3"), node_cmd(fail2, sizeof(fail2), "fail", "n2"));
+	revive_n3_and_n2(after, sizeof(after));
+	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "during", "", action, after, &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0 && field_of(p.out, "n2_failed_after_its_report=") < 3000,
+		  "%s ...%s", p.out, test_tail(p.err, 3000));
+	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n3; ranks 0,1 went on in their own processes");
+	CHECK_CONTAINS(p.err, "chexnet: train: the ranks left could not start again: rank 1 (host n2) "
+		       "never joined; OUT/last holds epoch 1, step ");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n2; ranks 0 went on in their own processes");
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 2 goes on as rank 0 of 1 in the same "
+		       "process: --accumulate 3 keeps the global batch (3 micro-batches per step, was "
+		       "3)");
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step ");
+	check_steps_kept(p.err, 1);
+	char *rec = record_of("during");
+	CHECK_MSG(rec && strstr(rec, "\"3 -> 1\"") && strstr(rec, "\"1 -> 3\"") &&
+		  !strstr(rec, "\"global_batch\":\t[") && strstr(rec, "\"outcome\":\t\"finished\""),
+		  "run.json (3 -> 1 ranks, K 1 -> 3, the global batch kept): %.2500s", rec ? rec : "");
+	free(rec);
+	double params = ckpt_max_rel_diff("during", "three");
+	CHECK_MSG(params >= 0 && params <= 1e-5, "vs the uninterrupted 3-rank run: max relative "
+		  "parameter difference %.3g", params);
+	CHECK_CONTAINS(p.out, "idle=4/4");
+	printf("  measured (a loss during recovery, 3 -> 1 ranks in-process): failure to the first "
+	       "step after %ld ms; parameters %.3g from the uninterrupted 3-rank run\n",
+	       field_of(p.out, "kill_to_step="), params);
 	test_proc_free(&p);
 }
 
@@ -439,6 +494,8 @@ const struct test_case multinode_elastic_tests[] = {
 	  test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch },
 	{ "three_ranks_go_on_as_two_with_the_nearest_global_batch",
 	  test_three_ranks_go_on_as_two_with_the_nearest_global_batch },
+	{ "a_loss_during_recovery_is_a_loss_like_any_other",
+	  test_a_loss_during_recovery_is_a_loss_like_any_other },
 	{ 0 }
 };
 

@@ -51,6 +51,36 @@ static void test_lost_peers_are_read_from_the_runtimes_lines(void)
 	CHECK_STR(l.who, "rank 0 (host n1)");
 }
 
+/* A world of the ranks left that did not form, as the runtime says it
+ * (lines taken from hvd-rt-test runs): rank 0's and the workers it told
+ * name who never joined; a worker rank 0 never answered names rank 0.
+ * Any other start-up failure is not a lost peer. */
+static void test_members_that_never_joined_are_read(void)
+{
+	struct peer_lost l;
+	CHECK_INT(peer_lost_at_start("hvd: control plane: 'port 45123': not every rank connected and "
+				     "authenticated within HVD_TIMEOUT_S (2 s); missing: rank 2 (?) "
+				     "rank 4 (?) [rank 0/5 vm]", &l), 1);
+	CHECK_MSG(l.count == 2 && l.ranks[0] == 2 && l.ranks[1] == 4 && !l.hosts[0], "%d: %d %d",
+		  l.count, l.ranks[0], l.ranks[1]);
+	CHECK_INT(peer_lost_at_start("hvd: HVD_COORDINATOR: '127.0.0.1:45124': rank 0 did not answer "
+				     "within HVD_TIMEOUT_S (1 s): no answer, or no proof of the job "
+				     "secret (is rank 0 running, with the same HVD_SECRET_FILE "
+				     "contents?) [rank 1/2 vm]", &l), 1);
+	CHECK_MSG(l.count == 1 && l.ranks[0] == 0, "%d: %d", l.count, l.ranks[0]);
+	static const char *const others[] = {
+		"hvd: control plane: 'listen on 0.0.0.0 port 5': Address already in use",
+		"hvd: HVD_COORDINATOR: 'nowhere:1': Name or service not known",
+		"hvd: control plane: 'port 1': not every rank connected; missing: rank x (?)",
+		"hvd: ranks 2,3 (host n2): 'silent for 4.1 s': no heartbeat",
+		"", NULL,
+	};
+	for (int i = 0; others[i]; i++)
+		CHECK_MSG(peer_lost_at_start(others[i], &l) == 0 && l.count == 0, "taken: '%s'",
+			  others[i]);
+	CHECK_INT(peer_lost_at_start(NULL, &l), 0);
+}
+
 static void test_other_failures_are_not_a_lost_peer(void)
 {
 	static const char *const lines[] = {
@@ -282,7 +312,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	struct survivors_saved s;
 	CHECK_INT(survivors_read_saved(out, &s), 0);
 	CHECK_INT(survivors_mark_saved(out, "time=2026-11-24T23:20:48Z hosts=n2 epoch=0 step=3 "
-				       "writer=0 next=in-process members=0,1,5 "
+				       "writer=0 next=in-process members=0,1,5 member_hosts=n1,n1,n3 "
 				       "who=ranks 2,3 (host n2)"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), 1);
 	CHECK_STR(s.hosts, "n2");
@@ -306,7 +336,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 			  "%ld (%d)", from[i][0], from[i][1], from[i][2], got, e, k[i], exact[i]);
 	}
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 "
-				       "writer=0 next=later members=0,1 who=rank 2 (host n2)"), 0);
+				       "writer=0 next=later members=0,1 member_hosts=n1,n1 who=rank 2 (host n2)"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), -1);
 	CHECK_INT(survivors_wait_saved(out, 1), 0);
 	CHECK_INT(survivors_mark_saved(out, "hosts=n2 epoch=0"), 0);
@@ -314,7 +344,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	/* the driver's records stay in .generations past the next session's reset */
 	fence_hold(out, 3);
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 "
-				       "writer=0 next=relaunch members=0,1 who=rank 2 (host n2)"), 0);
+				       "writer=0 next=relaunch members=0,1 member_hosts=n1,n1 who=rank 2 (host n2)"), 0);
 	fence_hold(out, 4);
 	CHECK_INT(survivors_mark_finished(out), 0);
 	fence_hold(NULL, 0);
@@ -433,6 +463,7 @@ static void test_a_member_reaches_the_coordinator_not_itself(void)
 const struct test_case survivors_tests[] = {
 	{ "lost_peers_are_read_from_the_runtimes_lines", test_lost_peers_are_read_from_the_runtimes_lines },
 	{ "other_failures_are_not_a_lost_peer", test_other_failures_are_not_a_lost_peer },
+	{ "members_that_never_joined_are_read", test_members_that_never_joined_are_read },
 	{ "survivors_agree_on_the_most_completed_steps", test_survivors_agree_on_the_most_completed_steps },
 	{ "a_late_survivor_is_left_out_not_a_second_writer",
 	  test_a_late_survivor_is_left_out_not_a_second_writer },

@@ -22,6 +22,7 @@
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
 #include "cmd/resume_defaults.h"
+#include "loop/lost_peer.h"
 #include "loop/run_name.h"
 #include "loop/survivors.h"
 #include "loop/train.h"
@@ -54,6 +55,15 @@ static int resume_dir_check(const struct settings *o)
 	return 2;
 }
 
+/* Where a session of the ranks left starts from: its place among them
+ * and the summary that made it (the first session: none), and whether
+ * its world formed. */
+struct rejoined {
+	int rank, size;
+	struct survivors_saved saved;
+	int formed;
+};
+
 /* After a lost peer under --shrink, when the survivors' summary says
  * `next=in-process` and names this rank a member: leave the broken
  * runtime, join the ranks left (train/rejoin.h) and set next to the run's
@@ -64,16 +74,21 @@ static int resume_dir_check(const struct settings *o)
  * (ties: the larger; --allow-changes, recorded). Whatever the run started
  * with (--init, --overwrite) it now continues in OUT. 0, or
  * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
-static int in_process_settings(const struct settings *run, long *target, struct settings *next)
+static int in_process_settings(const struct settings *run, long *target, struct rejoined *r,
+			       struct settings *next)
 {
 	struct survivors_saved s;
-	int rank, size, old = dist_rank(), old_size = dist_size(), exact;
+	int rank, size, exact;
+	int old = r->formed ? dist_rank() : r->rank, old_size = r->formed ? dist_size() : r->size;
 	struct trainer_error err = { "" };
 	char k_text[32];
 
 	if (survivors_read_saved(run->out, &s) != 1 || strcmp(s.next, "in-process") ||
 	    survivors_member(&s, old, &rank, &size))
 		return CHEXNET_EXIT_PEER_LOST;
+	r->rank = rank;
+	r->size = size;
+	r->saved = s;
 	dist_release();   /* the broken runtime: its failure was said */
 	long want = *target ? *target : (long)old_size * run->accumulate;
 	long k = survivors_accumulate(want, size, &exact);
@@ -99,8 +114,10 @@ static int in_process_settings(const struct settings *run, long *target, struct 
 }
 
 /* One session of the run in o (its out and --resume's defaults filled
- * in); name: room for a new run's name. */
-static int train_session(struct settings *o, char name[RUN_NAME_MAX])
+ * in); name: room for a new run's name; r: where it starts from. A world
+ * of the ranks left that does not form (members that never joined) is a
+ * lost peer like any other (loop/lost_peer.h). */
+static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rejoined *r)
 {
 	int usage = resume_dir_check(o);
 	int named = !o->out && !o->resume;
@@ -137,10 +154,13 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX])
 			strerror(errno));
 		return 1;
 	}
-	if (dist_init()) {
+	r->formed = dist_init() == 0;
+	if (!r->formed) {
 		dist_failed();
+		int status = r->size ? survivors_after_failed_start(o->out, o->shrink, r->rank, r->size,
+								   &r->saved) : 1;
 		stop_signal_uninstall();
-		return 1;
+		return status;
 	}
 	if (!o->out && run_name_new(name)) {
 		dist_shutdown();
@@ -178,12 +198,13 @@ int run_train(const struct settings *given)
 	struct settings run = *given, next;
 	char name[RUN_NAME_MAX];   /* a new run's folder: run.out points here */
 	long target = 0;           /* micro-batches per step the run keeps to */
-	int status = train_session(&run, name);
+	static struct rejoined r;  /* srun's world first */
+	int status = train_session(&run, name, &r);
 
 	while (status == CHEXNET_EXIT_PEER_LOST && run.shrink &&
-	       (status = in_process_settings(&run, &target, &next)) == 0) {
+	       (status = in_process_settings(&run, &target, &r, &next)) == 0) {
 		run = next;
-		status = train_session(&run, name);
+		status = train_session(&run, name, &r);
 		if (status == 0 && dist_rank() == 0)
 			survivors_mark_finished(run.out);   /* for the driver: srun waits on the lost node */
 	}

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/fence.h"
+#include "loop/lost_peer.h"
 #include "loop/run_dir.h"
 #include "loop/trainer.h"
 #include "train/peer_lost.h"
@@ -25,15 +26,31 @@
  * crashed or hung process, whose node the driver gives back; NCCL's
  * communicator is then shrunk, runtime/transport/comm_nccl.c), or exit
  * 76 for a relaunch. */
-static const char *next_of(const struct trainer *t, const struct peer_lost *lost,
+static const char *next_of(int shrink, const struct peer_lost *lost,
 			   const struct survivors_vote *v)
 {
-	if (!t->c.shrink)
+	if (!shrink)
 		return "relaunch";
 	for (const char *h = v->hosts; *h; h += strcspn(h, ",") + (h[strcspn(h, ",")] != '\0'))
 		if (peer_lost_has_host(lost, h, strcspn(h, ",")))
 			return "relaunch";
 	return "in-process";
+}
+
+/* The summary the others and the driver read (survivors.h). */
+static int mark_saved(const char *out, const struct peer_lost *lost,
+		      const struct survivors_vote *v, int epoch, long step, int writer,
+		      const char *next)
+{
+	char saved[4096], when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	snprintf(saved, sizeof(saved), "time=%s hosts=%s epoch=%d step=%ld writer=%d next=%s "
+		 "members=%s member_hosts=%s who=%s", when, lost->hosts, epoch, step, writer, next,
+		 v->ranks, v->hosts, lost->who);
+	return survivors_mark_saved(out, saved);
 }
 
 /* The chosen survivor: OUT/last at its completed step (the next
@@ -58,15 +75,8 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 				       t->state.epoch * t->steps_per_epoch + t->state.step,
 				       t->best_epoch, t->state.best_val_loss))
 		return -1;
-	char saved[2048], when[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	const char *next = next_of(t, lost, v);
-	snprintf(saved, sizeof(saved), "time=%s hosts=%s epoch=%d step=%ld writer=%d next=%s "
-		 "members=%s who=%s", when, lost->hosts, t->state.epoch, t->state.step, t->rank, next,
-		 v->ranks, lost->who);
-	if (survivors_mark_saved(t->c.out, saved))
+	const char *next = next_of(t->c.shrink, lost, v);
+	if (mark_saved(t->c.out, lost, v, t->state.epoch, t->state.step, t->rank, next))
 		return -1;
 	if (!strcmp(next, "relaunch"))
 		fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
@@ -123,4 +133,58 @@ int trainer_survive_lost_peer(struct trainer *t)
 	if (v.writer == t->rank)
 		return write_for_survivors(t, &lost, &v) ? 1 : CHEXNET_EXIT_PEER_LOST;
 	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
+}
+
+/* lost's ranks (places among before's members) named by their hosts,
+ * from before's member_hosts: "rank 1 (host n2)" in who, "n2" in hosts. */
+static void name_lost(struct peer_lost *lost, const struct survivors_saved *before)
+{
+	size_t who = 0, hosts = 0;
+
+	for (int i = 0; i < lost->count; i++) {
+		const char *h = before->member_hosts;
+		for (int k = 0; k < lost->ranks[i] && *h; k++)
+			h += strcspn(h, ",") + (h[strcspn(h, ",")] == ',');
+		int n = (int)strcspn(h, ",");
+		if (who < sizeof(lost->who))
+			who += (size_t)snprintf(lost->who + who, sizeof(lost->who) - who,
+						"%srank %d (host %.*s)", i ? ", " : "", lost->ranks[i],
+						n ? n : 1, n ? h : "?");
+		if (hosts < sizeof(lost->hosts) && n && !peer_lost_has_host(lost, h, (size_t)n))
+			hosts += (size_t)snprintf(lost->hosts + hosts, sizeof(lost->hosts) - hosts,
+						  "%s%.*s", hosts ? "," : "", n, h);
+	}
+}
+
+int survivors_after_failed_start(const char *out, int shrink, int rank, int size,
+				 const struct survivors_saved *before)
+{
+	struct peer_lost lost;
+	struct survivors_vote v;
+	char host[256] = "host";
+
+	if (!peer_lost_at_start(dist_error(), &lost) || lost.count >= size)
+		return 1;
+	name_lost(&lost, before);
+	gethostname(host, sizeof(host) - 1);
+	int rc = survivors_decide(out, fence_held(), rank, host, size, lost.ranks, lost.count, 0, &v);
+	if (rc < 0)
+		return 1;
+	if (rc == 1) {
+		fprintf(stderr, "chexnet: train: rank %d of %d: the survivors' decision (generation %ld: "
+			"ranks %s go on) leaves this rank out: OUT left alone\n", rank, size,
+			v.generation, v.ranks);
+		return CHEXNET_EXIT_PEER_LOST;
+	}
+	fence_hold(out, v.generation);
+	if (v.writer != rank)
+		return survivors_wait_saved(out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
+	const char *next = next_of(shrink, &lost, &v);
+	if (mark_saved(out, &lost, &v, before->epoch, before->step, rank, next))
+		return 1;
+	fprintf(stderr, "chexnet: train: the ranks left could not start again: %s never joined; "
+		"OUT/last holds epoch %d, step %ld; ranks %s %s\n", lost.who, before->epoch + 1,
+		before->step, v.ranks, strcmp(next, "relaunch") ? "go on in their own processes"
+		: "exit for a relaunch");
+	return CHEXNET_EXIT_PEER_LOST;
 }

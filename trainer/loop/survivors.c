@@ -225,8 +225,8 @@ int survivors_read_saved(const char *dir, struct survivors_saved *s)
 	const char *who = strstr(line, " who=");
 	ok = ok && who && strlen(who + 5) < sizeof(s->who) &&
 	     sscanf(line, "time=%31s hosts=%1023s epoch=%d step=%ld writer=%*d next=%15s "
-		    "members=%1023s", s->time, s->hosts, &s->epoch, &s->step, s->next,
-		    s->members) == 6 && s->epoch >= 0 && s->step >= 0 &&
+		    "members=%1023s member_hosts=%1023s", s->time, s->hosts, &s->epoch, &s->step,
+		    s->next, s->members, s->member_hosts) == 7 && s->epoch >= 0 && s->step >= 0 &&
 	     (!strcmp(s->next, "in-process") || !strcmp(s->next, "relaunch"));
 	if (!ok) {
 		fprintf(stderr, "chexnet: survivors: '%s': not a summary of a lost peer\n", path);

@@ -60,13 +60,13 @@ int survivors_wait_saved(const char *out, double timeout_s);
 
 /* What OUT/.survivors/saved says (the writer's summary, key=value words,
  * `who=` last: "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process
- * members=0,1 who=ranks 2,3 (host n2)"). Membership only: the settings of
+ * members=0,1 member_hosts=n1,n1 who=ranks 2,3 (host n2)"). Membership only: the settings of
  * the session that lost the peer (its ranks, its --accumulate) are those
  * the checkpoint in OUT/last records.
  * next: `in-process` (the members go on in their own processes,
  * train/rejoin.h) or `relaunch` (every survivor exits 76). */
 struct survivors_saved {
-	char time[32], hosts[1024], who[1024], next[16], members[1024];
+	char time[32], hosts[1024], who[1024], next[16], members[1024], member_hosts[1024];
 	int epoch;
 	long step;
 };

@@ -98,3 +98,28 @@ int peer_lost_parse(const char *line, struct peer_lost *out)
 	memcpy(out->who, who, (size_t)(end - who));
 	return 1;
 }
+
+int peer_lost_at_start(const char *line, struct peer_lost *out)
+{
+	const char *missing = line ? strstr(line, "; missing: rank ") : NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!line || strncmp(line, "hvd: ", 5) != 0)
+		return 0;
+	if (strstr(line, "': rank 0 did not answer within HVD_TIMEOUT_S") &&
+	    strncmp(line, "hvd: HVD_COORDINATOR: '", 23) == 0) {
+		out->count = 1;   /* ranks[0] = 0 */
+		return 1;
+	}
+	if (!missing || strncmp(line, "hvd: control plane: 'port ", 26) != 0)
+		return 0;
+	for (const char *p = missing + 10; strncmp(p, " rank ", 6) == 0;) {
+		p = rank_list(p + 6, out);
+		if (!p || *p != ' ' || p[1] != '(' || !strchr(p, ')')) {
+			memset(out, 0, sizeof(*out));
+			return 0;
+		}
+		p = strchr(p, ')') + 1;
+	}
+	return out->count > 0;
+}

@@ -26,6 +26,12 @@ struct peer_lost {
 
 /* 1 when `line` names lost peers (out filled), 0 otherwise. */
 int peer_lost_parse(const char *line, struct peer_lost *out);
+/* 1 when `line` says a world without a scheduler did not form because
+ * ranks never joined (rank 0 and the workers it told: "...; missing:
+ * rank 2 (?) rank 3 (?)"; a worker rank 0 never answered: rank 0), with
+ * out->ranks filled (hosts and who left empty: the runtime knew none);
+ * 0 otherwise. */
+int peer_lost_at_start(const char *line, struct peer_lost *out);
 /* 1 when host (len bytes) is one of l->hosts. */
 int peer_lost_has_host(const struct peer_lost *l, const char *host, size_t len);
 
