@@ -275,6 +275,42 @@ static void woken_node_leaves_the_run_alone(void)
 	test_proc_free(&p);
 }
 
+/* SPARES=1 on 3 nodes: the run starts on n1 and n2, n3 waits. n2 fails:
+ * the ranks left do not shrink (a spare is left), they exit 76, and the
+ * driver relaunches at the same 4 ranks and K=1 on n1 and n3: the
+ * parameters equal the uninterrupted 4-rank run's, run.json says 4 -> 4. */
+static void spare_takes_the_place_of_a_lost_node(void)
+{
+	struct test_proc p;
+	char fail[1024], revive[1024];
+	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=2 --export=ALL,SPARES=1", "spare", STARTED,
+		    node_cmd(fail, sizeof(fail), "fail", "n2"),
+		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "spare: %s ...%s", p.out, test_tail(p.err, 2500));
+	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
+	CHECK_CONTAINS(p.err, "no completed step is lost; exit 76");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: spare node(s) n3 take the place of n2");
+	CHECK_CONTAINS(p.err, "now holds n1,n3: n2 went back to Slurm");
+	CHECK_CONTAINS(p.err, "relaunching on 4 ranks (was 4): --accumulate 1 keeps the global "
+		       "batch (4 micro-batches)");
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
+	check_steps_kept(p.err, 1);
+	char *rec = record_of("spare");
+	CHECK_MSG(rec && strstr(rec, "\"4 -> 4\"") && strstr(rec, "\"1 -> 1\"") &&
+		  strstr(rec, "\"went_on\":\t\"relaunch\"") &&
+		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
+	free(rec);
+	double params = ckpt_max_rel_diff("spare", "whole");
+	CHECK_MSG(params >= 0 && params <= 1e-5, "spare vs the uninterrupted 4-rank run: max relative "
+		  "parameter difference %.3g", params);
+	CHECK_CONTAINS(p.out, "idle=4/4");
+	printf("  measured (n2 lost, spare n3 took its place): failure to the first step after, "
+	       "relaunched, %ld ms; parameters %.3g from the uninterrupted 4-rank run\n",
+	       field_of(p.out, "kill_to_step="), params);
+	test_proc_free(&p);
+}
+
 /* n2 failed: the ranks left go on in-process; then (a second run) rank 3
  * on n2 stopped: named after HVD_TIMEOUT_S, rank 2 there lives, so the
  * step ends and is relaunched without n2. */
@@ -303,6 +339,7 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 	check_went_on(&p, "hung", "rank 3 stopped on n4 (host h4)", 0, "h4", "n4");
 	test_proc_free(&p);
 	woken_node_leaves_the_run_alone();
+	spare_takes_the_place_of_a_lost_node();
 }
 
 /* 3 ranks (one per node) -> 2 after n3 fails, in their own processes:
