@@ -130,8 +130,9 @@ static struct metrics_row *read_csv(const char *rel, size_t *count)
 	return rows;
 }
 
-/* Both sources agree, line for line; run/ranks (not a CSV column) has a
- * point at each session's first step: 1 rank here. */
+/* Both sources agree, line for line; run/ranks and run/hosts_lost (not
+ * CSV columns) have a point at each session's first step: 1 rank, no
+ * host lost here. */
 static void same_series(const char *run)
 {
 	char csv[256], tb[256];
@@ -144,7 +145,9 @@ static void same_series(const char *run)
 		return;
 	char *want = expected(rows, count), *got = tensorboard_says(tb);
 	CHECK_MSG(strstr(got, "run/ranks 0 1\n") != NULL, "no run/ranks point at step 0: %.600s", got);
-	for (char *r; (r = strstr(got, "run/ranks "));)
+	CHECK_MSG(strstr(got, "run/hosts_lost 0 0\n") != NULL, "no run/hosts_lost point at step 0: "
+		  "%.600s", got);
+	for (char *r; (r = strstr(got, "run/ranks ")) || (r = strstr(got, "run/hosts_lost "));)
 		memmove(r, r + strcspn(r, "\n") + 1, strlen(r + strcspn(r, "\n") + 1) + 1);
 	CHECK_MSG(strcmp(want, got) == 0, "CSV says:\n%.1500s\nTensorBoard says:\n%.1500s", want, got);
 	free(want);

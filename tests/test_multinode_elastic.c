@@ -47,6 +47,7 @@
 #include "ckpt_compare.h"
 #include "multinode_sh.h"
 #include "runner.h"
+#include "train/tb_events.h"
 
 #define ELASTIC_ARGS "--size 64 --threads 1 --optimizer sgd --lr 0.001 --batch 4 --seed 7 " \
 	"--epochs 1 --progress-every 1 --precision fp32"
@@ -275,6 +276,35 @@ static void woken_node_leaves_the_run_alone(void)
 	test_proc_free(&p);
 }
 
+/* The TensorBoard point of tag at the session start after a loss: the
+ * last value of tag in OUT/tb's event files (our reader; trainer-metrics
+ * has TensorBoard's own read the same files). -1: none. */
+struct tb_last { const char *tag; float value; };
+
+static int last_of(const struct tb_event *e, void *user)
+{
+	struct tb_last *l = user;
+	for (int i = 0; i < e->count; i++)
+		if (strcmp(e->values[i].tag, l->tag) == 0)
+			l->value = e->values[i].value;
+	return 0;
+}
+
+static float tb_last_value(const char *out, const char *tag)
+{
+	char cmd[1024];
+	struct test_proc p;
+	struct tb_last l = { tag, -1 };
+	struct trainer_error err = { "" };
+	snprintf(cmd, sizeof(cmd), "ls '%s/%s/tb/'events.out.tfevents.* | sort", test_tmpdir(), out);
+	if (sh(cmd, 10, &p))
+		return -1;
+	for (char *f = strtok(p.out, "\n"); f; f = strtok(NULL, "\n"))
+		CHECK_MSG(tb_events_read(f, last_of, &l, &err) == 0, "%s", err.msg);
+	test_proc_free(&p);
+	return l.value;
+}
+
 /* SPARES=1 on 3 nodes: the run starts on n1 and n2, n3 waits. n2 fails:
  * the ranks left do not shrink (a spare is left), they exit 76, and the
  * driver relaunches at the same 4 ranks and K=1 on n1 and n3: the
@@ -301,6 +331,10 @@ static void spare_takes_the_place_of_a_lost_node(void)
 		  strstr(rec, "\"went_on\":\t\"relaunch\"") &&
 		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
 	free(rec);
+	CHECK_MSG(tb_last_value("spare", "run/hosts_lost") == 1 &&
+		  tb_last_value("spare", "run/ranks") == 4, "TensorBoard: run/hosts_lost %g, run/ranks "
+		  "%g after the relaunch (want 1 and 4)", tb_last_value("spare", "run/hosts_lost"),
+		  tb_last_value("spare", "run/ranks"));
 	double params = ckpt_max_rel_diff("spare", "whole");
 	CHECK_MSG(params >= 0 && params <= 1e-5, "spare vs the uninterrupted 4-rank run: max relative "
 		  "parameter difference %.3g", params);

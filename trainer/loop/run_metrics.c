@@ -97,7 +97,7 @@ static int resume_csv(struct run_metrics *m, const char *path, long resume_step)
 }
 
 int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
-		     long resume_step, int ranks)
+		     long resume_step, int ranks, int hosts_lost)
 {
 	char csv[4200], tb[4200], path[4400], host[64] = "";
 	struct trainer_error err = { "" };
@@ -121,8 +121,9 @@ int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	start.wall_time = ts.tv_sec + ts.tv_nsec * 1e-9;
-	struct tb_event size = { .wall_time = start.wall_time, .step = resume_step + 1, .count = 1,
-				 .values = { { "run/ranks", (float)ranks } } };
+	struct tb_event size = { .wall_time = start.wall_time, .step = resume_step + 1, .count = 2,
+				 .values = { { "run/ranks", (float)ranks },
+					     { "run/hosts_lost", (float)hosts_lost } } };
 	if (!m->tb || (resume_step >= 0 && tb_events_write(m->tb, &start, &err)) ||
 	    tb_events_write(m->tb, &size, &err)) {
 		fail(err.msg);

@@ -27,9 +27,11 @@ struct run_metrics {
 
 /* resume_step: the checkpoint's step (from the run's start), or -1 for a
  * new run; ranks: this session's, the TensorBoard series run/ranks at
- * its first step (a lost node shows as a drop). 0 or -1 (printed). */
+ * its first step (a lost node shows as a drop); hosts_lost: the hosts
+ * lost since the session before (run/hosts_lost: a spare that took a
+ * lost node's place shows there, run/ranks staying). 0 or -1 (printed). */
 int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
-		     long resume_step, int ranks);
+		     long resume_step, int ranks, int hosts_lost);
 
 /* shares: of step time, 0..1. 0 or -1 (printed). A closed m: nothing. */
 int run_metrics_train(struct run_metrics *m, int epoch, long step, double loss, double lr,

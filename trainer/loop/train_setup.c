@@ -205,6 +205,15 @@ fail:
 	return -1;
 }
 
+/* How many hosts a list names ("n2,n3": 2). */
+static int hosts_in(const char *list)
+{
+	int n = *list != '\0';
+	for (; *list; list++)
+		n += *list == ',';
+	return n;
+}
+
 /* Once the sources are open (steps per epoch known): rank 0's metrics
  * files (checked and cut back on --resume), the session's generation
  * (every rank holds rank 0's claim), then run.json (every rank: the hosts
@@ -213,9 +222,10 @@ int trainer_record(struct trainer *t, const struct source *train)
 {
 	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
 	long at = t->c.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
+	int hosts_lost = t->membership_count ? hosts_in(t->lost.hosts) : 0;
 	if (t->rank == 0 && t->c.out &&
 	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at,
-			     t->world))
+			     t->world, hosts_lost))
 		return -1;
 	t->best_epoch = t->metrics.best_epoch;
 	float generation;
