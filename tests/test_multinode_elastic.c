@@ -489,7 +489,8 @@ static void test_a_loss_during_recovery_is_a_loss_like_any_other(void)
 }
 
 /* The driver refuses, naming why, what it cannot keep going: a job
- * without --no-kill (Slurm would end it with the lost node), no --out. */
+ * without --no-kill (Slurm would end it with the lost node), no --out,
+ * tasks per node that differ between nodes. */
 static void test_driver_refuses_a_job_it_cannot_keep_going(void)
 {
 	char cmd[4096];
@@ -499,7 +500,9 @@ static void test_driver_refuses_a_job_it_cannot_keep_going(void)
 		 "sbatch --wait -N 1 -o a.log --wrap \"$d --hvd -- $c train --data x --out o\" > /dev/null; "
 		 "echo a=$?; printf '#!/bin/sh\\n#SBATCH --no-kill\\nexec %%s -- %%s train --data x\\n' "
 		 "\"$d\" \"$c\" > b.sh; sbatch --wait -N 1 -o b.log b.sh > /dev/null; echo b=$?; "
-		 "\"$d\" -- \"$c\" train --out o 2>&1; echo c=$?; cat a.log b.log",
+		 "\"$d\" -- \"$c\" train --out o 2>&1; echo c=$?; "
+		 "sbatch --wait --no-kill -N 2 -w n1,n2 -n 3 -o d.log --wrap \"$d --assume-no-kill -- $c train --data x "
+		 "--out o\" > /dev/null; echo d=$?; cat a.log b.log d.log",
 		 test_tmpdir(), test_src_dir(), test_build_dir());
 	if (sh(cmd, 60, &p))
 		return;
@@ -509,6 +512,8 @@ static void test_driver_refuses_a_job_it_cannot_keep_going(void)
 	CHECK_CONTAINS(p.out, "chexnet train needs --out DIR");
 	CHECK_CONTAINS(p.out, "c=2\n");
 	CHECK_CONTAINS(p.out, "not inside a Slurm allocation");
+	CHECK_CONTAINS(p.out, "d=2\n");
+	CHECK_CONTAINS(p.out, "tasks per node '2,1' differ between nodes");
 	test_proc_free(&p);
 }
 
