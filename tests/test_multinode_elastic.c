@@ -195,6 +195,16 @@ static int references(void)
 	return 0;
 }
 
+/* OUT's final learnable parameters against the uninterrupted run REF's:
+ * within 1e-5 relative (max(1,|b|)). Returns the difference. */
+static double same_parameters(const char *out, const char *ref, const char *what)
+{
+	double d = ckpt_max_rel_diff(out, ref);
+	CHECK_MSG(d >= 0 && d <= 1e-5, "%s vs the uninterrupted run (%s): max relative parameter "
+		  "difference %.3g", what, ref, d);
+	return d;
+}
+
 /* A 2 x 2 run that lost Slurm's node `node` (or a rank there), whose
  * host name is `host`, ended like the whole one: in its own processes,
  * or relaunched. */
@@ -232,10 +242,8 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 		  !strstr(rec, "\"lr_effective\":\t[") && !strstr(rec, "\"global_batch\":\t["),
 		  "run.json (the LR and global batch kept): %.2500s", rec ? rec : "");
 	free(rec);
-	double params = ckpt_max_rel_diff(out, "whole");
+	double params = same_parameters(out, "whole", what);
 	double bn = ckpt_max_rel_diff_bn(out, "whole"), control = ckpt_max_rel_diff_bn("two", "whole");
-	CHECK_MSG(params >= 0 && params <= 1e-5, "%s vs the uninterrupted 4-rank run: max relative "
-		  "parameter difference %.3g", what, params);
 	CHECK_MSG(bn >= 0 && bn <= control * 1.1, "%s: BN running statistics %.3g from the 4-rank "
 		  "run's, more than an uninterrupted 2-rank K=2 run's %.3g (+10%%)", what, bn, control);
 	printf("  measured (%s): failure to the first step after, %s, %ld ms; parameters %.3g, BN "
@@ -335,9 +343,7 @@ static void spare_takes_the_place_of_a_lost_node(void)
 		  tb_last_value("spare", "run/ranks") == 4, "TensorBoard: run/hosts_lost %g, run/ranks "
 		  "%g after the relaunch (want 1 and 4)", tb_last_value("spare", "run/hosts_lost"),
 		  tb_last_value("spare", "run/ranks"));
-	double params = ckpt_max_rel_diff("spare", "whole");
-	CHECK_MSG(params >= 0 && params <= 1e-5, "spare vs the uninterrupted 4-rank run: max relative "
-		  "parameter difference %.3g", params);
+	double params = same_parameters("spare", "whole", "spare");
 	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured (n2 lost, spare n3 took its place): failure to the first step after, "
 	       "relaunched, %ld ms; parameters %.3g from the uninterrupted 4-rank run\n",
@@ -478,9 +484,7 @@ static void test_a_loss_during_recovery_is_a_loss_like_any_other(void)
 		  !strstr(rec, "\"global_batch\":\t[") && strstr(rec, "\"outcome\":\t\"finished\""),
 		  "run.json (3 -> 1 ranks, K 1 -> 3, the global batch kept): %.2500s", rec ? rec : "");
 	free(rec);
-	double params = ckpt_max_rel_diff("during", "three");
-	CHECK_MSG(params >= 0 && params <= 1e-5, "vs the uninterrupted 3-rank run: max relative "
-		  "parameter difference %.3g", params);
+	double params = same_parameters("during", "three", "a loss during recovery");
 	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured (a loss during recovery, 3 -> 1 ranks in-process): failure to the first "
 	       "step after %ld ms; parameters %.3g from the uninterrupted 3-rank run\n",
