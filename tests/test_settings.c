@@ -123,7 +123,7 @@ static void test_every_default_is_accepted(void)
 static int parse(const struct command *k, const char *flag, const char *value, int joined,
 		 void *values)
 {
-	char joined_arg[512];
+	static char joined_arg[512];   /* text rows keep pointing into it */
 	char *argv[4] = { (char *)k->name, (char *)flag, (char *)value, NULL }, *operands[4];
 	int argc = value ? 3 : 2, n = 0, rc;
 
