@@ -138,7 +138,7 @@ static int parse(const struct command *k, const char *flag, const char *value, i
 	if (k->table == &settings_options)
 		rc = cli_parse(argc, argv, values);
 	else
-		rc = option_parse(k->table, k->bit, NULL, argc, argv, values, NULL,
+		rc = option_parse(k->table, k->bit, NULL, argc, argv, values,
 				  k->operands ? operands : NULL, &n);
 	fflush(stderr);
 	dup2(saved, 2);

@@ -203,7 +203,7 @@ void option_print_help(FILE *f, const struct option_table *t, const char *name, 
 /* argv[*i] ("--flag" or "--flag=value") applied; *i moves past its value.
  * 0, 1 (--help, printed) or -1 (printed). */
 static int one_flag(const struct option_table *t, int command, const char *operands_help,
-		    int argc, char **argv, int *i, void *values, unsigned char *given)
+		    int argc, char **argv, int *i, void *values)
 {
 	char name[64];
 	const char *arg = argv[*i], *eq = strchr(arg, '=');
@@ -227,13 +227,11 @@ static int one_flag(const struct option_table *t, int command, const char *opera
 		return fprintf(stderr, "chexnet: %s: missing value\n", f->flag), -1;
 	if (set_any(t, values, f, !takes_value ? NULL : eq ? eq + 1 : argv[++*i], 1, &err))
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
-	if (given)
-		given[f - t->rows] = 1;
 	return 0;
 }
 
 int option_parse(const struct option_table *t, int command, const char *operands_help, int argc,
-		 char **argv, void *values, unsigned char *given, char **operands, int *operand_count)
+		 char **argv, void *values, char **operands, int *operand_count)
 {
 	if (operand_count)
 		*operand_count = 0;
@@ -245,7 +243,7 @@ int option_parse(const struct option_table *t, int command, const char *operands
 			operands[(*operand_count)++] = argv[i];
 			continue;
 		}
-		int rc = one_flag(t, command, operands_help, argc, argv, &i, values, given);
+		int rc = one_flag(t, command, operands_help, argc, argv, &i, values);
 		if (rc)
 			return rc;
 	}

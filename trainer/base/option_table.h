@@ -85,12 +85,12 @@ void option_row_help(const struct setting *row, char *out, size_t len);
 void option_print_help(FILE *f, const struct option_table *t, const char *name, int command,
 		       const char *operands);
 
-/* argv[1..argc) of command (argv[0] its name, a bit) into values; each
- * row given sets given[its index] (may be NULL). Arguments not starting
+/* argv[1..argc) of command (argv[0] its name, a bit) into values, each
+ * through the table's set (given = 1). Arguments not starting
  * with "--" go to operands[] (room for argc) when the command takes
  * them (operands not NULL), else are refused. 0; 1: --help was printed
  * (with operands_help); -1: one line printed ("chexnet: ..."). */
 int option_parse(const struct option_table *t, int command, const char *operands_help, int argc,
-		 char **argv, void *values, unsigned char *given, char **operands, int *operand_count);
+		 char **argv, void *values, char **operands, int *operand_count);
 
 #endif

@@ -41,7 +41,7 @@ int cli_parse(int argc, char **argv, struct settings *o)
 		return fprintf(stderr, "chexnet: out of memory\n"), -1;
 	o->inputs = inputs;
 	int rc = option_parse(&settings_options, bit, bit == SETTING_PREDICT ? " IMAGE..." : NULL,
-			      argc, argv, o, NULL, bit == SETTING_PREDICT ? inputs : NULL,
+			      argc, argv, o, bit == SETTING_PREDICT ? inputs : NULL,
 			      &o->input_count);
 	if (rc)
 		return rc;

@@ -114,7 +114,7 @@ int run_curves(int argc, char **argv)
 		free(names);
 		return 2;
 	}
-	int rc = option_parse(&curves_options, 1, OPERANDS, argc, argv, &o, NULL, names, &named);
+	int rc = option_parse(&curves_options, 1, OPERANDS, argc, argv, &o, names, &named);
 	if (rc || named == 0 || named > CURVES_RUNS_MAX) {
 		if (rc == 0 && named == 0)
 			fprintf(stderr, "chexnet: curves: no RUN given (chexnet curves --help)\n");

@@ -117,7 +117,7 @@ static int pack_parse(int argc, char **argv, struct pack_config *cfg, long *prev
 		free(operands);
 		return -1;
 	}
-	int rc = option_parse(&pack_options, 1, " [PREVIEW_DIR]", argc, argv, &o, NULL, operands, &n);
+	int rc = option_parse(&pack_options, 1, " [PREVIEW_DIR]", argc, argv, &o, operands, &n);
 	*preview_dir = n == 1 ? operands[0] : NULL;
 	free(operands);
 	if (rc)

@@ -50,7 +50,7 @@ int cmd_synth(int argc, char **argv)
 
 	if (option_defaults(&synth_options, 1, &o, &e))
 		return fprintf(stderr, "chexnet: synth: %s\n", e.msg), 2;
-	int rc = option_parse(&synth_options, 1, NULL, argc, argv, &o, NULL, NULL, NULL);
+	int rc = option_parse(&synth_options, 1, NULL, argc, argv, &o, NULL, NULL);
 	if (rc)
 		return rc < 0 ? 2 : 0;
 	if (!o.out || !o.count) {
