@@ -63,6 +63,12 @@ static void test_members_that_never_joined_are_read(void)
 				     "rank 4 (?) [rank 0/5 vm]", &l), 1);
 	CHECK_MSG(l.count == 2 && l.ranks[0] == 2 && l.ranks[1] == 4 && !l.hosts[0], "%d: %d %d",
 		  l.count, l.ranks[0], l.ranks[1]);
+	peer_lost_name_hosts(&l, "n1,n1,n2,n3,n3");   /* the members' hosts, by place */
+	CHECK_STR(l.who, "rank 2 (host n2), rank 4 (host n3)");
+	CHECK_STR(l.hosts, "n2,n3");
+	peer_lost_name_hosts(&l, "n1,n1,n2");   /* rank 4: past the list */
+	CHECK_STR(l.who, "rank 2 (host n2), rank 4 (host ?)");
+	CHECK_STR(l.hosts, "n2");
 	CHECK_INT(peer_lost_at_start("hvd: HVD_COORDINATOR: '127.0.0.1:45124': rank 0 did not answer "
 				     "within HVD_TIMEOUT_S (1 s): no answer, or no proof of the job "
 				     "secret (is rank 0 running, with the same HVD_SECRET_FILE "

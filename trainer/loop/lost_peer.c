@@ -135,27 +135,6 @@ int trainer_survive_lost_peer(struct trainer *t)
 	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
 }
 
-/* lost's ranks (places among before's members) named by their hosts,
- * from before's member_hosts: "rank 1 (host n2)" in who, "n2" in hosts. */
-static void name_lost(struct peer_lost *lost, const struct survivors_saved *before)
-{
-	size_t who = 0, hosts = 0;
-
-	for (int i = 0; i < lost->count; i++) {
-		const char *h = before->member_hosts;
-		for (int k = 0; k < lost->ranks[i] && *h; k++)
-			h += strcspn(h, ",") + (h[strcspn(h, ",")] == ',');
-		int n = (int)strcspn(h, ",");
-		if (who < sizeof(lost->who))
-			who += (size_t)snprintf(lost->who + who, sizeof(lost->who) - who,
-						"%srank %d (host %.*s)", i ? ", " : "", lost->ranks[i],
-						n ? n : 1, n ? h : "?");
-		if (hosts < sizeof(lost->hosts) && n && !peer_lost_has_host(lost, h, (size_t)n))
-			hosts += (size_t)snprintf(lost->hosts + hosts, sizeof(lost->hosts) - hosts,
-						  "%s%.*s", hosts ? "," : "", n, h);
-	}
-}
-
 int survivors_after_failed_start(const char *out, int shrink, int rank, int size,
 				 const struct survivors_saved *before)
 {
@@ -165,7 +144,7 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 
 	if (!peer_lost_at_start(dist_error(), &lost) || lost.count >= size)
 		return 1;
-	name_lost(&lost, before);
+	peer_lost_name_hosts(&lost, before->member_hosts);
 	gethostname(host, sizeof(host) - 1);
 	int rc = survivors_decide(out, fence_held(), rank, host, size, lost.ranks, lost.count, 0, &v);
 	if (rc < 0)

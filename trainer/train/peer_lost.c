@@ -3,6 +3,7 @@
  * is "not a lost peer".
  * What it does not do: decide what to do about it (loop/survivors.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,4 +123,23 @@ int peer_lost_at_start(const char *line, struct peer_lost *out)
 		p = strchr(p, ')') + 1;
 	}
 	return out->count > 0;
+}
+
+void peer_lost_name_hosts(struct peer_lost *out, const char *hosts_by_rank)
+{
+	size_t who = 0;
+
+	out->who[0] = out->hosts[0] = '\0';
+	for (int i = 0; i < out->count; i++) {
+		const char *h = hosts_by_rank;
+		for (int k = 0; k < out->ranks[i] && *h; k++)
+			h += strcspn(h, ",") + (h[strcspn(h, ",")] == ',');
+		size_t n = strcspn(h, ",");
+		if (who < sizeof(out->who))
+			who += (size_t)snprintf(out->who + who, sizeof(out->who) - who,
+						"%srank %d (host %.*s)", i ? ", " : "", out->ranks[i],
+						n ? (int)n : 1, n ? h : "?");
+		if (n)
+			add_host(out, h, n);
+	}
 }

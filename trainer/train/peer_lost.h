@@ -32,6 +32,10 @@ int peer_lost_parse(const char *line, struct peer_lost *out);
  * out->ranks filled (hosts and who left empty: the runtime knew none);
  * 0 otherwise. */
 int peer_lost_at_start(const char *line, struct peer_lost *out);
+/* out's ranks named by their hosts, rank r's the r-th of hosts_by_rank
+ * ("n1,n1,n2"; "?" past its end): who and hosts as peer_lost_parse
+ * fills them ("rank 2 (host n2)"; "n2"). */
+void peer_lost_name_hosts(struct peer_lost *out, const char *hosts_by_rank);
 /* 1 when host (len bytes) is one of l->hosts. */
 int peer_lost_has_host(const struct peer_lost *l, const char *host, size_t len);
 
