@@ -16,6 +16,7 @@ extern const struct test_case selftest_next_tests[];
 extern const struct test_case selftest_beside_tests[];
 extern const struct test_case selftest_beside_too_tests[];
 extern const struct test_case selftest_cluster_hang_tests[];
+extern const struct test_case selftest_cluster_beside_tests[];
 extern const struct test_case selftest_cluster_leftjob_tests[];
 extern const struct test_case selftest_stress_tests[];
 extern const struct test_case build_tests[];
@@ -201,6 +202,34 @@ static const struct test_group test_groups[] = {
 	{ "env-launch", env_launch_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 	{ "env-launch-contrib", env_contrib_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 #endif
+	/* real Slurm: multi-node cluster (one network namespace per node), in
+	 * a lane beside the one-node cluster's groups (runner.h: .beside) */
+	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0,
+	  .beside = 1 },
+#ifdef HVD_HAVE_RUNTIME
+	/* under stress: what times something (the fence, the votes, the
+	 * naming of failures), not layouts, sums or Slurm's own behaviour */
+	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0,
+	  .stress = 1, .stress_matching = "barrier|agreed", .beside = 1 },
+	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0,
+	  .stress = 1, .stress_matching = "node|cut", .beside = 1 },
+	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  .stress = 1, .stress_matching = "cut", .beside = 1 },
+	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 300, 0,
+	  .beside = 1 },
+	/* hidden: what Slurm itself does to a job that lost a node (70 s; docs/lost-rank.md) */
+	{ "slurm-multinode-node-loss", multinode_node_loss_tests, TEST_NEEDS_MULTINODE, 200, 1 },
+	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  .stress = 1, .beside = 1 },
+#ifdef HAVE_CPU_BACKEND
+	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  CAP_AVX2, NULL, cpu_isa_cap_redundant, .beside = 1 },
+#endif
+#endif
+#ifdef HVD_HAVE_CHECK
+	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0,
+	  .beside = 1 },
+#endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
 	{ "slurm-spank", spank_slurm_tests, TEST_NEEDS_CLUSTER, 120, 0 },
@@ -233,30 +262,6 @@ static const struct test_group test_groups[] = {
 	/* real Slurm: the one-node cluster with task/cgroup,task/affinity */
 	{ "slurm-cgroup", cgroup_slurm_tests, TEST_NEEDS_CLUSTER_CGROUP, 120, 0 },
 	{ "slurm-affinity", affinity_slurm_tests, TEST_NEEDS_CLUSTER_AFFINITY, 90, 0 },
-	/* real Slurm: multi-node cluster (one network namespace per node) */
-	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0 },
-#ifdef HVD_HAVE_RUNTIME
-	/* under stress: what times something (the fence, the votes, the
-	 * naming of failures), not layouts, sums or Slurm's own behaviour */
-	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0,
-	  .stress = 1, .stress_matching = "barrier|agreed" },
-	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0,
-	  .stress = 1, .stress_matching = "node|cut" },
-	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
-	  .stress = 1, .stress_matching = "cut" },
-	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 300, 0 },
-	/* hidden: what Slurm itself does to a job that lost a node (70 s; docs/lost-rank.md) */
-	{ "slurm-multinode-node-loss", multinode_node_loss_tests, TEST_NEEDS_MULTINODE, 200, 1 },
-	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
-	  .stress = 1 },
-#ifdef HAVE_CPU_BACKEND
-	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
-	  CAP_AVX2, NULL, cpu_isa_cap_redundant },
-#endif
-#endif
-#ifdef HVD_HAVE_CHECK
-	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0 },
-#endif
 	/* hidden: a group that must fail, run by the runner tests */
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
 	{ "selftest-beside", selftest_beside_tests, TEST_NEEDS_NOTHING, 10, 1, .beside = 1 },
@@ -264,6 +269,8 @@ static const struct test_group test_groups[] = {
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },
+	{ "selftest-cluster-beside", selftest_cluster_beside_tests, TEST_NEEDS_CLUSTER_AFFINITY, 120, 1,
+	  .beside = 1 },
 	{ "selftest-cluster-hang", selftest_cluster_hang_tests, TEST_NEEDS_CLUSTER, 600, 1,
 	  .deadline_s = 8 },
 	{ "selftest-cluster-leftjob", selftest_cluster_leftjob_tests, TEST_NEEDS_CLUSTER, 60, 1 },

@@ -830,7 +830,8 @@ static void print_log_tail(const char *path, int lines)
 
 /* The group ran out of time: it fails as a whole, and nothing it started
  * survives it: its case's process group is gone already, its cluster goes
- * down, and every process still working under the run's root is killed. */
+ * down, and every process still working under the run's root (while a
+ * lane runs beside: under the group's case folders) is killed. */
 static void end_expired_group(const struct group_run *gr, const char *log, int deadline_s)
 {
 	printf("FAIL group %s: passed its deadline of %d s in %s; the last lines of its log:\n",
@@ -838,7 +839,11 @@ static void end_expired_group(const struct group_run *gr, const char *log, int d
 	print_log_tail(log, 20);
 	if (gr->g->needs != TEST_NEEDS_NOTHING)
 		cluster_down();
+	if (beside_pid > 0)   /* the lane's processes are the lane's */
+		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, gr->g->name);
 	sweep_processes(1);
+	if (beside_pid > 0)
+		sweep_root[0] = 0;
 }
 
 static void run_cases(struct group_run *gr, int argc, char **argv, int first,
@@ -918,21 +923,26 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 /* The groups marked beside, one after another in a child runner (the
  * lane beside the others), whose output goes to a file of the run's
  * root and whose tally comes back through a pipe. */
-#define BESIDE_MAX 8
+#define BESIDE_MAX 12
 static struct { pid_t pid; int tally_fd; double t0; int count;
 		const struct test_group *g[BESIDE_MAX];
 		char out[PATH_MAX + 300]; } B = { 0, -1, 0, 0, { NULL }, "" };
 
-/* What the runner beside sends back: its tally and each group's seconds
- * (it may be collected long after it ended). */
-struct beside_result { struct tally t; double seconds[BESIDE_MAX]; };
+/* What the runner beside sends back: its tally, each group's seconds (it
+ * may be collected long after it ended), and whether it ran a cluster
+ * (down by then) and its network ids: the run's last check counts what
+ * that cluster left behind too. */
+struct beside_result { struct tally t; double seconds[BESIDE_MAX]; int cluster_used;
+		       char net_ids[sizeof(net_ids)]; };
 
 /* The lane's groups: the selected ones marked beside from gi on, up to
- * the first group that runs a cluster. */
+ * the first group that needs another cluster (or none where gi needs
+ * one). */
 static void beside_lane(int gi, const char **groups, int ngroups)
 {
+	enum test_needs needs = test_groups[gi].needs;
 	B.count = 0;
-	for (; test_groups[gi].name && test_groups[gi].needs == TEST_NEEDS_NOTHING &&
+	for (; test_groups[gi].name && test_groups[gi].needs == needs &&
 	       B.count < BESIDE_MAX; gi++)
 		if (test_groups[gi].beside && group_selected(&test_groups[gi], groups, ngroups))
 			B.g[B.count++] = &test_groups[gi];
@@ -941,7 +951,7 @@ static void beside_lane(int gi, const char **groups, int ngroups)
 /* The lane in the child: each group in turn, its processes its own. */
 static void beside_run(int argc, char **argv, int first, int tally_fd)
 {
-	struct beside_result r = { { 0, 0, 0 }, { 0 } };
+	struct beside_result r = { { 0, 0, 0 }, { 0 }, 0, "" };
 
 	beside_child = 1;
 	run_times_erase();
@@ -951,6 +961,9 @@ static void beside_run(int argc, char **argv, int first, int tally_fd)
 		run_group(B.g[i], argc, argv, first, &r.t);
 		r.seconds[i] = now_s() - t0;
 	}
+	cluster_down();
+	r.cluster_used = cluster_used;
+	snprintf(r.net_ids, sizeof(r.net_ids), "%s", net_ids);
 	fflush(stdout);
 	_exit(write(tally_fd, &r, sizeof(r)) == sizeof(r) ? 0 : 1);
 }
@@ -997,10 +1010,20 @@ static int in_lane(const struct test_group *g)
 	return 0;
 }
 
+/* Whether the lane must end before g runs: g is not in it and needs the
+ * lane's cluster, or the lane runs none and g runs one. */
+static int lane_ends_before(const struct test_group *g)
+{
+	enum test_needs lane = B.count ? B.g[0]->needs : TEST_NEEDS_NOTHING;
+	if (!B.pid || in_lane(g))
+		return 0;
+	return lane == TEST_NEEDS_NOTHING ? g->needs != lane : g->needs == lane;
+}
+
 /* Wait for the groups beside, print their output, count their cases. */
 static void beside_collect(struct tally *t)
 {
-	struct beside_result r = { { 0, 0, 0 }, { 0 } };
+	struct beside_result r = { { 0, 0, 0 }, { 0 }, 0, "" };
 	char where[200], buf[8192];
 	int st = 0;
 	if (!B.pid)
@@ -1024,6 +1047,9 @@ static void beside_collect(struct tally *t)
 		r.seconds[0] = now_s() - B.t0;
 	}
 	t->passed += r.t.passed, t->failed += r.t.failed, t->skipped += r.t.skipped;
+	cluster_used |= r.cluster_used;
+	if (r.net_ids[0] && strlen(net_ids) + strlen(r.net_ids) < sizeof(net_ids))
+		strcat(net_ids, r.net_ids);
 	for (int i = 0; i < B.count; i++) {
 		run_times_group_done(B.g[i]->name, r.seconds[i], where, sizeof(where));
 		printf("-- group %s collected: it took %.1f s, the run waited %.1f s for it%s\n",
@@ -1248,8 +1274,8 @@ int main(int argc, char **argv)
 		const struct test_group *g = &test_groups[gi];
 		if (!group_selected(g, groups, ngroups))
 			continue;
-		if (g->needs != TEST_NEEDS_NOTHING)
-			beside_collect(&t);   /* no cluster beside a group that runs one */
+		if (lane_ends_before(g))
+			beside_collect(&t);
 		if (g->beside && !B.pid)
 			beside_start(gi, groups, ngroups, argc, argv, first, &t);
 		else if (!in_lane(g))

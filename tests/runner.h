@@ -56,10 +56,13 @@ struct test_group {
 	 * here, or processes that time one another. */
 	int slow;
 	/* Run in a child runner beside the groups in line, with the other
-	 * groups so marked up to the first cluster group, one after another
-	 * (a lane, collected there, or at the end): its output comes in one
-	 * piece when the lane ends. For a long group that starts no cluster
-	 * of the runner's and tolerates a busy machine. */
+	 * groups so marked that follow it and need the same cluster (or
+	 * none), one after another (a lane): its output comes in one piece
+	 * when the lane ends. A lane is collected before a group that needs
+	 * its cluster, before any cluster group when it runs none, or at the
+	 * end; its own cluster goes down with it. For long groups that
+	 * tolerate a busy machine: a lane of unit groups, or the multi-node
+	 * cluster's groups beside the one-node cluster's. */
 	int beside;
 };
 

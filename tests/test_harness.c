@@ -108,6 +108,25 @@ static void test_harness_ends_a_hung_cluster_group(void)
 	test_proc_free(&p);
 }
 
+/* A lane with a cluster of its own (another kind than the groups' in
+ * line) runs beside them; a group in line that hangs ends with its own
+ * processes only: the lane's step, running then, ends well. */
+static void test_harness_ends_a_hung_group_beside_a_lane(void)
+{
+	char cmd[4200];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "env -u SLURM_CONF HVD_SRC='%s' '%s/hvdtest' -G selftest-cluster-beside "
+		 "-G selftest-cluster-hang", test_src_dir(), test_build_dir());
+	CHECK(test_run(cmd, 180, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_INT(p.exit_code, 1);
+	CHECK_CONTAINS(p.out, "-- group selftest-cluster-beside: started beside the groups after it");
+	CHECK_CONTAINS(p.out, "FAIL group selftest-cluster-hang: passed its deadline of 8 s");
+	CHECK_CONTAINS(p.out, "/cluster-affinity\nok selftest_lane_step_outlives_a_hung_group\n");
+	CHECK_CONTAINS(p.out, "ok cluster_teardown_leaves_nothing\n");
+	test_proc_free(&p);
+}
+
 /* A case that leaves a job behind fails, and the job is cancelled before
  * the next case, which finds the node free. */
 static void test_harness_cancels_a_job_a_case_left(void)
@@ -134,5 +153,6 @@ const struct test_case harness_tests[] = {
 	{ "jobs_get_a_private_dev_shm", test_jobs_get_a_private_dev_shm },
 	{ "harness_ends_a_hung_cluster_group", test_harness_ends_a_hung_cluster_group },
 	{ "harness_cancels_a_job_a_case_left", test_harness_cancels_a_job_a_case_left },
+	{ "harness_ends_a_hung_group_beside_a_lane", test_harness_ends_a_hung_group_beside_a_lane },
 	{ 0 }
 };

@@ -75,6 +75,26 @@ const struct test_case selftest_cluster_hang_tests[] = {
 	{ 0 }
 };
 
+/* ---- the hidden "selftest-cluster-beside" group: a lane with a cluster
+ * of its own (task/affinity) whose step spans a hung group's end in line
+ * (selftest-cluster-hang): the sweep after that group leaves it alone ---- */
+static void selftest_lane_step_outlives_a_hung_group(void)
+{
+	/* from the moment the group in line hangs until its cluster is gone
+	 * (the sweep follows at once), and 3 s more */
+	int rc = system("srun -n 1 sh -c 'for i in $(seq 900); do grep -qs \"never ends\" "
+			"../selftest-cluster-hang.log && break; sleep 0.1; done; for i in $(seq 900); "
+			"do [ -d ../cluster ] || exec sleep 3; sleep 0.1; done; exit 3'");
+	CHECK_INT(rc, 0);
+	CHECK(system("srun -n 1 true") == 0);
+	printf("lane cluster: %s\n", test_cluster_dir());
+}
+
+const struct test_case selftest_cluster_beside_tests[] = {
+	{ "selftest_lane_step_outlives_a_hung_group", selftest_lane_step_outlives_a_hung_group },
+	{ 0 }
+};
+
 /* ---- the hidden "selftest-cluster-leftjob" group: a case that leaves a
  * job holding the whole node, and one that needs the node ---- */
 static void selftest_leaves_a_job(void)
