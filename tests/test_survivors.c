@@ -206,7 +206,8 @@ static void test_survivors_agree_on_the_most_completed_steps(void)
 
 /* A survivor that reports after the old 3-s poll (a loaded node, NFS):
  * the leader decided without it; it reads that decision, is not a
- * member and must write nothing. Exactly one decision exists. */
+ * member and writes nothing, not even its report. Exactly one decision
+ * exists. */
 static void test_a_late_survivor_is_left_out_not_a_second_writer(void)
 {
 	struct survivor sv[] = { { 0, 41, { 3 }, 1, 0 }, { 1, 41, { 3 }, 1, 0 },
@@ -221,12 +222,16 @@ static void test_a_late_survivor_is_left_out_not_a_second_writer(void)
 		  "the late rank 2: rc %d (1: left out), decision %ld: %s", rc[2], v[2].generation,
 		  v[2].ranks);
 	CHECK_INT((int)fence_newest(out), 2);
+	char *report = test_path(out, ".survivors/2");
+	CHECK_MSG(access(report, F_OK) != 0, "the late rank 2 wrote its report after the decision");
+	free(report);
 	free(out);
 }
 
 /* A partition: ranks 0, 1 and ranks 2, 3 each see the other half lost and
- * both halves decide at once. One decision wins; the other half reads it
- * and is left out; no rank named lost by the deciding half is a member. */
+ * both report at once. One decision exists, rank 0's half's (the half
+ * without rank 0 defers by SURVIVORS_WAIT_S); the other half reads it and
+ * is left out; no rank named lost by the deciding half is a member. */
 static void test_a_partition_has_one_decision(void)
 {
 	struct survivor sv[] = { { 0, 41, { 2, 3 }, 2, 0 }, { 1, 41, { 2, 3 }, 2, 0 },
@@ -243,9 +248,26 @@ static void test_a_partition_has_one_decision(void)
 			  v[0].ranks);
 		in += rc[i] == 0;
 	}
-	CHECK_MSG(in == 2 && (!strcmp(v[0].ranks, "0,1") || !strcmp(v[0].ranks, "2,3")),
-		  "members %s, %d ranks go on", v[0].ranks, in);
+	CHECK_MSG(in == 2 && !strcmp(v[0].ranks, "0,1") && rc[0] == 0 && rc[2] == 1,
+		  "members %s, %d ranks go on (rank 0: rc %d, rank 2: rc %d)", v[0].ranks, in, rc[0],
+		  rc[2]);
 	CHECK_INT((int)fence_newest(out), 2);
+	free(out);
+}
+
+/* Rank 0's half really gone (not a partition): ranks 2, 3 go on once
+ * their deference has passed, not before and not much later. */
+static void test_the_half_without_rank_0_goes_on_after_its_wait(void)
+{
+	struct survivor sv[] = { { 2, 41, { 0, 1 }, 2, 0 }, { 3, 41, { 0, 1 }, 2, 0 } };
+	int rc[2];
+	struct survivors_vote v[2];
+	double s;
+	char *out = decide_in_new_run(sv, 2, rc, v, &s);
+	CHECK_MSG(rc[0] == 0 && rc[1] == 0 && v[0].writer == 2 && !strcmp(v[0].ranks, "2,3"),
+		  "rc %d %d, writer %d, members %s", rc[0], rc[1], v[0].writer, v[0].ranks);
+	CHECK_MSG(s >= SURVIVORS_WAIT_S - 0.1 && s < SURVIVORS_WAIT_S + 1.5, "%.2f s (its wait: "
+		  "%.1f s)", s, SURVIVORS_WAIT_S);
 	free(out);
 }
 
@@ -474,6 +496,8 @@ const struct test_case survivors_tests[] = {
 	{ "a_late_survivor_is_left_out_not_a_second_writer",
 	  test_a_late_survivor_is_left_out_not_a_second_writer },
 	{ "a_partition_has_one_decision", test_a_partition_has_one_decision },
+	{ "the_half_without_rank_0_goes_on_after_its_wait",
+	  test_the_half_without_rank_0_goes_on_after_its_wait },
 	{ "a_silent_leader_is_replaced", test_a_silent_leader_is_replaced },
 	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
 	{ "saved_summary_is_read_back_or_refused", test_saved_summary_is_read_back_or_refused },

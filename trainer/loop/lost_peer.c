@@ -87,20 +87,37 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 	return 0;
 }
 
-/* --shrink: the run went on in-process without this rank (a newer
- * generation in OUT/.generations: this is a hung node woken up). It leaves
- * OUT alone and waits for the step to end: to exit would end the step
- * with it (a task that leaves without PMIx_Finalize on a live node,
+/* A rank the run went on without under --shrink leaves OUT alone and
+ * waits for the step to end: to exit would end the step, the members'
+ * too (a task that leaves without PMIx_Finalize on a live node,
  * docs/lost-rank.md). 1 once a stop signal came. */
+static int wait_for_the_step_end(void)
+{
+	dist_release();
+	while (!stop_signal_received())
+		pause();
+	return 1;
+}
+
+/* --shrink: a newer generation in OUT/.generations (a hung node woken). */
 static int superseded(struct trainer *t, long now)
 {
 	fprintf(stderr, "chexnet: train: rank %d of %d: the run went on without it (generation %ld, "
 		"this rank's %ld): %s; OUT/last left alone, waiting for the step to end\n", t->rank,
 		t->world, now, fence_held(), dist_error());
-	dist_release();
-	while (!stop_signal_received())
-		pause();
-	return 1;
+	return wait_for_the_step_end();
+}
+
+/* The survivors' decision v leaves this rank out (it reported late, or
+ * sits in the other half of a partition): it writes nothing, and under
+ * --shrink it waits for the step's end; else it exits as every survivor
+ * does. */
+static int left_out(int shrink, int rank, int size, const struct survivors_vote *v)
+{
+	fprintf(stderr, "chexnet: train: rank %d of %d: the survivors' decision (generation %ld: "
+		"ranks %s go on) leaves this rank out: OUT left alone%s\n", rank, size, v->generation,
+		v->ranks, shrink ? ", waiting for the step to end" : "");
+	return shrink ? wait_for_the_step_end() : CHEXNET_EXIT_PEER_LOST;
 }
 
 /* Training or validation broken by a lost peer (train/peer_lost.h): the
@@ -123,12 +140,8 @@ int trainer_survive_lost_peer(struct trainer *t)
 				  lost.ranks, lost.count, done, &v);
 	if (rc < 0)
 		return 1;
-	if (rc == 1) {
-		fprintf(stderr, "chexnet: train: rank %d of %d: the survivors' decision (generation %ld: "
-			"ranks %s go on) leaves this rank out: OUT left alone\n", t->rank, t->world,
-			v.generation, v.ranks);
-		return CHEXNET_EXIT_PEER_LOST;
-	}
+	if (rc == 1)
+		return left_out(t->c.shrink, t->rank, t->world, &v);
 	fence_hold(t->c.out, v.generation);
 	if (v.writer == t->rank)
 		return write_for_survivors(t, &lost, &v) ? 1 : CHEXNET_EXIT_PEER_LOST;
@@ -149,12 +162,8 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 	int rc = survivors_decide(out, fence_held(), rank, host, size, lost.ranks, lost.count, 0, &v);
 	if (rc < 0)
 		return 1;
-	if (rc == 1) {
-		fprintf(stderr, "chexnet: train: rank %d of %d: the survivors' decision (generation %ld: "
-			"ranks %s go on) leaves this rank out: OUT left alone\n", rank, size,
-			v.generation, v.ranks);
-		return CHEXNET_EXIT_PEER_LOST;
-	}
+	if (rc == 1)
+		return left_out(shrink, rank, size, &v);
 	fence_hold(out, v.generation);
 	if (v.writer != rank)
 		return survivors_wait_saved(out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;

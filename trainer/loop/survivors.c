@@ -39,15 +39,17 @@ int survivors_reset(const char *out)
 	return rmdir(dir) == 0 || errno == ENOENT ? 0 : -1;
 }
 
-/* out/.survivors/name = text, whole or not at all. */
-static int put(const char *out, const char *name, const char *text)
+/* out/.survivors/name = text, whole or not at all; with loud, a failure
+ * is said. */
+static int put(const char *out, const char *name, const char *text, int loud)
 {
 	char dir[4200], final[4400];
 	path_of(dir, sizeof(dir), out, NULL);
 	snprintf(final, sizeof(final), "%s/%s", dir, name);
 	if ((mkdir(dir, 0755) == 0 || errno == EEXIST) && whole_file_put(final, text, 0644) == 0)
 		return 0;
-	fprintf(stderr, "chexnet: survivors: '%s': %s\n", final, strerror(errno));
+	if (loud)
+		fprintf(stderr, "chexnet: survivors: '%s': %s\n", final, strerror(errno));
 	return -1;
 }
 
@@ -111,6 +113,28 @@ static int place(int rank, int world, const int *lost, int lost_count)
 	return p;
 }
 
+/* How long a view of the survivors waits before it may claim: at once
+ * when it holds more than half of the world, or half with rank 0 (the
+ * batch host's half, whose driver sees what happens); else
+ * SURVIVORS_WAIT_S later, so that in a partition the other half's claim
+ * comes first, and when that half is really gone this one still goes on. */
+static double deference(int world, const int *lost, int lost_count)
+{
+	int left = world - lost_count;
+	if (2 * left > world || (2 * left == world && !in(lost, lost_count, 0)))
+		return 0;
+	return SURVIVORS_WAIT_S;
+}
+
+/* 0 when rank is one of v's members, else 1. */
+static int member_of(const struct survivors_vote *v, int rank)
+{
+	for (const char *m = v->ranks; *m; m += strcspn(m, ",") + (m[strcspn(m, ",")] != '\0'))
+		if (atol(m) == rank)
+			return 0;
+	return 1;
+}
+
 /* Generation g's decision into v: 1 read, 0 not there yet, -1 unreadable. */
 static int read_decision(const char *out, long g, struct survivors_vote *v)
 {
@@ -148,18 +172,26 @@ int survivors_decide(const char *out, long held, int rank, const char *host, int
 		     const int *lost, int lost_count, long completed, struct survivors_vote *v)
 {
 	char name[32], text[320];
+	int rc;
 	snprintf(name, sizeof(name), "%d", rank);
 	snprintf(text, sizeof(text), "%ld %s %ld\n", completed, host, held);
-	if (put(out, name, text))
-		return -1;
-	int p = place(rank, world, lost, lost_count), expected = world - lost_count, rc;
-	double t0 = now_seconds(), mine = SURVIVORS_WAIT_S + SURVIVORS_STAGGER_S * p;
+	/* too late to report (a slow node or file system): the decision was
+	 * made without this rank, which writes nothing (its report may also
+	 * fail as the members' next session clears the folder) */
+	if ((rc = read_decision(out, held + 1, v)) == 0 && put(out, name, text, 0) &&
+	    (rc = read_decision(out, held + 1, v)) == 0)
+		rc = put(out, name, text, 1) ? -1 : 0;
+	if (rc)
+		return rc < 0 ? -1 : member_of(v, rank);
+	int p = place(rank, world, lost, lost_count), expected = world - lost_count;
+	double defer = deference(world, lost, lost_count);
+	double t0 = now_seconds(), mine = defer + SURVIVORS_WAIT_S + SURVIVORS_STAGGER_S * p;
 	while ((rc = read_decision(out, held + 1, v)) == 0) {
 		double waited = now_seconds() - t0;
 		int all_here = 0;
 		if (p == 0 || waited >= mine) {   /* the leader decides once every survivor reported */
 			read_markers(out, held, lost, lost_count, v);
-			all_here = p == 0 && v->count >= expected;
+			all_here = p == 0 && v->count >= expected && waited >= defer;
 		}
 		if (waited >= mine + SURVIVORS_SAVE_WAIT_S) {
 			fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': no decision readable within "
@@ -173,12 +205,7 @@ int survivors_decide(const char *out, long held, int rank, const char *host, int
 		}
 		usleep(50000);
 	}
-	if (rc < 0)
-		return -1;
-	for (const char *m = v->ranks; *m; m += strcspn(m, ",") + (m[strcspn(m, ",")] != '\0'))
-		if (atol(m) == rank)
-			return 0;
-	return 1;
+	return rc < 0 ? -1 : member_of(v, rank);
 }
 
 /* name in .survivors, and as G.name in .generations (G: the generation
@@ -188,7 +215,7 @@ static int put_record(const char *out, const char *name, const char *text)
 	char dir[4200], path[4400];
 	snprintf(dir, sizeof(dir), "%s/" FENCE_DIR, out);
 	snprintf(path, sizeof(path), "%s/%ld.%s", dir, fence_held(), name);
-	if (put(out, name, text))
+	if (put(out, name, text, 1))
 		return -1;
 	if (fence_held() > 0 && ((mkdir(dir, 0755) && errno != EEXIST) ||
 				 whole_file_put(path, text, 0644))) {

@@ -6,7 +6,11 @@
  * other survivor's report, then decides: the writer (most completed
  * steps, the lowest rank on a tie) and the members (the survivors that
  * reported; never a rank named lost, so in a partition each half counts
- * only itself). The decision is claimed as the run's next generation
+ * only itself). A view of the survivors that holds neither more than half
+ * of the world nor half with rank 0 decides SURVIVORS_WAIT_S later, so a
+ * partition's other half (the majority, or rank 0's) claims first and
+ * goes on; when that half is really gone, this one goes on after the
+ * wait. The decision is claimed as the run's next generation
  * (base/fence.h): exactly one exists, whoever claims first, and a rank
  * that holds an older generation can no longer write into OUT. The
  * others wait for it; one that sees none within SURVIVORS_WAIT_S plus
