@@ -1,6 +1,8 @@
-/* stall_shim.c - LD_PRELOAD shim for the stop tests: opening a path that
- * contains $HVD_STALL_PATH never returns, as a read from a hung NFS server
- * would not. The tests build it (cc -shared) and preload it.
+/* stall_shim.c - LD_PRELOAD shim for the stop and recovery tests:
+ * opening a path that contains $HVD_STALL_PATH never returns, as a read
+ * from a hung NFS server would not; with $HVD_STALL_S it returns that
+ * many seconds late (a slow one). The tests build it (cc -shared) and
+ * preload it.
  * What it does not do: anything to other paths (passed to libc).
  */
 #define _GNU_SOURCE
@@ -14,7 +16,12 @@
 static void stall_if_matched(const char *path)
 {
 	const char *m = getenv("HVD_STALL_PATH");
-	if (m && *m && path && strstr(path, m))
+	const char *late = getenv("HVD_STALL_S");
+	if (!m || !*m || !path || !strstr(path, m))
+		return;
+	if (late && *late)
+		sleep((unsigned)atoi(late));
+	else
 		for (;;)
 			pause();
 }

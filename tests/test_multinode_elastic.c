@@ -27,6 +27,10 @@
  *     named from the host the ranks report.
  *   - both of n2's ranks stopped, then woken while the ranks left train
  *     in-process: they see a newer generation and leave the run alone.
+ *   - n2 cut off for good while alive (a partition): rank 0's half goes
+ *     on, n2's half is left out; a survivor on n1 whose report comes 4 s
+ *     late: rank 0 goes on alone, 1 x K=4. Both end with the
+ *     uninterrupted 4-rank run's parameters within 1e-5.
  *   These runs start from --init weights with --lr-scale linear, and the
  *   lost and hung ones with --overwrite too: recovery continues the run
  *   from its own settings, whatever it started with, and the LR follows
@@ -35,7 +39,8 @@
  *     the nearest; ties go to the larger) with --allow-changes, recorded
  *     in run.json, and the epoch's position moved.
  * Each prints kill_to_step= (ms from the failure to the first progress
- * line after the resume, as the log showed it).
+ * line after the resume, as the log showed it; the 3 -> 2 -> 1 run also
+ * second_loss_to_step=, from n2's failure); bench/recovery.sh collects them.
  * What it does not do: a lost rank whose node lives on in-process (a
  * crash: Slurm ends the step; a hang: the driver relaunches).
  */
@@ -284,6 +289,56 @@ static void woken_node_leaves_the_run_alone(void)
 	test_proc_free(&p);
 }
 
+/* n2 fails; rank 1 on n1, a survivor, writes its report 4 s late (its
+ * open held by tests/stall_shim.c: a slow NFS server), after rank 0's
+ * decision (made once SURVIVORS_WAIT_S passed without it), which leaves
+ * it out. Rank 0 goes on alone, 1 x K=4, the global batch kept; rank 1
+ * leaves OUT alone and waits for the step's end (its exit would end rank
+ * 0's step too). Two epochs, so rank 0 is still training when rank 1
+ * reads the decision. The parameters equal the uninterrupted 4-rank
+ * two-epoch run's within 1e-5. */
+static void late_survivor_is_left_out(void)
+{
+	struct test_proc p;
+	char layout[2048], cmd[2048], fail[1024], revive[1024];
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -o '%s/shim.so' '%s/tests/stall_shim.c' -ldl",
+		 test_tmpdir(), test_src_dir());
+	if (sh(cmd, 60, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "the shim: %s", p.err);
+	test_proc_free(&p);
+	snprintf(layout, sizeof(layout), "-N 2 -w n1,n2 --ntasks-per-node=2 --export=ALL,LD_PRELOAD="
+		 "%s/shim.so,HVD_STALL_PATH=.survivors/1.tmp-,HVD_STALL_S=4", test_tmpdir());
+	if (elastic(layout, "late", STARTED " --epochs 2", node_cmd(fail, sizeof(fail), "fail", "n2"),
+		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "late: %s ...%s", p.out, test_tail(p.err, 2500));
+	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 1 of 4: the survivors' decision (generation 2: "
+		       "ranks 0 go on) leaves this rank out: OUT left alone, waiting for the step to "
+		       "end");
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 4 goes on as rank 0 of 1 in the same "
+		       "process: --accumulate 4 keeps the global batch");
+	CHECK_CONTAINS(p.err, "end of epoch 2/2 step 9/9");
+	check_steps_kept(p.err, 2);
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/late/.generations/2", test_tmpdir());
+	char *decision = test_read_file(path, NULL);
+	CHECK_MSG(decision && strstr(decision, "members=0 ") && strstr(decision, "by=rank-0@n1"),
+		  "generation 2: %s", decision ? decision : "(none)");
+	free(decision);
+	char *rec = record_of("late");
+	CHECK_MSG(rec && strstr(rec, "\"4 -> 1\"") && strstr(rec, "\"outcome\":\t\"finished\""),
+		  "run.json: %.2500s", rec ? rec : "");
+	free(rec);
+	double params = same_parameters("late", "whole2", "a late survivor left out");
+	CHECK_CONTAINS(p.out, "idle=4/4");
+	printf("  measured (n2 lost, survivor rank 1's report 4 s late: left out): failure to the "
+	       "first step after, in-process, %ld ms; parameters %.3g from the uninterrupted 4-rank "
+	       "run\n", field_of(p.out, "kill_to_step="), params);
+	test_proc_free(&p);
+}
+
 /* The TensorBoard point of tag at the session start after a loss: the
  * last value of tag in OUT/tb's event files (our reader; trainer-metrics
  * has TensorBoard's own read the same files). -1: none. */
@@ -382,6 +437,63 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 	spare_takes_the_place_of_a_lost_node();
 }
 
+/* n2 cut off for good at step 3, alive (a partition: both halves see the
+ * other lost): rank 0's half claims the decision at once, n2's half
+ * defers, reads it and is left out. The run ends as if n2 had failed:
+ * 4 -> 2 ranks, K=2, the parameters of the uninterrupted 4-rank run
+ * within 1e-5, generation 2 decided by rank 0 on n1. */
+static void partition_leaves_one_half_going_on(void)
+{
+	struct test_proc p;
+	char cut[1024], after[2100], restore[1024], revive[1024], path[1024];
+	snprintf(after, sizeof(after), "%s; %s", node_cmd(restore, sizeof(restore), "restore", "n2"),
+		 node_cmd(revive, sizeof(revive), "revive", "n2"));
+	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "split", STARTED,
+		    node_cmd(cut, sizeof(cut), "cut", "n2"), after, &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "split: %s ...%s", p.out, test_tail(p.err, 2500));
+	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
+	CHECK_CONTAINS(p.err, "no completed step is lost; ranks 0,1 go on without host(s) n2 in their "
+		       "own processes");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n2; ranks 0,1 went on in their own processes");
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
+	check_steps_kept(p.err, 1);
+	snprintf(path, sizeof(path), "%s/split/.generations/2", test_tmpdir());
+	char *decision = test_read_file(path, NULL);
+	CHECK_MSG(decision && strstr(decision, "members=0,1 ") && strstr(decision, "by=rank-0@n1"),
+		  "generation 2: %s", decision ? decision : "(none)");
+	free(decision);
+	char *rec = record_of("split");
+	CHECK_MSG(rec && strstr(rec, "\"4 -> 2\"") && strstr(rec, "\"outcome\":\t\"finished\""),
+		  "run.json: %.2500s", rec ? rec : "");
+	free(rec);
+	double params = same_parameters("split", "whole", "a partition");
+	CHECK_CONTAINS(p.out, "idle=4/4");
+	printf("  measured (n2 cut off, alive: a partition, rank 0's half went on): failure to the "
+	       "first step after, in-process, %ld ms; parameters %.3g from the uninterrupted 4-rank "
+	       "run\n", field_of(p.out, "kill_to_step="), params);
+	test_proc_free(&p);
+}
+
+/* Exactly one writer, whoever arrives late: a partition, then a
+ * survivor whose report comes after the decision. */
+static void test_a_partition_or_a_late_survivor_leaves_one_writer(void)
+{
+	struct test_proc p;
+	if (make_data() ||
+	    elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole", STARTED, NULL, ":", &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole: %s ...%s", p.out, test_tail(p.err, 1500));
+	test_proc_free(&p);
+	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole2", STARTED " --epochs 2", NULL, ":",
+		    &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole2: %s ...%s", p.out, test_tail(p.err, 1500));
+	test_proc_free(&p);
+	partition_leaves_one_half_going_on();
+	late_survivor_is_left_out();
+}
+
 /* 3 ranks (one per node) -> 2 after n3 fails, in their own processes:
  * K=2, global batch 12 -> 16; then n2 fails too: 1 rank, K=3, the run's
  * own 12 again (not 16 kept, which the nearest choice gave). The run
@@ -401,11 +513,12 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 		 "odd.log && break; kill -0 $s 2> /dev/null || exit; sleep 0.1; done; "
 		 "n=$(grep -c ' step [0-9]*/' odd.log); for i in $(seq 600); do "
 		 "[ $(grep -c ' step [0-9]*/' odd.log) -gt $n ] && break; kill -0 $s 2> /dev/null || exit; "
-		 "sleep 0.1; done; %s; for i in $(seq 900); do grep -q 'goes on as rank 0 of 1' odd.log "
-		 "&& break; kill -0 $s 2> /dev/null || exit; sleep 0.1; done; "
-		 "n=$(grep -c ' step [0-9]*/' odd.log); for i in $(seq 600); do "
+		 "sleep 0.1; done; t2=$(date +%%s%%N); %s; for i in $(seq 900); do grep -q 'goes on as rank "
+		 "0 of 1' odd.log && break; kill -0 $s 2> /dev/null || exit; sleep 0.02; done; "
+		 "n=$(grep -c ' step [0-9]*/' odd.log); for i in $(seq 3000); do "
 		 "[ $(grep -c ' step [0-9]*/' odd.log) -gt $n ] && break; kill -0 $s 2> /dev/null || exit; "
-		 "sleep 0.1; done; echo stopped_after_node_down=1; scancel -s TERM -n hvd-late-$$ ) & :",
+		 "sleep 0.02; done; echo second_loss_to_step=$(( ($(date +%%s%%N) - t2) / 1000000 )); "
+		 "echo stopped_after_node_down=1; scancel -s TERM -n hvd-late-$$ ) & :",
 		 node_cmd(fail, sizeof(fail), "fail", "n3"), node_cmd(fail2, sizeof(fail2), "fail", "n2"));
 	revive_n3_and_n2(after, sizeof(after));
 	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=1", "odd", "--epochs 100", action, after, &p))
@@ -443,6 +556,8 @@ static void test_three_ranks_go_on_as_two_with_the_nearest_global_batch(void)
 	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured (3 -> 2 ranks, in-process): failure to the first step after %ld ms\n",
 	       field_of(p.out, "kill_to_step="));
+	printf("  measured (then 2 -> 1, the second loss, in-process): failure to the first step "
+	       "after %ld ms\n", field_of(p.out, "second_loss_to_step="));
 	test_proc_free(&p);
 }
 
@@ -570,6 +685,8 @@ out:
 
 const struct test_case multinode_elastic_tests[] = {
 	{ "driver_refuses_a_job_it_cannot_keep_going", test_driver_refuses_a_job_it_cannot_keep_going },
+	{ "a_partition_or_a_late_survivor_leaves_one_writer",
+	  test_a_partition_or_a_late_survivor_leaves_one_writer },
 	{ "lost_node_or_stopped_rank_goes_on_with_the_same_global_batch",
 	  test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch },
 	{ "three_ranks_go_on_as_two_with_the_nearest_global_batch",
