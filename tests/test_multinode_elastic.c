@@ -289,6 +289,24 @@ static void woken_node_leaves_the_run_alone(void)
 	test_proc_free(&p);
 }
 
+/* OUT's generation 2 decided by rank 0 on n1 with these members; its
+ * run.json records this membership change and a finished run. */
+static void check_rank_0_decided(const char *out, const char *members, const char *change)
+{
+	char path[1024], want[64];
+	snprintf(path, sizeof(path), "%s/%s/.generations/2", test_tmpdir(), out);
+	char *decision = test_read_file(path, NULL);
+	snprintf(want, sizeof(want), "members=%s ", members);
+	CHECK_MSG(decision && strstr(decision, want) && strstr(decision, "by=rank-0@n1"),
+		  "%s: generation 2: %s", out, decision ? decision : "(none)");
+	free(decision);
+	char *rec = record_of(out);
+	snprintf(want, sizeof(want), "\"%s\"", change);
+	CHECK_MSG(rec && strstr(rec, want) && strstr(rec, "\"outcome\":\t\"finished\""),
+		  "%s/run.json: %.2500s", out, rec ? rec : "");
+	free(rec);
+}
+
 /* n2 fails; rank 1 on n1, a survivor, writes its report 4 s late (its
  * open held by tests/stall_shim.c: a slow NFS server), after rank 0's
  * decision (made once SURVIVORS_WAIT_S passed without it), which leaves
@@ -321,16 +339,7 @@ static void late_survivor_is_left_out(void)
 		       "process: --accumulate 4 keeps the global batch");
 	CHECK_CONTAINS(p.err, "end of epoch 2/2 step 9/9");
 	check_steps_kept(p.err, 2);
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/late/.generations/2", test_tmpdir());
-	char *decision = test_read_file(path, NULL);
-	CHECK_MSG(decision && strstr(decision, "members=0 ") && strstr(decision, "by=rank-0@n1"),
-		  "generation 2: %s", decision ? decision : "(none)");
-	free(decision);
-	char *rec = record_of("late");
-	CHECK_MSG(rec && strstr(rec, "\"4 -> 1\"") && strstr(rec, "\"outcome\":\t\"finished\""),
-		  "run.json: %.2500s", rec ? rec : "");
-	free(rec);
+	check_rank_0_decided("late", "0", "4 -> 1");
 	double params = same_parameters("late", "whole2", "a late survivor left out");
 	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured (n2 lost, survivor rank 1's report 4 s late: left out): failure to the "
@@ -445,7 +454,7 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 static void partition_leaves_one_half_going_on(void)
 {
 	struct test_proc p;
-	char cut[1024], after[2100], restore[1024], revive[1024], path[1024];
+	char cut[1024], after[2100], restore[1024], revive[1024];
 	snprintf(after, sizeof(after), "%s; %s", node_cmd(restore, sizeof(restore), "restore", "n2"),
 		 node_cmd(revive, sizeof(revive), "revive", "n2"));
 	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "split", STARTED,
@@ -458,15 +467,7 @@ static void partition_leaves_one_half_going_on(void)
 	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n2; ranks 0,1 went on in their own processes");
 	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
 	check_steps_kept(p.err, 1);
-	snprintf(path, sizeof(path), "%s/split/.generations/2", test_tmpdir());
-	char *decision = test_read_file(path, NULL);
-	CHECK_MSG(decision && strstr(decision, "members=0,1 ") && strstr(decision, "by=rank-0@n1"),
-		  "generation 2: %s", decision ? decision : "(none)");
-	free(decision);
-	char *rec = record_of("split");
-	CHECK_MSG(rec && strstr(rec, "\"4 -> 2\"") && strstr(rec, "\"outcome\":\t\"finished\""),
-		  "run.json: %.2500s", rec ? rec : "");
-	free(rec);
+	check_rank_0_decided("split", "0,1", "4 -> 2");
 	double params = same_parameters("split", "whole", "a partition");
 	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured (n2 cut off, alive: a partition, rank 0's half went on): failure to the "
