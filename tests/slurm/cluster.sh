@@ -78,14 +78,18 @@ start_munge() {
 		|| die "munged did not start (see $dir/munge/munged.log)"
 }
 
+# (a slurmctld that never answers holds each sinfo for its whole message
+# timeout: each is bounded, and the daemons' last lines are said, as the
+# folder goes with the cluster)
 wait_idle() {   # wait_idle SECONDS: 1 when the node is not idle by then
-	local st
-	for _ in $(seq 1 $(( $1 * 10 ))); do
-		st=$(sinfo -h -n "$host" -o %t 2>/dev/null)
+	local st end=$(( SECONDS + $1 ))
+	while [ "$SECONDS" -lt "$end" ]; do
+		st=$(timeout 5 sinfo -h -n "$host" -o %t 2>/dev/null)
 		case "$st" in idle|mix|alloc) return 0 ;; esac
 		sleep 0.1
 	done
 	echo "hvd: cluster: node $host not idle after $1 s (state '$st'; logs in $dir/log)" >&2
+	tail -n 5 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2 2>/dev/null
 	return 1
 }
 
