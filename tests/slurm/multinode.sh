@@ -15,7 +15,8 @@
 # tests left. `fail` is a node that dies: its link goes down first (the
 # others get no FIN or RST, as from a powered-off machine), then slurmd,
 # slurmstepd and every task in its namespace get SIGKILL. `revive` starts
-# its slurmd again and returns it to service.
+# its slurmd again and returns it to service (down first when a finished
+# job still holds it).
 # What it does not do: cgroup plugins (task/none, proctrack/linuxproc).
 set -u
 . "$(dirname "$0")/detach.sh"
@@ -229,10 +230,19 @@ case "$verb" in
 		load_env || die "no cluster in '$dir'"
 		node=${3:?usage: multinode.sh revive DIR NODE}
 		ip link set "$(node_veth "$node")" up || die "node '$node': no such link"
+		# A job that ended while the node was gone can hold it (completing,
+		# or mixed with no CPU in use) until slurmctld retries the job's end
+		# (about 20 s here); taken down while no live job holds it, the
+		# node drops what it held at once.
+		if [ "$(sinfo -h -N -n "$node" -o %T)" != idle ] &&
+		   [ -z "$(squeue -h -w "$node" -t CF,R,S -o %i)" ]; then
+			scontrol update nodename="$node" state=down reason="hvd test: revived"
+		fi
 		[ -n "$(ip netns pids "$(node_ns "$node")")" ] || start_slurmd "$node"
 		for _ in $(seq 1 100); do
-			scontrol update nodename="$node" state=resume 2>/dev/null
-			sinfo -h -n "$node" -t idle -o %N | grep -q . && exit 0
+			st=$(sinfo -h -N -n "$node" -o %T)
+			[ "$st" = idle ] && exit 0
+			case "$st" in down*|drain*) scontrol update nodename="$node" state=resume ;; esac
 			sleep 0.2
 		done
 		die "node '$node' not idle 20 s after its revival" ;;
