@@ -11,7 +11,7 @@ RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/fail.c ru
 	runtime/observe/timeline.c runtime/observe/report.c \
 	runtime/plan/fusion.c runtime/plan/wire.c runtime/plan/plan_cache.c runtime/plan/coord.c \
 	runtime/transport/comm_self.c runtime/transport/comm_tcp.c runtime/transport/comm_tcp_link.c \
-	runtime/vote/vote.c runtime/vote/vote_shm.c runtime/vote/vote_ring.c \
+	runtime/transport/iface_shared.c runtime/vote/vote.c runtime/vote/vote_shm.c runtime/vote/vote_ring.c \
 	runtime/engine/state.c runtime/engine/mailbox.c runtime/engine/agree.c runtime/engine/engine.c runtime/engine/pipeline.c \
 	runtime/control/control.c runtime/control/control_join.c runtime/control/control_msg.c \
 	runtime/control/control_loop.c runtime/control/control_nego.c runtime/control/control_env.c \

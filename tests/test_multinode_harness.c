@@ -25,7 +25,8 @@ static void test_nodes_have_own_network(void)
 	CHECK(test_run("srun -N3 -l sh -c 'ip -br link | cut -d\" \" -f1 | cut -d@ -f1 | sort | tr \"\\n\" \" \"; echo' | sort",
 		       60, &p) == 0);
 	CHECK_INT(p.exit_code, 0);
-	CHECK_STR(p.out, "0: hvdeth0 lo \n1: hvdeth0 lo \n2: hvdeth0 lo \n");
+	CHECK_STR(p.out, "0: docker0 hvdeth0 hvdock0 hvdock1 lo \n1: docker0 hvdeth0 hvdock0 hvdock1 lo \n"
+		  "2: docker0 hvdeth0 hvdock0 hvdock1 lo \n");
 	test_proc_free(&p);
 }
 

@@ -26,6 +26,7 @@
 #include "runner.h"
 #include "engine/runtime.h"
 #include "transport/comm.h"
+#include "transport/iface_shared.h"
 #include "observe/report.h"
 #include "core/settings.h"
 #include "observe/timeline.h"
@@ -916,7 +917,34 @@ static void test_a_wait_waits_for_a_silent_peer_to_be_named(void)
 	CHECK_INT(comm_wait_check(&w, NULL), 0);
 }
 
+/* A bridge with one address on every node (docker0) is named; an address
+ * two ranks of one host list, a prefix of another address, and an
+ * address of one host only are not. */
+static void test_addresses_several_hosts_have_are_named(void)
+{
+	struct iface_row rows[] = {
+		{ "n1", "172.17.0.1,10.0.0.1,192.168.122.1" }, { "n1", "172.17.0.1,10.0.0.1,192.168.122.1" },
+		{ "n2", "10.0.0.2,172.17.0.1,11.0.0.1" }, { "h4", "1.0.0.1,172.17.0.1,192.168.122.1" },
+	};
+	char out[256];
+	CHECK_INT(iface_shared(rows, 4, out, sizeof(out)), 2);
+	CHECK_STR(out, "172.17.0.1,192.168.122.1");
+	CHECK_INT(iface_shared(rows, 2, out, sizeof(out)), 0);  /* one host */
+	CHECK_STR(out, "");
+	CHECK_INT(iface_shared(rows, 4, out, 16), 1);           /* what fits */
+	CHECK_STR(out, "172.17.0.1");
+	char mine[256], names[64];
+	iface_walk(NULL, mine, sizeof(mine));
+	CHECK_MSG(!strstr(mine, "127.0.0.1"), "loopback listed: %s", mine);
+	iface_walk(mine, names, sizeof(names));        /* every one of them */
+	CHECK_MSG(!mine[0] == !names[0] && !strstr(names, "lo,") && strcmp(names, "lo"),
+		  "addresses %s: interfaces '%s'", mine, names);
+	iface_walk("198.51.100.77", names, sizeof(names));  /* TEST-NET-2: none */
+	CHECK_STR(names, "");
+}
+
 const struct test_case runtime_unit_tests[] = {
+	{ "addresses_several_hosts_have_are_named", test_addresses_several_hosts_have_are_named },
 	{ "a_wait_waits_for_a_silent_peer_to_be_named", test_a_wait_waits_for_a_silent_peer_to_be_named },
 	{ "report_across_nodes", test_report_across_nodes },
 	{ "report_names_the_gpus_numa_node", test_report_names_the_gpus_numa_node },

@@ -207,7 +207,7 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 		return rc;
 #ifdef HAVE_MPI /* the host exchange is then the fence after MPI_Init_thread (comm_mpi.c) */
 	if (pick_backend(rt, rt->set.backend) == HVD_BACKEND_MPI && rt->boot.mode != BOOTSTRAP_ENV &&
-	    (rc = comm_mpi_init(rt->boot.size, err, errlen)))
+	    (rc = comm_mpi_init(&rt->boot, err, errlen)))
 		return rc;
 #endif
 	rc = bootstrap_allgather(&rt->boot, "hvd.host", &mine, sizeof(mine), rt->hosts, err, errlen);

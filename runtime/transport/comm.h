@@ -97,8 +97,9 @@ int comm_self_open(struct comm *c, char *err, size_t errlen);
 int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *key,
 		  const char *ip, double deadline, char *err, size_t errlen);
 #ifdef HAVE_MPI
-/* MPI_Init_thread, unless MPI is up: before the bootstrap's host exchange. */
-int comm_mpi_init(int size, char *err, size_t errlen);
+/* MPI_Init_thread, unless MPI is up: before the bootstrap's host exchange
+ * (Open MPI's TCP BTL told to leave out addresses several hosts have). */
+int comm_mpi_init(struct bootstrap *b, char *err, size_t errlen);
 int comm_mpi_open(struct comm *c, int rank, int size, char *err, size_t errlen);
 /* w->err = "hvd: call: 'what': MPI's reason"; HVD_ERR_COMM. */
 int comm_mpi_fail(const struct comm_wait *w, const char *call, int rc);

@@ -24,8 +24,10 @@
 #include <mpi.h>
 
 #include "core/dtype.h"
+#include "bootstrap/bootstrap.h"
 #include "core/fail.h"
 #include "transport/comm.h"
+#include "transport/iface_shared.h"
 
 #define AVG_TAG 4343
 
@@ -281,12 +283,51 @@ static const struct comm_ops mpi_ops = {
  * A value the user set wins; MPICH ignores the variable. */
 #define LIBNBC_IALLREDUCE "OMPI_MCA_coll_libnbc_iallreduce_algorithm"
 
-int comm_mpi_init(int size, char *err, size_t errlen)
+/* Open MPI's TCP BTL dials every address a peer has, in turn, and waits
+ * on one that leads back to its own host (docker0's 172.17.0.1 on every
+ * node: `connect() to 172.17.0.1:1026 failed`, then a hang, measured on
+ * the multi-node test cluster). Unless the user chose the interfaces,
+ * the interfaces holding an address more than one host has are left out,
+ * beside Open MPI's own defaults (loopback, sppp); rank 0 says so. One more exchange
+ * through the bootstrap, before MPI starts. */
+#define IF_INCLUDE "OMPI_MCA_btl_tcp_if_include"
+#define IF_EXCLUDE "OMPI_MCA_btl_tcp_if_exclude"
+
+static int exclude_shared_addresses(struct bootstrap *b, char *err, size_t errlen)
+{
+	if (b->size < 2 || getenv(IF_INCLUDE) || getenv(IF_EXCLUDE))
+		return 0;
+	struct iface_row mine = { .host = "" }, *all = calloc((size_t)b->size, sizeof(*all));
+	if (!all)
+		return fail_msg(HVD_ERR_NOMEM, err, errlen, "hvd: MPI start: out of memory");
+	snprintf(mine.host, sizeof(mine.host), "%s", b->hostname);
+	iface_walk(NULL, mine.addrs, sizeof(mine.addrs));
+	int rc = bootstrap_allgather(b, "hvd.iface", &mine, sizeof(mine), all, err, errlen);
+	char shared[1024], names[512] = "", value[600];
+	for (int r = 0; !rc && r < b->size; r++)
+		all[r].host[sizeof(all[r].host) - 1] = all[r].addrs[sizeof(all[r].addrs) - 1] = '\0';
+	if (!rc && iface_shared(all, b->size, shared, sizeof(shared)) > 0)
+		iface_walk(shared, names, sizeof(names));
+	if (names[0]) {
+		snprintf(value, sizeof(value), "127.0.0.1/8,sppp,%s", names);
+		setenv(IF_EXCLUDE, value, 1);
+		if (b->rank == 0)
+			fprintf(stderr, "hvd: setting: %s=%s: interfaces whose address more than one "
+				"host has (%s) left out\n", IF_EXCLUDE, value, shared);
+	}
+	free(all);
+	return rc;
+}
+
+int comm_mpi_init(struct bootstrap *b, char *err, size_t errlen)
 {
 	int inited = 0, provided = 0;
 	if (MPI_Initialized(&inited) == MPI_SUCCESS && inited)
 		return 0;
-	if (size > 1 && !(size & (size - 1)))
+	int rc = exclude_shared_addresses(b, err, errlen);
+	if (rc)
+		return rc;
+	if (b->size > 1 && !(b->size & (b->size - 1)))
 		setenv(LIBNBC_IALLREDUCE, "3", 0);
 	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS)
 		return 0;

@@ -5,9 +5,10 @@
 #
 # A Slurm cluster of N nodes (default 4) on this one machine: slurmctld and
 # munged in the root namespace, one slurmd per node in its own network, UTS
-# (hostname nK; n4's is h4, a NodeName that is not its hostname) and mount namespace (private sysfs and /dev/shm), joined by a
-# bridge on a private /24 taken from 198.18.0.0/15 (the benchmarking range,
-# RFC 2544). Isolated like cluster.sh: its own slurm.conf, munge key and
+# (hostname nK; n4's is h4, a NodeName that is not its hostname) and mount
+# namespace (private sysfs and /dev/shm), joined by a bridge on a private
+# /24 taken from 198.18.0.0/15 (the benchmarking range, RFC 2544). Every
+# node also has a docker0 with 172.17.0.1/16, as Docker hosts do. Isolated like cluster.sh: its own slurm.conf, munge key and
 # socket, ports, fake GPU device nodes, everything under DIR. Interface,
 # bridge and namespace names carry a random id and `up` refuses to start if
 # any of them, or the subnet, already exists. `down` leaves no namespace,
@@ -77,6 +78,20 @@ refuse_existing() {
 	return 0
 }
 
+# A bridge like docker0 with containers on it, made before the node's
+# own interface (it comes first in every list), one container's veth on
+# it: the same address on every node, carrier up. A rank that offers or
+# dials 172.17.0.1 reaches itself.
+docker_like() {
+	ip -n "$1" link add docker0 type bridge forward_delay 0 || die "cannot create docker0 in '$1'"
+	ip -n "$1" link add hvdock0 type veth peer name hvdock1 || die "cannot create a container veth in '$1'"
+	ip -n "$1" link set hvdock0 master docker0
+	ip -n "$1" link set hvdock0 up
+	ip -n "$1" link set hvdock1 up
+	ip -n "$1" addr add 172.17.0.1/16 dev docker0
+	ip -n "$1" link set docker0 up
+}
+
 net_up() {
 	ip link add "$bridge" type bridge || die "cannot create bridge '$bridge'"
 	ip link set "$bridge" type bridge stp_state 0 forward_delay 0
@@ -86,6 +101,7 @@ net_up() {
 		local ns veth
 		ns=$(node_ns n$i); veth=$(node_veth n$i)
 		ip netns add "$ns" || die "cannot create namespace '$ns'"
+		docker_like "$ns"
 		ip link add "$veth" type veth peer name hvdeth0 netns "$ns" || die "cannot create veth '$veth'"
 		ip link set "$veth" master "$bridge"
 		ip link set "$veth" up
