@@ -1,8 +1,8 @@
 /* stall_shim.c - LD_PRELOAD shim for the stop and recovery tests:
  * opening a path that contains $HVD_STALL_PATH never returns, as a read
- * from a hung NFS server would not; with $HVD_STALL_S it returns that
- * many seconds late (a slow one). The tests build it (cc -shared) and
- * preload it.
+ * from a hung NFS server would not; with $HVD_STALL_S one such open of
+ * the process returns that many seconds late (a slow one), the others at
+ * once: the first, or the one after the first $HVD_STALL_SKIP. The tests build it (cc -shared) and preload it.
  * What it does not do: anything to other paths (passed to libc).
  */
 #define _GNU_SOURCE
@@ -19,9 +19,12 @@ static void stall_if_matched(const char *path)
 	const char *late = getenv("HVD_STALL_S");
 	if (!m || !*m || !path || !strstr(path, m))
 		return;
-	if (late && *late)
-		sleep((unsigned)atoi(late));
-	else
+	static int seen;
+	const char *skip = getenv("HVD_STALL_SKIP");
+	if (late && *late) {
+		if (__atomic_fetch_add(&seen, 1, __ATOMIC_SEQ_CST) == (skip ? atoi(skip) : 0))
+			sleep((unsigned)atoi(late));
+	} else
 		for (;;)
 			pause();
 }

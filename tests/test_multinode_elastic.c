@@ -257,38 +257,6 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 	       bn, control);
 }
 
-/* Both of n2's ranks stopped (a hung node): the ranks left go on
- * in-process (two epochs, so they are still training when) n2's ranks
- * are woken once the resume is printed. Those see a newer generation in
- * OUT/.generations, say so, leave OUT alone and wait: the run ends as
- * usual, and the step's end takes them. */
-static void woken_node_leaves_the_run_alone(void)
-{
-	struct test_proc p;
-	char wake[2048];
-	snprintf(wake, sizeof(wake), ". '%s/net.env'; z=''; for q in $(ip netns pids hvd-$id-n2); do "
-		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && kill -STOP $q && z=\"$z $q\"; "
-		 "done; echo stopped=$z; (for i in $(seq 900); do grep -q 'resuming from' woke.log && "
-		 "break; sleep 0.05; done; kill -CONT $z) > /dev/null 2>&1 & true", test_cluster_dir());
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "woke", "--epochs 2", wake, ":", &p))
-		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "woken: %s ...%s", p.out, test_tail(p.err, 2500));
-	CHECK_CONTAINS(p.out, "stopped= ");
-	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
-	CHECK_CONTAINS(p.err, "ranks 0,1 go on without host(s) n2 in their own processes");
-	/* generations: 1 the first session's, 2 the survivors' decision, 3 the
-	 * session they went on in */
-	CHECK_CONTAINS(p.err, "chexnet: train: rank 2 of 4: the run went on without it (generation ");
-	CHECK_CONTAINS(p.err, "chexnet: train: rank 3 of 4: the run went on without it (generation ");
-	CHECK_CONTAINS(p.err, ", this rank's 1)");
-	CHECK_CONTAINS(p.err, "end of epoch 2/2 step 9/9");
-	char *rec = record_of("woke");
-	CHECK_MSG(rec && strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
-	free(rec);
-	CHECK_CONTAINS(p.out, "idle=4/4");
-	test_proc_free(&p);
-}
-
 /* OUT's generation 2 decided by rank 0 on n1 with these members; its
  * run.json records this membership change and a finished run. */
 static void check_rank_0_decided(const char *out, const char *members, const char *change)
@@ -443,7 +411,6 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 	CHECK_CONTAINS(p.err, "hvd: rank 3 (host h4): 'silent for ");
 	check_went_on(&p, "hung", "rank 3 stopped on n4 (host h4)", 0, "h4", "n4");
 	test_proc_free(&p);
-	woken_node_leaves_the_run_alone();
 	spare_takes_the_place_of_a_lost_node();
 }
 
@@ -494,6 +461,137 @@ static void test_a_partition_or_a_late_survivor_leaves_one_writer(void)
 	test_proc_free(&p);
 	partition_leaves_one_half_going_on();
 	late_survivor_is_left_out();
+}
+
+/* A hung node: its chexnet processes stopped (SIGSTOP), on n2 at step 3,
+ * or on n1 (ranks 0 and 1) inside rank 0's save of step 3 (--save-every
+ * 3; tests/stall_shim.c holds the second open(2) of n1's temporary
+ * checkpoint, the directory's fsync once its files are written, 2 s, so
+ * the stop lands there, just before the rename). They are woken at one
+ * point of the others' recovery (the others train 9 steps; one epoch:
+ * over two, a 2-rank K=2 run drifts 2.2e-5 from the 4-rank one, measured):
+ *   - before: once the leader reported, before it raised the generation
+ *     (rank 1's report comes 2 s late, inside the leader's 3 s wait);
+ *   - start: once the generation is raised, before the new world's first
+ *     step;
+ *   - first-step: after the new world's first step;
+ *   - save: the stopped save of an older generation finishes.
+ * The woken ranks are left out (their reports come after, or are of ranks
+ * named lost) or find a newer generation, and leave OUT alone; a save of
+ * theirs is not renamed into place: the fence refuses it, or the new
+ * writer has removed its temporary already (an older generation's), as
+ * here (`fsync: No such file or directory`). The run
+ * ends as if the node had died: run.json finished, the uninterrupted 4-rank
+ * run's parameters within 1e-5, one decision (its members and writer). */
+struct wake_point {
+	const char *name, *layout, *args, *stop_node, *stop_when, *wake_when, *members, *by;
+};
+
+#define RESUMED_AND_STEPPED(out) "awk '/resuming from/ { r = 1 } r && / step [0-9]+\\// { f = 1 } " \
+	"END { exit !f }' " out ".log"
+
+static void woken_at(const struct wake_point *w)
+{
+	struct test_proc p;
+	char action[4096], out[64], layout[2048], want[256];
+	snprintf(out, sizeof(out), "woke-%s", w->name);
+	snprintf(layout, sizeof(layout), "-N 2 -w n1,n2 --ntasks-per-node=2 --export=ALL,LD_PRELOAD="
+		 "%s/shim.so,%s,ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\"", test_tmpdir(),
+		 w->layout);
+	/* the stopper and the waker; their lines go to OUT.wake */
+	snprintf(action, sizeof(action), "(. '%s/net.env'; o=%s; for i in $(seq 300); do %s && break; "
+		 "sleep 0.01; done; z=''; for q in $(ip netns pids hvd-$id-%s); do "
+		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && kill -STOP $q && z=\"$z $q\"; "
+		 "done; echo stopped=$z; for i in $(seq 1500); do %s && break; sleep 0.02; done; "
+		 "[ -e $o/.generations/2 ]; echo generation_at_wake=$((1 - $?)); " RESUMED_AND_STEPPED("$o")
+		 "; echo stepped_at_wake=$((1 - $?)); kill -CONT $z) > %s.wake 2>&1 & true",
+		 test_cluster_dir(), out, w->stop_when, w->stop_node, w->wake_when, out);
+	if (elastic(layout, out, w->args, action, ":", &p))
+		return;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/%s.wake", test_tmpdir(), out);
+	char *wake = test_read_file(path, NULL);
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "woken (%s): %s ...%s", w->name, p.out,
+		  test_tail(p.err, 2500));
+	CHECK_MSG(wake && strstr(wake, "stopped= "), "woken (%s): nothing stopped: %s", w->name,
+		  wake ? wake : "(no OUT.wake)");
+	long generation = wake ? field_of(wake, "generation_at_wake=") : -1;
+	long stepped = wake ? field_of(wake, "stepped_at_wake=") : -1;
+	int point = strcmp(w->name, "before") == 0 ? generation == 0 :
+		    strcmp(w->name, "start") == 0 ? generation == 1 && stepped == 0 : stepped == 1;
+	CHECK_MSG(point, "woken (%s) at the wrong point: generation 2 raised %ld, the new world "
+		  "stepped %ld", w->name, generation, stepped);
+	for (int r = 0; r < 4; r++) {
+		if (strchr(w->members, '0' + r))  /* ranks 0-3: one digit */
+			continue;
+		char out_line[128], gone_line[128];
+		snprintf(out_line, sizeof(out_line), "chexnet: train: rank %d of 4: the survivors' "
+			 "decision (generation 2: ranks %s go on) leaves this rank out", r, w->members);
+		snprintf(gone_line, sizeof(gone_line), "chexnet: train: rank %d of 4: the run went on "
+			 "without it (generation ", r);
+		CHECK_MSG(strstr(p.err, out_line) || strstr(p.err, gone_line), "woken (%s): rank %d "
+			  "did not stand aside: ...%s", w->name, r, test_tail(p.err, 2500));
+	}
+	if (strcmp(w->name, "save") == 0) {  /* refused, or its temporary gone (the writer's) */
+		snprintf(want, sizeof(want), "chexnet: checkpoint: '%s/last", out);
+		const char *save = strstr(p.err, want);
+		CHECK_MSG(save && (strstr(save, "left alone: a newer generation of the run") ||
+				   strstr(save, "': fsync: No such file or directory")) &&
+			  strstr(save, "rank 0 of 4: the run went on without it"), "woken (%s): rank 0's "
+			  "save: ...%s", w->name, test_tail(p.err, 2500));
+	}
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
+	snprintf(path, sizeof(path), "%s/%s/.generations/2", test_tmpdir(), out);
+	char *decision = test_read_file(path, NULL);
+	snprintf(want, sizeof(want), "members=%s ", w->members);
+	CHECK_MSG(decision && strstr(decision, want) && strstr(decision, w->by), "woken (%s): "
+		  "generation 2: %s", w->name, decision ? decision : "(none)");
+	free(decision);
+	char *rec = record_of(out);
+	CHECK_MSG(rec && strstr(rec, "\"4 -> 2\"") && strstr(rec, "\"outcome\":\t\"finished\""),
+		  "woken (%s): run.json: %.2500s", w->name, rec ? rec : "");
+	free(rec);
+	struct test_proc left;
+	snprintf(path, sizeof(path), "ls -a '%s/%s' | grep -c tmp", test_tmpdir(), out);
+	if (sh(path, 10, &left) == 0)
+		CHECK_MSG(atoi(left.out) == 0, "woken (%s): temporaries left in OUT", w->name);
+	test_proc_free(&left);
+	double params = same_parameters(out, "whole", w->name);
+	CHECK_CONTAINS(p.out, "idle=4/4");
+	printf("  measured (a hung node woken: %s): failure to the first step after %ld ms; "
+	       "parameters %.3g from the uninterrupted 4-rank run\n", w->name,
+	       field_of(p.out, "kill_to_step="), params);
+	free(wake);
+	test_proc_free(&p);
+}
+
+static void test_a_hung_node_woken_at_any_point_leaves_the_run_alone(void)
+{
+	static const struct wake_point points[] = {
+		{ "before", "HVD_STALL_PATH=.survivors/1.tmp-,HVD_STALL_S=2", STARTED, "n2",
+		  "true", "[ -e $o/.survivors/0 ]", "0,1", "by=rank-0@n1" },
+		{ "start", "HVD_STALL_PATH=none", STARTED, "n2", "true",
+		  "[ -e $o/.generations/2 ]", "0,1", "by=rank-0@n1" },
+		{ "first-step", "HVD_STALL_PATH=none", STARTED, "n2", "true",
+		  RESUMED_AND_STEPPED("$o"), "0,1", "by=rank-0@n1" },
+		{ "save", "HVD_STALL_PATH=last.tmp-n1-,HVD_STALL_SKIP=1,HVD_STALL_S=2", STARTED " --save-every 3",
+		  "n1", "ls -d $o/last.tmp-n1-* > /dev/null 2>&1", RESUMED_AND_STEPPED("$o"), "2,3",
+		  "by=rank-2@n2" },
+	};
+	struct test_proc p;
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -o '%s/shim.so' '%s/tests/stall_shim.c' -ldl",
+		 test_tmpdir(), test_src_dir());
+	if (make_data() || sh(cmd, 60, &p))
+		return;
+	CHECK_MSG(p.exit_code == 0, "the shim: %s", p.err);
+	test_proc_free(&p);
+	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole", STARTED, NULL, ":", &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole: %s ...%s", p.out, test_tail(p.err, 1500));
+	test_proc_free(&p);
+	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+		woken_at(&points[i]);
 }
 
 /* 3 ranks (one per node) -> 2 after n3 fails, in their own processes:
@@ -691,6 +789,8 @@ const struct test_case multinode_elastic_tests[] = {
 	  test_a_partition_or_a_late_survivor_leaves_one_writer },
 	{ "lost_node_or_stopped_rank_goes_on_with_the_same_global_batch",
 	  test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch },
+	{ "a_hung_node_woken_at_any_point_leaves_the_run_alone",
+	  test_a_hung_node_woken_at_any_point_leaves_the_run_alone },
 	{ "three_ranks_go_on_as_two_with_the_nearest_global_batch",
 	  test_three_ranks_go_on_as_two_with_the_nearest_global_batch },
 	{ "a_loss_during_recovery_is_a_loss_like_any_other",

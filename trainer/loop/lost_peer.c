@@ -102,9 +102,10 @@ static int wait_for_the_step_end(void)
 /* --shrink: a newer generation in OUT/.generations (a hung node woken). */
 static int superseded(struct trainer *t, long now)
 {
+	const char *why = dist_error();
 	fprintf(stderr, "chexnet: train: rank %d of %d: the run went on without it (generation %ld, "
-		"this rank's %ld): %s; OUT/last left alone, waiting for the step to end\n", t->rank,
-		t->world, now, fence_held(), dist_error());
+		"this rank's %ld)%s%s; OUT/last left alone, waiting for the step to end\n", t->rank,
+		t->world, now, fence_held(), why[0] ? ": " : "", why);
 	return wait_for_the_step_end();
 }
 
