@@ -2,13 +2,15 @@
  * opening a path that contains $HVD_STALL_PATH never returns, as a read
  * from a hung NFS server would not; with $HVD_STALL_S one such open of
  * the process returns that many seconds late (a slow one), the others at
- * once: the first, or the one after the first $HVD_STALL_SKIP. The tests build it (cc -shared) and preload it.
+ * once: the first, or the one after the first $HVD_STALL_SKIP; it creates
+ * the file $HVD_STALL_MARK (if set) as it begins to wait. The tests build it (cc -shared) and preload it.
  * What it does not do: anything to other paths (passed to libc).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,8 +24,13 @@ static void stall_if_matched(const char *path)
 	static int seen;
 	const char *skip = getenv("HVD_STALL_SKIP");
 	if (late && *late) {
-		if (__atomic_fetch_add(&seen, 1, __ATOMIC_SEQ_CST) == (skip ? atoi(skip) : 0))
-			sleep((unsigned)atoi(late));
+		if (__atomic_fetch_add(&seen, 1, __ATOMIC_SEQ_CST) != (skip ? atoi(skip) : 0))
+			return;
+		const char *mark = getenv("HVD_STALL_MARK");
+		FILE *f = mark && *mark ? fopen(mark, "w") : NULL;  /* fopen: not through this shim */
+		if (f)
+			fclose(f);
+		sleep((unsigned)atoi(late));
 	} else
 		for (;;)
 			pause();

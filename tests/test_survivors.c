@@ -20,6 +20,7 @@
 #include "base/whole_file.h"
 #include "runner.h"
 #include "loop/survivors.h"
+#include "train/checkpoint.h"
 #include "train/checkpoint_replace.h"
 #include "train/peer_lost.h"
 #include "train/rejoin.h"
@@ -291,7 +292,8 @@ static void test_a_silent_leader_is_replaced(void)
 /* Generations are claimed once each: of 8 processes claiming the same
  * number one gets it; fence_claim_next passes over taken numbers. A
  * process that holds an older generation renames nothing into the
- * folder: a whole file and a checkpoint stay as the newer one left them. */
+ * folder, and begins no temporary there: a whole file and a checkpoint
+ * stay as the newer one left them. */
 static void test_an_older_generation_writes_nothing(void)
 {
 	char *out = test_path(test_tmpdir(), "run"), *file = test_path(out, "run.json");
@@ -314,11 +316,24 @@ static void test_an_older_generation_writes_nothing(void)
 	CHECK_INT(fence_stale(), 1);
 	CHECK_INT(whole_file_put(file, "generation 1\n", 0644), -1);
 	CHECK_INT(errno, ESTALE);
+	struct model m;         /* a checkpoint is refused before its temporary exists */
+	struct trainer_error err = { "" };
+	memset(&m, 0, sizeof(m));
+	CHECK_INT(checkpoint_save(ck, &m, NULL, NULL, NULL, &err), -1);
+	CHECK_CONTAINS(err.msg, "not written: a newer generation of the run");
+	char t[1200];
+	CHECK_INT(whole_file_open(file, t, sizeof(t), 0644), -1);
+	CHECK_INT(errno, ESTALE);
+	struct test_proc ls;
+	char cmd[1100];
+	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep tmp; :", out);
+	CHECK_INT(test_run(cmd, 10, &ls), 0);
+	CHECK_MSG(!ls.out[0], "a stale process left temporaries: %s", ls.out);
+	test_proc_free(&ls);
 	char *text = test_read_file(file, NULL);
 	CHECK_STR(text, "generation 2\n");
 	free(text);
 	CHECK_INT(mkdir(tmp, 0755), 0);
-	struct trainer_error err = { "" };
 	CHECK_INT(checkpoint_replace(tmp, ck, &err), -1);
 	CHECK_CONTAINS(err.msg, "a newer generation of the run");
 	struct stat sb;

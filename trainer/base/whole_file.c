@@ -26,6 +26,10 @@ int whole_file_open(const char *path, char *tmp, size_t tmp_len, mode_t mode)
 	static unsigned serial;
 	char host[64] = "";
 
+	if (fence_stale()) {  /* not even a temporary in OUT */
+		errno = ESTALE;
+		return -1;
+	}
 	if (gethostname(host, sizeof(host) - 1) != 0 || strchr(host, '/'))
 		snprintf(host, sizeof(host), "host");
 	for (int tries = 0; tries < 100; tries++) {

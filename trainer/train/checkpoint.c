@@ -120,6 +120,10 @@ int checkpoint_save_run(const char *dir, const struct model *m, const struct opt
 {
 	char tmp[PATH_MAX], host[64] = "host";
 
+	if (fence_stale())  /* not even a temporary in OUT */
+		return trainer_error_set(err, "checkpoint: '%s': not written: a newer generation "
+					 "of the run (%s/%ld) went on without this process", dir,
+					 FENCE_DIR, fence_held() + 1);
 	gethostname(host, sizeof(host) - 1);   /* unique across hosts and generations */
 	snprintf(tmp, sizeof(tmp), "%s.tmp-%s-%ld-%ld", dir, host, (long)getpid(), fence_held());
 	checkpoint_remove_dir(tmp);
