@@ -77,19 +77,33 @@ static int sh(const char *cmd, int timeout_s, struct test_proc *p)
 	return rc;
 }
 
-/* tmpdir: build/chexnet, contrib/ (the template's paths) and packed
- * generated images in shards. */
+/* The group's cases share their data and uninterrupted runs, made by the
+ * first case that needs one, in the run's folder beside the cases' own
+ * (each would make the same: the generator and the runs are seeded), and
+ * linked into each case's folder. */
+static const char *shared_dir(void)
+{
+	static char dir[1100];
+	snprintf(dir, sizeof(dir), "%s/../elastic-shared", test_tmpdir());
+	return dir;
+}
+
+/* tmpdir: build/chexnet, contrib/ (the template's paths), packed
+ * generated images in shards, and w0 (the --init weights). */
 static int make_data(void)
 {
-	char cmd[2048];
+	char cmd[4096];
 	struct test_proc p;
 	snprintf(cmd, sizeof(cmd),
 		 "cd '%s' && mkdir -p build && cp '%s/chexnet' build/chexnet && ln -s '%s/contrib' "
-		 "contrib && build/chexnet synth --out nih --count 200 --size 128 --seed 3 && "
-		 "build/chexnet pack --data nih --out shards --size 72 && build/chexnet train "
+		 "contrib && c=$PWD/build/chexnet && S='%s' && if [ ! -e \"$S/ready\" ]; then "
+		 "mkdir -p \"$S\" && (cd \"$S\" && rm -rf nih shards w0 && "
+		 "$c synth --out nih --count 200 --size 128 --seed 3 && "
+		 "$c pack --data nih --out shards --size 72 && $c train "
 		 "--synthetic --size 64 --batch 2 --steps 1 --threads 1 --backend cpu --precision fp32 "
-		 "--quiet --out w0", test_tmpdir(), test_build_dir(),
-		 test_src_dir());
+		 "--quiet --out w0 && touch ready) || exit 1; fi && "
+		 "ln -s \"$S/nih\" nih && ln -s \"$S/shards\" shards && ln -s \"$S/w0\" w0",
+		 test_tmpdir(), test_build_dir(), test_src_dir(), shared_dir());
 	if (sh(cmd, 120, &p))
 		return -1;
 	int rc = p.exit_code;
@@ -184,20 +198,39 @@ static char *record_of(const char *out)
 	return text;
 }
 
+/* The uninterrupted run `out` (elastic's LAYOUT and ARGS, nothing done
+ * to it) in tmpdir: the group's shared one, made here if no case did. */
+static int reference(const char *out, const char *layout, const char *args)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && [ -e '%s/%s/last' ] && ln -s '%s/%s' %s", test_tmpdir(),
+		 shared_dir(), out, shared_dir(), out, out);
+	if (test_run(cmd, 10, &p) == 0 && p.exit_code == 0) {
+		test_proc_free(&p);
+		return 0;
+	}
+	test_proc_free(&p);
+	if (elastic(layout, out, args, NULL, ":", &p))
+		return -1;
+	long rc = field_of(p.out, "rc=");
+	CHECK_MSG(rc == 0, "%s: %s ...%s", out, p.out, test_tail(p.err, 1500));
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mv %s '%s/' && ln -s '%s/%s' %s", test_tmpdir(), out,
+		 shared_dir(), shared_dir(), out, out);
+	if (rc != 0 || sh(cmd, 10, &p))
+		return -1;
+	rc = p.exit_code;
+	test_proc_free(&p);
+	return rc == 0 ? 0 : -1;
+}
+
 /* The uninterrupted 2 x 2 run (whole) and 1 x 2 K=2 run (two) of this
  * case's data. */
 static int references(void)
 {
-	struct test_proc p;
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole", STARTED, NULL, ":", &p))
-		return -1;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole: %s ...%s", p.out, test_tail(p.err, 1500));
-	test_proc_free(&p);
-	if (elastic("-N 1 -w n1 --ntasks-per-node=2", "two", STARTED " --accumulate 2", NULL, ":", &p))
-		return -1;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "two: %s ...%s", p.out, test_tail(p.err, 1500));
-	test_proc_free(&p);
-	return 0;
+	return reference("whole", "-N 2 -w n1,n2 --ntasks-per-node=2", STARTED) ||
+	       reference("two", "-N 1 -w n1 --ntasks-per-node=2", STARTED " --accumulate 2") ? -1 : 0;
 }
 
 /* OUT's final learnable parameters against the uninterrupted run REF's:
@@ -448,17 +481,9 @@ static void partition_leaves_one_half_going_on(void)
  * survivor whose report comes after the decision. */
 static void test_a_partition_or_a_late_survivor_leaves_one_writer(void)
 {
-	struct test_proc p;
-	if (make_data() ||
-	    elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole", STARTED, NULL, ":", &p))
+	if (make_data() || reference("whole", "-N 2 -w n1,n2 --ntasks-per-node=2", STARTED) ||
+	    reference("whole2", "-N 2 -w n1,n2 --ntasks-per-node=2", STARTED " --epochs 2"))
 		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole: %s ...%s", p.out, test_tail(p.err, 1500));
-	test_proc_free(&p);
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole2", STARTED " --epochs 2", NULL, ":",
-		    &p))
-		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole2: %s ...%s", p.out, test_tail(p.err, 1500));
-	test_proc_free(&p);
 	partition_leaves_one_half_going_on();
 	late_survivor_is_left_out();
 }
@@ -586,10 +611,8 @@ static void test_a_hung_node_woken_at_any_point_leaves_the_run_alone(void)
 		return;
 	CHECK_MSG(p.exit_code == 0, "the shim: %s", p.err);
 	test_proc_free(&p);
-	if (elastic("-N 2 -w n1,n2 --ntasks-per-node=2", "whole", STARTED, NULL, ":", &p))
+	if (reference("whole", "-N 2 -w n1,n2 --ntasks-per-node=2", STARTED))
 		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "whole: %s ...%s", p.out, test_tail(p.err, 1500));
-	test_proc_free(&p);
 	for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
 		woken_at(&points[i]);
 }
