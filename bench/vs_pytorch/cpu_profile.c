@@ -4,6 +4,7 @@
  * bench/vs_pytorch/run.sh:
  *   cpu_profile [fp32|bf16] [batch] [size] [memory-efficient 0|1]
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "backend/backend.h"
 #include "model/loss.h"
 #include "model/model.h"
+#include "base/batch.h"
 #include "base/rng.h"
 #include "backend/cpu/backend_cpu.h"
 
@@ -41,14 +43,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return 1;
 	}
-	size_t xn = (size_t)n * 3 * size * size;
-	float *x = malloc(xn * sizeof(float)), *y = calloc((size_t)n * 14, sizeof(float));
+	/* grayscale images, as training feeds them (no input gradient: the
+	 * stem's backward data is not run, as in a training step) */
+	size_t pn = (size_t)n * size * size;
+	uint8_t *pixels = malloc(pn);
+	float *y = calloc((size_t)n * 14, sizeof(float));
 	float *labels = calloc((size_t)n * 14, sizeof(float)), *dy = calloc((size_t)n * 14, sizeof(float));
 	struct rng r;
 	rng_seed(&r, 2);
-	for (size_t i = 0; i < xn; i++)
-		x[i] = (float)rng_normal(&r);
-	struct backend_input in = { .x = x, .count = n };
+	for (size_t i = 0; i < pn; i++)
+		pixels[i] = (uint8_t)(rng_next(&r) >> 56);
+	struct batch images = { .count = n, .capacity = n, .size = size, .pixels = pixels,
+				.labels = labels };
+	struct backend_input in = { .images = &images, .count = n };
 	double fwd = 0, bwd = 0;
 	for (int step = 0; step < 3; step++) {
 		if (step == 1)
