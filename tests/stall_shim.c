@@ -3,7 +3,8 @@
  * from a hung NFS server would not; with $HVD_STALL_S one such open of
  * the process returns that many seconds late (a slow one), the others at
  * once: the first, or the one after the first $HVD_STALL_SKIP; it creates
- * the file $HVD_STALL_MARK (if set) as it begins to wait. The tests build it (cc -shared) and preload it.
+ * the file $HVD_STALL_MARK (if set) as it begins to wait. The tests build
+ * it (cc -shared) and preload it.
  * What it does not do: anything to other paths (passed to libc).
  */
 #define _GNU_SOURCE

@@ -23,8 +23,8 @@
 
 #include <mpi.h>
 
-#include "core/dtype.h"
 #include "bootstrap/bootstrap.h"
+#include "core/dtype.h"
 #include "core/fail.h"
 #include "transport/comm.h"
 #include "transport/iface_shared.h"
@@ -288,8 +288,8 @@ static const struct comm_ops mpi_ops = {
  * node: `connect() to 172.17.0.1:1026 failed`, then a hang, measured on
  * the multi-node test cluster). Unless the user chose the interfaces,
  * the interfaces holding an address more than one host has are left out,
- * beside Open MPI's own defaults (loopback, sppp); rank 0 says so. One more exchange
- * through the bootstrap, before MPI starts. */
+ * beside Open MPI's own defaults (loopback, sppp); rank 0 says so. One
+ * more exchange through the bootstrap, before MPI starts. */
 #define IF_INCLUDE "OMPI_MCA_btl_tcp_if_include"
 #define IF_EXCLUDE "OMPI_MCA_btl_tcp_if_exclude"
 

@@ -4,7 +4,8 @@
  * rank lists its addresses, the lists are exchanged, and this host's
  * interfaces that hold a shared one are named for the transport to leave
  * out (comm_mpi.c: Open MPI's TCP BTL, whose CIDR form a.b.c.d/32 also
- * matches every other interface: Open MPI 4.1.4, measured). What this does not do: the exchange, or judge an address that is
+ * matches every other interface: Open MPI 4.1.4, measured).
+ * What this does not do: the exchange, or judge an address that is
  * unique but unroutable.
  */
 #ifndef HVD_IFACE_SHARED_H
