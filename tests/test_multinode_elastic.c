@@ -35,6 +35,9 @@
  *   lost and hung ones with --overwrite too: recovery continues the run
  *   from its own settings, whatever it started with, and the LR follows
  *   the micro-batches of a step (R x K), so it stays.
+ *   - a spare node (SPARES=1): its ranks join the ranks left's world
+ *     in-process at the same 4 ranks (chexnet train --join); a dead
+ *     spare's never do, and the ranks left go on without them.
  *   - 3 ranks -> 2: no integer K keeps 3 micro-batches per step; K=2 (4,
  *     the nearest; ties go to the larger) with --allow-changes, recorded
  *     in run.json, and the epoch's position moved.
@@ -391,39 +394,90 @@ static float tb_last_value(const char *out, const char *tag)
 }
 
 /* SPARES=1 on 3 nodes: the run starts on n1 and n2, n3 waits. n2 fails:
- * the ranks left do not shrink (a spare is left), they exit 76, and the
- * driver relaunches at the same 4 ranks and K=1 on n1 and n3: the
- * parameters equal the uninterrupted 4-rank run's, run.json says 4 -> 4. */
-static void spare_takes_the_place_of_a_lost_node(void)
+ * ranks 0,1 go on in their own processes, and the driver starts
+ * `chexnet train --join G` on n3, whose two ranks join their world as
+ * ranks 2,3: the same 4 ranks and K=1, no relaunch. The parameters equal
+ * the uninterrupted 4-rank run's within 1e-5, run.json says 4 -> 4, went
+ * on in-process, ranks 2-3 joined; TensorBoard has the lost host. */
+static void test_a_spare_node_joins_in_the_place_of_a_lost_one(void)
 {
 	struct test_proc p;
 	char fail[1024], revive[1024];
-	if (elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=2 --export=ALL,SPARES=1", "spare", STARTED,
+	if (make_data() || references() ||
+	    elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=2 --export=ALL,SPARES=1", "spare", STARTED,
 		    node_cmd(fail, sizeof(fail), "fail", "n2"),
 		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
 		return;
 	CHECK_MSG(field_of(p.out, "rc=") == 0, "spare: %s ...%s", p.out, test_tail(p.err, 2500));
 	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
-	CHECK_CONTAINS(p.err, "no completed step is lost; exit 76");
-	CHECK_CONTAINS(p.err, "chexnet-elastic: spare node(s) n3 take the place of n2");
-	CHECK_CONTAINS(p.err, "now holds n1,n3: n2 went back to Slurm");
-	CHECK_CONTAINS(p.err, "relaunching on 4 ranks (was 4): --accumulate 1 keeps the global "
-		       "batch (4 micro-batches)");
+	CHECK_CONTAINS(p.err, "no completed step is lost; ranks 0,1 go on in their own processes, "
+		       "2 rank(s) of 1 spare node(s) join in the place of host(s) n2");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: spare node(s) n3 take the place of n2: 2 rank(s) "
+		       "join the ranks left in their own processes (generation 2)");
+	CHECK_CONTAINS(p.err, "as rank 2 of 4 (generation 2, in the place of host(s) n2)");
+	CHECK_CONTAINS(p.err, "as rank 3 of 4 (generation 2, in the place of host(s) n2)");
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 4 goes on as rank 0 of 4 in the same "
+		       "process, 2 rank(s) of spare nodes joining: --accumulate 1 keeps the global "
+		       "batch");
+	CHECK_MSG(!strstr(p.err, "relaunching"), "relaunched: %s", test_tail(p.err, 2500));
 	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
 	check_steps_kept(p.err, 1);
 	char *rec = record_of("spare");
 	CHECK_MSG(rec && strstr(rec, "\"4 -> 4\"") && strstr(rec, "\"1 -> 1\"") &&
-		  strstr(rec, "\"went_on\":\t\"relaunch\"") &&
+		  strstr(rec, "\"went_on\":\t\"in-process\"") &&
+		  strstr(rec, "\"joined\":\t\"ranks 2-3\"") &&
 		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
 	free(rec);
 	CHECK_MSG(tb_last_value("spare", "run/hosts_lost") == 1 &&
 		  tb_last_value("spare", "run/ranks") == 4, "TensorBoard: run/hosts_lost %g, run/ranks "
-		  "%g after the relaunch (want 1 and 4)", tb_last_value("spare", "run/hosts_lost"),
+		  "%g after the join (want 1 and 4)", tb_last_value("spare", "run/hosts_lost"),
 		  tb_last_value("spare", "run/ranks"));
 	double params = same_parameters("spare", "whole", "spare");
 	CHECK_CONTAINS(p.out, "idle=4/4");
-	printf("  measured (n2 lost, spare n3 took its place): failure to the first step after, "
-	       "relaunched, %ld ms; parameters %.3g from the uninterrupted 4-rank run\n",
+	printf("  measured (n2 lost, spare n3's ranks joined in-process): failure to the first step "
+	       "after %ld ms; parameters %.3g from the uninterrupted 4-rank run\n",
+	       field_of(p.out, "kill_to_step="), params);
+	test_proc_free(&p);
+}
+
+/* The same, but the spare died too (n3 fails just before n2, unseen:
+ * no rank runs there): its ranks never join, the world of 4 does not
+ * form within HVD_TIMEOUT_S, and ranks 0,1 decide again and go on as
+ * 1 x 2, K=2 (the global batch kept), as after a loss during recovery.
+ * The driver names the spares' step that failed; the run finishes with
+ * the uninterrupted run's parameters. */
+static void test_a_spare_that_never_joins_is_a_loss_like_any_other(void)
+{
+	struct test_proc p;
+	char fail[1024], fail2[1024], action[2100], after[2100];
+	snprintf(action, sizeof(action), "%s; %s", node_cmd(fail, sizeof(fail), "fail", "n3"),
+		 node_cmd(fail2, sizeof(fail2), "fail", "n2"));
+	revive_n3_and_n2(after, sizeof(after));
+	if (make_data() || references() ||
+	    elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=2 --export=ALL,SPARES=1", "nospare", STARTED,
+		    action, after, &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "nospare: %s ...%s", p.out, test_tail(p.err, 2500));
+	CHECK_CONTAINS(p.err, "chexnet-elastic: spare node(s) n3 take the place of n2: 2 rank(s) "
+		       "join the ranks left in their own processes (generation 2)");
+	CHECK_CONTAINS(p.err, "chexnet: train: the ranks left could not start again: rank 2 (host ?), "
+		       "rank 3 (host ?) never joined; OUT/last holds epoch 1, step ");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: ranks 0,1 went on in their own processes without "
+		       "the spares' ranks, which never joined");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: the spares' step on n3 ");   /* failed, or ended */
+	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 4 goes on as rank 0 of 2 in the same "
+		       "process: --accumulate 2 keeps the global batch");
+	CHECK_MSG(!strstr(p.err, "relaunching"), "relaunched: %s", test_tail(p.err, 2500));
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
+	check_steps_kept(p.err, 1);
+	char *rec = record_of("nospare");
+	CHECK_MSG(rec && strstr(rec, "\"4 -> 2\"") && strstr(rec, "\"1 -> 2\"") &&
+		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
+	free(rec);
+	double params = same_parameters("nospare", "whole", "a spare that never joined");
+	CHECK_CONTAINS(p.out, "idle=4/4");
+	printf("  measured (n2 lost, spare n3 dead: 4 -> 2 ranks in-process): failure to the first "
+	       "step after %ld ms; parameters %.3g from the uninterrupted 4-rank run\n",
 	       field_of(p.out, "kill_to_step="), params);
 	test_proc_free(&p);
 }
@@ -455,7 +509,6 @@ static void test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch(vo
 	CHECK_CONTAINS(p.err, "hvd: rank 3 (host h4): 'silent for ");
 	check_went_on(&p, "hung", "rank 3 stopped on n4 (host h4)", 0, "h4", "n4");
 	test_proc_free(&p);
-	spare_takes_the_place_of_a_lost_node();
 }
 
 /* n2 cut off for good at step 3, alive (a partition: both halves see the
@@ -818,6 +871,10 @@ const struct test_case multinode_elastic_tests[] = {
 	  test_a_partition_or_a_late_survivor_leaves_one_writer },
 	{ "lost_node_or_stopped_rank_goes_on_with_the_same_global_batch",
 	  test_lost_node_or_stopped_rank_goes_on_with_the_same_global_batch },
+	{ "a_spare_node_joins_in_the_place_of_a_lost_one",
+	  test_a_spare_node_joins_in_the_place_of_a_lost_one },
+	{ "a_spare_that_never_joins_is_a_loss_like_any_other",
+	  test_a_spare_that_never_joins_is_a_loss_like_any_other },
 	{ "a_hung_node_woken_at_any_point_leaves_the_run_alone",
 	  test_a_hung_node_woken_at_any_point_leaves_the_run_alone },
 	{ "three_ranks_go_on_as_two_with_the_nearest_global_batch",

@@ -366,6 +366,25 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	CHECK_INT(survivors_member(&s, 5, &rank, &size), 0);
 	CHECK_MSG(rank == 2 && size == 3, "rank 5 of members 0,1,5: %d of %d", rank, size);
 	CHECK_INT(survivors_member(&s, 2, &rank, &size), -1);
+	CHECK_MSG(s.joiners == 0 && s.join_nodes == 0, "no spares: %d %d", s.joiners, s.join_nodes);
+	/* spares' ranks join an in-process world; never a relaunch, never 0 */
+	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process "
+				       "members=0,1 member_hosts=n1,n1 joiners=2 join_nodes=1 who=ranks 2,3 "
+				       "(host n2)"), 0);
+	CHECK_INT(survivors_read_saved(out, &s), 1);
+	CHECK_MSG(s.joiners == 2 && s.join_nodes == 1 && !strcmp(s.who, "ranks 2,3 (host n2)"),
+		  "joiners %d on %d nodes, who '%s'", s.joiners, s.join_nodes, s.who);
+	static const char *bad_join[] = { "next=relaunch members=0,1 member_hosts=n1,n1 joiners=2 join_nodes=1",
+					  "next=in-process members=0,1 member_hosts=n1,n1 joiners=0 join_nodes=1",
+					  "next=in-process members=0,1 member_hosts=n1,n1 joiners=1 join_nodes=2",
+					  "next=in-process members=0,1 member_hosts=n1,n1 joiners=2" };
+	for (int i = 0; i < 4; i++) {
+		char line[512];
+		snprintf(line, sizeof(line), "time=T hosts=n2 epoch=0 step=3 writer=0 %s who=rank 2",
+			 bad_join[i]);
+		CHECK_INT(survivors_mark_saved(out, line), 0);
+		CHECK_MSG(survivors_read_saved(out, &s) == -1, "accepted: %s", line);
+	}
 	/* 4 x 1 -> 2 ranks: 2; 3 x 1 -> 2: 1.5, the larger (2); 4 x 1 -> 3: 1;
 	 * 5 x 1 -> 2: 2.5 -> 3; 2 x 1 -> 3: 0.67 -> 1 */
 	static const int from[][3] = { { 4, 1, 2 }, { 3, 1, 2 }, { 4, 1, 3 }, { 5, 1, 2 }, { 2, 1, 3 },
@@ -388,6 +407,9 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	fence_hold(out, 3);
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 "
 				       "writer=0 next=relaunch members=0,1 member_hosts=n1,n1 who=rank 2 (host n2)"), 0);
+	CHECK_INT(survivors_read_record(out, 3, &s), 1);
+	CHECK_STR(s.next, "relaunch");
+	CHECK_INT(survivors_read_record(out, 2, &s), 0);
 	fence_hold(out, 4);
 	CHECK_INT(survivors_mark_finished(out), 0);
 	fence_hold(NULL, 0);
@@ -419,7 +441,8 @@ static void rejoin_both(const char *out, long generation, char env[2][1024])
 			char line[1024] = "failed";
 			long g = generation;
 			setenv("PMIX_NAMESPACE", "slurm.pmix.1.0", 1);
-			if (rejoin_prepare(out, i, 2, g) == 0)
+			struct rejoin_terms terms = { g, 2, 3, 6 };
+			if (rejoin_prepare(out, i, &terms) == 0)
 				snprintf(line, sizeof(line), "%s %s %s %s %ld %s", getenv("HVD_RANK"),
 					 getenv("HVD_SIZE"), getenv("HVD_COORDINATOR"),
 					 getenv("HVD_SECRET_FILE"), g, getenv("PMIX_NAMESPACE") ? "pmix" : "-");
@@ -468,10 +491,19 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	rejoin_both(out, 2, env);
 	CHECK_MSG(strstr(env[0], " 2 -") && strstr(env[1], " 2 -"), "second world: %s | %s", env[0],
 		  env[1]);
+	struct rejoin_terms terms = { 0 }, first = { 1, 2, 3, 6 }, third = { 3, 2, 3, 6 };
+	CHECK_INT(rejoin_read_terms(out, 2, &terms), 0);   /* a spare's view of the second */
+	CHECK_MSG(terms.generation == 2 && terms.size == 2 && terms.accumulate == 3 &&
+		  terms.target == 6, "terms: %ld %d %ld %ld", terms.generation, terms.size,
+		  terms.accumulate, terms.target);
+	CHECK_INT(rejoin_read_terms(out, 1, &terms), -1);  /* generation 2 replaced it */
+	terms.accumulate = 2;   /* a member that computed another K */
+	CHECK_INT(rejoin_prepare(out, 1, &terms), -1);
 	FILE *f = fopen(world, "w");
-	fputs("1 0 10.0.0.1/24 n1\n", f);   /* port 0 */
+	fputs("3 0 10.0.0.1/24 n1 2 3 6\n", f);   /* port 0 */
 	fclose(f);
-	CHECK_INT(rejoin_prepare(out, 1, 2, 1), -1);
+	CHECK_INT(rejoin_prepare(out, 1, &third), -1);
+	CHECK_INT(rejoin_prepare(out, 1, &first), -1);
 	free(dir);
 	free(out);
 }

@@ -28,7 +28,8 @@ struct train_config train_config_of(const struct settings *o)
 	return (struct train_config){
 		.session = session_config_of(o), .data = data_config_of(o),
 		.steps = o->steps, .epochs = o->epochs, .out = o->out, .init = o->init,
-		.resume = o->resume, .allow_changes = o->allow_changes, .shrink = o->shrink, .overwrite = o->overwrite,
+		.resume = o->resume, .allow_changes = o->allow_changes, .shrink = o->shrink,
+		.spares = o->spares, .overwrite = o->overwrite,
 		.argc = o->argc, .argv = o->argv, .optim = o->optim, .lr = o->lr,
 		.warmup_epochs = o->warmup_epochs, .lr_scale = o->lr_scale, .patience = o->patience,
 		.accumulate = o->accumulate, .save_every = o->save_every,

@@ -12,12 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/fence.h"
 #include "train/dist.h"
 #include "train/peer_lost.h"
-#include "train/rejoin.h"
 #include "train/stop_signal.h"
 #include "cmd/cli.h"
+#include "cmd/go_on.h"
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
@@ -53,64 +52,6 @@ static int resume_dir_check(const struct settings *o)
 	fprintf(stderr, "chexnet: train: --out '%s': differs from --resume '%s': a resumed run "
 		"continues in its own directory (leave --out out)\n", o->out, o->resume);
 	return 2;
-}
-
-/* Where a session of the ranks left starts from: its place among them
- * and the summary that made it (the first session: none), and whether
- * its world formed. */
-struct rejoined {
-	int rank, size;
-	struct survivors_saved saved;
-	int formed;
-};
-
-/* After a lost peer under --shrink, when the survivors' summary says
- * `next=in-process` and names this rank a member: leave the broken
- * runtime, join the ranks left (train/rejoin.h) and set next to the run's
- * own settings resumed from OUT/last in this process, with the run's
- * first global batch (*target micro-batches per step, R x K of the first
- * session this process lost a peer in, from its own settings: kept across
- * losses, so a nearest choice does not drift) where an integer K allows, else the nearest
- * (ties: the larger; --allow-changes, recorded). Whatever the run started
- * with (--init, --overwrite) it now continues in OUT. 0, or
- * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
-static int in_process_settings(const struct settings *run, long *target, struct rejoined *r,
-			       struct settings *next)
-{
-	struct survivors_saved s;
-	int rank, size, exact;
-	int old = r->formed ? dist_rank() : r->rank, old_size = r->formed ? dist_size() : r->size;
-	struct trainer_error err = { "" };
-	char k_text[32];
-
-	if (survivors_read_saved(run->out, &s) != 1 || strcmp(s.next, "in-process") ||
-	    survivors_member(&s, old, &rank, &size))
-		return CHEXNET_EXIT_PEER_LOST;
-	r->rank = rank;
-	r->size = size;
-	r->saved = s;
-	dist_release();   /* the broken runtime: its failure was said */
-	long want = *target ? *target : (long)old_size * run->accumulate;
-	long k = survivors_accumulate(want, size, &exact);
-	*target = want;
-	*next = *run;
-	next->resume = next->out;
-	next->init = NULL;
-	next->overwrite = 0;
-	next->given[settings_index(settings_find("--init", 0))] = 0;
-	next->given[settings_index(settings_find("--overwrite", 0))] = 0;
-	snprintf(k_text, sizeof(k_text), "%ld", k);
-	if (settings_set(next, settings_find("--accumulate", 0), k_text, 1, &err) ||
-	    (!exact && settings_set(next, settings_find("--allow-changes", 0), NULL, 1, &err)))
-		return fprintf(stderr, "chexnet: train: %s\n", err.msg), CHEXNET_EXIT_PEER_LOST;
-	if (rejoin_prepare(run->out, rank, size, fence_held()))
-		return CHEXNET_EXIT_PEER_LOST;
-	if (rank == 0)
-		fprintf(stderr, "chexnet: train: rank %d of %d goes on as rank %d of %d in the same "
-			"process: --accumulate %ld %s (%ld micro-batches per step, was %ld)\n", old,
-			old_size, rank, size, k, exact ? "keeps the global batch" : "gives the nearest "
-			"global batch (--allow-changes)", k * size, want);
-	return 0;
 }
 
 /* One session of the run in o (its out and --resume's defaults filled
@@ -190,19 +131,28 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 	return status;
 }
 
-/* The run's sessions: the first from the command line, then one more in
- * this process after each lost peer that the ranks left go on from
- * (--shrink), up to the runtime's own limit on losses. */
+/* The run's sessions: the first from the command line (a spare's rank,
+ * --join: the world it joins), then one more in this process after each
+ * lost peer that the ranks left go on from (--shrink), up to the
+ * runtime's own limit on losses. */
 int run_train(const struct settings *given)
 {
 	struct settings run = *given, next;
 	char name[RUN_NAME_MAX];   /* a new run's folder: run.out points here */
 	long target = 0;           /* micro-batches per step the run keeps to */
 	static struct rejoined r;  /* srun's world first */
-	int status = train_session(&run, name, &r);
+	int status = 0;
 
+	if (given->spares && !given->shrink) {
+		fprintf(stderr, "chexnet: train: --spares: only with --shrink\n");
+		return 2;
+	}
+	if (given->join && (status = go_on_join(given, &target, &r, &next)) == 0)
+		run = next;
+	if (status == 0)
+		status = train_session(&run, name, &r);
 	while (status == CHEXNET_EXIT_PEER_LOST && run.shrink &&
-	       (status = in_process_settings(&run, &target, &r, &next)) == 0) {
+	       (status = go_on_in_process(&run, &target, &r, &next)) == 0) {
 		run = next;
 		status = train_session(&run, name, &r);
 		if (status == 0 && dist_rank() == 0)

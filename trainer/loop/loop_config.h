@@ -52,6 +52,7 @@ struct train_config {
 	const char *resume;         /* continue from resume/last, or NULL */
 	int allow_changes, overwrite;
 	int shrink;                 /* after lost nodes: the ranks left may go on in-process */
+	long spares;                /* idle nodes whose ranks may join in lost nodes' places */
 	int argc;                   /* the command line, recorded in OUT/run.json */
 	char **argv;
 	const struct run_settings *record; /* the settings given, as run.json records them */

@@ -37,19 +37,33 @@ static const char *next_of(int shrink, const struct peer_lost *lost,
 	return "in-process";
 }
 
+/* The ranks of spare nodes that join in the lost ones' places: all the
+ * lost ranks while spares are left for every lost host (in-process
+ * only), else none. */
+static int joiners_of(long spares, const struct peer_lost *lost, const char *next, int *nodes)
+{
+	*nodes = 1;
+	for (const char *h = lost->hosts; *h; h++)
+		*nodes += *h == ',';
+	return !strcmp(next, "in-process") && lost->hosts[0] && spares >= *nodes ? lost->count : 0;
+}
+
 /* The summary the others and the driver read (survivors.h). */
 static int mark_saved(const char *out, const struct peer_lost *lost,
 		      const struct survivors_vote *v, int epoch, long step, int writer,
-		      const char *next)
+		      const char *next, long spares)
 {
-	char saved[4096], when[32];
+	char saved[4096], when[32], join[64] = "";
 	time_t now = time(NULL);
 	struct tm tm;
+	int nodes, joiners = joiners_of(spares, lost, next, &nodes);
 
+	if (joiners)
+		snprintf(join, sizeof(join), " joiners=%d join_nodes=%d", joiners, nodes);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	snprintf(saved, sizeof(saved), "time=%s hosts=%s epoch=%d step=%ld writer=%d next=%s "
-		 "members=%s member_hosts=%s who=%s", when, lost->hosts, epoch, step, writer, next,
-		 v->ranks, v->hosts, lost->who);
+		 "members=%s member_hosts=%s%s who=%s", when, lost->hosts[0] ? lost->hosts : "?",
+		 epoch, step, writer, next, v->ranks, v->hosts, join, lost->who);
 	return survivors_mark_saved(out, saved);
 }
 
@@ -76,11 +90,17 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 				       t->best_epoch, t->state.best_val_loss))
 		return -1;
 	const char *next = next_of(t->c.shrink, lost, v);
-	if (mark_saved(t->c.out, lost, v, t->state.epoch, t->state.step, t->rank, next))
+	int nodes, joiners = joiners_of(t->c.spares, lost, next, &nodes);
+	if (mark_saved(t->c.out, lost, v, t->state.epoch, t->state.step, t->rank, next,
+		       t->c.spares))
 		return -1;
 	if (!strcmp(next, "relaunch"))
 		fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
 			CHEXNET_EXIT_PEER_LOST, lost->hosts, t->c.out);
+	else if (joiners)
+		fprintf(stderr, "chexnet: %s; ranks %s go on in their own processes, %d rank(s) of "
+			"%d spare node(s) join in the place of host(s) %s\n", line, v->ranks, joiners,
+			nodes, lost->hosts);
 	else
 		fprintf(stderr, "chexnet: %s; ranks %s go on without host(s) %s in their own "
 			"processes\n", line, v->ranks, lost->hosts);
@@ -169,7 +189,7 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 	if (v.writer != rank)
 		return survivors_wait_saved(out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
 	const char *next = next_of(shrink, &lost, &v);
-	if (mark_saved(out, &lost, &v, before->epoch, before->step, rank, next))
+	if (mark_saved(out, &lost, &v, before->epoch, before->step, rank, next, 0))
 		return 1;
 	fprintf(stderr, "chexnet: train: the ranks left could not start again: %s never joined; "
 		"OUT/last holds epoch %d, step %ld; ranks %s %s\n", lost.who, before->epoch + 1,

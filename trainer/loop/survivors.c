@@ -237,10 +237,10 @@ int survivors_mark_finished(const char *out)
 	return put_record(out, "finished", "finished\n");
 }
 
-int survivors_read_saved(const char *dir, struct survivors_saved *s)
+/* The summary in path: 1 with *s filled, 0 when there is none. */
+static int read_summary(const char *path, struct survivors_saved *s)
 {
-	char path[4400], line[4096];
-	path_of(path, sizeof(path), dir, "saved");
+	char line[4096];
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? 0 : (fprintf(stderr, "chexnet: survivors: '%s': %s\n", path,
@@ -249,18 +249,36 @@ int survivors_read_saved(const char *dir, struct survivors_saved *s)
 	fclose(f);
 	line[strcspn(line, "\n")] = '\0';
 	memset(s, 0, sizeof(*s));
-	const char *who = strstr(line, " who=");
+	char *who = strstr(line, " who="), *join = strstr(line, " joiners=");
 	ok = ok && who && strlen(who + 5) < sizeof(s->who) &&
 	     sscanf(line, "time=%31s hosts=%1023s epoch=%d step=%ld writer=%*d next=%15s "
 		    "members=%1023s member_hosts=%1023s", s->time, s->hosts, &s->epoch, &s->step,
 		    s->next, s->members, s->member_hosts) == 7 && s->epoch >= 0 && s->step >= 0 &&
 	     (!strcmp(s->next, "in-process") || !strcmp(s->next, "relaunch"));
+	if (ok && join && join < who)
+		ok = sscanf(join, " joiners=%d join_nodes=%d", &s->joiners, &s->join_nodes) == 2 &&
+		     s->joiners > 0 && s->join_nodes > 0 && s->join_nodes <= s->joiners &&
+		     s->joiners <= 4096 && !strcmp(s->next, "in-process");
 	if (!ok) {
 		fprintf(stderr, "chexnet: survivors: '%s': not a summary of a lost peer\n", path);
 		return -1;
 	}
 	snprintf(s->who, sizeof(s->who), "%s", who + 5);
 	return 1;
+}
+
+int survivors_read_saved(const char *dir, struct survivors_saved *s)
+{
+	char path[4400];
+	path_of(path, sizeof(path), dir, "saved");
+	return read_summary(path, s);
+}
+
+int survivors_read_record(const char *out, long g, struct survivors_saved *s)
+{
+	char path[4400];
+	snprintf(path, sizeof(path), "%s/" FENCE_DIR "/%ld.saved", out, g);
+	return read_summary(path, s);
 }
 
 long survivors_accumulate(long want, int size, int *exact)

@@ -64,19 +64,25 @@ int survivors_wait_saved(const char *out, double timeout_s);
 
 /* What OUT/.survivors/saved says (the writer's summary, key=value words,
  * `who=` last: "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process
- * members=0,1 member_hosts=n1,n1 who=ranks 2,3 (host n2)"). Membership only: the settings of
- * the session that lost the peer (its ranks, its --accumulate) are those
- * the checkpoint in OUT/last records.
+ * members=0,1 member_hosts=n1,n1 who=ranks 2,3 (host n2)"). Membership
+ * only: the settings of the session that lost the peer (its ranks, its
+ * --accumulate) are those the checkpoint in OUT/last records.
  * next: `in-process` (the members go on in their own processes,
- * train/rejoin.h) or `relaunch` (every survivor exits 76). */
+ * train/rejoin.h) or `relaunch` (every survivor exits 76). With
+ * `joiners=J join_nodes=N` (in-process only, before `who=`), J ranks on
+ * N spare nodes join the members' world as its last ranks (chexnet train
+ * --join G, started by contrib/chexnet-elastic). */
 struct survivors_saved {
 	char time[32], hosts[1024], who[1024], next[16], members[1024], member_hosts[1024];
 	int epoch;
 	long step;
+	int joiners, join_nodes;
 };
 /* 1 with *s filled, 0 when dir has no saved file, -1 (a line) when it
  * cannot be read as one. */
 int survivors_read_saved(const char *dir, struct survivors_saved *s);
+/* The same from generation g's record, OUT/.generations/G.saved. */
+int survivors_read_record(const char *out, long g, struct survivors_saved *s);
 /* The accumulation K' for `size` ranks that keeps `want` micro-batches
  * per step (the run's R x K: *exact = 1), or when no integer does, the
  * nearest (ties: the larger; at least 1; *exact = 0). */

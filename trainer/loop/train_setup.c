@@ -77,6 +77,12 @@ static int resume_membership(struct trainer *t, const char *checkpoint)
 	};
 	memcpy(t->membership, m, sizeof(m));
 	t->membership_count = 8;
+	if (s->joiners) {   /* the last ranks came from spare nodes */
+		int members = t->world - s->joiners;
+		snprintf(t->membership_text[2], 32, "ranks %d-%d", members, t->world - 1);
+		t->membership[t->membership_count++] = (struct run_record_pair){ "joined",
+										 t->membership_text[2] };
+	}
 	if (t->rank == 0)
 		fprintf(stderr, "chexnet: --resume: after the loss of %s at %s: %ld ranks x %ld -> %d "
 			"ranks x %d micro-batches per step (%s), no completed step lost (%s)\n", s->who,

@@ -47,8 +47,8 @@ struct trainer {
 	int best_epoch;             /* 1-based, of best/ (0: none yet) */
 	long steps_per_epoch;       /* optimizer steps */
 	struct survivors_saved lost;   /* --resume after a lost peer: what was lost */
-	struct run_record_pair membership[8];  /* run.json's record of it */
-	char membership_text[2][32];
+	struct run_record_pair membership[9];  /* run.json's record of it */
+	char membership_text[3][32];
 	int membership_count;
 };
 

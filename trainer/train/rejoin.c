@@ -118,8 +118,8 @@ int rejoin_pick(const char *listed, const char *coordinator_host, const char *ho
 }
 
 /* The member that coordinates: a port, a secret, then the world file
- * of generation g. */
-static int publish(const char *out, long g)
+ * of its terms. */
+static int publish(const char *out, const struct rejoin_terms *t)
 {
 	unsigned char raw[32];
 	char secret[sizeof(raw) * 2 + 2], world[2048], addrs[1700], host[256] = "";
@@ -134,7 +134,8 @@ static int publish(const char *out, long g)
 	for (size_t i = 0; i < sizeof(raw); i++)
 		snprintf(secret + 2 * i, 3, "%02x", raw[i]);
 	strcat(secret, "\n");
-	snprintf(world, sizeof(world), "%ld %u %s %s\n", g, port, addrs, host[0] ? host : "-");
+	snprintf(world, sizeof(world), "%ld %u %s %s %d %ld %ld\n", t->generation, port, addrs,
+		 host[0] ? host : "-", t->size, t->accumulate, t->target);
 	return put_private(out, ".survivors/secret", secret) ||
 	       put_private(out, ".survivors/world", world) ? -1 : 0;
 }
@@ -158,9 +159,16 @@ static int coordinator_of(const char *path, int new_rank, unsigned port, const c
 	return 0;
 }
 
-/* The world file of generation g, once it exists: the coordinator to
- * use (one of an older generation is waited past). */
-static int read_world(const char *out, int new_rank, char *coordinator, size_t len, long g)
+/* One line of a world file. */
+struct world_line {
+	struct rejoin_terms terms;
+	unsigned port;
+	char addrs[2048], host[256];
+};
+
+/* The world file of generation g, once it exists (one of an older
+ * generation is waited past): 0 with *w filled, -1 (a line). */
+static int read_world(const char *out, long g, struct world_line *w)
 {
 	char path[4400], line[2048];
 	snprintf(path, sizeof(path), "%s/.survivors/world", out);
@@ -170,33 +178,56 @@ static int read_world(const char *out, int new_rank, char *coordinator, size_t l
 			continue;
 		int got = fgets(line, sizeof(line), f) != NULL;
 		fclose(f);
-		unsigned port;
-		long generation;
-		char addrs[2048], host[256];
-		if (got && sscanf(line, "%ld", &generation) == 1 && generation < g)
+		struct rejoin_terms *t = &w->terms;
+		if (got && sscanf(line, "%ld", &t->generation) == 1 && t->generation < g)
 			continue;
-		if (!got || sscanf(line, "%ld %u %2047s %255s", &generation, &port, addrs, host) != 4 ||
-		    !port || port > 65535 || generation != g) {
+		if (got && t->generation > g) {
+			fprintf(stderr, "chexnet: survivors: '%s': generation %ld's world replaced "
+				"generation %ld's: too late to join it\n", path, t->generation, g);
+			return -1;
+		}
+		if (!got || sscanf(line, "%ld %u %2047s %255s %d %ld %ld", &t->generation, &w->port,
+				   w->addrs, w->host, &t->size, &t->accumulate, &t->target) != 7 ||
+		    !w->port || w->port > 65535 || t->size < 1 || t->accumulate < 1 || t->target < 1) {
 			fprintf(stderr, "chexnet: survivors: '%s': not a world of the ranks left\n", path);
 			return -1;
 		}
-		return coordinator_of(path, new_rank, port, addrs, host, coordinator, len);
+		return 0;
 	}
 	fprintf(stderr, "chexnet: survivors: '%s': no coordinator for the ranks left within %.0f s\n",
 		path, REJOIN_WAIT_S);
 	return -1;
 }
 
-int rejoin_prepare(const char *out, int new_rank, int size, long generation)
+int rejoin_read_terms(const char *out, long g, struct rejoin_terms *terms)
 {
-	char coordinator[2100], number[32], secret[4400];
-	if ((new_rank == 0 && publish(out, generation)) ||
-	    read_world(out, new_rank, coordinator, sizeof(coordinator), generation))
+	struct world_line w;
+	if (read_world(out, g, &w))
+		return -1;
+	*terms = w.terms;
+	return 0;
+}
+
+int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *terms)
+{
+	char coordinator[2100], number[32], secret[4400], path[4400];
+	struct world_line w;
+	snprintf(path, sizeof(path), "%s/.survivors/world", out);
+	if ((new_rank == 0 && publish(out, terms)) || read_world(out, terms->generation, &w))
+		return -1;
+	if (w.terms.size != terms->size || w.terms.accumulate != terms->accumulate ||
+	    w.terms.target != terms->target || new_rank >= terms->size) {
+		fprintf(stderr, "chexnet: survivors: '%s': a world of %d ranks, --accumulate %ld; "
+			"rank %d expected %d ranks, --accumulate %ld\n", path, w.terms.size,
+			w.terms.accumulate, new_rank, terms->size, terms->accumulate);
+		return -1;
+	}
+	if (coordinator_of(path, new_rank, w.port, w.addrs, w.host, coordinator, sizeof(coordinator)))
 		return -1;
 	snprintf(secret, sizeof(secret), "%s/.survivors/secret", out);
 	snprintf(number, sizeof(number), "%d", new_rank);
 	setenv("HVD_RANK", number, 1);
-	snprintf(number, sizeof(number), "%d", size);
+	snprintf(number, sizeof(number), "%d", terms->size);
 	setenv("HVD_SIZE", number, 1);
 	setenv("HVD_COORDINATOR", coordinator, 1);
 	setenv("HVD_SECRET_FILE", secret, 1);

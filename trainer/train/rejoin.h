@@ -10,8 +10,10 @@
  * PMIX_NAMESPACE and PMIX_RANK, so the next dist_init starts the runtime
  * as a launch without a scheduler: the TCP ring among the members.
  * Each such world is the generation the survivors' decision claimed
- * (base/fence.h): the world file names it, and a member waits past one
- * of an older generation.
+ * (base/fence.h): the world file names it, with the world's size, its
+ * --accumulate and the micro-batches per step the run keeps to, and a
+ * member waits past one of an older generation. A spare node's ranks
+ * (chexnet train --join G) read those terms and join as its last ranks.
  * What it does not do: choose the members (loop/survivors.h), start the
  * runtime, or move the training state (the members resume from OUT/last).
  */
@@ -22,10 +24,23 @@
 
 #define REJOIN_WAIT_S 30.0
 
-/* Member new_rank of size in generation's world: 0 once the environment
- * is set; -1 (a line) when the coordinator's files did not appear within
- * REJOIN_WAIT_S or cannot be written or read. */
-int rejoin_prepare(const char *out, int new_rank, int size, long generation);
+/* The terms of a world of the ranks left. */
+struct rejoin_terms {
+	long generation;
+	int size;
+	long accumulate;            /* --accumulate K of its session */
+	long target;                /* micro-batches per step the run keeps to */
+};
+
+/* Member new_rank of the world of terms (rank 0 publishes them): 0 once
+ * the environment is set; -1 (a line) when the coordinator's files did
+ * not appear within REJOIN_WAIT_S, cannot be written or read, or name
+ * other terms. */
+int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *terms);
+/* A spare's view: the terms of generation g's world once its file
+ * exists (within REJOIN_WAIT_S); 0, or -1 (a line: none, or the world
+ * already replaced by a newer generation's). */
+int rejoin_read_terms(const char *out, long g, struct rejoin_terms *terms);
 
 /* The coordinator's address for a member on host, whose own addresses
  * are mine ("ip/prefix,..."): loopback when coordinator_host is host;

@@ -106,6 +106,11 @@ const struct setting settings_table[] = {
 	  .on = 1, .help = "--resume with settings that change the run's meaning (recorded)" },
 	{ "--shrink", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(shrink), .on = 1,
 	  .help = "after lost nodes the ranks left go on in their own processes (docs/lost-rank.md)" },
+	{ "--spares", NULL, SETTING_LONG, T, RESUME_SESSION, 0, 4096, .offset = OFF(spares),
+	  .help = "with --shrink: N idle nodes of the job whose ranks may join in lost nodes' places" },
+	{ "--join", NULL, SETTING_LONG, T, RESUME_SESSION, 1, 1e15, .offset = OFF(join),
+	  .help = "a spare node's ranks join the world of generation G of --resume DIR "
+		  "(contrib/chexnet-elastic)" },
 	{ "--overwrite", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(overwrite), .on = 1,
 	  .help = "replace the run in --out (its own files; others renamed NAME.foreign-N)" },
 	{ "--test", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(test_at_end), .on = 1,

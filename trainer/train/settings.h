@@ -64,6 +64,8 @@ struct settings {
 	const char *resume;         /* --resume DIR: continue from DIR/last (in DIR) */
 	int allow_changes;          /* --allow-changes: resume with other meaning settings */
 	int shrink;                 /* --shrink: go on in-process after lost nodes */
+	long spares;                /* --spares N: idle nodes that may take lost ones' places */
+	long join;                  /* --join G: a spare's ranks join generation G's world */
 	int overwrite;              /* --overwrite: replace the run in --out */
 	long save_every;            /* --save-every N: OUT/last every N steps (0: epoch ends) */
 	int test_at_end;            /* --test: evaluate the test split at the end (the table) */

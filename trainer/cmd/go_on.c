@@ -1,0 +1,125 @@
+/* cmd/go_on.c - the next session's settings after a lost peer (go_on.h).
+ * What it does not do: start the runtime (cmd/train.c does, from the
+ * environment train/rejoin.c sets).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/fence.h"
+#include "cmd/go_on.h"
+#include "train/dist.h"
+#include "train/peer_lost.h"
+#include "train/rejoin.h"
+
+/* next = run, resumed in OUT with --accumulate k (and --allow-changes
+ * when k does not keep the target): 0, or -1 (a line). */
+static int resumed(const struct settings *run, long k, int exact, struct settings *next)
+{
+	struct trainer_error err = { "" };
+	char k_text[32];
+
+	*next = *run;
+	next->resume = next->out ? next->out : next->resume;
+	next->init = NULL;
+	next->overwrite = 0;
+	next->join = 0;
+	next->given[settings_index(settings_find("--init", 0))] = 0;
+	next->given[settings_index(settings_find("--overwrite", 0))] = 0;
+	next->given[settings_index(settings_find("--join", 0))] = 0;
+	snprintf(k_text, sizeof(k_text), "%ld", k);
+	if (settings_set(next, settings_find("--accumulate", 0), k_text, 1, &err) ||
+	    (!exact && settings_set(next, settings_find("--allow-changes", 0), NULL, 1, &err)))
+		return fprintf(stderr, "chexnet: train: %s\n", err.msg), -1;
+	return 0;
+}
+
+int go_on_in_process(const struct settings *run, long *target, struct rejoined *r,
+		     struct settings *next)
+{
+	struct survivors_saved s;
+	int rank, size, exact;
+	int old = r->formed ? dist_rank() : r->rank, old_size = r->formed ? dist_size() : r->size;
+
+	if (survivors_read_saved(run->out, &s) != 1 || strcmp(s.next, "in-process") ||
+	    survivors_member(&s, old, &rank, &size))
+		return CHEXNET_EXIT_PEER_LOST;
+	size += s.joiners;
+	r->rank = rank;
+	r->size = size;
+	r->saved = s;
+	dist_release();   /* the broken runtime: its failure was said */
+	long want = *target ? *target : (long)old_size * run->accumulate;
+	long k = survivors_accumulate(want, size, &exact);
+	*target = want;
+	if (resumed(run, k, exact, next))
+		return CHEXNET_EXIT_PEER_LOST;
+	next->spares = run->spares > s.join_nodes ? run->spares - s.join_nodes : 0;
+	struct rejoin_terms terms = { fence_held(), size, k, want };
+	if (rejoin_prepare(run->out, rank, &terms))
+		return CHEXNET_EXIT_PEER_LOST;
+	char joining[64] = "";
+	if (s.joiners)
+		snprintf(joining, sizeof(joining), ", %d rank(s) of spare nodes joining", s.joiners);
+	if (rank == 0)
+		fprintf(stderr, "chexnet: train: rank %d of %d goes on as rank %d of %d in the same "
+			"process%s: --accumulate %ld %s (%ld micro-batches per step, was %ld)\n", old,
+			old_size, rank, size, joining, k, exact ? "keeps the global batch"
+			: "gives the nearest global batch (--allow-changes)", k * size, want);
+	return 0;
+}
+
+/* SLURM_PROCID of a spare's srun step: this rank's place among the
+ * joiners (0 without one: a single joiner), or -1. */
+static int joiner_index(int joiners)
+{
+	const char *id = getenv("SLURM_PROCID");
+	char *end;
+	long i = id ? strtol(id, &end, 10) : 0;
+	return id && (*end || end == id) ? -1 : i >= 0 && i < joiners ? (int)i : -1;
+}
+
+int go_on_join(const struct settings *given, long *target, struct rejoined *r,
+	       struct settings *next)
+{
+	const char *out = given->resume;
+	struct rejoin_terms terms;
+	struct survivors_saved s;
+	int members, ignored, exact;
+
+	if (!out || !given->shrink) {
+		fprintf(stderr, "chexnet: train: --join: needs --resume DIR and --shrink\n");
+		return 2;
+	}
+	if (survivors_read_record(out, given->join, &s) != 1 || !s.joiners) {
+		fprintf(stderr, "chexnet: train: --join %ld: '%s/%s/%ld.saved': no summary of the "
+			"ranks left that takes spares' ranks\n", given->join, out, FENCE_DIR, given->join);
+		return 1;
+	}
+	survivors_member(&s, -1, &ignored, &members);
+	int index = joiner_index(s.joiners);
+	if (index < 0) {
+		fprintf(stderr, "chexnet: train: --join %ld: SLURM_PROCID '%s': not one of the %d "
+			"joining ranks\n", given->join, getenv("SLURM_PROCID"), s.joiners);
+		return 1;
+	}
+	fence_hold(out, given->join);
+	if (rejoin_read_terms(out, given->join, &terms))
+		return 1;
+	survivors_accumulate(terms.target, terms.size, &exact);
+	*r = (struct rejoined){ .rank = members + index, .size = terms.size, .saved = s };
+	*target = terms.target;
+	if (terms.size != members + s.joiners || resumed(given, terms.accumulate, exact, next)) {
+		fprintf(stderr, "chexnet: train: --join %ld: a world of %d ranks, not %d members and "
+			"%d joining\n", given->join, terms.size, members, s.joiners);
+		return 1;
+	}
+	next->spares = given->spares;
+	if (rejoin_prepare(out, r->rank, &terms))
+		return 1;
+	fprintf(stderr, "chexnet: train: a spare's rank joins the run in '%s' as rank %d of %d "
+		"(generation %ld, in the place of host(s) %s)\n", out, r->rank, terms.size,
+		given->join, s.hosts);
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* cmd/go_on.h - the settings of the next session of a run after a lost
+ * peer, in the same process: a member of the ranks left going on under
+ * --shrink (the survivors' summary says `next=in-process` and names it),
+ * or a spare node's rank joining their world (--join G, started by
+ * contrib/chexnet-elastic). Either continues in OUT from OUT/last with
+ * the run's own settings, whatever the run started with (--init,
+ * --overwrite), and the run's first global batch where an integer
+ * --accumulate allows, else the nearest (ties: the larger;
+ * --allow-changes, recorded).
+ * What it does not do: run the session (cmd/train.c) or decide who goes
+ * on (loop/survivors.h).
+ */
+#ifndef HVD_TRAINER_CMD_GO_ON_H
+#define HVD_TRAINER_CMD_GO_ON_H
+
+#include "loop/survivors.h"
+#include "train/settings.h"
+
+/* Where a session of the ranks left starts from: its place among them
+ * and the summary that made it (the first session: none), and whether
+ * its world formed. */
+struct rejoined {
+	int rank, size;
+	struct survivors_saved saved;
+	int formed;
+};
+
+/* A member: leave the broken runtime, join the ranks left (and the
+ * spares' ranks the summary names; run->spares less their nodes) and
+ * set next. *target: micro-batches per step the run keeps to (0: not
+ * known yet; R x K of the session that lost the peer). 0, or
+ * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
+int go_on_in_process(const struct settings *run, long *target, struct rejoined *r,
+		     struct settings *next);
+/* A spare's rank (--join G --resume OUT): the world of generation G
+ * takes it as rank M + SLURM_PROCID (M: the members the summary
+ * OUT/.generations/G.saved names); next and *target from that world's
+ * terms. 0, or 2 (usage), or 1 (a line) when it cannot join. */
+int go_on_join(const struct settings *given, long *target, struct rejoined *r,
+	       struct settings *next);
+
+#endif
