@@ -379,6 +379,43 @@ static void test_nccl_world_shrinks_to_the_ranks_left(void)
 	free(cmd);
 }
 
+/* The same loss, and a spare process (started with the others, never in
+ * the first world) takes rank 0's place as rank 3 of the second world:
+ * its size is the first's, no rank of it holds a place in a revoked
+ * communicator of the spare's, so comm_nccl.c makes a new communicator
+ * (NCCL 2.28 has no ncclCommGrow) and an allreduce sums all four. */
+static void test_nccl_world_takes_a_spare_in_a_lost_ranks_place(void)
+{
+	struct test_proc p;
+	char env[4400], args[64];
+	if (nccl_world_env(env, sizeof(env)))
+		return;
+	int port = env_launch_port(), again = env_launch_port();
+	snprintf(args, sizeof(args), "grow 0 %d", again != port ? again : env_launch_port());
+	char *cmd = env_launch_rt_test(args);
+	strncat(env, " EL_SIGNAL=KILL EL_TARGET=0 EL_INDEXES='0 1 2 3 9' "
+		"EL_ENV_4=HVD_RT_TEST_JOINER=1", sizeof(env) - strlen(env) - 1);
+	if (env_launch_run(env, 4, NULL, cmd, 90, &p) == 0) {
+		CHECK_MSG(env_launch_status(&p, 0, NULL) == 137, "the killed rank: %s", p.out);
+		for (int k = 1; k < 5; k++) {
+			char *out = env_launch_output("out", k), *err = env_launch_output("err", k), want[64];
+			CHECK_MSG(env_launch_status(&p, k, NULL) == 0, "process %d: %.600s %.900s", k, out,
+				  err);
+			if (k < 4)
+				snprintf(want, sizeof(want), "rank %d/4 was %d/4: NCCL ", k - 1, k);
+			else
+				snprintf(want, sizeof(want), "rank 3/4 was -1/4: NCCL ");
+			CHECK_CONTAINS(out, want);
+			CHECK_MSG(!strstr(out, "shrunk") && !strstr(out, "summed"), "process %d: %.300s",
+				  k, out);
+			free(out);
+			free(err);
+		}
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
 /* The same world after a failure that lost nobody (a tensor mismatch
  * on every rank): each revoked its communicator, and every rank of it is
  * back, so there is nothing to shrink (NCCL refuses an empty exclude
@@ -526,6 +563,8 @@ const struct test_case env_launch_tests[] = {
 	{ "process_without_the_secret_cannot_join", test_process_without_the_secret_cannot_join },
 	{ "abort_job_returns_and_every_rank_exits", test_abort_job_returns_and_every_rank_exits },
 	{ "nccl_world_shrinks_to_the_ranks_left", test_nccl_world_shrinks_to_the_ranks_left },
+	{ "nccl_world_takes_a_spare_in_a_lost_ranks_place",
+	  test_nccl_world_takes_a_spare_in_a_lost_ranks_place },
 	{ "nccl_world_without_a_loss_starts_anew", test_nccl_world_without_a_loss_starts_anew },
 	{ "rank_not_below_size_is_refused", test_rank_not_below_size_is_refused },
 	{ "coordinator_that_never_answers_fails_after_the_timeout",

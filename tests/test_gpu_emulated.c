@@ -7,7 +7,8 @@
  * ref in fp32, bf16 and fp16), trainer-loss (the loss kept on the
  * device), slurm-e2e-gpu (2 ranks on 2 emulated GPUs over the emulated
  * NCCL on that build's own test cluster) and env-launch's NCCL shrink
- * cases there, where they find devices instead of skipping.
+ * cases (shrink, a spare's grow) there, where they find devices instead of
+ * skipping.
  * What this does not show: anything about a real GPU's libraries,
  * numerics or speed (tests/gpu/run.sh on a GPU node does).
  */
@@ -93,12 +94,13 @@ static void test_slurm_gpu_on_emulated_device(void)
 #endif
 }
 
-/* A lost rank's NCCL communicator shrunk to the ranks left, and a world
- * that lost nobody started anew (env-launch, hvd-rt-test shrink): the
- * emulated NCCL's ncclCommRevoke and ncclCommShrink. */
+/* A lost rank's NCCL communicator shrunk to the ranks left, a spare
+ * taking its place in a new one, and a world that lost nobody started
+ * anew (env-launch, hvd-rt-test shrink and grow): the emulated NCCL's
+ * ncclCommRevoke, ncclCommShrink and a new communicator beside them. */
 static void test_nccl_shrink_on_emulated_device(void)
 {
-	emulated_group("env-launch nccl_world_", 2);
+	emulated_group("env-launch nccl_world_", 3);
 }
 
 /* The two failure cases again, beside two busy loops and a listener on

@@ -52,6 +52,9 @@
  *              allreduce of the ranks left. L = -1: nobody is lost, rank 1
  *              names its first tensor differently (a mismatch fails every
  *              rank) and the same world starts again
+ *   grow L P   the same, but a spare (HVD_RT_TEST_JOINER=1: it never
+ *              joins the first world) takes L's place as the last rank of
+ *              the second, which has the first's size: a new communicator
  *   survive F [S]  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1;
  *              rank 1 exits 3 at once (with S: no rank exits), the others
  *              print `alive R` after S seconds (default 4), or `sigterm R at
@@ -336,11 +339,37 @@ static int device_sum(const char *name, float *dev, float v, float *got)
 	return rc;
 }
 
-static int run_shrink(int lost, const char *port)
+/* The next world's environment: rank, size, the coordinator on port. */
+static void next_world(int rank, int size, const char *port)
+{
+	char number[32], coordinator[64];
+	snprintf(number, sizeof(number), "%d", rank);
+	setenv("HVD_RANK", number, 1);
+	unsetenv("JOB_COMPLETION_INDEX");
+	snprintf(number, sizeof(number), "%d", size);
+	setenv("HVD_SIZE", number, 1);
+	snprintf(coordinator, sizeof(coordinator), "127.0.0.1:%s", port);
+	setenv("HVD_COORDINATOR", coordinator, 1);
+}
+
+/* The second world's allreduce: old rank r gives r + 1, a spare size + 1. */
+static int sum_after(float *dev, float mine, float want, int old, int size)
+{
+	float got = 0;
+	printf("rank %d/%d was %d/%d: %s\n", hvd_rank(), hvd_size(), old, size, hvd_backend_library());
+	int rc = device_sum("shrink.after", dev, mine, &got);
+	cudaFree(dev);
+	if (rc)
+		return fail("shrink.after");
+	if (got != want)
+		printf("the ranks left summed %g, want %g\n", got, want);
+	return got != want;
+}
+
+static int run_shrink(int lost, const char *port, int grow)
 {
 	int old = hvd_rank(), size = hvd_size();
 	float *dev = NULL, got = 0, want = (float)(size * (size + 1) / 2 - (lost + 1));
-	char number[32], coordinator[64];
 	if (cudaMalloc((void **)&dev, 256 * sizeof(float)) != cudaSuccess)
 		return fail("cudaMalloc");
 	printf("pid %d rank %d\n", (int)getpid(), old);
@@ -350,23 +379,25 @@ static int run_shrink(int lost, const char *port)
 		usleep(10000);
 	fprintf(stderr, "lost: %s\n", hvd_error());
 	hvd_shutdown();
-	snprintf(number, sizeof(number), "%d", old - (lost >= 0 && old > lost));
-	setenv("HVD_RANK", number, 1);
-	unsetenv("JOB_COMPLETION_INDEX");
-	snprintf(number, sizeof(number), "%d", size - (lost >= 0));
-	setenv("HVD_SIZE", number, 1);
-	snprintf(coordinator, sizeof(coordinator), "127.0.0.1:%s", port);
-	setenv("HVD_COORDINATOR", coordinator, 1);
+	next_world(old - (lost >= 0 && old > lost), size - (lost >= 0) + grow, port);
 	if (hvd_init())
 		return fail("hvd_init (the ranks left)");
-	printf("rank %d/%d was %d/%d: %s\n", hvd_rank(), hvd_size(), old, size, hvd_backend_library());
-	int rc = device_sum("shrink.after", dev, (float)(old + 1), &got);
-	cudaFree(dev);
-	if (rc)
-		return fail("shrink.after");
-	if (got != want)
-		printf("the ranks left summed %g, want %g\n", got, want);
-	return got != want;
+	return sum_after(dev, (float)(old + 1), want + (grow ? (float)(size + 1) : 0), old, size);
+}
+
+/* A spare: the last rank of the world that replaces the lost rank L. */
+static int run_join(int lost, const char *port)
+{
+	const char *env = getenv("HVD_SIZE");
+	int size = env ? atoi(env) : 0;
+	float *dev = NULL, want = (float)(size * (size + 1) / 2 - (lost + 1) + size + 1);
+	next_world(size - 1, size, port);
+	if (size < 2 || hvd_init())
+		return fail("hvd_init (a spare joining)");
+	if (cudaMalloc((void **)&dev, 256 * sizeof(float)) != cudaSuccess)
+		return fail("cudaMalloc");
+	int bad = sum_after(dev, (float)(size + 1), want, -1, size);
+	return hvd_shutdown() ? fail("hvd_shutdown") : bad;
 }
 #endif
 
@@ -865,6 +896,10 @@ int main(int argc, char **argv)
 	rendezvous("HVD_RT_TEST_HOLD", procid ? atoi(procid) : 0, 1);
 	if (!strcmp(mode, "survive"))
 		return run_survive(argc > 2 && atoi(argv[2]) == 1, argc > 3 ? atof(argv[3]) : 0);
+#ifdef HAVE_CUDA
+	if (!strcmp(mode, "grow") && argc > 3 && getenv("HVD_RT_TEST_JOINER"))
+		return run_join(atoi(argv[2]), argv[3]);
+#endif
 	if (hvd_init())
 		return fail("hvd_init");
 	rendezvous("HVD_RT_TEST_PAUSE", hvd_rank(), 0);
@@ -904,7 +939,9 @@ int main(int argc, char **argv)
 				argc > 4 ? argv[4] : "forward", argc > 5 ? argv[5] : "sum");
 #ifdef HAVE_CUDA
 	else if (!strcmp(mode, "shrink") && argc > 3)
-		bad = run_shrink(atoi(argv[2]), argv[3]);
+		bad = run_shrink(atoi(argv[2]), argv[3], 0);
+	else if (!strcmp(mode, "grow") && argc > 3)
+		bad = run_shrink(atoi(argv[2]), argv[3], 1);
 #endif
 	else if (!strcmp(mode, "steps"))
 		bad = run_steps(argc > 2 ? atol(argv[2]) : 100, argc > 3 ? atoi(argv[3]) : 10);
