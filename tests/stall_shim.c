@@ -3,8 +3,10 @@
  * from a hung NFS server would not; with $HVD_STALL_S one such open of
  * the process returns that many seconds late (a slow one), the others at
  * once: the first, or the one after the first $HVD_STALL_SKIP; it creates
- * the file $HVD_STALL_MARK (if set) as it begins to wait. The tests build
- * it (cc -shared) and preload it.
+ * the file $HVD_STALL_MARK (if set) as it begins to wait. A rename
+ * (rename, renameat2) to a path that ends with $HVD_STALL_RENAME stalls
+ * the same way before it renames: a writer frozen between its last check
+ * and its rename. The tests build it (cc -shared) and preload it.
  * What it does not do: anything to other paths (passed to libc).
  */
 #define _GNU_SOURCE
@@ -16,11 +18,22 @@
 #include <string.h>
 #include <unistd.h>
 
-static void stall_if_matched(const char *path)
+/* Whether path matches the pattern in the environment variable which:
+ * contains it (HVD_STALL_PATH), ends with it (HVD_STALL_RENAME). */
+static int matched(const char *which, const char *path)
 {
-	const char *m = getenv("HVD_STALL_PATH");
+	const char *m = getenv(which);
+	if (!m || !*m || !path)
+		return 0;
+	size_t n = strlen(m), len = strlen(path);
+	return strcmp(which, "HVD_STALL_RENAME") ? strstr(path, m) != NULL
+						 : len >= n && !strcmp(path + len - n, m);
+}
+
+static void stall_if(const char *which, const char *path)
+{
 	const char *late = getenv("HVD_STALL_S");
-	if (!m || !*m || !path || !strstr(path, m))
+	if (!matched(which, path))
 		return;
 	static int seen;
 	const char *skip = getenv("HVD_STALL_SKIP");
@@ -44,7 +57,7 @@ static void stall_if_matched(const char *path)
 		va_start(ap, flags);                                               \
 		mode_t mode = (mode_t)va_arg(ap, int);                             \
 		va_end(ap);                                                        \
-		stall_if_matched(path);                                            \
+		stall_if("HVD_STALL_PATH", path);                                  \
 		int (*real)() = (int (*)())dlsym(RTLD_NEXT, #name);                \
 		return real(SHIM_ARGS, flags, mode);                               \
 	}
@@ -60,7 +73,23 @@ SHIM_OPEN(openat64, int dirfd, const char *path)
 
 int __open_2(const char *path, int flags)
 {
-	stall_if_matched(path);
+	stall_if("HVD_STALL_PATH", path);
 	int (*real)(const char *, int) = (int (*)(const char *, int))dlsym(RTLD_NEXT, "__open_2");
 	return real(path, flags);
+}
+
+int rename(const char *from, const char *to)
+{
+	stall_if("HVD_STALL_RENAME", to);
+	int (*real)(const char *, const char *) =
+		(int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+	return real(from, to);
+}
+
+int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
+{
+	stall_if("HVD_STALL_RENAME", to);
+	int (*real)(int, const char *, int, const char *, unsigned) =
+		(int (*)(int, const char *, int, const char *, unsigned))dlsym(RTLD_NEXT, "renameat2");
+	return real(fromfd, from, tofd, to, flags);
 }

@@ -341,9 +341,88 @@ static void test_an_older_generation_writes_nothing(void)
 	fence_hold(out, 2);
 	CHECK_INT(fence_stale(), 0);
 	CHECK_INT(whole_file_put(file, "generation 2 again\n", 0644), 0);
+	/* fence_replace exchanges: the old file comes back under tmp's name */
+	char *other = test_path(out, "run.json.tmp-y"), *fresh = test_path(out, "fresh");
+	FILE *f = fopen(other, "w");
+	fputs("generation 2, third\n", f);
+	fclose(f);
+	CHECK_INT(fence_replace(other, file), 0);
+	text = test_read_file(other, NULL);
+	CHECK_STR(text, "generation 2 again\n");
+	free(text);
+	CHECK_INT(fence_replace(other, fresh), 0);   /* no file there yet: a plain rename */
+	CHECK_MSG(stat(other, &sb) != 0 && stat(fresh, &sb) == 0, "not renamed into a new name");
+	fence_hold(out, 1);
+	CHECK_INT(mkdir(tmp, 0755), 0);
+	CHECK_INT(fence_replace(tmp, fresh), -1);
+	CHECK_INT(errno, ESTALE);
 	fence_hold(NULL, 0);
+	free(other);
+	free(fresh);
 	free(tmp);
 	free(ck);
+	free(file);
+	free(out);
+}
+
+/* A writer of generation 1 frozen inside its rename of run.json, past
+ * its last check (tests/stall_shim.c holds the rename 2 s), while
+ * generation 2 is claimed and writes run.json: its rename lands and is
+ * undone (fence_replace checks again after it), so run.json holds
+ * generation 2's text, the writer sees ESTALE and no temporary is left.
+ * The writer is this runner again, preloaded with the shim
+ * (HVD_FENCE_WRITER=OUT selects its part). */
+static void test_a_writer_frozen_inside_its_rename_undoes_it(void)
+{
+	const char *writer = getenv("HVD_FENCE_WRITER");
+	if (writer) {
+		char *file = test_path(writer, "run.json");
+		fence_hold(writer, 1);
+		int rc = whole_file_put(file, "generation 1\n", 0644);
+		CHECK_MSG(rc == -1 && errno == ESTALE, "the frozen writer's rename: %d (%s)", rc,
+			  strerror(errno));
+		free(file);
+		return;
+	}
+	char *out = test_path(test_tmpdir(), "run"), *file = test_path(out, "run.json");
+	char *mark = test_path(test_tmpdir(), "stalled"), cmd[8192];
+	struct test_proc p;
+	CHECK_INT(mkdir(out, 0755), 0);
+	CHECK_INT(fence_claim(out, 1, "first\n"), 0);
+	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -o '%s/shim.so' '%s/tests/stall_shim.c' -ldl "
+		 "&& (HVD_FENCE_WRITER='%s' LD_PRELOAD='%s/shim.so' HVD_STALL_RENAME=run/run.json "
+		 "HVD_STALL_S=2 HVD_STALL_MARK='%s' ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" "
+		 "'%s/hvdtest' -G trainer-survivors a_writer_frozen_inside_its_rename_undoes_it > "
+		 "'%s/writer.log' 2>&1; echo writer=$? > '%s/writer.rc') > /dev/null 2>&1 &", test_tmpdir(),
+		 test_src_dir(), out, test_tmpdir(), mark, test_build_dir(), test_tmpdir(), test_tmpdir());
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	test_proc_free(&p);
+	struct stat sb;
+	for (int i = 0; i < 600 && stat(mark, &sb) != 0; i++)
+		usleep(50000);
+	CHECK_MSG(stat(mark, &sb) == 0, "the writer never reached its rename");
+	CHECK_INT((int)fence_claim_next(out, "second\n"), 2);
+	fence_hold(out, 2);
+	CHECK_INT(whole_file_put(file, "generation 2\n", 0644), 0);
+	fence_hold(NULL, 0);
+	char *rc_path = test_path(test_tmpdir(), "writer.rc"), *log = test_path(test_tmpdir(), "writer.log");
+	for (int i = 0; i < 600 && stat(rc_path, &sb) != 0; i++)
+		usleep(50000);
+	char *rc = test_read_file(rc_path, NULL), *text = test_read_file(log, NULL);
+	CHECK_MSG(rc && !strcmp(rc, "writer=0\n") && text && strstr(text, "1 passed, 0 failed"),
+		  "the writer: %s %s", rc ? rc : "(no status)", text ? text : "");
+	free(rc);
+	free(text);
+	text = test_read_file(file, NULL);
+	CHECK_STR(text, "generation 2\n");
+	free(text);
+	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep tmp; :", out);
+	CHECK_INT(test_run(cmd, 10, &p), 0);
+	CHECK_MSG(!p.out[0], "temporaries left: %s", p.out);
+	test_proc_free(&p);
+	free(rc_path);
+	free(log);
+	free(mark);
 	free(file);
 	free(out);
 }
@@ -547,6 +626,8 @@ const struct test_case survivors_tests[] = {
 	  test_the_half_without_rank_0_goes_on_after_its_wait },
 	{ "a_silent_leader_is_replaced", test_a_silent_leader_is_replaced },
 	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
+	{ "a_writer_frozen_inside_its_rename_undoes_it",
+	  test_a_writer_frozen_inside_its_rename_undoes_it },
 	{ "saved_summary_is_read_back_or_refused", test_saved_summary_is_read_back_or_refused },
 	{ "ranks_left_form_a_world_of_their_own", test_ranks_left_form_a_world_of_their_own },
 	{ "a_member_reaches_the_coordinator_not_itself",

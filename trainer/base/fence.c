@@ -3,6 +3,7 @@
  * look at the next number (claims are made in order: newest + 1).
  * What it does not do: print (callers name the folder in their lines).
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -138,4 +139,25 @@ int fence_stale(void)
 	snprintf(name, sizeof(name), "%ld", held.g + 1);
 	path_of(path, sizeof(path), held.out, name);
 	return stat(path, &sb) == 0;
+}
+
+int fence_replace(const char *tmp, const char *path)
+{
+	if (fence_stale())
+		return errno = ESTALE, -1;
+	int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE), exchanged = rc == 0;
+	if (rc && errno == ENOENT && access(tmp, F_OK) == 0)   /* no path yet */
+		rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
+	if (rc) {
+		if (errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS)
+			errno = EINVAL;
+		return -1;
+	}
+	if (!fence_stale())
+		return 0;
+	if (exchanged)   /* the newer path back, the caller's into tmp again */
+		renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE);
+	else
+		renameat2(AT_FDCWD, path, AT_FDCWD, tmp, RENAME_NOREPLACE);
+	return errno = ESTALE, -1;
 }

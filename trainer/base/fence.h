@@ -10,7 +10,8 @@
  * while a newer one exists, fence_stale() is 1 and base/whole_file.h
  * and checkpoints refuse to rename into place (ESTALE): a process of an
  * older generation (a hung node woken up, the other half of a partition)
- * never overwrites what a newer one wrote.
+ * never overwrites what a newer one wrote (fence_replace: not even one
+ * frozen between its check and its rename).
  * What it is not: a lock (nothing waits), or a way to choose the members
  * of a generation (loop/survivors.h).
  */
@@ -38,5 +39,17 @@ long fence_held(void);
 /* 1 when a generation newer than the one held exists (the process must
  * not write into its folder), else 0. */
 int fence_stale(void);
+/* tmp into path's place while the generation held is the newest, so a
+ * writer frozen between its check and the rename (a hung node woken)
+ * cannot leave its older file there: where path exists the two are
+ * exchanged (renameat2 RENAME_EXCHANGE), else tmp is renamed without
+ * replacing, and the generation is checked again after; when a newer
+ * one exists by then, the rename is undone. A newer writer that
+ * renames the same path again between the two renames (microseconds)
+ * would lose that write. 0: done (tmp now holds what path held, or
+ * nothing); -1 with errno ESTALE (path as it was, tmp the caller's),
+ * EINVAL (no RENAME_EXCHANGE on this file system, NFS: nothing done),
+ * or the rename's error. */
+int fence_replace(const char *tmp, const char *path);
 
 #endif

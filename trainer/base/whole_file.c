@@ -69,16 +69,16 @@ int whole_file_commit(int fd, const char *tmp, const char *path)
 		errno = EEXIST;
 		return -1;
 	}
-	if (fence_stale()) {
-		whole_file_abandon(-1, tmp);
+	if (fence_replace(tmp, path) == 0) {
+		unlink(tmp);   /* the file it replaced, if any */
+		return 0;
+	}
+	if (errno == EINVAL && !fence_stale() && rename(tmp, path) == 0)
+		return 0;   /* no RENAME_EXCHANGE here */
+	if (errno == EINVAL && fence_stale())
 		errno = ESTALE;
-		return -1;
-	}
-	if (rename(tmp, path) != 0) {
-		whole_file_abandon(-1, tmp);
-		return -1;
-	}
-	return 0;
+	whole_file_abandon(-1, tmp);
+	return -1;
 }
 
 FILE *whole_file_stream(const char *path, char *tmp, size_t tmp_len)

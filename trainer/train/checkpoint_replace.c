@@ -143,19 +143,18 @@ int checkpoint_replace(const char *tmp, const char *dir, struct trainer_error *e
 {
 	struct stat sb;
 
-	if (fence_stale()) {
+	if (fence_replace(tmp, dir) == 0) {
+		checkpoint_remove_dir(tmp);  /* the old one, if there was one */
+	} else if (errno == ESTALE) {
 		checkpoint_remove_dir(tmp);
 		return trainer_error_set(err, "checkpoint: '%s': left alone: a newer generation "
 					 "of the run (%s/%ld) went on without this process", dir,
 					 FENCE_DIR, fence_held() + 1);
-	}
-	if (stat(dir, &sb) != 0) {
+	} else if (errno == EINVAL && stat(dir, &sb) != 0) {   /* no RENAME_EXCHANGE here */
 		if (rename(tmp, dir) != 0)
 			return trainer_error_set(err, "checkpoint: '%s': cannot rename into place: %s",
 						 dir, strerror(errno));
-	} else if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
-		checkpoint_remove_dir(tmp);  /* now the old one */
-	} else if (errno == EINVAL || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
+	} else if (errno == EINVAL) {
 		if (replace_in_steps(tmp, dir, err))
 			return -1;
 	} else {
