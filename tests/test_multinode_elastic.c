@@ -37,7 +37,8 @@
  *   the micro-batches of a step (R x K), so it stays.
  *   - a spare node (SPARES=1): its ranks join the ranks left's world
  *     in-process at the same 4 ranks (chexnet train --join); a dead
- *     spare's never do, and the ranks left go on without them.
+ *     spare's never do, and the ranks left go on without them; a rank
+ *     stopped beside a live one: relaunched onto the spare.
  *   - 3 ranks -> 2: no integer K keeps 3 micro-batches per step; K=2 (4,
  *     the nearest; ties go to the larger) with --allow-changes, recorded
  *     in run.json, and the epoch's position moved.
@@ -482,6 +483,44 @@ static void test_a_spare_that_never_joins_is_a_loss_like_any_other(void)
 	test_proc_free(&p);
 }
 
+/* SPARES=1 again, but rank 3 on n2 stopped (SIGSTOP) beside a live rank
+ * 2: no in-process world can keep n2's live rank, so every rank left
+ * exits 76 and the driver relaunches onto the spare: n1 and n3, the
+ * same 4 ranks and K=1, the uninterrupted run's parameters. */
+static void test_a_spare_takes_a_hung_ranks_node_by_a_relaunch(void)
+{
+	struct test_proc p;
+	char stop[2048];
+	snprintf(stop, sizeof(stop), ". '%s/net.env'; for q in $(ip netns pids hvd-$id-n2); do "
+		 "[ \"$(cat /proc/$q/comm 2> /dev/null)\" = chexnet ] && tr '\\0' '\\n' < /proc/$q/environ "
+		 "| grep -qx SLURM_PROCID=3 && kill -STOP $q && echo stopped=$q; done",
+		 test_cluster_dir());
+	if (make_data() || references() ||
+	    elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=2 --export=ALL,SPARES=1", "spare-hung", STARTED,
+		    stop, ":", &p))
+		return;
+	CHECK_MSG(field_of(p.out, "rc=") == 0, "spare-hung: %s ...%s", p.out, test_tail(p.err, 2500));
+	CHECK_CONTAINS(p.out, "stopped=");
+	CHECK_CONTAINS(p.err, "hvd: rank 3 (host n2): 'silent for ");
+	CHECK_CONTAINS(p.err, "no completed step is lost; exit 76");
+	CHECK_CONTAINS(p.err, "chexnet-elastic: spare node(s) n3 take the place of n2\n");
+	CHECK_CONTAINS(p.err, "now holds n1,n3: n2 went back to Slurm");
+	CHECK_CONTAINS(p.err, "relaunching on 4 ranks (was 4): --accumulate 1 keeps the global "
+		       "batch (4 micro-batches)");
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
+	check_steps_kept(p.err, 1);
+	char *rec = record_of("spare-hung");
+	CHECK_MSG(rec && strstr(rec, "\"4 -> 4\"") && strstr(rec, "\"went_on\":\t\"relaunch\"") &&
+		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
+	free(rec);
+	double params = same_parameters("spare-hung", "whole", "a spare by a relaunch");
+	CHECK_CONTAINS(p.out, "idle=4/4");
+	printf("  measured (rank 3 stopped on n2, spare n3 relaunched in its place): failure to the "
+	       "first step after, relaunched, %ld ms; parameters %.3g from the uninterrupted 4-rank "
+	       "run\n", field_of(p.out, "kill_to_step="), params);
+	test_proc_free(&p);
+}
+
 /* n2 failed: the ranks left go on in-process; then (a second run) rank 3
  * on n2 stopped: named after HVD_TIMEOUT_S, rank 2 there lives, so the
  * step ends and is relaunched without n2. */
@@ -875,6 +914,8 @@ const struct test_case multinode_elastic_tests[] = {
 	  test_a_spare_node_joins_in_the_place_of_a_lost_one },
 	{ "a_spare_that_never_joins_is_a_loss_like_any_other",
 	  test_a_spare_that_never_joins_is_a_loss_like_any_other },
+	{ "a_spare_takes_a_hung_ranks_node_by_a_relaunch",
+	  test_a_spare_takes_a_hung_ranks_node_by_a_relaunch },
 	{ "a_hung_node_woken_at_any_point_leaves_the_run_alone",
 	  test_a_hung_node_woken_at_any_point_leaves_the_run_alone },
 	{ "three_ranks_go_on_as_two_with_the_nearest_global_batch",
