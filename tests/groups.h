@@ -215,7 +215,7 @@ static const struct test_group test_groups[] = {
 	  .stress = 1, .stress_matching = "node|cut", .beside = 1 },
 	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
 	  .stress = 1, .stress_matching = "cut", .beside = 1 },
-	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 300, 0,
+	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 480, 0,
 	  .beside = 1 },
 	/* hidden: what Slurm itself does to a job that lost a node (70 s; docs/lost-rank.md) */
 	{ "slurm-multinode-node-loss", multinode_node_loss_tests, TEST_NEEDS_MULTINODE, 200, 1 },

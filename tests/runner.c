@@ -759,6 +759,9 @@ static int selected_cases(const char **groups, int ngroups, int argc, char **arg
 		int plain = group_selected(g, groups, ngroups);
 		int stressed = stress_rerun_selected(g, groups, ngroups);
 		struct test_group under = *g;
+		char name[140];
+		snprintf(name, sizeof(name), "%s@stress", g->name);
+		under.name = name;
 		under.matching = g->stress_matching ? g->stress_matching : g->matching;
 		for (int i = 0; (plain || stressed) && g->cases[i].name; i++) {
 			int p = plain && case_selected(g, i, argc, argv, first);
@@ -795,10 +798,24 @@ static int name_matches(const char *name, const char *alternatives)
 	return 0;
 }
 
+/* A run that re-runs a group under stress after the suite (a whole run:
+ * not -g NAME, -q or HVD_STRESS=1) leaves the cases of that re-run to it:
+ * the same checks under load, which only makes them harder. Set by main. */
+static const char **stress_groups;
+static int stress_ngroups, stress_reruns_follow;
+
+static int left_to_stress(const struct test_group *g, int i)
+{
+	return stress_reruns_follow && !strstr(g->name, "@stress") &&
+	       stress_rerun_selected(g, stress_groups, stress_ngroups) &&
+	       (!g->stress_matching || name_matches(g->cases[i].name, g->stress_matching));
+}
+
 static int case_selected(const struct test_group *g, int i, int argc, char **argv, int first)
 {
 	return wanted(g->cases[i].name, argc, argv, first) &&
-	       (!g->matching || name_matches(g->cases[i].name, g->matching));
+	       (!g->matching || name_matches(g->cases[i].name, g->matching)) &&
+	       !left_to_stress(g, i);
 }
 
 /* A group's deadline: its own, else the sum of its selected cases' ones. */
@@ -1249,6 +1266,9 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	const char *all_stressed = getenv("HVD_STRESS");
+	stress_groups = groups, stress_ngroups = ngroups;
+	stress_reruns_follow = !(all_stressed && strcmp(all_stressed, "1") == 0);
 	if (selected_cases(groups, ngroups, argc, argv, first, list) == 0) {
 		fprintf(stderr, "hvdtest: the selection matches no case (hvdtest -l lists them)\n");
 		return 2;
@@ -1266,7 +1286,6 @@ int main(int argc, char **argv)
 	struct tally t = { 0, 0, 0 };
 	int last_cluster = last_cluster_group(groups, ngroups);
 	plan_times(groups, ngroups);
-	const char *all_stressed = getenv("HVD_STRESS");
 	double t0 = now_s();
 	if (all_stressed && strcmp(all_stressed, "1") == 0)
 		stress_start();

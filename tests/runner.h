@@ -49,7 +49,8 @@ struct test_group {
 	 * HVD_STRESS=1, `make check STRESS=1`). stress_matching: that re-run
 	 * runs only the cases whose name contains it, or one of its
 	 * '|'-separated alternatives (NULL: all; a case that times nothing
-	 * gains nothing from it). */
+	 * gains nothing from it). A whole run leaves those cases to the
+	 * re-run (the same checks under load); -g NAME runs them plain. */
 	int stress;
 	const char *stress_matching;
 	/* Left out of `make check-quick` (hvdtest -q): over half a minute
