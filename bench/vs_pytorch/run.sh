@@ -7,7 +7,9 @@
 # ATEN_CPU_CAPABILITY=avx2 for PyTorch's own kernels), and shows which
 # kernel PyTorch's oneDNN dispatched under the cap. bf16 rows only where
 # chexnet has bf16 kernels (it refuses bf16 below AVX-512).
-# Installs Debian's python3-torch/python3-torchvision if missing (root).
+# PyTorch is 2.15.0 with torchvision 0.29.2 from PyPI, installed on first
+# use into a venv of its own ($HVD_TORCH_VENV, default .venv beside this script;
+# the system's Python is not touched).
 # Prints the ISA, images/s, ratios and peak RSS; with PROFILE=1 also the
 # per-layer profile of each chexnet precision. Bench, not a test.
 #   bench/vs_pytorch/run.sh [build-dir] [steps]
@@ -16,15 +18,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 build=${1:-$top/build}
 steps=${2:-5}
-py=/usr/bin/python3
+venv=${HVD_TORCH_VENV:-$here/.venv}
+py=$venv/bin/python3
 
-if ! $py -c 'import torch, torchvision' 2>/dev/null; then
-	echo "vs_pytorch: installing python3-torch python3-torchvision (Debian)"
-	apt-get install -y -q python3-torch python3-torchvision >/dev/null
+if ! "$py" -c 'import torch, torchvision; assert torch.__version__.split("+")[0] == "2.15.0"' 2>/dev/null; then
+	echo "vs_pytorch: installing torch 2.15.0 and torchvision 0.29.2 from PyPI into $venv"
+	python3 -m venv "$venv"
+	"$venv/bin/pip" install -q torch==2.15.0 torchvision==0.29.2
 fi
 [ -x "$build/chexnet" ] || { echo "hvd: vs_pytorch: '$build/chexnet': not built (run make)" >&2; exit 1; }
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-echo "machine: $cpu, $(nproc) CPUs allowed; torch $($py -c 'import torch; print(torch.__version__)')"
+echo "machine: $cpu, $(nproc) CPUs allowed; torch $($py -c 'import torch; print(torch.__version__)') ($($py -c 'import re, torch; m = re.search(r"MKL-DNN v([0-9.]+)", torch.__config__.show()); print("oneDNN " + (m.group(1) if m else "?"))'))"
 
 chex() { # precision extra-flags -> "img/s rss isa"
 	"$build/chexnet" bench --backend cpu --precision "$1" --batch 16 --size 224 \

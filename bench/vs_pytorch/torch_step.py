@@ -2,7 +2,7 @@
 (bench, not a test): torchvision densenet121(num_classes=14), BCEWithLogits,
 Adam, batch 16, 224x224, 2 threads, channels_last, fp32 or bf16 autocast.
 Prints one line: `torch <precision> <img/s> <peak RSS MiB>`.
-Usage: /usr/bin/python3 torch_step.py fp32|bf16 STEPS
+Usage: VENV/bin/python3 torch_step.py fp32|bf16 STEPS (run.sh makes the venv)
 """
 import resource
 import sys
