@@ -1,7 +1,8 @@
 /* cpu_move.c - moving an operand between an op's descriptor and a tensor's
  * storage: zero-copy when the op's descriptor is the storage's own dense
- * alias, one reorder (or in-place add for accumulation) otherwise. What it
- * does not do: choose layouts (cpu_plan.c).
+ * alias, one reorder (or in-place add for accumulation) otherwise; between
+ * nChw<b>c and a stacked slice the reorder is contiguous runs copied
+ * (added) here. What it does not do: choose layouts (cpu_plan.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -28,12 +29,62 @@ static char *storage_ptr(const struct cpu_exec *x, const struct tensor_slice *s,
 	return v.ptr;
 }
 
+/* Whether md is a dense 4-d (N, C, H, W) blocked form whose only block
+ * is b channels innermost, each (n, channel block) an H x W x b run of
+ * contiguous elements: nChw<b>c and the stacked C<b>nhw<b>c, slices of
+ * them included. */
+static int chunked(const dnnl_memory_desc_t *md, dnnl_dim_t b)
+{
+	const dnnl_blocking_desc_t *k = &md->format_desc.blocking;
+	return md->ndims == 4 && md->format_kind == dnnl_blocked && k->inner_nblks == 1 &&
+	       k->inner_idxs[0] == 1 && k->inner_blks[0] == b && md->dims[1] % b == 0 &&
+	       md->padded_dims[1] == md->dims[1] && k->strides[3] == b &&
+	       k->strides[2] == md->dims[3] * b && md->extra.flags == 0;
+}
+
+/* The reorder of one such form into the other (accumulate: added, f32
+ * only) as N x C/b copies of contiguous runs: what the two layouts of a
+ * dense block ask of every layer, where oneDNN 2.6 has only its generic
+ * `simple:any` reorder for the stacked form. 1 when done, 0 when the
+ * forms are other (oneDNN's reorder then). */
+static int copy_runs(const dnnl_memory_desc_t *s, const char *src, const dnnl_memory_desc_t *d,
+		     char *dst, int accumulate)
+{
+	dnnl_dim_t b = s->format_desc.blocking.inner_nblks == 1 ? s->format_desc.blocking.inner_blks[0] : 0;
+	size_t es = s->data_type == dnnl_f32 ? 4 : s->data_type == dnnl_bf16 ? 2 : 0;
+	if (!b || !es || s->data_type != d->data_type || (accumulate && es != 4) ||
+	    !chunked(s, b) || !chunked(d, b) || memcmp(s->dims, d->dims, 4 * sizeof(s->dims[0])))
+		return 0;
+	const dnnl_dims_t *ss = &s->format_desc.blocking.strides, *ds = &d->format_desc.blocking.strides;
+	long n = (long)s->dims[0], blocks = (long)(s->dims[1] / b);
+	size_t run = (size_t)(s->dims[2] * s->dims[3] * b);
+	src += (size_t)s->offset0 * es;
+	dst += (size_t)d->offset0 * es;
+	#pragma omp parallel for collapse(2) schedule(static)
+	for (long i = 0; i < n; i++)
+		for (long c = 0; c < blocks; c++) {
+			const char *from = src + (size_t)(i * (*ss)[0] + c * (*ss)[1]) * es;
+			char *to = dst + (size_t)(i * (*ds)[0] + c * (*ds)[1]) * es;
+			if (!accumulate) {
+				memcpy(to, from, run * es);
+				continue;
+			}
+			const float *f = (const float *)from;
+			float *t = (float *)to;
+			for (size_t e = 0; e < run; e++)
+				t[e] += f[e];
+		}
+	return 1;
+}
+
 static int reorder(struct cpu_exec *x, const dnnl_memory_desc_t *src_md, const void *src,
 		   const dnnl_memory_desc_t *dst_md, void *dst, int accumulate,
 		   const char *name)
 {
 	char what[160];
 	struct prim *p;
+	if (copy_runs(src_md, src, dst_md, dst, accumulate))
+		return 0;
 	snprintf(what, sizeof(what), "reorder%s %s", accumulate ? "+sum" : "", name);
 	if (prim_reorder(&x->ctx, src_md, dst_md, accumulate, what, &p))
 		return -1;
