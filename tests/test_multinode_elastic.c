@@ -394,6 +394,28 @@ static float tb_last_value(const char *out, const char *tag)
 	return l.value;
 }
 
+/* A spare case's run `out` ended like the uninterrupted 4-rank run: rc 0,
+ * the epoch's last step, no completed step lost, run.json finished with
+ * each of `record` (NULL-ended), the parameters within 1e-5, every node
+ * idle after. Prints the measured line for `what` ("how, " prefix). */
+static void spare_case_ended(const struct test_proc *p, const char *out, const char *what,
+			     const char *how, const char *const *record)
+{
+	CHECK_MSG(field_of(p->out, "rc=") == 0, "%s: %s ...%s", out, p->out, test_tail(p->err, 2500));
+	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 9/9");
+	check_steps_kept(p->err, 1);
+	char *rec = record_of(out);
+	int has = rec && strstr(rec, "\"outcome\":\t\"finished\"");
+	for (int i = 0; has && record[i]; i++)
+		has = strstr(rec, record[i]) != NULL;
+	CHECK_MSG(has, "%s/run.json: %.2500s", out, rec ? rec : "");
+	free(rec);
+	double params = same_parameters(out, "whole", what);
+	CHECK_CONTAINS(p->out, "idle=4/4");
+	printf("  measured (%s): failure to the first step after%s %ld ms; parameters %.3g from the "
+	       "uninterrupted 4-rank run\n", what, how, field_of(p->out, "kill_to_step="), params);
+}
+
 /* SPARES=1 on 3 nodes: the run starts on n1 and n2, n3 waits. n2 fails:
  * ranks 0,1 go on in their own processes, and the driver starts
  * `chexnet train --join G` on n3, whose two ranks join their world as
@@ -409,7 +431,6 @@ static void test_a_spare_node_joins_in_the_place_of_a_lost_one(void)
 		    node_cmd(fail, sizeof(fail), "fail", "n2"),
 		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
 		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "spare: %s ...%s", p.out, test_tail(p.err, 2500));
 	CHECK_CONTAINS(p.err, "hvd: ranks 2,3 (host n2): 'silent for ");
 	CHECK_CONTAINS(p.err, "no completed step is lost; ranks 0,1 go on in their own processes, "
 		       "2 rank(s) of 1 spare node(s) join in the place of host(s) n2");
@@ -421,23 +442,13 @@ static void test_a_spare_node_joins_in_the_place_of_a_lost_one(void)
 		       "process, 2 rank(s) of spare nodes joining: --accumulate 1 keeps the global "
 		       "batch");
 	CHECK_MSG(!strstr(p.err, "relaunching"), "relaunched: %s", test_tail(p.err, 2500));
-	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
-	check_steps_kept(p.err, 1);
-	char *rec = record_of("spare");
-	CHECK_MSG(rec && strstr(rec, "\"4 -> 4\"") && strstr(rec, "\"1 -> 1\"") &&
-		  strstr(rec, "\"went_on\":\t\"in-process\"") &&
-		  strstr(rec, "\"joined\":\t\"ranks 2-3\"") &&
-		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
-	free(rec);
 	CHECK_MSG(tb_last_value("spare", "run/hosts_lost") == 1 &&
 		  tb_last_value("spare", "run/ranks") == 4, "TensorBoard: run/hosts_lost %g, run/ranks "
 		  "%g after the join (want 1 and 4)", tb_last_value("spare", "run/hosts_lost"),
 		  tb_last_value("spare", "run/ranks"));
-	double params = same_parameters("spare", "whole", "spare");
-	CHECK_CONTAINS(p.out, "idle=4/4");
-	printf("  measured (n2 lost, spare n3's ranks joined in-process): failure to the first step "
-	       "after %ld ms; parameters %.3g from the uninterrupted 4-rank run\n",
-	       field_of(p.out, "kill_to_step="), params);
+	static const char *const record[] = { "\"4 -> 4\"", "\"1 -> 1\"",
+		"\"went_on\":\t\"in-process\"", "\"joined\":\t\"ranks 2-3\"", NULL };
+	spare_case_ended(&p, "spare", "n2 lost, spare n3's ranks joined in-process", "", record);
 	test_proc_free(&p);
 }
 
@@ -458,7 +469,6 @@ static void test_a_spare_that_never_joins_is_a_loss_like_any_other(void)
 	    elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=2 --export=ALL,SPARES=1", "nospare", STARTED,
 		    action, after, &p))
 		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "nospare: %s ...%s", p.out, test_tail(p.err, 2500));
 	CHECK_CONTAINS(p.err, "chexnet-elastic: spare node(s) n3 take the place of n2: 2 rank(s) "
 		       "join the ranks left in their own processes (generation 2)");
 	CHECK_CONTAINS(p.err, "chexnet: train: the ranks left could not start again: rank 2 (host ?), "
@@ -469,17 +479,9 @@ static void test_a_spare_that_never_joins_is_a_loss_like_any_other(void)
 	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 4 goes on as rank 0 of 2 in the same "
 		       "process: --accumulate 2 keeps the global batch");
 	CHECK_MSG(!strstr(p.err, "relaunching"), "relaunched: %s", test_tail(p.err, 2500));
-	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
-	check_steps_kept(p.err, 1);
-	char *rec = record_of("nospare");
-	CHECK_MSG(rec && strstr(rec, "\"4 -> 2\"") && strstr(rec, "\"1 -> 2\"") &&
-		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
-	free(rec);
-	double params = same_parameters("nospare", "whole", "a spare that never joined");
-	CHECK_CONTAINS(p.out, "idle=4/4");
-	printf("  measured (n2 lost, spare n3 dead: 4 -> 2 ranks in-process): failure to the first "
-	       "step after %ld ms; parameters %.3g from the uninterrupted 4-rank run\n",
-	       field_of(p.out, "kill_to_step="), params);
+	static const char *const record[] = { "\"4 -> 2\"", "\"1 -> 2\"", NULL };
+	spare_case_ended(&p, "nospare", "n2 lost, spare n3 dead: 4 -> 2 ranks in-process", "",
+			 record);
 	test_proc_free(&p);
 }
 
@@ -499,7 +501,6 @@ static void test_a_spare_takes_a_hung_ranks_node_by_a_relaunch(void)
 	    elastic("-N 3 -w n1,n2,n3 --ntasks-per-node=2 --export=ALL,SPARES=1", "spare-hung", STARTED,
 		    stop, ":", &p))
 		return;
-	CHECK_MSG(field_of(p.out, "rc=") == 0, "spare-hung: %s ...%s", p.out, test_tail(p.err, 2500));
 	CHECK_CONTAINS(p.out, "stopped=");
 	CHECK_CONTAINS(p.err, "hvd: rank 3 (host n2): 'silent for ");
 	CHECK_CONTAINS(p.err, "no completed step is lost; exit 76");
@@ -507,17 +508,9 @@ static void test_a_spare_takes_a_hung_ranks_node_by_a_relaunch(void)
 	CHECK_CONTAINS(p.err, "now holds n1,n3: n2 went back to Slurm");
 	CHECK_CONTAINS(p.err, "relaunching on 4 ranks (was 4): --accumulate 1 keeps the global "
 		       "batch (4 micro-batches)");
-	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
-	check_steps_kept(p.err, 1);
-	char *rec = record_of("spare-hung");
-	CHECK_MSG(rec && strstr(rec, "\"4 -> 4\"") && strstr(rec, "\"went_on\":\t\"relaunch\"") &&
-		  strstr(rec, "\"outcome\":\t\"finished\""), "run.json: %.2500s", rec ? rec : "");
-	free(rec);
-	double params = same_parameters("spare-hung", "whole", "a spare by a relaunch");
-	CHECK_CONTAINS(p.out, "idle=4/4");
-	printf("  measured (rank 3 stopped on n2, spare n3 relaunched in its place): failure to the "
-	       "first step after, relaunched, %ld ms; parameters %.3g from the uninterrupted 4-rank "
-	       "run\n", field_of(p.out, "kill_to_step="), params);
+	static const char *const record[] = { "\"4 -> 4\"", "\"went_on\":\t\"relaunch\"", NULL };
+	spare_case_ended(&p, "spare-hung", "rank 3 stopped on n2, spare n3 relaunched in its place",
+			 ", relaunched,", record);
 	test_proc_free(&p);
 }
 
