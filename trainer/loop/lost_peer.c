@@ -51,12 +51,11 @@ static int joiners_of(long spares, const struct peer_lost *lost, const char *nex
 /* The summary the others and the driver read (survivors.h). */
 static int mark_saved(const char *out, const struct peer_lost *lost,
 		      const struct survivors_vote *v, int epoch, long step, int writer,
-		      const char *next, long spares)
+		      const char *next, int joiners, int nodes)
 {
 	char saved[4096], when[32], join[64] = "";
 	time_t now = time(NULL);
 	struct tm tm;
-	int nodes, joiners = joiners_of(spares, lost, next, &nodes);
 
 	if (joiners)
 		snprintf(join, sizeof(join), " joiners=%d join_nodes=%d", joiners, nodes);
@@ -91,8 +90,8 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 		return -1;
 	const char *next = next_of(t->c.shrink, lost, v);
 	int nodes, joiners = joiners_of(t->c.spares, lost, next, &nodes);
-	if (mark_saved(t->c.out, lost, v, t->state.epoch, t->state.step, t->rank, next,
-		       t->c.spares))
+	if (mark_saved(t->c.out, lost, v, t->state.epoch, t->state.step, t->rank, next, joiners,
+		       nodes))
 		return -1;
 	if (!strcmp(next, "relaunch"))
 		fprintf(stderr, "chexnet: %s; exit %d: go on without host(s) %s (--resume %s)\n", line,
@@ -189,7 +188,7 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 	if (v.writer != rank)
 		return survivors_wait_saved(out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
 	const char *next = next_of(shrink, &lost, &v);
-	if (mark_saved(out, &lost, &v, before->epoch, before->step, rank, next, 0))
+	if (mark_saved(out, &lost, &v, before->epoch, before->step, rank, next, 0, 0))
 		return 1;
 	fprintf(stderr, "chexnet: train: the ranks left could not start again: %s never joined; "
 		"OUT/last holds epoch %d, step %ld; ranks %s %s\n", lost.who, before->epoch + 1,
