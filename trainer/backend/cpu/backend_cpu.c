@@ -359,3 +359,9 @@ void cpu_backend_memory(struct backend *b, size_t *persist_bytes, size_t *arena_
 	*persist_bytes = b->x.persist_bytes;
 	*arena_bytes = b->x.arena_bytes;
 }
+
+void cpu_backend_moves(struct backend *b, long *moves, size_t *bytes)
+{
+	*moves = b->x.moves;
+	*bytes = b->x.moved_bytes;
+}

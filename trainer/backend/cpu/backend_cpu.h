@@ -1,7 +1,7 @@
 /* backend_cpu.h - what the cpu backend offers beyond the ops table (tests,
- * bench): the list of primitives it made with their implementations, and
- * a per-primitive time profile. What this is not: the interface every
- * backend has (backend.h).
+ * bench): the list of primitives it made with their implementations, a
+ * per-primitive time profile, the memory it holds and the layout moves it
+ * ran. What this is not: the interface every backend has (backend.h).
  */
 #ifndef HVD_TRAINER_CPU_BACKEND_CPU_H
 #define HVD_TRAINER_CPU_BACKEND_CPU_H
@@ -22,5 +22,8 @@ void cpu_backend_profile_start(struct backend *b);
 void cpu_backend_profile_print(struct backend *b, FILE *f, int top);
 /* Bytes held: persistent activations and the step arena. */
 void cpu_backend_memory(struct backend *b, size_t *persist_bytes, size_t *arena_bytes);
+/* Layout moves (copies or reorders between an op's descriptor and a
+ * tensor's storage) run since create, and the bytes they wrote. */
+void cpu_backend_moves(struct backend *b, long *moves, size_t *bytes);
 
 #endif

@@ -7,10 +7,14 @@
  *    Any channel slice [c0, c0+c) (multiples of b) is the dense nChw<b>c
  *    tensor {1, c, N*H, W}, so BN(+ReLU), ReLU, the 1x1 conv, adds and
  *    kernel==stride pools run on it zero-copy with the fast kernels. Used
- *    for every tensor (dense-block buffers included) whose layers are all
- *    pixel-wise or image-aligned pools.
+ *    for every tensor whose layers are all pixel-wise or image-aligned
+ *    pools, counting only the layers that read or write the whole tensor:
+ *    an image op on a channel slice (the 3x3 conv writing a dense block's
+ *    new channels, the stem's max pool writing its first ones) goes
+ *    through a temporary in any layout, so dense-block buffers are stacked.
  *  - BLOCKED: ordinary nChw<b>c {N, C, H, W}; tensors that a 3x3/7x7 or
- *    strided conv or a max pool touches (they need image boundaries).
+ *    strided conv or a max pool reads or writes whole (they need image
+ *    boundaries).
  *  - NCHW32: plain fp32 NCHW (the model input, the linear layer).
  * A layer whose operand layout differs from the tensor's runs on a
  * temporary and one reorder moves it (the 3x3 conv's 32 new channels into
@@ -102,6 +106,8 @@ struct cpu_exec {
 	size_t persist_bytes;
 	float *x_nchw;                        /* normalised input (N, 3, S, S) */
 	int want_dx;
+	long moves;                           /* layout moves run so far */
+	size_t moved_bytes;                   /* ... and the bytes they wrote */
 };
 
 /* cpu_plan.c */

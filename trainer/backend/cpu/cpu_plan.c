@@ -38,6 +38,23 @@ static int layer_needs_images(const struct model_layer *l)
 	}
 }
 
+/* Whether l reads or writes all of tensor t, not a channel slice of it: an
+ * image op on a slice moves it through a temporary in either layout, so
+ * only whole-tensor image ops decide the layout. */
+static int whole(const struct tensor_slice *s, const struct cpu_tensor *t)
+{
+	return s->c0 == 0 && s->channels == t->c;
+}
+
+static int needs_images_whole(const struct model_layer *l, int ti, const struct cpu_tensor *t)
+{
+	if (!layer_needs_images(l))
+		return 0;
+	return (l->in.tensor == ti && whole(&l->in, t)) ||
+	       (l->out.tensor == ti && whole(&l->out, t)) ||
+	       (l->kind == LAYER_ADD && l->in2.tensor == ti && whole(&l->in2, t));
+}
+
 static int touches(const struct model_layer *l, int t)
 {
 	return l->in.tensor == t || l->out.tensor == t ||
@@ -69,7 +86,7 @@ static void choose_layout(struct cpu_exec *x, int ti)
 		} else {
 			t->last_reader = i;
 		}
-		if (t->layout == CPU_STACKED && layer_needs_images(l))
+		if (t->layout == CPU_STACKED && needs_images_whole(l, ti, t))
 			t->layout = CPU_BLOCKED;
 	}
 	if (t->layout == CPU_NCHW32)
