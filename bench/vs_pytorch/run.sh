@@ -11,7 +11,10 @@
 # use into a venv of its own ($HVD_TORCH_VENV, default .venv beside this script;
 # the system's Python is not touched).
 # Prints the ISA, images/s, ratios and peak RSS; with PROFILE=1 also the
-# per-layer profile of each chexnet precision. Bench, not a test.
+# per-layer profile of each chexnet precision; with MAXBATCH=1 the largest
+# fp32 batch each program trains in 90 % of the memory available now
+# (peak RSS at batch 8 and 16 extrapolated, then one step at that batch
+# to show it fits; MAXBATCH=only: that alone). Bench, not a test.
 #   bench/vs_pytorch/run.sh [build-dir] [steps]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -63,6 +66,7 @@ table() { # label
 		$6, $1, $2, $3, $4, $4 / $2, $5, $5 / $3, $7, $7 / $2, $8, $8 / $3 }'
 }
 
+[ "${MAXBATCH:-0}" = only ] || {
 table "native"
 native=$("$build/chexnet" bench --backend cpu --batch 1 --size 32 --steps 1 --quiet 2>&1 |
 	sed -n 's/.*(\([a-z0-9_]*\), [0-9]*-channel blocks).*/\1/p')
@@ -72,6 +76,30 @@ if [ "$native" != avx2 ]; then
 	table "capped to AVX2"
 else
 	echo "== capped to AVX2: the native run is the AVX2 run"
+fi
+}
+
+# peak RSS MiB of one fp32 step at batch $2 of: torch, chexnet, chexnet-me
+rss_at() {
+	case $1 in
+	torch) $py "$here/torch_step.py" fp32 1 "$2" | awk '{print $4}' ;;
+	chexnet) "$build/chexnet" bench --backend cpu --batch "$2" --size 224 --threads 2 \
+		--steps 1 --quiet 2>&1 | sed -n 's/.*peak RSS \([0-9]*\) MiB.*/\1/p' ;;
+	chexnet-me) "$build/chexnet" bench --backend cpu --batch "$2" --size 224 --threads 2 \
+		--steps 1 --quiet --memory-efficient 2>&1 | sed -n 's/.*peak RSS \([0-9]*\) MiB.*/\1/p' ;;
+	esac
+}
+
+if [ "${MAXBATCH:-0}" != 0 ]; then
+	unset ONEDNN_MAX_CPU_ISA DNNL_MAX_CPU_ISA ATEN_CPU_CAPABILITY
+	limit=$(awk '/^MemAvailable/ { printf "%d", $2 / 1024 * 0.9 }' /proc/meminfo)
+	echo "== largest fp32 batch in $limit MiB (90 % of the memory available now)"
+	for p in torch chexnet chexnet-me; do
+		r8=$(rss_at $p 8) r16=$(rss_at $p 16)
+		b=$(awk -v a="$r8" -v c="$r16" -v l="$limit" 'BEGIN { per = (c - a) / 8;
+			printf "%d", (l - (c - 16 * per)) / per }')
+		echo "$p: $r8 MiB at batch 8, $r16 MiB at 16 -> batch $b: peak $(rss_at $p "$b") MiB"
+	done
 fi
 
 if [ "${PROFILE:-0}" = 1 ]; then
