@@ -14,7 +14,7 @@
 #include "runner.h"
 
 /* 2 epochs x 2 steps, OUT/last every step: 6 saves, 4 of them replacing. */
-#define RUN "train --synthetic --synthetic-images 4 --batch 2 --size 32 --threads 1 " \
+#define RUN "train --synthetic --synthetic-images 4 --batch 2 --size 64 --threads 1 " \
 	"--optimizer sgd --lr 0.05 --epochs 2 --save-every 1 --quiet"
 
 static int build_shim(void)
