@@ -449,12 +449,20 @@ static void test_resnet50_primitives_fast_bf16(void)
  * output (the block's 32 new channels), each forward and backward in
  * training and forward in eval, and a few for the pools and the
  * classifier. The dense blocks' buffers themselves, read by every later
- * layer's BN and by the transitions, are never copied. */
+ * layer's BN and by the transitions, are never copied. From AVX2 up:
+ * below it oneDNN 2.6 has no blocked backward convolutions, so their
+ * operands move by design. */
 static void test_densenet121_moves_only_3x3_operands(void)
 {
 	struct model_desc d;
 	struct model m;
 	struct trainer_error err = { "" };
+	dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+	if ((isa & dnnl_cpu_isa_avx2) != dnnl_cpu_isa_avx2) {
+		test_skip("oneDNN runs %s here: no blocked backward convolutions below AVX2, "
+			  "their operands move by design", isa == dnnl_cpu_isa_avx ? "avx" : "sse41");
+		return;
+	}
 	if (model_by_name(&d, "densenet121", 224, 14, &err) || model_create(&m, &d, &err)) {
 		test_fail_at(__FILE__, __LINE__, "%s", err.msg);
 		return;

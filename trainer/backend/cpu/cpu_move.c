@@ -9,17 +9,22 @@
 
 #include "backend/cpu/cpu_internal.h"
 
-/* The 4-d (N, c, H, W) form of an op descriptor: a stacked {1, c, N*H, W}
- * alias becomes the stacked C<b>nhw<b>c descriptor with real image
- * boundaries. */
+/* The 4-d (N, c, H, W) form of an op descriptor: an op that sees the
+ * batch stacked in H, {1, c, N*H, W}, in whatever layout it chose (the
+ * blocked alias, or plain where the ISA has no blocked kernel: SSE4.1's
+ * backward 1x1 convs), holds image n in rows n*H .. n*H+H-1, so H splits
+ * into (N, H) with N's stride H rows. */
 static void real_md(const struct cpu_exec *x, const dnnl_memory_desc_t *md,
 		    dnnl_memory_desc_t *out)
 {
-	if (md->dims[0] != x->n)
-		md_stacked_4d(out, x->n, (int)md->dims[1], (int)(md->dims[2] / x->n),
-			      (int)md->dims[3], md->data_type, x->ctx.isa.block);
-	else
-		*out = *md;
+	*out = *md;
+	if (md->dims[0] == x->n)
+		return;
+	dnnl_dim_t h = md->dims[2] / x->n;
+	dnnl_dims_t *s = &out->format_desc.blocking.strides;
+	out->dims[0] = out->padded_dims[0] = x->n;
+	out->dims[2] = out->padded_dims[2] = h;
+	(*s)[0] = (*s)[2] * h;
 }
 
 static char *storage_ptr(const struct cpu_exec *x, const struct tensor_slice *s, int grad)
