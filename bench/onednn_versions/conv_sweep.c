@@ -4,7 +4,9 @@
  * built against (2.x or 3.x C API), each on the layouts oneDNN picks
  * (format any), as a step would. Prints one line per pass:
  * `version V isa I dtype D fwd MS bwd_data MS bwd_weights MS total MS`
- * and, with -v, the implementation of each distinct shape.
+ * and, with -v, the implementation of each distinct shape. LAYOUT=nhwc
+ * puts every activation in NHWC instead (PyTorch's channels_last; where
+ * oneDNN's brgemm kernels run), weights still format any.
  * bench/onednn_versions/run.sh builds it twice and alternates the two.
  * What it does not do: batch norm, ReLU, pooling or concatenation (memory
  * bound, the same code in both versions), or check results.
@@ -22,6 +24,13 @@
 
 struct shape { int ic, oc, hw, k, s, count; };
 
+/* n: BATCH for activations, the output channels for weights */
+static dnnl_format_tag_t activation_tag(int n)
+{
+	const char *l = getenv("LAYOUT");
+	return n == BATCH && l && !strcmp(l, "nhwc") ? dnnl_nhwc : dnnl_format_tag_any;
+}
+
 #if DNNL_VERSION_MAJOR >= 3
 typedef dnnl_memory_desc_t md_t;
 typedef const_dnnl_memory_desc_t cmd_t;
@@ -29,7 +38,7 @@ static md_t md_any(int n, int c, int h, int w, dnnl_data_type_t dt)
 {
 	dnnl_dims_t d = { n, c, h, w };
 	md_t md = NULL;
-	dnnl_memory_desc_create_with_tag(&md, 4, d, dt, dnnl_format_tag_any);
+	dnnl_memory_desc_create_with_tag(&md, 4, d, dt, activation_tag(n));
 	return md;
 }
 static void md_free(md_t md) { dnnl_memory_desc_destroy(md); }
@@ -41,7 +50,7 @@ static md_t md_any(int n, int c, int h, int w, dnnl_data_type_t dt)
 	dnnl_dims_t d = { n, c, h, w };
 	md_t md = calloc(1, sizeof(*md));
 	if (md)
-		dnnl_memory_desc_init_by_tag(md, 4, d, dt, dnnl_format_tag_any);
+		dnnl_memory_desc_init_by_tag(md, 4, d, dt, activation_tag(n));
 	return md;
 }
 static void md_free(md_t md) { free(md); }
