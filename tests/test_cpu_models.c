@@ -182,6 +182,9 @@ static void test_small_densenet_bf16_close_to_ref(void)
 	net_runs_free(&t, &ref, &cpu);
 }
 
+/* --memory-efficient gives the default's logits, loss, running statistics
+ * and gradients bit for bit: its recompute normalises with the step's
+ * statistics as given, the same arithmetic as the first forward. */
 static void memory_efficient_same(const char *name, int size, enum precision p)
 {
 	struct net t;
@@ -192,7 +195,7 @@ static void memory_efficient_same(const char *name, int size, enum precision p)
 		return;
 	if (train_step(&t, &backend_cpu_ops, p, 0, &a) == 0 &&
 	    train_step(&t, &backend_cpu_ops, p, 1, &b) == 0)
-		compare_step(&t, &b, &a, 1e-6, 1e-6);
+		compare_step(&t, &b, &a, 0, 0);
 	net_runs_free(&t, &a, &b);
 }
 

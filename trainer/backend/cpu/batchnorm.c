@@ -3,7 +3,9 @@
  * running statistics updated as torch does (momentum 0.1, unbiased
  * variance), inference with the running statistics. gamma/beta are read
  * from model->params and their gradients written to model->grads directly.
- * prim[0] forward training, [1] forward inference, [2] backward.
+ * prim[0] forward training, [1] forward inference, [2] backward, [3] the
+ * memory-efficient recompute: forward training on the step's statistics
+ * as given (one pass over the input instead of three, the same output).
  * temp[0] src, [1] dst, [2] diff_src, [3] diff_dst.
  * What it does not do: keep its own parameter copies.
  */
@@ -21,10 +23,17 @@ static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, const char *what)
 {
 	const struct model_layer *ml = l->ml;
 	unsigned flags = dnnl_use_scale | dnnl_use_shift | (ml->relu ? dnnl_fuse_norm_relu : 0);
-	dnnl_batch_normalization_desc_t fd, id, bd;
+	dnnl_batch_normalization_desc_t fd, id, bd, rd;
 	memset(&fd, 0, sizeof(fd));
 	memset(&id, 0, sizeof(id));
 	memset(&bd, 0, sizeof(bd));
+	memset(&rd, 0, sizeof(rd));
+	if (x->t[ml->out.tensor].recompute &&
+	    (dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&rd,
+			dnnl_forward_training, &l->in_md, BN_EPS, flags | dnnl_use_global_stats),
+			what) ||
+	     prim_get(&x->ctx, &rd, sizeof(rd), NULL, NULL, 0, NULL, what, &l->prim[3])))
+		return -1;
 	return dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&fd,
 			dnnl_forward_training, &l->in_md, BN_EPS, flags), what) ||
 	       prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]) ||
@@ -101,7 +110,8 @@ static int bn_forward(struct cpu_exec *x, struct cpu_layer *l, int training)
 		{ DNNL_ARG_VARIANCE, training ? l->var : rv },
 		{ DNNL_ARG_WORKSPACE, l->ws },
 	};
-	if (prim_exec(&x->ctx, l->prim[training ? 0 : 1], 7, a))
+	struct prim *p = training == 2 && l->prim[3] ? l->prim[3] : l->prim[training ? 0 : 1];
+	if (prim_exec(&x->ctx, p, 7, a))
 		return -1;
 	if (training == 1)
 		update_running(x, l);
