@@ -53,6 +53,7 @@ extern const struct test_case diverge_tests[];
 extern const struct test_case survivors_tests[];
 extern const struct test_case stop_anywhere_tests[];
 extern const struct test_case checkpoint_nfs_tests[];
+extern const struct test_case cpu_learning_tests[];
 extern const struct test_case malformed_tests[];
 extern const struct test_case malformed_data_tests[];
 extern const struct test_case fuzz_files_tests[];
@@ -158,6 +159,7 @@ static const struct test_group test_groups[] = {
 	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1 },
 	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "cpu-isa", cpu_isa_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "cpu-learning", cpu_learning_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1, .beside = 1 },
 	/* the same cases with oneDNN capped (one skip where a cap lowers
 	 * nothing: on an AVX2 machine the native run is the AVX2 run) */
 	{ "cpu-layers@avx2", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0,
