@@ -360,8 +360,7 @@ void cpu_backend_memory(struct backend *b, size_t *persist_bytes, size_t *arena_
 	*arena_bytes = b->x.arena_bytes;
 }
 
-void cpu_backend_moves(struct backend *b, long *moves, size_t *bytes)
+long cpu_backend_moves(struct backend *b)
 {
-	*moves = b->x.moves;
-	*bytes = b->x.moved_bytes;
+	return b->x.moves;
 }

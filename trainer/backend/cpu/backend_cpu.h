@@ -23,7 +23,7 @@ void cpu_backend_profile_print(struct backend *b, FILE *f, int top);
 /* Bytes held: persistent activations and the step arena. */
 void cpu_backend_memory(struct backend *b, size_t *persist_bytes, size_t *arena_bytes);
 /* Layout moves (copies or reorders between an op's descriptor and a
- * tensor's storage) run since create, and the bytes they wrote. */
-void cpu_backend_moves(struct backend *b, long *moves, size_t *bytes);
+ * tensor's storage) run since create. */
+long cpu_backend_moves(struct backend *b);
 
 #endif

@@ -107,7 +107,6 @@ struct cpu_exec {
 	float *x_nchw;                        /* normalised input (N, 3, S, S) */
 	int want_dx;
 	long moves;                           /* layout moves run so far */
-	size_t moved_bytes;                   /* ... and the bytes they wrote */
 };
 
 /* cpu_plan.c */

@@ -89,7 +89,6 @@ static int reorder(struct cpu_exec *x, const dnnl_memory_desc_t *src_md, const v
 	char what[160];
 	struct prim *p;
 	x->moves++;
-	x->moved_bytes += dnnl_memory_desc_get_size(dst_md);
 	if (copy_runs(src_md, src, dst_md, dst, accumulate))
 		return 0;
 	snprintf(what, sizeof(what), "reorder%s %s", accumulate ? "+sum" : "", name);
