@@ -73,10 +73,12 @@ int whole_file_commit(int fd, const char *tmp, const char *path)
 		unlink(tmp);   /* the file it replaced, if any */
 		return 0;
 	}
-	if (errno == EINVAL && !fence_stale() && rename(tmp, path) == 0)
-		return 0;   /* no RENAME_EXCHANGE here */
-	if (errno == EINVAL && fence_stale())
-		errno = ESTALE;
+	if (errno == EINVAL) {   /* no RENAME_EXCHANGE here */
+		if (fence_stale())
+			errno = ESTALE;
+		else if (rename(tmp, path) == 0)
+			return 0;
+	}
 	whole_file_abandon(-1, tmp);
 	return -1;
 }
