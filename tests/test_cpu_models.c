@@ -226,7 +226,10 @@ static void test_bf16_learns_as_fp32(void)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/chexnet' synth --out nih --count 1200 --size 128 "
 		 "--seed 3 && '%s/chexnet' pack --data nih --out shards --size 72", test_tmpdir(),
 		 test_build_dir(), test_build_dir());
-	CHECK(test_run(cmd, 120, &p) == 0);
+	if (test_run(cmd, 120, &p)) {
+		test_fail_at(__FILE__, __LINE__, "synth + pack: could not run");
+		return;
+	}
 	CHECK_MSG(p.exit_code == 0, "synth + pack: exit %d: %.600s", p.exit_code, p.err);
 	int made = p.exit_code == 0;
 	test_proc_free(&p);
