@@ -6,7 +6,8 @@
  * accumulate in fp32); the fixture and the shapes shared with the gpu
  * tests are in layer_cases.c. bf16 cases skip, with the backend's reason,
  * where oneDNN has no bf16 kernels. Also: the reference-kernel check
- * refuses a strided view. What it does not test: whole networks (test_cpu_models.c).
+ * refuses a strided view; a DenseNet 3x3 at batch 16 runs as Winograd on
+ * AVX-512 and equals ref at the fp32 tolerance. What it does not test: whole networks (test_cpu_models.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "backend/backend.h"
 #include "layer_cases.h"
 #include "backend/cpu/dnnl_ctx.h"
+#include "backend/cpu/backend_cpu.h"
+#include "backend/cpu/cpu_isa.h"
 #include "cpu_isa_caps.h"
 
 static const struct layer_fill cpu_fill = { .seed = 7, .dy_scale = 1.f };
@@ -80,11 +83,64 @@ static void test_reference_kernel_is_refused(void)
 	dnnl_ctx_free(&c);
 }
 
+struct wino_scan { int fwd, bwd_data; };
+
+static void on_conv(const char *what, const char *impl, void *user)
+{
+	struct wino_scan *s = user;
+	if (!strstr(impl, "wino"))
+		return;
+	s->fwd += strncmp(what, "conv fwd", 8) == 0;
+	s->bwd_data += strncmp(what, "conv bwd_data", 13) == 0;
+}
+
+/* DenseNet-121's 3x3 convolution of block 3 (128 -> 32 channels, 14x14)
+ * at batch 16: where oneDNN's choice (convolution_auto) runs Winograd
+ * forward and backward data on AVX-512; the values equal ref's within
+ * the fp32 tolerance, and on AVX-512 the kernels are Winograd (oneDNN
+ * has none below). */
+static void test_conv_3x3_winograd_fp32(void)
+{
+	struct model_layer l = layer_proto(LAYER_CONV, 3, 1, 1, 0);
+	cpu_vs_ref(l, PRECISION_FP32, 16, 128, 14, 14, 32, 14, 14);
+	struct layer_pair t;
+	if (layer_pair_one(&t, l, 16, 128, 14, 14, 32, 14, 14, PRECISION_FP32, &cpu_fill))
+		return;
+	struct trainer_error err = { "" };
+	struct backend_options opt = { .max_batch = 16, .precision = PRECISION_FP32 };
+	struct backend *b = backend_cpu_ops.create(&t.m, &opt, &err);
+	CHECK_MSG(b, "%s", err.msg);
+	float *y = malloc(t.out_count * sizeof(float)), *dx = malloc(t.in_count * sizeof(float));
+	struct backend_input in = { .x = t.x, .count = t.n };
+	if (b && y && dx) {
+		CHECK_MSG(backend_cpu_ops.forward(b, &in, 1, y, &err) == 0 &&
+			  backend_cpu_ops.backward(b, t.dy, dx, NULL, NULL, &err) == 0, "%s", err.msg);
+		struct wino_scan s = { 0, 0 };
+		cpu_backend_primitives(b, on_conv, &s);
+		dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+		if (cpu_isa_has(isa, dnnl_cpu_isa_avx512_core)) {
+			CHECK_INT(s.fwd, 1);
+			CHECK_INT(s.bwd_data, 1);
+		} else {
+			CHECK_INT(s.fwd + s.bwd_data, 0);
+			printf("  measured: %s: no Winograd kernel below AVX-512, direct\n", cpu_isa_name(isa));
+		}
+	}
+	if (b)
+		backend_cpu_ops.destroy(b);
+	free(y);
+	free(dx);
+	free(t.x);
+	free(t.dy);
+	model_destroy(&t.m);
+}
+
 #define ROW(name) { #name, test_##name }
 const struct test_case cpu_layers_tests[] = {
 	ROW(reference_kernel_is_refused),
 	ROW(conv_7x7_stride2_fp32), ROW(conv_3x3_fp32), ROW(conv_3x3_stride2_fp32),
-	ROW(conv_1x1_fp32), ROW(conv_1x1_stride2_fp32), ROW(batchnorm_fp32),
+	ROW(conv_1x1_fp32), ROW(conv_1x1_stride2_fp32), ROW(conv_3x3_winograd_fp32),
+	ROW(batchnorm_fp32),
 	ROW(batchnorm_relu_fp32), ROW(relu_fp32), ROW(maxpool_fp32), ROW(avgpool_fp32),
 	ROW(global_avgpool_fp32), ROW(linear_fp32), ROW(add_fp32), ROW(add_relu_fp32),
 	ROW(conv_7x7_stride2_bf16), ROW(conv_3x3_bf16), ROW(conv_3x3_stride2_bf16),

@@ -4,7 +4,9 @@
  * gradients reordered back into model->grads (OIHW, fp32).
  * prim[0] forward, [1] backward data, [2] backward weights; each on the
  * storage's layouts, or on oneDNN's own choice where the ISA has no fast
- * kernel for those (conv_make).
+ * kernel for those (conv_make); the algorithm is oneDNN's choice too
+ * (convolution_auto: 2.6 runs a 3x3 at batch > 8 as Winograd on AVX-512
+ * fp32 where its heuristic expects that faster, else direct).
  * temp[0] src, [1] dst / diff_dst, [2] diff_src, [3] diff_weights,
  * [4] src for backward weights, [5] diff_dst for backward data (when
  * their layouts differ from [0] and [1]).
@@ -40,12 +42,12 @@ static int conv_desc(struct cpu_exec *x, const struct conv_geom *g, enum conv_ki
 	memset(d, 0, sizeof(*d));
 	if (k == CONV_FWD)
 		st = dnnl_convolution_forward_desc_init(d, dnnl_forward_training,
-			dnnl_convolution_direct, a, &g->wmd, NULL, b, g->st, g->pad, g->pad);
+			dnnl_convolution_auto, a, &g->wmd, NULL, b, g->st, g->pad, g->pad);
 	else if (k == CONV_BWD_DATA)
-		st = dnnl_convolution_backward_data_desc_init(d, dnnl_convolution_direct, a,
+		st = dnnl_convolution_backward_data_desc_init(d, dnnl_convolution_auto, a,
 			&g->wmd, b, g->st, g->pad, g->pad);
 	else
-		st = dnnl_convolution_backward_weights_desc_init(d, dnnl_convolution_direct, a,
+		st = dnnl_convolution_backward_weights_desc_init(d, dnnl_convolution_auto, a,
 			&g->dwmd, NULL, b, g->st, g->pad, g->pad);
 	return dnnl_ctx_ok(&x->ctx, st, what);
 }
