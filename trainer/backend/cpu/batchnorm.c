@@ -6,7 +6,11 @@
  * prim[0] forward training, [1] forward inference, [2] backward, [3] the
  * memory-efficient recompute: forward training on the step's statistics
  * as given (one pass over the input instead of three, the same output).
- * temp[0] src, [1] dst, [2] diff_src, [3] diff_dst.
+ * Where oneDNN has no fused BN+ReLU for training on the storage's form
+ * (2.6 below AVX2) the ReLU runs after it as its own primitive: prim[4]
+ * forward in place, [5] backward from dst into temp[4].
+ * temp[0] src, [1] dst, [2] diff_src, [3] diff_dst, [4] the gradient
+ * between the ReLU and the BN.
  * What it does not do: keep its own parameter copies.
  */
 #include <stdio.h>
@@ -18,11 +22,15 @@
 #define BN_EPS 1e-5f
 #define BN_MOMENTUM 0.1f
 
-/* The three primitives (training, inference, backward) on l->in_md. */
-static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, const char *what)
+/* The three primitives (training, inference, backward) on l->in_md, and
+ * the recompute's; split: the ReLU not fused (its own two primitives). */
+static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, int split, const char *what)
 {
 	const struct model_layer *ml = l->ml;
-	unsigned flags = dnnl_use_scale | dnnl_use_shift | (ml->relu ? dnnl_fuse_norm_relu : 0);
+	unsigned flags = dnnl_use_scale | dnnl_use_shift |
+			 (ml->relu && !split ? dnnl_fuse_norm_relu : 0);
+	if (split && cpu_relu_prims(x, l, 4, 5, dnnl_eltwise_relu_use_dst_for_bwd))
+		return -1;
 	dnnl_batch_normalization_desc_t fd, id, bd, rd;
 	memset(&fd, 0, sizeof(fd));
 	memset(&id, 0, sizeof(id));
@@ -47,27 +55,36 @@ static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, const char *what)
 	       ? -1 : 0;
 }
 
-/* The storage's own form first; where the ISA has no fast kernel for it
- * (SSE4.1: BN+ReLU on nChw8c), NHWC, then NCHW, with reorders. */
+/* The storage's own form with the ReLU fused, then with it split off
+ * (SSE4.1 and AVX have jit BN on nChw8c, but not fused with a ReLU in
+ * training); then NHWC and NCHW, with reorders. Each next one only where
+ * oneDNN offered a reference kernel for the one before. */
 static int bn_setup(struct cpu_exec *x, struct cpu_layer *l)
 {
 	const struct model_layer *ml = l->ml;
 	char what[200];
-	enum cpu_form forms[] = { cpu_form_for(x, &ml->in, 1, 0), FORM_NHWC, FORM_NCHW };
+	enum cpu_form own = cpu_form_for(x, &ml->in, 1, 0);
+	const struct { enum cpu_form form; int split; } tries[] = {
+		{ own, 0 }, { own, 1 }, { FORM_NHWC, 0 }, { FORM_NCHW, 0 },
+	};
 	int rc = -1;
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]) && rc; i++) {
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]) && rc; i++) {
+		if (tries[i].split && !ml->relu)
+			continue;
 		if (i && !x->ctx.refused_ref)
 			return -1;
-		cpu_form_md(x, forms[i], ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
+		cpu_form_md(x, tries[i].form, ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
 		snprintf(what, sizeof(what), "batch norm%s '%s' (mb%d ic%d %dx%d %s form %d)",
-			 ml->relu ? "+relu" : "", ml->name, x->n, ml->in.channels, ml->in_h,
-			 ml->in_w, x->dt == dnnl_bf16 ? "bf16" : "f32", (int)forms[i]);
-		rc = bn_prims(x, l, what);
+			 ml->relu && !tries[i].split ? "+relu" : "", ml->name, x->n,
+			 ml->in.channels, ml->in_h, ml->in_w, x->dt == dnnl_bf16 ? "bf16" : "f32",
+			 (int)tries[i].form);
+		memset(l->prim, 0, sizeof(l->prim));
+		rc = bn_prims(x, l, tries[i].split, what);
 	}
 	if (rc)
 		return -1;
 	l->out_md = l->in_md;
-	l->ws_bytes = ml->relu ? prim_arg_bytes(l->prim[0], DNNL_ARG_WORKSPACE) : 0;
+	l->ws_bytes = ml->relu && !l->prim[4] ? prim_arg_bytes(l->prim[0], DNNL_ARG_WORKSPACE) : 0;
 	l->mean = calloc(ml->in.channels, sizeof(float));
 	l->var = calloc(ml->in.channels, sizeof(float));
 	if (!l->mean || !l->var)
@@ -77,6 +94,7 @@ static int bn_setup(struct cpu_exec *x, struct cpu_layer *l)
 	l->temp_bytes[1] = cpu_md_is_storage(x, &ml->out, &l->out_md) ? 0 : b;
 	l->temp_bytes[2] = b;
 	l->temp_bytes[3] = cpu_md_is_storage(x, &ml->out, &l->out_md) ? 0 : b;
+	l->temp_bytes[4] = l->prim[4] ? b : 0;
 	return 0;
 }
 
@@ -111,7 +129,8 @@ static int bn_forward(struct cpu_exec *x, struct cpu_layer *l, int training)
 		{ DNNL_ARG_WORKSPACE, l->ws },
 	};
 	struct prim *p = training == 2 && l->prim[3] ? l->prim[3] : l->prim[training ? 0 : 1];
-	if (prim_exec(&x->ctx, p, 7, a))
+	struct prim_arg r[] = { { DNNL_ARG_SRC, dst }, { DNNL_ARG_DST, dst } };
+	if (prim_exec(&x->ctx, p, 7, a) || (l->prim[4] && prim_exec(&x->ctx, l->prim[4], 2, r)))
 		return -1;
 	if (training == 1)
 		update_running(x, l);
@@ -125,6 +144,16 @@ static int bn_backward(struct cpu_exec *x, struct cpu_layer *l)
 	if (cpu_fetch(x, &ml->in, 0, &l->in_md, l->temp[0], &src) ||
 	    cpu_fetch(x, &ml->out, 1, &l->out_md, l->temp[3], &dd))
 		return -1;
+	if (l->prim[4]) {   /* the split ReLU's backward first, from its output */
+		char *y;
+		if (cpu_fetch(x, &ml->out, 0, &l->out_md, l->temp[1], &y))
+			return -1;
+		struct prim_arg r[] = { { DNNL_ARG_DST, y }, { DNNL_ARG_DIFF_DST, dd },
+					{ DNNL_ARG_DIFF_SRC, l->temp[4] } };
+		if (prim_exec(&x->ctx, l->prim[5], 3, r))
+			return -1;
+		dd = l->temp[4];
+	}
 	char *ds = cpu_out_ptr(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, l->temp[2]);
 	struct prim_arg a[] = {
 		{ DNNL_ARG_SRC, src }, { DNNL_ARG_DIFF_DST, dd },

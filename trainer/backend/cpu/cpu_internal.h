@@ -147,6 +147,11 @@ int cpu_err(struct cpu_exec *x, struct trainer_error *err);
 void cpu_bind_temps(struct cpu_exec *x, struct cpu_layer *l, int phase);
 void cpu_bind_phase(struct cpu_exec *x, int phase);
 
+/* eltwise.c: ReLU forward (training) and backward on l->in_md into
+ * prim[fwd_slot] and prim[bwd_slot]; bwd_alg relu (from src) or
+ * relu_use_dst_for_bwd. */
+int cpu_relu_prims(struct cpu_exec *x, struct cpu_layer *l, int fwd_slot, int bwd_slot,
+		   dnnl_alg_kind_t bwd_alg);
 extern const struct cpu_layer_ops cpu_conv_ops, cpu_bnorm_ops, cpu_relu_ops,
 	cpu_add_ops, cpu_maxpool_ops, cpu_avgpool_ops, cpu_linear_ops;
 

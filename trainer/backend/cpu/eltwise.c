@@ -18,8 +18,8 @@ static void op_md(struct cpu_exec *x, struct cpu_layer *l)
 	l->in2_md = l->out_md = l->in_md;
 }
 
-static int relu_prims(struct cpu_exec *x, struct cpu_layer *l, int fwd_slot, int bwd_slot,
-		      dnnl_alg_kind_t bwd_alg)
+int cpu_relu_prims(struct cpu_exec *x, struct cpu_layer *l, int fwd_slot, int bwd_slot,
+		   dnnl_alg_kind_t bwd_alg)
 {
 	const struct model_layer *ml = l->ml;
 	char what[200];
@@ -52,7 +52,7 @@ static int relu_setup(struct cpu_exec *x, struct cpu_layer *l)
 {
 	op_md(x, l);
 	temps(x, l, &l->ml->in, &l->ml->out);
-	return relu_prims(x, l, 0, 1, dnnl_eltwise_relu);
+	return cpu_relu_prims(x, l, 0, 1, dnnl_eltwise_relu);
 }
 
 static int relu_forward(struct cpu_exec *x, struct cpu_layer *l, int training)
@@ -118,7 +118,7 @@ static int add_setup(struct cpu_exec *x, struct cpu_layer *l)
 		dnnl_primitive_attr_destroy(attr);
 	if (rc || !ml->relu)
 		return rc ? -1 : 0;
-	return relu_prims(x, l, 2, 1, dnnl_eltwise_relu_use_dst_for_bwd);
+	return cpu_relu_prims(x, l, 2, 1, dnnl_eltwise_relu_use_dst_for_bwd);
 }
 
 static int add_forward(struct cpu_exec *x, struct cpu_layer *l, int training)
