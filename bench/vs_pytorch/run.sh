@@ -2,11 +2,12 @@
 # bench/vs_pytorch/run.sh - chexnet's cpu backend against PyTorch's best CPU
 # configurations on the CheXNet training step (DenseNet-121/14, batch 16,
 # 224, 2 threads), alternating the two so both see the same machine state.
-# Runs each row natively and, where the CPU is above AVX2, once more with
-# both programs capped to AVX2 (ONEDNN_MAX_CPU_ISA=AVX2 for both oneDNNs,
-# ATEN_CPU_CAPABILITY=avx2 for PyTorch's own kernels), and shows which
-# kernel PyTorch's oneDNN dispatched under the cap. bf16 rows only where
-# chexnet has bf16 kernels (it refuses bf16 below AVX-512).
+# Runs each row natively and again under every ISA cap below the CPU's
+# (AVX512_CORE, AVX2, AVX, SSE41: ONEDNN_MAX_CPU_ISA for both oneDNNs,
+# ATEN_CPU_CAPABILITY avx512, avx2 or default for PyTorch's own kernels),
+# and shows which kernel PyTorch's oneDNN dispatched under each. bf16 rows
+# only where chexnet has bf16 kernels (it refuses bf16 below AVX-512).
+# CAPS="AVX2 SSE41" runs only those caps.
 # PyTorch is 2.15.0 with torchvision 0.29.2 from PyPI, installed on first
 # use into a venv of its own ($HVD_TORCH_VENV, default .venv beside this script;
 # the system's Python is not touched).
@@ -66,17 +67,35 @@ table() { # label
 		$6, $1, $2, $3, $4, $4 / $2, $5, $5 / $3, $7, $7 / $2, $8, $8 / $3 }'
 }
 
+# An ISA's rank: a cap runs when it is below the native ISA's.
+rank() {
+	case $1 in
+	sse41 | SSE41) echo 1 ;; avx | AVX) echo 2 ;; avx2* | AVX2) echo 3 ;;
+	avx512_core | AVX512_CORE) echo 4 ;; *) echo 5 ;;
+	esac
+}
+
+for cap in ${CAPS:-}; do
+	case $cap in AVX512_CORE | AVX2 | AVX | SSE41) ;;
+	*) echo "hvd: vs_pytorch: CAPS: '$cap': not one of AVX512_CORE AVX2 AVX SSE41" >&2; exit 1 ;;
+	esac
+done
 [ "${MAXBATCH:-0}" = only ] || {
 table "native"
 native=$("$build/chexnet" bench --backend cpu --batch 1 --size 32 --steps 1 --quiet 2>&1 |
 	sed -n 's/.*(\([a-z0-9_]*\), [0-9]*-channel blocks).*/\1/p')
-if [ "$native" != avx2 ]; then
-	ONEDNN_MAX_CPU_ISA=AVX2 DNNL_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2
+for cap in ${CAPS:-AVX512_CORE AVX2 AVX SSE41}; do
+	case $cap in
+	AVX512_CORE) aten=avx512 ;; AVX2) aten=avx2 ;; *) aten=default ;;
+	esac
+	if [ "$(rank "$cap")" -ge "$(rank "$native")" ]; then
+		echo "== capped to $cap: not below this CPU's $native"
+		continue
+	fi
+	ONEDNN_MAX_CPU_ISA=$cap DNNL_MAX_CPU_ISA=$cap ATEN_CPU_CAPABILITY=$aten
 	export ONEDNN_MAX_CPU_ISA DNNL_MAX_CPU_ISA ATEN_CPU_CAPABILITY
-	table "capped to AVX2"
-else
-	echo "== capped to AVX2: the native run is the AVX2 run"
-fi
+	table "capped to $cap"
+done
 }
 
 # peak RSS MiB of one fp32 step at batch $2 of: torch, chexnet, chexnet-me
