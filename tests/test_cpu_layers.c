@@ -83,6 +83,35 @@ static void test_reference_kernel_is_refused(void)
 	dnnl_ctx_free(&c);
 }
 
+/* One fp32 training step (forward, backward) of t on the cpu backend,
+ * then fn(what, impl, user) for every primitive it made; frees t.
+ * Returns 0 when the step ran. */
+static int step_then_scan(struct layer_pair *t,
+			  void (*fn)(const char *what, const char *impl, void *user), void *user)
+{
+	struct trainer_error err = { "" };
+	struct backend_options opt = { .max_batch = t->n, .precision = PRECISION_FP32 };
+	struct backend *b = backend_cpu_ops.create(&t->m, &opt, &err);
+	float *y = malloc(t->out_count * sizeof(float)), *dx = malloc(t->in_count * sizeof(float));
+	struct backend_input in = { .x = t->x, .count = t->n };
+	int rc = -1;
+	CHECK_MSG(b, "%s", err.msg);
+	if (b && y && dx) {
+		rc = backend_cpu_ops.forward(b, &in, 1, y, &err) ||
+		     backend_cpu_ops.backward(b, t->dy, dx, NULL, NULL, &err) ? -1 : 0;
+		CHECK_MSG(rc == 0, "%s", err.msg);
+		cpu_backend_primitives(b, fn, user);
+	}
+	if (b)
+		backend_cpu_ops.destroy(b);
+	free(y);
+	free(dx);
+	free(t->x);
+	free(t->dy);
+	model_destroy(&t->m);
+	return rc;
+}
+
 struct wino_scan { int fwd, bwd_data; };
 
 static void on_conv(const char *what, const char *impl, void *user)
@@ -102,37 +131,20 @@ static void on_conv(const char *what, const char *impl, void *user)
 static void test_conv_3x3_winograd_fp32(void)
 {
 	struct model_layer l = layer_proto(LAYER_CONV, 3, 1, 1, 0);
-	cpu_vs_ref(l, PRECISION_FP32, 16, 128, 14, 14, 32, 14, 14);
 	struct layer_pair t;
-	if (layer_pair_one(&t, l, 16, 128, 14, 14, 32, 14, 14, PRECISION_FP32, &cpu_fill))
+	struct wino_scan s = { 0, 0 };
+	cpu_vs_ref(l, PRECISION_FP32, 16, 128, 14, 14, 32, 14, 14);
+	if (layer_pair_one(&t, l, 16, 128, 14, 14, 32, 14, 14, PRECISION_FP32, &cpu_fill) ||
+	    step_then_scan(&t, on_conv, &s))
 		return;
-	struct trainer_error err = { "" };
-	struct backend_options opt = { .max_batch = 16, .precision = PRECISION_FP32 };
-	struct backend *b = backend_cpu_ops.create(&t.m, &opt, &err);
-	CHECK_MSG(b, "%s", err.msg);
-	float *y = malloc(t.out_count * sizeof(float)), *dx = malloc(t.in_count * sizeof(float));
-	struct backend_input in = { .x = t.x, .count = t.n };
-	if (b && y && dx) {
-		CHECK_MSG(backend_cpu_ops.forward(b, &in, 1, y, &err) == 0 &&
-			  backend_cpu_ops.backward(b, t.dy, dx, NULL, NULL, &err) == 0, "%s", err.msg);
-		struct wino_scan s = { 0, 0 };
-		cpu_backend_primitives(b, on_conv, &s);
-		dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
-		if (cpu_isa_has(isa, dnnl_cpu_isa_avx512_core)) {
-			CHECK_INT(s.fwd, 1);
-			CHECK_INT(s.bwd_data, 1);
-		} else {
-			CHECK_INT(s.fwd + s.bwd_data, 0);
-			printf("  measured: %s: no Winograd kernel below AVX-512, direct\n", cpu_isa_name(isa));
-		}
+	dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+	if (cpu_isa_has(isa, dnnl_cpu_isa_avx512_core)) {
+		CHECK_INT(s.fwd, 1);
+		CHECK_INT(s.bwd_data, 1);
+	} else {
+		CHECK_INT(s.fwd + s.bwd_data, 0);
+		printf("  measured: %s: no Winograd kernel below AVX-512, direct\n", cpu_isa_name(isa));
 	}
-	if (b)
-		backend_cpu_ops.destroy(b);
-	free(y);
-	free(dx);
-	free(t.x);
-	free(t.dy);
-	model_destroy(&t.m);
 }
 
 struct bn_scan { int jit, other; char impl[64]; };
@@ -151,34 +163,17 @@ static void on_bn(const char *what, const char *impl, void *user)
 /* BN+ReLU in training runs oneDNN's jit batch norm on every ISA: where
  * 2.6 has no jit BN fused with a ReLU (SSE4.1, AVX) the ReLU runs as its
  * own primitive, not the whole layer on the generic NHWC kernel (about
- * 40 times slower: 3.1 of a DenseNet-121 step's 5.3 s capped to AVX). */
+ * 20 times slower: 3.1 of a DenseNet-121 step's 5.3 s capped to AVX). */
 static void test_batchnorm_relu_runs_jit_fp32(void)
 {
 	struct layer_pair t;
+	struct bn_scan s = { 0, 0, "" };
 	if (layer_pair_one(&t, layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), 2, 64, 6, 6, 64, 6, 6,
-			   PRECISION_FP32, &cpu_fill))
+			   PRECISION_FP32, &cpu_fill) ||
+	    step_then_scan(&t, on_bn, &s))
 		return;
-	struct trainer_error err = { "" };
-	struct backend_options opt = { .max_batch = 2, .precision = PRECISION_FP32 };
-	struct backend *b = backend_cpu_ops.create(&t.m, &opt, &err);
-	CHECK_MSG(b, "%s", err.msg);
-	float *y = malloc(t.out_count * sizeof(float)), *dx = malloc(t.in_count * sizeof(float));
-	struct backend_input in = { .x = t.x, .count = t.n };
-	if (b && y && dx) {
-		CHECK_MSG(backend_cpu_ops.forward(b, &in, 1, y, &err) == 0 &&
-			  backend_cpu_ops.backward(b, t.dy, dx, NULL, NULL, &err) == 0, "%s", err.msg);
-		struct bn_scan s = { 0, 0, "" };
-		cpu_backend_primitives(b, on_bn, &s);
-		CHECK_MSG(s.jit >= 2 && s.other == 0, "%s: %d jit batch norms, %d other (%s)",
-			  cpu_isa_name(dnnl_get_effective_cpu_isa()), s.jit, s.other, s.impl);
-	}
-	if (b)
-		backend_cpu_ops.destroy(b);
-	free(y);
-	free(dx);
-	free(t.x);
-	free(t.dy);
-	model_destroy(&t.m);
+	CHECK_MSG(s.jit >= 2 && s.other == 0, "%s: %d jit batch norms, %d other (%s)",
+		  cpu_isa_name(dnnl_get_effective_cpu_isa()), s.jit, s.other, s.impl);
 }
 
 #define ROW(name) { #name, test_##name }
