@@ -51,6 +51,15 @@ const char *cpu_isa_cap_redundant(const char *env)
 	return why;
 }
 
+int cpu_bf16_native(void)
+{
+	struct backend_options opt = { .max_batch = 1, .precision = PRECISION_BF16,
+				       .native_only = 1 };
+	struct trainer_error err = { "" };
+	char what[96];
+	return backend_cpu_ops.probe(&opt, what, sizeof(what), &err) == 0;
+}
+
 int cpu_bf16_missing(char *why, size_t len)
 {
 	struct backend_options opt = { .max_batch = 1, .precision = PRECISION_BF16 };

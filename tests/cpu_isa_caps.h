@@ -22,6 +22,9 @@ const char *cpu_isa_cap_redundant(const char *env);
 /* 1 (and the backend's one-line refusal in why) when the cpu backend has
  * no bf16 kernels under the current environment's ISA. */
 int cpu_bf16_missing(char *why, size_t len);
+/* 1 when the ISA computes bf16 natively (what --precision auto takes),
+ * not emulated (avx512_core) or missing. */
+int cpu_bf16_native(void);
 #define SKIP_WITHOUT_BF16() do { char why_[512]; \
 	if (cpu_bf16_missing(why_, sizeof(why_))) SKIP("%s", why_); } while (0)
 

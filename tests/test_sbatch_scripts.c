@@ -9,8 +9,8 @@
  * choices: the cpu backend (the clusters' GPUs are device files CUDA cannot
  * use; the GPU scripts then warn once and the runtime stays on a host
  * backend, never NCCL; where CUDA can use them: gpu, NCCL, bf16) and
- * --precision auto resolved for the CPU the job runs on (bf16 with bf16
- * kernels, else fp32). Group slurm-sbatch@avx2 runs the same
+ * --precision auto resolved for the CPU the job runs on (bf16 where it
+ * computes bf16 natively, else fp32). Group slurm-sbatch@avx2 runs the same
  * cases under ONEDNN_MAX_CPU_ISA=AVX2 (fp32, no bf16 refusal); the
  * multi-node scripts (chexnet-multinode, chexnet-cpu at its 2 nodes) run in
  * group slurm-multinode-sbatch (and @avx2) on the multi-node cluster. The
@@ -62,12 +62,12 @@ static int submit(const char *opts, const char *script, struct test_proc *p)
 }
 
 /* What --precision auto must resolve to on this CPU (under the group's
- * ISA cap, which the job inherits through sbatch's environment). */
+ * ISA cap, which the job inherits through sbatch's environment): bf16
+ * where the CPU computes it natively. */
 static const char *auto_precision(void)
 {
 #ifdef HAVE_CPU_BACKEND
-	char why[512];
-	return cpu_bf16_missing(why, sizeof(why)) ? "fp32" : "bf16";
+	return cpu_bf16_native() ? "bf16" : "fp32";
 #else
 	return "fp32";
 #endif

@@ -52,6 +52,8 @@ struct backend_options {
 	int memory_efficient;   /* recompute BN(+ReLU) outputs in backward
 				   instead of storing them (Pleiss et al. 2017);
 				   gradients must not change */
+	int native_only;        /* probe: refuse a precision this machine
+				   only emulates (slower than fp32) */
 };
 
 /* Exactly one of images / x is set. */

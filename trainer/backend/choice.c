@@ -77,11 +77,19 @@ enum precision backend_precision_auto(const char *name, char *why, size_t len)
 		snprintf(why, len, "auto: mixed precision on the GPU");
 		return PRECISION_BF16;
 	}
-	if (ops && ops->probe && !strcmp(name, "cpu") && !ops->probe(&opt, what, sizeof(what), &err)) {
-		snprintf(why, len, "auto: this CPU has bf16 kernels");
-		return PRECISION_BF16;
+	if (strcmp(name, "cpu")) {
+		snprintf(why, len, "auto: the ref backend computes in fp32");
+		return PRECISION_FP32;
 	}
-	snprintf(why, len, "auto: %s", !strcmp(name, "cpu") ? "no bf16 kernels on this CPU"
-		 : "the ref backend computes in fp32");
+	if (ops && ops->probe && !ops->probe(&opt, what, sizeof(what), &err)) {
+		opt.native_only = 1;
+		if (!ops->probe(&opt, what, sizeof(what), &err)) {
+			snprintf(why, len, "auto: this CPU has native bf16");
+			return PRECISION_BF16;
+		}
+		snprintf(why, len, "auto: bf16 only emulated on this CPU, slower than fp32");
+		return PRECISION_FP32;
+	}
+	snprintf(why, len, "auto: no bf16 kernels on this CPU");
 	return PRECISION_FP32;
 }

@@ -37,8 +37,8 @@ int backend_choose(const char *requested, const struct backend_env *env,
  * backend's device count, the environment. */
 int backend_resolve(const char *requested, struct backend_choice *out, struct trainer_error *err);
 /* --precision auto on backend `name`: bf16 on the gpu backend and where
- * the backend's probe takes bf16 (a CPU with native bf16 kernels), else
- * fp32; why says which. */
+ * the cpu backend's probe takes bf16 as native (avx512_core_bf16, AMX;
+ * not avx512_core, which only emulates it), else fp32; why says which. */
 enum precision backend_precision_auto(const char *name, char *why, size_t len);
 
 #endif

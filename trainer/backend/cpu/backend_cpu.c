@@ -43,17 +43,22 @@ static void cpu_destroy(struct backend *b)
 }
 
 /* bf16 where oneDNN has no bf16 kernels is refused from the ISA, before
- * any work: never a failure at the first primitive, never silently slow. */
-static int check_precision(const struct cpu_isa *isa, enum precision p,
+ * any work: never a failure at the first primitive, never silently slow.
+ * native_only (the probe behind --precision auto) also refuses bf16 that
+ * avx512_core only emulates: 2.6x slower than fp32 there (bench/). */
+static int check_precision(const struct cpu_isa *isa, enum precision p, int native_only,
 			   struct trainer_error *err)
 {
 	char where[128];
 	if (p != PRECISION_FP32 && p != PRECISION_BF16)
 		return trainer_error_set(err, "--precision: '%s': the cpu backend has fp32 "
 					 "and bf16", precision_name(p));
+	cpu_isa_where(isa, where, sizeof(where));
+	if (p == PRECISION_BF16 && isa->bf16 && native_only && !isa->bf16_native)
+		return trainer_error_set(err, "--precision bf16: %s: bf16 only emulated, slower "
+					 "than fp32", where);
 	if (p != PRECISION_BF16 || isa->bf16)
 		return 0;
-	cpu_isa_where(isa, where, sizeof(where));
 	return trainer_error_set(err, "--precision bf16: %s: no bf16 kernels: use "
 				 "--precision fp32", where);
 }
@@ -68,7 +73,7 @@ static int cpu_probe(const struct backend_options *opt, char *what, size_t len,
 	cpu_isa_probe(engine, &isa);
 	dnnl_engine_destroy(engine);
 	cpu_isa_describe(&isa, what, len);
-	return check_precision(&isa, opt->precision, err);
+	return check_precision(&isa, opt->precision, opt->native_only, err);
 }
 
 static struct backend *cpu_create(struct model *m, const struct backend_options *opt,
@@ -89,7 +94,7 @@ static struct backend *cpu_create(struct model *m, const struct backend_options 
 		cpu_destroy(b);
 		return NULL;
 	}
-	if (check_precision(&x->ctx.isa, opt->precision, err)) {
+	if (check_precision(&x->ctx.isa, opt->precision, 0, err)) {
 		cpu_destroy(b);
 		return NULL;
 	}

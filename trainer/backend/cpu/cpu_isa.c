@@ -92,6 +92,7 @@ void cpu_isa_probe(dnnl_engine_t engine, struct cpu_isa *isa)
 	/* oneDNN 2.6: bf16 kernels from avx512_core up (emulated there,
 	 * native with avx512_core_bf16 and AMX); none below */
 	isa->bf16 = cpu_isa_has(isa->isa, dnnl_cpu_isa_avx512_core);
+	isa->bf16_native = cpu_isa_has(isa->isa, dnnl_cpu_isa_avx512_core_bf16);
 	isa->amx = cpu_isa_has(isa->isa, dnnl_cpu_isa_avx512_core_amx);
 	read_cap(isa->cap, sizeof(isa->cap));
 }

@@ -19,6 +19,7 @@ struct cpu_isa {
 	const char *name;     /* "avx2", "avx512_core_bf16", ... */
 	int block;            /* channels per block of nChw{8,16}c */
 	int bf16;             /* oneDNN has bf16 kernels for this ISA */
+	int bf16_native;      /* ...computed in bf16 instructions, not emulated */
 	int amx;              /* AMX tiles (bf16 convs want NHWC) */
 	char cap[64];         /* "ONEDNN_MAX_CPU_ISA=AVX2" when set, else "" */
 };
