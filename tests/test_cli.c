@@ -341,7 +341,7 @@ static void test_backend_auto_on_this_machine(void)
 /* What --precision auto must say under ISA cap `cap` (NULL: none), from
  * what an explicit --precision bf16 starts on there: bf16 only where the
  * ISA computes it natively (avx512_core_bf16, AMX); fp32 where it is only
- * emulated (avx512_core: 2.6x slower than fp32) or missing. */
+ * emulated (avx512_core: slower than fp32) or missing. */
 static void auto_under(const char *cap)
 {
 	struct test_proc p;

@@ -45,7 +45,7 @@ static void cpu_destroy(struct backend *b)
 /* bf16 where oneDNN has no bf16 kernels is refused from the ISA, before
  * any work: never a failure at the first primitive, never silently slow.
  * native_only (the probe behind --precision auto) also refuses bf16 that
- * avx512_core only emulates: 2.6x slower than fp32 there (bench/). */
+ * avx512_core only emulates, slower than fp32 (the cpu README's bench). */
 static int check_precision(const struct cpu_isa *isa, enum precision p, int native_only,
 			   struct trainer_error *err)
 {
@@ -53,12 +53,12 @@ static int check_precision(const struct cpu_isa *isa, enum precision p, int nati
 	if (p != PRECISION_FP32 && p != PRECISION_BF16)
 		return trainer_error_set(err, "--precision: '%s': the cpu backend has fp32 "
 					 "and bf16", precision_name(p));
+	if (p == PRECISION_FP32 || (isa->bf16 && (isa->bf16_native || !native_only)))
+		return 0;
 	cpu_isa_where(isa, where, sizeof(where));
-	if (p == PRECISION_BF16 && isa->bf16 && native_only && !isa->bf16_native)
+	if (isa->bf16)
 		return trainer_error_set(err, "--precision bf16: %s: bf16 only emulated, slower "
 					 "than fp32", where);
-	if (p != PRECISION_BF16 || isa->bf16)
-		return 0;
 	return trainer_error_set(err, "--precision bf16: %s: no bf16 kernels: use "
 				 "--precision fp32", where);
 }
