@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -315,6 +316,43 @@ int test_run(const char *cmd, int timeout_s, struct test_proc *p)
 	p->out = sinks[0].buf ? sinks[0].buf : strdup("");
 	p->err = sinks[1].buf ? sinks[1].buf : strdup("");
 	return 0;
+}
+
+struct run_arg {
+	const char *cmd;
+	int timeout_s, rc;
+	struct test_proc *p;
+};
+
+static void *run_thread(void *arg)
+{
+	struct run_arg *a = arg;
+	a->rc = test_run(a->cmd, a->timeout_s, a->p);
+	return NULL;
+}
+
+int test_run_together(const char *const *cmds, int n, int timeout_s, struct test_proc *ps)
+{
+	struct run_arg *args = calloc((size_t)n, sizeof(*args));
+	pthread_t *threads = calloc((size_t)n, sizeof(*threads));
+	int rc = args && threads ? 0 : -1, started = 0;
+	for (int i = 0; rc == 0 && i < n; i++) {
+		args[i] = (struct run_arg){ cmds[i], timeout_s, -1, &ps[i] };
+		if (pthread_create(&threads[i], NULL, run_thread, &args[i]) != 0)
+			rc = -1;
+		else
+			started++;
+	}
+	for (int i = 0; i < started; i++) {
+		pthread_join(threads[i], NULL);
+		if (args[i].rc != 0)
+			rc = -1;
+	}
+	for (int i = started; i < n; i++)   /* never started: empty, freeable */
+		ps[i] = (struct test_proc){ .exit_code = -1, .out = strdup(""), .err = strdup("") };
+	free(args);
+	free(threads);
+	return rc;
 }
 
 void test_proc_free(struct test_proc *p)

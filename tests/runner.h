@@ -118,6 +118,10 @@ struct test_proc {
 	char *err;
 };
 int test_run(const char *cmd, int timeout_s, struct test_proc *p);
+/* test_run of n commands at once, each in its own thread, returning when
+ * all have ended: for cases whose runs wait more than they compute. Not
+ * for CHECKs: the threads only run; the case judges ps[] after. */
+int test_run_together(const char *const *cmds, int n, int timeout_s, struct test_proc *ps);
 void test_proc_free(struct test_proc *p);
 
 /* The last n bytes of s (all of s when shorter): failure messages show

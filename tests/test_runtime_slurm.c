@@ -32,15 +32,49 @@ static char *rt_cmd(const char *fmt, const char *a)
 }
 
 /* Runs `ENV srun -n N hvd-rt-test ARGS` in the case's temp dir. */
-static int run_ranks(const char *env, int n, const char *args, int timeout_s, struct test_proc *p)
+static char *ranks_cmd(const char *env, int n, const char *args)
 {
 	char *cmd = NULL;
 	if (asprintf(&cmd, "cd '%s' && " RT_ENV "%s srun -n %d '%s/hvd-rt-test' %s", test_tmpdir(), env, n,
 		     test_build_dir(), args) < 0)
-		return -1;
-	int rc = test_run(cmd, timeout_s, p);
+		return NULL;
+	return cmd;
+}
+
+static int run_ranks(const char *env, int n, const char *args, int timeout_s, struct test_proc *p)
+{
+	char *cmd = ranks_cmd(env, n, args);
+	int rc = cmd ? test_run(cmd, timeout_s, p) : -1;
 	free(cmd);
 	return rc;
+}
+
+/* srun -n n hvd-rt-test args under env. */
+struct ranks_spec {
+	const char *env;
+	int n;
+	const char *args;
+};
+
+/* The runs of specs, as many at once as the test node's 8 CPUs hold,
+ * for runs that wait (a cycle time, a stall limit) more than they
+ * compute; ps[k] is specs[k]'s. */
+#define NODE_CPUS 8
+static void run_ranks_batched(const struct ranks_spec *specs, int count, int timeout_s,
+			      struct test_proc *ps)
+{
+	for (int i = 0; i < count;) {
+		int j = i, cpus = 0;
+		while (j < count && (j == i || cpus + specs[j].n <= NODE_CPUS))
+			cpus += specs[j++].n;
+		char *cmds[NODE_CPUS] = { 0 };
+		for (int k = i; k < j; k++)
+			cmds[k - i] = ranks_cmd(specs[k].env, specs[k].n, specs[k].args);
+		CHECK(test_run_together((const char *const *)cmds, j - i, timeout_s, &ps[i]) == 0);
+		for (int k = i; k < j; k++)
+			free(cmds[k - i]);
+		i = j;
+	}
 }
 
 static int count_lines_with(const char *text, const char *needle)
@@ -689,11 +723,15 @@ static void test_plan_cache_rank_that_stops_submitting_is_named(void)
 	 * nudged to vote, and the stall inspector names rank 1; on every
 	 * coordination plane */
 	static const char *const votes[] = { "shm", "messages", "ring" };
+	static const struct ranks_spec runs[] = {
+		{ "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3 HVD_VOTE=shm", 3, "repeat 4 stop" },
+		{ "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3 HVD_VOTE=messages", 3, "repeat 4 stop" },
+		{ "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3 HVD_VOTE=ring", 3, "repeat 4 stop" },
+	};
+	struct test_proc ps[3];
+	run_ranks_batched(runs, 3, 60, ps);
 	for (int k = 0; k < 3; k++) {
-		struct test_proc p;
-		char env[96];
-		snprintf(env, sizeof(env), "HVD_STALL_WARNING_S=1 HVD_TIMEOUT_S=3 HVD_VOTE=%s", votes[k]);
-		CHECK(run_ranks(env, 3, "repeat 4 stop", 60, &p) == 0);
+		struct test_proc p = ps[k];
 		CHECK(p.exit_code != 0);
 		CHECK_MSG(p.seconds < 25, "HVD_VOTE=%s: took %.1f s", votes[k], p.seconds);
 		CHECK_MSG(count_lines_with(p.err, "hvd: stall: 'rank 1: [rep.0, rep.1, rep.2") >= 1,
@@ -771,25 +809,21 @@ struct small_result {
 	int names;
 };
 
-static void small_run(const char *env, int n, const char *args, struct small_result *res)
+static void small_parse(const struct ranks_spec *s, const struct test_proc *p, struct small_result *res)
 {
-	struct test_proc p;
-	char full[128];
-	snprintf(full, sizeof(full), "small %s", args);
 	*res = (struct small_result){ .agreed = ~0ul };
-	CHECK(run_ranks(env, n, full, 120, &p) == 0);
-	CHECK_MSG(p.exit_code == 0, "%s %s: exit %d: %.600s", env, args, p.exit_code, p.err);
-	const char *c = strstr(p.out, "checksum ");
+	CHECK_MSG(p->exit_code == 0, "%s %s: exit %d: %.600s", s->env, s->args, p->exit_code, p->err);
+	const char *c = strstr(p->out, "checksum ");
 	snprintf(res->sum, sizeof(res->sum), "%.25s", c ? c : "(none)");
-	for (int r = 0; r < n; r++) {
+	for (int r = 0; r < s->n; r++) {
 		char want[32], by[32] = "";
 		unsigned long a = 0;
 		int names = 0;
 		snprintf(want, sizeof(want), "rank %d: ", r);
-		const char *at = strstr(p.out, want);
+		const char *at = strstr(p->out, want);
 		CHECK_MSG(at && sscanf(at + strlen(want), "%lu buckets agreed, votes by %31[a-z ], %d vote "
 				       "names", &a, by, &names) == 3,
-			  "%s: rank %d said nothing: %.300s", args, r, p.out);
+			  "%s: rank %d said nothing: %.300s", s->args, r, p->out);
 		if (a < res->agreed)
 			res->agreed = a;
 		if (r == 0)
@@ -797,7 +831,28 @@ static void small_run(const char *env, int n, const char *args, struct small_res
 		if (names > res->names)
 			res->names = names;
 	}
-	test_proc_free(&p);
+}
+
+/* hvd-rt-test small ARGS under each of envs[0..count), together. */
+static void small_runs(const char *const *envs, int count, int n, const char *args,
+		       struct small_result *res)
+{
+	char full[128];
+	struct ranks_spec specs[4];
+	struct test_proc p[4];
+	snprintf(full, sizeof(full), "small %s", args);
+	for (int k = 0; k < count && k < 4; k++)
+		specs[k] = (struct ranks_spec){ envs[k], n, full };
+	run_ranks_batched(specs, count, 120, p);
+	for (int k = 0; k < count && k < 4; k++) {
+		small_parse(&specs[k], &p[k], &res[k]);
+		test_proc_free(&p[k]);
+	}
+}
+
+static void small_run(const char *env, int n, const char *args, struct small_result *res)
+{
+	small_runs(&env, 1, n, args, res);
 }
 
 /* A repeated small bucket (64 tensors, up to 64 KiB) is agreed among the
@@ -816,10 +871,11 @@ static void test_small_buckets_are_agreed(void)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int n = cases[k].n;
 		const char *args = cases[k].args;
-		struct small_result with, timeline, sync;
-		small_run("HVD_CYCLE_TIME_MS=1000", n, args, &with);
-		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", n, args, &timeline);
-		small_run("HVD_SYNC=1", n, args, &sync);
+		static const char *const envs[] = { "HVD_CYCLE_TIME_MS=1000",
+			"HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", "HVD_SYNC=1" };
+		struct small_result r[3];
+		small_runs(envs, 3, n, args, r);
+		const struct small_result with = r[0], timeline = r[1], sync = r[2];
 		CHECK(strstr(with.sum, "checksum ") == with.sum);
 		CHECK_MSG(!strcmp(with.sum, timeline.sum) && !strcmp(with.sum, sync.sum),
 			  "%d ranks %s: %s, %s with a timeline, %s under HVD_SYNC", n, args, with.sum,
@@ -834,7 +890,8 @@ static void test_small_buckets_are_agreed(void)
  * backend MPI: auto takes shared memory; shm, messages (MPI_Iallreduce)
  * and a TCP ring of its own each agree the repeated bucket every step,
  * with the sums of a run that negotiates every bucket through rank 0
- * (off), bit for bit; no vote name is left in /dev/shm while it runs. */
+ * (off), bit for bit; no vote name is left in /dev/shm while it runs
+ * (one run at a time: the node's jobs share one /dev/shm). */
 static void test_small_buckets_are_agreed_on_every_vote_transport(void)
 {
 	static const struct { const char *vote, *by; } cases[] = {
@@ -873,10 +930,11 @@ static void test_votes_that_differ_leave_the_tensors_alone(void)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		int n = cases[k].n;
 		const char *args = cases[k].args;
-		struct small_result with, timeline, off;
-		small_run("HVD_CYCLE_TIME_MS=1000", n, args, &with);
-		small_run("HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", n, args, &timeline);
-		small_run("HVD_CYCLE_TIME_MS=1000 HVD_VOTE=off", n, args, &off);
+		static const char *const envs[] = { "HVD_CYCLE_TIME_MS=1000",
+			"HVD_CYCLE_TIME_MS=1000 HVD_TIMELINE=tl.json", "HVD_CYCLE_TIME_MS=1000 HVD_VOTE=off" };
+		struct small_result r[3];
+		small_runs(envs, 3, n, args, r);
+		const struct small_result with = r[0], timeline = r[1], off = r[2];
 		CHECK(strstr(with.sum, "checksum ") == with.sum);
 		CHECK_MSG(!strcmp(with.sum, off.sum) && !strcmp(with.sum, timeline.sum),
 			  "%d ranks %s: %s, %s with a timeline, %s through rank 0", n, args, with.sum,
@@ -901,9 +959,14 @@ static void test_failures_of_an_agreed_step_on_two_ranks(void)
 		{ "HVD_STALL_WARNING_S=0 HVD_TIMEOUT_S=2", "repeat 4 missing",
 		  "hvd: stalled: 'rank 1: [rep.39]'", 25 },
 	};
-	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-		struct test_proc p;
-		CHECK(run_ranks(cases[k].env, 2, cases[k].args, 60, &p) == 0);
+	enum { N = sizeof(cases) / sizeof(cases[0]) };
+	struct ranks_spec runs[N];
+	struct test_proc ps[N];
+	for (int k = 0; k < N; k++)
+		runs[k] = (struct ranks_spec){ cases[k].env, 2, cases[k].args };
+	run_ranks_batched(runs, N, 60, ps);
+	for (int k = 0; k < N; k++) {
+		struct test_proc p = ps[k];
 		CHECK_MSG(p.exit_code != 0, "%s: exit 0", cases[k].args);
 		CHECK_MSG(p.seconds < cases[k].max_s, "%s: took %.1f s", cases[k].args, p.seconds);
 		CHECK_MSG(count_lines_with(p.err, cases[k].want) == 1, "%s: rank 0 says '%s': %.900s",
