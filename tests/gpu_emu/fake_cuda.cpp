@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "emu_device.h"
@@ -251,8 +252,8 @@ static void valid_range(int off, int stride, int size, int outputs, int *lo, int
 }
 
 /* Plane (n, c) of the tensor at p = alpha * acc (dense rows) + beta * it. */
-static void store_plane(void *p, const cudnnTensorStruct *d, int n, int c,
-			const std::vector<float> &acc, float a, float b)
+static void store_plane(void *p, const cudnnTensorStruct *d, int n, int c, const float *acc,
+			float a, float b)
 {
 	int h16 = is_half(d->type), b16 = is_bf16(d->type);
 	for (int y = 0; y < d->h; y++)
@@ -261,70 +262,92 @@ static void store_plane(void *p, const cudnnTensorStruct *d, int n, int c,
 }
 
 /* y = alpha * conv(x, w) + beta * y. Each output sums its taps in (c, r,
- * s) order, from 0, in fp32: the loops only run the taps in rows. */
+ * s) order, from 0, in fp32: the loops run the taps in rows, every output
+ * channel of an image at once (a tap's rows do not depend on it). */
 static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 			 const cudnnFilterStruct *wd, const void *w, const cudnnConvolutionStruct *cv,
 			 float b, const cudnnTensorStruct *yd, void *y)
 {
-	std::vector<float> X = dense_tensor(xd, x), W = dense_filter(wd, w), acc((size_t)yd->h * yd->w);
+	std::vector<float> X = dense_tensor(xd, x), W = dense_filter(wd, w);
+	size_t plane = (size_t)yd->h * yd->w;
+	std::vector<float> acc((size_t)yd->c * plane);
 	int H = xd->h, Wd = xd->w;
-	for (int n = 0; n < yd->n; n++)
-		for (int k = 0; k < yd->c; k++) {
-			std::fill(acc.begin(), acc.end(), 0.0f);
-			for (int c = 0; c < xd->c; c++) {
-				const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
-				for (int r = 0; r < wd->h; r++)
-					for (int s = 0; s < wd->w; s++) {
+	for (int n = 0; n < yd->n; n++) {
+		std::fill(acc.begin(), acc.end(), 0.0f);
+		for (int c = 0; c < xd->c; c++) {
+			const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
+			for (int r = 0; r < wd->h; r++)
+				for (int s = 0; s < wd->w; s++) {
+					int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
+					int offx = s * cv->dil_w - cv->pad_w;
+					valid_range(offy, cv->u, H, yd->h, &y0, &y1);
+					valid_range(offx, cv->v, Wd, yd->w, &x0, &x1);
+					for (int k = 0; k < yd->c; k++) {
 						float wv = W[wat(wd, k, c, r, s)];
-						int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
-						int offx = s * cv->dil_w - cv->pad_w;
-						valid_range(offy, cv->u, H, yd->h, &y0, &y1);
-						valid_range(offx, cv->v, Wd, yd->w, &x0, &x1);
 						for (int oy = y0; oy < y1; oy++) {
 							const float *row = xp + (size_t)(oy * cv->u + offy) * Wd;
-							float *out = &acc[(size_t)oy * yd->w];
+							float *out = &acc[k * plane + (size_t)oy * yd->w];
 							for (int ox = x0; ox < x1; ox++)
 								out[ox] += row[ox * cv->v + offx] * wv;
 						}
 					}
-			}
-			store_plane(y, yd, n, k, acc, a, b);
+				}
 		}
+		for (int k = 0; k < yd->c; k++)
+			store_plane(y, yd, n, k, &acc[k * plane], a, b);
+	}
+}
+
+/* The (output, input) index pairs of one filter tap along one axis of a
+ * transposed convolution: o + pad - t * dil = i * stride, i in [0, size). */
+static std::vector<std::pair<int, int>> tap_pairs(int outputs, int pad, int t, int dil, int stride,
+						  int size)
+{
+	std::vector<std::pair<int, int>> v;
+	for (int o = 0; o < outputs; o++) {
+		int ti = o + pad - t * dil;
+		if (ti >= 0 && ti % stride == 0 && ti / stride < size)
+			v.emplace_back(o, ti / stride);
+	}
+	return v;
 }
 
 /* dx = alpha * conv^T(dy, w) + beta * dx (gathered: each dx element sums
- * its (k, r, s) taps in that order, from 0, in fp32) */
+ * its (k, r, s) taps in that order, from 0, in fp32; every input channel
+ * of an image at once) */
 static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void *w,
 			       const cudnnTensorStruct *dyd, const void *dy,
 			       const cudnnConvolutionStruct *cv, float b,
 			       const cudnnTensorStruct *dxd, void *dx)
 {
-	std::vector<float> DY = dense_tensor(dyd, dy), W = dense_filter(wd, w), acc((size_t)dxd->h * dxd->w);
+	std::vector<float> DY = dense_tensor(dyd, dy), W = dense_filter(wd, w);
+	size_t plane = (size_t)dxd->h * dxd->w;
+	std::vector<float> acc((size_t)dxd->c * plane);
+	std::vector<std::vector<std::pair<int, int>>> rows(wd->h), cols(wd->w);
+	for (int r = 0; r < wd->h; r++)
+		rows[r] = tap_pairs(dxd->h, cv->pad_h, r, cv->dil_h, cv->u, dyd->h);
+	for (int s = 0; s < wd->w; s++)
+		cols[s] = tap_pairs(dxd->w, cv->pad_w, s, cv->dil_w, cv->v, dyd->w);
 	int OH = dyd->h, OW = dyd->w;
-	for (int n = 0; n < dxd->n; n++)
-		for (int c = 0; c < dxd->c; c++) {
-			std::fill(acc.begin(), acc.end(), 0.0f);
-			for (int k = 0; k < dyd->c; k++) {
-				const float *dyp = &DY[((size_t)n * dyd->c + k) * OH * OW];
-				for (int r = 0; r < wd->h; r++)
-					for (int s = 0; s < wd->w; s++) {
+	for (int n = 0; n < dxd->n; n++) {
+		std::fill(acc.begin(), acc.end(), 0.0f);
+		for (int k = 0; k < dyd->c; k++) {
+			const float *dyp = &DY[((size_t)n * dyd->c + k) * OH * OW];
+			for (int r = 0; r < wd->h; r++)
+				for (int s = 0; s < wd->w; s++)
+					for (int c = 0; c < dxd->c; c++) {
 						float wv = W[wat(wd, k, c, r, s)];
-						for (int y = 0; y < dxd->h; y++) {
-							int ty = y + cv->pad_h - r * cv->dil_h;
-							if (ty < 0 || ty % cv->u || ty / cv->u >= OH)
-								continue;
-							const float *row = dyp + (size_t)(ty / cv->u) * OW;
-							float *out = &acc[(size_t)y * dxd->w];
-							for (int x = 0; x < dxd->w; x++) {
-								int tx = x + cv->pad_w - s * cv->dil_w;
-								if (tx >= 0 && tx % cv->v == 0 && tx / cv->v < OW)
-									out[x] += row[tx / cv->v] * wv;
-							}
+						for (const auto &yy : rows[r]) {
+							const float *row = dyp + (size_t)yy.second * OW;
+							float *out = &acc[c * plane + (size_t)yy.first * dxd->w];
+							for (const auto &xx : cols[s])
+								out[xx.first] += row[xx.second] * wv;
 						}
 					}
-			}
-			store_plane(dx, dxd, n, c, acc, a, b);
 		}
+		for (int c = 0; c < dxd->c; c++)
+			store_plane(dx, dxd, n, c, &acc[c * plane], a, b);
+	}
 }
 
 /* dw = alpha * sum over n, oy, ox of x * dy + beta * dw, each dw element
@@ -337,14 +360,14 @@ static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const voi
 	std::vector<float> X = dense_tensor(xd, x), DY = dense_tensor(dyd, dy);
 	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), H = xd->h, Wd = xd->w;
 	size_t plane = (size_t)dyd->h * dyd->w;
-	for (int k = 0; k < dwd->k; k++)
-		for (int c = 0; c < dwd->c; c++)
-			for (int r = 0; r < dwd->h; r++)
-				for (int s = 0; s < dwd->w; s++) {
-					int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
-					int offx = s * cv->dil_w - cv->pad_w;
-					valid_range(offy, cv->u, H, dyd->h, &y0, &y1);
-					valid_range(offx, cv->v, Wd, dyd->w, &x0, &x1);
+	for (int r = 0; r < dwd->h; r++)
+		for (int s = 0; s < dwd->w; s++) {
+			int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
+			int offx = s * cv->dil_w - cv->pad_w;
+			valid_range(offy, cv->u, H, dyd->h, &y0, &y1);
+			valid_range(offx, cv->v, Wd, dyd->w, &x0, &x1);
+			for (int k = 0; k < dwd->k; k++)
+				for (int c = 0; c < dwd->c; c++) {
 					float sum = 0.0f;
 					for (int n = 0; n < xd->n; n++) {
 						const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
@@ -358,6 +381,7 @@ static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const voi
 					}
 					store(dw, wat(dwd, k, c, r, s), h16, b16, sum, a, b);
 				}
+		}
 }
 
 /* The three convolutions: checked now, run in the handle's stream with
