@@ -118,14 +118,16 @@ extern const struct test_case gpu_layers_tests[];
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct test_group test_groups[] = {
-	/* unit: no Slurm */
-	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	/* unit: no Slurm. The runner's own cases mostly wait out their
+	 * selftests' sleeps and deadlines: first in the lane beside the unit
+	 * groups in line (runner.h: .beside), gpu-emulated after them. */
+	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0, .beside = 1 },
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HAVE_GPU_BACKEND
-	/* the longest unit group, first in the lane beside the unit groups
-	 * in line (runner.h: .beside); the lane's others follow it */
+	/* the longest unit group, in the lane beside the unit groups in line
+	 * (runner.h: .beside); the lane's others follow it */
 	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0, .slow = 1,
 	  .beside = 1 },
 #endif
