@@ -840,11 +840,14 @@ static void small_runs(const char *const *envs, int count, int n, const char *ar
 	char full[128];
 	struct ranks_spec specs[4];
 	struct test_proc p[4];
+	CHECK_MSG(count >= 1 && count <= 4, "small_runs: %d runs (1 to 4)", count);
+	if (count < 1 || count > 4)
+		return;
 	snprintf(full, sizeof(full), "small %s", args);
-	for (int k = 0; k < count && k < 4; k++)
+	for (int k = 0; k < count; k++)
 		specs[k] = (struct ranks_spec){ envs[k], n, full };
 	run_ranks_batched(specs, count, 120, p);
-	for (int k = 0; k < count && k < 4; k++) {
+	for (int k = 0; k < count; k++) {
 		small_parse(&specs[k], &p[k], &res[k]);
 		test_proc_free(&p[k]);
 	}
