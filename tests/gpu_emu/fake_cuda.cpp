@@ -251,6 +251,21 @@ static void valid_range(int off, int stride, int size, int outputs, int *lo, int
 		*lo = *hi;
 }
 
+/* Filter tap (r, s) over an input of H x W rows: the outputs of `out`
+ * whose input it reaches, [y0, y1) x [x0, x1), at input row o * u + offy
+ * and column o * v + offx. */
+struct tap { int y0, y1, x0, x1, offy, offx; };
+static tap tap_at(const cudnnConvolutionStruct *cv, int r, int s, int H, int W,
+		  const cudnnTensorStruct *out)
+{
+	tap t;
+	t.offy = r * cv->dil_h - cv->pad_h;
+	t.offx = s * cv->dil_w - cv->pad_w;
+	valid_range(t.offy, cv->u, H, out->h, &t.y0, &t.y1);
+	valid_range(t.offx, cv->v, W, out->w, &t.x0, &t.x1);
+	return t;
+}
+
 /* Plane (n, c) of the tensor at p = alpha * acc (dense rows) + beta * it. */
 static void store_plane(void *p, const cudnnTensorStruct *d, int n, int c, const float *acc,
 			float a, float b)
@@ -278,17 +293,14 @@ static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 			const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
 			for (int r = 0; r < wd->h; r++)
 				for (int s = 0; s < wd->w; s++) {
-					int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
-					int offx = s * cv->dil_w - cv->pad_w;
-					valid_range(offy, cv->u, H, yd->h, &y0, &y1);
-					valid_range(offx, cv->v, Wd, yd->w, &x0, &x1);
+					tap t = tap_at(cv, r, s, H, Wd, yd);
 					for (int k = 0; k < yd->c; k++) {
 						float wv = W[wat(wd, k, c, r, s)];
-						for (int oy = y0; oy < y1; oy++) {
-							const float *row = xp + (size_t)(oy * cv->u + offy) * Wd;
+						for (int oy = t.y0; oy < t.y1; oy++) {
+							const float *row = xp + (size_t)(oy * cv->u + t.offy) * Wd;
 							float *out = &acc[k * plane + (size_t)oy * yd->w];
-							for (int ox = x0; ox < x1; ox++)
-								out[ox] += row[ox * cv->v + offx] * wv;
+							for (int ox = t.x0; ox < t.x1; ox++)
+								out[ox] += row[ox * cv->v + t.offx] * wv;
 						}
 					}
 				}
@@ -362,21 +374,18 @@ static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const voi
 	size_t plane = (size_t)dyd->h * dyd->w;
 	for (int r = 0; r < dwd->h; r++)
 		for (int s = 0; s < dwd->w; s++) {
-			int y0, y1, x0, x1, offy = r * cv->dil_h - cv->pad_h;
-			int offx = s * cv->dil_w - cv->pad_w;
-			valid_range(offy, cv->u, H, dyd->h, &y0, &y1);
-			valid_range(offx, cv->v, Wd, dyd->w, &x0, &x1);
+			tap t = tap_at(cv, r, s, H, Wd, dyd);
 			for (int k = 0; k < dwd->k; k++)
 				for (int c = 0; c < dwd->c; c++) {
 					float sum = 0.0f;
 					for (int n = 0; n < xd->n; n++) {
 						const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
 						const float *dyp = &DY[((size_t)n * dyd->c + k) * plane];
-						for (int oy = y0; oy < y1; oy++) {
-							const float *row = xp + (size_t)(oy * cv->u + offy) * Wd;
+						for (int oy = t.y0; oy < t.y1; oy++) {
+							const float *row = xp + (size_t)(oy * cv->u + t.offy) * Wd;
 							const float *g = dyp + (size_t)oy * dyd->w;
-							for (int ox = x0; ox < x1; ox++)
-								sum += row[ox * cv->v + offx] * g[ox];
+							for (int ox = t.x0; ox < t.x1; ox++)
+								sum += row[ox * cv->v + t.offx] * g[ox];
 						}
 					}
 					store(dw, wat(dwd, k, c, r, s), h16, b16, sum, a, b);
