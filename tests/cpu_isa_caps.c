@@ -51,21 +51,26 @@ const char *cpu_isa_cap_redundant(const char *env)
 	return why;
 }
 
-int cpu_bf16_native(void)
+/* The cpu backend's probe of bf16 under the current ISA: 0 where it takes
+ * it (native_only: only where computed natively), else its refusal in err. */
+static int bf16_probe(int native_only, struct trainer_error *err)
 {
 	struct backend_options opt = { .max_batch = 1, .precision = PRECISION_BF16,
-				       .native_only = 1 };
-	struct trainer_error err = { "" };
+				       .native_only = native_only };
 	char what[96];
-	return backend_cpu_ops.probe(&opt, what, sizeof(what), &err) == 0;
+	return backend_cpu_ops.probe(&opt, what, sizeof(what), err);
+}
+
+int cpu_bf16_native(void)
+{
+	struct trainer_error err = { "" };
+	return bf16_probe(1, &err) == 0;
 }
 
 int cpu_bf16_missing(char *why, size_t len)
 {
-	struct backend_options opt = { .max_batch = 1, .precision = PRECISION_BF16 };
 	struct trainer_error err = { "" };
-	char what[96];
-	if (backend_cpu_ops.probe(&opt, what, sizeof(what), &err) == 0)
+	if (bf16_probe(0, &err) == 0)
 		return 0;
 	snprintf(why, len, "%s", err.msg);
 	return 1;
