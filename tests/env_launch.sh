@@ -15,6 +15,8 @@
 #                        to P; a stopped process is killed after the others
 #   EL_WAIT_FOR=TEXT     instead: once err.0 contains TEXT, send SIG to
 #                        process K itself (the command must exec)
+#   EL_LINGER=K          process K is not waited for (a rank that stopped
+#                        submitting sleeps on): killed once the others end
 # What it does not do: check results (the test does).
 set -u
 size=$1 coord=$2
@@ -50,18 +52,21 @@ if [ -n "${EL_SIGNAL:-}" ]; then
 	kill -"$EL_SIGNAL" "$victim"
 fi
 k=0
+linger=
 for p in $pids; do
 	if [ "$k" = "${EL_TARGET:-x}" ] && [ "${EL_SIGNAL:-}" = STOP ]; then
-		k=$((k + 1))
-		continue
+		linger=$victim
+	elif [ "$k" = "${EL_LINGER:-x}" ]; then
+		linger=$p
+	else
+		wait $p
+		echo "rc$k=$? ms=$(($(now_ms) - t0))"
 	fi
-	wait $p
-	echo "rc$k=$? ms=$(($(now_ms) - t0))"
 	k=$((k + 1))
 done
-if [ "${EL_SIGNAL:-}" = STOP ]; then
-	kill -KILL "$victim"
-	kill -CONT "$victim"
+if [ -n "$linger" ]; then
+	kill -KILL "$linger"
+	kill -CONT "$linger"
 	wait
 fi
 exit 0
