@@ -51,10 +51,10 @@ pid_of() { [ -s "$1" ] && cat "$1" 2>/dev/null; }
 stop_pidfile() {   # stop_pidfile FILE NAME
 	local pid
 	pid=$(pid_of "$1") || return 0
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	[ -n "$pid" ] && alive "$pid" || return 0
 	kill -TERM "$pid" 2>/dev/null
 	for _ in $(seq 1 100); do
-		kill -0 "$pid" 2>/dev/null || return 0
+		alive "$pid" || return 0
 		sleep 0.1
 	done
 	echo "hvd: cluster: $2 (pid $pid) ignored TERM for 10 s: killing" >&2
@@ -143,7 +143,7 @@ fall_back() {
 up() {
 	[ "$(id -u)" = 0 ] || die "needs root"
 	case "${HVD_CLUSTER_CGROUP:-0}" in 0|1|2) ;; *) die "HVD_CLUSTER_CGROUP: '$HVD_CLUSTER_CGROUP': use 0, 1 or 2" ;; esac
-	if [ -f "$dir/run/slurmctld.pid" ] && kill -0 "$(pid_of "$dir/run/slurmctld.pid")" 2>/dev/null; then
+	if [ -f "$dir/run/slurmctld.pid" ] && alive "$(pid_of "$dir/run/slurmctld.pid")"; then
 		die "a cluster already runs in '$dir'"
 	fi
 	mkdir -p "$dir"/{state,spool,run,log,dev}

@@ -183,9 +183,9 @@ up() {
 
 stop_pid() {   # stop_pid PID NAME
 	local pid=$1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
+	[ -n "$pid" ] && alive "$pid" || return 0
 	kill -TERM "$pid" 2>/dev/null
-	for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+	for _ in $(seq 1 100); do alive "$pid" || return 0; sleep 0.1; done
 	echo "hvd: multinode: $2 (pid $pid) ignored TERM for 10 s: killing" >&2
 	kill -KILL "$pid" 2>/dev/null
 }
