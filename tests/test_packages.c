@@ -11,9 +11,9 @@
  * builds (rpmbuild -bb --nodeps) with exactly `make install`'s files.
  * The packages are built in the suite's BUILD/deb (incremental after the
  * first run) by the first case of a run that needs them, which leaves a
- * mark in the run's temp root; a case run alone builds them itself. What it does not do: install a
- * package on this machine (dpkg-deb -x into the case's temp dir only),
- * or install the RPMs (no RHEL here).
+ * mark in the run's temp root; a case run alone builds them itself.
+ * What it does not do: install a package on this machine (dpkg-deb -x
+ * into the case's temp dir only), or install the RPMs (no RHEL here).
  */
 #define _GNU_SOURCE
 #include <limits.h>
