@@ -67,6 +67,54 @@ static void test_adam_hand_computed(void)
 	optim_free(&o);
 }
 
+/* The optimizer's vector loops against the formula one element at a time,
+ * bit for bit: an odd count (a vector tail), weight decay, three steps, a
+ * spread of magnitudes. Fails on any reassociation or approximate sqrt or
+ * division (-ffast-math, -mrecip). */
+static void optim_vs_scalar(enum optim_kind kind)
+{
+	enum { N = 1003 };
+	static float p[N], g[N], q[N], m[N], v[N];
+	struct optim o;
+	struct optim_config cfg;
+	optim_config_default(&cfg);
+	cfg.kind = kind;
+	cfg.momentum = 0.9;
+	cfg.weight_decay = 1e-4;
+	CHECK(optim_init(&o, &cfg, N, NULL) == 0);
+	for (int i = 0; i < N; i++)
+		p[i] = q[i] = (float)((i % 37) - 18) * 0.031f, m[i] = v[i] = 0;
+	float b1 = (float)cfg.beta1, b2 = (float)cfg.beta2, wd = (float)cfg.weight_decay;
+	float mu = (float)cfg.momentum, eps = (float)cfg.eps;
+	for (int step = 1; step <= 3; step++) {
+		for (int i = 0; i < N; i++)
+			g[i] = (float)((i * 7919 + step * 104729) % 2001 - 1000) * powf(10.0f, (float)(i % 9) - 6);
+		double lr = 1e-3 * step;
+		optim_step(&o, p, g, lr);
+		float rate = (float)(lr / (1.0 - pow(cfg.beta1, step)));
+		float sq = (float)sqrt(1.0 - pow(cfg.beta2, step));
+		for (int i = 0; i < N; i++) {
+			float grad = g[i] + wd * q[i];
+			if (kind == OPTIM_ADAM) {
+				m[i] = b1 * m[i] + (1.0f - b1) * grad;
+				v[i] = b2 * v[i] + (1.0f - b2) * grad * grad;
+				q[i] -= rate * m[i] / (sqrtf(v[i]) / sq + eps);
+			} else {
+				m[i] = step == 1 ? grad : mu * m[i] + grad;
+				q[i] -= (float)lr * m[i];
+			}
+		}
+	}
+	CHECK(memcmp(p, q, sizeof(p)) == 0);
+	CHECK(memcmp(o.m, m, sizeof(m)) == 0);
+	if (kind == OPTIM_ADAM)
+		CHECK(memcmp(o.v, v, sizeof(v)) == 0);
+	optim_free(&o);
+}
+
+static void test_adam_vector_loop_equals_scalar(void) { optim_vs_scalar(OPTIM_ADAM); }
+static void test_sgd_vector_loop_equals_scalar(void) { optim_vs_scalar(OPTIM_SGD); }
+
 static void test_plateau_reduces_after_patience(void)
 {
 	struct schedule s;
@@ -197,6 +245,8 @@ const struct test_case training_tests[] = {
 	{ "sgd_momentum_hand_computed", test_sgd_momentum_hand_computed },
 	{ "weight_decay_hand_computed", test_weight_decay_hand_computed },
 	{ "adam_hand_computed", test_adam_hand_computed },
+	{ "adam_vector_loop_equals_scalar", test_adam_vector_loop_equals_scalar },
+	{ "sgd_vector_loop_equals_scalar", test_sgd_vector_loop_equals_scalar },
 	{ "plateau_reduces_after_patience", test_plateau_reduces_after_patience },
 	{ "warmup_and_linear_scaling", test_warmup_and_linear_scaling },
 	{ "auroc_hand_computed_with_ties", test_auroc_hand_computed_with_ties },
