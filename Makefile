@@ -9,7 +9,7 @@
 #   make install    PREFIX=/usr/local DESTDIR= (GNU bindir, libdir, ...: mk/install.mk)
 #   make uninstall  the same variables: removes exactly what install put
 #   make deb        Debian packages of a CPU build; make rpm-spec: RPM spec (pkg/pkg.mk)
-#   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME) headers and libs there
+#   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME, DNNL_HOME) headers and libs there
 #   SAN=1           ASan+UBSan build in build-san/
 #   STRESS=1        make check with every group beside two busy loops and a
 #                   listener on port 6006 (tests/runner.h, `stress`)
@@ -32,7 +32,7 @@ B ?= $(if $(filter 1,$(SAN)),build-san,build)
 FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM
 # $(shell) does not see exported variables before make 4.4: pass them.
 DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='$(CXX)' CUDA_HOME='$(CUDA_HOME)' \
-	SLURM_HOME='$(SLURM_HOME)' NCCL_HOME='$(NCCL_HOME)' CUDNN_HOME='$(CUDNN_HOME)' HWLOC_HOME='$(HWLOC_HOME)'
+	SLURM_HOME='$(SLURM_HOME)' NCCL_HOME='$(NCCL_HOME)' CUDNN_HOME='$(CUDNN_HOME)' HWLOC_HOME='$(HWLOC_HOME)' DNNL_HOME='$(DNNL_HOME)'
 
 # Targets that only orchestrate (they call make again after installing
 # packages) must not detect: packages may still be missing at this point.

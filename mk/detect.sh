@@ -3,7 +3,7 @@
 # a tiny probe (or pkg-config), print one ✓/✗ line each, write OUTDIR/config.mk.
 #
 # Inputs (environment): CC, CXX (GDCM's probe), CUDA_HOME (default /usr/local/cuda),
-# SLURM_HOME, NCCL_HOME, CUDNN_HOME, HWLOC_HOME (an installation whose
+# SLURM_HOME, NCCL_HOME, CUDNN_HOME, HWLOC_HOME, DNNL_HOME (an installation whose
 # include/ has the library's header: it is used instead of the system's;
 # one without that header is an error) and WITH_<X> for each feature:
 # 0 forces it off, 1 makes its absence a hard
@@ -22,7 +22,7 @@ mkdir -p "$out"
 conf="$out/config.mk"
 
 # X_HOME must hold include/HEADER; the one-line error names both.
-homes="SLURM_HOME:slurm/spank.h NCCL_HOME:nccl.h CUDNN_HOME:cudnn.h HWLOC_HOME:hwloc.h"
+homes="SLURM_HOME:slurm/spank.h NCCL_HOME:nccl.h CUDNN_HOME:cudnn.h HWLOC_HOME:hwloc.h DNNL_HOME:oneapi/dnnl/dnnl.h"
 for h in $homes; do
 	v=${h%%:*} hdr=${h#*:}
 	[ -n "${!v:-}" ] || continue
@@ -39,13 +39,14 @@ home_libs() {
 
 features="CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM"
 key="CC=$CC CXX=$CXX CUDA_HOME=$CUDA_HOME SLURM_HOME=${SLURM_HOME:-} NCCL_HOME=${NCCL_HOME:-}"
-key="$key CUDNN_HOME=${CUDNN_HOME:-} HWLOC_HOME=${HWLOC_HOME:-} PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
+key="$key CUDNN_HOME=${CUDNN_HOME:-} HWLOC_HOME=${HWLOC_HOME:-} DNNL_HOME=${DNNL_HOME:-} PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
 for f in $features; do v="WITH_$f"; key="$key $v=${!v:-}"; done
 key="$key WITH_FUZZER=${WITH_FUZZER:-} FUZZ_CC=${FUZZ_CC:-} detect.sh=$(cksum < "$0" | cut -d' ' -f1)"
 for d in /usr/include /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu/pkgconfig \
 	 /usr/include/x86_64-linux-gnu "$CUDA_HOME/include" "$CUDA_HOME/lib64" \
 	 ${SLURM_HOME:+"$SLURM_HOME/include/slurm"} ${NCCL_HOME:+"$NCCL_HOME/include"} \
-	 ${CUDNN_HOME:+"$CUDNN_HOME/include"} ${HWLOC_HOME:+"$HWLOC_HOME/include"}; do
+	 ${CUDNN_HOME:+"$CUDNN_HOME/include"} ${HWLOC_HOME:+"$HWLOC_HOME/include"} \
+	 ${DNNL_HOME:+"$DNNL_HOME/include"}; do
 	[ -e "$d" ] && key="$key $(stat -L -c %Y "$d")"
 done
 if [ -f "$conf" ] && [ "$(sed -n 's/^# key: //p' "$conf")" = "$key" ]; then
@@ -116,7 +117,30 @@ else
 fi
 probe HWLOC "hwloc" "libhwloc-dev or HWLOC_HOME" hwloc.h "hwloc_topology_t t; hwloc_topology_init(&t)" \
 	"$hw_cflags" "$hw_libs"
-probe DNNL "oneDNN (dnnl.h)" libdnnl-dev oneapi/dnnl/dnnl.h "dnnl_engine_t e; dnnl_engine_create(&e, dnnl_cpu, 0)" "" "-ldnnl"
+# oneDNN: the cpu backend is written against the 2.x C API (operation
+# descriptors, memory descriptors as values), which 3.0 removed; 3.x
+# (Debian 13's libdnnl-dev 3.7, Ubuntu 24.04's 3.1) is named and left
+# out, never a compile error in trainer/backend/cpu.
+dn_cflags=${DNNL_HOME:+-I$DNNL_HOME/include}
+dn_libs="${DNNL_HOME:+$(home_libs "$DNNL_HOME") }-ldnnl" dn_ver=
+[ "${WITH_DNNL:-}" = 0 ] || dn_ver=$(printf '#include <oneapi/dnnl/dnnl_version.h>\nDNNL_VERSION_MAJOR.DNNL_VERSION_MINOR.DNNL_VERSION_PATCH\n' |
+	$CC $dn_cflags -E -P - 2>/dev/null | tail -1 | tr -d ' ')
+case $dn_ver in
+[0-9]*.*.*) ;;
+*) dn_ver= ;;
+esac
+if [ -n "$dn_ver" ] && [ "${dn_ver%%.*}" != 2 ]; then
+	line="✗ oneDNN $dn_ver (dnnl.h): the cpu backend needs oneDNN 2.x's C API (Debian 12's libdnnl-dev; DNNL_HOME)"
+	{ echo "HAVE_DNNL := 0"; echo "# line: $line"; } >> "$body"
+	echo "$line"
+	if [ "${WITH_DNNL:-}" = 1 ]; then
+		echo "hvd: build: 'oneDNN $dn_ver': the cpu backend needs oneDNN 2.x but WITH_DNNL=1: install Debian 12's libdnnl-dev or set DNNL_HOME to a 2.x installation" >&2
+		failed=1
+	fi
+else
+	probe DNNL "oneDNN${dn_ver:+ $dn_ver} (dnnl.h)" "libdnnl-dev or DNNL_HOME" oneapi/dnnl/dnnl.h \
+		"dnnl_engine_t e; dnnl_engine_create(&e, dnnl_cpu, 0)" "$dn_cflags" "$dn_libs"
+fi
 # Slurm: only the headers (hvd.so does not link libslurm). Their
 # SLURM_VERSION_NUMBER (the headers define no version string) is the
 # version hvd.so is built for: the line and config.mk name it.
