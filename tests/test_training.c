@@ -70,7 +70,13 @@ static void test_adam_hand_computed(void)
 /* The optimizer's vector loops against the formula one element at a time,
  * bit for bit: an odd count (a vector tail), weight decay, three steps, a
  * spread of magnitudes. Fails on any reassociation or approximate sqrt or
- * division (-ffast-math, -mrecip). */
+ * division (-ffast-math, -mrecip), or a product fused into a sum. */
+static float rounded(float x)   /* as written: never fused into an FMA */
+{
+	volatile float r = x;
+	return r;
+}
+
 static void optim_vs_scalar(enum optim_kind kind)
 {
 	enum { N = 1003 };
@@ -94,14 +100,14 @@ static void optim_vs_scalar(enum optim_kind kind)
 		float rate = (float)(lr / (1.0 - pow(cfg.beta1, step)));
 		float sq = (float)sqrt(1.0 - pow(cfg.beta2, step));
 		for (int i = 0; i < N; i++) {
-			float grad = g[i] + wd * q[i];
+			float grad = g[i] + rounded(wd * q[i]);
 			if (kind == OPTIM_ADAM) {
-				m[i] = b1 * m[i] + (1.0f - b1) * grad;
-				v[i] = b2 * v[i] + (1.0f - b2) * grad * grad;
+				m[i] = rounded(b1 * m[i]) + rounded((1.0f - b1) * grad);
+				v[i] = rounded(b2 * v[i]) + rounded((1.0f - b2) * grad * grad);
 				q[i] -= rate * m[i] / (sqrtf(v[i]) / sq + eps);
 			} else {
-				m[i] = step == 1 ? grad : mu * m[i] + grad;
-				q[i] -= (float)lr * m[i];
+				m[i] = step == 1 ? grad : rounded(mu * m[i]) + grad;
+				q[i] -= rounded((float)lr * m[i]);
 			}
 		}
 	}

@@ -44,8 +44,9 @@ TRAINER_LDLIBS = $(DATA_LDLIBS) $(EVAL_LDLIBS) $(CJSON_LIBS) $(if $(CPU_BACKEND_
 
 $(B)/obj/trainer/%.o: MODULE_CFLAGS = -Itrainer $(DATA_CFLAGS) $(CJSON_CFLAGS)
 $(B)/obj/trainer/backend/ref/%.o: MODULE_CFLAGS = -Itrainer
-# The optimizer's loops as vectors (no OpenMP runtime; sqrtf sets no errno).
-$(B)/obj/trainer/train/optim.o: MODULE_CFLAGS = -Itrainer -fopenmp-simd -fno-math-errno
+# The optimizer's loops as vectors (no OpenMP runtime; sqrtf sets no errno),
+# each product rounded as written under any -march (no FMA contraction).
+$(B)/obj/trainer/train/optim.o: MODULE_CFLAGS = -Itrainer -fopenmp-simd -fno-math-errno -ffp-contract=off
 ifneq ($(strip $(CPU_BACKEND_SRCS)),)
 $(B)/obj/trainer/backend/cpu/%.o: MODULE_CFLAGS = -Itrainer $(DNNL_CFLAGS)
 $(B)/obj/trainer/backend/registry.o: MODULE_CFLAGS = -Itrainer -DHAVE_CPU_BACKEND
