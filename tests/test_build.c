@@ -5,6 +5,7 @@
  * whole tree again (make check already did).
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -135,6 +136,34 @@ static void test_onednn_3_is_named_and_left_out(void)
 	test_proc_free(&p);
 }
 
+/* A CFLAGS on make's command line (a site's -march) adds to the module
+ * flags, never replaces them: the cpu backend keeps -fopenmp, the registry
+ * keeps every backend this build has. */
+static void test_cflags_on_the_command_line_keep_module_flags(void)
+{
+	char cmd[8192], goals[2 * PATH_MAX + 128];
+	struct test_proc p;
+	const char *t = test_tmpdir();
+	int n = snprintf(goals, sizeof(goals), "'%s/b/obj/trainer/backend/registry.o'", t);
+#ifdef HAVE_CPU_BACKEND
+	snprintf(goals + n, sizeof(goals) - (size_t)n, " '%s/b/obj/trainer/backend/cpu/cpu_move.o'", t);
+#endif
+	(void)n;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && make --no-print-directory B='%s/b' "
+		 "CFLAGS=-DHVD_SITE_FLAG %s && nm '%s/b/obj/trainer/backend/registry.o'",
+		 test_src_dir(), t, goals, t);
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "make with CFLAGS on its command line failed: %s", p.err);
+	CHECK_CONTAINS(p.out, "U backend_ref_ops");
+#ifdef HAVE_CPU_BACKEND
+	CHECK_CONTAINS(p.out, "U backend_cpu_ops");
+#endif
+#ifdef HAVE_GPU_BACKEND
+	CHECK_CONTAINS(p.out, "U backend_gpu_ops");
+#endif
+	test_proc_free(&p);
+}
+
 /* A build without GDCM (WITH_GDCM=0) still builds the pipeline and
  * refuses a DICOM file in one line naming the feature. Only chexnet-data
  * is built, at -O0, into the case's own folder. */
@@ -172,6 +201,7 @@ const struct test_case build_tests[] = {
 	{ "with_pmix_1_missing_is_one_line_error", test_with_pmix_1_missing_is_one_line_error },
 	{ "with_x_0_forces_off", test_with_x_0_forces_off },
 	{ "onednn_3_is_named_and_left_out", test_onednn_3_is_named_and_left_out },
+	{ "cflags_on_the_command_line_keep_module_flags", test_cflags_on_the_command_line_keep_module_flags },
 	{ "without_gdcm_dicom_is_refused_naming_the_feature", test_without_gdcm_dicom_is_refused_naming_the_feature },
 	{ 0 }
 };

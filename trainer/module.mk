@@ -26,6 +26,8 @@ REF_BACKEND_SRCS := trainer/backend/ref/backend.c trainer/backend/ref/conv.c \
 	trainer/backend/ref/batchnorm.c trainer/backend/ref/relu.c trainer/backend/ref/maxpool.c \
 	trainer/backend/ref/avgpool.c trainer/backend/ref/linear.c trainer/backend/ref/add.c
 
+# The backends this build has, for backend/registry.c (cpu.mk, gpu.mk add).
+REGISTRY_DEFS :=
 ifeq ($(HAVE_DNNL),1)
 -include trainer/backend/cpu/cpu.mk
 endif
@@ -47,10 +49,12 @@ $(B)/obj/trainer/backend/ref/%.o: MODULE_CFLAGS = -Itrainer
 # The optimizer's loops as vectors (no OpenMP runtime; sqrtf sets no errno),
 # each product rounded as written under any -march (no FMA contraction).
 $(B)/obj/trainer/train/optim.o: MODULE_CFLAGS = -Itrainer -fopenmp-simd -fno-math-errno -ffp-contract=off
+# Module flags, never CFLAGS +=: a CFLAGS on make's command line would
+# drop them (-fopenmp, the registry's backends).
 ifneq ($(strip $(CPU_BACKEND_SRCS)),)
-$(B)/obj/trainer/backend/cpu/%.o: MODULE_CFLAGS = -Itrainer $(DNNL_CFLAGS)
-$(B)/obj/trainer/backend/registry.o: MODULE_CFLAGS = -Itrainer -DHAVE_CPU_BACKEND
+$(B)/obj/trainer/backend/cpu/%.o: MODULE_CFLAGS = -Itrainer $(CPU_BACKEND_CFLAGS)
 endif
+$(B)/obj/trainer/backend/registry.o: MODULE_CFLAGS = -Itrainer $(REGISTRY_DEFS)
 
 # --- The data-parallel runtime (libhvd, runtime/module.mk, needs PMIx):
 # dist.c is the one file that wraps it; without it chexnet is one rank. ---

@@ -46,7 +46,7 @@ $(B)/obj/trainer/backend/gpu/%.o: trainer/backend/gpu/%.cu
 	$(NVCC) $(NVCC_FLAGS) -Itrainer -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 # backend.c registers backend_gpu_ops; the tests run the gpu groups.
-$(B)/obj/trainer/backend/registry.o: CFLAGS += -DHAVE_GPU_BACKEND
+REGISTRY_DEFS += -DHAVE_GPU_BACKEND
 TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c tests/test_gpu_emu.c \
 	tests/test_gpu_emulated.c
 
