@@ -9,7 +9,9 @@
  * which must be the name of some file here. Not references: system paths
  * (/proc/...), placeholders (DIR/..., an upper-case first part), globs,
  * and the few names of files outside the repository in `external` below.
- * What this is not: a spelling or link-format check.
+ * A .md file's relative links must reach a file of the repository and,
+ * with an #anchor, a heading of it.
+ * What this is not: a spelling check, or a check of web addresses.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -230,6 +232,105 @@ static int has_suffix(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+/* Whether the Markdown text has a heading whose GitHub anchor is `want`
+ * (lower case; letters, digits, '-' and '_' kept, spaces to '-', the
+ * rest dropped). */
+static int has_heading(const char *text, const char *want)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (*p != '#')
+			continue;
+		while (*p == '#')
+			p++;
+		while (*p == ' ')
+			p++;
+		char slug[512];
+		size_t n = 0;
+		for (; *p && *p != '\n' && n + 1 < sizeof(slug); p++) {
+			unsigned char c = (unsigned char)*p;
+			if (isalnum(c) || c == '-' || c == '_')
+				slug[n++] = (char)tolower(c);
+			else if (c == ' ')
+				slug[n++] = '-';
+		}
+		slug[n] = '\0';
+		if (!strcmp(slug, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* target (a relative link of file) as a repository path in out: "" for
+ * the file itself; -1 when it climbs out of the repository. */
+static int resolve_link(const char *file, const char *target, char *out, size_t len)
+{
+	char buf[4096];
+	const char *slash = strrchr(file, '/');
+	if (!target[0]) {
+		snprintf(out, len, "%s", file);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%.*s%s%s", slash ? (int)(slash - file) : 0, file,
+		 slash ? "/" : "", target);
+	out[0] = '\0';
+	for (char *save = NULL, *part = strtok_r(buf, "/", &save); part;
+	     part = strtok_r(NULL, "/", &save)) {
+		if (!strcmp(part, "."))
+			continue;
+		if (!strcmp(part, "..")) {
+			char *up = strrchr(out, '/');
+			if (!out[0])
+				return -1;
+			*(up ? up : out) = '\0';
+			continue;
+		}
+		size_t used = strlen(out);
+		snprintf(out + used, len - used, "%s%s", used ? "/" : "", part);
+	}
+	return 0;
+}
+
+/* The Markdown links [text](target) of a .md file: a relative target
+ * must name a file or folder of the repository (from the file's own
+ * folder) and its #anchor a heading of that .md file. Addresses with a
+ * scheme (https://, mailto:) are not checked. */
+static void check_links(struct repo *r, const char *file, const char *text)
+{
+	int line = 1;
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n')
+			line++;
+		if (p[0] != ']' || p[1] != '(')
+			continue;
+		const char *t = p + 2, *end = strpbrk(t, ")\n ");
+		if (!end || *end != ')')
+			continue;
+		char target[1024], rel[4096];
+		snprintf(target, sizeof(target), "%.*s", (int)(end - t), t);
+		if (strchr(target, ':'))
+			continue;
+		char *hash = strchr(target, '#');
+		if (hash)
+			*hash++ = '\0';
+		if (resolve_link(file, target, rel, sizeof(rel))) {
+			note(r, file, line, target, "a link out of the repository");
+			continue;
+		}
+		if (!exists(r, rel)) {
+			note(r, file, line, target, "a link to no file of the repository");
+			continue;
+		}
+		if (!hash || !has_suffix(rel, ".md"))
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", r->root, rel);
+		char *linked = test_read_file(path, NULL);
+		if (linked && !has_heading(linked, hash))
+			note(r, file, line, hash, "a link to no heading of that file");
+		free(linked);
+	}
+}
+
 static void check_file(struct repo *r, const char *rel)
 {
 	char path[4096];
@@ -251,8 +352,10 @@ static void check_file(struct repo *r, const char *rel)
 	}
 	const char *base = strrchr(rel, '/');
 	base = base ? base + 1 : rel;
-	if (has_suffix(rel, ".md"))
+	if (has_suffix(rel, ".md")) {
 		check_text(r, rel, text, 1);
+		check_links(r, rel, text);
+	}
 	else if (has_suffix(rel, ".c") || has_suffix(rel, ".h") || has_suffix(rel, ".cu") ||
 		 has_suffix(rel, ".cuh") || has_suffix(rel, ".cpp"))
 		check_c(r, rel, text);

@@ -35,6 +35,22 @@ static void test_dead_references_are_named(void)
 	CHECK_CONTAINS(report, "docs: tests/run.sh:2: 'data/nothere.c': names no file of trainer/");
 }
 
+/* A relative Markdown link reaches a file of the repository, and its
+ * #anchor a heading there; web addresses are not followed. */
+static void test_dead_links_are_named(void)
+{
+	test_put("HACKING.md", "# Hacking\n\n## Build it, `make`\n");
+	test_put("trainer/backend/cpu/README.md",
+		 "# cpu\nSee [a](../../../HACKING.md#build-it-make), [b](../../../HACKINGX.md),\n"
+		 "[c](../../../HACKING.md#nope), [d](../../../../x.md), [e](https://example.org/x),\n"
+		 "[f](#cpu) and [g](#nowhere).\n");
+	CHECK_INT(doc_refs_check(test_tmpdir(), report, sizeof(report)), 4);
+	CHECK_CONTAINS(report, "docs: trainer/backend/cpu/README.md:2: '../../../HACKINGX.md': a link to no file");
+	CHECK_CONTAINS(report, "docs: trainer/backend/cpu/README.md:3: 'nope': a link to no heading");
+	CHECK_CONTAINS(report, "docs: trainer/backend/cpu/README.md:3: '../../../../x.md': a link out of the repository");
+	CHECK_CONTAINS(report, "docs: trainer/backend/cpu/README.md:4: 'nowhere': a link to no heading");
+}
+
 /* The front page and the runtime's two documents keep their lengths
  * (later work links to a part's own document instead). */
 static void test_guides_keep_their_length(void)
@@ -112,6 +128,7 @@ static void test_timeout_default_is_the_same_everywhere(void)
 const struct test_case docs_tests[] = {
 	{ "repository_docs_stand_alone", test_repository_docs_stand_alone },
 	{ "dead_references_are_named", test_dead_references_are_named },
+	{ "dead_links_are_named", test_dead_links_are_named },
 	{ "guides_keep_their_length", test_guides_keep_their_length },
 	{ "timeout_default_is_the_same_everywhere", test_timeout_default_is_the_same_everywhere },
 	{ 0 },
