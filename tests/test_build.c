@@ -136,6 +136,36 @@ static void test_onednn_3_is_named_and_left_out(void)
 	test_proc_free(&p);
 }
 
+/* DNNL_HOME naming a 2.x installation (the system's own oneDNN headers
+ * and library, linked into the case's folder): used, and named. */
+static void test_dnnl_home_with_a_2x_is_used(void)
+{
+	char cmd[8192];
+	struct test_proc p;
+	const char *t = test_tmpdir();
+	snprintf(cmd, sizeof(cmd),
+		 "lib=$(cc -print-file-name=libdnnl.so) && [ -e \"$lib\" ] && "
+		 "inc=$(echo '#include <oneapi/dnnl/dnnl.h>' | cc -E -M - | tr ' \\\\' '\\n\\n' | "
+		 "grep -m1 'oneapi/dnnl/dnnl.h$') && mkdir -p '%s/d2/include' '%s/d2/lib' && "
+		 "ln -s \"$(dirname \"$(dirname \"$inc\")\")\" '%s/d2/include/oneapi' && "
+		 "ln -s \"$(readlink -f \"$lib\")\" '%s/d2/lib/libdnnl.so' && "
+		 "DNNL_HOME='%s/d2' '%s/mk/detect.sh' '%s/b'",
+		 t, t, t, t, t, test_src_dir(), t);
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK_MSG(p.exit_code == 0, "detect with DNNL_HOME failed: %s", p.err);
+	CHECK_CONTAINS(p.out, "✓ oneDNN 2.");
+	test_proc_free(&p);
+	char *conf = test_path(t, "b/config.mk");
+	char *text = test_read_file(conf, NULL);
+	char want[PATH_MAX + 64];
+	snprintf(want, sizeof(want), "DNNL_CFLAGS := -I%s/d2/include", t);
+	CHECK_CONTAINS(text, want);
+	snprintf(want, sizeof(want), "DNNL_LIBS := -L%s/d2/lib -Wl,-rpath,%s/d2/lib -ldnnl", t, t);
+	CHECK_CONTAINS(text, want);
+	free(text);
+	free(conf);
+}
+
 /* A CFLAGS on make's command line (a site's -march) adds to the module
  * flags, never replaces them: the cpu backend keeps -fopenmp, the registry
  * keeps every backend this build has. */
@@ -201,6 +231,7 @@ const struct test_case build_tests[] = {
 	{ "with_pmix_1_missing_is_one_line_error", test_with_pmix_1_missing_is_one_line_error },
 	{ "with_x_0_forces_off", test_with_x_0_forces_off },
 	{ "onednn_3_is_named_and_left_out", test_onednn_3_is_named_and_left_out },
+	{ "dnnl_home_with_a_2x_is_used", test_dnnl_home_with_a_2x_is_used },
 	{ "cflags_on_the_command_line_keep_module_flags", test_cflags_on_the_command_line_keep_module_flags },
 	{ "without_gdcm_dicom_is_refused_naming_the_feature", test_without_gdcm_dicom_is_refused_naming_the_feature },
 	{ 0 }
