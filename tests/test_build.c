@@ -1,8 +1,8 @@
 /* test_build.c - the build system's promises: dependency detection lines,
  * WITH_<X>=1 with the dependency absent stops with one line naming the
  * package, WITH_<X>=0 turns a feature off, a oneDNN 3.x is named and left
- * out. What it does not do: build the
- * whole tree again (make check already did).
+ * out, DNNL_HOME and a CFLAGS on make's command line are honoured. What
+ * it does not do: build the whole tree again (make check already did).
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -65,6 +65,18 @@ static void test_with_pmix_1_missing_is_one_line_error(void)
 	test_proc_free(&p);
 }
 
+/* The config.mk that detect.sh wrote into the case's folder DIR has want. */
+static void config_has(const char *dir, const char *want)
+{
+	char rel[64];
+	snprintf(rel, sizeof(rel), "%s/config.mk", dir);
+	char *conf = test_path(test_tmpdir(), rel);
+	char *text = test_read_file(conf, NULL);
+	CHECK_CONTAINS(text, want);
+	free(text);
+	free(conf);
+}
+
 static void test_with_x_0_forces_off(void)
 {
 	char cmd[8192];
@@ -77,12 +89,8 @@ static void test_with_x_0_forces_off(void)
 	CHECK_CONTAINS(p.out, "off (WITH_CUDA=0)");
 	CHECK_CONTAINS(p.out, "✗ oneDNN (dnnl.h): off (WITH_DNNL=0)");
 	test_proc_free(&p);
-	char *conf = test_path(test_tmpdir(), "b/config.mk");
-	char *text = test_read_file(conf, NULL);
-	CHECK_CONTAINS(text, "HAVE_CUDA := 0");
-	CHECK_CONTAINS(text, "HAVE_DNNL := 0");
-	free(text);
-	free(conf);
+	config_has("b", "HAVE_CUDA := 0");
+	config_has("b", "HAVE_DNNL := 0");
 }
 
 /* oneDNN 3.x where the cpu backend needs 2.x's C API (Debian 13 and
@@ -111,11 +119,7 @@ static void test_onednn_3_is_named_and_left_out(void)
 	CHECK_INT(p.exit_code, 0);
 	CHECK_CONTAINS(p.out, "✗ oneDNN 3.2.0 (dnnl.h): the cpu backend needs oneDNN 2.x's C API");
 	test_proc_free(&p);
-	char *conf = test_path(t, "b/config.mk");
-	char *text = test_read_file(conf, NULL);
-	CHECK_CONTAINS(text, "HAVE_DNNL := 0");
-	free(text);
-	free(conf);
+	config_has("b", "HAVE_DNNL := 0");
 	snprintf(cmd, sizeof(cmd), "WITH_DNNL=1 DNNL_HOME='%s/dnnl3' '%s/mk/detect.sh' '%s/b1'", t,
 		 test_src_dir(), t);
 	CHECK(test_run(cmd, 120, &p) == 0);
@@ -155,15 +159,11 @@ static void test_dnnl_home_with_a_2x_is_used(void)
 	CHECK_MSG(p.exit_code == 0, "detect with DNNL_HOME failed: %s", p.err);
 	CHECK_CONTAINS(p.out, "✓ oneDNN 2.");
 	test_proc_free(&p);
-	char *conf = test_path(t, "b/config.mk");
-	char *text = test_read_file(conf, NULL);
 	char want[PATH_MAX + 64];
 	snprintf(want, sizeof(want), "DNNL_CFLAGS := -I%s/d2/include", t);
-	CHECK_CONTAINS(text, want);
+	config_has("b", want);
 	snprintf(want, sizeof(want), "DNNL_LIBS := -L%s/d2/lib -Wl,-rpath,%s/d2/lib -ldnnl", t, t);
-	CHECK_CONTAINS(text, want);
-	free(text);
-	free(conf);
+	config_has("b", want);
 }
 
 /* A CFLAGS on make's command line (a site's -march) adds to the module
