@@ -56,15 +56,12 @@ static void dispatch_under(const char *cap, dnnl_cpu_isa_t want, const char *imp
 	CHECK_INT(c.isa.isa, want);
 	CHECK_INT(c.isa.block, block);
 	CHECK_STR(c.isa.cap, env);
-	dnnl_memory_desc_t src, wei, dst;
-	md_blocked(&src, 2, 64, 14, 14, dnnl_f32, c.isa.block);
-	md_blocked(&dst, 2, 64, 14, 14, dnnl_f32, c.isa.block);
-	md_weights(&wei, 64, 64, 3, 3, dnnl_f32, dnnl_format_tag_any);
-	dnnl_dims_t st = { 1, 1 }, pad = { 1, 1 };
-	dnnl_convolution_desc_t cd;
+	struct op_desc cd = { .kind = OP_CONV_FWD, .prop = dnnl_forward_training,
+			      .alg = dnnl_convolution_direct, .strides = { 1, 1 }, .pad = { 1, 1 } };
+	md_blocked(&cd.src, 2, 64, 14, 14, dnnl_f32, c.isa.block);
+	md_blocked(&cd.dst, 2, 64, 14, 14, dnnl_f32, c.isa.block);
+	md_weights(&cd.wei, 64, 64, 3, 3, dnnl_f32, dnnl_format_tag_any);
 	dnnl_primitive_desc_t pd = NULL;
-	CHECK(dnnl_convolution_forward_desc_init(&cd, dnnl_forward_training,
-		dnnl_convolution_direct, &src, &wei, NULL, &dst, st, pad, pad) == dnnl_success);
 	CHECK_MSG(dnnl_ctx_pd(&c, &pd, &cd, NULL, NULL, "3x3 conv") == 0, "%s", c.err);
 	if (pd) {
 		CHECK_STR(dnnl_pd_impl(pd), impl);
@@ -103,11 +100,9 @@ static void test_refusal_names_isa_and_layout(void)
 		test_fail_at(__FILE__, __LINE__, "%s", c.err);
 		return;
 	}
-	dnnl_memory_desc_t md;
-	md_blocked(&md, 4, 32, 8, 8, dnnl_f32, 16);
-	dnnl_batch_normalization_desc_t bd;
-	CHECK(dnnl_batch_normalization_forward_desc_init(&bd, dnnl_forward_training, &md,
-							 1e-5f, dnnl_use_scale) == dnnl_success);
+	struct op_desc bd = { .kind = OP_BNORM_FWD, .prop = dnnl_forward_training,
+			      .flags = dnnl_use_scale, .eps = 1e-5f };
+	md_blocked(&bd.src, 4, 32, 8, 8, dnnl_f32, 16);
 	dnnl_primitive_desc_t pd = NULL;
 	CHECK(dnnl_ctx_pd(&c, &pd, &bd, NULL, NULL, "bn 16-blocked") == -1);
 	CHECK_CONTAINS(c.err, "reference kernel");

@@ -135,7 +135,7 @@ static int get_output(struct cpu_exec *x, int tensor, int grad, float *y)
 {
 	const struct cpu_tensor *t = &x->t[tensor];
 	struct tensor_slice s = { tensor, 0, t->c };
-	dnnl_memory_desc_t md;
+	md_t md;
 	char *p;
 	md_nchw(&md, t->n, t->c, t->h, t->w, dnnl_f32);
 	if (cpu_fetch(x, &s, grad, &md, (char *)y, &p))
@@ -205,7 +205,7 @@ static int cpu_backward(struct backend *b, const float *dy, float *dx,
 	const struct model_desc *d = &x->m->desc;
 	const struct cpu_tensor *ot = &x->t[d->output_tensor];
 	struct tensor_slice os = { d->output_tensor, 0, ot->c };
-	dnnl_memory_desc_t md;
+	md_t md;
 	if (dx && !x->want_dx)
 		return trainer_error_set(err, "cpu: backward: 'dx': the forward ran on images");
 	if (!(dy = host_loss_grad(&b->loss, dy, err)))

@@ -24,6 +24,17 @@
 
 /* The three primitives (training, inference, backward) on l->in_md, and
  * the recompute's; split: the ReLU not fused (its own two primitives). */
+static void bn_op(const struct cpu_layer *l, enum op_kind kind, dnnl_prop_kind_t prop,
+		  unsigned flags, struct op_desc *op)
+{
+	memset(op, 0, sizeof(*op));
+	op->kind = kind;
+	op->prop = prop;
+	op->flags = flags;
+	op->eps = BN_EPS;
+	op->src = l->in_md;
+}
+
 static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, int split, const char *what)
 {
 	const struct model_layer *ml = l->ml;
@@ -31,34 +42,19 @@ static int bn_prims(struct cpu_exec *x, struct cpu_layer *l, int split, const ch
 			 (ml->relu && !split ? dnnl_fuse_norm_relu : 0);
 	if (split && cpu_relu_prims(x, l, 4, 5, dnnl_eltwise_relu_use_dst_for_bwd))
 		return -1;
-	dnnl_batch_normalization_desc_t fd, id, bd, rd;
-	memset(&fd, 0, sizeof(fd));
-	memset(&id, 0, sizeof(id));
-	memset(&bd, 0, sizeof(bd));
-	memset(&rd, 0, sizeof(rd));
+	struct op_desc fd, id, bd, rd;
+	bn_op(l, OP_BNORM_FWD, dnnl_forward_training, flags, &fd);
+	bn_op(l, OP_BNORM_FWD, dnnl_forward_inference, flags | dnnl_use_global_stats, &id);
+	bn_op(l, OP_BNORM_BWD, dnnl_backward, flags, &bd);
+	bn_op(l, OP_BNORM_FWD, dnnl_forward_training, flags | dnnl_use_global_stats, &rd);
 	if (x->t[ml->out.tensor].recompute &&
-	    (dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&rd,
-			dnnl_forward_training, &l->in_md, BN_EPS, flags | dnnl_use_global_stats),
-			what) ||
-	     prim_get(&x->ctx, &rd, sizeof(rd), NULL, NULL, 0, NULL, what, &l->prim[3])))
+	    prim_get(&x->ctx, &rd, NULL, NULL, 0, NULL, what, &l->prim[3]))
 		return -1;
-	return dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&fd,
-			dnnl_forward_training, &l->in_md, BN_EPS, flags), what) ||
-	       prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]) ||
-	       dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_forward_desc_init(&id,
-			dnnl_forward_inference, &l->in_md, BN_EPS, flags | dnnl_use_global_stats),
-			what) ||
-	       prim_get(&x->ctx, &id, sizeof(id), NULL, NULL, 0, NULL, what, &l->prim[1]) ||
-	       dnnl_ctx_ok(&x->ctx, dnnl_batch_normalization_backward_desc_init(&bd, dnnl_backward,
-			&l->in_md, &l->in_md, BN_EPS, flags), what) ||
-	       prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[0], what, &l->prim[2])
-	       ? -1 : 0;
+	return prim_get(&x->ctx, &fd, NULL, NULL, 0, NULL, what, &l->prim[0]) ||
+	       prim_get(&x->ctx, &id, NULL, NULL, 0, NULL, what, &l->prim[1]) ||
+	       prim_get(&x->ctx, &bd, NULL, NULL, 0, l->prim[0], what, &l->prim[2]) ? -1 : 0;
 }
 
-/* The storage's own form with the ReLU fused, then with it split off
- * (SSE4.1 and AVX have jit BN on nChw8c, but not fused with a ReLU in
- * training); then NHWC and NCHW, with reorders. Each next one only where
- * oneDNN offered a reference kernel for the one before. */
 static int bn_setup(struct cpu_exec *x, struct cpu_layer *l)
 {
 	const struct model_layer *ml = l->ml;
@@ -159,12 +155,13 @@ static int bn_backward(struct cpu_exec *x, struct cpu_layer *l)
 		{ DNNL_ARG_SRC, src }, { DNNL_ARG_DIFF_DST, dd },
 		{ DNNL_ARG_MEAN, l->mean }, { DNNL_ARG_VARIANCE, l->var },
 		{ DNNL_ARG_SCALE, x->m->params + ml->weight_offset },
-		{ DNNL_ARG_SHIFT, x->m->params + ml->bias_offset },
 		{ DNNL_ARG_WORKSPACE, l->ws }, { DNNL_ARG_DIFF_SRC, ds },
 		{ DNNL_ARG_DIFF_SCALE, x->m->grads + ml->weight_offset },
 		{ DNNL_ARG_DIFF_SHIFT, x->m->grads + ml->bias_offset },
+		/* an input of 2.x's backward, refused by 3.x's (unused) */
+		{ DNNL_ARG_SHIFT, x->m->params + ml->bias_offset },
 	};
-	if (prim_exec(&x->ctx, l->prim[2], 10, a))
+	if (prim_exec(&x->ctx, l->prim[2], DNNL_VERSION_MAJOR < 3 ? 10 : 9, a))
 		return -1;
 	return cpu_store(x, &ml->in, 1, ml->accumulate_dx, &l->in_md, ds);
 }

@@ -30,34 +30,30 @@ enum conv_kind { CONV_FWD, CONV_BWD_DATA, CONV_BWD_WEIGHTS };
 
 /* The geometry every primitive of one conv layer shares. */
 struct conv_geom {
-	dnnl_memory_desc_t wmd, dwmd;   /* weights (x->dt), weight gradient (f32): any */
+	md_t wmd, dwmd;                 /* weights (x->dt), weight gradient (f32): any */
 	dnnl_dims_t st, pad;
 };
 
-static int conv_desc(struct cpu_exec *x, const struct conv_geom *g, enum conv_kind k,
-		     const dnnl_memory_desc_t *a, const dnnl_memory_desc_t *b,
-		     dnnl_convolution_desc_t *d, const char *what)
+static const enum op_kind op_of[] = { OP_CONV_FWD, OP_CONV_BWD_DATA, OP_CONV_BWD_WEIGHTS };
+
+static void conv_op(const struct conv_geom *g, enum conv_kind k, const md_t *a, const md_t *b,
+		    struct op_desc *op)
 {
-	dnnl_status_t st;
-	memset(d, 0, sizeof(*d));
-	if (k == CONV_FWD)
-		st = dnnl_convolution_forward_desc_init(d, dnnl_forward_training,
-			dnnl_convolution_auto, a, &g->wmd, NULL, b, g->st, g->pad, g->pad);
-	else if (k == CONV_BWD_DATA)
-		st = dnnl_convolution_backward_data_desc_init(d, dnnl_convolution_auto, a,
-			&g->wmd, b, g->st, g->pad, g->pad);
-	else
-		st = dnnl_convolution_backward_weights_desc_init(d, dnnl_convolution_auto, a,
-			&g->dwmd, NULL, b, g->st, g->pad, g->pad);
-	return dnnl_ctx_ok(&x->ctx, st, what);
+	memset(op, 0, sizeof(*op));
+	op->kind = op_of[k];
+	op->prop = dnnl_forward_training;
+	op->alg = dnnl_convolution_auto;
+	op->src = *a;
+	op->wei = k == CONV_BWD_WEIGHTS ? g->dwmd : g->wmd;
+	op->dst = *b;
+	memcpy(op->strides, g->st, sizeof(g->st));
+	memcpy(op->pad, g->pad, sizeof(g->pad));
 }
 
-static void md_any(dnnl_memory_desc_t *md)
+static void md_any(md_t *md)
 {
 	dnnl_dims_t d = { md->dims[0], md->dims[1], md->dims[2], md->dims[3] };
-	dnnl_data_type_t dt = md->data_type;
-	memset(md, 0, sizeof(*md));
-	dnnl_memory_desc_init_by_tag(md, 4, d, dt, dnnl_format_tag_any);
+	md_tag(md, 4, d, md->data_type, dnnl_format_tag_any);
 }
 
 /* One primitive on activation layouts a (src or diff_src) and b (dst or
@@ -65,32 +61,30 @@ static void md_any(dnnl_memory_desc_t *md)
  * (format any) and a, b become its choice: SSE4.1 has no blocked backward
  * convolutions, AVX2 none for a 3x3 backward-weights on a 2x2 map; both
  * have fast gemm kernels on plain layouts. */
-static int conv_make(struct cpu_exec *x, const struct conv_geom *g, enum conv_kind k,
-		     dnnl_memory_desc_t *a, dnnl_memory_desc_t *b, const struct prim *hint,
-		     const char *what, struct prim **out)
+static int conv_make(struct cpu_exec *x, const struct conv_geom *g, enum conv_kind k, md_t *a,
+		     md_t *b, const struct prim *hint, const char *what, struct prim **out)
 {
-	dnnl_convolution_desc_t d;
+	struct op_desc op;
 	static const int arg_a[] = { DNNL_ARG_SRC, DNNL_ARG_DIFF_SRC, DNNL_ARG_SRC };
 	static const int arg_b[] = { DNNL_ARG_DST, DNNL_ARG_DIFF_DST, DNNL_ARG_DIFF_DST };
-	if (conv_desc(x, g, k, a, b, &d, what))
-		return -1;
-	if (prim_get(&x->ctx, &d, sizeof(d), NULL, NULL, 0, hint, what, out) == 0)
+	conv_op(g, k, a, b, &op);
+	if (prim_get(&x->ctx, &op, NULL, NULL, 0, hint, what, out) == 0)
 		return 0;
 	if (!x->ctx.refused_ref)
 		return -1;
 	md_any(a);
 	md_any(b);
-	if (conv_desc(x, g, k, a, b, &d, what) ||
-	    prim_get(&x->ctx, &d, sizeof(d), NULL, NULL, 0, hint, what, out))
+	conv_op(g, k, a, b, &op);
+	if (prim_get(&x->ctx, &op, NULL, NULL, 0, hint, what, out))
 		return -1;
-	*a = *prim_md(*out, arg_a[k]);
-	*b = *prim_md(*out, arg_b[k]);
+	prim_md(*out, arg_a[k], a);
+	prim_md(*out, arg_b[k], b);
 	return 0;
 }
 
-static size_t bytes_unless(const dnnl_memory_desc_t *md, const dnnl_memory_desc_t *same)
+static size_t bytes_unless(const md_t *md, const md_t *same)
 {
-	return dnnl_memory_desc_equal(md, same) ? 0 : md_bytes(md);
+	return md_equal(md, same) ? 0 : md_bytes(md);
 }
 
 static int conv_setup(struct cpu_exec *x, struct cpu_layer *l)
@@ -146,9 +140,9 @@ static int conv_setup(struct cpu_exec *x, struct cpu_layer *l)
 static int weights_into(struct cpu_exec *x, struct cpu_layer *l, struct prim *p, char **buf)
 {
 	const struct model_layer *ml = l->ml;
-	const dnnl_memory_desc_t *md = prim_md(p, DNNL_ARG_WEIGHTS);
-	dnnl_memory_desc_t oihw;
+	md_t wmd, oihw, *md = &wmd;
 	struct prim *r;
+	prim_md(p, DNNL_ARG_WEIGHTS, md);
 	if (!*buf && posix_memalign((void **)buf, 64, md_bytes(md)) != 0) {
 		*buf = NULL;
 		return dnnl_ctx_fail(&x->ctx, "layer '%s': 'weights': out of memory", ml->name);
@@ -168,10 +162,11 @@ static int conv_load(struct cpu_exec *x, struct cpu_layer *l)
 		return -1;
 	if (!l->prim[1])
 		return 0;
-	if (dnnl_memory_desc_equal(prim_md(l->prim[0], DNNL_ARG_WEIGHTS),
-				   prim_md(l->prim[1], DNNL_ARG_WEIGHTS))) {
+	md_t fwd, bwd;
+	prim_md(l->prim[0], DNNL_ARG_WEIGHTS, &fwd);
+	prim_md(l->prim[1], DNNL_ARG_WEIGHTS, &bwd);
+	if (md_equal(&fwd, &bwd))
 		return 0;
-	}
 	return weights_into(x, l, l->prim[1], &l->weights_bwd);
 }
 
@@ -192,7 +187,7 @@ static int conv_backward(struct cpu_exec *x, struct cpu_layer *l)
 {
 	const struct model_layer *ml = l->ml;
 	char *src, *dd, *dd_data;
-	const dnnl_memory_desc_t *src_md = &l->bw_src_md;
+	const md_t *src_md = &l->bw_src_md;
 	if (cpu_fetch(x, &ml->in, 0, src_md, l->temp_bytes[4] ? l->temp[4] : l->temp[0], &src) ||
 	    cpu_fetch(x, &ml->out, 1, &l->bw_ddst_md, l->temp[1], &dd))
 		return -1;
@@ -200,12 +195,12 @@ static int conv_backward(struct cpu_exec *x, struct cpu_layer *l)
 				{ DNNL_ARG_DIFF_WEIGHTS, l->temp[3] } };
 	if (prim_exec(&x->ctx, l->prim[2], 3, w))
 		return -1;
-	dnnl_memory_desc_t oihw;
+	md_t oihw, dw;
 	struct prim *r;
 	md_weights(&oihw, ml->out.channels, ml->in.channels, ml->kernel, ml->kernel, dnnl_f32,
 		   dnnl_abcd);
-	if (prim_reorder(&x->ctx, prim_md(l->prim[2], DNNL_ARG_DIFF_WEIGHTS), &oihw, 0,
-			 "reorder conv weight gradient", &r))
+	prim_md(l->prim[2], DNNL_ARG_DIFF_WEIGHTS, &dw);
+	if (prim_reorder(&x->ctx, &dw, &oihw, 0, "reorder conv weight gradient", &r))
 		return -1;
 	struct prim_arg g[] = { { DNNL_ARG_FROM, l->temp[3] },
 				{ DNNL_ARG_TO, x->m->grads + ml->weight_offset } };

@@ -1,7 +1,7 @@
 # trainer/backend/cpu/cpu.mk - the oneDNN "cpu" backend (included by
 # trainer/module.mk when HAVE_DNNL). Its sources go into libchexnet.a; its
 # tests into the runner.
-CPU_BACKEND_SRCS := trainer/backend/cpu/cpu_isa.c trainer/backend/cpu/dnnl_ctx.c trainer/backend/cpu/dnnl_ctx_open.c trainer/backend/cpu/prim_cache.c \
+CPU_BACKEND_SRCS := trainer/backend/cpu/dnnl_md.c trainer/backend/cpu/dnnl_op.c trainer/backend/cpu/cpu_isa.c trainer/backend/cpu/dnnl_ctx.c trainer/backend/cpu/dnnl_ctx_open.c trainer/backend/cpu/prim_cache.c \
 	trainer/backend/cpu/cpu_arena.c trainer/backend/cpu/cpu_plan.c trainer/backend/cpu/layout.c trainer/backend/cpu/cpu_move.c \
 	trainer/backend/cpu/conv.c trainer/backend/cpu/batchnorm.c trainer/backend/cpu/eltwise.c \
 	trainer/backend/cpu/pooling.c trainer/backend/cpu/linear.c trainer/backend/cpu/backend_cpu.c
@@ -16,4 +16,4 @@ REGISTRY_DEFS += -DHAVE_CPU_BACKEND
 CPU_TEST_SRCS := tests/test_cpu_layers.c tests/test_cpu_models.c tests/test_cpu_arena.c \
 	tests/test_cpu_isa.c tests/cpu_isa_caps.c
 TEST_SRCS += $(CPU_TEST_SRCS)
-TEST_CFLAGS += -DHAVE_CPU_BACKEND
+TEST_CFLAGS += -DHAVE_CPU_BACKEND $(DNNL_CFLAGS)

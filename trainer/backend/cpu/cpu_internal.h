@@ -50,7 +50,7 @@ struct cpu_tensor {
 
 /* A (descriptor, pointer) pair: what an op reads or writes. */
 struct cpu_view {
-	dnnl_memory_desc_t md;
+	md_t md;
 	char *ptr;
 };
 
@@ -74,10 +74,10 @@ struct cpu_layer {
 	int index;
 	struct prim *prim[CPU_MAX_PRIMS];     /* kind-specific meaning */
 	/* operand descriptors of the op itself (may differ from storage) */
-	dnnl_memory_desc_t in_md, in2_md, out_md;
+	md_t in_md, in2_md, out_md;
 	/* conv backward primitives' own operand layouts (they differ from
 	 * in_md/out_md where the ISA has no blocked kernel for them) */
-	dnnl_memory_desc_t bw_src_md, bw_ddst_md, bd_ddst_md;
+	md_t bw_src_md, bw_ddst_md, bd_ddst_md;
 	/* temporaries for a layout change; sizes set by setup, pointers by
 	 * the arena (valid during this layer's forward or backward only) */
 	size_t temp_bytes[CPU_MAX_TEMPS];
@@ -126,20 +126,19 @@ enum cpu_form { FORM_STACKED, FORM_BLOCKED, FORM_NHWC, FORM_NCHW };
 enum cpu_form cpu_form_for(const struct cpu_exec *x, const struct tensor_slice *s,
 			   int pixelwise, int amx);
 void cpu_form_md(const struct cpu_exec *x, enum cpu_form f, int c, int h, int w,
-		 dnnl_memory_desc_t *md);
-size_t md_bytes(const dnnl_memory_desc_t *md);
+		 md_t *md);
 
 /* cpu_move.c: moving data between an op's descriptor and storage */
 int cpu_fetch(struct cpu_exec *x, const struct tensor_slice *s, int grad,
-	      const dnnl_memory_desc_t *md, char *temp, char **ptr);
+	      const md_t *md, char *temp, char **ptr);
 int cpu_store(struct cpu_exec *x, const struct tensor_slice *s, int grad, int accumulate,
-	      const dnnl_memory_desc_t *md, char *src);
+	      const md_t *md, char *src);
 /* Where an op writes its result for slice s: the storage itself when
  * possible, else temp (then cpu_store). */
 char *cpu_out_ptr(struct cpu_exec *x, const struct tensor_slice *s, int grad, int accumulate,
-		  const dnnl_memory_desc_t *md, char *temp);
+		  const md_t *md, char *temp);
 int cpu_md_is_storage(const struct cpu_exec *x, const struct tensor_slice *s,
-		      const dnnl_memory_desc_t *md);
+		      const md_t *md);
 
 int cpu_err(struct cpu_exec *x, struct trainer_error *err);
 /* Point temporaries (and recomputed tensors) at their phase's blocks:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_isa.h"
+#include "backend/cpu/dnnl_op.h"
 
 /* The ISA values are bit sets: avx2_vnni (0x407) is numerically above
  * avx512_core (0x27) without containing it, so never compare with <. */
@@ -22,8 +23,10 @@ const char *cpu_isa_name(dnnl_cpu_isa_t isa)
 		{ dnnl_cpu_isa_avx512_core_bf16, "avx512_core_bf16" },
 		{ dnnl_cpu_isa_avx512_core_vnni, "avx512_core_vnni" },
 		{ dnnl_cpu_isa_avx512_core, "avx512_core" },
+#if DNNL_VERSION_MAJOR < 3
 		{ dnnl_cpu_isa_avx512_mic_4ops, "avx512_mic_4ops" },
 		{ dnnl_cpu_isa_avx512_mic, "avx512_mic" },
+#endif
 		{ dnnl_cpu_isa_avx2_vnni, "avx2_vnni" },
 		{ dnnl_cpu_isa_avx2, "avx2" },
 		{ dnnl_cpu_isa_avx, "avx" },
@@ -37,8 +40,11 @@ const char *cpu_isa_name(dnnl_cpu_isa_t isa)
 
 int cpu_isa_block_for(dnnl_cpu_isa_t isa)
 {
-	return cpu_isa_has(isa, dnnl_cpu_isa_avx512_core) ||
-	       cpu_isa_has(isa, dnnl_cpu_isa_avx512_mic) ? 16 : 8;
+#if DNNL_VERSION_MAJOR < 3
+	if (cpu_isa_has(isa, dnnl_cpu_isa_avx512_mic))
+		return 16;
+#endif
+	return cpu_isa_has(isa, dnnl_cpu_isa_avx512_core) ? 16 : 8;
 }
 
 /* The channel block a 3x3 fp32 convolution picks for `format_tag any`:
@@ -46,23 +52,25 @@ int cpu_isa_block_for(dnnl_cpu_isa_t isa)
  * something other than one channel block. */
 static int probe_block(dnnl_engine_t engine)
 {
-	dnnl_memory_desc_t src, wei, dst;
 	dnnl_dims_t sd = { 1, 64, 14, 14 }, wd = { 64, 64, 3, 3 };
-	dnnl_dims_t st = { 1, 1 }, pad = { 1, 1 };
-	dnnl_convolution_desc_t cd;
+	struct op_desc op;
 	dnnl_primitive_desc_t pd = NULL;
+	md_t md;
 	int block = 0;
 
-	dnnl_memory_desc_init_by_tag(&src, 4, sd, dnnl_f32, dnnl_format_tag_any);
-	dnnl_memory_desc_init_by_tag(&wei, 4, wd, dnnl_f32, dnnl_format_tag_any);
-	dnnl_memory_desc_init_by_tag(&dst, 4, sd, dnnl_f32, dnnl_format_tag_any);
-	if (dnnl_convolution_forward_desc_init(&cd, dnnl_forward_training,
-			dnnl_convolution_direct, &src, &wei, NULL, &dst, st, pad, pad) ||
-	    dnnl_primitive_desc_create(&pd, &cd, NULL, engine, NULL))
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_CONV_FWD;
+	op.prop = dnnl_forward_training;
+	op.alg = dnnl_convolution_direct;
+	op.strides[0] = op.strides[1] = op.pad[0] = op.pad[1] = 1;
+	if (md_tag(&op.src, 4, sd, dnnl_f32, dnnl_format_tag_any) ||
+	    md_tag(&op.wei, 4, wd, dnnl_f32, dnnl_format_tag_any) ||
+	    md_tag(&op.dst, 4, sd, dnnl_f32, dnnl_format_tag_any) ||
+	    op_pd_create(&pd, engine, &op, NULL, NULL) != dnnl_success)
 		return 0;
-	const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-	const dnnl_blocking_desc_t *b = &md->format_desc.blocking;
-	if (md->format_kind == dnnl_blocked && b->inner_nblks == 1 && b->inner_idxs[0] == 1)
+	md_from_native(&md, dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
+	const md_blocking_t *b = &md.format_desc.blocking;
+	if (md.format_kind == dnnl_blocked && b->inner_nblks == 1 && b->inner_idxs[0] == 1)
 		block = (int)b->inner_blks[0];
 	dnnl_primitive_desc_destroy(pd);
 	return block;

@@ -13,18 +13,32 @@
  * batch stacked in H, {1, c, N*H, W}, in whatever layout it chose (the
  * blocked alias, or plain where the ISA has no blocked kernel: SSE4.1's
  * backward 1x1 convs), holds image n in rows n*H .. n*H+H-1, so H splits
- * into (N, H) with N's stride H rows. */
-static void real_md(const struct cpu_exec *x, const dnnl_memory_desc_t *md,
-		    dnnl_memory_desc_t *out)
+ * into (N, H) with N's stride H rows: the alias becomes the stacked
+ * layout, a plain layout keeps its strides. */
+static int real_md(struct cpu_exec *x, const md_t *md, md_t *out)
 {
-	*out = *md;
-	if (md->dims[0] == x->n)
-		return;
-	dnnl_dim_t h = md->dims[2] / x->n;
-	dnnl_dims_t *s = &out->format_desc.blocking.strides;
-	out->dims[0] = out->padded_dims[0] = x->n;
-	out->dims[2] = out->padded_dims[2] = h;
-	(*s)[0] = (*s)[2] * h;
+	if (md->dims[0] == x->n) {
+		*out = *md;
+		return 0;
+	}
+	const md_blocking_t *b = &md->format_desc.blocking;
+	int n = x->n, c = (int)md->dims[1], h = (int)md->dims[2] / n, w = (int)md->dims[3];
+	md_t alias;
+	md_blocked(&alias, 1, c, n * h, w, md->data_type, x->ctx.isa.block);
+	if (md->ndims == 4 && md->format_kind == dnnl_blocked && b->inner_nblks == 0 &&
+	    md->offset0 == 0) {
+		dnnl_dims_t d = { n, c, h, w };
+		dnnl_dims_t st = { b->strides[2] * h, b->strides[1], b->strides[2], b->strides[3] };
+		if (md_strides(out, 4, d, md->data_type, st) == 0)
+			return 0;
+	} else if (md_equal(md, &alias)) {
+		md_stacked_4d(out, n, c, h, w, md->data_type, x->ctx.isa.block);
+		if (out->ndims)
+			return 0;
+	}
+	return dnnl_ctx_fail(&x->ctx, "layout move: '%dx%dx%dx%d': this operand's layout "
+			     "cannot be split into %d images", (int)md->dims[0], c,
+			     (int)md->dims[2], w, n);
 }
 
 static char *storage_ptr(const struct cpu_exec *x, const struct tensor_slice *s, int grad)
@@ -38,13 +52,13 @@ static char *storage_ptr(const struct cpu_exec *x, const struct tensor_slice *s,
  * is b channels innermost, each (n, channel block) an H x W x b run of
  * contiguous elements: nChw<b>c and the stacked C<b>nhw<b>c, slices of
  * them included. */
-static int chunked(const dnnl_memory_desc_t *md, dnnl_dim_t b)
+static int chunked(const md_t *md, dnnl_dim_t b)
 {
-	const dnnl_blocking_desc_t *k = &md->format_desc.blocking;
+	const md_blocking_t *k = &md->format_desc.blocking;
 	return md->ndims == 4 && md->format_kind == dnnl_blocked && k->inner_nblks == 1 &&
 	       k->inner_idxs[0] == 1 && k->inner_blks[0] == b && md->dims[1] % b == 0 &&
 	       md->padded_dims[1] == md->dims[1] && k->strides[3] == b &&
-	       k->strides[2] == md->dims[3] * b && md->extra.flags == 0;
+	       k->strides[2] == md->dims[3] * b;
 }
 
 /* The reorder of one such form into the other (accumulate: added, f32
@@ -52,15 +66,15 @@ static int chunked(const dnnl_memory_desc_t *md, dnnl_dim_t b)
  * dense block ask of every layer, where oneDNN 2.6 has only its generic
  * `simple:any` reorder for the stacked form. 1 when done, 0 when the
  * forms are other (oneDNN's reorder then). */
-static int copy_runs(const dnnl_memory_desc_t *s, const char *src, const dnnl_memory_desc_t *d,
-		     char *dst, int accumulate)
+static int copy_runs(const md_t *s, const char *src, const md_t *d, char *dst, int accumulate)
 {
-	dnnl_dim_t b = s->format_desc.blocking.inner_nblks == 1 ? s->format_desc.blocking.inner_blks[0] : 0;
+	dnnl_dim_t b = s->format_desc.blocking.inner_nblks == 1 ?
+		       s->format_desc.blocking.inner_blks[0] : 0;
 	size_t es = s->data_type == dnnl_f32 ? 4 : s->data_type == dnnl_bf16 ? 2 : 0;
 	if (!b || !es || s->data_type != d->data_type || (accumulate && es != 4) ||
 	    !chunked(s, b) || !chunked(d, b) || memcmp(s->dims, d->dims, 4 * sizeof(s->dims[0])))
 		return 0;
-	const dnnl_dims_t *ss = &s->format_desc.blocking.strides, *ds = &d->format_desc.blocking.strides;
+	const dnnl_dim_t *ss = s->format_desc.blocking.strides, *ds = d->format_desc.blocking.strides;
 	long n = (long)s->dims[0], blocks = (long)(s->dims[1] / b);
 	size_t run = (size_t)(s->dims[2] * s->dims[3] * b);
 	src += (size_t)s->offset0 * es;
@@ -68,8 +82,8 @@ static int copy_runs(const dnnl_memory_desc_t *s, const char *src, const dnnl_me
 	#pragma omp parallel for collapse(2) schedule(static)
 	for (long i = 0; i < n; i++)
 		for (long c = 0; c < blocks; c++) {
-			const char *from = src + (size_t)(i * (*ss)[0] + c * (*ss)[1]) * es;
-			char *to = dst + (size_t)(i * (*ds)[0] + c * (*ds)[1]) * es;
+			const char *from = src + (size_t)(i * ss[0] + c * ss[1]) * es;
+			char *to = dst + (size_t)(i * ds[0] + c * ds[1]) * es;
 			if (!accumulate) {
 				memcpy(to, from, run * es);
 				continue;
@@ -82,9 +96,8 @@ static int copy_runs(const dnnl_memory_desc_t *s, const char *src, const dnnl_me
 	return 1;
 }
 
-static int reorder(struct cpu_exec *x, const dnnl_memory_desc_t *src_md, const void *src,
-		   const dnnl_memory_desc_t *dst_md, void *dst, int accumulate,
-		   const char *name)
+static int reorder(struct cpu_exec *x, const md_t *src_md, const void *src, const md_t *dst_md,
+		   void *dst, int accumulate, const char *name)
 {
 	char what[160];
 	struct prim *p;
@@ -99,39 +112,43 @@ static int reorder(struct cpu_exec *x, const dnnl_memory_desc_t *src_md, const v
 }
 
 int cpu_fetch(struct cpu_exec *x, const struct tensor_slice *s, int grad,
-	      const dnnl_memory_desc_t *md, char *temp, char **ptr)
+	      const md_t *md, char *temp, char **ptr)
 {
 	if (cpu_md_is_storage(x, s, md)) {
 		*ptr = storage_ptr(x, s, grad);
 		return 0;
 	}
 	struct cpu_view v;
-	dnnl_memory_desc_t r;
+	md_t r;
 	cpu_slice_view(x, s, grad, &v);
-	real_md(x, md, &r);
+	if (real_md(x, md, &r))
+		return -1;
 	*ptr = temp;
 	return reorder(x, &v.md, v.ptr, &r, temp, 0, x->m->desc.tensors[s->tensor].name);
 }
 
 char *cpu_out_ptr(struct cpu_exec *x, const struct tensor_slice *s, int grad, int accumulate,
-		  const dnnl_memory_desc_t *md, char *temp)
+		  const md_t *md, char *temp)
 {
 	if (!accumulate && cpu_md_is_storage(x, s, md))
 		return storage_ptr(x, s, grad);
 	return temp;
 }
 
-static int add_in_place(struct cpu_exec *x, const dnnl_memory_desc_t *md, char *acc,
-			const char *src, const char *name)
+static int add_in_place(struct cpu_exec *x, const md_t *md, char *acc, const char *src,
+			const char *name)
 {
-	dnnl_binary_desc_t bd;
+	struct op_desc op;
 	struct prim *p;
 	char what[160];
-	memset(&bd, 0, sizeof(bd));
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_BINARY;
+	op.alg = dnnl_binary_add;
+	if (md_flat(md, &op.src))
+		op.src = *md;
 	snprintf(what, sizeof(what), "binary add %s (%dx%dx%dx%d)", name, (int)md->dims[0],
 		 (int)md->dims[1], (int)md->dims[2], (int)md->dims[3]);
-	if (dnnl_ctx_ok(&x->ctx, dnnl_binary_desc_init(&bd, dnnl_binary_add, md, md, md), what) ||
-	    prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, NULL, what, &p))
+	if (prim_get(&x->ctx, &op, NULL, NULL, 0, NULL, what, &p))
 		return -1;
 	struct prim_arg a[] = { { DNNL_ARG_SRC_0, acc }, { DNNL_ARG_SRC_1, src },
 				{ DNNL_ARG_DST, acc } };
@@ -139,7 +156,7 @@ static int add_in_place(struct cpu_exec *x, const dnnl_memory_desc_t *md, char *
 }
 
 int cpu_store(struct cpu_exec *x, const struct tensor_slice *s, int grad, int accumulate,
-	      const dnnl_memory_desc_t *md, char *src)
+	      const md_t *md, char *src)
 {
 	const char *name = x->m->desc.tensors[s->tensor].name;
 	char *dst = storage_ptr(x, s, grad);
@@ -150,8 +167,9 @@ int cpu_store(struct cpu_exec *x, const struct tensor_slice *s, int grad, int ac
 			return add_in_place(x, md, dst, src, name);
 	}
 	struct cpu_view v;
-	dnnl_memory_desc_t r;
+	md_t r;
 	cpu_slice_view(x, s, grad, &v);
-	real_md(x, md, &r);
+	if (real_md(x, md, &r))
+		return -1;
 	return reorder(x, &r, src, &v.md, v.ptr, accumulate, name);
 }

@@ -91,12 +91,12 @@ static void choose_layout(struct cpu_exec *x, int ti)
 	}
 	if (t->layout == CPU_NCHW32)
 		t->dt = dnnl_f32;
-	dnnl_memory_desc_t md;
+	md_t md;
 	if (t->layout == CPU_NCHW32)
 		md_nchw(&md, t->n, t->c, t->h, t->w, t->dt);
 	else
 		md_blocked(&md, t->n, t->c, t->h, t->w, t->dt, x->ctx.isa.block);
-	t->bytes = dnnl_memory_desc_get_size(&md);
+	t->bytes = md_bytes(&md);
 }
 
 /* Memory-efficient mode: a BN(+ReLU) or ReLU output that only feeds later

@@ -39,7 +39,11 @@ static const char *status_text(dnnl_status_t st)
 	case dnnl_out_of_memory: return "out of memory";
 	case dnnl_invalid_arguments: return "invalid arguments";
 	case dnnl_unimplemented: return "unimplemented";
+#if DNNL_VERSION_MAJOR < 3
 	case dnnl_iterator_ends: return "no implementation";
+#else
+	case dnnl_last_impl_reached: return "no implementation";
+#endif
 	case dnnl_runtime_error: return "runtime error";
 	case dnnl_not_required: return "not required";
 	default: return "unknown status";
@@ -69,19 +73,21 @@ int dnnl_impl_is_reference(const char *impl)
 static const char *layout_asked(const_dnnl_primitive_desc_t pd)
 {
 	static __thread char buf[48];
-	const dnnl_memory_desc_t *md = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
-	if (!md || md->ndims == 0)
-		md = dnnl_primitive_desc_query_md(pd, dnnl_query_diff_dst_md, 0);
-	if (!md || md->ndims != 4 || md->format_kind != dnnl_blocked)
+	md_t m, *md = &m;
+	md_native_t n = dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0);
+	if (!md_native_ndims(n))
+		n = dnnl_primitive_desc_query_md(pd, dnnl_query_diff_dst_md, 0);
+	md_from_native(md, n);
+	if (md->ndims != 4 || md->format_kind != dnnl_blocked)
 		return "a non-4-d or opaque layout";
-	const dnnl_blocking_desc_t *b = &md->format_desc.blocking;
+	const md_blocking_t *b = &md->format_desc.blocking;
 	if (b->inner_nblks == 1 && b->inner_idxs[0] == 1)
 		snprintf(buf, sizeof(buf), "nChw%dc%s", (int)b->inner_blks[0],
 			 b->strides[0] < b->strides[1] ? " stacked" : "");
 	else if (b->inner_nblks == 0)
 		snprintf(buf, sizeof(buf), "%s", b->strides[1] == 1 ? "nhwc" : "nchw");
 	else
-		snprintf(buf, sizeof(buf), "a %d-level blocking", b->inner_nblks);
+		snprintf(buf, sizeof(buf), "a %d-level blocking", (int)b->inner_nblks);
 	return buf;
 }
 
@@ -93,14 +99,13 @@ const char *dnnl_pd_impl(const_dnnl_primitive_desc_t pd)
 	return s ? s : "?";
 }
 
-int dnnl_ctx_pd(struct dnnl_ctx *c, dnnl_primitive_desc_t *pd, const void *op_desc,
+int dnnl_ctx_pd(struct dnnl_ctx *c, dnnl_primitive_desc_t *pd, const struct op_desc *op,
 		dnnl_primitive_attr_t attr, const_dnnl_primitive_desc_t hint,
 		const char *what)
 {
 	*pd = NULL;
 	c->refused_ref = 0;
-	if (dnnl_ctx_ok(c, dnnl_primitive_desc_create(pd, op_desc, attr, c->engine, hint),
-			what))
+	if (dnnl_ctx_ok(c, op_pd_create(pd, c->engine, op, attr, hint), what))
 		return -1;
 	const char *impl = dnnl_pd_impl(*pd);
 	if (dnnl_impl_is_reference(impl) && !c->allow_ref) {
@@ -132,10 +137,10 @@ int dnnl_ctx_scratch_ready(struct dnnl_ctx *c)
 	if (c->scratch_mem)
 		dnnl_memory_destroy(c->scratch_mem);
 	c->scratch_mem = NULL;
-	dnnl_memory_desc_t md;
+	md_t md;
 	dnnl_dims_t d = { (dnnl_dim_t)bytes };
-	dnnl_memory_desc_init_by_tag(&md, 1, d, dnnl_u8, dnnl_a);
-	return dnnl_ctx_ok(c, dnnl_memory_create(&c->scratch_mem, &md, c->engine, p),
+	md_tag(&md, 1, d, dnnl_u8, dnnl_a);
+	return dnnl_ctx_ok(c, dnnl_memory_create(&c->scratch_mem, md_native(&md), c->engine, p),
 			   "scratchpad memory");
 }
 
@@ -144,52 +149,59 @@ size_t dt_bytes(dnnl_data_type_t dt)
 	return dt == dnnl_f32 ? 4 : dt == dnnl_bf16 || dt == dnnl_f16 ? 2 : 1;
 }
 
-static void md_tag(dnnl_memory_desc_t *md, int n, int ch, int h, int w,
-		   dnnl_data_type_t dt, dnnl_format_tag_t tag)
+static void md_4d(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+		  dnnl_format_tag_t tag)
 {
 	dnnl_dims_t d = { n, ch, h, w };
-	memset(md, 0, sizeof(*md));
-	dnnl_memory_desc_init_by_tag(md, 4, d, dt, tag);
+	md_tag(md, 4, d, dt, tag);
 }
 
-void md_blocked(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+void md_blocked(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
 		int block)
 {
-	md_tag(md, n, ch, h, w, dt, block == 8 ? dnnl_aBcd8b : dnnl_aBcd16b);
+	md_4d(md, n, ch, h, w, dt, block == 8 ? dnnl_aBcd8b : dnnl_aBcd16b);
 }
 
-void md_nhwc(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt)
+void md_nhwc(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt)
 {
-	md_tag(md, n, ch, h, w, dt, dnnl_acdb);
+	md_4d(md, n, ch, h, w, dt, dnnl_acdb);
 }
 
-void md_nchw(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt)
+void md_nchw(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt)
 {
-	md_tag(md, n, ch, h, w, dt, dnnl_abcd);
+	md_4d(md, n, ch, h, w, dt, dnnl_abcd);
 }
 
-/* Physical order [C/b][N][H][W][b]: the nChw<b>c blocking with the
- * C-block stride outside the batch stride (no tag exists in 2.6). */
-void md_stacked_4d(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
-		   int block)
+/* Physical order [C/b][N][H][W][b]: (C, N, H, W) blocked on its first
+ * axis, C and N then swapped (no tag names this order). */
+void md_stacked_4d(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt, int block)
 {
-	md_blocked(md, n, ch, h, w, dt, block);
-	dnnl_dims_t *s = &md->format_desc.blocking.strides;
-	(*s)[0] = (dnnl_dim_t)h * w * block;
-	(*s)[1] = (dnnl_dim_t)n * h * w * block;
-	(*s)[2] = (dnnl_dim_t)w * block;
-	(*s)[3] = block;
+	static const int swap_cn[4] = { 1, 0, 2, 3 };
+	md_t cnhw;
+	md_4d(&cnhw, ch, n, h, w, dt, block == 8 ? dnnl_Abcd8a : dnnl_Abcd16a);
+	md_permute(md, &cnhw, swap_cn);
 }
 
-void md_1d(dnnl_memory_desc_t *md, int count, dnnl_data_type_t dt)
+void md_1d(md_t *md, int count, dnnl_data_type_t dt)
 {
 	dnnl_dims_t d = { count };
-	memset(md, 0, sizeof(*md));
-	dnnl_memory_desc_init_by_tag(md, 1, d, dt, dnnl_a);
+	md_tag(md, 1, d, dt, dnnl_a);
 }
 
-void md_weights(dnnl_memory_desc_t *md, int oc, int ic, int kh, int kw, dnnl_data_type_t dt,
+int md_flat(const md_t *md, md_t *flat)
+{
+	size_t es = dt_bytes(md->data_type), bytes = md_bytes(md), count = 1;
+	for (int i = 0; i < md->ndims; i++)
+		count *= (size_t)md->padded_dims[i];
+	if (md->format_kind != dnnl_blocked || md->offset0 || !es || bytes != count * es ||
+	    count > (size_t)1 << 31)
+		return -1;
+	md_1d(flat, (int)count, md->data_type);
+	return 0;
+}
+
+void md_weights(md_t *md, int oc, int ic, int kh, int kw, dnnl_data_type_t dt,
 		dnnl_format_tag_t tag)
 {
-	md_tag(md, oc, ic, kh, kw, dt, tag);
+	md_4d(md, oc, ic, kh, kw, dt, tag);
 }

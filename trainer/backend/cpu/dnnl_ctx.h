@@ -15,6 +15,8 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "backend/cpu/cpu_isa.h"
+#include "backend/cpu/dnnl_md.h"
+#include "backend/cpu/dnnl_op.h"
 
 struct prim_cache;
 
@@ -48,10 +50,10 @@ int dnnl_ctx_ok(struct dnnl_ctx *c, dnnl_status_t st, const char *what);
 /* Implementation names that are oneDNN reference kernels. */
 int dnnl_impl_is_reference(const char *impl);
 
-/* Make a primitive descriptor for op_desc (user scratchpad mode; attr may
- * be NULL) and check its implementation. `what` names primitive and shape
+/* Make a primitive descriptor for op (user scratchpad mode; attr may be
+ * NULL) and check its implementation. `what` names primitive and shape
  * in the error. */
-int dnnl_ctx_pd(struct dnnl_ctx *c, dnnl_primitive_desc_t *pd, const void *op_desc,
+int dnnl_ctx_pd(struct dnnl_ctx *c, dnnl_primitive_desc_t *pd, const struct op_desc *op,
 		dnnl_primitive_attr_t attr, const_dnnl_primitive_desc_t hint,
 		const char *what);
 const char *dnnl_pd_impl(const_dnnl_primitive_desc_t pd);
@@ -64,16 +66,20 @@ int dnnl_ctx_scratch_ready(struct dnnl_ctx *c);
 
 /* Memory descriptors used by the layers. dt: dnnl_f32 / dnnl_bf16.
  * block: channels per block (the context's isa.block: 8 or 16). */
-void md_blocked(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+void md_blocked(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
 		int block);
-void md_nhwc(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
-void md_nchw(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
+void md_nhwc(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
+void md_nchw(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt);
 /* "C<b>nhw<b>c": channel blocks outermost, batch inside. The tensor
  * (N, ch, H, W) seen with its real image boundaries (for reorders only). */
-void md_stacked_4d(dnnl_memory_desc_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
+void md_stacked_4d(md_t *md, int n, int ch, int h, int w, dnnl_data_type_t dt,
 		   int block);
-void md_1d(dnnl_memory_desc_t *md, int count, dnnl_data_type_t dt);
-void md_weights(dnnl_memory_desc_t *md, int oc, int ic, int kh, int kw, dnnl_data_type_t dt,
+void md_1d(md_t *md, int count, dnnl_data_type_t dt);
+/* The elements of a dense md (padding included) as one plain row, for
+ * element-wise ops whose operands share md: oneDNN 3.x has jit binary
+ * kernels below AVX2 only on plain layouts. -1 when md has gaps. */
+int md_flat(const md_t *md, md_t *flat);
+void md_weights(md_t *md, int oc, int ic, int kh, int kw, dnnl_data_type_t dt,
 		dnnl_format_tag_t tag);
 
 size_t dt_bytes(dnnl_data_type_t dt);

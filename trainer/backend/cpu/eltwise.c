@@ -23,19 +23,20 @@ int cpu_relu_prims(struct cpu_exec *x, struct cpu_layer *l, int fwd_slot, int bw
 {
 	const struct model_layer *ml = l->ml;
 	char what[200];
-	dnnl_eltwise_desc_t fd, bd;
+	struct op_desc fd, bd;
 	memset(&fd, 0, sizeof(fd));
-	memset(&bd, 0, sizeof(bd));
+	fd.kind = OP_ELTWISE_FWD;
+	fd.prop = dnnl_forward_training;
+	fd.alg = bwd_alg;
+	fd.src = l->in_md;
+	bd = fd;
+	bd.kind = OP_ELTWISE_BWD;
+	bd.prop = 0;
 	snprintf(what, sizeof(what), "relu '%s' (mb%d c%d %dx%d %s)", ml->name, x->n,
 		 ml->in.channels, ml->in_h, ml->in_w, x->dt == dnnl_bf16 ? "bf16" : "f32");
-	if (dnnl_ctx_ok(&x->ctx, dnnl_eltwise_forward_desc_init(&fd, dnnl_forward_training,
-			bwd_alg, &l->in_md, 0.f, 0.f), what) ||
-	    prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[fwd_slot]) ||
-	    dnnl_ctx_ok(&x->ctx, dnnl_eltwise_backward_desc_init(&bd, bwd_alg, &l->in_md,
-			&l->in_md, 0.f, 0.f), what))
-		return -1;
-	return prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[fwd_slot], what,
-			&l->prim[bwd_slot]);
+	return prim_get(&x->ctx, &fd, NULL, NULL, 0, NULL, what, &l->prim[fwd_slot]) ||
+	       prim_get(&x->ctx, &bd, NULL, NULL, 0, l->prim[fwd_slot], what,
+			&l->prim[bwd_slot]) ? -1 : 0;
 }
 
 static void temps(struct cpu_exec *x, struct cpu_layer *l, const struct tensor_slice *a,
@@ -95,25 +96,23 @@ static int add_setup(struct cpu_exec *x, struct cpu_layer *l)
 	temps(x, l, &ml->in, &ml->in2);
 	l->temp_bytes[2] = cpu_md_is_storage(x, &ml->out, &l->out_md) ? 0 : md_bytes(&l->out_md);
 	l->temp_bytes[0] = md_bytes(&l->in_md); /* also the sum's gradient in backward */
-	dnnl_binary_desc_t bd;
-	memset(&bd, 0, sizeof(bd));
+	struct op_desc op;
+	memset(&op, 0, sizeof(op));
+	op.kind = OP_BINARY;
+	op.alg = dnnl_binary_add;
+	if (md_flat(&l->in_md, &op.src))
+		op.src = l->in_md;
 	snprintf(what, sizeof(what), "add%s '%s' (mb%d c%d %dx%d %s)", ml->relu ? "+relu" : "",
 		 ml->name, x->n, ml->in.channels, ml->in_h, ml->in_w,
 		 x->dt == dnnl_bf16 ? "bf16" : "f32");
 	dnnl_primitive_attr_t attr = NULL;
-	dnnl_post_ops_t po = NULL;
 	int key = ml->relu;
-	if (ml->relu) {
-		dnnl_primitive_attr_create(&attr);
-		dnnl_post_ops_create(&po);
-		dnnl_post_ops_append_eltwise(po, 1.f, dnnl_eltwise_relu, 0.f, 0.f);
-		dnnl_primitive_attr_set_post_ops(attr, po);
-		dnnl_post_ops_destroy(po);
+	if (ml->relu && (dnnl_primitive_attr_create(&attr) != dnnl_success || op_attr_relu(attr))) {
+		if (attr)
+			dnnl_primitive_attr_destroy(attr);
+		return dnnl_ctx_fail(&x->ctx, "%s: 'relu': post-op refused", what);
 	}
-	int rc = dnnl_ctx_ok(&x->ctx, dnnl_binary_desc_init(&bd, dnnl_binary_add, &l->in_md,
-				&l->in_md, &l->in_md), what) ||
-		 prim_get(&x->ctx, &bd, sizeof(bd), attr, &key, sizeof(key), NULL, what,
-			  &l->prim[0]);
+	int rc = prim_get(&x->ctx, &op, attr, &key, sizeof(key), NULL, what, &l->prim[0]);
 	if (attr)
 		dnnl_primitive_attr_destroy(attr);
 	if (rc || !ml->relu)

@@ -19,7 +19,7 @@ void cpu_slice_view(const struct cpu_exec *x, const struct tensor_slice *s, int 
 		v->ptr = base ? base + (size_t)s->c0 * t->n * t->h * t->w * es : NULL;
 		return;
 	}
-	dnnl_memory_desc_t whole;
+	md_t whole;
 	if (t->layout == CPU_NCHW32)
 		md_nchw(&whole, t->n, t->c, t->h, t->w, t->dt);
 	else
@@ -30,12 +30,12 @@ void cpu_slice_view(const struct cpu_exec *x, const struct tensor_slice *s, int 
 		return;
 	}
 	dnnl_dims_t dims = { t->n, s->channels, t->h, t->w }, offs = { 0, s->c0, 0, 0 };
-	dnnl_memory_desc_init_submemory(&v->md, &whole, dims, offs);
+	md_submemory(&v->md, &whole, dims, offs);
 }
 
 /* The dense descriptor that aliases the slice's storage, if any. */
 static int alias_md(const struct cpu_exec *x, const struct tensor_slice *s,
-		    dnnl_memory_desc_t *md)
+		    md_t *md)
 {
 	const struct cpu_tensor *t = &x->t[s->tensor];
 	if (t->layout == CPU_STACKED) {
@@ -53,15 +53,15 @@ static int alias_md(const struct cpu_exec *x, const struct tensor_slice *s,
 
 int cpu_slice_dense(const struct cpu_exec *x, const struct tensor_slice *s)
 {
-	dnnl_memory_desc_t md;
+	md_t md;
 	return alias_md(x, s, &md);
 }
 
 int cpu_md_is_storage(const struct cpu_exec *x, const struct tensor_slice *s,
-		      const dnnl_memory_desc_t *md)
+		      const md_t *md)
 {
-	dnnl_memory_desc_t a;
-	return alias_md(x, s, &a) && dnnl_memory_desc_equal(&a, md);
+	md_t a;
+	return alias_md(x, s, &a) && md_equal(&a, md);
 }
 
 enum cpu_form cpu_form_for(const struct cpu_exec *x, const struct tensor_slice *s,
@@ -81,7 +81,7 @@ enum cpu_form cpu_form_for(const struct cpu_exec *x, const struct tensor_slice *
 }
 
 void cpu_form_md(const struct cpu_exec *x, enum cpu_form f, int c, int h, int w,
-		 dnnl_memory_desc_t *md)
+		 md_t *md)
 {
 	switch (f) {
 	case FORM_STACKED: md_blocked(md, 1, c, x->n * h, w, x->dt, x->ctx.isa.block); break;
@@ -89,9 +89,4 @@ void cpu_form_md(const struct cpu_exec *x, enum cpu_form f, int c, int h, int w,
 	case FORM_NHWC: md_nhwc(md, x->n, c, h, w, x->dt); break;
 	case FORM_NCHW: md_nchw(md, x->n, c, h, w, x->dt); break;
 	}
-}
-
-size_t md_bytes(const dnnl_memory_desc_t *md)
-{
-	return md ? dnnl_memory_desc_get_size(md) : 0;
 }

@@ -29,19 +29,24 @@ static int pool_setup(struct cpu_exec *x, struct cpu_layer *l, int max)
 	cpu_form_md(x, f, ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
 	cpu_form_md(x, f, ml->out.channels, ml->out_h, ml->out_w, &l->out_md);
 	dnnl_alg_kind_t alg = max ? dnnl_pooling_max : dnnl_pooling_avg_include_padding;
-	dnnl_dims_t st = { sh, sw }, k = { kh, kw }, dil = { 0, 0 }, pad = { ml->pad, ml->pad };
-	dnnl_pooling_v2_desc_t fd, bd;
+	struct op_desc fd, bd;
 	memset(&fd, 0, sizeof(fd));
-	memset(&bd, 0, sizeof(bd));
+	fd.kind = OP_POOL_FWD;
+	fd.prop = dnnl_forward_training;
+	fd.alg = alg;
+	fd.src = l->in_md;
+	fd.dst = l->out_md;
+	fd.strides[0] = sh, fd.strides[1] = sw;
+	fd.kernel[0] = kh, fd.kernel[1] = kw;
+	fd.pad[0] = fd.pad[1] = ml->pad;
+	bd = fd;
+	bd.kind = OP_POOL_BWD;
+	bd.prop = 0;
 	snprintf(what, sizeof(what), "%s pool '%s' (mb%d c%d %dx%d k%dx%d s%d p%d %s)",
 		 max ? "max" : "avg", ml->name, x->n, ml->in.channels, ml->in_h, ml->in_w, kh,
 		 kw, sh, ml->pad, x->dt == dnnl_bf16 ? "bf16" : "f32");
-	if (dnnl_ctx_ok(&x->ctx, dnnl_pooling_v2_forward_desc_init(&fd, dnnl_forward_training,
-			alg, &l->in_md, &l->out_md, st, k, dil, pad, pad), what) ||
-	    prim_get(&x->ctx, &fd, sizeof(fd), NULL, NULL, 0, NULL, what, &l->prim[0]) ||
-	    dnnl_ctx_ok(&x->ctx, dnnl_pooling_v2_backward_desc_init(&bd, alg, &l->in_md,
-			&l->out_md, st, k, dil, pad, pad), what) ||
-	    prim_get(&x->ctx, &bd, sizeof(bd), NULL, NULL, 0, l->prim[0], what, &l->prim[1]))
+	if (prim_get(&x->ctx, &fd, NULL, NULL, 0, NULL, what, &l->prim[0]) ||
+	    prim_get(&x->ctx, &bd, NULL, NULL, 0, l->prim[0], what, &l->prim[1]))
 		return -1;
 	l->ws_bytes = max ? prim_arg_bytes(l->prim[0], DNNL_ARG_WORKSPACE) : 0;
 	l->temp_bytes[0] = cpu_md_is_storage(x, &ml->in, &l->in_md) ? 0 : md_bytes(&l->in_md);

@@ -98,8 +98,8 @@ static int insert(struct dnnl_ctx *c, unsigned char *key, size_t n, uint64_t h,
 	e->key_bytes = n;
 	e->prim.pd = pd;
 	snprintf(e->prim.what, sizeof(e->prim.what), "%s", what);
-	const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
-	e->prim.scratch_bytes = smd ? dnnl_memory_desc_get_size(smd) : 0;
+	md_native_t smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+	e->prim.scratch_bytes = md_native_ndims(smd) ? dnnl_memory_desc_get_size(smd) : 0;
 	if (e->prim.scratch_bytes > c->scratch_want_bytes)
 		c->scratch_want_bytes = e->prim.scratch_bytes;
 	pc->items[pc->count++] = e;
@@ -132,12 +132,12 @@ static dnnl_primitive_attr_t scratch_attr(dnnl_primitive_attr_t attr)
 	return a;
 }
 
-int prim_get(struct dnnl_ctx *c, const void *op_desc, size_t desc_bytes,
-	     dnnl_primitive_attr_t attr, const void *attr_key, size_t attr_key_bytes,
-	     const struct prim *hint, const char *what, struct prim **out)
+int prim_get(struct dnnl_ctx *c, const struct op_desc *op, dnnl_primitive_attr_t attr,
+	     const void *attr_key, size_t attr_key_bytes, const struct prim *hint,
+	     const char *what, struct prim **out)
 {
 	size_t n;
-	unsigned char *key = make_key(1, op_desc, desc_bytes, attr_key, attr_key_bytes, hint, &n);
+	unsigned char *key = make_key(1, op, sizeof(*op), attr_key, attr_key_bytes, hint, &n);
 	if (!key)
 		return dnnl_ctx_fail(c, "%s: 'cache': out of memory", what);
 	uint64_t h = fnv1a(key, n);
@@ -147,7 +147,7 @@ int prim_get(struct dnnl_ctx *c, const void *op_desc, size_t desc_bytes,
 	}
 	dnnl_primitive_attr_t a = scratch_attr(attr);
 	dnnl_primitive_desc_t pd;
-	int rc = a ? dnnl_ctx_pd(c, &pd, op_desc, a, hint ? hint->pd : NULL, what)
+	int rc = a ? dnnl_ctx_pd(c, &pd, op, a, hint ? hint->pd : NULL, what)
 		   : dnnl_ctx_fail(c, "%s: 'attr': out of memory", what);
 	if (a && a != attr)
 		dnnl_primitive_attr_destroy(a);
@@ -158,9 +158,8 @@ int prim_get(struct dnnl_ctx *c, const void *op_desc, size_t desc_bytes,
 	return insert(c, key, n, h, pd, what, out);
 }
 
-int prim_reorder(struct dnnl_ctx *c, const dnnl_memory_desc_t *src_md,
-		 const dnnl_memory_desc_t *dst_md, int accumulate, const char *what,
-		 struct prim **out)
+int prim_reorder(struct dnnl_ctx *c, const md_t *src_md, const md_t *dst_md, int accumulate,
+		 const char *what, struct prim **out)
 {
 	size_t n;
 	unsigned char *key = make_key(2 + accumulate, src_md, sizeof(*src_md), dst_md,
@@ -173,15 +172,13 @@ int prim_reorder(struct dnnl_ctx *c, const dnnl_memory_desc_t *src_md,
 		return 0;
 	}
 	dnnl_primitive_attr_t a = scratch_attr(NULL);
-	dnnl_post_ops_t po = NULL;
-	if (a && accumulate && dnnl_post_ops_create(&po) == dnnl_success) {
-		dnnl_post_ops_append_sum(po, 1.f);
-		dnnl_primitive_attr_set_post_ops(a, po);
-		dnnl_post_ops_destroy(po);
-	}
+	md_native_t s = md_native(src_md), d = md_native(dst_md);
 	dnnl_primitive_desc_t pd = NULL;
-	int rc = a ? dnnl_ctx_ok(c, dnnl_reorder_primitive_desc_create(&pd, src_md, c->engine,
-			dst_md, c->engine, a), what) : -1;
+	int rc = !a ? dnnl_ctx_fail(c, "%s: 'attr': out of memory", what) :
+		 accumulate && op_attr_sum(a) ? dnnl_ctx_fail(c, "%s: 'sum': post-op refused", what) :
+		 !s || !d ? dnnl_ctx_fail(c, "%s: 'descriptor': not made by dnnl_md.c", what) :
+		 dnnl_ctx_ok(c, dnnl_reorder_primitive_desc_create(&pd, s, c->engine, d, c->engine,
+							       a), what);
 	if (a)
 		dnnl_primitive_attr_destroy(a);
 	if (!rc && dnnl_impl_is_reference(dnnl_pd_impl(pd)) && !c->allow_ref) {
@@ -196,15 +193,15 @@ int prim_reorder(struct dnnl_ctx *c, const dnnl_memory_desc_t *src_md,
 	return insert(c, key, n, h, pd, what, out);
 }
 
-const dnnl_memory_desc_t *prim_md(const struct prim *p, int arg)
+void prim_md(const struct prim *p, int arg, md_t *md)
 {
-	return dnnl_primitive_desc_query_md(p->pd, dnnl_query_exec_arg_md, arg);
+	md_from_native(md, dnnl_primitive_desc_query_md(p->pd, dnnl_query_exec_arg_md, arg));
 }
 
 size_t prim_arg_bytes(const struct prim *p, int arg)
 {
-	const dnnl_memory_desc_t *md = prim_md(p, arg);
-	return md ? dnnl_memory_desc_get_size(md) : 0;
+	md_native_t md = dnnl_primitive_desc_query_md(p->pd, dnnl_query_exec_arg_md, arg);
+	return md_native_ndims(md) ? dnnl_memory_desc_get_size(md) : 0;
 }
 
 static double now_s(void)
@@ -223,8 +220,9 @@ int prim_exec(struct dnnl_ctx *c, struct prim *p, int nargs, const struct prim_a
 	if (nargs > MAX_ARGS)
 		return dnnl_ctx_fail(c, "%s: '%d args': too many", p->what, nargs);
 	for (int i = 0; i < nargs; i++) {
-		const dnnl_memory_desc_t *md = prim_md(p, args[i].arg);
-		if (!md || md->ndims == 0)
+		md_native_t md = dnnl_primitive_desc_query_md(p->pd, dnnl_query_exec_arg_md,
+							      args[i].arg);
+		if (!md_native_ndims(md))
 			continue; /* an argument this implementation does not use */
 		ea[n].arg = args[i].arg;
 		if (dnnl_ctx_ok(c, dnnl_memory_create(&ea[n].memory, md, c->engine,
@@ -239,8 +237,7 @@ int prim_exec(struct dnnl_ctx *c, struct prim *p, int nargs, const struct prim_a
 			goto out;
 		ea[n].arg = DNNL_ARG_SCRATCHPAD;
 		ea[n].memory = NULL;
-		const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(p->pd,
-							dnnl_query_scratchpad_md, 0);
+		md_native_t smd = dnnl_primitive_desc_query_md(p->pd, dnnl_query_scratchpad_md, 0);
 		if ((rc = dnnl_ctx_ok(c, dnnl_memory_create(&ea[n].memory, smd, c->engine,
 							    c->scratch), p->what)))
 			goto out;

@@ -27,24 +27,22 @@ int prim_cache_count(const struct prim_cache *pc);
 /* i-th cached primitive, creation order (tests, profile). */
 struct prim *prim_cache_at(struct prim_cache *pc, int i);
 
-/* Find or create the primitive for op_desc (desc_bytes of a zeroed then
- * initialised oneDNN op descriptor). attr_key/attr_key_bytes tell apart
- * attributes (may be NULL/0). */
-int prim_get(struct dnnl_ctx *c, const void *op_desc, size_t desc_bytes,
-	     dnnl_primitive_attr_t attr, const void *attr_key, size_t attr_key_bytes,
-	     const struct prim *hint, const char *what, struct prim **out);
+/* Find or create the primitive for op (zeroed, then filled).
+ * attr_key/attr_key_bytes tell apart attributes (may be NULL/0). */
+int prim_get(struct dnnl_ctx *c, const struct op_desc *op, dnnl_primitive_attr_t attr,
+	     const void *attr_key, size_t attr_key_bytes, const struct prim *hint,
+	     const char *what, struct prim **out);
 /* A reorder src_md -> dst_md; accumulate: dst += src (sum post-op). */
-int prim_reorder(struct dnnl_ctx *c, const dnnl_memory_desc_t *src_md,
-		 const dnnl_memory_desc_t *dst_md, int accumulate, const char *what,
-		 struct prim **out);
+int prim_reorder(struct dnnl_ctx *c, const md_t *src_md, const md_t *dst_md, int accumulate,
+		 const char *what, struct prim **out);
 
 struct prim_arg {
 	int arg;                 /* DNNL_ARG_* */
 	const void *ptr;
 };
 int prim_exec(struct dnnl_ctx *c, struct prim *p, int nargs, const struct prim_arg *args);
-/* The descriptor the primitive uses for argument `arg` (query). */
-const dnnl_memory_desc_t *prim_md(const struct prim *p, int arg);
+/* The descriptor the primitive uses for argument `arg` (ndims 0: none). */
+void prim_md(const struct prim *p, int arg, md_t *md);
 size_t prim_arg_bytes(const struct prim *p, int arg);
 
 /* Profile switch: prim_exec times each call when set. */
