@@ -125,9 +125,9 @@ else
 fi
 probe HWLOC "hwloc" "libhwloc-dev or HWLOC_HOME" hwloc.h "hwloc_topology_t t; hwloc_topology_init(&t)" \
 	"$hw_cflags" "$hw_libs"
-# oneDNN: the cpu backend is written against the 2.x C API (operation
-# descriptors, memory descriptors as values), which 3.0 removed; 3.x
-# (Debian 13's libdnnl-dev 3.7, Ubuntu 24.04's 3.1) is named and left
+# oneDNN: the cpu backend speaks the 2.x C API (Debian 12's libdnnl-dev
+# 2.6) and the 3.x one (Debian 13's 3.7, Ubuntu 24.04's 3.1, PyPI's
+# onednn-cpu-gomp 3.2 through DNNL_HOME); another major is named and left
 # out, never a compile error in trainer/backend/cpu.
 dn_cflags=${DNNL_HOME:+-I$DNNL_HOME/include}
 dn_libs="${DNNL_HOME:+$(home_libs "$DNNL_HOME") }-ldnnl" dn_ver=
@@ -137,15 +137,16 @@ case $dn_ver in
 [0-9]*.*.*) ;;
 *) dn_ver= ;;
 esac
-if [ -n "$dn_ver" ] && [ "${dn_ver%%.*}" != 2 ]; then
-	absent DNNL "✗ oneDNN $dn_ver (dnnl.h): the cpu backend needs oneDNN 2.x's C API (Debian 12's libdnnl-dev; DNNL_HOME)" \
-		"hvd: build: 'oneDNN $dn_ver': the cpu backend needs oneDNN 2.x but WITH_DNNL=1: install Debian 12's libdnnl-dev or set DNNL_HOME to a 2.x installation"
-	echo "# line: $line" >> "$body"
-	echo "$line"
-else
+case ${dn_ver%%.*} in
+'' | 2 | 3)
 	probe DNNL "oneDNN${dn_ver:+ $dn_ver} (dnnl.h)" "libdnnl-dev or DNNL_HOME" oneapi/dnnl/dnnl.h \
-		"dnnl_engine_t e; dnnl_engine_create(&e, dnnl_cpu, 0)" "$dn_cflags" "$dn_libs"
-fi
+		"dnnl_engine_t e; dnnl_engine_create(&e, dnnl_cpu, 0)" "$dn_cflags" "$dn_libs" ;;
+*)
+	absent DNNL "✗ oneDNN $dn_ver (dnnl.h): the cpu backend speaks oneDNN 2.x and 3.x (libdnnl-dev; DNNL_HOME)" \
+		"hvd: build: 'oneDNN $dn_ver': the cpu backend speaks oneDNN 2.x and 3.x but WITH_DNNL=1: install libdnnl-dev or set DNNL_HOME to a 2.x or 3.x installation"
+	echo "# line: $line" >> "$body"
+	echo "$line" ;;
+esac
 # Slurm: only the headers (hvd.so does not link libslurm). Their
 # SLURM_VERSION_NUMBER (the headers define no version string) is the
 # version hvd.so is built for: the line and config.mk name it.

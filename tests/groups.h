@@ -95,6 +95,7 @@ extern const struct test_case multinode_node_loss_tests[];
 #endif
 #ifdef HAVE_CPU_BACKEND
 extern const struct test_case cpu_layers_tests[];
+extern const struct test_case cpu_onednn3_tests[];
 extern const struct test_case cpu_models_tests[];
 extern const struct test_case cpu_arena_tests[];
 extern const struct test_case cpu_isa_tests[];
@@ -175,6 +176,8 @@ static const struct test_group test_groups[] = {
 	{ "cpu-models@sse41", cpu_models_tests, TEST_NEEDS_NOTHING, 120, 0, CAP_SSE41,
 	  "small_densenet_equals_ref|memory_efficient_same_gradients|resnet50_equals_ref|"
 	  "resnet50_gradients_equal_ref|moves_only_3x3", cpu_isa_cap_redundant },
+	/* the tree again on oneDNN 3.2 (PyPI), its own cpu groups there */
+	{ "cpu-onednn3", cpu_onednn3_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1, .beside = 1 },
 	{ "trainer-loss@avx2", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0,
 	  CAP_AVX2, "cpu_", cpu_isa_cap_redundant },
 	{ "trainer-record@avx2", run_record_tests, TEST_NEEDS_NOTHING, 120, 0,

@@ -4,7 +4,7 @@
 # batch 16, every conv forward, backward data, backward weights) on this
 # CPU: Debian 12's oneDNN 2.6.3 (libdnnl-dev) against oneDNN 3.2 from
 # PyPI (onednn-cpu-gomp / onednn-devel-cpu-gomp 2023.2.0, GNU OpenMP as
-# Debian's; downloaded into .deps beside this script, nothing else
+# Debian's; mk/onednn3.sh into .deps beside this script, nothing else
 # touched), built from the same source, alternated, on 2 threads, fp32 and
 # bf16 where the CPU has it, native and under each lower ONEDNN_MAX_CPU_ISA
 # cap the CPU allows. Prints the CPU, one row per setting with the median
@@ -17,22 +17,11 @@ deps=$here/.deps
 threads=${THREADS:-2}
 die() { echo "bench: onednn_versions: $*" >&2; exit 1; }
 
-if [ ! -e "$deps/lib/libdnnl.so.3" ]; then
-	mkdir -p "$deps/wheels"
-	python3 -m pip download -q --no-deps -d "$deps/wheels" onednn-cpu-gomp==2023.2.0 \
-		onednn-devel-cpu-gomp==2023.2.0 || die "pip download of oneDNN 3.2 failed"
-	for w in "$deps"/wheels/*.whl; do
-		python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])' \
-			"$w" "$deps/unpacked"
-	done
-	mkdir -p "$deps/lib" "$deps/include"
-	cp -a "$deps"/unpacked/*.data/data/lib/libdnnl.so* "$deps/lib/"
-	cp -a "$deps"/unpacked/onednn_devel*.data/data/include/. "$deps/include/"
-fi
+"$here/../../mk/onednn3.sh" "$deps/onednn-3.2" || die "oneDNN 3.2 from PyPI: failed"
 [ -e /usr/include/oneapi/dnnl/dnnl.h ] || die "Debian's libdnnl-dev is not installed (make deps)"
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$deps/sweep-2" "$here/conv_sweep.c" -ldnnl
-cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$deps/include" -o "$deps/sweep-3" \
-	"$here/conv_sweep.c" -L"$deps/lib" -Wl,-rpath,"$deps/lib" -l:libdnnl.so.3
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$deps/onednn-3.2/include" -o "$deps/sweep-3" \
+	"$here/conv_sweep.c" -L"$deps/onednn-3.2/lib" -Wl,-rpath,"$deps/onednn-3.2/lib" -l:libdnnl.so.3
 
 flags=$(grep -m1 '^flags' /proc/cpuinfo)
 has() { case " $flags " in *" $1 "*) return 0 ;; esac; return 1; }
