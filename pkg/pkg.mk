@@ -31,10 +31,13 @@ endif
 
 .PHONY: deb rpm-spec pkg-deb pkg-rpm-spec pkg-parts
 # The plugin's dependency names Debian's Slurm: a site Slurm (SLURM_HOME)
-# installs with make install instead.
+# installs with make install instead; chexnet's names Debian's oneDNN
+# (dpkg-shlibdeps), which a DNNL_HOME one (PyPI's 3.2) is not.
 deb:
 	@[ -z '$(SLURM_HOME)' ] || { echo "hvd: deb: 'SLURM_HOME=$(SLURM_HOME)': the packages depend on" \
 		"Debian's Slurm (slurm-wlm-basic-plugins): use make install for a site Slurm" >&2; exit 1; }
+	@[ -z '$(DNNL_HOME)' ] || { echo "hvd: deb: 'DNNL_HOME=$(DNNL_HOME)': the packages depend on" \
+		"Debian's oneDNN (libdnnl-dev): use make install for a oneDNN of your own" >&2; exit 1; }
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-deb
 rpm-spec:
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-rpm-spec

@@ -308,7 +308,8 @@ static void test_slurm_range_admits_only_the_headers_release(void)
 
 /* pkg/deb.sh on a copy of make deb's stage: a file no package ships, a
  * listed file missing, a maintainer without an address; and make deb
- * with SLURM_HOME: one line each, no package written, nothing built. */
+ * with SLURM_HOME or DNNL_HOME: one line each, no package written,
+ * nothing built. */
 static void test_deb_refuses_unlisted_and_missing_files(void)
 {
 	if (!build_debs())
@@ -345,6 +346,15 @@ static void test_deb_refuses_unlisted_and_missing_files(void)
 	char want[PATH_MAX + 200];
 	snprintf(want, sizeof(want), "hvd: deb: 'SLURM_HOME=%s': the packages depend on Debian's Slurm "
 		 "(slurm-wlm-basic-plugins): use make install for a site Slurm\n", t);
+	CHECK_CONTAINS(p.err, want);
+	test_proc_free(&p);
+	/* a oneDNN of one's own (mk/onednn3.sh's): no Debian package provides it */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory deb "
+		 "DEB_B='%s/b' DNNL_HOME='%s'", test_src_dir(), t, t);
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK(p.exit_code != 0);
+	snprintf(want, sizeof(want), "hvd: deb: 'DNNL_HOME=%s': the packages depend on Debian's oneDNN "
+		 "(libdnnl-dev): use make install for a oneDNN of your own\n", t);
 	CHECK_CONTAINS(p.err, want);
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "ls '%s/out/'*.deb '%s/b' 2> /dev/null | wc -l", t, t);
