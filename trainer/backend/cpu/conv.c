@@ -6,7 +6,8 @@
  * storage's layouts, or on oneDNN's own choice where the ISA has no fast
  * kernel for those (conv_make); the algorithm is oneDNN's choice too
  * (convolution_auto: 2.6 runs a 3x3 at batch > 8 as Winograd on AVX-512
- * fp32 where its heuristic expects that faster, else direct).
+ * fp32 where its heuristic expects that faster, else direct; 3.x has no
+ * CPU Winograd).
  * temp[0] src, [1] dst / diff_dst, [2] diff_src, [3] diff_weights,
  * [4] src for backward weights, [5] diff_dst for backward data (when
  * their layouts differ from [0] and [1]).

@@ -23,18 +23,20 @@ static int real_md(struct cpu_exec *x, const md_t *md, md_t *out)
 	}
 	const md_blocking_t *b = &md->format_desc.blocking;
 	int n = x->n, c = (int)md->dims[1], h = (int)md->dims[2] / n, w = (int)md->dims[3];
-	md_t alias;
-	md_blocked(&alias, 1, c, n * h, w, md->data_type, x->ctx.isa.block);
 	if (md->ndims == 4 && md->format_kind == dnnl_blocked && b->inner_nblks == 0 &&
 	    md->offset0 == 0) {
 		dnnl_dims_t d = { n, c, h, w };
 		dnnl_dims_t st = { b->strides[2] * h, b->strides[1], b->strides[2], b->strides[3] };
 		if (md_strides(out, 4, d, md->data_type, st) == 0)
 			return 0;
-	} else if (md_equal(md, &alias)) {
-		md_stacked_4d(out, n, c, h, w, md->data_type, x->ctx.isa.block);
-		if (out->ndims)
-			return 0;
+	} else {
+		md_t alias;
+		md_blocked(&alias, 1, c, n * h, w, md->data_type, x->ctx.isa.block);
+		if (md_equal(md, &alias)) {
+			md_stacked_4d(out, n, c, h, w, md->data_type, x->ctx.isa.block);
+			if (out->ndims)
+				return 0;
+		}
 	}
 	return dnnl_ctx_fail(&x->ctx, "layout move: '%dx%dx%dx%d': this operand's layout "
 			     "cannot be split into %d images", (int)md->dims[0], c,

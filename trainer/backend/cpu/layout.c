@@ -1,8 +1,8 @@
 /* layout.c - what the layer files ask of a planned tensor: the memory
  * descriptor of a slice in its layout, whether a descriptor is the
- * slice's own storage, the form a layer should use for it, bytes of a
- * descriptor. Pure over the plan (cpu_plan.c made it). What it does not
- * do: choose layouts or allocate (cpu_plan.c), move data (cpu_move.c).
+ * slice's own storage, the form a layer should use for it. Pure over the
+ * plan (cpu_plan.c made it). What it does not do: choose layouts or
+ * allocate (cpu_plan.c), move data (cpu_move.c).
  */
 #include <string.h>
 
