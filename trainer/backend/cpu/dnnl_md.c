@@ -10,6 +10,15 @@
 
 #include "backend/cpu/dnnl_md.h"
 
+uint64_t key_hash(const void *bytes, size_t n)
+{
+	const unsigned char *p = bytes;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 1099511628211ull;
+	return h;
+}
+
 #if DNNL_VERSION_MAJOR >= 3
 
 struct kept {
@@ -26,11 +35,7 @@ static struct {
 
 static uint64_t hash_md(const md_t *md)
 {
-	const unsigned char *p = (const unsigned char *)md;
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < sizeof(*md); i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
+	return key_hash(md, sizeof(*md));
 }
 
 static struct kept *find(const md_t *md, uint64_t h)

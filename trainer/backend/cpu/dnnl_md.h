@@ -14,6 +14,7 @@
 #define HVD_TRAINER_CPU_DNNL_MD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <oneapi/dnnl/dnnl.h>
 
 #if DNNL_VERSION_MAJOR >= 3
@@ -60,5 +61,9 @@ int md_native_ndims(md_native_t native);
 
 int md_equal(const md_t *a, const md_t *b);
 size_t md_bytes(const md_t *md);
+
+/* FNV-1a of n bytes: the lookup hash of this file's table and of the
+ * primitive cache's keys (not a checksum, not keyed). */
+uint64_t key_hash(const void *bytes, size_t n);
 
 #endif

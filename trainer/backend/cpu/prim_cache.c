@@ -55,14 +55,6 @@ struct prim *prim_cache_at(struct prim_cache *pc, int i)
 	return i >= 0 && i < pc->count ? &pc->items[i]->prim : NULL;
 }
 
-static uint64_t fnv1a(const unsigned char *p, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
-
 static struct prim *lookup(struct prim_cache *pc, const unsigned char *key, size_t n,
 			   uint64_t h)
 {
@@ -140,7 +132,7 @@ int prim_get(struct dnnl_ctx *c, const struct op_desc *op, dnnl_primitive_attr_t
 	unsigned char *key = make_key(1, op, sizeof(*op), attr_key, attr_key_bytes, hint, &n);
 	if (!key)
 		return dnnl_ctx_fail(c, "%s: 'cache': out of memory", what);
-	uint64_t h = fnv1a(key, n);
+	uint64_t h = key_hash(key, n);
 	if ((*out = lookup(c->cache, key, n, h))) {
 		free(key);
 		return 0;
@@ -166,7 +158,7 @@ int prim_reorder(struct dnnl_ctx *c, const md_t *src_md, const md_t *dst_md, int
 				      sizeof(*dst_md), NULL, &n);
 	if (!key)
 		return dnnl_ctx_fail(c, "%s: 'cache': out of memory", what);
-	uint64_t h = fnv1a(key, n);
+	uint64_t h = key_hash(key, n);
 	if ((*out = lookup(c->cache, key, n, h))) {
 		free(key);
 		return 0;
