@@ -77,6 +77,14 @@ $(B)/hvd-rt-test: $(B)/obj/runtime/tests/hvd_rt_test.o $(HVD_INTERNAL_LIB)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(RUNTIME_LDLIBS) -lm
 TEST_PROGRAMS += $(B)/hvd-rt-test
 
+# The NCCL calls comm_nccl.c makes, one line each (a GPU node against the
+# emulated NCCL: tests/gpu/run.sh).
+ifeq ($(HAVE_CUDA)$(HAVE_NCCL),11)
+$(B)/hvd-nccl-calls: $(B)/obj/runtime/tests/nccl_calls.o
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(NCCL_LIBS) $(CUDA_LIBS)
+TEST_PROGRAMS += $(B)/hvd-nccl-calls
+endif
+
 # The control-plane attack tests (tests/slurm/attack.sh): the attacker, and
 # the recording shim preloaded into a real rank (plain flags: it is loaded
 # into processes that are not built with the sanitizers).

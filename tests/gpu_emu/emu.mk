@@ -22,6 +22,6 @@ CUDNN_LIBS := $(CUDA_LIBS)
 CUBLAS_LIBS := $(CUDA_LIBS)
 NCCL_LIBS :=
 # Every program that links them (the archive twice on a line is harmless).
-$(addprefix $(B)/,chexnet hvdtest hvd-rt-test bench-allreduce hvd-own-symbols hvd-attack hvd-check): $(EMU_LIB)
+$(addprefix $(B)/,chexnet hvdtest hvd-rt-test bench-allreduce hvd-own-symbols hvd-attack hvd-check hvd-nccl-calls): $(EMU_LIB)
 # The test runner knows it runs on the emulated device (slurm-e2e-gpu).
 TEST_CFLAGS += -DHVD_GPU_EMU
