@@ -3,8 +3,9 @@
 # test): generates COUNT (default 2000) synthetic 1024x1024 X-ray-like PNGs
 # (the real originals' size), then measures
 #   chexnet pack (all allowed CPUs, 256x256 records),
-#   the shard loader with 1 and 2 threads at 224 (random crop + flip + batch 32),
-#   direct mode (PNG decode + resize in the workers) with 1 and 2 threads,
+#   the shard loader with THREADS threads (default "1 2") at 224 (random
+#   crop + flip + batch 32),
+#   direct mode (PNG decode + resize in the workers) with THREADS threads,
 # and, when `chexnet bench` exists, the ratio loader (1 thread) / training.
 # Everything runs under the shared build lock (one benchmark at a time).
 set -eu
@@ -19,9 +20,12 @@ echo "cpus allowed: $(nproc)"
 "$tool" pack --data "$work/nih" --out "$work/pack" --size 256 2> /dev/null
 one=$("$build/bench-loader" "$work/pack" 1 32 224 200)
 echo "$one"
-"$build/bench-loader" "$work/pack" 2 32 224 200
-"$build/bench-loader" "$work/nih" 1 32 224 20
-"$build/bench-loader" "$work/nih" 2 32 224 20
+for t in ${THREADS:-1 2}; do
+	[ "$t" = 1 ] || "$build/bench-loader" "$work/pack" "$t" 32 224 200
+done
+for t in ${THREADS:-1 2}; do
+	"$build/bench-loader" "$work/nih" "$t" 32 224 20
+done
 if "$tool" bench --help > /dev/null 2>&1; then
 	train=$("$tool" bench --steps 3 --batch 8 "${@:3}" 2>&1 | grep '^bench:' || true)
 	echo "$train"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/gpu/prefix_env.sh DIR - the environment that runs a bundle of
 # tests/gpu/bundle.sh on this node, as `export` lines for eval: DIR's
-# .debs unpacked with dpkg -x into HVD_GPU_ROOT (default
+# .debs unpacked with dpkg -x (or python3) into HVD_GPU_ROOT (default
 # /tmp/hvd-gpu-root; kept while its MANIFEST is DIR's, so the tests and
 # the bench of one lease unpack once), every library folder there on
 # LD_LIBRARY_PATH, then each library the programs still miss (CUDA
@@ -19,11 +19,31 @@ dir=${1:?usage: tests/gpu/prefix_env.sh DIR}
 	fail "'$dir': no MANIFEST and build/hvdtest: not a bundle (tests/gpu/bundle.sh DIR)"
 dir=$(cd "$dir" && pwd)
 root=${HVD_GPU_ROOT:-/tmp/hvd-gpu-root}
+# unpack DEB ROOT: dpkg -x, or where a node has no dpkg, python3 reads the
+# ar archive's data.tar.* member (the same files, owners left out).
+unpack() {
+	if command -v dpkg > /dev/null; then
+		dpkg -x "$1" "$2"
+	else
+		python3 -c 'import io, sys, tarfile
+raw = open(sys.argv[1], "rb").read()
+assert raw[:8] == b"!<arch>\n", "not an ar archive"
+at = 8
+while at + 60 <= len(raw):
+    name, size = raw[at:at + 16].decode().strip().rstrip("/"), int(raw[at + 48:at + 58])
+    if name.startswith("data.tar"):
+        tarfile.open(fileobj=io.BytesIO(raw[at + 60:at + 60 + size])).extractall(sys.argv[2], filter="tar")
+        sys.exit(0)
+    at += 60 + size + (size & 1)
+sys.exit("no data.tar member")' "$1" "$2"
+	fi
+}
 if ! cmp -s "$dir/MANIFEST" "$root/MANIFEST"; then
-	command -v dpkg > /dev/null || fail "dpkg: not on PATH: cannot unpack '$dir/debs'"
+	command -v dpkg > /dev/null || command -v python3 > /dev/null ||
+		fail "neither dpkg nor python3 on PATH: cannot unpack '$dir/debs'"
 	rm -rf "$root" && mkdir -p "$root" || fail "'$root': cannot create"
 	for d in "$dir"/debs/*.deb; do
-		dpkg -x "$d" "$root" || fail "dpkg -x '$d' failed"
+		unpack "$d" "$root" || fail "unpacking '$d' failed"
 	done
 	cp "$dir/MANIFEST" "$root/MANIFEST"
 fi

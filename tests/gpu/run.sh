@@ -157,7 +157,7 @@ cat "$log.groups" >> "$log" && rm -f "$log.groups"
 echo
 work=$(mktemp -d /tmp/hvd-nccl1.XXXXXX)
 out=$(cd "$work" && HVD_BACKEND=nccl "$build/chexnet" train --synthetic --synthetic-images 16 \
-	--backend gpu --size 32 --batch 4 --steps 3 --optimizer sgd --out run 2>&1)
+	--backend gpu --size 32 --batch 4 --steps 3 --optimizer sgd --verbose --out run 2>&1)
 rc=$?
 rm -rf "$work"
 echo "$out" >> "$log"

@@ -1,0 +1,104 @@
+#!/bin/bash
+# tests/gpu/lease.sh BUNDLE OUT - a whole GPU lease in one command, for a
+# node lent for minutes: the steps of trainer/backend/gpu/README.md ('A
+# GPU lease') in order of worth, each under its own deadline and all
+# under LEASE_S seconds (default 500), so what ran comes back even when
+# the lease ends first. After each step OUT holds lease.txt (everything
+# printed, step by step) and logs.tar.gz (every step's own logs).
+#   1. tests/gpu/run.sh --prefix BUNDLE on the device groups (gpu-ops,
+#      gpu-layers, trainer-loss's gpu cases; the probe and the one-rank
+#      NCCL training come with it; the emulated groups run in make check)
+#   2. hvd-nccl-calls: the NCCL calls comm_nccl.c makes, on the node's
+#      library (compare with the emulated NCCL's output, same program)
+#   3. bench/gpu_vs_torch.sh: chexnet beside PyTorch eager (no compile)
+#   4. tests/gpu/reference_run.sh gpu, one prediction and the strict
+#      PyTorch load of its checkpoint (tests/ref/torch_check.py)
+#   5. the loader: training from 1024-px PNGs with 1-8 loader threads,
+#      and bench/loader/run.sh, if time is left
+#   6. torch.compile at batch 64 bf16, if time is left
+# A step that would not fit in the time left is skipped, and says so.
+# Exit status: 0 when every step ran and passed, else 1.
+set -u -o pipefail
+cd "$(dirname "$0")/../.." || exit 2
+bundle=$(cd "${1:?usage: tests/gpu/lease.sh BUNDLE OUT}" && pwd) || exit 2
+out=${2:?usage: tests/gpu/lease.sh BUNDLE OUT}
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+budget=${LEASE_S:-500}
+begin=$(date +%s)
+work=$(mktemp -d /tmp/hvd-lease.XXXXXX)
+build=$bundle/build
+status=0
+exec > >(tee -a "$out/lease.txt") 2>&1
+
+left() { echo $((budget - ($(date +%s) - begin))); }
+
+# step NAME NEED LIMIT CMD...: CMD under min(LIMIT, time left) seconds,
+# skipped when less than NEED seconds are left.
+step() {
+	local name=$1 need=$2 limit=$3 t0 rc
+	shift 3
+	[ "$limit" -gt "$(left)" ] && limit=$(left)
+	if [ "$(left)" -lt "$need" ]; then
+		echo "== $name: skipped ($(left) s left, needs $need)"
+		status=1
+		return
+	fi
+	echo "== $name (at $(($(date +%s) - begin)) s, limit $limit s)"
+	t0=$(date +%s)
+	timeout -k 5 "$limit" "$@"
+	rc=$?
+	pkill -f 'nvidia-smi --query-gpu=memory.used' 2> /dev/null
+	echo "== $name: exit $rc in $(($(date +%s) - t0)) s"
+	[ "$rc" = 0 ] || status=1
+	tar -C "$work" -czf "$out/logs.tar.gz" --exclude=./ref/nih --exclude=./ref/shards \
+		--exclude='*.safetensors' --exclude='*.png' . 2> /dev/null
+}
+
+nccl_calls() {
+	eval "$(tests/gpu/prefix_env.sh "$bundle" 2> /dev/null)" || return 1
+	"$build/hvd-nccl-calls"
+}
+
+reference() {
+	local ref=$work/ref
+	(
+		eval "$(tests/gpu/prefix_env.sh "$bundle" 2> /dev/null)" || exit 1
+		REF_WORK=$ref tests/gpu/reference_run.sh gpu "$build" || exit 1
+		"$build/chexnet" synth --out "$ref/one" --count 1 --size 73 --seed 2 > /dev/null &&
+			"$build/chexnet" predict --checkpoint "$ref/run-gpu/last" --backend gpu \
+				"$ref/one/images/00000001_000.png" > "$ref/pred.txt"
+	) || return 1
+	python3 tests/ref/torch_check.py "$ref/run-gpu/last" 64 "$ref/one/images/00000001_000.png" "$ref/pred.txt"
+}
+
+# Training on the GPU straight from 1024-px PNGs (direct mode) with 1, 2,
+# 4 and 8 loader threads: images/s and the data-wait share; then the
+# loader alone (bench/loader/run.sh).
+loader() {
+	local t size=${LOADER_SIZE:-224}
+	eval "$(tests/gpu/prefix_env.sh "$bundle" 2> /dev/null)" || return 1
+	"$build/chexnet" synth --out "$work/png1024" --count 600 --size 1024 --seed 1 > /dev/null || return 1
+	for t in 1 2 4 8; do
+		echo "direct mode, $t loader threads: $("$build/chexnet" train --data "$work/png1024" --backend gpu \
+			--size "$size" --batch 32 --steps "${LOADER_STEPS:-12}" --loader-threads "$t" \
+			--out "$work/direct-$t" 2>&1 | grep 'overall:')"
+	done
+	rm -rf "$work/png1024" "$work"/direct-*/last "$work"/direct-*/best
+	THREADS="1 2 4 8" bench/loader/run.sh "$build" 600 --backend gpu --size "$size"
+}
+
+export bundle build work
+export -f nccl_calls reference loader
+echo "lease.sh: bundle $(sed -n 's/^commit[: ]*//p' "$bundle/MANIFEST" | head -1), $(nproc) CPUs, budget $budget s"
+step "device groups" 60 200 env RUN_LOGS="$work/run" tests/gpu/run.sh --prefix "$bundle" --no-bench \
+	--only gpu-ops --only gpu-layers --only 'trainer-loss gpu_'
+step "NCCL calls" 20 45 bash -c nccl_calls
+step "bench beside PyTorch" 90 220 env BATCHES="64 16" PRECISIONS="fp32 bf16 fp16" COMPILE= \
+	bench/gpu_vs_torch.sh --prefix "$bundle"
+step "reference run" 60 160 bash -c reference
+step "loader" 60 100 bash -c loader
+step "torch.compile" 120 200 env BATCHES=64 PRECISIONS=bf16 COMPILE=64:bf16 \
+	bench/gpu_vs_torch.sh --prefix "$bundle"
+echo "lease.sh: $([ $status = 0 ] && echo passed || echo 'not all passed') in $(($(date +%s) - begin)) s"
+rm -rf "$work"
+exit $status
