@@ -10,13 +10,17 @@
 #      NCCL training come with it; the emulated groups run in make check)
 #   2. hvd-nccl-calls: the NCCL calls comm_nccl.c makes, on the node's
 #      library (compare with the emulated NCCL's output, same program)
-#   3. bench/gpu_vs_torch.sh: chexnet beside PyTorch eager (no compile)
-#   4. tests/gpu/reference_run.sh gpu, one prediction and the strict
+#   3. tests/gpu/reference_run.sh gpu, one prediction and the strict
 #      PyTorch load of its checkpoint (tests/ref/torch_check.py)
+#   4. bench/gpu_vs_torch.sh: chexnet beside PyTorch eager (no compile)
 #   5. the loader: training from 1024-px PNGs with 1-8 loader threads,
 #      and bench/loader/run.sh, if time is left
 #   6. torch.compile at batch 64 bf16, if time is left
 # A step that would not fit in the time left is skipped, and says so.
+# LEASE_STEPS (default "groups nccl bench reference loader compile")
+# picks steps; BATCHES and PRECISIONS pass to the bench; REF_SEEDS
+# (default 1) are the reference run's training seeds (the strict load
+# and the prediction use the first).
 # Exit status: 0 when every step ran and passed, else 1.
 set -u -o pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -32,11 +36,13 @@ exec > >(tee -a "$out/lease.txt") 2>&1
 
 left() { echo $((budget - ($(date +%s) - begin))); }
 
-# step NAME NEED LIMIT CMD...: CMD under min(LIMIT, time left) seconds,
-# skipped when less than NEED seconds are left.
+# step KEY NAME NEED LIMIT CMD...: CMD under min(LIMIT, time left)
+# seconds, skipped when less than NEED seconds are left or LEASE_STEPS
+# does not name KEY.
 step() {
-	local name=$1 need=$2 limit=$3 t0 rc
-	shift 3
+	local key=$1 name=$2 need=$3 limit=$4 t0 rc
+	shift 4
+	[[ " ${LEASE_STEPS:-groups nccl bench reference loader compile} " == *" $key "* ]] || return 0
 	[ "$limit" -gt "$(left)" ] && limit=$(left)
 	if [ "$(left)" -lt "$need" ]; then
 		echo "== $name: skipped ($(left) s left, needs $need)"
@@ -60,15 +66,18 @@ nccl_calls() {
 }
 
 reference() {
-	local ref=$work/ref
+	local ref=$work/ref seed seeds=${REF_SEEDS:-1} run=run-gpu
+	[ "${seeds%% *}" = 1 ] || run=run-gpu-seed${seeds%% *}
 	(
 		eval "$(tests/gpu/prefix_env.sh "$bundle" 2> /dev/null)" || exit 1
-		REF_WORK=$ref tests/gpu/reference_run.sh gpu "$build" || exit 1
+		for seed in $seeds; do
+			SEED=$seed REF_WORK=$ref tests/gpu/reference_run.sh gpu "$build" || exit 1
+		done
 		"$build/chexnet" synth --out "$ref/one" --count 1 --size 73 --seed 2 > /dev/null &&
-			"$build/chexnet" predict --checkpoint "$ref/run-gpu/last" --backend gpu \
+			"$build/chexnet" predict --checkpoint "$ref/$run/last" --backend gpu \
 				"$ref/one/images/00000001_000.png" > "$ref/pred.txt"
 	) || return 1
-	python3 tests/ref/torch_check.py "$ref/run-gpu/last" 64 "$ref/one/images/00000001_000.png" "$ref/pred.txt"
+	python3 tests/ref/torch_check.py "$ref/$run/last" 64 "$ref/one/images/00000001_000.png" "$ref/pred.txt"
 }
 
 # Training on the GPU straight from 1024-px PNGs (direct mode) with 1, 2,
@@ -87,17 +96,18 @@ loader() {
 	THREADS="1 2 4 8" bench/loader/run.sh "$build" 600 --backend gpu --size "$size"
 }
 
-export bundle build work
+export bundle build work REF_SEEDS
 export -f nccl_calls reference loader
 echo "lease.sh: bundle $(sed -n 's/^commit[: ]*//p' "$bundle/MANIFEST" | head -1), $(nproc) CPUs, budget $budget s"
-step "device groups" 60 200 env RUN_LOGS="$work/run" tests/gpu/run.sh --prefix "$bundle" --no-bench \
+step groups "device groups" 60 200 env RUN_LOGS="$work/run" tests/gpu/run.sh --prefix "$bundle" --no-bench \
 	--only gpu-ops --only gpu-layers --only 'trainer-loss gpu_'
-step "NCCL calls" 20 45 bash -c nccl_calls
-step "bench beside PyTorch" 90 220 env BATCHES="64 16" PRECISIONS="fp32 bf16 fp16" COMPILE= \
+step nccl "NCCL calls" 20 45 bash -c nccl_calls
+step reference "reference run" 60 160 bash -c reference
+step bench "bench beside PyTorch" 90 220 env BATCHES="${BATCHES:-64 16}" \
+	PRECISIONS="${PRECISIONS:-fp32 bf16 fp16}" COMPILE= \
 	bench/gpu_vs_torch.sh --prefix "$bundle"
-step "reference run" 60 160 bash -c reference
-step "loader" 60 100 bash -c loader
-step "torch.compile" 120 200 env BATCHES=64 PRECISIONS=bf16 COMPILE=64:bf16 \
+step loader "loader" 60 100 bash -c loader
+step compile "torch.compile" 120 200 env BATCHES=64 PRECISIONS=bf16 COMPILE=64:bf16 \
 	bench/gpu_vs_torch.sh --prefix "$bundle"
 echo "lease.sh: $([ $status = 0 ] && echo passed || echo 'not all passed') in $(($(date +%s) - begin)) s"
 rm -rf "$work"

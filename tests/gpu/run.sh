@@ -67,7 +67,7 @@ check_selection() {
 	for run in "${runs[@]}"; do
 		read -r group cases <<< "$run"
 		# shellcheck disable=SC2086
-		listing=$("$1/hvdtest" -l -G "$group" $cases 2>&1) ||
+		listing=$(eval "${env_lines:-}"; "$1/hvdtest" -l -G "$group" $cases 2>&1) ||
 			fail "selection '$run': ${listing#hvdtest: }"
 		if [ "$list" = 1 ]; then
 			echo "$run: $(wc -l <<< "$listing") cases"
@@ -90,6 +90,13 @@ if [ -z "$build" ]; then
 fi
 [ -x "$build/hvdtest" ] || fail "'$build/hvdtest': not built"
 build=$(cd "$build" && pwd)
+# The bundle's libraries, then the node's for what they leave out: every
+# program of the bundle runs in this environment, hvdtest -l too.
+env_lines=''
+if [ -n "$prefix" ]; then
+	env_lines=$(tests/gpu/prefix_env.sh "$prefix" 2> "$prefix/prefix_env.log") ||
+		{ cat "$prefix/prefix_env.log"; exit 1; }
+fi
 check_selection "$build"
 [ "$list" = 1 ] && exit 0
 
@@ -123,10 +130,9 @@ if [ -n "$py" ]; then
 		2> /dev/null || echo " torch: not importable"
 fi
 
-# The bundle's libraries, then the node's for what they leave out.
 if [ -n "$prefix" ]; then
 	echo "== libraries"
-	env_lines=$(tests/gpu/prefix_env.sh "$prefix") || exit 1
+	cat "$prefix/prefix_env.log"
 	eval "$env_lines"
 fi
 
