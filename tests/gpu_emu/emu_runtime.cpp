@@ -359,7 +359,14 @@ cudaError_t cudaMalloc(void **p, size_t bytes) { return allocate(p, bytes, curre
 cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int) { return allocate(p, bytes, -1); }
 cudaError_t cudaFree(void *p) { return release(p, true); }
 cudaError_t cudaFreeHost(void *p) { return release(p, false); }
-cudaError_t cudaHostRegister(void *, size_t, unsigned int) { return poisoned(); }
+/* As the driver: no pointer or no bytes is an invalid value (an H200
+ * refused a layer without parameters' 0-byte registration). */
+cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int)
+{
+	if (!p || !bytes)
+		return cudaErrorInvalidValue;
+	return poisoned();
+}
 cudaError_t cudaHostUnregister(void *) { return poisoned(); }
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind)

@@ -170,12 +170,15 @@ static int pin_host(struct backend *b, struct trainer_error *err)
 		GPU_CUDA(cudaEventCreateWithFlags(&b->images_copied[s], cudaEventDisableTiming));
 		GPU_CUDA(cudaEventCreateWithFlags(&b->images_used[s], cudaEventDisableTiming));
 	}
-	GPU_CUDA(cudaHostRegister(m->params, m->desc.param_count * sizeof(float),
-				  cudaHostRegisterDefault));
-	b->host_registered |= PINNED_PARAMS;
-	GPU_CUDA(cudaHostRegister(m->grads, m->desc.param_count * sizeof(float),
-				  cudaHostRegisterDefault));
-	b->host_registered |= PINNED_GRADS;
+	/* CUDA refuses to register 0 bytes: a layer without parameters */
+	if (m->desc.param_count) {
+		GPU_CUDA(cudaHostRegister(m->params, m->desc.param_count * sizeof(float),
+					  cudaHostRegisterDefault));
+		b->host_registered |= PINNED_PARAMS;
+		GPU_CUDA(cudaHostRegister(m->grads, m->desc.param_count * sizeof(float),
+					  cudaHostRegisterDefault));
+		b->host_registered |= PINNED_GRADS;
+	}
 	if (m->desc.state_count) {
 		GPU_CUDA(cudaHostRegister(m->state, m->desc.state_count * sizeof(float),
 					  cudaHostRegisterDefault));
