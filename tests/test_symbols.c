@@ -2,7 +2,9 @@
  * exports only the API (every defined global of libhvd.a and every dynamic
  * export of libhvd.so.0, whose soname is libhvd.so.0, is hvd_*), and a
  * program defining timeline_open, control_stop and engine_start links
- * against it and runs (tests/own_symbols.c).
+ * against it and runs (tests/own_symbols.c); libhvd.so.0 loads with an
+ * NCCL that lacks ncclCommRevoke and ncclCommShrink (a stand-in library
+ * with every other NCCL call it needs: the dynamic loader judges it).
  * What this is not: the runtime's behaviour (groups runtime, slurm-*).
  */
 #include <stdio.h>
@@ -60,7 +62,35 @@ static void test_program_with_runtime_names_links_and_runs(void)
 	test_proc_free(&p);
 }
 
+/* NCCL 2.28.3 (a GPU node's system library) has no ncclCommRevoke: a
+ * libhvd.so.0 (linked -z now) that needs it does not load there. */
+static void test_shared_library_loads_with_an_nccl_before_revoke(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd),
+		 "d=$(mktemp -d) && trap 'rm -rf \"$d\"' EXIT && "
+		 "nm -D --undefined-only '%s/libhvd.so.0' | awk '$2 ~ /^nccl/ && $2 != \"ncclCommRevoke\" && "
+		 "$2 != \"ncclCommShrink\" { print \"int \" $2 \"(void) { return 0; }\" }' > \"$d/nccl.c\" && "
+		 "if [ ! -s \"$d/nccl.c\" ]; then echo no NCCL; exit 0; fi && "
+		 "cc -shared -fPIC -Wl,-soname,libnccl.so.2 -o \"$d/libnccl.so.2\" \"$d/nccl.c\" && "
+		 "LD_LIBRARY_PATH=\"$d\" ldd -r '%s/libhvd.so.0' | sed \"s|$d|STAND-IN|\"",
+		 test_build_dir(), test_build_dir());
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, p.err);
+	if (strcmp(p.out, "no NCCL\n") == 0) {
+		test_proc_free(&p);
+		SKIP("libhvd.so.0 is built without NCCL (WITH_NCCL=0 or no NCCL found)");
+	}
+	CHECK_CONTAINS(p.out, "libnccl.so.2 => STAND-IN/libnccl.so.2");
+	CHECK_MSG(!strstr(p.out, "undefined symbol") && !strstr(p.err, "undefined symbol"),
+		  "libhvd.so.0 does not load: %s%s", p.out, p.err);
+	test_proc_free(&p);
+}
+
 const struct test_case symbols_tests[] = {
+	{ "shared_library_loads_with_an_nccl_before_revoke",
+	  test_shared_library_loads_with_an_nccl_before_revoke },
 	{ "archive_exports_only_hvd", test_archive_exports_only_hvd },
 	{ "shared_library_exports_only_hvd", test_shared_library_exports_only_hvd },
 	{ "program_with_runtime_names_links_and_runs",

@@ -10,7 +10,10 @@
  * of this process joins the ranks left of that world, in their old
  * order (trainer/train/rejoin.c), ncclCommShrink makes theirs from it,
  * with no new id; else it is aborted. Every CUDA/NCCL status is
- * checked and named with the library's error string; allgatherv uses
+ * checked and named with the library's error string. ncclCommRevoke
+ * (NCCL 2.28.3 lacks it) and ncclCommShrink are weak references:
+ * with a library that lacks either, a failed communicator is aborted and
+ * the next open makes a new one, and libhvd.so.0 still loads; allgatherv uses
  * scratch buffers allocated at open and copies asynchronously (group
  * gpu-audit checks all three).
  * What it does not do: HVD_COMPRESSION (needs device kernels; refused at
@@ -27,6 +30,10 @@
 
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+
+/* NULL where the loaded NCCL is older than these calls. */
+#pragma weak ncclCommRevoke
+#pragma weak ncclCommShrink
 
 #include "bootstrap/bootstrap.h"
 #include "transport/comm.h"
@@ -108,6 +115,7 @@ static void nccl_stop(struct nccl_ctx *ctx, int keep)
 	if (ctx->aborted || !ctx->comm)
 		return;
 	ctx->aborted = 1;
+	keep = keep && ncclCommRevoke && ncclCommShrink;
 	if (keep) {
 		ncclResult_t r = ncclCommRevoke(ctx->comm, NCCL_REVOKE_DEFAULT);
 		keep = r == ncclSuccess || r == ncclInProgress;
