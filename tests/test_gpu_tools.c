@@ -4,7 +4,8 @@
  * gpu-emulated), a selection of no case or no group fails before
  * anything runs, and tests/gpu/bundle.sh --packages finds the Debian
  * packages of the build's libraries without the node's own (glibc,
- * libstdc++, CUDA). What it does not do: download packages, make a
+ * libstdc++, CUDA), and tests/gpu/lease.sh skips, naming it, every step
+ * that does not fit in the time left. What it does not do: download packages, make a
  * bundle or use one (trainer/backend/gpu/README.md, "A GPU lease", does
  * that end to end on the emulated device), or touch a GPU.
  */
@@ -88,7 +89,33 @@ static void test_bundle_sh_packages(void)
 	test_proc_free(&p);
 }
 
+/* With no time left every selected step is skipped, said, and nothing
+ * runs; LEASE_STEPS selects. */
+static void test_lease_sh_skips_what_does_not_fit(void)
+{
+	char cmd[4200];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "d=$(mktemp -d) && mkdir \"$d/b\" && echo commit x > \"$d/b/MANIFEST\" && "
+		 "LEASE_S=0 tests/gpu/lease.sh \"$d/b\" \"$d/out\"; echo \"exit $?\"; "
+		 "LEASE_STEPS='nccl loader' LEASE_S=0 tests/gpu/lease.sh \"$d/b\" \"$d/out2\"; "
+		 "ls \"$d/out\"; rm -rf \"$d\"");
+	script(cmd, &p);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s%s", p.exit_code, p.out, p.err);
+	const char *want[] = { "== device groups: skipped (0 s left, needs 60)\n", "== NCCL calls: skipped",
+			       "== reference run: skipped", "== bench beside PyTorch: skipped",
+			       "== loader: skipped", "== torch.compile: skipped", "not all passed", "exit 1\n",
+			       "lease.txt\n", NULL };
+	for (int i = 0; want[i]; i++)
+		CHECK_CONTAINS(p.out, want[i]);
+	/* the second run: two steps, in the first run's order */
+	const char *second = strstr(p.out, "exit 1\n");
+	CHECK(second && strstr(second, "== NCCL calls: skipped") && strstr(second, "== loader: skipped") &&
+	      !strstr(second, "== device groups") && !strstr(second, "== reference run"));
+	test_proc_free(&p);
+}
+
 const struct test_case gpu_tools_tests[] = {
+	{ "lease_sh_skips_what_does_not_fit", test_lease_sh_skips_what_does_not_fit },
 	{ "run_sh_selection_is_real", test_run_sh_selection_is_real },
 	{ "run_sh_refuses_a_selection_of_nothing", test_run_sh_refuses_a_selection_of_nothing },
 	{ "bundle_sh_packages", test_bundle_sh_packages },

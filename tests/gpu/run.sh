@@ -134,6 +134,8 @@ if [ -n "$prefix" ]; then
 	echo "== libraries"
 	cat "$prefix/prefix_env.log"
 	eval "$env_lines"
+	ldd "$build/chexnet" | awk '$1 ~ /^lib(cudart|cudnn|cublas|cublasLt|nccl)\./ { print " " $1, $3 }' |
+		while read -r so path; do echo " $so => $path ($(readlink -f "$path"))"; done
 fi
 
 status=0
