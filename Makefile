@@ -1,7 +1,8 @@
 # hvd - distributed CheXNet training on Slurm.
 #
 #   make            build everything whose dependencies were found
-#   make deps       apt-get install what the build needs (root)
+#   make deps       apt-get install what the build needs (root); with
+#                   ONEDNN=3 also oneDNN 3.2 from PyPI into $(B)/onednn-3.2
 #   make test-deps  apt-get install the test cluster's daemons and tools (root)
 #   make check      deps + test-deps + build + every test (unit, then real Slurm)
 #   make check-quick the same, the unit groups not marked slow (about 5 minutes)
@@ -10,6 +11,7 @@
 #   make uninstall  the same variables: removes exactly what install put
 #   make deb        Debian packages of a CPU build; make rpm-spec: RPM spec (pkg/pkg.mk)
 #   SLURM_HOME=DIR  (and NCCL_HOME, CUDNN_HOME, HWLOC_HOME, DNNL_HOME) headers and libs there
+#   ONEDNN=3        build on the oneDNN 3.2 that make deps ONEDNN=3 put in $(B)/onednn-3.2
 #   SAN=1           ASan+UBSan build in build-san/
 #   STRESS=1        make check with every group beside two busy loops and a
 #                   listener on port 6006 (tests/runner.h, `stress`)
@@ -29,6 +31,23 @@ SAN ?=
 export CUDA_HOME
 
 B ?= $(if $(filter 1,$(SAN)),build-san,build)
+# ONEDNN=3: PyPI's oneDNN 3.2 in this build's own prefix (mk/onednn3.sh) as
+# DNNL_HOME; unset: the system's oneDNN (Debian 12: 2.6.3) or DNNL_HOME.
+ONEDNN_PREFIX := $(abspath $(B))/onednn-3.2
+ifneq ($(filter-out 3,$(ONEDNN)),)
+$(error hvd: build: 'ONEDNN=$(ONEDNN)': use 3 (oneDNN 3.2 from PyPI in $(ONEDNN_PREFIX)) or leave it unset)
+endif
+ifeq ($(ONEDNN),3)
+ifneq ($(DNNL_HOME),)
+$(error hvd: build: 'ONEDNN=3' and 'DNNL_HOME=$(DNNL_HOME)': give one)
+endif
+ifeq ($(filter deps,$(MAKECMDGOALS)),)
+ifeq ($(wildcard $(ONEDNN_PREFIX)/.done),)
+$(error hvd: build: 'ONEDNN=3': '$(ONEDNN_PREFIX)': not installed: run make deps ONEDNN=3$(if $(filter-out build,$(B)), B=$(B)) first)
+endif
+endif
+DNNL_HOME := $(ONEDNN_PREFIX)
+endif
 FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM
 # $(shell) does not see exported variables before make 4.4: pass them.
 DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='$(CXX)' CUDA_HOME='$(CUDA_HOME)' \
@@ -108,6 +127,9 @@ endif
 
 deps:
 	@mk/deps.sh build
+ifeq ($(ONEDNN),3)
+	@mk/onednn3.sh '$(ONEDNN_PREFIX)' && echo "hvd: deps: oneDNN 3.2 in '$(ONEDNN_PREFIX)': build with make ONEDNN=3$(if $(filter-out build,$(B)), B=$(B))"
+endif
 
 test-deps:
 	@mk/deps.sh test

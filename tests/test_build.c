@@ -94,14 +94,16 @@ static void test_with_x_0_forces_off(void)
 }
 
 /* oneDNN 3.x (Debian 13 and Ubuntu 24.04 ship only 3.x): the real 3.2
- * from PyPI (mk/onednn3.sh, into the build folder) as DNNL_HOME is found,
- * named with its version and used; the system's 2.x stays the default.
- * The cpu backend built on it: group cpu-onednn3. */
+ * from PyPI (mk/onednn3.sh, into the prefix group cpu-onednn3's build
+ * uses: one download) as DNNL_HOME is found, named with its version and
+ * used; the system's 2.x stays the default. The cpu backend built on it:
+ * group cpu-onednn3. */
 static void test_onednn_3_is_found_and_used(void)
 {
 	char cmd[8192], want[PATH_MAX + 64];
 	struct test_proc p;
-	const char *t = test_tmpdir(), *b = test_build_dir();
+	const char *t = test_tmpdir();
+	char *b = test_path(test_build_dir(), "onednn3-build");
 	snprintf(cmd, sizeof(cmd), "'%s/mk/onednn3.sh' '%s/onednn-3.2'", test_src_dir(), b);
 	CHECK(test_run(cmd, 240, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "oneDNN 3.2 from PyPI: %s", p.err);
@@ -119,6 +121,7 @@ static void test_onednn_3_is_found_and_used(void)
 	CHECK(test_run(cmd, 120, &p) == 0);
 	CHECK_CONTAINS(p.out, "✓ oneDNN 2.");   /* the system's, Debian 12's */
 	test_proc_free(&p);
+	free(b);
 }
 
 /* DNNL_HOME naming a 2.x installation (the system's own oneDNN headers

@@ -1,6 +1,7 @@
 /* test_cpu_onednn3.c - the cpu backend on oneDNN 3.x: the tree built
- * again against the real oneDNN 3.2 from PyPI (mk/onednn3.sh) into
- * BUILD/onednn3-build (without GPU, runtime and DICOM parts), and that
+ * again against the real oneDNN 3.2 from PyPI into BUILD/onednn3-build
+ * (without GPU, runtime and DICOM parts) as a user would: make deps
+ * ONEDNN=3 puts it in the build's own prefix, make ONEDNN=3 uses it; that
  * build's own cpu groups run there: ISA
  * dispatch and refusals, every layer's values and gradients against ref
  * (native and capped to AVX2 and SSE4.1), the models against ref. The
@@ -34,23 +35,24 @@ static void test_tree_builds_on_3_2(void)
 {
 	char cmd[8192], want[PATH_MAX + 64];
 	struct test_proc p;
-	const char *b = test_build_dir(), *b3 = build3(), *t = test_tmpdir();
-	snprintf(cmd, sizeof(cmd), "'%s/mk/onednn3.sh' '%s/onednn-3.2' && cd '%s' && "
-		 "make --no-print-directory -j2 B='%s' DNNL_HOME='%s/onednn-3.2' WITH_DNNL=1 "
+	const char *b = build3(), *t = test_tmpdir();
+	snprintf(cmd, sizeof(cmd), "cd '%s' && make --no-print-directory deps ONEDNN=3 B='%s' && "
+		 "make --no-print-directory -j2 B='%s' ONEDNN=3 WITH_DNNL=1 "
 		 WITHOUT_UNUSED " '%s/hvdtest' '%s/chexnet' > '%s/make.log' 2>&1; rc=$?; "
 		 "[ $rc = 0 ] || tail -40 '%s/make.log'; exit $rc",
-		 test_src_dir(), b, test_src_dir(), b3, b, b3, b3, t, t);
+		 test_src_dir(), b, b, b, b, t, t);
 	CHECK(test_run(cmd, 600, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "building against oneDNN 3.2: %.3000s %.1000s", p.out, p.err);
+	CHECK_CONTAINS(p.out, "hvd: deps: oneDNN 3.2 in '");
 	test_proc_free(&p);
-	char *conf = test_path(b3, "config.mk");
+	char *conf = test_path(b, "config.mk");
 	char *text = test_read_file(conf, NULL);
 	snprintf(want, sizeof(want), "DNNL_CFLAGS := -I%s/onednn-3.2/include", b);
 	CHECK_CONTAINS(text, want);
 	free(text);
 	free(conf);
 	snprintf(cmd, sizeof(cmd), "ldd '%s/hvdtest' '%s/chexnet' | grep -c '%s/onednn-3.2/lib/libdnnl.so.3'",
-		 b3, b3, b);
+		 b, b, b);
 	CHECK(test_run(cmd, 60, &p) == 0);
 	CHECK_MSG(p.exit_code == 0 && atoi(p.out) == 2, "ldd: %s", p.out);
 	test_proc_free(&p);
