@@ -15,6 +15,8 @@
 #
 #   bench/gpu_vs_torch.sh [--prefix BUNDLE | BUILD]   (default build/)
 #   BATCHES="16 64" PRECISIONS="fp32 bf16 fp16" SIZE=224 STEPS=30
+#   (fp32-ieee: chexnet's fp32 beside PyTorch's with TF32 off: PyTorch's
+#   fp32 convolutions use TF32 tensor cores by default, chexnet's never)
 #   COMPILE="64:fp32 64:bf16"  (batch:precision rows with a torch.compile
 #   column; each compile takes minutes; COMPILE= for none)
 # Exit 2 with one line when no GPU, nvidia-smi, python3 with torch and
@@ -79,7 +81,7 @@ printf '%-5s %-5s | %-18s | %-28s | %-6s | %-18s | %s\n' batch prec "chexnet img
 	"torch eager img/s MiB alloc" ratio "torch.compile img/s MiB" ratio
 for b in $batches; do
 	for p in $precisions; do
-		if mem=$(measure "$tmp/c" "$build/chexnet" bench --backend gpu --precision "$p" --batch "$b" \
+		if mem=$(measure "$tmp/c" "$build/chexnet" bench --backend gpu --precision "${p%-ieee}" --batch "$b" \
 			--size "$size" --steps "$steps" --quiet); then
 			c=$(sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p' "$tmp/c" | tail -1)
 			cm=$mem

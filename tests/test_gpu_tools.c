@@ -103,7 +103,8 @@ static void test_lease_sh_skips_what_does_not_fit(void)
 	CHECK_MSG(p.exit_code == 0, "exit %d: %s%s", p.exit_code, p.out, p.err);
 	const char *want[] = { "== device groups: skipped (0 s left, needs 60)\n", "== NCCL calls: skipped",
 			       "== reference run: skipped", "== bench beside PyTorch: skipped",
-			       "== loader: skipped", "== torch.compile: skipped", "not all passed", "exit 1\n",
+			       "== device time by kernel: skipped", "== loader: skipped",
+			       "== torch.compile: skipped", "not all passed", "exit 1\n",
 			       "lease.txt\n", NULL };
 	for (int i = 0; want[i]; i++)
 		CHECK_CONTAINS(p.out, want[i]);

@@ -3,7 +3,9 @@ test): the step `chexnet bench --backend gpu` times, in PyTorch on the same
 GPU. torchvision densenet121(num_classes=14), channels_last, Adam (lr 1e-4,
 as chexnet bench), BCEWithLogits, torch.backends.cudnn.benchmark = True;
 mixed precision by autocast (bf16; fp16 with a GradScaler, as chexnet's
-dynamic loss scale); `compile` wraps the model in torch.compile. Like
+dynamic loss scale); fp32 as PyTorch runs it by default (cuDNN may use
+TF32 tensor cores), fp32-ieee with TF32 off (true fp32, as chexnet's
+fp32); `compile` wraps the model in torch.compile. Like
 chexnet bench, one synthetic batch: uint8 gray pixels in pinned memory,
 uploaded, normalised (ImageNet mean/std, 3 channels) and trained on every
 step; warm-up steps first; the clock reads after torch.cuda.synchronize().
@@ -12,7 +14,7 @@ Prints one line:
 MAX_ALLOCATED_MIB is torch.cuda.max_memory_allocated() (PyTorch's own
 tensors only); the device-memory column of the table is NVML's, taken
 outside by the caller for both programs alike.
-Usage: python3 torch_gpu_step.py eager|compile fp32|bf16|fp16 BATCH SIZE STEPS
+Usage: python3 torch_gpu_step.py eager|compile fp32|fp32-ieee|bf16|fp16 BATCH SIZE STEPS
 Exit 2 with one line when torch, torchvision or a CUDA device is missing.
 """
 import sys
@@ -26,8 +28,8 @@ def fail(msg):
 
 def parse(argv):
     if len(argv) != 6 or argv[1] not in ("eager", "compile") or \
-            argv[2] not in ("fp32", "bf16", "fp16"):
-        fail("usage: torch_gpu_step.py eager|compile fp32|bf16|fp16 BATCH SIZE STEPS")
+            argv[2] not in ("fp32", "fp32-ieee", "bf16", "fp16"):
+        fail("usage: torch_gpu_step.py eager|compile fp32|fp32-ieee|bf16|fp16 BATCH SIZE STEPS")
     try:
         batch, size, steps = int(argv[3]), int(argv[4]), int(argv[5])
     except ValueError:
@@ -49,6 +51,9 @@ def main():
     dev = torch.device("cuda")
     torch.manual_seed(1)
     torch.backends.cudnn.benchmark = True
+    if precision == "fp32-ieee":
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     model = torchvision.models.densenet121(num_classes=14)
     model = model.to(dev, memory_format=torch.channels_last).train()
     opt = torch.optim.Adam(model.parameters(), lr=1e-4)

@@ -13,11 +13,14 @@
 #   3. tests/gpu/reference_run.sh gpu, one prediction and the strict
 #      PyTorch load of its checkpoint (tests/ref/torch_check.py)
 #   4. bench/gpu_vs_torch.sh: chexnet beside PyTorch eager (no compile)
-#   5. the loader: training from 1024-px PNGs with 1-8 loader threads,
+#   5. where a batch-64 fp32 step's device time goes, per kernel name,
+#      for chexnet and PyTorch (ncu, one metric, the first 3000 kernels)
+#   6. the loader: training from 1024-px PNGs with 1-8 loader threads,
 #      and bench/loader/run.sh, if time is left
-#   6. torch.compile at batch 64 bf16, if time is left
+#   7. torch.compile at batch 64 bf16, if time is left
 # A step that would not fit in the time left is skipped, and says so.
-# LEASE_STEPS (default "groups nccl bench reference loader compile")
+# LEASE_STEPS (default "groups nccl reference bench profile loader
+# compile")
 # picks steps; BATCHES and PRECISIONS pass to the bench; REF_SEEDS
 # (default 1) are the reference run's training seeds (the strict load
 # and the prediction use the first).
@@ -42,7 +45,7 @@ left() { echo $((budget - ($(date +%s) - begin))); }
 step() {
 	local key=$1 name=$2 need=$3 limit=$4 t0 rc
 	shift 4
-	[[ " ${LEASE_STEPS:-groups nccl bench reference loader compile} " == *" $key "* ]] || return 0
+	[[ " ${LEASE_STEPS:-groups nccl reference bench profile loader compile} " == *" $key "* ]] || return 0
 	[ "$limit" -gt "$(left)" ] && limit=$(left)
 	if [ "$(left)" -lt "$need" ]; then
 		echo "== $name: skipped ($(left) s left, needs $need)"
@@ -80,6 +83,42 @@ reference() {
 	python3 tests/ref/torch_check.py "$ref/$run/last" 64 "$ref/one/images/00000001_000.png" "$ref/pred.txt"
 }
 
+# Each program's device time by kernel name under ncu (one metric,
+# gpu__time_duration, so one replay pass): the ten largest shares.
+profile() {
+	local ncu prog
+	ncu=$(command -v ncu || find /opt/nvidia /usr/local/cuda/bin -name ncu -type f 2> /dev/null | head -1)
+	[ -n "$ncu" ] || { echo "profile: no ncu on this node"; return 1; }
+	for prog in chexnet torch; do
+		if [ "$prog" = chexnet ]; then
+			(eval "$(tests/gpu/prefix_env.sh "$bundle" 2> /dev/null)" &&
+				"$ncu" --metrics gpu__time_duration.sum --launch-count 3000 --csv --print-units base \
+					"$build/chexnet" bench --backend gpu --precision fp32 --batch 64 --steps 1 --quiet)
+		else
+			"$ncu" --metrics gpu__time_duration.sum --launch-count 3000 --csv --print-units base \
+				python3 bench/vs_pytorch/torch_gpu_step.py eager fp32 64 224 1
+		fi > "$work/ncu-$prog.csv" 2> "$work/ncu-$prog.err"
+		echo "-- $prog: device time by kernel (ncu, batch 64 fp32, first 3000 kernels)"
+		python3 - "$work/ncu-$prog.csv" << 'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 5]
+head = rows[0] if rows else []
+if "Kernel Name" not in head or "Metric Value" not in head:
+    sys.exit("no ncu table: see ncu-*.err")
+k, v = head.index("Kernel Name"), head.index("Metric Value")
+total, by = 0.0, {}
+for r in rows[1:]:
+    t = float(r[v].replace(",", ""))
+    name = r[k].split("(")[0].split("<")[0].strip()[:60]
+    by[name] = by.get(name, 0.0) + t
+    total += t
+print(f"  {len(rows) - 1} kernels, {total / 1e6:.1f} ms in all")
+for name, t in sorted(by.items(), key=lambda x: -x[1])[:10]:
+    print(f"  {100 * t / total:5.1f}%  {t / 1e6:8.2f} ms  {name}")
+PY
+	done
+}
+
 # Training on the GPU straight from 1024-px PNGs (direct mode) with 1, 2,
 # 4 and 8 loader threads: images/s and the data-wait share; then the
 # loader alone (bench/loader/run.sh).
@@ -97,15 +136,16 @@ loader() {
 }
 
 export bundle build work REF_SEEDS
-export -f nccl_calls reference loader
+export -f nccl_calls reference profile loader
 echo "lease.sh: bundle $(sed -n 's/^commit[: ]*//p' "$bundle/MANIFEST" | head -1), $(nproc) CPUs, budget $budget s"
 step groups "device groups" 60 200 env RUN_LOGS="$work/run" tests/gpu/run.sh --prefix "$bundle" --no-bench \
 	--only gpu-ops --only gpu-layers --only 'trainer-loss gpu_'
 step nccl "NCCL calls" 20 45 bash -c nccl_calls
 step reference "reference run" 60 160 bash -c reference
-step bench "bench beside PyTorch" 90 220 env BATCHES="${BATCHES:-64 16}" \
-	PRECISIONS="${PRECISIONS:-fp32 bf16 fp16}" COMPILE= \
+step bench "bench beside PyTorch" 90 220 env BATCHES="${BATCHES:-64}" \
+	PRECISIONS="${PRECISIONS:-fp32 fp32-ieee bf16 fp16}" COMPILE= \
 	bench/gpu_vs_torch.sh --prefix "$bundle"
+step profile "device time by kernel" 90 180 bash -c profile
 step loader "loader" 60 100 bash -c loader
 step compile "torch.compile" 120 200 env BATCHES=64 PRECISIONS=bf16 COMPILE=64:bf16 \
 	bench/gpu_vs_torch.sh --prefix "$bundle"
