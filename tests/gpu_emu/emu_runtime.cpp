@@ -313,6 +313,7 @@ struct block {
 };
 std::mutex memory_mu;
 std::map<uintptr_t, block> *blocks = new std::map<uintptr_t, block>;
+std::map<uintptr_t, size_t> *registered = new std::map<uintptr_t, size_t>;   /* cudaHostRegister's */
 
 cudaError_t allocate(void **p, size_t bytes, int device)
 {
@@ -360,14 +361,29 @@ cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int) { return allocat
 cudaError_t cudaFree(void *p) { return release(p, true); }
 cudaError_t cudaFreeHost(void *p) { return release(p, false); }
 /* As the driver: no pointer or no bytes is an invalid value (an H200
- * refused a layer without parameters' 0-byte registration). */
+ * refused a layer without parameters' 0-byte registration), a range
+ * overlapping one registered already is refused, and only a registered
+ * start can be unregistered. */
 cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int)
 {
 	if (!p || !bytes)
 		return cudaErrorInvalidValue;
+	std::lock_guard<std::mutex> hold(memory_mu);
+	uintptr_t at = (uintptr_t)p;
+	auto next = registered->lower_bound(at);
+	if ((next != registered->end() && next->first < at + bytes) ||
+	    (next != registered->begin() && std::prev(next)->first + std::prev(next)->second > at))
+		return cudaErrorHostMemoryAlreadyRegistered;
+	(*registered)[at] = bytes;
 	return poisoned();
 }
-cudaError_t cudaHostUnregister(void *) { return poisoned(); }
+cudaError_t cudaHostUnregister(void *p)
+{
+	std::lock_guard<std::mutex> hold(memory_mu);
+	if (!registered->erase((uintptr_t)p))
+		return cudaErrorHostMemoryNotRegistered;
+	return poisoned();
+}
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind)
 {
