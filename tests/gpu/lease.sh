@@ -89,14 +89,13 @@ profile() {
 	local ncu prog
 	ncu=$(command -v ncu || find /opt/nvidia /usr/local/cuda/bin -name ncu -type f 2> /dev/null | head -1)
 	[ -n "$ncu" ] || { echo "profile: no ncu on this node"; return 1; }
+	local timed=("$ncu" --metrics gpu__time_duration.sum --launch-count 3000 --csv --print-units base)
 	for prog in chexnet torch; do
 		if [ "$prog" = chexnet ]; then
-			(eval "$(tests/gpu/prefix_env.sh "$bundle" 2> /dev/null)" &&
-				"$ncu" --metrics gpu__time_duration.sum --launch-count 3000 --csv --print-units base \
-					"$build/chexnet" bench --backend gpu --precision fp32 --batch 64 --steps 1 --quiet)
+			(eval "$(tests/gpu/prefix_env.sh "$bundle" 2> /dev/null)" && "${timed[@]}" \
+				"$build/chexnet" bench --backend gpu --precision fp32 --batch 64 --steps 1 --quiet)
 		else
-			"$ncu" --metrics gpu__time_duration.sum --launch-count 3000 --csv --print-units base \
-				python3 bench/vs_pytorch/torch_gpu_step.py eager fp32 64 224 1
+			"${timed[@]}" python3 bench/vs_pytorch/torch_gpu_step.py eager fp32 64 224 1
 		fi > "$work/ncu-$prog.csv" 2> "$work/ncu-$prog.err"
 		echo "-- $prog: device time by kernel (ncu, batch 64 fp32, first 3000 kernels)"
 		python3 - "$work/ncu-$prog.csv" << 'PY'
