@@ -635,8 +635,11 @@ static int wait_case(struct group_run *gr, pid_t pid, double deadline, int *st)
 	}
 }
 
+/* A case's `ok` line names its seconds where they are worth a look. */
+#define CASE_SECONDS_SHOWN 2.0
+
 static void report_case(const struct test_case *c, int timed_out, int timeout, int st,
-			const char *reason, struct tally *t)
+			const char *reason, double seconds, struct tally *t)
 {
 	run_times_erase();
 	if (timed_out) {
@@ -650,7 +653,10 @@ static void report_case(const struct test_case *c, int timed_out, int timeout, i
 		printf("skip %s: %s\n", c->name, reason);
 		t->skipped++;
 	} else if (WEXITSTATUS(st) == 0) {
-		printf("ok %s\n", c->name);
+		if (seconds >= CASE_SECONDS_SHOWN)
+			printf("ok %s (%.1f s)\n", c->name, seconds);
+		else
+			printf("ok %s\n", c->name);
 		t->passed++;
 	} else {
 		if (WEXITSTATUS(st) != 1)
@@ -723,7 +729,8 @@ static void run_case(struct group_run *gr, const struct test_case *c, int index,
 	setpgid(pid, pid);
 	int timeout = g->timeout_s ? g->timeout_s : DEFAULT_TIMEOUT_S;
 	int st = 0;
-	int timed_out = wait_case(gr, pid, now_s() + timeout, &st) != 0;
+	double started = now_s();
+	int timed_out = wait_case(gr, pid, started + timeout, &st) != 0;
 	relay_log(gr);
 	char reason[512] = "";
 	ssize_t got = read(skip_pipe[0], reason, sizeof(reason) - 1);
@@ -731,7 +738,7 @@ static void run_case(struct group_run *gr, const struct test_case *c, int index,
 	close(skip_pipe[0]);
 	if (gr->expired)
 		return;
-	report_case(c, timed_out, timeout, st, reason, t);
+	report_case(c, timed_out, timeout, st, reason, now_s() - started, t);
 	char ids[256];
 	if (g->needs != TEST_NEEDS_NOTHING && cancel_left_jobs(ids, sizeof(ids)) > 0) {
 		printf("FAIL %s: left job(s) %s on the test cluster: cancelled\n", c->name, ids);

@@ -465,8 +465,9 @@ static void test_runner_runs_a_group_beside(void)
 	CHECK(test_run(cmd, 60, &p) == 0);
 	CHECK_INT(p.exit_code, 1);
 	const char *started = strstr(p.out, "-- group selftest-beside: started beside");
+	/* a case's seconds on its ok line from 2 s on, none below */
 	const char *other = strstr(p.out, "ok selftest_next_group_runs\n");
-	const char *slept = strstr(p.out, "ok selftest_beside_sleeps\n");
+	const char *slept = strstr(p.out, "ok selftest_beside_sleeps (2.");
 	const char *collected = strstr(p.out, "-- group selftest-beside collected: ");
 	CHECK_MSG(started && other && slept && collected && started < other && other < slept &&
 		  slept < collected, "order: %s", p.out);
@@ -489,7 +490,7 @@ static void test_runner_runs_two_groups_in_one_lane(void)
 		 "-G selftest-next", test_build_dir());
 	CHECK(test_run(cmd, 60, &p) == 0);
 	CHECK_INT(p.exit_code, 1);
-	const char *first = strstr(p.out, "ok selftest_beside_sleeps\n");
+	const char *first = strstr(p.out, "ok selftest_beside_sleeps (2.");
 	const char *second = strstr(p.out, "ok selftest_beside_too_sleeps\n");
 	const char *other = strstr(p.out, "-- group selftest-next: ");
 	CHECK_MSG(first && second && other && other < first && first < second, "order: %s", p.out);
