@@ -134,17 +134,19 @@ endif
 test-deps:
 	@mk/deps.sh test
 
+# The suite builds the tree again (emulated device, packages, build
+# cases): both compile through ccache (mk/with-ccache.sh).
 check:
 	@mk/deps.sh build && mk/deps.sh test
-	@$(MAKE) --no-print-directory $(BUILD_JOBS) all SAN=$(SAN)
-	@HVD_STRESS=$(STRESS) tests/check.sh $(B)
+	@mk/with-ccache.sh $(B) $(MAKE) --no-print-directory $(BUILD_JOBS) all SAN=$(SAN)
+	@HVD_STRESS=$(STRESS) mk/with-ccache.sh $(B) tests/check.sh $(B)
 
 # The edit-compile-test loop: the unit groups not marked slow (tests/groups.h),
 # about 5 minutes; make check stays the whole suite.
 check-quick:
 	@mk/deps.sh build && mk/deps.sh test
-	@$(MAKE) --no-print-directory $(BUILD_JOBS) all SAN=$(SAN)
-	@tests/check.sh $(B) -q
+	@mk/with-ccache.sh $(B) $(MAKE) --no-print-directory $(BUILD_JOBS) all SAN=$(SAN)
+	@mk/with-ccache.sh $(B) tests/check.sh $(B) -q
 
 demo:
 	@mk/deps.sh build && mk/deps.sh test

@@ -4,7 +4,8 @@
 # cluster's daemons and clients, munge, clang for the fuzz targets,
 # groff-base for the man pages, python3-torch/torchvision for the test
 # that loads a checkpoint in PyTorch, python3-venv for tests/pyenv.sh,
-# dpkg-dev, lintian and rpm for `make deb` and group packages).
+# dpkg-dev, lintian and rpm for `make deb` and group packages, ccache for
+# the suite's own builds of the tree: mk/with-ccache.sh).
 # With SLURM_HOME set, build skips libslurm-dev (the headers come from
 # there). As root on Debian/Ubuntu: apt-get installs whatever is missing
 # (quick and silent when nothing is). As another user: prints the exact
@@ -22,7 +23,7 @@ libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev 
 test)
 	pkgs="slurm-wlm slurmctld slurmd slurm-client munge hwloc openmpi-bin
 python3-yaml python3-venv iproute2 procps psmisc util-linux clang groff-base
-python3-torch python3-torchvision dpkg-dev lintian rpm" ;;
+python3-torch python3-torchvision dpkg-dev lintian rpm ccache" ;;
 *)
 	echo "hvd: deps: '${1:-}': use build or test" >&2
 	exit 2 ;;
