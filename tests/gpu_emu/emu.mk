@@ -23,5 +23,8 @@ CUBLAS_LIBS := $(CUDA_LIBS)
 NCCL_LIBS :=
 # Every program that links them (the archive twice on a line is harmless).
 $(addprefix $(B)/,chexnet hvdtest hvd-rt-test bench-allreduce hvd-own-symbols hvd-attack hvd-check hvd-nccl-calls): $(EMU_LIB)
-# The test runner knows it runs on the emulated device (slurm-e2e-gpu).
-TEST_CFLAGS += -DHVD_GPU_EMU
+# The test files that ask whether they run on the emulated device
+# (slurm-e2e-gpu) are told so; every other object is the plain build's
+# compile, which make check's ccache then has.
+EMU_TEST_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(shell grep -l HVD_GPU_EMU tests/*.c))
+$(EMU_TEST_OBJS): TEST_CFLAGS += -DHVD_GPU_EMU
