@@ -103,11 +103,13 @@ static void test_bce_matches_loss_c(void)
 	CHECK_CLOSE(dy_gpu, dy_ref, N * C, 1e-7, "unweighted dy");
 }
 
-/* BN(+ReLU) on channels 2..6 of an 8-channel tensor, train forward,
- * backward accumulating into dx, and eval forward. */
-static void bn_case(int relu)
+/* BN(+ReLU) on channels 2..6 of an 8-channel (N, H, W) tensor, train
+ * forward, backward accumulating into dx, and eval forward; each channel
+ * is split over `parts` blocks in both training kernels (2 kernels, C *
+ * parts blocks of 256 threads each). */
+static void bn_case(int relu, int N, int H, int W, int parts)
 {
-	enum { N = 3, CT = 8, C0 = 2, C = 5, H = 4, W = 3 };
+	enum { CT = 8, C0 = 2, C = 5 };
 	struct rng r;
 	struct tensor x, y, dy, dx;
 	float gamma[C], beta[C], rm[C], rv[C], rm2[C], rv2[C];
@@ -128,16 +130,22 @@ static void bn_case(int relu)
 		rv[c] = rv2[c] = 1.0f + 0.2f * c;
 	}
 	ref_batchnorm_forward_train(&x.r, gamma, beta, relu, &y.r, mean_r, inv_r, rm, rv);
+	float part[C * 64 * 2];
+	unsigned long started = gpu_emu_threads_started();
 	CHECK_INT(gpu_emu.bn_fwd_train(0, GPU_F32, x.g, gamma, beta, a, y2.g, mean_g, inv_g, rm2,
-				       rv2), 0);
+				       rv2, part, 64), 0);
+	CHECK_MSG(gpu_emu_threads_started() - started == 2ul * C * parts * 256, "%lu threads for "
+		  "%d parts", gpu_emu_threads_started() - started, parts);
 	CHECK_CLOSE(y2.data, y.data, total, 1e-5, "bn forward (untouched channels too)");
 	CHECK_CLOSE(mean_g, mean_r, C, 1e-6, "saved mean");
 	CHECK_CLOSE(inv_g, inv_r, C, 1e-5, "saved 1/std");
 	CHECK_CLOSE(rm2, rm, C, 1e-6, "running mean");
 	CHECK_CLOSE(rv2, rv, C, 1e-5, "running var (unbiased)");
 	ref_batchnorm_backward(&x.r, &y.r, &dy.r, gamma, relu, mean_r, inv_r, &dx.r, 1, dg_r, db_r);
+	started = gpu_emu_threads_started();
 	CHECK_INT(gpu_emu.bn_bwd(0, GPU_F32, x.g, y.g, dy.g, gamma, relu, mean_r, inv_r, dx2.g, 1,
-				 dg_g, db_g), 0);
+				 dg_g, db_g, part, 64), 0);
+	CHECK(gpu_emu_threads_started() - started == 2ul * C * parts * 256);
 	CHECK_CLOSE(dx2.data, dx.data, total, 1e-4, "bn dx (accumulated)");
 	CHECK_CLOSE(dg_g, dg_r, C, 1e-4, "dgamma");
 	CHECK_CLOSE(db_g, db_r, C, 1e-5, "dbeta");
@@ -147,8 +155,11 @@ static void bn_case(int relu)
 	free(x.data), free(y.data), free(dy.data), free(dx.data), free(y2.data), free(dx2.data);
 }
 
-static void test_bn_matches_ref(void) { bn_case(0); }
-static void test_bn_relu_matches_ref(void) { bn_case(1); }
+static void test_bn_matches_ref(void) { bn_case(0, 3, 4, 3, 1); }
+/* 10 images of 40x40: 16000 elements a channel, 3 parts of 3, 3 and 4
+ * images (uneven: the combine weights each part by its size). */
+static void test_bn_split_over_parts_matches_ref(void) { bn_case(1, 10, 40, 40, 3); }
+static void test_bn_relu_matches_ref(void) { bn_case(1, 3, 4, 3, 1); }
 
 /* Forward and backward (accumulating) of one pooling kind against ref. */
 static void pool_case(int kind, struct ref_conv_shape s, int h_out)
@@ -415,6 +426,7 @@ static void test_block_sum_fold_equals_tree(void)
 				in[v] = as_dtype(dt, f, total);
 			}
 			float gamma[C], beta[C], st[2][6][C];   /* mean, invstd, rm, rv, dg, db */
+			float part[C * 64 * 2];
 			void *y[2], *dx[2];
 			unsigned long met[2];
 			for (int c = 0; c < C; c++)
@@ -431,10 +443,12 @@ static void test_block_sum_fold_equals_tree(void)
 				gpu_emu_fold_sums(fold);
 				unsigned long before = gpu_emu_barriers();
 				CHECK_INT(gpu_emu.bn_fwd_train(0, dt, xv, gamma, beta, a, yv, st[fold][0],
-							       st[fold][1], st[fold][2], st[fold][3]), 0);
+							       st[fold][1], st[fold][2], st[fold][3],
+							       part, 64), 0);
 				met[fold] = gpu_emu_barriers() - before;
 				CHECK_INT(gpu_emu.bn_bwd(0, dt, xv, yv, dyv, gamma, 1, st[fold][0],
-							 st[fold][1], dxv, 1, st[fold][4], st[fold][5]), 0);
+							 st[fold][1], dxv, 1, st[fold][4], st[fold][5],
+							 part, 64), 0);
 			}
 			gpu_emu_fold_sums(0);
 			/* each of C blocks: 2 sums, every thread at 10 barriers each (tree), 2 (fold) */
@@ -474,6 +488,7 @@ const struct test_case gpu_emu_tests[] = {
 	{ "bce_matches_loss_c", test_bce_matches_loss_c },
 	{ "bn_matches_ref", test_bn_matches_ref },
 	{ "bn_relu_matches_ref", test_bn_relu_matches_ref },
+	{ "bn_split_over_parts_matches_ref", test_bn_split_over_parts_matches_ref },
 	{ "maxpool_matches_ref", test_maxpool_matches_ref },
 	{ "avgpool_matches_ref", test_avgpool_matches_ref },
 	{ "global_avgpool_matches_ref", test_global_avgpool_matches_ref },

@@ -77,6 +77,18 @@ CASES(PRECISION_FP32, fp32)
 CASES(PRECISION_BF16, bf16)
 CASES(PRECISION_FP16, fp16)
 
+/* BN+ReLU over 8 images of 48x48: 18432 elements a channel, split over
+ * 4 blocks per channel in both training kernels (gpu_k_layers.cu). */
+static void test_batchnorm_split_over_parts_fp32(void)
+{
+	gpu_vs_ref(layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), PRECISION_FP32, 8, 4, 48, 48, 4, 48, 48);
+}
+
+static void test_batchnorm_split_over_parts_bf16(void)
+{
+	gpu_vs_ref(layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), PRECISION_BF16, 8, 4, 48, 48, 4, 48, 48);
+}
+
 /* in (8, 6, 6) -1x1-> block[0, 8) -BN+ReLU-> mid (8) -3x3-> block[8, 12)
  * -global avg-> out (12): slices of one buffer, block[0, 8)'s gradient
  * accumulated from two readers. */
@@ -192,6 +204,8 @@ const struct test_case gpu_layers_tests[] = {
 	ROWS(bf16),
 	ROWS(fp16),
 	{ "dense_block_slices_fp32", test_dense_block_slices_fp32 },
+	{ "batchnorm_split_over_parts_fp32", test_batchnorm_split_over_parts_fp32 },
+	{ "batchnorm_split_over_parts_bf16", test_batchnorm_split_over_parts_bf16 },
 	{ "image_input_normalised_on_gpu", test_image_input_normalised_on_gpu },
 	{ "adam_kernel_matches_host", test_adam_kernel_matches_host },
 	{ "sgd_kernel_matches_host", test_sgd_kernel_matches_host },

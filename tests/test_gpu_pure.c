@@ -136,7 +136,7 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
 	struct gpu_region r[] = { p.act[0], p.grad[0], p.act[1], p.grad[1], p.params, p.grads,
 				  p.params_lp, p.dw_lp, p.state, p.bn_saved, p.io, p.images[0],
-				  p.images[1], p.flags, p.loss, p.workspace };
+				  p.images[1], p.flags, p.loss, p.workspace, p.bn_parts };
 	size_t n = sizeof(r) / sizeof(r[0]), sum = 0;
 	for (size_t i = 0; i < n; i++) {
 		CHECK_INT(r[i].offset % GPU_POOL_ALIGN, 0);
@@ -157,6 +157,30 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 	const struct model_tensor *out = &d.tensors[d.output_tensor];
 	gpu_pool_loss_layout(4, (size_t)out->channels * out->height * out->width, &l);
 	CHECK_INT(p.loss.bytes, l.bytes);
+	gpu_pool_plan_free(&p);
+	model_desc_free(&d);
+}
+
+/* Batch norm's partial sums: the widest BN layer's channels (DenseNet-121:
+ * norm5, 1024) times GPU_POOL_BN_PARTS, a mean and a sum each, fp32; none
+ * in a model without BN. */
+static void test_pool_plan_bn_parts_fit_the_widest_layer(void)
+{
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { 2, 4, 0 };
+
+	CHECK_INT(model_densenet(&d, &densenet121_config, 64, 14, &err), 0);
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+	CHECK_INT(p.bn_parts.bytes, 1024 * GPU_POOL_BN_PARTS * 2 * 4);
+	CHECK_INT(p.bn_parts.offset % GPU_POOL_ALIGN, 0);
+	gpu_pool_plan_free(&p);
+	model_desc_free(&d);
+	if (small_model(&d))
+		return;
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+	CHECK_INT(p.bn_parts.bytes, 0);
 	gpu_pool_plan_free(&p);
 	model_desc_free(&d);
 }
@@ -415,6 +439,7 @@ const struct test_case gpu_unit_tests[] = {
 	{ "loss_scale_clamped_to_range", test_loss_scale_clamped_to_range },
 	{ "loss_scale_rejects_bad_settings", test_loss_scale_rejects_bad_settings },
 	{ "pool_plan_regions_aligned_and_disjoint", test_pool_plan_regions_aligned_and_disjoint },
+	{ "pool_plan_bn_parts_fit_the_widest_layer", test_pool_plan_bn_parts_fit_the_widest_layer },
 	{ "pool_loss_layout", test_pool_loss_layout },
 	{ "pool_plan_fp32_has_no_low_precision_copies", test_pool_plan_fp32_has_no_low_precision_copies },
 	{ "pool_largest_batch_is_exact", test_pool_largest_batch_is_exact },

@@ -25,7 +25,7 @@ static int bnorm_forward(struct backend *b, struct gpu_layer *l, int training,
 
 	if (training)
 		GPU_CUDA(gpu_k_bn_fwd_train(b->stream, b->dt, x, gamma, beta, a, y, saved, saved + c,
-					    running, running + c));
+					    running, running + c, gpu_bn_parts(b), GPU_POOL_BN_PARTS));
 	else
 		GPU_CUDA(gpu_k_bn_fwd_eval(b->stream, b->dt, x, gamma, beta, running, running + c,
 					   a, y));
@@ -44,7 +44,8 @@ static int bnorm_backward(struct backend *b, struct gpu_layer *l, int want_dx,
 		dx.data = NULL;
 	GPU_CUDA(gpu_k_bn_bwd(b->stream, b->dt, x, y, dy, gpu_params(b) + ml->weight_offset,
 			      ml->relu, saved, saved + ml->in.channels, dx, ml->accumulate_dx,
-			      gpu_grads(b) + ml->weight_offset, gpu_grads(b) + ml->bias_offset));
+			      gpu_grads(b) + ml->weight_offset, gpu_grads(b) + ml->bias_offset,
+			      gpu_bn_parts(b), GPU_POOL_BN_PARTS));
 	return 0;
 }
 

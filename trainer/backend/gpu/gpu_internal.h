@@ -123,6 +123,7 @@ static inline float *gpu_params(const struct backend *b) { return gpu_region(b, 
 static inline float *gpu_grads(const struct backend *b) { return gpu_region(b, &b->plan.grads); }
 static inline float *gpu_state(const struct backend *b) { return gpu_region(b, &b->plan.state); }
 static inline float *gpu_bn_saved(const struct backend *b) { return gpu_region(b, &b->plan.bn_saved); }
+static inline float *gpu_bn_parts(const struct backend *b) { return gpu_region(b, &b->plan.bn_parts); }
 
 static inline const void *gpu_weights(const struct backend *b, size_t offset)
 {

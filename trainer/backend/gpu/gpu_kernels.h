@@ -104,10 +104,16 @@ struct gpu_bn_args {
 	float eps, momentum;         /* 1e-5, 0.1 */
 	int relu;
 };
+/* Training forward and backward split each channel over up to max_parts
+ * blocks of whole images (a part is at least 4096 elements) and add the
+ * parts up in a fixed order; `part` is scratch of C * max_parts * 2
+ * floats (C: the view's channels) that the two kernels of one call
+ * share (the backend's plan.bn_parts, GPU_POOL_BN_PARTS). */
 cudaError_t gpu_k_bn_fwd_train(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			       const float *gamma, const float *beta, struct gpu_bn_args a,
 			       struct gpu_view y, float *saved_mean, float *saved_invstd,
-			       float *running_mean, float *running_var);
+			       float *running_mean, float *running_var, float *part,
+			       int max_parts);
 cudaError_t gpu_k_bn_fwd_eval(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			      const float *gamma, const float *beta, const float *running_mean,
 			      const float *running_var, struct gpu_bn_args a, struct gpu_view y);
@@ -115,7 +121,8 @@ cudaError_t gpu_k_bn_fwd_eval(cudaStream_t s, enum gpu_dtype dt, struct gpu_view
 cudaError_t gpu_k_bn_bwd(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			 struct gpu_view y, struct gpu_view dy, const float *gamma, int relu,
 			 const float *saved_mean, const float *saved_invstd,
-			 struct gpu_view dx, int accumulate, float *dgamma, float *dbeta);
+			 struct gpu_view dx, int accumulate, float *dgamma, float *dbeta,
+			 float *part, int max_parts);
 
 struct gpu_pool_shape {
 	int kernel, stride, pad;

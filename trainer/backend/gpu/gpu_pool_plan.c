@@ -54,6 +54,16 @@ static size_t largest_conv_weight(const struct model_desc *d)
 	return most;
 }
 
+static size_t widest_batchnorm(const struct model_desc *d)
+{
+	size_t most = 0;
+
+	for (int i = 0; i < d->layer_count; i++)
+		if (d->layers[i].kind == LAYER_BATCHNORM && (size_t)d->layers[i].in.channels > most)
+			most = (size_t)d->layers[i].in.channels;
+	return most;
+}
+
 void gpu_pool_loss_layout(size_t batch, size_t outputs, struct gpu_loss_layout *l)
 {
 	struct cursor c = { 0, 0 };
@@ -109,6 +119,7 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 	plan->dw_lp = take(&c, mul_or_flag(&c, largest_conv_weight(d), lp));
 	plan->state = take(&c, mul_or_flag(&c, d->state_count, 4));
 	plan->bn_saved = take(&c, mul_or_flag(&c, d->state_count, 8));
+	plan->bn_parts = take(&c, mul_or_flag(&c, widest_batchnorm(d), GPU_POOL_BN_PARTS * 2 * 4));
 	plan->io = take(&c, mul_or_flag(&c, mul_or_flag(&c, n, io), 4));
 	if (takes_images(d)) {
 		const struct model_tensor *t = &d->tensors[d->input_tensor];

@@ -18,6 +18,7 @@
 #include "model/model.h"
 
 #define GPU_POOL_ALIGN 256  /* cudaMalloc's own alignment; enough for every vector load */
+#define GPU_POOL_BN_PARTS 64  /* most blocks a BN channel is split over (gpu_kernels.h) */
 
 struct gpu_region {
 	size_t offset, bytes;
@@ -40,6 +41,8 @@ struct gpu_pool_plan {
 	struct gpu_region dw_lp;     /* largest conv weight in the compute type; 0 in fp32 */
 	struct gpu_region state;     /* (state_count) fp32 BN running mean/var */
 	struct gpu_region bn_saved;  /* (2*state_count) fp32 batch mean, 1/std */
+	struct gpu_region bn_parts;  /* fp32 partial sums of one BN call: widest BN
+					layer's channels * GPU_POOL_BN_PARTS * 2 */
 	struct gpu_region io;        /* fp32 scratch: the largest of input, output (N, C, H, W) */
 	struct gpu_region images[2]; /* uint8 (N, S, S), double buffered (P4); 0 if no image input */
 	struct gpu_region flags;     /* small device scalars (found_inf) */
