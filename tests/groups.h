@@ -123,7 +123,8 @@ static const struct test_group test_groups[] = {
 	 * selftests' sleeps and deadlines: first in the lane beside the unit
 	 * groups in line (runner.h: .beside), gpu-emulated after them. The
 	 * lane's other groups are chosen so that both lanes take about as
-	 * long in make check and in make check-quick (no .slow groups). */
+	 * long in make check, and BESIDE_IN_QUICK ones join it in make
+	 * check-quick (no .slow groups there). */
 	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0, .beside = 1 },
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
@@ -142,14 +143,15 @@ static const struct test_group test_groups[] = {
 	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
+	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0,
+	  .beside = BESIDE_IN_QUICK },
 	{ "trainer-settings", settings_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0, .beside = 1 },
 	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0, .beside = 1 },
 	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0, .beside = 1 },
 	{ "trainer-cam", cam_tests, TEST_NEEDS_NOTHING, 300, 0 },
-	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
+	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = BESIDE_IN_QUICK },
 	{ "trainer-survivors", survivors_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-stop", stop_anywhere_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-stop-wait", stop_wait_tests, TEST_NEEDS_NOTHING, 300, 0 },
@@ -179,7 +181,7 @@ static const struct test_group test_groups[] = {
 	  "small_densenet_equals_ref|memory_efficient_same_gradients|resnet50_equals_ref|"
 	  "resnet50_gradients_equal_ref|moves_only_3x3", cpu_isa_cap_redundant },
 	/* the tree again on oneDNN 3.2 (PyPI), its own cpu groups there */
-	{ "cpu-onednn3", cpu_onednn3_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1 },
+	{ "cpu-onednn3", cpu_onednn3_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1, .beside = 1 },
 	{ "trainer-loss@avx2", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0,
 	  CAP_AVX2, "cpu_", cpu_isa_cap_redundant },
 	{ "trainer-record@avx2", run_record_tests, TEST_NEEDS_NOTHING, 120, 0,
@@ -280,6 +282,8 @@ static const struct test_group test_groups[] = {
 	{ "selftest", selftest_tests, TEST_NEEDS_NOTHING, 3, 1 },
 	{ "selftest-beside", selftest_beside_tests, TEST_NEEDS_NOTHING, 10, 1, .beside = 1 },
 	{ "selftest-beside-too", selftest_beside_too_tests, TEST_NEEDS_NOTHING, 10, 1, .beside = 1 },
+	{ "selftest-quick-beside", selftest_beside_too_tests, TEST_NEEDS_NOTHING, 10, 1,
+	  .beside = BESIDE_IN_QUICK },
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },

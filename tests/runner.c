@@ -997,6 +997,12 @@ static struct { pid_t pid; int tally_fd; double t0; int count;
 struct beside_result { struct tally t; double seconds[BESIDE_MAX]; int cluster_used;
 		       char net_ids[sizeof(net_ids)]; };
 
+/* Whether g goes to the lane beside the others in this run. */
+static int beside_now(const struct test_group *g)
+{
+	return g->beside == 1 || (g->beside == BESIDE_IN_QUICK && quick);
+}
+
 /* The lane's groups: the selected ones marked beside from gi on, up to
  * the first group that needs another cluster (or none where gi needs
  * one). */
@@ -1006,7 +1012,7 @@ static void beside_lane(int gi, const char **groups, int ngroups)
 	B.count = 0;
 	for (; test_groups[gi].name && test_groups[gi].needs == needs &&
 	       B.count < BESIDE_MAX; gi++)
-		if (test_groups[gi].beside && group_selected(&test_groups[gi], groups, ngroups))
+		if (beside_now(&test_groups[gi]) && group_selected(&test_groups[gi], groups, ngroups))
 			B.g[B.count++] = &test_groups[gi];
 }
 
@@ -1340,7 +1346,7 @@ int main(int argc, char **argv)
 			continue;
 		if (lane_ends_before(g))
 			beside_collect(&t);
-		if (g->beside && !B.pid)
+		if (beside_now(g) && !B.pid)
 			beside_start(gi, groups, ngroups, argc, argv, first, &t);
 		else if (!in_lane(g))
 			run_group(g, argc, argv, first, &t);

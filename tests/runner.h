@@ -63,9 +63,13 @@ struct test_group {
 	 * its cluster, before any cluster group when it runs none, or at the
 	 * end; its own cluster goes down with it. For long groups that
 	 * tolerate a busy machine: a lane of unit groups, or the multi-node
-	 * cluster's groups beside the one-node cluster's. */
+	 * cluster's groups beside the one-node cluster's. BESIDE_IN_QUICK:
+	 * in that lane only under -q (make check-quick, whose lane has no
+	 * .slow group), in line in a whole run. */
 	int beside;
 };
+
+#define BESIDE_IN_QUICK 2
 
 /* Checks: record file:line, print `FAIL name file:line: expr`, continue. */
 void test_fail_at(const char *file, int line, const char *fmt, ...)

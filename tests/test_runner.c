@@ -478,6 +478,28 @@ static void test_runner_runs_a_group_beside(void)
 	test_proc_free(&p);
 }
 
+/* A group marked BESIDE_IN_QUICK goes to the lane under -q (make
+ * check-quick) and runs in line in a whole run. */
+static void test_runner_quick_lane_only_under_q(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	for (int q = 1; q >= 0; q--) {
+		snprintf(cmd, sizeof(cmd), "'%s/hvdtest' %s -G selftest-quick-beside -G selftest-next",
+			 test_build_dir(), q ? "-q" : "");
+		CHECK(test_run(cmd, 60, &p) == 0);
+		CHECK_INT(p.exit_code, 0);
+		const char *lane = strstr(p.out, "-- group selftest-quick-beside: started beside");
+		CHECK_MSG(q ? lane != NULL : lane == NULL, "%s: %s", cmd, p.out);
+		const char *line = strstr(p.out, "-- group selftest-quick-beside: ");
+		const char *end = line ? strchr(line, '\n') : NULL;
+		const char *place = line ? strstr(line, " s (group 1/2, ") : NULL;
+		CHECK_MSG(q || (place && end && place < end), "in line: %s", p.out);
+		CHECK_STR(last_line(p.out), "2 passed, 0 failed");
+		test_proc_free(&p);
+	}
+}
+
 /* Two groups marked beside run one after the other in one lane beside
  * the groups after the first (the line's group ends before the lane's
  * output comes), their output in order, each collected with its own
@@ -556,6 +578,7 @@ const struct test_case runner_tests[] = {
 	{ "quick_keeps_the_fast_unit_groups", test_quick_keeps_the_fast_unit_groups },
 	{ "runner_runs_a_group_beside", test_runner_runs_a_group_beside },
 	{ "runner_runs_two_groups_in_one_lane", test_runner_runs_two_groups_in_one_lane },
+	{ "runner_quick_lane_only_under_q", test_runner_quick_lane_only_under_q },
 	{ "runner_reports_failures", test_runner_reports_failures },
 	{ "runner_filter_and_all_pass", test_runner_filter_and_all_pass },
 	{ "runner_lists_selection_and_refuses_empty", test_runner_lists_selection_and_refuses_empty },
