@@ -778,12 +778,16 @@ static void test_chunked_bucket_sums_equal_one_piece(void)
 	CHECK(strstr(one, "checksum ") == one);
 	CHECK_STR(chunked, one);
 	CHECK_STR(odd, one);
+	/* one reduction span per tensor however many chunks its bucket had,
+	 * and at most one copy in and out: a bucket that found one tensor
+	 * ready (which depends on timing) reduces it in place, uncopied */
 	cJSON *tl = read_timeline("tl.json");
 	const char *phase[3] = { "MEMCPY_IN_FUSION_BUFFER", "MPI_ALLREDUCE", "MEMCPY_OUT_FUSION_BUFFER" };
 	for (int k = 0; k < 3; k++) {
 		int lo, hi;
 		CHECK_INT(count_per_lane(tl, "checksum.", "B", phase[k], &lo, &hi), 150);
-		CHECK_MSG(lo == 1 && hi == 1, "%s: %d..%d spans per tensor", phase[k], lo, hi);
+		CHECK_MSG((lo == 1 || (k != 1 && lo == 0)) && hi == 1, "%s: %d..%d spans per tensor",
+			  phase[k], lo, hi);
 	}
 	cJSON_Delete(tl);
 }
