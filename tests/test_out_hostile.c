@@ -39,8 +39,8 @@ static char *snapshot(const char *skip)
 
 	snprintf(cmd, sizeof(cmd), "find . -mindepth 1 | LC_ALL=C sort | while IFS= read -r f; do "
 		 "if [ -L \"$f\" ]; then echo \"$f L $(stat -c %%u \"$f\") $(readlink \"$f\")\"; "
-		 "elif [ -f \"$f\" ]; then echo \"$f F $(stat -c %%u \"$f\") $(sha256sum < \"$f\" | "
-		 "cut -c1-16)\"; else echo \"$f D $(stat -c %%u \"$f\")\"; fi; done | "
+		 "elif [ -f \"$f\" ]; then echo \"$f F $(stat -c %%u \"$f\") $(cksum < \"$f\")\"; "
+		 "else echo \"$f D $(stat -c %%u \"$f\")\"; fi; done | "
 		 "grep -vE '%s' || true", skip ? skip : "^$");
 	sh(cmd, &p, 60);
 	char *out = strdup(p.out);
@@ -56,7 +56,7 @@ static char *contents(const char *skip)
 	struct test_proc p;
 
 	snprintf(cmd, sizeof(cmd), "find . -type f | grep -vE '%s' | while IFS= read -r f; do "
-		 "sha256sum < \"$f\" | cut -c1-16; done | LC_ALL=C sort", skip);
+		 "cksum < \"$f\"; done | LC_ALL=C sort", skip);
 	sh(cmd, &p, 60);
 	char *out = strdup(p.out);
 	test_proc_free(&p);
