@@ -159,7 +159,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-malformed", malformed_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "data-malformed", malformed_data_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-fuzz", fuzz_files_tests, TEST_NEEDS_NOTHING, 700, 0, .slow = 1, .beside = 1 },
-	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = BESIDE_IN_QUICK },
 	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HAVE_CPU_BACKEND
 	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
