@@ -84,13 +84,15 @@ static void test_gpu_layers_on_emulated_device(void) { emulated_group("gpu-layer
 static void test_trainer_loss_on_emulated_device(void) { emulated_group("trainer-loss", 13); }
 
 /* The distributed GPU path on the emulated build's own test cluster:
- * NCCL between ranks, checkpoints, failures (slurm-e2e-gpu). */
+ * NCCL between ranks, checkpoints (slurm-e2e-gpu). Its two failure cases
+ * run under stress only (below), as a whole run leaves the cases that
+ * time something to their stress re-run. */
 static void test_slurm_gpu_on_emulated_device(void)
 {
 #ifdef __SANITIZE_ADDRESS__
 	SKIP("the emulated DenseNet runs take too long under ASan: the plain make check runs them");
 #else
-	emulated_group("slurm-e2e-gpu", 5);
+	emulated_group("slurm-e2e-gpu readme_command gpu_runs_equal gpu_sigterm", 3);
 #endif
 }
 
@@ -103,8 +105,8 @@ static void test_nccl_shrink_on_emulated_device(void)
 	emulated_group("env-launch nccl_world_", 3);
 }
 
-/* The two failure cases again, beside two busy loops and a listener on
- * port 6006 (the runner's stress mode): their timing assumptions show up
+/* The two failure cases, beside two busy loops and a listener on port
+ * 6006 (the runner's stress mode): their timing assumptions show up
  * there. The equality and stop-and-resume cases time nothing and would
  * only add minutes. */
 static void test_slurm_gpu_on_emulated_device_under_stress(void)
