@@ -122,9 +122,11 @@ static const struct test_group test_groups[] = {
 	/* unit: no Slurm. The runner's own cases mostly wait out their
 	 * selftests' sleeps and deadlines: first in the lane beside the unit
 	 * groups in line (runner.h: .beside), gpu-emulated after them. The
-	 * lane's other groups are chosen so that both lanes take about as
-	 * long in make check, and BESIDE_IN_QUICK ones join it in make
-	 * check-quick (no .slow groups there). */
+	 * lane runs on beside the cluster groups, which leave about a
+	 * quarter of the CPU idle: its other groups (one process at a time,
+	 * nothing timed) are chosen so that it ends about when the one-node
+	 * cluster's groups do in make check; BESIDE_IN_QUICK ones join it in
+	 * make check-quick (no .slow groups there). */
 	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0, .beside = 1 },
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
@@ -159,11 +161,11 @@ static const struct test_group test_groups[] = {
 	{ "trainer-malformed", malformed_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "data-malformed", malformed_data_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-fuzz", fuzz_files_tests, TEST_NEEDS_NOTHING, 700, 0, .slow = 1, .beside = 1 },
-	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = BESIDE_IN_QUICK },
+	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
 	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0 },
 #ifdef HAVE_CPU_BACKEND
 	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1 },
+	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1, .beside = 1 },
 	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "cpu-isa", cpu_isa_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "cpu-learning", cpu_learning_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1, .beside = 1 },

@@ -539,12 +539,20 @@ static int count_leftovers(void)
 
 static void stress_stop(void);
 
-static pid_t beside_pid;   /* the runner beside the others, ended with this one */
+/* The runners beside the others (at most two lanes: the unit lane and a
+ * cluster's), ended with this one. */
+static pid_t beside_pids[2];
+
+static int lanes_running(void)
+{
+	return beside_pids[0] > 0 || beside_pids[1] > 0;
+}
 
 static void on_signal(int sig)
 {
-	if (beside_pid > 0)
-		kill(beside_pid, sig);
+	for (int i = 0; i < 2; i++)
+		if (beside_pids[i] > 0)
+			kill(beside_pids[i], sig);
 	stress_stop();
 	cluster_down();
 	signal(sig, SIG_DFL);
@@ -901,10 +909,11 @@ static void end_expired_group(const struct group_run *gr, const char *log, int d
 	print_log_tail(log, 20);
 	if (gr->g->needs != TEST_NEEDS_NOTHING)
 		cluster_down();
-	if (beside_pid > 0)   /* the lane's processes are the lane's */
+	int lanes = lanes_running();   /* the lanes' processes are the lanes' */
+	if (lanes)
 		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, gr->g->name);
 	sweep_processes(1);
-	if (beside_pid > 0)
+	if (lanes)
 		sweep_root[0] = 0;
 }
 
@@ -982,13 +991,21 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 
 /* ------------------------------------------------------------ beside */
 
-/* The groups marked beside, one after another in a child runner (the
+/* The groups marked beside, one after another in a child runner (a
  * lane beside the others), whose output goes to a file of the run's
- * root and whose tally comes back through a pipe. */
+ * root and whose tally comes back through a pipe. Two lanes at most run
+ * at once: lanes[0] of groups that need no cluster, lanes[1] of one
+ * cluster's groups. */
 #define BESIDE_MAX 12
-static struct { pid_t pid; int tally_fd; double t0; int count;
-		const struct test_group *g[BESIDE_MAX];
-		char out[PATH_MAX + 300]; } B = { 0, -1, 0, 0, { NULL }, "" };
+struct lane { pid_t pid; int tally_fd; double t0; int count;
+	      const struct test_group *g[BESIDE_MAX];
+	      char out[PATH_MAX + 300]; };
+static struct lane lanes[2] = { { 0, -1, 0, 0, { NULL }, "" }, { 0, -1, 0, 0, { NULL }, "" } };
+
+static struct lane *lane_for(enum test_needs needs)
+{
+	return &lanes[needs != TEST_NEEDS_NOTHING];
+}
 
 /* What the runner beside sends back: its tally, each group's seconds (it
  * may be collected long after it ended), and whether it ran a cluster
@@ -1006,27 +1023,29 @@ static int beside_now(const struct test_group *g)
 /* The lane's groups: the selected ones marked beside from gi on, up to
  * the first group that needs another cluster (or none where gi needs
  * one). */
-static void beside_lane(int gi, const char **groups, int ngroups)
+static void beside_lane(struct lane *L, int gi, const char **groups, int ngroups)
 {
 	enum test_needs needs = test_groups[gi].needs;
-	B.count = 0;
+	L->count = 0;
 	for (; test_groups[gi].name && test_groups[gi].needs == needs &&
-	       B.count < BESIDE_MAX; gi++)
+	       L->count < BESIDE_MAX; gi++)
 		if (beside_now(&test_groups[gi]) && group_selected(&test_groups[gi], groups, ngroups))
-			B.g[B.count++] = &test_groups[gi];
+			L->g[L->count++] = &test_groups[gi];
 }
 
-/* The lane in the child: each group in turn, its processes its own. */
-static void beside_run(int argc, char **argv, int first, int tally_fd)
+/* The lane in the child: each group in turn, its processes its own (the
+ * other lane, if one runs, is the parent's). */
+static void beside_run(const struct lane *L, int argc, char **argv, int first, int tally_fd)
 {
 	struct beside_result r = { { 0, 0, 0 }, { 0 }, 0, "" };
 
 	beside_child = 1;
+	beside_pids[0] = beside_pids[1] = 0;
 	run_times_erase();
-	for (int i = 0; i < B.count; i++) {
+	for (int i = 0; i < L->count; i++) {
 		double t0 = now_s();
-		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, B.g[i]->name);
-		run_group(B.g[i], argc, argv, first, &r.t);
+		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, L->g[i]->name);
+		run_group(L->g[i], argc, argv, first, &r.t);
 		r.seconds[i] = now_s() - t0;
 	}
 	cluster_down();
@@ -1040,69 +1059,70 @@ static void beside_start(int gi, const char **groups, int ngroups, int argc, cha
 			 int first, struct tally *in_line)
 {
 	int fds[2];
-	beside_lane(gi, groups, ngroups);
-	snprintf(B.out, sizeof(B.out), "%s/%s.beside", R.root, B.g[0]->name);
-	int out = open(B.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	struct lane *L = lane_for(test_groups[gi].needs);
+	beside_lane(L, gi, groups, ngroups);
+	snprintf(L->out, sizeof(L->out), "%s/%s.beside", R.root, L->g[0]->name);
+	int out = open(L->out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	fflush(stdout);
 	pid_t pid = out < 0 || pipe2(fds, O_CLOEXEC) != 0 ? -1 : fork();
 	if (pid < 0) {   /* in line, then; the lane's others in their turn */
 		if (out >= 0)
 			close(out);
-		B.count = 0;
+		L->count = 0;
 		run_group(&test_groups[gi], argc, argv, first, in_line);
 		return;
 	}
 	if (pid == 0) {
 		close(fds[0]);
 		dup2(out, 1);
-		beside_run(argc, argv, first, fds[1]);
+		beside_run(L, argc, argv, first, fds[1]);
 	}
 	close(out);
 	close(fds[1]);
-	B.pid = beside_pid = pid, B.tally_fd = fds[0], B.t0 = now_s();
-	for (int i = 0; i < B.count; i++) {
-		run_times_beside(B.g[i]->name);
-		printf("-- group %s: started beside the groups after it%s%s\n", B.g[i]->name,
-		       i ? ", after " : "", i ? B.g[i - 1]->name : "");
+	L->pid = beside_pids[L - lanes] = pid, L->tally_fd = fds[0], L->t0 = now_s();
+	for (int i = 0; i < L->count; i++) {
+		run_times_beside(L->g[i]->name);
+		printf("-- group %s: started beside the groups after it%s%s\n", L->g[i]->name,
+		       i ? ", after " : "", i ? L->g[i - 1]->name : "");
 	}
 	run_times_erase();
 	fflush(stdout);
 }
 
-/* Whether g runs in the lane beside the others now. */
+/* Whether g runs in a lane beside the others now. */
 static int in_lane(const struct test_group *g)
 {
-	for (int i = 0; B.pid && i < B.count; i++)
-		if (B.g[i] == g)
-			return 1;
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; lanes[l].pid && i < lanes[l].count; i++)
+			if (lanes[l].g[i] == g)
+				return 1;
 	return 0;
 }
 
-/* Whether the lane must end before g runs: g is not in it and needs the
- * lane's cluster, or the lane runs none and g runs one. */
+/* Whether the cluster's lane must end before g runs: g is not in it and
+ * needs its cluster. The unit lane runs on beside the cluster groups
+ * (their own lane's too) until the end. */
 static int lane_ends_before(const struct test_group *g)
 {
-	enum test_needs lane = B.count ? B.g[0]->needs : TEST_NEEDS_NOTHING;
-	if (!B.pid || in_lane(g))
-		return 0;
-	return lane == TEST_NEEDS_NOTHING ? g->needs != lane : g->needs == lane;
+	const struct lane *L = &lanes[1];
+	return L->pid && !in_lane(g) && g->needs == L->g[0]->needs;
 }
 
-/* Wait for the groups beside, print their output, count their cases. */
-static void beside_collect(struct tally *t)
+/* Wait for a lane's groups, print their output, count their cases. */
+static void beside_collect(struct lane *L, struct tally *t)
 {
 	struct beside_result r = { { 0, 0, 0 }, { 0 }, 0, "" };
 	char where[200], buf[8192];
 	int st = 0;
-	if (!B.pid)
+	if (!L->pid)
 		return;
 	double waited = now_s();
-	waitpid(B.pid, &st, 0);
+	waitpid(L->pid, &st, 0);
 	waited = now_s() - waited;
-	int got = (int)read(B.tally_fd, &r, sizeof(r));
-	close(B.tally_fd);
+	int got = (int)read(L->tally_fd, &r, sizeof(r));
+	close(L->tally_fd);
 	run_times_erase();
-	int in = open(B.out, O_RDONLY | O_CLOEXEC);
+	int in = open(L->out, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
 		fwrite(buf, 1, (size_t)n, stdout);
@@ -1110,21 +1130,21 @@ static void beside_collect(struct tally *t)
 		close(in);
 	if (got != (int)sizeof(r)) {
 		printf("FAIL group %s: its runner beside the others ended without a tally "
-		       "(status %d)\n", B.g[0]->name, st);
+		       "(status %d)\n", L->g[0]->name, st);
 		r.t.failed++;
-		r.seconds[0] = now_s() - B.t0;
+		r.seconds[0] = now_s() - L->t0;
 	}
 	t->passed += r.t.passed, t->failed += r.t.failed, t->skipped += r.t.skipped;
 	cluster_used |= r.cluster_used;
 	if (r.net_ids[0] && strlen(net_ids) + strlen(r.net_ids) < sizeof(net_ids))
 		strcat(net_ids, r.net_ids);
-	for (int i = 0; i < B.count; i++) {
-		run_times_group_done(B.g[i]->name, r.seconds[i], where, sizeof(where));
+	for (int i = 0; i < L->count; i++) {
+		run_times_group_done(L->g[i]->name, r.seconds[i], where, sizeof(where));
 		printf("-- group %s collected: it took %.1f s, the run waited %.1f s for it%s\n",
-		       B.g[i]->name, r.seconds[i], i == B.count - 1 ? waited : 0.0, where);
+		       L->g[i]->name, r.seconds[i], i == L->count - 1 ? waited : 0.0, where);
 	}
 	fflush(stdout);
-	B.pid = beside_pid = 0;
+	L->pid = beside_pids[L - lanes] = 0;
 	run_times_draw();
 }
 
@@ -1345,15 +1365,16 @@ int main(int argc, char **argv)
 		if (!group_selected(g, groups, ngroups))
 			continue;
 		if (lane_ends_before(g))
-			beside_collect(&t);
-		if (beside_now(g) && !B.pid)
+			beside_collect(&lanes[1], &t);
+		if (beside_now(g) && !lane_for(g->needs)->pid)
 			beside_start(gi, groups, ngroups, argc, argv, first, &t);
 		else if (!in_lane(g))
 			run_group(g, argc, argv, first, &t);
 		if (gi == last_cluster)
 			cluster_down();
 	}
-	beside_collect(&t);
+	beside_collect(&lanes[1], &t);
+	beside_collect(&lanes[0], &t);
 	if (!stress.loops[0])
 		run_stress_reruns(groups, ngroups, argc, argv, first, &t);
 	stress_stop();

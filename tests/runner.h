@@ -59,11 +59,13 @@ struct test_group {
 	/* Run in a child runner beside the groups in line, with the other
 	 * groups so marked that follow it and need the same cluster (or
 	 * none), one after another (a lane): its output comes in one piece
-	 * when the lane ends. A lane is collected before a group that needs
-	 * its cluster, before any cluster group when it runs none, or at the
-	 * end; its own cluster goes down with it. For long groups that
-	 * tolerate a busy machine: a lane of unit groups, or the multi-node
-	 * cluster's groups beside the one-node cluster's. BESIDE_IN_QUICK:
+	 * when the lane ends. Two lanes at most run at once: the unit lane
+	 * (groups that need no cluster) runs on beside the cluster groups
+	 * and is collected at the end, before the stress re-runs; a
+	 * cluster's lane is collected before a group in line that needs its
+	 * cluster, or at the end, and its cluster goes down with it. For
+	 * long groups that tolerate a busy machine: the unit lane, or the
+	 * multi-node cluster's groups beside the one-node cluster's. BESIDE_IN_QUICK:
 	 * in that lane only under -q (make check-quick, whose lane has no
 	 * .slow group), in line in a whole run. */
 	int beside;

@@ -145,6 +145,31 @@ static void test_harness_cancels_a_job_a_case_left(void)
 	test_proc_free(&p);
 }
 
+/* The unit lane runs on beside the cluster groups: a lane of a unit group
+ * (selftest-beside) is collected after the cluster group in line, not
+ * before it, and both are counted. */
+static void test_unit_lane_runs_beside_a_cluster_group(void)
+{
+	char cmd[4200];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "env -u SLURM_CONF HVD_SRC='%s' '%s/hvdtest' -G selftest-beside "
+		 "-G selftest-cluster-leftjob", test_src_dir(), test_build_dir());
+	CHECK(test_run(cmd, 180, &p) == 0);
+	CHECK(!p.timed_out);
+	CHECK_INT(p.exit_code, 1);
+	const char *started = strstr(p.out, "-- group selftest-beside: started beside the groups");
+	const char *in_line = strstr(p.out, "-- group selftest-cluster-leftjob: ");
+	const char *collected = strstr(p.out, "-- group selftest-beside collected: ");
+	CHECK_MSG(started && in_line && collected && started < in_line && in_line < collected,
+		  "want the unit lane started before the cluster group and collected after it: %s",
+		  p.out);
+	CHECK_CONTAINS(p.out, "ok selftest_beside_sleeps (2.");
+	CHECK_CONTAINS(p.out, "ok selftest_cluster_is_free\n");
+	CHECK_CONTAINS(p.out, "ok cluster_teardown_leaves_nothing\n");
+	CHECK_CONTAINS(p.out, "\n4 passed, 2 failed\n");
+	test_proc_free(&p);
+}
+
 const struct test_case harness_tests[] = {
 	{ "srun_runs_on_the_test_node", test_srun_runs_on_the_test_node },
 	{ "cluster_grants_four_fake_gpus", test_cluster_grants_four_fake_gpus },
@@ -155,5 +180,6 @@ const struct test_case harness_tests[] = {
 	{ "harness_ends_a_hung_cluster_group", test_harness_ends_a_hung_cluster_group },
 	{ "harness_cancels_a_job_a_case_left", test_harness_cancels_a_job_a_case_left },
 	{ "harness_ends_a_hung_group_beside_a_lane", test_harness_ends_a_hung_group_beside_a_lane },
+	{ "unit_lane_runs_beside_a_cluster_group", test_unit_lane_runs_beside_a_cluster_group },
 	{ 0 }
 };
