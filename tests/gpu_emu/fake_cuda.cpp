@@ -266,27 +266,47 @@ static tap tap_at(const cudnnConvolutionStruct *cv, int r, int s, int H, int W,
 	return t;
 }
 
-/* Plane (n, c) of the tensor at p = alpha * acc (dense rows) + beta * it. */
+/* Plane (n, c) of the tensor at p = alpha * acc + beta * it, where acc
+ * holds the plane's elements in rows, `stride` floats apart. */
 static void store_plane(void *p, const cudnnTensorStruct *d, int n, int c, const float *acc,
-			float a, float b)
+			size_t stride, float a, float b)
 {
 	int h16 = is_half(d->type), b16 = is_bf16(d->type);
 	for (int y = 0; y < d->h; y++)
 		for (int x = 0; x < d->w; x++)
-			store(p, at(d, n, c, y, x), h16, b16, acc[(size_t)y * d->w + x], a, b);
+			store(p, at(d, n, c, y, x), h16, b16, acc[((size_t)y * d->w + x) * stride],
+			      a, b);
+}
+
+/* v [a][b] as [b][a]. */
+static std::vector<float> transposed(const std::vector<float> &v, size_t a, size_t b)
+{
+	std::vector<float> t(v.size());
+	for (size_t i = 0; i < a; i++)
+		for (size_t j = 0; j < b; j++)
+			t[j * a + i] = v[i * b + j];
+	return t;
+}
+
+/* Adds x * w[i] to each out[i], i < n: one step of n sums at once. */
+static inline void axpy(float *out, float x, const float *w, int n)
+{
+	for (int i = 0; i < n; i++)
+		out[i] += x * w[i];
 }
 
 /* y = alpha * conv(x, w) + beta * y. Each output sums its taps in (c, r,
- * s) order, from 0, in fp32: the loops run the taps in rows, every output
- * channel of an image at once (a tap's rows do not depend on it). */
+ * s) order, from 0, in fp32. The loops run a tap over every output
+ * channel at once: the filter as [c][r][s][k], the sums as [y][x][k]. */
 static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 			 const cudnnFilterStruct *wd, const void *w, const cudnnConvolutionStruct *cv,
 			 float b, const cudnnTensorStruct *yd, void *y)
 {
-	std::vector<float> X = dense_tensor(xd, x), W = dense_filter(wd, w);
-	size_t plane = (size_t)yd->h * yd->w;
-	std::vector<float> acc((size_t)yd->c * plane);
-	int H = xd->h, Wd = xd->w;
+	int K = yd->c, H = xd->h, Wd = xd->w;
+	size_t taps = (size_t)wd->c * wd->h * wd->w;
+	std::vector<float> X = dense_tensor(xd, x);
+	std::vector<float> W = transposed(dense_filter(wd, w), (size_t)K, taps);
+	std::vector<float> acc((size_t)yd->h * yd->w * K);
 	for (int n = 0; n < yd->n; n++) {
 		std::fill(acc.begin(), acc.end(), 0.0f);
 		for (int c = 0; c < xd->c; c++) {
@@ -294,19 +314,17 @@ static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 			for (int r = 0; r < wd->h; r++)
 				for (int s = 0; s < wd->w; s++) {
 					tap t = tap_at(cv, r, s, H, Wd, yd);
-					for (int k = 0; k < yd->c; k++) {
-						float wv = W[wat(wd, k, c, r, s)];
-						for (int oy = t.y0; oy < t.y1; oy++) {
-							const float *row = xp + (size_t)(oy * cv->u + t.offy) * Wd;
-							float *out = &acc[k * plane + (size_t)oy * yd->w];
-							for (int ox = t.x0; ox < t.x1; ox++)
-								out[ox] += row[ox * cv->v + t.offx] * wv;
-						}
+					const float *wk = &W[(((size_t)c * wd->h + r) * wd->w + s) * K];
+					for (int oy = t.y0; oy < t.y1; oy++) {
+						const float *row = xp + (size_t)(oy * cv->u + t.offy) * Wd;
+						for (int ox = t.x0; ox < t.x1; ox++)
+							axpy(&acc[((size_t)oy * yd->w + ox) * K],
+							     row[ox * cv->v + t.offx], wk, K);
 					}
 				}
 		}
-		for (int k = 0; k < yd->c; k++)
-			store_plane(y, yd, n, k, &acc[k * plane], a, b);
+		for (int k = 0; k < K; k++)
+			store_plane(y, yd, n, k, &acc[k], (size_t)K, a, b);
 	}
 }
 
@@ -325,16 +343,24 @@ static std::vector<std::pair<int, int>> tap_pairs(int outputs, int pad, int t, i
 }
 
 /* dx = alpha * conv^T(dy, w) + beta * dx (gathered: each dx element sums
- * its (k, r, s) taps in that order, from 0, in fp32; every input channel
- * of an image at once) */
+ * its (k, r, s) taps in that order, from 0, in fp32; a tap runs over
+ * every input channel at once: the filter as [k][r][s][c], the sums as
+ * [y][x][c]) */
 static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void *w,
 			       const cudnnTensorStruct *dyd, const void *dy,
 			       const cudnnConvolutionStruct *cv, float b,
 			       const cudnnTensorStruct *dxd, void *dx)
 {
+	int C = dxd->c;
+	size_t rs = (size_t)wd->h * wd->w;
 	std::vector<float> DY = dense_tensor(dyd, dy), W = dense_filter(wd, w);
-	size_t plane = (size_t)dxd->h * dxd->w;
-	std::vector<float> acc((size_t)dxd->c * plane);
+	for (int k = 0; k < wd->k; k++) {   /* each [c][r][s] block as [r][s][c] */
+		std::vector<float> block(W.begin() + (ptrdiff_t)((size_t)k * C * rs),
+					 W.begin() + (ptrdiff_t)((size_t)(k + 1) * C * rs));
+		std::vector<float> t = transposed(block, (size_t)C, rs);
+		std::copy(t.begin(), t.end(), W.begin() + (ptrdiff_t)((size_t)k * C * rs));
+	}
+	std::vector<float> acc((size_t)dxd->h * dxd->w * C);
 	std::vector<std::vector<std::pair<int, int>>> rows(wd->h), cols(wd->w);
 	for (int r = 0; r < wd->h; r++)
 		rows[r] = tap_pairs(dxd->h, cv->pad_h, r, cv->dil_h, cv->u, dyd->h);
@@ -346,50 +372,57 @@ static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void 
 		for (int k = 0; k < dyd->c; k++) {
 			const float *dyp = &DY[((size_t)n * dyd->c + k) * OH * OW];
 			for (int r = 0; r < wd->h; r++)
-				for (int s = 0; s < wd->w; s++)
-					for (int c = 0; c < dxd->c; c++) {
-						float wv = W[wat(wd, k, c, r, s)];
-						for (const auto &yy : rows[r]) {
-							const float *row = dyp + (size_t)yy.second * OW;
-							float *out = &acc[c * plane + (size_t)yy.first * dxd->w];
-							for (const auto &xx : cols[s])
-								out[xx.first] += row[xx.second] * wv;
-						}
+				for (int s = 0; s < wd->w; s++) {
+					const float *wc = &W[((size_t)k * rs + (size_t)r * wd->w + s) * C];
+					for (const auto &yy : rows[r]) {
+						const float *row = dyp + (size_t)yy.second * OW;
+						for (const auto &xx : cols[s])
+							axpy(&acc[((size_t)yy.first * dxd->w + xx.first) * C],
+							     row[xx.second], wc, C);
 					}
+				}
 		}
-		for (int c = 0; c < dxd->c; c++)
-			store_plane(dx, dxd, n, c, &acc[c * plane], a, b);
+		for (int c = 0; c < C; c++)
+			store_plane(dx, dxd, n, c, &acc[c], (size_t)C, a, b);
 	}
 }
 
 /* dw = alpha * sum over n, oy, ox of x * dy + beta * dw, each dw element
- * summed in (n, oy, ox) order, from 0, in fp32 */
+ * summed in (n, oy, ox) order, from 0, in fp32; a tap runs over every
+ * input channel at once: x as [n][y][x][c]. */
 static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const void *x,
 				 const cudnnTensorStruct *dyd, const void *dy,
 				 const cudnnConvolutionStruct *cv, float b,
 				 const cudnnFilterStruct *dwd, void *dw)
 {
+	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), H = xd->h, Wd = xd->w, C = xd->c;
+	size_t plane = (size_t)dyd->h * dyd->w, in_plane = (size_t)H * Wd;
 	std::vector<float> X = dense_tensor(xd, x), DY = dense_tensor(dyd, dy);
-	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), H = xd->h, Wd = xd->w;
-	size_t plane = (size_t)dyd->h * dyd->w;
+	for (int n = 0; n < xd->n; n++) {   /* each image's [c][y][x] as [y][x][c] */
+		std::vector<float> img(X.begin() + (ptrdiff_t)((size_t)n * C * in_plane),
+				       X.begin() + (ptrdiff_t)((size_t)(n + 1) * C * in_plane));
+		std::vector<float> t = transposed(img, (size_t)C, in_plane);
+		std::copy(t.begin(), t.end(), X.begin() + (ptrdiff_t)((size_t)n * C * in_plane));
+	}
+	std::vector<float> sum((size_t)C);
 	for (int r = 0; r < dwd->h; r++)
 		for (int s = 0; s < dwd->w; s++) {
 			tap t = tap_at(cv, r, s, H, Wd, dyd);
-			for (int k = 0; k < dwd->k; k++)
-				for (int c = 0; c < dwd->c; c++) {
-					float sum = 0.0f;
-					for (int n = 0; n < xd->n; n++) {
-						const float *xp = &X[((size_t)n * xd->c + c) * H * Wd];
-						const float *dyp = &DY[((size_t)n * dyd->c + k) * plane];
-						for (int oy = t.y0; oy < t.y1; oy++) {
-							const float *row = xp + (size_t)(oy * cv->u + t.offy) * Wd;
-							const float *g = dyp + (size_t)oy * dyd->w;
-							for (int ox = t.x0; ox < t.x1; ox++)
-								sum += row[ox * cv->v + t.offx] * g[ox];
-						}
+			for (int k = 0; k < dwd->k; k++) {
+				std::fill(sum.begin(), sum.end(), 0.0f);
+				for (int n = 0; n < xd->n; n++) {
+					const float *xn = &X[(size_t)n * C * in_plane];
+					const float *dyp = &DY[((size_t)n * dyd->c + k) * plane];
+					for (int oy = t.y0; oy < t.y1; oy++) {
+						size_t iy = (size_t)(oy * cv->u + t.offy);
+						const float *g = dyp + (size_t)oy * dyd->w;
+						for (int ox = t.x0; ox < t.x1; ox++)
+							axpy(sum.data(), g[ox], &xn[(iy * Wd + (size_t)(ox * cv->v + t.offx)) * C], C);
 					}
-					store(dw, wat(dwd, k, c, r, s), h16, b16, sum, a, b);
 				}
+				for (int c = 0; c < C; c++)
+					store(dw, wat(dwd, k, c, r, s), h16, b16, sum[c], a, b);
+			}
 		}
 }
 
