@@ -63,12 +63,16 @@ static char *contents(const char *skip)
 	return out;
 }
 
-/* A finished one-epoch run in real/ (with --test: test.json, thresholds). */
+/* A finished one-epoch run in real/ (with --test: test.json, thresholds):
+ * a copy of the one the group's first case trains in the run's folder
+ * beside the cases' own (each would train the same: it is seeded). */
 static int real_run(void)
 {
 	struct test_proc p;
 
-	sh("\"$B\"/chexnet train " DATA " --epochs 1 --out real --test " OPTS, &p, 120);
+	sh("S=../hostile-out-real && { [ -e $S/ready ] || { rm -rf $S && mkdir $S && (cd $S && "
+	   "\"$B\"/chexnet train " DATA " --epochs 1 --out real --test " OPTS ") && "
+	   ": > $S/ready; }; } && cp -a $S/real real", &p, 120);
 	int ok = p.exit_code == 0;
 	CHECK_MSG(ok, "train: exit %d: %s", p.exit_code, test_tail(p.err, 800));
 	test_proc_free(&p);
