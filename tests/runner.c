@@ -996,7 +996,7 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
  * root and whose tally comes back through a pipe. Two lanes at most run
  * at once: lanes[0] of groups that need no cluster, lanes[1] of one
  * cluster's groups. */
-#define BESIDE_MAX 12
+#define BESIDE_MAX 16
 struct lane { pid_t pid; int tally_fd; double t0; int count;
 	      const struct test_group *g[BESIDE_MAX];
 	      char out[PATH_MAX + 300]; };
