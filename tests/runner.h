@@ -65,9 +65,9 @@ struct test_group {
 	 * cluster's lane is collected before a group in line that needs its
 	 * cluster, or at the end, and its cluster goes down with it. For
 	 * long groups that tolerate a busy machine: the unit lane, or the
-	 * multi-node cluster's groups beside the one-node cluster's. BESIDE_IN_QUICK:
-	 * in that lane only under -q (make check-quick, whose lane has no
-	 * .slow group), in line in a whole run. */
+	 * multi-node cluster's groups beside the one-node cluster's.
+	 * BESIDE_IN_QUICK: in that lane only under -q (make check-quick,
+	 * whose lane has no .slow group), in line in a whole run. */
 	int beside;
 };
 
