@@ -539,20 +539,33 @@ static int count_leftovers(void)
 
 static void stress_stop(void);
 
-/* The runners beside the others (at most two lanes: the unit lane and a
- * cluster's), ended with this one. */
-static pid_t beside_pids[2];
+/* The groups marked beside, one after another in a child runner (a
+ * lane beside the others), whose output goes to a file of the run's
+ * root and whose tally comes back through a pipe. Two lanes at most run
+ * at once: lanes[0] of groups that need no cluster, lanes[1] of one
+ * cluster's groups. */
+#define BESIDE_MAX 16
+struct lane { pid_t pid; int tally_fd; double t0; int count;
+	      const struct test_group *g[BESIDE_MAX];
+	      char out[PATH_MAX + 300]; };
+static struct lane lanes[2] = { { 0, -1, 0, 0, { NULL }, "" }, { 0, -1, 0, 0, { NULL }, "" } };
+
+static struct lane *lane_for(enum test_needs needs)
+{
+	return &lanes[needs != TEST_NEEDS_NOTHING];
+}
 
 static int lanes_running(void)
 {
-	return beside_pids[0] > 0 || beside_pids[1] > 0;
+	return lanes[0].pid > 0 || lanes[1].pid > 0;
 }
 
+/* The lanes' runners end with this one. */
 static void on_signal(int sig)
 {
 	for (int i = 0; i < 2; i++)
-		if (beside_pids[i] > 0)
-			kill(beside_pids[i], sig);
+		if (lanes[i].pid > 0)
+			kill(lanes[i].pid, sig);
 	stress_stop();
 	cluster_down();
 	signal(sig, SIG_DFL);
@@ -909,11 +922,11 @@ static void end_expired_group(const struct group_run *gr, const char *log, int d
 	print_log_tail(log, 20);
 	if (gr->g->needs != TEST_NEEDS_NOTHING)
 		cluster_down();
-	int lanes = lanes_running();   /* the lanes' processes are the lanes' */
-	if (lanes)
+	int beside = lanes_running();   /* the lanes' processes are the lanes' */
+	if (beside)
 		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, gr->g->name);
 	sweep_processes(1);
-	if (lanes)
+	if (beside)
 		sweep_root[0] = 0;
 }
 
@@ -991,21 +1004,6 @@ static void run_group(const struct test_group *g, int argc, char **argv, int fir
 
 /* ------------------------------------------------------------ beside */
 
-/* The groups marked beside, one after another in a child runner (a
- * lane beside the others), whose output goes to a file of the run's
- * root and whose tally comes back through a pipe. Two lanes at most run
- * at once: lanes[0] of groups that need no cluster, lanes[1] of one
- * cluster's groups. */
-#define BESIDE_MAX 16
-struct lane { pid_t pid; int tally_fd; double t0; int count;
-	      const struct test_group *g[BESIDE_MAX];
-	      char out[PATH_MAX + 300]; };
-static struct lane lanes[2] = { { 0, -1, 0, 0, { NULL }, "" }, { 0, -1, 0, 0, { NULL }, "" } };
-
-static struct lane *lane_for(enum test_needs needs)
-{
-	return &lanes[needs != TEST_NEEDS_NOTHING];
-}
 
 /* What the runner beside sends back: its tally, each group's seconds (it
  * may be collected long after it ended), and whether it ran a cluster
@@ -1033,14 +1031,13 @@ static void beside_lane(struct lane *L, int gi, const char **groups, int ngroups
 			L->g[L->count++] = &test_groups[gi];
 }
 
-/* The lane in the child: each group in turn, its processes its own (the
- * other lane, if one runs, is the parent's). */
+/* The lane in the child: each group in turn, its processes its own. */
 static void beside_run(const struct lane *L, int argc, char **argv, int first, int tally_fd)
 {
 	struct beside_result r = { { 0, 0, 0 }, { 0 }, 0, "" };
 
 	beside_child = 1;
-	beside_pids[0] = beside_pids[1] = 0;
+	lanes[0].pid = lanes[1].pid = 0;   /* the other lane is the parent's */
 	run_times_erase();
 	for (int i = 0; i < L->count; i++) {
 		double t0 = now_s();
@@ -1079,7 +1076,7 @@ static void beside_start(int gi, const char **groups, int ngroups, int argc, cha
 	}
 	close(out);
 	close(fds[1]);
-	L->pid = beside_pids[L - lanes] = pid, L->tally_fd = fds[0], L->t0 = now_s();
+	L->pid = pid, L->tally_fd = fds[0], L->t0 = now_s();
 	for (int i = 0; i < L->count; i++) {
 		run_times_beside(L->g[i]->name);
 		printf("-- group %s: started beside the groups after it%s%s\n", L->g[i]->name,
@@ -1144,7 +1141,7 @@ static void beside_collect(struct lane *L, struct tally *t)
 		       L->g[i]->name, r.seconds[i], i == L->count - 1 ? waited : 0.0, where);
 	}
 	fflush(stdout);
-	L->pid = beside_pids[L - lanes] = 0;
+	L->pid = 0;
 	run_times_draw();
 }
 
