@@ -278,13 +278,14 @@ static void store_plane(void *p, const cudnnTensorStruct *d, int n, int c, const
 			      a, b);
 }
 
-/* v [a][b] as [b][a]. */
+/* v, consecutive blocks of [a][b], with each block as [b][a]. */
 static std::vector<float> transposed(const std::vector<float> &v, size_t a, size_t b)
 {
 	std::vector<float> t(v.size());
-	for (size_t i = 0; i < a; i++)
-		for (size_t j = 0; j < b; j++)
-			t[j * a + i] = v[i * b + j];
+	for (size_t o = 0; o + a * b <= v.size(); o += a * b)
+		for (size_t i = 0; i < a; i++)
+			for (size_t j = 0; j < b; j++)
+				t[o + j * a + i] = v[o + i * b + j];
 	return t;
 }
 
@@ -353,13 +354,8 @@ static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void 
 {
 	int C = dxd->c;
 	size_t rs = (size_t)wd->h * wd->w;
-	std::vector<float> DY = dense_tensor(dyd, dy), W = dense_filter(wd, w);
-	for (int k = 0; k < wd->k; k++) {   /* each [c][r][s] block as [r][s][c] */
-		std::vector<float> block(W.begin() + (ptrdiff_t)((size_t)k * C * rs),
-					 W.begin() + (ptrdiff_t)((size_t)(k + 1) * C * rs));
-		std::vector<float> t = transposed(block, (size_t)C, rs);
-		std::copy(t.begin(), t.end(), W.begin() + (ptrdiff_t)((size_t)k * C * rs));
-	}
+	std::vector<float> DY = dense_tensor(dyd, dy);
+	std::vector<float> W = transposed(dense_filter(wd, w), (size_t)C, rs);   /* [k][r][s][c] */
 	std::vector<float> acc((size_t)dxd->h * dxd->w * C);
 	std::vector<std::vector<std::pair<int, int>>> rows(wd->h), cols(wd->w);
 	for (int r = 0; r < wd->h; r++)
@@ -397,13 +393,8 @@ static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const voi
 {
 	int h16 = is_half(xd->type), b16 = is_bf16(xd->type), H = xd->h, Wd = xd->w, C = xd->c;
 	size_t plane = (size_t)dyd->h * dyd->w, in_plane = (size_t)H * Wd;
-	std::vector<float> X = dense_tensor(xd, x), DY = dense_tensor(dyd, dy);
-	for (int n = 0; n < xd->n; n++) {   /* each image's [c][y][x] as [y][x][c] */
-		std::vector<float> img(X.begin() + (ptrdiff_t)((size_t)n * C * in_plane),
-				       X.begin() + (ptrdiff_t)((size_t)(n + 1) * C * in_plane));
-		std::vector<float> t = transposed(img, (size_t)C, in_plane);
-		std::copy(t.begin(), t.end(), X.begin() + (ptrdiff_t)((size_t)n * C * in_plane));
-	}
+	std::vector<float> X = transposed(dense_tensor(xd, x), (size_t)C, in_plane);   /* [n][y][x][c] */
+	std::vector<float> DY = dense_tensor(dyd, dy);
 	std::vector<float> sum((size_t)C);
 	for (int r = 0; r < dwd->h; r++)
 		for (int s = 0; s < dwd->w; s++) {
