@@ -3,11 +3,16 @@
  * implementation with both directions, backend_gpu_ops has every op of
  * backend.h and is what backend_find("gpu") returns, every layer of the
  * real networks maps to an implementation, and without a device create
- * fails with one clear line instead of crashing. What it does not test:
+ * fails with one clear line instead of crashing; cuBLAS is not linked but
+ * opened on the first call (gpu_cublas.c). What it does not test:
  * numbers (test_gpu_layers.c, needs a GPU).
  */
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "backend/backend.h"
@@ -86,10 +91,50 @@ static void test_create_without_device_is_one_clear_error(void)
 	model_destroy(&m);
 }
 
+/* The plain build: no libcublas among this program's NEEDED entries, and
+ * the first cuBLAS call loads the real library and answers with its own
+ * words. The emulated build links the emulator's cuBLAS instead. */
+static void test_cublas_is_opened_on_first_call(void)
+{
+#ifdef HVD_GPU_EMU
+	SKIP("the emulated build links the emulator's cuBLAS");
+#else
+	char exe[PATH_MAX], cmd[PATH_MAX + 64], line[512];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int needed = 0, cublas_needed = 0;
+
+	CHECK(n > 0);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	snprintf(cmd, sizeof(cmd), "readelf -d '%s'", exe);
+	FILE *f = popen(cmd, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		needed += strstr(line, "(NEEDED)") != NULL;
+		cublas_needed += strstr(line, "[libcublas") != NULL;
+	}
+	CHECK_INT(pclose(f), 0);
+	CHECK_MSG(needed > 0, "readelf -d %s: no NEEDED entries read", exe);
+	CHECK_INT(cublas_needed, 0);
+	CHECK_STR(cublasGetStatusString(CUBLAS_STATUS_NOT_SUPPORTED),
+		  "the requested functionality is not supported");
+	char soname[32];
+	snprintf(soname, sizeof(soname), "libcublas.so.%d", CUBLAS_VER_MAJOR);
+	void *h = dlopen(soname, RTLD_NOW | RTLD_NOLOAD);
+	CHECK_MSG(h != NULL, "%s: not loaded after a cuBLAS call", soname);
+	if (h)
+		dlclose(h);
+#endif
+}
+
 const struct test_case gpu_ops_tests[] = {
 	{ "every_layer_kind_has_gpu_ops", test_every_layer_kind_has_gpu_ops },
 	{ "backend_ops_table_complete", test_backend_ops_table_complete },
 	{ "networks_fully_covered", test_networks_fully_covered },
 	{ "create_without_device_is_one_clear_error", test_create_without_device_is_one_clear_error },
+	{ "cublas_is_opened_on_first_call", test_cublas_is_opened_on_first_call },
 	{ 0 }
 };

@@ -5,9 +5,9 @@
 # /tmp/hvd-gpu-root; kept while its MANIFEST is DIR's, so the tests and
 # the bench of one lease unpack once), every library folder there on
 # LD_LIBRARY_PATH, then each library the programs still miss (CUDA
-# runtime, cuDNN, cuBLAS, NCCL) found on the node: ldconfig -p,
-# /usr/local/cuda, or pip's nvidia-* packages of python3, one line on
-# stderr each saying where.
+# runtime, cuDNN, NCCL, and cuBLAS, which chexnet opens) found on the
+# node: ldconfig -p, /usr/local/cuda, or pip's nvidia-* packages of
+# python3, one line on stderr each saying where.
 #   eval "$(tests/gpu/prefix_env.sh gpu-bundle)" || exit 1
 # Exit status non-zero, with one line, when DIR is no bundle, dpkg is
 # missing or a library is found nowhere. Changes nothing but HVD_GPU_ROOT.
@@ -53,7 +53,13 @@ export LD_LIBRARY_PATH="${libs%:}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 py=$(command -v python3)
 sites=$([ -n "$py" ] && "$py" -c 'import site
 print("\n".join(site.getsitepackages() + [site.getusersitepackages()]))' 2> /dev/null)
-for so in $(ldd "$dir"/build/chexnet "$dir"/build/hvdtest | awk '$3 == "not" { print $1 }' | sort -u); do
+# cuBLAS is opened with dlopen on first use (gpu_cublas.c), so ldd does
+# not list it: its soname, kept in chexnet, is looked for when ldconfig
+# does not know it.
+opened=$(strings -a "$dir/build/chexnet" | grep -E '^libcublas\.so\.[0-9]+$' | sort -u)
+wanted=$(ldd "$dir"/build/chexnet "$dir"/build/hvdtest | awk '$3 == "not" { print $1 }'
+	for so in $opened; do ldconfig -p | grep -q "^[[:space:]]*$so " || echo "$so"; done)
+for so in $(sort -u <<< "$wanted"); do
 	at=$(ldconfig -p | awk -v s="$so" '$1 == s { print $NF; exit }')
 	for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
 		[ -z "$at" ] && [ -e "$d/$so" ] && at=$d/$so

@@ -28,12 +28,13 @@ GPU_BACKEND_SRCS += trainer/backend/gpu/gpu_check.c trainer/backend/gpu/gpu_back
 	trainer/backend/gpu/conv.c trainer/backend/gpu/linear.c trainer/backend/gpu/batchnorm.c \
 	trainer/backend/gpu/pooling.c trainer/backend/gpu/eltwise.c trainer/backend/gpu/gpu_report.c \
 	trainer/backend/gpu/gpu_train.c trainer/backend/gpu/gpu_loss.c \
-	trainer/backend/gpu/gpu_staging.c
+	trainer/backend/gpu/gpu_staging.c trainer/backend/gpu/gpu_cublas.c
 GPU_CU_SRCS := trainer/backend/gpu/gpu_k_elt.cu trainer/backend/gpu/gpu_k_layers.cu trainer/backend/gpu/gpu_k_loss.cu
 GPU_BACKEND_CU_OBJS := $(patsubst %.cu,$(B)/obj/%.o,$(GPU_CU_SRCS))
 GPU_HOST_CFLAGS = $(CUDA_CFLAGS) $(CUDNN_CFLAGS) $(CUBLAS_CFLAGS)
-# nvcc's host stubs use the C++ runtime (static-init guards)
-GPU_BACKEND_LDLIBS += $(CUDNN_LIBS) $(CUBLAS_LIBS) $(CUDA_LIBS) -lstdc++
+# nvcc's host stubs use the C++ runtime (static-init guards); cuBLAS is
+# not linked: gpu_cublas.c opens it on the first call.
+GPU_BACKEND_LDLIBS += $(CUDNN_LIBS) $(CUDA_LIBS) -lstdc++
 
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 GPU_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
@@ -80,6 +81,7 @@ $(B)/obj/tests/gpu_emu/gpu_emu_device.o: tests/gpu_emu/gpu_emu.cpp tests/gpu_emu
 	@mkdir -p $(@D)
 	$(CXX) $(EMU_CXXFLAGS) -I$(@D) -DGPU_EMU_DEVICE -c $< -o $@
 GPU_BACKEND_CU_OBJS := $(B)/obj/tests/gpu_emu/gpu_emu_device.o
+GPU_BACKEND_SRCS := $(filter-out trainer/backend/gpu/gpu_cublas.c,$(GPU_BACKEND_SRCS))
 GPU_BACKEND_LDLIBS := -ldl $(CUDA_LIBS)
 endif
 TEST_CFLAGS += -DHAVE_GPU_BACKEND $(GPU_HOST_CFLAGS)
