@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """docker_libs.py BUILD K8S_DIR - the images of K8S_DIR (Dockerfile: CPU,
 Dockerfile.gpu: GPU) against the shared libraries BUILD/chexnet loads.
-Every library `ldd BUILD/chexnet` lists is either owned by a Debian package
-(`dpkg -S`) or lies under CUDA_HOME (BUILD/config.mk's, else
-/usr/local/cuda); one that is neither, or that ldd does not find, fails.
+Every library `ldd BUILD/chexnet` lists, and cuBLAS, which chexnet opens
+with dlopen, with the libraries it links, is either owned by a Debian
+package (`dpkg -S`) or lies under CUDA_HOME (BUILD/config.mk's, else
+/usr/local/cuda); one that is neither, or that is not found, fails.
 Each image's runtime stage (its last FROM) must install by `apt-get
 install`: the package of every Debian library the binary names itself
 (ELF NEEDED); and, through those packages' Depends and Pre-Depends as dpkg
@@ -48,6 +49,23 @@ def ldd(binary):
             libs.append((m.group(1), None if m.group(2) == "not found" else m.group(3)))
         elif line.startswith("/"):
             libs.append((os.path.basename(line.split()[0]), line.split()[0]))
+    return libs
+
+
+def opened(binary, cuda):
+    """[(soname, path)]: the CUDA libraries chexnet opens with dlopen
+    (cuBLAS, gpu_cublas.c: its soname is a string of the binary) and the
+    ones they link, found under cuda/lib64; ldd lists none of them."""
+    with open(binary, "rb") as f:
+        names = sorted(set(re.findall(rb"\blibcublas\.so\.[0-9]+\b", f.read())))
+    libs = []
+    for name in names:
+        soname = name.decode()
+        path = os.path.join(cuda, "lib64", soname)
+        libs.append((soname, path if os.path.exists(path) else None))
+        if os.path.exists(path):
+            libs += [(s, p) for s, p in ldd(path)
+                     if p and os.path.realpath(p).startswith(cuda + "/")]
     return libs
 
 
@@ -145,6 +163,7 @@ def main(build, k8s):
     cuda = os.path.realpath(cuda_home(build))
     deb, cuda_libs = {}, []
     libs = ldd(binary)
+    libs += [lib for lib in opened(binary, cuda) if lib[0] not in [s for s, _ in libs]]
     owned = owners([p for _, p in libs if p])
     for soname, path in libs:
         if path is None:
