@@ -44,6 +44,7 @@
 
 static struct {
 	char root[PATH_MAX];       /* run's temp root */
+	char shared[PATH_MAX];     /* shared by this run's hvdtests, nested ones too */
 	char case_dir[PATH_MAX];   /* current case's temp dir */
 	char src[PATH_MAX];
 	char build[PATH_MAX];
@@ -115,6 +116,7 @@ size_t test_check_arrays_at(const char *file, int line, const char *what,
 const char *test_tmpdir(void) { return R.case_dir; }
 const char *test_src_dir(void) { return R.src; }
 const char *test_build_dir(void) { return R.build; }
+const char *test_shared_dir(void) { return R.shared; }
 const char *test_data_dir(void) { return R.data[0] ? R.data : NULL; }
 const char *test_cluster_dir(void) { return R.cluster[0] ? R.cluster : NULL; }
 const char *test_hostname(void) { return R.host; }
@@ -1290,6 +1292,19 @@ static int make_root(void)
 		return -1;
 	}
 	chmod(R.root, 0755);
+	/* The outermost hvdtest makes the shared folder in its root (removed
+	 * with it); the hvdtests it runs, through check.sh too, inherit it. */
+	const char *shared = getenv("HVD_TEST_SHARED");
+	if (shared && *shared) {
+		snprintf(R.shared, sizeof(R.shared), "%s", shared);
+		return 0;
+	}
+	snprintf(R.shared, sizeof(R.shared), "%s/shared", R.root);
+	if (mkdir(R.shared, 0755) != 0) {
+		fprintf(stderr, "hvdtest: mkdir '%s': %s\n", R.shared, strerror(errno));
+		return -1;
+	}
+	setenv("HVD_TEST_SHARED", R.shared, 1);
 	return 0;
 }
 

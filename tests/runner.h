@@ -110,6 +110,10 @@ size_t test_check_arrays_at(const char *file, int line, const char *what,
 const char *test_tmpdir(void);      /* fresh, empty dir for this case */
 const char *test_src_dir(void);     /* repository root */
 const char *test_build_dir(void);   /* where make put programs and libs */
+/* A folder shared by every hvdtest of this run, the ones it starts too
+ * ($HVD_TEST_SHARED): results computed once per run, such as ref's
+ * oracle steps (test_cpu_models.c). Removed with the run. */
+const char *test_shared_dir(void);
 const char *test_data_dir(void);    /* $HVD_TEST_DATA (real NIH data), else NULL */
 const char *test_cluster_dir(void); /* running cluster's dir, else NULL */
 const char *test_hostname(void);    /* `hostname -s` */

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,6 +431,29 @@ static void test_tmpdir_is_fresh(void)
 	free(f);
 }
 
+/* One shared folder per run: it exists, the commands a case starts see it
+ * in HVD_TEST_SHARED (nested hvdtests take it from there), and an
+ * outermost run removes its own with its root. */
+static void test_shared_dir_reaches_what_the_run_starts(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	struct stat st;
+	const char *d = test_shared_dir();
+	CHECK(d && stat(d, &st) == 0 && S_ISDIR(st.st_mode));
+	CHECK_STR(getenv("HVD_TEST_SHARED"), d);
+	CHECK(test_run("printf %s \"$HVD_TEST_SHARED\"", 10, &p) == 0);
+	CHECK_STR(p.out, d);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u HVD_TEST_SHARED TMPDIR='%s' '%s/hvdtest' "
+		 "-G runner tmpdir_is_fresh > /dev/null && ls -A", test_tmpdir(), test_tmpdir(),
+		 test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_STR(p.out, "");
+	test_proc_free(&p);
+}
+
 /* Where the time goes: each group's line says where the run stands, the
  * last lines before the tally name the slowest groups, and on a terminal
  * a live line is redrawn after every case (and erased before output). */
@@ -587,5 +611,6 @@ const struct test_case runner_tests[] = {
 	{ "children_inherit_no_runner_descriptor", test_children_inherit_no_runner_descriptor },
 	{ "runner_reruns_under_stress", test_runner_reruns_under_stress },
 	{ "tmpdir_is_fresh", test_tmpdir_is_fresh },
+	{ "shared_dir_reaches_what_the_run_starts", test_shared_dir_reaches_what_the_run_starts },
 	{ 0 }
 };
