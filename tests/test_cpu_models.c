@@ -8,13 +8,17 @@
  * primitive DenseNet-121 and ResNet-50 need (fp32 and bf16, batch 16,
  * 224) is a fast kernel, never a oneDNN reference one; the layout moves
  * of a DenseNet-121 step are counted; and (group cpu-learning) bf16
- * training learns as fp32 does. What it does not test: single layers
+ * training learns as fp32 does. ref's side of each comparison is
+ * computed once per make check and kept for the other builds' and ISA
+ * caps' runs (test_shared_dir). What it does not test: single layers
  * (test_cpu_layers.c) or speed (bench/).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "cpu_isa_caps.h"
@@ -51,6 +55,7 @@ struct net {
 	struct model m;
 	int n;
 	float *x, *labels, *state0;
+	char key[96];   /* what made it: network, size, batch, seed, changes */
 };
 
 /* One training step's forward + loss + backward of t on backend ops, from
@@ -102,6 +107,7 @@ static int net_setup(struct net *t, const char *name, int size, int n, uint64_t 
 	}
 	model_init_params(&t->m, seed);
 	t->n = n;
+	snprintf(t->key, sizeof(t->key), "%s-%d-%d-%llu", name, size, n, (unsigned long long)seed);
 	size_t xn = (size_t)n * 3 * size * size;
 	t->x = malloc(xn * sizeof(float));
 	t->labels = malloc((size_t)n * 14 * sizeof(float));
@@ -131,11 +137,80 @@ static void net_runs_free(struct net *t, struct run_out *a, struct run_out *b)
 	net_free(t);
 }
 
+/* ref's answers for the net named key, kept in test_shared_dir(): ref
+ * uses neither oneDNN nor the ISA cap, so cpu-models, its capped re-runs
+ * and the oneDNN 3.x build's runs of it (cpu-onednn3) compare against
+ * one oracle computation per make check. Each of the n buffers has its
+ * exact size; a file of another size is not used. */
+static char *oracle_path(const char *key)
+{
+	char name[128];
+	snprintf(name, sizeof(name), "ref-%s.bin", key);
+	return test_path(test_shared_dir(), name);
+}
+
+static int oracle_load(const char *key, void *const *bufs, const size_t *sizes, int n)
+{
+	char *path = oracle_path(key);
+	size_t len = 0, total = 0, at = 0;
+	char *data = test_read_file(path, &len);
+	free(path);
+	for (int i = 0; i < n; i++)
+		total += sizes[i];
+	if (!data || len != total) {
+		free(data);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		memcpy(bufs[i], data + at, sizes[i]);
+		at += sizes[i];
+	}
+	free(data);
+	return 0;
+}
+
+/* Written whole under another name and renamed: a run beside reads the
+ * old state or the new, never half. */
+static void oracle_save(const char *key, void *const *bufs, const size_t *sizes, int n)
+{
+	char *path = oracle_path(key), tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	FILE *f = fopen(tmp, "wb");
+	int ok = f != NULL;
+	for (int i = 0; ok && i < n; i++)
+		ok = fwrite(bufs[i], 1, sizes[i], f) == sizes[i];
+	ok = f && fclose(f) == 0 && ok && rename(tmp, path) == 0;
+	if (!ok)
+		unlink(tmp);
+	free(path);
+}
+
+/* One fp32 training step of t on ref, from the run's oracle file when an
+ * earlier run of the same key left one. */
+static int ref_step(struct net *t, struct run_out *o)
+{
+	const struct model_desc *d = &t->m.desc;
+	size_t sizes[4] = { (size_t)t->n * d->classes * sizeof(float), d->param_count * sizeof(float),
+			    d->state_count * sizeof(float), sizeof(double) };
+	o->logits = calloc(1, sizes[0]);
+	o->grads = calloc(1, sizes[1]);
+	o->state = calloc(1, sizes[2]);
+	void *bufs[4] = { o->logits, o->grads, o->state, &o->loss };
+	if (oracle_load(t->key, bufs, sizes, 4) == 0)
+		return 0;
+	run_out_free(o);
+	if (train_step(t, &backend_ref_ops, PRECISION_FP32, 0, o))
+		return -1;
+	void *done[4] = { o->logits, o->grads, o->state, &o->loss };
+	oracle_save(t->key, done, sizes, 4);
+	return 0;
+}
+
 /* One training step of t on ref (fp32), then on cpu (precision p); 0 when
  * both ran. */
 static int ref_then_cpu(struct net *t, enum precision p, struct run_out *ref, struct run_out *cpu)
 {
-	if (train_step(t, &backend_ref_ops, PRECISION_FP32, 0, ref))
+	if (ref_step(t, ref))
 		return -1;
 	return train_step(t, &backend_cpu_ops, p, 0, cpu);
 }
@@ -390,6 +465,7 @@ static void test_resnet50_gradients_equal_ref(void)
 	if (net_setup(&t, "resnet50", 128, 2, 4))
 		return;
 	condition_resnet_bn(&t.m, 99);
+	strncat(t.key, "-bn99", sizeof(t.key) - strlen(t.key) - 1);
 	if (ref_then_cpu(&t, PRECISION_FP32, &ref, &cpu) == 0) {
 		check_outputs(&t, &cpu, &ref, 1e-4, 1e-4, 1e-4);
 		check_layer_gradients(&t.m.desc, cpu.grads, ref.grads, 2e-4);
@@ -405,14 +481,21 @@ static void logits_224(const char *name)
 		return;
 	const struct backend_ops *ops[2] = { &backend_ref_ops, &backend_cpu_ops };
 	float y[2][2 * 14];
+	void *ref_y[1] = { y[0] };
+	size_t size[1] = { sizeof(y[0]) };
+	strncat(t.key, "-logits", sizeof(t.key) - strlen(t.key) - 1);
 	for (int k = 0; k < 2; k++) {
+		if (k == 0 && oracle_load(t.key, ref_y, size, 1) == 0)
+			continue;
 		struct backend_options opt = { .max_batch = 2, .precision = PRECISION_FP32 };
 		struct backend_input in = { .x = t.x, .count = 2 };
 		struct backend *b = ops[k]->create(&t.m, &opt, &err);
-		CHECK_MSG(b && ops[k]->forward(b, &in, 1, y[k], &err) == 0, "%s: %s",
-			  ops[k]->name, err.msg);
+		int ok = b && ops[k]->forward(b, &in, 1, y[k], &err) == 0;
+		CHECK_MSG(ok, "%s: %s", ops[k]->name, err.msg);
 		if (b)
 			ops[k]->destroy(b);
+		if (k == 0 && ok)
+			oracle_save(t.key, ref_y, size, 1);
 	}
 	CHECK_ARRAYS("logits at 224", y[1], y[0], 2 * 14, 1e-3, 1e-3);
 	net_free(&t);
