@@ -16,7 +16,8 @@
 #   STRESS=1        make check with every group beside two busy loops and a
 #                   listener on port 6006 (tests/runner.h, `stress`)
 #   RPATH=0         link without run paths (packages: mk/rpath.mk)
-#   WITH_<X>=0|1    force a feature off / make its absence an error
+#   WITH_<X>=0|1    force a feature off / make its absence an error (X: a
+#                   FEATURES name below, or FUZZER: libFuzzer's targets)
 #
 # Dependencies are detected by mk/detect.sh (compile-and-link probes and
 # pkg-config); each part lives in its own DIR/module.mk.
@@ -51,7 +52,8 @@ endif
 FEATURES := CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM
 # $(shell) does not see exported variables before make 4.4: pass them.
 DETECT_ENV := $(foreach f,$(FEATURES),WITH_$(f)='$(WITH_$(f))') CC='$(CC)' CXX='$(CXX)' CUDA_HOME='$(CUDA_HOME)' \
-	SLURM_HOME='$(SLURM_HOME)' NCCL_HOME='$(NCCL_HOME)' CUDNN_HOME='$(CUDNN_HOME)' HWLOC_HOME='$(HWLOC_HOME)' DNNL_HOME='$(DNNL_HOME)'
+	SLURM_HOME='$(SLURM_HOME)' NCCL_HOME='$(NCCL_HOME)' CUDNN_HOME='$(CUDNN_HOME)' HWLOC_HOME='$(HWLOC_HOME)' DNNL_HOME='$(DNNL_HOME)' \
+	WITH_FUZZER='$(WITH_FUZZER)' FUZZ_CC='$(FUZZ_CC)'
 
 # Targets that only orchestrate (they call make again after installing
 # packages) must not detect: packages may still be missing at this point.

@@ -180,7 +180,10 @@ probe ZLIB "zlib" zlib1g-dev zlib.h "uLong c = crc32(0, 0, 0); (void)c" "$(pc_or
 # run briefly by make check (tests/test_fuzz.c). Not a library dependency.
 fuzz_cc=${FUZZ_CC:-clang}
 printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; return (int)(n & 0); }\n' > "$tmp/f.c"
-if [ "${WITH_FUZZER:-}" != 0 ] && $fuzz_cc -fsanitize=fuzzer,address,undefined "$tmp/f.c" -o "$tmp/f" > "$tmp/log" 2>&1; then
+if [ "${WITH_FUZZER:-}" = 0 ]; then
+	line="✗ libFuzzer ($fuzz_cc): off (WITH_FUZZER=0)"
+	echo "HAVE_FUZZER := 0" >> "$body"
+elif $fuzz_cc -fsanitize=fuzzer,address,undefined "$tmp/f.c" -o "$tmp/f" > "$tmp/log" 2>&1; then
 	line="✓ libFuzzer ($fuzz_cc)"
 	{ echo "HAVE_FUZZER := 1"; echo "FUZZ_CC := $fuzz_cc"; } >> "$body"
 else

@@ -93,6 +93,22 @@ static void test_with_x_0_forces_off(void)
 	config_has("b", "HAVE_DNNL := 0");
 }
 
+/* WITH_FUZZER=0 on make's command line reaches detection (make before
+ * 4.4 passes $(shell) no command-line variable it is not given): no
+ * libFuzzer probe, no fuzz targets (the emulated build's way). */
+static void test_with_fuzzer_0_from_make_forces_off(void)
+{
+	char cmd[8192];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && make --no-print-directory B='%s/b' WITH_CUDA=0 "
+		 "WITH_FUZZER=0 '%s/b/config.mk'", test_src_dir(), test_tmpdir(), test_tmpdir());
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.err, "✗ libFuzzer (clang): off (WITH_FUZZER=0)");
+	test_proc_free(&p);
+	config_has("b", "HAVE_FUZZER := 0");
+}
+
 /* oneDNN 3.x (Debian 13 and Ubuntu 24.04 ship only 3.x): the real 3.2
  * from PyPI (mk/onednn3.sh, into the prefix group cpu-onednn3's build
  * uses: one download) as DNNL_HOME is found, named with its version and
@@ -214,6 +230,7 @@ const struct test_case build_tests[] = {
 	{ "detect_prints_one_line_per_dependency", test_detect_prints_one_line_per_dependency },
 	{ "with_pmix_1_missing_is_one_line_error", test_with_pmix_1_missing_is_one_line_error },
 	{ "with_x_0_forces_off", test_with_x_0_forces_off },
+	{ "with_fuzzer_0_from_make_forces_off", test_with_fuzzer_0_from_make_forces_off },
 	{ "onednn_3_is_found_and_used", test_onednn_3_is_found_and_used },
 	{ "dnnl_home_with_a_2x_is_used", test_dnnl_home_with_a_2x_is_used },
 	{ "cflags_on_the_command_line_keep_module_flags", test_cflags_on_the_command_line_keep_module_flags },
