@@ -1,6 +1,6 @@
 /* test_gpu_emulated.c - the gpu backend's host code run end to end on
  * the emulated GPU (group gpu-emulated, CUDA builds): builds the tree
- * again into BUILD-emu with `make GPU_EMU=1` (the backend as
+ * again into BUILD-emu with `make GPU_EMU=1 WITH_FUZZER=0` (the backend as
  * is; its kernels from tests/gpu_emu's CPU emulation of the launch model,
  * the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/fake_cuda.cpp),
  * then runs that build's gpu-ops, gpu-layers (every layer kind against
@@ -35,8 +35,10 @@ static void test_emulated_device_builds(void)
 #else
 	const char *san = "";
 #endif
+	/* The fuzzers (one uncacheable clang compile of ~17 sources each,
+	 * 40 CPU-seconds in all) run in the main build only. */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && make --no-print-directory -j2 B='%s' GPU_EMU=1 "
-		 "%s all", test_src_dir(), emu_build(), san);
+		 "WITH_FUZZER=0 %s all", test_src_dir(), emu_build(), san);
 	CHECK(test_run(cmd, 1500, &p) == 0);
 	CHECK_MSG(p.exit_code == 0, "%s: exit %d: %.1500s", cmd, p.exit_code, p.err);
 	test_proc_free(&p);
