@@ -128,7 +128,7 @@ static const struct test_group test_groups[] = {
 	 * cluster's groups do in make check; BESIDE_IN_QUICK ones join it in
 	 * make check-quick (no .slow groups there). */
 	{ "runner", runner_tests, TEST_NEEDS_NOTHING, 60, 0, .beside = 1 },
-	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0, .beside = 1 },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #ifdef HAVE_GPU_BACKEND
@@ -145,8 +145,7 @@ static const struct test_group test_groups[] = {
 	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0,
-	  .beside = BESIDE_IN_QUICK },
+	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
 	{ "trainer-settings", settings_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0, .beside = 1 },
 	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0, .beside = 1 },
