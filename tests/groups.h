@@ -217,11 +217,11 @@ static const struct test_group test_groups[] = {
 	{ "runtime-control", runtime_control_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0, .slow = 1 },
 	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "env-launch", env_launch_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
-	{ "env-launch-contrib", env_contrib_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 #endif
 	/* real Slurm: multi-node cluster (one network namespace per node), in
-	 * a lane beside the one-node cluster's groups (runner.h: .beside) */
+	 * a lane beside the env-launch groups and the one-node cluster's
+	 * (runner.h: .beside): started here, it fills what env-launch's
+	 * waits leave idle */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0,
 	  .beside = 1 },
 #ifdef HVD_HAVE_RUNTIME
@@ -247,6 +247,10 @@ static const struct test_group test_groups[] = {
 #ifdef HVD_HAVE_CHECK
 	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0,
 	  .beside = 1 },
+#endif
+#ifdef HVD_HAVE_RUNTIME
+	{ "env-launch", env_launch_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
+	{ "env-launch-contrib", env_contrib_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },
