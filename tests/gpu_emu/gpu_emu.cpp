@@ -19,6 +19,8 @@
 #include <cuda_bf16.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -50,7 +52,7 @@ static std::atomic<unsigned long> emu_started{0};
 static unsigned long emu_barriers;   /* __syncthreads met, per thread */
 static int emu_synced;   /* launches run one at a time (the device lock) */
 /* block_sum as thread 0's fold of the tree's levels (gpu_k_common.cuh's
- * GPU_K_EMU_FOLD: the same sums at 2 barriers, not 10): always on the
+ * GPU_K_EMU_FOLD: the same sums at 1 barrier, not 10): always on the
  * emulated device; in the runner's table the tree nvcc compiles unless a
  * test asks for the fold (gpu-emu compares the two bit for bit). */
 #ifdef GPU_EMU_DEVICE
@@ -90,7 +92,8 @@ struct emu_fibers {
 #endif
 	void *scheduler = nullptr;
 	std::vector<void *> sp;
-	std::vector<std::vector<char>> stacks;
+	char *stack_region = nullptr;   /* all fibers' stacks, one mapping */
+	unsigned stack_count = 0;
 	std::vector<char> done;
 	const std::function<void()> *job = nullptr;
 	unsigned current = 0;
@@ -127,7 +130,7 @@ struct emu_fibers {
 #ifdef __SANITIZE_ADDRESS__
 		void *fake = nullptr;
 		__sanitizer_start_switch_fiber(finished ? nullptr : &fake,
-					       to < 0 ? main_bottom : stacks[(unsigned)to].data(),
+					       to < 0 ? main_bottom : stack_of((unsigned)to),
 					       to < 0 ? main_size : stack_bytes);
 		hvd_emu_fiber_switch(&sp[from], target);
 		__sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
@@ -138,6 +141,27 @@ struct emu_fibers {
 
 	static void entry(void);
 
+	char *stack_of(unsigned t) { return stack_region + (size_t)t * stack_bytes; }
+
+	/* Room for n stacks in one mapping on huge pages where the kernel
+	 * gives them (a block's 256 stacks in 2 TLB entries, not 1024). No
+	 * fiber is live between blocks, so the old mapping can go. */
+	void grow_stacks(unsigned n)
+	{
+		if (n <= stack_count)
+			return;
+		size_t huge = 2u << 20, bytes = ((size_t)n * stack_bytes + huge - 1) / huge * huge;
+		if (stack_region)
+			munmap(stack_region, (size_t)stack_count * stack_bytes);
+		void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (p == MAP_FAILED)
+			abort();
+		madvise(p, bytes, MADV_HUGEPAGE);
+		stack_region = (char *)p;
+		stack_count = (unsigned)(bytes / stack_bytes);
+	}
+
 	/* A new fiber's stack as the switch leaves one: six saved registers,
 	 * then entry as the return address, then a dummy caller's return
 	 * address so entry starts with the ABI's alignment. The tops are
@@ -146,9 +170,9 @@ struct emu_fibers {
 	{
 #ifdef __SANITIZE_ADDRESS__
 		/* a finished fiber never returns: ASan's marks of its frames stay */
-		__asan_unpoison_memory_region(stacks[t].data(), stack_bytes);
+		__asan_unpoison_memory_region(stack_of(t), stack_bytes);
 #endif
-		uintptr_t top = ((uintptr_t)stacks[t].data() + stack_bytes - (t % 64) * 64) &
+		uintptr_t top = ((uintptr_t)stack_of(t) + stack_bytes - (t % 64) * 64) &
 				~(uintptr_t)15;
 		void **p = (void **)top;
 		*--p = nullptr;
@@ -161,8 +185,7 @@ struct emu_fibers {
 	void run_block(unsigned b, unsigned n, const std::function<void()> &fn)
 	{
 		job = &fn;
-		while (stacks.size() < n)
-			stacks.emplace_back(stack_bytes);
+		grow_stacks(n);
 		sp.resize(n);
 		done.assign(n, 0);
 		for (unsigned t = 0; t < n; t++)
@@ -173,7 +196,7 @@ struct emu_fibers {
 #ifdef __SANITIZE_ADDRESS__
 		void *fake = nullptr;
 		from_scheduler = true;
-		__sanitizer_start_switch_fiber(&fake, stacks[0].data(), stack_bytes);
+		__sanitizer_start_switch_fiber(&fake, stack_of(0), stack_bytes);
 		hvd_emu_fiber_switch(&scheduler, sp[0]);
 		__sanitizer_finish_switch_fiber(fake, nullptr, nullptr);
 #else

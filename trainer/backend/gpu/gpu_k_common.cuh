@@ -79,10 +79,13 @@ static inline unsigned grid_for(long long elems)
  * nvcc never sees it): when it is true, thread 0 makes the tree's
  * additions itself, level by level, each level in thread order, and
  * leaves the sum in `folded`, which every thread reads before it can
- * reach the next sum's first barrier. The same additions of the same
- * operands in the same order give the same sum bit for bit at 2 barriers
- * instead of 10; the emulator pays one fiber switch per thread per
- * barrier, which made this tree most of an emulated training step.
+ * reach the next sum's barrier. The same additions of the same operands
+ * in the same order give the same sum bit for bit at 1 barrier instead
+ * of 10: the emulator resumes a block's threads in thread order after a
+ * barrier, so thread 0 has folded before any other thread reads
+ * `folded` (a GPU gives no such order: nvcc never compiles this). The
+ * emulator pays one fiber switch per thread per barrier, which made the
+ * tree most of an emulated training step.
  * Group gpu-emu runs the tree (the kernels against ref) and compares the
  * two bit for bit. */
 template <typename T>
@@ -99,7 +102,6 @@ __device__ __forceinline__ T block_sum(T v, T *shared)
 					shared[t] += shared[t + half];
 			folded = shared[0];
 		}
-		__syncthreads();
 		return folded;
 	}
 #endif
