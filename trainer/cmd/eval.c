@@ -75,6 +75,7 @@ static int eval_command(const struct settings *o)
 	int status = 1;
 
 	memset(&src, 0, sizeof(src));
+	c.session.params_given = 1;   /* the checkpoint's, loaded strictly */
 	if (session_open(&s, &c.session))
 		return 1;
 	if (checkpoint_load_model(c.checkpoint, &s.model, CHECKPOINT_STRICT, NULL, &err) ||

@@ -162,6 +162,7 @@ int run_locate(const struct settings *given)
 	if (usage)
 		return usage;
 	struct session_config config = session_config_of(o);
+	config.params_given = 1;   /* the checkpoint's, loaded strictly */
 	if (session_open(&s, &config))
 		return 1;
 	if (!s.ops->features ||

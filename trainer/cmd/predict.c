@@ -69,6 +69,7 @@ int run_predict(const struct settings *given)
 		return rc;
 	struct session_config one = session_config_of(o);
 	one.batch = 1;
+	one.params_given = 1;   /* the checkpoint's, loaded strictly */
 	if (stop_signal_install(0)) {
 		fprintf(stderr, "chexnet: predict: cannot install the SIGTERM/SIGUSR1 handlers: %s\n",
 			strerror(errno));

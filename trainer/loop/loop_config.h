@@ -28,6 +28,8 @@ struct session_config {
 	long batch, size, threads;  /* largest batch, input side, compute threads (0: all) */
 	uint64_t seed;              /* the parameters' initialisation */
 	int memory_efficient;
+	int params_given;           /* a checkpoint or rank 0 gives every parameter:
+				       no initialisation (zeros until then) */
 };
 
 struct data_config {

@@ -80,7 +80,8 @@ int session_open(struct session *s, const struct session_config *c)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
-	model_init_params(&s->model, c->seed);
+	if (!c->params_given)
+		model_init_params(&s->model, c->seed);
 	if (dist_rank() == 0 && c->chosen.reason[0])
 		fprintf(stderr, "chexnet: backend %s (%s)\n", c->backend, c->chosen.reason);
 	if (dist_rank() == 0 && c->precision_auto)

@@ -170,6 +170,9 @@ int trainer_setup(struct trainer *t, const struct train_config *c)
 	}
 	if (t->rank == 0 && run_files_guard(&t->c))
 		return -1;
+	/* --resume loads every parameter strictly; other ranks get rank 0's
+	 * (broadcast_model) */
+	t->c.session.params_given = c->resume || t->rank != 0;
 	if (session_open(&t->s, &t->c.session))
 		return -1;
 	if (run_dir_settings(&t->c, &t->s, t->world, &t->settings))
