@@ -305,7 +305,12 @@ int survivors_member(const struct survivors_saved *s, int old_rank, int *rank, i
 int survivors_wait_saved(const char *out, double timeout_s)
 {
 	char file[4400];
-	path_of(file, sizeof(file), out, "saved");
+	/* the decision's own summary: saved may still be an older one's (a
+	 * world that failed to form after the last decision) */
+	if (fence_held() > 0)
+		snprintf(file, sizeof(file), "%s/" FENCE_DIR "/%ld.saved", out, fence_held());
+	else
+		path_of(file, sizeof(file), out, "saved");
 	for (double t0 = now_seconds(); now_seconds() - t0 < timeout_s; usleep(50000))
 		if (access(file, F_OK) == 0)
 			return 0;

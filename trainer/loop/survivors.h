@@ -59,7 +59,9 @@ int survivors_mark_saved(const char *out, const char *summary);
  * session's generation; contrib/chexnet-elastic ends srun, which waits
  * only for the lost node's tasks by then). */
 int survivors_mark_finished(const char *out);
-/* The others: 0 once saved exists, -1 (a line) after `timeout_s`. */
+/* The others: 0 once the summary of the generation this process holds
+ * exists (OUT/.generations/G.saved; saved when it holds none), -1 (a
+ * line) after `timeout_s`. */
 int survivors_wait_saved(const char *out, double timeout_s);
 
 /* What OUT/.survivors/saved says (the writer's summary, key=value words,
