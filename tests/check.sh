@@ -22,6 +22,7 @@ cleanup() {
 	for d in "$top"/hvdtest.*/multinode; do
 		[ -d "$d" ] && "$src/tests/slurm/multinode.sh" down "$d" > /dev/null 2>&1
 	done
+	[ -n "${pyenv_pid:-}" ] && wait "$pyenv_pid" 2> /dev/null
 	[ "${HVD_TEST_KEEP:-}" = 1 ] || rm -rf "$top"
 }
 trap cleanup EXIT
@@ -33,6 +34,15 @@ if [ -f "$build/.san" ]; then
 	export OMPI_MCA_mca_base_component_disable_dlclose=1 PMIX_MCA_mca_base_component_disable_dlclose=1
 	export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp:print_suppressions=0"
 	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=87"
+fi
+# A whole run's groups need the tests' Python packages from its fourth
+# minute on (tests/pyenv.sh: pip, mostly waiting on PyPI): installed
+# beside the first groups, not inside the first group that needs them.
+# pyenv.sh locks: such a group waits for this one, and installs them
+# itself (and says why not) if this one failed.
+if [ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = -q ]; }; then
+	"$src/tests/pyenv.sh" "$build" > /dev/null 2>&1 &
+	pyenv_pid=$!
 fi
 shift
 "$build/hvdtest" "$@"
