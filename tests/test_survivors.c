@@ -496,7 +496,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process "
 				       "members=0,1 member_hosts=n1,n1 who=ranks 2,3 (host n2)"), 0);
 	CHECK_INT(survivors_wait_saved(out, 0.2), 0);
-	CHECK_INT(survivors_read_record(out, 4, &s), 1);
+	CHECK_INT(survivors_read_held(out, &s), 1);
 	CHECK_STR(s.next, "in-process");
 	CHECK_INT(survivors_mark_finished(out), 0);
 	fence_hold(NULL, 0);

@@ -42,11 +42,7 @@ int go_on_in_process(const struct settings *run, long *target, struct rejoined *
 	int rank, size, exact;
 	int old = r->formed ? dist_rank() : r->rank, old_size = r->formed ? dist_size() : r->size;
 
-	/* this decision's summary (survivors_wait_saved waited for it), not
-	 * whatever saved holds: an older decision's when a world failed */
-	int found = fence_held() > 0 ? survivors_read_record(run->out, fence_held(), &s)
-				     : survivors_read_saved(run->out, &s);
-	if (found != 1 || strcmp(s.next, "in-process") ||
+	if (survivors_read_held(run->out, &s) != 1 || strcmp(s.next, "in-process") ||
 	    survivors_member(&s, old, &rank, &size))
 		return CHEXNET_EXIT_PEER_LOST;
 	size += s.joiners;

@@ -302,15 +302,27 @@ int survivors_member(const struct survivors_saved *s, int old_rank, int *rank, i
 	return *rank < 0 ? -1 : 0;
 }
 
+/* The summary of the decision this process holds: saved may still be an
+ * older one's (a world that failed to form after the last decision). */
+static void held_summary_path(char *buf, size_t len, const char *out)
+{
+	if (fence_held() > 0)
+		snprintf(buf, len, "%s/" FENCE_DIR "/%ld.saved", out, fence_held());
+	else
+		path_of(buf, len, out, "saved");
+}
+
+int survivors_read_held(const char *out, struct survivors_saved *s)
+{
+	char path[4400];
+	held_summary_path(path, sizeof(path), out);
+	return read_summary(path, s);
+}
+
 int survivors_wait_saved(const char *out, double timeout_s)
 {
 	char file[4400];
-	/* the decision's own summary: saved may still be an older one's (a
-	 * world that failed to form after the last decision) */
-	if (fence_held() > 0)
-		snprintf(file, sizeof(file), "%s/" FENCE_DIR "/%ld.saved", out, fence_held());
-	else
-		path_of(file, sizeof(file), out, "saved");
+	held_summary_path(file, sizeof(file), out);
 	for (double t0 = now_seconds(); now_seconds() - t0 < timeout_s; usleep(50000))
 		if (access(file, F_OK) == 0)
 			return 0;

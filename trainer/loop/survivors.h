@@ -83,6 +83,9 @@ struct survivors_saved {
 /* 1 with *s filled, 0 when dir has no saved file, -1 (a line) when it
  * cannot be read as one. */
 int survivors_read_saved(const char *dir, struct survivors_saved *s);
+/* As survivors_read_saved, for the summary survivors_wait_saved waits
+ * for: that of the generation this process holds. */
+int survivors_read_held(const char *out, struct survivors_saved *s);
 /* The same from generation g's record, OUT/.generations/G.saved. */
 int survivors_read_record(const char *out, long g, struct survivors_saved *s);
 /* The accumulation K' for `size` ranks that keeps `want` micro-batches
