@@ -162,7 +162,7 @@ $(filter-out $(INSTALL_MISSING),$(INSTALL_RULES)): | install-manifest
 install-manifest: $(INSTALL_MISSING)
 
 clean:
-	rm -rf build build-san build-deb
+	rm -rf build build-san build-deb build-deb-onednn3
 
 help:
 	@sed -n '3,20p' Makefile

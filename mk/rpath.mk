@@ -17,3 +17,17 @@ rpath_strip = $(filter-out -Wl$(comma)-rpath$(comma)% -Wl$(comma)--enable-new-dt
 	-Wl$(comma)-rpath -Wl$(comma),-Wl$(comma)-rpath$(comma),$(1)))
 $(foreach f,$(FEATURES),$(eval $(f)_LIBS := $$(call rpath_strip,$$($(f)_LIBS))))
 endif
+
+# DNNL_BUNDLED=1 (make deb ONEDNN=3, pkg/pkg.mk): the package ships
+# libdnnl.so.3 in its own folder /usr/lib/MULTIARCH/chexnet, which no
+# other program searches; chexnet finds it through the one run path this
+# adds, relative to its own place ($ORIGIN/../lib/MULTIARCH/chexnet), so
+# an unpacked package runs where it lies. Only programs that link oneDNN
+# (DNNL_LIBS) get it.
+DNNL_BUNDLED ?= 0
+ifneq ($(filter-out 0 1,$(DNNL_BUNDLED)),)
+$(error hvd: build: 'DNNL_BUNDLED=$(DNNL_BUNDLED)': use 0 or 1)
+endif
+ifeq ($(DNNL_BUNDLED),1)
+DNNL_LIBS += -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib/$(shell dpkg-architecture -qDEB_HOST_MULTIARCH)/chexnet'
+endif

@@ -16,9 +16,17 @@
 # packages' Maintainer. `deb` and `rpm-spec` call make again in DEB_B;
 # pkg-deb and pkg-rpm-spec are those inner steps, pkg-parts builds what
 # install installs and nothing else (the spec's %build).
+#   make deb ONEDNN=3  (after make deps ONEDNN=3) chexnet built on oneDNN
+#                  3.2 and bundling it: the package ships the prefix's
+#                  libdnnl.so.3 in /usr/lib/MULTIARCH/chexnet, found
+#                  through chexnet's one run path (DNNL_BUNDLED=1,
+#                  mk/rpath.mk), oneDNN's licence and notices in its
+#                  copyright, and says so in its description; it does not
+#                  depend on Debian's libdnnl. Built in build-deb-onednn3.
 
-DEB_B ?= build-deb
-PKG_FLAGS = B=$(DEB_B) RPATH=0 PACKAGED=1 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0
+DEB_B ?= $(if $(filter 3,$(ONEDNN)),build-deb-onednn3,build-deb)
+PKG_FLAGS = B=$(DEB_B) RPATH=0 PACKAGED=1 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0 \
+	$(if $(filter 3,$(ONEDNN)),ONEDNN=3 ONEDNN_PREFIX='$(ONEDNN_PREFIX)' DNNL_BUNDLED=1)
 DEB_MAINTAINER ?= $(shell git config user.name) <$(shell git config user.email)>
 
 # The inner steps, called by hand without the flags, would rebuild DEB_B
@@ -32,12 +40,13 @@ endif
 .PHONY: deb rpm-spec pkg-deb pkg-rpm-spec pkg-parts
 # The plugin's dependency names Debian's Slurm: a site Slurm (SLURM_HOME)
 # installs with make install instead; chexnet's names Debian's oneDNN
-# (dpkg-shlibdeps), which a DNNL_HOME one (PyPI's 3.2) is not.
+# (dpkg-shlibdeps), which a DNNL_HOME one is not (ONEDNN=3 bundles its own).
 deb:
 	@[ -z '$(SLURM_HOME)' ] || { echo "hvd: deb: 'SLURM_HOME=$(SLURM_HOME)': the packages depend on" \
 		"Debian's Slurm (slurm-wlm-basic-plugins): use make install for a site Slurm" >&2; exit 1; }
-	@[ -z '$(DNNL_HOME)' ] || { echo "hvd: deb: 'DNNL_HOME=$(DNNL_HOME)': the packages depend on" \
-		"Debian's oneDNN (libdnnl-dev): use make install for a oneDNN of your own" >&2; exit 1; }
+	@[ -n '$(filter 3,$(ONEDNN))' ] || [ -z '$(DNNL_HOME)' ] || { echo "hvd: deb: 'DNNL_HOME=$(DNNL_HOME)': the packages depend on" \
+		"Debian's oneDNN (libdnnl-dev) or bundle PyPI's 3.2 (ONEDNN=3): use make install for a oneDNN" \
+		"of your own" >&2; exit 1; }
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-deb
 rpm-spec:
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-rpm-spec
@@ -50,7 +59,8 @@ pkg-deb: pkg-parts
 	$(MAKE) --no-print-directory install DESTDIR='$(abspath $(B))/stage' prefix=/usr \
 		libdir="$$libdir" SPANK_PLUGIN_DIR="$$libdir/slurm-wlm" > '$(B)/stage.log' || \
 		{ cat '$(B)/stage.log'; exit 1; }
-	pkg/deb.sh '$(B)/stage' '$(B)/deb' '$(HVD_VERSION)' '$(SLURM_VERSION)' '$(DEB_MAINTAINER)'
+	pkg/deb.sh '$(B)/stage' '$(B)/deb' '$(HVD_VERSION)' '$(SLURM_VERSION)' '$(DEB_MAINTAINER)' \
+		$(if $(filter 1,$(DNNL_BUNDLED)),'$(ONEDNN_PREFIX)')
 
 pkg-rpm-spec:
 	range=$$(pkg/slurm-range.sh '$(SLURM_VERSION)') && set -- $$range && \

@@ -4,7 +4,8 @@
  * ONEDNN=3 puts it in the build's own prefix, make ONEDNN=3 uses it; that
  * build's own cpu groups run there: ISA
  * dispatch and refusals, every layer's values and gradients against ref
- * (native and capped to AVX2 and SSE4.1), the models against ref. The
+ * (native and capped to AVX2 and SSE4.1), the models against ref; and
+ * make deb ONEDNN=3 bundles that oneDNN into chexnet's package. The
  * system's oneDNN 2.x runs the same groups in the main build. What it does
  * not run on 3.x: cpu-learning, whose one-seed bf16 criterion the
  * backend's README shows failing by seed on either major.
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -84,10 +86,129 @@ static void test_cpu_layers_sse41_on_3_2(void) { run_group("cpu-layers@sse41"); 
 static void test_cpu_models_on_3_2(void) { run_group("cpu-models"); }
 static void test_cpu_models_sse41_on_3_2(void) { run_group("cpu-models@sse41"); }
 
+/* Output of a shell command that must succeed. */
+static char *output_of(const char *cmd, int timeout_s)
+{
+	struct test_proc p;
+	CHECK_INT(test_run(cmd, timeout_s, &p), 0);
+	CHECK_MSG(p.exit_code == 0, "'%.300s': exit %d: %s", cmd, p.exit_code, test_tail(p.err, 800));
+	char *out = strdup(p.out ? p.out : "");
+	size_t n = strlen(out);
+	while (n && out[n - 1] == '\n')
+		out[--n] = '\0';
+	test_proc_free(&p);
+	return out;
+}
+
+/* make deb ONEDNN=3 on the prefix make deps ONEDNN=3 made for this
+ * build: chexnet's package ships that libdnnl.so.3 in its own folder and
+ * nothing of Debian's oneDNN; unpacked anywhere, its chexnet loads that
+ * library (ldd, and oneDNN's own verbose line naming 3.2.0) and trains a
+ * step; lintian finds no error. */
+static void test_deb_bundles_onednn_3_2(void)
+{
+	if (system("command -v dpkg-deb > /dev/null && command -v dpkg-shlibdeps > /dev/null") != 0) {
+		test_skip("dpkg-deb or dpkg-shlibdeps missing (not Debian, or no dpkg-dev: make test-deps)");
+		return;
+	}
+	char cmd[4 * PATH_MAX], want[1024];
+	const char *b = build3(), *t = test_tmpdir();
+	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "
+		 "deb ONEDNN=3 B='%s' DEB_B='%s-deb' > '%s/make.log' 2>&1 || { tail -30 '%s/make.log' >&2; exit 1; }",
+		 test_src_dir(), b, b, t, t);
+	free(output_of(cmd, 300));
+	char *ma = output_of("dpkg-architecture -qDEB_HOST_MULTIARCH", 10);
+	snprintf(cmd, sizeof(cmd), "dpkg-deb -c '%s-deb/deb/'chexnet_*.deb | "
+		 "awk '{print $1, $6}'", b);
+	char *list = output_of(cmd, 30);
+	snprintf(want, sizeof(want), "drwxr-xr-x ./usr/lib/%s/chexnet/\n"
+		 "-rw-r--r-- ./usr/lib/%s/chexnet/libdnnl.so.3\n", ma, ma);
+	CHECK_CONTAINS(list, want);
+	CHECK_CONTAINS(list, "-rw-r--r-- ./usr/share/doc/chexnet/onednn-THIRD-PARTY-PROGRAMS.gz\n");
+	CHECK_CONTAINS(list, "-rwxr-xr-x ./usr/bin/chexnet\n");
+	free(list);
+	snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s-deb/deb/'chexnet_*.deb Depends Description; "
+		 "dpkg-deb --ctrl-tarfile '%s-deb/deb/'chexnet_*.deb | tar -t | sort | tr '\\n' ' '",
+		 b, b);
+	char *ctl = output_of(cmd, 30), *desc = strstr(ctl, "\nDescription: ");
+	CHECK(desc != NULL);
+	size_t depends = desc ? (size_t)(desc - ctl) : strlen(ctl);
+	CHECK_MSG(memmem(ctl, depends, "libgomp1", 8) != NULL, "no libgomp1 (oneDNN's OpenMP): %s", ctl);
+	CHECK_MSG(memmem(ctl, depends, "libdnnl", 7) == NULL, "a dependency on Debian's oneDNN: %s", ctl);
+	snprintf(want, sizeof(want), " This package bundles oneDNN 3.2.0 (PyPI's onednn-cpu-gomp 2023.2.0,\n"
+		 " Apache-2.0) as /usr/lib/%s/chexnet/libdnnl.so.3,\n", ma);
+	CHECK_CONTAINS(ctl, want);
+	/* a private library: no shlibs file, no ldconfig trigger */
+	CHECK_CONTAINS(ctl, "./ ./control ./md5sums ");
+	free(ctl);
+	snprintf(cmd, sizeof(cmd), "dpkg-deb -x '%s-deb/deb/'chexnet_*.deb '%s/root' && "
+		 "grep -A3 '^Files: ' '%s/root/usr/share/doc/chexnet/copyright'", b, t, t);
+	char *copyright = output_of(cmd, 30);
+	snprintf(want, sizeof(want), "Files: /usr/lib/%s/chexnet/libdnnl.so.3\noneDNN 3.2.0 (PyPI onednn-cpu-gomp "
+		 "2023.2.0), Copyright Intel Corporation,\nunder the Apache License 2.0: on Debian systems its text is in\n"
+		 "/usr/share/common-licenses/Apache-2.0.", ma);
+	CHECK_CONTAINS(copyright, want);
+	free(copyright);
+	snprintf(cmd, sizeof(cmd), "ldd '%s/root/usr/bin/chexnet' | grep -F libdnnl", t);
+	char *ldd = output_of(cmd, 30);
+	snprintf(want, sizeof(want), "libdnnl.so.3 => %s/root/usr/bin/../lib/%s/chexnet/libdnnl.so.3 (", t, ma);
+	CHECK_CONTAINS(ldd, want);
+	free(ldd);
+	snprintf(cmd, sizeof(cmd), "ONEDNN_VERBOSE=1 '%s/root/usr/bin/chexnet' bench --backend cpu --batch 2 "
+		 "--size 64 --steps 1 2>&1 | grep -v -e ',exec,' -e ',create:'", t);
+	char *bench = output_of(cmd, 120);
+	CHECK_CONTAINS(bench, "onednn_verbose,info,oneDNN v3.2.0 (");
+	CHECK_CONTAINS(bench, "bench: densenet121 cpu fp32 (");
+	free(bench);
+	if (system("command -v lintian > /dev/null") == 0) {
+		snprintf(cmd, sizeof(cmd), "lintian '%s-deb/deb/'chexnet_*.deb 2> /dev/null", b);
+		free(output_of(cmd, 120));
+	}
+	free(ma);
+}
+
+/* pkg/deb.sh refuses to bundle a prefix without oneDNN's licence (an
+ * older make deps ONEDNN=3 kept none) and refuses a chexnet with the
+ * bundle's run path when no oneDNN is bundled: nothing written. */
+static void test_deb_refuses_a_bundle_it_cannot_stand_behind(void)
+{
+	char cmd[4 * PATH_MAX];
+	struct test_proc p;
+	const char *b = build3(), *t = test_tmpdir();
+	char stage[PATH_MAX];
+	snprintf(stage, sizeof(stage), "%s-deb/stage", b);
+	if (access(stage, F_OK) != 0) {
+		test_skip("'%s': no staged install (deb_bundles_onednn_3_2 did not build it)", stage);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/p' && cp -a '%s/onednn-3.2/include' '%s/onednn-3.2/lib' "
+		 "'%s/onednn-3.2/.done' '%s/p/' && '%s/pkg/deb.sh' '%s' '%s/out' 1.0 22.05.8 'A B <a@b.c>' '%s/p'",
+		 t, b, b, b, t, test_src_dir(), stage, t, t);
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK(p.exit_code != 0);
+	char want[2 * PATH_MAX];
+	snprintf(want, sizeof(want), "hvd: deb: '%s/p': no lib/libdnnl.so.3 or "
+		 "share/doc/onednn/{LICENSE,THIRD-PARTY-PROGRAMS} (make deps ONEDNN=3)\n", t);
+	CHECK_STR(p.err, want);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "'%s/pkg/deb.sh' '%s' '%s/out2' 1.0 22.05.8 'A B <a@b.c>'",
+		 test_src_dir(), stage, t);
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK(p.exit_code != 0);
+	CHECK_CONTAINS(p.err, "hvd: deb: 'usr/bin/chexnet': run path '$ORIGIN/../lib/");
+	CHECK_CONTAINS(p.err, "/chexnet': a package's programs have none (RPATH=0)\n");
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "find '%s/out' '%s/out2' -name '*.deb' | wc -l", t, t);
+	char *n = output_of(cmd, 10);
+	CHECK_STR(n, "0");
+	free(n);
+}
+
 #define ROW(name) { #name, test_##name }
 const struct test_case cpu_onednn3_tests[] = {
 	ROW(tree_builds_on_3_2),
 	ROW(cpu_isa_on_3_2), ROW(cpu_layers_on_3_2), ROW(cpu_layers_avx2_on_3_2),
 	ROW(cpu_layers_sse41_on_3_2), ROW(cpu_models_on_3_2), ROW(cpu_models_sse41_on_3_2),
+	ROW(deb_bundles_onednn_3_2), ROW(deb_refuses_a_bundle_it_cannot_stand_behind),
 	{ NULL, NULL },
 };
