@@ -5,7 +5,8 @@
 # build on Debian's 2.6.3 (build/chexnet) and from the same tree built on
 # PyPI's 3.2 (build/onednn3-build/chexnet: make check's group cpu-onednn3
 # makes it), alternated ROUNDS times (default 2), fp32 and bf16 where the
-# CPU has it, native and capped to AVX2 where the CPU has more. Prints
+# CPU has it, native, capped to AVX2 where the CPU has more and to SSE4.1
+# (the lowest ISA both versions run: their jit:sse41 kernels). Prints
 # the CPU, then per setting each round's ms/step of both and their ratio
 # (2.6.3 / 3.2: above 1 = 3.2 faster).
 set -eu
@@ -21,6 +22,7 @@ has() { case " $flags " in *" $1 "*) return 0 ;; esac; return 1; }
 settings="fp32:"
 has avx512_bf16 && settings="$settings bf16:"
 has avx512f && settings="$settings fp32:AVX2"
+settings="$settings fp32:SSE41"
 ms() { env ${2:+ONEDNN_MAX_CPU_ISA=$2} "$3" bench --backend cpu --precision "$1" --steps 8 2>&1 |
 	sed -n 's/^bench: .* \([0-9.]*\) ms\/step.*/\1/p'; }
 echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), family $(grep -m1 'cpu family' /proc/cpuinfo | sed 's/.*: //') model $(grep -m1 '^model\s' /proc/cpuinfo | sed 's/.*: //'); load $(cut -d' ' -f1-3 /proc/loadavg)"
