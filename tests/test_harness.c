@@ -170,7 +170,36 @@ static void test_unit_lane_runs_beside_a_cluster_group(void)
 	test_proc_free(&p);
 }
 
+/* The test clusters' port pairs (tests/slurm/ports.sh) lie below the
+ * kernel's ephemeral range, where no outgoing connection can take one
+ * before slurmctld binds it (a cluster that lost that race answered no
+ * sinfo for 30 s), and pair an even port with the next. */
+static void test_cluster_ports_lie_below_the_ephemeral_range(void)
+{
+	char cmd[4200];
+	struct test_proc p;
+	char *range = test_read_file("/proc/sys/net/ipv4/ip_local_port_range", NULL);
+	int lo = range ? atoi(range) : 0;
+	free(range);
+	if (lo < 12002)
+		SKIP("ephemeral ports start at %d here: no room below them, ports.sh draws 20000-59999", lo);
+	snprintf(cmd, sizeof(cmd), "bash -c '. \"$1\"/tests/slurm/ports.sh && for i in $(seq 200); do "
+		 "pick_ports || exit 1; done' sh '%s'", test_src_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	int pairs = 0, bad = 0;
+	for (const char *s = p.out; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : "") {
+		int a, b;
+		if (sscanf(s, "%d %d", &a, &b) != 2 || b != a + 1 || a % 2 || a < 10000 || b >= lo)
+			bad++;
+		pairs++;
+	}
+	CHECK_MSG(pairs == 200 && bad == 0, "%d pairs, %d outside 10000..%d: %.300s", pairs, bad, lo - 1, p.out);
+	test_proc_free(&p);
+}
+
 const struct test_case harness_tests[] = {
+	{ "cluster_ports_lie_below_the_ephemeral_range", test_cluster_ports_lie_below_the_ephemeral_range },
 	{ "srun_runs_on_the_test_node", test_srun_runs_on_the_test_node },
 	{ "cluster_grants_four_fake_gpus", test_cluster_grants_four_fake_gpus },
 	{ "pmix_is_the_default", test_pmix_is_the_default },

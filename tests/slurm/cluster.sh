@@ -23,6 +23,7 @@
 # v1, with an empty v2 hierarchy at /sys/fs/cgroup/unified); v2 not tried.
 set -u
 . "$(dirname "$0")/detach.sh"
+. "$(dirname "$0")/ports.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 verb=${1:?usage: cluster.sh up|down|status DIR [BUILD]}
 dir=${2:?usage: cluster.sh up|down|status DIR [BUILD]}
@@ -32,19 +33,6 @@ host=$(hostname -s)
 
 die() { echo "hvd: cluster: $*" >&2; exit 1; }
 
-port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
-
-pick_ports() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$(( 20000 + (RANDOM % 20000) * 2 ))
-		if port_free "$p" && port_free $((p + 1)); then
-			echo "$p $((p + 1))"
-			return 0
-		fi
-	done
-	return 1
-}
 
 pid_of() { [ -s "$1" ] && cat "$1" 2>/dev/null; }
 

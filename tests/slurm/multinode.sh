@@ -21,6 +21,7 @@
 # What it does not do: cgroup plugins (task/none, proctrack/linuxproc).
 set -u
 . "$(dirname "$0")/detach.sh"
+. "$(dirname "$0")/ports.sh"
 here=$(cd "$(dirname "$0")" && pwd)
 verb=${1:?usage: multinode.sh up|down|exec|cut|restore|fail|revive|status DIR ...}
 dir=${2:?usage: multinode.sh VERB DIR ...}
@@ -57,17 +58,6 @@ pick_names() {
 	return 1
 }
 
-pick_ports() {
-	local p
-	for _ in $(seq 1 50); do
-		p=$(( 20000 + (RANDOM % 20000) * 2 ))
-		if ! ss -Htln "sport = :$p" | grep -q . && ! ss -Htln "sport = :$((p + 1))" | grep -q .; then
-			echo "$p $((p + 1))"
-			return 0
-		fi
-	done
-	return 1
-}
 
 refuse_existing() {
 	ip link show "$bridge" > /dev/null 2>&1 && die "bridge '$bridge' exists: refusing to start"
