@@ -26,6 +26,10 @@ umask 022
 die() { echo "hvd: deb: $1" >&2; exit 1; }
 [ $# = 5 ] || [ $# = 6 ] || die "'$*': usage: deb.sh STAGE OUT VERSION SLURM_VERSION MAINTAINER [ONEDNN_PREFIX]"
 stage=$1 out=$2 version=$3 slurm=$4 maint=$5 onednn=${6:-}
+# xz's level: dpkg's own default, or DEB_XZ_LEVEL (the suite packs with 1:
+# the same contents, a fifth of the time)
+xz_level=${DEB_XZ_LEVEL:-6}
+[[ $xz_level =~ ^[0-9]$ ]] || die "DEB_XZ_LEVEL: '$xz_level': use 0 to 9"
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
 [ -d "$stage" ] || die "'$stage': no staged install there"
@@ -170,7 +174,7 @@ for ctl in "$here"/deb/*.control; do
 		-e "s|@SLURM_MM@|$slurm_mm|g" -e "s|@SLURM_NEXT@|$slurm_next|g" \
 		-e "/^@ONEDNN@\$/{r $tmp/onednn-note" -e 'd;}' > "$root/DEBIAN/control"
 	find "$root" -type d -exec chmod 0755 {} +
-	dpkg-deb --root-owner-group -Zxz --build "$root" "$out/${pkg}_${version}_$arch.deb" > /dev/null ||
+	dpkg-deb --root-owner-group -Zxz -z"$xz_level" --build "$root" "$out/${pkg}_${version}_$arch.deb" > /dev/null ||
 		die "'$pkg': dpkg-deb --build failed"
 	echo "$out/${pkg}_${version}_$arch.deb"
 done

@@ -13,7 +13,8 @@
 # which makes `make uninstall` over a package install refuse. The
 # plugin depends on the Slurm major.minor of the headers it was built
 # with. DEB_MAINTAINER (default: git's user.name and user.email) is the
-# packages' Maintainer. `deb` and `rpm-spec` call make again in DEB_B;
+# packages' Maintainer; DEB_XZ_LEVEL (0-9, default 6 as dpkg-deb's) their
+# compression. `deb` and `rpm-spec` call make again in DEB_B;
 # pkg-deb and pkg-rpm-spec are those inner steps, pkg-parts builds what
 # install installs and nothing else (the spec's %build).
 #   make deb ONEDNN=3  (after make deps ONEDNN=3) chexnet built on oneDNN
@@ -59,7 +60,7 @@ pkg-deb: pkg-parts
 	$(MAKE) --no-print-directory install DESTDIR='$(abspath $(B))/stage' prefix=/usr \
 		libdir="$$libdir" SPANK_PLUGIN_DIR="$$libdir/slurm-wlm" > '$(B)/stage.log' || \
 		{ cat '$(B)/stage.log'; exit 1; }
-	pkg/deb.sh '$(B)/stage' '$(B)/deb' '$(HVD_VERSION)' '$(SLURM_VERSION)' '$(DEB_MAINTAINER)' \
+	DEB_XZ_LEVEL='$(DEB_XZ_LEVEL)' pkg/deb.sh '$(B)/stage' '$(B)/deb' '$(HVD_VERSION)' '$(SLURM_VERSION)' '$(DEB_MAINTAINER)' \
 		$(if $(filter 1,$(DNNL_BUNDLED)),'$(ONEDNN_PREFIX)')
 
 pkg-rpm-spec:
