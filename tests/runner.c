@@ -135,6 +135,22 @@ const char *test_tail(const char *s, size_t n)
 	return len > n ? s + len - n : s;
 }
 
+char *test_output_of(const char *cmd, int timeout_s)
+{
+	struct test_proc p;
+	if (test_run(cmd, timeout_s, &p) != 0)
+		test_fail_at(__FILE__, __LINE__, "'%.300s': could not run", cmd);
+	else if (p.exit_code != 0)
+		test_fail_at(__FILE__, __LINE__, "'%.300s': exit %d: %s", cmd, p.exit_code,
+			     test_tail(p.err, 800));
+	char *out = strdup(p.out ? p.out : "");
+	test_proc_free(&p);
+	size_t n = out ? strlen(out) : 0;
+	while (n && out[n - 1] == '\n')
+		out[--n] = '\0';
+	return out;
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");

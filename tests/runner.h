@@ -137,6 +137,10 @@ void test_proc_free(struct test_proc *p);
 /* The last n bytes of s (all of s when shorter): failure messages show
  * the end of a long stderr, where the verdict is. */
 const char *test_tail(const char *s, size_t n);
+/* stdout of a command that must succeed within timeout_s, its trailing
+ * newlines cut (malloc'd); a failure to run it or a non-zero exit is
+ * recorded with the end of its stderr. */
+char *test_output_of(const char *cmd, int timeout_s);
 
 /* Small file helpers for fixtures. */
 char *test_read_file(const char *path, size_t *len);

@@ -86,20 +86,6 @@ static void test_cpu_layers_sse41_on_3_2(void) { run_group("cpu-layers@sse41"); 
 static void test_cpu_models_on_3_2(void) { run_group("cpu-models"); }
 static void test_cpu_models_sse41_on_3_2(void) { run_group("cpu-models@sse41"); }
 
-/* Output of a shell command that must succeed. */
-static char *output_of(const char *cmd, int timeout_s)
-{
-	struct test_proc p;
-	CHECK_INT(test_run(cmd, timeout_s, &p), 0);
-	CHECK_MSG(p.exit_code == 0, "'%.300s': exit %d: %s", cmd, p.exit_code, test_tail(p.err, 800));
-	char *out = strdup(p.out ? p.out : "");
-	size_t n = strlen(out);
-	while (n && out[n - 1] == '\n')
-		out[--n] = '\0';
-	test_proc_free(&p);
-	return out;
-}
-
 /* make deb ONEDNN=3 on the prefix make deps ONEDNN=3 made for this
  * build (packed with xz -1: the 53 MiB library takes 19 s at dpkg's
  * default level 6, 3 s at 1): chexnet's package ships that libdnnl.so.3
@@ -118,11 +104,11 @@ static void test_deb_bundles_onednn_3_2(void)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "
 		 "deb ONEDNN=3 B='%s' DEB_B='%s-deb' DEB_XZ_LEVEL=1 > '%s/make.log' 2>&1 || { tail -30 '%s/make.log' >&2; exit 1; }",
 		 test_src_dir(), b, b, t, t);
-	free(output_of(cmd, 300));
-	char *ma = output_of("dpkg-architecture -qDEB_HOST_MULTIARCH", 10);
+	free(test_output_of(cmd, 300));
+	char *ma = test_output_of("dpkg-architecture -qDEB_HOST_MULTIARCH", 10);
 	snprintf(cmd, sizeof(cmd), "dpkg-deb -c '%s-deb/deb/'chexnet_*.deb | "
 		 "awk '{print $1, $6}'", b);
-	char *list = output_of(cmd, 30);
+	char *list = test_output_of(cmd, 30);
 	snprintf(want, sizeof(want), "drwxr-xr-x ./usr/lib/%s/chexnet/\n"
 		 "-rw-r--r-- ./usr/lib/%s/chexnet/libdnnl.so.3\n", ma, ma);
 	CHECK_CONTAINS(list, want);
@@ -132,7 +118,7 @@ static void test_deb_bundles_onednn_3_2(void)
 	snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s-deb/deb/'chexnet_*.deb Depends Description; "
 		 "dpkg-deb --ctrl-tarfile '%s-deb/deb/'chexnet_*.deb | tar -t | sort | tr '\\n' ' '",
 		 b, b);
-	char *ctl = output_of(cmd, 30), *desc = strstr(ctl, "\nDescription: ");
+	char *ctl = test_output_of(cmd, 30), *desc = strstr(ctl, "\nDescription: ");
 	CHECK(desc != NULL);
 	size_t depends = desc ? (size_t)(desc - ctl) : strlen(ctl);
 	CHECK_MSG(memmem(ctl, depends, "libgomp1", 8) != NULL, "no libgomp1 (oneDNN's OpenMP): %s", ctl);
@@ -145,26 +131,26 @@ static void test_deb_bundles_onednn_3_2(void)
 	free(ctl);
 	snprintf(cmd, sizeof(cmd), "dpkg-deb -x '%s-deb/deb/'chexnet_*.deb '%s/root' && "
 		 "grep -A3 '^Files: ' '%s/root/usr/share/doc/chexnet/copyright'", b, t, t);
-	char *copyright = output_of(cmd, 30);
+	char *copyright = test_output_of(cmd, 30);
 	snprintf(want, sizeof(want), "Files: /usr/lib/%s/chexnet/libdnnl.so.3\noneDNN 3.2.0 (PyPI onednn-cpu-gomp "
 		 "2023.2.0), Copyright Intel Corporation,\nunder the Apache License 2.0: on Debian systems its text is in\n"
 		 "/usr/share/common-licenses/Apache-2.0.", ma);
 	CHECK_CONTAINS(copyright, want);
 	free(copyright);
 	snprintf(cmd, sizeof(cmd), "ldd '%s/root/usr/bin/chexnet' | grep -F libdnnl", t);
-	char *ldd = output_of(cmd, 30);
+	char *ldd = test_output_of(cmd, 30);
 	snprintf(want, sizeof(want), "libdnnl.so.3 => %s/root/usr/bin/../lib/%s/chexnet/libdnnl.so.3 (", t, ma);
 	CHECK_CONTAINS(ldd, want);
 	free(ldd);
 	snprintf(cmd, sizeof(cmd), "ONEDNN_VERBOSE=1 '%s/root/usr/bin/chexnet' bench --backend cpu --batch 2 "
 		 "--size 64 --steps 1 2>&1 | grep -v -e ',exec,' -e ',create:'", t);
-	char *bench = output_of(cmd, 120);
+	char *bench = test_output_of(cmd, 120);
 	CHECK_CONTAINS(bench, "onednn_verbose,info,oneDNN v3.2.0 (");
 	CHECK_CONTAINS(bench, "bench: densenet121 cpu fp32 (");
 	free(bench);
 	if (system("command -v lintian > /dev/null") == 0) {
 		snprintf(cmd, sizeof(cmd), "lintian '%s-deb/deb/'chexnet_*.deb 2> /dev/null", b);
-		free(output_of(cmd, 120));
+		free(test_output_of(cmd, 120));
 	}
 	free(ma);
 }
@@ -201,7 +187,7 @@ static void test_deb_refuses_a_bundle_it_cannot_stand_behind(void)
 	CHECK_CONTAINS(p.err, "/chexnet': a package's programs have none (RPATH=0)\n");
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "find '%s/out' '%s/out2' -name '*.deb' | wc -l", t, t);
-	char *n = output_of(cmd, 10);
+	char *n = test_output_of(cmd, 10);
 	CHECK_STR(n, "0");
 	free(n);
 }

@@ -102,19 +102,6 @@ static void run_ok(const char *cmd, int timeout_s, struct test_proc *p)
 	CHECK_MSG(p->exit_code == 0, "'%.300s': exit %d: %s", cmd, p->exit_code, test_tail(p->err, 800));
 }
 
-/* Output of a command that must succeed (malloc'd, trailing newline cut). */
-static char *output_of(const char *cmd, int timeout_s)
-{
-	struct test_proc p;
-	run_ok(cmd, timeout_s, &p);
-	char *out = strdup(p.out);
-	test_proc_free(&p);
-	size_t n = strlen(out);
-	while (n && out[n - 1] == '\n')
-		out[--n] = 0;
-	return out;
-}
-
 static int have(const char *tool)
 {
 	char cmd[256];
@@ -169,12 +156,12 @@ static char *deb_path(const char *pkg)
 {
 	char cmd[PATH_MAX + 64];
 	snprintf(cmd, sizeof(cmd), "ls '%s/deb/%s_'*.deb", deb_dir, pkg);
-	return output_of(cmd, 10);
+	return test_output_of(cmd, 10);
 }
 
 static char *multiarch(void)
 {
-	return output_of("dpkg-architecture -qDEB_HOST_MULTIARCH 2> /dev/null", 10);
+	return test_output_of("dpkg-architecture -qDEB_HOST_MULTIARCH 2> /dev/null", 10);
 }
 
 /* s with every "MA" replaced by ma (malloc'd). */
@@ -202,13 +189,13 @@ static void test_each_package_holds_exactly_its_files(void)
 		char *deb = deb_path(packages[i]), cmd[PATH_MAX + 128];
 		snprintf(cmd, sizeof(cmd), "dpkg-deb -c '%s' | awk '{ $2 = $3 = $4 = $5 = \"\"; print }' | "
 			 "sed 's/  *\\(\\.\\/\\)/ \\1/'", deb);
-		char *got = output_of(cmd, 30), *want = with_multiarch(contents[i], ma);
+		char *got = test_output_of(cmd, 30), *want = with_multiarch(contents[i], ma);
 		want[strlen(want) - 1] = 0;
 		CHECK_MSG(!strcmp(got, want), "%s:\n%s\nwanted:\n%s", packages[i], got, want);
 		/* dpkg owns the files: no package holds make install's manifest */
 		CHECK_MSG(!strstr(got, "install-manifest"), "%s ships the install manifest", packages[i]);
 		snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s' Version", deb);
-		char *version = output_of(cmd, 10);
+		char *version = test_output_of(cmd, 10);
 		CHECK_STR(version, HVD_VERSION);
 		free(version);
 		free(got);
@@ -225,7 +212,7 @@ static void headers_slurm_range(char *mm, char *next, size_t len)
 	snprintf(cmd, sizeof(cmd), "echo '#include <slurm/slurm_version.h>' | "
 		 "cc $(sed -n 's/^SLURM_CFLAGS := //p' '%s/config.mk') -E -dM - | "
 		 "sed -n 's/^#define SLURM_VERSION_NUMBER //p'", test_build_dir());
-	char *num = output_of(cmd, 30);
+	char *num = test_output_of(cmd, 30);
 	unsigned long v = strtoul(num, NULL, 0);
 	CHECK_MSG(v > 0, "SLURM_VERSION_NUMBER '%s'", num);
 	snprintf(mm, len, "%lu.%02lu", v >> 16 & 255, v >> 8 & 255);
@@ -242,17 +229,17 @@ static void test_dependencies_and_the_plugin_conffile(void)
 	snprintf(want, sizeof(want), ", slurm-wlm-basic-plugins (>= %s), slurm-wlm-basic-plugins (<< %s)", mm, next);
 	char *plugin = deb_path("hvd-slurm-plugin");
 	snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s' Depends", plugin);
-	char *dep = output_of(cmd, 10);
+	char *dep = test_output_of(cmd, 10);
 	CHECK_CONTAINS(dep, want);
 	CHECK_CONTAINS(dep, "libhwloc15 (>= ");   /* from dpkg-shlibdeps */
 	free(dep);
 	snprintf(cmd, sizeof(cmd), "dpkg-deb --ctrl-tarfile '%s' | tar -xO ./conffiles", plugin);
-	char *conffiles = output_of(cmd, 10);
+	char *conffiles = test_output_of(cmd, 10);
 	CHECK_STR(conffiles, "/etc/slurm/plugstack.conf.d/hvd.conf");
 	free(conffiles);
 	snprintf(cmd, sizeof(cmd), "dpkg-deb --fsys-tarfile '%s' | tar -xO ./etc/slurm/plugstack.conf.d/hvd.conf | "
 		 "grep -v '^#'", plugin);
-	char *line = output_of(cmd, 10), *ma = multiarch();
+	char *line = test_output_of(cmd, 10), *ma = multiarch();
 	snprintf(want, sizeof(want), "optional /usr/lib/%s/slurm-wlm/hvd.so default=off ", ma);
 	CHECK_MSG(!strncmp(line, want, strlen(want)), "plugstack line '%s'", line);
 	free(line);
@@ -260,7 +247,7 @@ static void test_dependencies_and_the_plugin_conffile(void)
 
 	char *chexnet = deb_path("chexnet");
 	snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s' Depends", chexnet);
-	dep = output_of(cmd, 10);
+	dep = test_output_of(cmd, 10);
 	CHECK_CONTAINS(dep, "libpmix2 (>= ");
 	CHECK_CONTAINS(dep, "libdnnl2 (>= ");
 	CHECK(strstr(dep, "libhvd0") == NULL);   /* libhvd is linked in, as make install's */
@@ -268,13 +255,13 @@ static void test_dependencies_and_the_plugin_conffile(void)
 	free(chexnet);
 	char *dev = deb_path("libhvd-dev");
 	snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s' Depends", dev);
-	dep = output_of(cmd, 10);
+	dep = test_output_of(cmd, 10);
 	CHECK_STR(dep, "libhvd0 (= " HVD_VERSION "), libpmix-dev, libopenmpi-dev");
 	free(dep);
 	free(dev);
 	char *lib = deb_path("libhvd0");
 	snprintf(cmd, sizeof(cmd), "dpkg-deb --ctrl-tarfile '%s' | tar -xO ./shlibs ./triggers", lib);
-	char *ctl = output_of(cmd, 10);
+	char *ctl = test_output_of(cmd, 10);
 	CHECK_STR(ctl, "libhvd 0 libhvd0 (>= " HVD_VERSION ")\nactivate-noawait ldconfig");
 	free(ctl);
 	free(lib);
@@ -298,7 +285,7 @@ static void test_slurm_range_admits_only_the_headers_release(void)
 		 "if dpkg --compare-versions \"$v\" ge \"$lo\" && dpkg --compare-versions \"$v\" lt \"$hi\"; "
 		 "then echo \"$v yes\"; else echo \"$v no\"; fi; done",
 		 plugin, mm, mm, mm, next, next);
-	char *out = output_of(cmd, 30), want[512];
+	char *out = test_output_of(cmd, 30), want[512];
 	snprintf(want, sizeof(want), "%s.0-1 yes\n%s.8-4+deb12u3 yes\n%s.99-1 yes\n%s.0-1 no\n%s.0~rc1-1 no",
 		 mm, mm, mm, next, next);
 	CHECK_STR(out, want);
@@ -358,7 +345,7 @@ static void test_deb_refuses_unlisted_and_missing_files(void)
 	CHECK_CONTAINS(p.err, want);
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "ls '%s/out/'*.deb '%s/b' 2> /dev/null | wc -l", t, t);
-	char *debs = output_of(cmd, 10);
+	char *debs = test_output_of(cmd, 10);
 	CHECK_STR(debs, "0");
 	free(debs);
 }
@@ -387,14 +374,14 @@ static void test_extracted_chexnet_runs_the_demo_data_step(void)
 	char env[2 * PATH_MAX];
 	snprintf(env, sizeof(env), "LD_LIBRARY_PATH='%s/usr/lib/%s' '%s/usr/bin/chexnet'", root, ma, root);
 	snprintf(cmd, sizeof(cmd), "%s --version", env);
-	char *v = output_of(cmd, 30);
+	char *v = test_output_of(cmd, 30);
 	CHECK_STR(v, "chexnet " HVD_VERSION);
 	free(v);
 	/* tests/demo.sh's data step, smaller: synth at twice the size, pack */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && %s synth --out nih --count 40 --size 64 --seed 1 && "
 		 "%s pack --data nih --out shards --size 37 2> /dev/null && cat shards/index.txt > /dev/null && ls shards",
 		 t, env, env);
-	char *out = output_of(cmd, 120);
+	char *out = test_output_of(cmd, 120);
 	CHECK_CONTAINS(out, "chexnet: synth: 40 images of 64x64 (seed 1) in 'nih'\n");
 	CHECK_CONTAINS(out, "chexnet: packed 40 images (train 22, val 5, test 13) at 37x37 into 3 shards");
 	CHECK_CONTAINS(out, "\nindex.txt\ntest-00000.shard\ntrain-00000.shard\nval-00000.shard");
@@ -412,7 +399,7 @@ static void test_no_packaged_elf_has_a_run_path(void)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && find . -type f | LC_ALL=C sort | while read -r f; do "
 		 "[ \"$(head -c 4 \"$f\" | od -An -c | tr -d ' ')\" = '177ELF' ] || continue; echo \"elf $f\"; "
 		 "readelf -d \"$f\" | grep -E '\\((RPATH|RUNPATH)\\)'; done", root);
-	char *out = output_of(cmd, 60), *ma = multiarch(), want[1024];
+	char *out = test_output_of(cmd, 60), *ma = multiarch(), want[1024];
 	/* libhvd.a is an archive, not an ELF file: four ELF files */
 	snprintf(want, sizeof(want), "elf ./usr/bin/chexnet\nelf ./usr/bin/hvd-check\n"
 		 "elf ./usr/lib/%s/libhvd.so.0\nelf ./usr/lib/%s/slurm-wlm/hvd.so", ma, ma);
@@ -430,7 +417,7 @@ static void test_uninstall_over_the_packages_refuses(void)
 		return;
 	char *root = extract_all(), *ma = multiarch(), cmd[4 * PATH_MAX], want[PATH_MAX + 64];
 	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", root);
-	char *before = output_of(cmd, 30);
+	char *before = test_output_of(cmd, 30);
 	struct test_proc p;
 	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "
 		 "B='%s' uninstall DESTDIR='%s' prefix=/usr libdir=/usr/lib/%s SPANK_PLUGIN_DIR=/usr/lib/%s/slurm-wlm",
@@ -443,7 +430,7 @@ static void test_uninstall_over_the_packages_refuses(void)
 	CHECK_CONTAINS(p.err, ") or dnf (");
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", root);
-	char *after = output_of(cmd, 30);
+	char *after = test_output_of(cmd, 30);
 	CHECK_STR(after, before);
 	free(after);
 	free(before);
@@ -485,14 +472,14 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 	run_ok(cmd, 280, &p);
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "ls '%s/rpm/RPMS/'*/*.rpm | sed 's|.*/||; s/\\.[^.]*\\.rpm$//'", t);
-	char *rpms = output_of(cmd, 10);
+	char *rpms = test_output_of(cmd, 10);
 	CHECK_STR(rpms, "chexnet-" HVD_VERSION "-1\nhvd-slurm-plugin-" HVD_VERSION "-1\n"
 		  "libhvd-" HVD_VERSION "-1\nlibhvd-devel-" HVD_VERSION "-1");
 	free(rpms);
 	snprintf(cmd, sizeof(cmd), "rpm -qp --qf '[%%{FILEMODES:perms} %%{FILENAMES}\\n]' '%s/rpm/RPMS/'*/*.rpm "
 		 "2> /dev/null | grep -v '^d' | cut -d' ' -f2 | grep -v '^/usr/lib/\\.build-id/' | "
 		 "sed 's|^\\(/usr/share/man/.*\\)\\.gz$|\\1|' | LC_ALL=C sort", t);
-	char *in_rpms = output_of(cmd, 30);
+	char *in_rpms = test_output_of(cmd, 30);
 	/* installed from the packages' own tree, with pkg/pkg.mk's PKG_FLAGS
 	 * (the suite's build may need flags this case does not know) */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && libdir=$(rpm --eval %%_libdir) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
@@ -500,7 +487,7 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 		 "install DESTDIR='%s/dest' prefix=/usr libdir=$libdir SPANK_PLUGIN_DIR=$libdir/slurm > /dev/null && "
 		 "cd '%s/dest' && find . -type f -o -type l | sed 's|^\\.||' | LC_ALL=C sort",
 		 test_src_dir(), deb_dir, t, t);
-	char *installed = output_of(cmd, 120);
+	char *installed = test_output_of(cmd, 120);
 	CHECK_STR(in_rpms, installed);
 	CHECK_CONTAINS(installed, "/usr/bin/chexnet\n");
 	/* rpm owns the files: no install manifest, the marker that makes
@@ -510,7 +497,7 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 	free(in_rpms);
 	free(installed);
 	snprintf(cmd, sizeof(cmd), "rpm -qp --requires '%s/rpm/RPMS/'*/hvd-slurm-plugin-*.rpm 2> /dev/null | grep slurm | LC_ALL=C sort", t);
-	char *req = output_of(cmd, 10), mm[32], next[32], want[128];
+	char *req = test_output_of(cmd, 10), mm[32], next[32], want[128];
 	headers_slurm_range(mm, next, sizeof(mm));
 	snprintf(want, sizeof(want), "slurm < %s\nslurm >= %s", next, mm);
 	CHECK_STR(req, want);
