@@ -747,6 +747,8 @@ static void run_case(struct group_run *gr, const struct test_case *c, int index,
 		return;
 	}
 	fflush(stdout);
+	/* before the fork: the child may run its case before the parent runs on */
+	double started = now_s();
 	pid_t pid = fork();
 	if (pid == 0) {
 		close(skip_pipe[0]);
@@ -768,7 +770,6 @@ static void run_case(struct group_run *gr, const struct test_case *c, int index,
 	setpgid(pid, pid);
 	int timeout = g->timeout_s ? g->timeout_s : DEFAULT_TIMEOUT_S;
 	int st = 0;
-	double started = now_s();
 	int timed_out = wait_case(gr, pid, started + timeout, &st) != 0;
 	relay_log(gr);
 	char reason[512] = "";
