@@ -363,7 +363,8 @@ static void test_hvdrun_stopped_rank_ends_within_the_stall_limit(void)
 }
 
 /* Ctrl-C (SIGINT to hvdrun) while a rank is stopped: every rank ends at
- * once, the stopped one included (HVD_TIMEOUT_S=60 never comes). */
+ * once, the stopped one included (HVD_TIMEOUT_S=60 never comes), and
+ * hvdrun exits 130 (128 + SIGINT), whatever the ranks' own statuses. */
 static void test_hvdrun_ctrl_c_ends_a_stopped_rank(void)
 {
 	struct test_proc p;
@@ -371,10 +372,73 @@ static void test_hvdrun_ctrl_c_ends_a_stopped_rank(void)
 	snprintf(cmd, sizeof(cmd), "'%s/rtloop' loop", test_tmpdir());
 	if (hvdrun_then("HVD_TIMEOUT_S=60", "", cmd, "kill -STOP $r1; sleep 0.5; kill -INT $h", 20, &p))
 		return;
-	CHECK_MSG(strstr(p.out, "rc=143\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+	CHECK_MSG(strstr(p.out, "rc=130\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
 	CHECK_MSG(field_of(p.out, "ms=") < 5000, "hvdrun ended %ld ms after SIGSTOP and Ctrl-C", field_of(p.out, "ms="));
 	CHECK_CONTAINS(p.err, "hvdrun: SIGINT: ending every rank");
 	CHECK_CONTAINS(p.out, "left=0\n");
+	test_proc_free(&p);
+}
+
+/* Ctrl-C while rank 1 is stopped, with the ranks' exits ordered on
+ * purpose: rank 1 (the stopped one, exiting 143) ends STOPPED_DELAY s
+ * after the agreed stop and rank 0 (exiting 1, as a rank whose control
+ * connection closed) OTHER_DELAY s after it. hvdrun's status is 130 in
+ * both orders: the signal it got, never whichever rank came first. */
+static void hvdrun_ctrl_c_in_order(const char *stopped_delay, const char *other_delay)
+{
+	struct test_proc p;
+	char cmd[PATH_MAX * 2 + 300];
+	const char *t = test_tmpdir();
+	snprintf(cmd, sizeof(cmd), "sh -c 'echo pid $$ rank $HVD_RANK; if [ $HVD_RANK = 1 ]; then d=%s; c=143; "
+		 "else d=%s; c=1; fi; trap \"kill \\$s; %s/rsleep $d; exit $c\" TERM; %s/rsleep 300 & s=$!; wait'",
+		 stopped_delay, other_delay, t, t);
+	if (hvdrun_then("HVD_TIMEOUT_S=60", "", cmd, "kill -STOP $r1; sleep 0.5; kill -INT $h", 20, &p))
+		return;
+	CHECK_MSG(strstr(p.out, "rc=130\n"), "rank 1 after %s s, rank 0 after %s s: hvdrun: %s\n%s", stopped_delay,
+		  other_delay, p.out, test_tail(p.err, 900));
+	CHECK_MSG(field_of(p.out, "ms=") < 5000, "hvdrun ended %ld ms after SIGSTOP and Ctrl-C", field_of(p.out, "ms="));
+	CHECK_CONTAINS(p.err, "hvdrun: SIGINT: ending every rank");
+	CHECK_CONTAINS(p.out, "left=0\n");
+	test_proc_free(&p);
+}
+
+static void test_hvdrun_ctrl_c_exits_130_in_either_order(void)
+{
+	hvdrun_ctrl_c_in_order("0", "1"); /* the stopped rank first */
+	hvdrun_ctrl_c_in_order("1", "0"); /* the stopped rank last */
+}
+
+/* Hosts are taken literally: a '*' line is one host named '*' (not one
+ * rank per file in the folder), and a host beginning with '-' is refused
+ * in one line before anything starts (ssh would read it as an option). */
+static void test_hvdrun_takes_hosts_literally(void)
+{
+	struct test_proc p;
+	char line[2048];
+	const char *t = test_tmpdir();
+	if (env_launch_secret("secret"))
+		return;
+	snprintf(line, sizeof(line), "cd '%s' && : > a && : > b && printf '127.0.0.1\\n*\\n' > globhosts && "
+		 "HVDRUN_RSH='%s/tests/local_rsh.sh' '%s/contrib/hvdrun' -g 1 -p %d -s secret globhosts -- "
+		 "sh -c 'echo started $HVD_RANK of $HVD_SIZE'", t, test_src_dir(), test_src_dir(), env_launch_port());
+	if (test_run(line, 30, &p))
+		return;
+	CHECK_MSG(p.exit_code == 255, "hvdrun: exit %d: %s", p.exit_code, test_tail(p.err, 900));
+	CHECK_CONTAINS(p.err, "local_rsh: '*': only loopback here");
+	CHECK_MSG(!strstr(p.err, "local_rsh: 'a'") && !strstr(p.err, "local_rsh: 'globhosts'"),
+		  "a '*' host was globbed: %s", test_tail(p.err, 900));
+	CHECK_MSG(!strstr(p.out, "of 3") && !strstr(p.out, "of 4"), "more ranks than lines: %s", p.out);
+	test_proc_free(&p);
+
+	snprintf(line, sizeof(line), "cd '%s' && printf '127.0.0.1\\n  -oProxyCommand=touch_pwned # x\\n' > "
+		 "dashhosts && HVDRUN_RSH='%s/tests/local_rsh.sh' '%s/contrib/hvdrun' -p %d -s secret dashhosts -- "
+		 "sh -c 'echo started $HVD_RANK'", t, test_src_dir(), test_src_dir(), env_launch_port());
+	if (test_run(line, 30, &p))
+		return;
+	CHECK_INT(p.exit_code, 2);
+	CHECK_STR(p.err, "hvdrun: HOSTFILE: 'dashhosts': line 2: '-oProxyCommand=touch_pwned': a host name "
+		  "cannot begin with '-'\n");
+	CHECK_MSG(!strstr(p.out, "started"), "a rank started: %s", p.out);
 	test_proc_free(&p);
 }
 
@@ -596,6 +660,8 @@ const struct test_case env_contrib_tests[] = {
 	{ "hvdrun_stopped_takes_every_rank_down", test_hvdrun_stopped_takes_every_rank_down },
 	{ "hvdrun_stopped_rank_ends_within_the_stall_limit", test_hvdrun_stopped_rank_ends_within_the_stall_limit },
 	{ "hvdrun_ctrl_c_ends_a_stopped_rank", test_hvdrun_ctrl_c_ends_a_stopped_rank },
+	{ "hvdrun_ctrl_c_exits_130_in_either_order", test_hvdrun_ctrl_c_exits_130_in_either_order },
+	{ "hvdrun_takes_hosts_literally", test_hvdrun_takes_hosts_literally },
 	{ "hvdrun_failed_rank_ends_the_others", test_hvdrun_failed_rank_ends_the_others },
 	{ "hvdrun_on_an_older_bash", test_hvdrun_on_an_older_bash },
 	{ "hvdrun_never_busy_waits", test_hvdrun_never_busy_waits },
