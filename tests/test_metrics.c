@@ -221,6 +221,47 @@ static void test_killed_and_resumed_run_has_every_step_once(void)
 	test_proc_free(&p);
 }
 
+/* A short write (a full disk, a node dying mid-append) leaves a torn last
+ * record in metrics.csv and in the event file: --resume drops each with
+ * one line and goes on, and the run's series are whole and agree. The
+ * torn records are what an append cut short writes: a row's first cells
+ * without its newline, and an event record's header and first data bytes
+ * (its length CRC holds). */
+static void test_resume_drops_torn_last_records(void)
+{
+	struct test_proc p;
+	size_t count = 0;
+
+	if (pyenv())
+		return;
+	sh("\"$B\"/chexnet train " OPTS " --epochs 1 --progress-every 1 --out run --quiet && "
+	   "printf '2026-11-28T04:00:00.000Z,2,7,5' >> run/metrics.csv && "
+	   "ev=$(ls run/tb/events.out.tfevents.*) && head -c 20 \"$ev\" >> \"$ev\" && "
+	   "\"$B\"/chexnet train " OPTS " --epochs 2 --progress-every 1 --resume run --quiet", 120, &p);
+	CHECK_MSG(p.exit_code == 0, "resume: %s", test_tail(p.err, 900));
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'run/metrics.csv': its last row was cut short (30 bytes "
+		       "after the last newline): dropped\n");
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'run/tb/events.out.tfevents.");
+	CHECK_CONTAINS(p.err, "': its last record was cut short at byte ");
+	test_proc_free(&p);
+	struct metrics_row *rows = read_csv("run/metrics.csv", &count);
+	every_step_once(rows, count, 12);
+	free(rows);
+	same_series("run");
+	/* a torn record that is only a header's first bytes, and a file
+	 * created but never written: they held nothing whole and go */
+	sh("cp -r run r2 && printf 'abcdefgh' > r2/tb/events.out.tfevents.1.h.1 && "
+	   ": > r2/tb/events.out.tfevents.2.h.1 && \"$B\"/chexnet train " OPTS
+	   " --epochs 3 --progress-every 1 --resume r2 --quiet && ls r2/tb", 120, &p);
+	CHECK_MSG(p.exit_code == 0, "resume: %s", test_tail(p.err, 900));
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'r2/tb/events.out.tfevents.1.h.1': its last record was cut "
+		       "short at byte 0 of 8: dropped (the file held no whole record)\n");
+	CHECK_CONTAINS(p.err, "chexnet: --resume: 'r2/tb/events.out.tfevents.2.h.1': its last record was cut "
+		       "short at byte 0 of 0: dropped (the file held no whole record)\n");
+	CHECK_MSG(!strstr(p.out, ".1.h.1") && !strstr(p.out, ".2.h.1"), "a torn file is still there: %s", p.out);
+	test_proc_free(&p);
+}
+
 static void refused_read(int (*reader)(const char *path, struct trainer_error *err),
 			 const char *path, const char *why)
 {
@@ -405,6 +446,7 @@ static void test_curves_draws_runs_and_their_differences(void)
 const struct test_case metrics_tests[] = {
 	{ "tensorboard_reads_the_series_of_metrics_csv",
 	  test_tensorboard_reads_the_series_of_metrics_csv },
+	{ "resume_drops_torn_last_records", test_resume_drops_torn_last_records },
 	{ "killed_and_resumed_run_has_every_step_once",
 	  test_killed_and_resumed_run_has_every_step_once },
 	{ "bad_metrics_and_event_files_are_refused", test_bad_metrics_and_event_files_are_refused },

@@ -5,7 +5,8 @@
  * accept it or refuse it with one line naming the file; what it accepts
  * must hold up: settings that are known keys, metrics rows of one kind
  * with non-decreasing steps, events with at most TB_VALUES_MAX
- * NUL-terminated tags. Seeds: a valid file of each kind (written by the
+ * NUL-terminated tags. The readers --resume uses (a torn last record
+ * left out) accept whatever the strict ones accept, whole. Seeds: a valid file of each kind (written by the
  * writers themselves).
  * What it does not do: run a training.
  */
@@ -40,20 +41,38 @@ static void run_json(const char *path)
 			abort();
 }
 
-static void metrics(const char *path)
+static void check_rows(const struct metrics_row *rows, size_t count)
 {
-	struct metrics_row *rows;
-	size_t count;
-	struct trainer_error err = { "" };
-
-	if (metrics_csv_read(path, &rows, &count, &err)) {
-		one_line(&err, path);
-		return;
-	}
 	for (size_t i = 0; i < count; i++)
 		if ((i && rows[i].step < rows[i - 1].step) ||
 		    (rows[i].kind == METRICS_TRAIN ? isnan(rows[i].loss) : isnan(rows[i].val_loss)))
 			abort();
+}
+
+/* The strict reader, then the one --resume uses (a torn last row left
+ * out): what the strict one accepts the other accepts whole. */
+static void metrics(const char *path, size_t size)
+{
+	struct metrics_row *rows;
+	size_t count, torn_count, torn = 0;
+	struct trainer_error err = { "" };
+
+	int strict = metrics_csv_read(path, &rows, &count, &err);
+	if (strict)
+		one_line(&err, path);
+	else
+		check_rows(rows, count);
+	free(rows);
+	err.msg[0] = '\0';
+	if (metrics_csv_read_torn(path, &rows, &torn_count, &torn, &err)) {
+		one_line(&err, path);
+		if (!strict)
+			abort();
+		return;
+	}
+	check_rows(rows, torn_count);
+	if (torn > size || (!strict && (torn || torn_count != count)))
+		abort();
 	free(rows);
 }
 
@@ -68,12 +87,25 @@ static int check_event(const struct tb_event *e, void *user)
 	return 0;
 }
 
-static void events(const char *path)
+/* Strict, then as --resume reads (a torn last record left out). */
+static void events(const char *path, size_t size)
 {
 	struct trainer_error err = { "" };
+	struct tb_tear tear;
 
-	if (tb_events_read(path, check_event, NULL, &err))
+	int strict = tb_events_read(path, check_event, NULL, &err);
+	if (strict)
 		one_line(&err, path);
+	err.msg[0] = '\0';
+	if (tb_events_read_torn(path, check_event, NULL, &tear, &err)) {
+		one_line(&err, path);
+		if (!strict)
+			abort();
+		return;
+	}
+	if (tear.size != size || tear.complete > size || (tear.torn ? tear.complete == size && size
+		: tear.complete != size) || (!strict && tear.torn))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -85,10 +117,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_json(fuzz_write("run.json", data + 1, size - 1));
 		break;
 	case 1:
-		metrics(fuzz_write("metrics.csv", data + 1, size - 1));
+		metrics(fuzz_write("metrics.csv", data + 1, size - 1), size - 1);
 		break;
 	default:
-		events(fuzz_write("events.out.tfevents.1.h.1", data + 1, size - 1));
+		events(fuzz_write("events.out.tfevents.1.h.1", data + 1, size - 1), size - 1);
 	}
 	return 0;
 }

@@ -3,9 +3,11 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,8 +22,30 @@ static void fail(const char *msg)
 	fprintf(stderr, "chexnet: %s\n", msg);
 }
 
-/* Every event file in dir reads back; 0, or -1 (printed). */
-static int check_events(const char *dir)
+/* The torn last record of the event file path (tear) cut off: the file
+ * is truncated to its whole records, or removed when it has none. */
+static int drop_torn_events(const char *path, const struct tb_tear *tear)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat sb;
+	int rc = fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode) || (off_t)tear->size != sb.st_size ||
+		 (tear->complete ? ftruncate(fd, (off_t)tear->complete) : unlink(path));
+
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
+		fprintf(stderr, "chexnet: --resume: '%s': cannot drop its torn last record: %s\n", path,
+			errno ? strerror(errno) : "it changed while being read");
+		return -1;
+	}
+	fprintf(stderr, "chexnet: --resume: '%s': its last record was cut short at byte %zu of %zu: "
+		"dropped%s\n", path, tear->complete, tear->size, tear->complete ? "" : " (the file held no whole record)");
+	return 0;
+}
+
+/* Every event file in dir reads back, but for a torn last record, which
+ * drop removes (else it is only checked); 0, or -1 (printed). */
+static int check_events(const char *dir, int drop)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -30,11 +54,15 @@ static int check_events(const char *dir)
 
 	while (d && rc == 0 && (de = readdir(d))) {
 		char path[4200];
+		struct tb_tear tear;
 		if (strncmp(de->d_name, "events.out.tfevents.", 20) != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if ((rc = tb_events_read(path, NULL, NULL, &err)))
+		errno = 0;
+		if ((rc = tb_events_read_torn(path, NULL, NULL, &tear, &err)))
 			fail(err.msg);
+		else if (drop && tear.torn)
+			rc = drop_torn_events(path, &tear);
 	}
 	if (d)
 		closedir(d);
@@ -75,24 +103,29 @@ static int best_epoch(const struct metrics_row *rows, size_t n)
 	return epoch;
 }
 
-/* --resume: metrics.csv up to resume_step (checked first). */
-static int resume_csv(struct run_metrics *m, const char *path, long resume_step)
+/* --resume: metrics.csv up to resume_step, once it and tb/'s event files
+ * were checked; a torn last record of either is dropped and said. */
+static int resume_csv(struct run_metrics *m, const char *path, const char *tb, long resume_step)
 {
 	struct metrics_row *rows;
 	struct trainer_error err = { "" };
 	size_t count, keep = 0;
 
 	if (access(path, F_OK) != 0)
-		return rewrite_csv(path, NULL, 0);
-	if (metrics_csv_read(path, &rows, &count, &err)) {
+		return check_events(tb, 1) || rewrite_csv(path, NULL, 0);
+	size_t torn = 0;
+	if (metrics_csv_read_torn(path, &rows, &count, &torn, &err)) {
 		fail(err.msg);
 		return -1;
 	}
 	while (keep < count && rows[keep].step <= resume_step)
 		keep++;
 	m->best_epoch = best_epoch(rows, keep);
-	int rc = rewrite_csv(path, rows, keep);
+	int rc = check_events(tb, 1) || rewrite_csv(path, rows, keep);
 	free(rows);
+	if (rc == 0 && torn)
+		fprintf(stderr, "chexnet: --resume: '%s': its last row was cut short (%zu bytes after the "
+			"last newline): dropped\n", path, torn);
 	return rc;
 }
 
@@ -106,7 +139,7 @@ int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
 	m->global_batch = global_batch;
 	snprintf(csv, sizeof(csv), "%s/" METRICS_FILE, out);
 	snprintf(tb, sizeof(tb), "%s/tb", out);
-	if (resume_step >= 0 && (check_events(tb) || resume_csv(m, csv, resume_step)))
+	if (resume_step >= 0 && (check_events(tb, 0) || resume_csv(m, csv, tb, resume_step)))
 		return -1;
 	if (resume_step < 0 && rewrite_csv(csv, NULL, 0))
 		return -1;

@@ -9,7 +9,9 @@
  * (the file rewritten whole, atomically) and a new event file starts with
  * a SessionLog START at the next step, so TensorBoard drops the orphaned
  * points; an existing metrics.csv or event file that does not read back
- * is refused before anything changes.
+ * is refused before anything changes, except a last record cut short (a
+ * short write: a full disk, a node dying mid-append), which is dropped
+ * with one line per file once both read back.
  * What this is not: the formats, or when rows come (loop/train.c).
  */
 #ifndef HVD_TRAINER_LOOP_RUN_METRICS_H

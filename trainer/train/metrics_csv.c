@@ -227,6 +227,12 @@ static int parse_all(char *text, size_t len, const char *path, struct metrics_ro
 int metrics_csv_read(const char *path, struct metrics_row **rows, size_t *count,
 		     struct trainer_error *err)
 {
+	return metrics_csv_read_torn(path, rows, count, NULL, err);
+}
+
+int metrics_csv_read_torn(const char *path, struct metrics_row **rows, size_t *count,
+			  size_t *torn_bytes, struct trainer_error *err)
+{
 	size_t len = 0, lines = 0;
 	char *text = slurp(path, &len, err);
 
@@ -234,11 +240,19 @@ int metrics_csv_read(const char *path, struct metrics_row **rows, size_t *count,
 	*count = 0;
 	if (!text)
 		return -1;
+	if (torn_bytes) {
+		size_t whole = len;
+		while (whole > 0 && text[whole - 1] != '\n')
+			whole--;
+		*torn_bytes = len - whole;
+		len = whole;
+		text[len] = '\0';
+	}
 	for (size_t i = 0; i < len; i++)
 		lines += text[i] == '\n';
 	*rows = calloc(lines + 1, sizeof(**rows));
-	int rc = *rows ? parse_all(text, len, path, *rows, count, err)
-		       : trainer_error_set(err, "metrics: '%s': out of memory", path);
+	int rc = !*rows ? trainer_error_set(err, "metrics: '%s': out of memory", path)
+	       : len == 0 && torn_bytes ? 0 : parse_all(text, len, path, *rows, count, err);
 	free(text);
 	if (rc) {
 		free(*rows);

@@ -46,5 +46,10 @@ void metrics_csv_row(FILE *f, const struct metrics_row *r, char cells[][32]);
 /* The whole file: *rows (malloc'd, *count of them). 0 or -1 (err). */
 int metrics_csv_read(const char *path, struct metrics_row **rows, size_t *count,
 		     struct trainer_error *err);
+/* metrics_csv_read, except that bytes after the last newline (a last row
+ * cut short by a short write) are not an error: *torn_bytes says how many
+ * were left out (0: none); a file of no whole line reads as no rows. */
+int metrics_csv_read_torn(const char *path, struct metrics_row **rows, size_t *count,
+			  size_t *torn_bytes, struct trainer_error *err);
 
 #endif

@@ -257,7 +257,8 @@ int tb_event_decode(const uint8_t *p, size_t len, struct tb_event *e, const char
 	return *why ? -1 : 0;
 }
 
-/* One record at *off of the file image; 1 done, 0 at the end, -1 why. */
+/* One record at *off of the file image; 1 done, 0 at the end, -1 why,
+ * -2 why when the record is only cut short (the file ends inside it). */
 static int next_record(const uint8_t *img, size_t size, size_t *off, struct tb_event *e,
 		       const char **why)
 {
@@ -267,13 +268,15 @@ static int next_record(const uint8_t *img, size_t size, size_t *off, struct tb_e
 	if (*off == size)
 		return 0;
 	if (size - *off < 12)
-		return *why = "truncated record header", -1;
+		return *why = "truncated record header", -2;
 	memcpy(&len, img + *off, 8);
 	memcpy(&crc, img + *off + 8, 4);
 	if (crc != masked_crc(img + *off, 8))
 		return *why = "length CRC mismatch", -1;
-	if (len > RECORD_MAX || len + 4 > size - *off - 12)
-		return *why = "truncated or oversized record", -1;
+	if (len > RECORD_MAX)
+		return *why = "oversized record", -1;
+	if (len + 4 > size - *off - 12)
+		return *why = "truncated record", -2;
 	const uint8_t *data = img + *off + 12;
 	memcpy(&crc, data + len, 4);
 	if (crc != masked_crc(data, len))
@@ -309,6 +312,12 @@ static uint8_t *slurp(const char *path, size_t *size, struct trainer_error *err)
 int tb_events_read(const char *path, int (*each)(const struct tb_event *e, void *user),
 		   void *user, struct trainer_error *err)
 {
+	return tb_events_read_torn(path, each, user, NULL, err);
+}
+
+int tb_events_read_torn(const char *path, int (*each)(const struct tb_event *e, void *user),
+			void *user, struct tb_tear *tear, struct trainer_error *err)
+{
 	static struct tb_event e;
 	size_t size = 0, off = 0, at = 0;
 	const char *why = NULL;
@@ -317,6 +326,8 @@ int tb_events_read(const char *path, int (*each)(const struct tb_event *e, void 
 
 	if (!img)
 		return -1;
+	if (tear)
+		*tear = (struct tb_tear){ .complete = size, .size = size };
 	while ((rc = next_record(img, size, &off, &e, &why)) == 1) {
 		if (at == 0 && !e.file_version) {
 			why = "the first record holds no file_version";
@@ -331,6 +342,11 @@ int tb_events_read(const char *path, int (*each)(const struct tb_event *e, void 
 		at = off;
 	}
 	free(img);
+	if (tear && (rc == -2 || size == 0)) {
+		tear->torn = 1;
+		tear->complete = at;
+		return 0;
+	}
 	if (rc == 0 && at == 0)
 		why = "empty", rc = -1;
 	if (rc)

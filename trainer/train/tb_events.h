@@ -54,4 +54,19 @@ int tb_event_decode(const uint8_t *p, size_t len, struct tb_event *e, const char
 int tb_events_read(const char *path, int (*each)(const struct tb_event *e, void *user),
 		   void *user, struct trainer_error *err);
 
+/* Where a file's complete records end: a short write (a full disk, a
+ * node dying mid-append) leaves the last record cut short. */
+struct tb_tear {
+	int torn;                /* 1: the last record was cut short */
+	size_t complete;         /* bytes of whole records */
+	size_t size;             /* the file's size */
+};
+/* tb_events_read, except that a last record cut short (its header, or its
+ * data after a length whose CRC holds), or an empty file, is not an
+ * error: tear->torn is then 1 and tear->complete where that record starts
+ * (0: no whole record). A CRC mismatch, an oversized record or a bad
+ * first record is still -1. */
+int tb_events_read_torn(const char *path, int (*each)(const struct tb_event *e, void *user),
+			void *user, struct tb_tear *tear, struct trainer_error *err);
+
 #endif
