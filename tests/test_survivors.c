@@ -19,6 +19,7 @@
 #include "base/fence.h"
 #include "base/whole_file.h"
 #include "runner.h"
+#include "loop/run_metrics.h"
 #include "loop/survivors.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_replace.h"
@@ -365,6 +366,45 @@ static void test_an_older_generation_writes_nothing(void)
 	free(out);
 }
 
+/* A process whose generation a newer one replaced appends no row to
+ * metrics.csv and no event to its file in tb/: both stay as they were,
+ * and the refusal is one line. Before, only whole files were fenced. */
+static void test_an_older_generation_appends_no_metrics(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	char *csv = test_path(out, "metrics.csv");
+	struct run_metrics m;
+	CHECK_INT(mkdir(out, 0755), 0);
+	CHECK_INT((int)fence_claim_next(out, "session\n"), 1);
+	fence_hold(out, 1);
+	if (run_metrics_open(&m, out, 8, -1, 2, 0) != 0) {
+		CHECK_MSG(0, "run_metrics_open failed");
+		return;
+	}
+	CHECK_INT(run_metrics_train(&m, 0, 1, 0.5, 1e-3, 10, 0, 0), 0);
+	size_t csv_len = 0;
+	free(test_read_file(csv, &csv_len));
+	struct test_proc ls;
+	char cmd[1200];
+	snprintf(cmd, sizeof(cmd), "stat -c %%s '%s'/tb/*", out);
+	CHECK_INT(test_run(cmd, 10, &ls), 0);
+	char *before = strdup(ls.out);
+	test_proc_free(&ls);
+	CHECK_INT((int)fence_claim_next(out, "went on\n"), 2);   /* the others went on */
+	CHECK_INT(run_metrics_train(&m, 0, 2, 0.4, 1e-3, 10, 0, 0), -1);
+	run_metrics_close(&m);
+	size_t after_len = 0;
+	free(test_read_file(csv, &after_len));
+	CHECK_INT((int)after_len, (int)csv_len);
+	CHECK_INT(test_run(cmd, 10, &ls), 0);
+	CHECK_STR(ls.out, before);
+	test_proc_free(&ls);
+	fence_hold(NULL, 0);
+	free(before);
+	free(csv);
+	free(out);
+}
+
 /* A writer of generation 1 frozen inside its rename of run.json, past
  * its last check (tests/stall_shim.c holds the rename 2 s), while
  * generation 2 is claimed and writes run.json: its rename lands and is
@@ -633,6 +673,7 @@ const struct test_case survivors_tests[] = {
 	{ "the_half_without_rank_0_goes_on_after_its_wait",
 	  test_the_half_without_rank_0_goes_on_after_its_wait },
 	{ "a_silent_leader_is_replaced", test_a_silent_leader_is_replaced },
+	{ "an_older_generation_appends_no_metrics", test_an_older_generation_appends_no_metrics },
 	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
 	{ "a_writer_frozen_inside_its_rename_undoes_it",
 	  test_a_writer_frozen_inside_its_rename_undoes_it },

@@ -129,16 +129,26 @@ long fence_held(void)
 	return held.g;
 }
 
+/* Opening the folder makes an NFS client revalidate its attributes
+ * (close-to-open consistency: a GETATTR on open), and with a changed
+ * mtime it drops its cached names, a cached "no such file" included;
+ * the look for the next generation then goes to the server. A bare
+ * stat() may be answered from a negative entry cached up to acdirmax. */
 int fence_stale(void)
 {
-	char name[64], path[PATH_MAX + 64];
+	char dir[PATH_MAX], name[64];
 	struct stat sb;
 
 	if (held.g <= 0)
 		return 0;
 	snprintf(name, sizeof(name), "%ld", held.g + 1);
-	path_of(path, sizeof(path), held.out, name);
-	return stat(path, &sb) == 0;
+	path_of(dir, sizeof(dir), held.out, NULL);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int stale = fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+	close(fd);
+	return stale;
 }
 
 int fence_replace(const char *tmp, const char *path)

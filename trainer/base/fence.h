@@ -37,7 +37,10 @@ int fence_read(const char *out, long g, char *text, size_t len);
 void fence_hold(const char *out, long g);
 long fence_held(void);
 /* 1 when a generation newer than the one held exists (the process must
- * not write into its folder), else 0. */
+ * not write into its folder), else 0. It opens OUT/.generations before
+ * looking, so an NFS client revalidates the folder (close-to-open) rather
+ * than answer from a cached "no such file". Rank 0's metrics.csv rows
+ * and tb/ events ask it before each append (loop/run_metrics.h). */
 int fence_stale(void);
 /* tmp into path's place while the generation held is the newest, so a
  * writer frozen between its check and the rename (a hung node woken)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/classes.h"
+#include "base/fence.h"
 #include "base/whole_file.h"
 #include "loop/run_metrics.h"
 #include "train/metrics_csv.h"
@@ -137,6 +138,7 @@ int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
 
 	memset(m, 0, sizeof(*m));
 	m->global_batch = global_batch;
+	snprintf(m->out, sizeof(m->out), "%s", out);
 	snprintf(csv, sizeof(csv), "%s/" METRICS_FILE, out);
 	snprintf(tb, sizeof(tb), "%s/tb", out);
 	if (resume_step >= 0 && (check_events(tb, 0) || resume_csv(m, csv, tb, resume_step)))
@@ -176,6 +178,10 @@ static int emit(struct run_metrics *m, struct metrics_row *r, const char *const 
 	struct tm tm;
 	char stamp[24];
 
+	if (fence_stale()) {   /* a newer generation owns metrics.csv and tb/ */
+		fprintf(stderr, "chexnet: metrics: '%s': %s\n", m->out, whole_file_why(ESTALE));
+		return -1;
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", gmtime_r(&ts.tv_sec, &tm));
 	snprintf(r->time, sizeof(r->time), "%s.%03ldZ", stamp, ts.tv_nsec / 1000000);

@@ -11,7 +11,10 @@
  * points; an existing metrics.csv or event file that does not read back
  * is refused before anything changes, except a last record cut short (a
  * short write: a full disk, a node dying mid-append), which is dropped
- * with one line per file once both read back.
+ * with one line per file once both read back. A row or event is
+ * appended only while the process's generation is the newest
+ * (base/fence.h): a process a newer generation went on without adds
+ * nothing to either.
  * What this is not: the formats, or when rows come (loop/train.c).
  */
 #ifndef HVD_TRAINER_LOOP_RUN_METRICS_H
@@ -23,6 +26,7 @@
 
 struct run_metrics {
 	FILE *csv, *tb;
+	char out[4096];            /* the run folder */
 	long global_batch;         /* images per optimizer step */
 	int best_epoch;            /* --resume: the kept rows' lowest val_loss epoch (0: none) */
 };
