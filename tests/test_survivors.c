@@ -630,7 +630,9 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	fputs("3 0 10.0.0.1/24 n1 2 3 6\n", f);   /* port 0 */
 	fclose(f);
 	CHECK_INT(rejoin_prepare(out, 1, &third), -1);
-	CHECK_INT(rejoin_prepare(out, 1, &first), -1);
+	/* a member of generation 1 too late for its world: the others went on
+	 * without it (generation 3's world is there), said by its caller */
+	CHECK_INT(rejoin_prepare(out, 1, &first), 1);
 	free(dir);
 	free(out);
 }

@@ -57,7 +57,13 @@ int go_on_in_process(const struct settings *run, long *target, struct rejoined *
 		return CHEXNET_EXIT_PEER_LOST;
 	next->spares = run->spares > s.join_nodes ? run->spares - s.join_nodes : 0;
 	struct rejoin_terms terms = { fence_held(), size, k, want };
-	if (rejoin_prepare(run->out, rank, &terms))
+	int late = rejoin_prepare(run->out, rank, &terms);
+	if (late == 1) {
+		fprintf(stderr, "chexnet: train: rank %d of %d: generation %ld went on without it (it came "
+			"too late to its world): OUT left alone\n", old, old_size, fence_held());
+		return GO_ON_WITHOUT_IT;
+	}
+	if (late)
 		return CHEXNET_EXIT_PEER_LOST;
 	char joining[64] = "";
 	if (s.joiners)

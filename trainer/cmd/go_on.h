@@ -25,11 +25,17 @@ struct rejoined {
 	int formed;
 };
 
+/* go_on_in_process: the ranks left formed a newer world without this
+ * member (it came too late); the process ends with status 0, so that
+ * neither srun nor contrib/chexnet-elastic counts it as a failure. */
+#define GO_ON_WITHOUT_IT (-1)
+
 /* A member: leave the broken runtime, join the ranks left (and the
  * spares' ranks the summary names; run->spares less their nodes) and
  * set next. *target: micro-batches per step the run keeps to (0: not
  * known yet; R x K of the session that lost the peer). 0, or
- * CHEXNET_EXIT_PEER_LOST when this process does not go on. */
+ * CHEXNET_EXIT_PEER_LOST when this process does not go on, or
+ * GO_ON_WITHOUT_IT (one line said). */
 int go_on_in_process(const struct settings *run, long *target, struct rejoined *r,
 		     struct settings *next);
 /* A spare's rank (--join G --resume OUT): the world of generation G

@@ -167,7 +167,8 @@ struct world_line {
 };
 
 /* The world file of generation g, once it exists (one of an older
- * generation is waited past): 0 with *w filled, -1 (a line). */
+ * generation is waited past): 0 with *w filled, 1 (silent) when a newer
+ * generation's replaced it, -1 (a line). */
 static int read_world(const char *out, long g, struct world_line *w)
 {
 	char path[4400], line[2048];
@@ -181,11 +182,8 @@ static int read_world(const char *out, long g, struct world_line *w)
 		struct rejoin_terms *t = &w->terms;
 		if (got && sscanf(line, "%ld", &t->generation) == 1 && t->generation < g)
 			continue;
-		if (got && t->generation > g) {
-			fprintf(stderr, "chexnet: survivors: '%s': generation %ld's world replaced "
-				"generation %ld's: too late to join it\n", path, t->generation, g);
-			return -1;
-		}
+		if (got && t->generation > g)
+			return 1;
 		if (!got || sscanf(line, "%ld %u %2047s %255s %d %ld %ld", &t->generation, &w->port,
 				   w->addrs, w->host, &t->size, &t->accumulate, &t->target) != 7 ||
 		    !w->port || w->port > 65535 || t->size < 1 || t->accumulate < 1 || t->target < 1) {
@@ -201,8 +199,14 @@ static int read_world(const char *out, long g, struct world_line *w)
 
 int rejoin_read_terms(const char *out, long g, struct rejoin_terms *terms)
 {
+	char path[4400];
 	struct world_line w;
-	if (read_world(out, g, &w))
+	int rc = read_world(out, g, &w);
+	snprintf(path, sizeof(path), "%s/.survivors/world", out);
+	if (rc == 1)
+		fprintf(stderr, "chexnet: survivors: '%s': generation %ld's world replaced generation "
+			"%ld's: too late to join it\n", path, w.terms.generation, g);
+	if (rc)
 		return -1;
 	*terms = w.terms;
 	return 0;
@@ -213,8 +217,11 @@ int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *ter
 	char coordinator[2100], number[32], secret[4400], path[4400];
 	struct world_line w;
 	snprintf(path, sizeof(path), "%s/.survivors/world", out);
-	if ((new_rank == 0 && publish(out, terms)) || read_world(out, terms->generation, &w))
+	if (new_rank == 0 && publish(out, terms))
 		return -1;
+	int late = read_world(out, terms->generation, &w);
+	if (late)
+		return late;
 	if (w.terms.size != terms->size || w.terms.accumulate != terms->accumulate ||
 	    w.terms.target != terms->target || new_rank >= terms->size) {
 		fprintf(stderr, "chexnet: survivors: '%s': a world of %d ranks, --accumulate %ld; "

@@ -33,9 +33,10 @@ struct rejoin_terms {
 };
 
 /* Member new_rank of the world of terms (rank 0 publishes them): 0 once
- * the environment is set; -1 (a line) when the coordinator's files did
- * not appear within REJOIN_WAIT_S, cannot be written or read, or name
- * other terms. */
+ * the environment is set; 1 (silent) when a newer generation's world
+ * replaced it (this member came too late: the others went on without
+ * it); -1 (a line) when the coordinator's files did not appear within
+ * REJOIN_WAIT_S, cannot be written or read, or name other terms. */
 int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *terms);
 /* A spare's view: the terms of generation g's world once its file
  * exists (within REJOIN_WAIT_S); 0, or -1 (a line: none, or the world
