@@ -2,11 +2,16 @@
  * cluster: grad_sync's accumulation (one-rank world: no collectives), the
  * new train options' strictness, weighted loss on packed data, and stop on
  * SIGTERM (exit 75) + --resume giving the parameters of an uninterrupted
- * run, standalone; which exits end a multi-rank step (dist.h). What this does not do: run several ranks (slurm-e2e).
+ * run, standalone; a stop signal between two sessions of one run kept for
+ * the next; which exits end a multi-rank step (dist.h).
+ * What this does not do: run several ranks (slurm-e2e).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "train/dist.h"
 #include "train/grad_sync.h"
@@ -162,6 +167,32 @@ static void test_sigterm_checkpoints_exits_75_and_resume_is_exact(void)
 /* dist.h's rule for a command's end: in a world of several ranks every
  * exit but 0 and 75 (a stop all ranks agreed on) ends the whole step; one
  * rank ends only its process. */
+/* Between two sessions of one run (a lost peer, the ranks left going on
+ * in the same process) the stop signals keep their handlers: a SIGTERM
+ * that comes while the next session starts (its signals blocked until its
+ * loop listens) is not the default's death but a stop request the next
+ * session's loop sees. Run in a child: it would kill the runner. */
+static void test_a_stop_between_sessions_is_kept(void)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (stop_signal_install(1))
+			_exit(2);
+		stop_signal_listen();      /* session 1's loop */
+		stop_signal_hold();        /* session 2 starting: its threads not yet there */
+		raise(SIGTERM);
+		int early = stop_signal_received();
+		stop_signal_listen();      /* session 2's loop */
+		int got = stop_signal_received();
+		stop_signal_uninstall();
+		_exit(early == 0 && got == SIGTERM ? 0 : 3);
+	}
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child %s %d", WIFEXITED(st) ? "exited"
+		  : "was killed by signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+}
+
 static void test_failed_exits_end_a_multi_rank_step(void)
 {
 	CHECK(dist_status_ends_step(1, 2));
@@ -179,6 +210,7 @@ const struct test_case train_dist_tests[] = {
 	{ "weighted_loss_on_packed_data", test_weighted_loss_on_packed_data },
 	{ "sigterm_checkpoints_exits_75_and_resume_is_exact",
 	  test_sigterm_checkpoints_exits_75_and_resume_is_exact },
+	{ "a_stop_between_sessions_is_kept", test_a_stop_between_sessions_is_kept },
 	{ "failed_exits_end_a_multi_rank_step", test_failed_exits_end_a_multi_rank_step },
 	{ 0 }
 };

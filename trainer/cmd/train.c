@@ -90,22 +90,16 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 			"continue from)\n", o->resume, o->resume);
 		return 2;
 	}
-	if (stop_signal_install(1)) {
-		fprintf(stderr, "chexnet: train: cannot install the SIGTERM/SIGUSR1/SIGINT handlers: %s\n",
-			strerror(errno));
-		return 1;
-	}
+	stop_signal_hold();   /* the handlers are run_train's: no default between sessions */
 	r->formed = dist_init() == 0;
 	if (!r->formed) {
 		dist_failed();
 		int status = r->size ? survivors_after_failed_start(o->out, o->shrink, r->rank, r->size,
 								   &r->saved) : 1;
-		stop_signal_uninstall();
 		return status;
 	}
 	if (!o->out && run_name_new(name)) {
 		dist_shutdown();
-		stop_signal_uninstall();
 		return 1;
 	}
 	if (!o->out && dist_rank() == 0)
@@ -127,14 +121,16 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 		dist_failed();
 		status = 1;
 	}
-	stop_signal_uninstall();
 	return status;
 }
 
 /* The run's sessions: the first from the command line (a spare's rank,
  * --join: the world it joins), then one more in this process after each
  * lost peer that the ranks left go on from (--shrink), up to the
- * runtime's own limit on losses. */
+ * runtime's own limit on losses. The stop signals' handlers stay from the
+ * first session's start to the last one's end: a SIGTERM or SIGUSR1
+ * between two sessions stops the next one at its first step, with a
+ * checkpoint, rather than killing the process. */
 int run_train(const struct settings *given)
 {
 	struct settings run = *given, next;
@@ -147,6 +143,11 @@ int run_train(const struct settings *given)
 		fprintf(stderr, "chexnet: train: --spares: only with --shrink\n");
 		return 2;
 	}
+	if (stop_signal_install(1)) {
+		fprintf(stderr, "chexnet: train: cannot install the SIGTERM/SIGUSR1/SIGINT handlers: %s\n",
+			strerror(errno));
+		return 1;
+	}
 	if (given->join && (status = go_on_join(given, &target, &r, &next)) == 0)
 		run = next;
 	if (status == 0)
@@ -158,5 +159,6 @@ int run_train(const struct settings *given)
 		if (status == 0 && dist_rank() == 0)
 			survivors_mark_finished(run.out);   /* for the driver: srun waits on the lost node */
 	}
+	stop_signal_uninstall();
 	return status == GO_ON_WITHOUT_IT ? 0 : status;
 }

@@ -63,6 +63,11 @@ int stop_signal_install(int interrupt)
 	return pthread_sigmask(SIG_BLOCK, mask(), NULL) ? -1 : 0;
 }
 
+void stop_signal_hold(void)
+{
+	pthread_sigmask(SIG_BLOCK, mask(), NULL);
+}
+
 void stop_signal_listen(void)
 {
 	pthread_sigmask(SIG_UNBLOCK, mask(), NULL);

@@ -19,6 +19,10 @@
  * checkpoint); an ignored SIGINT (a shell's background job) stays
  * ignored. 0 or -1. */
 int stop_signal_install(int interrupt);
+/* Blocks them again in the calling thread (the next session of a run,
+ * before its threads start); handlers and a signal already received stay,
+ * and one that comes now waits for stop_signal_listen. */
+void stop_signal_hold(void);
 /* Unblocks them in the calling thread (the training loop's, after every
  * helper thread exists); a signal that came meanwhile is delivered now. */
 void stop_signal_listen(void);
