@@ -8,6 +8,7 @@
  * What it does not do: lose a node (test_multinode_elastic.c does).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include "base/fence.h"
 #include "base/whole_file.h"
+#include "cmd/go_on.h"
 #include "runner.h"
 #include "loop/run_metrics.h"
 #include "loop/survivors.h"
@@ -405,6 +407,59 @@ static void test_an_older_generation_appends_no_metrics(void)
 	free(out);
 }
 
+/* A second rank joining as the same spare's rank of one world (a second
+ * --join G with the same SLURM_PROCID) is refused alone, at once and in
+ * one line naming the first; its claim in OUT/.generations is a name
+ * fence_newest passes over, and another joiner's place is still free. */
+static void test_a_duplicate_joiner_is_refused_alone(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	char *saved = test_path(out, FENCE_DIR "/2.saved");
+	CHECK_INT(mkdir(out, 0755), 0);
+	CHECK_INT((int)fence_claim_next(out, "session\n"), 1);
+	CHECK_INT((int)fence_claim_next(out, "decision\n"), 2);
+	CHECK_INT(whole_file_put(saved, "time=2026-11-28T04:00:00Z hosts=n2 epoch=0 step=3 writer=0 "
+				 "next=in-process members=0,1 member_hosts=n1,n1 joiners=2 join_nodes=1 "
+				 "who=ranks 2,3 (host n2)\n", 0644), 0);
+	CHECK_INT(fence_claim_name(out, "2.join-0", "joiner 0 of generation 2: n3 pid 1\n"), 0);
+	CHECK_INT((int)fence_newest(out), 2);
+	struct settings given, next;
+	struct trainer_error err = { "" };
+	struct rejoined r;
+	long target = 0;
+	CHECK(settings_init(&given, "train", &err) == 0);
+	given.resume = out;
+	given.shrink = 1;
+	given.join = 2;
+	setenv("SLURM_PROCID", "0", 1);
+	char *log = test_path(test_tmpdir(), "err");
+	int saved_fd = dup(2), fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fflush(stderr);
+	dup2(fd, 2);
+	double t0 = now_seconds();
+	int rc = go_on_join(&given, &target, &r, &next);
+	double took = now_seconds() - t0;
+	fflush(stderr);
+	dup2(saved_fd, 2);
+	close(fd);
+	close(saved_fd);
+	CHECK_INT(rc, 1);
+	CHECK_MSG(took < 5, "refused after %.1f s", took);
+	char *said = test_read_file(log, NULL);
+	CHECK_MSG(said && strstr(said, "chexnet: train: --join 2: '") && strstr(said, "/.generations/"
+		  "2.join-0': joiner 0 of this world was taken already (joiner 0 of generation 2: n3 pid "
+		  "1): refused, the world left alone\n") && !strchr(strchr(said, '\n') + 1, '\n'),
+		  "said: %s", said ? said : "(nothing)");
+	free(said);
+	free(log);
+	unsetenv("SLURM_PROCID");
+	CHECK_INT(fence_claim_name(out, "2.join-1", "joiner 1\n"), 0);   /* the other place */
+	CHECK_INT(fence_claim_name(out, "2.join-1", "joiner 1 again\n"), 1);
+	fence_hold(NULL, 0);
+	free(saved);
+	free(out);
+}
+
 /* A writer of generation 1 frozen inside its rename of run.json, past
  * its last check (tests/stall_shim.c holds the rename 2 s), while
  * generation 2 is claimed and writes run.json: its rename lands and is
@@ -676,6 +731,7 @@ const struct test_case survivors_tests[] = {
 	  test_the_half_without_rank_0_goes_on_after_its_wait },
 	{ "a_silent_leader_is_replaced", test_a_silent_leader_is_replaced },
 	{ "an_older_generation_appends_no_metrics", test_an_older_generation_appends_no_metrics },
+	{ "a_duplicate_joiner_is_refused_alone", test_a_duplicate_joiner_is_refused_alone },
 	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
 	{ "a_writer_frozen_inside_its_rename_undoes_it",
 	  test_a_writer_frozen_inside_its_rename_undoes_it },

@@ -50,7 +50,15 @@ static int put_temporary(const char *dir, const char *text, char *tmp, size_t le
 
 int fence_claim(const char *out, long g, const char *text)
 {
-	char dir[PATH_MAX], tmp[PATH_MAX + 96], name[PATH_MAX + 32];
+	char name[32];
+
+	snprintf(name, sizeof(name), "%ld", g);
+	return fence_claim_name(out, name, text);
+}
+
+int fence_claim_name(const char *out, const char *claim, const char *text)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX + 96], name[PATH_MAX + 320];
 	struct stat sb;
 
 	path_of(dir, sizeof(dir), out, NULL);
@@ -58,7 +66,7 @@ int fence_claim(const char *out, long g, const char *text)
 		return -1;
 	if (put_temporary(dir, text, tmp, sizeof(tmp)))
 		return -1;
-	snprintf(name, sizeof(name), "%s/%ld", dir, g);
+	snprintf(name, sizeof(name), "%s/%s", dir, claim);
 	int rc = link(tmp, name), saved = errno;
 	/* NFS: a retransmitted link may say EEXIST for its own success */
 	int mine = rc == 0 || (stat(tmp, &sb) == 0 && sb.st_nlink == 2);

@@ -25,6 +25,10 @@
 /* OUT/.generations/g with text: 0 claimed, 1 another claimant has it,
  * -1 (errno) when it cannot be tried. */
 int fence_claim(const char *out, long g, const char *text);
+/* OUT/.generations/claim (a name that is not a number, such as
+ * "2.join-0": fence_newest passes over it), claimed once the same way:
+ * 0, 1 or -1 as fence_claim. */
+int fence_claim_name(const char *out, const char *claim, const char *text);
 /* The next generation after the newest, claimed (another claimant's
  * number is passed over): it, or -1 (errno). */
 long fence_claim_next(const char *out, const char *text);

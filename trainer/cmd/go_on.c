@@ -2,6 +2,7 @@
  * What it does not do: start the runtime (cmd/train.c does, from the
  * environment train/rejoin.c sets).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,38 @@ static int joiner_index(int joiners)
 	return id && (*end || end == id) ? -1 : i >= 0 && i < joiners ? (int)i : -1;
 }
 
+/* A joiner's place (index) in generation g's world, claimed once in
+ * OUT/.generations/G.join-INDEX: a second joiner for it (a driver's or a
+ * user's second --join) is refused alone, before it reaches the world,
+ * which it would fail as a duplicate rank. 0, or -1 (a line). */
+static int claim_place(const char *out, long g, int index)
+{
+	char name[64], text[320], host[256] = "host";
+	gethostname(host, sizeof(host) - 1);
+	snprintf(name, sizeof(name), "%ld.join-%d", g, index);
+	snprintf(text, sizeof(text), "joiner %d of generation %ld: %s pid %ld\n", index, g, host,
+		 (long)getpid());
+	int rc = fence_claim_name(out, name, text);
+	if (rc == 0)
+		return 0;
+	if (rc == 1) {
+		char who[320] = "";
+		char path[4400];
+		snprintf(path, sizeof(path), "%s/%s/%s", out, FENCE_DIR, name);
+		FILE *f = fopen(path, "re");
+		if (f && fgets(who, sizeof(who), f))
+			who[strcspn(who, "\n")] = '\0';
+		if (f)
+			fclose(f);
+		fprintf(stderr, "chexnet: train: --join %ld: '%s': joiner %d of this world was taken "
+			"already (%s): refused, the world left alone\n", g, path, index, who);
+	} else {
+		fprintf(stderr, "chexnet: train: --join %ld: '%s/%s/%s': cannot claim: %s\n", g, out,
+			FENCE_DIR, name, strerror(errno));
+	}
+	return -1;
+}
+
 int go_on_join(const struct settings *given, long *target, struct rejoined *r,
 	       struct settings *next)
 {
@@ -110,6 +143,8 @@ int go_on_join(const struct settings *given, long *target, struct rejoined *r,
 			"joining ranks\n", given->join, getenv("SLURM_PROCID"), s.joiners);
 		return 1;
 	}
+	if (claim_place(out, given->join, index))
+		return 1;
 	fence_hold(out, given->join);
 	if (rejoin_read_terms(out, given->join, &terms))
 		return 1;

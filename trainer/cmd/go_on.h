@@ -41,7 +41,9 @@ int go_on_in_process(const struct settings *run, long *target, struct rejoined *
 /* A spare's rank (--join G --resume OUT): the world of generation G
  * takes it as rank M + SLURM_PROCID (M: the members the summary
  * OUT/.generations/G.saved names); next and *target from that world's
- * terms. 0, or 2 (usage), or 1 (a line) when it cannot join. */
+ * terms. Its place is claimed once (OUT/.generations/G.join-INDEX): a
+ * second joiner for it is refused alone, before the world sees it. 0, or
+ * 2 (usage), or 1 (a line) when it cannot join. */
 int go_on_join(const struct settings *given, long *target, struct rejoined *r,
 	       struct settings *next);
 
