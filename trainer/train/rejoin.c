@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -172,11 +173,22 @@ struct world_line {
 static int read_world(const char *out, long g, struct world_line *w)
 {
 	char path[4400], line[2048];
-	snprintf(path, sizeof(path), "%s/.survivors/world", out);
+	char dir[4200];
+	snprintf(dir, sizeof(dir), "%s/.survivors", out);
+	snprintf(path, sizeof(path), "%s/world", dir);
 	for (double t0 = now_seconds(); now_seconds() - t0 < REJOIN_WAIT_S; usleep(20000)) {
-		FILE *f = fopen(path, "re");
-		if (!f)
+		/* the folder opened first: an NFS client revalidates it rather
+		 * than answer from a cached "no such file" (base/fence.h) */
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int fd = dfd < 0 ? -1 : openat(dfd, "world", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0)
+			close(dfd);
+		FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+		if (!f) {
+			if (fd >= 0)
+				close(fd);
 			continue;
+		}
 		int got = fgets(line, sizeof(line), f) != NULL;
 		fclose(f);
 		struct rejoin_terms *t = &w->terms;

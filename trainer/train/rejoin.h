@@ -22,7 +22,11 @@
 
 #include <stddef.h>
 
-#define REJOIN_WAIT_S 30.0
+/* How long a member waits for the coordinator's world file: above an NFS
+ * client's longest default attribute-cache time (acdirmax, 60 s), which
+ * may hide a new file from a lookup that does not revalidate, plus the
+ * new rank 0's own start (releasing the runtime, writing the file). */
+#define REJOIN_WAIT_S 90.0
 
 /* The terms of a world of the ranks left. */
 struct rejoin_terms {
