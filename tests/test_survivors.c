@@ -23,6 +23,7 @@
 #include "runner.h"
 #include "loop/run_metrics.h"
 #include "loop/survivors.h"
+#include "loop/writer_beat.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_replace.h"
 #include "train/peer_lost.h"
@@ -460,6 +461,65 @@ static void test_a_duplicate_joiner_is_refused_alone(void)
 	free(out);
 }
 
+/* The others wait for the writer by its beat, not by a fixed time. In
+ * tenths of the real times: a writer that beats every 0.1 s and writes
+ * its summary after 2.4 s (twice the 1.2 s a fixed wait would allow) is
+ * waited for; one that beats for 0.5 s and dies is named lost about
+ * 1 s (the silence) later, long before the limit; one that never begins
+ * likewise. The limit grows with the checkpoint: 120 s for DenseNet-121,
+ * the checkpoint at 5 MiB/s above that. */
+static void test_the_writer_is_waited_for_by_its_beat(void)
+{
+	char *out = test_path(test_tmpdir(), "run");
+	CHECK_INT(mkdir(out, 0755), 0);
+	CHECK_INT((int)fence_claim_next(out, "session\n"), 1);
+	CHECK_INT((int)fence_claim_next(out, "decision\n"), 2);
+	CHECK_NEAR(writer_wait_limit_s(3.0 * 4 * 6968206), 120, 0, 0);
+	CHECK_NEAR(writer_wait_limit_s(3e9), 3e9 / (5.0 * 1024 * 1024), 1e-9, 0);
+	for (int dies = 0; dies < 2; dies++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			fence_hold(out, 2);
+			if (writer_beat_start(out, 2, 1, "n1", 0.1))
+				_exit(2);
+			usleep(dies ? 500000 : 2400000);
+			if (dies)
+				_exit(0);   /* its beat thread dies with it: the file stays, unchanged */
+			int rc = survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 writer=1 "
+						      "next=in-process members=0,1 member_hosts=n1,n1 who=rank 2");
+			writer_beat_stop();
+			_exit(rc ? 3 : 0);
+		}
+		fence_hold(out, 2);
+		double t0 = now_seconds();
+		int rc = survivors_wait_saved(out, 10, 1);
+		double took = now_seconds() - t0;
+		int st = 0;
+		waitpid(pid, &st, 0);
+		CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the writer ended %d", st);
+		if (dies) {
+			CHECK_INT(rc, -1);
+			CHECK_MSG(took >= 1.3 && took < 3, "a dead writer named after %.2f s", took);
+		} else {
+			CHECK_INT(rc, 0);
+			CHECK_MSG(took >= 2.3, "saved after %.2f s", took);
+			char beat[640];
+			writer_beat_read(out, 2, beat, sizeof(beat));
+			CHECK_STR(beat, "");   /* the beat file goes once the summary is there */
+		}
+		char saved[4400];
+		snprintf(saved, sizeof(saved), "%s/" FENCE_DIR "/2.saved", out);
+		unlink(saved);
+	}
+	double t0 = now_seconds();   /* generation 3: its writer never begins */
+	CHECK_INT((int)fence_claim_next(out, "decision\n"), 3);
+	fence_hold(out, 3);
+	CHECK_INT(survivors_wait_saved(out, 10, 1), -1);
+	CHECK_MSG(now_seconds() - t0 < 2, "no writer named after %.2f s", now_seconds() - t0);
+	fence_hold(NULL, 0);
+	free(out);
+}
+
 /* A writer of generation 1 frozen inside its rename of run.json, past
  * its last check (tests/stall_shim.c holds the rename 2 s), while
  * generation 2 is claimed and writes run.json: its rename lands and is
@@ -574,7 +634,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 "
 				       "writer=0 next=later members=0,1 member_hosts=n1,n1 who=rank 2 (host n2)"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), -1);
-	CHECK_INT(survivors_wait_saved(out, 1), 0);
+	CHECK_INT(survivors_wait_saved(out, 1, 10), 0);
 	CHECK_INT(survivors_mark_saved(out, "hosts=n2 epoch=0"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), -1);
 	/* the driver's records stay in .generations past the next session's reset */
@@ -587,16 +647,16 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	/* generation 4's decision made, its summary not yet written: saved
 	 * still holds generation 3's, which is not this decision's */
 	fence_hold(out, 4);
-	CHECK_INT(survivors_wait_saved(out, 0.2), -1);
+	CHECK_INT(survivors_wait_saved(out, 0.2, 10), -1);
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process "
 				       "members=0,1 member_hosts=n1,n1 who=ranks 2,3 (host n2)"), 0);
-	CHECK_INT(survivors_wait_saved(out, 0.2), 0);
+	CHECK_INT(survivors_wait_saved(out, 0.2, 10), 0);
 	CHECK_INT(survivors_read_held(out, &s), 1);
 	CHECK_STR(s.next, "in-process");
 	CHECK_INT(survivors_mark_finished(out), 0);
 	fence_hold(NULL, 0);
 	CHECK_INT(survivors_reset(out), 0);
-	CHECK_INT(survivors_wait_saved(out, 0.2), -1);
+	CHECK_INT(survivors_wait_saved(out, 0.2, 10), -1);
 	char *rec = test_path(out, ".generations/3.saved"), *text = test_read_file(rec, NULL);
 	CHECK_MSG(text && strstr(text, " next=relaunch "), "%s: %s", rec, text ? text : "missing");
 	free(text);
@@ -732,6 +792,7 @@ const struct test_case survivors_tests[] = {
 	{ "a_silent_leader_is_replaced", test_a_silent_leader_is_replaced },
 	{ "an_older_generation_appends_no_metrics", test_an_older_generation_appends_no_metrics },
 	{ "a_duplicate_joiner_is_refused_alone", test_a_duplicate_joiner_is_refused_alone },
+	{ "the_writer_is_waited_for_by_its_beat", test_the_writer_is_waited_for_by_its_beat },
 	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
 	{ "a_writer_frozen_inside_its_rename_undoes_it",
 	  test_a_writer_frozen_inside_its_rename_undoes_it },

@@ -9,6 +9,7 @@
  * OUT alone.
  * What it does not do: notice the loss (the runtime), or go on (cmd/).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +19,7 @@
 #include "loop/lost_peer.h"
 #include "loop/run_dir.h"
 #include "loop/trainer.h"
+#include "loop/writer_beat.h"
 #include "train/peer_lost.h"
 #include "train/stop_signal.h"
 
@@ -163,9 +165,19 @@ int trainer_survive_lost_peer(struct trainer *t)
 	if (rc == 1)
 		return left_out(t->c.shrink, t->rank, t->world, &v);
 	fence_hold(t->c.out, v.generation);
-	if (v.writer == t->rank)
-		return write_for_survivors(t, &lost, &v) ? 1 : CHEXNET_EXIT_PEER_LOST;
-	return survivors_wait_saved(t->c.out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
+	if (v.writer == t->rank) {
+		if (writer_beat_start(t->c.out, v.generation, t->rank, dist_hostname(), WRITER_BEAT_S)) {
+			fprintf(stderr, "chexnet: survivors: '%s/%s/%ld.writing': cannot begin: %s\n",
+				t->c.out, FENCE_DIR, v.generation, strerror(errno));
+			return 1;
+		}
+		int failed = write_for_survivors(t, &lost, &v);
+		writer_beat_stop();
+		return failed ? 1 : CHEXNET_EXIT_PEER_LOST;
+	}
+	double bytes = 3.0 * sizeof(float) * (double)t->s.model.desc.param_count;  /* weights, Adam's moments */
+	return survivors_wait_saved(t->c.out, writer_wait_limit_s(bytes), SURVIVORS_SILENT_S) ? 1
+		: CHEXNET_EXIT_PEER_LOST;
 }
 
 int survivors_after_failed_start(const char *out, int shrink, int rank, int size,
@@ -186,7 +198,8 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 		return left_out(shrink, rank, size, &v);
 	fence_hold(out, v.generation);
 	if (v.writer != rank)
-		return survivors_wait_saved(out, SURVIVORS_SAVE_WAIT_S) ? 1 : CHEXNET_EXIT_PEER_LOST;
+		return survivors_wait_saved(out, writer_wait_limit_s(0), SURVIVORS_SILENT_S) ? 1
+			: CHEXNET_EXIT_PEER_LOST;
 	const char *next = next_of(shrink, &lost, &v);
 	if (mark_saved(out, &lost, &v, before->epoch, before->step, rank, next, 0, 0))
 		return 1;

@@ -17,6 +17,7 @@
 #include "base/fence.h"
 #include "base/whole_file.h"
 #include "loop/survivors.h"
+#include "loop/writer_beat.h"
 
 static void path_of(char *buf, size_t len, const char *out, const char *name)
 {
@@ -319,14 +320,28 @@ int survivors_read_held(const char *out, struct survivors_saved *s)
 	return read_summary(path, s);
 }
 
-int survivors_wait_saved(const char *out, double timeout_s)
+int survivors_wait_saved(const char *out, double limit_s, double silent_s)
 {
-	char file[4400];
+	char file[4400], beat[640] = "", seen[640] = "";
 	held_summary_path(file, sizeof(file), out);
-	for (double t0 = now_seconds(); now_seconds() - t0 < timeout_s; usleep(50000))
+	double t0 = now_seconds(), changed = t0;
+	for (double now = t0; now - t0 < limit_s; usleep(50000), now = now_seconds()) {
 		if (access(file, F_OK) == 0)
 			return 0;
-	fprintf(stderr, "chexnet: survivors: '%s': not written within %.1f s: the survivor chosen "
-		"to write OUT/last did not finish\n", file, timeout_s);
+		writer_beat_read(out, fence_held(), beat, sizeof(beat));
+		if (strcmp(beat, seen)) {
+			snprintf(seen, sizeof(seen), "%s", beat);
+			changed = now;
+		} else if (now - changed >= silent_s) {
+			fprintf(stderr, "chexnet: survivors: '%s/%s/%ld.writing': %s%s%s for %.0f s: the "
+				"survivor chosen to write OUT/last is taken as lost\n", out, FENCE_DIR,
+				fence_held(), seen[0] ? "the writer (" : "no sign of the writer", seen,
+				seen[0] ? ") showed no progress" : "", now - changed);
+			return -1;
+		}
+	}
+	fprintf(stderr, "chexnet: survivors: '%s': not written within %.0f s (the larger of %.0f s "
+		"and the checkpoint at %.0f MiB/s), though the writer (%s) was alive\n", file, limit_s,
+		SURVIVORS_SAVE_WAIT_S, WRITER_SLOWEST_BYTES_PER_S / (1024 * 1024), seen);
 	return -1;
 }

@@ -30,7 +30,8 @@
 #define SURVIVORS_DIR ".survivors"
 #define SURVIVORS_WAIT_S 3.0
 #define SURVIVORS_STAGGER_S 2.0
-#define SURVIVORS_SAVE_WAIT_S 120.0
+#define SURVIVORS_SAVE_WAIT_S 120.0   /* the least limit (loop/writer_beat.h) */
+#define SURVIVORS_SILENT_S 60.0       /* a writer's beat unchanged this long: lost */
 
 /* Rank 0 at start-up, before the first collective: no stale marker. */
 int survivors_reset(const char *out);
@@ -60,9 +61,10 @@ int survivors_mark_saved(const char *out, const char *summary);
  * only for the lost node's tasks by then). */
 int survivors_mark_finished(const char *out);
 /* The others: 0 once the summary of the generation this process holds
- * exists (OUT/.generations/G.saved; saved when it holds none), -1 (a
- * line) after `timeout_s`. */
-int survivors_wait_saved(const char *out, double timeout_s);
+ * exists (OUT/.generations/G.saved; saved when it holds none); -1 (a
+ * line) when the writer's beat (loop/writer_beat.h) did not change for
+ * silent_s (or never came), or after limit_s. */
+int survivors_wait_saved(const char *out, double limit_s, double silent_s);
 
 /* What OUT/.survivors/saved says (the writer's summary, key=value words,
  * `who=` last: "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process
