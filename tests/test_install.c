@@ -519,6 +519,153 @@ static void test_uninstall_refuses_a_package_install(void)
 	make_fails_saying("install PACKAGED=yes", "hvd: install: 'PACKAGED=yes': not 0 or 1");
 }
 
+/* make uninstall of the case's dest/ (PREFIX=/usr) with a shim of the
+ * command NAME first in PATH: on its Nth call naming the case's dest/ (in
+ * its arguments or working folder) it runs ACTION in the case's folder,
+ * then the real NAME. What the installer does between uninstall's looks
+ * at a path, done at a known moment. Returns the shim's having run (1). */
+static int uninstall_with_shim(const char *name, int nth, const char *action, struct test_proc *p)
+{
+	const char *t = test_tmpdir();
+	char rel[64], shim[4 * PATH_MAX], cmd[6 * PATH_MAX], args[PATH_MAX + 64];
+	snprintf(rel, sizeof(rel), "shim/%s", name);
+	snprintf(shim, sizeof(shim), "#!/bin/sh\ncase \"$PWD $*\" in *'%s/dest/'*)\n"
+		 "\techo >> '%s/shim.calls'\n"
+		 "\t[ \"$(wc -l < '%s/shim.calls')\" != %d ] || { : > '%s/shim.ran' && (cd '%s' && %s); } ;;\nesac\n"
+		 "PATH=${PATH#*:} exec %s \"$@\"\n", t, t, t, nth, t, t, action, name);
+	CHECK(test_put(rel, shim) == 0);
+	snprintf(cmd, sizeof(cmd), "chmod +x '%s/%s'", t, rel);
+	run_ok(cmd, 10, p);
+	test_proc_free(p);
+	snprintf(args, sizeof(args), "uninstall DESTDIR='%s/dest' PREFIX=/usr", t);
+	make_cmd(shim, sizeof(shim), args);
+	snprintf(cmd, sizeof(cmd), "export PATH='%s/shim':\"$PATH\" && %s", t, shim);
+	CHECK_INT(test_run(cmd, 60, p), 0);
+	snprintf(cmd, sizeof(cmd), "%s/shim.ran", t);
+	return access(cmd, F_OK) == 0;
+}
+
+/* The victim outside dest/ the hostile manifests point at: still there. */
+static void check_victim(void)
+{
+	char *victim = test_path(test_tmpdir(), "outside/victim");
+	char *left = test_read_file(victim, NULL);
+	CHECK_STR(left ? left : "(gone)", "mine\n");
+	free(left);
+	free(victim);
+}
+
+/* The installer renames a crafted manifest over the checked one while
+ * uninstall (root) checks it (at its readlink of libhvd.so): uninstall
+ * removes what it checked, never the crafted line's file. */
+static void test_uninstall_acts_on_the_manifest_it_checked(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	struct test_proc p;
+	char cmd[PATH_MAX + 256];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir outside && echo mine > outside/victim && "
+		 "cp " MANIFEST " dest/crafted && echo /../outside/victim >> dest/crafted", test_tmpdir());
+	run_ok(cmd, 10, &p);
+	test_proc_free(&p);
+	CHECK_MSG(uninstall_with_shim("readlink", 1, "mv dest/crafted " MANIFEST, &p), "the shim did not run");
+	CHECK_MSG(p.exit_code == 0, "uninstall: exit %d: %s", p.exit_code, test_tail(p.err, 600));
+	test_proc_free(&p);
+	check_victim();
+	check_files(dest, "");
+	free(dest);
+}
+
+/* A link to a file outside put in the manifest's place while uninstall
+ * removes (at its first rm): the manifest kept (a file it could not
+ * remove) replaces the link; the link's target is not written. */
+static void test_uninstall_rewrites_the_manifest_without_following_a_link(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	struct test_proc p;
+	char cmd[PATH_MAX + 256];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir outside && echo mine > outside/victim && "
+		 "rm dest/usr/bin/chexnet && mkdir dest/usr/bin/chexnet", test_tmpdir());
+	run_ok(cmd, 10, &p);
+	test_proc_free(&p);
+	CHECK_MSG(uninstall_with_shim("rm", 1, "ln -sfn \"$PWD/outside/victim\" " MANIFEST, &p), "the shim did not run");
+	CHECK_MSG(p.exit_code != 0, "uninstall exited 0 with a file left");
+	CHECK_CONTAINS(p.err, "/usr/share/hvd/install-manifest': kept, naming the files above");
+	test_proc_free(&p);
+	check_victim();
+	snprintf(cmd, sizeof(cmd), "cd '%s' && test -f " MANIFEST " && test ! -L " MANIFEST " && cat " MANIFEST,
+		 test_tmpdir());
+	run_ok(cmd, 10, &p);
+	CHECK_CONTAINS(p.out, "/usr/bin/chexnet\n");
+	test_proc_free(&p);
+	free(dest);
+}
+
+/* Every file and link under the case's outside/, sorted. */
+static char *outside_files(void)
+{
+	char cmd[PATH_MAX + 128];
+	snprintf(cmd, sizeof(cmd), "cd '%s/outside' && find . -type f -o -type l | LC_ALL=C sort", test_tmpdir());
+	return test_output_of(cmd, 30);
+}
+
+/* libdir moved out of dest/ and a link to it put in its place, after the
+ * check of the whole manifest, at uninstall's Nth call of NAME: no file
+ * of it is removed through the link (those left: LEFT, as find lists
+ * them; each named in the manifest kept), and uninstall says why. */
+static void uninstall_with_libdir_swapped(const char *name, int nth, const char *want, const char *left)
+{
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	free(dest);
+	struct test_proc p;
+	char cmd[PATH_MAX + 128];
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir outside", test_tmpdir());
+	run_ok(cmd, 10, &p);
+	test_proc_free(&p);
+	CHECK_MSG(uninstall_with_shim(name, nth, "mv dest/usr/lib outside/lib && ln -s \"$PWD/outside/lib\" dest/usr/lib", &p),
+		  "the shim of %s did not run", name);
+	CHECK_MSG(p.exit_code != 0, "uninstall exited 0 with libdir a link");
+	CHECK_CONTAINS(p.err, want);
+	test_proc_free(&p);
+	char *after = outside_files();
+	CHECK_STR(after, left);
+	free(after);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && grep '^/usr/lib/.*[^/]$' " MANIFEST " | sed 's|^/usr|.|'", test_tmpdir());
+	char *kept = test_output_of(cmd, 10);
+	CHECK_STR(kept, left);
+	free(kept);
+}
+
+/* Each path is checked again just before it is removed: a link put on
+ * its path after the whole manifest was checked (at the first rm, of
+ * bindir's chexnet): every file of libdir stays. */
+static void test_uninstall_checks_each_path_again_as_it_removes_it(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	uninstall_with_libdir_swapped("rm", 1, "/dest/usr/lib/libhvd.a': '/usr/lib' on its path is a symbolic link now: left alone",
+				      "./lib/libhvd.a\n./lib/libhvd.so\n./lib/libhvd.so.0\n./lib/pkgconfig/hvd.pc\n"
+				      "./lib/slurm/hvd.so");
+}
+
+/* The link put there between that check and the removal (at the check's
+ * readlink of libhvd.so, the second readlink: the first is the whole
+ * manifest's): the folder entered is not libdir, nothing removed there
+ * (libhvd.a, before it, went while libdir was still there). */
+static void test_uninstall_removes_in_the_folder_it_checked(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	uninstall_with_libdir_swapped("readlink", 2, "/dest/usr/lib/libhvd.so': could not remove it: its folder is not '",
+				      "./lib/libhvd.so\n./lib/libhvd.so.0\n./lib/pkgconfig/hvd.pc\n./lib/slurm/hvd.so");
+}
+
 static void test_man_pages_render_without_warnings(void)
 {
 	if (system("command -v groff > /dev/null 2>&1") != 0)
@@ -550,6 +697,11 @@ const struct test_case install_tests[] = {
 	{ "uninstall_refuses_symbolic_links", test_uninstall_refuses_symbolic_links },
 	{ "uninstall_keeps_the_folders_that_were_there", test_uninstall_keeps_the_folders_that_were_there },
 	{ "uninstall_refuses_a_package_install", test_uninstall_refuses_a_package_install },
+	{ "uninstall_acts_on_the_manifest_it_checked", test_uninstall_acts_on_the_manifest_it_checked },
+	{ "uninstall_rewrites_the_manifest_without_following_a_link",
+	  test_uninstall_rewrites_the_manifest_without_following_a_link },
+	{ "uninstall_checks_each_path_again_as_it_removes_it", test_uninstall_checks_each_path_again_as_it_removes_it },
+	{ "uninstall_removes_in_the_folder_it_checked", test_uninstall_removes_in_the_folder_it_checked },
 	{ "man_pages_render_without_warnings", test_man_pages_render_without_warnings },
 	{ 0 },
 };
