@@ -30,9 +30,9 @@
 #   the manifest's folder (a random name opened with O_EXCL: never an
 #   existing file) renamed over the manifest, so a link put in its place is
 #   replaced, not written through.
-# A tree installed by a package (MANIFEST's folder holds
-# installed-by-package, which the packages ship instead of a manifest) is
-# refused in one line naming apt and dnf. Else it removes every file
+# A tree installed by a package (MANIFEST's folder holds a marker in
+# installed-by-package.d/, one file per package, or installed-by-package)
+# is refused in one line naming apt and dnf. Else it removes every file
 # the manifest names, the manifest, and each recorded folder once empty,
 # deepest first; the manifest's own folder only when recorded. Each file
 # it could not remove (not there, changed since, or rm failed) is one line
@@ -65,9 +65,16 @@ linked() {
 	return 1
 }
 
-marker=$destdir$mdir/installed-by-package
-if [ -e "$marker" ] || [ -L "$marker" ]; then
-	say "$marker" "hvd was installed here by a package: remove it with apt (apt remove hvd-slurm-plugin chexnet libhvd0 libhvd-dev) or dnf (dnf remove hvd-slurm-plugin chexnet libhvd libhvd-devel): nothing removed"
+# The package markers: the first one there, if any.
+package_marker() {
+	local m
+	for m in "$destdir$mdir"/installed-by-package.d/* "$destdir$mdir"/installed-by-package; do
+		if [ -e "$m" ] || [ -L "$m" ]; then printf '%s' "$m"; return 0; fi
+	done
+	return 1
+}
+if m=$(package_marker); then
+	say "$m" "hvd was installed here by a package: remove it with apt (apt remove hvd-slurm-plugin chexnet libhvd0 libhvd-dev) or dnf (dnf remove hvd-slurm-plugin chexnet libhvd libhvd-devel): nothing removed"
 	exit 1
 fi
 if l=$(linked "$mrel"); then

@@ -9,8 +9,9 @@
 # libdir=/usr/lib/MULTIARCH, hvd.so in Debian's Slurm PluginDir
 # /usr/lib/MULTIARCH/slurm-wlm) in $(DEB_B)/stage and packs it; with
 # PACKAGED=1 (mk/install.mk) that install writes no install manifest (dpkg
-# and rpm own the files) but the marker $(datadir)/hvd/installed-by-package,
-# which makes `make uninstall` over a package install refuse. The
+# and rpm own the files) but one marker per package (PACKAGES: the names of
+# pkg/deb/*.control), $(datadir)/hvd/installed-by-package.d/PACKAGE, which
+# that package ships: `make uninstall` refuses while any one is there. The
 # plugin depends on the Slurm major.minor of the headers it was built
 # with. DEB_MAINTAINER (default: git's user.name and user.email) is the
 # packages' Maintainer; DEB_XZ_LEVEL (0-9, default 6 as dpkg-deb's) their
@@ -29,6 +30,8 @@ DEB_B ?= $(if $(filter 3,$(ONEDNN)),build-deb-onednn3,build-deb)
 PKG_FLAGS = B=$(DEB_B) RPATH=0 PACKAGED=1 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0 \
 	$(if $(filter 3,$(ONEDNN)),ONEDNN=3 ONEDNN_PREFIX='$(ONEDNN_PREFIX)' DNNL_BUNDLED=1)
 DEB_MAINTAINER ?= $(shell git config user.name) <$(shell git config user.email)>
+# the Debian packages, each shipping its own marker (pkg/deb/files)
+DEB_PACKAGES = $(sort $(basename $(notdir $(wildcard pkg/deb/*.control))))
 
 # The inner steps, called by hand without the flags, would rebuild DEB_B
 # with CUDA and run paths: refused before anything is built.
@@ -48,7 +51,7 @@ deb:
 	@[ -n '$(filter 3,$(ONEDNN))' ] || [ -z '$(DNNL_HOME)' ] || { echo "hvd: deb: 'DNNL_HOME=$(DNNL_HOME)': the packages depend on" \
 		"Debian's oneDNN (libdnnl-dev) or bundle PyPI's 3.2 (ONEDNN=3): use make install for a oneDNN" \
 		"of your own" >&2; exit 1; }
-	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-deb
+	@$(MAKE) --no-print-directory $(PKG_FLAGS) PACKAGES='$(DEB_PACKAGES)' pkg-deb
 rpm-spec:
 	@$(MAKE) --no-print-directory $(PKG_FLAGS) pkg-rpm-spec
 

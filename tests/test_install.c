@@ -225,17 +225,17 @@ static void test_spaces_in_destdir_and_prefix_work_end_to_end(void)
 	struct test_proc p;
 	snprintf(cmd, sizeof(cmd), "cat '%s/opt/hvd x/share/hvd/install-manifest'", dest);
 	run_ok(cmd, 10, &p);
-	/* the folders install made end in / ($DESTDIR/opt was there) */
-	CHECK_STR(p.out, "/opt/hvd x/\n/opt/hvd x/bin/\n/opt/hvd x/bin/chexnet\n/opt/hvd x/bin/hvd-check\n"
-		  "/opt/hvd x/include/\n/opt/hvd x/include/hvd.h\n/opt/hvd x/lib/\n"
+	/* of the folders install made (a staged install), hvd's own alone */
+	CHECK_STR(p.out, "/opt/hvd x/bin/chexnet\n/opt/hvd x/bin/hvd-check\n"
+		  "/opt/hvd x/include/hvd.h\n"
 		  "/opt/hvd x/lib/libhvd.a\n/opt/hvd x/lib/libhvd.so\n/opt/hvd x/lib/libhvd.so.0\n"
-		  "/opt/hvd x/lib/pkgconfig/\n/opt/hvd x/lib/pkgconfig/hvd.pc\n/opt/hvd x/share/\n"
+		  "/opt/hvd x/lib/pkgconfig/hvd.pc\n"
 		  "/opt/hvd x/share/hvd/\n/opt/hvd x/share/hvd/install-manifest\n"
-		  "/opt/hvd x/share/hvd/plugstack.conf\n/opt/hvd x/share/man/\n/opt/hvd x/share/man/man1/\n"
-		  "/opt/hvd x/share/man/man1/chexnet.1\n/opt/hvd x/share/man/man3/\n"
-		  "/opt/hvd x/share/man/man3/hvd.3\n/opt/hvd x/share/man/man8/\n"
+		  "/opt/hvd x/share/hvd/plugstack.conf\n"
+		  "/opt/hvd x/share/man/man1/chexnet.1\n"
+		  "/opt/hvd x/share/man/man3/hvd.3\n"
 		  "/opt/hvd x/share/man/man8/hvd-check.8\n/opt/hvd x/share/man/man8/hvd.8\n"
-		  "/usr/\n/usr/lib/\n/usr/lib/slurm/\n/usr/lib/slurm/hvd.so\n");
+		  "/usr/lib/slurm/hvd.so\n");
 	test_proc_free(&p);
 	snprintf(cmd, sizeof(cmd), "PKG_CONFIG_LIBDIR='%s/opt/hvd x/lib/pkgconfig' pkg-config --cflags --libs hvd", dest);
 	run_ok(cmd, 10, &p);
@@ -246,10 +246,11 @@ static void test_spaces_in_destdir_and_prefix_work_end_to_end(void)
 	run_ok(cmd, 60, &p);
 	CHECK_MSG(!strstr(p.err, "hvd: uninstall:"), "uninstall says: %s", test_tail(p.err, 600));
 	test_proc_free(&p);
-	/* nothing left, folders included, but the planted file */
-	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", dest);
+	/* no file left but the planted one; hvd's folder gone, the others kept */
+	check_files(dest, "./opt/hvd\n");
+	snprintf(cmd, sizeof(cmd), "cd '%s/opt/hvd x/share' && find . | LC_ALL=C sort", dest);
 	run_ok(cmd, 10, &p);
-	CHECK_STR(p.out, ".\n./opt\n./opt/hvd\n");
+	CHECK_STR(p.out, ".\n./man\n./man/man1\n./man/man3\n./man/man8\n");
 	test_proc_free(&p);
 	char *left = test_read_file(planted, NULL);
 	CHECK_STR(left ? left : "(gone)", "not hvd's\n");
@@ -465,57 +466,75 @@ static void test_uninstall_refuses_symbolic_links(void)
 
 /* Folders that were there before the install are not recorded, so
  * uninstall leaves them, the manifest's own folder included; those it
- * made go once empty. */
+ * made go once empty. An install without DESTDIR (into a prefix of the
+ * case): a staged one records no folder but hvd's own. */
 static void test_uninstall_keeps_the_folders_that_were_there(void)
 {
 	if (!built("hvd.so") || !built("libhvd.so.0"))
 		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
 	const char *t = test_tmpdir();
-	char *dest = test_path(t, "dest"), cmd[2 * PATH_MAX + 128], args[PATH_MAX + 64];
+	char cmd[2 * PATH_MAX + 128], args[PATH_MAX + 64], want[8 * PATH_MAX];
 	struct test_proc p;
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/usr/lib' '%s/usr/share/man/man3' '%s/usr/share/hvd'", dest, dest, dest);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p p/lib p/share/man/man3 p/share/hvd", t);
 	run_ok(cmd, 10, &p);
 	test_proc_free(&p);
-	install_into(dest);
-	snprintf(cmd, sizeof(cmd), "grep '/$' '%s/usr/share/hvd/install-manifest'", dest);
+	snprintf(args, sizeof(args), "install PREFIX='%s/p'", t);
+	make_ok(args, 120);
+	snprintf(cmd, sizeof(cmd), "grep '/$' '%s/p/share/hvd/install-manifest'", t);
 	run_ok(cmd, 10, &p);
-	CHECK_STR(p.out, "/usr/bin/\n/usr/include/\n/usr/lib/pkgconfig/\n/usr/lib/slurm/\n"
-		  "/usr/share/man/man1/\n/usr/share/man/man8/\n");
+	snprintf(want, sizeof(want), "%s/p/bin/\n%s/p/include/\n%s/p/lib/pkgconfig/\n%s/p/lib/slurm/\n"
+		 "%s/p/share/man/man1/\n%s/p/share/man/man8/\n", t, t, t, t, t, t);
+	CHECK_STR(p.out, want);
 	test_proc_free(&p);
 	/* a hand-made folder line for one that holds another's file stays */
-	CHECK(test_put("dest/usr/share/man/man3/other.3", "not hvd's\n") == 0);
-	snprintf(cmd, sizeof(cmd), "echo /usr/share/man/man3/ >> '%s/usr/share/hvd/install-manifest'", dest);
+	CHECK(test_put("p/share/man/man3/other.3", "not hvd's\n") == 0);
+	snprintf(cmd, sizeof(cmd), "echo '%s/p/share/man/man3/' >> '%s/p/share/hvd/install-manifest'", t, t);
 	run_ok(cmd, 10, &p);
 	test_proc_free(&p);
-	snprintf(args, sizeof(args), "uninstall DESTDIR='%s' PREFIX=/usr", dest);
+	snprintf(args, sizeof(args), "uninstall PREFIX='%s/p'", t);
 	make_cmd(cmd, sizeof(cmd), args);
 	run_ok(cmd, 60, &p);
 	test_proc_free(&p);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && find . | LC_ALL=C sort", dest);
+	snprintf(cmd, sizeof(cmd), "cd '%s/p' && find . | LC_ALL=C sort", t);
 	run_ok(cmd, 10, &p);
-	CHECK_STR(p.out, ".\n./usr\n./usr/lib\n./usr/share\n./usr/share/hvd\n./usr/share/man\n"
-		  "./usr/share/man/man3\n./usr/share/man/man3/other.3\n");
+	CHECK_STR(p.out, ".\n./lib\n./share\n./share/hvd\n./share/man\n"
+		  "./share/man/man3\n./share/man/man3/other.3\n");
 	test_proc_free(&p);
-	free(dest);
 }
 
 /* A package's tree (install PACKAGED=1, as pkg/pkg.mk and the spec stage
- * it): no manifest but the marker, and uninstall refuses naming apt and
- * dnf. */
+ * it): no manifest but a marker per package (PACKAGES, default hvd), and
+ * uninstall refuses naming apt and dnf. A bad PACKAGES is refused before
+ * anything is written. */
 static void test_uninstall_refuses_a_package_install(void)
 {
 	if (!built("hvd.so") || !built("libhvd.so.0"))
 		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
-	char args[PATH_MAX + 64];
-	snprintf(args, sizeof(args), "install DESTDIR='%s/dest' PREFIX=/usr PACKAGED=1", test_tmpdir());
+	const char *t = test_tmpdir();
+	char args[PATH_MAX + 128];
+	snprintf(args, sizeof(args), "install DESTDIR='%s/dest' PREFIX=/usr PACKAGED=1 PACKAGES='chexnet Lib'", t);
+	refused_writing_nothing(args, "hvd: install: 'PACKAGES=chexnet Lib': 'Lib': not a package name");
+	snprintf(args, sizeof(args), "install DESTDIR='%s/dest' PREFIX=/usr PACKAGES=chexnet", t);
+	refused_writing_nothing(args, "hvd: install: 'PACKAGES=chexnet': names the packages of a PACKAGED=1 install");
+	snprintf(args, sizeof(args), "install DESTDIR='%s/dest' PREFIX=/usr PACKAGED=1", t);
 	make_ok(args, 120);
-	char *m = test_path(test_tmpdir(), MANIFEST);
+	char *m = test_path(t, MANIFEST);
 	CHECK_MSG(access(m, F_OK) != 0, "PACKAGED=1 wrote %s", m);
 	free(m);
-	uninstall_refused("test -f dest/usr/share/hvd/installed-by-package",
-			  "/dest/usr/share/hvd/installed-by-package': hvd was installed here by a package: "
+	uninstall_refused("test -f dest/usr/share/hvd/installed-by-package.d/hvd",
+			  "/dest/usr/share/hvd/installed-by-package.d/hvd': hvd was installed here by a package: "
 			  "remove it with apt (");
 	uninstall_refused("true", ") or dnf (dnf remove ");
+	/* one marker per package named: each package ships its own */
+	snprintf(args, sizeof(args), "install DESTDIR='%s/two' PREFIX=/usr PACKAGED=1 PACKAGES='chexnet libhvd0'", t);
+	make_ok(args, 120);
+	char cmd[PATH_MAX + 64];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s/two/usr/share/hvd' && ls installed-by-package.d && cat installed-by-package.d/chexnet", t);
+	run_ok(cmd, 10, &p);
+	CHECK_STR(p.out, "chexnet\nlibhvd0\nhvd was installed by a package (chexnet): remove it with apt or dnf, "
+		  "not make uninstall\n");
+	test_proc_free(&p);
 	make_fails_saying("install PACKAGED=yes", "hvd: install: 'PACKAGED=yes': not 0 or 1");
 }
 
@@ -666,6 +685,38 @@ static void test_uninstall_removes_in_the_folder_it_checked(void)
 				      "./lib/libhvd.so\n./lib/libhvd.so.0\n./lib/pkgconfig/hvd.pc\n./lib/slurm/hvd.so");
 }
 
+/* A staged install (DESTDIR, no PACKAGED=1: fpm, checkinstall, a site's
+ * spec) makes /usr, /usr/lib, ... under an empty DESTDIR, which the
+ * target system has: of the folders, the manifest names hvd's own only. */
+static void test_staged_install_records_no_system_folder(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest"), cmd[PATH_MAX + 64];
+	install_into(dest);
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "grep '/$' '%s/usr/share/hvd/install-manifest'", dest);
+	run_ok(cmd, 10, &p);
+	CHECK_STR(p.out, "/usr/share/hvd/\n");
+	test_proc_free(&p);
+	free(dest);
+}
+
+/* One package's marker (the chexnet package installed over a make
+ * install): uninstall refuses, naming it, apt and dnf. */
+static void test_uninstall_refuses_where_one_package_left_its_marker(void)
+{
+	if (!built("hvd.so") || !built("libhvd.so.0"))
+		SKIP("this build has no hvd.so or libhvd.so.0 (Slurm, hwloc or PMIx not found)");
+	char *dest = test_path(test_tmpdir(), "dest");
+	install_into(dest);
+	free(dest);
+	uninstall_refused("mkdir dest/usr/share/hvd/installed-by-package.d && "
+			  "echo chexnet > dest/usr/share/hvd/installed-by-package.d/chexnet",
+			  "/dest/usr/share/hvd/installed-by-package.d/chexnet': hvd was installed here by a package: "
+			  "remove it with apt (");
+}
+
 static void test_man_pages_render_without_warnings(void)
 {
 	if (system("command -v groff > /dev/null 2>&1") != 0)
@@ -702,6 +753,9 @@ const struct test_case install_tests[] = {
 	  test_uninstall_rewrites_the_manifest_without_following_a_link },
 	{ "uninstall_checks_each_path_again_as_it_removes_it", test_uninstall_checks_each_path_again_as_it_removes_it },
 	{ "uninstall_removes_in_the_folder_it_checked", test_uninstall_removes_in_the_folder_it_checked },
+	{ "staged_install_records_no_system_folder", test_staged_install_records_no_system_folder },
+	{ "uninstall_refuses_where_one_package_left_its_marker",
+	  test_uninstall_refuses_where_one_package_left_its_marker },
 	{ "man_pages_render_without_warnings", test_man_pages_render_without_warnings },
 	{ 0 },
 };

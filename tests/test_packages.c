@@ -3,8 +3,9 @@
  * (dpkg-deb -c); the plugin depends on the Slurm major.minor of the
  * headers (read here from their SLURM_VERSION_NUMBER, not from the
  * build); no package holds the install manifest (dpkg and rpm own the
- * files; the plugin ships the marker, and make uninstall over the
- * extracted packages refuses naming apt and dnf);
+ * files; each package ships its own marker, and make uninstall over the
+ * extracted packages, or over a make install with only the chexnet
+ * package extracted onto it, refuses naming apt and dnf);
  * the plugstack line is an optional conffile; chexnet from the
  * extracted packages runs the demo's data step (synth, pack); no packaged
  * ELF has a run path (readelf -d); lintian shows no error; the RPM spec
@@ -37,6 +38,9 @@ static const char *const contents[] = {
 	"drwxr-xr-x ./usr/share/doc/chexnet/\n"
 	"-rw-r--r-- ./usr/share/doc/chexnet/changelog.gz\n"
 	"-rw-r--r-- ./usr/share/doc/chexnet/copyright\n"
+	"drwxr-xr-x ./usr/share/hvd/\n"
+	"drwxr-xr-x ./usr/share/hvd/installed-by-package.d/\n"
+	"-rw-r--r-- ./usr/share/hvd/installed-by-package.d/chexnet\n"
 	"drwxr-xr-x ./usr/share/man/\n"
 	"drwxr-xr-x ./usr/share/man/man1/\n"
 	"-rw-r--r-- ./usr/share/man/man1/chexnet.1.gz\n",
@@ -59,7 +63,8 @@ static const char *const contents[] = {
 	"-rw-r--r-- ./usr/share/doc/hvd-slurm-plugin/changelog.gz\n"
 	"-rw-r--r-- ./usr/share/doc/hvd-slurm-plugin/copyright\n"
 	"drwxr-xr-x ./usr/share/hvd/\n"
-	"-rw-r--r-- ./usr/share/hvd/installed-by-package\n"
+	"drwxr-xr-x ./usr/share/hvd/installed-by-package.d/\n"
+	"-rw-r--r-- ./usr/share/hvd/installed-by-package.d/hvd-slurm-plugin\n"
 	"drwxr-xr-x ./usr/share/man/\n"
 	"drwxr-xr-x ./usr/share/man/man8/\n"
 	"-rw-r--r-- ./usr/share/man/man8/hvd-check.8.gz\n"
@@ -79,6 +84,9 @@ static const char *const contents[] = {
 	"drwxr-xr-x ./usr/share/doc/libhvd-dev/\n"
 	"-rw-r--r-- ./usr/share/doc/libhvd-dev/changelog.gz\n"
 	"-rw-r--r-- ./usr/share/doc/libhvd-dev/copyright\n"
+	"drwxr-xr-x ./usr/share/hvd/\n"
+	"drwxr-xr-x ./usr/share/hvd/installed-by-package.d/\n"
+	"-rw-r--r-- ./usr/share/hvd/installed-by-package.d/libhvd-dev\n"
 	"drwxr-xr-x ./usr/share/man/\n"
 	"drwxr-xr-x ./usr/share/man/man3/\n"
 	"-rw-r--r-- ./usr/share/man/man3/hvd.3.gz\n"
@@ -93,7 +101,10 @@ static const char *const contents[] = {
 	"drwxr-xr-x ./usr/share/doc/\n"
 	"drwxr-xr-x ./usr/share/doc/libhvd0/\n"
 	"-rw-r--r-- ./usr/share/doc/libhvd0/changelog.gz\n"
-	"-rw-r--r-- ./usr/share/doc/libhvd0/copyright\n",
+	"-rw-r--r-- ./usr/share/doc/libhvd0/copyright\n"
+	"drwxr-xr-x ./usr/share/hvd/\n"
+	"drwxr-xr-x ./usr/share/hvd/installed-by-package.d/\n"
+	"-rw-r--r-- ./usr/share/hvd/installed-by-package.d/libhvd0\n",
 };
 
 static void run_ok(const char *cmd, int timeout_s, struct test_proc *p)
@@ -424,7 +435,7 @@ static void test_uninstall_over_the_packages_refuses(void)
 		 test_src_dir(), deb_dir, root, ma, ma);
 	CHECK_INT(test_run(cmd, 60, &p), 0);
 	CHECK_MSG(p.exit_code != 0, "make uninstall over the packages exited 0");
-	snprintf(want, sizeof(want), "hvd: uninstall: '%s/usr/share/hvd/installed-by-package': ", root);
+	snprintf(want, sizeof(want), "hvd: uninstall: '%s/usr/share/hvd/installed-by-package.d/chexnet': ", root);
 	CHECK_CONTAINS(p.err, want);
 	CHECK_CONTAINS(p.err, "remove it with apt (");
 	CHECK_CONTAINS(p.err, ") or dnf (");
@@ -436,6 +447,46 @@ static void test_uninstall_over_the_packages_refuses(void)
 	free(before);
 	free(ma);
 	free(root);
+}
+
+/* make install of the packages' build (a manifest), then the chexnet
+ * package alone extracted onto it, as dpkg would put it over the files
+ * make install wrote: make uninstall refuses on chexnet's own marker and
+ * removes nothing (it would remove the package's chexnet). */
+static void test_uninstall_over_the_chexnet_package_alone_refuses(void)
+{
+	if (!build_debs())
+		return;
+	const char *t = test_tmpdir();
+	char *ma = multiarch(), *deb = deb_path("chexnet"), cmd[6 * PATH_MAX], want[PATH_MAX + 64];
+	char dirs[PATH_MAX];
+	snprintf(dirs, sizeof(dirs), "DESTDIR='%s/root' prefix=/usr libdir=/usr/lib/%s SPANK_PLUGIN_DIR=/usr/lib/%s/slurm-wlm",
+		 t, ma, ma);
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory B='%s' "
+		 "RPATH=0 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0 install %s > /dev/null && "
+		 "test -f '%s/root/usr/share/hvd/install-manifest' && dpkg-deb -x '%s' '%s/root'",
+		 test_src_dir(), deb_dir, dirs, t, deb, t);
+	run_ok(cmd, 120, &p);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s/root' && find . -printf '%%y %%p\\n' | LC_ALL=C sort", t);
+	char *before = test_output_of(cmd, 30);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory "
+		 "B='%s' uninstall %s", test_src_dir(), deb_dir, dirs);
+	CHECK_INT(test_run(cmd, 60, &p), 0);
+	CHECK_MSG(p.exit_code != 0, "make uninstall over the chexnet package exited 0");
+	snprintf(want, sizeof(want), "hvd: uninstall: '%s/root/usr/share/hvd/installed-by-package.d/chexnet': "
+		 "hvd was installed here by a package: remove it with apt (", t);
+	CHECK_CONTAINS(p.err, want);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s/root' && find . -printf '%%y %%p\\n' | LC_ALL=C sort", t);
+	char *after = test_output_of(cmd, 30);
+	CHECK_STR(after, before);
+	CHECK_CONTAINS(after, "f ./usr/bin/chexnet\n");
+	free(after);
+	free(before);
+	free(deb);
+	free(ma);
 }
 
 static void test_lintian_shows_no_errors(void)
@@ -484,16 +535,22 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 	 * (the suite's build may need flags this case does not know) */
 	snprintf(cmd, sizeof(cmd), "cd '%s' && libdir=$(rpm --eval %%_libdir) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
 		 "make --no-print-directory B='%s' RPATH=0 PACKAGED=1 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0 "
-		 "install DESTDIR='%s/dest' prefix=/usr libdir=$libdir SPANK_PLUGIN_DIR=$libdir/slurm > /dev/null && "
+		 "install DESTDIR='%s/dest' prefix=/usr libdir=$libdir SPANK_PLUGIN_DIR=$libdir/slurm "
+		 "PACKAGES='hvd-slurm-plugin chexnet libhvd libhvd-devel' > /dev/null && "
 		 "cd '%s/dest' && find . -type f -o -type l | sed 's|^\\.||' | LC_ALL=C sort",
 		 test_src_dir(), deb_dir, t, t);
 	char *installed = test_output_of(cmd, 120);
 	CHECK_STR(in_rpms, installed);
 	CHECK_CONTAINS(installed, "/usr/bin/chexnet\n");
-	/* rpm owns the files: no install manifest, the marker that makes
-	 * make uninstall refuse */
+	/* rpm owns the files: no install manifest, a marker per package
+	 * that makes make uninstall refuse, each in its own package */
 	CHECK_MSG(!strstr(in_rpms, "install-manifest"), "an RPM ships the install manifest:\n%s", in_rpms);
-	CHECK_CONTAINS(in_rpms, "/usr/share/hvd/installed-by-package\n");
+	CHECK_CONTAINS(in_rpms, "/usr/share/hvd/installed-by-package.d/chexnet\n");
+	snprintf(cmd, sizeof(cmd), "for r in '%s/rpm/RPMS/'*/*.rpm; do n=$(rpm -qp --qf '%%{NAME}' \"$r\" 2> /dev/null) && "
+		 "rpm -qpl \"$r\" 2> /dev/null | grep -qx \"/usr/share/hvd/installed-by-package.d/$n\" && echo \"$n\"; done", t);
+	char *marked = test_output_of(cmd, 30);
+	CHECK_STR(marked, "chexnet\nhvd-slurm-plugin\nlibhvd\nlibhvd-devel");
+	free(marked);
 	free(in_rpms);
 	free(installed);
 	snprintf(cmd, sizeof(cmd), "rpm -qp --requires '%s/rpm/RPMS/'*/hvd-slurm-plugin-*.rpm 2> /dev/null | grep slurm | LC_ALL=C sort", t);
@@ -529,6 +586,7 @@ const struct test_case packages_tests[] = {
 	{ "extracted_chexnet_runs_the_demo_data_step", test_extracted_chexnet_runs_the_demo_data_step },
 	{ "no_packaged_elf_has_a_run_path", test_no_packaged_elf_has_a_run_path },
 	{ "uninstall_over_the_packages_refuses", test_uninstall_over_the_packages_refuses },
+	{ "uninstall_over_the_chexnet_package_alone_refuses", test_uninstall_over_the_chexnet_package_alone_refuses },
 	{ "lintian_shows_no_errors", test_lintian_shows_no_errors },
 	{ "rpm_spec_builds_with_the_install_files", test_rpm_spec_builds_with_the_install_files },
 	{ 0 },
