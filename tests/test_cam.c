@@ -6,7 +6,9 @@
  * registered to the image (a CAM concentrated in one cell lights the
  * matching pixels); the localisation score on a hand-made mask and the
  * generator's effusion region at a lung base; predict
- * --cam writes the pictures, and bad input (an unknown --cam-classes
+ * --cam writes the pictures, two images of one file name (a/x.png,
+ * b/x.png) each under its own name beside a foreign file left as it was,
+ * and bad input (names that would still collide, (an unknown --cam-classes
  * name, a CAM directory that cannot be written, an unknown locate
  * --finding) is a one-line error naming it.
  * What it does not test: localisation of a trained model (make demo,
@@ -19,6 +21,7 @@
 
 #include "runner.h"
 #include "backend/backend.h"
+#include "cmd/cam_names.h"
 #include "cmd/cam_png.h"
 #include "data/codec/image_decode.h"
 #include "data/codec/image_encode.h"
@@ -436,6 +439,100 @@ static void test_predict_writes_cams(void)
 	test_proc_free(&p);
 }
 
+/* The names planned for predict's pictures: a file's own name while it
+ * is the only one; with another of the same name, its position after it;
+ * names that would still collide are refused naming both images. */
+static void test_cam_names_distinct(void)
+{
+	char *inputs[] = { "a/x.png", "b/x.png", "c/y.jpeg", "x", "z.dcm" };
+	struct trainer_error err = { "" };
+	char **b = cam_names_plan(inputs, 5, &err);
+
+	CHECK_MSG(b != NULL, "%s", err.msg);
+	if (!b)
+		return;
+	CHECK_STR(b[0], "x-1");
+	CHECK_STR(b[1], "x-2");
+	CHECK_STR(b[2], "y");
+	CHECK_STR(b[3], "x-4");
+	CHECK_STR(b[4], "z");
+	CHECK(b[5] == NULL);
+	cam_names_free(b);
+	char *twice[] = { "x.png", "x.png" };
+	CHECK((b = cam_names_plan(twice, 2, &err)) != NULL);
+	CHECK_STR(b ? b[1] : "", "x-2");
+	cam_names_free(b);
+	char *clash[] = { "a/x.png", "b/x.png", "x-2.png" };
+	CHECK(cam_names_plan(clash, 3, &err) == NULL);
+	CHECK_STR(err.msg, "--cam: 'x-2.png': its picture 'x-2_Atelectasis.png' would have the "
+		  "name of one of 'b/x.png''s: rename one of them");
+}
+
+/* The names and sizes of every file under the case's folder but ck/ and
+ * cams/x-*.png, with their checksums. */
+static char *files_but_cams(void)
+{
+	struct test_proc p;
+
+	chexnet("-h >/dev/null; find . -type f ! -path './ck/*' ! -name 'x-*_*.png' | LC_ALL=C sort | "
+		"while IFS= read -r f; do echo \"$f $(cksum < \"$f\")\"; done", &p);
+	char *out = strdup(p.out);
+	test_proc_free(&p);
+	return out;
+}
+
+/* Two images named x.png in two folders: both pictures are written, each
+ * under its own name; a file already in the CAM folder is left as it
+ * was; names that would still collide are refused before any work. */
+static void test_predict_cams_of_one_name_both_written(void)
+{
+	struct test_proc p;
+	struct image img = { 0 };
+	char path[4096], e[256];
+
+	if (!cam_png_available())
+		SKIP("built without cairo");
+	if (checkpoint_and_image())
+		return;
+	chexnet("-h >/dev/null; mkdir a b cams && cp x.png a/x.png && cp x.png b/x.png && "
+		"echo theirs > cams/notes.txt", &p);
+	test_proc_free(&p);
+	char *before = files_but_cams();
+	chexnet("predict --checkpoint ck --size 64 --threads 1 --backend ref --cam cams "
+		"--cam-classes Effusion a/x.png b/x.png", &p);
+	CHECK_MSG(p.exit_code == 0, "%.600s", p.err);
+	CHECK_CONTAINS(p.err, "chexnet: predict: CAM 'cams/x-1_Effusion.png' (Effusion ");
+	CHECK_CONTAINS(p.err, "chexnet: predict: CAM 'cams/x-2_Effusion.png' (Effusion ");
+	test_proc_free(&p);
+	for (int i = 1; i <= 2; i++) {
+		snprintf(path, sizeof(path), "%s/cams/x-%d_Effusion.png", test_tmpdir(), i);
+		CHECK_MSG(image_decode_file(path, 0, &img, e, sizeof(e)) == 0, "%s", e);
+		image_free(&img);
+	}
+	chexnet("-h >/dev/null; ls cams | tr '\\n' ' '", &p);
+	CHECK_STR(p.out, "notes.txt x-1_Effusion.png x-2_Effusion.png ");
+	test_proc_free(&p);
+	char *after = files_but_cams();
+	CHECK_STR(after, before);
+	free(after);
+	chexnet("-h >/dev/null; cp x.png x-2.png", &p);
+	test_proc_free(&p);
+	before = (free(before), files_but_cams());
+	chexnet("predict --checkpoint ck --size 64 --threads 1 --backend ref --cam cams2 "
+		"--cam-classes Effusion a/x.png b/x.png x-2.png", &p);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_STR(p.err, "chexnet: --cam: 'x-2.png': its picture 'x-2_Atelectasis.png' would have "
+		  "the name of one of 'b/x.png''s: rename one of them\n");
+	test_proc_free(&p);
+	after = files_but_cams();
+	CHECK_STR(after, before);
+	free(after);
+	free(before);
+	chexnet("-h >/dev/null; test ! -e cams2", &p);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+}
+
 static void test_unknown_cam_class_refused(void)
 {
 	struct test_proc p;
@@ -488,6 +585,8 @@ const struct test_case cam_tests[] = {
 	{ "score_by_hand", test_score_by_hand },
 	{ "synth_effusion_mask_at_lung_base", test_synth_effusion_mask_at_lung_base },
 	{ "predict_writes_cams", test_predict_writes_cams },
+	{ "cam_names_distinct", test_cam_names_distinct },
+	{ "predict_cams_of_one_name_both_written", test_predict_cams_of_one_name_both_written },
 	{ "unknown_cam_class_refused", test_unknown_cam_class_refused },
 	{ "unwritable_cam_dir_refused", test_unwritable_cam_dir_refused },
 	{ "locate_unknown_finding_refused", test_locate_unknown_finding_refused },

@@ -9,7 +9,7 @@ EVAL_SRCS := trainer/eval/bootstrap.c trainer/eval/curves.c \
 	trainer/eval/thresholds_file.c trainer/cmd/eval_report.c trainer/cmd/eval_command.c \
 	trainer/cmd/plot_png.c trainer/cmd/predict_output.c trainer/cmd/out_dir.c \
 	trainer/model/features.c trainer/eval/cam.c trainer/eval/cam_score.c \
-	trainer/cmd/cam_png.c trainer/cmd/predict_cam.c trainer/cmd/locate.c \
+	trainer/cmd/cam_png.c trainer/cmd/cam_names.c trainer/cmd/predict_cam.c trainer/cmd/locate.c \
 	trainer/cmd/curves.c trainer/cmd/curves_png.c
 EVAL_LDLIBS :=
 ifeq ($(HAVE_CAIRO),1)

@@ -27,7 +27,8 @@
  * (stored size, aspect); prints the path and 14 probabilities; the CAM
  * pictures when pc is set. */
 static int predict_one(struct session *s, struct batch *b, const struct data_config *d,
-		       const char *path, const struct thresholds *t, int json, struct predict_cam *pc)
+		       int input, const char *path, const struct thresholds *t, int json,
+		       struct predict_cam *pc)
 {
 	struct trainer_error err = { "" };
 	char msg[1024];
@@ -47,7 +48,7 @@ static int predict_one(struct session *s, struct batch *b, const struct data_con
 	for (int c = 0; c < CHEXNET_CLASSES; c++)
 		probs[c] = loss_sigmoid(logits[c]);
 	predict_print(stdout, path, probs, t, json);
-	if (pc && predict_cam_image(pc, s, b->pixels, b->size, path, probs, &err)) {
+	if (pc && predict_cam_image(pc, s, b->pixels, b->size, input, path, probs, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return -1;
 	}
@@ -104,7 +105,7 @@ int run_predict(const struct settings *given)
 				stop_signal_received() == SIGTERM ? "SIGTERM" : "SIGUSR1", i,
 				o->input_count, CHEXNET_EXIT_PREEMPTED);
 			rc = CHEXNET_EXIT_PREEMPTED;
-		} else if (predict_one(&s, &b, &view, o->inputs[i], have_thr == 0 ? &thr : NULL, json,
+		} else if (predict_one(&s, &b, &view, i, o->inputs[i], have_thr == 0 ? &thr : NULL, json,
 				       o->cam ? &pc : NULL)) {
 			rc = 1;
 		}

@@ -1,8 +1,8 @@
 /* predict_cam.c - predict's class activation maps (predict_cam.h): the
  * findings chosen, the CAM of each from the backend's feature maps and the
- * classifier row, the picture per finding.
- * What it does not do: the CAM arithmetic (eval/cam.c) or drawing
- * (cmd/cam_png.c).
+ * classifier row, the picture per finding under its planned name.
+ * What it does not do: the CAM arithmetic (eval/cam.c), the names
+ * (cmd/cam_names.c) or drawing (cmd/cam_png.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/cam_names.h"
 #include "cmd/cam_png.h"
 #include "cmd/out_dir.h"
 #include "cmd/predict_cam.h"
@@ -61,10 +62,13 @@ int predict_cam_check(const struct settings *o)
 			"(libcairo2-dev): run make deps and make\n", o->cam);
 		return 2;
 	}
-	if (o->cam_classes && cam_classes_parse(o->cam_classes, chosen, &err)) {
+	char **bases = NULL;
+	if ((o->cam_classes && cam_classes_parse(o->cam_classes, chosen, &err)) ||
+	    !(bases = cam_names_plan(o->inputs, o->input_count, &err))) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		return 2;
 	}
+	cam_names_free(bases);
 	return out_dir_writable("--cam", o->cam) ? 2 : 0;
 }
 
@@ -83,7 +87,8 @@ int predict_cam_open(struct predict_cam *pc, const struct settings *o,
 	if (!s->ops->features)
 		return trainer_error_set(err, "--cam: backend '%s': feature maps not supported: use "
 					 "--backend ref or cpu", s->ops->name);
-	if (model_features_find(&s->model.desc, &pc->f, err))
+	if (model_features_find(&s->model.desc, &pc->f, err) ||
+	    !(pc->bases = cam_names_plan(o->inputs, o->input_count, err)))
 		return -1;
 	pc->maps = malloc((size_t)pc->f.channels * pc->f.height * pc->f.width * sizeof(float));
 	pc->cam = malloc((size_t)pc->f.height * pc->f.width * sizeof(float));
@@ -99,25 +104,15 @@ static int wanted(const struct predict_cam *pc, int c, const float *probs)
 	return !isnan(pc->t->value[c]) && probs[c] >= pc->t->value[c];
 }
 
-/* The image's file name without directories and extension. */
-static void stem_of(const char *path, char *stem, size_t len)
-{
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	const char *dot = strrchr(base, '.');
-	size_t n = dot && dot > base ? (size_t)(dot - base) : strlen(base);
-	snprintf(stem, len, "%.*s", (int)n, base);
-}
-
 static int write_one(struct predict_cam *pc, const struct session *s, const uint8_t *image,
-		     int side, const char *path, int c, float p, char *out, size_t out_len,
+		     int side, const char *stem, int c, float p, char *out, size_t out_len,
 		     struct trainer_error *err)
 {
 	const struct model_layer *fc = &s->model.desc.layers[pc->f.classifier];
-	char stem[256], title[160], subtitle[512];
+	char title[160], subtitle[512];
 
 	cam_compute(s->model.params + fc->weight_offset + (size_t)c * pc->f.channels, pc->maps,
 		    pc->f.channels, pc->f.height, pc->f.width, pc->cam);
-	stem_of(path, stem, sizeof(stem));
 	snprintf(out, out_len, "%s/%s_%s.png", pc->dir, stem, data_class_names[c]);
 	if (pc->t && !isnan(pc->t->value[c]))
 		snprintf(title, sizeof(title), "%s: p = %.3f (threshold %.3f)", data_class_names[c], p,
@@ -131,7 +126,7 @@ static int write_one(struct predict_cam *pc, const struct session *s, const uint
 }
 
 int predict_cam_image(struct predict_cam *pc, struct session *s, const uint8_t *image, int side,
-		      const char *path, const float *probs, struct trainer_error *err)
+		      int input, const char *path, const float *probs, struct trainer_error *err)
 {
 	char out[4400];
 	int written = 0;
@@ -141,7 +136,7 @@ int predict_cam_image(struct predict_cam *pc, struct session *s, const uint8_t *
 	for (int c = 0; c < CHEXNET_CLASSES; c++) {
 		if (!wanted(pc, c, probs))
 			continue;
-		if (write_one(pc, s, image, side, path, c, probs[c], out, sizeof(out), err))
+		if (write_one(pc, s, image, side, pc->bases[input], c, probs[c], out, sizeof(out), err))
 			return -1;
 		fprintf(stderr, "%s '%s' (%s %.3f)", written++ ? "," : "chexnet: predict: CAM",
 			out, data_class_names[c], probs[c]);
@@ -158,5 +153,7 @@ void predict_cam_close(struct predict_cam *pc)
 {
 	free(pc->maps);
 	free(pc->cam);
+	cam_names_free(pc->bases);
 	pc->maps = pc->cam = NULL;
+	pc->bases = NULL;
 }
