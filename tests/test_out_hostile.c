@@ -1,11 +1,14 @@
 /* test_out_hostile.c - every writer of an output folder (train --out,
- * eval --plots, pack --out, predict --cam, curves --out, locate) against
- * a hostile or unlucky folder: a crafted run.json naming foreign files,
- * `..` and absolute names in the record, links in the folder and in the
- * record, entries owned by another uid (in a run, and where a picture
- * or a pack's index goes), a foreign file planted in a checkpoint. Each case takes a snapshot of every entry under the case's
- * folder (the parent of the output: type, owner, link target, checksum)
- * before and after: a refusal changes nothing; --overwrite keeps every
+ * eval --plots, synth --out, pack --out, predict --cam, curves --out,
+ * locate) against a hostile or unlucky folder: a crafted run.json naming
+ * foreign files, `..` and absolute names in the record, links in the
+ * folder and in the record, entries owned by another uid (in a run, and
+ * where a picture or a pack's index goes), a foreign file planted in a
+ * checkpoint, a real data set's folder given to synth, the user's own
+ * index.txt and skipped.txt given to pack. Each case takes a snapshot of
+ * every entry under the case's folder (the parent of the output: type,
+ * owner, link target, checksum and size) before and after: a refusal
+ * changes nothing (the new ones are one line); --overwrite keeps every
  * foreign file's bytes (under NAME.foreign-N) and changes nothing outside
  * the run's own names. Victims live beside the output folder.
  * What it does not test: the run folder's normal life (test_run_record.c).
@@ -88,6 +91,24 @@ static void refused_unchanged(const char *cmd, const char *needle)
 	sh(cmd, &p, 120);
 	CHECK_MSG(p.exit_code != 0, "exit 0 for: %s", cmd);
 	CHECK_CONTAINS(p.err, needle);
+	test_proc_free(&p);
+	char *after = snapshot(NULL);
+	CHECK_STR(after, before);
+	free(before);
+	free(after);
+}
+
+/* refused_unchanged, and the refusal is exactly one line on stderr. */
+static void refused_in_one_line(const char *cmd, const char *needle)
+{
+	struct test_proc p;
+	char *before = snapshot(NULL);
+
+	sh(cmd, &p, 120);
+	CHECK_MSG(p.exit_code != 0, "exit 0 for: %s", cmd);
+	CHECK_CONTAINS(p.err, needle);
+	CHECK_MSG(strchr(p.err, '\n') == p.err + strlen(p.err) - 1, "not one line: %s",
+		  test_tail(p.err, 800));
 	test_proc_free(&p);
 	char *after = snapshot(NULL);
 	CHECK_STR(after, before);
@@ -250,9 +271,11 @@ static void test_other_users_files_where_outputs_go(void)
 		SKIP("needs root to give files to another uid (chown)");
 	if (real_run())
 		return;
-	sh("mkdir plots pk && echo theirs > plots/roc.png && echo theirs > curves.png && "
-	   "echo theirs > pk/index.txt && chown nobody plots/roc.png curves.png pk/index.txt && "
-	   "\"$B\"/chexnet synth --out syn --count 4 --size 32", &p, 60);
+	sh("mkdir plots && echo theirs > plots/roc.png && echo theirs > curves.png && "
+	   "\"$B\"/chexnet synth --out syn --count 4 --size 32 && "
+	   "\"$B\"/chexnet pack --data syn --out pk --size 16 >/dev/null 2>&1 && "
+	   "echo theirs > pk/index.txt && chown nobody plots/roc.png curves.png pk/index.txt",
+	   &p, 60);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
 	test_proc_free(&p);
 	pictures_refused();
@@ -260,14 +283,15 @@ static void test_other_users_files_where_outputs_go(void)
 			  "pack: 'pk/index.txt': not a regular file of this user's");
 }
 
-/* pack --out: a link named like the index or the skip list is refused,
- * never removed or written through. */
+/* pack --out (a folder pack made): a link named like the index or the
+ * skip list is refused, never removed or written through. */
 static void test_pack_never_removes_or_writes_through_links(void)
 {
 	struct test_proc p;
 
 	sh("echo victim > victim.txt && \"$B\"/chexnet synth --out syn --count 4 --size 32 && "
-	   "mkdir pk && ln -s ../victim.txt pk/index.txt", &p, 60);
+	   "\"$B\"/chexnet pack --data syn --out pk --size 16 >/dev/null 2>&1 && "
+	   "rm pk/index.txt && ln -s ../victim.txt pk/index.txt", &p, 60);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
 	test_proc_free(&p);
 	refused_unchanged("\"$B\"/chexnet pack --data syn --out pk --size 16",
@@ -280,6 +304,52 @@ static void test_pack_never_removes_or_writes_through_links(void)
 	CHECK_CONTAINS(q.err, "pack: 'pk/skipped.txt': not a regular file of this user's");
 	CHECK_CONTAINS(q.out, "exit 1\nvictim\n../victim.txt\nno-index\n");
 	test_proc_free(&q);
+}
+
+/* A real data set's folder (NIH's own names, which synth writes too)
+ * given as synth --out, and a folder whose marker has other bytes:
+ * refused in one line, nothing written. A new folder, then the same one
+ * again (its marker), and an empty one are synth's. */
+static void test_synth_writes_only_into_its_own_folder(void)
+{
+	struct test_proc p;
+
+	sh("mkdir -p nih/images fake && echo real > nih/Data_Entry_2017_v2020.csv && "
+	   "echo 00000001_000.png > nih/train_val_list.txt && : > nih/test_list.txt && "
+	   "echo pixels > nih/images/00000001_000.png && echo notes > fake/notes.txt && "
+	   "echo 'chexnet synth made this folder' > fake/.chexnet-synth", &p, 30);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	refused_in_one_line("\"$B\"/chexnet synth --out nih --count 4 --size 32",
+			    "chexnet: synth: --out 'nih': holds entries chexnet synth did not make (e.g. '");
+	refused_in_one_line("\"$B\"/chexnet synth --out fake --count 4 --size 32",
+			    "chexnet: synth: --out 'fake': its '.chexnet-synth' is not the marker "
+			    "chexnet synth writes: left alone");
+	sh("mkdir empty && for d in syn syn empty; do \"$B\"/chexnet synth --out $d --count 4 "
+	   "--size 32 >/dev/null || echo failed $d; done; ls -A empty | tr '\\n' ' '", &p, 60);
+	CHECK_STR(p.out, ".chexnet-synth Data_Entry_2017_v2020.csv chexnet-key.txt images "
+		  "test_list.txt train_val_list.txt ");
+	test_proc_free(&p);
+}
+
+/* pack --out on a folder pack did not make (the user's own index.txt and
+ * skipped.txt), and on pack's folder whose index.txt is not pack's:
+ * refused in one line, nothing written or removed. */
+static void test_pack_writes_only_into_its_own_folder(void)
+{
+	struct test_proc p;
+
+	sh("\"$B\"/chexnet synth --out syn --count 4 --size 32 && mkdir mine && "
+	   "echo 'my index' > mine/index.txt && echo 'my notes' > mine/skipped.txt && "
+	   "\"$B\"/chexnet pack --data syn --out pk --size 16 >/dev/null 2>&1 && "
+	   "echo 'my index' > pk/index.txt", &p, 60);
+	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 400));
+	test_proc_free(&p);
+	refused_in_one_line("\"$B\"/chexnet pack --data syn --out mine --size 16",
+			    "chexnet: pack: --out 'mine': holds entries chexnet pack did not make (e.g. '");
+	refused_in_one_line("\"$B\"/chexnet pack --data syn --out pk --size 16 --skip-unreadable",
+			    "chexnet: pack: 'pk/index.txt': not an index chexnet pack wrote (its first "
+			    "line is not 'hvd-pack 1'): left alone");
 }
 
 /* locate reads a checkpoint and writes nothing, even beside foreign files. */
@@ -311,5 +381,7 @@ const struct test_case out_hostile_tests[] = {
 	{ "pack_never_removes_or_writes_through_links",
 	  test_pack_never_removes_or_writes_through_links },
 	{ "locate_writes_nothing", test_locate_writes_nothing },
+	{ "synth_writes_only_into_its_own_folder", test_synth_writes_only_into_its_own_folder },
+	{ "pack_writes_only_into_its_own_folder", test_pack_writes_only_into_its_own_folder },
 	{ 0 },
 };

@@ -73,7 +73,7 @@ static const struct setting pack_rows[] = {
 	{ "--data", .type = SETTING_TEXT, .commands = 1, .offset = OFF(data),
 	  .help = "the data set (NIH layout, or a generic one: data/sets/layout.h)" },
 	{ "--out", .type = SETTING_TEXT, .commands = 1, .offset = OFF(out),
-	  .help = "the shards' directory (made when missing)" },
+	  .help = "the shards' directory: new, empty, or one pack made (its .chexnet-pack)" },
 	{ "--size", .type = SETTING_LONG, .commands = 1, .lo = 8, .hi = 4096, .fallback = "256",
 	  .offset = OFF(size), .help = "stored image side in pixels" },
 	{ "--shards", .type = SETTING_LONG, .commands = 1, .lo = 1, .hi = 1 << 20,

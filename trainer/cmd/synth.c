@@ -23,7 +23,8 @@ struct synth_options {
 #define OFF(field) offsetof(struct synth_options, field)
 static const struct setting synth_rows[] = {
 	{ "--out", .type = SETTING_TEXT, .commands = 1, .offset = OFF(out),
-	  .help = "the data set's directory (NIH layout: images/, the label CSV, the split lists)" },
+	  .help = "the data set's directory (NIH layout: images/, the label CSV, the split "
+		  "lists): new, empty, or one synth made (its .chexnet-synth)" },
 	{ "--count", .type = SETTING_LONG, .commands = 1, .lo = 1, .hi = 10000000,
 	  .offset = OFF(count), .help = "images" },
 	{ "--size", .type = SETTING_LONG, .commands = 1, .lo = 16, .hi = 4096, .fallback = "256",

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "base/clock.h"
 #include "base/crc32c.h"
 #include "base/args.h"
+#include "base/own_dir.h"
 #include "data/pack/pack.h"
 #include "data/sets/set.h"
 #include "data/pack/shard.h"
@@ -216,16 +218,37 @@ static struct shard_header *plan_shards(const struct pack_config *cfg, const str
 	return h;
 }
 
+/* 1 when path is missing or begins with the index's first line: an
+ * index pack wrote (a plain comparison, no parse). */
+static int index_of_pack(const char *path)
+{
+	static const char head[] = SHARD_INDEX_HEAD;
+	char buf[sizeof(head)];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT;
+	ssize_t n = read(fd, buf, sizeof(head) - 1);
+	close(fd);
+	return n == (ssize_t)sizeof(head) - 1 && memcmp(buf, head, sizeof(head) - 1) == 0;
+}
+
 static int prepare_out_dir(const char *dir, char *err, size_t err_bytes)
 {
+	static const struct own_dir_marker marker = { "pack", "--out", PACK_MARKER, PACK_MARKER_TEXT };
 	char index[4200];
-	if (data_make_dir("pack: out dir", dir, err, err_bytes) != 0)
+	if (own_dir_claim(&marker, dir, err, err_bytes) != 0)
 		return -1;
 	/* from here on the directory is not a complete pack until the new index */
 	snprintf(index, sizeof(index), "%s/%s", dir, SHARD_INDEX_NAME);
 	if (!whole_file_ours(index)) {
 		snprintf(err, err_bytes, "chexnet: pack: '%s': not a regular file of this user's "
 			 "(a link, a folder or another user's): left alone; choose another --out", index);
+		return -1;
+	}
+	if (!index_of_pack(index)) {
+		snprintf(err, err_bytes, "chexnet: pack: '%s': not an index chexnet pack wrote (its "
+			 "first line is not '%.*s'): left alone; choose another --out", index,
+			 (int)strlen(SHARD_INDEX_HEAD) - 1, SHARD_INDEX_HEAD);
 		return -1;
 	}
 	if (unlink(index) != 0 && errno != ENOENT) {

@@ -3,6 +3,11 @@
  * to a square first: image_resize.h), fixed-size records,
  * train/val/test in separate shard sets, index.txt last.
  *
+ * Only into a folder of pack's own (base/own_dir.h: made, found empty, or
+ * holding PACK_MARKER); anything else is refused in one line naming
+ * --out, nothing written. There it replaces the shards it names, and
+ * removes index.txt only when its first line is pack's (SHARD_INDEX_HEAD)
+ * and skipped.txt (the marker names both).
  * Crash-safe and resumable: the old index.txt is removed first, each shard
  * is written as .tmp and renamed when complete, and a rerun keeps every
  * shard whose header (same records, same size: plan_crc) is already there.
@@ -15,6 +20,10 @@
 #define HVD_TRAINER_DATA_PACK_H
 
 #include <stddef.h>
+
+#define PACK_MARKER ".chexnet-pack"
+#define PACK_MARKER_TEXT "chexnet pack made this folder; a new pack here replaces its " \
+	"*.shard files and index.txt, and removes skipped.txt\n"
 
 struct pack_config {
 	const char *data_dir, *out_dir;

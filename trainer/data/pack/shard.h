@@ -31,6 +31,7 @@
 #define SHARD_RECORD_HEADER_BYTES 64
 #define SHARD_NAME_BYTES 48
 #define SHARD_INDEX_NAME "index.txt"
+#define SHARD_INDEX_HEAD "hvd-pack 1\n"   /* its first line */
 
 struct shard_header {
 	uint32_t version;       /* decoded; encode writes SHARD_VERSION */

@@ -28,7 +28,7 @@ int shard_index_write(const char *dir, int size, const struct shard_header *shar
 		return -1;
 	}
 	/* the index format is still 1 (new lines are optional); shards are SHARD_VERSION */
-	fprintf(f, "hvd-pack 1\nsize %d\npixels %s\naspect %s\n", size, IMAGE_PIXEL_RULE,
+	fprintf(f, SHARD_INDEX_HEAD "size %d\npixels %s\naspect %s\n", size, IMAGE_PIXEL_RULE,
 		image_aspect_name(IMAGE_ASPECT_PAD));
 	if (patient_key) {
 		fputs("patient-key ", f);

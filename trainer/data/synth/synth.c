@@ -1,5 +1,8 @@
 /* data/synth/synth.c - `chexnet synth` data set: labels, patients, the NIH
- * files (CSV + lists) and the PNGs, drawn in parallel.
+ * files (CSV + lists) and the PNGs, drawn in parallel, only into a folder
+ * of synth's own (base/own_dir.h: made, found empty, or holding
+ * SYNTH_MARKER): a real data set's folder given as --out is refused
+ * before anything is written.
  * What it does not do: draw (data/synth/synth_draw.c) or parse options.
  */
 #define _GNU_SOURCE
@@ -12,6 +15,7 @@
 
 #include "base/whole_file.h"
 #include "base/args.h"
+#include "base/own_dir.h"
 #include "data/sets/labels.h"
 #include "data/sets/split.h"
 #include "data/sets/split_key.h"
@@ -225,8 +229,10 @@ int data_synth(const struct synth_config *cfg, char *err, size_t err_bytes)
 			 cfg->count, cfg->size, cfg->floor);
 		return -1;
 	}
+	static const struct own_dir_marker marker = { "synth", "--out", SYNTH_MARKER,
+						      SYNTH_MARKER_TEXT };
 	snprintf(images, sizeof(images), "%s/images", cfg->out_dir);
-	if (data_make_dir("synth:", cfg->out_dir, err, err_bytes) != 0 ||
+	if (own_dir_claim(&marker, cfg->out_dir, err, err_bytes) != 0 ||
 	    data_make_dir("synth:", images, err, err_bytes) != 0)
 		return -1;
 	struct synth_image *im = calloc(cfg->count, sizeof(*im));

@@ -43,6 +43,14 @@ void data_synth_image(uint64_t seed, size_t i, uint16_t labels, int size, uint8_
 void data_synth_finding_mask(uint64_t seed, size_t i, uint16_t labels, int finding, int size,
 			     uint8_t *mask);
 
+/* The marker of a folder synth made (base/own_dir.h): synth writes only
+ * into a new or empty folder, or one holding this file with exactly this
+ * text; anything else is refused in one line naming --out. */
+#define SYNTH_MARKER ".chexnet-synth"
+#define SYNTH_MARKER_TEXT "chexnet synth made this folder; a new synth here replaces its " \
+	"images/, Data_Entry_2017_v2020.csv, train_val_list.txt, test_list.txt and " \
+	"chexnet-key.txt\n"
+
 /* Writes the whole data set. Returns 0 or -1 with a message in err. */
 int data_synth(const struct synth_config *cfg, char *err, size_t err_bytes);
 
