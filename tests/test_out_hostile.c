@@ -4,13 +4,15 @@
  * foreign files, `..` and absolute names in the record, links in the
  * folder and in the record, entries owned by another uid (in a run, and
  * where a picture or a pack's index goes), a foreign file planted in a
- * checkpoint, a real data set's folder given to synth, the user's own
- * index.txt and skipped.txt given to pack. Each case takes a snapshot of
- * every entry under the case's folder (the parent of the output: type,
- * owner, link target, checksum and size) before and after: a refusal
- * changes nothing (the new ones are one line); --overwrite keeps every
- * foreign file's bytes (under NAME.foreign-N) and changes nothing outside
- * the run's own names. Victims live beside the output folder.
+ * checkpoint, the records of a run that ended (no checkpoint), a home
+ * folder given to --overwrite, a real data set's folder given to synth,
+ * the user's own index.txt and skipped.txt given to pack. Each case
+ * takes a snapshot of every entry under the case's folder (the parent
+ * of the output: type, owner, link target, checksum and size) before and
+ * after: a refusal changes nothing (the new ones are one line);
+ * --overwrite keeps every foreign file's bytes (under NAME.foreign-N)
+ * and changes nothing outside the run's own names. Victims live beside
+ * the output folder.
  * What it does not test: the run folder's normal life (test_run_record.c).
  */
 #include <stdio.h>
@@ -154,7 +156,7 @@ static void test_record_claiming_foreign_files_is_not_trusted(void)
 	   "> out/run.json && grep -q thesis.tex out/run.json", &p, 30);
 	CHECK_INT(p.exit_code, 0);
 	test_proc_free(&p);
-	refused_unchanged(TRAIN, "holds 2 entries chexnet did not write ('data', 'thesis.tex')");
+	refused_unchanged(TRAIN, "holds the records of a run that ended");
 	refused_unchanged(TRAIN, "its run.json lists 'thesis.tex', 'data', which chexnet never writes");
 	overwrite_keeps_foreign(TRAIN " --overwrite", "set aside (none of them deleted): 'data' -> "
 				"'data.foreign-1', 'thesis.tex' -> 'thesis.tex.foreign-1'",
@@ -165,7 +167,8 @@ static void test_record_claiming_foreign_files_is_not_trusted(void)
 }
 
 /* A record naming `..` and absolute paths is no record: all of the
- * folder is foreign, and the files those names point at stay. */
+ * folder is foreign, --overwrite too is refused there (not a run
+ * folder), and the files those names point at stay. */
 static void test_record_naming_dotdot_and_absolute_paths(void)
 {
 	struct test_proc p;
@@ -178,11 +181,9 @@ static void test_record_naming_dotdot_and_absolute_paths(void)
 	CHECK_INT(p.exit_code, 0);
 	test_proc_free(&p);
 	refused_unchanged(TRAIN, "holds 2 entries chexnet did not write");
-	overwrite_keeps_foreign(TRAIN " --overwrite", "'run.json' -> 'run.json.foreign-1'", "^$");
-	sh("cat victim.txt && test -f out/metrics.csv.foreign-1", &p, 30);
-	CHECK_STR(p.out, "victim\n");
-	CHECK_INT(p.exit_code, 0);
-	test_proc_free(&p);
+	refused_in_one_line(TRAIN " --overwrite", "chexnet: train: --overwrite: --out 'out': holds 2 "
+			    "entries chexnet did not write and no run.json of chexnet's: not a run "
+			    "folder, nothing set aside");
 }
 
 /* Links where the run's own names are, listed by the record too: refused
@@ -306,6 +307,42 @@ static void test_pack_never_removes_or_writes_through_links(void)
 	test_proc_free(&q);
 }
 
+/* A results folder (run.json, metrics.csv and tb/ copied out of a run
+ * that ended, no checkpoint): a new run into it is refused in one line;
+ * --overwrite replaces those records and keeps everything else. */
+static void test_records_of_an_ended_run_are_kept(void)
+{
+	struct test_proc p;
+
+	if (real_run())
+		return;
+	sh("mkdir out && cp -a real/run.json real/metrics.csv real/tb out/ && "
+	   "grep -q '\"end\"' out/run.json", &p, 30);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	refused_in_one_line(TRAIN, "chexnet: train: --out 'out': holds the records of a run that "
+			    "ended (its run.json has an \"end\"): choose another --out, or replace "
+			    "them with --overwrite");
+	overwrite_keeps_foreign(TRAIN " --overwrite", "removed the earlier run's own entries: ",
+				"^\\./out/(run\\.json|metrics\\.csv|tb/.*)$");
+}
+
+/* --overwrite on a folder that holds no run.json of chexnet's (a home
+ * folder given by mistake: .ssh, .bashrc) is refused in one line;
+ * nothing is set aside. */
+static void test_overwrite_refused_without_a_run_record(void)
+{
+	struct test_proc p;
+
+	sh("mkdir -p out/.ssh && echo key > out/.ssh/authorized_keys && echo rc > out/.bashrc",
+	   &p, 30);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	refused_in_one_line(TRAIN " --overwrite", "chexnet: train: --overwrite: --out 'out': holds "
+			    "2 entries chexnet did not write and no run.json of chexnet's: not a run "
+			    "folder, nothing set aside; choose another --out");
+}
+
 /* A real data set's folder (NIH's own names, which synth writes too)
  * given as synth --out, and a folder whose marker has other bytes:
  * refused in one line, nothing written. A new folder, then the same one
@@ -381,6 +418,8 @@ const struct test_case out_hostile_tests[] = {
 	{ "pack_never_removes_or_writes_through_links",
 	  test_pack_never_removes_or_writes_through_links },
 	{ "locate_writes_nothing", test_locate_writes_nothing },
+	{ "records_of_an_ended_run_are_kept", test_records_of_an_ended_run_are_kept },
+	{ "overwrite_refused_without_a_run_record", test_overwrite_refused_without_a_run_record },
 	{ "synth_writes_only_into_its_own_folder", test_synth_writes_only_into_its_own_folder },
 	{ "pack_writes_only_into_its_own_folder", test_pack_writes_only_into_its_own_folder },
 	{ 0 },

@@ -4,17 +4,22 @@
  * settings in each checkpoint's metadata; run.json reads back, and a
  * truncated, corrupt or unexpected one is refused in one line naming the
  * file; `train --out` on a run without --resume is refused (--overwrite
- * replaces it); --resume refuses a change of meaning naming each and
+ * replaces it), so is one on the records of a run that ended (no
+ * checkpoint left), while one killed before its first checkpoint starts
+ * again; --resume refuses a change of meaning naming each and
  * --allow-changes, records allowed changes, refuses another --out; every
  * refusal leaves the run directory byte-identical; eval and predict take
  * the model and size from the checkpoint. Links and FIFOs in a run (or a
- * FIFO checkpoint file) are refused at once; foreign files are set aside.
+ * FIFO checkpoint file) are refused at once; foreign files are set aside
+ * beside a run's record, never where there is none.
  * What it does not test: the metrics files.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <cjson/cJSON.h>
 
 #include "runner.h"
 #ifdef HAVE_CPU_BACKEND
@@ -243,6 +248,26 @@ static void test_bad_run_json_is_refused_naming_the_file(void)
 	free(path);
 }
 
+/* The record at path without its "end", as a run killed before it
+ * ended leaves it. 0 or -1. */
+static int drop_end(const char *path)
+{
+	char *text = test_read_file(path, NULL);
+	cJSON *root = text ? cJSON_Parse(text) : NULL;
+	char *out = NULL;
+	int rc = -1;
+
+	if (root && cJSON_GetObjectItemCaseSensitive(root, "end")) {
+		cJSON_DeleteItemFromObjectCaseSensitive(root, "end");
+		out = cJSON_Print(root);
+		rc = out ? test_write_file(path, out, strlen(out)) : -1;
+	}
+	free(out);
+	cJSON_Delete(root);
+	free(text);
+	return rc;
+}
+
 static void test_second_train_into_a_run_is_refused(void)
 {
 	if (train_run("run", ""))
@@ -257,11 +282,16 @@ static void test_second_train_into_a_run_is_refused(void)
 	char *path = test_path(test_tmpdir(), "run/run.json");
 	CHECK_MSG(run_record_read(path, &rec, &err) == 0, "%s", err.msg);
 	CHECK_STR(run_settings_get(&rec, "seed"), "9");
-	/* stopped before its first checkpoint (a requeued job): starts again */
+	/* a run that ended, its checkpoints gone (a results folder): kept */
 	struct test_proc p;
 	char rm[4200];
 	snprintf(rm, sizeof(rm), "rm -r '%s/run/last' '%s/run/best'", test_tmpdir(), test_tmpdir());
 	CHECK(system(rm) == 0);
+	static const char *const ended[] = { "'run'", "holds the records of a run that ended",
+					     "--overwrite", NULL };
+	refused("train " DATA " --epochs 1 --out run " OPTS " --seed 11", "run", ended);
+	/* killed before its first checkpoint (no end; a requeued job): starts again */
+	CHECK(drop_end(path) == 0);
 	chexnet("train " DATA " --epochs 1 --out run " OPTS " --seed 11", &p, 120);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
 	CHECK_CONTAINS(p.err, "chexnet: train: --out 'run': its run has no checkpoint yet: starting "
@@ -422,28 +452,37 @@ static void test_eval_and_predict_use_the_checkpoints_model_and_size(void)
 	test_proc_free(&p);
 }
 
-/* Another tool's metrics.csv, tb/ and notes: refused, then with
- * --overwrite each renamed NAME.foreign-N, named, its bytes kept; a
- * second --overwrite replaces only the run's own entries. */
+/* Another tool's metrics.csv, tb/ and notes in a folder without a
+ * record: refused, with --overwrite too (not a run folder). Beside a
+ * run, foreign entries are refused, then with --overwrite each renamed
+ * NAME.foreign-N, named, its bytes kept; a second --overwrite replaces
+ * only the run's own entries. */
 static void test_foreign_entries_are_set_aside_never_deleted(void)
 {
 	struct test_proc p;
 
-	chexnet("-h >/dev/null; mkdir run run/tb && echo theirs > run/metrics.csv && "
-		"echo events > run/tb/e && echo notes > run/notes.txt", &p, 30);
+	chexnet("-h >/dev/null; mkdir bare bare/tb && echo theirs > bare/metrics.csv && "
+		"echo events > bare/tb/e && echo notes > bare/notes.txt", &p, 30);
 	test_proc_free(&p);
-	static const char *const needles[] = { "'run'", "3 entries chexnet did not write", "'tb'",
+	static const char *const needles[] = { "'bare'", "3 entries chexnet did not write", "'tb'",
 					       "'notes.txt'", "--overwrite", NULL };
-	refused("train " DATA " --epochs 1 --out run " OPTS, "run", needles);
+	refused("train " DATA " --epochs 1 --out bare " OPTS, "bare", needles);
+	static const char *const no_record[] = { "--overwrite: --out 'bare'", "3 entries",
+						 "no run.json of chexnet's", "nothing set aside", NULL };
+	refused("train " DATA " --epochs 1 --out bare --overwrite " OPTS, "bare", no_record);
+	if (train_run("run", ""))
+		return;
+	chexnet("-h >/dev/null; mkdir run/theirs && echo events > run/theirs/e && "
+		"echo notes > run/notes.txt", &p, 30);
+	test_proc_free(&p);
 	chexnet("train " DATA " --epochs 1 --out run --overwrite " OPTS, &p, 120);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
 	CHECK_CONTAINS(p.err, "set aside (none of them deleted): ");
 	CHECK_CONTAINS(p.err, "'notes.txt' -> 'notes.txt.foreign-1'");
-	CHECK_CONTAINS(p.err, "'tb' -> 'tb.foreign-1'");
+	CHECK_CONTAINS(p.err, "'theirs' -> 'theirs.foreign-1'");
 	test_proc_free(&p);
 	char *before = listing("run");
-	CHECK_CONTAINS(before, "run/metrics.csv.foreign-1");
-	CHECK_CONTAINS(before, "run/tb.foreign-1/e");
+	CHECK_CONTAINS(before, "run/theirs.foreign-1/e");
 	char *path = test_path(test_tmpdir(), "run/notes.txt.foreign-1");
 	char *text = test_read_file(path, NULL);
 	CHECK_STR(text ? text : "", "notes\n");
@@ -459,7 +498,7 @@ static void test_foreign_entries_are_set_aside_never_deleted(void)
 		"find run -name '*.foreign-*' | sort", &p, 120);
 	CHECK_MSG(p.exit_code == 0, "%s", test_tail(p.err, 600));
 	CHECK(!strstr(p.err, "set aside"));
-	CHECK_STR(p.out, "run/metrics.csv.foreign-1\nrun/notes.txt.foreign-1\nrun/tb.foreign-1\n");
+	CHECK_STR(p.out, "run/notes.txt.foreign-1\nrun/theirs.foreign-1\n");
 	test_proc_free(&p);
 	free(before);
 }

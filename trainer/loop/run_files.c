@@ -37,6 +37,7 @@ struct scan {
 	char **foreign;             /* names, in readdir order */
 	char **mine;                /* the run's own entries found */
 	int foreign_count, mine_count, own_present;
+	int record;                 /* run.json is a record of chexnet's */
 	const char *checkpoint;     /* an own last/ or best/ (a run to resume), or NULL */
 	char claimed[512];          /* names the record lists that chexnet never writes */
 };
@@ -141,7 +142,7 @@ static int check_inside(const char *out, const char *name, const char *kind)
 
 /* The own names: run.json's "files" (checked first: never opened when
  * it is a link or a FIFO). */
-static int own_list(const struct train_config *c, struct run_files *own)
+static int own_list(const struct train_config *c, struct run_files *own, int *record)
 {
 	char path[4200];
 	struct stat sb;
@@ -164,6 +165,7 @@ static int own_list(const struct train_config *c, struct run_files *own)
 		memset(own, 0, sizeof(*own));  /* not chexnet's: all of it is foreign */
 		return 0;
 	}
+	*record = 1;
 	if (!own->listed)  /* a record from before "files": what a run wrote then */
 		for (int i = 0; i < 5; i++)
 			snprintf(own->name[own->count++], RUN_FILE_NAME, "%s", written[i]);
@@ -336,6 +338,19 @@ static int new_run(const struct train_config *c, const struct scan *s)
 			"--resume %s, or replace it with --overwrite\n", c->out, s->checkpoint, c->out);
 		return -1;
 	}
+	if (s->own.ended && s->own_present && !c->overwrite) {
+		fprintf(stderr, "chexnet: train: --out '%s': holds the records of a run that ended "
+			"(its run.json has an \"end\"): choose another --out, or replace them with "
+			"--overwrite\n", c->out);
+		return -1;
+	}
+	if (s->foreign_count && c->overwrite && !s->record) {
+		fprintf(stderr, "chexnet: train: --overwrite: --out '%s': holds %d entr%s chexnet did "
+			"not write and no run.json of chexnet's: not a run folder, nothing set aside; "
+			"choose another --out\n", c->out, s->foreign_count,
+			s->foreign_count == 1 ? "y" : "ies");
+		return -1;
+	}
 	if (s->foreign_count && !c->overwrite) {
 		char names[1024] = "";
 		size_t used = 0;
@@ -351,8 +366,9 @@ static int new_run(const struct train_config *c, const struct scan *s)
 	if (s->foreign_count && put_aside(c->out, s))
 		return -1;
 	if (s->own_present && !s->checkpoint && !c->overwrite)
-		/* a record and metrics but no checkpoint (stopped before the first
-		 * one): nothing to resume, so this run starts it again */
+		/* a record without an end and no checkpoint (killed before the
+		 * first one, as a requeued job finds it): nothing to resume, so
+		 * this run starts it again */
 		fprintf(stderr, "chexnet: train: --out '%s': its run has no checkpoint yet: starting "
 			"it again\n", c->out);
 	return s->own_present ? remove_own(c->out, s) : 0;
@@ -370,7 +386,7 @@ int run_files_guard(const struct train_config *c)
 		return -1;
 	}
 	memset(&s, 0, sizeof(s));
-	int rc = own_list(c, &s.own);
+	int rc = own_list(c, &s.own, &s.record);
 	if (rc == 0) {
 		keep_written(&s.own, s.claimed, sizeof(s.claimed));
 		if (s.claimed[0])

@@ -11,7 +11,9 @@
  * names that chexnet never writes are named and not believed. Anything
  * else is foreign: a new run into a folder holding foreign entries is
  * refused, and with --overwrite each is renamed NAME.foreign-N (named in
- * one line), never deleted; entries already named *.foreign-N are left
+ * one line), never deleted, but only in a folder whose run.json is a
+ * record of chexnet's (otherwise --overwrite is refused in one line:
+ * not a run folder, such as a home directory); entries already named *.foreign-N are left
  * alone, and --resume leaves every foreign entry alone. A symbolic link or
  * anything neither a regular file nor a directory (a FIFO, a socket, a
  * device) in the folder, or inside its own directories, is refused in one
@@ -28,13 +30,16 @@
 const char *const *run_files_written(const struct train_config *c, int *count);
 
 /* Rank 0, before anything is written to c->out. A new run: -1 (printed)
- * when the folder holds a run (a checkpoint: last/ or best/) without
- * --overwrite, or foreign entries without --overwrite; with --overwrite
- * the old run's own entries are removed and foreign ones set aside. A
- * record and metrics without any checkpoint (a run stopped before its
- * first; nothing to resume, as a requeued batch job finds it) are removed
- * with a note and the run starts again. Every run: -1 (printed) for a
- * link or a special file. */
+ * without --overwrite when the folder holds a run (a checkpoint: last/
+ * or best/), the records of a run that ended (run.json has an "end":
+ * a results folder keeps its record, metrics and tb/ without
+ * checkpoints) or foreign entries; with --overwrite -1 (printed) for
+ * foreign entries beside no chexnet run.json, else the old run's own
+ * entries are removed and foreign ones set aside. A record without an
+ * "end" and without any checkpoint (a run killed before its first;
+ * nothing to resume, as a requeued batch job finds it) is removed with
+ * its metrics, with a note, and the run starts again. Every run: -1
+ * (printed) for a link or a special file. */
 int run_files_guard(const struct train_config *c);
 
 #endif

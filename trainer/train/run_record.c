@@ -386,6 +386,7 @@ int run_record_files(const char *path, struct run_files *files, struct trainer_e
 
 	memset(files, 0, sizeof(*files));
 	files->listed = a != NULL;
+	files->ended = root && cJSON_GetObjectItemCaseSensitive(root, "end") != NULL;
 	cJSON_ArrayForEach(e, a)
 		snprintf(files->name[files->count++], RUN_FILE_NAME, "%s", e->valuestring);
 	cJSON_Delete(root);

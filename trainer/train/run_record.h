@@ -61,6 +61,7 @@ struct run_session {
 /* "files" of a record: names without '/', never "." or "..". */
 struct run_files {
 	int listed;                     /* 0: a record from before "files" */
+	int ended;                      /* the record has an "end" */
 	int count;
 	char name[RUN_FILES_MAX][RUN_FILE_NAME];
 };
@@ -83,7 +84,8 @@ int run_record_resume(const char *dir, const struct run_session *s, struct train
 int run_record_end(const char *dir, const struct run_end *e, struct trainer_error *err);
 /* Reads and checks path; settings (may be NULL) gets its "settings". */
 int run_record_read(const char *path, struct run_settings *settings, struct trainer_error *err);
-/* Reads and checks path; files gets its "files". 0 or -1 (err). */
+/* Reads and checks path; files gets its "files" (and whether it has an
+ * "end"). 0 or -1 (err). */
 int run_record_files(const char *path, struct run_files *files, struct trainer_error *err);
 
 #endif

@@ -112,7 +112,8 @@ const struct setting settings_table[] = {
 	  .help = "a spare node's ranks join the world of generation G of --resume DIR "
 		  "(contrib/chexnet-elastic)" },
 	{ "--overwrite", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(overwrite), .on = 1,
-	  .help = "replace the run in --out (its own files; others renamed NAME.foreign-N)" },
+	  .help = "replace the run in --out (its own files; others renamed NAME.foreign-N, "
+		  "only beside a run.json of chexnet's)" },
 	{ "--test", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(test_at_end), .on = 1,
 	  .help = "evaluate the test split at the end (the AUROC table, OUT/test.json)" },
 	{ "--quiet", NULL, SETTING_SWITCH, T | B, RESUME_SESSION, .offset = OFF(progress),
