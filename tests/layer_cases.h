@@ -25,6 +25,7 @@ struct layer_pair {
 	size_t in_count, out_count;  /* floats in x and dy */
 	float *x;                    /* (N, C, H, W) of the input tensor */
 	float *dy;                   /* (N, C, H, W) of the output tensor */
+	int fp32_tol;                /* compare at fp32's tolerance whatever the precision */
 };
 
 /* How the inputs are drawn: the rng seed and the scale of dy. */
@@ -56,9 +57,9 @@ struct model_layer layer_proto(enum layer_kind kind, int k, int stride, int pad,
 /* Runs ref (fp32) and ops (precision p) from the same parameters and
  * running statistics and checks that ops's outputs, input gradient (not
  * with images), parameter gradients and running statistics equal ref's:
- * fp32 within 1e-4 atol and rtol, bf16 (fp16) within 2^-6 (2^-8) of the
- * largest |ref| plus that relative. Images: uint8 input instead of t->x.
- * Frees t. */
+ * fp32 (or t->fp32_tol) within 1e-4 atol and rtol, bf16 (fp16; tf32)
+ * within 2^-6 (2^-8; 2^-10) of the largest |ref| plus that relative.
+ * Images: uint8 input instead of t->x. Frees t. */
 void layer_vs_ref(struct layer_pair *t, const struct backend_ops *ops, enum precision p,
 		  const struct batch *images);
 

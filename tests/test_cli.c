@@ -410,6 +410,8 @@ static void test_messages_before_start_up(void)
 		{ "predict --checkpoint nowhere x.png", "chexnet: predict: --checkpoint 'nowhere': No such" },
 		{ "train --synthetic --backend ref --precision bf16", "chexnet: --precision: 'bf16': "
 		  "the ref backend computes in fp32 only" },
+		{ "train --synthetic --backend ref --precision tf32", "chexnet: --precision: 'tf32': "
+		  "the ref backend computes in fp32 only" },
 	};
 	struct test_proc p;
 

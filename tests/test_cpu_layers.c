@@ -6,8 +6,10 @@
  * accumulate in fp32); the fixture and the shapes shared with the gpu
  * tests are in layer_cases.c. bf16 cases skip, with the backend's reason,
  * where oneDNN has no bf16 kernels. Also: the reference-kernel check
- * refuses a strided view; a DenseNet 3x3 at batch 16 runs as Winograd on
- * AVX-512 and equals ref at the fp32 tolerance. What it does not test: whole networks (test_cpu_models.c).
+ * refuses a strided view; a DenseNet 3x3 at batch 16 asks for the direct
+ * algorithm in fp32 (never Winograd), and in tf32 leaves it to oneDNN,
+ * which runs Winograd on AVX-512, equal to ref at the fp32 tolerance.
+ * What it does not test: whole networks (test_cpu_models.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +25,23 @@
 
 static const struct layer_fill cpu_fill = { .seed = 7, .dy_scale = 1.f };
 
-static void cpu_vs_ref(struct model_layer l, enum precision p, int n, int ci, int hi, int wi,
-		       int co, int ho, int wo)
+static void cpu_vs_ref_at(struct model_layer l, enum precision p, int fp32_tol, int n, int ci,
+			  int hi, int wi, int co, int ho, int wo)
 {
 	struct layer_pair t;
 
 	if (p == PRECISION_BF16)
 		SKIP_WITHOUT_BF16();
-	if (layer_pair_one(&t, l, n, ci, hi, wi, co, ho, wo, p, &cpu_fill) == 0)
+	if (layer_pair_one(&t, l, n, ci, hi, wi, co, ho, wo, p, &cpu_fill) == 0) {
+		t.fp32_tol = fp32_tol;
 		layer_vs_ref(&t, &backend_cpu_ops, p, NULL);
+	}
+}
+
+static void cpu_vs_ref(struct model_layer l, enum precision p, int n, int ci, int hi, int wi,
+		       int co, int ho, int wo)
+{
+	cpu_vs_ref_at(l, p, 0, n, ci, hi, wi, co, ho, wo);
 }
 
 /* the shapes the gpu tests share, and three more */
@@ -79,14 +89,14 @@ static void test_reference_kernel_is_refused(void)
 	dnnl_ctx_free(&c);
 }
 
-/* One fp32 training step (forward, backward) of t on the cpu backend,
- * then fn(what, impl, user) for every primitive it made; frees t.
- * Returns 0 when the step ran. */
-static int step_then_scan(struct layer_pair *t,
+/* One training step (forward, backward) of t on the cpu backend in
+ * precision p, then fn(what, impl, user) for every primitive it made;
+ * frees t. Returns 0 when the step ran. */
+static int step_then_scan(struct layer_pair *t, enum precision p,
 			  void (*fn)(const char *what, const char *impl, void *user), void *user)
 {
 	struct trainer_error err = { "" };
-	struct backend_options opt = { .max_batch = t->n, .precision = PRECISION_FP32 };
+	struct backend_options opt = { .max_batch = t->n, .precision = p };
 	struct backend *b = backend_cpu_ops.create(&t->m, &opt, &err);
 	float *y = malloc(t->out_count * sizeof(float)), *dx = malloc(t->in_count * sizeof(float));
 	struct backend_input in = { .x = t->x, .count = t->n };
@@ -108,11 +118,19 @@ static int step_then_scan(struct layer_pair *t,
 	return rc;
 }
 
-struct wino_scan { int fwd, bwd_data; };
+/* The conv primitives of a step: Winograd kernels forward and backward
+ * data, and how many asked for the direct algorithm and how many left it
+ * to oneDNN (the primitive's `what` ends "direct)" or "auto)", conv.c). */
+struct wino_scan { int fwd, bwd_data, direct, any, convs; };
 
 static void on_conv(const char *what, const char *impl, void *user)
 {
 	struct wino_scan *s = user;
+	if (strncmp(what, "conv ", 5))
+		return;
+	s->convs++;
+	s->direct += strstr(what, " direct)") != NULL;
+	s->any += strstr(what, " auto)") != NULL;
 	if (!strstr(impl, "wino"))
 		return;
 	s->fwd += strncmp(what, "conv fwd", 8) == 0;
@@ -120,19 +138,41 @@ static void on_conv(const char *what, const char *impl, void *user)
 }
 
 /* DenseNet-121's 3x3 convolution of block 3 (128 -> 32 channels, 14x14)
- * at batch 16: where oneDNN's choice (convolution_auto) runs Winograd
- * forward and backward data on AVX-512; the values equal ref's within
- * the fp32 tolerance, and on AVX-512 the kernels are Winograd (oneDNN
- * 2.x has none below, 3.x none at all). */
-static void test_conv_3x3_winograd_fp32(void)
+ * at batch 16, the shape oneDNN 2.x runs as Winograd on AVX-512 when
+ * left to choose: fp32 asks for the direct algorithm for all three
+ * primitives (fp32 is exact on every backend: Winograd made DenseNet-121's
+ * gradients 20x less exact against torchvision), so no Winograd kernel on
+ * any ISA; equal to ref at the fp32 tolerance. */
+static void test_conv_3x3_fp32_asks_direct(void)
 {
 	struct model_layer l = layer_proto(LAYER_CONV, 3, 1, 1, 0);
 	struct layer_pair t;
-	struct wino_scan s = { 0, 0 };
+	struct wino_scan s = { 0 };
 	cpu_vs_ref(l, PRECISION_FP32, 16, 128, 14, 14, 32, 14, 14);
 	if (layer_pair_one(&t, l, 16, 128, 14, 14, 32, 14, 14, PRECISION_FP32, &cpu_fill) ||
-	    step_then_scan(&t, on_conv, &s))
+	    step_then_scan(&t, PRECISION_FP32, on_conv, &s))
 		return;
+	CHECK_INT(s.convs, 3);
+	CHECK_INT(s.direct, 3);
+	CHECK_INT(s.fwd + s.bwd_data, 0);
+}
+
+/* The same convolution in tf32 leaves the algorithm to oneDNN
+ * (convolution_auto): the kernels are Winograd forward and backward data
+ * on AVX-512 (oneDNN 2.x has none below, 3.x none at all), and the values
+ * still equal ref's within the fp32 tolerance (Winograd's error here is
+ * about 1e-5), tighter than tf32's own. */
+static void test_conv_3x3_winograd_tf32(void)
+{
+	struct model_layer l = layer_proto(LAYER_CONV, 3, 1, 1, 0);
+	struct layer_pair t;
+	struct wino_scan s = { 0 };
+	cpu_vs_ref_at(l, PRECISION_TF32, 1, 16, 128, 14, 14, 32, 14, 14);
+	if (layer_pair_one(&t, l, 16, 128, 14, 14, 32, 14, 14, PRECISION_TF32, &cpu_fill) ||
+	    step_then_scan(&t, PRECISION_TF32, on_conv, &s))
+		return;
+	CHECK_INT(s.convs, 3);
+	CHECK_INT(s.any, 3);
 	dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
 	if (DNNL_VERSION_MAJOR >= 3) {
 		CHECK_INT(s.fwd + s.bwd_data, 0);
@@ -170,7 +210,7 @@ static void test_batchnorm_relu_runs_jit_fp32(void)
 	struct bn_scan s = { 0, 0, "" };
 	if (layer_pair_one(&t, layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), 2, 64, 6, 6, 64, 6, 6,
 			   PRECISION_FP32, &cpu_fill) ||
-	    step_then_scan(&t, on_bn, &s))
+	    step_then_scan(&t, PRECISION_FP32, on_bn, &s))
 		return;
 	CHECK_MSG(s.jit >= 2 && s.other == 0, "%s: %d jit batch norms, %d other (%s)",
 		  cpu_isa_name(dnnl_get_effective_cpu_isa()), s.jit, s.other, s.impl);
@@ -180,7 +220,8 @@ static void test_batchnorm_relu_runs_jit_fp32(void)
 const struct test_case cpu_layers_tests[] = {
 	ROW(reference_kernel_is_refused),
 	ROW(conv_7x7_stride2_fp32), ROW(conv_3x3_fp32), ROW(conv_3x3_stride2_fp32),
-	ROW(conv_1x1_fp32), ROW(conv_1x1_stride2_fp32), ROW(conv_3x3_winograd_fp32),
+	ROW(conv_1x1_fp32), ROW(conv_1x1_stride2_fp32), ROW(conv_3x3_fp32_asks_direct),
+	ROW(conv_3x3_winograd_tf32),
 	ROW(batchnorm_fp32),
 	ROW(batchnorm_relu_fp32), ROW(batchnorm_relu_runs_jit_fp32), ROW(relu_fp32),
 	ROW(maxpool_fp32), ROW(avgpool_fp32),

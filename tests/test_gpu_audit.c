@@ -11,12 +11,15 @@
  *   2. allocation and release only in create/open/destroy/close and
  *      grow-on-first-use functions (no per-step allocation, M2);
  *   3. no synchronous copy or set, and no host wait, except in the
- *      functions listed with the reason they may wait.
+ *      functions listed with the reason they may wait;
+ *   4. the math types that permit TF32 are named in gpu_backend.c only
+ *      (precision_math: what --precision means there).
  * The exceptions are tables (gpu_audit_policy.c), each entry with its
  * reason; an entry nothing needs any more fails. Synthetic snippets show
  * each rule failing. What this does not do: prove the code right on a GPU, or
  * follow calls across functions (a wait in a helper is the helper's).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -503,6 +506,62 @@ static void tree_rule(int rule, int *used)
 	free(r);
 }
 
+/* Lines of text (stripped) naming word as a whole identifier: the first
+ * in *first, how many in all. */
+static int word_lines(const char *text, const char *word, int *first)
+{
+	size_t n = strlen(word);
+	int count = 0;
+	for (const char *s = strstr(text, word); s; s = strstr(s + n, word)) {
+		char before = s == text ? ' ' : s[-1], after = s[n];
+		if (isalnum((unsigned char)before) || before == '_' || isalnum((unsigned char)after) ||
+		    after == '_')
+			continue;
+		if (count++ == 0) {
+			*first = 1;
+			for (const char *c = text; c < s; c++)
+				*first += *c == '\n';
+		}
+	}
+	return count;
+}
+
+/* The math types that let fp32 work run on TF32 (or fp16) tensor cores
+ * are named in one place, gpu_backend.c's precision_math, which reads the
+ * precision's meaning (precision.c): no other file can ask for TF32. What
+ * each run asks at run time: gpu-layers on the emulated device. */
+static void test_tree_tf32_math_named_in_one_place(void)
+{
+	static const char *const tf32[] = {
+		"CUDNN_TENSOR_OP_MATH", "CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION",
+		"CUBLAS_COMPUTE_32F_FAST_TF32", "CUBLAS_TF32_TENSOR_OP_MATH", "CUBLAS_TENSOR_OP_MATH",
+		"CUBLAS_COMPUTE_32F_FAST_16F", "CUBLAS_COMPUTE_32F_FAST_16BF", NULL,
+	};
+	static const char *const place = "trainer/backend/gpu/gpu_backend.c";
+	struct tree t;
+	int in_place = 0;
+	if (tree_scan(&t))
+		return;
+	for (int i = 0; i < t.count; i++) {
+		char *path = test_path(test_src_dir(), t.files[i]);
+		char *text = path ? test_read_file(path, NULL) : NULL;
+		char *bare = text ? audit_strip(text) : NULL;
+		for (int k = 0; bare && tf32[k]; k++) {
+			int line = 0, n = word_lines(bare, tf32[k], &line);
+			if (!strcmp(t.files[i], place))
+				in_place += n;
+			else
+				CHECK_MSG(n == 0, "%s:%d: %s outside %s", t.files[i], line, tf32[k], place);
+		}
+		free(bare);
+		free(text);
+		free(path);
+	}
+	CHECK_MSG(in_place >= 2, "%s names %d TF32 math types: the tf32 precision asks for none",
+		  place, in_place);
+	tree_free(&t);
+}
+
 static void test_tree_every_call_checked(void) { tree_rule(1, NULL); }
 static void test_tree_every_kernel_launch_checked(void) { tree_rule(4, NULL); }
 static void test_tree_allocation_only_at_setup(void) { tree_rule(2, NULL); }
@@ -592,5 +651,6 @@ const struct test_case gpu_audit_tests[] = {
 	{ "tree_allocation_only_at_setup", test_tree_allocation_only_at_setup },
 	{ "tree_no_synchronous_copy_on_step_path", test_tree_no_synchronous_copy_on_step_path },
 	{ "tree_allow_lists_current_with_reasons", test_tree_allow_lists_current_with_reasons },
+	{ "tree_tf32_math_named_in_one_place", test_tree_tf32_math_named_in_one_place },
 	{ 0 }
 };

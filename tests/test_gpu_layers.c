@@ -3,7 +3,12 @@
  * model (forward training and eval output, input gradient, parameter
  * gradients, BN running statistics) in fp32 (atol/rtol 1e-4), bf16
  * (2^-6 of the largest |ref| plus 2^-6 relative, as the cpu tests) and
- * fp16 (2^-8 likewise, loss scaling on); a dense-block model whose layers
+ * fp16 (2^-8 likewise, loss scaling on); the convolutions and the linear
+ * layer in tf32 (2^-10 likewise: layer_cases.c derives it); on the
+ * emulated device (HVD_GPU_EMU, which rounds TF32 inputs), that fp32 work
+ * asked for FMA math and CUBLAS_COMPUTE_32F only and tf32 work for
+ * CUDNN_TENSOR_OP_MATH and CUBLAS_COMPUTE_32F_FAST_TF32 only (emu_math.h:
+ * a real GPU's libraries count nothing); a dense-block model whose layers
  * read and write channel slices of one buffer (accumulated gradients);
  * uint8 image input normalised on the GPU; the device Adam and SGD
  * updates against trainer/train/optim.c. The one-layer fixture and the shapes
@@ -25,6 +30,9 @@
 #include "train/optim.h"
 #include "base/rng.h"
 #include "backend/gpu/gpu_kernels.h"
+#ifdef HVD_GPU_EMU
+#include "gpu_emu/emu_math.h"
+#endif
 
 static const struct layer_fill gpu_fill = { .seed = 11, .dy_scale = 1.f / 16 };
 /* fp16 runs backward at the initial loss scale 2^16: an input gradient of
@@ -41,15 +49,51 @@ static int have_device(void)
 
 #define NEED_DEVICE() do { if (!have_device()) SKIP("no CUDA device"); } while (0)
 
+/* What the layer's fp32 convolutions and GEMMs asked the emulated
+ * libraries for: in fp32 FMA math and CUBLAS_COMPUTE_32F only (TF32
+ * never), in tf32 CUDNN_TENSOR_OP_MATH and CUBLAS_COMPUTE_32F_FAST_TF32
+ * only, and a conv or linear layer asked at all. */
+static void check_math(enum layer_kind kind, enum precision p)
+{
+#ifdef HVD_GPU_EMU
+	struct emu_math_requests m;
+	emu_math_requests_take(&m);
+	long conv_right = p == PRECISION_TF32 ? m.conv_tf32 : m.conv_fma;
+	long conv_wrong = m.conv_other + (p == PRECISION_TF32 ? m.conv_fma : m.conv_tf32);
+	long gemm_right = p == PRECISION_TF32 ? m.gemm_tf32 : m.gemm_32f;
+	long gemm_wrong = m.gemm_other + (p == PRECISION_TF32 ? m.gemm_32f : m.gemm_tf32);
+	if (p != PRECISION_FP32 && p != PRECISION_TF32)
+		return;
+	CHECK_MSG(conv_wrong == 0 && gemm_wrong == 0, "%s: convolutions: %ld FMA, %ld TF32, %ld "
+		  "other; GEMMs: %ld COMPUTE_32F, %ld FAST_TF32, %ld other", precision_name(p),
+		  m.conv_fma, m.conv_tf32, m.conv_other, m.gemm_32f, m.gemm_tf32, m.gemm_other);
+	if (kind == LAYER_CONV)
+		CHECK_MSG(conv_right >= 3, "%s: %ld convolutions asked for its math", precision_name(p),
+			  conv_right);
+	if (kind == LAYER_LINEAR)
+		CHECK_MSG(gemm_right >= 3, "%s: %ld GEMMs asked for its compute type",
+			  precision_name(p), gemm_right);
+#else
+	(void)kind;
+	(void)p;
+#endif
+}
+
 static void gpu_vs_ref(struct model_layer l, enum precision p, int n, int ci, int hi, int wi,
 		       int co, int ho, int wo)
 {
 	struct layer_pair t;
 
 	NEED_DEVICE();
+#ifdef HVD_GPU_EMU
+	struct emu_math_requests before;
+	emu_math_requests_take(&before);
+#endif
 	if (layer_pair_one(&t, l, n, ci, hi, wi, co, ho, wo, p,
-			   p == PRECISION_FP16 ? &gpu_fill_fp16 : &gpu_fill) == 0)
+			   p == PRECISION_FP16 ? &gpu_fill_fp16 : &gpu_fill) == 0) {
 		layer_vs_ref(&t, &backend_gpu_ops, p, NULL);
+		check_math(l.kind, p);
+	}
 }
 
 /* the shapes the cpu tests share, and a conv with bias */
@@ -76,6 +120,17 @@ static void test_conv_bias_##SUFFIX(void) \
 CASES(PRECISION_FP32, fp32)
 CASES(PRECISION_BF16, bf16)
 CASES(PRECISION_FP16, fp16)
+
+/* tf32 changes only the convolutions and GEMMs (fp32 storage): those. */
+static void test_conv_7x7_stride2_tf32(void)
+{ gpu_vs_ref(layer_proto(LAYER_CONV, 7, 2, 3, 0), PRECISION_TF32, 2, 3, 32, 32, 64, 16, 16); }
+static void test_conv_3x3_tf32(void)
+{ gpu_vs_ref(layer_proto(LAYER_CONV, 3, 1, 1, 0), PRECISION_TF32, 2, 128, 8, 8, 32, 8, 8); }
+static void test_conv_1x1_stride2_tf32(void)
+{ gpu_vs_ref(layer_proto(LAYER_CONV, 1, 2, 0, 0), PRECISION_TF32, 2, 64, 8, 8, 128, 4, 4); }
+static void test_linear_tf32(void)
+{ struct model_layer l = layer_proto(LAYER_LINEAR, 0, 0, 0, 0); l.has_bias = 1;
+  gpu_vs_ref(l, PRECISION_TF32, 3, 64, 1, 1, 14, 1, 1); }
 
 /* BN+ReLU over 8 images of 48x48: 18432 elements a channel, split over
  * 4 blocks per channel in both training kernels (gpu_k_layers.cu). */
@@ -203,6 +258,10 @@ const struct test_case gpu_layers_tests[] = {
 	ROWS(fp32),
 	ROWS(bf16),
 	ROWS(fp16),
+	{ "conv_7x7_stride2_tf32", test_conv_7x7_stride2_tf32 },
+	{ "conv_3x3_tf32", test_conv_3x3_tf32 },
+	{ "conv_1x1_stride2_tf32", test_conv_1x1_stride2_tf32 },
+	{ "linear_tf32", test_linear_tf32 },
 	{ "dense_block_slices_fp32", test_dense_block_slices_fp32 },
 	{ "batchnorm_split_over_parts_fp32", test_batchnorm_split_over_parts_fp32 },
 	{ "batchnorm_split_over_parts_bf16", test_batchnorm_split_over_parts_bf16 },

@@ -8,10 +8,13 @@
  * loops (cross-correlation) over dense fp32 copies of the strided
  * operands, each output summing its taps in a fixed order, cublasGemmEx a
  * column-major loop; fp16/bf16 elements are converted with CUDA's own
- * host conversions and accumulated in fp32.
+ * host conversions and accumulated in fp32. fp32 work that permits TF32
+ * rounds its inputs to TF32 first and is counted by its math type
+ * (emu_math.h): the tests see what the backend asked for, and its
+ * numbers change as a GPU's would.
  * What it does not do: the CUDA runtime (emu_runtime.cpp), timing, or the
- * libraries' numerics beyond fp32 accumulation (algorithms, Tensor Core
- * rounding).
+ * libraries' numerics beyond fp32 accumulation and TF32 inputs
+ * (algorithms, summation orders).
  */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -19,15 +22,50 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 #include <vector>
 
 #include "emu_device.h"
+#include "emu_math.h"
+
+/* --- TF32: what fp32 work permitting it sees, and what it was asked --- */
+static std::atomic<long> conv_fma, conv_tf32, conv_other, gemm_32f, gemm_tf32, gemm_other;
+
+extern "C" void emu_math_requests_take(struct emu_math_requests *out)
+{
+	out->conv_fma = conv_fma.exchange(0);
+	out->conv_tf32 = conv_tf32.exchange(0);
+	out->conv_other = conv_other.exchange(0);
+	out->gemm_32f = gemm_32f.exchange(0);
+	out->gemm_tf32 = gemm_tf32.exchange(0);
+	out->gemm_other = gemm_other.exchange(0);
+}
+
+/* v with 10 mantissa bits: to nearest, ties away from zero (cvt.rna);
+ * inf and NaN as they are. */
+static float tf32(float v)
+{
+	uint32_t u;
+	memcpy(&u, &v, sizeof(u));
+	if ((u & 0x7f800000u) != 0x7f800000u)
+		u = (u + 0x1000u) & ~0x1fffu;
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+static void round_tf32(std::vector<float> &v, int on)
+{
+	if (on)
+		for (float &x : v)
+			x = tf32(x);
+}
 
 /* --- element access for the three data types --- */
 static float load(const void *p, size_t i, int fp16, int bf16)
@@ -69,6 +107,21 @@ struct cudnnConvolutionStruct {
 
 static int is_half(cudnnDataType_t t) { return t == CUDNN_DATA_HALF; }
 static int is_bf16(cudnnDataType_t t) { return t == CUDNN_DATA_BFLOAT16; }
+
+/* fp32 data under any math but FMA may run on TF32 tensor cores (DEFAULT
+ * permits it on Ampere and later): the emulation rounds its inputs. */
+static int conv_tf32_on(const cudnnTensorStruct *x, const cudnnConvolutionStruct *cv)
+{
+	return x->type == CUDNN_DATA_FLOAT && cv->math != CUDNN_FMA_MATH;
+}
+
+static void count_conv(const cudnnTensorStruct *x, const cudnnConvolutionStruct *cv)
+{
+	if (x->type != CUDNN_DATA_FLOAT)
+		return;
+	(cv->math == CUDNN_FMA_MATH ? conv_fma : cv->math == CUDNN_TENSOR_OP_MATH ? conv_tf32
+									  : conv_other)++;
+}
 
 static size_t at(const cudnnTensorStruct *d, int n, int c, int y, int x)
 {
@@ -307,6 +360,8 @@ static void conv_forward(float a, const cudnnTensorStruct *xd, const void *x,
 	size_t taps = (size_t)wd->c * wd->h * wd->w;
 	std::vector<float> X = dense_tensor(xd, x);
 	std::vector<float> W = transposed(dense_filter(wd, w), (size_t)K, taps);
+	round_tf32(X, conv_tf32_on(xd, cv));
+	round_tf32(W, conv_tf32_on(xd, cv));
 	std::vector<float> acc((size_t)yd->h * yd->w * K);
 	for (int n = 0; n < yd->n; n++) {
 		std::fill(acc.begin(), acc.end(), 0.0f);
@@ -356,6 +411,8 @@ static void conv_backward_data(float a, const cudnnFilterStruct *wd, const void 
 	size_t rs = (size_t)wd->h * wd->w;
 	std::vector<float> DY = dense_tensor(dyd, dy);
 	std::vector<float> W = transposed(dense_filter(wd, w), (size_t)C, rs);   /* [k][r][s][c] */
+	round_tf32(DY, conv_tf32_on(dyd, cv));
+	round_tf32(W, conv_tf32_on(dyd, cv));
 	std::vector<float> acc((size_t)dxd->h * dxd->w * C);
 	std::vector<std::vector<std::pair<int, int>>> rows(wd->h), cols(wd->w);
 	for (int r = 0; r < wd->h; r++)
@@ -395,6 +452,8 @@ static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const voi
 	size_t plane = (size_t)dyd->h * dyd->w, in_plane = (size_t)H * Wd;
 	std::vector<float> X = transposed(dense_tensor(xd, x), (size_t)C, in_plane);   /* [n][y][x][c] */
 	std::vector<float> DY = dense_tensor(dyd, dy);
+	round_tf32(X, conv_tf32_on(xd, cv));
+	round_tf32(DY, conv_tf32_on(xd, cv));
 	std::vector<float> sum((size_t)C);
 	for (int r = 0; r < dwd->h; r++)
 		for (int s = 0; s < dwd->w; s++) {
@@ -429,6 +488,7 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
 	cudnnStatus_t st = conv_supported(xd, wd, cv, yd);
 	if (st != CUDNN_STATUS_SUCCESS)
 		return st;
+	count_conv(xd, cv);
 	cudnnTensorStruct X = *xd, Y = *yd;
 	cudnnFilterStruct W = *wd;
 	cudnnConvolutionStruct C = *cv;
@@ -448,6 +508,7 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
 	cudnnStatus_t st = conv_supported(dxd, wd, cv, dyd);
 	if (st != CUDNN_STATUS_SUCCESS)
 		return st;
+	count_conv(dxd, cv);
 	cudnnTensorStruct DY = *dyd, DX = *dxd;
 	cudnnFilterStruct W = *wd;
 	cudnnConvolutionStruct C = *cv;
@@ -468,6 +529,7 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
 	cudnnStatus_t st = conv_supported(xd, dwd, cv, dyd);
 	if (st != CUDNN_STATUS_SUCCESS)
 		return st;
+	count_conv(xd, cv);
 	cudnnTensorStruct X = *xd, DY = *dyd;
 	cudnnFilterStruct DW = *dwd;
 	cudnnConvolutionStruct C = *cv;
@@ -505,7 +567,15 @@ struct gemm {
 	int m, n, k, lda, ldb, ldc;
 	cudaDataType at_, bt, ct;
 	float alpha, beta;
+	int tf32;                 /* fp32 inputs rounded to TF32 */
 };
+
+/* An input element as the GEMM multiplies it. */
+static float gemm_in(const gemm &g, const void *p, size_t i, cudaDataType t)
+{
+	float v = load(p, i, blas_half(t), blas_bf16(t));
+	return g.tf32 && t == CUDA_R_32F ? tf32(v) : v;
+}
 
 static void run_gemm(const gemm &g, const void *A, const void *B, void *C)
 {
@@ -517,8 +587,7 @@ static void run_gemm(const gemm &g, const void *A, const void *B, void *C)
 								: (size_t)l + (size_t)i * g.lda;
 				size_t bi = g.tb == CUBLAS_OP_N ? (size_t)l + (size_t)j * g.ldb
 								: (size_t)j + (size_t)l * g.ldb;
-				sum += load(A, ai, blas_half(g.at_), blas_bf16(g.at_)) *
-				       load(B, bi, blas_half(g.bt), blas_bf16(g.bt));
+				sum += gemm_in(g, A, ai, g.at_) * gemm_in(g, B, bi, g.bt);
 			}
 			store(C, (size_t)i + (size_t)j * g.ldc, blas_half(g.ct), blas_bf16(g.ct), sum,
 			      g.alpha, g.beta);
@@ -531,13 +600,20 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
 			    const void *B, cudaDataType bt, int ldb, const void *beta, void *C,
 			    cudaDataType ct, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t)
 {
-	if (compute != CUBLAS_COMPUTE_32F || (ta != CUBLAS_OP_N && ta != CUBLAS_OP_T) ||
+	if ((compute != CUBLAS_COMPUTE_32F && compute != CUBLAS_COMPUTE_32F_FAST_TF32) ||
+	    (ta != CUBLAS_OP_N && ta != CUBLAS_OP_T) ||
 	    (tb != CUBLAS_OP_N && tb != CUBLAS_OP_T) || m < 0 || n < 0 || k < 0)
 		return CUBLAS_STATUS_NOT_SUPPORTED;
 	if (lda < (ta == CUBLAS_OP_N ? m : k) || ldb < (tb == CUBLAS_OP_N ? k : n) || ldc < m)
 		return CUBLAS_STATUS_INVALID_VALUE;
+	/* TF32: asked by the compute type, or by the handle's math mode */
+	int tf32_on = compute == CUBLAS_COMPUTE_32F_FAST_TF32 ||
+		      (h->math & 0xf) == CUBLAS_TF32_TENSOR_OP_MATH;
 	gemm g = { ta, tb, m, n, k, lda, ldb, ldc, at_, bt, ct, *(const float *)alpha,
-		   *(const float *)beta };
+		   *(const float *)beta, tf32_on };
+	if (at_ == CUDA_R_32F && bt == CUDA_R_32F)
+		(compute == CUBLAS_COMPUTE_32F_FAST_TF32 ? gemm_tf32 : h->math == CUBLAS_DEFAULT_MATH
+		 ? gemm_32f : gemm_other)++;
 	emu_enqueue(h->stream, EMU_DEVICE_LOCK, [=] { run_gemm(g, A, B, C); });
 	return CUBLAS_STATUS_SUCCESS;
 }

@@ -39,10 +39,13 @@
 #include "base/error.h"
 #include "model/model.h"
 
+/* The --precision names, in the settings row's order (precision.c says
+ * what each means on every backend). */
 enum precision {
-	PRECISION_FP32,
+	PRECISION_FP32,   /* exact fp32 everywhere */
 	PRECISION_BF16,   /* bf16 compute, fp32 master weights and BN statistics (M4) */
 	PRECISION_FP16,   /* gpu only */
+	PRECISION_TF32,   /* fp32 storage, fp32 math the hardware may approximate */
 };
 
 struct backend_options {
@@ -139,6 +142,18 @@ const struct backend_ops *backend_find(const char *name, struct trainer_error *e
 /* Space-separated names this build has, e.g. "ref cpu". */
 const char *backend_names(void);
 
+/* What a --precision name means (precision.c, the one table): */
 const char *precision_name(enum precision p);
+/* The activations' type: PRECISION_FP32, _BF16 or _FP16 (master weights,
+ * BN statistics and gradients are fp32 under every name). */
+enum precision precision_storage(enum precision p);
+/* 1 when fp32 arithmetic may be approximated for speed: on the gpu
+ * TF32 tensor cores (convolutions CUDNN_TENSOR_OP_MATH, GEMMs
+ * CUBLAS_COMPUTE_32F_FAST_TF32), on the cpu oneDNN's choice of algorithm
+ * (Winograd); 0 (fp32): direct convolutions, FMA math, CUBLAS_COMPUTE_32F. */
+int precision_approximate(enum precision p);
+/* 0 when backend ("ref", "cpu", "gpu") takes p, else -1 and one line in
+ * err: "--precision: 'tf32': the ref backend computes in fp32 only". */
+int precision_check(enum precision p, const char *backend, struct trainer_error *err);
 
 #endif

@@ -51,9 +51,8 @@ int cli_parse(int argc, char **argv, struct settings *o)
 	if (o->precision_auto)
 		o->precision = backend_precision_auto(o->backend, o->chosen.precision_why,
 						      sizeof(o->chosen.precision_why));
-	if (!strcmp(o->backend, "ref") && o->precision != PRECISION_FP32)   /* as ref_create says */
-		return fprintf(stderr, "chexnet: --precision: '%s': the ref backend computes in fp32 "
-			       "only\n", precision_name(o->precision)), -1;
+	if (precision_check(o->precision, o->backend, &err))   /* as create says, before start-up */
+		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
 	return 0;
 }
 

@@ -29,8 +29,10 @@ const struct setting settings_table[] = {
 	{ NULL, "backend_detail", SETTING_TEXT, T, RESUME_RECORDED, .set_by = "--backend" },
 	{ NULL, "runtime_backend", SETTING_TEXT, T, RESUME_RECORDED, .set_by = "HVD_BACKEND" },
 	{ "--precision", "precision", SETTING_CHOICE, SETTING_ALL, RESUME_MEANING,
-	  .choices = "fp32|bf16|fp16|auto", .fallback = "fp32", .offset = OFF(precision),
-	  .help = "auto chooses bf16 on a GPU or a CPU with bf16 kernels" },
+	  .choices = "fp32|bf16|fp16|tf32|auto", .fallback = "fp32", .offset = OFF(precision),
+	  .help = "fp32: exact on every backend, GPU included; tf32: fp32 the hardware may "
+		  "approximate (TF32 tensor cores, Winograd); auto: bf16 on a GPU or a CPU with "
+		  "native bf16 kernels, else fp32" },
 	{ "--size", "size", SETTING_LONG, SETTING_ALL, RESUME_MEANING, 32, 4096, .fallback = "224",
 	  .offset = OFF(size), .help = "image side in pixels (eval, predict, locate: the checkpoint's)" },
 	{ NULL, "stored_size", SETTING_LONG, T, RESUME_RECORDED, .set_by = "--data" },

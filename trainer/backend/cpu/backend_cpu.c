@@ -50,10 +50,9 @@ static int check_precision(const struct cpu_isa *isa, enum precision p, int nati
 			   struct trainer_error *err)
 {
 	char where[128];
-	if (p != PRECISION_FP32 && p != PRECISION_BF16)
-		return trainer_error_set(err, "--precision: '%s': the cpu backend has fp32 "
-					 "and bf16", precision_name(p));
-	if (p == PRECISION_FP32 || (isa->bf16 && (isa->bf16_native || !native_only)))
+	if (precision_check(p, "cpu", err))
+		return -1;
+	if (precision_storage(p) == PRECISION_FP32 || (isa->bf16 && (isa->bf16_native || !native_only)))
 		return 0;
 	cpu_isa_where(isa, where, sizeof(where));
 	if (isa->bf16)
@@ -88,7 +87,7 @@ static struct backend *cpu_create(struct model *m, const struct backend_options 
 	host_loss_init(&b->loss, "cpu");
 	x->m = m;
 	x->opt = *opt;
-	x->dt = opt->precision == PRECISION_BF16 ? dnnl_bf16 : dnnl_f32;
+	x->dt = precision_storage(opt->precision) == PRECISION_BF16 ? dnnl_bf16 : dnnl_f32;
 	if (dnnl_ctx_init(&x->ctx, opt->threads)) {
 		cpu_err(x, err);
 		cpu_destroy(b);

@@ -4,10 +4,13 @@
  * gradients reordered back into model->grads (OIHW, fp32).
  * prim[0] forward, [1] backward data, [2] backward weights; each on the
  * storage's layouts, or on oneDNN's own choice where the ISA has no fast
- * kernel for those (conv_make); the algorithm is oneDNN's choice too
- * (convolution_auto: 2.6 runs a 3x3 at batch > 8 as Winograd on AVX-512
- * fp32 where its heuristic expects that faster, else direct; 3.x has no
- * CPU Winograd).
+ * kernel for those (conv_make). The algorithm follows the precision
+ * (backend.h: precision_approximate): fp32 asks for the direct one
+ * (exact: within fp32 rounding of ref and torchvision), tf32 and bf16
+ * leave it to oneDNN (convolution_auto: 2.6 runs a 3x3 at batch > 8 as
+ * Winograd on AVX-512 fp32 where its heuristic expects that faster, else
+ * direct; 3.x has no CPU Winograd). The primitive's `what` names the
+ * algorithm asked for.
  * temp[0] src, [1] dst / diff_dst, [2] diff_src, [3] diff_weights,
  * [4] src for backward weights, [5] diff_dst for backward data (when
  * their layouts differ from [0] and [1]).
@@ -19,21 +22,23 @@
 
 #include "backend/cpu/cpu_internal.h"
 
-static void conv_shape(const struct cpu_exec *x, const struct model_layer *ml, char *buf,
-		       size_t len, const char *kind)
-{
-	snprintf(buf, len, "conv %s '%s' (mb%d ic%d oc%d %dx%d k%d s%d p%d %s)", kind,
-		 ml->name, x->n, ml->in.channels, ml->out.channels, ml->in_h, ml->in_w,
-		 ml->kernel, ml->stride, ml->pad, x->dt == dnnl_bf16 ? "bf16" : "f32");
-}
-
 enum conv_kind { CONV_FWD, CONV_BWD_DATA, CONV_BWD_WEIGHTS };
 
 /* The geometry every primitive of one conv layer shares. */
 struct conv_geom {
 	md_t wmd, dwmd;                 /* weights (x->dt), weight gradient (f32): any */
 	dnnl_dims_t st, pad;
+	dnnl_alg_kind_t alg;            /* direct (exact) or auto (oneDNN's choice) */
 };
+
+static void conv_shape(const struct cpu_exec *x, const struct model_layer *ml,
+		       const struct conv_geom *g, char *buf, size_t len, const char *kind)
+{
+	snprintf(buf, len, "conv %s '%s' (mb%d ic%d oc%d %dx%d k%d s%d p%d %s %s)", kind,
+		 ml->name, x->n, ml->in.channels, ml->out.channels, ml->in_h, ml->in_w,
+		 ml->kernel, ml->stride, ml->pad, x->dt == dnnl_bf16 ? "bf16" : "f32",
+		 g->alg == dnnl_convolution_direct ? "direct" : "auto");
+}
 
 static const enum op_kind op_of[] = { OP_CONV_FWD, OP_CONV_BWD_DATA, OP_CONV_BWD_WEIGHTS };
 
@@ -43,7 +48,7 @@ static void conv_op(const struct conv_geom *g, enum conv_kind k, const md_t *a, 
 	memset(op, 0, sizeof(*op));
 	op->kind = op_of[k];
 	op->prop = dnnl_forward_training;
-	op->alg = dnnl_convolution_auto;
+	op->alg = g->alg;
 	op->src = *a;
 	op->wei = k == CONV_BWD_WEIGHTS ? g->dwmd : g->wmd;
 	op->dst = *b;
@@ -102,12 +107,14 @@ static int conv_setup(struct cpu_exec *x, struct cpu_layer *l)
 	cpu_form_md(x, f, ml->in.channels, ml->in_h, ml->in_w, &l->in_md);
 	cpu_form_md(x, f == FORM_NCHW ? FORM_BLOCKED : f, ml->out.channels, ml->out_h,
 		    ml->out_w, &l->out_md);
-	struct conv_geom g = { .st = { ml->stride, ml->stride }, .pad = { ml->pad, ml->pad } };
+	struct conv_geom g = { .st = { ml->stride, ml->stride }, .pad = { ml->pad, ml->pad },
+			       .alg = precision_approximate(x->opt.precision) ? dnnl_convolution_auto
+									  : dnnl_convolution_direct };
 	md_weights(&g.wmd, ml->out.channels, ml->in.channels, ml->kernel, ml->kernel, x->dt,
 		   dnnl_format_tag_any);
 	md_weights(&g.dwmd, ml->out.channels, ml->in.channels, ml->kernel, ml->kernel, dnnl_f32,
 		   dnnl_format_tag_any);
-	conv_shape(x, ml, what, sizeof(what), "fwd");
+	conv_shape(x, ml, &g, what, sizeof(what), "fwd");
 	if (conv_make(x, &g, CONV_FWD, &l->in_md, &l->out_md, NULL, what, &l->prim[0]))
 		return -1;
 	if (!l->skip_dx) {
@@ -117,14 +124,14 @@ static int conv_setup(struct cpu_exec *x, struct cpu_layer *l)
 		if (f == FORM_NCHW)
 			cpu_form_md(x, FORM_BLOCKED, ml->in.channels, ml->in_h, ml->in_w, &l->in2_md);
 		l->bd_ddst_md = l->out_md;
-		conv_shape(x, ml, what, sizeof(what), "bwd_data");
+		conv_shape(x, ml, &g, what, sizeof(what), "bwd_data");
 		if (conv_make(x, &g, CONV_BWD_DATA, &l->in2_md, &l->bd_ddst_md, l->prim[0], what,
 			      &l->prim[1]))
 			return -1;
 	}
 	l->bw_src_md = l->in_md;
 	l->bw_ddst_md = l->out_md;
-	conv_shape(x, ml, what, sizeof(what), "bwd_weights");
+	conv_shape(x, ml, &g, what, sizeof(what), "bwd_weights");
 	if (conv_make(x, &g, CONV_BWD_WEIGHTS, &l->bw_src_md, &l->bw_ddst_md, l->prim[0], what,
 		      &l->prim[2]))
 		return -1;

@@ -1,9 +1,11 @@
 /* backend/gpu/conv.c - LAYER_CONV on the GPU through cuDNN's convolution API:
  * strided NCHW descriptors (a dense-block slice is a view, no copy),
  * algorithms chosen per shape by cuDNN's heuristics within the pool's
- * workspace and remembered in gpu_algo_cache. fp32 runs with FMA math
- * only (no TF32: the results must match ref/); fp16 and bf16 run on
- * Tensor Cores with fp32 accumulation (M4). Weight gradients of fp16/bf16
+ * workspace and remembered in gpu_algo_cache. The math type is the
+ * precision's (b->conv_math, gpu_backend.c): fp32 runs with FMA math only
+ * (no TF32: the results must match ref/); tf32 with CUDNN_TENSOR_OP_MATH
+ * (TF32 tensor cores, fp32 storage); fp16 and bf16 run on Tensor Cores
+ * with fp32 accumulation (M4). Weight gradients of fp16/bf16
  * come out in the compute type and are widened into the fp32 gradients.
  * What it does not do: allocate (the pool holds the workspace).
  */
@@ -36,15 +38,17 @@ static struct gpu_conv_key key_of(const struct backend *b, const struct model_la
 
 /* fp32 must not silently become TF32: of the heuristics' results only
  * those rated for FMA or default math, and they run with FMA math
- * (math_for). fp16/bf16 run with the math type they were rated for. */
+ * (math_for). tf32 takes any and runs it with CUDNN_TENSOR_OP_MATH (TF32
+ * permitted); fp16/bf16 run with the math type they were rated for. */
 static int math_allowed(const struct backend *b, cudnnMathType_t math)
 {
-	return b->dt != GPU_F32 || math == CUDNN_FMA_MATH || math == CUDNN_DEFAULT_MATH;
+	return b->conv_math != CUDNN_FMA_MATH || math == CUDNN_FMA_MATH ||
+	       math == CUDNN_DEFAULT_MATH;
 }
 
 static int math_for(const struct backend *b, cudnnMathType_t rated)
 {
-	return b->dt == GPU_F32 ? (int)CUDNN_FMA_MATH : (int)rated;
+	return b->dt == GPU_F32 ? (int)b->conv_math : (int)rated;
 }
 
 /* The first heuristic result that works, fits the workspace and keeps
@@ -113,8 +117,7 @@ static int set_descriptors(struct backend *b, struct gpu_layer *l, int n,
 		ml->in.channels, ml->kernel, ml->kernel));
 	GPU_CUDNN(cudnnSetConvolution2dDescriptor(c->conv, ml->pad, ml->pad, ml->stride, ml->stride,
 		1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, b->dt == GPU_F32 ? CUDNN_FMA_MATH
-							     : CUDNN_TENSOR_OP_MATH));
+	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, b->conv_math));
 	return 0;
 }
 

@@ -97,7 +97,8 @@ static int open_device(struct backend *b, struct trainer_error *err)
 	GPU_CUDNN(cudnnSetStream(b->cudnn, b->stream));
 	GPU_CUBLAS(cublasCreate(&b->cublas));
 	GPU_CUBLAS(cublasSetStream(b->cublas, b->stream));
-	GPU_CUBLAS(cublasSetMathMode(b->cublas, CUBLAS_DEFAULT_MATH));  /* no TF32 */
+	/* no TF32 unless a GEMM's compute type asks (precision_math) */
+	GPU_CUBLAS(cublasSetMathMode(b->cublas, CUBLAS_DEFAULT_MATH));
 	return 0;
 }
 
@@ -214,14 +215,29 @@ static int gpu_store_state(struct backend *b, struct trainer_error *err)
 	return 0;
 }
 
+/* What the precision's name means on this backend (precision.c): the
+ * activations' type, and the math types. fp32 is exact: FMA math for the
+ * convolutions and CUBLAS_COMPUTE_32F for the GEMMs, no TF32 anywhere, so
+ * it matches ref within fp32 rounding. tf32 (fp32 approximated, fp32
+ * storage): TF32 tensor cores for both, CUDNN_TENSOR_OP_MATH and
+ * CUBLAS_COMPUTE_32F_FAST_TF32, as PyTorch's cudnn.allow_tf32 and
+ * set_float32_matmul_precision('high'). bf16 and fp16: tensor-core
+ * convolutions and fp32-accumulated GEMMs (M4). */
+static void precision_math(struct backend *b)
+{
+	enum precision s = precision_storage(b->opt.precision);
+	int tf32 = s == PRECISION_FP32 && precision_approximate(b->opt.precision);
+
+	b->dt = s == PRECISION_FP16 ? GPU_F16 : s == PRECISION_BF16 ? GPU_BF16 : GPU_F32;
+	b->conv_math = b->dt == GPU_F32 && !tf32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+	b->gemm_compute = tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
 static int check_options(const struct backend_options *opt, struct trainer_error *err)
 {
 	if (opt->max_batch < 1)
 		return trainer_error_set(err, "--batch: '%d': must be at least 1", opt->max_batch);
-	if (opt->precision != PRECISION_FP32 && opt->precision != PRECISION_FP16 &&
-	    opt->precision != PRECISION_BF16)
-		return trainer_error_set(err, "--precision: '%d': unknown", (int)opt->precision);
-	return 0;
+	return precision_check(opt->precision, "gpu", err);
 }
 
 static struct backend *gpu_create(struct model *m, const struct backend_options *opt,
@@ -236,8 +252,7 @@ static struct backend *gpu_create(struct model *m, const struct backend_options 
 	}
 	b->m = m;
 	b->opt = *opt;
-	b->dt = opt->precision == PRECISION_FP16 ? GPU_F16 :
-		opt->precision == PRECISION_BF16 ? GPU_BF16 : GPU_F32;
+	precision_math(b);
 	b->elem_bytes = b->dt == GPU_F32 ? 4 : 2;
 	b->host_grads = 1;
 	gpu_loss_scale_init(&b->scaler);

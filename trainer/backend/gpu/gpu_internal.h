@@ -41,6 +41,8 @@ struct backend {
 	struct backend_options opt;
 	enum gpu_dtype dt;
 	size_t elem_bytes;
+	cudnnMathType_t conv_math;             /* what convolutions run with (precision_math) */
+	cublasComputeType_t gemm_compute;      /* and GEMMs */
 	int device;
 	char bus_id[GPU_BUS_ID_LEN];
 	cudaStream_t stream, copy_stream;

@@ -1,5 +1,6 @@
 /* backend/gpu/linear.c - LAYER_LINEAR on the GPU through cuBLAS (cublasGemmEx,
- * fp32 accumulation; fp32 without TF32 so it matches ref/). Row-major
+ * fp32 accumulation; the compute type is the precision's, b->gemm_compute:
+ * fp32 without TF32 so it matches ref/, tf32 on TF32 tensor cores). Row-major
  * (N, K) activations with an image stride are column-major (K, N)
  * matrices with that leading dimension, so no transposes are copied:
  *   y(out, N)  = W^T(out, K) x(K, N)          (W row-major (out, K) = col-major (K, out))
@@ -32,7 +33,7 @@ static int linear_forward(struct backend *b, struct gpu_layer *l, int training,
 
 	GPU_CUBLAS(cublasGemmEx(b->cublas, CUBLAS_OP_T, CUBLAS_OP_N, ml->out.channels, b->count, k,
 		&one, gpu_weights(b, ml->weight_offset), t, k, x.data, t, (int)x.image_stride,
-		&zero, y.data, t, (int)y.image_stride, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+		&zero, y.data, t, (int)y.image_stride, b->gemm_compute, CUBLAS_GEMM_DEFAULT));
 	GPU_CUDA(gpu_k_bias_add(b->stream, b->dt, y, gpu_params(b) + ml->bias_offset));
 	return 0;
 }
@@ -48,7 +49,7 @@ static int linear_backward(struct backend *b, struct gpu_layer *l, int want_dx,
 
 	GPU_CUBLAS(cublasGemmEx(b->cublas, CUBLAS_OP_N, CUBLAS_OP_T, k, out, b->count, &one,
 		x.data, t, (int)x.image_stride, dy.data, t, (int)dy.image_stride, &zero,
-		gpu_grads(b) + ml->weight_offset, CUDA_R_32F, k, CUBLAS_COMPUTE_32F,
+		gpu_grads(b) + ml->weight_offset, CUDA_R_32F, k, b->gemm_compute,
 		CUBLAS_GEMM_DEFAULT));
 	GPU_CUDA(gpu_k_bias_grad(b->stream, b->dt, dy, gpu_grads(b) + ml->bias_offset));
 	if (!want_dx)
@@ -56,7 +57,7 @@ static int linear_backward(struct backend *b, struct gpu_layer *l, int want_dx,
 	struct gpu_view dx = gpu_slice(b, &ml->in, 1);
 	GPU_CUBLAS(cublasGemmEx(b->cublas, CUBLAS_OP_N, CUBLAS_OP_N, k, b->count, out, &one,
 		gpu_weights(b, ml->weight_offset), t, k, dy.data, t, (int)dy.image_stride, &keep,
-		dx.data, t, (int)dx.image_stride, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+		dx.data, t, (int)dx.image_stride, b->gemm_compute, CUBLAS_GEMM_DEFAULT));
 	return 0;
 }
 

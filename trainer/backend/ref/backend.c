@@ -48,11 +48,8 @@ static size_t tensor_floats(const struct model_tensor *t)
 static struct backend *ref_create(struct model *m, const struct backend_options *opt,
 				  struct trainer_error *err)
 {
-	if (opt->precision != PRECISION_FP32) {
-		trainer_error_set(err, "--precision: '%s': the ref backend computes in fp32 only",
-				  precision_name(opt->precision));
+	if (precision_check(opt->precision, "ref", err))
 		return NULL;
-	}
 	if (opt->max_batch < 1) {
 		trainer_error_set(err, "--batch: '%d': must be at least 1", opt->max_batch);
 		return NULL;
