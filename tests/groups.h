@@ -97,6 +97,7 @@ extern const struct test_case multinode_node_loss_tests[];
 extern const struct test_case cpu_layers_tests[];
 extern const struct test_case cpu_onednn3_tests[];
 extern const struct test_case cpu_models_tests[];
+extern const struct test_case cpu_torchvision_tests[];
 extern const struct test_case cpu_arena_tests[];
 extern const struct test_case cpu_isa_tests[];
 const char *cpu_isa_cap_redundant(const char *env);
@@ -166,6 +167,8 @@ static const struct test_group test_groups[] = {
 #ifdef HAVE_CPU_BACKEND
 	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1, .beside = 1 },
+	{ "cpu-torchvision", cpu_torchvision_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1,
+	  .beside = 1 },
 	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "cpu-isa", cpu_isa_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "cpu-learning", cpu_learning_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1, .beside = 1 },

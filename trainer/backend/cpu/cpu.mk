@@ -13,7 +13,7 @@ DNNL_LIBS += $(CPU_BACKEND_LDLIBS)
 
 REGISTRY_DEFS += -DHAVE_CPU_BACKEND
 
-CPU_TEST_SRCS := tests/test_cpu_layers.c tests/test_cpu_models.c tests/test_cpu_arena.c \
+CPU_TEST_SRCS := tests/test_cpu_layers.c tests/test_cpu_models.c tests/test_cpu_torchvision.c tests/test_cpu_arena.c \
 	tests/test_cpu_isa.c tests/cpu_isa_caps.c tests/test_cpu_onednn3.c
 TEST_SRCS += $(CPU_TEST_SRCS)
 TEST_CFLAGS += -DHAVE_CPU_BACKEND $(DNNL_CFLAGS)
