@@ -22,9 +22,6 @@
 #include <cjson/cJSON.h>
 
 #include "runner.h"
-#ifdef HAVE_CPU_BACKEND
-#include "cpu_isa_caps.h"
-#endif
 #include "train/checkpoint_settings.h"
 #include "train/run_record.h"
 #include "train/run_settings.h"
@@ -302,18 +299,6 @@ static void test_second_train_into_a_run_is_refused(void)
 	free(path);
 }
 
-/* Whether the cpu backend (the one these runs take) has bf16 kernels on
- * this CPU under this environment's ISA cap. */
-static int bf16_kernels_here(void)
-{
-#ifdef HAVE_CPU_BACKEND
-	char why[512];
-	return !cpu_bf16_missing(why, sizeof(why));
-#else
-	return 0;
-#endif
-}
-
 static void test_resume_refuses_changes_of_meaning(void)
 {
 	if (train_run("run", ""))
@@ -330,14 +315,30 @@ static void test_resume_refuses_changes_of_meaning(void)
 	CHECK_INT(refused_exit, 2);   /* before start-up, --allow-changes not offered */
 	static const char *const data[] = { "data_fingerprint synthetic:32 -> synthetic:40", NULL };
 	refused("train --synthetic --synthetic-images 40 --epochs 2 --resume run " OPTS, "run", data);
-	/* a CPU without bf16 kernels (Zen 3, or any under an AVX2 cap) refuses
-	 * bf16 itself, before the change is weighed: that refusal instead */
-	static const char *const precision[] = { "precision fp32 -> bf16", "--precision", NULL };
-	static const char *const no_bf16[] = { "--precision bf16", "no bf16 kernels", NULL };
-	refused("train " DATA " --epochs 2 --resume run " OPTS " --precision bf16", "run",
-		bf16_kernels_here() ? precision : no_bf16);
 	static const char *const out[] = { "--out 'other'", "differs from --resume 'run'", NULL };
 	refused("train " DATA " --epochs 2 --resume run --out other " OPTS, "run", out);
+}
+
+/* The precision is free to change on --resume (the same run at another
+ * speed, as --threads): tf32, which every cpu backend has, without
+ * --allow-changes; said and recorded. */
+static void test_resume_takes_another_precision(void)
+{
+	struct test_proc p;
+
+	if (train_run("run", ""))
+		return;
+	chexnet("train " DATA " --epochs 2 --resume run --size 32 --seed 7 --batch 8 --threads 1 "
+		"--precision tf32", &p, 120);
+	CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 800));
+	CHECK_CONTAINS(p.err, "changed (recorded in run.json): precision fp32 -> tf32 (--precision)");
+	test_proc_free(&p);
+	char *path = test_path(test_tmpdir(), "run/run.json");
+	char *text = test_read_file(path, NULL);
+	CHECK(text != NULL);
+	CHECK_CONTAINS(text, "\"precision\":\t[\"fp32\", \"tf32\"]");
+	free(text);
+	free(path);
 }
 
 static void test_resume_records_allowed_changes(void)
@@ -592,6 +593,7 @@ const struct test_case run_record_tests[] = {
 	{ "second_train_into_a_run_is_refused", test_second_train_into_a_run_is_refused },
 	{ "resume_refuses_changes_of_meaning", test_resume_refuses_changes_of_meaning },
 	{ "resume_records_allowed_changes", test_resume_records_allowed_changes },
+	{ "resume_takes_another_precision", test_resume_takes_another_precision },
 	{ "resume_alone_takes_the_runs_settings", test_resume_alone_takes_the_runs_settings },
 	{ "foreign_entries_are_set_aside_never_deleted",
 	  test_foreign_entries_are_set_aside_never_deleted },

@@ -28,7 +28,7 @@ const struct setting settings_table[] = {
 	  .help = "auto chooses gpu when a CUDA device is usable, else cpu, else ref" },
 	{ NULL, "backend_detail", SETTING_TEXT, T, RESUME_RECORDED, .set_by = "--backend" },
 	{ NULL, "runtime_backend", SETTING_TEXT, T, RESUME_RECORDED, .set_by = "HVD_BACKEND" },
-	{ "--precision", "precision", SETTING_CHOICE, SETTING_ALL, RESUME_MEANING,
+	{ "--precision", "precision", SETTING_CHOICE, SETTING_ALL, RESUME_FREE,
 	  .choices = "fp32|bf16|fp16|tf32|auto", .fallback = "fp32", .offset = OFF(precision),
 	  .help = "fp32: exact on every backend, GPU included; tf32: fp32 the hardware may "
 		  "approximate (TF32 tensor cores, Winograd); auto: bf16 on a GPU or a CPU with "
