@@ -1,7 +1,7 @@
 /* test_cpu_models.c - whole networks on the cpu backend against ref: a
  * small DenseNet (growth 32, blocks 2/2/2/2, 64x64: the same stacked
  * dense-block paths as DenseNet-121) forward, loss and every gradient,
- * again at batch 16 and 112 px (Winograd 3x3s on AVX-512);
+ * again at batch 16 and 112 px in tf32 (Winograd 3x3s on AVX-512);
  * --memory-efficient gives the same gradients; ResNet-50 on a small input
  * (logits) and, with its batch norms conditioned, every gradient;
  * DenseNet-121 at 224 logits (training-mode BN, batch 2); and every
@@ -244,17 +244,17 @@ static void test_small_densenet_equals_ref(void)
 	net_runs_free(&t, &ref, &cpu);
 }
 
-/* At batch 16 oneDNN runs the 3x3 convolutions' forward and backward data
- * as Winograd on AVX-512 where the map is 14x14 or more (here blocks 1 and
- * 2 at 112 px; test_cpu_layers.c checks the choice): the same tolerance
- * holds for the whole network. */
-static void test_small_densenet_batch16_equals_ref(void)
+/* In tf32 at batch 16 oneDNN runs the 3x3 convolutions' forward and
+ * backward data as Winograd on AVX-512 where the map is 14x14 or more
+ * (here blocks 1 and 2 at 112 px; test_cpu_layers.c checks the choice):
+ * fp32's tolerance still holds for the whole network. */
+static void test_small_densenet_batch16_tf32_equals_ref(void)
 {
 	struct net t;
 	struct run_out ref = { 0 }, cpu = { 0 };
 	if (net_setup(&t, "densenet-small", 112, 16, 3))
 		return;
-	if (ref_then_cpu(&t, PRECISION_FP32, &ref, &cpu) == 0)
+	if (ref_then_cpu(&t, PRECISION_TF32, &ref, &cpu) == 0)
 		compare_step(&t, &cpu, &ref, 1e-4, 1e-4);
 	net_runs_free(&t, &ref, &cpu);
 }
@@ -651,7 +651,7 @@ static void test_densenet121_moves_only_3x3_operands(void)
 
 const struct test_case cpu_models_tests[] = {
 	{ "small_densenet_equals_ref", test_small_densenet_equals_ref },
-	{ "small_densenet_batch16_equals_ref", test_small_densenet_batch16_equals_ref },
+	{ "small_densenet_batch16_tf32_equals_ref", test_small_densenet_batch16_tf32_equals_ref },
 	{ "small_densenet_bf16_close_to_ref", test_small_densenet_bf16_close_to_ref },
 	{ "memory_efficient_same_gradients", test_memory_efficient_same_gradients },
 	{ "memory_efficient_same_gradients_bf16", test_memory_efficient_same_gradients_bf16 },
