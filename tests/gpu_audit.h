@@ -50,8 +50,10 @@ void audit_sites_free(struct audit_sites *s);
 int audit_is_library(const char *name);  /* cuda*, cudnn*, cublas*, nccl* API */
 int audit_is_alloc(const char *name);    /* allocates or releases memory or a handle */
 int audit_is_sync(const char *name);     /* synchronous copy/set, or a host wait */
-/* The checking macro for a call (GPU_CUDA, GPU_CUDNN, GPU_CUBLAS), NULL
- * when the project has none (NCCL). gpu_k_* wrappers go through GPU_CUDA. */
+/* The checking macro for a call (GPU_CUDA, GPU_CUDNN, GPU_CUBLAS; for a
+ * call that puts work on a stream the one that also counts it: GPU_COPY,
+ * GPU_CUDNN_RUN, GPU_CUBLAS_RUN), NULL when the project has none (NCCL).
+ * gpu_k_* wrappers go through GPU_CUDA (they count their launches). */
 const char *audit_checker_for(const char *call);
 
 /* One exception of rules 1 and 3: call in (file, func), with why. file

@@ -81,7 +81,7 @@ static void emulated_group(const char *group, int want_passed)
 	test_proc_free(&p);
 }
 
-static void test_gpu_ops_on_emulated_device(void) { emulated_group("gpu-ops", 3); }
+static void test_gpu_ops_on_emulated_device(void) { emulated_group("gpu-ops", 4); }
 static void test_gpu_layers_on_emulated_device(void) { emulated_group("gpu-layers", 46); }
 static void test_trainer_loss_on_emulated_device(void) { emulated_group("trainer-loss", 13); }
 

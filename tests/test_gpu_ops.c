@@ -4,13 +4,15 @@
  * backend.h and is what backend_find("gpu") returns, every layer of the
  * real networks maps to an implementation, and without a device create
  * fails with one clear line instead of crashing; cuBLAS is not linked but
- * opened on the first call (gpu_cublas.c). What it does not test:
- * numbers (test_gpu_layers.c, needs a GPU).
+ * opened on the first call (gpu_cublas.c); on the emulated device, the
+ * launches `chexnet bench` counts per step are those the device received.
+ * What it does not test: numbers (test_gpu_layers.c, needs a GPU).
  */
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,7 +44,7 @@ static void test_backend_ops_table_complete(void)
 
 	CHECK_STR(o->name, "gpu");
 	CHECK(o->create && o->load_params && o->forward && o->backward && o->store_state &&
-	      o->destroy);
+	      o->launches && o->destroy);
 	CHECK(backend_find("gpu", &err) == o);
 	CHECK_CONTAINS(backend_names(), "gpu");
 }
@@ -130,11 +132,62 @@ static void test_cublas_is_opened_on_first_call(void)
 #endif
 }
 
+#ifdef HVD_GPU_EMU
+/* Kernels, cuDNN, cuBLAS, copies: bench's per-step figures on stdout, the
+ * emulated device's own totals on stderr; 0 when both were read. */
+static int launch_counts(int steps, double per_step[4], unsigned long device[4])
+{
+	char cmd[4400];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && HVD_EMU_COUNTS=1 '%s/chexnet' bench --backend gpu --model "
+		 "densenet121 --size 32 --batch 2 --threads 1 --steps %d", test_tmpdir(), test_build_dir(), steps);
+	if (test_run(cmd, 300, &p))
+		return -1;
+	const char *b = strstr(p.out, "launches per step: "), *e = strstr(p.err, "emu: calls: ");
+	int ok = p.exit_code == 0 && b && e &&
+		 sscanf(b, "launches per step: %*f (kernels %lf, cuDNN %lf, cuBLAS %lf, copies %lf)",
+			&per_step[0], &per_step[1], &per_step[2], &per_step[3]) == 4 &&
+		 sscanf(e, "emu: calls: kernels %lu, cudnn %lu, cublas %lu, copies %lu", &device[0],
+			&device[1], &device[2], &device[3]) == 4;
+	CHECK_MSG(ok, "bench --steps %d: exit %d\n%s%s", steps, p.exit_code, p.out, test_tail(p.err, 900));
+	test_proc_free(&p);
+	return ok ? 0 : -1;
+}
+#endif
+
+/* chexnet bench's launches per step are what the device received: on the
+ * emulated device, which counts every call that puts work on a stream as
+ * it arrives, a 3-step bench receives exactly 2 steps' worth more than a
+ * 1-step one, kind by kind. The figures are today's count for the GPU
+ * step (DenseNet-121, 32 px, batch 2), printed. */
+static void test_bench_counts_what_the_device_received(void)
+{
+#ifndef HVD_GPU_EMU
+	SKIP("held against the emulated device's own count: gpu-emulated runs this group there");
+#else
+	static const char *const kind[] = { "kernels", "cuDNN", "cuBLAS", "copies" };
+	double one[4], three[4];
+	unsigned long d1[4], d3[4];
+	if (launch_counts(1, one, d1) || launch_counts(3, three, d3))
+		return;
+	for (int k = 0; k < 4; k++) {
+		CHECK_MSG(one[k] == three[k], "%s per step: %.1f over 1 step, %.1f over 3", kind[k], one[k],
+			  three[k]);
+		CHECK_MSG((double)(d3[k] - d1[k]) == 2 * three[k], "%s: the device received %lu more "
+			  "over 2 more steps; bench counted %.1f a step", kind[k], d3[k] - d1[k], three[k]);
+		CHECK_MSG(three[k] > 0, "no %s in a step", kind[k]);
+	}
+	printf("  measured: launches per step (DenseNet-121, 32 px, batch 2, fp32): kernels %.0f, "
+	       "cuDNN %.0f, cuBLAS %.0f, copies %.0f\n", three[0], three[1], three[2], three[3]);
+#endif
+}
+
 const struct test_case gpu_ops_tests[] = {
 	{ "every_layer_kind_has_gpu_ops", test_every_layer_kind_has_gpu_ops },
 	{ "backend_ops_table_complete", test_backend_ops_table_complete },
 	{ "networks_fully_covered", test_networks_fully_covered },
 	{ "create_without_device_is_one_clear_error", test_create_without_device_is_one_clear_error },
 	{ "cublas_is_opened_on_first_call", test_cublas_is_opened_on_first_call },
+	{ "bench_counts_what_the_device_received", test_bench_counts_what_the_device_received },
 	{ 0 }
 };

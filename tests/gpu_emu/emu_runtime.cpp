@@ -287,6 +287,26 @@ void run_now(enum emu_lock lock, const std::function<void()> &op)
 
 } /* namespace */
 
+static std::atomic<unsigned long> calls[EMU_CALL_KINDS];
+
+static void print_calls(void)
+{
+	fprintf(stderr, "emu: calls: kernels %lu, cudnn %lu, cublas %lu, copies %lu\n",
+		calls[EMU_CALL_KERNEL].load(), calls[EMU_CALL_CUDNN].load(),
+		calls[EMU_CALL_CUBLAS].load(), calls[EMU_CALL_COPY].load());
+}
+
+void emu_count(enum emu_call k)
+{
+	static std::once_flag once;
+	std::call_once(once, [] {
+		const char *v = getenv("HVD_EMU_COUNTS");
+		if (v && !strcmp(v, "1"))
+			atexit(print_calls);
+	});
+	calls[k]++;
+}
+
 void emu_enqueue(cudaStream_t s, enum emu_lock lock, std::function<void()> op)
 {
 	if (!s) {
@@ -400,6 +420,7 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpy
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind kind,
 			    cudaStream_t s)
 {
+	emu_count(EMU_CALL_COPY);
 	bool transfer = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost;
 	if (bytes)
 		emu_enqueue(s, EMU_NO_LOCK, [=] {
@@ -419,6 +440,7 @@ cudaError_t cudaMemset(void *p, int value, size_t bytes)
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s)
 {
+	emu_count(EMU_CALL_COPY);
 	if (bytes)
 		emu_enqueue(s, EMU_NO_LOCK, [=] { memset(p, value, bytes); });
 	return poisoned();

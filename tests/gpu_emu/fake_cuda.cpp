@@ -485,6 +485,7 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
 				      void *, size_t, const void *beta,
 				      const cudnnTensorDescriptor_t yd, void *y)
 {
+	emu_count(EMU_CALL_CUDNN);
 	cudnnStatus_t st = conv_supported(xd, wd, cv, yd);
 	if (st != CUDNN_STATUS_SUCCESS)
 		return st;
@@ -505,6 +506,7 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
 					   const void *beta, const cudnnTensorDescriptor_t dxd,
 					   void *dx)
 {
+	emu_count(EMU_CALL_CUDNN);
 	cudnnStatus_t st = conv_supported(dxd, wd, cv, dyd);
 	if (st != CUDNN_STATUS_SUCCESS)
 		return st;
@@ -526,6 +528,7 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
 					     const void *beta, const cudnnFilterDescriptor_t dwd,
 					     void *dw)
 {
+	emu_count(EMU_CALL_CUDNN);
 	cudnnStatus_t st = conv_supported(xd, dwd, cv, dyd);
 	if (st != CUDNN_STATUS_SUCCESS)
 		return st;
@@ -600,6 +603,7 @@ cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t ta, cublasOperat
 			    const void *B, cudaDataType bt, int ldb, const void *beta, void *C,
 			    cudaDataType ct, int ldc, cublasComputeType_t compute, cublasGemmAlgo_t)
 {
+	emu_count(EMU_CALL_CUBLAS);
 	if ((compute != CUBLAS_COMPUTE_32F && compute != CUBLAS_COMPUTE_32F_FAST_TF32) ||
 	    (ta != CUBLAS_OP_N && ta != CUBLAS_OP_T) ||
 	    (tb != CUBLAS_OP_N && tb != CUBLAS_OP_T) || m < 0 || n < 0 || k < 0)

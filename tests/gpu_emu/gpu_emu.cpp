@@ -262,6 +262,7 @@ struct emu_launch_at {
 			emu_fail(cudaErrorIllegalAddress, "a kernel reads memory of another device");
 			return;
 		}
+		emu_count(EMU_CALL_KERNEL);
 		emu_launch_at self = *this;
 		emu_enqueue(stream, EMU_DEVICE_LOCK, [=] { self.run_now(kernel, args...); });
 #else

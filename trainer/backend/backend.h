@@ -74,6 +74,12 @@ typedef void (*backend_grad_ready_fn)(size_t offset, size_t count, void *user);
 
 struct backend;  /* each backend's own context */
 
+/* The calls a device backend made that put work on its device, since the
+ * process began (gpu: backend/gpu/gpu_launches.h). */
+struct backend_launches {
+	unsigned long kernels, cudnn, cublas, copies, graphs;
+};
+
 struct backend_ops {
 	const char *name;  /* "ref", "cpu", "gpu" */
 	/* Optional (NULL: nothing to check). Before anything is built: can
@@ -128,6 +134,9 @@ struct backend_ops {
 	 * activation maps are made of. An error when the model has no such
 	 * tensor or the backend did not keep it. */
 	int (*features)(struct backend *b, float *maps, struct trainer_error *err);
+	/* Optional (NULL: a host backend, which launches nothing): its
+	 * launches so far, for `chexnet bench`. */
+	void (*launches)(struct backend_launches *out);
 	void (*destroy)(struct backend *b);
 };
 

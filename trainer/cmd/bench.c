@@ -92,6 +92,19 @@ static void bench_close(struct bench *t)
 	session_close(&t->s);
 }
 
+/* The launches of the timed steps, per step: the calls that put work on
+ * the device (a step's kernels, cuDNN and cuBLAS calls and copies) and
+ * CUDA graph launches. One process: no NCCL call. */
+static void print_launches(const struct backend_launches *a, const struct backend_launches *b,
+			   long steps)
+{
+	double k = (double)(b->kernels - a->kernels) / steps, d = (double)(b->cudnn - a->cudnn) / steps;
+	double g = (double)(b->cublas - a->cublas) / steps, c = (double)(b->copies - a->copies) / steps;
+	printf("bench: launches per step: %.1f (kernels %.1f, cuDNN %.1f, cuBLAS %.1f, copies %.1f), "
+	       "graph launches %.1f, NCCL calls 0 (one process)\n", k + d + g + c, k, d, g, c,
+	       (double)(b->graphs - a->graphs) / steps);
+}
+
 int run_bench(const struct settings *o)
 {
 	struct bench *t = calloc(1, sizeof(*t));
@@ -114,14 +127,20 @@ int run_bench(const struct settings *o)
 		return 1;
 	}
 	double t0 = 0;
+	struct backend_launches l0 = { 0 }, l1 = { 0 };
 	for (long i = 0; i < steps + BENCH_WARMUP_STEPS && rc == 0; i++) {
-		if (i == BENCH_WARMUP_STEPS && (rc = bench_loss(t, &loss)) == 0)
+		if (i == BENCH_WARMUP_STEPS && (rc = bench_loss(t, &loss)) == 0) {
 			t0 = now_seconds();
+			if (t->s.ops->launches)
+				t->s.ops->launches(&l0);
+		}
 		if (rc == 0)
 			rc = bench_step(t, b);
 		if (rc == 0 && o->progress == PROGRESS_JSON && (rc = bench_loss(t, &loss)) == 0)
 			printf("{\"event\":\"bench_step\",\"step\":%ld,\"loss\":%.6g}\n", i + 1, loss);
 	}
+	if (rc == 0 && t->s.ops->launches)
+		t->s.ops->launches(&l1);
 	if (rc == 0)
 		rc = bench_loss(t, &loss);
 	double seconds = now_seconds() - t0;
@@ -133,6 +152,8 @@ int run_bench(const struct settings *o)
 		       t->s.backend_what[0] ? " (" : "", t->s.backend_what,
 		       t->s.backend_what[0] ? ")" : "", o->batch, o->size, o->memory_efficient ? " memory-efficient" : "",
 		       steps * o->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
+	if (rc == 0 && t->s.ops->launches)
+		print_launches(&l0, &l1, steps);
 	source_close(&src);
 	bench_close(t);
 	free(t);

@@ -187,7 +187,7 @@ static int conv_forward(struct backend *b, struct gpu_layer *l, int training,
 	if (gpu_conv_setup(b, l, b->count, err))
 		return -1;
 	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, (cudnnMathType_t)c->fwd.math_type));
-	GPU_CUDNN(cudnnConvolutionForward(b->cudnn, &one, c->x, x.data, c->w,
+	GPU_CUDNN_RUN(cudnnConvolutionForward(b->cudnn, &one, c->x, x.data, c->w,
 		gpu_weights(b, ml->weight_offset), c->conv, (cudnnConvolutionFwdAlgo_t)c->fwd.algo,
 		gpu_region(b, &b->plan.workspace), b->plan.workspace.bytes, &zero, c->y, y.data));
 	if (ml->bias_count)
@@ -207,7 +207,7 @@ static int conv_backward(struct backend *b, struct gpu_layer *l, int want_dx,
 	void *ws = gpu_region(b, &b->plan.workspace);
 
 	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, (cudnnMathType_t)c->bwd_filter.math_type));
-	GPU_CUDNN(cudnnConvolutionBackwardFilter(b->cudnn, &one, c->x, x.data, c->y, dy.data,
+	GPU_CUDNN_RUN(cudnnConvolutionBackwardFilter(b->cudnn, &one, c->x, x.data, c->y, dy.data,
 		c->conv, (cudnnConvolutionBwdFilterAlgo_t)c->bwd_filter.algo, ws,
 		b->plan.workspace.bytes, &zero, c->w, dw_out));
 	if (b->dt != GPU_F32)
@@ -218,7 +218,7 @@ static int conv_backward(struct backend *b, struct gpu_layer *l, int want_dx,
 		return 0;
 	struct gpu_view dx = gpu_slice(b, &ml->in, 1);
 	GPU_CUDNN(cudnnSetConvolutionMathType(c->conv, (cudnnMathType_t)c->bwd_data.math_type));
-	GPU_CUDNN(cudnnConvolutionBackwardData(b->cudnn, &one, c->w, gpu_weights(b, ml->weight_offset),
+	GPU_CUDNN_RUN(cudnnConvolutionBackwardData(b->cudnn, &one, c->w, gpu_weights(b, ml->weight_offset),
 		c->y, dy.data, c->conv, (cudnnConvolutionBwdDataAlgo_t)c->bwd_data.algo, ws,
 		b->plan.workspace.bytes, &keep, c->x, dx.data));
 	return 0;

@@ -192,10 +192,10 @@ static int gpu_load_params(struct backend *b, struct trainer_error *err)
 {
 	const struct model_desc *d = &b->m->desc;
 
-	GPU_CUDA(cudaMemcpyAsync(gpu_params(b), b->m->params, d->param_count * sizeof(float),
+	GPU_COPY(cudaMemcpyAsync(gpu_params(b), b->m->params, d->param_count * sizeof(float),
 				 cudaMemcpyHostToDevice, b->stream));
 	if (d->state_count)
-		GPU_CUDA(cudaMemcpyAsync(gpu_state(b), b->m->state, d->state_count * sizeof(float),
+		GPU_COPY(cudaMemcpyAsync(gpu_state(b), b->m->state, d->state_count * sizeof(float),
 					 cudaMemcpyHostToDevice, b->stream));
 	if (b->dt != GPU_F32)
 		GPU_CUDA(gpu_k_cast(b->stream, b->dt, gpu_params(b),
@@ -209,7 +209,7 @@ static int gpu_store_state(struct backend *b, struct trainer_error *err)
 
 	if (!d->state_count)
 		return 0;
-	GPU_CUDA(cudaMemcpyAsync(b->m->state, gpu_state(b), d->state_count * sizeof(float),
+	GPU_COPY(cudaMemcpyAsync(b->m->state, gpu_state(b), d->state_count * sizeof(float),
 				 cudaMemcpyDeviceToHost, b->stream));
 	GPU_CUDA(cudaStreamSynchronize(b->stream));
 	return 0;
@@ -308,6 +308,15 @@ static void gpu_libraries(char *out, size_t len)
 			 runtime % 1000 / 10);
 }
 
+static void gpu_launches(struct backend_launches *out)
+{
+	unsigned long c[GPU_LAUNCH_KINDS];
+	gpu_launches_read(c);
+	*out = (struct backend_launches){ .kernels = c[GPU_LAUNCH_KERNEL], .cudnn = c[GPU_LAUNCH_CUDNN],
+		.cublas = c[GPU_LAUNCH_CUBLAS], .copies = c[GPU_LAUNCH_COPY],
+		.graphs = c[GPU_LAUNCH_GRAPH] };
+}
+
 const struct backend_ops backend_gpu_ops = {
 	.name = "gpu",
 	.devices = gpu_devices,
@@ -320,5 +329,6 @@ const struct backend_ops backend_gpu_ops = {
 	.loss_take = gpu_loss_take,
 	.store_state = gpu_store_state,
 	.features = gpu_step_features,
+	.launches = gpu_launches,
 	.destroy = gpu_destroy,
 };

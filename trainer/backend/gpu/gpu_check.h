@@ -4,7 +4,9 @@
  * `gpu: FILE:LINE: 'CALL': LIBRARY ERROR STRING`, and makes the enclosing
  * function return -1. Library code never exits (error.h). Kernel
  * launches go through GPU_CUDA too: the gpu_k_* wrappers return
- * cudaGetLastError(). What this is not: NCCL (runtime/ checks its own).
+ * cudaGetLastError(). GPU_COPY, GPU_CUDNN_RUN and GPU_CUBLAS_RUN also
+ * count the call (gpu_launches.h).
+ * What this is not: NCCL (runtime/ checks its own).
  */
 #ifndef HVD_TRAINER_GPU_CHECK_H
 #define HVD_TRAINER_GPU_CHECK_H
@@ -13,6 +15,7 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
+#include "backend/gpu/gpu_launches.h"
 #include "base/error.h"
 
 int gpu_fail(struct trainer_error *err, const char *file, int line, const char *call,
@@ -30,5 +33,10 @@ int gpu_fail(struct trainer_error *err, const char *file, int line, const char *
 	if (rc_ != CUBLAS_STATUS_SUCCESS) \
 		return gpu_fail(err, __FILE__, __LINE__, #call, "cublas", cublasGetStatusString(rc_)); \
 	} while (0)
+/* The same for the calls that put work on a stream, each counted
+ * (gpu_launches.h): copies and fills, cuDNN's and cuBLAS's compute. */
+#define GPU_COPY(call) do { gpu_launch_note(GPU_LAUNCH_COPY); GPU_CUDA(call); } while (0)
+#define GPU_CUDNN_RUN(call) do { gpu_launch_note(GPU_LAUNCH_CUDNN); GPU_CUDNN(call); } while (0)
+#define GPU_CUBLAS_RUN(call) do { gpu_launch_note(GPU_LAUNCH_CUBLAS); GPU_CUBLAS(call); } while (0)
 
 #endif

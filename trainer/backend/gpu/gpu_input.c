@@ -43,7 +43,7 @@ static int queue_upload(struct backend *b, const struct batch *batch, int count,
 	GPU_CUDA(cudaEventSynchronize(b->images_copied[slot]));  /* pinned buffer free */
 	memcpy(b->host_images[slot], batch->pixels, bytes);
 	GPU_CUDA(cudaStreamWaitEvent(b->copy_stream, b->images_used[slot], 0));
-	GPU_CUDA(cudaMemcpyAsync(gpu_region(b, &b->plan.images[slot]), b->host_images[slot], bytes,
+	GPU_COPY(cudaMemcpyAsync(gpu_region(b, &b->plan.images[slot]), b->host_images[slot], bytes,
 				 cudaMemcpyHostToDevice, b->copy_stream));
 	GPU_CUDA(cudaEventRecord(b->images_copied[slot], b->copy_stream));
 	return 0;
@@ -129,7 +129,7 @@ int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trai
 {
 	GPU_CUDA(cudaEventSynchronize(b->io_uploaded));  /* the pinned buffer is free again */
 	memcpy(b->host_io, host, bytes);
-	GPU_CUDA(cudaMemcpyAsync(gpu_region(b, &b->plan.io), b->host_io, bytes,
+	GPU_COPY(cudaMemcpyAsync(gpu_region(b, &b->plan.io), b->host_io, bytes,
 				 cudaMemcpyHostToDevice, b->stream));
 	GPU_CUDA(cudaEventRecord(b->io_uploaded, b->stream));
 	return 0;

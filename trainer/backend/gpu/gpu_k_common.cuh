@@ -71,7 +71,8 @@ static inline unsigned grid_for(long long elems)
 	case GPU_F16: { typedef __half T; STMT; break; } \
 	case GPU_BF16: { typedef __nv_bfloat16 T; STMT; break; } \
 	default: return cudaErrorInvalidValue; \
-	} } while (0)
+	} \
+	gpu_launch_note(GPU_LAUNCH_KERNEL); } while (0)
 
 /* Sum of v over the block (blockDim.x == GPU_K_THREADS) in a fixed
  * order; every thread gets it: a tree, one level per barrier.

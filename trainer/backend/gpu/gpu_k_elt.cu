@@ -104,6 +104,7 @@ extern "C" cudaError_t gpu_k_unscale_check(cudaStream_t s, float *g, size_t coun
 					   int *found_inf)
 {
 	unscale_check_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(g, (long long)count, scale, found_inf);
+	gpu_launch_note(GPU_LAUNCH_KERNEL);
 	return cudaGetLastError();
 }
 
@@ -243,6 +244,7 @@ extern "C" cudaError_t gpu_k_adam(cudaStream_t s, float *param, const float *gra
 	double bc1 = 1.0 - pow((double)a.beta1, (double)a.step);
 	double bc2 = 1.0 - pow((double)a.beta2, (double)a.step);
 	adam_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, m, v, (long long)count, a, (float)(a.lr / bc1), (float)sqrt(bc2));
+	gpu_launch_note(GPU_LAUNCH_KERNEL);
 	return cudaGetLastError();
 }
 
@@ -267,5 +269,6 @@ extern "C" cudaError_t gpu_k_sgd(cudaStream_t s, float *param, const float *grad
 	if (momentum != 0.0f && !momentum_buf)
 		return cudaErrorInvalidValue;
 	sgd_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, momentum_buf, (long long)count, lr, momentum, weight_decay, first_step);
+	gpu_launch_note(GPU_LAUNCH_KERNEL);
 	return cudaGetLastError();
 }

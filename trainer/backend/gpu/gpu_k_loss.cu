@@ -48,5 +48,6 @@ extern "C" cudaError_t gpu_k_bce(cudaStream_t s, const float *logits, const floa
 				 float *dy, double *acc)
 {
 	bce_kernel<<<1, GPU_K_THREADS, 0, s>>>(logits, labels, w_pos, w_neg, count, classes, dy, acc);
+	gpu_launch_note(GPU_LAUNCH_KERNEL);
 	return cudaGetLastError();
 }

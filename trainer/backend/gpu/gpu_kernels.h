@@ -1,7 +1,8 @@
 /* gpu_kernels.h - the GPU backend's own CUDA kernels (gpu_k_elt.cu,
  * gpu_k_layers.cu, gpu_k_loss.cu) behind plain C functions, so the host code stays C.
- * Each launches on `stream`, never synchronises, and returns
- * cudaGetLastError() (the caller checks it with GPU_CUDA, gpu_check.h).
+ * Each launches on `stream`, never synchronises, counts each launch
+ * (gpu_launches.h) and returns cudaGetLastError() (the caller checks it
+ * with GPU_CUDA, gpu_check.h).
  *
  * Tensors are strided NCHW views exactly like backend/ref/layers.h's: element
  * (n, c, y, x) at data[n*image_stride + (c*h + y)*w + x], in the
@@ -24,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include "backend/gpu/gpu_geometry.h"
+#include "backend/gpu/gpu_launches.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -36,7 +36,7 @@ int gpu_loss_setup(struct backend *b, struct trainer_error *err)
 	GPU_CUDA(cudaHostAlloc((void **)&b->host_loss_acc, 2 * sizeof(double),
 			       cudaHostAllocDefault));
 	GPU_CUDA(cudaEventCreateWithFlags(&b->loss_in_copied, cudaEventDisableTiming));
-	GPU_CUDA(cudaMemsetAsync(loss_region(b) + b->loss_at.acc, 0, 2 * sizeof(double), b->stream));
+	GPU_COPY(cudaMemsetAsync(loss_region(b) + b->loss_at.acc, 0, 2 * sizeof(double), b->stream));
 	return 0;
 }
 
@@ -64,7 +64,7 @@ static int upload_inputs(struct backend *b, const float *labels, const float *w_
 	memcpy(host + b->loss_at.labels, labels, (size_t)b->count * row);
 	memcpy(host + b->loss_at.w_pos, w_pos ? w_pos : labels, w_pos ? row : 0);
 	memcpy(host + b->loss_at.w_neg, w_neg ? w_neg : labels, w_neg ? row : 0);
-	GPU_CUDA(cudaMemcpyAsync(loss_region(b), host, b->loss_at.dy, cudaMemcpyHostToDevice,
+	GPU_COPY(cudaMemcpyAsync(loss_region(b), host, b->loss_at.dy, cudaMemcpyHostToDevice,
 				 b->stream));
 	GPU_CUDA(cudaEventRecord(b->loss_in_copied, b->stream));
 	return 0;
@@ -106,10 +106,10 @@ int gpu_loss_take(struct backend *b, double *sum, long *batches, struct trainer_
 {
 	double *acc = (double *)(loss_region(b) + b->loss_at.acc);
 
-	GPU_CUDA(cudaMemcpyAsync(b->host_loss_acc, acc, 2 * sizeof(double), cudaMemcpyDeviceToHost,
+	GPU_COPY(cudaMemcpyAsync(b->host_loss_acc, acc, 2 * sizeof(double), cudaMemcpyDeviceToHost,
 				 b->stream));
 	GPU_CUDA(cudaStreamSynchronize(b->stream));  /* M3: the one wait for the loss */
-	GPU_CUDA(cudaMemsetAsync(acc, 0, 2 * sizeof(double), b->stream));
+	GPU_COPY(cudaMemsetAsync(acc, 0, 2 * sizeof(double), b->stream));
 	*sum = b->host_loss_acc[0];
 	*batches = (long)b->host_loss_acc[1];
 	return 0;

@@ -58,7 +58,7 @@ static void *hook_buffer(void *ctx, size_t bytes)
 static int copy_and_wait(struct gpu_staging *g, void *dst, const void *src, size_t bytes,
 			 enum cudaMemcpyKind kind, struct trainer_error *err)
 {
-	GPU_CUDA(cudaMemcpyAsync(dst, src, bytes, kind, g->b->stream));
+	GPU_COPY(cudaMemcpyAsync(dst, src, bytes, kind, g->b->stream));
 	GPU_CUDA(cudaStreamSynchronize(g->b->stream));  /* blocking collective: host data now */
 	return 0;
 }

@@ -45,7 +45,7 @@ static int queue_readback(struct backend *b, int tensor, int grad, float scale,
 	float *io = gpu_region(b, &b->plan.io);
 
 	GPU_CUDA(gpu_k_from_view(b->stream, b->dt, gpu_slice(b, &s, grad), scale, io));
-	GPU_CUDA(cudaMemcpyAsync(b->host_io, io, tensor_floats(b, tensor) * sizeof(float),
+	GPU_COPY(cudaMemcpyAsync(b->host_io, io, tensor_floats(b, tensor) * sizeof(float),
 				 cudaMemcpyDeviceToHost, b->stream));
 	return 0;
 }
@@ -125,7 +125,7 @@ static int finish_layer_grads(struct backend *b, struct gpu_layer *l, struct tra
 		GPU_CUDA(gpu_k_unscale_check(b->stream, g, count, 1.0f / b->scaler.scale,
 					     gpu_region(b, &b->plan.flags)));
 	if (b->host_grads)
-		GPU_CUDA(cudaMemcpyAsync(b->m->grads + offset, g, count * sizeof(float),
+		GPU_COPY(cudaMemcpyAsync(b->m->grads + offset, g, count * sizeof(float),
 					 cudaMemcpyDeviceToHost, b->stream));
 	GPU_CUDA(cudaEventRecord(l->grads_done, b->stream));
 	return 0;
@@ -143,7 +143,7 @@ static int run_backward(struct backend *b, const float *dy, float *dx,
 	       : !(dev_dy = gpu_loss_device_dy(b, err)))
 		return -1;
 	GPU_CUDA(gpu_k_to_view(b->stream, b->dt, dev_dy, scale, gpu_slice(b, &out, 1), 0));
-	GPU_CUDA(cudaMemsetAsync(gpu_region(b, &b->plan.flags), 0, sizeof(int), b->stream));
+	GPU_COPY(cudaMemsetAsync(gpu_region(b, &b->plan.flags), 0, sizeof(int), b->stream));
 	for (int i = d->layer_count - 1; i >= 0; i--) {
 		struct gpu_layer *l = &b->layers[i];
 		int want_dx = dx || l->ml->in.tensor != d->input_tensor;
@@ -155,7 +155,7 @@ static int run_backward(struct backend *b, const float *dy, float *dx,
 	if (dx && queue_readback(b, d->input_tensor, 1, 1.0f / scale, err))
 		return -1;
 	if (b->dt == GPU_F16)
-		GPU_CUDA(cudaMemcpyAsync(b->host_flag, gpu_region(b, &b->plan.flags), sizeof(int),
+		GPU_COPY(cudaMemcpyAsync(b->host_flag, gpu_region(b, &b->plan.flags), sizeof(int),
 					 cudaMemcpyDeviceToHost, b->stream));
 	if (fire_ready(b, cur, 0, 1, err))
 		return -1;

@@ -84,7 +84,7 @@ static int allocate(struct gpu_train *g, const struct optim *o, int accumulate,
 	size_t total = m_bytes + v_bytes + sum_bytes + round_up(GPU_TRAIN_STATS * sizeof(float));
 
 	GPU_CUDA(cudaMalloc((void **)&g->device, total));
-	GPU_CUDA(cudaMemsetAsync(g->device, 0, total, g->b->stream));
+	GPU_COPY(cudaMemsetAsync(g->device, 0, total, g->b->stream));
 	g->m = (float *)g->device;
 	g->v = v_bytes ? (float *)(g->device + m_bytes) : NULL;
 	g->sum = sum_bytes ? (float *)(g->device + m_bytes + v_bytes) : NULL;
@@ -133,9 +133,9 @@ int gpu_train_load_moments(struct gpu_train *g, const struct optim *o, struct tr
 {
 	size_t bytes = g->params * sizeof(float);
 
-	GPU_CUDA(cudaMemcpyAsync(g->m, o->m, bytes, cudaMemcpyHostToDevice, g->b->stream));
+	GPU_COPY(cudaMemcpyAsync(g->m, o->m, bytes, cudaMemcpyHostToDevice, g->b->stream));
 	if (g->v && o->v)
-		GPU_CUDA(cudaMemcpyAsync(g->v, o->v, bytes, cudaMemcpyHostToDevice, g->b->stream));
+		GPU_COPY(cudaMemcpyAsync(g->v, o->v, bytes, cudaMemcpyHostToDevice, g->b->stream));
 	GPU_CUDA(cudaStreamSynchronize(g->b->stream));  /* o's buffers are pageable */
 	return 0;
 }
@@ -166,11 +166,11 @@ int gpu_train_sync_host(struct gpu_train *g, struct optim *o, struct trainer_err
 	struct backend *b = g->b;
 	size_t bytes = g->params * sizeof(float);
 
-	GPU_CUDA(cudaMemcpyAsync(b->m->params, gpu_params(b), bytes, cudaMemcpyDeviceToHost,
+	GPU_COPY(cudaMemcpyAsync(b->m->params, gpu_params(b), bytes, cudaMemcpyDeviceToHost,
 				 b->stream));
-	GPU_CUDA(cudaMemcpyAsync(o->m, g->m, bytes, cudaMemcpyDeviceToHost, b->stream));
+	GPU_COPY(cudaMemcpyAsync(o->m, g->m, bytes, cudaMemcpyDeviceToHost, b->stream));
 	if (g->v && o->v)
-		GPU_CUDA(cudaMemcpyAsync(o->v, g->v, bytes, cudaMemcpyDeviceToHost, b->stream));
+		GPU_COPY(cudaMemcpyAsync(o->v, g->v, bytes, cudaMemcpyDeviceToHost, b->stream));
 	GPU_CUDA(cudaStreamSynchronize(b->stream));
 	return 0;
 }
@@ -182,7 +182,7 @@ int gpu_train_stats_put(struct gpu_train *g, const float *stats, int count,
 		return trainer_error_set(err, "gpu: step stats: '%d': at most %d values", count,
 					 GPU_TRAIN_STATS);
 	memcpy(g->stats_host, stats, (size_t)count * sizeof(float));
-	GPU_CUDA(cudaMemcpyAsync(g->stats, g->stats_host, (size_t)count * sizeof(float),
+	GPU_COPY(cudaMemcpyAsync(g->stats, g->stats_host, (size_t)count * sizeof(float),
 				 cudaMemcpyHostToDevice, g->b->stream));
 	return 0;
 }
@@ -192,7 +192,7 @@ int gpu_train_stats_get(struct gpu_train *g, float *stats, int count, struct tra
 	if (count < 1 || count > GPU_TRAIN_STATS)
 		return trainer_error_set(err, "gpu: step stats: '%d': at most %d values", count,
 					 GPU_TRAIN_STATS);
-	GPU_CUDA(cudaMemcpyAsync(g->stats_host, g->stats, (size_t)count * sizeof(float),
+	GPU_COPY(cudaMemcpyAsync(g->stats_host, g->stats, (size_t)count * sizeof(float),
 				 cudaMemcpyDeviceToHost, g->b->stream));
 	GPU_CUDA(cudaStreamSynchronize(g->b->stream));
 	memcpy(stats, g->stats_host, (size_t)count * sizeof(float));

@@ -31,7 +31,7 @@ static int linear_forward(struct backend *b, struct gpu_layer *l, int training,
 	float one = 1.0f, zero = 0.0f;
 	int k = in_features(ml);
 
-	GPU_CUBLAS(cublasGemmEx(b->cublas, CUBLAS_OP_T, CUBLAS_OP_N, ml->out.channels, b->count, k,
+	GPU_CUBLAS_RUN(cublasGemmEx(b->cublas, CUBLAS_OP_T, CUBLAS_OP_N, ml->out.channels, b->count, k,
 		&one, gpu_weights(b, ml->weight_offset), t, k, x.data, t, (int)x.image_stride,
 		&zero, y.data, t, (int)y.image_stride, b->gemm_compute, CUBLAS_GEMM_DEFAULT));
 	GPU_CUDA(gpu_k_bias_add(b->stream, b->dt, y, gpu_params(b) + ml->bias_offset));
@@ -47,7 +47,7 @@ static int linear_backward(struct backend *b, struct gpu_layer *l, int want_dx,
 	float one = 1.0f, zero = 0.0f, keep = ml->accumulate_dx ? 1.0f : 0.0f;
 	int k = in_features(ml), out = ml->out.channels;
 
-	GPU_CUBLAS(cublasGemmEx(b->cublas, CUBLAS_OP_N, CUBLAS_OP_T, k, out, b->count, &one,
+	GPU_CUBLAS_RUN(cublasGemmEx(b->cublas, CUBLAS_OP_N, CUBLAS_OP_T, k, out, b->count, &one,
 		x.data, t, (int)x.image_stride, dy.data, t, (int)dy.image_stride, &zero,
 		gpu_grads(b) + ml->weight_offset, CUDA_R_32F, k, b->gemm_compute,
 		CUBLAS_GEMM_DEFAULT));
@@ -55,7 +55,7 @@ static int linear_backward(struct backend *b, struct gpu_layer *l, int want_dx,
 	if (!want_dx)
 		return 0;
 	struct gpu_view dx = gpu_slice(b, &ml->in, 1);
-	GPU_CUBLAS(cublasGemmEx(b->cublas, CUBLAS_OP_N, CUBLAS_OP_N, k, b->count, out, &one,
+	GPU_CUBLAS_RUN(cublasGemmEx(b->cublas, CUBLAS_OP_N, CUBLAS_OP_N, k, b->count, out, &one,
 		gpu_weights(b, ml->weight_offset), t, k, dy.data, t, (int)dy.image_stride, &keep,
 		dx.data, t, (int)dx.image_stride, b->gemm_compute, CUBLAS_GEMM_DEFAULT));
 	return 0;
