@@ -6,11 +6,14 @@
  * the file $HVD_STALL_MARK (if set) as it begins to wait. A rename
  * (rename, renameat2) to a path that ends with $HVD_STALL_RENAME stalls
  * the same way before it renames: a writer frozen between its last check
- * and its rename. The tests build it (cc -shared) and preload it.
+ * and its rename. With $HVD_STALL_NO_EXCHANGE set, renameat2 with a flag
+ * fails with EINVAL at once, as on NFS (the rename after it stalls). The tests build it
+ * (cc -shared) and preload it.
  * What it does not do: anything to other paths (passed to libc).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,6 +91,10 @@ int rename(const char *from, const char *to)
 
 int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
 {
+	if (flags && getenv("HVD_STALL_NO_EXCHANGE")) {
+		errno = EINVAL;
+		return -1;
+	}
 	stall_if("HVD_STALL_RENAME", to);
 	int (*real)(int, const char *, int, const char *, unsigned) =
 		(int (*)(int, const char *, int, const char *, unsigned))dlsym(RTLD_NEXT, "renameat2");

@@ -5,11 +5,13 @@
  * the shim, and a SIGKILL at each point of the fallback sequence
  * followed by --resume must end with the same final checkpoint, byte
  * for byte, as an uninterrupted run.
- * What it does not test: a real NFS mount (none here).
+ * Where the kernel allows a loopback NFS mount, the fence's frozen-writer
+ * cases run on one; else that case is skipped with its reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 
@@ -107,9 +109,71 @@ static void test_sigkill_at_each_fallback_step_then_resume(void)
 	crash_then_resume("after-aside", "1");
 }
 
+/* What keeps a loopback NFS mount from being tried here, or NULL. */
+static const char *no_loopback_nfs(void)
+{
+	struct test_proc p;
+	static char why[256];
+
+	if (geteuid() != 0)
+		return "mounting needs root";
+	CHECK(test_run("grep -qw nfs /proc/filesystems && grep -qw nfsd /proc/filesystems", 10, &p) == 0);
+	int kernel = p.exit_code == 0;
+	test_proc_free(&p);
+	if (!kernel)
+		return "this kernel has no NFS client or server (nfs, nfsd not in /proc/filesystems)";
+	CHECK(test_run("command -v exportfs && command -v rpc.nfsd && command -v rpc.mountd", 10, &p) == 0);
+	snprintf(why, sizeof(why), "%s", p.exit_code ? "no NFS server tools (Debian's "
+		 "nfs-kernel-server: exportfs, rpc.nfsd, rpc.mountd)" : "");
+	test_proc_free(&p);
+	return why[0] ? why : NULL;
+}
+
+/* The fence's frozen-writer cases (group trainer-survivors) with the run
+ * folder on a loopback NFS mount (NFSv3, attribute caching on), where
+ * the kernel and the installed tools allow one; else skipped, saying
+ * why. A failure to set the mount up is a skip too (its reason is the
+ * setup's last line); once mounted, every case must pass. */
+static void test_a_frozen_older_writer_on_a_loopback_nfs_mount(void)
+{
+	const char *why = no_loopback_nfs();
+	char cmd[8192];
+	struct test_proc p;
+
+	if (why)
+		SKIP("%s", why);
+	snprintf(cmd, sizeof(cmd), "set -e; cd '%s'; mkdir -p export mnt; "
+		 "(rpcbind || :; rpc.mountd; rpc.nfsd 2) >/dev/null 2>&1; "
+		 "exportfs -o rw,sync,no_root_squash,insecure,fsid=7357 \"127.0.0.1:$PWD/export\"; "
+		 "mount -t nfs -o vers=3,nolock,actimeo=60 \"127.0.0.1:$PWD/export\" mnt",
+		 test_tmpdir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	int mounted = p.exit_code == 0;
+	char err[512];
+	snprintf(err, sizeof(err), "%.500s", p.err);
+	test_proc_free(&p);
+	if (mounted) {
+		snprintf(cmd, sizeof(cmd), "cd '%s' && HVD_FENCE_ROOT=\"$PWD/mnt\" '%s/hvdtest' -G "
+			 "trainer-survivors a_frozen_rename_of_an_older_generation_fails", test_tmpdir(),
+			 test_build_dir());
+		CHECK(test_run(cmd, 300, &p) == 0);
+		CHECK_MSG(p.exit_code == 0 && strstr(p.out, "1 passed, 0 failed"),
+			  "on NFS: exit %d: %.600s %.600s", p.exit_code, p.out, p.err);
+		test_proc_free(&p);
+	}
+	snprintf(cmd, sizeof(cmd), "cd '%s'; umount mnt; exportfs -u \"127.0.0.1:$PWD/export\"; :",
+		 test_tmpdir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	test_proc_free(&p);
+	if (!mounted)
+		SKIP("a loopback NFS mount could not be made: %s", err[0] ? err : "no reason given");
+}
+
 const struct test_case checkpoint_nfs_tests[] = {
 	{ "saves_without_rename_exchange", test_saves_without_rename_exchange },
 	{ "sigkill_at_each_fallback_step_then_resume",
 	  test_sigkill_at_each_fallback_step_then_resume },
+	{ "a_frozen_older_writer_on_a_loopback_nfs_mount",
+	  test_a_frozen_older_writer_on_a_loopback_nfs_mount },
 	{ 0 }
 };

@@ -28,6 +28,7 @@
 #include "train/checkpoint_replace.h"
 #include "train/peer_lost.h"
 #include "train/rejoin.h"
+#include "train/tb_events.h"
 
 static void test_lost_peers_are_read_from_the_runtimes_lines(void)
 {
@@ -371,7 +372,8 @@ static void test_an_older_generation_writes_nothing(void)
 
 /* A process whose generation a newer one replaced appends no row to
  * metrics.csv and no event to its file in tb/: both stay as they were,
- * and the refusal is one line. Before, only whole files were fenced. */
+ * and the refusal is one line; not even one frozen between its check and
+ * its append. Before, such an append landed. */
 static void test_an_older_generation_appends_no_metrics(void)
 {
 	char *out = test_path(test_tmpdir(), "run");
@@ -395,6 +397,13 @@ static void test_an_older_generation_appends_no_metrics(void)
 	test_proc_free(&ls);
 	CHECK_INT((int)fence_claim_next(out, "went on\n"), 2);   /* the others went on */
 	CHECK_INT(run_metrics_train(&m, 0, 2, 0.4, 1e-3, 10, 0, 0), -1);
+	/* one frozen past that check appends into the files the claim
+	 * replaced with fresh copies (base/fence.h), never into metrics.csv
+	 * or tb/'s events */
+	struct tb_event late = { .step = 2 };
+	struct trainer_error terr = { "" };
+	CHECK_INT(fputs("2,stale row\n", m.csv) >= 0 && fflush(m.csv) == 0, 1);
+	CHECK_INT(tb_events_write(m.tb, &late, &terr), 0);
 	run_metrics_close(&m);
 	size_t after_len = 0;
 	free(test_read_file(csv, &after_len));
@@ -520,66 +529,140 @@ static void test_the_writer_is_waited_for_by_its_beat(void)
 	free(out);
 }
 
-/* A writer of generation 1 frozen inside its rename of run.json, past
- * its last check (tests/stall_shim.c holds the rename 2 s), while
- * generation 2 is claimed and writes run.json: its rename lands and is
- * undone (fence_replace checks again after it), so run.json holds
- * generation 2's text, the writer sees ESTALE and no temporary is left.
- * The writer is this runner again, preloaded with the shim
- * (HVD_FENCE_WRITER=OUT selects its part). */
-static void test_a_writer_frozen_inside_its_rename_undoes_it(void)
+/* The frozen writer's part (HVD_FENCE_WRITER=OUT, HVD_FENCE_WHAT=file or
+ * checkpoint): it holds generation 1 and writes run.json, or replaces
+ * last/ with a folder holding "generation 1"; either must fail ESTALE. */
+static void frozen_writer(const char *writer)
 {
-	const char *writer = getenv("HVD_FENCE_WRITER");
-	if (writer) {
-		char *file = test_path(writer, "run.json");
-		fence_hold(writer, 1);
+	const char *what = getenv("HVD_FENCE_WHAT");
+	char *file = test_path(writer, "run.json"), *ck = test_path(writer, "last");
+	struct trainer_error err = { "" };
+	fence_hold(writer, 1);
+	if (!strcmp(what, "file")) {
 		int rc = whole_file_put(file, "generation 1\n", 0644);
 		CHECK_MSG(rc == -1 && errno == ESTALE, "the frozen writer's rename: %d (%s)", rc,
 			  strerror(errno));
-		free(file);
-		return;
+	} else {
+		char wdir[1024], tmp[1200], mark[1300];
+		CHECK_INT(fence_writes_dir(ck, wdir, sizeof(wdir)), 1);
+		snprintf(tmp, sizeof(tmp), "%s/last.tmp-frozen", wdir);
+		snprintf(mark, sizeof(mark), "%s/model.safetensors", tmp);
+		CHECK_INT(mkdir(tmp, 0755), 0);
+		CHECK_INT(whole_file_put(mark, "generation 1\n", 0644), 0);
+		CHECK_INT(checkpoint_replace(tmp, ck, &err), -1);
+		CHECK_CONTAINS(err.msg, "newer generation");
 	}
-	char *out = test_path(test_tmpdir(), "run"), *file = test_path(out, "run.json");
-	char *mark = test_path(test_tmpdir(), "stalled"), cmd[8192];
+	fence_hold(NULL, 0);
+	free(ck);
+	free(file);
+}
+
+/* Generation 2 claimed while the writer is frozen in its rename; then
+ * generation 2 writes what the writer was writing: gen 2's text stays. */
+static void write_as_generation_2(const char *out, const char *what)
+{
+	fence_hold(out, 2);
+	if (!strcmp(what, "file")) {
+		char *file = test_path(out, "run.json");
+		CHECK_INT(whole_file_put(file, "generation 2\n", 0644), 0);
+		free(file);
+	} else {
+		char *ck = test_path(out, "last"), wdir[1024], tmp[1200], mark[1300];
+		struct trainer_error err = { "" };
+		CHECK_INT(fence_writes_dir(ck, wdir, sizeof(wdir)), 1);
+		snprintf(tmp, sizeof(tmp), "%s/last.tmp-two", wdir);
+		snprintf(mark, sizeof(mark), "%s/model.safetensors", tmp);
+		CHECK_INT(mkdir(tmp, 0755), 0);
+		CHECK_INT(whole_file_put(mark, "generation 2\n", 0644), 0);
+		CHECK_MSG(checkpoint_replace(tmp, ck, &err) == 0, "%s", err.msg);
+		free(ck);
+	}
+	fence_hold(NULL, 0);
+}
+
+/* A writer of generation 1 frozen inside its rename (tests/stall_shim.c
+ * holds the rename 1 s: past every check it makes) while generation 2 is
+ * claimed and writes the same name: the old rename fails, as its
+ * temporary's writes folder is gone (base/fence.h), so the newer text
+ * stays, with RENAME_EXCHANGE or without it (no_exchange: refused as NFS
+ * does, and a checkpoint then replaced in two renames, frozen at the
+ * second: the old last/ it moved aside is put back by the claim). Before,
+ * the exchange's undo was the only guard, and without it none. The
+ * writer is this runner again, preloaded with the shim. */
+static void frozen_rename(const char *what, int no_exchange)
+{
+	const char *root = getenv("HVD_FENCE_ROOT");   /* a folder on NFS */
+	char *out = test_path(root ? root : test_tmpdir(), "run");
+	char *mark = test_path(test_tmpdir(), "stalled");
+	char cmd[8192], *name = !strcmp(what, "file") ? "run.json" : "last";
 	struct test_proc p;
+	struct stat sb;
 	CHECK_INT(mkdir(out, 0755), 0);
 	CHECK_INT(fence_claim(out, 1, "first\n"), 0);
+	if (strcmp(what, "file") != 0) {   /* a last/ of generation 1's to replace */
+		char *ck = test_path(out, "last"), *model = test_path(out, "last/model.safetensors");
+		CHECK_INT(mkdir(ck, 0755), 0);
+		CHECK_INT(test_write_file(model, "generation 1, earlier\n", 22), 0);
+		free(model);
+		free(ck);
+	}
 	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -o '%s/shim.so' '%s/tests/stall_shim.c' -ldl "
-		 "&& (HVD_FENCE_WRITER='%s' LD_PRELOAD='%s/shim.so' HVD_STALL_RENAME=run/run.json "
-		 "HVD_STALL_S=2 HVD_STALL_MARK='%s' ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" "
-		 "'%s/hvdtest' -G trainer-survivors a_writer_frozen_inside_its_rename_undoes_it > "
-		 "'%s/writer.log' 2>&1; echo writer=$? > '%s/writer.rc') > /dev/null 2>&1 &", test_tmpdir(),
-		 test_src_dir(), out, test_tmpdir(), mark, test_build_dir(), test_tmpdir(), test_tmpdir());
+		 "&& (HVD_FENCE_WRITER='%s' HVD_FENCE_WHAT=%s %s LD_PRELOAD='%s/shim.so' "
+		 "HVD_STALL_RENAME=run/%s HVD_STALL_S=1 HVD_STALL_MARK='%s' "
+		 "ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" '%s/hvdtest' -G "
+		 "trainer-survivors a_frozen_rename_of_an_older_generation_fails > '%s/writer.log' 2>&1; "
+		 "echo writer=$? > '%s/writer.rc') > /dev/null 2>&1 &", test_tmpdir(), test_src_dir(), out,
+		 what, no_exchange ? "HVD_STALL_NO_EXCHANGE=1" : "", test_tmpdir(), name, mark,
+		 test_build_dir(), test_tmpdir(),
+		 test_tmpdir());
 	CHECK_INT(test_run(cmd, 60, &p), 0);
 	test_proc_free(&p);
-	struct stat sb;
 	for (int i = 0; i < 600 && stat(mark, &sb) != 0; i++)
 		usleep(50000);
 	CHECK_MSG(stat(mark, &sb) == 0, "the writer never reached its rename");
 	CHECK_INT((int)fence_claim_next(out, "second\n"), 2);
-	fence_hold(out, 2);
-	CHECK_INT(whole_file_put(file, "generation 2\n", 0644), 0);
-	fence_hold(NULL, 0);
+	write_as_generation_2(out, what);
 	char *rc_path = test_path(test_tmpdir(), "writer.rc"), *log = test_path(test_tmpdir(), "writer.log");
 	for (int i = 0; i < 600 && stat(rc_path, &sb) != 0; i++)
 		usleep(50000);
 	char *rc = test_read_file(rc_path, NULL), *text = test_read_file(log, NULL);
 	CHECK_MSG(rc && !strcmp(rc, "writer=0\n") && text && strstr(text, "1 passed, 0 failed"),
-		  "the writer: %s %s", rc ? rc : "(no status)", text ? text : "");
+		  "the writer (%s%s): %s %s", what, no_exchange ? ", no exchange" : "",
+		  rc ? rc : "(no status)", text ? text : "");
 	free(rc);
 	free(text);
+	char *file = test_path(out, !strcmp(what, "file") ? "run.json" : "last/model.safetensors");
 	text = test_read_file(file, NULL);
-	CHECK_STR(text, "generation 2\n");
+	CHECK_MSG(text && !strcmp(text, "generation 2\n"), "%s%s: %s holds %s", what,
+		  no_exchange ? ", no exchange" : "", name, text ? text : "nothing");
 	free(text);
-	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep tmp; :", out);
+	snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -e tmp -e old; ls '%s/.generations' | grep 1.writes; :",
+		 out, out);
 	CHECK_INT(test_run(cmd, 10, &p), 0);
 	CHECK_MSG(!p.out[0], "temporaries left: %s", p.out);
 	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cd '%s' && rm -rf stalled writer.rc writer.log", out,
+		 test_tmpdir());
+	CHECK_INT(test_run(cmd, 10, &p), 0);
+	test_proc_free(&p);
+	free(file);
 	free(rc_path);
 	free(log);
 	free(mark);
-	free(file);
 	free(out);
+}
+
+static void test_a_frozen_rename_of_an_older_generation_fails(void)
+{
+	const char *writer = getenv("HVD_FENCE_WRITER");
+	if (writer) {
+		frozen_writer(writer);
+		return;
+	}
+	frozen_rename("file", 0);
+	frozen_rename("file", 1);
+	frozen_rename("checkpoint", 0);
+	frozen_rename("checkpoint", 1);
 }
 
 static void test_saved_summary_is_read_back_or_refused(void)
@@ -638,6 +721,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	CHECK_INT(survivors_mark_saved(out, "hosts=n2 epoch=0"), 0);
 	CHECK_INT(survivors_read_saved(out, &s), -1);
 	/* the driver's records stay in .generations past the next session's reset */
+	CHECK_INT(fence_claim(out, 3, "decision\n"), 0);
 	fence_hold(out, 3);
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 "
 				       "writer=0 next=relaunch members=0,1 member_hosts=n1,n1 who=rank 2 (host n2)"), 0);
@@ -646,6 +730,7 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	CHECK_INT(survivors_read_record(out, 2, &s), 0);
 	/* generation 4's decision made, its summary not yet written: saved
 	 * still holds generation 3's, which is not this decision's */
+	CHECK_INT(fence_claim(out, 4, "decision\n"), 0);
 	fence_hold(out, 4);
 	CHECK_INT(survivors_wait_saved(out, 0.2, 10), -1);
 	CHECK_INT(survivors_mark_saved(out, "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process "
@@ -794,8 +879,8 @@ const struct test_case survivors_tests[] = {
 	{ "a_duplicate_joiner_is_refused_alone", test_a_duplicate_joiner_is_refused_alone },
 	{ "the_writer_is_waited_for_by_its_beat", test_the_writer_is_waited_for_by_its_beat },
 	{ "an_older_generation_writes_nothing", test_an_older_generation_writes_nothing },
-	{ "a_writer_frozen_inside_its_rename_undoes_it",
-	  test_a_writer_frozen_inside_its_rename_undoes_it },
+	{ "a_frozen_rename_of_an_older_generation_fails",
+	  test_a_frozen_rename_of_an_older_generation_fails },
 	{ "saved_summary_is_read_back_or_refused", test_saved_summary_is_read_back_or_refused },
 	{ "ranks_left_form_a_world_of_their_own", test_ranks_left_form_a_world_of_their_own },
 	{ "a_member_reaches_the_coordinator_not_itself",

@@ -3,7 +3,7 @@
 # trainer/data/ by layer, each folder using only the ones above it:
 # image (pixels) <- dicom <- codec (files) <- sets <- synth, pack <- load.
 DATA_SRCS := trainer/base/error.c trainer/base/option_table.c trainer/base/crc32c.c trainer/base/classes.c trainer/base/clock.c \
-	trainer/base/args.c trainer/base/siphash.c trainer/base/whole_file.c trainer/base/fence.c \
+	trainer/base/args.c trainer/base/siphash.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c \
 	trainer/base/own_dir.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c \
 	trainer/data/dicom/dicom_pixels.c trainer/data/dicom/dicom_budget.c \

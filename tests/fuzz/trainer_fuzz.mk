@@ -9,7 +9,7 @@ FUZZ_COMMON := tests/fuzz/fuzz_files.c
 FUZZ_HEADERS := $(wildcard trainer/*/*.h trainer/data/*/*.h tests/fuzz/*.h)
 FUZZ_CSV := trainer/data/sets/csv.c trainer/data/sets/gzip_end.c
 FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/codec/image_decode.c trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c \
-	trainer/data/codec/image_encode.c trainer/base/whole_file.c trainer/base/fence.c trainer/data/dicom/dicom_pixels.c
+	trainer/data/codec/image_encode.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c trainer/data/dicom/dicom_pixels.c
 # DICOM's own parsers of untrusted bytes (deflate, code stream headers) and the budget, in
 # every build; fuzz_dicom.c calls the first two in process.
 FUZZ_DICOM_PURE := trainer/data/dicom/dicom_inflate.c trainer/data/dicom/dicom_codestream.c \
@@ -29,14 +29,14 @@ endif
 FUZZ_TABLES_SRCS := tests/fuzz/fuzz_tables.c $(FUZZ_CSV) trainer/data/sets/nih.c trainer/data/sets/generic.c \
 	trainer/data/sets/set.c trainer/data/sets/layout.c trainer/data/sets/list.c trainer/data/sets/split.c trainer/data/sets/split_key.c trainer/data/sets/labels.c trainer/data/sets/path_check.c \
 	trainer/data/pack/shard.c trainer/base/crc32c.c trainer/base/classes.c trainer/data/sets/patient.c trainer/data/sets/view.c \
-	trainer/base/siphash.c trainer/base/whole_file.c trainer/base/fence.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
+	trainer/base/siphash.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
-FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/pack/shard.c trainer/data/pack/shard_index.c trainer/base/whole_file.c trainer/base/fence.c \
+FUZZ_PACK_SRCS := tests/fuzz/fuzz_pack.c $(FUZZ_CSV) trainer/data/pack/shard.c trainer/data/pack/shard_index.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c \
 	trainer/data/pack/shard_index_read.c trainer/base/crc32c.c trainer/data/image/image_resize.c
 FUZZ_DICOM_SRCS := tests/fuzz/fuzz_dicom.c trainer/data/dicom/dicom_pixels.c trainer/data/codec/image_decode.c \
 	trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c
 FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c trainer/base/text_control.c trainer/train/checkpoint.c \
-	trainer/base/regular_file.c trainer/base/fence.c \
+	trainer/base/regular_file.c trainer/base/fence.c trainer/base/fence_writes.c \
 	trainer/train/checkpoint_replace.c trainer/train/optim.c trainer/train/schedule.c trainer/base/error.c \
 	trainer/train/checkpoint_settings.c trainer/train/run_settings.c trainer/train/settings.c \
 	trainer/base/option_table.c \
@@ -45,7 +45,7 @@ FUZZ_ST_SRCS := tests/fuzz/fuzz_safetensors.c trainer/train/safetensors.c traine
 FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c trainer/train/run_settings.c \
 	trainer/train/settings.c trainer/base/option_table.c trainer/train/optim.c trainer/base/args.c \
 	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
-	trainer/base/text_control.c trainer/base/regular_file.c trainer/base/whole_file.c trainer/base/fence.c \
+	trainer/base/text_control.c trainer/base/regular_file.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c \
 	trainer/base/error.c
 
 $(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEADERS)

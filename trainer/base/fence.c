@@ -1,7 +1,9 @@
 /* base/fence.c - a run folder's generations (fence.h): claims by link(2)
  * of a whole temporary, the newest by listing, the held one checked by a
- * look at the next number (claims are made in order: newest + 1).
- * What it does not do: print (callers name the folder in their lines).
+ * look at the next number (claims are made in order: newest + 1), the
+ * held one's writes folder.
+ * What it does not do: print (callers name the folder in their lines),
+ * or remove an older generation's writes (fence_writes.c).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/fence.h"
+#include "base/fence_writes.h"
 
 static struct {
 	char out[PATH_MAX];
@@ -53,6 +56,8 @@ int fence_claim(const char *out, long g, const char *text)
 	char name[32];
 
 	snprintf(name, sizeof(name), "%ld", g);
+	if (g <= 0 || fence_prepare(out, g))
+		return -1;
 	return fence_claim_name(out, name, text);
 }
 
@@ -159,23 +164,28 @@ int fence_stale(void)
 	return stale;
 }
 
+int fence_writes_dir(const char *path, char *dir, size_t len)
+{
+	size_t n = strlen(held.out);
+
+	if (held.g <= 0 || strncmp(path, held.out, n) != 0 || path[n] != '/')
+		return 0;
+	snprintf(dir, len, "%s/" FENCE_DIR "/%ld" FENCE_WRITES, held.out, held.g);
+	return 1;
+}
+
 int fence_replace(const char *tmp, const char *path)
 {
 	if (fence_stale())
 		return errno = ESTALE, -1;
-	int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE), exchanged = rc == 0;
+	int rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE);
 	if (rc && errno == ENOENT && access(tmp, F_OK) == 0)   /* no path yet */
-		rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
-	if (rc) {
-		if (errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS)
-			errno = EINVAL;
-		return -1;
-	}
-	if (!fence_stale())
+		rc = rename(tmp, path);
+	if (rc == 0)
 		return 0;
-	if (exchanged)   /* the newer path back, the caller's into tmp again */
-		renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE);
-	else
-		renameat2(AT_FDCWD, path, AT_FDCWD, tmp, RENAME_NOREPLACE);
-	return errno = ESTALE, -1;
+	if (errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS)
+		errno = EINVAL;
+	else if (errno == ENOENT && held.g > 0 && access(tmp, F_OK) != 0)
+		errno = ESTALE;   /* its writes folder removed by a newer claimant */
+	return -1;
 }

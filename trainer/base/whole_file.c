@@ -24,23 +24,26 @@ int whole_file_ours(const char *path)
 int whole_file_open(const char *path, char *tmp, size_t tmp_len, mode_t mode)
 {
 	static unsigned serial;
-	char host[64] = "";
+	char host[64] = "", dir[4200];
+	const char *slash = strrchr(path, '/');
 
 	if (fence_stale()) {  /* not even a temporary in OUT */
 		errno = ESTALE;
 		return -1;
 	}
+	int fenced = fence_writes_dir(path, dir, sizeof(dir));
 	if (gethostname(host, sizeof(host) - 1) != 0 || strchr(host, '/'))
 		snprintf(host, sizeof(host), "host");
 	for (int tries = 0; tries < 100; tries++) {
-		if (snprintf(tmp, tmp_len, "%s.tmp-%s-%ld-%u", path, host, (long)getpid(),
+		if (snprintf(tmp, tmp_len, "%s%s%s.tmp-%s-%ld-%u", fenced ? dir : "", fenced ? "/" : "",
+			     fenced && slash ? slash + 1 : path, host, (long)getpid(),
 			     __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED)) >= (int)tmp_len) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)
-			return fd;
+			return fd >= 0 || !fenced || errno != ENOENT ? fd : (errno = ESTALE, -1);
 	}
 	return -1;
 }
@@ -69,16 +72,15 @@ int whole_file_commit(int fd, const char *tmp, const char *path)
 		errno = EEXIST;
 		return -1;
 	}
-	if (fence_replace(tmp, path) == 0) {
-		unlink(tmp);   /* the file it replaced, if any */
+	if (fence_stale()) {
+		whole_file_abandon(-1, tmp);
+		errno = ESTALE;
+		return -1;
+	}
+	if (rename(tmp, path) == 0)
 		return 0;
-	}
-	if (errno == EINVAL) {   /* no RENAME_EXCHANGE here */
-		if (fence_stale())
-			errno = ESTALE;
-		else if (rename(tmp, path) == 0)
-			return 0;
-	}
+	if (errno == ENOENT && fence_held() > 0 && access(tmp, F_OK) != 0)
+		errno = ESTALE;   /* its writes folder removed by a newer claimant */
 	whole_file_abandon(-1, tmp);
 	return -1;
 }

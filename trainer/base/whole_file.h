@@ -1,7 +1,9 @@
 /* base/whole_file.h - a file written whole or not at all, and only over
  * what this user wrote: a fresh temporary beside PATH
  * (PATH.tmp-HOST-PID-N, created exclusively, so never through a link or
- * into another writer's file, even across hosts sharing the folder),
+ * into another writer's file, even across hosts sharing the folder), or
+ * in the writes folder of the generation held when PATH lies in its run
+ * folder (base/fence.h: an older generation's rename then cannot land),
  * fsynced, then renamed over PATH. A reader on any node sees the old file,
  * the new one or none, never a part. PATH is replaced only when it is
  * missing or a regular file owned by the running user: a link, a folder,

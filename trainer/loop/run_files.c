@@ -97,6 +97,13 @@ static int inner_own(const char *folder, const char *name)
 	return checkpoint_own_file(name);
 }
 
+/* A generation's writes folder (base/fence.h) in .generations. */
+static int writes_folder(const char *folder, const char *name)
+{
+	const char *rest = name + strspn(name, "0123456789");
+	return !strcmp(folder, FENCE_DIR) && rest != name && !strcmp(rest, FENCE_WRITES);
+}
+
 static int special(const char *out, const char *name, mode_t mode)
 {
 	fprintf(stderr, "chexnet: train: --out '%s': '%s' is %s: refused (a run folder holds only "
@@ -131,8 +138,9 @@ static int check_inside(const char *out, const char *name, const char *kind)
 		if (!S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
 			snprintf(inner, sizeof(inner), "%s/%s", name, e->d_name);
 			rc = special(out, inner, sb.st_mode);
-		} else if (!S_ISREG(sb.st_mode) || sb.st_uid != geteuid() ||
-			   !inner_own(kind, e->d_name)) {
+		} else if (sb.st_uid != geteuid() ||
+			   !(S_ISREG(sb.st_mode) ? inner_own(kind, e->d_name)
+						 : writes_folder(kind, e->d_name))) {
 			ours = 0;
 		}
 	}

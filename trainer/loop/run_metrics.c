@@ -130,6 +130,33 @@ static int resume_csv(struct run_metrics *m, const char *path, const char *tb, l
 	return rc;
 }
 
+int run_metrics_check(const char *out, long resume_step)
+{
+	char csv[4200], tb[4200];
+	struct metrics_row *rows = NULL;
+	struct trainer_error err = { "" };
+	size_t count = 0, torn = 0;
+
+	if (resume_step < 0)
+		return 0;
+	snprintf(csv, sizeof(csv), "%s/" METRICS_FILE, out);
+	snprintf(tb, sizeof(tb), "%s/tb", out);
+	if (check_events(tb, 0))
+		return -1;
+	if (access(csv, F_OK) == 0 && metrics_csv_read_torn(csv, &rows, &count, &torn, &err)) {
+		fail(err.msg);
+		return -1;
+	}
+	free(rows);
+	return 0;
+}
+
+void run_metrics_fence(void)
+{
+	static const char *const appended[] = { METRICS_FILE, "tb" };
+	fence_appended(appended, 2);
+}
+
 int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
 		     long resume_step, int ranks, int hosts_lost)
 {
@@ -137,6 +164,7 @@ int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
 	struct trainer_error err = { "" };
 
 	memset(m, 0, sizeof(*m));
+	run_metrics_fence();
 	m->global_batch = global_batch;
 	snprintf(m->out, sizeof(m->out), "%s", out);
 	snprintf(csv, sizeof(csv), "%s/" METRICS_FILE, out);

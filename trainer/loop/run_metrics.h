@@ -36,6 +36,16 @@ struct run_metrics {
  * its first step (a lost node shows as a drop); hosts_lost: the hosts
  * lost since the session before (run/hosts_lost: a spare that took a
  * lost node's place shows there, run/ranks staying). 0 or -1 (printed). */
+/* --resume (resume_step >= 0): metrics.csv and tb/'s events read back
+ * (a torn last record passes: run_metrics_open drops it), changing
+ * nothing. 0 or -1 (printed). */
+int run_metrics_check(const char *out, long resume_step);
+
+/* metrics.csv and tb/ named to the fence as appended in place (every
+ * claim copies them afresh: base/fence.h); run_metrics_open does it too.
+ * A claimant calls it before its claim. */
+void run_metrics_fence(void);
+
 int run_metrics_open(struct run_metrics *m, const char *out, long global_batch,
 		     long resume_step, int ranks, int hosts_lost);
 

@@ -118,7 +118,7 @@ static int resume(struct trainer *t, struct trainer_error *err)
 }
 
 /* Rank 0 claims this session's generation of OUT (base/fence.h) once the
- * run's files passed their checks: from now on a process of an older one
+ * run's folder passed its guard: from now on a process of an older one
  * writes nothing there. -1 (a line). */
 static int claim_generation(struct trainer *t, float *generation)
 {
@@ -224,25 +224,29 @@ static int hosts_in(const char *list)
 }
 
 /* Once the sources are open (steps per epoch known): rank 0's metrics
- * files (checked and cut back on --resume), the session's generation
- * (every rank holds rank 0's claim), then run.json (every rank: the hosts
- * are gathered). */
+ * files checked on --resume, the session's generation (every rank holds
+ * rank 0's claim; claimed before the metrics files are opened, as the
+ * claim copies them afresh), rank 0's metrics files (cut back on
+ * --resume), then run.json (every rank: the hosts are gathered). */
 int trainer_record(struct trainer *t, const struct source *train)
 {
 	t->steps_per_epoch = source_batches_per_epoch(train) / t->accumulate;
 	long at = t->c.resume ? t->state.epoch * t->steps_per_epoch + t->state.step : -1;
 	int hosts_lost = t->membership_count ? hosts_in(t->lost.hosts) : 0;
-	if (t->rank == 0 && t->c.out &&
-	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at,
-			     t->world, hosts_lost))
-		return -1;
-	t->best_epoch = t->metrics.best_epoch;
 	float generation;
+	if (t->rank == 0 && t->c.out && run_metrics_check(t->c.out, at))
+		return -1;   /* refused before the claim: the folder as it was */
+	run_metrics_fence();   /* copied afresh by every claim */
 	if (claim_generation(t, &generation))
 		return -1;
 	if (dist_broadcast("init.generation", &generation, 1, 0))
 		return trainer_dist_failed();
 	fence_hold(t->c.out, (long)generation);
+	if (t->rank == 0 && t->c.out &&
+	    run_metrics_open(&t->metrics, t->c.out, t->c.session.batch * t->accumulate * t->world, at,
+			     t->world, hosts_lost))
+		return -1;
+	t->best_epoch = t->metrics.best_epoch;
 	if (run_dir_record(&t->c, &t->s, &t->settings, t->changes, t->change_count, t->membership,
 			   t->membership_count, t->state.epoch, t->state.step))
 		return -1;

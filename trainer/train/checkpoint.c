@@ -114,21 +114,31 @@ int checkpoint_save(const char *dir, const struct model *m, const struct optim *
 	return checkpoint_save_run(dir, m, o, sched, st, NULL, err);
 }
 
+/* A newer generation went on: dir is left alone. */
+static int stale(const char *dir, struct trainer_error *err)
+{
+	return trainer_error_set(err, "checkpoint: '%s': not written: a newer generation of the "
+				 "run (%s/%ld) went on without this process", dir, FENCE_DIR,
+				 fence_held() + 1);
+}
+
 int checkpoint_save_run(const char *dir, const struct model *m, const struct optim *o,
 			const struct schedule *sched, const struct train_state *st,
 			const struct run_settings *settings, struct trainer_error *err)
 {
-	char tmp[PATH_MAX], host[64] = "host";
+	char tmp[PATH_MAX + 64], host[64] = "host", wdir[PATH_MAX];
+	const char *slash = strrchr(dir, '/');
+	int fenced = fence_writes_dir(dir, wdir, sizeof(wdir));
 
 	if (fence_stale())  /* not even a temporary in OUT */
-		return trainer_error_set(err, "checkpoint: '%s': not written: a newer generation "
-					 "of the run (%s/%ld) went on without this process", dir,
-					 FENCE_DIR, fence_held() + 1);
+		return stale(dir, err);
 	gethostname(host, sizeof(host) - 1);   /* unique across hosts and generations */
-	snprintf(tmp, sizeof(tmp), "%s.tmp-%s-%ld-%ld", dir, host, (long)getpid(), fence_held());
+	snprintf(tmp, sizeof(tmp), "%s%s%s.tmp-%s-%ld-%ld", fenced ? wdir : "", fenced ? "/" : "",
+		 fenced && slash ? slash + 1 : dir, host, (long)getpid(), fence_held());
 	checkpoint_remove_dir(tmp);
 	if (mkdir(tmp, 0755) != 0)
-		return trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
+		return fenced && errno == ENOENT ? stale(dir, err)
+			: trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
 	int rc = write_model(tmp, m, settings, err);
 	if (!rc && o && sched && st)
 		rc = write_training(tmp, o, sched, st, err);

@@ -86,51 +86,77 @@ static int fsync_parent(const char *dir)
 	return rc;
 }
 
-/* The sequence for file systems without RENAME_EXCHANGE. */
+/* The sequence for file systems without RENAME_EXCHANGE. The old
+ * folder moves aside into the writes folder of the generation held
+ * (base/fence.h), so a writer of an older one cannot move a newer
+ * checkpoint; a writer that dies between the two renames leaves it
+ * there, where --resume and the next claimant find it. */
 static int replace_in_steps(const char *tmp, const char *dir, struct trainer_error *err)
 {
-	char old[PATH_MAX];
+	char old[PATH_MAX + 64], wdir[PATH_MAX];
+	const char *slash = strrchr(dir, '/');
+	int fenced = fence_writes_dir(dir, wdir, sizeof(wdir));
 
-	snprintf(old, sizeof(old), "%s.old-%ld", dir, (long)getpid());
+	snprintf(old, sizeof(old), "%s%s%s.old-%ld", fenced ? wdir : "", fenced ? "/" : "",
+		 fenced && slash ? slash + 1 : dir, (long)getpid());
 	checkpoint_remove_dir(old);
-	if (rename(dir, old) != 0)
+	if (fence_stale() || rename(dir, old) != 0)
 		return trainer_error_set(err, "checkpoint: '%s': cannot move aside to '%s': %s", dir,
-					 old, strerror(errno));
+					 old, fence_stale() || (fenced && errno == ENOENT)
+					 ? "a newer generation of the run went on without this process"
+					 : strerror(errno));
 	fsync_parent(dir);
 	if (rename(tmp, dir) != 0) {
-		int saved = errno;
+		int saved = errno, gone = fenced && saved == ENOENT && access(tmp, F_OK) != 0;
 		rename(old, dir);  /* put the old one back; if that fails --resume finds old */
 		return trainer_error_set(err, "checkpoint: '%s': cannot rename into place: %s", dir,
-					 strerror(saved));
+					 gone ? "a newer generation of the run went on without this "
+					 "process" : strerror(saved));
 	}
 	fsync_parent(dir);
 	checkpoint_remove_dir(old);
 	return 0;
 }
 
-/* Entries of dir's parent named BASE.old-* or BASE.tmp-* (BASE: dir's last
- * component), other than `keep`, each passed to fn. */
-static void each_leftover(const char *dir, const char *keep, void (*fn)(const char *, void *),
-			  void *ctx)
+/* Entries of folder named BASE.old-* or BASE.tmp-*, each passed to fn. */
+static void each_in(const char *folder, const char *base, void (*fn)(const char *, void *),
+		    void *ctx)
 {
-	char parent[PATH_MAX], path[PATH_MAX * 2];
-	const char *slash = strrchr(dir, '/'), *base = slash ? slash + 1 : dir;
+	char path[PATH_MAX * 2];
 	size_t n = strlen(base);
+	DIR *d = opendir(folder);
+
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (!strncmp(e->d_name, base, n) && (!strncmp(e->d_name + n, ".old-", 5) ||
+						     !strncmp(e->d_name + n, ".tmp-", 5))) {
+			snprintf(path, sizeof(path), "%s/%s", folder, e->d_name);
+			fn(path, ctx);
+		}
+	if (d)
+		closedir(d);
+}
+
+/* The leftovers of dir's interrupted saves (BASE: dir's last component):
+ * BASE.old-* and BASE.tmp-* beside it and in the writes folders of its
+ * parent's generations (base/fence.h), each passed to fn. */
+static void each_leftover(const char *dir, void (*fn)(const char *, void *), void *ctx)
+{
+	char parent[PATH_MAX], gens[PATH_MAX + 32], w[PATH_MAX * 2];
+	const char *slash = strrchr(dir, '/'), *base = slash ? slash + 1 : dir;
 
 	parent_of(dir, parent, sizeof(parent));
-	DIR *d = opendir(parent);
-	if (!d)
-		return;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, base, n) != 0 ||
-		    (strncmp(e->d_name + n, ".old-", 5) != 0 && strncmp(e->d_name + n, ".tmp-", 5) != 0))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", parent, e->d_name);
-		if (!keep || strcmp(path, keep) != 0)
-			fn(path, ctx);
+	each_in(parent, base, fn, ctx);
+	snprintf(gens, sizeof(gens), "%s/" FENCE_DIR, parent);
+	DIR *d = opendir(gens);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		const char *dot = strchr(e->d_name, '.');
+		if (dot && dot != e->d_name && !strcmp(dot, FENCE_WRITES)) {
+			snprintf(w, sizeof(w), "%s/%s", gens, e->d_name);
+			each_in(w, base, fn, ctx);
+		}
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 }
 
 static void remove_leftover(const char *path, void *ctx)
@@ -162,7 +188,7 @@ int checkpoint_replace(const char *tmp, const char *dir, struct trainer_error *e
 					 strerror(errno));
 	}
 	fsync_parent(dir);
-	each_leftover(dir, NULL, remove_leftover, NULL);
+	each_leftover(dir, remove_leftover, NULL);
 	return 0;
 }
 
@@ -214,7 +240,7 @@ int checkpoint_find_complete(const char *dir, char *out, size_t len, char *note,
 		snprintf(out, len, "%s", dir);
 		return 0;
 	}
-	each_leftover(dir, NULL, consider, &best);
+	each_leftover(dir, consider, &best);
 	if (!best.path[0])
 		return trainer_error_set(err, "checkpoint: '%s': %s (and no complete '%s.tmp-*' or "
 					 "'%s.old-*' left by an interrupted save)", dir,
