@@ -34,7 +34,7 @@ int whole_file_open(const char *path, char *tmp, size_t tmp_len, mode_t mode)
 	int fenced = fence_writes_dir(path, dir, sizeof(dir));
 	if (gethostname(host, sizeof(host) - 1) != 0 || strchr(host, '/'))
 		snprintf(host, sizeof(host), "host");
-	for (int tries = 0; tries < 100; tries++) {
+	for (int tries = 0, looked = 0; tries < 100; tries++) {
 		if (snprintf(tmp, tmp_len, "%s%s%s.tmp-%s-%ld-%u", fenced ? dir : "", fenced ? "/" : "",
 			     fenced && slash ? slash + 1 : path, host, (long)getpid(),
 			     __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED)) >= (int)tmp_len) {
@@ -42,6 +42,8 @@ int whole_file_open(const char *path, char *tmp, size_t tmp_len, mode_t mode)
 			return -1;
 		}
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno == ENOENT && fenced && !looked++ && !fence_stale())
+			continue;   /* an NFS client's cached "no such folder": looked again */
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 || !fenced || errno != ENOENT ? fd : (errno = ESTALE, -1);
 	}

@@ -136,10 +136,18 @@ int checkpoint_save_run(const char *dir, const struct model *m, const struct opt
 	snprintf(tmp, sizeof(tmp), "%s%s%s.tmp-%s-%ld-%ld", fenced ? wdir : "", fenced ? "/" : "",
 		 fenced && slash ? slash + 1 : dir, host, (long)getpid(), fence_held());
 	checkpoint_remove_dir(tmp);
-	if (mkdir(tmp, 0755) != 0)
-		return fenced && errno == ENOENT ? stale(dir, err)
-			: trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
-	int rc = write_model(tmp, m, settings, err);
+	int rc = mkdir(tmp, 0755);
+	if (rc != 0 && fenced && errno == ENOENT) {
+		/* the writes folder removed, or an NFS client's cached "no such
+		 * folder": fence_stale opens .generations, which revalidates it */
+		if (fence_stale())
+			return stale(dir, err);
+		if ((rc = mkdir(tmp, 0755)) != 0 && errno == ENOENT)
+			return stale(dir, err);
+	}
+	if (rc != 0)
+		return trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
+	rc = write_model(tmp, m, settings, err);
 	if (!rc && o && sched && st)
 		rc = write_training(tmp, o, sched, st, err);
 	if (!rc && fsync_dir(tmp) != 0)
