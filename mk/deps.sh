@@ -3,7 +3,8 @@
 # or those only the tests and the demo need (test: the private Slurm
 # cluster's daemons and clients, munge, clang for the fuzz targets,
 # groff-base for the man pages, python3-torch/torchvision for the test
-# that loads a checkpoint in PyTorch, python3-venv for tests/pyenv.sh,
+# that loads a checkpoint in PyTorch, python3-onnx for the one that
+# exports it (contrib/chexnet-onnx), python3-venv for tests/pyenv.sh,
 # dpkg-dev, lintian and rpm for `make deb` and group packages, ccache for
 # the suite's own builds of the tree: mk/with-ccache.sh).
 # With SLURM_HOME set, build skips libslurm-dev (the headers come from
@@ -23,7 +24,7 @@ libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev 
 test)
 	pkgs="slurm-wlm slurmctld slurmd slurm-client munge hwloc openmpi-bin
 python3-yaml python3-venv iproute2 procps psmisc util-linux clang groff-base
-python3-torch python3-torchvision dpkg-dev lintian rpm ccache" ;;
+python3-torch python3-torchvision python3-onnx dpkg-dev lintian rpm ccache" ;;
 *)
 	echo "hvd: deps: '${1:-}': use build or test" >&2
 	exit 2 ;;

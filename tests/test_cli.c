@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "backend/choice.h"
 #include "runner.h"
@@ -220,6 +221,62 @@ static void test_checkpoint_loads_in_pytorch(void)
 	test_run(cmd, 100, &p);
 	CHECK_MSG(p.exit_code == 0, "torch_check: %s %s", p.out, p.err);
 	test_proc_free(&p);
+	free(png);
+}
+
+/* contrib/chexnet-onnx: a checkpoint as ONNX (Debian's python3-torch,
+ * -torchvision, -onnx export it) gives `chexnet predict`'s probabilities
+ * within 1e-4 in onnxruntime (the tests' PyPI environment), preprocessing
+ * read from the model's metadata alone (tests/ref/onnx_check.py); a
+ * state dict that is not chexnet's is refused in one line, nothing
+ * written. */
+static void test_checkpoint_exports_to_onnx(void)
+{
+	struct test_proc p;
+	uint8_t px[64 * 64];
+	char err[512], cmd[4096];
+
+	test_run("/usr/bin/python3 -c 'import torch, torchvision, onnx'", 60, &p);
+	int have = p.exit_code == 0;
+	test_proc_free(&p);
+	if (!have)
+		SKIP("python3-torch/torchvision/onnx not installed (/usr/bin/python3 cannot import them)");
+	chexnet("train --synthetic --quiet --out ck --backend ref --size 64 --batch 2 "
+		"--synthetic-images 2", &p, 100);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	for (int i = 0; i < 64 * 64; i++)
+		px[i] = (uint8_t)((i * 7) ^ (i / 32));
+	char *png = test_path(test_tmpdir(), "x.png");
+	CHECK(image_write_png_gray(png, px, 64, 64, err, sizeof(err)) == 0);
+	chexnet("predict --checkpoint ck/best --backend ref --size 64 x.png > predicted.txt", &p, 60);
+	CHECK_INT(p.exit_code, 0);
+	test_proc_free(&p);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/contrib/chexnet-onnx' ck/best ck.onnx && "
+		 "'%s/tests/pyenv.sh' '%s' && '%s/pyenv/bin/python' -W ignore '%s/tests/ref/onnx_check.py' "
+		 "ck.onnx x.png predicted.txt", test_tmpdir(), test_src_dir(), test_src_dir(),
+		 test_build_dir(), test_build_dir(), test_src_dir());
+	CHECK(test_run(cmd, 240, &p) == 0);
+	CHECK_MSG(p.exit_code == 0 && strstr(p.out, "ok\n"), "export and check: %s %s", p.out, p.err);
+	test_proc_free(&p);
+	/* a safetensors file with no chexnet metadata: refused, nothing written */
+	char *foreign = test_path(test_tmpdir(), "foreign");
+	char *file = test_path(foreign, "model.safetensors");
+	static const char header[] = "{\"__metadata__\":{\"format\":\"pt\"}}";
+	uint8_t blob[8 + sizeof(header)] = { sizeof(header) - 1 };
+	memcpy(blob + 8, header, sizeof(header) - 1);
+	CHECK_INT(mkdir(foreign, 0755), 0);
+	CHECK_INT(test_write_file(file, blob, 8 + sizeof(header) - 1), 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/contrib/chexnet-onnx' foreign f.onnx; echo rc=$?; "
+		 "ls -A | grep onnx$", test_tmpdir(), test_src_dir());
+	CHECK(test_run(cmd, 120, &p) == 0);
+	CHECK_STR(p.out, "rc=1\nck.onnx\n");
+	CHECK_CONTAINS(p.err, "chexnet-onnx: 'foreign/model.safetensors': not a chexnet checkpoint "
+		       "(no metadata 'setting.model'): refused\n");
+	CHECK_MSG(!strchr(p.err, '\n') || !strchr(p.err, '\n')[1], "more than one line: %s", p.err);
+	test_proc_free(&p);
+	free(file);
+	free(foreign);
 	free(png);
 }
 
@@ -452,5 +509,6 @@ const struct test_case cli_tests[] = {
 	{ "eval_and_predict_on_a_checkpoint", test_eval_and_predict_on_a_checkpoint },
 	{ "messages_before_start_up", test_messages_before_start_up },
 	{ "checkpoint_loads_in_pytorch", test_checkpoint_loads_in_pytorch },
+	{ "checkpoint_exports_to_onnx", test_checkpoint_exports_to_onnx },
 	{ 0 }
 };
