@@ -241,7 +241,9 @@ int settings_init(struct settings *o, const char *command, struct trainer_error 
 	memset(o, 0, sizeof(*o));
 	o->command = command;
 	optim_config_default(&o->optim);
-	return option_defaults(&settings_options, 0, o, err);
+	if (option_defaults(&settings_options, 0, o, err))
+		return -1;
+	return option_env_defaults(&settings_options, settings_command(command), o, err);
 }
 
 int settings_numeric(const struct setting *row)
