@@ -47,6 +47,7 @@ struct settings {
 	struct backend_choice chosen; /* why auto chose it, and its warning */
 	enum precision precision;   /* resolved when precision_auto (--precision auto) */
 	int precision_auto;
+	enum conv_algorithms conv_algorithms; /* --conv-algorithms (gpu) */
 	long batch, size, threads;
 	long stored_size;           /* eval/predict/locate: the checkpoint's view (0: the source's) */
 	int aspect;                 /* enum image_aspect, likewise (0: pad) */
