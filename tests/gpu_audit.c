@@ -219,7 +219,8 @@ int audit_is_sync(const char *name)
 }
 
 /* A call that puts work on a stream, which its macro also counts
- * (gpu_launches.h): copies and fills, cuDNN's and cuBLAS's compute. */
+ * (gpu_launches.h): copies and fills, cuDNN's and cuBLAS's compute,
+ * cuDNN's algorithm timing (Find). */
 static int counted(const char *call, const char *const *names)
 {
 	for (; *names; names++)
@@ -236,6 +237,10 @@ const char *audit_checker_for(const char *call)
 		"cudnnConvolutionBackwardFilter", "cudnnConvolutionBackwardBias", "cudnnBackendExecute",
 		"cudnnActivationForward", "cudnnActivationBackward", "cudnnAddTensor", "cudnnOpTensor",
 		"cudnnPoolingForward", "cudnnPoolingBackward", "cudnnTransformTensor", NULL };
+	static const char *const finds[] = { "cudnnFindConvolutionForwardAlgorithm",
+		"cudnnFindConvolutionBackwardDataAlgorithm", "cudnnFindConvolutionBackwardFilterAlgorithm",
+		"cudnnFindConvolutionForwardAlgorithmEx", "cudnnFindConvolutionBackwardDataAlgorithmEx",
+		"cudnnFindConvolutionBackwardFilterAlgorithmEx", NULL };
 	static const char *const cublas[] = { "cublasGemmEx", "cublasSgemm", "cublasSgemm_v2",
 		"cublasGemmStridedBatchedEx", "cublasGemmBatchedEx", NULL };
 
@@ -245,6 +250,8 @@ const char *audit_checker_for(const char *call)
 		return "GPU_CUDNN_RUN";
 	if (counted(call, cublas))
 		return "GPU_CUBLAS_RUN";
+	if (counted(call, finds))
+		return "GPU_CUDNN_FIND";
 	if (has_api_prefix(call, "cudnn"))
 		return "GPU_CUDNN";
 	if (has_api_prefix(call, "cublas"))

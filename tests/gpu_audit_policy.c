@@ -36,6 +36,8 @@ static const struct audit_allow unchecked[] = {
 	  "checked by hand: the run's record says the version is unknown and why" },
 	{ "trainer/backend/gpu/gpu_backend.c", "gpu_libraries", "cudnnGetVersion", 0,
 	  "returns the version number, not a status" },
+	{ "trainer/backend/gpu/conv_algos_start.c", "device_identity", "cudnnGetVersion", 0,
+	  "returns the version number, not a status" },
 	{ "trainer/backend/gpu/gpu_backend.c", "unregister_host", "cudaHostUnregister", 0, DESTROY_VOID },
 	{ "trainer/backend/gpu/gpu_backend.c", "gpu_destroy", "cudaStreamSynchronize", 0, DESTROY_VOID },
 	{ "trainer/backend/gpu/gpu_backend.c", "gpu_destroy", "cudaEventDestroy", 0, DESTROY_VOID },
@@ -107,6 +109,16 @@ static const struct audit_place allocating[] = {
 	{ "trainer/backend/gpu/conv.c", "gpu_conv_setup", "first use only: descriptors are created "
 	  "when c->x is NULL, at create (plan_layers); per step it only re-sets them" },
 	{ "trainer/backend/gpu/conv.c", "gpu_conv_destroy", "destroy" },
+	{ "trainer/backend/gpu/conv_algos_start.c", "gpu_conv_algos_begin", "create (plan_layers): "
+	  "the table of the algorithm cache file's entries" },
+	{ "trainer/backend/gpu/conv_algos_start.c", "share", "create (plan_layers): the bytes of rank "
+	  "0's choices, once" },
+	{ "trainer/backend/gpu/gpu_algo_file.c", "gpu_algo_file_read", "create (plan_layers, rank 0): "
+	  "the cache file's text, read once" },
+	{ "trainer/backend/gpu/gpu_algo_file.c", "gpu_algo_file_format", "create (plan_layers, rank 0): "
+	  "the cache file's text, written once" },
+	{ "trainer/backend/gpu/gpu_algo_file.c", "gpu_algo_file_write", "create (plan_layers, rank 0): "
+	  "frees the text it wrote" },
 	{ "trainer/backend/gpu/gpu_loss.c", "gpu_loss_setup", "create: pinned loss inputs and sum, event" },
 	{ "trainer/backend/gpu/gpu_loss.c", "gpu_loss_teardown", "destroy" },
 	{ "trainer/backend/gpu/gpu_pool_plan.c", "gpu_pool_plan_build", "create: the plan's region "

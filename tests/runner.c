@@ -1322,6 +1322,10 @@ static int make_root(void)
 		return -1;
 	}
 	setenv("HVD_TEST_SHARED", R.shared, 1);
+	/* per-user caches (the gpu backend's timed algorithms) stay in the run */
+	char cache[PATH_MAX + 16];
+	snprintf(cache, sizeof(cache), "%s/xdg-cache", R.shared);
+	setenv("XDG_CACHE_HOME", cache, 1);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* test_fuzz_files.c - runs the libFuzzer targets of the trainer's readers
  * of untrusted files (tests/fuzz/fuzz_*.c: image decoding, CSV and list
  * files, pack index and shards, safetensors and training state, DICOM, a
- * run's run.json, metrics.csv and TensorBoard event files), each for
+ * run's run.json, metrics.csv and TensorBoard event files, the gpu
+ * backend's cache of timed convolution algorithms), each for
  * FUZZ_S seconds (default 5; FUZZ_S=600 for a long run) from its built-in
  * seeds, under ASan and UBSan, and checks it found nothing. Skipped where
  * clang's libFuzzer is missing. Findings are kept as regression cases in
@@ -47,6 +48,7 @@ static void test_pack_index_and_shards_survive_fuzzing(void) { fuzz("pack"); }
 static void test_safetensors_and_training_state_survive_fuzzing(void) { fuzz("safetensors"); }
 static void test_dicom_files_and_pipeline_survive_fuzzing(void) { fuzz("dicom"); }
 static void test_run_json_metrics_and_events_survive_fuzzing(void) { fuzz("records"); }
+static void test_conv_algorithm_cache_survives_fuzzing(void) { fuzz("algo-cache"); }
 
 const struct test_case fuzz_files_tests[] = {
 	{ "image_decoding_survives_fuzzing", test_image_decoding_survives_fuzzing },
@@ -57,5 +59,6 @@ const struct test_case fuzz_files_tests[] = {
 	{ "dicom_files_and_pipeline_survive_fuzzing", test_dicom_files_and_pipeline_survive_fuzzing },
 	{ "run_json_metrics_and_events_survive_fuzzing",
 	  test_run_json_metrics_and_events_survive_fuzzing },
+	{ "conv_algorithm_cache_survives_fuzzing", test_conv_algorithm_cache_survives_fuzzing },
 	{ 0 }
 };

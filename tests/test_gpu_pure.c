@@ -1,16 +1,19 @@
 /* test_gpu_pure.c - the GPU backend's pure logic, run on the CPU (group
  * gpu-unit): the fp16 loss-scale state machine, the device pool plan and
- * the fit check (M1, M2), the conv-algorithm cache key and table, the
+ * the fit check (M1, M2), the conv-algorithm cache key, table and file, the
  * input geometry (crop/flip windows, launch grid) and the GPU-health
  * verdicts (O1, O2). What it does not test: anything needing a GPU
  * (test_gpu_layers.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runner.h"
 #include "model/model.h"
 #include "backend/gpu/gpu_algo_cache.h"
+#include "backend/gpu/gpu_algo_file.h"
 #include "backend/gpu/gpu_geometry.h"
 #include "backend/gpu/gpu_health.h"
 #include "backend/gpu/gpu_loss_scale.h"
@@ -290,7 +293,8 @@ static struct gpu_conv_key key(int dir, int n, int stride, long long xs)
 {
 	return (struct gpu_conv_key){ .dir = dir, .dtype = 0, .n = n, .c = 64, .h = 56, .w = 56,
 				      .k = 32, .r = 3, .stride = stride, .pad = 1,
-				      .x_image_stride = xs, .y_image_stride = 256 * 56 * 56 };
+				      .x_image_stride = xs, .y_image_stride = 256 * 56 * 56,
+				      .budget = 1 << 30 };
 }
 
 static void test_algo_cache_hit_only_for_same_shape(void)
@@ -314,9 +318,15 @@ static void test_algo_cache_hit_only_for_same_shape(void)
 		CHECK_MSG(!gpu_conv_key_equal(&k, &other[i]), "key %zu equal", i);
 		CHECK_MSG(gpu_algo_cache_find(&c, &other[i]) == NULL, "key %zu hit", i);
 	}
-	struct gpu_conv_key prec = k;
+	struct gpu_conv_key prec = k, math = k, any = k, budget = k;
 	prec.dtype = 2;
+	math.math = 1;
+	any.any = 1;
+	budget.budget = 1 << 20;
 	CHECK(gpu_algo_cache_find(&c, &prec) == NULL);
+	CHECK(gpu_algo_cache_find(&c, &math) == NULL);
+	CHECK(gpu_algo_cache_find(&c, &any) == NULL);
+	CHECK(gpu_algo_cache_find(&c, &budget) == NULL);
 	CHECK_INT(c.count, 1);
 	CHECK_INT(c.hits, 1);
 }
@@ -338,6 +348,79 @@ static void test_algo_cache_full_table_refuses(void)
 	CHECK_INT(gpu_algo_cache_put(&c, &first, &choice), 0);   /* update in place */
 	CHECK(gpu_algo_cache_find(&c, &first) && gpu_algo_cache_find(&c, &first)->algo == 4);
 	CHECK_INT(c.count, GPU_ALGO_CACHE_SLOTS);
+}
+
+/* --- the per-user file of timed choices (gpu_algo_file.h) --- */
+
+#define DEVICE "emulated device|sm 90|driver 13000|cuDNN 91900|CUDA runtime 13000"
+
+static void test_algo_file_round_trip(void)
+{
+	static struct gpu_algo_cache c, back;
+	struct gpu_algo_choice a = { 2, 0, 4096 }, b = { 3, 1, 0 };
+	struct gpu_conv_key k1 = key(GPU_CONV_FWD, 16, 1, 64 * 56 * 56), k2 = key(GPU_CONV_BWD_FILTER, 3, 2, 7);
+	char why[256] = "", path[512];
+
+	gpu_algo_cache_init(&c);
+	k2.any = 1;
+	gpu_algo_cache_put(&c, &k1, &a);
+	gpu_algo_cache_put(&c, &k2, &b);
+	char *text = gpu_algo_file_format(&c, DEVICE);
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	CHECK_MSG(gpu_algo_file_parse(text, strlen(text), DEVICE, &back, why, sizeof(why)) == 0, "%s", why);
+	CHECK_INT(back.count, 2);
+	const struct gpu_algo_choice *g1 = gpu_algo_cache_find(&back, &k1), *g2 = gpu_algo_cache_find(&back, &k2);
+	CHECK(g1 && g1->algo == 2 && g1->workspace_bytes == 4096);
+	CHECK(g2 && g2->algo == 3 && g2->math_type == 1);
+	gpu_algo_file_path(test_tmpdir(), DEVICE, path, sizeof(path));
+	CHECK_CONTAINS(path, "/conv-algorithms-");
+	CHECK_INT(gpu_algo_file_read(path, DEVICE, &back, why, sizeof(why)), 1);   /* none yet */
+	CHECK_MSG(gpu_algo_file_write(test_tmpdir(), path, &c, DEVICE, why, sizeof(why)) == 0, "%s", why);
+	CHECK_MSG(gpu_algo_file_read(path, DEVICE, &back, why, sizeof(why)) == 0, "%s", why);
+	CHECK_INT(back.count, 2);
+	free(text);
+}
+
+/* Each fault refuses the whole file, in one phrase naming the line. */
+static void test_algo_file_refuses_what_it_cannot_trust(void)
+{
+	static struct gpu_algo_cache back;
+	static const struct { const char *text, *why; } bad[] = {
+		{ "chexnet-conv-algorithms 2\n", "not a chexnet-conv-algorithms 1 file" },
+		{ "chexnet-conv-algorithms 1\ndevice other|sm 80\n", "line 2: made for another device" },
+		{ "chexnet-conv-algorithms 1\ndevice " DEVICE "\n0 0 0 0 0 1 1 1 1 1 1 1 0 1 1 100 2 0\n",
+		  "line 3: expected 19 numbers" },
+		{ "chexnet-conv-algorithms 1\ndevice " DEVICE "\n0 0 0 0 0 1 1 1 1 1 1 1 0 1 1 100 2 0 101\n",
+		  "line 3: workspace over the budget" },
+		{ "chexnet-conv-algorithms 1\ndevice " DEVICE "\n3 0 0 0 0 1 1 1 1 1 1 1 0 1 1 100 2 0 1\n",
+		  "line 3: number 1 out of range" },
+		{ "chexnet-conv-algorithms 1\ndevice " DEVICE "\n0 0 0 0 0 1 1 1 1 1 1 1 0 1 1 100 2 0 -1\n",
+		  "line 3: expected 19 numbers" },
+		{ "chexnet-conv-algorithms 1\ndevice " DEVICE "\n0 0 0 0 0 1 1 1 1 1 1 1 0 1 1 100 2 0 1\n"
+		  "0 0 0 0 0 1 1 1 1 1 1 1 0 1 1 100 3 0 1\n", "line 4: a key seen before" },
+		{ "chexnet-conv-algorithms 1\ndevice " DEVICE "\n0 0 0 0 0 1 1 1 1 1 1 1 0 1 1 100 2 0 1",
+		  "line 3: too long, or not ended by a newline" },
+	};
+	char why[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		CHECK_MSG(gpu_algo_file_parse(bad[i].text, strlen(bad[i].text), DEVICE, &back, why,
+					      sizeof(why)) == -1, "case %zu accepted", i);
+		CHECK_STR(why, bad[i].why);
+	}
+	/* a link is never followed, even to a good file */
+	char *good = test_path(test_tmpdir(), "good"), *link = test_path(test_tmpdir(), "link");
+	const char *ok = "chexnet-conv-algorithms 1\ndevice " DEVICE "\n";
+	CHECK(test_write_file(good, ok, strlen(ok)) == 0);
+	CHECK_INT(gpu_algo_file_read(good, DEVICE, &back, why, sizeof(why)), 0);
+	CHECK(symlink(good, link) == 0);
+	CHECK_INT(gpu_algo_file_read(link, DEVICE, &back, why, sizeof(why)), -1);
+	CHECK_CONTAINS(why, "symbolic link");
+	free(good);
+	free(link);
 }
 
 /* --- input geometry --- */
@@ -447,6 +530,8 @@ const struct test_case gpu_unit_tests[] = {
 	{ "pool_plan_overflow_is_an_error", test_pool_plan_overflow_is_an_error },
 	{ "algo_cache_hit_only_for_same_shape", test_algo_cache_hit_only_for_same_shape },
 	{ "algo_cache_full_table_refuses", test_algo_cache_full_table_refuses },
+	{ "algo_file_round_trip", test_algo_file_round_trip },
+	{ "algo_file_refuses_what_it_cannot_trust", test_algo_file_refuses_what_it_cannot_trust },
 	{ "geometry_whole_image", test_geometry_whole_image },
 	{ "geometry_crop_windows_and_flip", test_geometry_crop_windows_and_flip },
 	{ "health_sharing_by_bus_id", test_health_sharing_by_bus_id },

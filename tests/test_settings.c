@@ -7,7 +7,9 @@
  * refuses it for the others; `chexnet CMD --help` lists it;
  * man/chexnet.1's OPTIONS section is the tables'; run.json records each
  * recorded row with the kind its resume policy says, and a record read
- * back gives --resume every row it takes.
+ * back gives --resume every row it takes; a row's site default
+ * (an environment variable) is taken, loses to the command line and is
+ * refused in one line when bad.
  * The runner and build/test-row/chexnet are linked with one row more
  * (--test-row, SETTINGS_TEST_ROW in trainer/train/settings.c): each
  * check above sees it, and a run started with it records it, keeps it
@@ -487,6 +489,46 @@ static void test_a_row_added_reaches_the_run(void)
 	test_proc_free(&p);
 }
 
+/* Every row with a site default (.env): the variable set gives the row
+ * its value without marking it given, the command line still wins, and
+ * a value the row refuses is one line naming the variable and the value
+ * (never the fallback instead). */
+static void test_site_defaults_come_from_the_environment(void)
+{
+	int rows = 0;
+
+	for (int i = 0; i < settings_count; i++) {
+		const struct setting *row = &settings_table[i];
+		struct settings o;
+		struct trainer_error err = { "" };
+		char want[64], got[64], flag[160];
+		if (!row->env)
+			continue;
+		rows++;
+		CHECK_MSG(row->flag && row->fallback && (row->commands & SETTING_TRAIN),
+			  "%s: a site default needs a flag, a fallback and train", row->env);
+		sample(row, want, sizeof(want));
+		setenv(row->env, want, 1);
+		CHECK_MSG(settings_init(&o, "train", &err) == 0, "%s", err.msg);
+		option_format(&o, row, got, sizeof(got));
+		CHECK_STR(got, want);
+		CHECK(!settings_given(&o, row));
+		char *argv[] = { "train", flag, NULL };
+		snprintf(flag, sizeof(flag), "%s=%s", row->flag, row->fallback);
+		CHECK(cli_parse(2, argv, &o) == 0);
+		option_format(&o, row, got, sizeof(got));
+		CHECK_STR(got, row->fallback);
+		setenv(row->env, "no-such-value", 1);
+		CHECK(settings_init(&o, "train", &err) == -1);
+		char head[160];
+		snprintf(head, sizeof(head), "%s: 'no-such-value': ", row->env);
+		CHECK_MSG(strncmp(err.msg, head, strlen(head)) == 0 && !strchr(err.msg, '\n') &&
+			  strstr(err.msg, row->flag), "%s", err.msg);
+		unsetenv(row->env);
+	}
+	CHECK_MSG(rows > 0, "no row has a site default (--conv-algorithms: CHEXNET_CONV_ALGORITHMS)");
+}
+
 const struct test_case settings_tests[] = {
 	{ "every_default_is_accepted", test_every_default_is_accepted },
 	{ "every_row_parses_for_its_commands_only", test_every_row_parses_for_its_commands_only },
@@ -498,5 +540,6 @@ const struct test_case settings_tests[] = {
 	{ "run_json_round_trip_gives_resume_every_row",
 	  test_run_json_round_trip_gives_resume_every_row },
 	{ "a_row_added_reaches_the_run", test_a_row_added_reaches_the_run },
+	{ "site_defaults_come_from_the_environment", test_site_defaults_come_from_the_environment },
 	{ 0 }
 };

@@ -6,7 +6,7 @@ ifeq ($(HAVE_FUZZER),1)
 FUZZ_TRAINER_CFLAGS := -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -Itrainer -Itests/fuzz
 FUZZ_COMMON := tests/fuzz/fuzz_files.c
-FUZZ_HEADERS := $(wildcard trainer/*/*.h trainer/data/*/*.h tests/fuzz/*.h)
+FUZZ_HEADERS := $(wildcard trainer/*/*.h trainer/data/*/*.h trainer/backend/gpu/*.h tests/fuzz/*.h)
 FUZZ_CSV := trainer/data/sets/csv.c trainer/data/sets/gzip_end.c
 FUZZ_IMAGE_SRCS := tests/fuzz/fuzz_image.c trainer/data/codec/image_decode.c trainer/data/image/image.c trainer/data/image/image_window.c trainer/data/image/image_resize.c \
 	trainer/data/codec/image_encode.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c trainer/data/dicom/dicom_pixels.c
@@ -47,6 +47,9 @@ FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c traine
 	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
 	trainer/base/text_control.c trainer/base/regular_file.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c \
 	trainer/base/error.c
+FUZZ_ALGO_SRCS := tests/fuzz/fuzz_algo_cache.c trainer/backend/gpu/gpu_algo_file.c \
+	trainer/backend/gpu/gpu_algo_cache.c trainer/base/regular_file.c trainer/base/whole_file.c \
+	trainer/base/fence.c
 
 $(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
@@ -64,6 +67,8 @@ $(B)/fuzz-dicom: $(FUZZ_DICOM_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEAD
 		$(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) $(FUZZ_DICOM_LIBS) -lm
 $(B)/fuzz-records: $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
+$(B)/fuzz-algo-cache: $(FUZZ_ALGO_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_ALGO_SRCS) $(FUZZ_COMMON) -lm
 TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors \
-	$(B)/fuzz-records $(B)/fuzz-dicom
+	$(B)/fuzz-records $(B)/fuzz-dicom $(B)/fuzz-algo-cache
 endif

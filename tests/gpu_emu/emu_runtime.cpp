@@ -197,6 +197,25 @@ const char *cudaGetErrorString(cudaError_t error)
 	return text;
 }
 
+/* What the algorithm cache's key reads: an emulated device of sm 90 on
+ * the toolkit's own driver version. */
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
+{
+	if (device < 0 || device >= device_count())
+		return cudaErrorInvalidDevice;
+	memset(prop, 0, sizeof(*prop));
+	snprintf(prop->name, sizeof(prop->name), "emulated device");
+	prop->major = 9;
+	prop->minor = 0;
+	return poisoned();
+}
+
+cudaError_t cudaDriverGetVersion(int *version)
+{
+	*version = CUDART_VERSION;
+	return cudaSuccess;
+}
+
 cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int device)
 {
 	if (device < 0 || device >= device_count())
@@ -291,9 +310,10 @@ static std::atomic<unsigned long> calls[EMU_CALL_KINDS];
 
 static void print_calls(void)
 {
-	fprintf(stderr, "emu: calls: kernels %lu, cudnn %lu, cublas %lu, copies %lu\n",
+	fprintf(stderr, "emu: calls: kernels %lu, cudnn %lu, cublas %lu, copies %lu, finds %lu\n",
 		calls[EMU_CALL_KERNEL].load(), calls[EMU_CALL_CUDNN].load(),
-		calls[EMU_CALL_CUBLAS].load(), calls[EMU_CALL_COPY].load());
+		calls[EMU_CALL_CUBLAS].load(), calls[EMU_CALL_COPY].load(),
+		calls[EMU_CALL_FIND].load());
 }
 
 void emu_count(enum emu_call k)

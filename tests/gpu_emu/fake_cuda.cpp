@@ -12,6 +12,8 @@
  * rounds its inputs to TF32 first and is counted by its math type
  * (emu_math.h): the tests see what the backend asked for, and its
  * numbers change as a GPU's would.
+ * The algorithms (what the queries and Find calls report, what each call
+ * accepts) are fake_algos.cpp's.
  * What it does not do: the CUDA runtime (emu_runtime.cpp), timing, or the
  * libraries' numerics beyond fp32 accumulation and TF32 inputs
  * (algorithms, summation orders).
@@ -32,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "emu_algos.h"
 #include "emu_device.h"
 #include "emu_math.h"
 
@@ -225,51 +228,69 @@ cudnnStatus_t cudnnSetConvolutionMathType(cudnnConvolutionDescriptor_t d, cudnnM
 
 } /* extern "C" */
 
-/* One algorithm, needing no workspace, at the descriptor's math: what the
- * three _v7 queries answer for a convolution the emulation supports. */
-template <typename Perf, typename Algo>
-static cudnnStatus_t one_algorithm(cudnnStatus_t supported, int requested, int *returned,
-				   Perf *perf, Algo algo, const cudnnConvolutionStruct *cv)
+static emu_conv_dims dims_of(const cudnnTensorStruct *x, const cudnnFilterStruct *f,
+			     const cudnnTensorStruct *y)
 {
+	return { x->n, x->c, x->h, x->w, f->k, f->h, y->h, y->w,
+		 (size_t)(is_half(x->type) || is_bf16(x->type) ? 2 : 4) };
+}
+
+/* What the queries answer for a convolution the emulation supports
+ * (emu_algos.h): the heuristics' ranking (_v7) or the timed table (Find,
+ * counted: a test sees whether a run timed or read its cache; no data is
+ * read, as the Find calls time on memory of their own), each at the
+ * descriptor's math. in, f, out: the convolution's x, w, y. */
+template <typename Perf>
+static cudnnStatus_t answer(enum emu_dir dir, bool timed, const cudnnTensorStruct *in,
+			    const cudnnFilterStruct *f, const cudnnConvolutionStruct *cv,
+			    const cudnnTensorStruct *out, int requested, int *returned, Perf *perf)
+{
+	cudnnStatus_t supported = conv_supported(in, f, cv, out);
+	emu_conv_dims d = dims_of(in, f, out);
+	emu_algo_perf all[8];
+
+	if (timed)
+		emu_count(EMU_CALL_FIND);
 	if (supported != CUDNN_STATUS_SUCCESS || requested < 1)
 		return supported != CUDNN_STATUS_SUCCESS ? supported : CUDNN_STATUS_BAD_PARAM;
-	perf[0] = {};
-	perf[0].algo = algo;
-	perf[0].status = CUDNN_STATUS_SUCCESS;
-	perf[0].determinism = CUDNN_DETERMINISTIC;
-	perf[0].mathType = cv->math;
-	*returned = 1;
+	int n = timed ? emu_algo_find(dir, &d, all, 8) : emu_algo_heuristic(dir, &d, all, 8);
+	*returned = std::min(n, requested);
+	for (int i = 0; i < *returned; i++) {
+		perf[i] = {};
+		perf[i].algo = (decltype(perf[i].algo))all[i].algo;
+		perf[i].status = all[i].status;
+		perf[i].time = all[i].time;
+		perf[i].memory = all[i].memory;
+		perf[i].determinism = all[i].determinism;
+		perf[i].mathType = cv->math;
+	}
 	return CUDNN_STATUS_SUCCESS;
 }
 
 extern "C" {
 
-cudnnStatus_t cudnnGetConvolutionForwardAlgorithm_v7(
-	cudnnHandle_t, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w,
-	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t y, const int requested,
-	int *returned, cudnnConvolutionFwdAlgoPerf_t *perf)
-{
-	return one_algorithm(conv_supported(x, w, cv, y), requested, returned, perf,
-			     CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, cv);
-}
+#define FWD_ARGS cudnnHandle_t, const cudnnTensorDescriptor_t x, const cudnnFilterDescriptor_t w, \
+	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t y, const int requested, \
+	int *returned, cudnnConvolutionFwdAlgoPerf_t *perf
+#define BWD_DATA_ARGS cudnnHandle_t, const cudnnFilterDescriptor_t w, \
+	const cudnnTensorDescriptor_t dy, const cudnnConvolutionDescriptor_t cv, \
+	const cudnnTensorDescriptor_t dx, const int requested, int *returned, \
+	cudnnConvolutionBwdDataAlgoPerf_t *perf
+#define BWD_FILTER_ARGS cudnnHandle_t, const cudnnTensorDescriptor_t x, \
+	const cudnnTensorDescriptor_t dy, const cudnnConvolutionDescriptor_t cv, \
+	const cudnnFilterDescriptor_t dw, const int requested, int *returned, \
+	cudnnConvolutionBwdFilterAlgoPerf_t *perf
 
-cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithm_v7(
-	cudnnHandle_t, const cudnnFilterDescriptor_t w, const cudnnTensorDescriptor_t dy,
-	const cudnnConvolutionDescriptor_t cv, const cudnnTensorDescriptor_t dx, const int requested,
-	int *returned, cudnnConvolutionBwdDataAlgoPerf_t *perf)
-{
-	return one_algorithm(conv_supported(dx, w, cv, dy), requested, returned, perf,
-			     CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, cv);
-}
-
-cudnnStatus_t cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-	cudnnHandle_t, const cudnnTensorDescriptor_t x, const cudnnTensorDescriptor_t dy,
-	const cudnnConvolutionDescriptor_t cv, const cudnnFilterDescriptor_t dw, const int requested,
-	int *returned, cudnnConvolutionBwdFilterAlgoPerf_t *perf)
-{
-	return one_algorithm(conv_supported(x, dw, cv, dy), requested, returned, perf,
-			     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, cv);
-}
+/* Each direction's heuristics query (_v7) and Find call. */
+#define QUERIES(V7, FIND, ARGS, DIR, IN, F, OUT) \
+	cudnnStatus_t V7(ARGS) { return answer(DIR, false, IN, F, cv, OUT, requested, returned, perf); } \
+	cudnnStatus_t FIND(ARGS) { return answer(DIR, true, IN, F, cv, OUT, requested, returned, perf); }
+QUERIES(cudnnGetConvolutionForwardAlgorithm_v7, cudnnFindConvolutionForwardAlgorithm, FWD_ARGS,
+	EMU_FWD, x, w, y)
+QUERIES(cudnnGetConvolutionBackwardDataAlgorithm_v7, cudnnFindConvolutionBackwardDataAlgorithm,
+	BWD_DATA_ARGS, EMU_BWD_DATA, dx, w, dy)
+QUERIES(cudnnGetConvolutionBackwardFilterAlgorithm_v7, cudnnFindConvolutionBackwardFilterAlgorithm,
+	BWD_FILTER_ARGS, EMU_BWD_FILTER, x, dw, dy)
 
 /* A tensor's elements as dense fp32 [n][c][h][w] (exact for fp16/bf16). */
 static std::vector<float> dense_tensor(const cudnnTensorStruct *d, const void *p)
@@ -481,13 +502,15 @@ static void conv_backward_filter(float a, const cudnnTensorStruct *xd, const voi
 cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
 				      const cudnnTensorDescriptor_t xd, const void *x,
 				      const cudnnFilterDescriptor_t wd, const void *w,
-				      const cudnnConvolutionDescriptor_t cv, cudnnConvolutionFwdAlgo_t,
-				      void *, size_t, const void *beta,
+				      const cudnnConvolutionDescriptor_t cv, cudnnConvolutionFwdAlgo_t algo,
+				      void *ws, size_t ws_bytes, const void *beta,
 				      const cudnnTensorDescriptor_t yd, void *y)
 {
 	emu_count(EMU_CALL_CUDNN);
 	cudnnStatus_t st = conv_supported(xd, wd, cv, yd);
-	if (st != CUDNN_STATUS_SUCCESS)
+	emu_conv_dims d = dims_of(xd, wd, yd);
+	if (st != CUDNN_STATUS_SUCCESS ||
+	    (st = emu_algo_check(EMU_FWD, &d, (int)algo, ws, ws_bytes)) != CUDNN_STATUS_SUCCESS)
 		return st;
 	count_conv(xd, cv);
 	cudnnTensorStruct X = *xd, Y = *yd;
@@ -502,13 +525,15 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
 					   const cudnnFilterDescriptor_t wd, const void *w,
 					   const cudnnTensorDescriptor_t dyd, const void *dy,
 					   const cudnnConvolutionDescriptor_t cv,
-					   cudnnConvolutionBwdDataAlgo_t, void *, size_t,
+					   cudnnConvolutionBwdDataAlgo_t algo, void *ws, size_t ws_bytes,
 					   const void *beta, const cudnnTensorDescriptor_t dxd,
 					   void *dx)
 {
 	emu_count(EMU_CALL_CUDNN);
 	cudnnStatus_t st = conv_supported(dxd, wd, cv, dyd);
-	if (st != CUDNN_STATUS_SUCCESS)
+	emu_conv_dims d = dims_of(dxd, wd, dyd);
+	if (st != CUDNN_STATUS_SUCCESS ||
+	    (st = emu_algo_check(EMU_BWD_DATA, &d, (int)algo, ws, ws_bytes)) != CUDNN_STATUS_SUCCESS)
 		return st;
 	count_conv(dxd, cv);
 	cudnnTensorStruct DY = *dyd, DX = *dxd;
@@ -524,13 +549,15 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
 					     const cudnnTensorDescriptor_t xd, const void *x,
 					     const cudnnTensorDescriptor_t dyd, const void *dy,
 					     const cudnnConvolutionDescriptor_t cv,
-					     cudnnConvolutionBwdFilterAlgo_t, void *, size_t,
+					     cudnnConvolutionBwdFilterAlgo_t algo, void *ws, size_t ws_bytes,
 					     const void *beta, const cudnnFilterDescriptor_t dwd,
 					     void *dw)
 {
 	emu_count(EMU_CALL_CUDNN);
 	cudnnStatus_t st = conv_supported(xd, dwd, cv, dyd);
-	if (st != CUDNN_STATUS_SUCCESS)
+	emu_conv_dims d = dims_of(xd, dwd, dyd);
+	if (st != CUDNN_STATUS_SUCCESS ||
+	    (st = emu_algo_check(EMU_BWD_FILTER, &d, (int)algo, ws, ws_bytes)) != CUDNN_STATUS_SUCCESS)
 		return st;
 	count_conv(xd, cv);
 	cudnnTensorStruct X = *xd, DY = *dyd;

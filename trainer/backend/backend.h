@@ -48,6 +48,28 @@ enum precision {
 	PRECISION_TF32,   /* fp32 storage, fp32 math the hardware may approximate */
 };
 
+/* --conv-algorithms, in the settings row's order: how the gpu backend
+ * chooses cuDNN's convolution algorithms (backend/gpu/README.md, "Conv
+ * algorithms"); host backends take any and change nothing. */
+enum conv_algorithms {
+	CONV_ALGOS_TIMED,       /* timed once per shape, deterministic only, cached */
+	CONV_ALGOS_HEURISTIC,   /* cuDNN's heuristics, deterministic only */
+	CONV_ALGOS_TIMED_ANY,   /* timed, non-deterministic algorithms allowed */
+};
+
+struct backend;  /* each backend's own context */
+
+/* How ranks agree on what one of them measured (the gpu backend's timed
+ * convolution algorithms): rank 0 measures, broadcast sends its bytes to
+ * every rank in place. broadcast NULL: one rank, nothing to send. */
+struct backend_share {
+	int rank;
+	void *ctx;
+	/* b: the backend being created (its stream may carry the bytes);
+	 * 0, or -1 (the callee printed why). */
+	int (*broadcast)(void *ctx, struct backend *b, void *bytes, size_t len);
+};
+
 struct backend_options {
 	int max_batch;          /* N at most; every call may use fewer */
 	enum precision precision;
@@ -57,6 +79,9 @@ struct backend_options {
 				   gradients must not change */
 	int native_only;        /* probe: refuse a precision this machine
 				   only emulates (slower than fp32) */
+	enum conv_algorithms conv_algorithms;
+	const char *algo_cache_dir;  /* where timed choices are kept (NULL: not kept) */
+	struct backend_share share;
 };
 
 /* Exactly one of images / x is set. */
@@ -72,12 +97,12 @@ struct backend_input {
  * are final. */
 typedef void (*backend_grad_ready_fn)(size_t offset, size_t count, void *user);
 
-struct backend;  /* each backend's own context */
 
 /* The calls a device backend made that put work on its device, since the
  * process began (gpu: backend/gpu/gpu_launches.h). */
 struct backend_launches {
 	unsigned long kernels, cudnn, cublas, copies, graphs;
+	unsigned long timings;  /* algorithm timing calls (cuDNN's Find), at create */
 };
 
 struct backend_ops {

@@ -172,6 +172,25 @@ void option_format(const void *values, const struct setting *row, char *out, siz
 	}
 }
 
+int option_env_defaults(const struct option_table *t, int command, void *values,
+			struct trainer_error *err)
+{
+	for (int i = 0; i < t->count; i++) {
+		const struct setting *row = &t->rows[i];
+		const char *text = row->env ? getenv(row->env) : NULL;
+		struct trainer_error why = { "" };
+		if (!text || (command && !(row->commands & command)) ||
+		    !set_any(t, values, row, text, 0, &why))
+			continue;
+		char head[TRAINER_ERROR_LEN];   /* option_set's "--flag: 'text': " */
+		int n = snprintf(head, sizeof(head), "%s: '%s': ", row->flag, text);
+		const char *reason = n > 0 && strncmp(why.msg, head, (size_t)n) == 0 ? why.msg + n : why.msg;
+		return trainer_error_set(err, "%s: '%s': %s (the site default of %s)", row->env, text,
+					 reason, row->flag);
+	}
+	return 0;
+}
+
 void option_row_help(const struct setting *row, char *out, size_t len)
 {
 	size_t used = 0;
@@ -184,7 +203,9 @@ void option_row_help(const struct setting *row, char *out, size_t len)
 	if (used < len)
 		used += (size_t)snprintf(out + used, len - used, "%s%s", used ? ": " : "", row->help);
 	if (row->fallback && used < len)
-		snprintf(out + used, len - used, " (default %s)", row->fallback);
+		used += (size_t)snprintf(out + used, len - used, " (default %s)", row->fallback);
+	if (row->env && used < len)
+		snprintf(out + used, len - used, " (site default: $%s)", row->env);
 }
 
 void option_print_help(FILE *f, const struct option_table *t, const char *name, int command,

@@ -53,6 +53,8 @@ struct setting {
 	int on;                     /* SWITCH: the value it stores */
 	const char *help;
 	const char *set_by;         /* a derived value: what sets it */
+	const char *env;            /* a site's default: this environment variable, when set,
+				       replaces .fallback (option_env_defaults); NULL: none */
 };
 
 /* A command's table and how its values are stored. */
@@ -75,11 +77,18 @@ int option_set(void *values, const struct setting *row, const char *text, struct
 /* The default of every row command takes (0: every row), in table order. */
 int option_defaults(const struct option_table *t, int command, void *values,
 		    struct trainer_error *err);
+/* Then each row's site default: a row command takes that names an .env
+ * variable set in the environment takes its value (given = 0). 0, or -1
+ * with err "VAR: 'value': why (the site default of --flag)": a bad value
+ * is refused, never replaced by the fallback. */
+int option_env_defaults(const struct option_table *t, int command, void *values,
+			struct trainer_error *err);
 /* The shortest "%.Ng" of v that reads back to v (finite v). */
 void option_number(double v, char *out, size_t len);
 /* The row's value as text (a choice's name, a switch 0 or 1). */
 void option_format(const void *values, const struct setting *row, char *out, size_t len);
-/* One row's help: "a | b: " its choices, its text, " (default X)". */
+/* One row's help: "a | b: " its choices, its text, " (default X)", and
+ * " (site default: $VAR)" for a row with .env. */
 void option_row_help(const struct setting *row, char *out, size_t len);
 /* "usage: chexnet NAME [options]OPERANDS" and one line per row command takes. */
 void option_print_help(FILE *f, const struct option_table *t, const char *name, int command,

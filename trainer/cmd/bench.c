@@ -94,15 +94,17 @@ static void bench_close(struct bench *t)
 
 /* The launches of the timed steps, per step: the calls that put work on
  * the device (a step's kernels, cuDNN and cuBLAS calls and copies) and
- * CUDA graph launches. One process: no NCCL call. */
+ * CUDA graph launches. One process: no NCCL call. Then the convolution
+ * algorithm timings at start (cuDNN's Find calls; 0 when the cache held
+ * every shape or --conv-algorithms heuristic). */
 static void print_launches(const struct backend_launches *a, const struct backend_launches *b,
 			   long steps)
 {
 	double k = (double)(b->kernels - a->kernels) / steps, d = (double)(b->cudnn - a->cudnn) / steps;
 	double g = (double)(b->cublas - a->cublas) / steps, c = (double)(b->copies - a->copies) / steps;
 	printf("bench: launches per step: %.1f (kernels %.1f, cuDNN %.1f, cuBLAS %.1f, copies %.1f), "
-	       "graph launches %.1f, NCCL calls 0 (one process)\n", k + d + g + c, k, d, g, c,
-	       (double)(b->graphs - a->graphs) / steps);
+	       "graph launches %.1f, NCCL calls 0 (one process); algorithm timings at start %lu\n",
+	       k + d + g + c, k, d, g, c, (double)(b->graphs - a->graphs) / steps, a->timings);
 }
 
 int run_bench(const struct settings *o)

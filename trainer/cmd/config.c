@@ -10,7 +10,7 @@ struct session_config session_config_of(const struct settings *o)
 		.model = o->model, .backend = o->backend, .chosen = o->chosen,
 		.precision = o->precision, .precision_auto = o->precision_auto,
 		.batch = o->batch, .size = o->size, .threads = o->threads, .seed = o->seed,
-		.memory_efficient = o->memory_efficient,
+		.memory_efficient = o->memory_efficient, .conv_algorithms = o->conv_algorithms,
 	};
 }
 

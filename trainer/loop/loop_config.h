@@ -28,6 +28,7 @@ struct session_config {
 	long batch, size, threads;  /* largest batch, input side, compute threads (0: all) */
 	uint64_t seed;              /* the parameters' initialisation */
 	int memory_efficient;
+	enum conv_algorithms conv_algorithms;
 	int params_given;           /* a checkpoint or rank 0 gives every parameter:
 				       no initialisation (zeros until then) */
 };

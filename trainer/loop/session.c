@@ -10,6 +10,7 @@
 #include "train/dist.h"
 #include "backend/gpu/gpu_train.h"
 #include "model/loss.h"
+#include "loop/algo_share.h"
 #include "loop/session.h"
 #include "train/span.h"
 #include "train/stop_signal.h"
@@ -69,6 +70,8 @@ int session_open(struct session *s, const struct session_config *c)
 	struct backend_options opt = {
 		.max_batch = (int)c->batch, .precision = c->precision,
 		.threads = (int)c->threads, .memory_efficient = c->memory_efficient,
+		.conv_algorithms = c->conv_algorithms, .algo_cache_dir = algo_cache_dir(),
+		.share = algo_share(),
 	};
 
 	memset(s, 0, sizeof(*s));

@@ -33,6 +33,13 @@ const struct setting settings_table[] = {
 	  .help = "fp32: exact on every backend, GPU included; tf32: fp32 the hardware may "
 		  "approximate (TF32 tensor cores, Winograd); auto: bf16 on a GPU or a CPU with "
 		  "native bf16 kernels, else fp32" },
+	{ "--conv-algorithms", "conv_algorithms", SETTING_CHOICE, SETTING_ALL, RESUME_FREE,
+	  .choices = "timed|heuristic|timed-any", .fallback = "timed", .env = "CHEXNET_CONV_ALGORITHMS",
+	  .offset = OFF(conv_algorithms),
+	  .help = "timed: the GPU's cuDNN convolution algorithms timed once per shape by one rank, "
+		  "deterministic ones only, cached in $XDG_CACHE_HOME/chexnet; heuristic: cuDNN's "
+		  "heuristics, deterministic ones only; timed-any: timed, non-deterministic allowed "
+		  "(--resume then not bit-identical); no effect on cpu and ref" },
 	{ "--size", "size", SETTING_LONG, SETTING_ALL, RESUME_MEANING, 32, 4096, .fallback = "224",
 	  .offset = OFF(size), .help = "image side in pixels (eval, predict, locate: the checkpoint's)" },
 	{ NULL, "stored_size", SETTING_LONG, T, RESUME_RECORDED, .set_by = "--data" },
@@ -165,7 +172,8 @@ const int settings_count = (int)(sizeof(settings_table) / sizeof(settings_table[
 
 _Static_assert(sizeof(settings_table) / sizeof(settings_table[0]) <= SETTINGS_MAX,
 	       "struct settings' given[] holds one byte per row");
-_Static_assert(sizeof(enum precision) == sizeof(int) && sizeof(enum optim_kind) == sizeof(int),
+_Static_assert(sizeof(enum precision) == sizeof(int) && sizeof(enum optim_kind) == sizeof(int) &&
+	       sizeof(enum conv_algorithms) == sizeof(int),
 	       "CHOICE rows store an int");
 
 static int set_row(void *o, const struct setting *row, const char *text, int given,
@@ -241,7 +249,9 @@ int settings_init(struct settings *o, const char *command, struct trainer_error 
 	memset(o, 0, sizeof(*o));
 	o->command = command;
 	optim_config_default(&o->optim);
-	return option_defaults(&settings_options, 0, o, err);
+	if (option_defaults(&settings_options, 0, o, err))
+		return -1;
+	return option_env_defaults(&settings_options, settings_command(command), o, err);
 }
 
 int settings_numeric(const struct setting *row)

@@ -7,6 +7,8 @@
  * run.json and a checkpoint record (train/run_settings.h names the
  * recorded keys and their kinds from here), --resume's defaults
  * (cmd/resume_defaults.c) and the change-of-meaning check.
+ * A row may name an environment variable whose value, when set, is a
+ * site's default for it (.env; option_env_defaults).
  * Rows without a flag are values a run derives (the global batch, the
  * effective learning rate, the data's fingerprint): recorded only.
  * What this is not: what a loop takes (loop/loop_config.h, built once
@@ -45,6 +47,7 @@ struct settings {
 	struct backend_choice chosen; /* why auto chose it, and its warning */
 	enum precision precision;   /* resolved when precision_auto (--precision auto) */
 	int precision_auto;
+	enum conv_algorithms conv_algorithms; /* --conv-algorithms (gpu) */
 	long batch, size, threads;
 	long stored_size;           /* eval/predict/locate: the checkpoint's view (0: the source's) */
 	int aspect;                 /* enum image_aspect, likewise (0: pad) */
@@ -103,8 +106,10 @@ int settings_index(const struct setting *row);
 /* The command's bit ("train": SETTING_TRAIN), 0 for another name. */
 int settings_command(const char *name);
 
-/* Every row's default for command. 0, or -1 for a row whose default
- * its own type refuses (err; test_settings.c sees none). */
+/* Every row's default for command, then the site defaults the
+ * environment sets (.env). 0, or -1 for a row whose default its own type
+ * refuses (err; test_settings.c sees none) or a bad site default (err
+ * names the variable and its value). */
 int settings_init(struct settings *o, const char *command, struct trainer_error *err);
 /* One row's value from text (NULL for a switch), checked by its type,
  * range and choices; marks it given when given. 0 or -1 (err names the

@@ -1,7 +1,7 @@
 /* backend/gpu/conv.c - LAYER_CONV on the GPU through cuDNN's convolution API:
  * strided NCHW descriptors (a dense-block slice is a view, no copy),
- * algorithms chosen per shape by cuDNN's heuristics within the pool's
- * workspace and remembered in gpu_algo_cache. The math type is the
+ * algorithms chosen per shape within the pool's workspace by
+ * conv_algos.c (timed or cuDNN's heuristics, --conv-algorithms). The math type is the
  * precision's (b->conv_math, gpu_backend.c): fp32 runs with FMA math only
  * (no TF32: the results must match ref/); tf32 with CUDNN_TENSOR_OP_MATH
  * (TF32 tensor cores, fp32 storage); fp16 and bf16 run on Tensor Cores
@@ -17,90 +17,6 @@ cudnnDataType_t gpu_cudnn_type(enum gpu_dtype dt)
 	return dt == GPU_F16 ? CUDNN_DATA_HALF : dt == GPU_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
 }
 
-static long long image_stride(const struct backend *b, int tensor)
-{
-	const struct model_tensor *t = &b->m->desc.tensors[tensor];
-
-	return (long long)t->channels * t->height * t->width;
-}
-
-static struct gpu_conv_key key_of(const struct backend *b, const struct model_layer *ml,
-				  enum gpu_conv_dir dir, int n)
-{
-	return (struct gpu_conv_key){
-		.dir = dir, .dtype = b->opt.precision, .n = n, .c = ml->in.channels,
-		.h = ml->in_h, .w = ml->in_w, .k = ml->out.channels, .r = ml->kernel,
-		.stride = ml->stride, .pad = ml->pad,
-		.x_image_stride = image_stride(b, ml->in.tensor),
-		.y_image_stride = image_stride(b, ml->out.tensor),
-	};
-}
-
-/* fp32 must not silently become TF32: of the heuristics' results only
- * those rated for FMA or default math, and they run with FMA math
- * (math_for). tf32 takes any and runs it with CUDNN_TENSOR_OP_MATH (TF32
- * permitted); fp16/bf16 run with the math type they were rated for. */
-static int math_allowed(const struct backend *b, cudnnMathType_t math)
-{
-	return b->conv_math != CUDNN_FMA_MATH || math == CUDNN_FMA_MATH ||
-	       math == CUDNN_DEFAULT_MATH;
-}
-
-static int math_for(const struct backend *b, cudnnMathType_t rated)
-{
-	return b->dt == GPU_F32 ? (int)b->conv_math : (int)rated;
-}
-
-/* The first heuristic result that works, fits the workspace and keeps
- * the precision; -1 (err) when none does. */
-#define PICK(perf, returned, out) do { \
-	for (int i_ = 0; i_ < (returned); i_++) \
-		if ((perf)[i_].status == CUDNN_STATUS_SUCCESS && \
-		    (perf)[i_].memory <= b->workspace_limit && math_allowed(b, (perf)[i_].mathType)) { \
-			(out)->algo = (int)(perf)[i_].algo; \
-			(out)->math_type = math_for(b, (perf)[i_].mathType); \
-			(out)->workspace_bytes = (perf)[i_].memory; \
-			break; \
-		} \
-	} while (0)
-
-static int choose(struct backend *b, struct gpu_layer *l, enum gpu_conv_dir dir, int n,
-		  struct gpu_algo_choice *out, struct trainer_error *err)
-{
-	struct gpu_conv_state *c = l->conv;
-	struct gpu_conv_key key = key_of(b, l->ml, dir, n);
-	const struct gpu_algo_choice *cached = gpu_algo_cache_find(b->algos, &key);
-	int returned = 0;
-
-	if (cached && cached->workspace_bytes <= b->workspace_limit) {
-		*out = *cached;
-		return 0;
-	}
-	out->algo = -1;
-	if (dir == GPU_CONV_FWD) {
-		cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-		GPU_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(b->cudnn, c->x, c->w, c->conv, c->y,
-			CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf));
-		PICK(perf, returned, out);
-	} else if (dir == GPU_CONV_BWD_DATA) {
-		cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-		GPU_CUDNN(cudnnGetConvolutionBackwardDataAlgorithm_v7(b->cudnn, c->w, c->y, c->conv,
-			c->x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned, perf));
-		PICK(perf, returned, out);
-	} else {
-		cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-		GPU_CUDNN(cudnnGetConvolutionBackwardFilterAlgorithm_v7(b->cudnn, c->x, c->y, c->conv,
-			c->w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned, perf));
-		PICK(perf, returned, out);
-	}
-	if (out->algo < 0)
-		return trainer_error_set(err, "gpu: conv '%s': batch %d: no cuDNN algorithm for %s "
-					 "within %zu bytes of workspace", l->ml->name, n,
-					 precision_name(b->opt.precision), b->workspace_limit);
-	gpu_algo_cache_put(b->algos, &key, out);  /* full table: just not cached */
-	return 0;
-}
-
 static int set_descriptors(struct backend *b, struct gpu_layer *l, int n,
 			   struct trainer_error *err)
 {
@@ -110,9 +26,9 @@ static int set_descriptors(struct backend *b, struct gpu_layer *l, int n,
 	int hw_in = ml->in_h * ml->in_w, hw_out = ml->out_h * ml->out_w;
 
 	GPU_CUDNN(cudnnSetTensor4dDescriptorEx(c->x, type, n, ml->in.channels, ml->in_h, ml->in_w,
-		(int)image_stride(b, ml->in.tensor), hw_in, ml->in_w, 1));
+		(int)gpu_image_stride(b, ml->in.tensor), hw_in, ml->in_w, 1));
 	GPU_CUDNN(cudnnSetTensor4dDescriptorEx(c->y, type, n, ml->out.channels, ml->out_h,
-		ml->out_w, (int)image_stride(b, ml->out.tensor), hw_out, ml->out_w, 1));
+		ml->out_w, (int)gpu_image_stride(b, ml->out.tensor), hw_out, ml->out_w, 1));
 	GPU_CUDNN(cudnnSetFilter4dDescriptor(c->w, type, CUDNN_TENSOR_NCHW, ml->out.channels,
 		ml->in.channels, ml->kernel, ml->kernel));
 	GPU_CUDNN(cudnnSetConvolution2dDescriptor(c->conv, ml->pad, ml->pad, ml->stride, ml->stride,
@@ -134,9 +50,9 @@ int gpu_conv_setup(struct backend *b, struct gpu_layer *l, int n, struct trainer
 	if (c->n == n)
 		return 0;
 	c->n = 0;
-	if (set_descriptors(b, l, n, err) || choose(b, l, GPU_CONV_FWD, n, &c->fwd, err) ||
-	    choose(b, l, GPU_CONV_BWD_DATA, n, &c->bwd_data, err) ||
-	    choose(b, l, GPU_CONV_BWD_FILTER, n, &c->bwd_filter, err))
+	if (set_descriptors(b, l, n, err) || gpu_conv_choose(b, l, GPU_CONV_FWD, n, &c->fwd, err) ||
+	    gpu_conv_choose(b, l, GPU_CONV_BWD_DATA, n, &c->bwd_data, err) ||
+	    gpu_conv_choose(b, l, GPU_CONV_BWD_FILTER, n, &c->bwd_filter, err))
 		return -1;
 	c->n = n;
 	return 0;

@@ -1,6 +1,6 @@
 # trainer/backend/gpu/gpu.mk - the "gpu" backend (cuDNN/cuBLAS + small CUDA
 # kernels), included by trainer/module.mk. The pure parts (pool plan,
-# loss scaler, conv-algorithm cache, input geometry, GPU health and the
+# loss scaler, conv-algorithm cache and its file, input geometry, GPU health and the
 # NVML loader) and their unit tests build everywhere; the CUDA parts only
 # when HAVE_CUDA, HAVE_CUDNN and HAVE_CUBLAS are all 1. Gives module.mk:
 #   GPU_BACKEND_SRCS     C sources for libchexnet.a
@@ -11,7 +11,7 @@
 # sites build with CUDA 12 and CUDA_ARCHS="70 ..." (trainer/backend/gpu/README.md).
 
 GPU_PURE_SRCS := trainer/backend/gpu/gpu_pool_plan.c trainer/backend/gpu/gpu_loss_scale.c \
-	trainer/backend/gpu/gpu_algo_cache.c trainer/backend/gpu/gpu_geometry.c trainer/backend/gpu/gpu_health.c \
+	trainer/backend/gpu/gpu_algo_cache.c trainer/backend/gpu/gpu_algo_file.c trainer/backend/gpu/gpu_geometry.c trainer/backend/gpu/gpu_health.c \
 	trainer/backend/gpu/gpu_nvml.c
 GPU_BACKEND_SRCS := $(GPU_PURE_SRCS)
 GPU_BACKEND_CU_OBJS :=
@@ -25,7 +25,8 @@ $(B)/obj/trainer/backend/registry.o: $(B)/config.mk
 ifeq ($(HAVE_CUDA)$(HAVE_CUDNN)$(HAVE_CUBLAS),111)
 GPU_BACKEND_SRCS += trainer/backend/gpu/gpu_check.c trainer/backend/gpu/gpu_backend.c \
 	trainer/backend/gpu/gpu_input.c trainer/backend/gpu/gpu_step.c trainer/backend/gpu/gpu_table.c \
-	trainer/backend/gpu/conv.c trainer/backend/gpu/linear.c trainer/backend/gpu/batchnorm.c \
+	trainer/backend/gpu/conv.c trainer/backend/gpu/conv_algos.c trainer/backend/gpu/conv_algos_start.c \
+	trainer/backend/gpu/linear.c trainer/backend/gpu/batchnorm.c \
 	trainer/backend/gpu/pooling.c trainer/backend/gpu/eltwise.c trainer/backend/gpu/gpu_report.c \
 	trainer/backend/gpu/gpu_train.c trainer/backend/gpu/gpu_loss.c \
 	trainer/backend/gpu/gpu_staging.c trainer/backend/gpu/gpu_cublas.c trainer/backend/gpu/gpu_launches.c

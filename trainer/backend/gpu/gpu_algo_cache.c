@@ -23,8 +23,9 @@ static uint64_t mix(uint64_t h, int64_t v)
 
 uint64_t gpu_conv_key_hash(const struct gpu_conv_key *k)
 {
-	const int64_t fields[] = { k->dir, k->dtype, k->n, k->c, k->h, k->w, k->k, k->r,
-				   k->stride, k->pad, k->x_image_stride, k->y_image_stride };
+	const int64_t fields[] = { k->dir, k->dtype, k->math, k->layout, k->any, k->n, k->c, k->h,
+				   k->w, k->k, k->r, k->stride, k->pad, k->x_image_stride,
+				   k->y_image_stride, k->budget };
 	uint64_t h = 14695981039346656037ull;
 
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
@@ -34,7 +35,9 @@ uint64_t gpu_conv_key_hash(const struct gpu_conv_key *k)
 
 int gpu_conv_key_equal(const struct gpu_conv_key *a, const struct gpu_conv_key *b)
 {
-	return a->dir == b->dir && a->dtype == b->dtype && a->n == b->n && a->c == b->c &&
+	return a->dir == b->dir && a->dtype == b->dtype && a->math == b->math &&
+	       a->layout == b->layout && a->any == b->any && a->budget == b->budget &&
+	       a->n == b->n && a->c == b->c &&
 	       a->h == b->h && a->w == b->w && a->k == b->k && a->r == b->r &&
 	       a->stride == b->stride && a->pad == b->pad &&
 	       a->x_image_stride == b->x_image_stride && a->y_image_stride == b->y_image_stride;

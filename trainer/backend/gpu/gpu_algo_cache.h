@@ -1,8 +1,10 @@
 /* gpu_algo_cache.h - cuDNN convolution algorithms chosen once per shape
  * and remembered: the key (every number that changes which algorithm is
- * valid or fast) and a small fixed-size table. Pure C, unit-tested on the
- * CPU (tests/test_gpu_pure.c); the cuDNN query that fills it lives
- * in backend/gpu/conv.c. What this is not: the descriptors or the query itself.
+ * valid or fast, or which one may be chosen) and a small fixed-size
+ * table. Pure C, unit-tested on the CPU (tests/test_gpu_pure.c); the
+ * cuDNN queries that fill it live in backend/gpu/conv_algos.c, the file
+ * that keeps timed choices in gpu_algo_file.c. What this is not: the
+ * descriptors or the queries themselves.
  */
 #ifndef HVD_TRAINER_GPU_ALGO_CACHE_H
 #define HVD_TRAINER_GPU_ALGO_CACHE_H
@@ -21,10 +23,14 @@ enum gpu_conv_dir {
 struct gpu_conv_key {
 	int32_t dir;                 /* enum gpu_conv_dir */
 	int32_t dtype;               /* enum precision */
+	int32_t math;                /* cudnnMathType_t the descriptor asks for */
+	int32_t layout;              /* 0: NCHW tensors, KCRS filters (the only one today) */
+	int32_t any;                 /* 1: non-deterministic algorithms allowed */
 	int32_t n, c, h, w;          /* input (N, C, H, W) */
 	int32_t k, r, stride, pad;   /* out channels, kernel, stride, pad */
 	int64_t x_image_stride;      /* elements between images of x */
 	int64_t y_image_stride;      /* ... of y */
+	int64_t budget;              /* the most workspace bytes a choice may need */
 };
 
 struct gpu_algo_choice {

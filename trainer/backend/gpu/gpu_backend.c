@@ -61,6 +61,7 @@ static void gpu_destroy(struct backend *b)
 	cudaFree(b->pool);
 	gpu_pool_plan_free(&b->plan);
 	free(b->algos);
+	free(b->algo_file);
 	gpu_nvml_close(b->nvml);
 	if (b->cublas)
 		cublasDestroy(b->cublas);
@@ -113,6 +114,8 @@ static int plan_layers(struct backend *b, struct trainer_error *err)
 		return trainer_error_set(err, "gpu: out of host memory");
 	gpu_algo_cache_init(b->algos);
 	b->workspace_limit = GPU_WORKSPACE_CAP;
+	if (gpu_conv_algos_begin(b, err))
+		return -1;
 	for (int i = 0; i < d->layer_count; i++) {
 		struct gpu_layer *l = &b->layers[i];
 		l->ml = &d->layers[i];
@@ -128,7 +131,7 @@ static int plan_layers(struct backend *b, struct trainer_error *err)
 		if (gpu_conv_setup(b, l, b->opt.max_batch, err))
 			return -1;
 	}
-	return 0;
+	return gpu_conv_algos_end(b, err);
 }
 
 /* The pool: planned, checked against free memory, allocated once. */
@@ -314,7 +317,7 @@ static void gpu_launches(struct backend_launches *out)
 	gpu_launches_read(c);
 	*out = (struct backend_launches){ .kernels = c[GPU_LAUNCH_KERNEL], .cudnn = c[GPU_LAUNCH_CUDNN],
 		.cublas = c[GPU_LAUNCH_CUBLAS], .copies = c[GPU_LAUNCH_COPY],
-		.graphs = c[GPU_LAUNCH_GRAPH] };
+		.graphs = c[GPU_LAUNCH_GRAPH], .timings = c[GPU_LAUNCH_TIMING] };
 }
 
 const struct backend_ops backend_gpu_ops = {

@@ -4,8 +4,8 @@
  * `gpu: FILE:LINE: 'CALL': LIBRARY ERROR STRING`, and makes the enclosing
  * function return -1. Library code never exits (error.h). Kernel
  * launches go through GPU_CUDA too: the gpu_k_* wrappers return
- * cudaGetLastError(). GPU_COPY, GPU_CUDNN_RUN and GPU_CUBLAS_RUN also
- * count the call (gpu_launches.h).
+ * cudaGetLastError(). GPU_COPY, GPU_CUDNN_RUN, GPU_CUBLAS_RUN and
+ * GPU_CUDNN_FIND also count the call (gpu_launches.h).
  * What this is not: NCCL (runtime/ checks its own).
  */
 #ifndef HVD_TRAINER_GPU_CHECK_H
@@ -38,5 +38,7 @@ int gpu_fail(struct trainer_error *err, const char *file, int line, const char *
 #define GPU_COPY(call) do { gpu_launch_note(GPU_LAUNCH_COPY); GPU_CUDA(call); } while (0)
 #define GPU_CUDNN_RUN(call) do { gpu_launch_note(GPU_LAUNCH_CUDNN); GPU_CUDNN(call); } while (0)
 #define GPU_CUBLAS_RUN(call) do { gpu_launch_note(GPU_LAUNCH_CUBLAS); GPU_CUBLAS(call); } while (0)
+/* cuDNN's Find calls, which run and time every algorithm (conv_algos.c). */
+#define GPU_CUDNN_FIND(call) do { gpu_launch_note(GPU_LAUNCH_TIMING); GPU_CUDNN(call); } while (0)
 
 #endif

@@ -53,6 +53,12 @@ struct backend {
 	struct gpu_layer *layers;              /* desc.layer_count */
 	struct gpu_algo_cache *algos;
 	size_t workspace_limit;                /* bytes any chosen algorithm may use */
+	size_t budget;                         /* the limit at create: the cache's key */
+	int timing;                            /* create on rank 0, not heuristic: time (conv_algos.c) */
+	struct gpu_algo_cache *algo_file;      /* the cache file's entries (rank 0, timed) */
+	int algo_file_dirty;                   /* write it back at the end of create */
+	char device_id[256];                   /* GPU_ALGO_DEVICE_MAX: the file's device line */
+	char algo_path[4200];
 	/* pinned host memory (P4) */
 	float *host_io;                        /* fp32 x, y, dy, dx staging */
 	cudaEvent_t io_uploaded;               /* the last upload out of host_io is done */
@@ -121,6 +127,14 @@ static inline struct gpu_view gpu_slice(const struct backend *b, const struct te
 	};
 }
 
+/* Elements between two images of a model tensor (a slice's stride). */
+static inline long long gpu_image_stride(const struct backend *b, int tensor)
+{
+	const struct model_tensor *t = &b->m->desc.tensors[tensor];
+
+	return (long long)t->channels * t->height * t->width;
+}
+
 static inline float *gpu_params(const struct backend *b) { return gpu_region(b, &b->plan.params); }
 static inline float *gpu_grads(const struct backend *b) { return gpu_region(b, &b->plan.grads); }
 static inline float *gpu_state(const struct backend *b) { return gpu_region(b, &b->plan.state); }
@@ -147,6 +161,19 @@ int gpu_loss(struct backend *b, const float *labels, const float *w_pos, const f
 	     struct trainer_error *err);
 const float *gpu_loss_device_dy(struct backend *b, struct trainer_error *err);
 int gpu_loss_take(struct backend *b, double *sum, long *batches, struct trainer_error *err);
+
+/* backend/gpu/conv_algos.c: one direction's algorithm for layer l at batch
+ * n (timed while b->timing, else heuristics; remembered in b->algos);
+ * gpu_conv_remember keeps a choice made elsewhere (another rank's). */
+int gpu_conv_choose(struct backend *b, struct gpu_layer *l, enum gpu_conv_dir dir, int n,
+		    struct gpu_algo_choice *out, struct trainer_error *err);
+void gpu_conv_remember(struct backend *b, const struct gpu_layer *l, enum gpu_conv_dir dir, int n,
+		       const struct gpu_algo_choice *choice);
+/* backend/gpu/conv_algos_start.c: around planning the layers at create:
+ * begin reads rank 0's cache, end sends rank 0's choices to every rank
+ * and writes the cache. 0 or -1. */
+int gpu_conv_algos_begin(struct backend *b, struct trainer_error *err);
+int gpu_conv_algos_end(struct backend *b, struct trainer_error *err);
 
 /* backend/gpu/conv.c: descriptors and algorithms (create sizes the workspace). */
 int gpu_conv_setup(struct backend *b, struct gpu_layer *l, int n, struct trainer_error *err);

@@ -2,7 +2,8 @@
  * calls: each kernel launch of its own kernels (gpu_k_*.cu, counted at
  * the launch), each cuDNN and cuBLAS call that runs on the stream, each
  * asynchronous copy or fill (GPU_COPY, GPU_CUDNN_RUN, GPU_CUBLAS_RUN in
- * gpu_check.h), and each CUDA graph launch. `chexnet bench` prints them
+ * gpu_check.h), each CUDA graph launch, and each call that times
+ * convolution algorithms (GPU_CUDNN_FIND: at create, never in a step). `chexnet bench` prints them
  * per step; on the emulated device a test holds them against what the
  * device itself received (tests/gpu_emu). Process-wide counters, safe from
  * any thread.
@@ -22,6 +23,7 @@ enum gpu_launch_kind {
 	GPU_LAUNCH_CUBLAS,
 	GPU_LAUNCH_COPY,
 	GPU_LAUNCH_GRAPH,
+	GPU_LAUNCH_TIMING,           /* cuDNN's Find calls (algorithm timing, at create) */
 	GPU_LAUNCH_KINDS
 };
 
