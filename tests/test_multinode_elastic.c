@@ -342,7 +342,7 @@ static void late_survivor_is_left_out(void)
 	if (build_shim())
 		return;
 	snprintf(layout, sizeof(layout), "-N 2 -w n1,n2 --ntasks-per-node=2 --export=ALL,LD_PRELOAD="
-		 "%s/shim.so,HVD_STALL_PATH=.survivors/1.tmp-,HVD_STALL_S=4,"
+		 "%s/shim.so,HVD_STALL_PATH=.writes/1.tmp-,HVD_STALL_S=4,"
 		 "ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\"", test_tmpdir());
 	if (elastic(layout, "late", STARTED " --epochs 2", node_cmd(fail, sizeof(fail), "fail", "n2"),
 		    node_cmd(revive, sizeof(revive), "revive", "n2"), &p))
@@ -601,8 +601,8 @@ static void test_a_partition_or_a_late_survivor_leaves_one_writer(void)
  * The woken ranks are left out (their reports come after, or are of ranks
  * named lost) or find a newer generation, and leave OUT alone; a save of
  * theirs is not renamed into place: the fence refuses it, or the new
- * writer has removed its temporary already (an older generation's), as
- * here (`fsync: No such file or directory`). The run ends as if the node
+ * generation's claimant has removed its writes folder (base/fence.h)
+ * while it wrote, which it says the same way. The run ends as if the node
  * had died: run.json finished, the uninterrupted 4-rank run's parameters
  * within 1e-5, one decision (its members and writer). */
 struct wake_point {
@@ -691,7 +691,7 @@ static void woken_at(const struct wake_point *w)
 static void test_a_hung_node_woken_at_any_point_leaves_the_run_alone(void)
 {
 	static const struct wake_point points[] = {
-		{ "before", "HVD_STALL_PATH=.survivors/1.tmp-,HVD_STALL_S=2", STARTED, "n2",
+		{ "before", "HVD_STALL_PATH=.writes/1.tmp-,HVD_STALL_S=2", STARTED, "n2",
 		  "true", "[ -e $o/.survivors/0 ]", "0,1", "by=rank-0@n1", 0, -1 },
 		{ "start", "HVD_STALL_PATH=none", STARTED, "n2", "true",
 		  "[ -e $o/.generations/2 ]", "0,1", "by=rank-0@n1", 1, 0 },

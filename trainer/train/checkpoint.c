@@ -146,12 +146,16 @@ int checkpoint_save_run(const char *dir, const struct model *m, const struct opt
 			return stale(dir, err);
 	}
 	if (rc != 0)
-		return trainer_error_set(err, "checkpoint: '%s': %s", tmp, strerror(errno));
+		return trainer_error_set(err, "checkpoint: '%s': cannot make its temporary '%s': %s",
+					 dir, tmp, strerror(errno));
 	rc = write_model(tmp, m, settings, err);
 	if (!rc && o && sched && st)
 		rc = write_training(tmp, o, sched, st, err);
 	if (!rc && fsync_dir(tmp) != 0)
 		rc = trainer_error_set(err, "checkpoint: '%s': fsync: %s", tmp, strerror(errno));
+	struct stat sb;
+	if (rc && fenced && stat(tmp, &sb) != 0)   /* removed by a newer generation's claimant */
+		rc = stale(dir, err);
 	if (!rc)
 		rc = checkpoint_replace(tmp, dir, err);
 	if (rc)
