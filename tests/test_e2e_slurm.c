@@ -605,6 +605,31 @@ static void test_readme_command_trains_on_two_gpus(void)
 	}
 }
 
+/* Two runs of 2 GPUs each: side by side when the node has 4 (the
+ * plugin gives the second job the other socket's GPUs and CPUs, which
+ * the first job leaves idle: on the emulated device its two ranks share
+ * socket 0's CPUs), else one after the other. ps[k] is cmds[k]'s;
+ * nonzero (after a failure) when one could not run. */
+static int gpu_jobs_side_by_side(int gpus, const char *const cmds[2], int timeout_s,
+				 struct test_proc ps[2])
+{
+	if (gpus >= 4) {
+		if (test_run_together(cmds, 2, timeout_s, ps) == 0)
+			return 0;
+		test_fail_at(__FILE__, __LINE__, "could not run: %s | %s", cmds[0], cmds[1]);
+		test_proc_free(&ps[0]);
+		test_proc_free(&ps[1]);
+		return -1;
+	}
+	if (sh(cmds[0], timeout_s, &ps[0]))
+		return -1;
+	if (sh(cmds[1], timeout_s, &ps[1])) {
+		test_proc_free(&ps[0]);
+		return -1;
+	}
+	return 0;
+}
+
 /* One data set, the GPU path's equivalences:
  * - NCCL on device gradients: 2 ranks = 1 GPU accumulating 2 micro-batches
  *   = the same 2 ranks reducing host copies over MPI (GPU_BOUND);
@@ -617,15 +642,25 @@ static void test_gpu_runs_equal_each_other_and_the_cpu(void)
 {
 	const char *common = GPU_SMALL " --steps 2 --quiet";
 	const char *eval = "eval --checkpoint nccl/last --data shards --size 32 --batch 4 --split val";
-	struct test_proc one, two;
-	char args[512];
-
-	if (!gpus_or_skip(2) || make_data(32, 64, 36))
+	struct test_proc one, two, ps[2];
+	char args[512], nccl_run[1024], mpi_run[1024];
+	int gpus = gpus_or_skip(2);
+	if (!gpus || make_data(32, 64, 36))
 		return;
-	snprintf(args, sizeof(args), "%s --out nccl", common);
-	gpu_train_ok("HVD_BACKEND=nccl", 2, args);
-	snprintf(args, sizeof(args), "%s --backend gpu --out mpi", common);
-	gpu_train_ok("HVD_BACKEND=mpi", 2, args);
+	snprintf(nccl_run, sizeof(nccl_run), "cd '%s' && HVD_BACKEND=nccl srun --hvd -n 2 --gres=gpu:2 ./chexnet "
+		 "train --data shards %s --out nccl", test_tmpdir(), common);
+	snprintf(mpi_run, sizeof(mpi_run), "cd '%s' && HVD_BACKEND=mpi srun --hvd -n 2 --gres=gpu:2 ./chexnet "
+		 "train --data shards %s --backend gpu --out mpi", test_tmpdir(), common);
+	const char *cmds[2] = { nccl_run, mpi_run };
+	if (gpu_jobs_side_by_side(gpus, cmds, 240, ps))
+		return;
+	for (int k = 0; k < 2; k++) {
+		CHECK_MSG(ps[k].exit_code == 0, "%s: exit %d: %.900s", cmds[k], ps[k].exit_code,
+			  ps[k].err);
+		CHECK_MSG(!strstr(ps[k].err, "shared with"), "a GPU shared by two tasks: %.600s",
+			  ps[k].err);
+		test_proc_free(&ps[k]);
+	}
 	snprintf(args, sizeof(args), "%s --accumulate 2 --out acc", common);
 	gpu_train_ok("", 1, args);
 	const char *host = strstr(backend_names(), "cpu") ? "cpu" : "ref";
@@ -652,26 +687,32 @@ static void test_gpu_runs_equal_each_other_and_the_cpu(void)
 
 /* SIGTERM (Slurm's preemption) after step 1 of an epoch: exit 75 with a
  * checkpoint; --resume then ends the epoch with the parameters of the run
- * that was never stopped, bit for bit. */
+ * that was never stopped (run beside the stopped one), bit for bit. */
 static void test_gpu_sigterm_then_resume_is_exact(void)
 {
-	char cmd[4096];
-	struct test_proc p;
-	if (!gpus_or_skip(2) || make_data(48, 64, 36))
+	char whole[2048], cut[4096];
+	struct test_proc ps[2];
+	int gpus = gpus_or_skip(2);
+	if (!gpus || make_data(48, 64, 36))
 		return;
-	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --out whole");
-	check_runtime_library("whole", "NCCL 2.");
-	snprintf(cmd, sizeof(cmd),
+	snprintf(whole, sizeof(whole), "cd '%s' && srun --hvd -n 2 --gres=gpu:2 ./chexnet train "
+		 "--data shards " GPU_SMALL " --epochs 1 --quiet --out whole", test_tmpdir());
+	snprintf(cut, sizeof(cut),
 		 "cd '%s' && (: > err.txt; srun --hvd -n 2 --gres=gpu:2 -J gpu-stop-$$ ./chexnet train --data shards "
 		 GPU_SMALL " --epochs 1 --progress-every 1 --out cut 2> err.txt & s=$!; "
 		 "for i in $(seq 2400); do grep -q 'step 1/' err.txt && break; sleep 0.1; done; "
 		 "scancel --signal=TERM -n gpu-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
 		 test_tmpdir());
-	if (sh(cmd, 300, &p))
+	const char *cmds[2] = { whole, cut };
+	if (gpu_jobs_side_by_side(gpus, cmds, 300, ps))
 		return;
-	CHECK_CONTAINS(p.out, "rc=75");
-	CHECK_CONTAINS(p.err, "chexnet: SIGTERM: stopped at epoch ");
-	test_proc_free(&p);
+	CHECK_MSG(ps[0].exit_code == 0, "%s: exit %d: %.900s", whole, ps[0].exit_code, ps[0].err);
+	CHECK_MSG(!strstr(ps[0].err, "shared with"), "a GPU shared by two tasks: %.600s", ps[0].err);
+	check_runtime_library("whole", "NCCL 2.");
+	CHECK_CONTAINS(ps[1].out, "rc=75");
+	CHECK_CONTAINS(ps[1].err, "chexnet: SIGTERM: stopped at epoch ");
+	test_proc_free(&ps[0]);
+	test_proc_free(&ps[1]);
 	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --out cut --resume cut");
 	double d = ckpt_max_rel_diff("cut", "whole");
 	CHECK_MSG(d == 0, "stopped + resumed vs uninterrupted on the GPU: %.3g", d);

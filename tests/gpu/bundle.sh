@@ -46,21 +46,39 @@ node_lib() { # SONAME PATH
 
 # "package soname" for every library ldd resolves for the build's
 # programs, the node's own left out. An unresolved one is an error.
+# Owners come from one dpkg -S over every name a library may be known
+# to dpkg by (as ldd says, resolved, with and without /usr): a dpkg -S
+# reads dpkg's whole file list, one per library took 15 CPU-seconds.
 packages() { # BUILD
-	local so path pkg
+	local so path pkg form libs line
+	local -a forms=()
+	local -A owner=()
 	# shellcheck disable=SC2046
-	ldd $(programs "$1") 2> /dev/null | awk '$2 == "=>" { print $1, $3 }' | sort -u |
+	libs=$(ldd $(programs "$1") 2> /dev/null | awk '$2 == "=>" { print $1, $3 }' | sort -u)
 	while read -r so path; do
+		case "$path" in "" | not) continue ;; esac
+		forms+=("$path" "$(readlink -f "$path")" "/usr${path#/usr}" "${path#/usr}")
+	done <<< "$libs"
+	if [ ${#forms[@]} -gt 0 ]; then
+		while IFS= read -r line; do
+			case "$line" in *": /"*) ;; *) continue ;; esac
+			form="/${line#*: /}"
+			[ -n "${owner[$form]:-}" ] || owner[$form]=${line%%:*}
+		done < <(dpkg -S "${forms[@]}" 2> /dev/null)
+	fi
+	while read -r so path; do
+		[ -n "$so" ] || continue
 		if [ "$path" = not ]; then
 			echo "MISSING $so"
 			continue
 		fi
 		node_lib "$so" "$path" && continue
-		pkg=$(dpkg -S "$path" 2> /dev/null || dpkg -S "$(readlink -f "$path")" 2> /dev/null ||
-			dpkg -S "/usr${path#/usr}" 2> /dev/null || dpkg -S "${path#/usr}" 2> /dev/null)
-		pkg=${pkg%%:*}
+		pkg=
+		for form in "$path" "$(readlink -f "$path")" "/usr${path#/usr}" "${path#/usr}"; do
+			[ -n "$form" ] && pkg=${owner[$form]:-} && [ -n "$pkg" ] && break
+		done
 		echo "${pkg:-UNOWNED} $so $path"
-	done | awk '
+	done <<< "$libs" | awk '
 		$1 == "MISSING" { print "bundle.sh: \x27" $2 "\x27: not found by ldd" > "/dev/stderr"; bad = 1; next }
 		$1 == "UNOWNED" { print "bundle.sh: \x27" $3 "\x27: no Debian package owns it" > "/dev/stderr"; bad = 1; next }
 		{ print $1, $2 }
