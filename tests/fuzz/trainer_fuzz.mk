@@ -49,7 +49,7 @@ FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c traine
 	trainer/base/error.c
 FUZZ_ALGO_SRCS := tests/fuzz/fuzz_algo_cache.c trainer/backend/gpu/gpu_algo_file.c \
 	trainer/backend/gpu/gpu_algo_cache.c trainer/base/regular_file.c trainer/base/whole_file.c \
-	trainer/base/fence.c
+	trainer/base/fence.c trainer/base/fence_writes.c
 
 $(B)/fuzz-image: $(FUZZ_IMAGE_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ \
