@@ -3,8 +3,9 @@
  * check/ and trainer/ under a root directory:
  *   trainer/cmd      -> anything in trainer/ but a backend's own folder
  *   trainer/loop     -> loop, eval, train, backend/ (its own .h), data,
- *                       model, base; only loop/session.c, loop/train_device.c
- *                       and loop/train_health.h the gpu backend's headers
+ *                       model, base; only loop/session.c, loop/train_device.c,
+ *                       loop/algo_share.c and loop/train_health.h the gpu
+ *                       backend's headers
  *   trainer/eval     -> eval, model, base
  *   trainer/train    -> train, model, base (train/dist.c also runtime/hvd.h;
  *                       train/settings.h also backend/'s own headers: a
@@ -307,10 +308,12 @@ static const char *forbidden(const char *from, const char *to)
 			return NULL;
 		if (!strcmp(lt, "backend/gpu") && (!strcmp(from, "trainer/loop/session.c") ||
 						   !strcmp(from, "trainer/loop/train_device.c") ||
+						   !strcmp(from, "trainer/loop/algo_share.c") ||
 						   !strcmp(from, "trainer/loop/train_health.h")))
 			return NULL;
 		return "loop includes loop, eval, train, backend/, data, model, base (the gpu "
-		       "backend's headers only in session.c, train_device.c, train_health.h)";
+		       "backend's headers only in session.c, train_device.c, algo_share.c, "
+		       "train_health.h)";
 	}
 	if (!strcmp(lf, "eval"))
 		return in(lt, model_base) ? NULL : "eval includes eval, model, base";
