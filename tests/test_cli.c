@@ -194,34 +194,55 @@ static void test_eval_and_predict_on_a_checkpoint(void)
 	free(png);
 }
 
-static void test_checkpoint_loads_in_pytorch(void)
+/* A tiny ref checkpoint in ck/ and `chexnet predict` of a generated 64 x
+ * 64 image (x.png, pattern mult) with CHECKPOINT into predicted.txt:
+ * 1, or 0 (failed, said) or -1 (skip: /usr/bin/python3 cannot import
+ * modules, a Python import list). */
+static int trained_and_predicted(const char *modules, const char *checkpoint, int mult)
 {
 	struct test_proc p;
 	uint8_t px[64 * 64]; /* a synthetic run's stored side is its size: the whole is scored */
-	char err[512], cmd[4096];
+	char err[512], cmd[512];
 
-	test_run("/usr/bin/python3 -c 'import torch, torchvision'", 60, &p);
+	snprintf(cmd, sizeof(cmd), "/usr/bin/python3 -c 'import %s'", modules);
+	test_run(cmd, 60, &p);
 	int have = p.exit_code == 0;
 	test_proc_free(&p);
 	if (!have)
-		SKIP("python3-torch/torchvision not installed (/usr/bin/python3 cannot import them)");
+		return -1;
 	chexnet("train --synthetic --quiet --out ck --backend ref --size 64 --batch 2 "
 		"--synthetic-images 2", &p, 100);
 	CHECK_INT(p.exit_code, 0);
 	test_proc_free(&p);
 	for (int i = 0; i < 64 * 64; i++)
-		px[i] = (uint8_t)((i * 13) ^ (i / 64));
+		px[i] = (uint8_t)((i * mult) ^ (i / 64));
 	char *png = test_path(test_tmpdir(), "x.png");
 	CHECK(image_write_png_gray(png, px, 64, 64, err, sizeof(err)) == 0);
-	chexnet("predict --checkpoint ck/last --backend ref --size 64 x.png > predicted.txt", &p, 60);
+	free(png);
+	snprintf(cmd, sizeof(cmd), "predict --checkpoint %s --backend ref --size 64 x.png > "
+		 "predicted.txt", checkpoint);
+	chexnet(cmd, &p, 60);
+	int ok = p.exit_code == 0;
 	CHECK_INT(p.exit_code, 0);
 	test_proc_free(&p);
+	return ok;
+}
+
+static void test_checkpoint_loads_in_pytorch(void)
+{
+	struct test_proc p;
+	char cmd[4096];
+	int ready = trained_and_predicted("torch, torchvision", "ck/last", 13);
+
+	if (ready < 0)
+		SKIP("python3-torch/torchvision not installed (/usr/bin/python3 cannot import them)");
+	if (!ready)
+		return;
 	snprintf(cmd, sizeof(cmd), "cd '%s' && /usr/bin/python3 '%s/tests/ref/torch_check.py' ck/last 64 x.png predicted.txt",
 		 test_tmpdir(), test_src_dir());
 	test_run(cmd, 100, &p);
 	CHECK_MSG(p.exit_code == 0, "torch_check: %s %s", p.out, p.err);
 	test_proc_free(&p);
-	free(png);
 }
 
 /* contrib/chexnet-onnx: a checkpoint as ONNX (Debian's python3-torch,
@@ -233,25 +254,13 @@ static void test_checkpoint_loads_in_pytorch(void)
 static void test_checkpoint_exports_to_onnx(void)
 {
 	struct test_proc p;
-	uint8_t px[64 * 64];
-	char err[512], cmd[4096];
+	char cmd[4096];
+	int ready = trained_and_predicted("torch, torchvision, onnx", "ck/best", 7);
 
-	test_run("/usr/bin/python3 -c 'import torch, torchvision, onnx'", 60, &p);
-	int have = p.exit_code == 0;
-	test_proc_free(&p);
-	if (!have)
+	if (ready < 0)
 		SKIP("python3-torch/torchvision/onnx not installed (/usr/bin/python3 cannot import them)");
-	chexnet("train --synthetic --quiet --out ck --backend ref --size 64 --batch 2 "
-		"--synthetic-images 2", &p, 100);
-	CHECK_INT(p.exit_code, 0);
-	test_proc_free(&p);
-	for (int i = 0; i < 64 * 64; i++)
-		px[i] = (uint8_t)((i * 7) ^ (i / 32));
-	char *png = test_path(test_tmpdir(), "x.png");
-	CHECK(image_write_png_gray(png, px, 64, 64, err, sizeof(err)) == 0);
-	chexnet("predict --checkpoint ck/best --backend ref --size 64 x.png > predicted.txt", &p, 60);
-	CHECK_INT(p.exit_code, 0);
-	test_proc_free(&p);
+	if (!ready)
+		return;
 	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/contrib/chexnet-onnx' ck/best ck.onnx && "
 		 "'%s/tests/pyenv.sh' '%s' && '%s/pyenv/bin/python' -W ignore '%s/tests/ref/onnx_check.py' "
 		 "ck.onnx x.png predicted.txt", test_tmpdir(), test_src_dir(), test_src_dir(),
@@ -277,7 +286,6 @@ static void test_checkpoint_exports_to_onnx(void)
 	test_proc_free(&p);
 	free(file);
 	free(foreign);
-	free(png);
 }
 
 /* One version (the VERSION file): --version, the start-up line. */
