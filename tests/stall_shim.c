@@ -3,7 +3,9 @@
  * from a hung NFS server would not; with $HVD_STALL_S one such open of
  * the process returns that many seconds late (a slow one), the others at
  * once: the first, or the one after the first $HVD_STALL_SKIP; it creates
- * the file $HVD_STALL_MARK (if set) as it begins to wait. A rename
+ * the file $HVD_STALL_MARK (if set) as it begins to wait, and with
+ * $HVD_STALL_UNTIL set it waits until that file exists instead (a test
+ * forcing an order, not hoping for one; 60 s at most). A rename
  * (rename, renameat2) to a path that ends with $HVD_STALL_RENAME stalls
  * the same way before it renames: a writer frozen between its last check
  * and its rename. With $HVD_STALL_NO_EXCHANGE set, renameat2 with a flag
@@ -43,11 +45,14 @@ static void stall_if(const char *which, const char *path)
 	if (late && *late) {
 		if (__atomic_fetch_add(&seen, 1, __ATOMIC_SEQ_CST) != (skip ? atoi(skip) : 0))
 			return;
-		const char *mark = getenv("HVD_STALL_MARK");
+		const char *mark = getenv("HVD_STALL_MARK"), *until = getenv("HVD_STALL_UNTIL");
 		FILE *f = mark && *mark ? fopen(mark, "w") : NULL;  /* fopen: not through this shim */
 		if (f)
 			fclose(f);
-		sleep((unsigned)atoi(late));
+		for (int i = 0; until && *until && access(until, F_OK) != 0 && i < 6000; i++)
+			usleep(10000);   /* at most 60 s: the test's deadline is the bound */
+		if (!until || !*until)
+			sleep((unsigned)atoi(late));
 	} else
 		for (;;)
 			pause();

@@ -581,7 +581,8 @@ static void write_as_generation_2(const char *out, const char *what)
 }
 
 /* A writer of generation 1 frozen inside its rename (tests/stall_shim.c
- * holds the rename 1 s: past every check it makes) while generation 2 is
+ * holds the rename past every check it makes, until the test lets it go)
+ * while generation 2 is
  * claimed and writes the same name: the old rename fails, as its
  * temporary's writes folder is gone (base/fence.h), so the newer text
  * stays, with RENAME_EXCHANGE or without it (no_exchange: refused as NFS
@@ -608,11 +609,11 @@ static void frozen_rename(const char *what, int no_exchange)
 	}
 	snprintf(cmd, sizeof(cmd), "cc -shared -fPIC -O1 -o '%s/shim.so' '%s/tests/stall_shim.c' -ldl "
 		 "&& (HVD_FENCE_WRITER='%s' HVD_FENCE_WHAT=%s %s LD_PRELOAD='%s/shim.so' "
-		 "HVD_STALL_RENAME=run/%s HVD_STALL_S=1 HVD_STALL_MARK='%s' "
+		 "HVD_STALL_RENAME=run/%s HVD_STALL_S=1 HVD_STALL_MARK='%s' HVD_STALL_UNTIL='%s.go' "
 		 "ASAN_OPTIONS=\"$ASAN_OPTIONS:verify_asan_link_order=0\" '%s/hvdtest' -G "
 		 "trainer-survivors a_frozen_rename_of_an_older_generation_fails > '%s/writer.log' 2>&1; "
 		 "echo writer=$? > '%s/writer.rc') > /dev/null 2>&1 &", test_tmpdir(), test_src_dir(), out,
-		 what, no_exchange ? "HVD_STALL_NO_EXCHANGE=1" : "", test_tmpdir(), name, mark,
+		 what, no_exchange ? "HVD_STALL_NO_EXCHANGE=1" : "", test_tmpdir(), name, mark, mark,
 		 test_build_dir(), test_tmpdir(),
 		 test_tmpdir());
 	CHECK_INT(test_run(cmd, 60, &p), 0);
@@ -622,6 +623,9 @@ static void frozen_rename(const char *what, int no_exchange)
 	CHECK_MSG(stat(mark, &sb) == 0, "the writer never reached its rename");
 	CHECK_INT((int)fence_claim_next(out, "second\n"), 2);
 	write_as_generation_2(out, what);
+	char go[1100];   /* the frozen rename goes on only now */
+	snprintf(go, sizeof(go), "%s.go", mark);
+	CHECK_INT(test_write_file(go, "", 0), 0);
 	char *rc_path = test_path(test_tmpdir(), "writer.rc"), *log = test_path(test_tmpdir(), "writer.log");
 	for (int i = 0; i < 600 && stat(rc_path, &sb) != 0; i++)
 		usleep(50000);
@@ -641,7 +645,7 @@ static void frozen_rename(const char *what, int no_exchange)
 	CHECK_INT(test_run(cmd, 10, &p), 0);
 	CHECK_MSG(!p.out[0], "temporaries left: %s", p.out);
 	test_proc_free(&p);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cd '%s' && rm -rf stalled writer.rc writer.log", out,
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cd '%s' && rm -rf stalled stalled.go writer.rc writer.log", out,
 		 test_tmpdir());
 	CHECK_INT(test_run(cmd, 10, &p), 0);
 	test_proc_free(&p);
