@@ -379,6 +379,18 @@ static char *tree_of(const char *dir)
 	return out;
 }
 
+/* outside/victim (the file hostile manifest lines point at) made in the
+ * case's directory, then prepare (a shell command run there). */
+static void victim_then(const char *prepare)
+{
+	char cmd[2 * PATH_MAX + 512];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p outside && echo mine > outside/victim && %s",
+		 test_tmpdir(), prepare);
+	run_ok(cmd, 30, &p);
+	test_proc_free(&p);
+}
+
 /* make uninstall of the case's dest/ (PREFIX=/usr) after prepare (a shell
  * command run in the case's directory): refused, the message saying
  * want, and nothing under the case's directory (dest/ and the outside
@@ -388,9 +400,7 @@ static void uninstall_refused(const char *prepare, const char *want)
 	const char *t = test_tmpdir();
 	char cmd[2 * PATH_MAX + 512], args[PATH_MAX + 64];
 	struct test_proc p;
-	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p outside && echo mine > outside/victim && %s", t, prepare);
-	run_ok(cmd, 30, &p);
-	test_proc_free(&p);
+	victim_then(prepare);
 	char *before = tree_of(t);
 	snprintf(args, sizeof(args), "uninstall DESTDIR='%s/dest' PREFIX=/usr", t);
 	make_cmd(cmd, sizeof(cmd), args);
@@ -584,11 +594,7 @@ static void test_uninstall_acts_on_the_manifest_it_checked(void)
 	char *dest = test_path(test_tmpdir(), "dest");
 	install_into(dest);
 	struct test_proc p;
-	char cmd[PATH_MAX + 256];
-	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir outside && echo mine > outside/victim && "
-		 "cp " MANIFEST " dest/crafted && echo /../outside/victim >> dest/crafted", test_tmpdir());
-	run_ok(cmd, 10, &p);
-	test_proc_free(&p);
+	victim_then("cp " MANIFEST " dest/crafted && echo /../outside/victim >> dest/crafted");
 	CHECK_MSG(uninstall_with_shim("readlink", 1, "mv dest/crafted " MANIFEST, &p), "the shim did not run");
 	CHECK_MSG(p.exit_code == 0, "uninstall: exit %d: %s", p.exit_code, test_tail(p.err, 600));
 	test_proc_free(&p);
@@ -608,10 +614,7 @@ static void test_uninstall_rewrites_the_manifest_without_following_a_link(void)
 	install_into(dest);
 	struct test_proc p;
 	char cmd[PATH_MAX + 256];
-	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir outside && echo mine > outside/victim && "
-		 "rm dest/usr/bin/chexnet && mkdir dest/usr/bin/chexnet", test_tmpdir());
-	run_ok(cmd, 10, &p);
-	test_proc_free(&p);
+	victim_then("rm dest/usr/bin/chexnet && mkdir dest/usr/bin/chexnet");
 	CHECK_MSG(uninstall_with_shim("rm", 1, "ln -sfn \"$PWD/outside/victim\" " MANIFEST, &p), "the shim did not run");
 	CHECK_MSG(p.exit_code != 0, "uninstall exited 0 with a file left");
 	CHECK_CONTAINS(p.err, "/usr/share/hvd/install-manifest': kept, naming the files above");
