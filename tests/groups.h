@@ -1,7 +1,7 @@
 /* groups.h - every test group, in the order the runner runs them.
  *
- * Unit groups (no Slurm) come first, then the groups that need the
- * tests/slurm cluster. Each test file adds its table here: one extern line
+ * The multi-node cluster's lane starts first, then the unit groups (no
+ * Slurm), then the groups that need the one-node tests/slurm cluster. Each test file adds its table here: one extern line
  * and one row. Hidden groups run only when named with -g.
  */
 #ifndef HVD_TESTS_GROUPS_H
@@ -132,6 +132,37 @@ static const struct test_group test_groups[] = {
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0, .beside = 1 },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	/* real Slurm: multi-node cluster (one network namespace per node), in
+	 * a lane beside every group after it (runner.h: .beside), started
+	 * first: its groups and then their stress re-runs (about 12 minutes
+	 * of a whole run, half of it waiting on timeouts and Slurm) end
+	 * before the groups in line do */
+	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0,
+	  .beside = 1 },
+#ifdef HVD_HAVE_RUNTIME
+	/* under stress: what times something (the fence, the votes, the
+	 * naming of failures), not layouts, sums or Slurm's own behaviour */
+	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0,
+	  .stress = 1, .stress_matching = "barrier|agreed", .beside = 1 },
+	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0,
+	  .stress = 1, .stress_matching = "node|cut", .beside = 1 },
+	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  .stress = 1, .stress_matching = "cut", .beside = 1 },
+	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 480, 0,
+	  .beside = 1 },
+	/* hidden: what Slurm itself does to a job that lost a node (70 s; docs/lost-rank.md) */
+	{ "slurm-multinode-node-loss", multinode_node_loss_tests, TEST_NEEDS_MULTINODE, 200, 1 },
+	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  .stress = 1, .beside = 1 },
+#ifdef HAVE_CPU_BACKEND
+	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
+	  CAP_AVX2, NULL, cpu_isa_cap_redundant, .beside = 1 },
+#endif
+#endif
+#ifdef HVD_HAVE_CHECK
+	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0,
+	  .beside = 1 },
+#endif
 #ifdef HAVE_GPU_BACKEND
 	/* the longest unit group, in the lane beside the unit groups in line
 	 * (runner.h: .beside); the lane's others follow it */
@@ -221,36 +252,6 @@ static const struct test_group test_groups[] = {
 	{ "runtime-fuzz", fuzz_tests, TEST_NEEDS_NOTHING, 700, 0, .slow = 1 },
 	{ "symbols", symbols_tests, TEST_NEEDS_NOTHING, 60, 0 },
 #endif
-	/* real Slurm: multi-node cluster (one network namespace per node), in
-	 * a lane beside the env-launch groups and the one-node cluster's
-	 * (runner.h: .beside): started here, it fills what env-launch's
-	 * waits leave idle */
-	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0,
-	  .beside = 1 },
-#ifdef HVD_HAVE_RUNTIME
-	/* under stress: what times something (the fence, the votes, the
-	 * naming of failures), not layouts, sums or Slurm's own behaviour */
-	{ "slurm-multinode-runtime", multinode_runtime_tests, TEST_NEEDS_MULTINODE, 150, 0,
-	  .stress = 1, .stress_matching = "barrier|agreed", .beside = 1 },
-	{ "slurm-multinode-failures", multinode_failure_tests, TEST_NEEDS_MULTINODE, 180, 0,
-	  .stress = 1, .stress_matching = "node|cut", .beside = 1 },
-	{ "slurm-multinode-train", multinode_train_tests, TEST_NEEDS_MULTINODE, 240, 0,
-	  .stress = 1, .stress_matching = "cut", .beside = 1 },
-	{ "slurm-multinode-elastic", multinode_elastic_tests, TEST_NEEDS_MULTINODE, 480, 0,
-	  .beside = 1 },
-	/* hidden: what Slurm itself does to a job that lost a node (70 s; docs/lost-rank.md) */
-	{ "slurm-multinode-node-loss", multinode_node_loss_tests, TEST_NEEDS_MULTINODE, 200, 1 },
-	{ "slurm-multinode-sbatch", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
-	  .stress = 1, .beside = 1 },
-#ifdef HAVE_CPU_BACKEND
-	{ "slurm-multinode-sbatch@avx2", sbatch_multinode_tests, TEST_NEEDS_MULTINODE, 240, 0,
-	  CAP_AVX2, NULL, cpu_isa_cap_redundant, .beside = 1 },
-#endif
-#endif
-#ifdef HVD_HAVE_CHECK
-	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0,
-	  .beside = 1 },
-#endif
 #ifdef HVD_HAVE_RUNTIME
 	{ "env-launch", env_launch_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 	{ "env-launch-contrib", env_contrib_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
@@ -295,6 +296,8 @@ static const struct test_group test_groups[] = {
 	  .beside = BESIDE_IN_QUICK },
 	{ "selftest-hang", selftest_hang_tests, TEST_NEEDS_NOTHING, 60, 1,
 	  .deadline_s = 3 },
+	{ "selftest-lane-stress", selftest_stress_tests, TEST_NEEDS_NOTHING, 10, 1, .beside = 1,
+	  .stress = 1, .stress_matching = "nothing to match|under_stress|busy" },
 	{ "selftest-next", selftest_next_tests, TEST_NEEDS_NOTHING, 10, 1 },
 	{ "selftest-cluster-beside", selftest_cluster_beside_tests, TEST_NEEDS_CLUSTER_AFFINITY, 120, 1,
 	  .beside = 1 },

@@ -555,6 +555,7 @@ static int count_leftovers(void)
 	return sweep_processes(0) + count_net_leftovers();
 }
 
+static void stress_start(void);
 static void stress_stop(void);
 
 /* The groups marked beside, one after another in a child runner (a
@@ -562,11 +563,18 @@ static void stress_stop(void);
  * root and whose tally comes back through a pipe. Two lanes at most run
  * at once: lanes[0] of groups that need no cluster, lanes[1] of one
  * cluster's groups. */
-#define BESIDE_MAX 16
-struct lane { pid_t pid; int tally_fd; double t0; int count;
+#define BESIDE_MAX 24
+/* A lane's groups, then (from stressed_from on) the stress re-runs of
+ * those marked stress, as NAME@stress: the lane runs them at its end,
+ * beside busy loops of its own (under: their rows, renamed). */
+struct lane { pid_t pid; int tally_fd; double t0; int count, stressed_from;
 	      const struct test_group *g[BESIDE_MAX];
+	      struct test_group under[BESIDE_MAX];
+	      char under_name[BESIDE_MAX][140];
 	      char out[PATH_MAX + 300]; };
-static struct lane lanes[2] = { { 0, -1, 0, 0, { NULL }, "" }, { 0, -1, 0, 0, { NULL }, "" } };
+static struct lane lanes[2] = { { .pid = 0, .tally_fd = -1 }, { .pid = 0, .tally_fd = -1 } };
+/* Groups whose stress re-run a lane ran (indexed as test_groups). */
+static unsigned char stressed_in_lane[512];
 
 static struct lane *lane_for(enum test_needs needs)
 {
@@ -1037,17 +1045,36 @@ static int beside_now(const struct test_group *g)
 	return g->beside == 1 || (g->beside == BESIDE_IN_QUICK && quick);
 }
 
-/* The lane's groups: the selected ones marked beside from gi on, up to
- * the first group that needs another cluster (or none where gi needs
- * one). */
+/* The lane's groups: the selected ones marked beside from gi on - for
+ * the unit lane every later one that needs no cluster, for a cluster's
+ * lane up to the first group that needs another cluster (or none) -
+ * then the stress re-runs of those marked stress (a run that re-runs
+ * them: stress_reruns_follow), which the run after the suite leaves to
+ * the lane. */
 static void beside_lane(struct lane *L, int gi, const char **groups, int ngroups)
 {
 	enum test_needs needs = test_groups[gi].needs;
 	L->count = 0;
-	for (; test_groups[gi].name && test_groups[gi].needs == needs &&
-	       L->count < BESIDE_MAX; gi++)
-		if (beside_now(&test_groups[gi]) && group_selected(&test_groups[gi], groups, ngroups))
-			L->g[L->count++] = &test_groups[gi];
+	for (; test_groups[gi].name && L->count < BESIDE_MAX; gi++) {
+		const struct test_group *g = &test_groups[gi];
+		if (g->needs != needs && needs != TEST_NEEDS_NOTHING)
+			break;
+		if (g->needs == needs && beside_now(g) && group_selected(g, groups, ngroups))
+			L->g[L->count++] = g;
+	}
+	L->stressed_from = L->count;
+	for (int i = 0; i < L->stressed_from && L->count < BESIDE_MAX; i++) {
+		const struct test_group *g = L->g[i];
+		if (!stress_reruns_follow || !stress_rerun_selected(g, groups, ngroups))
+			continue;
+		struct test_group *u = &L->under[L->count];
+		*u = *g;
+		snprintf(L->under_name[L->count], sizeof(L->under_name[0]), "%s@stress", g->name);
+		u->name = L->under_name[L->count];
+		u->matching = g->stress_matching ? g->stress_matching : g->matching;
+		L->g[L->count++] = u;
+		stressed_in_lane[g - test_groups] = 1;
+	}
 }
 
 /* The lane in the child: each group in turn, its processes its own. */
@@ -1061,9 +1088,13 @@ static void beside_run(const struct lane *L, int argc, char **argv, int first, i
 	for (int i = 0; i < L->count; i++) {
 		double t0 = now_s();
 		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, L->g[i]->name);
+		if (i >= L->stressed_from)
+			stress_start();
 		run_group(L->g[i], argc, argv, first, &r.t);
 		r.seconds[i] = now_s() - t0;
 	}
+	if (L->stressed_from < L->count)   /* else the loops are the parent's (HVD_STRESS=1) */
+		stress_stop();
 	cluster_down();
 	r.cluster_used = cluster_used;
 	snprintf(r.net_ids, sizeof(r.net_ids), "%s", net_ids);
@@ -1244,7 +1275,7 @@ static void run_stress_reruns(const char **groups, int ngroups, int argc, char *
 	for (int gi = 0; test_groups[gi].name; gi++) {
 		struct test_group g = test_groups[gi];
 		char name[128];
-		if (!stress_rerun_selected(&g, groups, ngroups))
+		if (!stress_rerun_selected(&g, groups, ngroups) || stressed_in_lane[gi])
 			continue;
 		snprintf(name, sizeof(name), "%s@stress", g.name);
 		g.name = name;

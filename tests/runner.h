@@ -44,9 +44,12 @@ struct test_group {
 	 * running case, its cluster's daemons and every process under the
 	 * run's temp root are killed, and the runner goes on. */
 	int deadline_s;
-	/* Run once more after the suite as NAME@stress, beside two busy
-	 * loops and a listener on port 6006 (the whole suite runs so with
-	 * HVD_STRESS=1, `make check STRESS=1`). stress_matching: that re-run
+	/* Run once more as NAME@stress, beside two busy loops and a
+	 * listener on port 6006: after the suite, or at the end of the lane
+	 * the group runs in (.beside; the lane's own loops while the groups
+	 * in line go on: the same checks on a busier machine). The whole
+	 * suite runs so with
+	 * HVD_STRESS=1 (`make check STRESS=1`). stress_matching: that re-run
 	 * runs only the cases whose name contains it, or one of its
 	 * '|'-separated alternatives (NULL: all; a case that times nothing
 	 * gains nothing from it). A whole run leaves those cases to the

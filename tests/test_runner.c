@@ -418,6 +418,30 @@ static void test_runner_reruns_under_stress(void)
 	CHECK_INT(busy_children_of(getpid()), 0);
 }
 
+/* A lane re-runs its own groups marked stress at its end, beside busy
+ * loops of its own, and the run after the suite does not run them again:
+ * the lane's loops end with it. */
+static void test_runner_lane_reruns_its_stressed_groups(void)
+{
+	char cmd[4096];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "'%s/hvdtest' -g selftest-lane-stress -g selftest-lane-stress@stress "
+		 "-G selftest-next", test_build_dir());
+	CHECK(test_run(cmd, 60, &p) == 0);
+	CHECK_INT(p.exit_code, 0);
+	CHECK_CONTAINS(p.out, "-- group selftest-lane-stress@stress: started beside the groups after "
+		       "it, after selftest-lane-stress\n");
+	const char *plain = strstr(p.out, "ok selftest_times_nothing\n-- group selftest-lane-stress: ");
+	const char *loops = plain ? strstr(plain, "hvdtest: stress: two busy loops") : NULL;
+	CHECK_MSG(loops && strstr(loops, "ok selftest_runs_under_stress\nok selftest_busy_loops_beside\n"
+				  "-- group selftest-lane-stress@stress: "), "%s", p.out);
+	CHECK(loops && !strstr(loops + 1, "hvdtest: stress: two busy loops"));
+	CHECK_CONTAINS(p.out, "-- group selftest-lane-stress@stress collected: ");
+	CHECK_STR(last_line(p.out), "4 passed, 0 failed");
+	test_proc_free(&p);
+	CHECK_INT(busy_children_of(getpid()), 0);
+}
+
 static void test_tmpdir_is_fresh(void)
 {
 	char *f = test_path(test_tmpdir(), "x");
@@ -610,6 +634,7 @@ const struct test_case runner_tests[] = {
 	{ "runner_ends_a_hung_group", test_runner_ends_a_hung_group },
 	{ "children_inherit_no_runner_descriptor", test_children_inherit_no_runner_descriptor },
 	{ "runner_reruns_under_stress", test_runner_reruns_under_stress },
+	{ "runner_lane_reruns_its_stressed_groups", test_runner_lane_reruns_its_stressed_groups },
 	{ "tmpdir_is_fresh", test_tmpdir_is_fresh },
 	{ "shared_dir_reaches_what_the_run_starts", test_shared_dir_reaches_what_the_run_starts },
 	{ 0 }
