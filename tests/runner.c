@@ -21,6 +21,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -555,6 +556,13 @@ static int count_leftovers(void)
 	return sweep_processes(0) + count_net_leftovers();
 }
 
+/* A busy machine: two busy loops (one per core of the CI machines) and a
+ * listener on TensorBoard's port 6006 that accepts and never answers, the
+ * way a user's machine looks (HACKING.md, "Tests"). Beside other groups
+ * (a lane's re-runs, or a run nested in a case that runs beside others:
+ * HVD_SUITE_BESIDE) the loops are SCHED_IDLE: those groups are the load,
+ * and the loops take every cycle they leave idle, never one they want. */
+static struct { pid_t loops[2]; int listener, idle; } stress = { { 0, 0 }, -1, 0 };
 static void stress_start(void);
 static void stress_stop(void);
 
@@ -573,6 +581,7 @@ struct lane { pid_t pid; int tally_fd; double t0; int count, stressed_from;
 	      char under_name[BESIDE_MAX][140];
 	      char out[PATH_MAX + 300]; };
 static struct lane lanes[2] = { { .pid = 0, .tally_fd = -1 }, { .pid = 0, .tally_fd = -1 } };
+static int beside_child;   /* this process runs one group beside the others */
 /* Groups whose stress re-run a lane ran (indexed as test_groups). */
 static unsigned char stressed_in_lane[512];
 
@@ -767,6 +776,8 @@ static void run_case(struct group_run *gr, const struct test_case *c, int index,
 		R.failures = 0;
 		if (chdir(R.case_dir) != 0)
 			_exit(1);
+		if (beside_child || lanes_running())   /* a run it nests is beside others */
+			setenv("HVD_SUITE_BESIDE", "1", 1);
 		if (g->env && putenv((char *)g->env) != 0)
 			_exit(1);
 		c->fn();
@@ -977,8 +988,6 @@ static void run_cases(struct group_run *gr, int argc, char **argv, int first,
 	}
 }
 
-static int beside_child;   /* this process runs one group beside the others */
-
 static void run_group(const struct test_group *g, int argc, char **argv, int first,
 		      struct tally *t)
 {
@@ -1088,8 +1097,10 @@ static void beside_run(const struct lane *L, int argc, char **argv, int first, i
 	for (int i = 0; i < L->count; i++) {
 		double t0 = now_s();
 		snprintf(sweep_root, sizeof(sweep_root), "%s/%s.", R.root, L->g[i]->name);
-		if (i >= L->stressed_from)
+		if (i >= L->stressed_from) {
+			stress.idle = 1;   /* beside the groups in line */
 			stress_start();
+		}
 		run_group(L->g[i], argc, argv, first, &r.t);
 		r.seconds[i] = now_s() - t0;
 	}
@@ -1197,10 +1208,6 @@ static void beside_collect(struct lane *L, struct tally *t)
 
 /* ------------------------------------------------------------ stress */
 
-/* A busy machine: two busy loops (one per core of the CI machines) and a
- * listener on TensorBoard's port 6006 that accepts and never answers, the
- * way a user's machine looks (HACKING.md, "Tests"). */
-static struct { pid_t loops[2]; int listener; } stress = { { 0, 0 }, -1 };
 
 static int stress_listen(int port)
 {
@@ -1225,15 +1232,19 @@ static void stress_start(void)
 	for (int i = 0; i < 2; i++) {
 		pid_t pid = fork();
 		if (pid == 0) {
+			struct sched_param none = { 0 };
 			setpgid(0, 0);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);   /* never outlive the runner */
+			if (stress.idle && sched_setscheduler(0, SCHED_IDLE, &none) != 0)
+				_exit(1);
 			for (volatile unsigned long n = 0;; n++)
 				;
 		}
 		stress.loops[i] = pid > 0 ? pid : 0;
 	}
 	stress.listener = stress_listen(6006);
-	printf("hvdtest: stress: two busy loops (pids %d %d) and a listener on port 6006\n",
+	printf("hvdtest: stress: two busy loops%s (pids %d %d) and a listener on port 6006\n",
+	       stress.idle ? " at SCHED_IDLE beside the groups that run now" : "",
 	       (int)stress.loops[0], (int)stress.loops[1]);
 }
 
@@ -1401,7 +1412,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	const char *all_stressed = getenv("HVD_STRESS");
+	const char *all_stressed = getenv("HVD_STRESS"), *nested = getenv("HVD_SUITE_BESIDE");
+	stress.idle = nested && strcmp(nested, "1") == 0;
 	stress_groups = groups, stress_ngroups = ngroups;
 	stress_reruns_follow = !(all_stressed && strcmp(all_stressed, "1") == 0);
 	if (selected_cases(groups, ngroups, argc, argv, first, list) == 0) {
