@@ -31,6 +31,8 @@
 #include "base/rng.h"
 #include "backend/gpu/gpu_kernels.h"
 #ifdef HVD_GPU_EMU
+#include <cudnn.h>
+
 #include "gpu_emu/emu_math.h"
 #endif
 
@@ -204,6 +206,149 @@ static void test_image_input_normalised_on_gpu(void)
 	free(images.pixels);
 }
 
+#ifdef HVD_GPU_EMU
+/* The emulated cuDNN's NHWC half: a 3x3 convolution (5 -> 4 channels,
+ * 6x6, pad 1, batch 2) over channels [1, 6) of a 7-channel NHWC buffer
+ * with a KRSC filter equals the packed NCHW/KCRS one bit for bit in all
+ * three directions (the same sums in the same order); a KRSC filter with
+ * NCHW tensors is refused, as the legacy API's NHWC-filter algorithms
+ * refuse it, and so are overlapping strides. */
+enum { EN = 2, EC = 5, ECT = 7, EC0 = 1, EK = 4, EH = 6, EHW = EH * EH, ER = 3 };
+
+struct emu_conv {
+	cudnnHandle_t h;
+	cudnnTensorDescriptor_t x, y;
+	cudnnFilterDescriptor_t w;
+	cudnnConvolutionDescriptor_t cv;
+};
+
+static int emu_conv_open(struct emu_conv *e, int nhwc)
+{
+	int ok = cudnnCreate(&e->h) == CUDNN_STATUS_SUCCESS &&
+		 cudnnCreateTensorDescriptor(&e->x) == CUDNN_STATUS_SUCCESS &&
+		 cudnnCreateTensorDescriptor(&e->y) == CUDNN_STATUS_SUCCESS &&
+		 cudnnCreateFilterDescriptor(&e->w) == CUDNN_STATUS_SUCCESS &&
+		 cudnnCreateConvolutionDescriptor(&e->cv) == CUDNN_STATUS_SUCCESS &&
+		 cudnnSetConvolution2dDescriptor(e->cv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
+						 CUDNN_DATA_FLOAT) == CUDNN_STATUS_SUCCESS &&
+		 cudnnSetConvolutionMathType(e->cv, CUDNN_FMA_MATH) == CUDNN_STATUS_SUCCESS;
+	if (!ok)
+		return -1;
+	if (nhwc)
+		ok = cudnnSetTensor4dDescriptorEx(e->x, CUDNN_DATA_FLOAT, EN, EC, EH, EH, EHW * ECT, 1,
+						  EH * ECT, ECT) == CUDNN_STATUS_SUCCESS &&
+		     cudnnSetTensor4dDescriptorEx(e->y, CUDNN_DATA_FLOAT, EN, EK, EH, EH, EHW * EK, 1,
+						  EH * EK, EK) == CUDNN_STATUS_SUCCESS;
+	else
+		ok = cudnnSetTensor4dDescriptorEx(e->x, CUDNN_DATA_FLOAT, EN, EC, EH, EH, EHW * EC, EHW,
+						  EH, 1) == CUDNN_STATUS_SUCCESS &&
+		     cudnnSetTensor4dDescriptorEx(e->y, CUDNN_DATA_FLOAT, EN, EK, EH, EH, EHW * EK, EHW,
+						  EH, 1) == CUDNN_STATUS_SUCCESS;
+	return ok && cudnnSetFilter4dDescriptor(e->w, CUDNN_DATA_FLOAT, nhwc ? CUDNN_TENSOR_NHWC :
+						CUDNN_TENSOR_NCHW, EK, EC, ER, ER) ==
+		     CUDNN_STATUS_SUCCESS ? 0 : -1;
+}
+
+static void emu_conv_close(struct emu_conv *e)
+{
+	cudnnDestroyConvolutionDescriptor(e->cv);
+	cudnnDestroyFilterDescriptor(e->w);
+	cudnnDestroyTensorDescriptor(e->y);
+	cudnnDestroyTensorDescriptor(e->x);
+	cudnnDestroy(e->h);
+}
+
+/* Forward, backward data and filter (their slowest deterministic
+ * algorithms: no workspace) into y, dx, dw; stream 0 runs at the call. */
+static int emu_conv_run(const struct emu_conv *e, const float *x, const float *w, const float *dy,
+			float *y, float *dx, float *dw)
+{
+	float one = 1.0f, zero = 0.0f;
+	return cudnnConvolutionForward(e->h, &one, e->x, x, e->w, w, e->cv,
+				       CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM, NULL, 0, &zero, e->y,
+				       y) == CUDNN_STATUS_SUCCESS &&
+	       cudnnConvolutionBackwardData(e->h, &one, e->w, w, e->y, dy, e->cv,
+					    CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, NULL, 0, &zero, e->x,
+					    dx) == CUDNN_STATUS_SUCCESS &&
+	       cudnnConvolutionBackwardFilter(e->h, &one, e->x, x, e->y, dy, e->cv,
+					      CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1, NULL, 0, &zero, e->w,
+					      dw) == CUDNN_STATUS_SUCCESS ? 0 : -1;
+}
+
+/* (n, c, p) of a packed NCHW array, at its place in the NHWC one. */
+static size_t nhwc_at(int n, int c, int p, int c_total, int c0)
+{
+	return ((size_t)n * EHW + p) * c_total + c0 + c;
+}
+
+static void test_emulated_cudnn_nhwc_krsc_equals_nchw(void)
+{
+	enum { X = EN * EC * EHW, Y = EN * EK * EHW, W = EK * EC * ER * ER, XB = EN * ECT * EHW };
+	static float x[X], w[W], dy[Y], y[Y], dx[X], dw[W];
+	static float xb[XB], wk[W], dyb[Y], yb[Y], dxb[XB], dwk[W];
+	struct emu_conv a, b;
+	struct rng r;
+
+	rng_seed(&r, 3);
+	for (int i = 0; i < X; i++)
+		x[i] = (float)rng_normal(&r);
+	for (int i = 0; i < W; i++)
+		w[i] = (float)rng_normal(&r);
+	for (int i = 0; i < Y; i++)
+		dy[i] = (float)rng_normal(&r);
+	for (int n = 0; n < EN; n++)
+		for (int p = 0; p < EHW; p++) {
+			for (int c = 0; c < EC; c++)
+				xb[nhwc_at(n, c, p, ECT, EC0)] = x[((size_t)n * EC + c) * EHW + p];
+			for (int k = 0; k < EK; k++)
+				dyb[nhwc_at(n, k, p, EK, 0)] = dy[((size_t)n * EK + k) * EHW + p];
+		}
+	for (int k = 0; k < EK; k++)
+		for (int c = 0; c < EC; c++)
+			for (int t = 0; t < ER * ER; t++)
+				wk[((size_t)k * ER * ER + t) * EC + c] = w[((size_t)k * EC + c) * ER * ER + t];
+	struct emu_math_requests m;
+	emu_math_requests_take(&m);
+	CHECK_INT(emu_conv_open(&a, 0), 0);
+	CHECK_INT(emu_conv_open(&b, 1), 0);
+	CHECK_INT(emu_conv_run(&a, x, w, dy, y, dx, dw), 0);
+	CHECK_INT(emu_conv_run(&b, xb + EC0, wk, dyb, yb, dxb + EC0, dwk), 0);
+	emu_math_requests_take(&m);
+	CHECK_MSG(m.conv_kcrs == 3 && m.conv_krsc == 3 && m.conv_nchw == 3 && m.conv_nhwc == 3,
+		  "filters KCRS %ld, KRSC %ld; tensors NCHW %ld, NHWC %ld (3 each)", m.conv_kcrs,
+		  m.conv_krsc, m.conv_nchw, m.conv_nhwc);
+	for (int n = 0; n < EN; n++)
+		for (int p = 0; p < EHW; p++) {
+			for (int k = 0; k < EK; k++)
+				CHECK(yb[nhwc_at(n, k, p, EK, 0)] == y[((size_t)n * EK + k) * EHW + p]);
+			for (int c = 0; c < EC; c++)
+				CHECK(dxb[nhwc_at(n, c, p, ECT, EC0)] == dx[((size_t)n * EC + c) * EHW + p]);
+		}
+	for (int k = 0; k < EK; k++)
+		for (int c = 0; c < EC; c++)
+			for (int t = 0; t < ER * ER; t++)
+				CHECK(dwk[((size_t)k * ER * ER + t) * EC + c] == dw[((size_t)k * EC + c) * ER * ER + t]);
+	/* a KRSC filter over NCHW tensors; then (n, c, h, w) strides that overlap */
+	int got = 0;
+	cudnnConvolutionFwdAlgoPerf_t perf[8];
+	CHECK(cudnnSetFilter4dDescriptor(a.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, EK, EC, ER, ER) ==
+	      CUDNN_STATUS_SUCCESS);
+	CHECK(cudnnGetConvolutionForwardAlgorithm_v7(a.h, a.x, a.w, a.cv, a.y, 8, &got, perf) ==
+	      CUDNN_STATUS_NOT_SUPPORTED);
+	CHECK(cudnnSetTensor4dDescriptorEx(a.x, CUDNN_DATA_FLOAT, EN, EC, EH, EH, EHW * EC, 2, EH, 1) ==
+	      CUDNN_STATUS_BAD_PARAM);
+	CHECK(cudnnSetFilter4dDescriptor(a.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW_VECT_C, EK, EC, ER,
+					 ER) == CUDNN_STATUS_NOT_SUPPORTED);
+	emu_conv_close(&a);
+	emu_conv_close(&b);
+}
+#else
+static void test_emulated_cudnn_nhwc_krsc_equals_nchw(void)
+{
+	SKIP("the emulated cuDNN's own case: gpu-emulated runs this group there");
+}
+#endif
+
 /* Three device updates (gpu_k_adam / gpu_k_sgd) against optim_step. */
 static void optimizer_vs_host(enum optim_kind kind)
 {
@@ -266,6 +411,7 @@ const struct test_case gpu_layers_tests[] = {
 	{ "batchnorm_split_over_parts_fp32", test_batchnorm_split_over_parts_fp32 },
 	{ "batchnorm_split_over_parts_bf16", test_batchnorm_split_over_parts_bf16 },
 	{ "image_input_normalised_on_gpu", test_image_input_normalised_on_gpu },
+	{ "emulated_cudnn_nhwc_krsc_equals_nchw", test_emulated_cudnn_nhwc_krsc_equals_nchw },
 	{ "adam_kernel_matches_host", test_adam_kernel_matches_host },
 	{ "sgd_kernel_matches_host", test_sgd_kernel_matches_host },
 	{ 0 }
