@@ -30,6 +30,7 @@
 #include "train/optim.h"
 #include "base/rng.h"
 #include "backend/gpu/gpu_kernels.h"
+#include "backend/gpu/gpu_train.h"
 #ifdef HVD_GPU_EMU
 #include <cudnn.h>
 
@@ -51,35 +52,50 @@ static int have_device(void)
 
 #define NEED_DEVICE() do { if (!have_device()) SKIP("no CUDA device"); } while (0)
 
+#ifdef HVD_GPU_EMU
 /* What the layer's fp32 convolutions and GEMMs asked the emulated
  * libraries for: in fp32 FMA math and CUBLAS_COMPUTE_32F only (TF32
  * never), in tf32 CUDNN_TENSOR_OP_MATH and CUBLAS_COMPUTE_32F_FAST_TF32
  * only, and a conv or linear layer asked at all. */
-static void check_math(enum layer_kind kind, enum precision p)
+static void check_math(enum layer_kind kind, enum precision p, const struct emu_math_requests *m)
 {
-#ifdef HVD_GPU_EMU
-	struct emu_math_requests m;
-	emu_math_requests_take(&m);
-	long conv_right = p == PRECISION_TF32 ? m.conv_tf32 : m.conv_fma;
-	long conv_wrong = m.conv_other + (p == PRECISION_TF32 ? m.conv_fma : m.conv_tf32);
-	long gemm_right = p == PRECISION_TF32 ? m.gemm_tf32 : m.gemm_32f;
-	long gemm_wrong = m.gemm_other + (p == PRECISION_TF32 ? m.gemm_32f : m.gemm_tf32);
+	long conv_right = p == PRECISION_TF32 ? m->conv_tf32 : m->conv_fma;
+	long conv_wrong = m->conv_other + (p == PRECISION_TF32 ? m->conv_fma : m->conv_tf32);
+	long gemm_right = p == PRECISION_TF32 ? m->gemm_tf32 : m->gemm_32f;
+	long gemm_wrong = m->gemm_other + (p == PRECISION_TF32 ? m->gemm_32f : m->gemm_tf32);
 	if (p != PRECISION_FP32 && p != PRECISION_TF32)
 		return;
 	CHECK_MSG(conv_wrong == 0 && gemm_wrong == 0, "%s: convolutions: %ld FMA, %ld TF32, %ld "
 		  "other; GEMMs: %ld COMPUTE_32F, %ld FAST_TF32, %ld other", precision_name(p),
-		  m.conv_fma, m.conv_tf32, m.conv_other, m.gemm_32f, m.gemm_tf32, m.gemm_other);
+		  m->conv_fma, m->conv_tf32, m->conv_other, m->gemm_32f, m->gemm_tf32, m->gemm_other);
 	if (kind == LAYER_CONV)
 		CHECK_MSG(conv_right >= 3, "%s: %ld convolutions asked for its math", precision_name(p),
 			  conv_right);
 	if (kind == LAYER_LINEAR)
 		CHECK_MSG(gemm_right >= 3, "%s: %ld GEMMs asked for its compute type",
 			  precision_name(p), gemm_right);
-#else
-	(void)kind;
-	(void)p;
-#endif
 }
+
+/* The layout cuDNN saw: under nhwc every convolution had a KRSC filter
+ * and channels-last tensors, under nchw none. */
+static void check_layout(enum layer_kind kind, enum gpu_layout layout,
+			 const struct emu_math_requests *m)
+{
+	long convs = m->conv_kcrs + m->conv_krsc;
+	int nhwc = layout == GPU_LAYOUT_NHWC;
+
+	if (kind != LAYER_CONV)
+		return;
+	CHECK_MSG(convs >= 3 && (nhwc ? m->conv_krsc : m->conv_kcrs) == convs &&
+		  (nhwc ? m->conv_nhwc : m->conv_nchw) == convs,
+		  "%s: %ld convolutions: filters KCRS %ld, KRSC %ld; inputs NCHW %ld, NHWC %ld",
+		  nhwc ? "nhwc" : "nchw", convs, m->conv_kcrs, m->conv_krsc, m->conv_nchw,
+		  m->conv_nhwc);
+}
+#endif
+
+/* The --gpu-layout of the case running (the _nhwc cases set it). */
+static enum gpu_layout case_layout = GPU_LAYOUT_NCHW;
 
 static void gpu_vs_ref(struct model_layer l, enum precision p, int n, int ci, int hi, int wi,
 		       int co, int ho, int wo)
@@ -88,22 +104,35 @@ static void gpu_vs_ref(struct model_layer l, enum precision p, int n, int ci, in
 
 	NEED_DEVICE();
 #ifdef HVD_GPU_EMU
-	struct emu_math_requests before;
-	emu_math_requests_take(&before);
+	struct emu_math_requests m;
+	emu_math_requests_take(&m);
 #endif
 	if (layer_pair_one(&t, l, n, ci, hi, wi, co, ho, wo, p,
 			   p == PRECISION_FP16 ? &gpu_fill_fp16 : &gpu_fill) == 0) {
+		t.gpu_layout = case_layout;
 		layer_vs_ref(&t, &backend_gpu_ops, p, NULL);
-		check_math(l.kind, p);
+#ifdef HVD_GPU_EMU
+		emu_math_requests_take(&m);
+		check_math(l.kind, p, &m);
+		check_layout(l.kind, case_layout, &m);
+#endif
 	}
 }
 
+static void gpu_vs_ref_nhwc(struct model_layer l, enum precision p, int n, int ci, int hi, int wi,
+			    int co, int ho, int wo)
+{
+	case_layout = GPU_LAYOUT_NHWC;
+	gpu_vs_ref(l, p, n, ci, hi, wi, co, ho, wo);
+	case_layout = GPU_LAYOUT_NCHW;
+}
+
 /* the shapes the cpu tests share, and a conv with bias */
-#define CASES(P, SUFFIX) \
-LAYER_CASES_BOTH(gpu_vs_ref, P, SUFFIX) \
+#define CASES(VS, P, SUFFIX) \
+LAYER_CASES_BOTH(VS, P, SUFFIX) \
 static void test_conv_bias_##SUFFIX(void) \
 { struct model_layer l = layer_proto(LAYER_CONV, 3, 1, 1, 0); l.has_bias = 1; \
-  gpu_vs_ref(l, P, 2, 16, 6, 6, 8, 6, 6); }
+  VS(l, P, 2, 16, 6, 6, 8, 6, 6); }
 
 #define ROWS(SUFFIX) \
 	{ "conv_7x7_stride2_" #SUFFIX, test_conv_7x7_stride2_##SUFFIX }, \
@@ -119,9 +148,13 @@ static void test_conv_bias_##SUFFIX(void) \
 	{ "linear_" #SUFFIX, test_linear_##SUFFIX }, \
 	{ "add_relu_" #SUFFIX, test_add_relu_##SUFFIX }
 
-CASES(PRECISION_FP32, fp32)
-CASES(PRECISION_BF16, bf16)
-CASES(PRECISION_FP16, fp16)
+CASES(gpu_vs_ref, PRECISION_FP32, fp32)
+CASES(gpu_vs_ref, PRECISION_BF16, bf16)
+CASES(gpu_vs_ref, PRECISION_FP16, fp16)
+/* the same under --gpu-layout nhwc */
+CASES(gpu_vs_ref_nhwc, PRECISION_FP32, fp32_nhwc)
+CASES(gpu_vs_ref_nhwc, PRECISION_BF16, bf16_nhwc)
+CASES(gpu_vs_ref_nhwc, PRECISION_FP16, fp16_nhwc)
 
 /* tf32 changes only the convolutions and GEMMs (fp32 storage): those. */
 static void test_conv_7x7_stride2_tf32(void)
@@ -130,6 +163,8 @@ static void test_conv_3x3_tf32(void)
 { gpu_vs_ref(layer_proto(LAYER_CONV, 3, 1, 1, 0), PRECISION_TF32, 2, 128, 8, 8, 32, 8, 8); }
 static void test_conv_1x1_stride2_tf32(void)
 { gpu_vs_ref(layer_proto(LAYER_CONV, 1, 2, 0, 0), PRECISION_TF32, 2, 64, 8, 8, 128, 4, 4); }
+static void test_conv_3x3_tf32_nhwc(void)
+{ gpu_vs_ref_nhwc(layer_proto(LAYER_CONV, 3, 1, 1, 0), PRECISION_TF32, 2, 128, 8, 8, 32, 8, 8); }
 static void test_linear_tf32(void)
 { struct model_layer l = layer_proto(LAYER_LINEAR, 0, 0, 0, 0); l.has_bias = 1;
   gpu_vs_ref(l, PRECISION_TF32, 3, 64, 1, 1, 14, 1, 1); }
@@ -146,18 +181,21 @@ static void test_batchnorm_split_over_parts_bf16(void)
 	gpu_vs_ref(layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), PRECISION_BF16, 8, 4, 48, 48, 4, 48, 48);
 }
 
+static void test_batchnorm_split_over_parts_fp32_nhwc(void)
+{
+	gpu_vs_ref_nhwc(layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), PRECISION_FP32, 8, 4, 48, 48, 4, 48,
+			48);
+}
+
 /* in (8, 6, 6) -1x1-> block[0, 8) -BN+ReLU-> mid (8) -3x3-> block[8, 12)
  * -global avg-> out (12): slices of one buffer, block[0, 8)'s gradient
  * accumulated from two readers. */
-static void test_dense_block_slices_fp32(void)
+static void dense_block_desc(struct model_desc *dd)
 {
 	struct model_desc d;
 	struct trainer_error err = { "" };
-	struct layer_pair t;
 	struct model_layer l;
 
-	NEED_DEVICE();
-	memset(&t, 0, sizeof(t));
 	model_desc_init(&d, "layer");
 	model_desc_add_tensor(&d, "in", TENSOR_PLAIN, 8, 6, 6, &err);
 	model_desc_add_tensor(&d, "block", TENSOR_CONCAT, 12, 6, 6, &err);
@@ -183,12 +221,155 @@ static void test_dense_block_slices_fp32(void)
 	l.in = (struct tensor_slice){ 1, 0, 12 };
 	l.out = (struct tensor_slice){ 3, 0, 12 };
 	model_desc_add_layer(&d, &l, &err);
-	if (layer_pair_finish(&t, &d, 3, PRECISION_FP32, &gpu_fill) == 0)
+	*dd = d;
+}
+
+static void dense_block_slices(enum gpu_layout layout)
+{
+	struct model_desc d;
+	struct layer_pair t;
+
+	NEED_DEVICE();
+	memset(&t, 0, sizeof(t));
+	dense_block_desc(&d);
+	if (layer_pair_finish(&t, &d, 3, PRECISION_FP32, &gpu_fill) == 0) {
+		t.gpu_layout = layout;
 		layer_vs_ref(&t, &backend_gpu_ops, PRECISION_FP32, NULL);
+	}
+}
+
+static void test_dense_block_slices_fp32(void) { dense_block_slices(GPU_LAYOUT_NCHW); }
+static void test_dense_block_slices_fp32_nhwc(void) { dense_block_slices(GPU_LAYOUT_NHWC); }
+
+/* What crosses to the host under one layout: the gradients of a
+ * training step, then parameters and Adam moments after a device update
+ * from moments loaded from the host. */
+struct crossing {
+	float *grads, *params, *m, *v;
+};
+
+static int cross(struct layer_pair *t, const float *params0, const float *m0, const float *v0,
+		 enum gpu_layout layout, struct crossing *out)
+{
+	struct trainer_error err = { "" };
+	struct backend_options opt = { .max_batch = t->n, .precision = PRECISION_FP32,
+				       .gpu_layout = layout };
+	struct optim_config cfg;
+	struct optim o;
+	size_t np = t->m.desc.param_count, bytes = np * sizeof(float);
+	float *y = calloc(t->out_count, sizeof(float));
+
+	memcpy(t->m.params, params0, bytes);
+	optim_config_default(&cfg);
+	CHECK_INT(optim_init(&o, &cfg, np, &err), 0);
+	memcpy(o.m, m0, bytes);
+	memcpy(o.v, v0, bytes);
+	struct backend *b = backend_gpu_ops.create(&t->m, &opt, &err);
+	struct backend_input in = { .x = t->x, .count = t->n };
+	int rc = !b || backend_gpu_ops.forward(b, &in, 1, y, &err) ||
+		 backend_gpu_ops.backward(b, t->dy, NULL, NULL, NULL, &err);
+	CHECK_MSG(rc == 0, "%s: %s", layout == GPU_LAYOUT_NHWC ? "nhwc" : "nchw", err.msg);
+	*out = (struct crossing){ malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes) };
+	memcpy(out->grads, t->m.grads, bytes);
+	struct gpu_train *g = rc ? NULL : gpu_train_open(b, &o, 1, &err);
+	rc = rc || !g || gpu_train_load_moments(g, &o, &err) ||
+	     gpu_train_optim_step(g, &o, 1e-2, &err) || gpu_train_sync_host(g, &o, &err);
+	CHECK_MSG(rc == 0, "device update: %s", err.msg);
+	memcpy(out->params, t->m.params, bytes);
+	memcpy(out->m, o.m, bytes);
+	memcpy(out->v, o.v, bytes);
+	gpu_train_close(g);
+	if (b)
+		backend_gpu_ops.destroy(b);
+	optim_free(&o);
+	free(y);
+	return rc ? -1 : 0;
+}
+
+static void crossing_free(struct crossing *c)
+{
+	free(c->grads);
+	free(c->params);
+	free(c->m);
+	free(c->v);
+}
+
+/* Host gradients, parameters and moments are torchvision's under both
+ * layouts (checkpoints and the host optimizer see one layout): the
+ * dense-block model (a 3x3 conv over 8 channels: a filter whose KRSC and
+ * KCRS differ) gives the same numbers through nhwc as through nchw, bit
+ * for bit on the emulated device (the same sums in the same order), to
+ * 1e-5 on a GPU (other algorithms may run). */
+static void test_layouts_equal_at_every_host_crossing(void)
+{
+	struct model_desc d;
+	struct layer_pair t;
+	struct crossing a = { 0 }, b = { 0 };
+	struct rng r;
+
+	NEED_DEVICE();
+	memset(&t, 0, sizeof(t));
+	dense_block_desc(&d);
+	if (layer_pair_finish(&t, &d, 3, PRECISION_FP32, &gpu_fill))
+		return;
+	size_t np = t.m.desc.param_count;
+	float *p0 = malloc(np * sizeof(float)), *m0 = malloc(np * sizeof(float));
+	float *v0 = malloc(np * sizeof(float));
+	memcpy(p0, t.m.params, np * sizeof(float));
+	rng_seed(&r, 8);
+	for (size_t i = 0; i < np; i++) {
+		m0[i] = (float)rng_normal(&r) * 0.01f;
+		v0[i] = (float)rng_uniform(&r) * 1e-4f;
+	}
+	if (cross(&t, p0, m0, v0, GPU_LAYOUT_NCHW, &a) == 0 &&
+	    cross(&t, p0, m0, v0, GPU_LAYOUT_NHWC, &b) == 0) {
+#ifdef HVD_GPU_EMU
+		double tol = 0;
+#else
+		double tol = 1e-5;
+#endif
+		CHECK_ARRAYS("gradients", b.grads, a.grads, np, tol, tol);
+		CHECK_ARRAYS("parameters", b.params, a.params, np, tol, tol);
+		CHECK_ARRAYS("first moments", b.m, a.m, np, tol, tol);
+		CHECK_ARRAYS("second moments", b.v, a.v, np, tol, tol);
+		CHECK_MSG(memcmp(a.params, p0, np * sizeof(float)) != 0, "the update changed nothing");
+	}
+	crossing_free(&a);
+	crossing_free(&b);
+	free(p0);
+	free(m0);
+	free(v0);
+	free(t.x);
+	free(t.dy);
+	model_destroy(&t.m);
+}
+
+/* A linear layer over pixels flattens them in torchvision's (C, H, W)
+ * order, which NHWC memory is not: refused at create, in one line. */
+static void test_nhwc_refuses_a_linear_layer_over_pixels(void)
+{
+	struct layer_pair t;
+	struct trainer_error err = { "" };
+	struct model_layer l = layer_proto(LAYER_LINEAR, 0, 0, 0, 0);
+
+	NEED_DEVICE();
+	if (layer_pair_one(&t, l, 2, 4, 3, 3, 5, 1, 1, PRECISION_FP32, &gpu_fill))
+		return;
+	struct backend_options opt = { .max_batch = 2, .precision = PRECISION_FP32,
+				       .gpu_layout = GPU_LAYOUT_NHWC };
+	struct backend *b = backend_gpu_ops.create(&t.m, &opt, &err);
+	CHECK(b == NULL);
+	if (b)
+		backend_gpu_ops.destroy(b);
+	CHECK_CONTAINS(err.msg, "--gpu-layout nhwc: a linear layer over 3x3 pixels");
+	CHECK(strchr(err.msg, '\n') == NULL);
+	free(t.x);
+	free(t.dy);
+	model_destroy(&t.m);
 }
 
 /* uint8 images: the GPU's normalisation equals input_norm.h's. */
-static void test_image_input_normalised_on_gpu(void)
+static void image_input_normalised(enum gpu_layout layout)
 {
 	struct layer_pair t;
 	struct batch images = { 0 };
@@ -202,8 +383,15 @@ static void test_image_input_normalised_on_gpu(void)
 	images.pixels = malloc(2 * 16 * 16);
 	for (int i = 0; i < 2 * 16 * 16; i++)
 		images.pixels[i] = (uint8_t)(i * 29 % 256);
+	t.gpu_layout = layout;
 	layer_vs_ref(&t, &backend_gpu_ops, PRECISION_FP32, &images);
 	free(images.pixels);
+}
+
+static void test_image_input_normalised_on_gpu(void) { image_input_normalised(GPU_LAYOUT_NCHW); }
+static void test_image_input_normalised_on_gpu_nhwc(void)
+{
+	image_input_normalised(GPU_LAYOUT_NHWC);
 }
 
 #ifdef HVD_GPU_EMU
@@ -403,6 +591,15 @@ const struct test_case gpu_layers_tests[] = {
 	ROWS(fp32),
 	ROWS(bf16),
 	ROWS(fp16),
+	ROWS(fp32_nhwc),
+	ROWS(bf16_nhwc),
+	ROWS(fp16_nhwc),
+	{ "conv_3x3_tf32_nhwc", test_conv_3x3_tf32_nhwc },
+	{ "dense_block_slices_fp32_nhwc", test_dense_block_slices_fp32_nhwc },
+	{ "batchnorm_split_over_parts_fp32_nhwc", test_batchnorm_split_over_parts_fp32_nhwc },
+	{ "image_input_normalised_on_gpu_nhwc", test_image_input_normalised_on_gpu_nhwc },
+	{ "layouts_equal_at_every_host_crossing", test_layouts_equal_at_every_host_crossing },
+	{ "nhwc_refuses_a_linear_layer_over_pixels", test_nhwc_refuses_a_linear_layer_over_pixels },
 	{ "conv_7x7_stride2_tf32", test_conv_7x7_stride2_tf32 },
 	{ "conv_3x3_tf32", test_conv_3x3_tf32 },
 	{ "conv_1x1_stride2_tf32", test_conv_1x1_stride2_tf32 },
