@@ -52,6 +52,7 @@ int layer_pair_finish(struct layer_pair *t, struct model_desc *d, int n, enum pr
 		t->m.state[i] = (float)(rng_uniform(&r) + 0.5);
 	t->n = n;
 	t->fp32_tol = 0;
+	t->gpu_layout = GPU_LAYOUT_NCHW;
 	t->in_count = (size_t)n * in->channels * in->height * in->width;
 	t->out_count = (size_t)n * out->channels * out->height * out->width;
 	t->x = malloc(t->in_count * sizeof(float));
@@ -113,7 +114,8 @@ static int run(struct layer_pair *t, const struct backend_ops *ops, enum precisi
 	       const float *state0, const struct batch *images, struct result *res)
 {
 	struct trainer_error err = { "" };
-	struct backend_options opt = { .max_batch = t->n, .precision = p };
+	struct backend_options opt = { .max_batch = t->n, .precision = p,
+				       .gpu_layout = t->gpu_layout };
 	size_t np = t->m.desc.param_count, ns = t->m.desc.state_count;
 
 	memcpy(t->m.state, state0, ns * sizeof(float));

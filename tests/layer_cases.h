@@ -26,6 +26,7 @@ struct layer_pair {
 	float *x;                    /* (N, C, H, W) of the input tensor */
 	float *dy;                   /* (N, C, H, W) of the output tensor */
 	int fp32_tol;                /* compare at fp32's tolerance whatever the precision */
+	enum gpu_layout gpu_layout;  /* the backend's --gpu-layout (the gpu backend's cases) */
 };
 
 /* How the inputs are drawn: the rng seed and the scale of dy. */

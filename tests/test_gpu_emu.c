@@ -39,7 +39,7 @@ static void tensor_make(struct tensor *t, int n, int c_total, int c0, int c, int
 		t->data[i] = (float)rng_normal(r);
 	float *base = t->data + (size_t)c0 * h * w;
 	t->r = (struct ref_view){ base, n, c, h, w, (size_t)c_total * h * w };
-	t->g = (struct gpu_view){ base, n, c, h, w, (long long)c_total * h * w };
+	t->g = gpu_view_nchw(t->data, sizeof(float), n, c_total, c0, c, h, w);
 }
 
 static struct tensor tensor_copy(const struct tensor *t, size_t total)
@@ -331,12 +331,12 @@ static void test_input_images_match_input_norm(void)
 	memcpy(k.std, input_norm_std, sizeof(k.std));
 	input_norm_nchw(&b, N, want);
 	CHECK(gpu_input_geometry_init(&geo, N, S, S, NULL, &err) == 0);
-	struct gpu_view dst = { got, N, 3, S, S, 3 * S * S };
+	struct gpu_view dst = gpu_view_nchw(got, sizeof(float), N, 3, 0, 3, S, S);
 	CHECK_INT(gpu_emu.input_images(0, GPU_F32, px, &geo, NULL, k, dst), 0);
 	CHECK_CLOSE(got, want, (size_t)N * 3 * S * S, 0, "whole images");
 	struct gpu_crop crops[N] = { { 1, 2, 0 }, { 3, 0, 1 } };
 	CHECK(gpu_input_geometry_init(&geo, N, S, OUT, crops, &err) == 0);
-	struct gpu_view dst_small = { small, N, 3, OUT, OUT, 3 * OUT * OUT };
+	struct gpu_view dst_small = gpu_view_nchw(small, sizeof(float), N, 3, 0, 3, OUT, OUT);
 	CHECK_INT(gpu_emu.input_images(0, GPU_F32, px, &geo, crops, k, dst_small), 0);
 	for (int n = 0; n < N; n++)
 		for (int c = 0; c < 3; c++)
@@ -366,7 +366,7 @@ static void test_low_precision_conversions(void)
 		x[i] = (float)rng_normal(&r);
 	for (int t = GPU_F16; t <= GPU_BF16; t++) {
 		double tol = t == GPU_F16 ? 1.0 / 1024 : 1.0 / 128;
-		struct gpu_view v = { lp, 1, 1, 1, N, N };
+		struct gpu_view v = gpu_view_nchw(lp, 2, 1, 1, 0, 1, 1, N);
 		CHECK_INT(gpu_emu.to_view(0, (enum gpu_dtype)t, x, 2.0f, v, 0), 0);
 		CHECK_INT(gpu_emu.from_view(0, (enum gpu_dtype)t, v, 0.5f, back), 0);
 		CHECK_CLOSE(back, x, N, tol, t == GPU_F16 ? "fp16 round trip" : "bf16 round trip");
@@ -432,7 +432,7 @@ static void test_block_sum_fold_equals_tree(void)
 			for (int c = 0; c < C; c++)
 				gamma[c] = 0.5f + 0.25f * c, beta[c] = 0.1f - 0.2f * c;
 			for (int fold = 0; fold < 2; fold++) {
-				struct gpu_view xv = { in[0], n, C, h, w, (long long)C * h * w };
+				struct gpu_view xv = gpu_view_nchw(in[0], sizeof(float), n, C, 0, C, h, w);
 				struct gpu_view yv = xv, dyv = xv, dxv = xv;
 				y[fold] = malloc(bytes);
 				dx[fold] = malloc(bytes);

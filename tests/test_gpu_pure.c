@@ -138,7 +138,7 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 		return;
 	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
 	struct gpu_region r[] = { p.act[0], p.grad[0], p.act[1], p.grad[1], p.params, p.grads,
-				  p.params_lp, p.dw_lp, p.state, p.bn_saved, p.io, p.images[0],
+				  p.params_lp, p.dw_lp, p.filter_io, p.state, p.bn_saved, p.io, p.images[0],
 				  p.images[1], p.flags, p.loss, p.workspace, p.bn_parts };
 	size_t n = sizeof(r) / sizeof(r[0]), sum = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -153,6 +153,7 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 	CHECK_INT(p.params.bytes, d.param_count * 4);                /* fp32 master */
 	CHECK_INT(p.params_lp.bytes, d.param_count * 2);
 	CHECK_INT(p.dw_lp.bytes, 16 * 8 * 9 * 2);                     /* largest conv weight */
+	CHECK_INT(p.filter_io.bytes, 16 * 8 * 9 * 4);                 /* the same, fp32 */
 	CHECK_INT(p.images[0].bytes, 4 * 16 * 16);                    /* uint8 (N, S, S) */
 	CHECK_INT(p.io.bytes, 4 * 24 * 16 * 16 * 4);                  /* larger of in, out (block): fp32 */
 	CHECK_INT(p.workspace.bytes, 1000);

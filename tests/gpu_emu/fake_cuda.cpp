@@ -40,6 +40,7 @@
 
 /* --- TF32: what fp32 work permitting it sees, and what it was asked --- */
 static std::atomic<long> conv_fma, conv_tf32, conv_other, gemm_32f, gemm_tf32, gemm_other;
+static std::atomic<long> conv_kcrs, conv_krsc, conv_nchw, conv_nhwc;
 
 extern "C" void emu_math_requests_take(struct emu_math_requests *out)
 {
@@ -49,6 +50,10 @@ extern "C" void emu_math_requests_take(struct emu_math_requests *out)
 	out->gemm_32f = gemm_32f.exchange(0);
 	out->gemm_tf32 = gemm_tf32.exchange(0);
 	out->gemm_other = gemm_other.exchange(0);
+	out->conv_kcrs = conv_kcrs.exchange(0);
+	out->conv_krsc = conv_krsc.exchange(0);
+	out->conv_nchw = conv_nchw.exchange(0);
+	out->conv_nhwc = conv_nhwc.exchange(0);
 }
 
 /* v with 10 mantissa bits: to nearest, ties away from zero (cvt.rna);
@@ -92,7 +97,8 @@ static void store(void *p, size_t i, int fp16, int bf16, float v, float alpha, f
 		((float *)p)[i] = r;
 }
 
-/* --- cuDNN --- */
+/* --- cuDNN (tensors of any non-overlapping strides, filters KCRS or
+ * KRSC; a KRSC filter only with channels-last tensors) --- */
 struct cudnnContext { cudaStream_t stream; };
 struct cudnnTensorStruct {
 	cudnnDataType_t type;
@@ -100,6 +106,7 @@ struct cudnnTensorStruct {
 };
 struct cudnnFilterStruct {
 	cudnnDataType_t type;
+	cudnnTensorFormat_t format;  /* NCHW: KCRS; NHWC: KRSC */
 	int k, c, h, w;
 };
 struct cudnnConvolutionStruct {
@@ -133,7 +140,46 @@ static size_t at(const cudnnTensorStruct *d, int n, int c, int y, int x)
 
 static size_t wat(const cudnnFilterStruct *f, int k, int c, int y, int x)
 {
+	if (f->format == CUDNN_TENSOR_NHWC)
+		return (((size_t)k * f->h + y) * f->w + x) * f->c + c;
 	return (((size_t)k * f->c + c) * f->h + y) * f->w + x;
+}
+
+/* Channels innermost: what a KRSC filter needs of its tensors (the
+ * legacy API's NHWC-filter algorithms take NHWC tensors only; a channel
+ * slice of a wider NHWC buffer is still NHWC). */
+static int channels_last(const cudnnTensorStruct *d)
+{
+	return d->c == 1 || (d->cs == 1 && d->ws >= d->c);
+}
+
+/* No two elements of (n, c, h, w) at one offset: the strides, sorted,
+ * each at least the span of the dimensions inside it (extent-1
+ * dimensions take any stride). Any order of the dimensions. */
+static int strides_disjoint(int n, int c, int h, int w, int ns, int cs, int hs, int ws)
+{
+	int ext[4] = { n, c, h, w }, str[4] = { ns, cs, hs, ws }, idx[4] = { 0, 1, 2, 3 };
+	long long span = 1;
+
+	std::sort(idx, idx + 4, [&](int a, int b) { return str[a] < str[b]; });
+	for (int i = 0; i < 4; i++) {
+		int d = idx[i];
+		if (ext[d] == 1)
+			continue;
+		if (str[d] < span)
+			return 0;
+		span = (long long)str[d] * ext[d];
+	}
+	return 1;
+}
+
+/* A convolution call's layouts, every data type: its filter's format and
+ * whether its input tensor has channels innermost (channel stride below
+ * pixel stride). */
+static void count_layout(const cudnnTensorStruct *x, const cudnnFilterStruct *f)
+{
+	(f->format == CUDNN_TENSOR_NHWC ? conv_krsc : conv_kcrs)++;
+	(x->cs < x->ws ? conv_nhwc : conv_nchw)++;
 }
 
 /* Checks what the emulation supports; CUDNN_STATUS_NOT_SUPPORTED else. */
@@ -142,6 +188,8 @@ static cudnnStatus_t conv_supported(const cudnnTensorStruct *x, const cudnnFilte
 {
 	if (cv->mode != CUDNN_CROSS_CORRELATION || f->c != x->c || f->k != y->c || x->n != y->n ||
 	    x->type != f->type || x->type != y->type)
+		return CUDNN_STATUS_NOT_SUPPORTED;
+	if (f->format == CUDNN_TENSOR_NHWC && (!channels_last(x) || !channels_last(y)))
 		return CUDNN_STATUS_NOT_SUPPORTED;
 	int oh = (x->h + 2 * cv->pad_h - cv->dil_h * (f->h - 1) - 1) / cv->u + 1;
 	int ow = (x->w + 2 * cv->pad_w - cv->dil_w * (f->w - 1) - 1) / cv->v + 1;
@@ -174,7 +222,8 @@ cudnnStatus_t cudnnDestroyTensorDescriptor(cudnnTensorDescriptor_t d) { delete d
 cudnnStatus_t cudnnSetTensor4dDescriptorEx(cudnnTensorDescriptor_t d, cudnnDataType_t type, int n,
 					   int c, int h, int w, int ns, int cs, int hs, int ws)
 {
-	if (n < 1 || c < 1 || h < 1 || w < 1 || ws < 1 || hs < w * ws || cs < h * hs)
+	if (n < 1 || c < 1 || h < 1 || w < 1 || ns < 1 || cs < 1 || hs < 1 || ws < 1 ||
+	    !strides_disjoint(n, c, h, w, ns, cs, hs, ws))
 		return CUDNN_STATUS_BAD_PARAM;
 	*d = { type, n, c, h, w, ns, cs, hs, ws };
 	return CUDNN_STATUS_SUCCESS;
@@ -191,9 +240,11 @@ cudnnStatus_t cudnnDestroyFilterDescriptor(cudnnFilterDescriptor_t d) { delete d
 cudnnStatus_t cudnnSetFilter4dDescriptor(cudnnFilterDescriptor_t d, cudnnDataType_t type,
 					 cudnnTensorFormat_t format, int k, int c, int h, int w)
 {
-	if (format != CUDNN_TENSOR_NCHW)
+	if (format != CUDNN_TENSOR_NCHW && format != CUDNN_TENSOR_NHWC)
 		return CUDNN_STATUS_NOT_SUPPORTED;
-	*d = { type, k, c, h, w };
+	if (k < 1 || c < 1 || h < 1 || w < 1)
+		return CUDNN_STATUS_BAD_PARAM;
+	*d = { type, format, k, c, h, w };
 	return CUDNN_STATUS_SUCCESS;
 }
 
@@ -306,11 +357,16 @@ static std::vector<float> dense_tensor(const cudnnTensorStruct *d, const void *p
 	return v;
 }
 
+/* A filter's elements as dense fp32 [k][c][r][s], whatever its format. */
 static std::vector<float> dense_filter(const cudnnFilterStruct *f, const void *p)
 {
 	std::vector<float> v((size_t)f->k * f->c * f->h * f->w);
-	for (size_t i = 0; i < v.size(); i++)
-		v[i] = load(p, i, is_half(f->type), is_bf16(f->type));
+	size_t i = 0;
+	for (int k = 0; k < f->k; k++)
+		for (int c = 0; c < f->c; c++)
+			for (int y = 0; y < f->h; y++)
+				for (int x = 0; x < f->w; x++)
+					v[i++] = load(p, wat(f, k, c, y, x), is_half(f->type), is_bf16(f->type));
 	return v;
 }
 
@@ -513,6 +569,7 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, const void *alpha,
 	    (st = emu_algo_check(EMU_FWD, &d, (int)algo, ws, ws_bytes)) != CUDNN_STATUS_SUCCESS)
 		return st;
 	count_conv(xd, cv);
+	count_layout(xd, wd);
 	cudnnTensorStruct X = *xd, Y = *yd;
 	cudnnFilterStruct W = *wd;
 	cudnnConvolutionStruct C = *cv;
@@ -536,6 +593,7 @@ cudnnStatus_t cudnnConvolutionBackwardData(cudnnHandle_t h, const void *alpha,
 	    (st = emu_algo_check(EMU_BWD_DATA, &d, (int)algo, ws, ws_bytes)) != CUDNN_STATUS_SUCCESS)
 		return st;
 	count_conv(dxd, cv);
+	count_layout(dxd, wd);
 	cudnnTensorStruct DY = *dyd, DX = *dxd;
 	cudnnFilterStruct W = *wd;
 	cudnnConvolutionStruct C = *cv;
@@ -560,6 +618,7 @@ cudnnStatus_t cudnnConvolutionBackwardFilter(cudnnHandle_t h, const void *alpha,
 	    (st = emu_algo_check(EMU_BWD_FILTER, &d, (int)algo, ws, ws_bytes)) != CUDNN_STATUS_SUCCESS)
 		return st;
 	count_conv(xd, cv);
+	count_layout(xd, dwd);
 	cudnnTensorStruct X = *xd, DY = *dyd;
 	cudnnFilterStruct DW = *dwd;
 	cudnnConvolutionStruct C = *cv;

@@ -57,6 +57,16 @@ enum conv_algorithms {
 	CONV_ALGOS_TIMED_ANY,   /* timed, non-deterministic algorithms allowed */
 };
 
+/* --gpu-layout, in the settings row's order: how the gpu backend lays
+ * out activations and gradients (NCHW or NHWC) and conv filters (KCRS or
+ * KRSC) on the device (backend/gpu/README.md, "Layout"); parameters,
+ * gradients and checkpoints on the host stay torchvision's. Host
+ * backends take either and change nothing. */
+enum gpu_layout {
+	GPU_LAYOUT_NCHW,
+	GPU_LAYOUT_NHWC,
+};
+
 struct backend;  /* each backend's own context */
 
 /* How ranks agree on what one of them measured (the gpu backend's timed
@@ -80,6 +90,7 @@ struct backend_options {
 	int native_only;        /* probe: refuse a precision this machine
 				   only emulates (slower than fp32) */
 	enum conv_algorithms conv_algorithms;
+	enum gpu_layout gpu_layout;
 	const char *algo_cache_dir;  /* where timed choices are kept (NULL: not kept) */
 	struct backend_share share;
 };

@@ -29,6 +29,7 @@ struct session_config {
 	uint64_t seed;              /* the parameters' initialisation */
 	int memory_efficient;
 	enum conv_algorithms conv_algorithms;
+	enum gpu_layout gpu_layout;
 	int params_given;           /* a checkpoint or rank 0 gives every parameter:
 				       no initialisation (zeros until then) */
 };

@@ -70,7 +70,8 @@ int session_open(struct session *s, const struct session_config *c)
 	struct backend_options opt = {
 		.max_batch = (int)c->batch, .precision = c->precision,
 		.threads = (int)c->threads, .memory_efficient = c->memory_efficient,
-		.conv_algorithms = c->conv_algorithms, .algo_cache_dir = algo_cache_dir(),
+		.conv_algorithms = c->conv_algorithms, .gpu_layout = c->gpu_layout,
+		.algo_cache_dir = algo_cache_dir(),
 		.share = algo_share(),
 	};
 

@@ -40,6 +40,12 @@ const struct setting settings_table[] = {
 		  "deterministic ones only, cached in $XDG_CACHE_HOME/chexnet; heuristic: cuDNN's "
 		  "heuristics, deterministic ones only; timed-any: timed, non-deterministic allowed "
 		  "(--resume then not bit-identical); no effect on cpu and ref" },
+	{ "--gpu-layout", "gpu_layout", SETTING_CHOICE, SETTING_ALL, RESUME_FREE,
+	  .choices = "nchw|nhwc", .fallback = "nchw", .env = "CHEXNET_GPU_LAYOUT",
+	  .offset = OFF(gpu_layout),
+	  .help = "the GPU's activations and gradients channels-first (nchw) or channels-last "
+		  "(nhwc, conv filters KRSC: cuDNN's fast tensor-core layout); checkpoints keep "
+		  "torchvision's layout either way; no effect on cpu and ref" },
 	{ "--size", "size", SETTING_LONG, SETTING_ALL, RESUME_MEANING, 32, 4096, .fallback = "224",
 	  .offset = OFF(size), .help = "image side in pixels (eval, predict, locate: the checkpoint's)" },
 	{ NULL, "stored_size", SETTING_LONG, T, RESUME_RECORDED, .set_by = "--data" },
@@ -173,7 +179,7 @@ const int settings_count = (int)(sizeof(settings_table) / sizeof(settings_table[
 _Static_assert(sizeof(settings_table) / sizeof(settings_table[0]) <= SETTINGS_MAX,
 	       "struct settings' given[] holds one byte per row");
 _Static_assert(sizeof(enum precision) == sizeof(int) && sizeof(enum optim_kind) == sizeof(int) &&
-	       sizeof(enum conv_algorithms) == sizeof(int),
+	       sizeof(enum conv_algorithms) == sizeof(int) && sizeof(enum gpu_layout) == sizeof(int),
 	       "CHOICE rows store an int");
 
 static int set_row(void *o, const struct setting *row, const char *text, int given,

@@ -48,6 +48,7 @@ struct settings {
 	enum precision precision;   /* resolved when precision_auto (--precision auto) */
 	int precision_auto;
 	enum conv_algorithms conv_algorithms; /* --conv-algorithms (gpu) */
+	enum gpu_layout gpu_layout;           /* --gpu-layout (gpu) */
 	long batch, size, threads;
 	long stored_size;           /* eval/predict/locate: the checkpoint's view (0: the source's) */
 	int aspect;                 /* enum image_aspect, likewise (0: pad) */

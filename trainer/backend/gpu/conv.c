@@ -1,5 +1,6 @@
 /* backend/gpu/conv.c - LAYER_CONV on the GPU through cuDNN's convolution API:
- * strided NCHW descriptors (a dense-block slice is a view, no copy),
+ * strided NCHW or NHWC descriptors with KCRS or KRSC filters, from the
+ * views gpu_slice decides (a dense-block slice is a view, no copy),
  * algorithms chosen per shape within the pool's workspace by
  * conv_algos.c (timed or cuDNN's heuristics, --conv-algorithms). The math type is the
  * precision's (b->conv_math, gpu_backend.c): fp32 runs with FMA math only
@@ -17,19 +18,26 @@ cudnnDataType_t gpu_cudnn_type(enum gpu_dtype dt)
 	return dt == GPU_F16 ? CUDNN_DATA_HALF : dt == GPU_BF16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT;
 }
 
+/* A view's strides as a 4-d descriptor of batch n. */
+static int set_tensor(cudnnTensorDescriptor_t d, cudnnDataType_t type, int n, struct gpu_view v,
+		      struct trainer_error *err)
+{
+	GPU_CUDNN(cudnnSetTensor4dDescriptorEx(d, type, n, v.c, v.h, v.w, (int)v.image_stride,
+		(int)v.channel_stride, (int)(v.w * v.pixel_stride), (int)v.pixel_stride));
+	return 0;
+}
+
 static int set_descriptors(struct backend *b, struct gpu_layer *l, int n,
 			   struct trainer_error *err)
 {
 	const struct model_layer *ml = l->ml;
 	struct gpu_conv_state *c = l->conv;
 	cudnnDataType_t type = gpu_cudnn_type(b->dt);
-	int hw_in = ml->in_h * ml->in_w, hw_out = ml->out_h * ml->out_w;
 
-	GPU_CUDNN(cudnnSetTensor4dDescriptorEx(c->x, type, n, ml->in.channels, ml->in_h, ml->in_w,
-		(int)gpu_image_stride(b, ml->in.tensor), hw_in, ml->in_w, 1));
-	GPU_CUDNN(cudnnSetTensor4dDescriptorEx(c->y, type, n, ml->out.channels, ml->out_h,
-		ml->out_w, (int)gpu_image_stride(b, ml->out.tensor), hw_out, ml->out_w, 1));
-	GPU_CUDNN(cudnnSetFilter4dDescriptor(c->w, type, CUDNN_TENSOR_NCHW, ml->out.channels,
+	if (set_tensor(c->x, type, n, gpu_view_at(b, &ml->in, NULL), err) ||
+	    set_tensor(c->y, type, n, gpu_view_at(b, &ml->out, NULL), err))
+		return -1;
+	GPU_CUDNN(cudnnSetFilter4dDescriptor(c->w, type, gpu_filter_format(b), ml->out.channels,
 		ml->in.channels, ml->kernel, ml->kernel));
 	GPU_CUDNN(cudnnSetConvolution2dDescriptor(c->conv, ml->pad, ml->pad, ml->stride, ml->stride,
 		1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));

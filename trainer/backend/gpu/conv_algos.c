@@ -25,7 +25,7 @@ static struct gpu_conv_key key_of(const struct backend *b, const struct model_la
 				  enum gpu_conv_dir dir, int n)
 {
 	return (struct gpu_conv_key){
-		.dir = dir, .dtype = b->opt.precision, .math = b->conv_math, .layout = 0,
+		.dir = dir, .dtype = b->opt.precision, .math = b->conv_math, .layout = gpu_nhwc(b),
 		.any = b->opt.conv_algorithms == CONV_ALGOS_TIMED_ANY, .n = n,
 		.c = ml->in.channels, .h = ml->in_h, .w = ml->in_w, .k = ml->out.channels,
 		.r = ml->kernel, .stride = ml->stride, .pad = ml->pad,

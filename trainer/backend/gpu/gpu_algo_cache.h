@@ -24,7 +24,7 @@ struct gpu_conv_key {
 	int32_t dir;                 /* enum gpu_conv_dir */
 	int32_t dtype;               /* enum precision */
 	int32_t math;                /* cudnnMathType_t the descriptor asks for */
-	int32_t layout;              /* 0: NCHW tensors, KCRS filters (the only one today) */
+	int32_t layout;              /* enum gpu_layout: 0 NCHW/KCRS, 1 NHWC/KRSC */
 	int32_t any;                 /* 1: non-deterministic algorithms allowed */
 	int32_t n, c, h, w;          /* input (N, C, H, W) */
 	int32_t k, r, stride, pad;   /* out channels, kernel, stride, pad */

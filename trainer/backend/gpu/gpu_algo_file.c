@@ -33,7 +33,7 @@ void gpu_algo_file_path(const char *folder, const char *device, char *out, size_
 static void range_of(int i, long long *lo, long long *hi)
 {
 	static const long long ranges[FIELDS][2] = {
-		{ 0, 2 }, { 0, 3 }, { 0, 3 }, { 0, 0 }, { 0, 1 },          /* dir dtype math layout any */
+		{ 0, 2 }, { 0, 3 }, { 0, 3 }, { 0, 1 }, { 0, 1 },          /* dir dtype math layout any */
 		{ 1, SIDE_MAX }, { 1, SIDE_MAX }, { 1, SIDE_MAX }, { 1, SIDE_MAX },   /* n c h w */
 		{ 1, SIDE_MAX }, { 1, 64 }, { 1, 64 }, { 0, 64 },          /* k r stride pad */
 		{ 1, 1LL << 50 }, { 1, 1LL << 50 }, { 0, 1LL << 50 },     /* xs ys budget */

@@ -124,6 +124,10 @@ static int plan_layers(struct backend *b, struct trainer_error *err)
 						 l->ml->name, (int)l->ml->kind);
 		if (l->ml->weight_count + l->ml->bias_count)
 			GPU_CUDA(cudaEventCreateWithFlags(&l->grads_done, cudaEventDisableTiming));
+		if (l->ml->kind == LAYER_LINEAR && gpu_nhwc(b) && l->ml->in_h * l->ml->in_w > 1)
+			return trainer_error_set(err, "gpu: layer '%s': --gpu-layout nhwc: a linear layer "
+						 "over %dx%d pixels (torchvision flattens C, H, W) needs "
+						 "--gpu-layout nchw", l->ml->name, l->ml->in_h, l->ml->in_w);
 		if (l->ml->kind != LAYER_CONV)
 			continue;
 		if (!(l->conv = calloc(1, sizeof(*l->conv))))
@@ -195,8 +199,8 @@ static int gpu_load_params(struct backend *b, struct trainer_error *err)
 {
 	const struct model_desc *d = &b->m->desc;
 
-	GPU_COPY(cudaMemcpyAsync(gpu_params(b), b->m->params, d->param_count * sizeof(float),
-				 cudaMemcpyHostToDevice, b->stream));
+	if (gpu_params_upload(b, gpu_params(b), b->m->params, d->param_count, err))
+		return -1;
 	if (d->state_count)
 		GPU_COPY(cudaMemcpyAsync(gpu_state(b), b->m->state, d->state_count * sizeof(float),
 					 cudaMemcpyHostToDevice, b->stream));

@@ -1,8 +1,9 @@
 /* gpu_internal.h - the GPU backend's context (struct backend) and its
  * per-layer-kind ops table. One device pool holds every buffer
- * (gpu_pool_plan.h, M2); tensors are NCHW in the activation type, each
- * model tensor one region of (max_batch, C, H, W), so a layer's channel
- * slice is a strided view (the dense-block buffers need no copies).
+ * (gpu_pool_plan.h, M2); tensors are NCHW or NHWC (--gpu-layout, decided
+ * in gpu_slice) in the activation type, each model tensor one region of
+ * (max_batch, C, H, W), so a layer's channel slice is a strided view (the
+ * dense-block buffers need no copies).
  * What this is not: the public accessors (gpu_backend.h).
  */
 #ifndef HVD_TRAINER_GPU_INTERNAL_H
@@ -114,17 +115,39 @@ static inline void *gpu_region(const struct backend *b, const struct gpu_region 
 	return r->bytes ? b->pool + r->offset : NULL;
 }
 
-static inline struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad)
+/* The one place that decides where a model tensor's elements lie
+ * (--gpu-layout, b->opt.gpu_layout): every activation and gradient
+ * region is (max_batch, C, H, W) as NCHW or NHWC, and a layer's channel
+ * slice is a view into it (no copy). The conv descriptors (conv.c) take
+ * their strides from these views. */
+static inline int gpu_nhwc(const struct backend *b)
+{
+	return b->opt.gpu_layout == GPU_LAYOUT_NHWC;
+}
+
+/* The filter format of every conv on the device: KRSC with NHWC. */
+static inline cudnnTensorFormat_t gpu_filter_format(const struct backend *b)
+{
+	return gpu_nhwc(b) ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+}
+
+/* Slice s of a tensor whose region starts at base (NULL: strides only). */
+static inline struct gpu_view gpu_view_at(const struct backend *b, const struct tensor_slice *s,
+					  void *base)
 {
 	const struct model_tensor *t = &b->m->desc.tensors[s->tensor];
-	const struct gpu_region *r = grad ? &b->plan.grad[s->tensor] : &b->plan.act[s->tensor];
-	size_t plane = (size_t)t->height * t->width;
+	struct gpu_view (*view)(void *, size_t, int, int, int, int, int, int) =
+		gpu_nhwc(b) ? gpu_view_nhwc : gpu_view_nchw;
 
-	return (struct gpu_view){
-		.data = b->pool + r->offset + (size_t)s->c0 * plane * b->elem_bytes,
-		.n = b->count, .c = s->channels, .h = t->height, .w = t->width,
-		.image_stride = (long long)t->channels * (long long)plane,
-	};
+	return view(base, b->elem_bytes, b->count, t->channels, s->c0, s->channels, t->height,
+		    t->width);
+}
+
+static inline struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad)
+{
+	const struct gpu_region *r = grad ? &b->plan.grad[s->tensor] : &b->plan.act[s->tensor];
+
+	return gpu_view_at(b, s, b->pool + r->offset);
 }
 
 /* Elements between two images of a model tensor (a slice's stride). */
@@ -152,6 +175,19 @@ static inline const void *gpu_weights(const struct backend *b, size_t offset)
  * through pinned host_io, queued on the compute stream (waits only until
  * the previous upload out of host_io has left it). */
 int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err);
+
+/* gpu_filters.c: parameter vectors (params, grads, moments: count
+ * floats) between the host's torchvision layout and the device's, queued
+ * on b->stream; gpu_filter_permuted: layer ml's filter differs between
+ * the two (a KRSC conv of R*S > 1, C > 1). */
+int gpu_filter_permuted(const struct backend *b, const struct model_layer *ml);
+int gpu_params_upload(struct backend *b, float *dev, const float *host, size_t count,
+		      struct trainer_error *err);
+int gpu_params_download(struct backend *b, float *host, const float *dev, size_t count,
+			struct trainer_error *err);
+/* Layer ml's weights and bias, dev -> host (both whole vectors). */
+int gpu_layer_grads_download(struct backend *b, const struct model_layer *ml, float *host,
+			     const float *dev, struct trainer_error *err);
 
 /* gpu_loss.c: backend.h's loss ops, and the hooks forward/backward call. */
 int gpu_loss_setup(struct backend *b, struct trainer_error *err);

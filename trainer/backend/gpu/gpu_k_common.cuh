@@ -30,26 +30,63 @@ __host__ __device__ __forceinline__ long long view_elems(const struct gpu_view &
 	return (long long)v.n * v.c * v.h * v.w;
 }
 
-/* Offset of the i-th element in (n, c, y, x) order. */
-__device__ __forceinline__ long long view_offset(const struct gpu_view &v, long long i)
+/* Element (n, c, p) of v, p = y*w + x: its offset in elements. */
+__host__ __device__ __forceinline__ long long view_at(const struct gpu_view &v, int n, int c,
+						      long long p)
 {
-	long long per_image = (long long)v.c * v.h * v.w;
-	long long n = i / per_image;
-	return n * v.image_stride + (i - n * per_image);
+	return n * v.image_stride + c * v.channel_stride + p * v.pixel_stride;
+}
+
+/* A position in a view: image, channel, pixel (y*w + x). */
+struct view_pos {
+	int n, c;
+	long long p;
+};
+
+/* The i-th element of v in its memory order: (n, p, c) when channels
+ * are innermost (NHWC), else (n, c, p); element-wise kernels walk every
+ * view of a call by the first one's positions, so neighbouring threads
+ * touch neighbouring memory. */
+__device__ __forceinline__ struct view_pos view_walk(const struct gpu_view &v, long long i)
+{
+	long long hw = (long long)v.h * v.w, per_image = v.c * hw;
+	struct view_pos q;
+	q.n = (int)(i / per_image);
+	long long r = i - q.n * per_image;
+	if (v.channel_stride < v.pixel_stride) {
+		q.p = r / v.c;
+		q.c = (int)(r - q.p * v.c);
+	} else {
+		q.c = (int)(r / hw);
+		q.p = r - q.c * hw;
+	}
+	return q;
+}
+
+/* The i-th element in (n, c, y, x) order: packed NCHW host data. */
+__device__ __forceinline__ struct view_pos view_nchw(const struct gpu_view &v, long long i)
+{
+	long long hw = (long long)v.h * v.w, per_image = v.c * hw;
+	struct view_pos q;
+	q.n = (int)(i / per_image);
+	long long r = i - q.n * per_image;
+	q.c = (int)(r / hw);
+	q.p = r - q.c * hw;
+	return q;
 }
 
 template <typename T>
-__device__ __forceinline__ float view_load(const struct gpu_view &v, long long i)
+__device__ __forceinline__ float view_load(const struct gpu_view &v, struct view_pos q)
 {
-	return to_f32(((const T *)v.data)[view_offset(v, i)]);
+	return to_f32(((const T *)v.data)[view_at(v, q.n, q.c, q.p)]);
 }
 
 /* dst = v, or dst += v when accumulate. */
 template <typename T>
-__device__ __forceinline__ void view_store(const struct gpu_view &v, long long i, float x,
+__device__ __forceinline__ void view_store(const struct gpu_view &v, struct view_pos q, float x,
 					   int accumulate)
 {
-	T *p = (T *)v.data + view_offset(v, i);
+	T *p = (T *)v.data + view_at(v, q.n, q.c, q.p);
 	*p = from_f32<T>(accumulate ? to_f32(*p) + x : x);
 }
 

@@ -1,5 +1,6 @@
 /* gpu_k_elt.cu - element-wise kernels of the GPU backend: the input step
  * (uint8 crop/flip/normalise, P3), type conversions and loss (un)scaling,
+ * conv filters between KCRS and KRSC,
  * ReLU, ADD, linear bias, and the Adam/SGD updates. One thread per output
  * element, grid-stride loops. What it does not do: reductions over
  * channels (gpu_k_layers.cu).
@@ -19,9 +20,8 @@ __global__ void input_images_kernel(const uint8_t *src, struct gpu_input_geometr
 		struct gpu_crop c = crops ? crops[n] : gpu_crop{ 0, 0, 0 };
 		int sx = c.x0 + (c.flip ? g.out_size - 1 - ox : ox), sy = c.y0 + oy;
 		float v = src[(size_t)n * g.src_image_bytes + (size_t)sy * g.src_size + sx] / 255.0f;
-		T *out = (T *)dst.data + n * dst.image_stride + p;
 		for (int ch = 0; ch < 3; ch++)
-			out[ch * plane] = from_f32<T>((v - k.mean[ch]) / k.std[ch]);
+			((T *)dst.data)[view_at(dst, n, ch, p)] = from_f32<T>((v - k.mean[ch]) / k.std[ch]);
 	}
 }
 
@@ -38,7 +38,7 @@ template <typename T>
 __global__ void to_view_kernel(const float *src, float scale, struct gpu_view dst, int accumulate)
 {
 	GPU_K_FOR(i, view_elems(dst))
-		view_store<T>(dst, i, scale * src[i], accumulate);
+		view_store<T>(dst, view_nchw(dst, i), scale * src[i], accumulate);
 }
 
 extern "C" cudaError_t gpu_k_to_view(cudaStream_t s, enum gpu_dtype dt, const float *src,
@@ -52,7 +52,7 @@ template <typename T>
 __global__ void from_view_kernel(struct gpu_view src, float scale, float *dst)
 {
 	GPU_K_FOR(i, view_elems(src))
-		dst[i] = scale * view_load<T>(src, i);
+		dst[i] = scale * view_load<T>(src, view_nchw(src, i));
 }
 
 extern "C" cudaError_t gpu_k_from_view(cudaStream_t s, enum gpu_dtype dt, struct gpu_view src,
@@ -90,6 +90,31 @@ extern "C" cudaError_t gpu_k_widen(cudaStream_t s, enum gpu_dtype dt, const void
 	return cudaGetLastError();
 }
 
+/* One thread per dst element, gathering from src. */
+__global__ void filter_layout_kernel(const float *src, float *dst, int k, int c, int rs,
+				     int to_krsc)
+{
+	GPU_K_FOR(i, (long long)k * c * rs) {
+		long long kk = i / ((long long)c * rs), r = i - kk * c * rs, cc, t;
+		if (to_krsc) {         /* dst (kk, t, cc) */
+			t = r / c;
+			cc = r - t * c;
+		} else {               /* dst (kk, cc, t) */
+			cc = r / rs;
+			t = r - cc * rs;
+		}
+		dst[i] = to_krsc ? src[(kk * c + cc) * rs + t] : src[(kk * rs + t) * c + cc];
+	}
+}
+
+extern "C" cudaError_t gpu_k_filter_layout(cudaStream_t s, const float *src, float *dst, int k,
+					   int c, int rs, int to_krsc)
+{
+	filter_layout_kernel<<<grid_for((long long)k * c * rs), GPU_K_THREADS, 0, s>>>(src, dst, k, c, rs, to_krsc);
+	gpu_launch_note(GPU_LAUNCH_KERNEL);
+	return cudaGetLastError();
+}
+
 __global__ void unscale_check_kernel(float *g, long long count, float scale, int *found_inf)
 {
 	GPU_K_FOR(i, count) {
@@ -112,8 +137,9 @@ template <typename T>
 __global__ void relu_fwd_kernel(struct gpu_view x, struct gpu_view y)
 {
 	GPU_K_FOR(i, view_elems(y)) {
-		float v = view_load<T>(x, i);
-		view_store<T>(y, i, v < 0.0f ? 0.0f : v, 0);
+		struct view_pos q = view_walk(y, i);
+		float v = view_load<T>(x, q);
+		view_store<T>(y, q, v < 0.0f ? 0.0f : v, 0);
 	}
 }
 
@@ -130,8 +156,9 @@ __global__ void relu_bwd_kernel(struct gpu_view y, struct gpu_view dy, struct gp
 				int accumulate)
 {
 	GPU_K_FOR(i, view_elems(dx)) {
-		float g = view_load<T>(y, i) > 0.0f ? view_load<T>(dy, i) : 0.0f;
-		view_store<T>(dx, i, g, accumulate);
+		struct view_pos q = view_walk(dx, i);
+		float g = view_load<T>(y, q) > 0.0f ? view_load<T>(dy, q) : 0.0f;
+		view_store<T>(dx, q, g, accumulate);
 	}
 }
 
@@ -148,8 +175,9 @@ template <typename T>
 __global__ void add_fwd_kernel(struct gpu_view a, struct gpu_view b, int relu, struct gpu_view y)
 {
 	GPU_K_FOR(i, view_elems(y)) {
-		float v = view_load<T>(a, i) + view_load<T>(b, i);
-		view_store<T>(y, i, relu && v < 0.0f ? 0.0f : v, 0);
+		struct view_pos q = view_walk(y, i);
+		float v = view_load<T>(a, q) + view_load<T>(b, q);
+		view_store<T>(y, q, relu && v < 0.0f ? 0.0f : v, 0);
 	}
 }
 
@@ -165,13 +193,14 @@ __global__ void add_bwd_kernel(struct gpu_view y, struct gpu_view dy, int relu,
 			       struct gpu_view da, int acc_a, struct gpu_view db, int acc_b)
 {
 	GPU_K_FOR(i, view_elems(dy)) {
-		float g = view_load<T>(dy, i);
-		if (relu && view_load<T>(y, i) <= 0.0f)
+		struct view_pos q = view_walk(dy, i);
+		float g = view_load<T>(dy, q);
+		if (relu && view_load<T>(y, q) <= 0.0f)
 			g = 0.0f;
 		if (da.data)
-			view_store<T>(da, i, g, acc_a);
+			view_store<T>(da, q, g, acc_a);
 		if (db.data)
-			view_store<T>(db, i, g, acc_b);
+			view_store<T>(db, q, g, acc_b);
 	}
 }
 
@@ -185,14 +214,14 @@ extern "C" cudaError_t gpu_k_add_bwd(cudaStream_t s, enum gpu_dtype dt, struct g
 	return cudaGetLastError();
 }
 
-/* y: (N, C, H, W) view; element i has channel (i / HW) % C. */
+/* y: (N, C, H, W) view += bias[c]. */
 template <typename T>
 __global__ void bias_add_kernel(struct gpu_view y, const float *bias)
 {
-	long long hw = (long long)y.h * y.w;
-
-	GPU_K_FOR(i, view_elems(y))
-		view_store<T>(y, i, bias[(i / hw) % y.c], 1);
+	GPU_K_FOR(i, view_elems(y)) {
+		struct view_pos q = view_walk(y, i);
+		view_store<T>(y, q, bias[q.c], 1);
+	}
 }
 
 extern "C" cudaError_t gpu_k_bias_add(cudaStream_t s, enum gpu_dtype dt, struct gpu_view y,
@@ -206,13 +235,13 @@ extern "C" cudaError_t gpu_k_bias_add(cudaStream_t s, enum gpu_dtype dt, struct 
 template <typename T>
 __global__ void bias_grad_kernel(struct gpu_view dy, float *db)
 {
-	long long hw = (long long)dy.h * dy.w, per_image = dy.c * hw;
+	long long hw = (long long)dy.h * dy.w;
 
 	GPU_K_FOR(c, dy.c) {
 		float sum = 0.0f;
 		for (int n = 0; n < dy.n; n++)
 			for (long long p = 0; p < hw; p++)
-				sum += view_load<T>(dy, n * per_image + c * hw + p);
+				sum += view_load<T>(dy, view_pos{ n, (int)c, p });
 		db[c] = sum;
 	}
 }

@@ -68,7 +68,7 @@ __device__ __forceinline__ void walk_next(struct chan_walk &w)
 template <typename T>
 __device__ __forceinline__ T *walk_at(const struct gpu_view &v, const struct chan_walk &w)
 {
-	return (T *)v.data + ((long long)w.n * v.image_stride + (long long)w.c * w.hw + w.j);
+	return (T *)v.data + view_at(v, w.n, w.c, w.j);
 }
 
 template <typename T>
@@ -174,14 +174,13 @@ __global__ void bn_fwd_eval_kernel(struct gpu_view x, const float *gamma, const 
 				   const float *running_mean, const float *running_var,
 				   struct gpu_bn_args a, struct gpu_view y)
 {
-	long long hw = (long long)x.h * x.w;
-
 	GPU_K_FOR(i, view_elems(x)) {
-		int c = (int)((i / hw) % x.c);
+		struct view_pos q = view_walk(x, i);
+		int c = q.c;
 		float invstd = rsqrtf(running_var[c] + a.eps);
 		float scale = gamma[c] * invstd, shift = beta[c] - running_mean[c] * scale;
-		float v = view_load<T>(x, i) * scale + shift;
-		view_store<T>(y, i, a.relu && v < 0.0f ? 0.0f : v, 0);
+		float v = view_load<T>(x, q) * scale + shift;
+		view_store<T>(y, q, a.relu && v < 0.0f ? 0.0f : v, 0);
 	}
 }
 
@@ -278,7 +277,7 @@ extern "C" cudaError_t gpu_k_bn_bwd(cudaStream_t s, enum gpu_dtype dt, struct gp
 template <typename T>
 __device__ __forceinline__ float pixel(const struct gpu_view &v, int n, int c, int py, int px)
 {
-	return to_f32(((const T *)v.data)[n * v.image_stride + ((long long)c * v.h + py) * v.w + px]);
+	return to_f32(((const T *)v.data)[view_at(v, n, c, (long long)py * v.w + px)]);
 }
 
 /* Window maximum's input position for output (oy, ox): padding never
@@ -306,16 +305,16 @@ __device__ void window_argmax(const struct gpu_view &x, int n, int c, int oy, in
 		}
 }
 
-/* Decomposes element i of (N, C, H, W) view v. */
-__device__ __forceinline__ void nchw_of(const struct gpu_view &v, long long i, int *n, int *c,
-					int *py, int *px)
+/* Element i of view v in its memory order (view_walk), as (n, c, y, x). */
+__device__ __forceinline__ struct view_pos coords_of(const struct gpu_view &v, long long i, int *n,
+						     int *c, int *py, int *px)
 {
-	*px = (int)(i % v.w);
-	i /= v.w;
-	*py = (int)(i % v.h);
-	i /= v.h;
-	*c = (int)(i % v.c);
-	*n = (int)(i / v.c);
+	struct view_pos q = view_walk(v, i);
+	*n = q.n;
+	*c = q.c;
+	*py = (int)(q.p / v.w);
+	*px = (int)(q.p - (long long)*py * v.w);
+	return q;
 }
 
 template <typename T>
@@ -324,9 +323,9 @@ __global__ void maxpool_fwd_kernel(struct gpu_view x, struct gpu_pool_shape p, s
 	GPU_K_FOR(i, view_elems(y)) {
 		int n, c, oy, ox, by, bx;
 		float best;
-		nchw_of(y, i, &n, &c, &oy, &ox);
+		struct view_pos q = coords_of(y, i, &n, &c, &oy, &ox);
 		window_argmax<T>(x, n, c, oy, ox, p, &by, &bx, &best);
-		view_store<T>(y, i, best, 0);
+		view_store<T>(y, q, best, 0);
 	}
 }
 
@@ -348,7 +347,7 @@ __global__ void maxpool_bwd_kernel(struct gpu_view x, struct gpu_view dy, struct
 	GPU_K_FOR(i, view_elems(dx)) {
 		int n, c, iy, ix, y0, y1, x0, x1;
 		float sum = 0.0f;
-		nchw_of(dx, i, &n, &c, &iy, &ix);
+		struct view_pos q = coords_of(dx, i, &n, &c, &iy, &ix);
 		windows_over(iy, dy.h, p, &y0, &y1);
 		windows_over(ix, dy.w, p, &x0, &x1);
 		for (int oy = y0; oy <= y1; oy++)
@@ -359,7 +358,7 @@ __global__ void maxpool_bwd_kernel(struct gpu_view x, struct gpu_view dy, struct
 				if (by == iy && bx == ix)
 					sum += pixel<T>(dy, n, c, oy, ox);
 			}
-		view_store<T>(dx, i, sum, accumulate);
+		view_store<T>(dx, q, sum, accumulate);
 	}
 }
 
@@ -387,14 +386,14 @@ __global__ void avgpool_fwd_kernel(struct gpu_view x, struct gpu_pool_shape p, s
 	GPU_K_FOR(i, view_elems(y)) {
 		int n, c, oy, ox;
 		float sum = 0.0f;
-		nchw_of(y, i, &n, &c, &oy, &ox);
+		struct view_pos q = coords_of(y, i, &n, &c, &oy, &ox);
 		for (int ky = 0; ky < p.kernel; ky++)
 			for (int kx = 0; kx < p.kernel; kx++) {
 				int iy = oy * p.stride - p.pad + ky, ix = ox * p.stride - p.pad + kx;
 				if (iy >= 0 && iy < x.h && ix >= 0 && ix < x.w)
 					sum += pixel<T>(x, n, c, iy, ix);
 			}
-		view_store<T>(y, i, sum / (float)(p.kernel * p.kernel), 0);
+		view_store<T>(y, q, sum / (float)(p.kernel * p.kernel), 0);
 	}
 }
 
@@ -405,13 +404,13 @@ __global__ void avgpool_bwd_kernel(struct gpu_view dy, struct gpu_pool_shape p,
 	GPU_K_FOR(i, view_elems(dx)) {
 		int n, c, iy, ix, y0, y1, x0, x1;
 		float sum = 0.0f;
-		nchw_of(dx, i, &n, &c, &iy, &ix);
+		struct view_pos q = coords_of(dx, i, &n, &c, &iy, &ix);
 		windows_over(iy, dy.h, p, &y0, &y1);
 		windows_over(ix, dy.w, p, &x0, &x1);
 		for (int oy = y0; oy <= y1; oy++)
 			for (int ox = x0; ox <= x1; ox++)
 				sum += pixel<T>(dy, n, c, oy, ox);
-		view_store<T>(dx, i, sum / (float)(p.kernel * p.kernel), accumulate);
+		view_store<T>(dx, q, sum / (float)(p.kernel * p.kernel), accumulate);
 	}
 }
 
@@ -443,7 +442,7 @@ __global__ void gap_fwd_kernel(struct gpu_view x, struct gpu_view y)
 		float sum = 0.0f;
 		for (int j = 0; j < hw; j++)
 			sum += pixel<T>(x, n, c, j / x.w, j % x.w);
-		view_store<T>(y, i, sum / (float)hw, 0);
+		view_store<T>(y, view_pos{ n, c, 0 }, sum / (float)hw, 0);
 	}
 }
 
@@ -453,8 +452,8 @@ __global__ void gap_bwd_kernel(struct gpu_view dy, struct gpu_view dx, int accum
 	long long hw = (long long)dx.h * dx.w;
 
 	GPU_K_FOR(i, view_elems(dx)) {
-		long long nc = i / hw;  /* (n, c) index, the same element of dy */
-		view_store<T>(dx, i, view_load<T>(dy, nc) / (float)hw, accumulate);
+		struct view_pos q = view_walk(dx, i);
+		view_store<T>(dx, q, view_load<T>(dy, view_pos{ q.n, q.c, 0 }) / (float)hw, accumulate);
 	}
 }
 

@@ -4,9 +4,15 @@
  * (gpu_launches.h) and returns cudaGetLastError() (the caller checks it
  * with GPU_CUDA, gpu_check.h).
  *
- * Tensors are strided NCHW views exactly like backend/ref/layers.h's: element
- * (n, c, y, x) at data[n*image_stride + (c*h + y)*w + x], in the
- * activation type dt (fp32, fp16 or bf16; arithmetic always in fp32).
+ * Tensors are strided views: element (n, c, y, x) at
+ * data[n*image_stride + c*channel_stride + (y*w + x)*pixel_stride], in
+ * the activation type dt (fp32, fp16 or bf16; arithmetic always in
+ * fp32). NCHW (backend/ref/layers.h's) has channel_stride h*w and
+ * pixel_stride 1, NHWC channel_stride 1 and pixel_stride the buffer's
+ * channels; gpu_view_nchw/gpu_view_nhwc make them, the backend decides
+ * which (gpu_internal.h). Element-wise kernels walk a view in its memory
+ * order; every result is the same in both layouts, bit for bit (each
+ * sum adds the same terms in the same order).
  * Parameters, their gradients and BN statistics are always fp32.
  * Semantics mirror trainer/backend/ref one for one (the oracle): BN eps/momentum
  * and unbiased running variance, max pool ties to the first element in
@@ -37,7 +43,28 @@ struct gpu_view {
 	void *data;                 /* element type: the call's dt */
 	int n, c, h, w;             /* (N, C, H, W) */
 	long long image_stride;     /* elements between images */
+	long long channel_stride;   /* between channels: h*w (NCHW) or 1 (NHWC) */
+	long long pixel_stride;     /* between pixels: 1 (NCHW) or the buffer's channels (NHWC) */
 };
+
+/* Channels [c0, c0+c) of a (n, c_total, h, w) buffer at data (elements
+ * of `elem` bytes), as NCHW or as NHWC; data NULL: the strides only. */
+static inline struct gpu_view gpu_view_nchw(void *data, size_t elem, int n, int c_total, int c0,
+					    int c, int h, int w)
+{
+	long long plane = (long long)h * w;
+	struct gpu_view v = { data ? (char *)data + (size_t)c0 * (size_t)plane * elem : NULL,
+			      n, c, h, w, c_total * plane, plane, 1 };
+	return v;
+}
+
+static inline struct gpu_view gpu_view_nhwc(void *data, size_t elem, int n, int c_total, int c0,
+					    int c, int h, int w)
+{
+	struct gpu_view v = { data ? (char *)data + (size_t)c0 * elem : NULL,
+			      n, c, h, w, (long long)c_total * h * w, 1, c_total };
+	return v;
+}
 
 struct gpu_norm_consts {
 	float mean[3], std[3];      /* input_norm.h's ImageNet values */
@@ -61,6 +88,11 @@ cudaError_t gpu_k_cast(cudaStream_t s, enum gpu_dtype dt, const float *src, void
 /* dst fp32 = scale * src (dt), count elements (conv weight gradients). */
 cudaError_t gpu_k_widen(cudaStream_t s, enum gpu_dtype dt, const void *src, float scale,
 			float *dst, size_t count);
+/* fp32 conv filters of k outputs, c inputs and rs taps: to_krsc 1: src
+ * KCRS (torchvision's) into dst KRSC (cuDNN's NHWC filter format); 0:
+ * back. dst and src do not overlap. */
+cudaError_t gpu_k_filter_layout(cudaStream_t s, const float *src, float *dst, int k, int c,
+				int rs, int to_krsc);
 /* g *= scale; *found_inf = 1 if any result is inf or NaN (never reset here). */
 cudaError_t gpu_k_unscale_check(cudaStream_t s, float *g, size_t count, float scale,
 				int *found_inf);

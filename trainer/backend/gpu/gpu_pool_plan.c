@@ -117,6 +117,7 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 	plan->grads = take(&c, mul_or_flag(&c, d->param_count, 4));
 	plan->params_lp = take(&c, mul_or_flag(&c, d->param_count, lp));
 	plan->dw_lp = take(&c, mul_or_flag(&c, largest_conv_weight(d), lp));
+	plan->filter_io = take(&c, mul_or_flag(&c, largest_conv_weight(d), 4));
 	plan->state = take(&c, mul_or_flag(&c, d->state_count, 4));
 	plan->bn_saved = take(&c, mul_or_flag(&c, d->state_count, 8));
 	plan->bn_parts = take(&c, mul_or_flag(&c, widest_batchnorm(d), GPU_POOL_BN_PARTS * 2 * 4));

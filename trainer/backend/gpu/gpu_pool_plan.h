@@ -39,6 +39,8 @@ struct gpu_pool_plan {
 	struct gpu_region grads;     /* (param_count) fp32 gradients */
 	struct gpu_region params_lp; /* (param_count) compute-type copy; 0 bytes in fp32 */
 	struct gpu_region dw_lp;     /* largest conv weight in the compute type; 0 in fp32 */
+	struct gpu_region filter_io; /* largest conv weight, fp32: KCRS <-> KRSC on the way
+					between host and device (--gpu-layout nhwc) */
 	struct gpu_region state;     /* (state_count) fp32 BN running mean/var */
 	struct gpu_region bn_saved;  /* (2*state_count) fp32 batch mean, 1/std */
 	struct gpu_region bn_parts;  /* fp32 partial sums of one BN call: widest BN

@@ -124,9 +124,8 @@ static int finish_layer_grads(struct backend *b, struct gpu_layer *l, struct tra
 	if (b->dt == GPU_F16)
 		GPU_CUDA(gpu_k_unscale_check(b->stream, g, count, 1.0f / b->scaler.scale,
 					     gpu_region(b, &b->plan.flags)));
-	if (b->host_grads)
-		GPU_COPY(cudaMemcpyAsync(b->m->grads + offset, g, count * sizeof(float),
-					 cudaMemcpyDeviceToHost, b->stream));
+	if (b->host_grads && gpu_layer_grads_download(b, l->ml, b->m->grads, gpu_grads(b), err))
+		return -1;
 	GPU_CUDA(cudaEventRecord(l->grads_done, b->stream));
 	return 0;
 }

@@ -48,8 +48,7 @@ static int hook_failed(const struct trainer_error *err)
 /* A packed fp32 range as a (1, 1, 1, count) view for gpu_k_to_view. */
 static struct gpu_view flat(float *data, size_t count)
 {
-	return (struct gpu_view){ .data = data, .n = 1, .c = 1, .h = 1, .w = (int)count,
-				  .image_stride = (long long)count };
+	return gpu_view_nchw(data, sizeof(float), 1, 1, 0, 1, 1, (int)count);
 }
 
 static int accumulate_range(struct gpu_train *g, size_t offset, size_t count, int micro,
@@ -131,11 +130,9 @@ float *gpu_train_stats_device(struct gpu_train *g) { return g->stats; }
 
 int gpu_train_load_moments(struct gpu_train *g, const struct optim *o, struct trainer_error *err)
 {
-	size_t bytes = g->params * sizeof(float);
-
-	GPU_COPY(cudaMemcpyAsync(g->m, o->m, bytes, cudaMemcpyHostToDevice, g->b->stream));
-	if (g->v && o->v)
-		GPU_COPY(cudaMemcpyAsync(g->v, o->v, bytes, cudaMemcpyHostToDevice, g->b->stream));
+	if (gpu_params_upload(g->b, g->m, o->m, g->params, err) ||
+	    (g->v && o->v && gpu_params_upload(g->b, g->v, o->v, g->params, err)))
+		return -1;
 	GPU_CUDA(cudaStreamSynchronize(g->b->stream));  /* o's buffers are pageable */
 	return 0;
 }
@@ -164,13 +161,11 @@ int gpu_train_optim_step(struct gpu_train *g, struct optim *o, double lr,
 int gpu_train_sync_host(struct gpu_train *g, struct optim *o, struct trainer_error *err)
 {
 	struct backend *b = g->b;
-	size_t bytes = g->params * sizeof(float);
 
-	GPU_COPY(cudaMemcpyAsync(b->m->params, gpu_params(b), bytes, cudaMemcpyDeviceToHost,
-				 b->stream));
-	GPU_COPY(cudaMemcpyAsync(o->m, g->m, bytes, cudaMemcpyDeviceToHost, b->stream));
-	if (g->v && o->v)
-		GPU_COPY(cudaMemcpyAsync(o->v, g->v, bytes, cudaMemcpyDeviceToHost, b->stream));
+	if (gpu_params_download(b, b->m->params, gpu_params(b), g->params, err) ||
+	    gpu_params_download(b, o->m, g->m, g->params, err) ||
+	    (g->v && o->v && gpu_params_download(b, o->v, g->v, g->params, err)))
+		return -1;
 	GPU_CUDA(cudaStreamSynchronize(b->stream));
 	return 0;
 }
