@@ -1,8 +1,9 @@
 /* groups.h - every test group, in the order the runner runs them.
  *
- * The multi-node cluster's lane starts first, then the unit groups (no
- * Slurm), then the groups that need the one-node tests/slurm cluster. Each test file adds its table here: one extern line
- * and one row. Hidden groups run only when named with -g.
+ * Unit groups (no Slurm) come first, the multi-node cluster's lane
+ * starting among them, then the groups that need the one-node
+ * tests/slurm cluster. Each test file adds its table here: one extern
+ * line and one row. Hidden groups run only when named with -g.
  */
 #ifndef HVD_TESTS_GROUPS_H
 #define HVD_TESTS_GROUPS_H
@@ -132,11 +133,36 @@ static const struct test_group test_groups[] = {
 	{ "build", build_tests, TEST_NEEDS_NOTHING, 300, 0, .beside = 1 },
 	{ "layout", layout_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "docs", docs_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HAVE_GPU_BACKEND
+	/* the longest unit group, in the lane beside the unit groups in line
+	 * (runner.h: .beside); the lane's others follow it */
+	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0, .slow = 1,
+	  .beside = 1 },
+#endif
+	{ "install", install_tests, TEST_NEEDS_NOTHING, 240, 0 },
+	{ "packages", packages_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
+	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0 },
+	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
+	{ "trainer-settings", settings_tests, TEST_NEEDS_NOTHING, 60, 0 },
+	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0, .beside = 1 },
+	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0, .beside = 1 },
+	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0, .beside = 1 },
+	{ "trainer-cam", cam_tests, TEST_NEEDS_NOTHING, 300, 0 },
+	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = BESIDE_IN_QUICK },
+	{ "trainer-survivors", survivors_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	/* real Slurm: multi-node cluster (one network namespace per node), in
-	 * a lane beside every group after it (runner.h: .beside), started
-	 * first: its groups and then their stress re-runs (about 12 minutes
-	 * of a whole run, half of it waiting on timeouts and Slurm) end
-	 * before the groups in line do */
+	 * a lane beside every group after it (runner.h: .beside): its groups
+	 * and then their stress re-runs (about 11 minutes of a whole run, half
+	 * of it waiting on timeouts and Slurm) end before the groups in line
+	 * do. Started here, after the first three minutes' compiles (the
+	 * build group, the emulated build, the packages): 6 MPI ranks that
+	 * busy-poll beside them made an exact allreduce outlast its 120 s */
 	{ "slurm-multinode-harness", multinode_harness_tests, TEST_NEEDS_MULTINODE, 120, 0,
 	  .beside = 1 },
 #ifdef HVD_HAVE_RUNTIME
@@ -163,29 +189,6 @@ static const struct test_group test_groups[] = {
 	{ "slurm-multinode-check", check_multinode_tests, TEST_NEEDS_MULTINODE, 120, 0,
 	  .beside = 1 },
 #endif
-#ifdef HAVE_GPU_BACKEND
-	/* the longest unit group, in the lane beside the unit groups in line
-	 * (runner.h: .beside); the lane's others follow it */
-	{ "gpu-emulated", gpu_emulated_tests, TEST_NEEDS_NOTHING, 1500, 0, .slow = 1,
-	  .beside = 1 },
-#endif
-	{ "install", install_tests, TEST_NEEDS_NOTHING, 240, 0 },
-	{ "packages", packages_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
-	{ "trainer-ref", ref_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-model", model_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-loss", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "trainer-span", span_tests, TEST_NEEDS_NOTHING, 30, 0 },
-	{ "trainer-train", training_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
-	{ "trainer-settings", settings_tests, TEST_NEEDS_NOTHING, 60, 0 },
-	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0, .beside = 1 },
-	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0, .beside = 1 },
-	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },
-	{ "trainer-eval", eval_cli_tests, TEST_NEEDS_NOTHING, 300, 0, .beside = 1 },
-	{ "trainer-cam", cam_tests, TEST_NEEDS_NOTHING, 300, 0 },
-	{ "trainer-diverge", diverge_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = BESIDE_IN_QUICK },
-	{ "trainer-survivors", survivors_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-stop", stop_anywhere_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-stop-wait", stop_wait_tests, TEST_NEEDS_NOTHING, 300, 0 },
 	{ "trainer-checkpoint-nfs", checkpoint_nfs_tests, TEST_NEEDS_NOTHING, 900, 0, .slow = 1,
