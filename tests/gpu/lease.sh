@@ -37,7 +37,7 @@ build=$bundle/build
 status=0
 exec > >(tee -a "$out/lease.txt") 2>&1
 
-left() { echo $((budget - ($(date +%s) - begin))); }
+left() { local l=$((budget - ($(date +%s) - begin))); echo $((l > 0 ? l : 0)); }
 
 # step KEY NAME NEED LIMIT CMD...: CMD under min(LIMIT, time left)
 # seconds, skipped when less than NEED seconds are left or LEASE_STEPS
