@@ -170,7 +170,7 @@ static void test_linear_tf32(void)
   gpu_vs_ref(l, PRECISION_TF32, 3, 64, 1, 1, 14, 1, 1); }
 
 /* BN+ReLU over 8 images of 48x48: 18432 elements a channel, split over
- * 4 blocks per channel in both training kernels (gpu_k_layers.cu). */
+ * 4 blocks per channel in both training kernels (gpu_k_bn.cu). */
 static void test_batchnorm_split_over_parts_fp32(void)
 {
 	gpu_vs_ref(layer_proto(LAYER_BATCHNORM, 0, 0, 0, 1), PRECISION_FP32, 8, 4, 48, 48, 4, 48, 48);

@@ -322,12 +322,14 @@ struct emu_launch_at {
 /* The emulated device build (make GPU_EMU=1): these are the backend's
  * gpu_k_* (C linkage from gpu_kernels.h's declarations). */
 #include "gpu_k_elt.emu.inc"
-#include "gpu_k_layers.emu.inc"
+#include "gpu_k_bn.emu.inc"
+#include "gpu_k_pool.emu.inc"
 #include "gpu_k_loss.emu.inc"
 #else
 namespace emu {
 #include "gpu_k_elt.emu.inc"
-#include "gpu_k_layers.emu.inc"
+#include "gpu_k_bn.emu.inc"
+#include "gpu_k_pool.emu.inc"
 #include "gpu_k_loss.emu.inc"
 }
 

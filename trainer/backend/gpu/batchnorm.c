@@ -1,5 +1,5 @@
 /* backend/gpu/batchnorm.c - LAYER_BATCHNORM (optional fused ReLU) on the GPU with the
- * backend's own kernels (gpu_k_layers.cu), not cuDNN's: cuDNN's legacy
+ * backend's own kernels (gpu_k_bn.cu), not cuDNN's: cuDNN's legacy
  * batch-norm calls are deprecated in cuDNN 9 and want packed tensors,
  * while our inputs are dense-block slices. Same numbers as ref/: eps
  * 1e-5, momentum 0.1, unbiased running variance, gamma/beta and all

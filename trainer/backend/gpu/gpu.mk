@@ -30,7 +30,7 @@ GPU_BACKEND_SRCS += trainer/backend/gpu/gpu_check.c trainer/backend/gpu/gpu_back
 	trainer/backend/gpu/pooling.c trainer/backend/gpu/eltwise.c trainer/backend/gpu/gpu_report.c \
 	trainer/backend/gpu/gpu_train.c trainer/backend/gpu/gpu_loss.c trainer/backend/gpu/gpu_filters.c \
 	trainer/backend/gpu/gpu_staging.c trainer/backend/gpu/gpu_cublas.c trainer/backend/gpu/gpu_launches.c
-GPU_CU_SRCS := trainer/backend/gpu/gpu_k_elt.cu trainer/backend/gpu/gpu_k_layers.cu trainer/backend/gpu/gpu_k_loss.cu
+GPU_CU_SRCS := trainer/backend/gpu/gpu_k_elt.cu trainer/backend/gpu/gpu_k_bn.cu trainer/backend/gpu/gpu_k_pool.cu trainer/backend/gpu/gpu_k_loss.cu
 GPU_BACKEND_CU_OBJS := $(patsubst %.cu,$(B)/obj/%.o,$(GPU_CU_SRCS))
 GPU_HOST_CFLAGS = $(CUDA_CFLAGS) $(CUDNN_CFLAGS) $(CUBLAS_CFLAGS)
 # nvcc's host stubs use the C++ runtime (static-init guards); cuBLAS is

@@ -3,7 +3,7 @@
  * conv filters between KCRS and KRSC,
  * ReLU, ADD, linear bias, and the Adam/SGD updates. One thread per output
  * element, grid-stride loops. What it does not do: reductions over
- * channels (gpu_k_layers.cu).
+ * channels (gpu_k_bn.cu) or windows (gpu_k_pool.cu).
  */
 #include "backend/gpu/gpu_k_common.cuh"
 

@@ -1,5 +1,5 @@
 /* gpu_kernels.h - the GPU backend's own CUDA kernels (gpu_k_elt.cu,
- * gpu_k_layers.cu, gpu_k_loss.cu) behind plain C functions, so the host code stays C.
+ * gpu_k_bn.cu, gpu_k_pool.cu, gpu_k_loss.cu) behind plain C functions, so the host code stays C.
  * Each launches on `stream`, never synchronises, counts each launch
  * (gpu_launches.h) and returns cudaGetLastError() (the caller checks it
  * with GPU_CUDA, gpu_check.h).
@@ -133,7 +133,7 @@ cudaError_t gpu_k_bce(cudaStream_t s, const float *logits, const float *labels,
 		      const float *w_pos, const float *w_neg, int count, int classes,
 		      float *dy, double *acc);
 
-/* --- gpu_k_layers.cu --- */
+/* --- gpu_k_bn.cu --- */
 struct gpu_bn_args {
 	float eps, momentum;         /* 1e-5, 0.1 */
 	int relu;
@@ -158,6 +158,7 @@ cudaError_t gpu_k_bn_bwd(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			 struct gpu_view dx, int accumulate, float *dgamma, float *dbeta,
 			 float *part, int max_parts);
 
+/* --- gpu_k_pool.cu --- */
 struct gpu_pool_shape {
 	int kernel, stride, pad;
 };

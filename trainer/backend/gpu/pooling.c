@@ -1,5 +1,5 @@
 /* backend/gpu/pooling.c - LAYER_MAXPOOL, LAYER_AVGPOOL and LAYER_GLOBAL_AVGPOOL on
- * the GPU with the backend's own kernels (gpu_k_layers.cu): the tie and
+ * the GPU with the backend's own kernels (gpu_k_pool.cu): the tie and
  * padding rules of ref/ exactly, on strided slices, which cuDNN's
  * deprecated pooling calls do not promise. What it does not do: ceil
  * mode or dilation (no model uses them).
