@@ -130,10 +130,10 @@ static void bn_case(int relu, int N, int H, int W, int parts)
 		rv[c] = rv2[c] = 1.0f + 0.2f * c;
 	}
 	ref_batchnorm_forward_train(&x.r, gamma, beta, relu, &y.r, mean_r, inv_r, rm, rv);
-	float part[C * 64 * 2];
+	float part[C * 64 * 2], stats[2 * C];
 	unsigned long started = gpu_emu_threads_started();
 	CHECK_INT(gpu_emu.bn_fwd_train(0, GPU_F32, x.g, gamma, beta, a, y2.g, mean_g, inv_g, rm2,
-				       rv2, part, 64), 0);
+				       rv2, stats, 0, part, 64), 0);
 	CHECK_MSG(gpu_emu_threads_started() - started == 2ul * C * parts * 256, "%lu threads for "
 		  "%d parts", gpu_emu_threads_started() - started, parts);
 	CHECK_CLOSE(y2.data, y.data, total, 1e-5, "bn forward (untouched channels too)");
@@ -399,69 +399,76 @@ static void *as_dtype(enum gpu_dtype dt, const float *f, size_t n)
 	CHECK_MSG(!memcmp((a), (b), (bytes)), "%s (dtype %d, sums of %d): the fold's bits " \
 		  "differ from the tree's", (what), (int)(dt), (count))
 
-/* block_sum (gpu_k_common.cuh) as the emulated device runs it, thread 0
- * folding the tree's levels after its 1 barrier, gives the bits
- * of the tree nvcc compiles (10 barriers; what the other cases here run
- * against ref): batch norm forward and backward (ReLU, accumulating dx)
- * in fp32, fp16 and bf16 (block_sum<float>) over channels of 1 to 600
- * elements of mixed magnitudes, and the loss (block_sum<double>). */
-static void test_block_sum_fold_equals_tree(void)
+/* The block sums (gpu_k_common.cuh's block_sum, gpu_k_bn.cu's tile_fold)
+ * as the emulated device runs them, thread 0 folding the tree's levels
+ * after the sum's 1 barrier, give the bits of the tree nvcc compiles (9
+ * barriers a batch-norm sum; what the other cases here run against ref):
+ * batch norm forward and backward (ReLU, accumulating dx) in fp32, fp16
+ * and bf16, NCHW and channels-last, over channels of 1 to 600 elements of
+ * mixed magnitudes, and the loss (block_sum<double>). */
+static void bn_fold_equals_tree(int cl, enum gpu_dtype dt, const int shape[3], struct rng *r)
 {
 	enum { C = 3 };
-	static const int shapes[][3] = { { 1, 1, 1 }, { 1, 5, 9 }, { 4, 8, 8 }, { 3, 10, 20 } };
 	struct gpu_bn_args a = { (float)REF_BN_EPS, (float)REF_BN_MOMENTUM, 1 };
+	int n = shape[0], h = shape[1], w = shape[2], count = n * h * w;
+	size_t total = (size_t)n * C * h * w, bytes = total * (dt == GPU_F32 ? 4 : 2);
+	float *f = malloc(total * sizeof(float));
+	void *in[3];   /* x, dy, dx before the backward adds to it */
+	for (int v = 0; v < 3; v++) {
+		for (size_t i = 0; i < total; i++)
+			f[i] = (float)((rng_normal(r) + 1.5) * exp(3 * rng_uniform(r)));
+		in[v] = as_dtype(dt, f, total);
+	}
+	float gamma[C], beta[C], st[2][6][C];   /* mean, invstd, rm, rv, dg, db */
+	float part[C * 64 * 2], stats[2 * C];
+	void *y[2], *dx[2];
+	unsigned long met[2];
+	for (int c = 0; c < C; c++)
+		gamma[c] = 0.5f + 0.25f * c, beta[c] = 0.1f - 0.2f * c;
+	for (int fold = 0; fold < 2; fold++) {
+		struct gpu_view xv = cl ? gpu_view_nhwc(in[0], sizeof(float), n, C, 0, C, h, w)
+					: gpu_view_nchw(in[0], sizeof(float), n, C, 0, C, h, w);
+		struct gpu_view yv = xv, dyv = xv, dxv = xv;
+		y[fold] = malloc(bytes);
+		dx[fold] = malloc(bytes);
+		memcpy(dx[fold], in[2], bytes);
+		yv.data = y[fold], dyv.data = in[1], dxv.data = dx[fold];
+		for (int c = 0; c < C; c++)
+			st[fold][2][c] = 0.1f * c, st[fold][3][c] = 1.0f + 0.3f * c;
+		gpu_emu_fold_sums(fold);
+		unsigned long before = gpu_emu_barriers();
+		CHECK_INT(gpu_emu.bn_fwd_train(0, dt, xv, gamma, beta, a, yv, st[fold][0], st[fold][1],
+					       st[fold][2], st[fold][3], stats, 0, part, 64), 0);
+		met[fold] = gpu_emu_barriers() - before;
+		CHECK_INT(gpu_emu.bn_bwd(0, dt, xv, yv, dyv, gamma, 1, st[fold][0], st[fold][1], dxv,
+					 1, st[fold][4], st[fold][5], part, 64), 0);
+	}
+	gpu_emu_fold_sums(0);
+	/* C blocks (NCHW) or one tile of C channels: 2 sums, every thread at
+	 * 9 barriers each (tree), 1 (fold) */
+	unsigned long blocks = cl ? 1 : C;
+	CHECK_MSG(met[0] == blocks * 256UL * 2 * 9 && met[1] == blocks * 256UL * 2 * 1,
+		  "barriers met by the forward (%s): tree %lu, fold %lu", cl ? "nhwc" : "nchw",
+		  met[0], met[1]);
+	CHECK_SAME_BITS(st[0], st[1], sizeof(st[0]), "mean, invstd, running stats, dgamma, dbeta",
+			dt, count);
+	CHECK_SAME_BITS(y[0], y[1], bytes, "bn forward y", dt, count);
+	CHECK_SAME_BITS(dx[0], dx[1], bytes, "bn dx", dt, count);
+	for (int v = 0; v < 3; v++)
+		free(in[v]);
+	free(f), free(y[0]), free(y[1]), free(dx[0]), free(dx[1]);
+}
+
+static void test_block_sum_fold_equals_tree(void)
+{
+	static const int shapes[][3] = { { 1, 1, 1 }, { 1, 5, 9 }, { 4, 8, 8 }, { 3, 10, 20 } };
 	struct rng r;
 
 	rng_seed(&r, 71);
-	for (int t = GPU_F32; t <= GPU_BF16; t++)
-		for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++) {
-			enum gpu_dtype dt = (enum gpu_dtype)t;
-			int n = shapes[k][0], h = shapes[k][1], w = shapes[k][2], count = n * h * w;
-			size_t total = (size_t)n * C * h * w, bytes = total * (dt == GPU_F32 ? 4 : 2);
-			float *f = malloc(total * sizeof(float));
-			void *in[3];   /* x, dy, dx before the backward adds to it */
-			for (int v = 0; v < 3; v++) {
-				for (size_t i = 0; i < total; i++)
-					f[i] = (float)((rng_normal(&r) + 1.5) * exp(3 * rng_uniform(&r)));
-				in[v] = as_dtype(dt, f, total);
-			}
-			float gamma[C], beta[C], st[2][6][C];   /* mean, invstd, rm, rv, dg, db */
-			float part[C * 64 * 2];
-			void *y[2], *dx[2];
-			unsigned long met[2];
-			for (int c = 0; c < C; c++)
-				gamma[c] = 0.5f + 0.25f * c, beta[c] = 0.1f - 0.2f * c;
-			for (int fold = 0; fold < 2; fold++) {
-				struct gpu_view xv = gpu_view_nchw(in[0], sizeof(float), n, C, 0, C, h, w);
-				struct gpu_view yv = xv, dyv = xv, dxv = xv;
-				y[fold] = malloc(bytes);
-				dx[fold] = malloc(bytes);
-				memcpy(dx[fold], in[2], bytes);
-				yv.data = y[fold], dyv.data = in[1], dxv.data = dx[fold];
-				for (int c = 0; c < C; c++)
-					st[fold][2][c] = 0.1f * c, st[fold][3][c] = 1.0f + 0.3f * c;
-				gpu_emu_fold_sums(fold);
-				unsigned long before = gpu_emu_barriers();
-				CHECK_INT(gpu_emu.bn_fwd_train(0, dt, xv, gamma, beta, a, yv, st[fold][0],
-							       st[fold][1], st[fold][2], st[fold][3],
-							       part, 64), 0);
-				met[fold] = gpu_emu_barriers() - before;
-				CHECK_INT(gpu_emu.bn_bwd(0, dt, xv, yv, dyv, gamma, 1, st[fold][0],
-							 st[fold][1], dxv, 1, st[fold][4], st[fold][5],
-							 part, 64), 0);
-			}
-			gpu_emu_fold_sums(0);
-			/* each of C blocks: 2 sums, every thread at 10 barriers each (tree), 1 (fold) */
-			CHECK_MSG(met[0] == C * 256UL * 2 * 10 && met[1] == C * 256UL * 2 * 1,
-				  "barriers met by the forward: tree %lu, fold %lu", met[0], met[1]);
-			CHECK_SAME_BITS(st[0], st[1], sizeof(st[0]), "mean, invstd, running stats, "
-					"dgamma, dbeta", dt, count);
-			CHECK_SAME_BITS(y[0], y[1], bytes, "bn forward y", dt, count);
-			CHECK_SAME_BITS(dx[0], dx[1], bytes, "bn dx", dt, count);
-			for (int v = 0; v < 3; v++)
-				free(in[v]);
-			free(f), free(y[0]), free(y[1]), free(dx[0]), free(dx[1]);
-		}
+	for (int cl = 0; cl < 2; cl++)
+		for (int t = GPU_F32; t <= GPU_BF16; t++)
+			for (size_t k = 0; k < sizeof(shapes) / sizeof(shapes[0]); k++)
+				bn_fold_equals_tree(cl, (enum gpu_dtype)t, shapes[k], &r);
 
 	static const int losses[][2] = { { 1, 1 }, { 7, 14 }, { 40, 14 } };
 	for (size_t k = 0; k < sizeof(losses) / sizeof(losses[0]); k++) {

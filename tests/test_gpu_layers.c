@@ -188,8 +188,10 @@ static void test_batchnorm_split_over_parts_fp32_nhwc(void)
 }
 
 /* in (8, 6, 6) -1x1-> block[0, 8) -BN+ReLU-> mid (8) -3x3-> block[8, 12)
- * -global avg-> out (12): slices of one buffer, block[0, 8)'s gradient
- * accumulated from two readers. */
+ * -BN-> tail (12) -global avg-> out (12): slices of one buffer,
+ * block[0, 8)'s gradient accumulated from two readers, the second BN
+ * reusing the first's statistics of block[0, 8) and computing block[8, 12)'s
+ * (as a dense block's layers and transition). */
 static void dense_block_desc(struct model_desc *dd)
 {
 	struct model_desc d;
@@ -200,6 +202,7 @@ static void dense_block_desc(struct model_desc *dd)
 	model_desc_add_tensor(&d, "in", TENSOR_PLAIN, 8, 6, 6, &err);
 	model_desc_add_tensor(&d, "block", TENSOR_CONCAT, 12, 6, 6, &err);
 	model_desc_add_tensor(&d, "mid", TENSOR_PLAIN, 8, 6, 6, &err);
+	model_desc_add_tensor(&d, "tail", TENSOR_PLAIN, 12, 6, 6, &err);
 	model_desc_add_tensor(&d, "out", TENSOR_PLAIN, 12, 1, 1, &err);
 	l = layer_proto(LAYER_CONV, 1, 1, 0, 0);
 	snprintf(l.name, sizeof(l.name), "conv0");
@@ -216,10 +219,15 @@ static void dense_block_desc(struct model_desc *dd)
 	l.in = (struct tensor_slice){ 2, 0, 8 };
 	l.out = (struct tensor_slice){ 1, 8, 4 };
 	model_desc_add_layer(&d, &l, &err);
-	l = layer_proto(LAYER_GLOBAL_AVGPOOL, 0, 0, 0, 0);
-	snprintf(l.name, sizeof(l.name), "pool");
+	l = layer_proto(LAYER_BATCHNORM, 0, 0, 0, 0);
+	snprintf(l.name, sizeof(l.name), "norm2");
 	l.in = (struct tensor_slice){ 1, 0, 12 };
 	l.out = (struct tensor_slice){ 3, 0, 12 };
+	model_desc_add_layer(&d, &l, &err);
+	l = layer_proto(LAYER_GLOBAL_AVGPOOL, 0, 0, 0, 0);
+	snprintf(l.name, sizeof(l.name), "pool");
+	l.in = (struct tensor_slice){ 3, 0, 12 };
+	l.out = (struct tensor_slice){ 4, 0, 12 };
 	model_desc_add_layer(&d, &l, &err);
 	*dd = d;
 }
@@ -294,39 +302,30 @@ static void crossing_free(struct crossing *c)
 	free(c->v);
 }
 
-/* Host gradients, parameters and moments are torchvision's under both
- * layouts (checkpoints and the host optimizer see one layout): the
- * dense-block model (a 3x3 conv over 8 channels: a filter whose KRSC and
- * KCRS differ) gives the same numbers through nhwc as through nchw, bit
- * for bit on the emulated device (the same sums in the same order), to
- * 1e-5 on a GPU (other algorithms may run). */
-static void test_layouts_equal_at_every_host_crossing(void)
+/* Trains t one step and updates it on the device under each layout:
+ * what crosses to the host must agree, bit for bit on the emulated device
+ * (the same sums in the same order), within gpu_tol of the largest on a
+ * GPU (other algorithms may run). Frees t. */
+static void layouts_agree(struct layer_pair *t, double gpu_tol)
 {
-	struct model_desc d;
-	struct layer_pair t;
 	struct crossing a = { 0 }, b = { 0 };
 	struct rng r;
-
-	NEED_DEVICE();
-	memset(&t, 0, sizeof(t));
-	dense_block_desc(&d);
-	if (layer_pair_finish(&t, &d, 3, PRECISION_FP32, &gpu_fill))
-		return;
-	size_t np = t.m.desc.param_count;
+	size_t np = t->m.desc.param_count;
 	float *p0 = malloc(np * sizeof(float)), *m0 = malloc(np * sizeof(float));
 	float *v0 = malloc(np * sizeof(float));
-	memcpy(p0, t.m.params, np * sizeof(float));
+
+	memcpy(p0, t->m.params, np * sizeof(float));
 	rng_seed(&r, 8);
 	for (size_t i = 0; i < np; i++) {
 		m0[i] = (float)rng_normal(&r) * 0.01f;
 		v0[i] = (float)rng_uniform(&r) * 1e-4f;
 	}
-	if (cross(&t, p0, m0, v0, GPU_LAYOUT_NCHW, &a) == 0 &&
-	    cross(&t, p0, m0, v0, GPU_LAYOUT_NHWC, &b) == 0) {
+	if (cross(t, p0, m0, v0, GPU_LAYOUT_NCHW, &a) == 0 &&
+	    cross(t, p0, m0, v0, GPU_LAYOUT_NHWC, &b) == 0) {
 #ifdef HVD_GPU_EMU
 		double tol = 0;
 #else
-		double tol = 1e-5;
+		double tol = gpu_tol;
 #endif
 		CHECK_ARRAYS("gradients", b.grads, a.grads, np, tol, tol);
 		CHECK_ARRAYS("parameters", b.params, a.params, np, tol, tol);
@@ -339,10 +338,51 @@ static void test_layouts_equal_at_every_host_crossing(void)
 	free(p0);
 	free(m0);
 	free(v0);
-	free(t.x);
-	free(t.dy);
-	model_destroy(&t.m);
+	free(t->x);
+	free(t->dy);
+	model_destroy(&t->m);
 }
+
+/* Host gradients, parameters and moments are torchvision's under both
+ * layouts (checkpoints and the host optimizer see one layout): the
+ * dense-block model (a 3x3 conv over 8 channels: a filter whose KRSC and
+ * KCRS differ) agrees across layouts (1e-5 on a GPU). */
+static void test_layouts_equal_at_every_host_crossing(void)
+{
+	struct model_desc d;
+	struct layer_pair t;
+
+	NEED_DEVICE();
+	memset(&t, 0, sizeof(t));
+	dense_block_desc(&d);
+	if (layer_pair_finish(&t, &d, 3, PRECISION_FP32, &gpu_fill) == 0)
+		layouts_agree(&t, 1e-5);
+}
+
+/* The whole networks at 32 px, batch 2, initialised as training starts
+ * them: every layer kind in the places the models put it (stem, the
+ * dense blocks' growing slices, transitions, bottlenecks, the residual
+ * adds, the classifier) agrees across layouts (1e-4 on a GPU). */
+static void whole_model_layouts_agree(const char *name)
+{
+	struct model_desc d;
+	struct layer_pair t;
+	struct trainer_error err = { "" };
+
+	NEED_DEVICE();
+	memset(&t, 0, sizeof(t));
+	if (model_by_name(&d, name, 32, 14, &err)) {
+		test_fail_at(__FILE__, __LINE__, "%s: %s", name, err.msg);
+		return;
+	}
+	if (layer_pair_finish(&t, &d, 2, PRECISION_FP32, &gpu_fill))
+		return;
+	model_init_params(&t.m, 5);
+	layouts_agree(&t, 1e-4);
+}
+
+static void test_densenet121_layouts_agree(void) { whole_model_layouts_agree("densenet121"); }
+static void test_resnet50_layouts_agree(void) { whole_model_layouts_agree("resnet50"); }
 
 /* A linear layer over pixels flattens them in torchvision's (C, H, W)
  * order, which NHWC memory is not: refused at create, in one line. */
@@ -599,6 +639,8 @@ const struct test_case gpu_layers_tests[] = {
 	{ "batchnorm_split_over_parts_fp32_nhwc", test_batchnorm_split_over_parts_fp32_nhwc },
 	{ "image_input_normalised_on_gpu_nhwc", test_image_input_normalised_on_gpu_nhwc },
 	{ "layouts_equal_at_every_host_crossing", test_layouts_equal_at_every_host_crossing },
+	{ "densenet121_layouts_agree", test_densenet121_layouts_agree },
+	{ "resnet50_layouts_agree", test_resnet50_layouts_agree },
 	{ "nhwc_refuses_a_linear_layer_over_pixels", test_nhwc_refuses_a_linear_layer_over_pixels },
 	{ "conv_7x7_stride2_tf32", test_conv_7x7_stride2_tf32 },
 	{ "conv_3x3_tf32", test_conv_3x3_tf32 },

@@ -141,7 +141,8 @@ static void test_cublas_is_opened_on_first_call(void)
 #ifdef HVD_GPU_EMU
 /* Kernels, cuDNN, cuBLAS, copies: bench's per-step figures on stdout, the
  * emulated device's own totals on stderr; 0 when both were read. */
-static int launch_counts(int steps, double per_step[4], unsigned long device[5], unsigned long *timings)
+static int launch_counts(int steps, double per_step[4], unsigned long device[5], unsigned long *timings,
+			 double bn[2])
 {
 	char cmd[4400];
 	struct test_proc p;
@@ -151,7 +152,10 @@ static int launch_counts(int steps, double per_step[4], unsigned long device[5],
 	if (test_run(cmd, 300, &p))
 		return -1;
 	const char *b = strstr(p.out, "launches per step: "), *e = strstr(p.err, "emu: calls: ");
-	int ok = p.exit_code == 0 && b && e &&
+	const char *s = strstr(p.out, "batch-norm statistics per step: ");
+	int ok = p.exit_code == 0 && b && e && s &&
+		 sscanf(s, "batch-norm statistics per step: computed for %lf of %lf channels "
+			"normalised", &bn[0], &bn[1]) == 2 &&
 		 sscanf(b, "launches per step: %*f (kernels %lf, cuDNN %lf, cuBLAS %lf, copies %lf), "
 			"graph launches %*f, NCCL calls 0 (one process); algorithm timings at start %lu",
 			&per_step[0], &per_step[1], &per_step[2], &per_step[3], timings) == 5 &&
@@ -174,10 +178,28 @@ static void test_bench_counts_what_the_device_received(void)
 	SKIP("held against the emulated device's own count: gpu-emulated runs this group there");
 #else
 	static const char *const kind[] = { "kernels", "cuDNN", "cuBLAS", "copies" };
-	double one[4], three[4];
+	double one[4], three[4], bn[2];
 	unsigned long d1[5], d3[5], t1, t3;
-	if (launch_counts(1, one, d1, &t1) || launch_counts(3, three, d3, &t3))
+	if (launch_counts(1, one, d1, &t1, bn) || launch_counts(3, three, d3, &t3, bn))
 		return;
+	/* batch norm: each channel's statistics once a step, as the plan says */
+	struct model_desc d;
+	struct gpu_pool_plan plan;
+	struct gpu_pool_inputs in = { 2, 4, 0 };
+	struct trainer_error err = { "" };
+	double computed = 0, normalised = 0;
+	CHECK_INT(model_densenet(&d, &densenet121_config, 32, 14, &err), 0);
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &plan, &err), 0);
+	for (int i = 0; i < d.layer_count; i++)
+		if (d.layers[i].kind == LAYER_BATCHNORM) {
+			computed += d.layers[i].in.channels - plan.bn_known[i];
+			normalised += d.layers[i].in.channels;
+		}
+	gpu_pool_plan_free(&plan);
+	model_desc_free(&d);
+	CHECK_MSG(bn[0] == computed && bn[1] == normalised && computed < normalised / 3,
+		  "bench: BN statistics computed for %.0f of %.0f channels; the plan: %.0f of %.0f",
+		  bn[0], bn[1], computed, normalised);
 	/* the algorithm timings: all at create, none on the second run (its cache) */
 	CHECK_MSG(t1 > 0 && t1 == d1[4], "first run: bench counted %lu timings, the device %lu", t1,
 		  d1[4]);
@@ -193,6 +215,8 @@ static void test_bench_counts_what_the_device_received(void)
 	printf("  measured: launches per step (DenseNet-121, 32 px, batch 2, fp32): kernels %.0f, "
 	       "cuDNN %.0f, cuBLAS %.0f, copies %.0f; algorithm timings at start %lu, then 0\n",
 	       three[0], three[1], three[2], three[3], t1);
+	printf("  measured: batch-norm statistics computed for %.0f of %.0f channels normalised\n",
+	       bn[0], bn[1]);
 #endif
 }
 

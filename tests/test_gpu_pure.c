@@ -189,6 +189,107 @@ static void test_pool_plan_bn_parts_fit_the_widest_layer(void)
 	model_desc_free(&d);
 }
 
+/* Channels whose BN statistics a training forward computes, and all it
+ * normalises, by the plan's bn_known. */
+static void bn_channels(const struct model_desc *d, const struct gpu_pool_plan *p, long *computed,
+			long *normalised)
+{
+	*computed = *normalised = 0;
+	for (int i = 0; i < d->layer_count; i++)
+		if (d->layers[i].kind == LAYER_BATCHNORM) {
+			CHECK(p->bn_known[i] >= 0 && p->bn_known[i] <= d->layers[i].in.channels);
+			*computed += d->layers[i].in.channels - p->bn_known[i];
+			*normalised += d->layers[i].in.channels;
+		} else {
+			CHECK_INT(p->bn_known[i], 0);
+		}
+}
+
+/* DenseNet-121: a channel's statistics once per step. Each block's first
+ * norm1 computes the block's c0 input channels, every later norm1, the
+ * transition and norm5 only the previous layer's growth channels, each
+ * norm2 its own bottleneck; ResNet-50 normalises every conv output
+ * once, so it computes all. Every BN input tensor has its stats region. */
+static void test_pool_plan_bn_statistics_once_a_step(void)
+{
+	const struct densenet_config *k = &densenet121_config;
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { 2, 4, 0 };
+	long computed, normalised, want_c = k->init_features, want_n = k->init_features;
+	int c0 = k->init_features, bottleneck = k->bn_size * k->growth;
+
+	for (int b = 0; b < 4; b++) {
+		int layers = k->blocks[b], end = c0 + layers * k->growth;
+		want_c += end + (long)layers * bottleneck;   /* every channel once */
+		want_n += (long)layers * c0 + (long)k->growth * layers * (layers - 1) / 2 +
+			  (long)layers * bottleneck + end;   /* norm1s, norm2s, transition or norm5 */
+		c0 = end / 2;
+	}
+	CHECK_INT(model_densenet(&d, k, 64, 14, &err), 0);
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+	bn_channels(&d, &p, &computed, &normalised);
+	CHECK_MSG(computed == want_c && normalised == want_n, "densenet121: statistics of %ld "
+		  "channels computed (want %ld) of %ld normalised (want %ld)", computed, want_c,
+		  normalised, want_n);
+	for (int i = 0; i < d.layer_count; i++)
+		if (d.layers[i].kind == LAYER_BATCHNORM)
+			CHECK(p.bn_stats[d.layers[i].in.tensor].bytes ==
+			      (size_t)d.tensors[d.layers[i].in.tensor].channels * 8);
+	gpu_pool_plan_free(&p);
+	model_desc_free(&d);
+	CHECK_INT(model_resnet50(&d, 64, 14, &err), 0);
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+	bn_channels(&d, &p, &computed, &normalised);
+	CHECK_MSG(computed == normalised && computed > 0, "resnet50: %ld of %ld", computed,
+		  normalised);
+	gpu_pool_plan_free(&p);
+	model_desc_free(&d);
+}
+
+static void add_layer(struct model_desc *d, enum layer_kind kind, const char *name,
+		      struct tensor_slice from, struct tensor_slice to)
+{
+	struct trainer_error err = { "" };
+	struct model_layer l;
+
+	memset(&l, 0, sizeof(l));
+	l.kind = kind;
+	l.kernel = l.stride = kind == LAYER_CONV;
+	snprintf(l.name, sizeof(l.name), "%s", name);
+	l.in = from;
+	l.out = to;
+	CHECK_MSG(model_desc_add_layer(d, &l, &err) == 0, "%s", err.msg);
+}
+
+/* A layer that writes channels a BN layer has normalised makes their
+ * statistics stale: the next BN layer over them computes them again. */
+static void test_pool_plan_bn_statistics_stale_after_a_write(void)
+{
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { 2, 4, 0 };
+
+	model_desc_init(&d, "layer");
+	model_desc_add_tensor(&d, "in", TENSOR_PLAIN, 8, 4, 4, &err);
+	model_desc_add_tensor(&d, "block", TENSOR_CONCAT, 8, 4, 4, &err);
+	model_desc_add_tensor(&d, "mid", TENSOR_PLAIN, 8, 4, 4, &err);
+	model_desc_add_tensor(&d, "out", TENSOR_PLAIN, 8, 1, 1, &err);
+	add_layer(&d, LAYER_CONV, "conv0", (struct tensor_slice){ 0, 0, 8 }, (struct tensor_slice){ 1, 0, 8 });
+	add_layer(&d, LAYER_BATCHNORM, "norm0", (struct tensor_slice){ 1, 0, 8 }, (struct tensor_slice){ 2, 0, 8 });
+	add_layer(&d, LAYER_CONV, "conv1", (struct tensor_slice){ 2, 0, 4 }, (struct tensor_slice){ 1, 4, 4 });
+	add_layer(&d, LAYER_BATCHNORM, "norm1", (struct tensor_slice){ 1, 0, 8 }, (struct tensor_slice){ 2, 0, 8 });
+	add_layer(&d, LAYER_GLOBAL_AVGPOOL, "pool", (struct tensor_slice){ 2, 0, 8 }, (struct tensor_slice){ 3, 0, 8 });
+	CHECK_MSG(model_desc_finish(&d, &err) == 0, "%s", err.msg);
+	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+	CHECK_INT(p.bn_known[1], 0);
+	CHECK_INT(p.bn_known[3], 4);
+	gpu_pool_plan_free(&p);
+	model_desc_free(&d);
+}
+
 /* M3: labels, dy, weights and the running sum share the loss region. */
 static void test_pool_loss_layout(void)
 {
@@ -524,6 +625,8 @@ const struct test_case gpu_unit_tests[] = {
 	{ "loss_scale_rejects_bad_settings", test_loss_scale_rejects_bad_settings },
 	{ "pool_plan_regions_aligned_and_disjoint", test_pool_plan_regions_aligned_and_disjoint },
 	{ "pool_plan_bn_parts_fit_the_widest_layer", test_pool_plan_bn_parts_fit_the_widest_layer },
+	{ "pool_plan_bn_statistics_once_a_step", test_pool_plan_bn_statistics_once_a_step },
+	{ "pool_plan_bn_statistics_stale_after_a_write", test_pool_plan_bn_statistics_stale_after_a_write },
 	{ "pool_loss_layout", test_pool_loss_layout },
 	{ "pool_plan_fp32_has_no_low_precision_copies", test_pool_plan_fp32_has_no_low_precision_copies },
 	{ "pool_largest_batch_is_exact", test_pool_largest_batch_is_exact },

@@ -114,6 +114,9 @@ typedef void (*backend_grad_ready_fn)(size_t offset, size_t count, void *user);
 struct backend_launches {
 	unsigned long kernels, cudnn, cublas, copies, graphs;
 	unsigned long timings;  /* algorithm timing calls (cuDNN's Find), at create */
+	/* channels training BN layers normalised, and of them those whose
+	 * batch statistics they computed (the rest reused an earlier layer's) */
+	unsigned long bn_normalised, bn_computed;
 };
 
 struct backend_ops {

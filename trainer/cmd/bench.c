@@ -96,7 +96,9 @@ static void bench_close(struct bench *t)
  * the device (a step's kernels, cuDNN and cuBLAS calls and copies) and
  * CUDA graph launches. One process: no NCCL call. Then the convolution
  * algorithm timings at start (cuDNN's Find calls; 0 when the cache held
- * every shape or --conv-algorithms heuristic). */
+ * every shape or --conv-algorithms heuristic). Then how many channels the
+ * training BN layers computed statistics for (each once a step), of all
+ * they normalised. */
 static void print_launches(const struct backend_launches *a, const struct backend_launches *b,
 			   long steps)
 {
@@ -105,6 +107,9 @@ static void print_launches(const struct backend_launches *a, const struct backen
 	printf("bench: launches per step: %.1f (kernels %.1f, cuDNN %.1f, cuBLAS %.1f, copies %.1f), "
 	       "graph launches %.1f, NCCL calls 0 (one process); algorithm timings at start %lu\n",
 	       k + d + g + c, k, d, g, c, (double)(b->graphs - a->graphs) / steps, a->timings);
+	printf("bench: batch-norm statistics per step: computed for %.0f of %.0f channels "
+	       "normalised\n", (double)(b->bn_computed - a->bn_computed) / steps,
+	       (double)(b->bn_normalised - a->bn_normalised) / steps);
 }
 
 int run_bench(const struct settings *o)

@@ -3,8 +3,12 @@
  * batch-norm calls are deprecated in cuDNN 9 and want packed tensors,
  * while our inputs are dense-block slices. Same numbers as ref/: eps
  * 1e-5, momentum 0.1, unbiased running variance, gamma/beta and all
- * statistics fp32 in every precision (M4). What it does not do: count
- * batches (the caller does).
+ * statistics fp32 in every precision (M4). A channel's batch statistics
+ * are computed once per training forward, by the first BN layer that
+ * normalises it, and taken from the plan's bn_stats by every later one
+ * (plan.bn_known: a dense block's earlier channels): the same bits as
+ * computing them again. What it does not do: count batches (the caller
+ * does).
  */
 #include "backend/gpu/gpu_check.h"
 #include "backend/gpu/gpu_internal.h"
@@ -21,11 +25,15 @@ static int bnorm_forward(struct backend *b, struct gpu_layer *l, int training,
 	const float *gamma = gpu_params(b) + ml->weight_offset, *beta = gpu_params(b) + ml->bias_offset;
 	float *running = gpu_state(b) + ml->state_offset;
 	float *saved = gpu_bn_saved(b) + 2 * ml->state_offset;
-	int c = ml->in.channels;
+	float *stats = (float *)gpu_region(b, &b->plan.bn_stats[ml->in.tensor]) + 2 * ml->in.c0;
+	int c = ml->in.channels, known = b->plan.bn_known[l - b->layers];
 
-	if (training)
+	if (training) {
 		GPU_CUDA(gpu_k_bn_fwd_train(b->stream, b->dt, x, gamma, beta, a, y, saved, saved + c,
-					    running, running + c, gpu_bn_parts(b), GPU_POOL_BN_PARTS));
+					    running, running + c, stats, known, gpu_bn_parts(b),
+					    GPU_POOL_BN_PARTS));
+		gpu_bn_channels_note(c - known, c);
+	}
 	else
 		GPU_CUDA(gpu_k_bn_fwd_eval(b->stream, b->dt, x, gamma, beta, running, running + c,
 					   a, y));

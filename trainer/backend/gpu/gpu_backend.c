@@ -322,6 +322,7 @@ static void gpu_launches(struct backend_launches *out)
 	*out = (struct backend_launches){ .kernels = c[GPU_LAUNCH_KERNEL], .cudnn = c[GPU_LAUNCH_CUDNN],
 		.cublas = c[GPU_LAUNCH_CUBLAS], .copies = c[GPU_LAUNCH_COPY],
 		.graphs = c[GPU_LAUNCH_GRAPH], .timings = c[GPU_LAUNCH_TIMING] };
+	gpu_bn_channels_read(&out->bn_computed, &out->bn_normalised);
 }
 
 const struct backend_ops backend_gpu_ops = {

@@ -142,12 +142,15 @@ struct gpu_bn_args {
  * blocks of whole images (a part is at least 4096 elements) and add the
  * parts up in a fixed order; `part` is scratch of C * max_parts * 2
  * floats (C: the view's channels) that the two kernels of one call
- * share (the backend's plan.bn_parts, GPU_POOL_BN_PARTS). */
+ * share (the backend's plan.bn_parts, GPU_POOL_BN_PARTS). NCHW and
+ * channels-last views give the same bits. The training forward takes
+ * channels [0, known)'s statistics (mean, squared deviations: 2 floats a
+ * channel) from `stats` and leaves the others' there. */
 cudaError_t gpu_k_bn_fwd_train(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			       const float *gamma, const float *beta, struct gpu_bn_args a,
 			       struct gpu_view y, float *saved_mean, float *saved_invstd,
-			       float *running_mean, float *running_var, float *part,
-			       int max_parts);
+			       float *running_mean, float *running_var, float *stats, int known,
+			       float *part, int max_parts);
 cudaError_t gpu_k_bn_fwd_eval(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			      const float *gamma, const float *beta, const float *running_mean,
 			      const float *running_var, struct gpu_bn_args a, struct gpu_view y);

@@ -3,7 +3,9 @@
  * the launch), each cuDNN and cuBLAS call that runs on the stream, each
  * asynchronous copy or fill (GPU_COPY, GPU_CUDNN_RUN, GPU_CUBLAS_RUN in
  * gpu_check.h), each CUDA graph launch, and each call that times
- * convolution algorithms (GPU_CUDNN_FIND: at create, never in a step). `chexnet bench` prints them
+ * convolution algorithms (GPU_CUDNN_FIND: at create, never in a step);
+ * and beside them the batch-norm channels whose statistics a step computed.
+ * `chexnet bench` prints them
  * per step; on the emulated device a test holds them against what the
  * device itself received (tests/gpu_emu). Process-wide counters, safe from
  * any thread.
@@ -31,6 +33,11 @@ enum gpu_launch_kind {
 void gpu_launch_note(enum gpu_launch_kind k);
 /* The counts so far, by kind. */
 void gpu_launches_read(unsigned long counts[GPU_LAUNCH_KINDS]);
+
+/* One training BN forward over `normalised` channels that computed the
+ * statistics of `computed` of them (batchnorm.c), and the sums so far. */
+void gpu_bn_channels_note(unsigned long computed, unsigned long normalised);
+void gpu_bn_channels_read(unsigned long *computed, unsigned long *normalised);
 
 #ifdef __cplusplus
 }

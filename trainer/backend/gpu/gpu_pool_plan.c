@@ -54,6 +54,26 @@ static size_t largest_conv_weight(const struct model_desc *d)
 	return most;
 }
 
+/* plan->bn_known, walking the forward in order: have[t] leading channels
+ * of tensor t hold statistics; a BN layer whose slice starts within them
+ * extends them, and every layer's output slice cuts them back to where it
+ * writes. */
+static void plan_bn_known(const struct model_desc *d, struct gpu_pool_plan *plan, int *have)
+{
+	for (int i = 0; i < d->layer_count; i++) {
+		const struct model_layer *l = &d->layers[i];
+		const struct tensor_slice *in = &l->in, *out = &l->out;
+		if (l->kind == LAYER_BATCHNORM && in->c0 <= have[in->tensor]) {
+			int k = have[in->tensor] - in->c0;
+			plan->bn_known[i] = k < in->channels ? k : in->channels;
+			if (in->c0 + in->channels > have[in->tensor])
+				have[in->tensor] = in->c0 + in->channels;
+		}
+		if (have[out->tensor] > out->c0)
+			have[out->tensor] = out->c0;
+	}
+}
+
 static size_t widest_batchnorm(const struct model_desc *d)
 {
 	size_t most = 0;
@@ -100,10 +120,16 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 					 in->batch, e);
 	plan->act = calloc((size_t)d->tensor_count, sizeof(*plan->act));
 	plan->grad = calloc((size_t)d->tensor_count, sizeof(*plan->grad));
-	if (!plan->act || !plan->grad) {
+	plan->bn_stats = calloc((size_t)d->tensor_count, sizeof(*plan->bn_stats));
+	plan->bn_known = calloc((size_t)d->layer_count + 1, sizeof(*plan->bn_known));
+	int *have = calloc((size_t)d->tensor_count, sizeof(*have));
+	if (!plan->act || !plan->grad || !plan->bn_stats || !plan->bn_known || !have) {
+		free(have);
 		gpu_pool_plan_free(plan);
 		return trainer_error_set(err, "gpu: pool plan: out of host memory");
 	}
+	plan_bn_known(d, plan, have);
+	free(have);
 	plan->tensor_count = d->tensor_count;
 	size_t io = tensor_elems(&d->tensors[d->input_tensor]);
 	if (tensor_elems(&d->tensors[d->output_tensor]) > io)
@@ -121,6 +147,12 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 	plan->state = take(&c, mul_or_flag(&c, d->state_count, 4));
 	plan->bn_saved = take(&c, mul_or_flag(&c, d->state_count, 8));
 	plan->bn_parts = take(&c, mul_or_flag(&c, widest_batchnorm(d), GPU_POOL_BN_PARTS * 2 * 4));
+	for (int i = 0; i < d->layer_count; i++) {
+		const struct model_layer *l = &d->layers[i];
+		if (l->kind == LAYER_BATCHNORM && !plan->bn_stats[l->in.tensor].bytes)
+			plan->bn_stats[l->in.tensor] =
+				take(&c, (size_t)d->tensors[l->in.tensor].channels * 8);
+	}
 	plan->io = take(&c, mul_or_flag(&c, mul_or_flag(&c, n, io), 4));
 	if (takes_images(d)) {
 		const struct model_tensor *t = &d->tensors[d->input_tensor];
@@ -146,7 +178,10 @@ void gpu_pool_plan_free(struct gpu_pool_plan *plan)
 {
 	free(plan->act);
 	free(plan->grad);
-	plan->act = plan->grad = NULL;
+	free(plan->bn_stats);
+	free(plan->bn_known);
+	plan->act = plan->grad = plan->bn_stats = NULL;
+	plan->bn_known = NULL;
 }
 
 static int plan_bytes(const struct model_desc *d, size_t elem_bytes, size_t workspace_bytes,

@@ -35,6 +35,13 @@ struct gpu_pool_plan {
 	int tensor_count;
 	struct gpu_region *act;      /* (N, C, H, W) activations in the compute type */
 	struct gpu_region *grad;     /* their gradients, same shape and type */
+	struct gpu_region *bn_stats; /* fp32 (mean, squared deviations) per channel of each
+					tensor a BN layer reads, kept for the step (batchnorm.c) */
+	int *bn_known;               /* per layer: the leading channels of a BN layer's input
+					whose statistics an earlier BN layer of the same
+					training forward left in bn_stats, none written since
+					(a dense layer's norm1 computes only the growth
+					channels, a transition's none); 0 for other layers */
 	struct gpu_region params;    /* (param_count) fp32 master weights */
 	struct gpu_region grads;     /* (param_count) fp32 gradients */
 	struct gpu_region params_lp; /* (param_count) compute-type copy; 0 bytes in fp32 */
@@ -66,7 +73,8 @@ struct gpu_loss_layout {
 void gpu_pool_loss_layout(size_t batch, size_t outputs, struct gpu_loss_layout *l);
 
 /* Fills *plan for model d. Returns 0, or -1 (err) on bad inputs or
- * overflow. gpu_pool_plan_free releases the per-tensor arrays. */
+ * overflow. gpu_pool_plan_free releases the per-tensor and per-layer
+ * arrays. */
 int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs *in,
 			struct gpu_pool_plan *plan, struct trainer_error *err);
 void gpu_pool_plan_free(struct gpu_pool_plan *plan);
