@@ -41,7 +41,7 @@ const struct setting settings_table[] = {
 		  "heuristics, deterministic ones only; timed-any: timed, non-deterministic allowed "
 		  "(--resume then not bit-identical); no effect on cpu and ref" },
 	{ "--gpu-layout", "gpu_layout", SETTING_CHOICE, SETTING_ALL, RESUME_FREE,
-	  .choices = "nchw|nhwc", .fallback = "nchw", .env = "CHEXNET_GPU_LAYOUT",
+	  .choices = "nchw|nhwc", .fallback = "nhwc", .env = "CHEXNET_GPU_LAYOUT",
 	  .offset = OFF(gpu_layout),
 	  .help = "the GPU's activations and gradients channels-first (nchw) or channels-last "
 		  "(nhwc, conv filters KRSC: cuDNN's fast tensor-core layout); checkpoints keep "
