@@ -215,10 +215,12 @@ static const struct test_group test_groups[] = {
 	{ "cpu-models@avx2", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0,
 	  CAP_AVX2, NULL, cpu_isa_cap_redundant, .slow = 1 },
 	/* SSE4.1 runs the 1x1 convs' backward on plain layouts: the models'
-	 * gradients against ref there (the 224 px cases would take minutes) */
+	 * gradients against ref there (the 224 px cases would take minutes);
+	 * nothing timed, so in the unit lane, which ends before the groups
+	 * in line */
 	{ "cpu-models@sse41", cpu_models_tests, TEST_NEEDS_NOTHING, 120, 0, CAP_SSE41,
 	  "small_densenet_equals_ref|memory_efficient_same_gradients|resnet50_equals_ref|"
-	  "resnet50_gradients_equal_ref|moves_only_3x3", cpu_isa_cap_redundant },
+	  "resnet50_gradients_equal_ref|moves_only_3x3", cpu_isa_cap_redundant, .beside = 1 },
 	/* the tree again on oneDNN 3.2 (PyPI), its own cpu groups there */
 	{ "cpu-onednn3", cpu_onednn3_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1, .beside = 1 },
 	{ "trainer-loss@avx2", backend_loss_tests, TEST_NEEDS_NOTHING, 120, 0,
