@@ -220,6 +220,56 @@ static void test_bench_counts_what_the_device_received(void)
 #endif
 }
 
+/* Plan bytes of densenet121 at 224 px, bf16, batch n, with the 1 GiB
+ * workspace cap. */
+static size_t plan_bytes_at(const struct model_desc *d, int n)
+{
+	struct gpu_pool_inputs in = { n, 2, (size_t)1 << 30 };
+	struct gpu_pool_plan plan;
+	struct trainer_error err = { "" };
+	size_t bytes = 0;
+
+	if (gpu_pool_plan_build(d, &in, &plan, &err) == 0) {
+		bytes = plan.total_bytes;
+		gpu_pool_plan_free(&plan);
+	}
+	CHECK_MSG(bytes > 0, "plan at batch %d: %s", n, err.msg);
+	return bytes;
+}
+
+/* Any backend's bench (here cpu: no device) prints the largest
+ * DenseNet-121 batch an 80 GiB GPU takes at 224 px in bf16: the pool plan
+ * at that batch, with the 1 GiB workspace cap, fits in 80 GiB less the
+ * 512 MiB left outside the pool, and one image more does not. */
+static void test_bench_prints_the_largest_batch_of_an_80_gib_gpu(void)
+{
+	struct test_proc p;
+	struct model_desc d;
+	struct trainer_error err = { "" };
+	char cmd[4400];
+	long n = -1;
+
+	if (!backend_find("cpu", &err))
+		SKIP("no cpu backend in this build: bench needs one that runs here");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/chexnet' bench --backend cpu --model densenet121 "
+		 "--size 32 --batch 2 --threads 1 --steps 1", test_tmpdir(), test_build_dir());
+	if (test_run(cmd, 120, &p))
+		return;
+	const char *line = strstr(p.out, "bench: largest batch of densenet121 on an 80 GiB GPU at "
+				  "224 px, bf16: ");
+	CHECK_MSG(p.exit_code == 0 && line && sscanf(strchr(line, ':') + 1, "%*[^:]: %ld", &n) == 1,
+		  "exit %d:\n%s%s", p.exit_code, p.out, test_tail(p.err, 600));
+	test_proc_free(&p);
+	if (n < 1 || model_densenet(&d, &densenet121_config, 224, 14, &err))
+		return;
+	size_t budget = ((size_t)80 << 30) - ((size_t)512 << 20);
+	CHECK_MSG(plan_bytes_at(&d, (int)n) <= budget && plan_bytes_at(&d, (int)n + 1) > budget,
+		  "batch %ld: plan %zu bytes, %ld: %zu bytes, budget %zu", n, plan_bytes_at(&d, (int)n),
+		  n + 1, plan_bytes_at(&d, (int)n + 1), budget);
+	printf("  measured: the largest DenseNet-121 batch on an 80 GiB GPU, 224 px, bf16: %ld\n", n);
+	model_desc_free(&d);
+}
+
 #ifdef HVD_GPU_EMU
 /* One 3x3 conv layer (8 -> 4 channels, 8x8, stride 1) at batch n on the
  * emulated device, created with mode and the case's cache folder (NULL:
@@ -487,6 +537,8 @@ const struct test_case gpu_ops_tests[] = {
 	{ "create_without_device_is_one_clear_error", test_create_without_device_is_one_clear_error },
 	{ "cublas_is_opened_on_first_call", test_cublas_is_opened_on_first_call },
 	{ "bench_counts_what_the_device_received", test_bench_counts_what_the_device_received },
+	{ "bench_prints_the_largest_batch_of_an_80_gib_gpu",
+	  test_bench_prints_the_largest_batch_of_an_80_gib_gpu },
 	{ "conv_algorithms_timed_once_then_cached", test_conv_algorithms_timed_once_then_cached },
 	{ "conv_algorithms_cache_of_another_key_or_corrupt_is_not_used",
 	  test_conv_algorithms_cache_of_another_key_or_corrupt_is_not_used },

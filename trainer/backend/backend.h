@@ -176,6 +176,12 @@ struct backend_ops {
 	/* Optional (NULL: a host backend, which launches nothing): its
 	 * launches so far, for `chexnet bench`. */
 	void (*launches)(struct backend_launches *out);
+	/* Optional (NULL: no device pool): the largest batch, at most limit,
+	 * whose device memory plan for model d in precision p fits in
+	 * device_bytes; from the plan alone (no device needed). 0 when not
+	 * one image fits; -1 (err) on bad inputs. */
+	long (*largest_batch)(const struct model_desc *d, enum precision p, size_t device_bytes,
+			      long limit, struct trainer_error *err);
 	void (*destroy)(struct backend *b);
 };
 

@@ -112,6 +112,36 @@ static void print_launches(const struct backend_launches *a, const struct backen
 	       (double)(b->bn_normalised - a->bn_normalised) / steps);
 }
 
+/* From the gpu backend's device pool plan (no device needed; any
+ * backend's bench, where the build has the gpu backend): the largest
+ * batch of the model that fits an 80 GiB GPU at 224 px in bf16, the
+ * figure a batch size is chosen by on an H100 or H200. */
+#define BENCH_DEVICE_GIB 80
+
+static void print_largest_batch(const char *model)
+{
+	struct trainer_error err = { "" };
+	const struct backend_ops *gpu = backend_find("gpu", &err);
+	struct model_desc d;
+	long n;
+
+	if (!gpu || !gpu->largest_batch)
+		return;
+	if (model_by_name(&d, model, 224, CHEXNET_CLASSES, &err) == 0) {
+		n = gpu->largest_batch(&d, PRECISION_BF16, (size_t)BENCH_DEVICE_GIB << 30, 1L << 20,
+				       &err);
+		model_desc_free(&d);
+	} else {
+		n = -1;
+	}
+	if (n < 0) {
+		fprintf(stderr, "chexnet: bench: largest batch: %s\n", err.msg);
+		return;
+	}
+	printf("bench: largest batch of %s on an %d GiB GPU at 224 px, bf16: %ld (the gpu backend's "
+	       "device pool plan)\n", model, BENCH_DEVICE_GIB, n);
+}
+
 int run_bench(const struct settings *o)
 {
 	struct bench *t = calloc(1, sizeof(*t));
@@ -161,6 +191,8 @@ int run_bench(const struct settings *o)
 		       steps * o->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
 	if (rc == 0 && t->s.ops->launches)
 		print_launches(&l0, &l1, steps);
+	if (rc == 0)
+		print_largest_batch(o->model);
 	source_close(&src);
 	bench_close(t);
 	free(t);

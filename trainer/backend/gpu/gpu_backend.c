@@ -325,6 +325,18 @@ static void gpu_launches(struct backend_launches *out)
 	gpu_bn_channels_read(&out->bn_computed, &out->bn_normalised);
 }
 
+/* With the largest workspace any algorithm may take (GPU_WORKSPACE_CAP)
+ * and the memory left outside the pool (GPU_POOL_RESERVE_BYTES): a batch
+ * that fits here is one create takes with device_bytes free. */
+static long gpu_largest_batch(const struct model_desc *d, enum precision p, size_t device_bytes,
+			      long limit, struct trainer_error *err)
+{
+	size_t elem = precision_storage(p) == PRECISION_FP32 ? 4 : 2;
+
+	return gpu_pool_largest_batch(d, elem, GPU_WORKSPACE_CAP, device_bytes,
+				      GPU_POOL_RESERVE_BYTES, limit, err);
+}
+
 const struct backend_ops backend_gpu_ops = {
 	.name = "gpu",
 	.devices = gpu_devices,
@@ -338,5 +350,6 @@ const struct backend_ops backend_gpu_ops = {
 	.store_state = gpu_store_state,
 	.features = gpu_step_features,
 	.launches = gpu_launches,
+	.largest_batch = gpu_largest_batch,
 	.destroy = gpu_destroy,
 };
