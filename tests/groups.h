@@ -99,12 +99,12 @@ extern const struct test_case cpu_layers_tests[];
 extern const struct test_case cpu_onednn3_tests[];
 extern const struct test_case cpu_models_tests[];
 extern const struct test_case cpu_torchvision_tests[];
-extern const struct test_case cpu_arena_tests[];
 extern const struct test_case cpu_isa_tests[];
 const char *cpu_isa_cap_redundant(const char *env);
 #define CAP_AVX2 "ONEDNN_MAX_CPU_ISA=AVX2"
 #define CAP_SSE41 "ONEDNN_MAX_CPU_ISA=SSE41"
 #endif
+extern const struct test_case arena_tests[];
 extern const struct test_case gpu_unit_tests[];
 extern const struct test_case gpu_audit_tests[];
 extern const struct test_case gpu_train_tests[];
@@ -198,12 +198,12 @@ static const struct test_group test_groups[] = {
 	{ "trainer-fuzz", fuzz_files_tests, TEST_NEEDS_NOTHING, 700, 0, .slow = 1, .beside = 1 },
 	{ "trainer-cli", cli_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
 	{ "trainer-dist", train_dist_tests, TEST_NEEDS_NOTHING, 120, 0 },
+	{ "arena", arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
 #ifdef HAVE_CPU_BACKEND
 	{ "cpu-layers", cpu_layers_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "cpu-models", cpu_models_tests, TEST_NEEDS_NOTHING, 600, 0, .slow = 1, .beside = 1 },
 	{ "cpu-torchvision", cpu_torchvision_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1,
 	  .beside = 1 },
-	{ "cpu-arena", cpu_arena_tests, TEST_NEEDS_NOTHING, 30, 0 },
 	{ "cpu-isa", cpu_isa_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "cpu-learning", cpu_learning_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1, .beside = 1 },
 	/* the same cases with oneDNN capped (one skip where a cap lowers

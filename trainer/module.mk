@@ -7,7 +7,7 @@ TRAINER_CORE_SRCS := trainer/base/rng.c trainer/base/text_control.c \
 	trainer/base/regular_file.c \
 	trainer/model/input_norm.c trainer/model/desc.c trainer/model/densenet.c trainer/model/resnet.c \
 	trainer/model/models.c trainer/model/params.c trainer/model/loss.c \
-	trainer/backend/registry.c trainer/backend/choice.c trainer/backend/precision.c trainer/backend/host_loss.c \
+	trainer/backend/registry.c trainer/backend/choice.c trainer/backend/precision.c trainer/backend/host_loss.c trainer/backend/arena.c \
 	trainer/train/optim.c trainer/train/schedule.c trainer/train/safetensors.c \
 	trainer/train/checkpoint.c trainer/train/checkpoint_replace.c trainer/train/progress.c \
 	trainer/train/verdict.c trainer/train/dist.c trainer/train/grad_sync.c \
@@ -99,7 +99,7 @@ $(B)/test-row/chexnet: $(B)/obj/trainer/cmd/main.o $(TEST_ROW_SETTINGS) $(B)/lib
 TEST_PROGRAMS += $(B)/test-row/chexnet
 TEST_LIBS += $(TEST_ROW_SETTINGS) $(B)/libchexnet.a
 TEST_LDLIBS += $(TRAINER_LDLIBS) $(HVD_INTERNAL_LIB) $(CHEXNET_HVD_LDLIBS)
-TEST_SRCS += tests/test_ref_layers.c tests/test_model.c tests/test_backend_loss.c tests/test_span.c tests/test_training.c \
+TEST_SRCS += tests/test_ref_layers.c tests/test_arena.c tests/test_model.c tests/test_backend_loss.c tests/test_span.c tests/test_training.c \
 	tests/test_checkpoint.c tests/test_cli.c tests/test_e2e_slurm.c tests/test_sbatch_scripts.c tests/ckpt_compare.c tests/layer_cases.c \
 	tests/test_train_dist.c
 

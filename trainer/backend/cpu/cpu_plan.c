@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "backend/cpu/cpu_internal.h"
-#include "backend/cpu/cpu_arena.h"
+#include "backend/arena.h"
 
 int cpu_err(struct cpu_exec *x, struct trainer_error *err)
 {

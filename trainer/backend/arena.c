@@ -1,10 +1,10 @@
-/* cpu_arena.c - lifetime-based offsets in one buffer (see cpu_arena.h).
+/* arena.c - lifetime-based offsets in one buffer (see arena.h).
  * What it does not do: allocate, or know what the blocks hold.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cpu/cpu_arena.h"
+#include "backend/arena.h"
 
 int arena_plan_init(struct arena_plan *a)
 {

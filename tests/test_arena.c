@@ -1,13 +1,13 @@
-/* test_cpu_arena.c - the cpu backend's lifetime arena (trainer/backend/cpu/
- * cpu_arena.c): blocks alive at the same step never overlap, blocks that
- * are not may share, offsets are 64-byte aligned, and a failed request
+/* test_arena.c - the backends' lifetime arena (trainer/backend/arena.c):
+ * blocks alive at the same step never overlap, blocks that are not may
+ * share, offsets are 64-byte aligned, and a failed request
  * makes the plan fail instead of aliasing offset 0.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "runner.h"
-#include "backend/cpu/cpu_arena.h"
+#include "backend/arena.h"
 
 static int intervals_overlap(const struct arena_req *a, const struct arena_req *b)
 {
@@ -68,7 +68,7 @@ static void test_failed_request_fails_the_plan(void)
 	arena_plan_free(&a);
 }
 
-const struct test_case cpu_arena_tests[] = {
+const struct test_case arena_tests[] = {
 	{ "arena_live_blocks_never_share_bytes", test_live_blocks_never_share_bytes },
 	{ "arena_disjoint_lifetimes_reuse_memory", test_disjoint_lifetimes_reuse_memory },
 	{ "arena_failed_request_fails_the_plan", test_failed_request_fails_the_plan },

@@ -1,12 +1,13 @@
-/* cpu_arena.h - offsets in one buffer for blocks with known lifetimes.
+/* arena.h - offsets in one buffer for blocks with known lifetimes.
  *
  * Each request is (bytes, first step, last step); two requests whose step
  * intervals overlap get disjoint byte ranges, others may share. Greedy
  * first fit in order of start step, 64-byte aligned. Pure logic (tested
- * directly). What it does not do: allocate the buffer.
+ * directly); the cpu backend's step arena and the gpu backend's pool plan
+ * use it. What it does not do: allocate the buffer.
  */
-#ifndef HVD_TRAINER_CPU_ARENA_H
-#define HVD_TRAINER_CPU_ARENA_H
+#ifndef HVD_TRAINER_BACKEND_ARENA_H
+#define HVD_TRAINER_BACKEND_ARENA_H
 
 #include <stddef.h>
 
