@@ -137,7 +137,7 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 	if (small_model(&d))
 		return;
 	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
-	struct gpu_region r[] = { p.act[0], p.grad[0], p.act[1], p.grad[1], p.params, p.grads,
+	struct gpu_region r[] = { p.act[0], p.act[1], p.grad_arena, p.params, p.grads,
 				  p.params_lp, p.dw_lp, p.filter_io, p.state, p.bn_saved, p.io, p.images[0],
 				  p.images[1], p.flags, p.loss, p.workspace, p.bn_parts };
 	size_t n = sizeof(r) / sizeof(r[0]), sum = 0;
@@ -149,6 +149,12 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 			CHECK_MSG(!overlaps(r[i], r[j]), "regions %zu and %zu overlap", i, j);
 	}
 	CHECK(sum <= p.total_bytes);
+	for (int t = 0; t < d.tensor_count; t++) {
+		CHECK_INT(p.grad[t].offset % GPU_POOL_ALIGN, 0);
+		CHECK(p.grad[t].offset >= p.grad_arena.offset && p.grad[t].offset + p.grad[t].bytes <=
+		      p.grad_arena.offset + p.grad_arena.bytes);
+		CHECK_INT(p.grad[t].bytes, p.act[t].bytes);
+	}
 	CHECK_INT(p.act[1].bytes, 4 * 24 * 16 * 16 * 2);            /* N C H W, fp16 */
 	CHECK_INT(p.params.bytes, d.param_count * 4);                /* fp32 master */
 	CHECK_INT(p.params_lp.bytes, d.param_count * 2);
@@ -187,6 +193,73 @@ static void test_pool_plan_bn_parts_fit_the_widest_layer(void)
 	CHECK_INT(p.bn_parts.bytes, 0);
 	gpu_pool_plan_free(&p);
 	model_desc_free(&d);
+}
+
+/* One training backward walked over the plan's gradient regions, a
+ * 256-byte block at a time: a layer's backward reads its output's
+ * gradient (and, accumulating, its input's) and writes its input's; a
+ * write takes the blocks of the whole region, a read needs every block
+ * still its own. So a region shared too early shows as a block taken by
+ * a gradient that is still to be read. Returns the arena's share of the
+ * gradients' bytes, in percent. */
+static int own(int *owner, const struct gpu_region *r, int t, int take)
+{
+	for (size_t k = r->offset / GPU_POOL_ALIGN; k * GPU_POOL_ALIGN < r->offset + r->bytes; k++) {
+		if (!take && owner[k] != t)
+			return -1;
+		owner[k] = take ? t : owner[k];
+	}
+	return 0;
+}
+
+static long walk_backward(const struct model_desc *d, const struct gpu_pool_plan *p)
+{
+	int *owner = calloc(p->total_bytes / GPU_POOL_ALIGN + 1, sizeof(*owner)), bad = 0;
+	size_t sum = 0;
+
+	for (int t = 0; t < d->tensor_count; t++)
+		sum += p->grad[t].bytes;
+	if (!owner || !sum)
+		return free(owner), -1;
+	own(owner, &p->grad[d->output_tensor], d->output_tensor, 1);
+	for (int i = d->layer_count - 1; i >= 0; i--) {
+		const struct model_layer *l = &d->layers[i];
+		int in = l->in.tensor, out = l->out.tensor, in2 = l->in2.tensor, add = l->kind == LAYER_ADD;
+		bad |= own(owner, &p->grad[out], out, 0);
+		bad |= l->accumulate_dx && own(owner, &p->grad[in], in, 0);
+		bad |= add && l->accumulate_dx2 && own(owner, &p->grad[in2], in2, 0);
+		CHECK_MSG(!bad, "layer %d '%s': a gradient it reads was overwritten", i, l->name);
+		if (bad)
+			break;
+		own(owner, &p->grad[in], in, 1);
+		if (add)
+			own(owner, &p->grad[in2], in2, 1);
+	}
+	bad |= own(owner, &p->grad[d->input_tensor], d->input_tensor, 0);
+	free(owner);
+	return bad ? -1 : (long)(100 * p->grad_arena.bytes / sum);
+}
+
+/* DenseNet-121 and ResNet-50: every gradient outlives its readers, and
+ * sharing by lifetime keeps a fraction of them (the figure printed). */
+static void test_pool_plan_gradients_share_by_lifetime(void)
+{
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	struct gpu_pool_inputs in = { 2, 2, 0 };
+
+	for (int m = 0; m < 2; m++) {
+		CHECK_INT(m ? model_resnet50(&d, 64, 14, &err)
+			    : model_densenet(&d, &densenet121_config, 64, 14, &err), 0);
+		CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+		long share = walk_backward(&d, &p);
+		printf("# %s: gradients take %ld%% of their bytes\n", m ? "resnet50" : "densenet121",
+		       share);
+		CHECK_MSG(share > 0 && share < 50, "%s: %ld%%", m ? "resnet50" : "densenet121", share);
+		gpu_pool_plan_free(&p);
+		model_desc_free(&d);
+	}
 }
 
 /* Channels whose BN statistics a training forward computes, and all it
@@ -625,6 +698,7 @@ const struct test_case gpu_unit_tests[] = {
 	{ "loss_scale_rejects_bad_settings", test_loss_scale_rejects_bad_settings },
 	{ "pool_plan_regions_aligned_and_disjoint", test_pool_plan_regions_aligned_and_disjoint },
 	{ "pool_plan_bn_parts_fit_the_widest_layer", test_pool_plan_bn_parts_fit_the_widest_layer },
+	{ "pool_plan_gradients_share_by_lifetime", test_pool_plan_gradients_share_by_lifetime },
 	{ "pool_plan_bn_statistics_once_a_step", test_pool_plan_bn_statistics_once_a_step },
 	{ "pool_plan_bn_statistics_stale_after_a_write", test_pool_plan_bn_statistics_stale_after_a_write },
 	{ "pool_loss_layout", test_pool_loss_layout },

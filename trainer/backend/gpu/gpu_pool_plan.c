@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "backend/arena.h"
 #include "backend/gpu/gpu_pool_plan.h"
 
 struct cursor {
@@ -74,6 +75,71 @@ static void plan_bn_known(const struct model_desc *d, struct gpu_pool_plan *plan
 	}
 }
 
+/* Where layer i's backward runs in a step: after the L forwards, in
+ * reverse. */
+static int bwd_step(const struct model_desc *d, int i)
+{
+	return d->layer_count + (d->layer_count - 1 - i);
+}
+
+/* Tensor t's gradient is written first by the backward of its last
+ * reader and read last by the backward of its first writer; the output's
+ * arrives before any backward (from the loss), the input's leaves after
+ * all of them (dx). */
+static void grad_lifetime(const struct model_desc *d, int t, int *first, int *last)
+{
+	int L = d->layer_count;
+
+	*first = 2 * L, *last = L;
+	for (int i = 0; i < L; i++) {
+		const struct model_layer *l = &d->layers[i];
+		if ((l->in.tensor == t || (l->kind == LAYER_ADD && l->in2.tensor == t)) &&
+		    bwd_step(d, i) < *first)
+			*first = bwd_step(d, i);
+		if (l->out.tensor == t && bwd_step(d, i) > *last)
+			*last = bwd_step(d, i);
+	}
+	if (t == d->output_tensor)
+		*first = L;
+	if (t == d->input_tensor)
+		*last = 2 * L;
+}
+
+/* Every tensor's gradient in one region of the pool, two sharing bytes
+ * only when their lifetimes do not meet (backend/arena.h): a step holds
+ * the gradients of a dense block's buffer and of the layers around it,
+ * not of the whole network. */
+static void plan_grads(const struct model_desc *d, size_t n, size_t e, struct gpu_pool_plan *plan,
+		       struct cursor *c)
+{
+	struct arena_plan a;
+	long *id = calloc((size_t)d->tensor_count, sizeof(*id));
+	size_t total = 0, sum = 0;  /* the arena adds without checks: the sum bounds it */
+
+	arena_plan_init(&a);
+	for (int t = 0; t < d->tensor_count && id; t++) {
+		size_t bytes = mul_or_flag(c, mul_or_flag(c, n, tensor_elems(&d->tensors[t])), e);
+		/* whole multiples keep every offset the arena gives aligned */
+		size_t rounded = (bytes + GPU_POOL_ALIGN - 1) / GPU_POOL_ALIGN * GPU_POOL_ALIGN;
+		int first, last;
+		grad_lifetime(d, t, &first, &last);
+		plan->grad[t].bytes = bytes;
+		if (rounded < bytes || sum > SIZE_MAX / 2 - rounded)
+			c->overflow = 1;
+		else
+			id[t] = arena_add(&a, rounded, first, last);
+		sum += rounded;
+	}
+	if (!id || arena_plan_solve(&a, &total))
+		c->overflow = 1;
+	plan->grad_arena = take(c, total);
+	for (int t = 0; t < d->tensor_count && id && !c->overflow; t++)
+		plan->grad[t].offset = plan->grad[t].bytes ?
+			plan->grad_arena.offset + arena_offset(&a, id[t]) : 0;
+	arena_plan_free(&a);
+	free(id);
+}
+
 static size_t widest_batchnorm(const struct model_desc *d)
 {
 	size_t most = 0;
@@ -137,8 +203,8 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 	for (int t = 0; t < d->tensor_count; t++) {
 		size_t bytes = mul_or_flag(&c, mul_or_flag(&c, n, tensor_elems(&d->tensors[t])), e);
 		plan->act[t] = take(&c, bytes);
-		plan->grad[t] = take(&c, bytes);
 	}
+	plan_grads(d, n, e, plan, &c);
 	plan->params = take(&c, mul_or_flag(&c, d->param_count, 4));
 	plan->grads = take(&c, mul_or_flag(&c, d->param_count, 4));
 	plan->params_lp = take(&c, mul_or_flag(&c, d->param_count, lp));

@@ -34,7 +34,10 @@ struct gpu_pool_inputs {
 struct gpu_pool_plan {
 	int tensor_count;
 	struct gpu_region *act;      /* (N, C, H, W) activations in the compute type */
-	struct gpu_region *grad;     /* their gradients, same shape and type */
+	struct gpu_region *grad;     /* their gradients, same shape and type, inside
+					grad_arena: two share bytes only when their
+					lifetimes in a step do not meet */
+	struct gpu_region grad_arena;
 	struct gpu_region *bn_stats; /* fp32 (mean, squared deviations) per channel of each
 					tensor a BN layer reads, kept for the step (batchnorm.c) */
 	int *bn_known;               /* per layer: the leading channels of a BN layer's input
