@@ -123,6 +123,10 @@ static const struct audit_place allocating[] = {
 	{ "trainer/backend/gpu/gpu_loss.c", "gpu_loss_teardown", "destroy" },
 	{ "trainer/backend/gpu/gpu_pool_plan.c", "gpu_pool_plan_build", "create: the plan's region "
 	  "tables (also the fit check's search at create)" },
+	{ "trainer/backend/gpu/gpu_pool_plan.c", "plan_grads", "create (gpu_pool_plan_build): the "
+	  "gradients' lifetime arena" },
+	{ "trainer/backend/gpu/gpu_pool_plan.c", "plan_rebuilt", "create (gpu_pool_plan_build): the "
+	  "rebuilt activations' lifetime arena (--memory-efficient)" },
 	{ "trainer/backend/gpu/gpu_pool_plan.c", "gpu_pool_plan_free", "destroy" },
 	{ "trainer/backend/gpu/gpu_train.c", "gpu_train_open", "open: the context" },
 	{ "trainer/backend/gpu/gpu_train.c", "allocate", "open: moments, sum and stats in one cudaMalloc" },

@@ -256,12 +256,20 @@ struct crossing {
 	float *grads, *params, *m, *v;
 };
 
+/* How one side of a comparison runs. */
+struct step_mode {
+	enum gpu_layout layout;
+	int memory_efficient;
+};
+
 static int cross(struct layer_pair *t, const float *params0, const float *m0, const float *v0,
-		 enum gpu_layout layout, struct crossing *out)
+		 struct step_mode mode, struct crossing *out)
 {
 	struct trainer_error err = { "" };
+	enum gpu_layout layout = mode.layout;
 	struct backend_options opt = { .max_batch = t->n, .precision = PRECISION_FP32,
-				       .gpu_layout = layout };
+				       .gpu_layout = layout,
+				       .memory_efficient = mode.memory_efficient };
 	struct optim_config cfg;
 	struct optim o;
 	size_t np = t->m.desc.param_count, bytes = np * sizeof(float);
@@ -302,11 +310,12 @@ static void crossing_free(struct crossing *c)
 	free(c->v);
 }
 
-/* Trains t one step and updates it on the device under each layout:
- * what crosses to the host must agree, bit for bit on the emulated device
+/* Trains t one step and updates it on the device in each mode: what
+ * crosses to the host must agree, bit for bit on the emulated device
  * (the same sums in the same order), within gpu_tol of the largest on a
  * GPU (other algorithms may run). Frees t. */
-static void layouts_agree(struct layer_pair *t, double gpu_tol)
+static void modes_agree(struct layer_pair *t, double gpu_tol, struct step_mode one,
+			struct step_mode other)
 {
 	struct crossing a = { 0 }, b = { 0 };
 	struct rng r;
@@ -320,8 +329,7 @@ static void layouts_agree(struct layer_pair *t, double gpu_tol)
 		m0[i] = (float)rng_normal(&r) * 0.01f;
 		v0[i] = (float)rng_uniform(&r) * 1e-4f;
 	}
-	if (cross(t, p0, m0, v0, GPU_LAYOUT_NCHW, &a) == 0 &&
-	    cross(t, p0, m0, v0, GPU_LAYOUT_NHWC, &b) == 0) {
+	if (cross(t, p0, m0, v0, one, &a) == 0 && cross(t, p0, m0, v0, other, &b) == 0) {
 #ifdef HVD_GPU_EMU
 		double tol = 0;
 #else
@@ -341,6 +349,13 @@ static void layouts_agree(struct layer_pair *t, double gpu_tol)
 	free(t->x);
 	free(t->dy);
 	model_destroy(&t->m);
+}
+
+static const struct step_mode mode_nchw = { GPU_LAYOUT_NCHW, 0 }, mode_nhwc = { GPU_LAYOUT_NHWC, 0 };
+
+static void layouts_agree(struct layer_pair *t, double gpu_tol)
+{
+	modes_agree(t, gpu_tol, mode_nchw, mode_nhwc);
 }
 
 /* Host gradients, parameters and moments are torchvision's under both
@@ -363,7 +378,8 @@ static void test_layouts_equal_at_every_host_crossing(void)
  * them: every layer kind in the places the models put it (stem, the
  * dense blocks' growing slices, transitions, bottlenecks, the residual
  * adds, the classifier) agrees across layouts (1e-4 on a GPU). */
-static void whole_model_layouts_agree(const char *name)
+static void whole_model_modes_agree(const char *name, struct step_mode one,
+				    struct step_mode other)
 {
 	struct model_desc d;
 	struct layer_pair t;
@@ -378,11 +394,31 @@ static void whole_model_layouts_agree(const char *name)
 	if (layer_pair_finish(&t, &d, 2, PRECISION_FP32, &gpu_fill))
 		return;
 	model_init_params(&t.m, 5);
-	layouts_agree(&t, 1e-4);
+	modes_agree(&t, 1e-4, one, other);
 }
 
-static void test_densenet121_layouts_agree(void) { whole_model_layouts_agree("densenet121"); }
-static void test_resnet50_layouts_agree(void) { whole_model_layouts_agree("resnet50"); }
+static const struct step_mode mode_nhwc_rebuilt = { GPU_LAYOUT_NHWC, 1 };
+
+static void test_densenet121_layouts_agree(void)
+{
+	whole_model_modes_agree("densenet121", mode_nchw, mode_nhwc);
+}
+
+/* --memory-efficient writes the BN(+ReLU) outputs again in backward from
+ * the saved statistics: the same step, bit for bit on the emulated
+ * device (each dense layer's norm1 and norm2, the stem's norm0 before its
+ * max pool). ResNet-50, whose step costs the most to emulate, takes both
+ * levers in one comparison (its BNs without ReLU before a residual add
+ * rebuilt too). */
+static void test_densenet121_memory_efficient_agrees(void)
+{
+	whole_model_modes_agree("densenet121", mode_nhwc, mode_nhwc_rebuilt);
+}
+
+static void test_resnet50_layouts_and_memory_efficient_agree(void)
+{
+	whole_model_modes_agree("resnet50", mode_nchw, mode_nhwc_rebuilt);
+}
 
 /* A linear layer over pixels flattens them in torchvision's (C, H, W)
  * order, which NHWC memory is not: refused at create, in one line. */
@@ -640,7 +676,9 @@ const struct test_case gpu_layers_tests[] = {
 	{ "image_input_normalised_on_gpu_nhwc", test_image_input_normalised_on_gpu_nhwc },
 	{ "layouts_equal_at_every_host_crossing", test_layouts_equal_at_every_host_crossing },
 	{ "densenet121_layouts_agree", test_densenet121_layouts_agree },
-	{ "resnet50_layouts_agree", test_resnet50_layouts_agree },
+	{ "densenet121_memory_efficient_agrees", test_densenet121_memory_efficient_agrees },
+	{ "resnet50_layouts_and_memory_efficient_agree",
+	  test_resnet50_layouts_and_memory_efficient_agree },
 	{ "nhwc_refuses_a_linear_layer_over_pixels", test_nhwc_refuses_a_linear_layer_over_pixels },
 	{ "conv_7x7_stride2_tf32", test_conv_7x7_stride2_tf32 },
 	{ "conv_3x3_tf32", test_conv_3x3_tf32 },

@@ -185,7 +185,7 @@ static void test_bench_counts_what_the_device_received(void)
 	/* batch norm: each channel's statistics once a step, as the plan says */
 	struct model_desc d;
 	struct gpu_pool_plan plan;
-	struct gpu_pool_inputs in = { 2, 4, 0 };
+	struct gpu_pool_inputs in = { 2, 4, 0, 0 };
 	struct trainer_error err = { "" };
 	double computed = 0, normalised = 0;
 	CHECK_INT(model_densenet(&d, &densenet121_config, 32, 14, &err), 0);
@@ -222,9 +222,9 @@ static void test_bench_counts_what_the_device_received(void)
 
 /* Plan bytes of densenet121 at 224 px, bf16, batch n, with the 1 GiB
  * workspace cap. */
-static size_t plan_bytes_at(const struct model_desc *d, int n)
+static size_t plan_bytes_at(const struct model_desc *d, int n, int memory_efficient)
 {
-	struct gpu_pool_inputs in = { n, 2, (size_t)1 << 30 };
+	struct gpu_pool_inputs in = { n, 2, (size_t)1 << 30, memory_efficient };
 	struct gpu_pool_plan plan;
 	struct trainer_error err = { "" };
 	size_t bytes = 0;
@@ -238,16 +238,17 @@ static size_t plan_bytes_at(const struct model_desc *d, int n)
 }
 
 /* Any backend's bench (here cpu: no device) prints the largest
- * DenseNet-121 batch an 80 GiB GPU takes at 224 px in bf16: the pool plan
- * at that batch, with the 1 GiB workspace cap, fits in 80 GiB less the
- * 512 MiB left outside the pool, and one image more does not. */
+ * DenseNet-121 batch an 80 GiB GPU takes at 224 px in bf16, without and
+ * with --memory-efficient: the pool plan at that batch, with the 1 GiB
+ * workspace cap, fits in 80 GiB less the 512 MiB left outside the pool,
+ * and one image more does not. */
 static void test_bench_prints_the_largest_batch_of_an_80_gib_gpu(void)
 {
 	struct test_proc p;
 	struct model_desc d;
 	struct trainer_error err = { "" };
 	char cmd[4400];
-	long n = -1;
+	long n[2] = { -1, -1 };
 
 	if (!backend_find("cpu", &err))
 		SKIP("no cpu backend in this build: bench needs one that runs here");
@@ -257,16 +258,23 @@ static void test_bench_prints_the_largest_batch_of_an_80_gib_gpu(void)
 		return;
 	const char *line = strstr(p.out, "bench: largest batch of densenet121 on an 80 GiB GPU at "
 				  "224 px, bf16: ");
-	CHECK_MSG(p.exit_code == 0 && line && sscanf(strchr(line, ':') + 1, "%*[^:]: %ld", &n) == 1,
+	CHECK_MSG(p.exit_code == 0 && line && sscanf(strchr(line, ':') + 1,
+						      "%*[^:]: %ld, %ld with --memory-efficient",
+						      &n[0], &n[1]) == 2,
 		  "exit %d:\n%s%s", p.exit_code, p.out, test_tail(p.err, 600));
 	test_proc_free(&p);
-	if (n < 1 || model_densenet(&d, &densenet121_config, 224, 14, &err))
+	if (n[0] < 1 || model_densenet(&d, &densenet121_config, 224, 14, &err))
 		return;
 	size_t budget = ((size_t)80 << 30) - ((size_t)512 << 20);
-	CHECK_MSG(plan_bytes_at(&d, (int)n) <= budget && plan_bytes_at(&d, (int)n + 1) > budget,
-		  "batch %ld: plan %zu bytes, %ld: %zu bytes, budget %zu", n, plan_bytes_at(&d, (int)n),
-		  n + 1, plan_bytes_at(&d, (int)n + 1), budget);
-	printf("  measured: the largest DenseNet-121 batch on an 80 GiB GPU, 224 px, bf16: %ld\n", n);
+	for (int me = 0; me < 2; me++)
+		CHECK_MSG(plan_bytes_at(&d, (int)n[me], me) <= budget &&
+			  plan_bytes_at(&d, (int)n[me] + 1, me) > budget,
+			  "memory-efficient %d: batch %ld: plan %zu bytes, %ld: %zu bytes, budget %zu",
+			  me, n[me], plan_bytes_at(&d, (int)n[me], me), n[me] + 1,
+			  plan_bytes_at(&d, (int)n[me] + 1, me), budget);
+	CHECK_MSG(n[1] > n[0], "--memory-efficient takes %ld, without %ld", n[1], n[0]);
+	printf("  measured: the largest DenseNet-121 batch on an 80 GiB GPU, 224 px, bf16: %ld, "
+	       "%ld with --memory-efficient\n", n[0], n[1]);
 	model_desc_free(&d);
 }
 

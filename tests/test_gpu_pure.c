@@ -132,7 +132,7 @@ static void test_pool_plan_regions_aligned_and_disjoint(void)
 	struct model_desc d;
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { 4, 2, 1000 };
+	struct gpu_pool_inputs in = { 4, 2, 1000, 0 };
 
 	if (small_model(&d))
 		return;
@@ -179,7 +179,7 @@ static void test_pool_plan_bn_parts_fit_the_widest_layer(void)
 	struct model_desc d;
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { 2, 4, 0 };
+	struct gpu_pool_inputs in = { 2, 4, 0, 0 };
 
 	CHECK_INT(model_densenet(&d, &densenet121_config, 64, 14, &err), 0);
 	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
@@ -247,7 +247,7 @@ static void test_pool_plan_gradients_share_by_lifetime(void)
 	struct model_desc d;
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { 2, 2, 0 };
+	struct gpu_pool_inputs in = { 2, 2, 0, 0 };
 
 	for (int m = 0; m < 2; m++) {
 		CHECK_INT(m ? model_resnet50(&d, 64, 14, &err)
@@ -258,6 +258,78 @@ static void test_pool_plan_gradients_share_by_lifetime(void)
 		       share);
 		CHECK_MSG(share > 0 && share < 50, "%s: %ld%%", m ? "resnet50" : "densenet121", share);
 		gpu_pool_plan_free(&p);
+		model_desc_free(&d);
+	}
+}
+
+/* One training step walked over the activations' regions the same way
+ * (--memory-efficient): a forward reads its inputs and takes its output;
+ * before a layer's backward the BN outputs it was the last to read are
+ * written again (plan.rebuild: reading the BN's input, taking its
+ * output's act_bwd), and the backward reads its inputs and output there.
+ * Returns the plan's pool bytes, 0 on a failed read. */
+static size_t walk_step(const struct model_desc *d, const struct gpu_pool_plan *p)
+{
+	int *owner = calloc(p->total_bytes / GPU_POOL_ALIGN + 1, sizeof(*owner)), bad = 0;
+
+	if (!owner)
+		return 0;
+	own(owner, &p->act[d->input_tensor], d->input_tensor, 1);
+	for (int i = 0; i < d->layer_count && !bad; i++) {
+		const struct model_layer *l = &d->layers[i];
+		bad |= own(owner, &p->act[l->in.tensor], l->in.tensor, 0);
+		bad |= l->kind == LAYER_ADD && own(owner, &p->act[l->in2.tensor], l->in2.tensor, 0);
+		own(owner, &p->act[l->out.tensor], l->out.tensor, 1);
+		CHECK_MSG(!bad, "forward of layer %d '%s': an input was overwritten", i, l->name);
+	}
+	for (int i = d->layer_count - 1; i >= 0 && !bad; i--) {
+		const struct model_layer *l = &d->layers[i];
+		for (int k = 0; k < 2; k++) {
+			const struct model_layer *bn = p->rebuild[i][k] < 0 ? NULL :
+						       &d->layers[p->rebuild[i][k]];
+			if (!bn)
+				continue;
+			CHECK(bn->kind == LAYER_BATCHNORM);
+			bad |= own(owner, &p->act_bwd[bn->in.tensor], bn->in.tensor, 0);
+			own(owner, &p->act_bwd[bn->out.tensor], bn->out.tensor, 1);
+		}
+		bad |= own(owner, &p->act_bwd[l->in.tensor], l->in.tensor, 0);
+		bad |= own(owner, &p->act_bwd[l->out.tensor], l->out.tensor, 0);
+		bad |= l->kind == LAYER_ADD && own(owner, &p->act_bwd[l->in2.tensor], l->in2.tensor, 0);
+		CHECK_MSG(!bad, "backward of layer %d '%s': an activation it reads is not there", i,
+			  l->name);
+	}
+	free(owner);
+	return bad ? 0 : p->total_bytes;
+}
+
+/* --memory-efficient keeps every activation a step reads where it reads
+ * it, and DenseNet-121's pool shrinks (the figure printed); without it
+ * nothing is rebuilt and the walk holds as well. */
+static void test_pool_plan_memory_efficient_rebuilds_in_time(void)
+{
+	struct model_desc d;
+	struct gpu_pool_plan p;
+	struct trainer_error err = { "" };
+	size_t bytes[2] = { 0, 0 };
+
+	for (int m = 0; m < 2; m++) {
+		CHECK_INT(m ? model_resnet50(&d, 64, 14, &err)
+			    : model_densenet(&d, &densenet121_config, 64, 14, &err), 0);
+		for (int me = 0; me < 2; me++) {
+			struct gpu_pool_inputs in = { 2, 2, 0, me };
+			int rebuilds = 0;
+			CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), 0);
+			for (int i = 0; i < d.layer_count; i++)
+				rebuilds += (p.rebuild[i][0] >= 0) + (p.rebuild[i][1] >= 0);
+			CHECK_MSG(me ? rebuilds > 0 : rebuilds == 0, "memory-efficient %d: %d rebuilt",
+				  me, rebuilds);
+			bytes[me] = walk_step(&d, &p);
+			gpu_pool_plan_free(&p);
+		}
+		printf("# %s: --memory-efficient pool %zu of %zu bytes\n", m ? "resnet50" : "densenet121",
+		       bytes[1], bytes[0]);
+		CHECK(bytes[1] > 0 && bytes[1] < bytes[0]);
 		model_desc_free(&d);
 	}
 }
@@ -289,7 +361,7 @@ static void test_pool_plan_bn_statistics_once_a_step(void)
 	struct model_desc d;
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { 2, 4, 0 };
+	struct gpu_pool_inputs in = { 2, 4, 0, 0 };
 	long computed, normalised, want_c = k->init_features, want_n = k->init_features;
 	int c0 = k->init_features, bottleneck = k->bn_size * k->growth;
 
@@ -343,7 +415,7 @@ static void test_pool_plan_bn_statistics_stale_after_a_write(void)
 	struct model_desc d;
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { 2, 4, 0 };
+	struct gpu_pool_inputs in = { 2, 4, 0, 0 };
 
 	model_desc_init(&d, "layer");
 	model_desc_add_tensor(&d, "in", TENSOR_PLAIN, 8, 4, 4, &err);
@@ -385,7 +457,7 @@ static void test_pool_plan_fp32_has_no_low_precision_copies(void)
 	struct model_desc d;
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { 2, 4, 0 };
+	struct gpu_pool_inputs in = { 2, 4, 0, 0 };
 
 	if (small_model(&d))
 		return;
@@ -397,7 +469,7 @@ static void test_pool_plan_fp32_has_no_low_precision_copies(void)
 	in.batch = 0;
 	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), -1);
 	CHECK_CONTAINS(err.msg, "batch 0");
-	in = (struct gpu_pool_inputs){ 2, 3, 0 };
+	in = (struct gpu_pool_inputs){ 2, 3, 0, 0 };
 	CHECK_INT(gpu_pool_plan_build(&d, &in, &p, &err), -1);
 	model_desc_free(&d);
 }
@@ -406,7 +478,7 @@ static size_t plan_total(const struct model_desc *d, int n)
 {
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { n, 2, 4096 };
+	struct gpu_pool_inputs in = { n, 2, 4096, 0 };
 	size_t total;
 
 	if (gpu_pool_plan_build(d, &in, &p, &err))
@@ -421,17 +493,18 @@ static void test_pool_largest_batch_is_exact(void)
 	struct model_desc d;
 	struct trainer_error err = { "" };
 	size_t reserve = 1 << 20;
+	struct gpu_pool_inputs like = { 1, 2, 4096, 0 };
 
 	if (small_model(&d))
 		return;
 	size_t need7 = plan_total(&d, 7);
 	CHECK(need7 > plan_total(&d, 6));
-	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, need7 + reserve, reserve, 100, &err), 7);
-	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, need7 + reserve - 1, reserve, 100, &err), 6);
-	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, need7 + reserve, reserve, 5, &err), 5);
-	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, reserve, reserve, 100, &err), 0);
-	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, 0, reserve, 100, &err), 0);
-	CHECK_INT(gpu_pool_largest_batch(&d, 2, 4096, 1, 0, 0, &err), -1);
+	CHECK_INT(gpu_pool_largest_batch(&d, &like, need7 + reserve, reserve, 100, &err), 7);
+	CHECK_INT(gpu_pool_largest_batch(&d, &like, need7 + reserve - 1, reserve, 100, &err), 6);
+	CHECK_INT(gpu_pool_largest_batch(&d, &like, need7 + reserve, reserve, 5, &err), 5);
+	CHECK_INT(gpu_pool_largest_batch(&d, &like, reserve, reserve, 100, &err), 0);
+	CHECK_INT(gpu_pool_largest_batch(&d, &like, 0, reserve, 100, &err), 0);
+	CHECK_INT(gpu_pool_largest_batch(&d, &like, 1, 0, 0, &err), -1);
 	model_desc_free(&d);
 }
 
@@ -453,7 +526,7 @@ static void test_pool_plan_overflow_is_an_error(void)
 	struct model_desc d;
 	struct gpu_pool_plan p;
 	struct trainer_error err = { "" };
-	struct gpu_pool_inputs in = { 1 << 30, 4, (size_t)-1 - 10 };
+	struct gpu_pool_inputs in = { 1 << 30, 4, (size_t)-1 - 10, 0 };
 
 	if (small_model(&d))
 		return;
@@ -699,6 +772,8 @@ const struct test_case gpu_unit_tests[] = {
 	{ "pool_plan_regions_aligned_and_disjoint", test_pool_plan_regions_aligned_and_disjoint },
 	{ "pool_plan_bn_parts_fit_the_widest_layer", test_pool_plan_bn_parts_fit_the_widest_layer },
 	{ "pool_plan_gradients_share_by_lifetime", test_pool_plan_gradients_share_by_lifetime },
+	{ "pool_plan_memory_efficient_rebuilds_in_time",
+	  test_pool_plan_memory_efficient_rebuilds_in_time },
 	{ "pool_plan_bn_statistics_once_a_step", test_pool_plan_bn_statistics_once_a_step },
 	{ "pool_plan_bn_statistics_stale_after_a_write", test_pool_plan_bn_statistics_stale_after_a_write },
 	{ "pool_loss_layout", test_pool_loss_layout },

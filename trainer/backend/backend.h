@@ -177,11 +177,12 @@ struct backend_ops {
 	 * launches so far, for `chexnet bench`. */
 	void (*launches)(struct backend_launches *out);
 	/* Optional (NULL: no device pool): the largest batch, at most limit,
-	 * whose device memory plan for model d in precision p fits in
-	 * device_bytes; from the plan alone (no device needed). 0 when not
-	 * one image fits; -1 (err) on bad inputs. */
-	long (*largest_batch)(const struct model_desc *d, enum precision p, size_t device_bytes,
-			      long limit, struct trainer_error *err);
+	 * whose device memory plan for model d in precision p (with or
+	 * without memory_efficient) fits in device_bytes; from the plan
+	 * alone (no device needed). 0 when not one image fits; -1 (err) on
+	 * bad inputs. */
+	long (*largest_batch)(const struct model_desc *d, enum precision p, int memory_efficient,
+			      size_t device_bytes, long limit, struct trainer_error *err);
 	void (*destroy)(struct backend *b);
 };
 

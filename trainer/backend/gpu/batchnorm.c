@@ -7,8 +7,10 @@
  * are computed once per training forward, by the first BN layer that
  * normalises it, and taken from the plan's bn_stats by every later one
  * (plan.bn_known: a dense block's earlier channels): the same bits as
- * computing them again. What it does not do: count batches (the caller
- * does).
+ * computing them again. With --memory-efficient, backward first writes
+ * an output again from the saved statistics (gpu_bn_rebuild: the same
+ * expression as the forward, so the same bits). What it does not do:
+ * count batches (the caller does).
  */
 #include "backend/gpu/gpu_check.h"
 #include "backend/gpu/gpu_internal.h"
@@ -37,6 +39,18 @@ static int bnorm_forward(struct backend *b, struct gpu_layer *l, int training,
 	else
 		GPU_CUDA(gpu_k_bn_fwd_eval(b->stream, b->dt, x, gamma, beta, running, running + c,
 					   a, y));
+	return 0;
+}
+
+int gpu_bn_rebuild(struct backend *b, struct gpu_layer *l, struct trainer_error *err)
+{
+	const struct model_layer *ml = l->ml;
+	struct gpu_bn_args a = { BN_EPS, BN_MOMENTUM, ml->relu };
+	float *saved = gpu_bn_saved(b) + 2 * ml->state_offset;
+
+	GPU_CUDA(gpu_k_bn_apply(b->stream, b->dt, gpu_slice(b, &ml->in, 0),
+				gpu_params(b) + ml->weight_offset, gpu_params(b) + ml->bias_offset,
+				saved, saved + ml->in.channels, a, gpu_slice(b, &ml->out, 0)));
 	return 0;
 }
 

@@ -141,7 +141,8 @@ static int plan_layers(struct backend *b, struct trainer_error *err)
 /* The pool: planned, checked against free memory, allocated once. */
 static int allocate_pool(struct backend *b, struct trainer_error *err)
 {
-	struct gpu_pool_inputs in = { b->opt.max_batch, b->elem_bytes, gpu_conv_workspace_need(b) };
+	struct gpu_pool_inputs in = { b->opt.max_batch, b->elem_bytes, gpu_conv_workspace_need(b),
+				      b->opt.memory_efficient };
 	size_t free_bytes = 0, total_bytes = 0;
 
 	if (gpu_pool_plan_build(&b->m->desc, &in, &b->plan, err))
@@ -149,9 +150,8 @@ static int allocate_pool(struct backend *b, struct trainer_error *err)
 	GPU_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
 	if (b->plan.total_bytes > (free_bytes > GPU_POOL_RESERVE_BYTES ?
 				   free_bytes - GPU_POOL_RESERVE_BYTES : 0)) {
-		long fits = gpu_pool_largest_batch(&b->m->desc, b->elem_bytes, in.workspace_bytes,
-						   free_bytes, GPU_POOL_RESERVE_BYTES,
-						   b->opt.max_batch, err);
+		long fits = gpu_pool_largest_batch(&b->m->desc, &in, free_bytes,
+						   GPU_POOL_RESERVE_BYTES, b->opt.max_batch, err);
 		if (fits < 0)
 			return -1;
 		return gpu_pool_fit_check(b->plan.total_bytes, free_bytes, GPU_POOL_RESERVE_BYTES,
@@ -328,13 +328,13 @@ static void gpu_launches(struct backend_launches *out)
 /* With the largest workspace any algorithm may take (GPU_WORKSPACE_CAP)
  * and the memory left outside the pool (GPU_POOL_RESERVE_BYTES): a batch
  * that fits here is one create takes with device_bytes free. */
-static long gpu_largest_batch(const struct model_desc *d, enum precision p, size_t device_bytes,
-			      long limit, struct trainer_error *err)
+static long gpu_largest_batch(const struct model_desc *d, enum precision p, int memory_efficient,
+			      size_t device_bytes, long limit, struct trainer_error *err)
 {
-	size_t elem = precision_storage(p) == PRECISION_FP32 ? 4 : 2;
+	struct gpu_pool_inputs in = { 1, precision_storage(p) == PRECISION_FP32 ? 4 : 2,
+				      GPU_WORKSPACE_CAP, memory_efficient };
 
-	return gpu_pool_largest_batch(d, elem, GPU_WORKSPACE_CAP, device_bytes,
-				      GPU_POOL_RESERVE_BYTES, limit, err);
+	return gpu_pool_largest_batch(d, &in, device_bytes, GPU_POOL_RESERVE_BYTES, limit, err);
 }
 
 const struct backend_ops backend_gpu_ops = {

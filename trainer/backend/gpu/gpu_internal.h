@@ -72,6 +72,8 @@ struct backend {
 	int prefetched_count;
 	int count;                             /* N of the last forward */
 	int trained;
+	int backward;                          /* in gpu_step_backward: gpu_slice gives
+						  plan.act_bwd (--memory-efficient) */
 	int host_grads;
 	struct gpu_loss_scale scaler;
 	int found_inf;
@@ -98,6 +100,10 @@ struct gpu_layer_ops {
 	int (*backward)(struct backend *b, struct gpu_layer *l, int want_dx,
 			struct trainer_error *err);
 };
+
+/* --memory-efficient: BN layer l's output written again, in backward,
+ * from its kept input and the step's saved statistics (batchnorm.c). */
+int gpu_bn_rebuild(struct backend *b, struct gpu_layer *l, struct trainer_error *err);
 
 #define GPU_LAYER_KINDS (LAYER_ADD + 1)
 /* Indexed by enum layer_kind (gpu_table.c); tests check none is missing. */
@@ -145,7 +151,8 @@ static inline struct gpu_view gpu_view_at(const struct backend *b, const struct 
 
 static inline struct gpu_view gpu_slice(const struct backend *b, const struct tensor_slice *s, int grad)
 {
-	const struct gpu_region *r = grad ? &b->plan.grad[s->tensor] : &b->plan.act[s->tensor];
+	const struct gpu_region *r = grad ? &b->plan.grad[s->tensor] :
+				     b->backward ? &b->plan.act_bwd[s->tensor] : &b->plan.act[s->tensor];
 
 	return gpu_view_at(b, s, b->pool + r->offset);
 }

@@ -305,6 +305,30 @@ extern "C" cudaError_t gpu_k_bn_fwd_eval(cudaStream_t s, enum gpu_dtype dt, stru
 	return cudaGetLastError();
 }
 
+template <typename T>
+__global__ void bn_apply_kernel(struct gpu_view x, const float *gamma, const float *beta,
+				const float *saved_mean, const float *saved_invstd,
+				struct gpu_bn_args a, struct gpu_view y)
+{
+	GPU_K_FOR(i, view_elems(x)) {
+		struct view_pos q = view_walk(x, i);
+		int c = q.c;
+		float mean = saved_mean[c], invstd = saved_invstd[c];
+		float scale = gamma[c] * invstd, shift = beta[c] - mean * scale;
+		float v = view_load<T>(x, q) * scale + shift;
+		view_store<T>(y, q, a.relu && v < 0.0f ? 0.0f : v, 0);
+	}
+}
+
+extern "C" cudaError_t gpu_k_bn_apply(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
+				      const float *gamma, const float *beta,
+				      const float *saved_mean, const float *saved_invstd,
+				      struct gpu_bn_args a, struct gpu_view y)
+{
+	GPU_K_DISPATCH(dt, (bn_apply_kernel<T><<<grid_for(view_elems(x)), GPU_K_THREADS, 0, s>>>(x, gamma, beta, saved_mean, saved_invstd, a, y)));
+	return cudaGetLastError();
+}
+
 /* dy masked by the fused ReLU (y > 0). */
 template <typename T>
 __device__ __forceinline__ float bn_grad_out(const struct gpu_view &y, const struct gpu_view &dy,

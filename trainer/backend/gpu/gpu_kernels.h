@@ -154,6 +154,11 @@ cudaError_t gpu_k_bn_fwd_train(cudaStream_t s, enum gpu_dtype dt, struct gpu_vie
 cudaError_t gpu_k_bn_fwd_eval(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			      const float *gamma, const float *beta, const float *running_mean,
 			      const float *running_var, struct gpu_bn_args a, struct gpu_view y);
+/* y from x and a training forward's saved mean and 1/std (no running
+ * update): what gpu_k_bn_fwd_train wrote, bit for bit. */
+cudaError_t gpu_k_bn_apply(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
+			   const float *gamma, const float *beta, const float *saved_mean,
+			   const float *saved_invstd, struct gpu_bn_args a, struct gpu_view y);
 /* dgamma, dbeta overwritten (fp32). */
 cudaError_t gpu_k_bn_bwd(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
 			 struct gpu_view y, struct gpu_view dy, const float *gamma, int relu,

@@ -140,6 +140,85 @@ static void plan_grads(const struct model_desc *d, size_t n, size_t e, struct gp
 	free(id);
 }
 
+static int reads(const struct model_layer *l, int t)
+{
+	return l->in.tensor == t || (l->kind == LAYER_ADD && l->in2.tensor == t);
+}
+
+/* --memory-efficient: tensor t is a BN(+ReLU) output that only later
+ * layers read, written whole by that one layer from a tensor kept, so
+ * backward can rebuild it from the step's saved statistics (Pleiss et al.
+ * 2017). *bn: the BN layer; *reader: its last reader. */
+static int rebuilt(const struct model_desc *d, int t, int *bn, int *reader)
+{
+	*bn = *reader = -1;
+	if (t == d->output_tensor || t == d->input_tensor || d->tensors[t].kind != TENSOR_PLAIN)
+		return 0;
+	for (int i = 0; i < d->layer_count; i++) {
+		const struct model_layer *l = &d->layers[i];
+		if (l->out.tensor == t) {
+			if (*bn >= 0 || l->kind != LAYER_BATCHNORM || l->in.tensor == t ||
+			    l->out.c0 != 0 || l->out.channels != d->tensors[t].channels)
+				return 0;
+			*bn = i;
+		} else if (reads(l, t)) {
+			if (*bn < 0)
+				return 0;
+			*reader = i;
+		}
+	}
+	int in_bn, in_reader;
+	return *reader > *bn && !rebuilt(d, d->layers[*bn].in.tensor, &in_bn, &in_reader);
+}
+
+static size_t round_up(struct cursor *c, size_t bytes)
+{
+	size_t r = (bytes + GPU_POOL_ALIGN - 1) / GPU_POOL_ALIGN * GPU_POOL_ALIGN;
+
+	c->overflow |= r < bytes;
+	return r;
+}
+
+/* Each rebuilt tensor twice in one region: for forward from its BN to
+ * its last reader, for backward from that reader's backward (where it is
+ * rebuilt) to its BN's. plan->rebuild[reader] names the BN. */
+static void plan_rebuilt(const struct model_desc *d, size_t n, size_t e,
+			 struct gpu_pool_plan *plan, struct cursor *c)
+{
+	struct arena_plan a;
+	long (*id)[2] = calloc((size_t)d->tensor_count, sizeof(*id));
+	size_t total = 0, sum = 0;
+
+	arena_plan_init(&a);
+	for (int t = 0; t < d->tensor_count && id; t++) {
+		int bn, reader, slot;
+		id[t][0] = id[t][1] = -1;
+		if (!rebuilt(d, t, &bn, &reader))
+			continue;
+		size_t bytes = round_up(c, mul_or_flag(c, mul_or_flag(c, n, tensor_elems(
+						&d->tensors[t])), e));
+		if (sum > SIZE_MAX / 4 - bytes) {
+			c->overflow = 1;
+			break;
+		}
+		sum += 2 * bytes;
+		id[t][0] = arena_add(&a, bytes, bn, reader);
+		id[t][1] = arena_add(&a, bytes, bwd_step(d, reader), bwd_step(d, bn));
+		slot = plan->rebuild[reader][0] < 0 ? 0 : 1;
+		plan->rebuild[reader][slot] = bn;
+	}
+	if (!id || arena_plan_solve(&a, &total))
+		c->overflow = 1;
+	plan->rebuild_arena = take(c, total);
+	for (int t = 0; t < d->tensor_count && id && !c->overflow; t++)
+		if (id[t][0] >= 0) {
+			plan->act[t].offset = plan->rebuild_arena.offset + arena_offset(&a, id[t][0]);
+			plan->act_bwd[t].offset = plan->rebuild_arena.offset + arena_offset(&a, id[t][1]);
+		}
+	arena_plan_free(&a);
+	free(id);
+}
+
 static size_t widest_batchnorm(const struct model_desc *d)
 {
 	size_t most = 0;
@@ -185,11 +264,14 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 		return trainer_error_set(err, "gpu: pool plan: batch %d, element %zu bytes: invalid",
 					 in->batch, e);
 	plan->act = calloc((size_t)d->tensor_count, sizeof(*plan->act));
+	plan->act_bwd = calloc((size_t)d->tensor_count, sizeof(*plan->act_bwd));
+	plan->rebuild = malloc(((size_t)d->layer_count + 1) * sizeof(*plan->rebuild));
 	plan->grad = calloc((size_t)d->tensor_count, sizeof(*plan->grad));
 	plan->bn_stats = calloc((size_t)d->tensor_count, sizeof(*plan->bn_stats));
 	plan->bn_known = calloc((size_t)d->layer_count + 1, sizeof(*plan->bn_known));
 	int *have = calloc((size_t)d->tensor_count, sizeof(*have));
-	if (!plan->act || !plan->grad || !plan->bn_stats || !plan->bn_known || !have) {
+	if (!plan->act || !plan->act_bwd || !plan->rebuild || !plan->grad || !plan->bn_stats ||
+	    !plan->bn_known || !have) {
 		free(have);
 		gpu_pool_plan_free(plan);
 		return trainer_error_set(err, "gpu: pool plan: out of host memory");
@@ -200,10 +282,20 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 	size_t io = tensor_elems(&d->tensors[d->input_tensor]);
 	if (tensor_elems(&d->tensors[d->output_tensor]) > io)
 		io = tensor_elems(&d->tensors[d->output_tensor]);
+	for (int i = 0; i <= d->layer_count; i++)
+		plan->rebuild[i][0] = plan->rebuild[i][1] = -1;
 	for (int t = 0; t < d->tensor_count; t++) {
+		int bn, reader;
 		size_t bytes = mul_or_flag(&c, mul_or_flag(&c, n, tensor_elems(&d->tensors[t])), e);
-		plan->act[t] = take(&c, bytes);
+		if (in->memory_efficient && rebuilt(d, t, &bn, &reader))
+			plan->act[t].bytes = bytes;  /* placed by plan_rebuilt */
+		else
+			plan->act[t] = take(&c, bytes);
 	}
+	for (int t = 0; t < d->tensor_count; t++)
+		plan->act_bwd[t] = plan->act[t];
+	if (in->memory_efficient)
+		plan_rebuilt(d, n, e, plan, &c);
 	plan_grads(d, n, e, plan, &c);
 	plan->params = take(&c, mul_or_flag(&c, d->param_count, 4));
 	plan->grads = take(&c, mul_or_flag(&c, d->param_count, 4));
@@ -243,19 +335,23 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 void gpu_pool_plan_free(struct gpu_pool_plan *plan)
 {
 	free(plan->act);
+	free(plan->act_bwd);
+	free(plan->rebuild);
 	free(plan->grad);
 	free(plan->bn_stats);
 	free(plan->bn_known);
-	plan->act = plan->grad = plan->bn_stats = NULL;
+	plan->act = plan->act_bwd = plan->grad = plan->bn_stats = NULL;
+	plan->rebuild = NULL;
 	plan->bn_known = NULL;
 }
 
-static int plan_bytes(const struct model_desc *d, size_t elem_bytes, size_t workspace_bytes,
+static int plan_bytes(const struct model_desc *d, const struct gpu_pool_inputs *like,
 		      long batch, size_t *bytes, struct trainer_error *err)
 {
-	struct gpu_pool_inputs in = { (int)batch, elem_bytes, workspace_bytes };
+	struct gpu_pool_inputs in = *like;
 	struct gpu_pool_plan plan;
 
+	in.batch = (int)batch;
 	if (gpu_pool_plan_build(d, &in, &plan, err))
 		return -1;
 	*bytes = plan.total_bytes;
@@ -265,9 +361,9 @@ static int plan_bytes(const struct model_desc *d, size_t elem_bytes, size_t work
 
 /* Binary search on the exact plan (monotonic in N), so rounding to
  * GPU_POOL_ALIGN can never make the answer one too large. */
-long gpu_pool_largest_batch(const struct model_desc *d, size_t elem_bytes,
-			    size_t workspace_bytes, size_t free_bytes, size_t reserve_bytes,
-			    long limit, struct trainer_error *err)
+long gpu_pool_largest_batch(const struct model_desc *d, const struct gpu_pool_inputs *like,
+			    size_t free_bytes, size_t reserve_bytes, long limit,
+			    struct trainer_error *err)
 {
 	size_t budget = free_bytes > reserve_bytes ? free_bytes - reserve_bytes : 0, bytes;
 	long lo = 0, hi = limit;
@@ -276,7 +372,7 @@ long gpu_pool_largest_batch(const struct model_desc *d, size_t elem_bytes,
 		return trainer_error_set(err, "gpu: largest batch: limit %ld: invalid", limit);
 	while (lo < hi) {
 		long mid = lo + (hi - lo + 1) / 2;
-		if (plan_bytes(d, elem_bytes, workspace_bytes, mid, &bytes, err))
+		if (plan_bytes(d, like, mid, &bytes, err))
 			return -1;
 		if (bytes <= budget)
 			lo = mid;

@@ -28,12 +28,21 @@ struct gpu_pool_inputs {
 	int batch;               /* N */
 	size_t elem_bytes;       /* activation element: 4 (fp32) or 2 (fp16, bf16) */
 	size_t workspace_bytes;  /* largest cuDNN conv workspace of the chosen algorithms */
+	int memory_efficient;    /* rebuild BN(+ReLU) outputs in backward (act_bwd, rebuild) */
 };
 
 /* Every region the backend uses. Per-tensor arrays are indexed by tensor. */
 struct gpu_pool_plan {
 	int tensor_count;
 	struct gpu_region *act;      /* (N, C, H, W) activations in the compute type */
+	struct gpu_region *act_bwd;  /* where backward finds them: act, except for a
+					BN(+ReLU) output rebuilt (--memory-efficient):
+					act lives from its BN to its last reader's
+					forward, act_bwd from that reader's backward to
+					the BN's, both in rebuild_arena */
+	int (*rebuild)[2];           /* per layer: the BN layers (-1: none) whose
+					outputs are rebuilt before its backward */
+	struct gpu_region rebuild_arena;
 	struct gpu_region *grad;     /* their gradients, same shape and type, inside
 					grad_arena: two share bytes only when their
 					lifetimes in a step do not meet */
@@ -82,12 +91,12 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 			struct gpu_pool_plan *plan, struct trainer_error *err);
 void gpu_pool_plan_free(struct gpu_pool_plan *plan);
 
-/* The largest batch whose plan fits in free_bytes minus reserve_bytes
- * (the plan grows linearly in N), 0 if not even one image fits, at most
- * limit. -1 (err) on bad inputs. */
-long gpu_pool_largest_batch(const struct model_desc *d, size_t elem_bytes,
-			    size_t workspace_bytes, size_t free_bytes, size_t reserve_bytes,
-			    long limit, struct trainer_error *err);
+/* The largest batch whose plan (like's, but for its batch) fits in
+ * free_bytes minus reserve_bytes (the plan grows linearly in N), 0 if not
+ * even one image fits, at most limit. -1 (err) on bad inputs. */
+long gpu_pool_largest_batch(const struct model_desc *d, const struct gpu_pool_inputs *like,
+			    size_t free_bytes, size_t reserve_bytes, long limit,
+			    struct trainer_error *err);
 
 /* 0 when a pool of need_bytes fits into free_bytes - reserve_bytes; else
  * -1 and err says how much is needed, how much is free and which batch

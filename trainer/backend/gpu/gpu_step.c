@@ -14,6 +14,9 @@
  * features() reads the last feature maps of the last forward back the
  * same way as the logits (through the fp32 io scratch, refused when they
  * do not fit there).
+ * With --memory-efficient, before a layer's backward the BN outputs it
+ * was the last to read are written again (plan.rebuild), and backward
+ * reads activations where the plan keeps them for it (plan.act_bwd).
  * What it does not do: the loss (gpu_loss.c) or the optimizer step.
  */
 #include <string.h>
@@ -146,6 +149,10 @@ static int run_backward(struct backend *b, const float *dy, float *dx,
 	for (int i = d->layer_count - 1; i >= 0; i--) {
 		struct gpu_layer *l = &b->layers[i];
 		int want_dx = dx || l->ml->in.tensor != d->input_tensor;
+		for (int k = 0; k < 2; k++)
+			if (b->plan.rebuild[i][k] >= 0 &&
+			    gpu_bn_rebuild(b, &b->layers[b->plan.rebuild[i][k]], err))
+				return -1;
 		if (gpu_layer_ops_for(l->ml->kind)->backward(b, l, want_dx, err))
 			return -1;
 		if (l->grads_done && (finish_layer_grads(b, l, err) || fire_ready(b, cur, i, 0, err)))
@@ -177,7 +184,9 @@ int gpu_step_backward(struct backend *b, const float *dy, float *dx,
 	if (!b->trained)
 		return trainer_error_set(err, "gpu: backward without a training forward");
 	gpu_nvtx_push("backward");
+	b->backward = 1;
 	rc = run_backward(b, dy, dx, &cur, err);
+	b->backward = 0;
 	gpu_nvtx_pop();
 	return rc;
 }
@@ -190,6 +199,9 @@ int gpu_step_features(struct backend *b, float *maps, struct trainer_error *err)
 		return -1;
 	if (b->count < 1)
 		return trainer_error_set(err, "gpu: features: no forward yet");
+	if (b->plan.act_bwd[f.tensor].offset != b->plan.act[f.tensor].offset)
+		return trainer_error_set(err, "gpu: features: '%s': not kept with --memory-efficient",
+					 b->m->desc.tensors[f.tensor].name);
 	size_t bytes = tensor_floats(b, f.tensor) * sizeof(float);
 	if (bytes > b->plan.io.bytes)
 		return trainer_error_set(err, "gpu: features: '%s': %zu bytes do not fit the %zu-byte "
