@@ -152,10 +152,11 @@ int run_bench(const struct settings *o)
 	int rc = 0;
 
 	memset(&src, 0, sizeof(src));
+	struct session_config shape = session_config_of(o);
 	struct data_config synth = data_config_of(o);
 	synth.dir = NULL;
 	synth.synthetic_images = o->batch;
-	if (!t || bench_open(t, o) || source_open(&src, &synth, DATA_TRAIN, NULL) ||
+	if (!t || bench_open(t, o) || source_open(&src, &shape, &synth, DATA_TRAIN, NULL) ||
 	    source_next(&src, &b, &wait) != 1) {
 		source_close(&src);
 		if (t)

@@ -19,8 +19,8 @@ struct data_config data_config_of(const struct settings *o)
 {
 	return (struct data_config){
 		.dir = o->data, .synthetic_images = o->synthetic_images,
-		.loader_threads = o->loader_threads, .batch = o->batch, .size = o->size,
-		.stored_size = o->stored_size, .aspect = (enum image_aspect)o->aspect, .seed = o->seed,
+		.loader_threads = o->loader_threads, .stored_size = o->stored_size,
+		.aspect = (enum image_aspect)o->aspect,
 	};
 }
 

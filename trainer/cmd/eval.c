@@ -40,7 +40,8 @@ static int eval_split(const struct settings *o, const struct eval_config *c,
 	struct source_layout layout = { .rank = rank, .world = dist_size(), .accumulate = 1 };
 
 	if (class_weights(&c->data, wp, wn) ||
-	    source_open(src, &c->data, strcmp(c->split, "val") == 0 ? DATA_VAL : DATA_TEST, &layout))
+	    source_open(src, &c->session, &c->data, strcmp(c->split, "val") == 0 ? DATA_VAL : DATA_TEST,
+			&layout))
 		return 1;
 	stop_signal_listen();  /* the backend's and loader's threads keep them blocked */
 	int rc = evaluate(s, src, c->weighted_loss ? wp : NULL, c->weighted_loss ? wn : NULL, &ev);

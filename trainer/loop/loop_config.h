@@ -1,7 +1,8 @@
 /* loop/loop_config.h - what the loops take, in small typed parts, built by
  * cmd/ from the command line (cmd/config.c) or by a test:
  *   session_config  the model and the backend it runs on
- *   data_config     where images come from and the view the loader gives
+ *   data_config     where images come from and how they are stored (the
+ *                   batch, side and seed are the session's)
  *   train_config    `chexnet train`: both above, the schedule, the run dir
  *   eval_config     `chexnet eval`: both above, the checkpoint and split
  * What this is not: a command's settings (train/settings.h), parsing or
@@ -25,8 +26,10 @@ struct session_config {
 	struct backend_choice chosen; /* why auto chose it, and its warning */
 	enum precision precision;
 	int precision_auto;         /* precision was `auto`: say why it is this one */
-	long batch, size, threads;  /* largest batch, input side, compute threads (0: all) */
-	uint64_t seed;              /* the parameters' initialisation */
+	long batch, size, threads;  /* largest batch, input side, compute threads (0: all);
+				       the data's batches and view have this batch and size */
+	uint64_t seed;              /* the parameters' initialisation, the data's order
+				       and augmentation */
 	int memory_efficient;
 	enum conv_algorithms conv_algorithms;
 	enum gpu_layout gpu_layout;
@@ -38,10 +41,8 @@ struct data_config {
 	const char *dir;            /* a pack or a data set's folder; NULL: synthetic */
 	long synthetic_images;      /* the synthetic training split's size */
 	long loader_threads;        /* 0: the loader's default */
-	long batch, size;           /* images per batch, side of the view given */
 	long stored_size;           /* side before the crop; 0: a pack's own, a folder's 8/7 size */
 	enum image_aspect aspect;   /* a folder's non-square images: pad (default) | squash */
-	uint64_t seed;              /* the order and the augmentation */
 };
 
 struct evaluation;

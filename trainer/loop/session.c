@@ -119,42 +119,43 @@ void session_close(struct session *s)
 	s->backend = NULL;
 }
 
-static int synthetic_batch_alloc(struct batch *b, const struct data_config *d)
+static int synthetic_batch_alloc(struct batch *b, const struct session_config *s)
 {
-	b->capacity = (int)d->batch;
-	b->size = (int)d->size;
-	b->pixels = malloc((size_t)d->batch * d->size * d->size);
-	b->labels = malloc((size_t)d->batch * CHEXNET_CLASSES * sizeof(float));
-	b->index = malloc((size_t)d->batch * sizeof(uint32_t));
+	b->capacity = (int)s->batch;
+	b->size = (int)s->size;
+	b->pixels = malloc((size_t)s->batch * s->size * s->size);
+	b->labels = malloc((size_t)s->batch * CHEXNET_CLASSES * sizeof(float));
+	b->index = malloc((size_t)s->batch * sizeof(uint32_t));
 	if (b->pixels && b->labels && b->index)
 		return 0;
 	fprintf(stderr, "chexnet: synthetic data: out of memory\n");
 	return -1;
 }
 
-static int synthetic_open(struct source *src, const struct data_config *d, enum data_split split,
+static int synthetic_open(struct source *src, const struct session_config *s,
+			  const struct data_config *d, enum data_split split,
 			  const struct source_layout *l)
 {
-	src->seed = d->seed * 1000003 + (uint64_t)split + 7919 * (uint64_t)l->rank;
+	src->seed = s->seed * 1000003 + (uint64_t)split + 7919 * (uint64_t)l->rank;
 	if (split == DATA_TRAIN) {
 		src->epoch = l->start_epoch;
-		src->next_image = l->start_step * l->accumulate * d->batch;
+		src->next_image = l->start_step * l->accumulate * s->batch;
 	}
-	src->images = split == DATA_TRAIN ? d->synthetic_images : 2 * d->batch;
+	src->images = split == DATA_TRAIN ? d->synthetic_images : 2 * s->batch;
 	if (split == DATA_TRAIN)  /* whole optimizer steps, as the loader cuts its epochs */
-		src->images -= src->images % (d->batch * l->accumulate);
+		src->images -= src->images % (s->batch * l->accumulate);
 	if (src->images == 0) {
 		fprintf(stderr, "chexnet: --synthetic-images: '%ld': fewer than one step (batch %ld x "
-			"accumulate %d)\n", d->synthetic_images, d->batch, l->accumulate);
+			"accumulate %d)\n", d->synthetic_images, s->batch, l->accumulate);
 		return -1;
 	}
 	src->eval = split != DATA_TRAIN;
-	return synthetic_batch_alloc(&src->synthetic[0], d) ||
-	       synthetic_batch_alloc(&src->synthetic[1], d) ? -1 : 0;
+	return synthetic_batch_alloc(&src->synthetic[0], s) ||
+	       synthetic_batch_alloc(&src->synthetic[1], s) ? -1 : 0;
 }
 
-int source_open(struct source *src, const struct data_config *d, enum data_split split,
-		const struct source_layout *layout)
+int source_open(struct source *src, const struct session_config *s, const struct data_config *d,
+		enum data_split split, const struct source_layout *layout)
 {
 	static const struct source_layout one = { .world = 1, .accumulate = 1 };
 	const struct source_layout *l = layout ? layout : &one;
@@ -162,25 +163,25 @@ int source_open(struct source *src, const struct data_config *d, enum data_split
 	char err[1024];
 
 	memset(src, 0, sizeof(*src));
-	src->batch = (int)d->batch;
+	src->batch = (int)s->batch;
 	src->world = l->world;
 	if (!d->dir)
-		return synthetic_open(src, d, split, l);
+		return synthetic_open(src, s, d, split, l);
 	data_loader_config_init(&cfg);
 	cfg.dir = d->dir;
 	cfg.split = split;
 	cfg.rank = l->rank;
 	cfg.world_size = l->world;
-	cfg.batch = (int)d->batch;
+	cfg.batch = (int)s->batch;
 	cfg.accumulation = split == DATA_TRAIN ? l->accumulate : 1;
 	cfg.start_epoch = split == DATA_TRAIN ? l->start_epoch : 0;
 	cfg.start_step = split == DATA_TRAIN ? l->start_step : 0;
-	cfg.size = (int)d->size;
+	cfg.size = (int)s->size;
 	cfg.stored_size = (int)d->stored_size;
 	cfg.aspect = d->aspect;
 	cfg.crop = split == DATA_TRAIN ? DATA_CROP_RANDOM : DATA_CROP_CENTER;
 	cfg.flip = split == DATA_TRAIN;
-	cfg.seed = d->seed;
+	cfg.seed = s->seed;
 	cfg.threads = (int)d->loader_threads;
 	cfg.interrupted = stop_signal_received;
 	src->loader = data_loader_open(&cfg, err, sizeof(err));

@@ -53,10 +53,11 @@ struct source_layout {
 	long start_step;
 };
 
-/* split: DATA_TRAIN / DATA_VAL / DATA_TEST; layout NULL = one rank, K 1,
- * from the start. */
-int source_open(struct source *src, const struct data_config *d, enum data_split split,
-		const struct source_layout *layout);
+/* The images of d for session s (its batch, side and seed). split:
+ * DATA_TRAIN / DATA_VAL / DATA_TEST; layout NULL = one rank, K 1, from
+ * the start. */
+int source_open(struct source *src, const struct session_config *s, const struct data_config *d,
+		enum data_split split, const struct source_layout *layout);
 /* Images of the split over all ranks (the size of a gathered evaluation). */
 size_t source_images(const struct source *src);
 /* 1 batch, 0 end of epoch, -1 error (printed). *wait_s: time waited. */

@@ -386,7 +386,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 static int test_split(struct trainer *t, const struct source_layout *l, struct evaluation *ev)
 {
 	struct source test;
-	int rc = source_open(&test, &t->c.data, DATA_TEST, l);
+	int rc = source_open(&test, &t->c.session, &t->c.data, DATA_TEST, l);
 
 	if (rc == 0)
 		rc = evaluate(&t->s, &test, pos_weights(t), neg_weights(t), ev);
@@ -412,8 +412,8 @@ int train_run(const struct train_config *c)
 	if (trainer_setup(&t, c) == 0) {
 		struct source_layout l = { .rank = t.rank, .world = t.world, .accumulate = t.accumulate,
 					   .start_epoch = t.state.epoch, .start_step = t.state.step };
-		if (source_open(&train, &t.c.data, DATA_TRAIN, &l) == 0 &&
-		    source_open(&val, &t.c.data, DATA_VAL, &l) == 0) {
+		if (source_open(&train, &t.c.session, &t.c.data, DATA_TRAIN, &l) == 0 &&
+		    source_open(&val, &t.c.session, &t.c.data, DATA_VAL, &l) == 0) {
 			stop_signal_listen();
 			status = trainer_record(&t, &train) || train_device_report_start(&t.device) ? 1
 				 : train_epochs(&t, &train, &val, &ev, &trained);
