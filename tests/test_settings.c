@@ -529,8 +529,30 @@ static void test_site_defaults_come_from_the_environment(void)
 	CHECK_MSG(rows > 0, "no row has a site default (--conv-algorithms: CHEXNET_CONV_ALGORITHMS)");
 }
 
+/* A field's row, by the field (SETTING_OF): each flagged row is its
+ * field's one row, except switches that set one enum field to their own
+ * value (--quiet, --json: progress), for which there is none to give. */
+static void test_every_field_has_one_row(void)
+{
+	for (int i = 0; i < settings_count; i++) {
+		const struct setting *row = &settings_table[i], *at = settings_at(row->offset);
+		int shared = 0;
+		if (!row->flag)
+			continue;
+		for (int k = 0; k < settings_count; k++)
+			shared += k != i && settings_table[k].flag &&
+				  settings_table[k].offset == row->offset;
+		CHECK_MSG(shared ? !at && row->type == SETTING_SWITCH : at == row,
+			  "%s: field at %zu: %d other row(s), SETTING_OF gives %s", row->flag,
+			  row->offset, shared, at ? at->flag : "none");
+	}
+	CHECK_STR(SETTING_OF(accumulate)->flag, "--accumulate");
+	CHECK(SETTING_OF(progress) == NULL);
+}
+
 const struct test_case settings_tests[] = {
 	{ "every_default_is_accepted", test_every_default_is_accepted },
+	{ "every_field_has_one_row", test_every_field_has_one_row },
 	{ "every_row_parses_for_its_commands_only", test_every_row_parses_for_its_commands_only },
 	{ "every_row_refuses_what_its_type_does_not_take",
 	  test_every_row_refuses_what_its_type_does_not_take },

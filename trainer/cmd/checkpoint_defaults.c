@@ -122,7 +122,7 @@ int checkpoint_defaults(struct settings *o)
 	}
 	if (!model[0])   /* no "model" metadata: not written by chexnet train; the flags rule */
 		return 0;
-	if (cli_given(o, "--model") && strcmp(o->model, model) != 0) {
+	if (SETTING_GIVEN(o, model) && strcmp(o->model, model) != 0) {
 		fprintf(stderr, "chexnet: %s: --model '%s': the checkpoint '%s' holds '%s' (leave "
 			"--model out to use it)\n", o->command, o->model, o->checkpoint, model);
 		return 2;
@@ -130,7 +130,7 @@ int checkpoint_defaults(struct settings *o)
 	o->model = model;
 	const char *size = run_settings_get(&s, "size");
 	long trained = size ? strtol(size, NULL, 10) : o->size;
-	if (!cli_given(o, "--size"))
+	if (!SETTING_GIVEN(o, size))
 		o->size = trained;
 	else if (o->size != trained)
 		fprintf(stderr, "chexnet: %s: --size %ld: the checkpoint '%s' was trained at %ld px\n",

@@ -56,7 +56,3 @@ int cli_parse(int argc, char **argv, struct settings *o)
 	return 0;
 }
 
-int cli_given(const struct settings *o, const char *flag)
-{
-	return settings_given(o, settings_find(flag, 0));
-}

@@ -15,7 +15,5 @@
  * resolved here (backend/choice.h): o->backend names a backend. */
 int cli_parse(int argc, char **argv, struct settings *o);
 void cli_usage(FILE *f);
-/* 1 when o's command line (or a recovery) gave flag. */
-int cli_given(const struct settings *o, const char *flag);
 
 #endif

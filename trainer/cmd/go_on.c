@@ -26,12 +26,12 @@ static int resumed(const struct settings *run, long k, int exact, struct setting
 	next->init = NULL;
 	next->overwrite = 0;
 	next->join = 0;
-	next->given[settings_index(settings_find("--init", 0))] = 0;
-	next->given[settings_index(settings_find("--overwrite", 0))] = 0;
-	next->given[settings_index(settings_find("--join", 0))] = 0;
+	next->given[settings_index(SETTING_OF(init))] = 0;
+	next->given[settings_index(SETTING_OF(overwrite))] = 0;
+	next->given[settings_index(SETTING_OF(join))] = 0;
 	snprintf(k_text, sizeof(k_text), "%ld", k);
-	if (settings_set(next, settings_find("--accumulate", 0), k_text, 1, &err) ||
-	    (!exact && settings_set(next, settings_find("--allow-changes", 0), NULL, 1, &err)))
+	if (settings_set(next, SETTING_OF(accumulate), k_text, 1, &err) ||
+	    (!exact && settings_set(next, SETTING_OF(allow_changes), NULL, 1, &err)))
 		return fprintf(stderr, "chexnet: train: %s\n", err.msg), -1;
 	return 0;
 }

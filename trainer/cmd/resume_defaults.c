@@ -18,9 +18,9 @@ static int take_data(struct settings *o, const struct run_settings *s)
 	const char *data = run_settings_get(s, "data"), *print = run_settings_get(s, "data_fingerprint");
 
 	struct trainer_error err = { "" };
-	const struct setting *images = settings_find("--synthetic-images", 0);
+	const struct setting *images = SETTING_OF(synthetic_images);
 
-	if (!data || cli_given(o, "--data") || cli_given(o, "--synthetic"))
+	if (!data || SETTING_GIVEN(o, data) || SETTING_GIVEN(o, synthetic))
 		return 0;
 	if (strcmp(data, "synthetic")) {
 		o->data = data;
@@ -58,7 +58,7 @@ int resume_defaults(struct settings *o)
 		return 1;
 	}
 	const char *model = run_settings_get(&s, "model");
-	if (model && cli_given(o, "--model") && strcmp(model, o->model)) {
+	if (model && SETTING_GIVEN(o, model) && strcmp(model, o->model)) {
 		fprintf(stderr, "chexnet: --resume: '%s': model %s -> %s (--model): the run's weights "
 			"cannot load into another model; start a new run\n", o->resume, model, o->model);
 		return 2;

@@ -210,6 +210,19 @@ const struct setting *settings_find(const char *flag, int command)
 	return option_find(&settings_options, flag, command);
 }
 
+const struct setting *settings_at(size_t offset)
+{
+	const struct setting *found = NULL;
+
+	for (int i = 0; i < settings_count; i++)
+		if (settings_table[i].flag && settings_table[i].offset == offset) {
+			if (found)
+				return NULL;
+			found = &settings_table[i];
+		}
+	return found;
+}
+
 const struct setting *settings_of_key(const char *key)
 {
 	for (int i = 0; i < settings_count; i++)

@@ -102,6 +102,12 @@ extern const struct option_table settings_options;
 
 /* The row of flag for command bit (any command: 0), of a run.json key. */
 const struct setting *settings_find(const char *flag, int command);
+/* The one row that sets a field of struct settings: SETTING_OF(init),
+ * so that a misspelt field does not compile; NULL when no row sets it,
+ * or several do (--quiet and --json set progress). */
+const struct setting *settings_at(size_t offset);
+#define SETTING_OF(field) settings_at(offsetof(struct settings, field))
+#define SETTING_GIVEN(o, field) settings_given(o, SETTING_OF(field))
 const struct setting *settings_of_key(const char *key);
 int settings_index(const struct setting *row);
 /* The command's bit ("train": SETTING_TRAIN), 0 for another name. */
