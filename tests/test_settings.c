@@ -33,28 +33,55 @@
 #include "train/run_settings.h"
 #include "train/settings.h"
 
-static const char *const command_names[] = { "train", "eval", "predict", "bench", "locate" };
-#define COMMANDS 5
-
-/* Every command of chexnet with its table and its bit there. */
-struct command {
+/* Every command of chexnet with its table and its bit there, from the
+ * tables main.c dispatches by: commands.h's rows of the settings table,
+ * data_cmds.h's, then commands.h's with options of their own (curves). */
+struct test_command {
 	const char *name;
 	const struct option_table *table;
 	int bit;
 	int operands;       /* arguments without an option: predict, pack, curves */
 };
-#define ALL_COMMANDS (COMMANDS + 3)
 
-static struct command command_at(int c)
+static int count_rows(int with_bit)
 {
-	if (c < COMMANDS)
-		return (struct command){ command_names[c], &settings_options,
-					 settings_command(command_names[c]),
-					 settings_command(command_names[c]) == SETTING_PREDICT };
-	if (c == COMMANDS + 2)
-		return (struct command){ "curves", &curves_options, 1, 1 };
+	int n = 0;
+	for (const struct command *c = commands; c->name; c++)
+		n += !c->bit == !with_bit;
+	return n;
+}
+
+static int data_rows(void)
+{
+	int n = 0;
+	while (data_commands[n].name)
+		n++;
+	return n;
+}
+
+#define COMMANDS count_rows(1)
+#define ALL_COMMANDS (COMMANDS + data_rows() + count_rows(0))
+
+static const struct command *row_at(int k, int with_bit)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!c->bit == !with_bit && k-- == 0)
+			return c;
+	return NULL;
+}
+
+static struct test_command command_at(int c)
+{
+	if (c < COMMANDS) {
+		const struct command *r = row_at(c, 1);
+		return (struct test_command){ r->name, &settings_options, r->bit, r->operands };
+	}
+	if (c >= COMMANDS + data_rows()) {
+		const struct command *r = row_at(c - COMMANDS - data_rows(), 0);
+		return (struct test_command){ r->name, r->options, 1, r->operands };
+	}
 	const struct data_command *d = &data_commands[c - COMMANDS];
-	return (struct command){ d->name, d->options, 1, !strcmp(d->name, "pack") };
+	return (struct test_command){ d->name, d->options, 1, !strcmp(d->name, "pack") };
 }
 
 #define TEST_ROW "--test-row"
@@ -96,15 +123,16 @@ static void test_every_default_is_accepted(void)
 	void *values = calloc(1, 4096);   /* room for any command's own struct */
 
 	for (int c = 0; c < COMMANDS; c++)
-		CHECK_MSG(settings_init(&o, command_names[c], &err) == 0, "%s", err.msg);
+		CHECK_MSG(settings_init(&o, command_at(c).name, command_at(c).bit, &err) == 0, "%s",
+			  err.msg);
 	for (int c = COMMANDS; c < ALL_COMMANDS; c++) {
-		struct command k = command_at(c);
+		struct test_command k = command_at(c);
 		CHECK_MSG(option_defaults(k.table, k.bit, values, &err) == 0, "%s: %s", k.name, err.msg);
 	}
 	free(values);
 	CHECK_MSG(settings_find(TEST_ROW, SETTING_TRAIN), "the runner's table lacks %s", TEST_ROW);
 	for (int c = 0; c < ALL_COMMANDS; c++) {
-		struct command k = command_at(c);
+		struct test_command k = command_at(c);
 		for (int i = 0; i < k.table->count; i++) {
 			const struct setting *row = &k.table->rows[i];
 			if (!(row->commands & k.bit))
@@ -122,7 +150,7 @@ static void test_every_default_is_accepted(void)
 
 /* argv of "CMD FLAG [VALUE]" or "CMD FLAG=VALUE" parsed by k's parser
  * into values (a struct settings for the trainer's commands). */
-static int parse(const struct command *k, const char *flag, const char *value, int joined,
+static int parse(const struct test_command *k, const char *flag, const char *value, int joined,
 		 void *values)
 {
 	static char joined_arg[512];   /* text rows keep pointing into it */
@@ -138,7 +166,7 @@ static int parse(const struct command *k, const char *flag, const char *value, i
 	int saved = dup(2), quiet = open("/dev/null", O_WRONLY);   /* refusals are expected */
 	dup2(quiet, 2);
 	if (k->table == &settings_options)
-		rc = cli_parse(argc, argv, values);
+		rc = cli_parse(command_find(k->name), argc, argv, values);
 	else
 		rc = option_parse(k->table, k->bit, NULL, argc, argv, values,
 				  k->operands ? operands : NULL, &n);
@@ -158,7 +186,7 @@ static const struct option_table *table_at(int t)
 
 /* Row r (of any table) given to command k: taken when k's table has a
  * row of its flag for k, then stored as that row says. */
-static void row_to_command(const struct setting *r, const struct command *k, void *values)
+static void row_to_command(const struct setting *r, const struct test_command *k, void *values)
 {
 	char buf[64], text[512];
 	const struct setting *row = option_find(k->table, r->flag, k->bit);
@@ -191,7 +219,7 @@ static void test_every_row_parses_for_its_commands_only(void)
 			if (!r->flag || r->type == SETTING_HELP)
 				continue;
 			for (int c = 0; c < ALL_COMMANDS; c++) {
-				struct command k = command_at(c);
+				struct test_command k = command_at(c);
 				memset(values, 0, 4096);
 				row_to_command(r, &k, c < COMMANDS ? (void *)&o : values);
 			}
@@ -208,7 +236,7 @@ static void test_every_row_refuses_what_its_type_does_not_take(void)
 	char bad[64];
 	void *values = calloc(1, 4096);
 
-	CHECK(settings_init(&o, "train", &err) == 0);
+	CHECK(settings_init(&o, "train", SETTING_TRAIN, &err) == 0);
 	for (int t = 0; t < TABLES; t++)
 		for (int i = 0; i < table_at(t)->count; i++) {
 			const struct setting *row = &table_at(t)->rows[i];
@@ -234,7 +262,7 @@ static void test_every_row_refuses_what_its_type_does_not_take(void)
 
 /* `PROGRAM CMD --help` lists every row of k's and no other trainer row;
  * test_row: PROGRAM has the tests' row. */
-static void help_lists_rows(const char *program, const struct command *k, int test_row)
+static void help_lists_rows(const char *program, const struct test_command *k, int test_row)
 {
 	char cmd[4096], line[1024], help[512];
 	struct test_proc p;
@@ -264,7 +292,7 @@ static void test_every_row_is_in_its_commands_help(void)
 	char *test_row = test_path(test_build_dir(), "test-row/chexnet");
 
 	for (int c = 0; c < ALL_COMMANDS; c++) {
-		struct command k = command_at(c);
+		struct test_command k = command_at(c);
 		help_lists_rows(chexnet, &k, 0);
 		if (c < COMMANDS)
 			help_lists_rows(test_row, &k, 1);
@@ -301,9 +329,9 @@ static size_t row_entry(const struct setting *row, int trainer, char *out, size_
 	char flag[128], help[1024], text[1024], policy[256], cmds[64] = "";
 
 	for (int c = 0; trainer && c < COMMANDS; c++)
-		if (row->commands & settings_command(command_names[c]))
+		if (row->commands & command_at(c).bit)
 			snprintf(cmds + strlen(cmds), sizeof(cmds) - strlen(cmds), "%s%s",
-				 cmds[0] ? ", " : "", command_names[c]);
+				 cmds[0] ? ", " : "", command_at(c).name);
 	roff(row->flag, flag, sizeof(flag));
 	option_row_help(row, text, sizeof(text));
 	roff(text, help, sizeof(help));
@@ -327,7 +355,7 @@ static void options_section(char *out, size_t len, int test_row)
 		if (settings_table[i].flag && (test_row || strcmp(settings_table[i].flag, TEST_ROW)))
 			n += row_entry(&settings_table[i], 1, out + n, len - n);
 	for (int c = COMMANDS; c < ALL_COMMANDS && n < len; c++) {
-		struct command k = command_at(c);
+		struct test_command k = command_at(c);
 		n += (size_t)snprintf(out + n, len - n, ".SS %s\nThe options of %s, from its own "
 				      "table (trainer/cmd/%s.c).\n", k.name, k.name, k.name);
 		for (int i = 0; i < k.table->count && n < len; i++)
@@ -398,7 +426,7 @@ static void test_run_json_round_trip_gives_resume_every_row(void)
 	char a[512], b[512];
 	char *argv[] = { "train", NULL };
 
-	CHECK(settings_init(&o, "train", &err) == 0);
+	CHECK(settings_init(&o, "train", SETTING_TRAIN, &err) == 0);
 	for (int i = 0; i < settings_count; i++) {
 		const struct setting *row = &settings_table[i];
 		if (row->flag && row->key && (row->commands & SETTING_TRAIN) &&
@@ -414,7 +442,7 @@ static void test_run_json_round_trip_gives_resume_every_row(void)
 				 .settings = &record };
 	CHECK_MSG(run_record_create(test_tmpdir(), &s, &err) == 0, "%s", err.msg);
 
-	CHECK(cli_parse(1, argv, &back) == 0);
+	CHECK(cli_parse(command_find("train"), 1, argv, &back) == 0);
 	back.resume = test_tmpdir();
 	CHECK_INT(resume_defaults(&back), 0);
 	CHECK_STR(back.data, "images");
@@ -509,17 +537,17 @@ static void test_site_defaults_come_from_the_environment(void)
 			  "%s: a site default needs a flag, a fallback and train", row->env);
 		sample(row, want, sizeof(want));
 		setenv(row->env, want, 1);
-		CHECK_MSG(settings_init(&o, "train", &err) == 0, "%s", err.msg);
+		CHECK_MSG(settings_init(&o, "train", SETTING_TRAIN, &err) == 0, "%s", err.msg);
 		option_format(&o, row, got, sizeof(got));
 		CHECK_STR(got, want);
 		CHECK(!settings_given(&o, row));
 		char *argv[] = { "train", flag, NULL };
 		snprintf(flag, sizeof(flag), "%s=%s", row->flag, row->fallback);
-		CHECK(cli_parse(2, argv, &o) == 0);
+		CHECK(cli_parse(command_find("train"), 2, argv, &o) == 0);
 		option_format(&o, row, got, sizeof(got));
 		CHECK_STR(got, row->fallback);
 		setenv(row->env, "no-such-value", 1);
-		CHECK(settings_init(&o, "train", &err) == -1);
+		CHECK(settings_init(&o, "train", SETTING_TRAIN, &err) == -1);
 		char head[160];
 		snprintf(head, sizeof(head), "%s: 'no-such-value': ", row->env);
 		CHECK_MSG(strncmp(err.msg, head, strlen(head)) == 0 && !strchr(err.msg, '\n') &&

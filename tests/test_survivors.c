@@ -437,7 +437,7 @@ static void test_a_duplicate_joiner_is_refused_alone(void)
 	struct trainer_error err = { "" };
 	struct rejoined r;
 	long target = 0;
-	CHECK(settings_init(&given, "train", &err) == 0);
+	CHECK(settings_init(&given, "train", SETTING_TRAIN, &err) == 0);
 	given.resume = out;
 	given.shrink = 1;
 	given.join = 2;

@@ -11,28 +11,13 @@
 
 #include "cmd/cli.h"
 
-static const struct { const char *name; const char *summary; } commands[] = {
-	{ "train", "train a model (--data DIR or --synthetic)" },
-	{ "eval", "loss and per-class AUROC of a checkpoint" },
-	{ "predict", "14 probabilities per image (--cam DIR: heat maps): predict --checkpoint DIR IMAGE..." },
-	{ "bench", "training throughput on synthetic in-memory data (images/s)" },
-	{ "locate", "where CAMs point on generated images (chexnet synth's seed, --seed)" },
-};
-
-void cli_usage(FILE *f)
-{
-	fprintf(f, "usage: chexnet COMMAND [options]   (chexnet COMMAND --help)\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-}
-
-int cli_parse(int argc, char **argv, struct settings *o)
+int cli_parse(const struct command *c, int argc, char **argv, struct settings *o)
 {
 	static char **inputs;   /* predict's images in order (options may follow them) */
-	int bit = settings_command(argv[0]);
+	int bit = c->bit;
 	struct trainer_error err = { "" };
 
-	if (settings_init(o, argv[0], &err))
+	if (settings_init(o, c->name, bit, &err))
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
 	o->argc = argc;
 	o->argv = argv;
@@ -40,9 +25,8 @@ int cli_parse(int argc, char **argv, struct settings *o)
 	if (!(inputs = calloc((size_t)argc, sizeof(char *))))
 		return fprintf(stderr, "chexnet: out of memory\n"), -1;
 	o->inputs = inputs;
-	int rc = option_parse(&settings_options, bit, bit == SETTING_PREDICT ? " IMAGE..." : NULL,
-			      argc, argv, o, bit == SETTING_PREDICT ? inputs : NULL,
-			      &o->input_count);
+	int rc = option_parse(&settings_options, bit, c->operands ? " IMAGE..." : NULL, argc, argv,
+			      o, c->operands ? inputs : NULL, &o->input_count);
 	if (rc)
 		return rc;
 	if (backend_resolve(o->backend, &o->chosen, &err))

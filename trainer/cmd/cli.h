@@ -9,11 +9,12 @@
 
 #include <stdio.h>
 
+#include "cmd/commands.h"
 #include "train/settings.h"
 
-/* 0 ok, 1 --help printed, -1 error (message printed). --backend auto is
- * resolved here (backend/choice.h): o->backend names a backend. */
-int cli_parse(int argc, char **argv, struct settings *o);
-void cli_usage(FILE *f);
+/* Command c's options (argv[0] is its name): 0 ok, 1 --help printed, -1
+ * error (message printed). --backend auto is resolved here
+ * (backend/choice.h): o->backend names a backend. */
+int cli_parse(const struct command *c, int argc, char **argv, struct settings *o);
 
 #endif

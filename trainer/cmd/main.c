@@ -1,6 +1,6 @@
-/* main.c - `chexnet`: dispatches to the trainer's commands (train, eval,
- * predict, bench, locate, curves) and the input pipeline's (pack, synth, ... from
- * data_cmds.h), and ends a trainer command: a failed rank of a
+/* main.c - `chexnet`: dispatches to the commands of commands.h (train,
+ * eval, predict, bench, locate, curves) and the input pipeline's (pack,
+ * synth, ... from data_cmds.h), and ends a trainer command: a failed rank of a
  * multi-rank run ends the whole Slurm step (the rule in dist.h), a
  * finished one releases the runtime. Command line and exit only. What it
  * does not do: anything else.
@@ -10,19 +10,9 @@
 #include <string.h>
 
 #include "cmd/cli.h"
-#include "cmd/curves.h"
+#include "cmd/commands.h"
 #include "cmd/data_cmds.h"
 #include "train/dist.h"
-#include "cmd/run.h"
-
-static void usage(FILE *f)
-{
-	cli_usage(f);
-	fprintf(f, "  %-8s %s\n", "curves", "loss, AUROC and lr of runs against steps: curves RUN... [--out FILE.png]");
-	for (const struct data_command *c = data_commands; c->name; c++)
-		fprintf(f, "  %-8s %s\n", c->name, c->summary);
-	fprintf(f, "  %-8s %s\n", "--version", "print the version");
-}
 
 /* The exit path of a trainer command that ended with `status` (its error
  * line already printed): end the step or release the runtime. */
@@ -43,36 +33,32 @@ static int finish(int status)
 
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; int (*run)(const struct settings *); } own[] = {
-		{ "train", run_train }, { "eval", run_eval },
-		{ "predict", run_predict }, { "bench", run_bench }, { "locate", run_locate },
-	};
 	struct settings o;
 
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		usage(argc < 2 ? stderr : stdout);
+		commands_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("chexnet %s\n", HVD_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (strcmp(argv[1], own[i].name) == 0) {
-			int rc = cli_parse(argc - 1, argv + 1, &o);
-			/* one process: the runtime's start-up report only when asked */
-			dist_show_startup(o.verbose);
-			/* the runtime follows the trainer: a host backend reduces
-			 * host buffers (never NCCL), unless the user said otherwise */
-			if (rc == 0 && strcmp(o.backend, "gpu"))
-				setenv("HVD_BACKEND", "host", 0);
-			return rc < 0 ? 2 : rc > 0 ? 0 : finish(own[i].run(&o));
-		}
-	if (strcmp(argv[1], "curves") == 0)
-		return run_curves(argc - 1, argv + 1);
-	const struct data_command *c = data_command_find(argv[1]);
-	if (c)
-		return c->run(argc - 1, argv + 1);
+	const struct command *c = command_find(argv[1]);
+	if (c && c->run_args)
+		return c->run_args(argc - 1, argv + 1);
+	if (c) {
+		int rc = cli_parse(c, argc - 1, argv + 1, &o);
+		/* one process: the runtime's start-up report only when asked */
+		dist_show_startup(o.verbose);
+		/* the runtime follows the trainer: a host backend reduces host
+		 * buffers (never NCCL), unless the user said otherwise */
+		if (rc == 0 && strcmp(o.backend, "gpu"))
+			setenv("HVD_BACKEND", "host", 0);
+		return rc < 0 ? 2 : rc > 0 ? 0 : finish(c->run(&o));
+	}
+	const struct data_command *d = data_command_find(argv[1]);
+	if (d)
+		return d->run(argc - 1, argv + 1);
 	fprintf(stderr, "chexnet: '%s': unknown command (chexnet --help)\n", argv[1]);
 	return 2;
 }

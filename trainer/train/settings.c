@@ -192,19 +192,6 @@ const struct option_table settings_options = {
 	settings_table, (int)(sizeof(settings_table) / sizeof(settings_table[0])), set_row,
 };
 
-static const struct { const char *name; int bit; } commands[] = {
-	{ "train", SETTING_TRAIN }, { "eval", SETTING_EVAL }, { "predict", SETTING_PREDICT },
-	{ "bench", SETTING_BENCH }, { "locate", SETTING_LOCATE },
-};
-
-int settings_command(const char *name)
-{
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(commands[i].name, name) == 0)
-			return commands[i].bit;
-	return 0;
-}
-
 const struct setting *settings_find(const char *flag, int command)
 {
 	return option_find(&settings_options, flag, command);
@@ -263,14 +250,14 @@ int settings_given(const struct settings *o, const struct setting *row)
 	return row && o->given[settings_index(row)];
 }
 
-int settings_init(struct settings *o, const char *command, struct trainer_error *err)
+int settings_init(struct settings *o, const char *command, int bit, struct trainer_error *err)
 {
 	memset(o, 0, sizeof(*o));
 	o->command = command;
 	optim_config_default(&o->optim);
 	if (option_defaults(&settings_options, 0, o, err))
 		return -1;
-	return option_env_defaults(&settings_options, settings_command(command), o, err);
+	return option_env_defaults(&settings_options, bit, o, err);
 }
 
 int settings_numeric(const struct setting *row)

@@ -110,14 +110,13 @@ const struct setting *settings_at(size_t offset);
 #define SETTING_GIVEN(o, field) settings_given(o, SETTING_OF(field))
 const struct setting *settings_of_key(const char *key);
 int settings_index(const struct setting *row);
-/* The command's bit ("train": SETTING_TRAIN), 0 for another name. */
-int settings_command(const char *name);
 
-/* Every row's default for command, then the site defaults the
+/* Every row's default for command (its name, kept in o, and its bit in
+ * the rows: commands.h), then the site defaults the
  * environment sets (.env). 0, or -1 for a row whose default its own type
  * refuses (err; test_settings.c sees none) or a bad site default (err
  * names the variable and its value). */
-int settings_init(struct settings *o, const char *command, struct trainer_error *err);
+int settings_init(struct settings *o, const char *command, int bit, struct trainer_error *err);
 /* One row's value from text (NULL for a switch), checked by its type,
  * range and choices; marks it given when given. 0 or -1 (err names the
  * flag and the value). */
