@@ -13,25 +13,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int (*setting_parser)(const char *value, struct hvd_settings *s,
+typedef int (*env_parser)(const char *value, struct hvd_settings *s,
 			      char *why, size_t whylen);
 
 /* A setting is parsed by its own function, or by kind into its field
- * (SETTING_CHOICE: an int or enum, the index of the value in help's
+ * (ENV_CHOICE: an int or enum, the index of the value in help's
  * "a|b|c"). */
-enum setting_kind { SETTING_OWN, SETTING_U64, SETTING_SECONDS, SETTING_TEXT, SETTING_NONEMPTY_TEXT,
-		    SETTING_CHOICE };
+enum env_kind { ENV_OWN, ENV_U64, ENV_SECONDS, ENV_TEXT, ENV_NONEMPTY_TEXT, ENV_CHOICE };
 
-struct setting {
+struct env_row {
 	const char *name;
-	setting_parser parse;     /* SETTING_OWN; NULL: parsed elsewhere */
+	env_parser parse;     /* ENV_OWN; NULL: parsed elsewhere */
 	const char *help;         /* the accepted form, for messages */
-	enum setting_kind kind;
+	enum env_kind kind;
 	size_t at, size;          /* the field's offset and size in hvd_settings */
-	double min, max;          /* SETTING_U64, SETTING_SECONDS: the range (U64: max) */
+	double min, max;          /* ENV_U64, ENV_SECONDS: the range (U64: max) */
 };
 
-#define OWN(name, parse, help) { name, parse, help, SETTING_OWN, 0, 0, 0, 0 }
+#define OWN(name, parse, help) { name, parse, help, ENV_OWN, 0, 0, 0, 0 }
 #define FIELD(name, kind, field, help, min, max) \
 	{ name, NULL, help, kind, offsetof(struct hvd_settings, field), \
 	  sizeof(((struct hvd_settings *)0)->field), min, max }
@@ -120,34 +119,34 @@ static int parse_coordinator(const char *v, struct hvd_settings *s, char *why, s
 
 static const char by_plugin[] = "set by the hvd plugin"; /* not described: report.c shows them */
 
-static const struct setting settings_table[] = {
-	FIELD("HVD_FUSION_THRESHOLD", SETTING_U64, fusion_threshold_bytes, "bytes, 0 = no fusion",
+static const struct env_row env_rows[] = {
+	FIELD("HVD_FUSION_THRESHOLD", ENV_U64, fusion_threshold_bytes, "bytes, 0 = no fusion",
 	      0, 1ull << 40),
 	OWN("HVD_FUSION_CHUNK", parse_chunk, "bytes, 0 = one piece"),
-	FIELD("HVD_CYCLE_TIME_MS", SETTING_SECONDS, cycle_time_ms, "milliseconds", 0, 10000),
-	FIELD("HVD_COMPRESSION", SETTING_CHOICE, compression, "none|fp16|bf16", 0, 0),
-	FIELD("HVD_SYNC", SETTING_CHOICE, sync, "0|1", 0, 0),
+	FIELD("HVD_CYCLE_TIME_MS", ENV_SECONDS, cycle_time_ms, "milliseconds", 0, 10000),
+	FIELD("HVD_COMPRESSION", ENV_CHOICE, compression, "none|fp16|bf16", 0, 0),
+	FIELD("HVD_SYNC", ENV_CHOICE, sync, "0|1", 0, 0),
 	OWN("HVD_SHM", parse_shm, "unset it"),
-	FIELD("HVD_STALL_WARNING_S", SETTING_SECONDS, stall_warning_s, "seconds, 0 = off", 0, 1e6),
-	FIELD("HVD_TIMEOUT_S", SETTING_SECONDS, timeout_s, "seconds", 0.5, 1e6),
-	FIELD("HVD_HEARTBEAT_S", SETTING_SECONDS, heartbeat_s, "seconds", 0.05, 3600),
-	FIELD("HVD_BACKEND", SETTING_CHOICE, backend, "auto|mpi|nccl|self|tcp|host", 0, 0),
-	FIELD("HVD_VOTE", SETTING_CHOICE, vote, "auto|shm|messages|ring|off", 0, 0),
-	FIELD("HVD_TIMELINE", SETTING_NONEMPTY_TEXT, timeline_path, "path", 0, 0),
-	FIELD("HVD_SECRET_FILE", SETTING_NONEMPTY_TEXT, secret_file,
+	FIELD("HVD_STALL_WARNING_S", ENV_SECONDS, stall_warning_s, "seconds, 0 = off", 0, 1e6),
+	FIELD("HVD_TIMEOUT_S", ENV_SECONDS, timeout_s, "seconds", 0.5, 1e6),
+	FIELD("HVD_HEARTBEAT_S", ENV_SECONDS, heartbeat_s, "seconds", 0.05, 3600),
+	FIELD("HVD_BACKEND", ENV_CHOICE, backend, "auto|mpi|nccl|self|tcp|host", 0, 0),
+	FIELD("HVD_VOTE", ENV_CHOICE, vote, "auto|shm|messages|ring|off", 0, 0),
+	FIELD("HVD_TIMELINE", ENV_NONEMPTY_TEXT, timeline_path, "path", 0, 0),
+	FIELD("HVD_SECRET_FILE", ENV_NONEMPTY_TEXT, secret_file,
 	      "path of a file only its owner can read", 0, 0),
 	OWN("HVD_COORDINATOR", parse_coordinator, "host:port"),
 	/* a launch without PMIx: bootstrap_env.c parses them (with
 	 * JOB_COMPLETION_INDEX); known here, so they are logged */
 	OWN("HVD_RANK", NULL, "0 to HVD_SIZE-1, without PMIx"),
 	OWN("HVD_SIZE", NULL, "ranks, without PMIx"),
-	FIELD("HVD_GPU_BUSID", SETTING_TEXT, gpu_busid, by_plugin, 0, 0),
-	FIELD("HVD_CPUS", SETTING_TEXT, cpus, by_plugin, 0, 0),
-	FIELD("HVD_NUMA", SETTING_TEXT, numa, by_plugin, 0, 0),
-	FIELD("HVD_SOCKET", SETTING_TEXT, socket, by_plugin, 0, 0),
-	FIELD("HVD_BIND", SETTING_TEXT, bind, by_plugin, 0, 0),
+	FIELD("HVD_GPU_BUSID", ENV_TEXT, gpu_busid, by_plugin, 0, 0),
+	FIELD("HVD_CPUS", ENV_TEXT, cpus, by_plugin, 0, 0),
+	FIELD("HVD_NUMA", ENV_TEXT, numa, by_plugin, 0, 0),
+	FIELD("HVD_SOCKET", ENV_TEXT, socket, by_plugin, 0, 0),
+	FIELD("HVD_BIND", ENV_TEXT, bind, by_plugin, 0, 0),
 };
-#define SETTINGS_COUNT (sizeof(settings_table) / sizeof(settings_table[0]))
+#define ENV_ROWS (sizeof(env_rows) / sizeof(env_rows[0]))
 
 void settings_defaults(struct hvd_settings *s)
 {
@@ -162,12 +161,12 @@ void settings_defaults(struct hvd_settings *s)
 	s->backend = HVD_BACKEND_AUTO;
 }
 
-static const struct setting *settings_find(const char *entry, size_t name_len)
+static const struct env_row *env_row_find(const char *entry, size_t name_len)
 {
-	for (size_t i = 0; i < SETTINGS_COUNT; i++)
-		if (strlen(settings_table[i].name) == name_len &&
-		    !strncmp(settings_table[i].name, entry, name_len))
-			return &settings_table[i];
+	for (size_t i = 0; i < ENV_ROWS; i++)
+		if (strlen(env_rows[i].name) == name_len &&
+		    !strncmp(env_rows[i].name, entry, name_len))
+			return &env_rows[i];
 	return NULL;
 }
 
@@ -197,29 +196,29 @@ static int edit_distance(const char *a, size_t la, const char *b)
 	return row[lb];
 }
 
-static const struct setting *settings_near_miss(const char *entry, size_t name_len)
+static const struct env_row *env_near_miss(const char *entry, size_t name_len)
 {
-	for (size_t i = 0; i < SETTINGS_COUNT; i++) {
-		const char *known = settings_table[i].name + 4; /* after HVD_ */
+	for (size_t i = 0; i < ENV_ROWS; i++) {
+		const char *known = env_rows[i].name + 4; /* after HVD_ */
 		int allowed = (int)strlen(known) / 4;
 		if (edit_distance(entry + 4, name_len - 4, known) <= (allowed ? allowed : 1))
-			return &settings_table[i];
+			return &env_rows[i];
 	}
 	return NULL;
 }
 
-static int setting_apply(const struct setting *st, const char *v, struct hvd_settings *s,
+static int env_row_apply(const struct env_row *st, const char *v, struct hvd_settings *s,
 			 char *why, size_t n)
 {
 	char *field = (char *)s + st->at;
-	if (st->kind == SETTING_U64)
+	if (st->kind == ENV_U64)
 		return parse_u64(v, (uint64_t)st->max, (uint64_t *)field, why, n);
-	if (st->kind == SETTING_SECONDS)
+	if (st->kind == ENV_SECONDS)
 		return parse_seconds(v, st->min, st->max, (double *)field, why, n);
-	if (st->kind == SETTING_CHOICE)
+	if (st->kind == ENV_CHOICE)
 		return parse_choice(v, st->help, (int *)field, why, n);
-	if (st->kind != SETTING_OWN)
-		return copy_text(v, field, st->size, st->kind == SETTING_TEXT, why, n);
+	if (st->kind != ENV_OWN)
+		return copy_text(v, field, st->size, st->kind == ENV_TEXT, why, n);
 	return st->parse ? st->parse(v, s, why, n) : 0;
 }
 
@@ -230,9 +229,9 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 {
 	const char *eq = strchr(entry, '=');
 	size_t name_len = eq ? (size_t)(eq - entry) : strlen(entry);
-	const struct setting *st = settings_find(entry, name_len);
+	const struct env_row *st = env_row_find(entry, name_len);
 	if (!st) {
-		const struct setting *near = settings_near_miss(entry, name_len);
+		const struct env_row *near = env_near_miss(entry, name_len);
 		if (near)
 			return fail_msg(-1, err, errlen, "hvd: %.*s: unknown variable: did you "
 					"mean %s?", (int)name_len, entry, near->name);
@@ -240,7 +239,7 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 	}
 	const char *value = eq ? eq + 1 : "";
 	char why[160];
-	if (setting_apply(st, value, s, why, sizeof(why)))
+	if (env_row_apply(st, value, s, why, sizeof(why)))
 		return fail_msg(-1, err, errlen, "hvd: %s: '%s': %s (%s)", st->name, value, why,
 				st->help);
 	return 0;
@@ -287,8 +286,8 @@ int settings_describe(char *const *envp, char *out, size_t outlen)
 		out[0] = '\0';
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *eq = strchr(envp[i], '=');
-		const struct setting *st = strncmp(envp[i], "HVD_", 4) ? NULL
-			: settings_find(envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i]));
+		const struct env_row *st = strncmp(envp[i], "HVD_", 4) ? NULL
+			: env_row_find(envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i]));
 		if (!st || st->help == by_plugin)
 			continue;
 		int w = snprintf(out + used, outlen - used, "%s%s", count ? "\n" : "", envp[i]);
