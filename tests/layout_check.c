@@ -7,12 +7,13 @@
  *                       loop/algo_share.c and loop/train_health.h the gpu
  *                       backend's headers
  *   trainer/eval     -> eval, model, base
- *   trainer/train    -> train, model, base (train/dist.c also runtime/hvd.h;
- *                       train/settings.h also backend/'s own headers: a
- *                       setting's type, the precision, the backend choice)
+ *   trainer/train    -> train, model, base, backend/hooks.h (train/dist.c
+ *                       also runtime/hvd.h; train/settings.h also
+ *                       backend/'s own headers: a setting's type, the
+ *                       precision, the backend choice)
  *   trainer/backend  -> backend/ (its own .h), model, base; a backend folder (ref/,
- *                       cpu/, gpu/) also its own files and train/hooks.h,
- *                       never a sibling backend, never data
+ *                       cpu/, gpu/) also its own files, never a sibling
+ *                       backend, never data, never train/
  *   trainer/data, trainer/model -> themselves and base; inside data/, by
  *                       layers (data_layers below: image <- dicom <-
  *                       codec <- sets <- synth, pack <- load)
@@ -23,7 +24,7 @@
  *                       from any;
  *                       spank/ -> spank only
  *   check/           -> check and runtime/hvd.h (libhvd's public API) only
- * train/hooks.h (what a backend sees of train/) includes only libc; only
+ * backend/hooks.h (the types training and a backend share) includes only libc; only
  * trainer/cmd/ names struct settings (the command line's options: the
  * loops take loop/loop_config.h's configs); and no include cycle (file level). An include resolves like the build's
  * -I: the including file's folder, then trainer/, runtime/, spank/.
@@ -282,8 +283,8 @@ static const char *forbidden(const char *from, const char *to)
 	char lf[256], lt[256];
 	layer_of(from, lf, sizeof(lf));
 	layer_of(to, lt, sizeof(lt));
-	if (!strcmp(from, "trainer/train/hooks.h"))
-		return "train/hooks.h includes only libc (every backend reaches it)";
+	if (!strcmp(from, "trainer/backend/hooks.h"))
+		return "backend/hooks.h includes only libc (training and every backend reach it)";
 	if (!strcmp(lf, "data") && !strcmp(lt, "data"))
 		return data_forbidden(from, to);
 	if (!lf[0] || !strcmp(lf, lt))
@@ -322,18 +323,18 @@ static const char *forbidden(const char *from, const char *to)
 			return NULL;
 		if (!strcmp(from, "trainer/train/dist.c") && !strcmp(to, "runtime/hvd.h"))
 			return NULL;
-		if (!strcmp(from, "trainer/train/settings.h") && !strcmp(lt, "backend"))
+		if (!strcmp(to, "trainer/backend/hooks.h") ||
+		    (!strcmp(from, "trainer/train/settings.h") && !strcmp(lt, "backend")))
 			return NULL;
-		return "train includes train, model, base (and only train/dist.c runtime/hvd.h, "
-		       "train/settings.h backend/'s headers)";
+		return "train includes train, model, base, backend/hooks.h (and only train/dist.c "
+		       "runtime/hvd.h, train/settings.h backend/'s headers)";
 	}
 	if (!strcmp(lf, "backend"))
 		return in(lt, model_base) ? NULL : "backend/ includes backend/, model, base";
 	if (!strncmp(lf, "backend/", 8)) {
-		if (in(lt, model_base) || !strcmp(lt, "backend") ||
-		    !strcmp(to, "trainer/train/hooks.h"))
+		if (in(lt, model_base) || !strcmp(lt, "backend"))
 			return NULL;
-		return "a backend includes backend/ (its own .h), model, base, train/hooks.h";
+		return "a backend includes backend/ (its own .h), model, base";
 	}
 	if (!strcmp(lf, "data") || !strcmp(lf, "model"))
 		return in(lt, base_only) ? NULL : "data and model include only base";

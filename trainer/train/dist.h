@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "train/hooks.h"
+#include "backend/hooks.h"
 
 struct dist_handle;
 

@@ -22,7 +22,7 @@
 
 #include "train/dist.h"
 #include "model/model.h"
-#include "train/hooks.h"
+#include "backend/hooks.h"
 
 struct grad_sync {
 	struct model *model;

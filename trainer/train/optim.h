@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "base/error.h"
-#include "train/hooks.h"
+#include "backend/hooks.h"
 
 /* Adam 0.9/0.999/1e-8, no weight decay. */
 void optim_config_default(struct optim_config *cfg);

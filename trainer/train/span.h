@@ -10,7 +10,7 @@
 #ifndef HVD_TRAINER_SPAN_H
 #define HVD_TRAINER_SPAN_H
 
-#include "train/hooks.h"
+#include "backend/hooks.h"
 
 /* NULL: timeline only. The struct must outlive its use. */
 void span_set_ranges(const struct span_ranges *r);

@@ -30,7 +30,7 @@
 #include <stddef.h>
 
 #include "backend/backend.h"
-#include "train/hooks.h"
+#include "backend/hooks.h"
 
 struct gpu_train;
 

@@ -1,13 +1,13 @@
-/* hooks.h - the types through which a backend reaches up into training
- * (HACKING.md, "Layers": a backend includes backend/, model, base and
- * this file, nothing else of train/): the optimizer's state (a device
+/* backend/hooks.h - the types training and a backend share (HACKING.md,
+ * "Layers": a backend includes backend/, model and base, nothing of
+ * train/; train/ includes this file): the optimizer's state (a device
  * optimizer updates it), the device gradient hooks of grad_sync.h, the
  * staging hooks of dist.h and the range hooks of span.h. Plain C types
  * only; the functions that use them stay in optim.h, grad_sync.h, dist.h
  * and span.h. What this is not: an API of its own (no functions).
  */
-#ifndef HVD_TRAINER_HOOKS_H
-#define HVD_TRAINER_HOOKS_H
+#ifndef HVD_TRAINER_BACKEND_HOOKS_H
+#define HVD_TRAINER_BACKEND_HOOKS_H
 
 #include <stddef.h>
 
