@@ -281,16 +281,19 @@ extern "C" cudaError_t gpu_k_bn_fwd_train(cudaStream_t s, enum gpu_dtype dt, str
 	return cudaGetLastError();
 }
 
+/* y = x normalised by a per-channel mean and a second statistic: the
+ * running variance (evaluation: 1/std computed here) or a training
+ * forward's saved 1/std (rebuilding its output): the forward's expression. */
 template <typename T>
-__global__ void bn_fwd_eval_kernel(struct gpu_view x, const float *gamma, const float *beta,
-				   const float *running_mean, const float *running_var,
-				   struct gpu_bn_args a, struct gpu_view y)
+__global__ void bn_apply_kernel(struct gpu_view x, const float *gamma, const float *beta,
+				const float *mean, const float *second, int second_is_var,
+				struct gpu_bn_args a, struct gpu_view y)
 {
 	GPU_K_FOR(i, view_elems(x)) {
 		struct view_pos q = view_walk(x, i);
 		int c = q.c;
-		float invstd = rsqrtf(running_var[c] + a.eps);
-		float scale = gamma[c] * invstd, shift = beta[c] - running_mean[c] * scale;
+		float invstd = second_is_var ? rsqrtf(second[c] + a.eps) : second[c];
+		float scale = gamma[c] * invstd, shift = beta[c] - mean[c] * scale;
 		float v = view_load<T>(x, q) * scale + shift;
 		view_store<T>(y, q, a.relu && v < 0.0f ? 0.0f : v, 0);
 	}
@@ -301,23 +304,8 @@ extern "C" cudaError_t gpu_k_bn_fwd_eval(cudaStream_t s, enum gpu_dtype dt, stru
 					 const float *running_mean, const float *running_var,
 					 struct gpu_bn_args a, struct gpu_view y)
 {
-	GPU_K_DISPATCH(dt, (bn_fwd_eval_kernel<T><<<grid_for(view_elems(x)), GPU_K_THREADS, 0, s>>>(x, gamma, beta, running_mean, running_var, a, y)));
+	GPU_K_DISPATCH(dt, (bn_apply_kernel<T><<<grid_for(view_elems(x)), GPU_K_THREADS, 0, s>>>(x, gamma, beta, running_mean, running_var, 1, a, y)));
 	return cudaGetLastError();
-}
-
-template <typename T>
-__global__ void bn_apply_kernel(struct gpu_view x, const float *gamma, const float *beta,
-				const float *saved_mean, const float *saved_invstd,
-				struct gpu_bn_args a, struct gpu_view y)
-{
-	GPU_K_FOR(i, view_elems(x)) {
-		struct view_pos q = view_walk(x, i);
-		int c = q.c;
-		float mean = saved_mean[c], invstd = saved_invstd[c];
-		float scale = gamma[c] * invstd, shift = beta[c] - mean * scale;
-		float v = view_load<T>(x, q) * scale + shift;
-		view_store<T>(y, q, a.relu && v < 0.0f ? 0.0f : v, 0);
-	}
 }
 
 extern "C" cudaError_t gpu_k_bn_apply(cudaStream_t s, enum gpu_dtype dt, struct gpu_view x,
@@ -325,7 +313,7 @@ extern "C" cudaError_t gpu_k_bn_apply(cudaStream_t s, enum gpu_dtype dt, struct 
 				      const float *saved_mean, const float *saved_invstd,
 				      struct gpu_bn_args a, struct gpu_view y)
 {
-	GPU_K_DISPATCH(dt, (bn_apply_kernel<T><<<grid_for(view_elems(x)), GPU_K_THREADS, 0, s>>>(x, gamma, beta, saved_mean, saved_invstd, a, y)));
+	GPU_K_DISPATCH(dt, (bn_apply_kernel<T><<<grid_for(view_elems(x)), GPU_K_THREADS, 0, s>>>(x, gamma, beta, saved_mean, saved_invstd, 0, a, y)));
 	return cudaGetLastError();
 }
 
