@@ -23,6 +23,15 @@ static size_t mul_or_flag(struct cursor *c, size_t a, size_t b)
 	return a * b;
 }
 
+/* bytes up to a whole GPU_POOL_ALIGN; flags a wrap. */
+static size_t round_up(struct cursor *c, size_t bytes)
+{
+	size_t r = (bytes + GPU_POOL_ALIGN - 1) / GPU_POOL_ALIGN * GPU_POOL_ALIGN;
+
+	c->overflow |= r < bytes;
+	return r;
+}
+
 /* Next region of `bytes`, aligned; zero-byte regions get offset 0. */
 static struct gpu_region take(struct cursor *c, size_t bytes)
 {
@@ -30,8 +39,8 @@ static struct gpu_region take(struct cursor *c, size_t bytes)
 
 	if (!bytes || c->overflow)
 		return r;
-	size_t rounded = (bytes + GPU_POOL_ALIGN - 1) / GPU_POOL_ALIGN * GPU_POOL_ALIGN;
-	if (rounded < bytes || c->next > SIZE_MAX - rounded) {
+	size_t rounded = round_up(c, bytes);
+	if (c->overflow || c->next > SIZE_MAX - rounded) {
 		c->overflow = 1;
 		return r;
 	}
@@ -120,11 +129,11 @@ static void plan_grads(const struct model_desc *d, size_t n, size_t e, struct gp
 	for (int t = 0; t < d->tensor_count && id; t++) {
 		size_t bytes = mul_or_flag(c, mul_or_flag(c, n, tensor_elems(&d->tensors[t])), e);
 		/* whole multiples keep every offset the arena gives aligned */
-		size_t rounded = (bytes + GPU_POOL_ALIGN - 1) / GPU_POOL_ALIGN * GPU_POOL_ALIGN;
+		size_t rounded = round_up(c, bytes);
 		int first, last;
 		grad_lifetime(d, t, &first, &last);
 		plan->grad[t].bytes = bytes;
-		if (rounded < bytes || sum > SIZE_MAX / 2 - rounded)
+		if (c->overflow || sum > SIZE_MAX / 2 - rounded)
 			c->overflow = 1;
 		else
 			id[t] = arena_add(&a, rounded, first, last);
@@ -171,17 +180,10 @@ static int rebuilt(const struct model_desc *d, int t, int *bn, int *reader)
 	return *reader > *bn && !rebuilt(d, d->layers[*bn].in.tensor, &in_bn, &in_reader);
 }
 
-static size_t round_up(struct cursor *c, size_t bytes)
-{
-	size_t r = (bytes + GPU_POOL_ALIGN - 1) / GPU_POOL_ALIGN * GPU_POOL_ALIGN;
-
-	c->overflow |= r < bytes;
-	return r;
-}
-
 /* Each rebuilt tensor twice in one region: for forward from its BN to
- * its last reader, for backward from that reader's backward (where it is
- * rebuilt) to its BN's. plan->rebuild[reader] names the BN. */
+ * its last reader (plan->act), for backward from that reader's backward
+ * (where it is rebuilt) to its BN's (plan->act_bwd). plan->rebuild[reader]
+ * names the BN. */
 static void plan_rebuilt(const struct model_desc *d, size_t n, size_t e,
 			 struct gpu_pool_plan *plan, struct cursor *c)
 {
@@ -195,8 +197,9 @@ static void plan_rebuilt(const struct model_desc *d, size_t n, size_t e,
 		id[t][0] = id[t][1] = -1;
 		if (!rebuilt(d, t, &bn, &reader))
 			continue;
-		size_t bytes = round_up(c, mul_or_flag(c, mul_or_flag(c, n, tensor_elems(
-						&d->tensors[t])), e));
+		plan->act[t].bytes = mul_or_flag(c, mul_or_flag(c, n, tensor_elems(&d->tensors[t])), e);
+		plan->act_bwd[t].bytes = plan->act[t].bytes;
+		size_t bytes = round_up(c, plan->act[t].bytes);
 		if (sum > SIZE_MAX / 4 - bytes) {
 			c->overflow = 1;
 			break;
@@ -284,18 +287,13 @@ int gpu_pool_plan_build(const struct model_desc *d, const struct gpu_pool_inputs
 		io = tensor_elems(&d->tensors[d->output_tensor]);
 	for (int i = 0; i <= d->layer_count; i++)
 		plan->rebuild[i][0] = plan->rebuild[i][1] = -1;
-	for (int t = 0; t < d->tensor_count; t++) {
-		int bn, reader;
-		size_t bytes = mul_or_flag(&c, mul_or_flag(&c, n, tensor_elems(&d->tensors[t])), e);
-		if (in->memory_efficient && rebuilt(d, t, &bn, &reader))
-			plan->act[t].bytes = bytes;  /* placed by plan_rebuilt */
-		else
-			plan->act[t] = take(&c, bytes);
-	}
-	for (int t = 0; t < d->tensor_count; t++)
-		plan->act_bwd[t] = plan->act[t];
 	if (in->memory_efficient)
 		plan_rebuilt(d, n, e, plan, &c);
+	for (int t = 0; t < d->tensor_count; t++) {
+		if (!plan->act[t].bytes)   /* kept for the step: one place */
+			plan->act[t] = plan->act_bwd[t] = take(&c, mul_or_flag(&c, mul_or_flag(&c, n,
+						tensor_elems(&d->tensors[t])), e));
+	}
 	plan_grads(d, n, e, plan, &c);
 	plan->params = take(&c, mul_or_flag(&c, d->param_count, 4));
 	plan->grads = take(&c, mul_or_flag(&c, d->param_count, 4));
