@@ -1,7 +1,7 @@
 # check/module.mk - hvd-check, the acceptance check for admins (check/main.c):
 # links libhvd.a (only runtime/hvd.h) and hwloc; CUDA in GPU builds, for the
-# NCCL backend's device buffers. Needs PMIx (libhvd) and hwloc.
-ifeq ($(HAVE_PMIX)$(HAVE_HWLOC),11)
+# NCCL backend's device buffers. Needs libhvd (HAVE_HVD) and hwloc.
+ifeq ($(HAVE_HVD)$(HAVE_HWLOC),11)
 
 CHECK_SRCS := check/main.c check/record.c check/facts.c check/locality.c check/collective.c \
 	check/buffer.c check/table.c check/gl_listener.c check/xmlfile.c
@@ -22,7 +22,7 @@ endif
 INSTALL_RULES += install-hvd-check
 install-hvd-check_FILES := bindir:hvd-check mandir:man8/hvd-check.8
 .PHONY: install-hvd-check
-ifeq ($(HAVE_PMIX)$(HAVE_HWLOC),11)
+ifeq ($(HAVE_HVD)$(HAVE_HWLOC),11)
 install-hvd-check: $(B)/hvd-check
 	$(INSTALL) -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(mandir)/man8'
 	$(INSTALL) -m 0755 $(B)/hvd-check '$(DESTDIR)$(bindir)/hvd-check'
@@ -30,5 +30,5 @@ install-hvd-check: $(B)/hvd-check
 else
 INSTALL_MISSING += install-hvd-check
 install-hvd-check:
-	@echo "hvd: install: 'hvd-check': needs$(if $(filter 1,$(HAVE_PMIX)),, PMIx (libpmix-dev))$(if $(filter 1,$(HAVE_HWLOC)),, hwloc (libhwloc-dev or HWLOC_HOME)): not found" >&2; exit 1
+	@echo "hvd: install: 'hvd-check': needs$(if $(filter 1,$(HAVE_HVD)),, PMIx and nettle (libpmix-dev, nettle-dev))$(if $(filter 1,$(HAVE_HWLOC)),, hwloc (libhwloc-dev or HWLOC_HOME)): not found" >&2; exit 1
 endif

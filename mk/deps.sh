@@ -19,7 +19,7 @@ slurm_dev=libslurm-dev
 case ${1:-} in
 build)
 	pkgs="pkg-config gcc g++ make libc6-dev $slurm_dev
-libpmix-dev libhwloc-dev libopenmpi-dev
+libpmix-dev nettle-dev libhwloc-dev libopenmpi-dev
 libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev libgdcm-dev" ;;
 test)
 	pkgs="slurm-wlm slurmctld slurmd slurm-client munge hwloc openmpi-bin

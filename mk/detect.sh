@@ -37,7 +37,7 @@ home_libs() {
 	done
 }
 
-features="CUDA CUDNN CUBLAS NCCL PMIX MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM"
+features="CUDA CUDNN CUBLAS NCCL PMIX NETTLE MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM"
 key="CC=$CC CXX=$CXX CUDA_HOME=$CUDA_HOME SLURM_HOME=${SLURM_HOME:-} NCCL_HOME=${NCCL_HOME:-}"
 key="$key CUDNN_HOME=${CUDNN_HOME:-} HWLOC_HOME=${HWLOC_HOME:-} DNNL_HOME=${DNNL_HOME:-} PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
 for f in $features; do v="WITH_$f"; key="$key $v=${!v:-}"; done
@@ -116,6 +116,9 @@ probe CUBLAS "cuBLAS" "libcublas or CUDA_HOME" cublas_v2.h "cublasHandle_t h; cu
 probe NCCL "NCCL" "libnccl-dev or NCCL_HOME" nccl.h "ncclUniqueId id; ncclGetUniqueId(&id)" "$nccl_inc" "$nccl_lib -lnccl -lcudart"
 probe PMIX "PMIx (pkg-config pmix)" libpmix-dev pmix.h "pmix_proc_t p; PMIx_Init(&p, NULL, 0)" \
 	"$(pc_or pmix --cflags '')" "$(pc_or pmix --libs -lpmix)"
+probe NETTLE "nettle (SHA-256, HMAC)" nettle-dev nettle/hmac.h \
+	"struct hmac_sha256_ctx c; hmac_sha256_set_key(&c, 1, (const uint8_t *)\"k\")" \
+	"$(pc_or nettle --cflags '')" "$(pc_or nettle --libs -lnettle)"
 probe MPI "OpenMPI (pkg-config ompi-c)" libopenmpi-dev mpi.h "MPI_Init(0, 0)" \
 	"$(pc_or ompi-c --cflags '')" "$(pc_or ompi-c --libs -lmpi)"
 if [ -n "${HWLOC_HOME:-}" ]; then

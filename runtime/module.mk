@@ -1,12 +1,13 @@
 # runtime/module.mk - libhvd (runtime/*/*.c, in layers: HACKING.md; libhvd.a, libhvd.so.0,
 # install-libhvd) and the programs that exercise it
 # under srun: $(B)/hvd-rt-test (tests) and $(B)/bench-allreduce (bench/).
-# Needs PMIx; MPI gives the host backend; CUDA+NCCL add comm_nccl.c
+# Needs PMIx and nettle (SHA-256, HMAC: HAVE_HVD); MPI gives the host backend; CUDA+NCCL add comm_nccl.c
 # (compiled and linked with -Werror, never run on a machine without GPUs).
-ifeq ($(HAVE_PMIX),1)
+HAVE_HVD := $(if $(filter 11,$(HAVE_PMIX)$(HAVE_NETTLE)),1,0)
+ifeq ($(HAVE_HVD),1)
 
 RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/fail.c runtime/core/settings.c \
-	runtime/core/fdio.c runtime/core/sha256.c runtime/core/auth.c \
+	runtime/core/fdio.c runtime/core/auth.c \
 	runtime/bootstrap/bootstrap.c runtime/bootstrap/bootstrap_env.c \
 	runtime/observe/timeline.c runtime/observe/report.c \
 	runtime/plan/fusion.c runtime/plan/wire.c runtime/plan/plan_cache.c runtime/plan/coord.c \
@@ -17,8 +18,8 @@ RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/fail.c ru
 	runtime/control/control_loop.c runtime/control/control_nego.c runtime/control/control_env.c \
 	runtime/api/api.c runtime/api/submit.c runtime/api/error.c
 RUNTIME_DEFS :=
-RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS)
-RUNTIME_LDLIBS := $(PMIX_LIBS)
+RUNTIME_CFLAGS_DEPS := $(PMIX_CFLAGS) $(NETTLE_CFLAGS)
+RUNTIME_LDLIBS := $(PMIX_LIBS) $(NETTLE_LIBS)
 ifeq ($(HAVE_MPI),1)
 RUNTIME_SRCS += runtime/transport/comm_mpi.c runtime/vote/vote_mpi.c
 RUNTIME_DEFS += -DHAVE_MPI
@@ -89,7 +90,7 @@ endif
 # the recording shim preloaded into a real rank (plain flags: it is loaded
 # into processes that are not built with the sanitizers).
 $(B)/hvd-attack: $(B)/obj/runtime/tests/hvd_attack.o $(HVD_INTERNAL_LIB)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(NETTLE_LIBS)
 $(B)/hvd-record.so: runtime/tests/hvd_record.c
 	$(CC) -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared -o $@ $< -ldl
 TEST_PROGRAMS += $(B)/hvd-attack $(B)/hvd-record.so
@@ -121,7 +122,7 @@ endif
 # The control plane's fuzz target (tests/fuzz/fuzz_control.c): libhvd's
 # sources again, compiled by clang with libFuzzer, ASan and UBSan (the same
 # in SAN=1 builds). tests/test_fuzz.c runs it for FUZZ_S seconds (default 5).
-ifeq ($(HAVE_PMIX)$(HAVE_FUZZER),11)
+ifeq ($(HAVE_HVD)$(HAVE_FUZZER),11)
 FUZZ_SRCS := $(filter-out runtime/transport/comm_nccl.c,$(RUNTIME_SRCS)) tests/fuzz/fuzz_control.c
 $(B)/fuzz-control: $(FUZZ_SRCS) $(wildcard runtime/*.h runtime/*/*.h) tests/control_fixture.h
 	$(FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
@@ -136,7 +137,7 @@ INSTALL_RULES += install-libhvd
 install-libhvd_FILES := libdir:libhvd.so.0 libdir:libhvd.so libdir:libhvd.a \
 	includedir:hvd.h pkgconfigdir:hvd.pc mandir:man3/hvd.3
 .PHONY: install-libhvd
-ifeq ($(HAVE_PMIX),1)
+ifeq ($(HAVE_HVD),1)
 install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
 	$(INSTALL) -d '$(DESTDIR)$(libdir)' '$(DESTDIR)$(includedir)' '$(DESTDIR)$(pkgconfigdir)' \
 		'$(DESTDIR)$(mandir)/man3'
@@ -153,5 +154,5 @@ install-libhvd: $(B)/libhvd.so.0 $(B)/libhvd.a
 else
 INSTALL_MISSING += install-libhvd
 install-libhvd:
-	@echo "hvd: install: 'libhvd': needs PMIx: not found (install libpmix-dev: make deps)" >&2; exit 1
+	@echo "hvd: install: 'libhvd': needs PMIx and nettle: not found (install libpmix-dev and nettle-dev: make deps)" >&2; exit 1
 endif

@@ -267,7 +267,7 @@ static void test_dependencies_and_the_plugin_conffile(void)
 	char *dev = deb_path("libhvd-dev");
 	snprintf(cmd, sizeof(cmd), "dpkg-deb -f '%s' Depends", dev);
 	dep = test_output_of(cmd, 10);
-	CHECK_STR(dep, "libhvd0 (= " HVD_VERSION "), libpmix-dev, libopenmpi-dev");
+	CHECK_STR(dep, "libhvd0 (= " HVD_VERSION "), libpmix-dev, nettle-dev, libopenmpi-dev");
 	free(dep);
 	free(dev);
 	char *lib = deb_path("libhvd0");

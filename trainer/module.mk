@@ -56,9 +56,9 @@ $(B)/obj/trainer/backend/cpu/%.o: MODULE_CFLAGS = -Itrainer $(CPU_BACKEND_CFLAGS
 endif
 $(B)/obj/trainer/backend/registry.o: MODULE_CFLAGS = -Itrainer $(REGISTRY_DEFS)
 
-# --- The data-parallel runtime (libhvd, runtime/module.mk, needs PMIx):
+# --- The data-parallel runtime (libhvd, runtime/module.mk: HAVE_HVD):
 # dist.c is the one file that wraps it; without it chexnet is one rank. ---
-ifeq ($(HAVE_PMIX),1)
+ifeq ($(HAVE_HVD),1)
 $(B)/obj/trainer/train/dist.o: MODULE_CFLAGS = -Itrainer -Iruntime -DHAVE_HVD_RUNTIME
 CHEXNET_HVD_LIB := $(B)/libhvd.a
 CHEXNET_HVD_LDLIBS = $(RUNTIME_LDLIBS)

@@ -4,6 +4,8 @@
 #include "core/fdio.h"
 
 #include <errno.h>
+#include <nettle/hmac.h>
+#include <nettle/memops.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,10 +61,10 @@ int auth_key_from_file(const char *path, struct auth_key *k, char *err, size_t e
 		memset(buf, 0, sizeof(buf));
 		return -1;
 	}
-	struct sha256 s;
+	struct sha256_ctx s;
 	sha256_init(&s);
-	sha256_update(&s, buf, (size_t)n);
-	sha256_final(&s, k->bytes);
+	sha256_update(&s, (size_t)n, buf);
+	sha256_digest(&s, sizeof(k->bytes), k->bytes);
 	memset(buf, 0, sizeof(buf));
 	return 0;
 }
@@ -93,27 +95,27 @@ int auth_hello_check(const struct auth_hello *h, int size, char *why, size_t why
 }
 
 static void mac(const struct auth_key *k, const char *label, const struct auth_hello *h,
-		const uint8_t nonce0[AUTH_NONCE_BYTES], uint8_t out[SHA256_BYTES])
+		const uint8_t nonce0[AUTH_NONCE_BYTES], uint8_t out[SHA256_DIGEST_SIZE])
 {
-	const void *parts[] = { label, h, nonce0 };
-	const size_t lens[] = { strlen(label), sizeof(*h), AUTH_NONCE_BYTES };
-	hmac_sha256(k->bytes, sizeof(k->bytes), parts, lens, 3, out);
+	struct hmac_sha256_ctx c;
+	hmac_sha256_set_key(&c, sizeof(k->bytes), k->bytes);
+	hmac_sha256_update(&c, strlen(label), (const uint8_t *)label);
+	hmac_sha256_update(&c, sizeof(*h), (const uint8_t *)h);
+	hmac_sha256_update(&c, AUTH_NONCE_BYTES, nonce0);
+	hmac_sha256_digest(&c, SHA256_DIGEST_SIZE, out);
 }
 
 /* 0 when a message's magic is `want` and it carries label's MAC over h
- * and nonce0, compared in constant time (no early exit on the first
- * wrong byte); else -1. */
+ * and nonce0, compared in constant time (memeql_sec); else -1. */
 static int check(const struct auth_key *k, const char *label, const char *magic,
 		 const char *want, const struct auth_hello *h, const uint8_t *nonce0,
 		 const uint8_t *got)
 {
-	uint8_t expect[SHA256_BYTES], diff = 0;
+	uint8_t expect[SHA256_DIGEST_SIZE];
 	if (memcmp(magic, want, 4))
 		return -1;
 	mac(k, label, h, nonce0, expect);
-	for (size_t i = 0; i < sizeof(expect); i++)
-		diff |= expect[i] ^ got[i];
-	return diff ? -1 : 0;
+	return memeql_sec(expect, got, sizeof(expect)) ? 0 : -1;
 }
 
 void auth_reply_make(const struct auth_key *k, const struct auth_hello *h,

@@ -9,7 +9,7 @@
  * rank 0, not a local impostor); rank 0 counts the connection as the rank
  * only after PROOF (a recorded PROOF is useless: nonce_0 is new each
  * time). The two labels keep one side's MAC from ever serving as the
- * other's. Pure apart from auth_random (getrandom),
+ * other's. SHA-256 and HMAC are nettle's. Pure apart from auth_random (getrandom),
  * auth_secret_from_file and auth_connect (the worker's half on a
  * connected socket, fdio.h), unit-tested directly; the same
  * module serves a launch outside Slurm (HVD_SECRET_FILE,
@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/sha256.h"
+#include <nettle/sha2.h>
 
 #define AUTH_KEY_BYTES 32
 #define AUTH_NONCE_BYTES 32
@@ -45,13 +45,13 @@ struct auth_reply {            /* rank 0 -> worker, 72 bytes */
 	char magic[4];         /* "HVDr" */
 	uint32_t pad;
 	uint8_t nonce[AUTH_NONCE_BYTES];
-	uint8_t mac[SHA256_BYTES];
+	uint8_t mac[SHA256_DIGEST_SIZE];
 };
 
 struct auth_proof {            /* worker -> rank 0, 40 bytes */
 	char magic[4];         /* "HVDp" */
 	uint32_t pad;
-	uint8_t mac[SHA256_BYTES];
+	uint8_t mac[SHA256_DIGEST_SIZE];
 };
 
 /* len random bytes from getrandom. Returns 0, or -1 with errno. */
