@@ -102,6 +102,28 @@ int hvd_barrier(void);
  * reach; main() then exits non-zero. */
 int hvd_abort_job(int status);
 
+/* Which ranks a failure lost, and how, as data (no message to parse).
+ * Kept for the process from the failure (every rank learns the record
+ * with the failure's text) until the next hvd_init, past hvd_shutdown
+ * and a failed hvd_init. */
+enum hvd_lost_kind {
+	HVD_LOST_NONE = 0,      /* no failure, or one that lost no rank */
+	HVD_LOST_EXITED,        /* its process ended without hvd_shutdown (killed, crashed) */
+	HVD_LOST_SILENT,        /* no heartbeat within HVD_TIMEOUT_S: stopped, hung, or cut off */
+	HVD_LOST_UNREACHABLE,   /* this rank could not send to it (rank 0, from a worker) */
+	HVD_LOST_NEVER_JOINED,  /* the world did not form: it never joined within HVD_TIMEOUT_S */
+};
+#define HVD_LOST_MAX 256
+#define HVD_HOST_MAX 64
+struct hvd_lost {
+	enum hvd_lost_kind kind;
+	int count;                               /* ranks named, at most HVD_LOST_MAX */
+	int ranks[HVD_LOST_MAX];                 /* ascending, in the failed world */
+	char hosts[HVD_LOST_MAX][HVD_HOST_MAX];  /* ranks[i]'s host; "" when never known */
+};
+/* Fills *out; returns out->count. */
+int hvd_lost_ranks(struct hvd_lost *out);
+
 /* Timeline spans for the caller's own work (practice O3): `lane` groups
  * spans in one row ("compute", "data"), `name` labels the span ("backward
  * compute", "data wait"). No-ops when HVD_TIMELINE is unset. */

@@ -288,6 +288,7 @@ static void test_process_without_the_secret_cannot_join(void)
 		CHECK_CONTAINS(err0, "failed authentication");
 		CHECK_CONTAINS(err1, "hvd: HVD_COORDINATOR: '127.0.0.1:");
 		CHECK_CONTAINS(err1, "rank 0 did not answer within HVD_TIMEOUT_S (4 s)");
+		CHECK_CONTAINS(err1, "lost: never-joined ranks 0 hosts ?\n");   /* hvd_lost_ranks */
 		free(err0);
 		free(err1);
 		free(err2);

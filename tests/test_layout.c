@@ -13,6 +13,7 @@
 
 #include "code_lines.h"
 #include "layout_check.h"
+#include "message_audit.h"
 #include "runner.h"
 #include "symbol_cycles.h"
 
@@ -268,6 +269,37 @@ static void test_training_loop_reads_in_one_sitting(void)
 	free(dir);
 }
 
+/* trainer/ never repeats a runtime message's words (message_audit.h):
+ * what happened comes through hvd_lost_ranks, not by reading English. */
+static void test_trainer_repeats_no_runtime_message(void)
+{
+	char *runtime = test_path(test_src_dir(), "runtime");
+	char *trainer = test_path(test_src_dir(), "trainer");
+	int hits = message_audit(runtime, "/runtime/tests/", trainer, report, sizeof(report));
+	CHECK_MSG(hits == 0, "layout: %d trainer literal(s) repeat runtime messages:\n%s", hits,
+		  report);
+	free(runtime);
+	free(trainer);
+}
+
+/* The audit sees a message split over two literals, as the runtime's
+ * "rank 0 did not answer" is, and joins a trainer's adjacent literals
+ * across a comment; format directives and short runs match nothing. */
+static void test_a_repeated_runtime_message_is_named(void)
+{
+	char *words = test_path(test_tmpdir(), "words"), *dir = test_path(test_tmpdir(), "dir");
+	CHECK_INT(test_put("words/msg.c", "f(\"hvd: %s: rank 0 did \" /* split */\n"
+				 "  \"not answer within HVD_TIMEOUT_S (%g s)\", x);\n"), 0);
+	CHECK_INT(test_put("dir/reader.c", "const char *a = \"rank 0 did not \"\n"
+				 "  // joined\n  \"answer within\";\nchar c = '\"';\n"), 0);
+	CHECK_INT(test_put("dir/ok.c", "g(\"%s: rank 0 %s within HVD_TIMEOUT_S\");\n"), 0);
+	CHECK_INT(message_audit(words, NULL, dir, report, sizeof(report)), 1);
+	CHECK_CONTAINS(report, "dir/reader.c: 'rank 0 did not answer wi': ");
+	CHECK_CONTAINS(report, "words/msg.c's words");
+	free(words);
+	free(dir);
+}
+
 static void test_code_lines_are_counted_as_cloc_does(void)
 {
 	CHECK_INT((int)code_lines_of("/* a\n * comment */\n\n\tint x; /* trailing */\n"
@@ -301,5 +333,7 @@ const struct test_case layout_tests[] = {
 	{ "runtime_code_within_its_budget", test_runtime_code_within_its_budget },
 	{ "training_loop_reads_in_one_sitting", test_training_loop_reads_in_one_sitting },
 	{ "code_lines_are_counted_as_cloc_does", test_code_lines_are_counted_as_cloc_does },
+	{ "trainer_repeats_no_runtime_message", test_trainer_repeats_no_runtime_message },
+	{ "a_repeated_runtime_message_is_named", test_a_repeated_runtime_message_is_named },
 	{ 0 },
 };

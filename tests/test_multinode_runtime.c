@@ -291,6 +291,8 @@ static void test_sigkill_on_another_node_ends_the_job(void)
 	CHECK_MSG(ms >= 0 && ms < 10000, "job ended %ld ms after the kill", ms);
 	CHECK_MSG(count_of(p.err, "hvd: rank 3 (host n2): 'control connection closed'") >= 1,
 		  "no rank names rank 3 on n2: %.900s", p.err);
+	CHECK_MSG(count_of(p.err, "lost: exited ranks 3 hosts n2\n") >= 1,   /* hvd_lost_ranks */
+		  "no record of rank 3 on n2 as exited: %.900s", p.err);
 	CHECK_MSG(field(p.out, "left=") == 0, "processes left: %s", p.out);
 	CHECK_CONTAINS(p.out, "idle=4/4");
 	printf("  measured: srun ended %ld ms after kill -9 of rank 3 on n2 (rc %ld)\n", ms,
@@ -308,6 +310,8 @@ static void test_sigstop_on_another_node_is_named(void)
 	/* ranks 0, 1 (n1) and 2 (n2, beside the stopped one) name it */
 	CHECK_MSG(count_of(p.err, "hvd: rank 3 (host n2): 'silent for ") == 3,
 		  "the 3 live ranks name rank 3 on n2: %.900s", p.err);
+	CHECK_MSG(count_of(p.err, "lost: silent ranks 3 hosts n2\n") == 3,
+		  "the 3 live ranks' records name rank 3 on n2 as silent: %.900s", p.err);
 	CHECK_CONTAINS(p.err, "no heartbeat ");
 	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
 	long ms = field(p.out, "elapsed=");
@@ -344,6 +348,8 @@ static void test_network_cut_ends_the_job_before_slurm_notices(void)
 	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);
 	CHECK_MSG(count_of(p.err, "hvd: ranks 2,3 (host n2): 'silent for ") == 4,
 		  "the 4 reachable ranks (n1, n3) name ranks 2,3 on n2: %.1200s", p.err);
+	CHECK_MSG(count_of(p.err, "lost: silent ranks 2,3 hosts n2,n2\n") == 4,
+		  "the 4 reachable ranks' records: %.1200s", p.err);
 	long ms = field(p.out, "elapsed=");
 	CHECK_MSG(ms >= 7500 && ms < 22000, "job ended %ld ms after the cut (Slurm: ~30000)", ms);
 	CHECK_MSG(strstr(p.err, "Node failure") == NULL, "Slurm saw the node fail first: %.900s", p.err);

@@ -262,6 +262,7 @@ int hvd_init(void)
 	struct runtime *rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return api_set_error(HVD_ERR_NOMEM, "hvd: hvd_init: out of memory");
+	memset(&runtime_lost, 0, sizeof(runtime_lost));
 	/* adaptive: the submitter, a waiter and the engine hold it briefly,
 	 * once per tensor; a contended lock spins a moment before it sleeps */
 	pthread_mutexattr_t attr;
@@ -294,6 +295,17 @@ int hvd_init(void)
 	runtime_rt = rt;
 	api_set_error(HVD_OK, "");
 	return HVD_OK;
+}
+
+int hvd_lost_ranks(struct hvd_lost *out)
+{
+	struct runtime *rt = runtime_rt;
+	if (rt)
+		pthread_mutex_lock(&rt->lock);
+	*out = runtime_lost;
+	if (rt)
+		pthread_mutex_unlock(&rt->lock);
+	return out->count;
 }
 
 int hvd_shutdown(void)

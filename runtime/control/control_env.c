@@ -44,8 +44,9 @@ static int resolve_coordinator(struct runtime *rt, char *why, size_t whylen)
 /* Rank 0 tells every connected worker why start-up failed. */
 static void tell_workers(struct control *c, const char *text)
 {
+	char frame[CONTROL_FAIL_FRAME];
 	if (c->rt->boot.rank == 0 && c->peers)
-		control_abort_workers(c, text, (uint32_t)strlen(text));
+		control_abort_workers(c, frame, control_fail_frame(text, &runtime_lost, frame));
 }
 
 static int exchange(void *ctx, const char *key, const void *mine, size_t len, void *all,
@@ -65,11 +66,14 @@ int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
 	int rc = 0;
 	if (rt->boot.rank == 0)
 		rc = control_join(c, err, errlen);
-	else if (control_reach_rank0(c, resolve_coordinator, why, sizeof(why)))
+	else if (control_reach_rank0(c, resolve_coordinator, why, sizeof(why))) {
+		int rank0 = 0;
+		runtime_lost_of(rt, HVD_LOST_NEVER_JOINED, &rank0, 1, &runtime_lost);
 		rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did "
 			      "not answer within HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the "
 			      "same HVD_SECRET_FILE contents?)", rt->set.coord_host, rt->set.coord_port,
 			      rt->set.timeout_s, why);
+	}
 	control_close_listeners(c);
 	if (rc) {
 		tell_workers(c, err);
@@ -84,16 +88,17 @@ int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
 /* ---- the exchange: frames with a deadline, before the control thread ---- */
 
 /* One frame of `type` and exactly `len` bytes into buf. An ABORT's text
- * becomes err (rank 0 failed and said why); anything else is named. */
-static int read_frame(int fd, uint32_t type, void *buf, size_t len, double deadline,
-		      const char *who, char *err, size_t errlen)
+ * becomes err (rank 0 failed and said why; the ranks it lost, the
+ * record); anything else is named. */
+static int read_frame(struct runtime *rt, int fd, uint32_t type, void *buf, size_t len,
+		      double deadline, const char *who, char *err, size_t errlen)
 {
 	struct msg_header h = { 0, 0 };
 	int rc = fdio_recv(fd, &h, sizeof(h), deadline);
 	if (!rc && h.type == MSG_ABORT && h.len < WIRE_MAX_MSG) {
 		char *text = calloc(1, (size_t)h.len + 1);
 		if (text && !fdio_recv(fd, text, h.len, deadline)) {
-			wire_sanitize(text, h.len, err, errlen);
+			control_fail_read(rt, text, h.len, err, errlen, &runtime_lost);
 			free(text);
 			return HVD_ERR_ABORTED;
 		}
@@ -129,7 +134,7 @@ static int root_exchange(struct control *c, const char *key, const void *mine, s
 	for (int r = 1; !rc && r < rt->boot.size; r++) {
 		char who[96];
 		snprintf(who, sizeof(who), "rank %d (host %s)", r, control_host_of(rt, r));
-		rc = read_frame(c->peers[r].fd, ENV_MSG_PART, buf, part, deadline, who, err, errlen);
+		rc = read_frame(rt, c->peers[r].fd, ENV_MSG_PART, buf, part, deadline, who, err, errlen);
 		if (!rc && strncmp(buf, key, ENV_KEY_BYTES)) {
 			char theirs[ENV_KEY_BYTES * 4 + 1];
 			wire_sanitize(buf, strnlen(buf, ENV_KEY_BYTES), theirs, sizeof(theirs));
@@ -178,7 +183,7 @@ static int exchange(void *ctx, const char *key, const void *mine, size_t len, vo
 	if (rc)
 		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: %s: 'control connection closed': "
 				"during the start-up exchange", who);
-	return read_frame(c->peers[0].fd, ENV_MSG_TABLE, all, (size_t)rt->boot.size * len,
+	return read_frame(rt, c->peers[0].fd, ENV_MSG_TABLE, all, (size_t)rt->boot.size * len,
 			  runtime_now() + 2 * rt->set.timeout_s, who, err, errlen);
 }
 

@@ -211,6 +211,7 @@ static void poll_once(struct join *j, struct pollfd *fds, double deadline)
 static void describe_missing(struct control *c, char *err, size_t errlen)
 {
 	struct runtime *rt = c->rt;
+	int ranks[rt->boot.size], n = 0;
 	snprintf(err, errlen, "hvd: control plane: 'port %u': not every rank connected and "
 		 "authenticated within HVD_TIMEOUT_S (%g s); missing:", rt->hosts[0].ctl_port,
 		 rt->set.timeout_s);
@@ -218,7 +219,9 @@ static void describe_missing(struct control *c, char *err, size_t errlen)
 		if (c->peers[r].fd < 0) {
 			size_t used = strlen(err);
 			snprintf(err + used, errlen - used, " rank %d (%s)", r, control_host_of(rt, r));
+			ranks[n++] = r;
 		}
+	runtime_lost_of(rt, HVD_LOST_NEVER_JOINED, ranks, n, &runtime_lost);
 }
 
 int control_join(struct control *c, char *err, size_t errlen)

@@ -30,6 +30,7 @@ static void dispatch(struct control *c, int i, uint32_t type, const char *payloa
 	struct runtime *rt = c->rt;
 	int from = peer_rank(c, i);
 	char text[2048];
+	struct hvd_lost lost;
 	if ((type == MSG_HB || type == MSG_BYE) && len) {
 		control_bad_frame(c, from, type == MSG_HB ? "heartbeat" : "goodbye", "carries a payload");
 		return;
@@ -59,9 +60,9 @@ static void dispatch(struct control *c, int i, uint32_t type, const char *payloa
 			control_bad_frame(c, from, "abort/error", "sent in the wrong direction");
 			break;
 		}
-		wire_sanitize(payload, len, text, sizeof(text));
+		control_fail_read(rt, payload, len, text, sizeof(text), &lost);
 		c->peers[i].knows_failure = 1;
-		runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1);
+		runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1, &lost);
 		break;
 	case MSG_BYE:
 		c->peers[i].said_bye = 1;
@@ -107,9 +108,9 @@ static void read_peer(struct control *c, int i)
 	p->closed = 1;
 	int r = peer_rank(c, i);
 	if (!p->said_bye && !c->stop_requested) /* a goodbye, then the close: no failure */
-		runtime_fail(c->rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s): 'control connection "
-			     "closed': the process died or left without hvd_shutdown", r,
-			     control_host_of(c->rt, r));
+		runtime_fail_lost(c->rt, HVD_ERR_ABORTED, HVD_LOST_EXITED, &r, 1, "hvd: rank %d "
+				  "(host %s): 'control connection closed': the process died or left "
+				  "without hvd_shutdown", r, control_host_of(c->rt, r));
 }
 
 void control_parse_frames(struct control *c, int i)
@@ -150,17 +151,16 @@ static void send_failure(struct control *c)
 	struct runtime *rt = c->rt;
 	if (c->failure_sent)
 		return;
+	char frame[CONTROL_FAIL_FRAME];
 	pthread_mutex_lock(&rt->lock);
-	char text[sizeof(rt->error)];
-	memcpy(text, rt->error, sizeof(text));
+	uint32_t len = control_fail_frame(rt->error, &runtime_lost, frame);
 	int local = rt->fail_pending_send;
 	pthread_mutex_unlock(&rt->lock);
-	uint32_t len = (uint32_t)strlen(text);
 	if (rt->boot.rank == 0)
-		control_abort_workers(c, text, len);
+		control_abort_workers(c, frame, len);
 	else if (!local)
 		c->peers[0].knows_failure = 1; /* rank 0 sent it and tells the rest */
-	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, text, len))
+	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, frame, len))
 		c->peers[0].knows_failure = 1;
 	/* after the sends: hvd_abort_job reads knows_failure once it sees this */
 	c->failure_sent_at = runtime_now();
@@ -184,15 +184,16 @@ static double silent_limit(const struct hvd_settings *s)
 /* Names every peer silent past silent_limit ("ranks 2,3 (host n2)"): a
  * cut node takes all its ranks at once, and their heartbeats were due at
  * different moments. `only` (indexed by rank, may be NULL) restricts the
- * names to those ranks. Returns how many; *worst = the longest silence. */
+ * names to those ranks. Returns how many, in ranks (room for every peer);
+ * *worst = the longest silence. */
 static int name_silent(struct control *c, double now, const int *only, char *who, size_t len,
-		       double *worst)
+		       double *worst, int *ranks)
 {
 	struct runtime *rt = c->rt;
-	int *ranks = malloc((size_t)c->npeers * sizeof(*ranks)), n = 0;
+	int n = 0;
 	*worst = 0;
 	snprintf(who, len, "rank ?");
-	for (int i = 0; ranks && i < c->npeers; i++)
+	for (int i = 0; i < c->npeers; i++)
 		if (peer_silent(&c->peers[i], now, silent_limit(&rt->set)) &&
 		    (!only || only[peer_rank(c, i)])) {
 			ranks[n++] = peer_rank(c, i);
@@ -201,7 +202,6 @@ static int name_silent(struct control *c, double now, const int *only, char *who
 		}
 	if (n)
 		report_name_ranks(rt->hosts, rt->boot.size, ranks, n, who, len);
-	free(ranks);
 	return n;
 }
 
@@ -223,9 +223,10 @@ static void check_liveness(struct control *c, double now)
 		return;
 	char who[1024];
 	double worst;
-	name_silent(c, now, NULL, who, sizeof(who), &worst);
-	runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat within "
-		     "HVD_TIMEOUT_S (stopped, hung, or its network is cut)", who, worst);
+	int ranks[rt->boot.size], n = name_silent(c, now, NULL, who, sizeof(who), &worst, ranks);
+	runtime_fail_lost(rt, HVD_ERR_ABORTED, HVD_LOST_SILENT, ranks, n, "hvd: %s: 'silent for "
+			  "%.1f s': no heartbeat within HVD_TIMEOUT_S (stopped, hung, or its "
+			  "network is cut)", who, worst);
 }
 
 /* A rank that left is named once what waits for it is this old: the
@@ -255,14 +256,17 @@ static void stall_check(struct control *c, double now)
 		}
 	char who[1024];
 	double silent;
-	if (waited > rt->set.timeout_s && name_silent(c, now, behind, who, sizeof(who), &silent)) {
+	int ranks[rt->boot.size];
+	if (waited > rt->set.timeout_s &&
+	    name_silent(c, now, behind, who, sizeof(who), &silent, ranks)) {
 		/* ranks behind went silent after the stall began: that is the
 		 * cause, and every silent rank shares it (a cut node's ranks that
 		 * were not behind are named too) */
-		name_silent(c, now, NULL, who, sizeof(who), &silent);
-		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: %s: 'silent for %.1f s': no heartbeat while the "
-			     "other ranks waited HVD_TIMEOUT_S (%g s) for their tensors (stopped, hung, "
-			     "or its network is cut)", who, silent, rt->set.timeout_s);
+		int n = name_silent(c, now, NULL, who, sizeof(who), &silent, ranks);
+		runtime_fail_lost(rt, HVD_ERR_ABORTED, HVD_LOST_SILENT, ranks, n, "hvd: %s: 'silent "
+				  "for %.1f s': no heartbeat while the other ranks waited "
+				  "HVD_TIMEOUT_S (%g s) for their tensors (stopped, hung, or its "
+				  "network is cut)", who, silent, rt->set.timeout_s);
 	} else if (waited > rt->set.timeout_s) {
 		runtime_fail(rt, HVD_ERR_ABORTED, "hvd: stalled: '%s': these ranks did not submit "
 			     "within HVD_TIMEOUT_S (%g s) what the other ranks submitted", missing,

@@ -87,9 +87,11 @@ static int collect_local(struct control *c, uint64_t from, struct fusion_item *i
 
 static void send_or_fail(struct control *c, uint32_t type, const void *payload, uint32_t len)
 {
+	int rank0 = 0;
 	if (control_send_msg(c->peers[0].fd, type, payload, len))
-		runtime_fail(c->rt, HVD_ERR_ABORTED, "hvd: control plane: 'rank 0 (host %s)': "
-			     "cannot send: %s", control_host_of(c->rt, 0), strerror(errno));
+		runtime_fail_lost(c->rt, HVD_ERR_ABORTED, HVD_LOST_UNREACHABLE, &rank0, 1, "hvd: "
+				  "control plane: 'rank 0 (host %s)': cannot send: %s",
+				  control_host_of(c->rt, 0), strerror(errno));
 }
 
 /* Worker: misses as SUBMITs (NEGOTIATE span), runs of one cached bucket

@@ -106,6 +106,14 @@ void control_plan(struct control *c, double now);
 /* Rank 0: the failure text to every open worker as an ABORT (knows_failure
  * set for those it reached). */
 void control_abort_workers(struct control *c, const char *text, uint32_t len);
+/* A failure's frame (ABORT, ERROR): its text, a NUL, then the ranks it
+ * lost as int32 (kind, count, ranks); frame_len bytes of buf (room for
+ * CONTROL_FAIL_FRAME). control_fail_read: the text (sanitised) and the
+ * record (its hosts from rt's table; kind NONE when absent or malformed). */
+#define CONTROL_FAIL_FRAME (2048 + 4 * (2 + HVD_LOST_MAX))
+uint32_t control_fail_frame(const char *text, const struct hvd_lost *lost, char *buf);
+void control_fail_read(const struct runtime *rt, const char *frame, uint32_t len, char *text,
+		       size_t textlen, struct hvd_lost *lost);
 /* Rank 0: closes every listener (start-up is over, or failed). */
 void control_close_listeners(struct control *c);
 /* peers (one per rank on rank 0, else one), rank 0's coordinator. */

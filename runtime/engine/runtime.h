@@ -128,8 +128,20 @@ void runtime_complete(struct runtime *rt, struct entry **es, size_t n, int statu
 void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Same, with a message that already carries its origin; remote = it came
- * from another rank (so it is not sent back). */
-void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote);
+ * from another rank (so it is not sent back); lost (may be NULL): the
+ * ranks it lost, recorded with it. */
+void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote,
+		       const struct hvd_lost *lost);
+/* runtime_fail that lost ranks[0..n) in the way kind says. */
+void runtime_fail_lost(struct runtime *rt, int code, enum hvd_lost_kind kind, const int *ranks,
+		       int n, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* The process's record for hvd_lost_ranks: written with the first
+ * failure under rt->lock, or by start-up (no other thread yet), kept
+ * past the runtime until the next hvd_init. runtime_lost_of fills one
+ * from ranks (ascending) with their hosts in rt's table. */
+extern struct hvd_lost runtime_lost;
+void runtime_lost_of(const struct runtime *rt, enum hvd_lost_kind kind, const int *ranks, int n,
+		     struct hvd_lost *out);
 /* The initialised runtime (NULL before hvd_init / after hvd_shutdown);
  * state.c holds it, api.c sets it. */
 extern struct runtime *runtime_rt;

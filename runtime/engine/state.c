@@ -1,6 +1,7 @@
 /* engine/state.c - what every part of the runtime shares: the running
  * runtime (runtime_rt), the first failure (runtime_fail*: recorded once,
- * every waiter woken), the rank suffix of messages, the control thread's
+ * every waiter woken, with the ranks it lost: hvd_lost_ranks' record,
+ * kept for the process), the rank suffix of messages, the control thread's
  * wake-up pipe (control_wake), the mailbox's posts (runtime_post) and the
  * pending list (a submission queued, handles completed). api/, engine/
  * and control/ call it; it calls nothing above it.
@@ -8,6 +9,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +22,23 @@ void runtime_suffix(const struct runtime *rt, char *out, size_t len)
 	snprintf(out, len, " [rank %d/%d %s]", rt->boot.rank, rt->boot.size, rt->boot.hostname);
 }
 
-void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote)
+struct hvd_lost runtime_lost;
+
+void runtime_lost_of(const struct runtime *rt, enum hvd_lost_kind kind, const int *ranks, int n,
+		     struct hvd_lost *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = kind;
+	for (int i = 0; i < n && out->count < HVD_LOST_MAX; i++)
+		if (ranks[i] >= 0 && ranks[i] < rt->boot.size)
+			out->ranks[out->count++] = ranks[i];
+	for (int i = 0; i < out->count && rt->hosts; i++)
+		if (strcmp(rt->hosts[out->ranks[i]].host, "?"))
+			snprintf(out->hosts[i], HVD_HOST_MAX, "%s", rt->hosts[out->ranks[i]].host);
+}
+
+void runtime_fail_text(struct runtime *rt, int code, const char *text, int remote,
+		       const struct hvd_lost *lost)
 {
 	pthread_mutex_lock(&rt->lock);
 	if (!rt->aborted) {
@@ -28,6 +46,10 @@ void runtime_fail_text(struct runtime *rt, int code, const char *text, int remot
 		rt->error_code = code;
 		rt->fail_pending_send = !remote;
 		rt->aborted = 1;
+		if (lost)
+			runtime_lost = *lost;
+		else
+			memset(&runtime_lost, 0, sizeof(runtime_lost));
 	}
 	pthread_cond_broadcast(&rt->cond);
 	pthread_cond_broadcast(&rt->work);
@@ -35,17 +57,36 @@ void runtime_fail_text(struct runtime *rt, int code, const char *text, int remot
 	control_wake(rt);
 }
 
-void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
+static void fail_va(struct runtime *rt, int code, const struct hvd_lost *lost, const char *fmt,
+		    va_list ap)
 {
 	char text[2048], suffix[300];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
 	runtime_suffix(rt, suffix, sizeof(suffix));
 	if (strlen(text) + strlen(suffix) < sizeof(text))
 		strcat(text, suffix);
-	runtime_fail_text(rt, code, text, 0);
+	runtime_fail_text(rt, code, text, 0, lost);
+}
+
+void runtime_fail(struct runtime *rt, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fail_va(rt, code, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void runtime_fail_lost(struct runtime *rt, int code, enum hvd_lost_kind kind, const int *ranks,
+		       int n, const char *fmt, ...)
+{
+	struct hvd_lost *lost = malloc(sizeof(*lost));
+	va_list ap;
+	if (lost)
+		runtime_lost_of(rt, kind, ranks, n, lost);
+	va_start(ap, fmt);
+	fail_va(rt, code, lost, fmt, ap);
+	va_end(ap);
+	free(lost);
 }
 
 void runtime_queue_entry(struct runtime *rt, struct entry *e)

@@ -100,12 +100,31 @@ static double report_delay_s(void)
 	return atof(list);
 }
 
+/* The failure's record (hvd_lost_ranks), one line, for the tests to
+ * compare with the message: "lost: silent ranks 1 hosts n1". */
+static void print_lost(void)
+{
+	static const char *const kinds[] = { "none", "exited", "silent", "unreachable",
+					     "never-joined" };
+	static struct hvd_lost l;
+	if (!hvd_lost_ranks(&l))
+		return;
+	fprintf(stderr, "lost: %s ranks", kinds[l.kind]);
+	for (int i = 0; i < l.count; i++)
+		fprintf(stderr, "%s%d", i ? "," : " ", l.ranks[i]);
+	fprintf(stderr, " hosts");
+	for (int i = 0; i < l.count; i++)
+		fprintf(stderr, "%s%s", i ? "," : " ", l.hosts[i][0] ? l.hosts[i] : "?");
+	fprintf(stderr, "\n");
+}
+
 static int fail(const char *what)
 {
 	double delay = report_delay_s();
 	if (delay > 0)
 		usleep((useconds_t)(delay * 1e6));
 	fprintf(stderr, "%s\n", hvd_error()[0] ? hvd_error() : what);
+	print_lost();
 	if (abort_job_on_failure && hvd_abort_job(1))
 		fprintf(stderr, "%s\n", hvd_error());
 	return 1;

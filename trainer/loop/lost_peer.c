@@ -155,7 +155,8 @@ int trainer_survive_lost_peer(struct trainer *t)
 
 	if (t->c.shrink && t->c.out && (now = fence_newest(t->c.out)) > fence_held())
 		return superseded(t, now);
-	if (t->world < 2 || !t->c.out || !peer_lost_parse(dist_error(), &lost) ||
+	int how = dist_lost(&lost);
+	if (t->world < 2 || !t->c.out || how == PEER_LOST_NONE || how == PEER_LOST_NEVER_JOINED ||
 	    lost.count >= t->world)
 		return 1;
 	int rc = survivors_decide(t->c.out, fence_held(), t->rank, dist_hostname(), t->world,
@@ -187,7 +188,7 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 	struct survivors_vote v;
 	char host[256] = "host";
 
-	if (!peer_lost_at_start(dist_error(), &lost) || lost.count >= size)
+	if (dist_lost(&lost) != PEER_LOST_NEVER_JOINED || lost.count >= size)
 		return 1;
 	peer_lost_name_hosts(&lost, before->member_hosts);
 	gethostname(host, sizeof(host) - 1);

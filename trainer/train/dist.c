@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "train/dist.h"
+#include "train/peer_lost.h"
 #include "train/stop_signal.h"
 
 int dist_status_ends_step(int status, int ranks)
@@ -151,6 +152,27 @@ int dist_init(void)
 	if (kept)
 		replay(kept, saved);
 	return runtime_up ? 0 : -1;
+}
+
+int dist_lost(struct peer_lost *out)
+{
+	static struct hvd_lost l;  /* 17 KB: not on the stack */
+	static const int how[] = { [HVD_LOST_NONE] = PEER_LOST_NONE,
+		[HVD_LOST_EXITED] = PEER_LOST_EXITED, [HVD_LOST_SILENT] = PEER_LOST_SILENT,
+		[HVD_LOST_UNREACHABLE] = PEER_LOST_UNREACHABLE,
+		[HVD_LOST_NEVER_JOINED] = PEER_LOST_NEVER_JOINED };
+	const char *hosts[HVD_LOST_MAX];
+
+	memset(out, 0, sizeof(*out));
+	if (!hvd_lost_ranks(&l) || (unsigned)l.kind >= sizeof(how) / sizeof(how[0]))
+		return PEER_LOST_NONE;
+	out->how = how[l.kind];
+	for (int i = 0; i < l.count && i < PEER_LOST_MAX; i++) {
+		out->ranks[out->count++] = l.ranks[i];
+		hosts[i] = l.hosts[i];
+	}
+	peer_lost_name(out, hosts);
+	return out->how;
 }
 
 int dist_shutdown(void)
@@ -317,6 +339,12 @@ int dist_compute_threads(int loader_threads)
 
 void dist_show_startup(int show) { (void)show; }
 int dist_init(void) { return 0; }
+
+int dist_lost(struct peer_lost *out)
+{
+	memset(out, 0, sizeof(*out));
+	return PEER_LOST_NONE;
+}
 int dist_shutdown(void) { return 0; }
 int dist_release(void) { return 0; }
 int dist_rank(void) { return 0; }

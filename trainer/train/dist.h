@@ -47,6 +47,10 @@ struct dist_handle;
  * dist_init fails, it is shown. Before dist_init; default 1. */
 void dist_show_startup(int show);
 int dist_init(void);
+/* The ranks the runtime's failure lost, and how (peer_lost.h): out->how,
+ * PEER_LOST_NONE (0) when none. */
+struct peer_lost;
+int dist_lost(struct peer_lost *out);
 /* The command is done with collectives: 0, or -1 when a runtime call
  * failed during the run. The runtime stays up for main's exit path. */
 int dist_shutdown(void);

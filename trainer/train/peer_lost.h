@@ -1,11 +1,8 @@
-/* train/peer_lost.h - which peers a runtime failure line says were lost:
- * the ranks and hosts named when a peer's process died or left
- * (`'control connection closed'`, `cannot send`) or went silent
- * (`'silent for ...`: stopped, hung, its node or network lost), in the
- * forms runtime/README.md lists:
- *   hvd: ranks 2,3 (host n2), rank 5 (host n3): 'silent for 4.1 s': ...
- * What it is not: any other failure (a tensor mismatch, a rank's own
- * error, a stall of live ranks): peer_lost_parse says 0 for those.
+/* train/peer_lost.h - which peers a runtime failure lost, and how: the
+ * runtime's record (dist_lost, from hvd_lost_ranks) in the trainer's
+ * words, with the line that names them ("ranks 2,3 (host n2), rank 5
+ * (host n3)"). Nothing here reads the runtime's messages.
+ * What it is not: a decision about what to do (loop/survivors.h).
  */
 #ifndef HVD_TRAINER_PEER_LOST_H
 #define HVD_TRAINER_PEER_LOST_H
@@ -17,24 +14,28 @@
  * (--resume). EX_PROTOCOL in sysexits.h; 75 is a stop, see stop_signal.h. */
 #define CHEXNET_EXIT_PEER_LOST 76
 
-struct peer_lost {
-	int count;                  /* ranks named */
-	int ranks[PEER_LOST_MAX];
-	char hosts[1024];           /* "n2,n3": each host once, in the line's order */
-	char who[1024];             /* "ranks 2,3 (host n2)", as the line says it */
+enum peer_lost_how {
+	PEER_LOST_NONE = 0,      /* the failure lost no peer */
+	PEER_LOST_EXITED,        /* its process ended (killed, crashed) */
+	PEER_LOST_SILENT,        /* stopped, hung, or its node or network lost */
+	PEER_LOST_UNREACHABLE,   /* this rank could not send to it */
+	PEER_LOST_NEVER_JOINED,  /* a world did not form: it never joined */
 };
 
-/* 1 when `line` names lost peers (out filled), 0 otherwise. */
-int peer_lost_parse(const char *line, struct peer_lost *out);
-/* 1 when `line` says a world without a scheduler did not form because
- * ranks never joined (rank 0 and the workers it told: "...; missing:
- * rank 2 (?) rank 3 (?)"; a worker rank 0 never answered: rank 0), with
- * out->ranks filled (hosts and who left empty: the runtime knew none);
- * 0 otherwise. */
-int peer_lost_at_start(const char *line, struct peer_lost *out);
+struct peer_lost {
+	int how;                    /* enum peer_lost_how */
+	int count;                  /* ranks named */
+	int ranks[PEER_LOST_MAX];   /* ascending */
+	char hosts[1024];           /* "n2,n3": each known host once, in rank order */
+	char who[1024];             /* "ranks 2,3 (host n2)" ("?" for a host not known) */
+};
+
+/* out's who and hosts from its ranks' hosts (hosts[i] for ranks[i], ""
+ * when not known): the ranks of one host named together. */
+void peer_lost_name(struct peer_lost *out, const char *const *hosts);
 /* out's ranks named by their hosts, rank r's the r-th of hosts_by_rank
- * ("n1,n1,n2"; "?" past its end): who and hosts as peer_lost_parse
- * fills them ("rank 2 (host n2)"; "n2"). */
+ * ("n1,n1,n2"; "?" past its end): who as "rank 2 (host n2), rank 3 (host
+ * ?)", one rank at a time, and hosts. */
 void peer_lost_name_hosts(struct peer_lost *out, const char *hosts_by_rank);
 /* 1 when host (len bytes) is one of l->hosts. */
 int peer_lost_has_host(const struct peer_lost *l, const char *host, size_t len);
