@@ -247,6 +247,18 @@ static void test_every_row_refuses_what_its_type_does_not_take(void)
 				snprintf(bad, sizeof(bad), "%.17g", row->hi * 2 + 1);
 			else
 				snprintf(bad, sizeof(bad), "%s", row->type == SETTING_U64 ? "-1" : "nonesuch");
+			if (t == 0 && row->type == SETTING_LONG) {   /* without text, the same range */
+				CHECK_MSG(settings_set_long(&o, row, (long)row->hi + 1, 1, &err) == -1 &&
+					  settings_set_long(&o, row, (long)row->lo - 1, 1, &err) == -1,
+					  "%s: out of range taken as a number", row->flag);
+				CHECK_CONTAINS(err.msg, row->flag);
+				CHECK_MSG(!settings_given(&o, row), "%s: marked given after a refusal",
+					  row->flag);
+				CHECK(settings_set_long(&o, row, (long)row->lo, 0, &err) == 0);
+			} else if (t == 0 && row->type != SETTING_SWITCH) {
+				CHECK_MSG(settings_set_long(&o, row, 1, 1, &err) == -1, "%s: a number taken "
+					  "by a row of another type", row->flag);
+			}
 			if (t == 0) {
 				CHECK_MSG(settings_set(&o, row, bad, 1, &err) == -1, "%s %s: taken",
 					  row->flag, bad);

@@ -125,6 +125,18 @@ int option_set(void *values, const struct setting *row, const char *text, struct
 	return set_number(values, row, text, err);
 }
 
+int option_set_long(void *values, const struct setting *row, long v, struct trainer_error *err)
+{
+	if (!row->flag || row->type != SETTING_LONG)
+		return trainer_error_set(err, "settings: '%s': not a whole-number setting",
+					 row->flag ? row->flag : row->key);
+	if (v < (long)row->lo || v > (long)row->hi)
+		return trainer_error_set(err, "%s '%ld': expected an integer in %ld..%ld", row->flag, v,
+					 (long)row->lo, (long)row->hi);
+	*(long *)field(values, row) = v;
+	return 0;
+}
+
 static int set_any(const struct option_table *t, void *values, const struct setting *row,
 		   const char *text, int given, struct trainer_error *err)
 {

@@ -74,6 +74,9 @@ const char *option_choice(const struct setting *row, int i, int *len);
 /* row's value from text (NULL for a switch) into values, checked by its
  * type, range and choices. 0 or -1 (err: "--flag: 'text': why"). */
 int option_set(void *values, const struct setting *row, const char *text, struct trainer_error *err);
+/* A whole-number row's value v, checked against its range as option_set
+ * checks text: 0 or -1 (err: "--flag 'v': expected an integer in lo..hi"). */
+int option_set_long(void *values, const struct setting *row, long v, struct trainer_error *err);
 /* The default of every row command takes (0: every row), in table order. */
 int option_defaults(const struct option_table *t, int command, void *values,
 		    struct trainer_error *err);

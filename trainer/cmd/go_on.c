@@ -19,7 +19,6 @@
 static int resumed(const struct settings *run, long k, int exact, struct settings *next)
 {
 	struct trainer_error err = { "" };
-	char k_text[32];
 
 	*next = *run;
 	next->resume = next->out ? next->out : next->resume;
@@ -29,8 +28,7 @@ static int resumed(const struct settings *run, long k, int exact, struct setting
 	next->given[settings_index(SETTING_OF(init))] = 0;
 	next->given[settings_index(SETTING_OF(overwrite))] = 0;
 	next->given[settings_index(SETTING_OF(join))] = 0;
-	snprintf(k_text, sizeof(k_text), "%ld", k);
-	if (settings_set(next, SETTING_OF(accumulate), k_text, 1, &err) ||
+	if (settings_set_long(next, SETTING_OF(accumulate), k, 1, &err) ||
 	    (!exact && settings_set(next, SETTING_OF(allow_changes), NULL, 1, &err)))
 		return fprintf(stderr, "chexnet: train: %s\n", err.msg), -1;
 	return 0;

@@ -245,6 +245,16 @@ int settings_set(struct settings *o, const struct setting *row, const char *text
 	return 0;
 }
 
+int settings_set_long(struct settings *o, const struct setting *row, long v, int given,
+		      struct trainer_error *err)
+{
+	if (option_set_long(o, row, v, err))
+		return -1;
+	if (given)
+		o->given[settings_index(row)] = 1;
+	return 0;
+}
+
 int settings_given(const struct settings *o, const struct setting *row)
 {
 	return row && o->given[settings_index(row)];

@@ -122,6 +122,9 @@ int settings_init(struct settings *o, const char *command, int bit, struct train
  * flag and the value). */
 int settings_set(struct settings *o, const struct setting *row, const char *text, int given,
 		 struct trainer_error *err);
+/* A whole-number row's value v, as settings_set without text. */
+int settings_set_long(struct settings *o, const struct setting *row, long v, int given,
+		      struct trainer_error *err);
 int settings_given(const struct settings *o, const struct setting *row);
 /* "1" when run.json holds the row's value as a number. */
 int settings_numeric(const struct setting *row);
