@@ -21,7 +21,7 @@ TRAINER_CORE_SRCS := trainer/base/rng.c trainer/base/text_control.c \
 	trainer/loop/train_report.c trainer/loop/train_device.c trainer/loop/train_health.c \
 	trainer/loop/diverge.c \
 	trainer/cmd/cli.c trainer/cmd/commands.c trainer/cmd/train.c trainer/cmd/go_on.c trainer/cmd/eval.c trainer/cmd/bench.c trainer/cmd/predict.c \
-	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c trainer/cmd/resume_defaults.c
+	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c trainer/cmd/resume_defaults.c trainer/cmd/train_options.c
 REF_BACKEND_SRCS := trainer/backend/ref/backend.c trainer/backend/ref/conv.c \
 	trainer/backend/ref/batchnorm.c trainer/backend/ref/relu.c trainer/backend/ref/maxpool.c \
 	trainer/backend/ref/avgpool.c trainer/backend/ref/linear.c trainer/backend/ref/add.c

@@ -5,11 +5,9 @@
  * What it does not do: the loop itself.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "train/dist.h"
@@ -20,7 +18,7 @@
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
-#include "cmd/resume_defaults.h"
+#include "cmd/train_options.h"
 #include "loop/lost_peer.h"
 #include "loop/run_name.h"
 #include "loop/survivors.h"
@@ -32,64 +30,17 @@ static int dist_failed(void)
 	return -1;
 }
 
-/* --resume DIR continues in DIR: --out, when given, must name it. */
-static int resume_dir_check(const struct settings *o)
-{
-	char a[PATH_MAX], b[PATH_MAX];
-
-	if (o->overwrite && o->resume) {
-		fprintf(stderr, "chexnet: train: --overwrite and --resume: give one\n");
-		return 2;
-	}
-	if (o->allow_changes && !o->resume) {
-		fprintf(stderr, "chexnet: train: --allow-changes: only with --resume\n");
-		return 2;
-	}
-	if (!o->resume || !o->out)
-		return 0;
-	if (realpath(o->out, a) && realpath(o->resume, b) && strcmp(a, b) == 0)
-		return 0;
-	fprintf(stderr, "chexnet: train: --out '%s': differs from --resume '%s': a resumed run "
-		"continues in its own directory (leave --out out)\n", o->out, o->resume);
-	return 2;
-}
-
 /* One session of the run in o (its out and --resume's defaults filled
  * in); name: room for a new run's name; r: where it starts from. A world
  * of the ranks left that does not form (members that never joined) is a
  * lost peer like any other (loop/lost_peer.h). */
 static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rejoined *r)
 {
-	int usage = resume_dir_check(o);
 	int named = !o->out && !o->resume;
+	int usage = train_options_check(o);
 
 	if (usage)
 		return usage;
-	if (!o->out)
-		o->out = o->resume;
-	if (o->resume && (usage = resume_defaults(o)))
-		return usage;
-	if (!o->data == !o->synthetic) {
-		fprintf(stderr, "chexnet: train: need exactly one of --data DIR and --synthetic\n");
-		return 2;
-	}
-	usage = eval_options_check(o);
-	if (usage)
-		return usage;
-	if (o->init && o->resume) {
-		fprintf(stderr, "chexnet: train: --init and --resume: give one (a resumed run has its weights)\n");
-		return 2;
-	}
-	if (o->init && access(o->init, R_OK) != 0) {
-		fprintf(stderr, "chexnet: train: --init '%s': %s\n", o->init, strerror(errno));
-		return 2;
-	}
-	struct stat sb;
-	if (o->resume && (stat(o->resume, &sb) != 0 || !S_ISDIR(sb.st_mode))) {
-		fprintf(stderr, "chexnet: train: --resume '%s': not a run folder (no %s/last to "
-			"continue from)\n", o->resume, o->resume);
-		return 2;
-	}
 	stop_signal_hold();   /* the handlers are run_train's: no default between sessions */
 	r->formed = dist_init() == 0;
 	if (!r->formed) {
