@@ -108,6 +108,7 @@ include mk/install.mk
 include spank/module.mk
 include runtime/module.mk
 include check/module.mk
+include launch/module.mk
 include trainer/data.mk
 include trainer/eval.mk
 include trainer/module.mk

@@ -10,7 +10,7 @@
 SPANK_DEFS := $(if $(filter 1,$(HAVE_HWLOC)),-DHAVE_HWLOC)
 $(B)/obj/spank/%.o: MODULE_CFLAGS = -Ispank $(SPANK_DEFS) $(HWLOC_CFLAGS)
 
-TEST_SRCS += spank/options.c spank/placement.c spank/split.c spank/topology.c spank/step_cpus.c \
+TEST_SRCS += spank/bind.c spank/options.c spank/placement.c spank/split.c spank/topology.c spank/step_cpus.c \
 	tests/test_spank_options.c tests/test_spank_placement.c tests/test_spank_real_topo.c \
 	tests/test_spank_slurm.c
 TEST_LDLIBS += $(HWLOC_LIBS)
@@ -28,7 +28,7 @@ $(B)/obj/tests/test_spank_slurm.o: $(B)/config.mk
 endif
 
 ifeq ($(HAVE_SLURM)$(HAVE_HWLOC),11)
-SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/options.c spank/placement.c spank/split.c spank/topology.c \
+SPANK_SO_SRCS := spank/plugin.c spank/task.c spank/bind.c spank/options.c spank/placement.c spank/split.c spank/topology.c \
 	spank/step_cpus.c
 SPANK_SO_OBJS := $(patsubst spank/%.c,$(B)/obj/spank-so/%.o,$(SPANK_SO_SRCS))
 SPANK_SO_CFLAGS := -std=gnu11 $(OPT) $(WARN) -fPIC -fvisibility=hidden \

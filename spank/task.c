@@ -14,17 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bind.h"
 #include "placement.h"
 #include "step_cpus.h"
 #include "task.h"
 #include "topology.h"
 
 #define NVIDIA_PROC_DIR "/proc/driver/nvidia/gpus"
-#define MPOL_PREFERRED_ 1
 #define ERR_LEN 512
 /* the longest CPU list of a cpu_set_t: at most 512 ranges ("1022,") */
 #define TASK_CPULIST_LEN 4096
@@ -118,33 +116,6 @@ static int load_topology(const struct hvd_effective *eff, struct task_inputs *in
 
 /* ------------------------------------------------------------ applying */
 
-static int node_exists(int node)
-{
-	char path[64];
-	struct stat st;
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", node);
-	return node >= 0 && node < 1024 && stat(path, &st) == 0;
-}
-
-/* Memory prefers the task's NUMA node (its GPU's; placement never names a
- * CPU-less node such as another GPU's memory); when it is full the kernel
- * falls back to the nearest nodes by distance. A node this machine does
- * not have (a topology= file of another machine) or no NUMA in sysfs:
- * untouched. */
-static int set_memory_policy(const struct placement_result *res, char *err)
-{
-	unsigned long mask[16] = { 0 };
-	int node = res->numa_node;
-	if (!node_exists(node))
-		return 0;
-	mask[node / 64] |= 1UL << (node % 64);
-	if (syscall(SYS_set_mempolicy, MPOL_PREFERRED_, mask, 1024UL) != 0) {
-		snprintf(err, ERR_LEN, "hvd: set_mempolicy: 'NUMA %d': %s", node, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
 static int set_env(spank_t sp, const char *name, const char *value, char *err)
 {
 	if (spank_setenv(sp, name, value, 1) != ESPANK_SUCCESS) {
@@ -157,12 +128,8 @@ static int set_env(spank_t sp, const char *name, const char *value, char *err)
 static int set_gpu_env(spank_t sp, const struct task_inputs *in, const struct placement_result *res,
 		       char *err)
 {
-	char visible[PLACEMENT_MAX_GPUS * 65] = "";
-	for (int i = 0; i < res->order_count; i++) {
-		if (i)
-			strcat(visible, ",");
-		strcat(visible, in->labels[res->order[i]]);
-	}
+	char visible[PLACEMENT_MAX_GPUS * 65];
+	bind_visible_list(in->labels, res, visible, sizeof(visible));   /* sized for every label */
 	if (set_env(sp, "CUDA_VISIBLE_DEVICES", visible, err) ||
 	    set_env(sp, "CUDA_DEVICE_ORDER", "PCI_BUS_ID", err))
 		return -1;
@@ -171,20 +138,6 @@ static int set_gpu_env(spank_t sp, const struct task_inputs *in, const struct pl
 		return set_env(sp, "HVD_GPU_BUSID", in->topo.gpus[g].busid, err);
 	spank_unsetenv(sp, "HVD_GPU_BUSID");   /* unknown here: never a guess */
 	return 0;
-}
-
-static int bind_cpus(const struct hvd_effective *eff, const struct placement_result *res,
-		     char *err)
-{
-	char cpus[TASK_CPULIST_LEN];
-	if (eff->bind == HVD_BIND_NONE)
-		return 0;
-	if (sched_setaffinity(0, sizeof(res->cpus), &res->cpus) != 0) {
-		placement_format_cpus(&res->cpus, cpus, sizeof(cpus));
-		snprintf(err, ERR_LEN, "hvd: sched_setaffinity: '%s': %s", cpus, strerror(errno));
-		return -1;
-	}
-	return set_memory_policy(res, err);
 }
 
 static void print_verbose(const struct task_inputs *in, const struct hvd_effective *eff,
@@ -220,7 +173,7 @@ static int apply(spank_t sp, const struct task_inputs *in, const struct hvd_effe
 		return -1;
 	if (res->granted_index < 0)
 		spank_unsetenv(sp, "HVD_GPU_BUSID");   /* CPU-only: none inherited either */
-	if (bind_cpus(eff, res, err) != 0)
+	if (bind_apply(eff->bind, res, err, ERR_LEN) != 0)
 		return -1;
 	cpu_set_t now;
 	if (sched_getaffinity(0, sizeof(now), &now) != 0)

@@ -83,6 +83,7 @@ extern const struct test_case runtime_slurm_tests[];
 extern const struct test_case env_launch_tests[];
 extern const struct test_case env_launch_slurm_tests[];
 extern const struct test_case env_contrib_tests[];
+extern const struct test_case hvdrun_local_tests[];
 extern const struct test_case e2e_slurm_tests[];
 extern const struct test_case sbatch_scripts_tests[];
 extern const struct test_case sbatch_multinode_tests[];
@@ -260,6 +261,9 @@ static const struct test_group test_groups[] = {
 #ifdef HVD_HAVE_RUNTIME
 	{ "env-launch", env_launch_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
 	{ "env-launch-contrib", env_contrib_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
+#ifdef HVD_HAVE_HVDRUN
+	{ "hvdrun-local", hvdrun_local_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
+#endif
 #endif
 	/* real Slurm: one-node cluster */
 	{ "slurm-harness", harness_tests, TEST_NEEDS_CLUSTER, 120, 0 },

@@ -156,7 +156,7 @@ static void read_edges(struct graph *g, int f)
 	fclose(fp);
 }
 
-/* The layer of a file: "spank", "check", "runtime", "base", "data", "model",
+/* The layer of a file: "spank", "check", "launch", "runtime", "base", "data", "model",
  * "backend" (backend/'s own files), "backend/ref", "backend/cpu",
  * "backend/gpu" (the backends), "train", "eval", "loop",
  * "cmd", or "" (outside the rule). */
@@ -167,6 +167,8 @@ static void layer_of(const char *path, char *out, size_t len)
 		snprintf(out, len, "spank");
 	} else if (!strncmp(path, "check/", 6)) {
 		snprintf(out, len, "check");
+	} else if (!strncmp(path, "launch/", 7)) {
+		snprintf(out, len, "launch");
 	} else if (!strncmp(path, "runtime/", 8)) {
 		const char *s1 = strchr(path + 8, '/');
 		if (s1)
@@ -278,6 +280,16 @@ static const char *runtime_forbidden(const char *lf, const char *to, const char 
 }
 
 /* NULL when from -> to is allowed, else the rule it breaks. */
+/* launch/ (hvdrun -n) shares the plugin's pure placement, never its
+ * Slurm side (plugin.c, task.c, step_cpus.c). */
+static const char *launch_forbidden(const char *to)
+{
+	static const char *const shared[] = { "spank/bind.h", "spank/options.h", "spank/placement.h",
+					      "spank/topology.h", NULL };
+	return in(to, shared) ? NULL : "launch/ includes only launch/ and spank/'s bind.h, "
+	       "options.h, placement.h, topology.h";
+}
+
 static const char *forbidden(const char *from, const char *to)
 {
 	char lf[256], lt[256];
@@ -293,6 +305,8 @@ static const char *forbidden(const char *from, const char *to)
 		return "spank/ includes only spank/";
 	if (!strcmp(lf, "check"))
 		return strcmp(to, "runtime/hvd.h") ? "check/ includes only check/ and runtime/hvd.h" : NULL;
+	if (!strcmp(lf, "launch"))
+		return launch_forbidden(to);
 	if (!strncmp(lf, "runtime", 7))
 		return runtime_forbidden(lf, to, lt);
 	static const char *const below_cmd[] = { "base", "data", "model", "backend", "train", "eval",
@@ -406,6 +420,7 @@ int layout_check(const char *root, char *report, size_t len)
 	report[0] = '\0';
 	walk(g, "spank");
 	walk(g, "check");
+	walk(g, "launch");
 	walk(g, "runtime");
 	walk(g, "trainer");
 	qsort(g->files, (size_t)g->nfiles, sizeof(g->files[0]), by_name);

@@ -41,7 +41,13 @@ static void test_a_forbidden_include_is_named(void)
 	test_put("check/main.c", "#include \"hvd.h\"\n#include \"table.h\"\n#include \"core/clock.h\"\n");
 	test_put("check/table.h", "\n");
 	test_put("runtime/core/clock.h", "\n");
-	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 6);
+	test_put("launch/hvdrun.c", "#include \"placement.h\"\n#include \"task.h\"\n");
+	test_put("spank/placement.h", "\n");
+	test_put("spank/task.h", "\n");
+	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 7);
+	CHECK_CONTAINS(report, "layout: launch/hvdrun.c: includes 'spank/task.h': launch/ includes only "
+		       "launch/ and spank/'s bind.h, options.h, placement.h, topology.h\n");
+	CHECK_MSG(!strstr(report, "spank/placement.h'"), "placement.h refused: %s", report);
 	CHECK_CONTAINS(report, "layout: check/main.c: includes 'runtime/core/clock.h': check/ includes "
 		       "only check/ and runtime/hvd.h\n");
 	CHECK_CONTAINS(report, "layout: trainer/backend/cpu/conv.c: includes 'trainer/data/load/loader.h'");

@@ -1,0 +1,22 @@
+# launch/module.mk - hvdrun (launch/hvdrun.c): N ranks on one machine,
+# placed by the hvd plugin's own placement code (spank/placement.c,
+# split.c, topology.c, options.c, bind.c: the pure parts, no Slurm), and
+# the ssh launcher it hands a host file to (contrib/hvdrun, installed as
+# $(libexecdir)/hvd/hvdrun-ssh). Needs hwloc, as the plugin does.
+ifeq ($(HAVE_HWLOC),1)
+LAUNCH_SRCS := launch/hvdrun.c launch/launch_plan.c launch/launch_run.c
+LAUNCH_SPANK := spank/bind.c spank/options.c spank/placement.c spank/split.c spank/topology.c
+LAUNCH_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(LAUNCH_SRCS) $(LAUNCH_SPANK))
+$(B)/obj/launch/%.o: MODULE_CFLAGS = -Ilaunch -Ispank -DHAVE_HWLOC $(HWLOC_CFLAGS) \
+	-DLAUNCH_SSH_PATH='"$(libexecdir)/hvd/hvdrun-ssh"'
+$(B)/obj/launch/hvdrun.o $(B)/obj/launch/launch_run.o: VERSION
+
+$(B)/hvdrun: $(LAUNCH_OBJS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(HWLOC_LIBS)
+
+PROGRAMS += $(B)/hvdrun
+ifeq ($(HAVE_HVD),1)   # its tests start libhvd's programs
+TEST_CFLAGS += -DHVD_HAVE_HVDRUN
+TEST_SRCS += tests/test_hvdrun_local.c
+endif
+endif
