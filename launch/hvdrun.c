@@ -6,8 +6,8 @@
  * none, first, only, verbose), and started and ended by launch_run.c;
  *   hvdrun [-p PORT] [-s SECRET_FILE] [-g GRACE_S] HOSTFILE -- COMMAND ...
  * over ssh, one rank per host-file line: the ssh launcher (contrib/hvdrun,
- * installed beside the other helpers; HVDRUN_SSH names another), which
- * places nothing.
+ * installed as BINDIR/../libexec/hvd/hvdrun-ssh; HVDRUN_SSH names
+ * another, as in the build tree), which places nothing.
  * --dry-run prints each rank's placement and starts nothing; --topology
  * reads an hwloc XML instead of this machine (with --dry-run: another
  * machine's placement). Exit status: launch_run.h's; 2 for a usage error.
@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +25,22 @@
 #include "launch_plan.h"
 #include "launch_run.h"
 
-#ifndef LAUNCH_SSH_PATH
-#define LAUNCH_SSH_PATH "/usr/libexec/hvd/hvdrun-ssh"
-#endif
+/* The ssh launcher: HVDRUN_SSH, else installed beside this program as
+ * make install puts it, BINDIR/../libexec/hvd/hvdrun-ssh. */
+static void ssh_launcher(char *path, size_t len)
+{
+	const char *env = getenv("HVDRUN_SSH");
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	self[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	if (env && *env)
+		snprintf(path, len, "%s", env);
+	else
+		snprintf(path, len, "%s/../libexec/hvd/hvdrun-ssh", self);
+}
 
 static const char usage_text[] =
 	"usage: hvdrun -n N [--hvd LIST] [-p PORT] [-g GRACE_S] [--topology XML] [--dry-run] "
@@ -129,11 +143,15 @@ int main(int argc, char **argv)
 	char err[1024];
 	cpu_set_t allowed;
 
-	if (argc > 1 && strcmp(argv[1], "-n") && strncmp(argv[1], "--", 2) && strcmp(argv[1], "-h")) {
-		const char *ssh = getenv("HVDRUN_SSH");   /* a HOSTFILE, or its options */
-		execv(ssh && *ssh ? ssh : LAUNCH_SSH_PATH, argv);
-		fprintf(stderr, "hvdrun: '%s': %s (the ssh launcher)\n", ssh && *ssh ? ssh :
-			LAUNCH_SSH_PATH, strerror(errno));
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "-n") && strncmp(argv[1], "--", 2) && strcmp(argv[1], "-h")) {
+		char ssh[PATH_MAX + 64];   /* a HOSTFILE, or its options */
+		ssh_launcher(ssh, sizeof(ssh));
+		execv(ssh, argv);
+		fprintf(stderr, "hvdrun: '%s': %s (the ssh launcher)\n", ssh, strerror(errno));
 		return 2;
 	}
 	parse_hvd("", &a);

@@ -72,7 +72,7 @@ sed_repl = $(subst |,\|,$(subst &,\&,$(subst \,\\,$(1))))
 pc_path = $(call sed_repl,$(subst $(hvd_space),\$(hvd_space),$(1)))
 # $(call install_man,SRC,DEST): a man page with its @VERSION@ filled in
 install_man = sed 's/@VERSION@/$(HVD_VERSION)/' $(1) > '$(DESTDIR)$(2)' && chmod 0644 '$(DESTDIR)$(2)'
-INSTALL_DIRS := prefix exec_prefix bindir libdir includedir datarootdir datadir mandir \
+INSTALL_DIRS := prefix exec_prefix bindir libdir libexecdir includedir datarootdir datadir mandir \
 	pkgconfigdir SPANK_PLUGIN_DIR
 
 # Bad input is an error, checked only when installing or uninstalling.
@@ -152,7 +152,7 @@ endif
 
 # uninstall.sh checks each manifest line against the install directories
 # and every file an install rule of this tree writes (all parts).
-uninstall_dirs = bindir libdir includedir datadir mandir pkgconfigdir SPANK_PLUGIN_DIR
+uninstall_dirs = bindir libdir libexecdir includedir datadir mandir pkgconfigdir SPANK_PLUGIN_DIR
 uninstall:
 	@mk/uninstall.sh '$(DESTDIR)' '$(hvd_manifest)' $(foreach d,$(uninstall_dirs),'$($(d))') -- \
 		$(foreach f,hvd_datadir:install-manifest $(foreach r,$(INSTALL_RULES),$($(r)_FILES)),$(call install_path,$(f)))

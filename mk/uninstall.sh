@@ -3,7 +3,7 @@
 # (mk/install.mk). MANIFEST (under DESTDIR) names, one a line and without
 # DESTDIR, each file `make install` wrote and each folder it recorded as
 # made (a line ending in /). DIR... are the install directories (bindir,
-# libdir, includedir, datadir, mandir, pkgconfigdir, SPANK_PLUGIN_DIR),
+# libdir, libexecdir, includedir, datadir, mandir, pkgconfigdir, SPANK_PLUGIN_DIR),
 # FILE... every file an install rule of this tree writes.
 # The manifest and the folders it names are writable by whoever installed,
 # and root may run this: every path is checked when it is acted on, through

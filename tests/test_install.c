@@ -20,15 +20,18 @@
 static const char expected_files[] =
 	"./usr/bin/chexnet\n"
 	"./usr/bin/hvd-check\n"
+	"./usr/bin/hvdrun\n"
 	"./usr/include/hvd.h\n"
 	"./usr/lib/libhvd.a\n"
 	"./usr/lib/libhvd.so\n"
 	"./usr/lib/libhvd.so.0\n"
 	"./usr/lib/pkgconfig/hvd.pc\n"
 	"./usr/lib/slurm/hvd.so\n"
+	"./usr/libexec/hvd/hvdrun-ssh\n"
 	"./usr/share/hvd/install-manifest\n"
 	"./usr/share/hvd/plugstack.conf\n"
 	"./usr/share/man/man1/chexnet.1\n"
+	"./usr/share/man/man1/hvdrun.1\n"
 	"./usr/share/man/man3/hvd.3\n"
 	"./usr/share/man/man8/hvd-check.8\n"
 	"./usr/share/man/man8/hvd.8\n";
@@ -99,6 +102,12 @@ static void test_install_puts_exactly_the_expected_files(void)
 	run_ok(cmd, 30, &p);
 	CHECK_CONTAINS(p.out, "\"\" \"hvd " HVD_VERSION "\" \"System Administration\"");
 	CHECK(strstr(p.out, "@VERSION@") == NULL);
+	test_proc_free(&p);
+	/* the installed hvdrun hands a host file to the installed ssh launcher */
+	snprintf(cmd, sizeof(cmd), "env -u HVDRUN_SSH '%s/usr/bin/hvdrun' nohosts -- true", dest);
+	CHECK(test_run(cmd, 30, &p) == 0);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_STR(p.err, "hvdrun: HOSTFILE: 'nohosts': cannot read it\n");
 	test_proc_free(&p);
 	snprintf(args, sizeof(args), "uninstall DESTDIR='%s' PREFIX=/usr", dest);
 	make_cmd(cmd, sizeof(cmd), args);
@@ -216,23 +225,26 @@ static void test_spaces_in_destdir_and_prefix_work_end_to_end(void)
 	snprintf(args, sizeof(args), "install DESTDIR='%s' PREFIX='/opt/hvd x' SPANK_PLUGIN_DIR=/usr/lib/slurm", dest);
 	make_ok(args, 120);
 	check_files(dest, "./opt/hvd\n"
-		    "./opt/hvd x/bin/chexnet\n./opt/hvd x/bin/hvd-check\n./opt/hvd x/include/hvd.h\n"
+		    "./opt/hvd x/bin/chexnet\n./opt/hvd x/bin/hvd-check\n./opt/hvd x/bin/hvdrun\n"
+		    "./opt/hvd x/include/hvd.h\n"
 		    "./opt/hvd x/lib/libhvd.a\n./opt/hvd x/lib/libhvd.so\n./opt/hvd x/lib/libhvd.so.0\n"
-		    "./opt/hvd x/lib/pkgconfig/hvd.pc\n./opt/hvd x/share/hvd/install-manifest\n"
+		    "./opt/hvd x/lib/pkgconfig/hvd.pc\n./opt/hvd x/libexec/hvd/hvdrun-ssh\n"
+		    "./opt/hvd x/share/hvd/install-manifest\n"
 		    "./opt/hvd x/share/hvd/plugstack.conf\n./opt/hvd x/share/man/man1/chexnet.1\n"
+		    "./opt/hvd x/share/man/man1/hvdrun.1\n"
 		    "./opt/hvd x/share/man/man3/hvd.3\n./opt/hvd x/share/man/man8/hvd-check.8\n"
 		    "./opt/hvd x/share/man/man8/hvd.8\n./usr/lib/slurm/hvd.so\n");
 	struct test_proc p;
 	snprintf(cmd, sizeof(cmd), "cat '%s/opt/hvd x/share/hvd/install-manifest'", dest);
 	run_ok(cmd, 10, &p);
 	/* of the folders install made (a staged install), hvd's own alone */
-	CHECK_STR(p.out, "/opt/hvd x/bin/chexnet\n/opt/hvd x/bin/hvd-check\n"
+	CHECK_STR(p.out, "/opt/hvd x/bin/chexnet\n/opt/hvd x/bin/hvd-check\n/opt/hvd x/bin/hvdrun\n"
 		  "/opt/hvd x/include/hvd.h\n"
 		  "/opt/hvd x/lib/libhvd.a\n/opt/hvd x/lib/libhvd.so\n/opt/hvd x/lib/libhvd.so.0\n"
-		  "/opt/hvd x/lib/pkgconfig/hvd.pc\n"
+		  "/opt/hvd x/lib/pkgconfig/hvd.pc\n/opt/hvd x/libexec/hvd/hvdrun-ssh\n"
 		  "/opt/hvd x/share/hvd/\n/opt/hvd x/share/hvd/install-manifest\n"
 		  "/opt/hvd x/share/hvd/plugstack.conf\n"
-		  "/opt/hvd x/share/man/man1/chexnet.1\n"
+		  "/opt/hvd x/share/man/man1/chexnet.1\n/opt/hvd x/share/man/man1/hvdrun.1\n"
 		  "/opt/hvd x/share/man/man3/hvd.3\n"
 		  "/opt/hvd x/share/man/man8/hvd-check.8\n/opt/hvd x/share/man/man8/hvd.8\n"
 		  "/usr/lib/slurm/hvd.so\n");
@@ -493,7 +505,8 @@ static void test_uninstall_keeps_the_folders_that_were_there(void)
 	snprintf(cmd, sizeof(cmd), "grep '/$' '%s/p/share/hvd/install-manifest'", t);
 	run_ok(cmd, 10, &p);
 	snprintf(want, sizeof(want), "%s/p/bin/\n%s/p/include/\n%s/p/lib/pkgconfig/\n%s/p/lib/slurm/\n"
-		 "%s/p/share/man/man1/\n%s/p/share/man/man8/\n", t, t, t, t, t, t);
+		 "%s/p/libexec/\n%s/p/libexec/hvd/\n%s/p/share/man/man1/\n%s/p/share/man/man8/\n",
+		 t, t, t, t, t, t, t, t);
 	CHECK_STR(p.out, want);
 	test_proc_free(&p);
 	/* a hand-made folder line for one that holds another's file stays */
@@ -724,7 +737,8 @@ static void test_man_pages_render_without_warnings(void)
 {
 	if (system("command -v groff > /dev/null 2>&1") != 0)
 		SKIP("groff not installed (make test-deps installs groff-base)");
-	const char *pages[] = { "man/chexnet.1", "man/hvd.3", "man/hvd.8", "man/hvd-check.8" };
+	const char *pages[] = { "man/chexnet.1", "man/hvd.3", "man/hvd.8", "man/hvd-check.8",
+				"man/hvdrun.1" };
 	for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
 		char cmd[PATH_MAX + 64];
 		struct test_proc p;

@@ -25,7 +25,8 @@
 
 #include "runner.h"
 
-static const char *const packages[] = { "chexnet", "hvd-slurm-plugin", "libhvd-dev", "libhvd0", NULL };
+static const char *const packages[] = { "chexnet", "hvd-slurm-plugin", "hvd-tools", "libhvd-dev",
+					"libhvd0", NULL };
 
 /* dpkg-deb -c of each package: mode and path (MA: the multiarch triplet). */
 static const char *const contents[] = {
@@ -51,8 +52,6 @@ static const char *const contents[] = {
 	"drwxr-xr-x ./etc/slurm/plugstack.conf.d/\n"
 	"-rw-r--r-- ./etc/slurm/plugstack.conf.d/hvd.conf\n"
 	"drwxr-xr-x ./usr/\n"
-	"drwxr-xr-x ./usr/bin/\n"
-	"-rwxr-xr-x ./usr/bin/hvd-check\n"
 	"drwxr-xr-x ./usr/lib/\n"
 	"drwxr-xr-x ./usr/lib/MA/\n"
 	"drwxr-xr-x ./usr/lib/MA/slurm-wlm/\n"
@@ -67,8 +66,29 @@ static const char *const contents[] = {
 	"-rw-r--r-- ./usr/share/hvd/installed-by-package.d/hvd-slurm-plugin\n"
 	"drwxr-xr-x ./usr/share/man/\n"
 	"drwxr-xr-x ./usr/share/man/man8/\n"
-	"-rw-r--r-- ./usr/share/man/man8/hvd-check.8.gz\n"
 	"-rw-r--r-- ./usr/share/man/man8/hvd.8.gz\n",
+
+	"drwxr-xr-x ./\n"
+	"drwxr-xr-x ./usr/\n"
+	"drwxr-xr-x ./usr/bin/\n"
+	"-rwxr-xr-x ./usr/bin/hvd-check\n"
+	"-rwxr-xr-x ./usr/bin/hvdrun\n"
+	"drwxr-xr-x ./usr/libexec/\n"
+	"drwxr-xr-x ./usr/libexec/hvd/\n"
+	"-rwxr-xr-x ./usr/libexec/hvd/hvdrun-ssh\n"
+	"drwxr-xr-x ./usr/share/\n"
+	"drwxr-xr-x ./usr/share/doc/\n"
+	"drwxr-xr-x ./usr/share/doc/hvd-tools/\n"
+	"-rw-r--r-- ./usr/share/doc/hvd-tools/changelog.gz\n"
+	"-rw-r--r-- ./usr/share/doc/hvd-tools/copyright\n"
+	"drwxr-xr-x ./usr/share/hvd/\n"
+	"drwxr-xr-x ./usr/share/hvd/installed-by-package.d/\n"
+	"-rw-r--r-- ./usr/share/hvd/installed-by-package.d/hvd-tools\n"
+	"drwxr-xr-x ./usr/share/man/\n"
+	"drwxr-xr-x ./usr/share/man/man1/\n"
+	"-rw-r--r-- ./usr/share/man/man1/hvdrun.1.gz\n"
+	"drwxr-xr-x ./usr/share/man/man8/\n"
+	"-rw-r--r-- ./usr/share/man/man8/hvd-check.8.gz\n",
 
 	"drwxr-xr-x ./\n"
 	"drwxr-xr-x ./usr/\n"
@@ -411,8 +431,8 @@ static void test_no_packaged_elf_has_a_run_path(void)
 		 "[ \"$(head -c 4 \"$f\" | od -An -c | tr -d ' ')\" = '177ELF' ] || continue; echo \"elf $f\"; "
 		 "readelf -d \"$f\" | grep -E '\\((RPATH|RUNPATH)\\)'; done", root);
 	char *out = test_output_of(cmd, 60), *ma = multiarch(), want[1024];
-	/* libhvd.a is an archive, not an ELF file: four ELF files */
-	snprintf(want, sizeof(want), "elf ./usr/bin/chexnet\nelf ./usr/bin/hvd-check\n"
+	/* libhvd.a is an archive, not an ELF file: five ELF files */
+	snprintf(want, sizeof(want), "elf ./usr/bin/chexnet\nelf ./usr/bin/hvd-check\nelf ./usr/bin/hvdrun\n"
 		 "elf ./usr/lib/%s/libhvd.so.0\nelf ./usr/lib/%s/slurm-wlm/hvd.so", ma, ma);
 	CHECK_STR(out, want);
 	free(out);
@@ -525,6 +545,7 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 	snprintf(cmd, sizeof(cmd), "ls '%s/rpm/RPMS/'*/*.rpm | sed 's|.*/||; s/\\.[^.]*\\.rpm$//'", t);
 	char *rpms = test_output_of(cmd, 10);
 	CHECK_STR(rpms, "chexnet-" HVD_VERSION "-1\nhvd-slurm-plugin-" HVD_VERSION "-1\n"
+		  "hvd-tools-" HVD_VERSION "-1\n"
 		  "libhvd-" HVD_VERSION "-1\nlibhvd-devel-" HVD_VERSION "-1");
 	free(rpms);
 	snprintf(cmd, sizeof(cmd), "rpm -qp --qf '[%%{FILEMODES:perms} %%{FILENAMES}\\n]' '%s/rpm/RPMS/'*/*.rpm "
@@ -536,7 +557,7 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 	snprintf(cmd, sizeof(cmd), "cd '%s' && libdir=$(rpm --eval %%_libdir) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "
 		 "make --no-print-directory B='%s' RPATH=0 PACKAGED=1 WITH_CUDA=0 WITH_NCCL=0 WITH_CUDNN=0 WITH_CUBLAS=0 "
 		 "install DESTDIR='%s/dest' prefix=/usr libdir=$libdir SPANK_PLUGIN_DIR=$libdir/slurm "
-		 "PACKAGES='hvd-slurm-plugin chexnet libhvd libhvd-devel' > /dev/null && "
+		 "PACKAGES='hvd-slurm-plugin hvd-tools chexnet libhvd libhvd-devel' > /dev/null && "
 		 "cd '%s/dest' && find . -type f -o -type l | sed 's|^\\.||' | LC_ALL=C sort",
 		 test_src_dir(), deb_dir, t, t);
 	char *installed = test_output_of(cmd, 120);
@@ -549,7 +570,7 @@ static void test_rpm_spec_builds_with_the_install_files(void)
 	snprintf(cmd, sizeof(cmd), "for r in '%s/rpm/RPMS/'*/*.rpm; do n=$(rpm -qp --qf '%%{NAME}' \"$r\" 2> /dev/null) && "
 		 "rpm -qpl \"$r\" 2> /dev/null | grep -qx \"/usr/share/hvd/installed-by-package.d/$n\" && echo \"$n\"; done", t);
 	char *marked = test_output_of(cmd, 30);
-	CHECK_STR(marked, "chexnet\nhvd-slurm-plugin\nlibhvd\nlibhvd-devel");
+	CHECK_STR(marked, "chexnet\nhvd-slurm-plugin\nhvd-tools\nlibhvd\nlibhvd-devel");
 	free(marked);
 	free(in_rpms);
 	free(installed);
