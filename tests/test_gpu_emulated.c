@@ -7,8 +7,8 @@
  * ref in fp32, bf16 and fp16), trainer-loss (the loss kept on the
  * device), slurm-e2e-gpu (2 ranks on 2 emulated GPUs over the emulated
  * NCCL on that build's own test cluster) and env-launch's NCCL shrink
- * cases (shrink, a spare's grow) there, where they find devices instead of
- * skipping.
+ * cases (shrink, a spare's grow) and hvdrun -n 4 on an emulated 4-GPU
+ * node there, where they find devices instead of skipping.
  * What this does not show: anything about a real GPU's libraries,
  * numerics or speed (tests/gpu/run.sh on a GPU node does).
  */
@@ -107,6 +107,12 @@ static void test_nccl_shrink_on_emulated_device(void)
 	emulated_group("env-launch nccl_world_", 3);
 }
 
+/* hvdrun -n 4 on an emulated 4-GPU node: a GPU each, NCCL on it. */
+static void test_hvdrun_on_emulated_gpus(void)
+{
+	emulated_group("hvdrun-local emulated_gpus", 1);
+}
+
 /* The two failure cases, beside two busy loops and a listener on port
  * 6006 (the runner's stress mode): their timing assumptions show up
  * there. The equality and stop-and-resume cases time nothing and would
@@ -128,5 +134,6 @@ const struct test_case gpu_emulated_tests[] = {
 	{ "slurm_gpu_on_emulated_device", test_slurm_gpu_on_emulated_device },
 	{ "slurm_gpu_on_emulated_device_under_stress", test_slurm_gpu_on_emulated_device_under_stress },
 	{ "nccl_shrink_on_emulated_device", test_nccl_shrink_on_emulated_device },
+	{ "hvdrun_on_emulated_gpus", test_hvdrun_on_emulated_gpus },
 	{ 0 }
 };

@@ -7,7 +7,8 @@
  * a killed or a stopped rank is named and ends the others; two local
  * ranks train the bits one rank accumulating two does, and Ctrl-C (the
  * agreed stop, exit 130) then --resume gives the bits of a run never
- * stopped.
+ * stopped; on an emulated node's four GPUs each rank gets its own and
+ * NCCL opens on it (run by gpu-emulated in the emulated build).
  * What it does not do: run over ssh (env-launch-contrib tests that).
  */
 #define _GNU_SOURCE
@@ -322,7 +323,28 @@ static void test_ctrl_c_ends_every_rank_with_130(void)
 
 /* 5 steps: one epoch, as env-launch's equality cases (--steps of a later
  * argument wins) */
-#define TRAIN_ARGS "--data shards --size 64 --threads 1 --loader-threads 1 --optimizer sgd " \
+/* Ranks that ignore SIGTERM: a second Ctrl-C kills them at once, long
+ * before the 30 s grace. */
+static void test_second_ctrl_c_kills_at_once(void)
+{
+	char cmd[PATH_MAX * 2 + 1024], *prog = hvdrun_path();
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && (env --default-signal=INT '%s' -n 2 -g 30 -- sh -c "
+		 "'trap \"\" TERM; echo up; while :; do sleep 0.1; done' > o 2> e & h=$!; "
+		 "for i in $(seq 200); do [ \"$(grep -c up o)\" = 2 ] && break; sleep 0.05; done; "
+		 "kill -INT $h; sleep 0.5; t0=$(date +%%s%%N); kill -INT $h; wait $h; echo rc=$?; "
+		 "echo ms=$((($(date +%%s%%N) - t0) / 1000000)); cat e >&2)", test_tmpdir(), prog);
+	if (test_run(cmd, 60, &p) == 0) {
+		CHECK_MSG(strstr(p.out, "rc=130\n"), "%s %s", p.out, p.err);
+		CHECK_MSG(field_of(p.out, "ms=") < 3000, "the second Ctrl-C ended them after %ld ms",
+			  field_of(p.out, "ms="));
+		CHECK_CONTAINS(p.err, "hvdrun: SIGINT again: killing every rank\n");
+		test_proc_free(&p);
+	}
+	free(prog);
+}
+
+#define TRAIN_ARGS "--data shards --size 32 --threads 1 --loader-threads 1 --optimizer sgd " \
 	"--lr 0.001 --steps 5 --batch 8 --progress-every 1"
 
 /* `hvdrun -n 2 -- chexnet train ... ARGS` in tmpdir; its exit status. */
@@ -349,7 +371,15 @@ static void test_two_ranks_train_as_one_accumulating_and_resume_bit_exact(void)
 	if (env_launch_data())
 		return;
 	CHECK_INT(train_two("--out whole", ":"), 0);
-	env_launch_train_alone("--batch 8 --accumulate 2 --out acc");
+	char cmd[PATH_MAX + 512];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ./chexnet train " TRAIN_ARGS " --accumulate 2 --out acc",
+		 test_tmpdir());
+	if (test_run(cmd, 240, &p) == 0) {
+		CHECK_MSG(p.exit_code == 0, "one rank, --accumulate 2: exit %d: %s", p.exit_code,
+			  test_tail(p.err, 900));
+		test_proc_free(&p);
+	}
 	double same = ckpt_max_rel_diff("whole", "acc");
 	CHECK_MSG(same == 0, "hvdrun -n 2 vs --accumulate 2: max rel diff %.3g, want 0", same);
 	/* Ctrl-C once rank 0 has reported step 3: the agreed stop */
@@ -401,7 +431,50 @@ static void test_a_host_file_goes_to_the_ssh_launcher(void)
 	free(prog);
 }
 
+/* Four ranks on the four GPUs of an emulated node (HVD_EMU_TOPOLOGY: the
+ * emulated CUDA runtime's devices come from the same XML): each sees its
+ * own GPU first, names it in HVD_GPU_BUSID, and the NCCL backend opens on
+ * it (cudaDeviceGetByPCIBusId, a communicator of 4). Skipped where CUDA has no device: the
+ * gpu-emulated group runs it in the emulated build. */
+static void test_emulated_gpus_each_rank_on_its_own(void)
+{
+	char *prog = hvdrun_path(), *xml = test_path(test_src_dir(), "tests/topo/two-cpu-4gpu.xml");
+	char cmd[PATH_MAX * 4];
+	struct test_proc p;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && env -u CUDA_VISIBLE_DEVICES HVD_EMU_TOPOLOGY='%s' "
+		 "HVD_BACKEND=nccl HVD_TIMEOUT_S=30 '%s' -n 4 --topology '%s' -- sh -c 'echo "
+		 "\"visible=$CUDA_VISIBLE_DEVICES busid=$HVD_GPU_BUSID\"; exec \"$0\" init' "
+		 "'%s/hvd-rt-test'", test_tmpdir(), xml, prog, xml, test_build_dir());
+	if (test_run(cmd, 120, &p) == 0) {
+		if (strstr(p.err, "CUDA driver version is insufficient") || strstr(p.err, "no CUDA"))
+			test_skip("no CUDA device for NCCL here: %.200s", p.err);
+		else {
+			static const char *const want[] = {
+				"[rank 0] visible=0,1,2,3 busid=0000:3b:00.0\n",
+				"[rank 1] visible=1,0,2,3 busid=0000:5e:00.0\n",
+				"[rank 2] visible=2,0,1,3 busid=0000:86:00.0\n",
+				"[rank 3] visible=3,0,1,2 busid=0000:af:00.0\n",
+			};
+			CHECK_MSG(p.exit_code == 0, "exit %d: %s", p.exit_code, test_tail(p.err, 1200));
+			for (int r = 0; r < 4; r++)
+				CHECK_CONTAINS(p.out, want[r]);
+			CHECK_CONTAINS(p.err, "hvd: start-up: 4 ranks, backend nccl");
+			for (int r = 0; r < 4; r++) {
+				char line[64];
+				snprintf(line, sizeof(line), "[rank %d] rank %d/4 local %d/4 backend nccl", r,
+					 r, r);
+				CHECK_CONTAINS(p.out, line);
+			}
+			CHECK_CONTAINS(p.out, "[rank 0] ok init");
+		}
+		test_proc_free(&p);
+	}
+	free(xml);
+	free(prog);
+}
+
 const struct test_case hvdrun_local_tests[] = {
+	{ "emulated_gpus_each_rank_on_its_own", test_emulated_gpus_each_rank_on_its_own },
 	{ "a_host_file_goes_to_the_ssh_launcher", test_a_host_file_goes_to_the_ssh_launcher },
 	{ "placement_equals_the_plugins_on_real_topologies",
 	  test_placement_equals_the_plugins_on_real_topologies },
@@ -412,6 +485,7 @@ const struct test_case hvdrun_local_tests[] = {
 	{ "stopped_rank_is_named_within_the_stall_limit",
 	  test_stopped_rank_is_named_within_the_stall_limit },
 	{ "ctrl_c_ends_every_rank_with_130", test_ctrl_c_ends_every_rank_with_130 },
+	{ "second_ctrl_c_kills_at_once", test_second_ctrl_c_kills_at_once },
 	{ "two_ranks_train_as_one_accumulating_and_resume_bit_exact",
 	  test_two_ranks_train_as_one_accumulating_and_resume_bit_exact },
 	{ NULL, NULL },
