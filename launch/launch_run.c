@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -133,11 +134,14 @@ static void rank_environment(const struct launch_plan *p, int i, int port, const
 /* In the child: its own process group (hvdrun alone hears the terminal's
  * Ctrl-C and passes it on), output to its pipes, placed, then exec. */
 static void start_rank(const struct launch_plan *p, int i, const struct launch_options *o,
-		       int port, const char *secret, int out, int err)
+		       int port, const char *secret, int out, int err, pid_t hvdrun)
 {
 	char why[512];
 	int null = open("/dev/null", O_RDONLY);
 	setpgid(0, 0);
+	/* hvdrun killed (SIGKILL: nothing of it runs): its ranks go too */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != hvdrun)
+		_exit(127);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
@@ -323,9 +327,9 @@ static int spawn(struct job *j, int i, const struct launch_options *o, int port,
 	int out[2], err[2];
 	if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
 		return -1;
-	pid_t pid = fork();
+	pid_t self = getpid(), pid = fork();
 	if (pid == 0)
-		start_rank(j->plan, i, o, port, secret, out[1], err[1]);
+		start_rank(j->plan, i, o, port, secret, out[1], err[1], self);
 	close(out[1]);
 	close(err[1]);
 	if (pid < 0)

@@ -14,7 +14,9 @@
  * grace; SIGINT or SIGTERM to hvdrun does the same to every rank, a
  * second one kills them at once. Exit status: 128 + the signal hvdrun
  * received, whichever rank ended first; else the first failed rank's
- * (its exit status, or 128 + its signal); else 0.
+ * (its exit status, or 128 + its signal); else 0. hvdrun itself killed
+ * (SIGKILL) takes its ranks with it (PR_SET_PDEATHSIG); its secret file
+ * then stays in TMPDIR.
  * What it does not do: decide placement (launch_plan.c) or restart a rank.
  */
 #ifndef HVD_LAUNCH_RUN_H

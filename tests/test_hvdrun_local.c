@@ -344,6 +344,17 @@ static void test_second_ctrl_c_kills_at_once(void)
 	free(prog);
 }
 
+/* hvdrun killed outright: no rank outlives it. */
+static void test_ranks_die_with_a_killed_hvdrun(void)
+{
+	struct test_proc p;
+	if (hvdrun_then("HVD_TIMEOUT_S=60", 2, "", "kill -KILL $h", 10, &p))
+		return;
+	CHECK_MSG(strstr(p.out, "rc=137\n"), "hvdrun: %s\n%s", p.out, test_tail(p.err, 900));
+	CHECK_CONTAINS(p.out, "left=0\n");
+	test_proc_free(&p);
+}
+
 #define TRAIN_ARGS "--data shards --size 32 --threads 1 --loader-threads 1 --optimizer sgd " \
 	"--lr 0.001 --steps 5 --batch 8 --progress-every 1"
 
@@ -486,6 +497,7 @@ const struct test_case hvdrun_local_tests[] = {
 	  test_stopped_rank_is_named_within_the_stall_limit },
 	{ "ctrl_c_ends_every_rank_with_130", test_ctrl_c_ends_every_rank_with_130 },
 	{ "second_ctrl_c_kills_at_once", test_second_ctrl_c_kills_at_once },
+	{ "ranks_die_with_a_killed_hvdrun", test_ranks_die_with_a_killed_hvdrun },
 	{ "two_ranks_train_as_one_accumulating_and_resume_bit_exact",
 	  test_two_ranks_train_as_one_accumulating_and_resume_bit_exact },
 	{ NULL, NULL },
