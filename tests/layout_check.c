@@ -1,6 +1,6 @@
 /* layout_check.c - the repository's dependency rule (HACKING.md,
  * "Layers"), checked on every `#include "..."` of spank/, runtime/,
- * check/ and trainer/ under a root directory:
+ * check/, launch/ and trainer/ under a root directory:
  *   trainer/cmd      -> anything in trainer/ but a backend's own folder
  *   trainer/loop     -> loop, eval, train, backend/ (its own .h), data,
  *                       model, base; only loop/session.c, loop/train_device.c,
@@ -24,6 +24,8 @@
  *                       from any;
  *                       spank/ -> spank only
  *   check/           -> check and runtime/hvd.h (libhvd's public API) only
+ *   launch/          -> launch and spank/'s pure headers (bind.h, options.h,
+ *                       placement.h, topology.h) only
  * backend/hooks.h (the types training and a backend share) includes only libc; only
  * trainer/cmd/ names struct settings (the command line's options: the
  * loops take loop/loop_config.h's configs); and no include cycle (file level). An include resolves like the build's

@@ -7,10 +7,11 @@
 
 #include <stddef.h>
 
-/* Reads every #include "..." of spank/, runtime/ and trainer/ under root.
- * Returns the number of forbidden edges, cycles and trainer/ files
- * outside cmd/ naming struct cli_options (one line each in report,
- * "layout: FILE: includes 'TARGET': RULE"), or -1. */
+/* Reads every #include "..." of spank/, check/, launch/, runtime/ and
+ * trainer/ under root. Returns the number of forbidden edges, cycles and
+ * trainer/ files outside cmd/ (and train/settings.*) naming struct
+ * settings (one line each in report, "layout: FILE: includes 'TARGET':
+ * RULE"), or -1. */
 int layout_check(const char *root, char *report, size_t len);
 
 #endif
