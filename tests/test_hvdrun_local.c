@@ -484,7 +484,43 @@ static void test_emulated_gpus_each_rank_on_its_own(void)
 	free(prog);
 }
 
+/* --resume on another rank count without --accumulate: chexnet keeps
+ * the run's micro-batches per step itself (2 ranks x 1 -> 1 rank x 2:
+ * the bits of a run never stopped), and where no accumulation keeps
+ * them (3 ranks) the change of the global batch is refused as any
+ * other, without --allow-changes. */
+static void test_resume_on_other_ranks_keeps_the_global_batch(void)
+{
+	char cmd[PATH_MAX * 2 + 512], *prog = hvdrun_path();
+	struct test_proc p;
+	if (env_launch_data()) {
+		free(prog);
+		return;
+	}
+	CHECK_INT(train_two("--out whole", ":"), 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' -n 2 -- ./chexnet train " TRAIN_ARGS " --steps 2 "
+		 "--out part > /dev/null 2>&1 && ./chexnet train --resume part --steps 3 --quiet && "
+		 "cp -r part part3 && '%s' -n 3 -- ./chexnet train --resume part3 --steps 1 --quiet",
+		 test_tmpdir(), prog, prog);
+	if (test_run(cmd, 300, &p) == 0) {
+		CHECK_MSG(p.exit_code == 1, "the 3-rank resume: exit %d: %s", p.exit_code,
+			  test_tail(p.err, 900));
+		CHECK_CONTAINS(p.err, "chexnet: --resume: 'part': 1 rank, 2 when it stopped: "
+			       "--accumulate 2 keeps its global batch (2 micro-batches per step)\n");
+		CHECK_CONTAINS(p.err, "'part3': 3 ranks, 1 when it stopped: no --accumulate keeps its 2 "
+			       "micro-batches per step; 1 gives 3, the nearest");
+		CHECK_CONTAINS(p.err, "--allow-changes accepts that");
+		test_proc_free(&p);
+	}
+	double diff = ckpt_max_rel_diff("part", "whole");
+	CHECK_MSG(diff == 0, "2 ranks, then 1 rank resumed: max rel diff %.3g from 2 ranks "
+		  "throughout, want 0", diff);
+	free(prog);
+}
+
 const struct test_case hvdrun_local_tests[] = {
+	{ "resume_on_other_ranks_keeps_the_global_batch",
+	  test_resume_on_other_ranks_keeps_the_global_batch },
 	{ "emulated_gpus_each_rank_on_its_own", test_emulated_gpus_each_rank_on_its_own },
 	{ "a_host_file_goes_to_the_ssh_launcher", test_a_host_file_goes_to_the_ssh_launcher },
 	{ "placement_equals_the_plugins_on_real_topologies",

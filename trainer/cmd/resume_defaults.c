@@ -4,13 +4,18 @@
  * them.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cli.h"
 #include "train/settings.h"
 #include "cmd/resume_defaults.h"
+#include "loop/survivors.h"
 #include "train/run_record.h"
+
+/* The resumed record's rank count, 0 when it names none. */
+static long recorded_ranks;
 
 /* The data: a folder, or synthetic:N (the fingerprint holds N). */
 static int take_data(struct settings *o, const struct run_settings *s)
@@ -50,6 +55,7 @@ int resume_defaults(struct settings *o)
 	static char path[4200];
 	struct trainer_error err = { "" };
 
+	recorded_ranks = 0;
 	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->resume);
 	if (!o->resume || access(path, F_OK) != 0)
 		return 0;   /* a run from before run.json: the flags rule */
@@ -57,7 +63,8 @@ int resume_defaults(struct settings *o)
 		fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
 		return 1;
 	}
-	const char *model = run_settings_get(&s, "model");
+	const char *model = run_settings_get(&s, "model"), *ranks = run_settings_get(&s, "ranks");
+	recorded_ranks = ranks ? strtol(ranks, NULL, 10) : 0;
 	if (model && SETTING_GIVEN(o, model) && strcmp(model, o->model)) {
 		fprintf(stderr, "chexnet: --resume: '%s': model %s -> %s (--model): the run's weights "
 			"cannot load into another model; start a new run\n", o->resume, model, o->model);
@@ -72,4 +79,29 @@ int resume_defaults(struct settings *o)
 		}
 	}
 	return take_data(o, &s) ? 2 : 0;
+}
+
+int resume_keep_global_batch(struct settings *o, int ranks, int say)
+{
+	struct trainer_error err = { "" };
+	int exact = 0;
+
+	if (!o->resume || recorded_ranks <= 0 || recorded_ranks == ranks ||
+	    SETTING_GIVEN(o, accumulate))
+		return 0;
+	long want = recorded_ranks * o->accumulate, k = survivors_accumulate(want, ranks, &exact);
+	if (settings_set_long(o, SETTING_OF(accumulate), k, 0, &err)) {
+		fprintf(stderr, "chexnet: --resume: '%s': %s\n", o->resume, err.msg);
+		return 2;
+	}
+	if (say && exact)
+		fprintf(stderr, "chexnet: --resume: '%s': %d rank%s, %ld when it stopped: --accumulate "
+			"%ld keeps its global batch (%ld micro-batches per step)\n", o->resume, ranks,
+			ranks == 1 ? "" : "s", recorded_ranks, k, want);
+	else if (say)
+		fprintf(stderr, "chexnet: --resume: '%s': %d rank%s, %ld when it stopped: no "
+			"--accumulate keeps its %ld micro-batches per step; %ld gives %ld, the nearest "
+			"(a change of the global batch: --allow-changes)\n", o->resume, ranks,
+			ranks == 1 ? "" : "s", recorded_ranks, want, k, k * ranks);
+	return 0;
 }

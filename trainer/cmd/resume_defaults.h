@@ -18,5 +18,12 @@
  * flags rule, as before), 1 (an unreadable record) or 2 (another
  * --model, or a recorded value no flag accepts), the line printed. */
 int resume_defaults(struct settings *o);
+/* Once the runtime says how many ranks there are: when they differ from
+ * the record's and --accumulate was not given, the accumulation that
+ * keeps the record's micro-batches per step (R x K), or the nearest
+ * (loop/survivors.h's rule), whose change of the global batch then needs
+ * --allow-changes as any other. say: print what was decided (rank 0).
+ * 0, or 2 (printed). */
+int resume_keep_global_batch(struct settings *o, int ranks, int say);
 
 #endif

@@ -15,6 +15,7 @@
 #include "train/stop_signal.h"
 #include "cmd/cli.h"
 #include "cmd/go_on.h"
+#include "cmd/resume_defaults.h"
 #include "cmd/run.h"
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
@@ -48,6 +49,10 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 		int status = r->size ? survivors_after_failed_start(o->out, o->shrink, r->rank, r->size,
 								   &r->saved) : 1;
 		return status;
+	}
+	if (resume_keep_global_batch(o, dist_size(), dist_rank() == 0)) {
+		dist_shutdown();
+		return 2;
 	}
 	if (!o->out && run_name_new(name)) {
 		dist_shutdown();
