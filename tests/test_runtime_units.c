@@ -356,9 +356,9 @@ static void test_plan_cache_follows_a_repeated_sequence(void)
 	CHECK_INT(plan_cursor_next(&pc, &cur, &it[0]).id, -1); /* empty cache */
 	CHECK(plan_cache_can_learn(&pc, it, 3));
 	CHECK_INT((int)plan_cache_learn(&pc, it, 3), 0);
-	CHECK(plan_cache_signature(&pc, 0) == fusion_signature(it, 3));
-	CHECK_INT((int)plan_cache_bytes(&pc, 0), (4 + 8 + 2) * 4);
-	CHECK_INT((int)plan_cache_bytes(&pc, 1), 0); /* unknown */
+	CHECK(plan_cache_entry(&pc, 0)->signature == fusion_signature(it, 3));
+	CHECK_INT((int)plan_cache_entry(&pc, 0)->bytes, (4 + 8 + 2) * 4);
+	CHECK_INT((int)plan_cache_entry(&pc, 1)->bytes, 0); /* unknown */
 	for (int k = 0; k < 3; k++) {
 		struct plan_tag t = plan_cursor_next(&pc, &cur, &it[k]);
 		CHECK(t.id == 0 && t.off == (uint32_t)k);

@@ -65,7 +65,7 @@ struct scan {
  * A complete run extends s. */
 static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s, int *broken)
 {
-	uint32_t n = plan_cache_count(&rt->cache, e->tag.id), k = 0;
+	uint32_t n = plan_cache_entry(&rt->cache, e->tag.id)->count, k = 0;
 	struct entry *x = e, *prev = s->last;
 	int rev = s->rev;
 	for (; x && k < n; prev = x, x = x->next, k++) {
@@ -84,16 +84,15 @@ static uint32_t complete_run(struct runtime *rt, struct entry *e, struct scan *s
 	return n;
 }
 
-/* Whether cached bucket `id` may run fused after `first` (same dtype and
- * op; HVD_FUSION_THRESHOLD bytes in all, *bytes so far). The same on
- * every rank. */
+/* Whether cached bucket `id` may run fused after `first` (fusion_fusable;
+ * HVD_FUSION_THRESHOLD bytes in all, *bytes so far). The same on every
+ * rank. */
 static int mergeable(const struct runtime *rt, int64_t first, int64_t id, uint64_t *bytes)
 {
 	const struct fusion_item *a = plan_cache_item(&rt->cache, first, 0);
 	const struct fusion_item *b = plan_cache_item(&rt->cache, id, 0);
-	uint64_t more = plan_cache_bytes(&rt->cache, id);
-	if (!a || !b || a->dtype != b->dtype || a->op != b->op ||
-	    *bytes + more > rt->set.fusion_threshold_bytes)
+	uint64_t more = plan_cache_entry(&rt->cache, id)->bytes;
+	if (!a || !b || !fusion_fusable(a, b) || *bytes + more > rt->set.fusion_threshold_bytes)
 		return 0;
 	*bytes += more;
 	return 1;
@@ -104,7 +103,7 @@ static int mergeable(const struct runtime *rt, int64_t first, int64_t id, uint64
  * says whether the runs so far lie last first in one buffer. */
 static void vote_following(struct runtime *rt, const struct entry *e, struct scan *s, int64_t *v)
 {
-	uint64_t bytes = plan_cache_bytes(&rt->cache, e->tag.id);
+	uint64_t bytes = plan_cache_entry(&rt->cache, e->tag.id)->bytes;
 	for (int j = 1; j < AGREE_MERGE_MAX && s->last->next; j++) {
 		struct entry *x = s->last->next;
 		struct scan t = *s;
@@ -176,7 +175,7 @@ int agree_wants_wake(struct runtime *rt, const struct entry *e)
 {
 	if (!rt->fast || e->tag.id < 0 || e->seq < rt->fast_pos)
 		return rt->fast;
-	uint32_t n = plan_cache_count(&rt->cache, e->tag.id);
+	uint32_t n = plan_cache_entry(&rt->cache, e->tag.id)->count;
 	if (e->tag.off + 1 >= n) { /* completes a run */
 		rt->run_completed_at = runtime_now();
 		return !rt->waiter_comes;
@@ -281,8 +280,8 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const in
 		cmd->barrier_voted = 1;
 	} else {
 		for (int j = 0; j < agreed; j++)
-			cmd->count += plan_cache_count(&rt->cache, v[2 * j]);
-		cmd->signature = plan_cache_signature(&rt->cache, v[0]);
+			cmd->count += plan_cache_entry(&rt->cache, v[2 * j])->count;
+		cmd->signature = plan_cache_entry(&rt->cache, v[0])->signature;
 	}
 	cmd->reversed = v[VOTE_LAYOUT + agreed - 1] == 1;
 	cmd->chunk_bytes = (uint64_t)v[VOTE_CHUNK];

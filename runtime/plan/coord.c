@@ -155,7 +155,7 @@ enum run_state { RUN_COMPLETE, RUN_PENDING, RUN_BROKEN };
 static enum run_state cached_run(const struct coord *c, const struct plan_cache *pc, size_t i,
 				 int64_t id)
 {
-	uint32_t n = plan_cache_count(pc, id);
+	uint32_t n = plan_cache_entry(pc, id)->count;
 	int pending = 0;
 	for (int r = 0; r < c->size; r++)
 		for (uint32_t k = 0; k < n; k++) {
@@ -183,8 +183,7 @@ static int may_grow(const struct coord *c, const struct fusion_bucket *b, size_t
 	if (e >= live(c, lead))
 		return 1; /* nobody submitted the next one yet */
 	const struct fusion_item *next = item_at(c, lead, e);
-	return next->kind == FUSION_ALLREDUCE && next->dtype == first->dtype &&
-	       next->op == first->op &&
+	return fusion_fusable(first, next) &&
 	       b->bytes + next->count * dtype_size(next->dtype) <= c->threshold_bytes;
 }
 
@@ -237,10 +236,10 @@ int coord_plan(struct coord *c, struct plan_cache *pc, int flush, struct coord_e
 		int64_t id = pc ? cached_start(c, i, ready) : -1;
 		enum run_state st = id >= 0 ? cached_run(c, pc, i, id) : RUN_BROKEN;
 		if (id >= 0 && st == RUN_COMPLETE) {
-			uint32_t cnt = plan_cache_count(pc, id);
-			out[n++] = (struct coord_exec){ c->planned + i, cnt, plan_cache_signature(pc, id),
+			const struct plan_entry *pe = plan_cache_entry(pc, id);
+			out[n++] = (struct coord_exec){ c->planned + i, pe->count, pe->signature,
 							(int32_t)id, 0 };
-			i += cnt;
+			i += pe->count;
 			continue;
 		}
 		if (id >= 0 && st == RUN_PENDING && !flush)

@@ -6,7 +6,7 @@
 
 #include "core/dtype.h"
 
-static int fusable_with(const struct fusion_item *a, const struct fusion_item *b)
+int fusion_fusable(const struct fusion_item *a, const struct fusion_item *b)
 {
 	return a->kind == FUSION_ALLREDUCE && b->kind == FUSION_ALLREDUCE &&
 	       a->dtype == b->dtype && a->op == b->op;
@@ -20,7 +20,7 @@ size_t fusion_plan(const struct fusion_item *items, size_t n,
 		uint64_t bytes = items[i].count * dtype_size(items[i].dtype);
 		struct fusion_bucket *last = nb ? &out[nb - 1] : NULL;
 		int joins = last && threshold_bytes > 0 &&
-			    fusable_with(&items[last->first], &items[i]) &&
+			    fusion_fusable(&items[last->first], &items[i]) &&
 			    last->bytes + bytes <= threshold_bytes;
 		if (joins) {
 			last->count++;

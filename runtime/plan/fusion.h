@@ -37,6 +37,8 @@ struct fusion_bucket {
  * bucket of its own. `out` must have room for n buckets. Returns the count. */
 size_t fusion_plan(const struct fusion_item *items, size_t n,
 		   uint64_t threshold_bytes, struct fusion_bucket *out);
+/* 1 when b may share a's bucket: both allreduces of one dtype and op. */
+int fusion_fusable(const struct fusion_item *a, const struct fusion_item *b);
 
 /* 64-bit FNV-1a over names, counts, dtypes, ops, kinds, roots. Allgather
  * counts are left out: they may differ between ranks. */

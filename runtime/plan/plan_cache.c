@@ -79,7 +79,7 @@ int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items,
 static struct plan_tag follow(const struct plan_cache *pc, struct plan_cursor *cur, int64_t id,
 			      uint32_t off)
 {
-	cur->id = off + 1 < plan_cache_count(pc, id) ? id : -1;
+	cur->id = off + 1 < plan_cache_entry(pc, id)->count ? id : -1;
 	cur->off = off + 1;
 	return (struct plan_tag){ (int32_t)id, off };
 }

@@ -62,29 +62,21 @@ void plan_cache_free(struct plan_cache *pc);
 int plan_cache_can_learn(const struct plan_cache *pc, const struct fusion_item *items, size_t n);
 /* Appends a bucket. Returns its id, or -1 (memory; the caller fails). */
 int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items, uint32_t n);
-/* The item `off` of bucket `id`, NULL when out of range. Inline: the
- * submission and the vote look these up once per tensor per step. */
+/* Bucket `id`'s entry; an unknown id's is all zeros (no tensors). Inline,
+ * as plan_cache_item: the submission and the vote look these up once
+ * per tensor per step. */
+static inline const struct plan_entry *plan_cache_entry(const struct plan_cache *pc, int64_t id)
+{
+	static const struct plan_entry none;
+	return id >= 0 && id < pc->nentries ? &pc->entries[id] : &none;
+}
+
+/* The item `off` of bucket `id`, NULL when out of range. */
 static inline const struct fusion_item *plan_cache_item(const struct plan_cache *pc, int64_t id,
 							 uint32_t off)
 {
-	if (id < 0 || id >= pc->nentries || off >= pc->entries[id].count)
-		return NULL;
-	return &pc->items[pc->entries[id].first_item + off];
-}
-
-static inline uint32_t plan_cache_count(const struct plan_cache *pc, int64_t id)
-{
-	return id >= 0 && id < pc->nentries ? pc->entries[id].count : 0;
-}
-
-static inline uint64_t plan_cache_signature(const struct plan_cache *pc, int64_t id)
-{
-	return id >= 0 && id < pc->nentries ? pc->entries[id].signature : 0;
-}
-
-static inline uint64_t plan_cache_bytes(const struct plan_cache *pc, int64_t id)
-{
-	return id >= 0 && id < pc->nentries ? pc->entries[id].bytes : 0;
+	const struct plan_entry *e = plan_cache_entry(pc, id);
+	return off < e->count ? &pc->items[e->first_item + off] : NULL;
 }
 
 /* Tags a rank's next submission and moves its cursor: continues the
