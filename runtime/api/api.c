@@ -242,7 +242,7 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 static void release(struct runtime *rt, int clean)
 {
 	engine_stop(rt);
-	control_stop(rt, clean);
+	control_stop(rt);
 	vote_close(&rt->vote, clean && !rt->aborted);
 	if (rt->comm.ops && rt->comm.ops->finalize)
 		rt->comm.ops->finalize(rt->comm.ctx, clean && !rt->aborted);
@@ -314,7 +314,7 @@ int hvd_shutdown(void)
 	if (!rt)
 		return api_set_error(HVD_ERR_USAGE, "hvd: hvd_shutdown: 'not initialised': call hvd_init first");
 	engine_stop(rt);
-	control_stop(rt, !rt->aborted);
+	control_stop(rt);
 	int rc = rt->aborted ? rt->error_code : HVD_OK;
 	if (rc)
 		api_set_error(rc, rt->error);

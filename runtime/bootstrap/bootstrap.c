@@ -106,9 +106,7 @@ int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_
 	b->fence_timeout_s = fence_timeout_s;
 	b->size = b->local_size = b->node_count = 1;
 	gethostname(b->hostname, sizeof(b->hostname) - 1);
-	char *dot = strchr(b->hostname, '.');
-	if (dot)
-		*dot = '\0';
+	b->hostname[strcspn(b->hostname, ".")] = '\0';
 	if (bootstrap_decide(environ, &b->mode, err, errlen))
 		return HVD_ERR_BOOTSTRAP;
 	if (b->mode == BOOTSTRAP_SINGLE)

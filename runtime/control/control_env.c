@@ -221,7 +221,7 @@ static void name_unreachable(struct control *c, char *out, size_t len)
 	if (!ranks)
 		return;
 	for (int i = 0; c->peers && i < c->npeers; i++) {
-		int r = rt->boot.rank == 0 ? i : 0;
+		int r = peer_rank(c, i);
 		if (r != rt->boot.rank && !c->peers[i].knows_failure && !c->peers[i].said_bye)
 			ranks[n++] = r;
 	}

@@ -20,11 +20,6 @@
 #include "control/control_state.h"
 #include "observe/report.h"
 
-static int peer_rank(const struct control *c, int i)
-{
-	return c->rt->boot.rank == 0 ? i : 0;
-}
-
 static void dispatch(struct control *c, int i, uint32_t type, const char *payload, uint32_t len)
 {
 	struct runtime *rt = c->rt;
@@ -436,11 +431,11 @@ void *control_main(void *arg)
 	return NULL;
 }
 
-int control_stop(struct runtime *rt, int clean)
+void control_stop(struct runtime *rt)
 {
 	struct control *c = rt->ctl;
 	if (!c)
-		return 0;
+		return;
 	c->stop_deadline = runtime_now() + rt->set.timeout_s;
 	c->stop_requested = 1;
 	control_wake(rt);
@@ -463,5 +458,4 @@ int control_stop(struct runtime *rt, int clean)
 	free(c->nego_open);
 	free(c);
 	rt->ctl = NULL;
-	return 0;
 }

@@ -63,6 +63,12 @@ struct control {
 				 * (a launch without PMIx: control_env.c) */
 };
 
+/* The rank at the other end of peers[i]. */
+static inline int peer_rank(const struct control *c, int i)
+{
+	return c->rt->boot.rank == 0 ? i : 0;
+}
+
 /* Positions rank 0 can have submitted but not planned: each rank's queue
  * is capped at WIRE_MAX_QUEUED, so twice that never wraps onto a live one. */
 #define CTL_NEGO_RING (2 * WIRE_MAX_QUEUED)

@@ -227,8 +227,7 @@ static int env_row_apply(const struct env_row *st, const char *v, struct hvd_set
 static int settings_parse_one(const char *entry, struct hvd_settings *s,
 			      char *err, size_t errlen)
 {
-	const char *eq = strchr(entry, '=');
-	size_t name_len = eq ? (size_t)(eq - entry) : strlen(entry);
+	size_t name_len = strcspn(entry, "=");
 	const struct env_row *st = env_row_find(entry, name_len);
 	if (!st) {
 		const struct env_row *near = env_near_miss(entry, name_len);
@@ -237,7 +236,7 @@ static int settings_parse_one(const char *entry, struct hvd_settings *s,
 					"mean %s?", (int)name_len, entry, near->name);
 		return 0;
 	}
-	const char *value = eq ? eq + 1 : "";
+	const char *value = entry[name_len] ? entry + name_len + 1 : "";
 	char why[160];
 	if (env_row_apply(st, value, s, why, sizeof(why)))
 		return fail_msg(-1, err, errlen, "hvd: %s: '%s': %s (%s)", st->name, value, why,
@@ -285,9 +284,8 @@ int settings_describe(char *const *envp, char *out, size_t outlen)
 	if (outlen)
 		out[0] = '\0';
 	for (size_t i = 0; envp && envp[i]; i++) {
-		const char *eq = strchr(envp[i], '=');
 		const struct env_row *st = strncmp(envp[i], "HVD_", 4) ? NULL
-			: env_row_find(envp[i], eq ? (size_t)(eq - envp[i]) : strlen(envp[i]));
+			: env_row_find(envp[i], strcspn(envp[i], "="));
 		if (!st || st->help == by_plugin)
 			continue;
 		int w = snprintf(out + used, outlen - used, "%s%s", count ? "\n" : "", envp[i]);

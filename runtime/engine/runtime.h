@@ -202,8 +202,8 @@ void runtime_queue_entry(struct runtime *rt, struct entry *e);
  * lie in memory one after another, last first (a bucket of gradients
  * submitted in backward order from one buffer). */
 int entries_reversed(const struct runtime *rt, uint64_t first, uint32_t count);
-/* Says goodbye (clean = no failure) and joins the control thread. */
-int control_stop(struct runtime *rt, int clean);
+/* Says goodbye (a worker, without a failure) and joins the control thread. */
+void control_stop(struct runtime *rt);
 /* After a failure, before the launcher kills the job: rank 0 gives the
  * workers it told a moment to report; a worker tells rank 0 it has. */
 void control_before_launcher_abort(struct runtime *rt);

@@ -226,8 +226,7 @@ int comm_tcp_open(struct comm *c, struct bootstrap *b, const struct auth_key *ke
 	x->size = b->size;
 	int rc = tcp_links_open(&x->links, b, key, ip, deadline, err, errlen);
 	if (rc) {
-		free(x->tmp);
-		free(x);
+		tcp_finalize(x, 0); /* the links are closed already */
 		return rc;
 	}
 	c->ops = &tcp_ops;
