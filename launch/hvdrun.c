@@ -72,13 +72,17 @@ static int usage_error(const char *what, const char *value, const char *why)
 	return 2;
 }
 
-/* A whole decimal number in [lo, hi]. */
-static int number(const char *text, double lo, double hi, double *out)
+/* A decimal number in [lo, hi], digits and one '.' only (no sign, space,
+ * hex or exponent); whole: digits only. */
+static int number(const char *text, int whole, double lo, double hi, double *out)
 {
 	char *end = NULL;
 	errno = 0;
 	double v = text ? strtod(text, &end) : 0;
-	if (!text || !*text || *end || errno || v < lo || v > hi)
+	size_t digits = text ? strspn(text, "0123456789") : 0;
+	if (!text || !digits || (whole && text[digits]) || *end || errno || v < lo || v > hi ||
+	    (text[digits] && (text[digits] != '.' || strspn(text + digits + 1, "0123456789") !=
+			      strlen(text + digits + 1))))
 		return -1;
 	*out = v;
 	return 0;
@@ -116,11 +120,11 @@ static int parse(int argc, char **argv, struct args *a)
 			return -1;
 		}
 		i++;
-		if (!strcmp(opt, "-n") && !number(val, 1, 4096, &v) && v == (int)v)
+		if (!strcmp(opt, "-n") && !number(val, 1, 1, 4096, &v))
 			a->count = (int)v;
-		else if (!strcmp(opt, "-p") && !number(val, 1, 65535, &v) && v == (int)v)
+		else if (!strcmp(opt, "-p") && !number(val, 1, 1, 65535, &v))
 			a->port = (int)v;
-		else if (!strcmp(opt, "-g") && !number(val, 0, 86400, &v))
+		else if (!strcmp(opt, "-g") && !number(val, 0, 0, 86400, &v))
 			a->grace_s = v;
 		else if (!strcmp(opt, "--topology") && val)
 			a->topology = val;

@@ -225,6 +225,10 @@ static void test_refusals_in_one_line(void)
 		  "hvdrun: -n: '': missing: how many ranks on this machine (hvdrun --help)\n" },
 		{ "", "-n 0 --topology %s -- true",
 		  "hvdrun: -n: '0': unknown option, or a value it does not take (hvdrun --help)\n" },
+		{ "", "-n 2.0 --topology %s -- true",
+		  "hvdrun: -n: '2.0': unknown option, or a value it does not take (hvdrun --help)\n" },
+		{ "", "-n 2 -g 1e1 --topology %s -- true",
+		  "hvdrun: -g: '1e1': unknown option, or a value it does not take (hvdrun --help)\n" },
 	};
 	char *prog = hvdrun_path(), *xml = test_path(test_src_dir(), "tests/topo/two-cpu-4gpu.xml");
 	char args[PATH_MAX + 100], cmd[PATH_MAX * 3 + 200];
