@@ -32,10 +32,12 @@ void emu_fail(cudaError_t err, const char *why);
  * counted at the call (a zero-byte copy too), so that a test can hold
  * them against the backend's own count (gpu_launches.h). With
  * HVD_EMU_COUNTS=1 in the environment they are printed when the process
- * exits: "emu: calls: kernels K, cudnn C, cublas B, copies M, finds F"
- * (finds: cuDNN's algorithm-timing Find calls, which run at create). */
+ * exits: "emu: calls: kernels K, cudnn C, cublas B, copies M, finds F,
+ * graphs G" (finds: cuDNN's algorithm-timing Find calls, which run at
+ * create; graphs: cudaGraphLaunch calls; work recorded by a capture is
+ * counted once, when it is recorded). */
 enum emu_call { EMU_CALL_KERNEL, EMU_CALL_CUDNN, EMU_CALL_CUBLAS, EMU_CALL_COPY, EMU_CALL_FIND,
-		EMU_CALL_KINDS };
+		EMU_CALL_GRAPH, EMU_CALL_KINDS };
 void emu_count(enum emu_call k);
 
 #endif

@@ -16,8 +16,17 @@
  *    between host and device takes 2 ms. A copy or kernel enqueued without
  *    the wait it needs reads stale memory.
  *  - Sticky errors: work that fails poisons the context (emu_fail).
- * What it does not do: timing, peer access rules, unified memory, graphs,
- * more than the calls the backend and comm_nccl.c make.
+ *  - Stream capture and graphs: while a stream captures, its work is
+ *    recorded, not run; cudaGraphLaunch runs the recording in order as
+ *    one piece of its stream's work, every time it is launched. What
+ *    CUDA refuses while a capture is on is refused here too, and breaks
+ *    the capture (cudaStreamEndCapture then fails): allocating or freeing
+ *    memory, a blocking copy or fill, waiting for or querying the
+ *    capturing stream or an event recorded inside the capture, and the
+ *    capturing stream waiting for an event recorded outside it. Only
+ *    one-stream captures (no fork and join of other streams).
+ * What it does not do: timing, peer access rules, unified memory, graph
+ * building by nodes, more than the calls the backend and comm_nccl.c make.
  */
 #include <cuda_runtime_api.h>
 
@@ -253,6 +262,9 @@ struct CUstream_st {
 	std::deque<std::function<void()>> queue;
 	bool busy = false, stop = false;
 	std::thread worker;
+	/* While capturing: the recorded work (cudaStreamBeginCapture). */
+	std::unique_ptr<std::vector<std::function<void()>>> capture;
+	bool capture_broken = false;
 
 	void run()
 	{
@@ -310,10 +322,10 @@ static std::atomic<unsigned long> calls[EMU_CALL_KINDS];
 
 static void print_calls(void)
 {
-	fprintf(stderr, "emu: calls: kernels %lu, cudnn %lu, cublas %lu, copies %lu, finds %lu\n",
-		calls[EMU_CALL_KERNEL].load(), calls[EMU_CALL_CUDNN].load(),
+	fprintf(stderr, "emu: calls: kernels %lu, cudnn %lu, cublas %lu, copies %lu, finds %lu, "
+		"graphs %lu\n", calls[EMU_CALL_KERNEL].load(), calls[EMU_CALL_CUDNN].load(),
 		calls[EMU_CALL_CUBLAS].load(), calls[EMU_CALL_COPY].load(),
-		calls[EMU_CALL_FIND].load());
+		calls[EMU_CALL_FIND].load(), calls[EMU_CALL_GRAPH].load());
 }
 
 void emu_count(enum emu_call k)
@@ -334,9 +346,51 @@ void emu_enqueue(cudaStream_t s, enum emu_lock lock, std::function<void()> op)
 		return;
 	}
 	std::lock_guard<std::mutex> hold(s->mu);
+	if (s->capture) {
+		s->capture->push_back([lock, op] { run_now(lock, op); });
+		return;
+	}
 	s->queue.push_back([lock, op] { run_now(lock, op); });
 	s->cv.notify_all();
 }
+
+/* --- what a capture refuses --- */
+
+namespace {
+
+std::atomic<int> captures{0};   /* streams capturing now */
+
+bool capturing(cudaStream_t s)
+{
+	if (!s)
+		return false;
+	std::lock_guard<std::mutex> hold(s->mu);
+	return s->capture != nullptr;
+}
+
+/* Every capture on now is broken by what a capture refuses (CUDA's
+ * global capture mode, the one the backend uses). */
+cudaError_t refused_in_capture(const char *call, cudaError_t err)
+{
+	fprintf(stderr, "emulated CUDA: %s during stream capture: refused, the capture is broken\n",
+		call);
+	std::lock_guard<std::mutex> hold(streams_mu);
+	for (cudaStream_t s : *streams) {
+		std::lock_guard<std::mutex> hold_s(s->mu);
+		if (s->capture)
+			s->capture_broken = true;
+	}
+	return err;
+}
+
+/* An allocation, a free or a blocking copy: refused while any stream captures. */
+cudaError_t unsafe(const char *call)
+{
+	return captures.load() ? refused_in_capture(call, cudaErrorStreamCaptureUnsupported)
+			       : cudaSuccess;
+}
+
+} /* namespace */
 
 int emu_stream_device(cudaStream_t s)
 {
@@ -396,10 +450,26 @@ int emu_pointer_device(const void *p)
 
 extern "C" {
 
-cudaError_t cudaMalloc(void **p, size_t bytes) { return allocate(p, bytes, current_device); }
-cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int) { return allocate(p, bytes, -1); }
-cudaError_t cudaFree(void *p) { return release(p, true); }
-cudaError_t cudaFreeHost(void *p) { return release(p, false); }
+cudaError_t cudaMalloc(void **p, size_t bytes)
+{
+	cudaError_t err = unsafe("cudaMalloc");
+	return err ? err : allocate(p, bytes, current_device);
+}
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int)
+{
+	cudaError_t err = unsafe("cudaHostAlloc");
+	return err ? err : allocate(p, bytes, -1);
+}
+cudaError_t cudaFree(void *p)
+{
+	cudaError_t err = unsafe("cudaFree");
+	return err ? err : release(p, true);
+}
+cudaError_t cudaFreeHost(void *p)
+{
+	cudaError_t err = unsafe("cudaFreeHost");
+	return err ? err : release(p, false);
+}
 /* As the driver: no pointer or no bytes is an invalid value (an H200
  * refused a layer without parameters' 0-byte registration), a range
  * overlapping one registered already is refused, and only a registered
@@ -427,6 +497,8 @@ cudaError_t cudaHostUnregister(void *p)
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, enum cudaMemcpyKind)
 {
+	if (cudaError_t err = unsafe("cudaMemcpy"))
+		return err;
 	if (bytes)  /* CUDA takes 0-byte copies of NULL (a model without parameters) */
 		memmove(dst, src, bytes);
 	return poisoned();
@@ -453,6 +525,8 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, enum cudaM
 
 cudaError_t cudaMemset(void *p, int value, size_t bytes)
 {
+	if (cudaError_t err = unsafe("cudaMemset"))
+		return err;
 	if (bytes)
 		memset(p, value, bytes);
 	return poisoned();
@@ -502,6 +576,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t s)
 
 cudaError_t cudaStreamSynchronize(cudaStream_t s)
 {
+	if (capturing(s))
+		return refused_in_capture("cudaStreamSynchronize of the capturing stream",
+					  cudaErrorStreamCaptureUnsupported);
 	if (s)
 		s->drain();
 	return poisoned();
@@ -511,6 +588,9 @@ cudaError_t cudaStreamQuery(cudaStream_t s)
 {
 	if (poisoned())
 		return poisoned();
+	if (capturing(s))
+		return refused_in_capture("cudaStreamQuery of the capturing stream",
+					  cudaErrorStreamCaptureUnsupported);
 	if (!s)
 		return cudaSuccess;
 	std::lock_guard<std::mutex> hold(s->mu);
@@ -529,6 +609,7 @@ struct event_state {
 	std::mutex mu;
 	std::condition_variable cv;
 	unsigned long recorded = 0, completed = 0;
+	cudaStream_t captured = nullptr;   /* its last record was in this stream's capture */
 
 	void wait_for(unsigned long n)
 	{
@@ -542,6 +623,17 @@ struct event_state {
 struct CUevent_st {
 	std::shared_ptr<event_state> state = std::make_shared<event_state>();
 };
+
+namespace {
+
+/* The stream whose capture recorded e last, or NULL. */
+cudaStream_t captured_in(cudaEvent_t e)
+{
+	std::lock_guard<std::mutex> hold(e->state->mu);
+	return e->state->captured;
+}
+
+} /* namespace */
 
 extern "C" {
 
@@ -557,12 +649,21 @@ cudaError_t cudaEventDestroy(cudaEvent_t e)
 	return poisoned();
 }
 
+/* Inside a capture a record only orders that capture's own work, which
+ * runs in order anyway: it records nothing the host or another stream
+ * could wait for. */
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 {
 	std::shared_ptr<event_state> st = e->state;
 	unsigned long n;
+	if (capturing(s)) {
+		std::lock_guard<std::mutex> hold(st->mu);
+		st->captured = s;
+		return poisoned();
+	}
 	{
 		std::lock_guard<std::mutex> hold(st->mu);
+		st->captured = nullptr;
 		n = ++st->recorded;
 	}
 	emu_enqueue(s, EMU_NO_LOCK, [st, n] {
@@ -575,6 +676,9 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
 
 cudaError_t cudaEventQuery(cudaEvent_t e)
 {
+	if (captured_in(e))
+		return refused_in_capture("cudaEventQuery of an event recorded in a capture",
+					  cudaErrorCapturedEvent);
 	std::lock_guard<std::mutex> hold(e->state->mu);
 	if (poisoned())
 		return poisoned();
@@ -583,6 +687,9 @@ cudaError_t cudaEventQuery(cudaEvent_t e)
 
 cudaError_t cudaEventSynchronize(cudaEvent_t e)
 {
+	if (captured_in(e))
+		return refused_in_capture("cudaEventSynchronize of an event recorded in a capture",
+					  cudaErrorCapturedEvent);
 	unsigned long n;
 	{
 		std::lock_guard<std::mutex> hold(e->state->mu);
@@ -593,17 +700,122 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e)
 }
 
 /* The stream waits for the work the event's latest record captured (at
- * this call, as CUDA documents); later records do not move it. */
+ * this call, as CUDA documents); later records do not move it. A
+ * capturing stream may wait only for its own capture's records (a
+ * no-op: its work runs in order); waiting for work outside the capture,
+ * or another stream waiting for a captured record (CUDA's join of a
+ * second stream into the capture, not emulated), is refused. */
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned int)
 {
 	std::shared_ptr<event_state> st = e->state;
 	unsigned long n;
+	cudaStream_t in = captured_in(e);
+	if (in)
+		return in == s ? poisoned()
+			       : refused_in_capture("cudaStreamWaitEvent for an event recorded in "
+						    "another stream's capture",
+						    cudaErrorStreamCaptureIsolation);
 	{
 		std::lock_guard<std::mutex> hold(st->mu);
 		n = st->recorded;
 	}
+	if (n && capturing(s))
+		return refused_in_capture("cudaStreamWaitEvent of a capturing stream for work "
+					  "outside the capture", cudaErrorStreamCaptureIsolation);
 	if (n)
 		emu_enqueue(s, EMU_NO_LOCK, [st, n] { st->wait_for(n); });
+	return poisoned();
+}
+
+/* --- stream capture and graphs --- */
+
+} /* extern "C" */
+
+struct CUgraph_st {
+	std::vector<std::function<void()>> work;
+};
+
+struct CUgraphExec_st {
+	std::shared_ptr<const std::vector<std::function<void()>>> work;
+};
+
+extern "C" {
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode)
+{
+	if (!s)
+		return cudaErrorStreamCaptureUnsupported;
+	std::lock_guard<std::mutex> hold(s->mu);
+	if (s->capture)
+		return cudaErrorIllegalState;
+	s->capture.reset(new std::vector<std::function<void()>>);
+	s->capture_broken = false;
+	captures++;
+	return poisoned();
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph)
+{
+	*graph = nullptr;
+	if (!s)
+		return cudaErrorIllegalState;
+	std::unique_ptr<std::vector<std::function<void()>>> work;
+	bool broken;
+	{
+		std::lock_guard<std::mutex> hold(s->mu);
+		if (!s->capture)
+			return cudaErrorIllegalState;
+		work = std::move(s->capture);
+		broken = s->capture_broken;
+	}
+	captures--;
+	if (broken)
+		return cudaErrorStreamCaptureInvalidated;
+	*graph = new CUgraph_st{ std::move(*work) };
+	return poisoned();
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status)
+{
+	*status = capturing(s) ? cudaStreamCaptureStatusActive : cudaStreamCaptureStatusNone;
+	return poisoned();
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long)
+{
+	if (!graph)
+		return cudaErrorInvalidValue;
+	*exec = new CUgraphExec_st{
+		std::make_shared<const std::vector<std::function<void()>>>(graph->work) };
+	return poisoned();
+}
+
+/* The whole recording, in order, as one piece of the stream's work. */
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s)
+{
+	if (!exec)
+		return cudaErrorInvalidValue;
+	if (capturing(s))
+		return refused_in_capture("cudaGraphLaunch into a capture (not emulated)",
+					  cudaErrorStreamCaptureUnsupported);
+	emu_count(EMU_CALL_GRAPH);
+	std::shared_ptr<const std::vector<std::function<void()>>> work = exec->work;
+	emu_enqueue(s, EMU_NO_LOCK, [work] {
+		for (const std::function<void()> &op : *work)
+			op();
+	});
+	return poisoned();
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
+	delete exec;   /* a launch still queued holds its own reference */
+	return poisoned();
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+	delete graph;
 	return poisoned();
 }
 
