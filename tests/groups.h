@@ -115,6 +115,7 @@ extern const struct test_case gpu_ops_tests[];
 extern const struct test_case gpu_emu_tests[];
 extern const struct test_case gpu_emulated_tests[];
 extern const struct test_case gpu_layers_tests[];
+extern const struct test_case gpu_graph_tests[];
 #endif
 
 /* Rows name the fields they use; the ISA-capped variants add env,
@@ -237,6 +238,7 @@ static const struct test_group test_groups[] = {
 	{ "gpu-ops", gpu_ops_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "gpu-emu", gpu_emu_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "gpu-layers", gpu_layers_tests, TEST_NEEDS_NOTHING, 300, 0, .slow = 1 },
+	{ "gpu-graph", gpu_graph_tests, TEST_NEEDS_NOTHING, 300, 0 },
 #endif
 	{ "data-formats", data_formats_tests, TEST_NEEDS_NOTHING, 120, 0 },
 	{ "data-loader", data_loader_tests, TEST_NEEDS_NOTHING, 120, 0 },

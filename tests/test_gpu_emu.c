@@ -294,13 +294,16 @@ static void optim_case(enum optim_kind kind)
 		for (int i = 0; i < COUNT; i++)
 			g[i] = (float)rng_normal(&r);
 		optim_step(&o, p_ref, g, 1e-2);
+		float values[2];
 		if (kind == OPTIM_ADAM) {
 			struct gpu_adam_args a = { 1e-2f, (float)cfg.beta1, (float)cfg.beta2,
 						   (float)cfg.eps, (float)cfg.weight_decay, step };
-			CHECK_INT(gpu_emu.adam(0, p_gpu, g, m, v, COUNT, a), 0);
+			CHECK_INT(gpu_adam_values(a, values), 0);
+			CHECK_INT(gpu_emu.adam(0, p_gpu, g, m, v, COUNT, a, values), 0);
 		} else {
-			CHECK_INT(gpu_emu.sgd(0, p_gpu, g, m, COUNT, 1e-2f, (float)cfg.momentum,
-					      (float)cfg.weight_decay, step == 1), 0);
+			gpu_sgd_values(1e-2f, step == 1, values);
+			CHECK_INT(gpu_emu.sgd(0, p_gpu, g, m, COUNT, (float)cfg.momentum,
+					      (float)cfg.weight_decay, values), 0);
 		}
 	}
 	CHECK_CLOSE(p_gpu, p_ref, COUNT, 1e-6, kind == OPTIM_ADAM ? "adam" : "sgd");

@@ -4,7 +4,8 @@
  * is; its kernels from tests/gpu_emu's CPU emulation of the launch model,
  * the CUDA runtime, cuDNN and cuBLAS from tests/gpu_emu/fake_cuda.cpp),
  * then runs that build's gpu-ops, gpu-layers (every layer kind against
- * ref in fp32, bf16 and fp16), trainer-loss (the loss kept on the
+ * ref in fp32, bf16 and fp16), gpu-graph (the step as a CUDA graph),
+ * trainer-loss (the loss kept on the
  * device), slurm-e2e-gpu (2 ranks on 2 emulated GPUs over the emulated
  * NCCL on that build's own test cluster) and env-launch's NCCL shrink
  * cases (shrink, a spare's grow) and hvdrun -n 4 on an emulated 4-GPU
@@ -83,6 +84,7 @@ static void emulated_group(const char *group, int want_passed)
 
 static void test_gpu_ops_on_emulated_device(void) { emulated_group("gpu-ops", 4); }
 static void test_gpu_layers_on_emulated_device(void) { emulated_group("gpu-layers", 46); }
+static void test_gpu_graph_on_emulated_device(void) { emulated_group("gpu-graph", 5); }
 static void test_trainer_loss_on_emulated_device(void) { emulated_group("trainer-loss", 13); }
 
 /* The distributed GPU path on the emulated build's own test cluster:
@@ -130,6 +132,7 @@ const struct test_case gpu_emulated_tests[] = {
 	{ "emulated_device_builds", test_emulated_device_builds },
 	{ "gpu_ops_on_emulated_device", test_gpu_ops_on_emulated_device },
 	{ "gpu_layers_on_emulated_device", test_gpu_layers_on_emulated_device },
+	{ "gpu_graph_on_emulated_device", test_gpu_graph_on_emulated_device },
 	{ "trainer_loss_on_emulated_device", test_trainer_loss_on_emulated_device },
 	{ "slurm_gpu_on_emulated_device", test_slurm_gpu_on_emulated_device },
 	{ "slurm_gpu_on_emulated_device_under_stress", test_slurm_gpu_on_emulated_device_under_stress },

@@ -621,7 +621,7 @@ static void optimizer_vs_host(enum optim_kind kind)
 	struct optim o;
 	struct trainer_error err = { "" };
 	float p[COUNT], g[COUNT], got[COUNT];
-	float *dp = NULL, *dg = NULL, *dm = NULL, *dv = NULL;
+	float *dp = NULL, *dg = NULL, *dm = NULL, *dv = NULL, *dvalues = NULL, values[2];
 	struct rng r;
 
 	NEED_DEVICE();
@@ -638,16 +638,22 @@ static void optimizer_vs_host(enum optim_kind kind)
 	CHECK(cudaMalloc((void **)&dp, sizeof(p)) == cudaSuccess &&
 	      cudaMalloc((void **)&dg, sizeof(g)) == cudaSuccess &&
 	      cudaMalloc((void **)&dm, sizeof(p)) == cudaSuccess &&
-	      cudaMalloc((void **)&dv, sizeof(p)) == cudaSuccess);
+	      cudaMalloc((void **)&dv, sizeof(p)) == cudaSuccess &&
+	      cudaMalloc((void **)&dvalues, sizeof(values)) == cudaSuccess);
 	CHECK(cudaMemcpy(dp, p, sizeof(p), cudaMemcpyHostToDevice) == cudaSuccess);
 	CHECK(cudaMemcpy(dg, g, sizeof(g), cudaMemcpyHostToDevice) == cudaSuccess);
 	CHECK(cudaMemset(dm, 0, sizeof(p)) == cudaSuccess && cudaMemset(dv, 0, sizeof(p)) == cudaSuccess);
 	for (int step = 1; step <= STEPS; step++) {
 		struct gpu_adam_args a = { 1e-3f, (float)cfg.beta1, (float)cfg.beta2, (float)cfg.eps,
 					   (float)cfg.weight_decay, step };
-		cudaError_t rc = kind == OPTIM_ADAM ? gpu_k_adam(0, dp, dg, dm, dv, COUNT, a)
-			: gpu_k_sgd(0, dp, dg, dm, COUNT, 1e-3f, (float)cfg.momentum,
-				    (float)cfg.weight_decay, step == 1);
+		if (kind == OPTIM_ADAM)
+			CHECK_INT(gpu_adam_values(a, values), 0);
+		else
+			gpu_sgd_values(1e-3f, step == 1, values);
+		CHECK(cudaMemcpy(dvalues, values, sizeof(values), cudaMemcpyHostToDevice) == cudaSuccess);
+		cudaError_t rc = kind == OPTIM_ADAM ? gpu_k_adam(0, dp, dg, dm, dv, COUNT, a, dvalues)
+			: gpu_k_sgd(0, dp, dg, dm, COUNT, (float)cfg.momentum, (float)cfg.weight_decay,
+				    dvalues);
 		CHECK_MSG(rc == cudaSuccess, "step %d: %s", step, cudaGetErrorString(rc));
 		optim_step(&o, p, g, 1e-3);
 	}
@@ -657,6 +663,7 @@ static void optimizer_vs_host(enum optim_kind kind)
 	cudaFree(dg);
 	cudaFree(dm);
 	cudaFree(dv);
+	cudaFree(dvalues);
 	optim_free(&o);
 }
 

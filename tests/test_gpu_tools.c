@@ -28,7 +28,7 @@ static void test_run_sh_selection_is_real(void)
 	char cmd[4200];
 	struct test_proc p;
 	const char *groups[] = { "gpu-unit: ", "gpu-audit: ", "gpu-train: ", "gpu-emu: ", "gpu-ops: ",
-				 "gpu-layers: ", "trainer-loss gpu_: ", NULL };
+				 "gpu-layers: ", "gpu-graph: ", "trainer-loss gpu_: ", NULL };
 
 	snprintf(cmd, sizeof(cmd), "tests/gpu/run.sh --build '%s' --list", test_build_dir());
 	script(cmd, &p);

@@ -138,7 +138,7 @@ export bundle build work REF_SEEDS
 export -f nccl_calls reference profile loader
 echo "lease.sh: bundle $(sed -n 's/^commit[: ]*//p' "$bundle/MANIFEST" | head -1), $(nproc) CPUs, budget $budget s"
 step groups "device groups" 60 200 env RUN_LOGS="$work/run" tests/gpu/run.sh --prefix "$bundle" --no-bench \
-	--only gpu-ops --only gpu-layers --only 'trainer-loss gpu_'
+	--only gpu-ops --only gpu-layers --only gpu-graph --only 'trainer-loss gpu_'
 step nccl "NCCL calls" 20 45 bash -c nccl_calls
 step reference "reference run" 60 160 bash -c reference
 step bench "bench beside PyTorch" 90 220 env BATCHES="${BATCHES:-64}" \

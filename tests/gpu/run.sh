@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/gpu/run.sh - for a GPU node: probe the machine (GPU, driver, CUDA,
 # where cuDNN/NCCL/cuBLAS are), run the gpu test groups (gpu-unit,
-# gpu-audit, gpu-train and gpu-emu on the CPU; gpu-ops, gpu-layers
+# gpu-audit, gpu-train and gpu-emu on the CPU; gpu-ops, gpu-layers, gpu-graph
 # against the ref backend and trainer-loss's gpu cases on the GPU; as
 # root with the Slurm packages, slurm-e2e-gpu on the test's own cluster,
 # whose 2-GPU cases skip on a 1-GPU node), a one-rank NCCL training job
@@ -52,7 +52,7 @@ fi
 if [ ${#only[@]} -gt 0 ]; then
 	runs=("${only[@]}")
 else
-	runs=(gpu-unit gpu-audit gpu-train gpu-emu gpu-ops gpu-layers "trainer-loss gpu_")
+	runs=(gpu-unit gpu-audit gpu-train gpu-emu gpu-ops gpu-layers gpu-graph "trainer-loss gpu_")
 	if [ "$(id -u)" = 0 ] && command -v slurmctld > /dev/null; then
 		runs+=(slurm-e2e-gpu)
 	else

@@ -91,6 +91,7 @@ struct backend_options {
 				   only emulates (slower than fp32) */
 	enum conv_algorithms conv_algorithms;
 	enum gpu_layout gpu_layout;
+	int cuda_graph;         /* gpu training step as one CUDA graph (gpu_train.h) */
 	const char *algo_cache_dir;  /* where timed choices are kept (NULL: not kept) */
 	struct backend_share share;
 };

@@ -11,7 +11,7 @@ struct session_config session_config_of(const struct settings *o)
 		.precision = o->precision, .precision_auto = o->precision_auto,
 		.batch = o->batch, .size = o->size, .threads = o->threads, .seed = o->seed,
 		.memory_efficient = o->memory_efficient, .conv_algorithms = o->conv_algorithms,
-		.gpu_layout = o->gpu_layout,
+		.gpu_layout = o->gpu_layout, .cuda_graph = o->cuda_graph,
 	};
 }
 

@@ -33,6 +33,7 @@ struct session_config {
 	int memory_efficient;
 	enum conv_algorithms conv_algorithms;
 	enum gpu_layout gpu_layout;
+	int cuda_graph;             /* the training step as one CUDA graph (gpu) */
 	int params_given;           /* a checkpoint or rank 0 gives every parameter:
 				       no initialisation (zeros until then) */
 };

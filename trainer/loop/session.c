@@ -71,6 +71,7 @@ int session_open(struct session *s, const struct session_config *c)
 		.max_batch = (int)c->batch, .precision = c->precision,
 		.threads = (int)c->threads, .memory_efficient = c->memory_efficient,
 		.conv_algorithms = c->conv_algorithms, .gpu_layout = c->gpu_layout,
+		.cuda_graph = c->cuda_graph,
 		.algo_cache_dir = algo_cache_dir(),
 		.share = algo_share(),
 	};

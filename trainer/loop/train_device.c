@@ -55,6 +55,11 @@ int train_device_open(struct train_device *tg, struct session *s, const struct o
 	tg->world = dist_size();
 	tg->quiet = quiet;
 	tg->gpu = strcmp(s->ops->name, "gpu") == 0;  /* session_open refused nccl without it */
+	if (tg->gpu && tg->world > 1 && gpu_train_graphs(s->backend)) {
+		fprintf(stderr, "chexnet: --cuda-graph: 'on': %d ranks: a graph holds one rank's "
+			"step (give --cuda-graph off)\n", tg->world);
+		return -1;
+	}
 	if (!tg->gpu || (tg->world > 1 && !dist_device_buffers()))
 		return 0;  /* host gradients: the mpi path, unchanged */
 	return open_device(tg, o, sync, accumulate);

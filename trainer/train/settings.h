@@ -49,6 +49,7 @@ struct settings {
 	int precision_auto;
 	enum conv_algorithms conv_algorithms; /* --conv-algorithms (gpu) */
 	enum gpu_layout gpu_layout;           /* --gpu-layout (gpu) */
+	int cuda_graph;                       /* --cuda-graph (gpu): 0 off, 1 on */
 	long batch, size, threads;
 	long stored_size;           /* eval/predict/locate: the checkpoint's view (0: the source's) */
 	int aspect;                 /* enum image_aspect, likewise (0: pad) */

@@ -24,7 +24,7 @@ $(B)/obj/trainer/backend/registry.o: $(B)/config.mk
 
 ifeq ($(HAVE_CUDA)$(HAVE_CUDNN)$(HAVE_CUBLAS),111)
 GPU_BACKEND_SRCS += trainer/backend/gpu/gpu_check.c trainer/backend/gpu/gpu_backend.c \
-	trainer/backend/gpu/gpu_input.c trainer/backend/gpu/gpu_step.c trainer/backend/gpu/gpu_table.c \
+	trainer/backend/gpu/gpu_input.c trainer/backend/gpu/gpu_step.c trainer/backend/gpu/gpu_graph.c trainer/backend/gpu/gpu_table.c \
 	trainer/backend/gpu/conv.c trainer/backend/gpu/conv_algos.c trainer/backend/gpu/conv_algos_start.c \
 	trainer/backend/gpu/linear.c trainer/backend/gpu/batchnorm.c \
 	trainer/backend/gpu/pooling.c trainer/backend/gpu/eltwise.c trainer/backend/gpu/gpu_report.c \
@@ -49,7 +49,7 @@ $(B)/obj/trainer/backend/gpu/%.o: trainer/backend/gpu/%.cu
 
 # backend.c registers backend_gpu_ops; the tests run the gpu groups.
 REGISTRY_DEFS += -DHAVE_GPU_BACKEND
-TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c tests/test_gpu_emu.c \
+TEST_SRCS += tests/test_gpu_ops.c tests/test_gpu_layers.c tests/test_gpu_graph.c tests/test_gpu_emu.c \
 	tests/test_gpu_emulated.c
 
 # The kernels on the CPU (group gpu-emu, tests/gpu_emu): each .cu with its

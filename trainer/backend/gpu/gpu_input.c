@@ -72,7 +72,13 @@ int gpu_backend_prefetch(struct backend *b, const struct batch *batch, int count
 	return 0;
 }
 
-static int normalise(struct backend *b, int count, struct trainer_error *err)
+int gpu_input_before(struct backend *b, int slot, struct trainer_error *err)
+{
+	GPU_CUDA(cudaStreamWaitEvent(b->stream, b->images_copied[slot], 0));
+	return 0;
+}
+
+int gpu_input_normalise(struct backend *b, int slot, struct trainer_error *err)
 {
 	const struct model_tensor *t = input_tensor(b);
 	struct tensor_slice all = { b->m->desc.input_tensor, 0, t->channels };
@@ -81,12 +87,16 @@ static int normalise(struct backend *b, int count, struct trainer_error *err)
 
 	memcpy(k.mean, input_norm_mean, sizeof(k.mean));
 	memcpy(k.std, input_norm_std, sizeof(k.std));
-	if (gpu_input_geometry_init(&g, count, t->height, t->height, NULL, err))
+	if (gpu_input_geometry_init(&g, b->count, t->height, t->height, NULL, err))
 		return -1;
-	GPU_CUDA(cudaStreamWaitEvent(b->stream, b->images_copied[b->slot], 0));
-	GPU_CUDA(gpu_k_input_images(b->stream, b->dt, gpu_region(b, &b->plan.images[b->slot]), &g,
+	GPU_CUDA(gpu_k_input_images(b->stream, b->dt, gpu_region(b, &b->plan.images[slot]), &g,
 				    NULL, k, gpu_slice(b, &all, 0)));
-	GPU_CUDA(cudaEventRecord(b->images_used[b->slot], b->stream));
+	return 0;
+}
+
+int gpu_input_after(struct backend *b, int slot, struct trainer_error *err)
+{
+	GPU_CUDA(cudaEventRecord(b->images_used[slot], b->stream));
 	return 0;
 }
 
@@ -103,17 +113,16 @@ static int load_floats(struct backend *b, const float *x, struct trainer_error *
 	return 0;
 }
 
-/* Sets b->count and fills the input tensor. */
-int gpu_input_load(struct backend *b, const struct backend_input *in, struct trainer_error *err)
+/* The pixels of in->images in b->slot's device buffer (or on their
+ * way there); sets b->count. */
+int gpu_input_stage(struct backend *b, const struct backend_input *in, struct trainer_error *err)
 {
-	if (!in->images == !in->x)
-		return trainer_error_set(err, "gpu: input: need exactly one of images and x");
 	if (in->count < 1 || in->count > b->opt.max_batch)
 		return trainer_error_set(err, "gpu: batch of %d: must be 1..%d", in->count,
 					 b->opt.max_batch);
 	b->count = in->count;
 	if (in->x)
-		return load_floats(b, in->x, err);
+		return 0;
 	if (check_images(b, in->images, in->count, err))
 		return -1;
 	if (b->prefetched != in->images || b->prefetched_count != in->count) {
@@ -122,7 +131,20 @@ int gpu_input_load(struct backend *b, const struct backend_input *in, struct tra
 			return -1;
 	}
 	b->prefetched = NULL;
-	return normalise(b, in->count, err);
+	return 0;
+}
+
+/* Sets b->count and fills the input tensor. */
+int gpu_input_load(struct backend *b, const struct backend_input *in, struct trainer_error *err)
+{
+	if (!in->images == !in->x)
+		return trainer_error_set(err, "gpu: input: need exactly one of images and x");
+	if (gpu_input_stage(b, in, err))
+		return -1;
+	if (in->x)
+		return load_floats(b, in->x, err);
+	return gpu_input_before(b, b->slot, err) || gpu_input_normalise(b, b->slot, err) ||
+	       gpu_input_after(b, b->slot, err) ? -1 : 0;
 }
 
 int gpu_io_upload(struct backend *b, const void *host, size_t bytes, struct trainer_error *err)

@@ -37,6 +37,13 @@ struct gpu_layer {
 	cudaEvent_t grads_done;                /* layers with parameters */
 };
 
+/* One image slot's training step as a CUDA graph (gpu_graph.c): the
+ * shape it was captured for; seen: the shape's first step ran uncaptured. */
+struct gpu_step_graph {
+	cudaGraphExec_t exec;
+	int count, weights, seen;
+};
+
 struct backend {
 	struct model *m;
 	struct backend_options opt;
@@ -83,6 +90,13 @@ struct backend {
 	double *host_loss_acc;                 /* pinned: the running sum, read by loss_take */
 	cudaEvent_t loss_in_copied;
 	int loss_state;                        /* host_loss.h's rules */
+	int loss_weights;                      /* the last loss had w+ (1), w- (2) */
+	/* --cuda-graph on (gpu_graph.c): a training step's device work waits
+	 * for the optimizer call, then runs as its slot's graph */
+	int graphs;                            /* training steps are deferred */
+	int deferred;                          /* forward, loss, backward staged */
+	int step_slot;                         /* the deferred step's image slot */
+	struct gpu_step_graph step_graph[2];   /* by image slot */
 	/* health (gpu_report.c): NVML opened on first use */
 	struct gpu_nvml *nvml;
 	int nvml_failed;
@@ -196,14 +210,44 @@ int gpu_params_download(struct backend *b, float *host, const float *dev, size_t
 int gpu_layer_grads_download(struct backend *b, const struct model_layer *ml, float *host,
 			     const float *dev, struct trainer_error *err);
 
-/* gpu_loss.c: backend.h's loss ops, and the hooks forward/backward call. */
+/* gpu_input.c, for deferred steps: stage: the batch on its way to the
+ * device (sets b->count and b->slot, which the next prefetch moves on);
+ * before: the compute stream waits for slot's upload; normalise: the
+ * kernel that fills the input tensor from slot; after: slot's image
+ * buffer may be reused. */
+int gpu_input_stage(struct backend *b, const struct backend_input *in, struct trainer_error *err);
+int gpu_input_before(struct backend *b, int slot, struct trainer_error *err);
+int gpu_input_normalise(struct backend *b, int slot, struct trainer_error *err);
+int gpu_input_after(struct backend *b, int slot, struct trainer_error *err);
+
+/* gpu_loss.c: backend.h's loss ops, and the hooks forward/backward call.
+ * A deferred step's loss (b->deferred) only stages the labels; queue
+ * puts their upload and the loss on the stream (inside the step's
+ * graph), after records that the pinned labels may be written again. */
 int gpu_loss_setup(struct backend *b, struct trainer_error *err);
 void gpu_loss_teardown(struct backend *b);
 void gpu_loss_forwarded(struct backend *b, int kept);  /* kept: training with y NULL */
 int gpu_loss(struct backend *b, const float *labels, const float *w_pos, const float *w_neg,
 	     struct trainer_error *err);
+int gpu_loss_queue(struct backend *b, struct trainer_error *err);
+int gpu_loss_after(struct backend *b, struct trainer_error *err);
 const float *gpu_loss_device_dy(struct backend *b, struct trainer_error *err);
 int gpu_loss_take(struct backend *b, double *sum, long *batches, struct trainer_error *err);
+
+/* gpu_step.c: a deferred step's device work (forward, loss, backward,
+ * then optim(ctx)), queued at the optimizer call as one graph
+ * (gpu_graph_run). */
+int gpu_step_run_deferred(struct backend *b, int (*optim)(void *ctx, struct trainer_error *err),
+			  void *ctx, struct trainer_error *err);
+
+/* gpu_graph.c: queue(ctx)'s work on b->stream as the graph of b->step_slot:
+ * run uncaptured on a shape's first step (lazy set-up, such as cuBLAS's
+ * handle, stays out of the capture), captured on its second, replayed
+ * after; a new shape (batch, loss weights) captures again. drop: every
+ * graph destroyed (before what they point into is freed). */
+int gpu_graph_run(struct backend *b, int (*queue)(void *ctx, struct trainer_error *err),
+		  void *ctx, struct trainer_error *err);
+void gpu_graph_drop(struct backend *b);
 
 /* backend/gpu/conv_algos.c: one direction's algorithm for layer l at batch
  * n (timed while b->timing, else heuristics; remembered in b->algos);

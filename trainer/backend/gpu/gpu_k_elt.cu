@@ -253,10 +253,13 @@ extern "C" cudaError_t gpu_k_bias_grad(cudaStream_t s, enum gpu_dtype dt, struct
 	return cudaGetLastError();
 }
 
-/* As trainer/train/optim.c: p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps). */
+/* As trainer/train/optim.c: p -= lr/bc1 * m / (sqrt(v)/sqrt(bc2) + eps),
+ * values = { lr/bc1, sqrt(bc2) } (gpu_adam_values). */
 __global__ void adam_kernel(float *p, const float *g, float *m, float *v, long long count,
-			    struct gpu_adam_args a, float step, float sqrt_bc2)
+			    struct gpu_adam_args a, const float *values)
 {
+	float step = values[0], sqrt_bc2 = values[1];
+
 	GPU_K_FOR(i, count) {
 		float grad = g[i] + a.weight_decay * p[i];
 		m[i] = a.beta1 * m[i] + (1.0f - a.beta1) * grad;
@@ -266,21 +269,24 @@ __global__ void adam_kernel(float *p, const float *g, float *m, float *v, long l
 }
 
 extern "C" cudaError_t gpu_k_adam(cudaStream_t s, float *param, const float *grad, float *m,
-				  float *v, size_t count, struct gpu_adam_args a)
+				  float *v, size_t count, struct gpu_adam_args a,
+				  const float *values)
 {
-	if (a.step < 1)
+	if (!values)
 		return cudaErrorInvalidValue;
-	double bc1 = 1.0 - pow((double)a.beta1, (double)a.step);
-	double bc2 = 1.0 - pow((double)a.beta2, (double)a.step);
-	adam_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, m, v, (long long)count, a, (float)(a.lr / bc1), (float)sqrt(bc2));
+	adam_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, m, v, (long long)count, a, values);
 	gpu_launch_note(GPU_LAUNCH_KERNEL);
 	return cudaGetLastError();
 }
 
-/* torch.optim.SGD: the first step sets buf = g (no dampening). */
-__global__ void sgd_kernel(float *p, const float *g, float *buf, long long count, float lr,
-			   float momentum, float weight_decay, int first_step)
+/* torch.optim.SGD: the first step sets buf = g (no dampening);
+ * values = { lr, first step } (gpu_sgd_values). */
+__global__ void sgd_kernel(float *p, const float *g, float *buf, long long count,
+			   float momentum, float weight_decay, const float *values)
 {
+	float lr = values[0];
+	int first_step = values[1] != 0.0f;
+
 	GPU_K_FOR(i, count) {
 		float grad = g[i] + weight_decay * p[i];
 		if (momentum != 0.0f) {
@@ -292,12 +298,12 @@ __global__ void sgd_kernel(float *p, const float *g, float *buf, long long count
 }
 
 extern "C" cudaError_t gpu_k_sgd(cudaStream_t s, float *param, const float *grad,
-				 float *momentum_buf, size_t count, float lr, float momentum,
-				 float weight_decay, int first_step)
+				 float *momentum_buf, size_t count, float momentum,
+				 float weight_decay, const float *values)
 {
-	if (momentum != 0.0f && !momentum_buf)
+	if ((momentum != 0.0f && !momentum_buf) || !values)
 		return cudaErrorInvalidValue;
-	sgd_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, momentum_buf, (long long)count, lr, momentum, weight_decay, first_step);
+	sgd_kernel<<<grid_for((long long)count), GPU_K_THREADS, 0, s>>>(param, grad, momentum_buf, (long long)count, momentum, weight_decay, values);
 	gpu_launch_note(GPU_LAUNCH_KERNEL);
 	return cudaGetLastError();
 }

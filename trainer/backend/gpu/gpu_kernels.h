@@ -25,6 +25,7 @@
 #ifndef HVD_TRAINER_GPU_KERNELS_H
 #define HVD_TRAINER_GPU_KERNELS_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -114,15 +115,36 @@ cudaError_t gpu_k_bias_grad(cudaStream_t s, enum gpu_dtype dt, struct gpu_view d
 
 /* Optimizer updates on fp32 master weights, torch.optim semantics:
  * weight decay added to the gradient (L2), Adam with bias correction
- * (step counts from 1), SGD with momentum buffer buf = m*buf + g. */
+ * (step counts from 1), SGD with momentum buffer buf = m*buf + g. What
+ * changes from step to step (the learning rate, the bias correction,
+ * SGD's first step) the kernels read from `values` in device memory at
+ * run time, so a captured step (a CUDA graph) replays with each step's
+ * own: 2 floats written by gpu_adam_values / gpu_sgd_values. */
 struct gpu_adam_args {
 	float lr, beta1, beta2, eps, weight_decay;
 	long long step;
 };
+/* lr / (1 - beta1^t), sqrt(1 - beta2^t); -1 for a step below 1. */
+static inline int gpu_adam_values(struct gpu_adam_args a, float values[2])
+{
+	if (a.step < 1)
+		return -1;
+	double bc1 = 1.0 - pow((double)a.beta1, (double)a.step);
+	double bc2 = 1.0 - pow((double)a.beta2, (double)a.step);
+	values[0] = (float)(a.lr / bc1);
+	values[1] = (float)sqrt(bc2);
+	return 0;
+}
+/* lr, and 1 on the first step (buf = g), else 0. */
+static inline void gpu_sgd_values(float lr, int first_step, float values[2])
+{
+	values[0] = lr;
+	values[1] = first_step ? 1.0f : 0.0f;
+}
 cudaError_t gpu_k_adam(cudaStream_t s, float *param, const float *grad, float *m, float *v,
-		       size_t count, struct gpu_adam_args a);
+		       size_t count, struct gpu_adam_args a, const float *values);
 cudaError_t gpu_k_sgd(cudaStream_t s, float *param, const float *grad, float *momentum_buf,
-		      size_t count, float lr, float momentum, float weight_decay, int first_step);
+		      size_t count, float momentum, float weight_decay, const float *values);
 
 /* --- gpu_k_loss.cu --- */
 /* Mean sigmoid + BCE of logits (count, classes) fp32 against labels

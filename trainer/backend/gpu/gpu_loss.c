@@ -53,9 +53,9 @@ void gpu_loss_forwarded(struct backend *b, int kept)
 	b->loss_state = kept ? LOSS_LOGITS : LOSS_NONE;
 }
 
-/* Labels and weights (ones for NULL) into pinned memory, then one upload. */
-static int upload_inputs(struct backend *b, const float *labels, const float *w_pos,
-			 const float *w_neg, struct trainer_error *err)
+/* Labels and weights (ones for NULL) into pinned memory. */
+static int stage_inputs(struct backend *b, const float *labels, const float *w_pos,
+			const float *w_neg, struct trainer_error *err)
 {
 	char *host = (char *)b->host_loss_in;
 	size_t row = (size_t)outputs(b) * sizeof(float);
@@ -64,8 +64,32 @@ static int upload_inputs(struct backend *b, const float *labels, const float *w_
 	memcpy(host + b->loss_at.labels, labels, (size_t)b->count * row);
 	memcpy(host + b->loss_at.w_pos, w_pos ? w_pos : labels, w_pos ? row : 0);
 	memcpy(host + b->loss_at.w_neg, w_neg ? w_neg : labels, w_neg ? row : 0);
-	GPU_COPY(cudaMemcpyAsync(loss_region(b), host, b->loss_at.dy, cudaMemcpyHostToDevice,
+	b->loss_weights = (w_pos ? 1 : 0) | (w_neg ? 2 : 0);
+	return 0;
+}
+
+/* The staged inputs' upload, then the loss and dy (b->loss_weights says
+ * which weights there are). */
+int gpu_loss_queue(struct backend *b, struct trainer_error *err)
+{
+	const struct model_desc *d = &b->m->desc;
+	struct tensor_slice out = { d->output_tensor, 0, d->tensors[d->output_tensor].channels };
+	float *logits = gpu_region(b, &b->plan.io);
+	char *r = loss_region(b);
+
+	GPU_COPY(cudaMemcpyAsync(r, b->host_loss_in, b->loss_at.dy, cudaMemcpyHostToDevice,
 				 b->stream));
+	GPU_CUDA(gpu_k_from_view(b->stream, b->dt, gpu_slice(b, &out, 0), 1.0f, logits));
+	GPU_CUDA(gpu_k_bce(b->stream, logits, (const float *)(r + b->loss_at.labels),
+			   b->loss_weights & 1 ? (const float *)(r + b->loss_at.w_pos) : NULL,
+			   b->loss_weights & 2 ? (const float *)(r + b->loss_at.w_neg) : NULL,
+			   b->count, outputs(b), (float *)(r + b->loss_at.dy),
+			   (double *)(r + b->loss_at.acc)));
+	return 0;
+}
+
+int gpu_loss_after(struct backend *b, struct trainer_error *err)
+{
 	GPU_CUDA(cudaEventRecord(b->loss_in_copied, b->stream));
 	return 0;
 }
@@ -73,24 +97,16 @@ static int upload_inputs(struct backend *b, const float *labels, const float *w_
 int gpu_loss(struct backend *b, const float *labels, const float *w_pos, const float *w_neg,
 	     struct trainer_error *err)
 {
-	const struct model_desc *d = &b->m->desc;
-	struct tensor_slice out = { d->output_tensor, 0, d->tensors[d->output_tensor].channels };
-	float *logits = gpu_region(b, &b->plan.io);
-	char *r = loss_region(b);
-
 	if (b->loss_state != LOSS_LOGITS)
 		return trainer_error_set(err, "gpu: loss: %s", b->loss_state == LOSS_GRAD ?
 					 "already computed for this forward" :
 					 "needs a training forward with y NULL first");
-	if (upload_inputs(b, labels, w_pos, w_neg, err))
+	if (stage_inputs(b, labels, w_pos, w_neg, err))
 		return -1;
-	GPU_CUDA(gpu_k_from_view(b->stream, b->dt, gpu_slice(b, &out, 0), 1.0f, logits));
-	GPU_CUDA(gpu_k_bce(b->stream, logits, (const float *)(r + b->loss_at.labels),
-			   w_pos ? (const float *)(r + b->loss_at.w_pos) : NULL,
-			   w_neg ? (const float *)(r + b->loss_at.w_neg) : NULL, b->count,
-			   outputs(b), (float *)(r + b->loss_at.dy), (double *)(r + b->loss_at.acc)));
 	b->loss_state = LOSS_GRAD;
-	return 0;
+	if (b->graphs)
+		return 0;  /* queued with the step's backward and optimizer (gpu_graph.c) */
+	return gpu_loss_queue(b, err) || gpu_loss_after(b, err) ? -1 : 0;
 }
 
 const float *gpu_loss_device_dy(struct backend *b, struct trainer_error *err)

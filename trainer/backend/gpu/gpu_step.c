@@ -17,6 +17,11 @@
  * With --memory-efficient, before a layer's backward the BN outputs it
  * was the last to read are written again (plan.rebuild), and backward
  * reads activations where the plan keeps them for it (plan.act_bwd).
+ * With --cuda-graph on (b->graphs) a training step is deferred: forward,
+ * loss and backward stage their host data and return; the optimizer call
+ * (gpu_train.c) has gpu_step_run_deferred queue the whole step, which
+ * gpu_graph.c runs as one CUDA graph. Such a step takes images, dy and
+ * dx NULL, and nothing but its optimizer call may come between.
  * What it does not do: the loss (gpu_loss.c) or the optimizer step.
  */
 #include <string.h>
@@ -71,16 +76,42 @@ static int run_forward(struct backend *b, int training, float *y, struct trainer
 	return 0;
 }
 
+/* A deferred step's forward: the batch staged, nothing queued. */
+static int defer_forward(struct backend *b, const struct backend_input *in, const float *y,
+			 struct trainer_error *err)
+{
+	if (!in->images || y)
+		return trainer_error_set(err, "gpu: --cuda-graph: a training forward takes images and "
+					 "keeps its logits (y NULL)");
+	if (gpu_input_stage(b, in, err))
+		return -1;
+	b->step_slot = b->slot;
+	b->trained = 1;
+	gpu_loss_forwarded(b, 1);
+	return 0;
+}
+
+static int deferred_pending(const struct backend *b, struct trainer_error *err)
+{
+	if (!b->deferred)
+		return 0;
+	return trainer_error_set(err, "gpu: --cuda-graph: a step waits for its optimizer call");
+}
+
 int gpu_step_forward(struct backend *b, const struct backend_input *in, int training,
 		     float *y, struct trainer_error *err)
 {
 	int rc;
 
+	if (deferred_pending(b, err))
+		return -1;
 	b->trained = 0;
 	gpu_loss_forwarded(b, 0);
 	if (!y && !training)
 		return trainer_error_set(err, "gpu: forward: no output buffer in evaluation (y NULL "
 					 "keeps the logits for loss(), training only)");
+	if (b->graphs && training)
+		return defer_forward(b, in, y, err);
 	gpu_nvtx_push(training ? "forward" : "forward (eval)");
 	rc = gpu_input_load(b, in, err) || run_forward(b, training, y, err) ? -1 : 0;
 	gpu_nvtx_pop();
@@ -175,6 +206,24 @@ static int run_backward(struct backend *b, const float *dy, float *dx,
 	return 0;
 }
 
+/* A deferred step's backward: every layer's gradients are promised to
+ * ready() now (they stay on the device, final once the step has run). */
+static int defer_backward(struct backend *b, const float *dy, const float *dx,
+			  struct ready_cursor *cur, struct trainer_error *err)
+{
+	if (dy || dx)
+		return trainer_error_set(err, "gpu: --cuda-graph: backward takes dy and dx NULL");
+	if (!gpu_loss_device_dy(b, err))
+		return -1;
+	for (; cur->next >= 0; cur->next--) {
+		const struct model_layer *ml = b->layers[cur->next].ml;
+		if (b->layers[cur->next].grads_done && cur->ready)
+			cur->ready(ml->weight_offset, ml->weight_count + ml->bias_count, cur->user);
+	}
+	b->deferred = 1;
+	return 0;
+}
+
 int gpu_step_backward(struct backend *b, const float *dy, float *dx,
 		      backend_grad_ready_fn ready, void *user, struct trainer_error *err)
 {
@@ -183,6 +232,10 @@ int gpu_step_backward(struct backend *b, const float *dy, float *dx,
 
 	if (!b->trained)
 		return trainer_error_set(err, "gpu: backward without a training forward");
+	if (deferred_pending(b, err))
+		return -1;
+	if (b->graphs)
+		return defer_backward(b, dy, dx, &cur, err);
 	gpu_nvtx_push("backward");
 	b->backward = 1;
 	rc = run_backward(b, dy, dx, &cur, err);
@@ -212,4 +265,42 @@ int gpu_step_features(struct backend *b, float *maps, struct trainer_error *err)
 	GPU_CUDA(cudaStreamSynchronize(b->stream));
 	memcpy(maps, b->host_io, bytes);
 	return 0;
+}
+
+struct deferred_step {
+	struct backend *b;
+	int (*optim)(void *ctx, struct trainer_error *err);
+	void *ctx;
+};
+
+/* Everything a deferred step puts on the stream, in eager order. */
+static int queue_step(void *ctx, struct trainer_error *err)
+{
+	struct deferred_step *d = ctx;
+	struct backend *b = d->b;
+	struct ready_cursor none = { b->m->desc.layer_count - 1, NULL, NULL };
+
+	if (gpu_input_normalise(b, b->step_slot, err) || run_forward(b, 1, NULL, err) ||
+	    gpu_loss_queue(b, err))
+		return -1;
+	b->backward = 1;
+	int rc = run_backward(b, NULL, NULL, &none, err);
+	b->backward = 0;
+	return rc || d->optim(d->ctx, err) ? -1 : 0;
+}
+
+int gpu_step_run_deferred(struct backend *b, int (*optim)(void *ctx, struct trainer_error *err),
+			  void *ctx, struct trainer_error *err)
+{
+	struct deferred_step d = { b, optim, ctx };
+
+	if (!b->deferred)
+		return trainer_error_set(err, "gpu: --cuda-graph: an optimizer step needs a forward, "
+					 "loss and backward before it");
+	b->deferred = 0;
+	gpu_nvtx_push("step (graph)");
+	int rc = gpu_input_before(b, b->step_slot, err) || gpu_graph_run(b, queue_step, &d, err) ||
+		 gpu_input_after(b, b->step_slot, err) || gpu_loss_after(b, err) ? -1 : 0;
+	gpu_nvtx_pop();
+	return rc;
 }

@@ -5,7 +5,10 @@
  * happens at open (moments, micro-batch sum, stats: one cudaMalloc),
  * never on the step path. Every call is checked (GPU_CUDA: file:line and
  * CUDA's error string). Compiled with -Werror against CUDA 13; never run
- * on a GPU in this project's CI.
+ * on a GPU in this project's CI. The optimizer's per-step values (the
+ * learning rate, Adam's bias correction) go up through pinned memory
+ * before each update, so that a CUDA graph of the step (--cuda-graph on,
+ * turned on here: gpu_graph.c) replays with each step's own.
  * What it does not do: NCCL (runtime/transport/comm_nccl.c), the layers, the
  * staging of host collectives (gpu_staging.c).
  */
@@ -30,6 +33,10 @@ struct gpu_train {
 	float *sum;                 /* (params) micro-batch sum; accumulate > 1 only */
 	float *stats;               /* (GPU_TRAIN_STATS) device */
 	float *stats_host;          /* (GPU_TRAIN_STATS) pinned */
+	float *values;              /* (2) the optimizer's values, device (gpu_kernels.h) */
+	float *values_host;         /* (2) pinned */
+	cudaEvent_t values_copied;  /* the last upload left values_host */
+	struct optim *o;            /* the update being queued */
 	struct grad_sync_device hooks;
 };
 
@@ -80,7 +87,8 @@ static int allocate(struct gpu_train *g, const struct optim *o, int accumulate,
 {
 	size_t vec = round_up(g->params * sizeof(float));
 	size_t m_bytes = vec, v_bytes = o->v ? vec : 0, sum_bytes = accumulate > 1 ? vec : 0;
-	size_t total = m_bytes + v_bytes + sum_bytes + round_up(GPU_TRAIN_STATS * sizeof(float));
+	size_t stats_bytes = round_up(GPU_TRAIN_STATS * sizeof(float));
+	size_t total = m_bytes + v_bytes + sum_bytes + stats_bytes + round_up(2 * sizeof(float));
 
 	GPU_CUDA(cudaMalloc((void **)&g->device, total));
 	GPU_COPY(cudaMemsetAsync(g->device, 0, total, g->b->stream));
@@ -88,10 +96,31 @@ static int allocate(struct gpu_train *g, const struct optim *o, int accumulate,
 	g->v = v_bytes ? (float *)(g->device + m_bytes) : NULL;
 	g->sum = sum_bytes ? (float *)(g->device + m_bytes + v_bytes) : NULL;
 	g->stats = (float *)(g->device + m_bytes + v_bytes + sum_bytes);
+	g->values = (float *)(g->device + m_bytes + v_bytes + sum_bytes + stats_bytes);
 	GPU_CUDA(cudaHostAlloc((void **)&g->stats_host, GPU_TRAIN_STATS * sizeof(float),
 			       cudaHostAllocDefault));
+	GPU_CUDA(cudaHostAlloc((void **)&g->values_host, 2 * sizeof(float), cudaHostAllocDefault));
+	GPU_CUDA(cudaEventCreateWithFlags(&g->values_copied, cudaEventDisableTiming));
 	return 0;
 }
+
+/* --cuda-graph on: what one graph of a step cannot be yet. */
+static int graphs_refused(const struct backend *b, int accumulate, struct trainer_error *err)
+{
+	if (!b->opt.cuda_graph)
+		return 0;
+	if (accumulate > 1)
+		return trainer_error_set(err, "gpu: --cuda-graph: 'on': --accumulate %d: a graph "
+					 "holds one micro-batch's step (give --accumulate 1 or "
+					 "--cuda-graph off)", accumulate);
+	if (b->dt == GPU_F16)
+		return trainer_error_set(err, "gpu: --cuda-graph: 'on': fp16's loss scale is decided "
+					 "on the host each step (give another --precision or "
+					 "--cuda-graph off)");
+	return 0;
+}
+
+int gpu_train_graphs(const struct backend *b) { return b->opt.cuda_graph; }
 
 struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int accumulate,
 				 struct trainer_error *err)
@@ -104,12 +133,13 @@ struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int a
 	}
 	g->b = b;
 	g->params = b->m->desc.param_count;
-	if (allocate(g, o, accumulate, err)) {
+	if (graphs_refused(b, accumulate, err) || allocate(g, o, accumulate, err)) {
 		gpu_train_close(g);
 		return NULL;
 	}
 	g->hooks = (struct grad_sync_device){ g, gpu_grads(b), hook_accumulate };
 	gpu_backend_set_host_grads(b, 0);
+	b->graphs = b->opt.cuda_graph;
 	return g;
 }
 
@@ -118,7 +148,13 @@ void gpu_train_close(struct gpu_train *g)
 	if (!g)
 		return;
 	cudaStreamSynchronize(g->b->stream);
+	gpu_graph_drop(g->b);  /* the graphs point into g's buffers */
+	g->b->graphs = 0;
+	g->b->deferred = 0;
 	gpu_backend_set_host_grads(g->b, 1);
+	if (g->values_copied)
+		cudaEventDestroy(g->values_copied);
+	cudaFreeHost(g->values_host);
 	cudaFreeHost(g->stats_host);
 	cudaFree(g->device);
 	free(g);
@@ -137,24 +173,62 @@ int gpu_train_load_moments(struct gpu_train *g, const struct optim *o, struct tr
 	return 0;
 }
 
-int gpu_train_optim_step(struct gpu_train *g, struct optim *o, double lr,
-			 struct trainer_error *err)
+/* The update from the device gradients and the values uploaded before
+ * it, then the compute-type weight copy. */
+static int queue_update(void *ctx, struct trainer_error *err)
 {
+	struct gpu_train *g = ctx;
 	struct backend *b = g->b;
-	const struct optim_config *c = &o->cfg;
+	const struct optim_config *c = &g->o->cfg;
 
-	o->steps++;
+	GPU_COPY(cudaMemcpyAsync(g->values, g->values_host, 2 * sizeof(float),
+				 cudaMemcpyHostToDevice, b->stream));
 	if (c->kind == OPTIM_ADAM) {
-		struct gpu_adam_args a = { (float)lr, (float)c->beta1, (float)c->beta2, (float)c->eps,
-					   (float)c->weight_decay, o->steps };
-		GPU_CUDA(gpu_k_adam(b->stream, gpu_params(b), gpu_grads(b), g->m, g->v, g->params, a));
+		struct gpu_adam_args a = { 0, (float)c->beta1, (float)c->beta2, (float)c->eps,
+					   (float)c->weight_decay, g->o->steps };
+		GPU_CUDA(gpu_k_adam(b->stream, gpu_params(b), gpu_grads(b), g->m, g->v, g->params, a,
+				    g->values));
 	} else {
-		GPU_CUDA(gpu_k_sgd(b->stream, gpu_params(b), gpu_grads(b), g->m, g->params, (float)lr,
-				   (float)c->momentum, (float)c->weight_decay, o->steps == 1));
+		GPU_CUDA(gpu_k_sgd(b->stream, gpu_params(b), gpu_grads(b), g->m, g->params,
+				   (float)c->momentum, (float)c->weight_decay, g->values));
 	}
 	if (b->dt != GPU_F32)  /* the compute-type copy, as gpu_load_params */
 		GPU_CUDA(gpu_k_cast(b->stream, b->dt, gpu_params(b), gpu_region(b, &b->plan.params_lp),
 				    g->params));
+	return 0;
+}
+
+/* This step's values into pinned memory, once the last upload left it. */
+static int stage_values(struct gpu_train *g, const struct optim *o, double lr,
+			struct trainer_error *err)
+{
+	const struct optim_config *c = &o->cfg;
+
+	GPU_CUDA(cudaEventSynchronize(g->values_copied));
+	if (c->kind == OPTIM_SGD) {
+		gpu_sgd_values((float)lr, o->steps == 1, g->values_host);
+		return 0;
+	}
+	struct gpu_adam_args a = { (float)lr, (float)c->beta1, (float)c->beta2, (float)c->eps,
+				   (float)c->weight_decay, o->steps };
+	if (gpu_adam_values(a, g->values_host))
+		return trainer_error_set(err, "gpu: adam: step %lld: must be 1 or more", a.step);
+	return 0;
+}
+
+int gpu_train_optim_step(struct gpu_train *g, struct optim *o, double lr,
+			 struct trainer_error *err)
+{
+	struct backend *b = g->b;
+
+	o->steps++;
+	g->o = o;
+	if (stage_values(g, o, lr, err))
+		return -1;
+	int rc = b->graphs ? gpu_step_run_deferred(b, queue_update, g, err) : queue_update(g, err);
+	if (rc)
+		return -1;
+	GPU_CUDA(cudaEventRecord(g->values_copied, b->stream));
 	return 0;
 }
 

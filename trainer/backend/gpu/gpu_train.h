@@ -36,10 +36,15 @@ struct gpu_train;
 
 /* Device training state for backend b: stats pair, optimizer
  * moments (sized for o's kind), the micro-batch sum when accumulate > 1.
- * Turns the backend's host gradient copies off. NULL + err on failure. */
+ * Turns the backend's host gradient copies off, and with --cuda-graph on
+ * (backend_options.cuda_graph) each step into one CUDA graph
+ * (gpu_step.c): refused with accumulate > 1 and fp16. NULL + err on
+ * failure. */
 struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int accumulate,
 				 struct trainer_error *err);
 void gpu_train_close(struct gpu_train *g);
+/* --cuda-graph on for backend b (0 without a gpu backend). */
+int gpu_train_graphs(const struct backend *b);
 /* The compute stream (cudaStream_t) for dist_set_compute_stream. */
 void *gpu_train_stream(const struct gpu_train *g);
 /* Hooks for grad_sync_use_device (valid while g lives). */

@@ -16,6 +16,7 @@ struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int a
 }
 
 void gpu_train_close(struct gpu_train *g) { (void)g; }
+int gpu_train_graphs(const struct backend *b) { (void)b; return 0; }
 void *gpu_train_stream(const struct gpu_train *g) { (void)g; return NULL; }
 const struct grad_sync_device *gpu_train_grad_hooks(struct gpu_train *g) { (void)g; return NULL; }
 struct gpu_staging *gpu_staging_open(struct backend *b, struct trainer_error *err)

@@ -1,0 +1,74 @@
+/* gpu_graph.c - the training step as one CUDA graph (--cuda-graph on):
+ * the one place that decides when a step is captured and when replayed.
+ * A step's work is keyed by its image slot (the input upload alternates
+ * between two device buffers) and its shape (batch, loss weights): a
+ * shape's first step runs uncaptured, its second is captured on the
+ * compute stream (global capture mode: no allocation, no host wait and no
+ * other stream may enter) and launched, later steps launch the graph.
+ * The graph holds pointers into the pool and into gpu_train's buffers;
+ * what changes from step to step (pixels, labels, the optimizer's
+ * values) it reads from pinned host memory or device memory written
+ * before each launch.
+ * What it does not do: decide which work a step is (gpu_step.c), stage
+ * host data (gpu_input.c, gpu_loss.c, gpu_train.c) or NCCL (one rank).
+ */
+#include "backend/gpu/gpu_check.h"
+#include "backend/gpu/gpu_internal.h"
+
+static void drop_one(struct gpu_step_graph *g)
+{
+	if (g->exec)
+		cudaGraphExecDestroy(g->exec);
+	*g = (struct gpu_step_graph){ 0 };
+}
+
+void gpu_graph_drop(struct backend *b)
+{
+	for (int s = 0; s < 2; s++)
+		drop_one(&b->step_graph[s]);
+}
+
+static int instantiate(struct gpu_step_graph *g, cudaGraph_t graph, struct trainer_error *err)
+{
+	GPU_CUDA(cudaGraphInstantiate(&g->exec, graph, 0));
+	return 0;
+}
+
+/* queue's work recorded on the compute stream and made g's graph. A
+ * failed queue ends the capture and says its own error. */
+static int capture(struct backend *b, struct gpu_step_graph *g,
+		   int (*queue)(void *ctx, struct trainer_error *err), void *ctx,
+		   struct trainer_error *err)
+{
+	cudaGraph_t graph = NULL;
+
+	GPU_CUDA(cudaStreamBeginCapture(b->stream, cudaStreamCaptureModeGlobal));
+	if (queue(ctx, err)) {
+		cudaStreamEndCapture(b->stream, &graph);
+		if (graph)
+			cudaGraphDestroy(graph);
+		return -1;
+	}
+	GPU_CUDA(cudaStreamEndCapture(b->stream, &graph));
+	int rc = instantiate(g, graph, err);
+	cudaGraphDestroy(graph);
+	return rc;
+}
+
+int gpu_graph_run(struct backend *b, int (*queue)(void *ctx, struct trainer_error *err),
+		  void *ctx, struct trainer_error *err)
+{
+	struct gpu_step_graph *g = &b->step_graph[b->step_slot];
+
+	if (g->seen && (g->count != b->count || g->weights != b->loss_weights))
+		drop_one(g);
+	if (!g->seen) {
+		*g = (struct gpu_step_graph){ NULL, b->count, b->loss_weights, 1 };
+		return queue(ctx, err);
+	}
+	if (!g->exec && capture(b, g, queue, ctx, err))
+		return -1;
+	gpu_launch_note(GPU_LAUNCH_GRAPH);
+	GPU_CUDA(cudaGraphLaunch(g->exec, b->stream));
+	return 0;
+}
