@@ -131,6 +131,7 @@ int gpu_input_stage(struct backend *b, const struct backend_input *in, struct tr
 			return -1;
 	}
 	b->prefetched = NULL;
+	b->step_slot = b->slot;
 	return 0;
 }
 

@@ -86,16 +86,19 @@ struct backend {
 	int found_inf;
 	/* the training loss on the device (gpu_loss.c, M3) */
 	struct gpu_loss_layout loss_at;        /* inside plan.loss */
-	float *host_loss_in;                   /* pinned: labels, w+, w- as on the device */
+	float *host_loss_in;                   /* pinned, one per image slot: labels, w+, w-
+						  as on the device */
 	double *host_loss_acc;                 /* pinned: the running sum, read by loss_take */
-	cudaEvent_t loss_in_copied;
+	cudaEvent_t loss_in_copied[2];           /* by slot: the last upload left it */
 	int loss_state;                        /* host_loss.h's rules */
 	int loss_weights;                      /* the last loss had w+ (1), w- (2) */
 	/* --cuda-graph on (gpu_graph.c): a training step's device work waits
 	 * for the optimizer call, then runs as its slot's graph */
 	int graphs;                            /* training steps are deferred */
 	int deferred;                          /* forward, loss, backward staged */
-	int step_slot;                         /* the deferred step's image slot */
+	int step_slot;                         /* the step's image slot (its pinned labels and
+						  optimizer values too), kept from the next
+						  batch's prefetch */
 	struct gpu_step_graph step_graph[2];   /* by image slot */
 	/* health (gpu_report.c): NVML opened on first use */
 	struct gpu_nvml *nvml;

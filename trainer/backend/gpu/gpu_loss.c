@@ -32,18 +32,20 @@ static char *loss_region(const struct backend *b)
 int gpu_loss_setup(struct backend *b, struct trainer_error *err)
 {
 	gpu_pool_loss_layout((size_t)b->opt.max_batch, (size_t)outputs(b), &b->loss_at);
-	GPU_CUDA(cudaHostAlloc((void **)&b->host_loss_in, b->loss_at.dy, cudaHostAllocDefault));
+	GPU_CUDA(cudaHostAlloc((void **)&b->host_loss_in, 2 * b->loss_at.dy, cudaHostAllocDefault));
 	GPU_CUDA(cudaHostAlloc((void **)&b->host_loss_acc, 2 * sizeof(double),
 			       cudaHostAllocDefault));
-	GPU_CUDA(cudaEventCreateWithFlags(&b->loss_in_copied, cudaEventDisableTiming));
+	for (int s = 0; s < 2; s++)
+		GPU_CUDA(cudaEventCreateWithFlags(&b->loss_in_copied[s], cudaEventDisableTiming));
 	GPU_COPY(cudaMemsetAsync(loss_region(b) + b->loss_at.acc, 0, 2 * sizeof(double), b->stream));
 	return 0;
 }
 
 void gpu_loss_teardown(struct backend *b)
 {
-	if (b->loss_in_copied)
-		cudaEventDestroy(b->loss_in_copied);
+	for (int s = 0; s < 2; s++)
+		if (b->loss_in_copied[s])
+			cudaEventDestroy(b->loss_in_copied[s]);
 	cudaFreeHost(b->host_loss_in);
 	cudaFreeHost(b->host_loss_acc);
 }
@@ -53,14 +55,22 @@ void gpu_loss_forwarded(struct backend *b, int kept)
 	b->loss_state = kept ? LOSS_LOGITS : LOSS_NONE;
 }
 
+/* The pinned labels and weights of the step's slot: while one slot's
+ * go up, the host fills the other's. */
+static char *host_inputs(const struct backend *b)
+{
+	return (char *)b->host_loss_in + (size_t)b->step_slot * b->loss_at.dy;
+}
+
 /* Labels and weights (ones for NULL) into pinned memory. */
 static int stage_inputs(struct backend *b, const float *labels, const float *w_pos,
 			const float *w_neg, struct trainer_error *err)
 {
-	char *host = (char *)b->host_loss_in;
+	char *host = host_inputs(b);
 	size_t row = (size_t)outputs(b) * sizeof(float);
 
-	GPU_CUDA(cudaEventSynchronize(b->loss_in_copied));  /* the last upload left the buffer */
+	/* the slot's last upload, two steps back, left the buffer */
+	GPU_CUDA(cudaEventSynchronize(b->loss_in_copied[b->step_slot]));
 	memcpy(host + b->loss_at.labels, labels, (size_t)b->count * row);
 	memcpy(host + b->loss_at.w_pos, w_pos ? w_pos : labels, w_pos ? row : 0);
 	memcpy(host + b->loss_at.w_neg, w_neg ? w_neg : labels, w_neg ? row : 0);
@@ -77,7 +87,7 @@ int gpu_loss_queue(struct backend *b, struct trainer_error *err)
 	float *logits = gpu_region(b, &b->plan.io);
 	char *r = loss_region(b);
 
-	GPU_COPY(cudaMemcpyAsync(r, b->host_loss_in, b->loss_at.dy, cudaMemcpyHostToDevice,
+	GPU_COPY(cudaMemcpyAsync(r, host_inputs(b), b->loss_at.dy, cudaMemcpyHostToDevice,
 				 b->stream));
 	GPU_CUDA(gpu_k_from_view(b->stream, b->dt, gpu_slice(b, &out, 0), 1.0f, logits));
 	GPU_CUDA(gpu_k_bce(b->stream, logits, (const float *)(r + b->loss_at.labels),
@@ -90,7 +100,7 @@ int gpu_loss_queue(struct backend *b, struct trainer_error *err)
 
 int gpu_loss_after(struct backend *b, struct trainer_error *err)
 {
-	GPU_CUDA(cudaEventRecord(b->loss_in_copied, b->stream));
+	GPU_CUDA(cudaEventRecord(b->loss_in_copied[b->step_slot], b->stream));
 	return 0;
 }
 

@@ -85,7 +85,6 @@ static int defer_forward(struct backend *b, const struct backend_input *in, cons
 					 "keeps its logits (y NULL)");
 	if (gpu_input_stage(b, in, err))
 		return -1;
-	b->step_slot = b->slot;
 	b->trained = 1;
 	gpu_loss_forwarded(b, 1);
 	return 0;

@@ -34,8 +34,8 @@ struct gpu_train {
 	float *stats;               /* (GPU_TRAIN_STATS) device */
 	float *stats_host;          /* (GPU_TRAIN_STATS) pinned */
 	float *values;              /* (2) the optimizer's values, device (gpu_kernels.h) */
-	float *values_host;         /* (2) pinned */
-	cudaEvent_t values_copied;  /* the last upload left values_host */
+	float *values_host;         /* (2, 2) pinned, by the step's image slot */
+	cudaEvent_t values_copied[2]; /* by slot: the last upload left values_host's */
 	struct optim *o;            /* the update being queued */
 	struct grad_sync_device hooks;
 };
@@ -99,8 +99,9 @@ static int allocate(struct gpu_train *g, const struct optim *o, int accumulate,
 	g->values = (float *)(g->device + m_bytes + v_bytes + sum_bytes + stats_bytes);
 	GPU_CUDA(cudaHostAlloc((void **)&g->stats_host, GPU_TRAIN_STATS * sizeof(float),
 			       cudaHostAllocDefault));
-	GPU_CUDA(cudaHostAlloc((void **)&g->values_host, 2 * sizeof(float), cudaHostAllocDefault));
-	GPU_CUDA(cudaEventCreateWithFlags(&g->values_copied, cudaEventDisableTiming));
+	GPU_CUDA(cudaHostAlloc((void **)&g->values_host, 4 * sizeof(float), cudaHostAllocDefault));
+	for (int s = 0; s < 2; s++)
+		GPU_CUDA(cudaEventCreateWithFlags(&g->values_copied[s], cudaEventDisableTiming));
 	return 0;
 }
 
@@ -152,8 +153,9 @@ void gpu_train_close(struct gpu_train *g)
 	g->b->graphs = 0;
 	g->b->deferred = 0;
 	gpu_backend_set_host_grads(g->b, 1);
-	if (g->values_copied)
-		cudaEventDestroy(g->values_copied);
+	for (int s = 0; s < 2; s++)
+		if (g->values_copied[s])
+			cudaEventDestroy(g->values_copied[s]);
 	cudaFreeHost(g->values_host);
 	cudaFreeHost(g->stats_host);
 	cudaFree(g->device);
@@ -173,6 +175,13 @@ int gpu_train_load_moments(struct gpu_train *g, const struct optim *o, struct tr
 	return 0;
 }
 
+/* The pinned values of the step's image slot: while one slot's go up,
+ * the host fills the other's. */
+static float *values_of(const struct gpu_train *g)
+{
+	return g->values_host + 2 * g->b->step_slot;
+}
+
 /* The update from the device gradients and the values uploaded before
  * it, then the compute-type weight copy. */
 static int queue_update(void *ctx, struct trainer_error *err)
@@ -181,7 +190,7 @@ static int queue_update(void *ctx, struct trainer_error *err)
 	struct backend *b = g->b;
 	const struct optim_config *c = &g->o->cfg;
 
-	GPU_COPY(cudaMemcpyAsync(g->values, g->values_host, 2 * sizeof(float),
+	GPU_COPY(cudaMemcpyAsync(g->values, values_of(g), 2 * sizeof(float),
 				 cudaMemcpyHostToDevice, b->stream));
 	if (c->kind == OPTIM_ADAM) {
 		struct gpu_adam_args a = { 0, (float)c->beta1, (float)c->beta2, (float)c->eps,
@@ -204,14 +213,14 @@ static int stage_values(struct gpu_train *g, const struct optim *o, double lr,
 {
 	const struct optim_config *c = &o->cfg;
 
-	GPU_CUDA(cudaEventSynchronize(g->values_copied));
+	GPU_CUDA(cudaEventSynchronize(g->values_copied[g->b->step_slot]));  /* two steps back */
 	if (c->kind == OPTIM_SGD) {
-		gpu_sgd_values((float)lr, o->steps == 1, g->values_host);
+		gpu_sgd_values((float)lr, o->steps == 1, values_of(g));
 		return 0;
 	}
 	struct gpu_adam_args a = { (float)lr, (float)c->beta1, (float)c->beta2, (float)c->eps,
 				   (float)c->weight_decay, o->steps };
-	if (gpu_adam_values(a, g->values_host))
+	if (gpu_adam_values(a, values_of(g)))
 		return trainer_error_set(err, "gpu: adam: step %lld: must be 1 or more", a.step);
 	return 0;
 }
@@ -228,7 +237,7 @@ int gpu_train_optim_step(struct gpu_train *g, struct optim *o, double lr,
 	int rc = b->graphs ? gpu_step_run_deferred(b, queue_update, g, err) : queue_update(g, err);
 	if (rc)
 		return -1;
-	GPU_CUDA(cudaEventRecord(g->values_copied, b->stream));
+	GPU_CUDA(cudaEventRecord(g->values_copied[b->step_slot], b->stream));
 	return 0;
 }
 
