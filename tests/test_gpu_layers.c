@@ -287,7 +287,7 @@ static int cross(struct layer_pair *t, const float *params0, const float *m0, co
 	CHECK_MSG(rc == 0, "%s: %s", layout == GPU_LAYOUT_NHWC ? "nhwc" : "nchw", err.msg);
 	*out = (struct crossing){ malloc(bytes), malloc(bytes), malloc(bytes), malloc(bytes) };
 	memcpy(out->grads, t->m.grads, bytes);
-	struct gpu_train *g = rc ? NULL : gpu_train_open(b, &o, 1, &err);
+	struct gpu_train *g = rc ? NULL : gpu_train_open(b, &o, 1, 1, &err);
 	rc = rc || !g || gpu_train_load_moments(g, &o, &err) ||
 	     gpu_train_optim_step(g, &o, 1e-2, &err) || gpu_train_sync_host(g, &o, &err);
 	CHECK_MSG(rc == 0, "device update: %s", err.msg);

@@ -34,7 +34,7 @@ static int open_device(struct train_device *tg, const struct optim *o, struct gr
 {
 	struct trainer_error err = { "" };
 
-	tg->dev = gpu_train_open(tg->s->backend, o, accumulate, &err);
+	tg->dev = gpu_train_open(tg->s->backend, o, accumulate, tg->world, &err);
 	if (!tg->dev)
 		return failed(&err);
 	grad_sync_use_device(sync, gpu_train_grad_hooks(tg->dev));
@@ -55,9 +55,10 @@ int train_device_open(struct train_device *tg, struct session *s, const struct o
 	tg->world = dist_size();
 	tg->quiet = quiet;
 	tg->gpu = strcmp(s->ops->name, "gpu") == 0;  /* session_open refused nccl without it */
-	if (tg->gpu && tg->world > 1 && gpu_train_graphs(s->backend)) {
-		fprintf(stderr, "chexnet: --cuda-graph: 'on': %d ranks: a graph holds one rank's "
-			"step (give --cuda-graph off)\n", tg->world);
+	if (tg->gpu && tg->world > 1 && !dist_device_buffers() && gpu_train_graphs(s->backend)) {
+		fprintf(stderr, "chexnet: --cuda-graph: 'on': %d ranks on a runtime that reduces host "
+			"memory: graphs need the NCCL backend (HVD_BACKEND=nccl) or --cuda-graph off\n",
+			tg->world);
 		return -1;
 	}
 	if (!tg->gpu || (tg->world > 1 && !dist_device_buffers()))

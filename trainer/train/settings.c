@@ -48,9 +48,9 @@ const struct setting settings_table[] = {
 		  "torchvision's layout either way; no effect on cpu and ref" },
 	{ "--cuda-graph", "cuda_graph", SETTING_CHOICE, T | B, RESUME_FREE, .choices = "off|on",
 	  .fallback = "off", .env = "CHEXNET_CUDA_GRAPH", .offset = OFF(cuda_graph),
-	  .help = "on: the GPU's training step (forward, loss, backward, optimizer) captured once "
-		  "per batch shape as one CUDA graph and replayed; one rank, --accumulate 1, not "
-		  "fp16; no effect on cpu and ref" },
+	  .help = "on: the GPU's training step (forward, loss, backward, optimizer; with more "
+		  "ranks up to backward, NCCL after it) captured once per batch shape as one CUDA "
+		  "graph and replayed; --accumulate 1, not fp16; no effect on cpu and ref" },
 	{ "--size", "size", SETTING_LONG, SETTING_ALL, RESUME_MEANING, 32, 4096, .fallback = "224",
 	  .offset = OFF(size), .help = "image side in pixels (eval, predict, locate: the checkpoint's)" },
 	{ NULL, "stored_size", SETTING_LONG, T, RESUME_RECORDED, .set_by = "--data" },

@@ -96,6 +96,8 @@ struct backend {
 	 * for the optimizer call, then runs as its slot's graph */
 	int graphs;                            /* training steps are deferred */
 	int deferred;                          /* forward, loss, backward staged */
+	int graph_ends_at_backward;            /* more ranks: NCCL runs between backward
+						  and the optimizer, outside the graph */
 	int step_slot;                         /* the step's image slot (its pinned labels and
 						  optimizer values too), kept from the next
 						  batch's prefetch */

@@ -20,8 +20,11 @@
  * With --cuda-graph on (b->graphs) a training step is deferred: forward,
  * loss and backward stage their host data and return; the optimizer call
  * (gpu_train.c) has gpu_step_run_deferred queue the whole step, which
- * gpu_graph.c runs as one CUDA graph. Such a step takes images, dy and
- * dx NULL, and nothing but its optimizer call may come between.
+ * gpu_graph.c runs as one CUDA graph. With more ranks the graph ends with
+ * backward, launched by the backward call before it hands the gradients
+ * to ready() (NCCL's reductions come after it, outside), and the
+ * optimizer runs on its own. Such a step takes images, dy and dx NULL,
+ * and nothing but its optimizer call may come between.
  * What it does not do: the loss (gpu_loss.c) or the optimizer step.
  */
 #include <string.h>
@@ -206,7 +209,10 @@ static int run_backward(struct backend *b, const float *dy, float *dx,
 }
 
 /* A deferred step's backward: every layer's gradients are promised to
- * ready() now (they stay on the device, final once the step has run). */
+ * ready() at once, after the graph that computes them was launched where
+ * NCCL reduces them next (more ranks: the runtime orders its reductions
+ * after the compute stream's work at each ready() call); with one rank
+ * the step waits for its optimizer call. */
 static int defer_backward(struct backend *b, const float *dy, const float *dx,
 			  struct ready_cursor *cur, struct trainer_error *err)
 {
@@ -214,12 +220,14 @@ static int defer_backward(struct backend *b, const float *dy, const float *dx,
 		return trainer_error_set(err, "gpu: --cuda-graph: backward takes dy and dx NULL");
 	if (!gpu_loss_device_dy(b, err))
 		return -1;
+	b->deferred = 1;
+	if (b->graph_ends_at_backward && gpu_step_run_deferred(b, NULL, NULL, err))
+		return -1;
 	for (; cur->next >= 0; cur->next--) {
 		const struct model_layer *ml = b->layers[cur->next].ml;
 		if (b->layers[cur->next].grads_done && cur->ready)
 			cur->ready(ml->weight_offset, ml->weight_count + ml->bias_count, cur->user);
 	}
-	b->deferred = 1;
 	return 0;
 }
 
@@ -285,7 +293,7 @@ static int queue_step(void *ctx, struct trainer_error *err)
 	b->backward = 1;
 	int rc = run_backward(b, NULL, NULL, &none, err);
 	b->backward = 0;
-	return rc || d->optim(d->ctx, err) ? -1 : 0;
+	return rc || (d->optim && d->optim(d->ctx, err)) ? -1 : 0;
 }
 
 int gpu_step_run_deferred(struct backend *b, int (*optim)(void *ctx, struct trainer_error *err),

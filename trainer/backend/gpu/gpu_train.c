@@ -124,7 +124,7 @@ static int graphs_refused(const struct backend *b, int accumulate, struct traine
 int gpu_train_graphs(const struct backend *b) { return b->opt.cuda_graph; }
 
 struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int accumulate,
-				 struct trainer_error *err)
+				 int ranks, struct trainer_error *err)
 {
 	struct gpu_train *g = calloc(1, sizeof(*g));
 
@@ -141,6 +141,7 @@ struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int a
 	g->hooks = (struct grad_sync_device){ g, gpu_grads(b), hook_accumulate };
 	gpu_backend_set_host_grads(b, 0);
 	b->graphs = b->opt.cuda_graph;
+	b->graph_ends_at_backward = ranks > 1;
 	return g;
 }
 
@@ -234,7 +235,8 @@ int gpu_train_optim_step(struct gpu_train *g, struct optim *o, double lr,
 	g->o = o;
 	if (stage_values(g, o, lr, err))
 		return -1;
-	int rc = b->graphs ? gpu_step_run_deferred(b, queue_update, g, err) : queue_update(g, err);
+	int rc = b->graphs && !b->graph_ends_at_backward ? gpu_step_run_deferred(b, queue_update, g, err)
+						       : queue_update(g, err);
 	if (rc)
 		return -1;
 	GPU_CUDA(cudaEventRecord(g->values_copied[b->step_slot], b->stream));

@@ -38,10 +38,12 @@ struct gpu_train;
  * moments (sized for o's kind), the micro-batch sum when accumulate > 1.
  * Turns the backend's host gradient copies off, and with --cuda-graph on
  * (backend_options.cuda_graph) each step into one CUDA graph
- * (gpu_step.c): refused with accumulate > 1 and fp16. NULL + err on
- * failure. */
+ * (gpu_step.c); with more than one rank (NCCL reduces the gradients
+ * between backward and the optimizer, outside any graph) the graph ends
+ * with backward and the optimizer runs after it. Refused with
+ * accumulate > 1 and fp16. NULL + err on failure. */
 struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int accumulate,
-				 struct trainer_error *err);
+				 int ranks, struct trainer_error *err);
 void gpu_train_close(struct gpu_train *g);
 /* --cuda-graph on for backend b (0 without a gpu backend). */
 int gpu_train_graphs(const struct backend *b);

@@ -8,9 +8,9 @@
 static const char no_gpu[] = "gpu: this build has no gpu backend (no CUDA/cuDNN/cuBLAS found)";
 
 struct gpu_train *gpu_train_open(struct backend *b, const struct optim *o, int accumulate,
-				 struct trainer_error *err)
+				 int ranks, struct trainer_error *err)
 {
-	(void)b, (void)o, (void)accumulate;
+	(void)b, (void)o, (void)accumulate, (void)ranks;
 	trainer_error_set(err, "%s", no_gpu);
 	return NULL;
 }
