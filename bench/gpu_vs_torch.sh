@@ -19,6 +19,8 @@
 #   fp32 convolutions use TF32 tensor cores by default, chexnet's never)
 #   COMPILE="64:fp32 64:bf16"  (batch:precision rows with a torch.compile
 #   column; each compile takes minutes; COMPILE= for none)
+#   GRAPHS="16:bf16 64:bf16"  (rows with a column for chexnet with
+#   --cuda-graph on, the step as one CUDA graph; GRAPHS= for none)
 # Exit 2 with one line when no GPU, nvidia-smi, python3 with torch and
 # torchvision, or chexnet's gpu backend is there.
 set -u -o pipefail
@@ -44,6 +46,7 @@ precisions=${PRECISIONS:-fp32 bf16 fp16}
 size=${SIZE:-224}
 steps=${STEPS:-30}
 compile=${COMPILE-64:fp32 64:bf16}
+graphs=${GRAPHS-16:bf16 64:bf16}
 py=${PYTHON:-python3}
 
 [ -x "$build/chexnet" ] || fail "'$build/chexnet': not built"
@@ -77,18 +80,25 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "GPU: $gpu; $(nvidia-smi | sed -n 's/.*\(CUDA Version: *[0-9.]*\).*/\1/p'); torch $torch"
 echo "chexnet: $("$build/chexnet" --version 2>&1 | head -1); DenseNet-121/14, $size px, $steps timed steps; device MiB: NVML peak memory.used minus before"
-printf '%-5s %-5s | %-18s | %-28s | %-6s | %-18s | %s\n' batch prec "chexnet img/s MiB" \
-	"torch eager img/s MiB alloc" ratio "torch.compile img/s MiB" ratio
+printf '%-5s %-5s | %-18s | %-28s | %-6s | %-18s | %-6s | %s\n' batch prec "chexnet img/s MiB" \
+	"torch eager img/s MiB alloc" ratio "torch.compile img/s MiB" ratio "chexnet graph img/s MiB"
+# chexnet_row OUT PRECISION BATCH [OPTION...]: "img/s MiB" of one bench
+chexnet_row() {
+	local out=$1 p=$2 b=$3 mem
+	shift 3
+	if mem=$(measure "$out" "$build/chexnet" bench --backend gpu --precision "${p%-ieee}" \
+		--batch "$b" --size "$size" --steps "$steps" --quiet "$@"); then
+		echo "$(sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p' "$out" | tail -1) $mem"
+	else
+		echo "failed -"
+		echo "# chexnet b$b $p $*: $(grep -m1 -i 'error\|chexnet:' "$out")" >&2
+	fi
+}
 for b in $batches; do
 	for p in $precisions; do
-		if mem=$(measure "$tmp/c" "$build/chexnet" bench --backend gpu --precision "${p%-ieee}" --batch "$b" \
-			--size "$size" --steps "$steps" --quiet); then
-			c=$(sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p' "$tmp/c" | tail -1)
-			cm=$mem
-		else
-			c=failed cm=-
-			echo "# chexnet b$b $p: $(grep -m1 -i 'error\|chexnet:' "$tmp/c")" >&2
-		fi
+		read -r c cm < <(chexnet_row "$tmp/c" "$p" "$b")
+		g=- gm=-
+		[[ " $graphs " == *" $b:$p "* ]] && read -r g gm < <(chexnet_row "$tmp/g" "$p" "$b" --cuda-graph on)
 		if mem=$(measure "$tmp/t" "${node_env[@]}" "$py" "$here/vs_pytorch/torch_gpu_step.py" eager "$p" "$b" "$size" "$steps"); then
 			read -r _ _ _ _ _ t ta < "$tmp/t"
 			tm=$mem
@@ -108,7 +118,7 @@ for b in $batches; do
 			fi
 		fi
 		r=$(awk -v c="$c" -v t="$t" 'BEGIN { if (c + 0 > 0 && t + 0 > 0) printf "%.2fx", c / t; else print "-" }')
-		printf '%-5s %-5s | %8s %9s | %8s %9s %9s | %-6s | %8s %9s | %s\n' "$b" "$p" "$c" "$cm" \
-			"$t" "$tm" "$ta" "$r" "$k" "$km" "$kr"
+		printf '%-5s %-5s | %8s %9s | %8s %9s %9s | %-6s | %8s %9s | %-6s | %8s %9s\n' "$b" "$p" \
+			"$c" "$cm" "$t" "$tm" "$ta" "$r" "$k" "$km" "$kr" "$g" "$gm"
 	done
 done

@@ -5,7 +5,7 @@
 # under LEASE_S seconds (default 500), so what ran comes back even when
 # the lease ends first. After each step OUT holds lease.txt (everything
 # printed, step by step) and logs.tar.gz (every step's own logs).
-#   1. tests/gpu/run.sh --prefix BUNDLE on the device groups (gpu-ops,
+#   1. tests/gpu/run.sh --prefix BUNDLE on the device groups (gpu-ops, gpu-graph,
 #      gpu-layers, trainer-loss's gpu cases; the probe and the one-rank
 #      NCCL training come with it; the emulated groups run in make check)
 #   2. hvd-nccl-calls: the NCCL calls comm_nccl.c makes, on the node's
