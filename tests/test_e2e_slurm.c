@@ -687,7 +687,10 @@ static void test_gpu_runs_equal_each_other_and_the_cpu(void)
 
 /* SIGTERM (Slurm's preemption) after step 1 of an epoch: exit 75 with a
  * checkpoint; --resume then ends the epoch with the parameters of the run
- * that was never stopped (run beside the stopped one), bit for bit. */
+ * that was never stopped (run beside the stopped one), bit for bit. The
+ * stopped run and its resume step as CUDA graphs (--cuda-graph on: with
+ * NCCL the graph ends with backward), the whole run without: the same
+ * bits. */
 static void test_gpu_sigterm_then_resume_is_exact(void)
 {
 	char whole[2048], cut[4096];
@@ -699,7 +702,7 @@ static void test_gpu_sigterm_then_resume_is_exact(void)
 		 "--data shards " GPU_SMALL " --epochs 1 --quiet --out whole", test_tmpdir());
 	snprintf(cut, sizeof(cut),
 		 "cd '%s' && (: > err.txt; srun --hvd -n 2 --gres=gpu:2 -J gpu-stop-$$ ./chexnet train --data shards "
-		 GPU_SMALL " --epochs 1 --progress-every 1 --out cut 2> err.txt & s=$!; "
+		 GPU_SMALL " --epochs 1 --progress-every 1 --cuda-graph on --out cut 2> err.txt & s=$!; "
 		 "for i in $(seq 2400); do grep -q 'step 1/' err.txt && break; sleep 0.1; done; "
 		 "scancel --signal=TERM -n gpu-stop-$$; wait $s; echo rc=$?; cat err.txt >&2)",
 		 test_tmpdir());
@@ -713,7 +716,7 @@ static void test_gpu_sigterm_then_resume_is_exact(void)
 	CHECK_CONTAINS(ps[1].err, "chexnet: SIGTERM: stopped at epoch ");
 	test_proc_free(&ps[0]);
 	test_proc_free(&ps[1]);
-	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --out cut --resume cut");
+	gpu_train_ok("", 2, GPU_SMALL " --epochs 1 --quiet --cuda-graph on --out cut --resume cut");
 	double d = ckpt_max_rel_diff("cut", "whole");
 	CHECK_MSG(d == 0, "stopped + resumed vs uninterrupted on the GPU: %.3g", d);
 }
@@ -738,10 +741,13 @@ static int gpu_signal_rank(const char *env, const char *sig, int save, struct te
 	return sh(cmd, 300, p);
 }
 
+/* With the step as CUDA graphs (the site default CHEXNET_CUDA_GRAPH=on):
+ * the kill comes while the others capture or replay theirs. */
 static void test_gpu_sigkill_one_rank_ends_the_job(void)
 {
 	struct test_proc p;
-	if (!gpus_or_skip(2) || make_data(32, 64, 36) || gpu_signal_rank("", "KILL", 1, &p))
+	if (!gpus_or_skip(2) || make_data(32, 64, 36) ||
+	    gpu_signal_rank("CHEXNET_CUDA_GRAPH=on", "KILL", 1, &p))
 		return;
 	CHECK_CONTAINS(p.err, "backend nccl");
 	CHECK_MSG(field(p.out, "rc=") > 0, "srun exit status: %s", p.out);

@@ -17,9 +17,9 @@
 #include "loop/session.h"
 #include "loop/train_device.h"
 
-/* Untimed steps first: 2, or 4 with --cuda-graph on (each of the two
- * image slots' first step runs uncaptured, its second is captured), so
- * that the timed steps are what every later step of a run is. */
+/* Untimed steps first: 2, or 3 with --cuda-graph on (the first runs
+ * uncaptured, the next two capture each image slot's graph), so that the
+ * timed steps are what every later step of a run is. */
 #define BENCH_WARMUP_STEPS 2
 
 /* The bench's training state: what `chexnet train` has on one rank. */
@@ -169,7 +169,7 @@ int run_bench(const struct settings *o)
 	}
 	double t0 = 0;
 	struct backend_launches l0 = { 0 }, l1 = { 0 };
-	long warmup = o->cuda_graph ? 2 * BENCH_WARMUP_STEPS : BENCH_WARMUP_STEPS;
+	long warmup = o->cuda_graph ? BENCH_WARMUP_STEPS + 1 : BENCH_WARMUP_STEPS;
 	for (long i = 0; i < steps + warmup && rc == 0; i++) {
 		if (i == warmup && (rc = bench_loss(t, &loss)) == 0) {
 			t0 = now_seconds();

@@ -2,7 +2,7 @@
  * the one place that decides when a step is captured and when replayed.
  * A step's work is keyed by its image slot (the input upload alternates
  * between two device buffers) and its shape (batch, loss weights): a
- * shape's first step runs uncaptured, its second is captured on the
+ * shape's first step runs uncaptured, each slot's next is captured on the
  * compute stream (global capture mode: no allocation, no host wait and no
  * other stream may enter) and launched, later steps launch the graph.
  * The graph holds pointers into the pool and into gpu_train's buffers;
@@ -26,6 +26,7 @@ void gpu_graph_drop(struct backend *b)
 {
 	for (int s = 0; s < 2; s++)
 		drop_one(&b->step_graph[s]);
+	b->warmed = (struct gpu_step_graph){ 0 };
 }
 
 static int instantiate(struct gpu_step_graph *g, cudaGraph_t graph, struct trainer_error *err)
@@ -59,15 +60,19 @@ int gpu_graph_run(struct backend *b, int (*queue)(void *ctx, struct trainer_erro
 		  void *ctx, struct trainer_error *err)
 {
 	struct gpu_step_graph *g = &b->step_graph[b->step_slot];
+	struct gpu_step_graph shape = { NULL, b->count, b->loss_weights };
 
-	if (g->seen && (g->count != b->count || g->weights != b->loss_weights))
+	if (g->exec && (g->count != shape.count || g->weights != shape.weights))
 		drop_one(g);
-	if (!g->seen) {
-		*g = (struct gpu_step_graph){ NULL, b->count, b->loss_weights, 1 };
+	if (b->warmed.count != shape.count || b->warmed.weights != shape.weights) {
+		b->warmed = shape;
 		return queue(ctx, err);
 	}
-	if (!g->exec && capture(b, g, queue, ctx, err))
-		return -1;
+	if (!g->exec) {
+		*g = shape;
+		if (capture(b, g, queue, ctx, err))
+			return -1;
+	}
 	gpu_launch_note(GPU_LAUNCH_GRAPH);
 	GPU_CUDA(cudaGraphLaunch(g->exec, b->stream));
 	return 0;

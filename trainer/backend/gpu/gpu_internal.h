@@ -37,11 +37,11 @@ struct gpu_layer {
 	cudaEvent_t grads_done;                /* layers with parameters */
 };
 
-/* One image slot's training step as a CUDA graph (gpu_graph.c): the
- * shape it was captured for; seen: the shape's first step ran uncaptured. */
+/* One image slot's training step as a CUDA graph (gpu_graph.c), and the
+ * shape (batch, loss weights) it was captured for. */
 struct gpu_step_graph {
 	cudaGraphExec_t exec;
-	int count, weights, seen;
+	int count, weights;
 };
 
 struct backend {
@@ -102,6 +102,7 @@ struct backend {
 						  optimizer values too), kept from the next
 						  batch's prefetch */
 	struct gpu_step_graph step_graph[2];   /* by image slot */
+	struct gpu_step_graph warmed;          /* the shape whose first step ran uncaptured */
 	/* health (gpu_report.c): NVML opened on first use */
 	struct gpu_nvml *nvml;
 	int nvml_failed;
@@ -247,9 +248,10 @@ int gpu_step_run_deferred(struct backend *b, int (*optim)(void *ctx, struct trai
 
 /* gpu_graph.c: queue(ctx)'s work on b->stream as the graph of b->step_slot:
  * run uncaptured on a shape's first step (lazy set-up, such as cuBLAS's
- * handle, stays out of the capture), captured on its second, replayed
- * after; a new shape (batch, loss weights) captures again. drop: every
- * graph destroyed (before what they point into is freed). */
+ * handle, stays out of the capture), then captured on each slot's next
+ * step and replayed after; a new shape (batch, loss weights) starts
+ * again. drop: every graph destroyed (before what they point into is
+ * freed). */
 int gpu_graph_run(struct backend *b, int (*queue)(void *ctx, struct trainer_error *err),
 		  void *ctx, struct trainer_error *err);
 void gpu_graph_drop(struct backend *b);
