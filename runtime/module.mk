@@ -7,7 +7,7 @@ HAVE_HVD := $(if $(filter 11,$(HAVE_PMIX)$(HAVE_NETTLE)),1,0)
 ifeq ($(HAVE_HVD),1)
 
 RUNTIME_SRCS := runtime/core/clock.c runtime/core/dtype.c runtime/core/fail.c runtime/core/settings.c \
-	runtime/core/fdio.c runtime/core/auth.c \
+	runtime/core/fdio.c runtime/core/auth.c runtime/core/csv_list.c \
 	runtime/bootstrap/bootstrap.c runtime/bootstrap/bootstrap_env.c \
 	runtime/observe/timeline.c runtime/observe/report.c \
 	runtime/plan/fusion.c runtime/plan/wire.c runtime/plan/plan_cache.c runtime/plan/coord.c \

@@ -27,6 +27,7 @@
 #include "engine/runtime.h"
 #include "transport/comm.h"
 #include "transport/iface_shared.h"
+#include "core/csv_list.h"
 #include "observe/report.h"
 #include "core/settings.h"
 #include "observe/timeline.h"
@@ -917,6 +918,24 @@ static void test_a_wait_waits_for_a_silent_peer_to_be_named(void)
 	CHECK_INT(comm_wait_check(&w, NULL), 0);
 }
 
+/* A list's entries are whole: 10.0.0.1 is not listed inside 10.0.0.11
+ * (control.c used strstr, so a host whose first address was 10.0.0.11
+ * never published 10.0.0.1), nor 10.0.0.11 inside 10.0.0.1; what does not
+ * fit is not appended. */
+static void test_csv_list_entries_are_whole(void)
+{
+	char out[32] = "";
+	CHECK_INT(csv_append(out, sizeof(out), "10.0.0.11"), 1);
+	CHECK_INT(csv_append(out, sizeof(out), "10.0.0.1"), 1);
+	CHECK_INT(csv_append(out, sizeof(out), "10.0.0.1"), 0);
+	CHECK_INT(csv_append(out, sizeof(out), "0.0.1"), 1);
+	CHECK_STR(out, "10.0.0.11,10.0.0.1,0.0.1");
+	CHECK_INT(csv_listed("10.0.0.1", "10.0.0.11", 9), 0);
+	CHECK_INT(csv_listed("a,10.0.0.11,b", "10.0.0.1", 8), 0);
+	CHECK_INT(csv_append(out, sizeof(out), "192.168.100.100"), 0);  /* 24 + 1 + 15 + 1 > 32 */
+	CHECK_STR(out, "10.0.0.11,10.0.0.1,0.0.1");
+}
+
 /* A bridge with one address on every node (docker0) is named; an address
  * two ranks of one host list, a prefix of another address, and an
  * address of one host only are not. */
@@ -944,6 +963,7 @@ static void test_addresses_several_hosts_have_are_named(void)
 }
 
 const struct test_case runtime_unit_tests[] = {
+	{ "csv_list_entries_are_whole", test_csv_list_entries_are_whole },
 	{ "addresses_several_hosts_have_are_named", test_addresses_several_hosts_have_are_named },
 	{ "a_wait_waits_for_a_silent_peer_to_be_named", test_a_wait_waits_for_a_silent_peer_to_be_named },
 	{ "report_across_nodes", test_report_across_nodes },

@@ -26,25 +26,16 @@
 #include <unistd.h>
 
 #include "control/control_state.h"
+#include "core/csv_list.h"
 #include "core/fail.h"
 #include "core/fdio.h"
 
 /* ---- rank 0: listen on the published addresses only ---- */
 
-/* Appends ip to the list out ("a,b", *used bytes long) unless it is
- * there already or does not fit. 1 when it was appended. */
-static int add_address(char *out, size_t len, size_t *used, const char *ip)
-{
-	if (strstr(out, ip) || *used + strlen(ip) + 2 >= len)
-		return 0;
-	*used += (size_t)snprintf(out + *used, len - *used, "%s%s", *used ? "," : "", ip);
-	return 1;
-}
-
 static void local_addresses(char *out, size_t len)
 {
 	struct ifaddrs *ifs = NULL, *i;
-	size_t used = 0, count = 0;
+	size_t count = 0;
 	out[0] = '\0';
 	if (getifaddrs(&ifs) == 0) {
 		for (i = ifs; i; i = i->ifa_next) {
@@ -54,11 +45,12 @@ static void local_addresses(char *out, size_t len)
 			inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, ip, sizeof(ip));
 			/* room kept for ",127.0.0.1" */
 			if (strcmp(ip, "127.0.0.1") && count + 1 < CTL_MAX_LISTEN)
-				count += (size_t)add_address(out, len - 10, &used, ip);
+				count += (size_t)csv_append(out, len - 10, ip);
 		}
 		freeifaddrs(ifs);
 	}
 	/* loopback last: same-node ranks always reach it */
+	size_t used = strlen(out);
 	snprintf(out + used, len - used, "%s127.0.0.1", used ? "," : "");
 }
 
@@ -68,12 +60,11 @@ int control_resolve(const char *host, char *out, size_t len, int max)
 	int rc = getaddrinfo(host, NULL, &hints, &res);
 	if (rc)
 		return rc;
-	size_t used = 0;
 	out[0] = '\0';
 	for (struct addrinfo *a = res; a && max > 0; a = a->ai_next) {
 		char ip[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &((struct sockaddr_in *)a->ai_addr)->sin_addr, ip, sizeof(ip));
-		max -= add_address(out, len, &used, ip);
+		max -= csv_append(out, len, ip);
 	}
 	freeaddrinfo(res);
 	return 0;

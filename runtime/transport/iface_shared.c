@@ -10,27 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/csv_list.h"
 #include "transport/iface_shared.h"
-
-/* Whether the list "a,b,c" holds s (n bytes) as one of its entries. */
-static int listed(const char *list, const char *s, size_t n)
-{
-	for (const char *a = list; *a; a += strcspn(a, ",") + (a[strcspn(a, ",")] == ','))
-		if (strcspn(a, ",") == n && strncmp(a, s, n) == 0)
-			return 1;
-	return 0;
-}
-
-/* Appends ",s" (or "s") to out unless listed or it does not fit: 1 when
- * appended. */
-static int append(char *out, size_t len, const char *s)
-{
-	size_t used = strlen(out);
-	if (listed(out, s, strlen(s)) || used + strlen(s) + 2 > len)
-		return 0;
-	snprintf(out + used, len - used, "%s%s", used ? "," : "", s);
-	return 1;
-}
 
 void iface_walk(const char *holding, char *out, size_t len)
 {
@@ -45,9 +26,9 @@ void iface_walk(const char *holding, char *out, size_t len)
 		char ip[INET_ADDRSTRLEN];
 		inet_ntop(AF_INET, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, ip, sizeof(ip));
 		if (!holding)
-			append(out, len, ip);
-		else if (listed(holding, ip, strlen(ip)))
-			append(out, len, i->ifa_name);
+			csv_append(out, len, ip);
+		else if (csv_listed(holding, ip, strlen(ip)))
+			csv_append(out, len, i->ifa_name);
 	}
 	freeifaddrs(all);
 }
@@ -62,8 +43,8 @@ int iface_shared(const struct iface_row *rows, int n, char *out, size_t len)
 			size_t k = strcspn(a, ",");
 			snprintf(ip, sizeof(ip), "%.*s", (int)k, a);
 			for (int o = 0; k && k < sizeof(ip) && o < n; o++)
-				if (strcmp(rows[o].host, rows[r].host) && listed(rows[o].addrs, ip, k)) {
-					count += append(out, len, ip);
+				if (strcmp(rows[o].host, rows[r].host) && csv_listed(rows[o].addrs, ip, k)) {
+					count += csv_append(out, len, ip);
 					break;
 				}
 		}
