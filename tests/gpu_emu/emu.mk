@@ -5,7 +5,7 @@
 # place of libcudart, libcudnn, libcublas and libnccl on every link line.
 # The headers stay the toolkit's: the emulator implements their API.
 # Needs HAVE_CUDA (the headers); NCCL's header makes comm_nccl.c build.
-EMU_CXXFLAGS = -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
+EMU_CXXFLAGS = -std=c++17 -O3 -g -Wall -Wextra -Wno-unused-parameter -Werror -pthread \
 	$(SAN_FLAGS) -Itests -Itrainer $(CUDA_CFLAGS)
 EMU_LIB := $(B)/obj/tests/gpu_emu/libemu-device.a
 EMU_OBJS := $(patsubst %,$(B)/obj/tests/gpu_emu/%.o,emu_runtime fake_cuda fake_algos fake_nccl)
