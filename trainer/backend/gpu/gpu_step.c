@@ -223,12 +223,7 @@ static int defer_backward(struct backend *b, const float *dy, const float *dx,
 	b->deferred = 1;
 	if (b->graph_ends_at_backward && gpu_step_run_deferred(b, NULL, NULL, err))
 		return -1;
-	for (; cur->next >= 0; cur->next--) {
-		const struct model_layer *ml = b->layers[cur->next].ml;
-		if (b->layers[cur->next].grads_done && cur->ready)
-			cur->ready(ml->weight_offset, ml->weight_count + ml->bias_count, cur->user);
-	}
-	return 0;
+	return fire_ready(b, cur, 0, 0, err);  /* device gradients: no event is queried */
 }
 
 int gpu_step_backward(struct backend *b, const float *dy, float *dx,
