@@ -778,14 +778,14 @@ static void test_gpu_sigstop_one_rank_is_named(void)
 	test_proc_free(&p);
 }
 
-/* DenseNet-121 at 64x64, 2 ranks, 3 epochs on 1200 generated images:
+/* DenseNet-121 at 48x48, 2 ranks, 3 epochs on 1200 generated images:
  * the whole test split, gathered over ranks, reaches mean AUROC >= 0.85
- * (0.89 measured on Zen 3, 0.93 after a 4th epoch). */
+ * (at 64 px 0.89 on Zen 3, at 32 px 0.73: too small for the findings). */
 static void test_two_ranks_learn_synthetic_findings(void)
 {
 	struct test_proc p;
 	if (make_data(1200, 128, 72) ||
-	    train("", 2, "--size 64 --batch 16 --epochs 3 --progress-every 20 --test --out run", 180, &p))
+	    train("", 2, "--size 48 --batch 16 --epochs 3 --progress-every 20 --test --out run", 180, &p))
 		return;
 	CHECK_MSG(!p.timed_out, "not done within 3 minutes: %.900s", p.err);
 	CHECK_MSG(p.exit_code == 0, "exit %d: %.900s", p.exit_code, p.err);
@@ -793,6 +793,7 @@ static void test_two_ranks_learn_synthetic_findings(void)
 	const char *mean = line ? strstr(line, "mean AUROC ") : NULL;
 	double auroc = mean ? strtod(mean + strlen("mean AUROC "), NULL) : 0;
 	CHECK_MSG(auroc >= 0.85, "mean test AUROC %.4f < 0.85: %.600s", auroc, line ? line : p.err);
+	printf("  measured: mean test AUROC %.4f (bound 0.85)\n", auroc);
 	CHECK_CONTAINS(p.err, "hvd: start-up: 2 ranks");
 	CHECK_CONTAINS(p.err, "chexnet: rank 1: ");
 	CHECK_CONTAINS(p.err, "chexnet: overall: ");

@@ -1,7 +1,7 @@
 /* test_multinode_elastic.c - a run that loses a node goes on in its own
  * allocation: etc/sbatch/chexnet-elastic.sbatch (contrib/chexnet-elastic
  * around `chexnet train`) submitted with `sbatch --wait` to the multi-node
- * cluster, on generated data (64 px, batch 4, SGD, one epoch of 9
+ * cluster, on generated data (64 px, batch 4, SGD, one epoch of 6
  * steps), HVD_TIMEOUT_S=4. At step 3 one node fails for good
  * (multinode.sh fail: its link goes down, then slurmd, slurmstepd and its
  * ranks get SIGKILL), or one rank is stopped (SIGSTOP). The ranks left
@@ -102,7 +102,7 @@ static int make_data(void)
 		 "cd '%s' && mkdir -p build && cp '%s/chexnet' build/chexnet && ln -s '%s/contrib' "
 		 "contrib && c=$PWD/build/chexnet && S='%s' && if [ ! -e \"$S/ready\" ]; then "
 		 "mkdir -p \"$S\" && (cd \"$S\" && rm -rf nih shards w0 && "
-		 "$c synth --out nih --count 200 --size 128 --seed 3 && "
+		 "$c synth --out nih --count 130 --size 128 --seed 3 && "
 		 "$c pack --data nih --out shards --size 72 && $c train "
 		 "--synthetic --size 64 --batch 2 --steps 1 --threads 1 --backend cpu --precision fp32 "
 		 "--quiet --out w0 && touch ready) || exit 1; fi && "
@@ -290,7 +290,7 @@ static void check_went_on(const struct test_proc *p, const char *out, const char
 		CHECK_CONTAINS(p->err, "no completed step is lost; exit 76");
 	}
 	CHECK_CONTAINS(p->err, "chexnet: resuming from ");
-	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 9/9");
+	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 6/6");
 	check_steps_kept(p->err, 1);
 	CHECK_CONTAINS(p->out, "idle=4/4");
 	char *rec = record_of(out);
@@ -354,7 +354,7 @@ static void late_survivor_is_left_out(void)
 		       "end");
 	CHECK_CONTAINS(p.err, "chexnet: train: rank 0 of 4 goes on as rank 0 of 1 in the same "
 		       "process: --accumulate 4 keeps the global batch");
-	CHECK_CONTAINS(p.err, "end of epoch 2/2 step 9/9");
+	CHECK_CONTAINS(p.err, "end of epoch 2/2 step 6/6");
 	check_steps_kept(p.err, 2);
 	check_rank_0_decided("late", "0", "4 -> 1");
 	double params = same_parameters("late", "whole2", "a late survivor left out");
@@ -402,7 +402,7 @@ static void spare_case_ended(const struct test_proc *p, const char *out, const c
 			     const char *how, const char *const *record)
 {
 	CHECK_MSG(field_of(p->out, "rc=") == 0, "%s: %s ...%s", out, p->out, test_tail(p->err, 2500));
-	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 9/9");
+	CHECK_CONTAINS(p->err, "end of epoch 1/1 step 6/6");
 	check_steps_kept(p->err, 1);
 	char *rec = record_of(out);
 	int has = rec && strstr(rec, "\"outcome\":\t\"finished\"");
@@ -562,7 +562,7 @@ static void partition_leaves_one_half_going_on(void)
 	CHECK_CONTAINS(p.err, "no completed step is lost; ranks 0,1 go on without host(s) n2 in their "
 		       "own processes");
 	CHECK_CONTAINS(p.err, "chexnet-elastic: lost n2; ranks 0,1 went on in their own processes");
-	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 6/6");
 	check_steps_kept(p.err, 1);
 	check_rank_0_decided("split", "0,1", "4 -> 2");
 	double params = same_parameters("split", "whole", "a partition");
@@ -589,7 +589,7 @@ static void test_a_partition_or_a_late_survivor_leaves_one_writer(void)
  * 3; tests/stall_shim.c holds the second open(2) of n1's temporary
  * checkpoint, the directory's fsync once its files are written, 2 s, and
  * marks it: the stop lands there, just before the rename). They are woken
- * at one point of the others' recovery (the others train 9 steps; one
+ * at one point of the others' recovery (the others train 6 steps; one
  * epoch: over two, a 2-rank K=2 run drifts 2.2e-5 from the 4-rank one,
  * measured):
  *   - before: once the leader reported, before it raised the generation
@@ -663,7 +663,7 @@ static void woken_at(const struct wake_point *w)
 			  strstr(save, "rank 0 of 4: the run went on without it"), "woken (%s): rank 0's "
 			  "save: ...%s", w->name, test_tail(p.err, 2500));
 	}
-	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 9/9");
+	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 6/6");
 	snprintf(path, sizeof(path), "%s/%s/.generations/2", test_tmpdir(), out);
 	char *decision = test_read_file(path, NULL);
 	snprintf(want, sizeof(want), "members=%s ", w->members);

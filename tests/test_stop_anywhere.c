@@ -16,7 +16,7 @@
 
 #include "runner.h"
 
-#define RUN "train --synthetic --synthetic-images 32 --batch 16 --size 128 --threads 1 " \
+#define RUN "train --synthetic --synthetic-images 16 --batch 16 --size 128 --threads 1 " \
 	"--optimizer sgd --lr 0.05 --epochs 2 --progress-every 1"
 
 static void chexnet(const char *args, int timeout_s, struct test_proc *p)
