@@ -151,11 +151,9 @@ static void push_exec(struct control *c, const struct wire_exec *x, int cached)
 		runtime_fail(rt, HVD_ERR_NOMEM, "hvd: engine: 'bucket': out of memory");
 		return;
 	}
-	cmd->first = x->first;
-	cmd->count = x->count;
-	cmd->signature = x->signature;
-	cmd->reversed = !!(x->flags & WIRE_EXEC_REVERSED);
-	cmd->fast_after = (x->flags & WIRE_EXEC_FAST) != 0;
+	*cmd = (struct exec_cmd){ .first = x->first, .count = x->count, .signature = x->signature,
+				  .reversed = !!(x->flags & WIRE_EXEC_REVERSED),
+				  .fast_after = (x->flags & WIRE_EXEC_FAST) != 0 };
 	pthread_mutex_lock(&rt->lock);
 	for (struct entry *e = rt->pending; e && rt->tl; e = e->next)
 		if (e->seq >= x->first && e->seq < x->first + x->count) {

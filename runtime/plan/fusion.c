@@ -27,10 +27,7 @@ size_t fusion_plan(const struct fusion_item *items, size_t n,
 			last->bytes += bytes;
 			continue;
 		}
-		out[nb].first = i;
-		out[nb].count = 1;
-		out[nb].bytes = bytes;
-		nb++;
+		out[nb++] = (struct fusion_bucket){ i, 1, bytes };
 	}
 	return nb;
 }

@@ -63,10 +63,7 @@ int64_t plan_cache_learn(struct plan_cache *pc, const struct fusion_item *items,
 	if (pc->nitems + n > PLAN_CACHE_MAX_ITEMS || reserve(pc))
 		return -1;
 	struct plan_entry *e = &pc->entries[pc->nentries];
-	e->first_item = pc->nitems;
-	e->count = n;
-	e->signature = fusion_signature(items, n);
-	e->bytes = 0;
+	*e = (struct plan_entry){ pc->nitems, n, fusion_signature(items, n), 0 };
 	for (uint32_t k = 0; k < n; k++)
 		e->bytes += items[k].count * dtype_size((enum hvd_dtype)items[k].dtype);
 	memcpy(pc->items + pc->nitems, items, n * sizeof(*items));
