@@ -11,10 +11,8 @@
 
 int coord_init(struct coord *c, int size, uint64_t threshold_bytes)
 {
-	memset(c, 0, sizeof(*c));
-	c->size = size;
-	c->threshold_bytes = threshold_bytes;
-	c->q = calloc((size_t)size, sizeof(*c->q));
+	*c = (struct coord){ .size = size, .threshold_bytes = threshold_bytes,
+			     .q = calloc((size_t)size, sizeof(*c->q)) };
 	return c->q ? 0 : -1;
 }
 
@@ -26,6 +24,21 @@ void coord_free(struct coord *c)
 	}
 	free(c->q);
 	memset(c, 0, sizeof(*c));
+}
+
+static size_t live(const struct coord *c, int r)
+{
+	return c->q[r].len - c->q[r].head;
+}
+
+static struct plan_tag tag_at(const struct coord *c, int r, size_t i)
+{
+	return c->q[r].meta[c->q[r].head + i].tag;
+}
+
+static const struct fusion_item *item_at(const struct coord *c, int r, size_t i)
+{
+	return &c->q[r].items[c->q[r].head + i];
 }
 
 static int queue_reserve(struct coord_queue *q)
@@ -59,15 +72,14 @@ int64_t coord_submit(struct coord *c, int rank, const struct fusion_item *it,
 	if (queue_reserve(q))
 		return -1;
 	q->items[q->len] = *it;
-	q->meta[q->len] = (struct coord_meta){ now, tag };
-	q->len++;
+	q->meta[q->len++] = (struct coord_meta){ now, tag };
 	return (int64_t)(c->planned + (q->len - q->head) - 1);
 }
 
 int coord_idle(const struct coord *c)
 {
 	for (int r = 0; r < c->size; r++)
-		if (c->q[r].len != c->q[r].head)
+		if (live(c, r))
 			return 0;
 	return 1;
 }
@@ -75,11 +87,9 @@ int coord_idle(const struct coord *c)
 size_t coord_ready(const struct coord *c)
 {
 	size_t ready = (size_t)-1;
-	for (int r = 0; r < c->size; r++) {
-		size_t live = c->q[r].len - c->q[r].head;
-		if (live < ready)
-			ready = live;
-	}
+	for (int r = 0; r < c->size; r++)
+		if (live(c, r) < ready)
+			ready = live(c, r);
 	return c->size ? ready : 0;
 }
 
@@ -89,9 +99,9 @@ static void describe_mismatch(const struct coord *c, size_t first, size_t count,
 	size_t used = (size_t)snprintf(err, errlen, "hvd: tensor mismatch: ");
 	int listed = 0;
 	for (size_t i = first; i < first + count && listed < 6; i++) {
-		const struct fusion_item *ref = &c->q[0].items[c->q[0].head + i];
+		const struct fusion_item *ref = item_at(c, 0, i);
 		for (int r = 1; r < c->size && listed < 6; r++) {
-			const struct fusion_item *it = &c->q[r].items[c->q[r].head + i];
+			const struct fusion_item *it = item_at(c, r, i);
 			if (fusion_item_matches(ref, it))
 				continue;
 			char a[200], b[200];
@@ -119,21 +129,6 @@ double coord_head_ready_time(const struct coord *c)
 		if (c->q[r].meta[c->q[r].head].t_submit > t)
 			t = c->q[r].meta[c->q[r].head].t_submit;
 	return t;
-}
-
-static size_t live(const struct coord *c, int r)
-{
-	return c->q[r].len - c->q[r].head;
-}
-
-static struct plan_tag tag_at(const struct coord *c, int r, size_t i)
-{
-	return c->q[r].meta[c->q[r].head + i].tag;
-}
-
-static const struct fusion_item *item_at(const struct coord *c, int r, size_t i)
-{
-	return &c->q[r].items[c->q[r].head + i];
 }
 
 /* Cache id when every rank tagged relative position i as the start of the
@@ -264,14 +259,12 @@ double coord_oldest_wait(const struct coord *c, double now)
 {
 	size_t ready = coord_ready(c);
 	double oldest = -1;
-	for (int r = 0; r < c->size; r++) {
-		const struct coord_queue *q = &c->q[r];
-		if (q->len - q->head > ready) {
-			double t = q->meta[q->head + ready].t_submit;
+	for (int r = 0; r < c->size; r++)
+		if (live(c, r) > ready) {
+			double t = c->q[r].meta[c->q[r].head + ready].t_submit;
 			if (oldest < 0 || t < oldest)
 				oldest = t;
 		}
-	}
 	return oldest < 0 ? 0 : now - oldest;
 }
 
@@ -279,28 +272,28 @@ int coord_describe_missing(const struct coord *c, char *out, size_t len, int *be
 {
 	int lead = 0;
 	for (int r = 1; r < c->size; r++)
-		if (c->q[r].len - c->q[r].head > c->q[lead].len - c->q[lead].head)
+		if (live(c, r) > live(c, lead))
 			lead = r;
-	size_t lead_live = c->q[lead].len - c->q[lead].head;
+	size_t lead_live = live(c, lead);
 	size_t used = 0;
 	int count = 0;
 	if (len)
 		out[0] = '\0';
 	for (int r = 0; r < c->size; r++) {
-		size_t live = c->q[r].len - c->q[r].head;
+		size_t have = live(c, r);
 		if (behind)
-			behind[r] = live < lead_live;
-		if (live >= lead_live)
+			behind[r] = have < lead_live;
+		if (have >= lead_live)
 			continue;
 		if (used < len)
 			used += (size_t)snprintf(out + used, len - used, "%srank %d: [",
 						 count ? "; " : "", r);
-		for (size_t i = live; i < lead_live && i < live + 6 && used < len; i++)
-			used += (size_t)snprintf(out + used, len - used, "%s%s", i > live ? ", " : "",
-						 c->q[lead].items[c->q[lead].head + i].name);
+		for (size_t i = have; i < lead_live && i < have + 6 && used < len; i++)
+			used += (size_t)snprintf(out + used, len - used, "%s%s", i > have ? ", " : "",
+						 item_at(c, lead, i)->name);
 		if (used < len)
 			used += (size_t)snprintf(out + used, len - used, "%s]",
-						 lead_live - live > 6 ? ", ..." : "");
+						 lead_live - have > 6 ? ", ..." : "");
 		count++;
 	}
 	return count;
