@@ -48,8 +48,9 @@ int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, si
 			node ? " " : "", node ? node : "");
 }
 
-static int pmix_get_number(struct bootstrap *b, const pmix_proc_t *who, const char *key,
-			   long *out, char *err, size_t errlen)
+/* PMIx's number under key into *out (untouched on failure). */
+static int pmix_get_number(const pmix_proc_t *who, const char *key, int *out, char *err,
+			   size_t errlen)
 {
 	pmix_value_t *val = NULL;
 	pmix_status_t rc = PMIx_Get(who, key, NULL, 0, &val);
@@ -64,7 +65,7 @@ static int pmix_get_number(struct bootstrap *b, const pmix_proc_t *who, const ch
 	PMIX_VALUE_RELEASE(val);
 	if (st != PMIX_SUCCESS)
 		return fail_msg(-1, err, errlen, "hvd: PMIx_Get: '%s': not a number", key);
-	*out = n;
+	*out = (int)n;
 	return 0;
 }
 
@@ -84,18 +85,14 @@ static int pmix_start(struct bootstrap *b, char *err, size_t errlen)
 	b->rank = (int)me->rank;
 	pmix_proc_t job;
 	PMIX_LOAD_PROCID(&job, me->nspace, PMIX_RANK_WILDCARD);
-	long size = 0, local_rank = 0, local_size = 0, node = 0, nodes = 0;
-	if (pmix_get_number(b, &job, PMIX_JOB_SIZE, &size, err, errlen) ||
-	    pmix_get_number(b, me, PMIX_LOCAL_RANK, &local_rank, err, errlen) ||
-	    pmix_get_number(b, &job, PMIX_LOCAL_SIZE, &local_size, err, errlen) ||
-	    pmix_get_number(b, me, PMIX_NODEID, &node, err, errlen) ||
-	    pmix_get_number(b, &job, PMIX_NUM_NODES, &nodes, err, errlen))
+	/* the size last: a failed start-up's message names PMIx's rank/size
+	 * only when it has them all (api.c) */
+	if (pmix_get_number(me, PMIX_LOCAL_RANK, &b->local_rank, err, errlen) ||
+	    pmix_get_number(&job, PMIX_LOCAL_SIZE, &b->local_size, err, errlen) ||
+	    pmix_get_number(me, PMIX_NODEID, &b->node_id, err, errlen) ||
+	    pmix_get_number(&job, PMIX_NUM_NODES, &b->node_count, err, errlen) ||
+	    pmix_get_number(&job, PMIX_JOB_SIZE, &b->size, err, errlen))
 		return HVD_ERR_BOOTSTRAP;
-	b->size = (int)size;
-	b->local_rank = (int)local_rank;
-	b->local_size = (int)local_size;
-	b->node_id = (int)node;
-	b->node_count = (int)nodes;
 	return 0;
 }
 
