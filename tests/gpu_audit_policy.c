@@ -89,6 +89,8 @@ static const struct audit_allow unchecked[] = {
 	  "error path: the cudaEventRecord failure is what is returned" },
 	{ "runtime/transport/comm_nccl.c", "give_back_event", "cudaEventDestroy", 0,
 	  "returns void; only with more than NCCL_EVENT_POOL events outstanding" },
+	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "cudaSetDevice", 0,
+	  "comm_ops.finalize returns void: shutdown, or an open that failed" },
 	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "ncclCommDestroy", 0,
 	  "comm_ops.finalize returns void: shutdown, or an open that failed" },
 	{ "runtime/transport/comm_nccl.c", "nccl_finalize", "cudaStreamDestroy", 0,

@@ -169,15 +169,12 @@ static int mpi_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dty
 static int mpi_allreduce_test(void *vctx, int *done, const struct comm_wait *w)
 {
 	struct mpi_ctx *ctx = vctx;
-	int rc = 0;
+	int rc = 0, mrc;
 	*done = 0;
-	if (ctx->avg) {
+	if (ctx->avg)
 		rc = avg_test(ctx, done, w);
-	} else {
-		int mrc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE);
-		if (mrc != MPI_SUCCESS)
-			rc = comm_mpi_fail(w, "MPI_Iallreduce", mrc);
-	}
+	else if ((mrc = MPI_Test(&ctx->chunk, done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+		rc = comm_mpi_fail(w, "MPI_Iallreduce", mrc);
 	if (rc || *done || (ctx->chunk_polls++ & 63))
 		return rc;
 	return comm_wait_check(w, "MPI_Iallreduce");

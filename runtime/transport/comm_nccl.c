@@ -72,13 +72,6 @@ struct nccl_ctx {
 	uint64_t *sizes_host;
 };
 
-/* The engine thread's CUDA calls must run on the communicator's device
- * (a new thread starts on device 0). */
-static cudaError_t on_device(const struct nccl_ctx *ctx)
-{
-	return cudaSetDevice(ctx->device);
-}
-
 static ncclDataType_t nccl_type(enum hvd_dtype t)
 {
 	switch (t) {
@@ -143,10 +136,12 @@ static int cuda_ok(struct nccl_ctx *ctx, cudaError_t ce, const struct comm_wait 
 	return ce == cudaSuccess ? 0 : nccl_fail(ctx, w, call, cudaGetErrorString(ce));
 }
 
-/* The engine thread's calls on the communicator's device, checked. */
+/* The engine thread's CUDA calls must run on the communicator's device
+ * (a new thread starts on device 0): cudaSetDevice(ctx->device) first,
+ * here checked. */
 static int nccl_on_device(struct nccl_ctx *ctx, const struct comm_wait *w)
 {
-	return cuda_ok(ctx, on_device(ctx), w, "cudaSetDevice");
+	return cuda_ok(ctx, cudaSetDevice(ctx->device), w, "cudaSetDevice");
 }
 
 /* Polls a stream and the communicator until the work is done. */
@@ -202,7 +197,7 @@ static void nccl_release(void *vctx, void *p)
 static int nccl_copy(void *vctx, void *dst, const void *src, size_t bytes, char *err, size_t n)
 {
 	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = on_device(ctx);
+	cudaError_t ce = cudaSetDevice(ctx->device);
 	if (ce == cudaSuccess)
 		ce = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
 				     ctx->copy_on_side ? ctx->copy_stream : ctx->stream);
@@ -238,7 +233,7 @@ static int nccl_allreduce_start(void *vctx, void *buf, size_t count, enum hvd_dt
 static int nccl_stage(void *vctx, enum comm_stage s, size_t chunk, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
-	cudaError_t ce = on_device(ctx);
+	cudaError_t ce = cudaSetDevice(ctx->device);
 	if (ce == cudaSuccess && s == COMM_STAGE_BEGIN) {
 		ctx->chunks_started = 0;
 		ce = cudaEventRecord(ctx->copied, ctx->stream); /* the tensors' readiness waits */
@@ -355,7 +350,7 @@ static int nccl_wait_ready(void *vctx, void *mark, const struct comm_wait *w)
 {
 	struct nccl_ctx *ctx = vctx;
 	cudaEvent_t ev = mark;
-	cudaError_t ce = on_device(ctx);
+	cudaError_t ce = cudaSetDevice(ctx->device);
 	if (ce == cudaSuccess)
 		ce = cudaStreamWaitEvent(ctx->stream, ev, 0);
 	give_back_event(ctx, ev);
@@ -377,7 +372,7 @@ static int nccl_drain(void *vctx, const struct comm_wait *w)
 static void nccl_finalize(void *vctx, int clean)
 {
 	struct nccl_ctx *ctx = vctx;
-	on_device(ctx);
+	cudaSetDevice(ctx->device);
 	if (clean && !ctx->aborted)
 		ncclCommDestroy(ctx->comm);
 	else

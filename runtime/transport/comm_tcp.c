@@ -68,17 +68,12 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
  * int32 does in practice (f32 sums go through dtype_add_scale_f32). */
 static void add_ints(void *dst, const void *src, size_t n, enum hvd_dtype t)
 {
-	if (t == HVD_I32) {
-		uint32_t *d = dst;
-		const uint32_t *s = src;
+	if (t == HVD_I32)
 		for (size_t i = 0; i < n; i++)
-			d[i] += s[i];
-		return;
-	}
-	uint64_t *d = dst;
-	const uint64_t *s = src;
-	for (size_t i = 0; i < n; i++)
-		d[i] += s[i];
+			((uint32_t *)dst)[i] += ((const uint32_t *)src)[i];
+	else
+		for (size_t i = 0; i < n; i++)
+			((uint64_t *)dst)[i] += ((const uint64_t *)src)[i];
 }
 
 static int reduce_scatter(struct tcp_ctx *x, char *buf, size_t count, enum hvd_dtype t,
@@ -111,9 +106,7 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 			 enum hvd_op op, const struct comm_wait *w)
 {
 	struct tcp_ctx *x = ctx;
-	if (x->size == 1)
-		return 0;
-	int rc = reduce_scatter(x, buf, count, t, op, w);
+	int rc = reduce_scatter(x, buf, count, t, op, w); /* one rank: no step */
 	size_t es = dtype_size(t);
 	for (int s = 0; !rc && s < x->size - 1; s++) {
 		size_t sf, sn, rf, rn;
