@@ -17,9 +17,7 @@
 static int parse_int(const char *name, const char *v, long min, long max, long *out,
 		     char *err, size_t errlen)
 {
-	int digits = v[0] != '\0';
-	for (const char *p = v; *p; p++)
-		digits &= *p >= '0' && *p <= '9';
+	int digits = *v && !v[strspn(v, "0123456789")];
 	errno = 0;
 	long n = digits ? strtol(v, NULL, 10) : -1;
 	if (!digits || errno || n < min || n > max)

@@ -56,17 +56,14 @@ int auth_key_from_file(const char *path, struct auth_key *k, char *err, size_t e
 			  : n < 0 ? strerror(errno)
 			  : n < AUTH_KEY_BYTES ? "shorter than 32 bytes"
 			  : n > 4096 ? "longer than 4096 bytes" : NULL;
-	if (why) {
-		snprintf(err, errlen, "hvd: HVD_SECRET_FILE: '%s': %s", path, why);
-		memset(buf, 0, sizeof(buf));
-		return -1;
+	if (!why) {
+		struct sha256_ctx s;
+		sha256_init(&s);
+		sha256_update(&s, (size_t)n, buf);
+		sha256_digest(&s, sizeof(k->bytes), k->bytes);
 	}
-	struct sha256_ctx s;
-	sha256_init(&s);
-	sha256_update(&s, (size_t)n, buf);
-	sha256_digest(&s, sizeof(k->bytes), k->bytes);
-	memset(buf, 0, sizeof(buf));
-	return 0;
+	memset(buf, 0, sizeof(buf)); /* the secret leaves no copy, used or refused */
+	return why ? fail_msg(-1, err, errlen, "hvd: HVD_SECRET_FILE: '%s': %s", path, why) : 0;
 }
 
 void auth_hello_make(struct auth_hello *h, int rank, int size, const uint8_t nonce[AUTH_NONCE_BYTES])

@@ -8,14 +8,11 @@
 
 const char *dtype_name(enum hvd_dtype t)
 {
-	switch (t) {
-	case HVD_F32: return "float32";
-	case HVD_F16: return "float16";
-	case HVD_BF16: return "bfloat16";
-	case HVD_I32: return "int32";
-	case HVD_I64: return "int64";
-	default: return "invalid";
-	}
+	static const char *const names[HVD_DTYPE_COUNT] = {
+		[HVD_F32] = "float32", [HVD_F16] = "float16", [HVD_BF16] = "bfloat16",
+		[HVD_I32] = "int32", [HVD_I64] = "int64",
+	};
+	return (unsigned)t < HVD_DTYPE_COUNT ? names[t] : "invalid";
 }
 
 int dtype_is_float(enum hvd_dtype t)

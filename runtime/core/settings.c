@@ -183,13 +183,9 @@ static int edit_distance(const char *a, size_t la, const char *b)
 		int diag = row[0];
 		row[0] = (int)i;
 		for (size_t j = 1; j <= lb; j++) {
-			int up = row[j];
-			int best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
+			int up = row[j], left = row[j - 1];
+			int keep = diag + (a[i - 1] != b[j - 1]), gap = (up < left ? up : left) + 1;
+			row[j] = gap < keep ? gap : keep;
 			diag = up;
 		}
 	}
@@ -304,9 +300,7 @@ const char *settings_compression_name(enum hvd_compression c)
 
 int settings_compute_threads(int mask_cpus, int loader_threads)
 {
-	if (loader_threads < 0)
-		loader_threads = 0;
-	int n = mask_cpus - loader_threads;
+	int n = mask_cpus - (loader_threads > 0 ? loader_threads : 0);
 	return n >= 1 ? n : 1;
 }
 
