@@ -124,6 +124,18 @@ struct hvd_lost {
 /* Fills *out; returns out->count. */
 int hvd_lost_ranks(struct hvd_lost *out);
 
+/* A world of its own, for ranks that go on after a loss in the same
+ * processes (no scheduler: the TCP control plane among them), instead of
+ * PMIx or the HVD_RANK/HVD_SIZE/HVD_COORDINATOR/HVD_SECRET_FILE
+ * variables. Every other setting still comes from the environment. */
+struct hvd_world {
+	int rank, size;
+	const char *coordinator;  /* "HOST:PORT" of rank 0; rank 0 listens on its port */
+	const char *secret_file;  /* the job secret (a 0600 file of this user), as HVD_SECRET_FILE */
+};
+/* hvd_init in that world; the same errors. */
+int hvd_init_world(const struct hvd_world *world);
+
 /* Timeline spans for the caller's own work (practice O3): `lane` groups
  * spans in one row ("compute", "data"), `name` labels the span ("backward
  * compute", "data wait"). No-ops when HVD_TIMELINE is unset. */

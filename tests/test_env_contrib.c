@@ -47,7 +47,7 @@ static void test_manifests_match_the_runtime(void)
 	char err[512], described[4096];
 	int rank = -1, size = -1;
 	CHECK_MSG(settings_parse(envp, &s, err, sizeof(err)) == 0, "%s", err);
-	CHECK_INT(settings_describe(envp, described, sizeof(described)), hvd);
+	CHECK_INT(settings_describe(envp, 0, described, sizeof(described)), hvd);
 	CHECK_MSG(bootstrap_env_parse(envp, &rank, &size, err, sizeof(err)) == 0, "%s", err);
 	CHECK_INT(rank, 0);
 	CHECK_MSG(size > 1, "HVD_SIZE %d", size);

@@ -70,6 +70,36 @@ static void test_two_pods_start_with_the_report(void)
 	free(cmd);
 }
 
+/* hvd_init_world: processes launched as indexes 0..2 start instead as the
+ * world the struct gives (ranks reversed, another coordinator port); the
+ * launch's JOB_COMPLETION_INDEX/HVD_SIZE/HVD_COORDINATOR stay in the
+ * environment, and the report does not show them as this world's. */
+static void test_a_world_from_a_struct_wins_over_the_environment(void)
+{
+	struct test_proc p;
+	char args[64];
+	snprintf(args, sizeof(args), "world %d", env_launch_port());
+	char *cmd = env_launch_rt_test(args);
+	if (env_launch_run("HVD_TIMEOUT_S=30", 3, NULL, cmd, 90, &p) == 0) {
+		expect_all_ok(&p, 3, "ok world");
+		for (int k = 0; k < 3; k++) {
+			char *out = env_launch_output("out", k), want[64];
+			snprintf(want, sizeof(want), "rank %d/3 was %d sum 6\n", 2 - k, k);
+			CHECK_CONTAINS(out, want);
+			CHECK_CONTAINS(out, "refused: hvd: hvd_init_world: 'world': needs 0 <= rank < size");
+			free(out);
+		}
+		char *err2 = env_launch_output("err", 2);   /* the new world's rank 0 */
+		CHECK_CONTAINS(err2, "hvd: setting: a world of 3 from hvd_init_world, coordinator "
+			       "127.0.0.1:");
+		CHECK_MSG(!strstr(err2, "hvd: setting: HVD_COORDINATOR="), "the launch's "
+			  "coordinator is not the world's: %.600s", err2);
+		free(err2);
+		test_proc_free(&p);
+	}
+	free(cmd);
+}
+
 /* HVD_SIZE=1: a world of one, backend self, no coordinator needed. */
 static void test_one_pod_is_a_world_of_one(void)
 {
@@ -556,6 +586,8 @@ const struct test_case env_launch_tests[] = {
 	{ "bootstrap_env_parse_rules", test_bootstrap_env_parse_rules },
 	{ "two_pods_start_with_the_report", test_two_pods_start_with_the_report },
 	{ "one_pod_is_a_world_of_one", test_one_pod_is_a_world_of_one },
+	{ "a_world_from_a_struct_wins_over_the_environment",
+	  test_a_world_from_a_struct_wins_over_the_environment },
 	{ "exact_two_three_four_ranks", test_exact_two_three_four_ranks },
 	{ "coordinator_by_name_from_a_private_hosts_file", test_coordinator_by_name_from_a_private_hosts_file },
 	{ "killed_pod_fails_the_others_at_once_naming_it", test_killed_pod_fails_the_others_at_once_naming_it },

@@ -131,7 +131,7 @@ static void test_settings_other_tools_variables_pass(void)
 	char err[512] = "";
 	CHECK_INT(settings_parse(env, &s, err, sizeof(err)), 0);
 	char out[256];
-	CHECK_INT(settings_describe(env, out, sizeof(out)), 0);
+	CHECK_INT(settings_describe(env, 0, out, sizeof(out)), 0);
 }
 
 static void test_settings_cross_checks(void)
@@ -156,7 +156,7 @@ static void test_settings_describe_lists_what_is_set(void)
 {
 	char *env[] = { "A=1", "HVD_SYNC=1", "HVD_SRC=x", "HVD_TIMEOUT_S=9", NULL };
 	char out[256];
-	CHECK_INT(settings_describe(env, out, sizeof(out)), 2);
+	CHECK_INT(settings_describe(env, 0, out, sizeof(out)), 2);
 	CHECK_STR(out, "HVD_SYNC=1\nHVD_TIMEOUT_S=9");
 }
 

@@ -707,9 +707,10 @@ static void test_saved_summary_is_read_back_or_refused(void)
 	free(out);
 }
 
-/* Members 0 and 1 of 2 prepare at once, each in its own process; what
- * each set (HVD_RANK HVD_SIZE HVD_COORDINATOR HVD_SECRET_FILE generation,
- * PMIx dropped) comes back in env[i]. */
+/* Members 0 and 1 of 2 prepare at once, each in its own process; the
+ * world each would start (rank, size, coordinator, secret file,
+ * generation, and whether PMIx's variables are still there: the
+ * environment is left alone) comes back in env[i]. */
 static void rejoin_both(const char *out, long generation, char env[2][1024])
 {
 	int fds[2][2];
@@ -722,10 +723,11 @@ static void rejoin_both(const char *out, long generation, char env[2][1024])
 			long g = generation;
 			setenv("PMIX_NAMESPACE", "slurm.pmix.1.0", 1);
 			struct rejoin_terms terms = { g, 2, 3, 6 };
-			if (rejoin_prepare(out, i, &terms) == 0)
-				snprintf(line, sizeof(line), "%s %s %s %s %ld %s", getenv("HVD_RANK"),
-					 getenv("HVD_SIZE"), getenv("HVD_COORDINATOR"),
-					 getenv("HVD_SECRET_FILE"), g, getenv("PMIX_NAMESPACE") ? "pmix" : "-");
+			struct dist_world w;
+			if (rejoin_prepare(out, i, &terms, &w) == 0)
+				snprintf(line, sizeof(line), "%d %d %s %s %ld %s", w.rank, w.size,
+					 w.coordinator, w.secret_file, g,
+					 getenv("PMIX_NAMESPACE") ? "pmix" : "-");
 			if (write(fds[i][1], line, sizeof(line)) != (ssize_t)sizeof(line))
 				_exit(1);
 			_exit(0);
@@ -742,8 +744,10 @@ static void rejoin_both(const char *out, long generation, char env[2][1024])
 
 /* The coordinator publishes the decided generation's world: a port on
  * its own address and a private secret; the other member reads the same;
- * both drop PMIx. The next world has the next generation (an older world
- * file is waited past); a world file that is not one is refused. */
+ * neither touches the environment. The next world has the next
+ * generation (an older world file is waited past); a world file that is
+ * not one is refused.
+ */
 static void test_ranks_left_form_a_world_of_their_own(void)
 {
 	char *out = test_path(test_tmpdir(), "run");
@@ -755,13 +759,13 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	snprintf(secret, sizeof(secret), "%s/secret", dir);
 	unsigned port = 0;
 	long g = -1;
-	CHECK_MSG(sscanf(env[0], "0 2 %255s %*s %ld -", coordinator, &g) == 2 && g == 1 &&
+	CHECK_MSG(sscanf(env[0], "0 2 %255s %*s %ld pmix", coordinator, &g) == 2 && g == 1 &&
 		  strchr(coordinator, ':') && sscanf(strchr(coordinator, ':') + 1, "%u", &port) == 1 &&
 		  port > 0 && port < 65536 && strstr(env[0], secret), "coordinator: %s", env[0]);
 	CHECK_MSG(!strncmp(coordinator, "0.0.0.0:", 8), "the coordinator listens on every "
 		  "address: %s", coordinator);
 	char want[1200];   /* the other member, on the same host: loopback */
-	snprintf(want, sizeof(want), "1 2 127.0.0.1:%u %s 1 -", port, secret);
+	snprintf(want, sizeof(want), "1 2 127.0.0.1:%u %s 1 pmix", port, secret);
 	CHECK_STR(env[1], want);
 	struct stat st;
 	CHECK_MSG(stat(secret, &st) == 0 && (st.st_mode & 0777) == 0600 && st.st_size == 65,
@@ -769,7 +773,7 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 	char world[4400];
 	snprintf(world, sizeof(world), "%s/world", dir);
 	rejoin_both(out, 2, env);
-	CHECK_MSG(strstr(env[0], " 2 -") && strstr(env[1], " 2 -"), "second world: %s | %s", env[0],
+	CHECK_MSG(strstr(env[0], " 2 pmix") && strstr(env[1], " 2 pmix"), "second world: %s | %s", env[0],
 		  env[1]);
 	struct rejoin_terms terms = { 0 }, first = { 1, 2, 3, 6 }, third = { 3, 2, 3, 6 };
 	CHECK_INT(rejoin_read_terms(out, 2, &terms), 0);   /* a spare's view of the second */
@@ -778,14 +782,15 @@ static void test_ranks_left_form_a_world_of_their_own(void)
 		  terms.accumulate, terms.target);
 	CHECK_INT(rejoin_read_terms(out, 1, &terms), -1);  /* generation 2 replaced it */
 	terms.accumulate = 2;   /* a member that computed another K */
-	CHECK_INT(rejoin_prepare(out, 1, &terms), -1);
+	struct dist_world w;
+	CHECK_INT(rejoin_prepare(out, 1, &terms, &w), -1);
 	FILE *f = fopen(world, "w");
 	fputs("3 0 10.0.0.1/24 n1 2 3 6\n", f);   /* port 0 */
 	fclose(f);
-	CHECK_INT(rejoin_prepare(out, 1, &third), -1);
+	CHECK_INT(rejoin_prepare(out, 1, &third, &w), -1);
 	/* a member of generation 1 too late for its world: the others went on
 	 * without it (generation 3's world is there), said by its caller */
-	CHECK_INT(rejoin_prepare(out, 1, &first), 1);
+	CHECK_INT(rejoin_prepare(out, 1, &first, &w), 1);
 	free(dir);
 	free(out);
 }

@@ -177,9 +177,12 @@ static int open_timeline(struct runtime *rt, char *err, size_t errlen)
 static void report_start(struct runtime *rt)
 {
 	char text[16384];
-	if (settings_describe(environ, text, sizeof(text)) > 0)
+	if (settings_describe(environ, rt->world != NULL, text, sizeof(text)) > 0)
 		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 			fprintf(stderr, "hvd: setting: %s\n", line);
+	if (rt->world)
+		fprintf(stderr, "hvd: setting: a world of %d from hvd_init_world, coordinator %s\n",
+			rt->world->size, rt->world->coordinator);
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
 	if (rt->boot.size > 1)
@@ -192,9 +195,11 @@ static void report_start(struct runtime *rt)
 static int start(struct runtime *rt, char *err, size_t errlen)
 {
 	int rc;
-	if (settings_parse(environ, &rt->set, err, errlen))
+	const struct hvd_world *w = rt->world;
+	if (settings_parse(environ, &rt->set, err, errlen) ||
+	    (w && settings_world(&rt->set, w->coordinator, w->secret_file, err, errlen)))
 		return HVD_ERR_SETTINGS;
-	if ((rc = bootstrap_init(&rt->boot, rt->set.timeout_s, err, errlen)))
+	if ((rc = bootstrap_init(&rt->boot, w, rt->set.timeout_s, err, errlen)))
 		return rc;
 	rt->hosts = calloc((size_t)rt->boot.size, sizeof(*rt->hosts));
 	if (!rt->hosts)
@@ -255,7 +260,8 @@ static void release(struct runtime *rt, int clean)
 	free(rt);
 }
 
-int hvd_init(void)
+/* hvd_init in `world` (NULL: the launch's). */
+static int init_in(const struct hvd_world *world)
 {
 	if (runtime_rt)
 		return api_set_error(HVD_ERR_USAGE, "hvd: hvd_init: 'called twice': call hvd_shutdown first");
@@ -277,6 +283,7 @@ int hvd_init(void)
 	 * load never probes, and HWLOC_COMPONENTS would make hwloc ignore it */
 	if (!getenv("HWLOC_XMLFILE"))
 		setenv("HWLOC_COMPONENTS", "-gl", 0);
+	rt->world = world;
 	char err[2048] = "";
 	int rc = start(rt, err, sizeof(err));
 	if (rc) {
@@ -292,9 +299,24 @@ int hvd_init(void)
 		release(rt, 0);
 		return api_set_error(rc, text);
 	}
+	rt->world = NULL;   /* the caller's: start-up has read it */
 	runtime_rt = rt;
 	api_set_error(HVD_OK, "");
 	return HVD_OK;
+}
+
+int hvd_init(void)
+{
+	return init_in(NULL);
+}
+
+int hvd_init_world(const struct hvd_world *w)
+{
+	if (!w || w->size < 1 || w->rank < 0 || w->rank >= w->size || !w->coordinator ||
+	    !w->secret_file)
+		return api_set_error(HVD_ERR_USAGE, "hvd: hvd_init_world: 'world': needs 0 <= rank "
+				     "< size, a coordinator and a secret file");
+	return init_in(w);
 }
 
 int hvd_lost_ranks(struct hvd_lost *out)

@@ -96,7 +96,8 @@ static int pmix_start(struct bootstrap *b, char *err, size_t errlen)
 	return 0;
 }
 
-int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_t errlen)
+int bootstrap_init(struct bootstrap *b, const struct hvd_world *world, double fence_timeout_s,
+		   char *err, size_t errlen)
 {
 	extern char **environ;
 	memset(b, 0, sizeof(*b));
@@ -104,6 +105,12 @@ int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_
 	b->size = b->local_size = b->node_count = 1;
 	gethostname(b->hostname, sizeof(b->hostname) - 1);
 	b->hostname[strcspn(b->hostname, ".")] = '\0';
+	if (world) { /* hvd_init_world checked it; local rank/size as below */
+		b->mode = BOOTSTRAP_ENV;
+		b->rank = world->rank;
+		b->size = world->size;
+		return 0;
+	}
 	if (bootstrap_decide(environ, &b->mode, err, errlen))
 		return HVD_ERR_BOOTSTRAP;
 	if (b->mode == BOOTSTRAP_SINGLE)

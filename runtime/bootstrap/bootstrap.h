@@ -43,7 +43,11 @@ struct bootstrap {
  * is above 1 without them; else a one-rank world. */
 int bootstrap_decide(char *const *envp, enum bootstrap_mode *mode, char *err, size_t errlen);
 
-int bootstrap_init(struct bootstrap *b, double fence_timeout_s, char *err, size_t errlen);
+/* As bootstrap_decide and its mode say, or in `world` (hvd_init_world:
+ * the environment bootstrap's mode, the environment not read). */
+struct hvd_world;
+int bootstrap_init(struct bootstrap *b, const struct hvd_world *world, double fence_timeout_s,
+		   char *err, size_t errlen);
 /* Every rank gives `len` bytes under `key`; `all` (size * len bytes) gets
  * rank 0's, rank 1's, ... Collective. */
 int bootstrap_allgather(struct bootstrap *b, const char *key, const void *mine,

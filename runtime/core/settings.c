@@ -273,7 +273,17 @@ int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t 
 	return 0;
 }
 
-int settings_describe(char *const *envp, char *out, size_t outlen)
+int settings_world(struct hvd_settings *s, const char *coordinator, const char *secret_file,
+		   char *err, size_t errlen)
+{
+	char entry[2][1100];   /* longer than either field: a longer value is refused, not cut */
+	snprintf(entry[0], sizeof(entry[0]), "HVD_COORDINATOR=%s", coordinator);
+	snprintf(entry[1], sizeof(entry[1]), "HVD_SECRET_FILE=%s", secret_file);
+	return settings_parse_one(entry[0], s, err, errlen) ||
+	       settings_parse_one(entry[1], s, err, errlen) ? -1 : 0;
+}
+
+int settings_describe(char *const *envp, int world_given, char *out, size_t outlen)
 {
 	int count = 0;
 	size_t used = 0;
@@ -282,7 +292,8 @@ int settings_describe(char *const *envp, char *out, size_t outlen)
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const struct env_row *st = strncmp(envp[i], "HVD_", 4) ? NULL
 			: env_row_find(envp[i], strcspn(envp[i], "="));
-		if (!st || st->help == by_plugin)
+		if (!st || st->help == by_plugin ||
+		    (world_given && strstr("HVD_RANK HVD_SIZE HVD_COORDINATOR HVD_SECRET_FILE", st->name)))
 			continue;
 		int w = snprintf(out + used, outlen - used, "%s%s", count ? "\n" : "", envp[i]);
 		if (w < 0 || (size_t)w >= outlen - used)

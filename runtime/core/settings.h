@@ -54,9 +54,14 @@ const char *settings_env(char *const *envp, const char *name);
 /* Parses every HVD_* entry of envp (NULL-terminated "NAME=value" array).
  * Returns 0, or -1 with a one-line message naming the variable in err. */
 int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen);
+/* hvd_init_world's coordinator and secret file into s, checked as
+ * HVD_COORDINATOR and HVD_SECRET_FILE are. 0, or -1 with err. */
+int settings_world(struct hvd_settings *s, const char *coordinator, const char *secret_file,
+		   char *err, size_t errlen);
 /* One line per variable that was set, "HVD_X=value", but for the four the
- * plugin sets (the host table shows them). Returns the count. */
-int settings_describe(char *const *envp, char *out, size_t outlen);
+ * plugin sets (the host table shows them) and, when world_given, the
+ * launch's four that hvd_init_world replaced. Returns the count. */
+int settings_describe(char *const *envp, int world_given, char *out, size_t outlen);
 
 const char *settings_compression_name(enum hvd_compression c);
 

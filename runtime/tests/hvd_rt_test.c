@@ -45,9 +45,9 @@
  *              checksum of all results at the end (for network-cut tests)
  *   shrink L P NCCL builds, launched without a scheduler: allreduces of
  *              device memory until one fails (the test kills rank L),
- *              then the others start again as the world without L (ranks
- *              renumbered in their old order, the new coordinator on
- *              127.0.0.1:P), which shrinks the revoked communicator; each
+ *              then the others start again as the world without L
+ *              (hvd_init_world; ranks renumbered in their old order, the
+ *              new coordinator on 127.0.0.1:P), which shrinks the revoked communicator; each
  *              prints `rank R/S was R'/S': LIBRARY` and checks one
  *              allreduce of the ranks left. L = -1: nobody is lost, rank 1
  *              names its first tensor differently (a mismatch fails every
@@ -55,6 +55,7 @@
  *   grow L P   the same, but a spare (HVD_RT_TEST_JOINER=1: it never
  *              joins the first world) takes L's place as the last rank of
  *              the second, which has the first's size: a new communicator
+ *   world P    started again at once as a given world (run_world)
  *   survive F [S]  no libhvd: PMIx_Init, then PMIx_Finalize when F is 1;
  *              rank 1 exits 3 at once (with S: no rank exits), the others
  *              print `alive R` after S seconds (default 4), or `sigterm R at
@@ -340,6 +341,45 @@ static int run_late(double seconds)
 	return x[0] != (float)hvd_size();
 }
 
+static int init_next_world(int rank, int size, const char *port)
+{
+	char coordinator[64];
+	const char *secret = getenv("HVD_SECRET_FILE");
+	snprintf(coordinator, sizeof(coordinator), "127.0.0.1:%s", port);
+	/* the first world's HVD_RANK/HVD_SIZE/HVD_COORDINATOR stay set: the
+	 * struct must win over them */
+	struct hvd_world w = { rank, size, coordinator, secret ? secret : "" };
+	return hvd_init_world(&w);
+}
+
+/* world PORT: launched as index r (JOB_COMPLETION_INDEX, else HVD_RANK)
+ * of HVD_SIZE n, each process starts
+ * instead as rank n-1-r of a world given to hvd_init_world, whose
+ * coordinator is 127.0.0.1:PORT (the launch's is another port); worlds
+ * without 0 <= rank < size are refused first. Prints `rank R/S was r
+ * sum X` after one allreduce of rank + 1. */
+static int run_world(const char *port)
+{
+	const char *r = getenv("JOB_COMPLETION_INDEX"), *n = getenv("HVD_SIZE");
+	if (!r)
+		r = getenv("HVD_RANK");
+	int size = n ? atoi(n) : 0, rank = size - 1 - (r ? atoi(r) : 0);
+	struct hvd_world bad = { size, size, "127.0.0.1:1", "secret" };
+	if (hvd_init_world(NULL) != HVD_ERR_USAGE || hvd_init_world(&bad) != HVD_ERR_USAGE)
+		return fail("hvd_init_world took a world without 0 <= rank < size");
+	printf("refused: %s\n", hvd_error());
+	if (init_next_world(rank, size, port))
+		return fail("hvd_init_world");
+	float v = (float)(hvd_rank() + 1);
+	if (hvd_allreduce("world.sum", &v, 1, HVD_F32, HVD_SUM))
+		return fail("allreduce in the given world");
+	printf("rank %d/%d was %s sum %g\n", hvd_rank(), hvd_size(), r ? r : "?", v);
+	if (hvd_shutdown())
+		return fail("hvd_shutdown");
+	printf("ok world\n");
+	return 0;
+}
+
 #ifdef HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -359,18 +399,6 @@ static int device_sum(const char *name, float *dev, float v, float *got)
 }
 
 /* The next world's environment: rank, size, the coordinator on port. */
-static void next_world(int rank, int size, const char *port)
-{
-	char number[32], coordinator[64];
-	snprintf(number, sizeof(number), "%d", rank);
-	setenv("HVD_RANK", number, 1);
-	unsetenv("JOB_COMPLETION_INDEX");
-	snprintf(number, sizeof(number), "%d", size);
-	setenv("HVD_SIZE", number, 1);
-	snprintf(coordinator, sizeof(coordinator), "127.0.0.1:%s", port);
-	setenv("HVD_COORDINATOR", coordinator, 1);
-}
-
 /* The second world's allreduce: old rank r gives r + 1, a spare size + 1. */
 static int sum_after(float *dev, float mine, float want, int old, int size)
 {
@@ -398,8 +426,7 @@ static int run_shrink(int lost, const char *port, int grow)
 		usleep(10000);
 	fprintf(stderr, "lost: %s\n", hvd_error());
 	hvd_shutdown();
-	next_world(old - (lost >= 0 && old > lost), size - (lost >= 0) + grow, port);
-	if (hvd_init())
+	if (init_next_world(old - (lost >= 0 && old > lost), size - (lost >= 0) + grow, port))
 		return fail("hvd_init (the ranks left)");
 	return sum_after(dev, (float)(old + 1), want + (grow ? (float)(size + 1) : 0), old, size);
 }
@@ -410,8 +437,7 @@ static int run_join(int lost, const char *port)
 	const char *env = getenv("HVD_SIZE");
 	int size = env ? atoi(env) : 0;
 	float *dev = NULL, want = (float)(size * (size + 1) / 2 - (lost + 1) + size + 1);
-	next_world(size - 1, size, port);
-	if (size < 2 || hvd_init())
+	if (size < 2 || init_next_world(size - 1, size, port))
 		return fail("hvd_init (a spare joining)");
 	if (cudaMalloc((void **)&dev, 256 * sizeof(float)) != cudaSuccess)
 		return fail("cudaMalloc");
@@ -913,6 +939,8 @@ int main(int argc, char **argv)
 	abort_job_on_failure = abort_env && !strcmp(abort_env, "1");
 	const char *procid = getenv("SLURM_PROCID");
 	rendezvous("HVD_RT_TEST_HOLD", procid ? atoi(procid) : 0, 1);
+	if (!strcmp(mode, "world") && argc > 2)
+		return run_world(argv[2]);
 	if (!strcmp(mode, "survive"))
 		return run_survive(argc > 2 && atoi(argv[2]) == 1, argc > 3 ? atof(argv[3]) : 0);
 #ifdef HAVE_CUDA

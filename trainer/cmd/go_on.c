@@ -1,6 +1,6 @@
 /* cmd/go_on.c - the next session's settings after a lost peer (go_on.h).
- * What it does not do: start the runtime (cmd/train.c does, from the
- * environment train/rejoin.c sets).
+ * What it does not do: start the runtime (cmd/train.c does, in the world
+ * train/rejoin.c describes).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -56,7 +56,7 @@ int go_on_in_process(const struct settings *run, long *target, struct rejoined *
 		return CHEXNET_EXIT_PEER_LOST;
 	next->spares = run->spares > s.join_nodes ? run->spares - s.join_nodes : 0;
 	struct rejoin_terms terms = { fence_held(), size, k, want };
-	int late = rejoin_prepare(run->out, rank, &terms);
+	int late = rejoin_prepare(run->out, rank, &terms, &r->world);
 	if (late == 1) {
 		fprintf(stderr, "chexnet: train: rank %d of %d: generation %ld went on without it (it came "
 			"too late to its world): OUT left alone\n", old, old_size, fence_held());
@@ -155,7 +155,7 @@ int go_on_join(const struct settings *given, long *target, struct rejoined *r,
 		return 1;
 	}
 	next->spares = given->spares;
-	if (rejoin_prepare(out, r->rank, &terms))
+	if (rejoin_prepare(out, r->rank, &terms, &r->world))
 		return 1;
 	fprintf(stderr, "chexnet: train: a spare's rank joins the run in '%s' as rank %d of %d "
 		"(generation %ld, in the place of host(s) %s)\n", out, r->rank, terms.size,

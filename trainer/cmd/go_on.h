@@ -14,6 +14,7 @@
 #define HVD_TRAINER_CMD_GO_ON_H
 
 #include "loop/survivors.h"
+#include "train/dist.h"
 #include "train/settings.h"
 
 /* Where a session of the ranks left starts from: its place among them
@@ -23,6 +24,7 @@ struct rejoined {
 	int rank, size;
 	struct survivors_saved saved;
 	int formed;
+	struct dist_world world;   /* the next session's (size 0: the launch's) */
 };
 
 /* go_on_in_process: the ranks left formed a newer world without this

@@ -43,7 +43,7 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 	if (usage)
 		return usage;
 	stop_signal_hold();   /* the handlers are run_train's: no default between sessions */
-	r->formed = dist_init() == 0;
+	r->formed = (r->world.size ? dist_init_world(&r->world) : dist_init()) == 0;
 	if (!r->formed) {
 		dist_failed();
 		int status = r->size ? survivors_after_failed_start(o->out, o->shrink, r->rank, r->size,

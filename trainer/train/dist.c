@@ -135,7 +135,7 @@ static void replay(FILE *kept, int saved)
 	fclose(kept);
 }
 
-int dist_init(void)
+static int start_runtime(const struct dist_world *w)
 {
 	FILE *kept = show_startup ? NULL : tmpfile();
 	int saved = kept ? dup(2) : -1;
@@ -148,10 +148,22 @@ int dist_init(void)
 		kept = NULL;
 	}
 	runtime_failed = 0;
-	runtime_up = ok(hvd_init()) == 0;
+	struct hvd_world world = { w ? w->rank : 0, w ? w->size : 0, w ? w->coordinator : NULL,
+				   w ? w->secret_file : NULL };
+	runtime_up = ok(w ? hvd_init_world(&world) : hvd_init()) == 0;
 	if (kept)
 		replay(kept, saved);
 	return runtime_up ? 0 : -1;
+}
+
+int dist_init(void)
+{
+	return start_runtime(NULL);
+}
+
+int dist_init_world(const struct dist_world *w)
+{
+	return start_runtime(w);
 }
 
 int dist_lost(struct peer_lost *out)
@@ -339,6 +351,7 @@ int dist_compute_threads(int loader_threads)
 
 void dist_show_startup(int show) { (void)show; }
 int dist_init(void) { return 0; }
+int dist_init_world(const struct dist_world *w) { (void)w; return -1; }
 
 int dist_lost(struct peer_lost *out)
 {

@@ -47,6 +47,14 @@ struct dist_handle;
  * dist_init fails, it is shown. Before dist_init; default 1. */
 void dist_show_startup(int show);
 int dist_init(void);
+/* A world of the ranks left after a loss (train/rejoin.h), in these
+ * processes: the runtime starts from it, not from the environment. */
+struct dist_world {
+	int rank, size;
+	char coordinator[2100];   /* "ip:port" */
+	char secret_file[4400];
+};
+int dist_init_world(const struct dist_world *w);
 /* The ranks the runtime's failure lost, and how (peer_lost.h): out->how,
  * PEER_LOST_NONE (0) when none. */
 struct peer_lost;

@@ -224,9 +224,10 @@ int rejoin_read_terms(const char *out, long g, struct rejoin_terms *terms)
 	return 0;
 }
 
-int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *terms)
+int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *terms,
+		   struct dist_world *world)
 {
-	char coordinator[2100], number[32], secret[4400], path[4400];
+	char path[4400];
 	struct world_line w;
 	snprintf(path, sizeof(path), "%s/.survivors/world", out);
 	if (new_rank == 0 && publish(out, terms))
@@ -241,16 +242,10 @@ int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *ter
 			w.terms.accumulate, new_rank, terms->size, terms->accumulate);
 		return -1;
 	}
-	if (coordinator_of(path, new_rank, w.port, w.addrs, w.host, coordinator, sizeof(coordinator)))
+	*world = (struct dist_world){ .rank = new_rank, .size = terms->size };
+	if (coordinator_of(path, new_rank, w.port, w.addrs, w.host, world->coordinator,
+			   sizeof(world->coordinator)))
 		return -1;
-	snprintf(secret, sizeof(secret), "%s/.survivors/secret", out);
-	snprintf(number, sizeof(number), "%d", new_rank);
-	setenv("HVD_RANK", number, 1);
-	snprintf(number, sizeof(number), "%d", terms->size);
-	setenv("HVD_SIZE", number, 1);
-	setenv("HVD_COORDINATOR", coordinator, 1);
-	setenv("HVD_SECRET_FILE", secret, 1);
-	unsetenv("PMIX_NAMESPACE");
-	unsetenv("PMIX_RANK");
+	snprintf(world->secret_file, sizeof(world->secret_file), "%s/.survivors/secret", out);
 	return 0;
 }

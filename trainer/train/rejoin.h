@@ -4,11 +4,11 @@
  * port; it listens on every address) and a fresh job secret in the run
  * folder, OUT/.survivors/world and
  * OUT/.survivors/secret (mode 0600, on the file system every node sees,
- * as --resume needs anyway); every member then sets HVD_RANK (its place
- * among the members), HVD_SIZE, HVD_COORDINATOR (the coordinator's
- * address on a network this host is on) and HVD_SECRET_FILE and drops
- * PMIX_NAMESPACE and PMIX_RANK, so the next dist_init starts the runtime
- * as a launch without a scheduler: the TCP ring among the members.
+ * as --resume needs anyway); every member then starts the runtime in the
+ * world those name (dist_init_world: its place among the members, their
+ * count, the coordinator's address on a network this host is on, the
+ * secret file): a launch without a scheduler, the TCP ring among the
+ * members. The environment is left as it is.
  * Each such world is the generation the survivors' decision claimed
  * (base/fence.h): the world file names it, with the world's size, its
  * --accumulate and the micro-batches per step the run keeps to, and a
@@ -21,6 +21,8 @@
 #define HVD_TRAINER_TRAIN_REJOIN_H
 
 #include <stddef.h>
+
+#include "train/dist.h"
 
 /* How long a member waits for the coordinator's world file: above an NFS
  * client's longest default attribute-cache time (acdirmax, 60 s), which
@@ -36,12 +38,13 @@ struct rejoin_terms {
 	long target;                /* micro-batches per step the run keeps to */
 };
 
-/* Member new_rank of the world of terms (rank 0 publishes them): 0 once
- * the environment is set; 1 (silent) when a newer generation's world
- * replaced it (this member came too late: the others went on without
- * it); -1 (a line) when the coordinator's files did not appear within
+/* Member new_rank of the world of terms (rank 0 publishes them): 0 with
+ * *world filled; 1 (silent) when a newer generation's world replaced it
+ * (this member came too late: the others went on without it); -1 (a
+ * line) when the coordinator's files did not appear within
  * REJOIN_WAIT_S, cannot be written or read, or name other terms. */
-int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *terms);
+int rejoin_prepare(const char *out, int new_rank, const struct rejoin_terms *terms,
+		   struct dist_world *world);
 /* A spare's view: the terms of generation g's world once its file
  * exists (within REJOIN_WAIT_S); 0, or -1 (a line: none, or the world
  * already replaced by a newer generation's). */
