@@ -174,15 +174,15 @@ static int open_timeline(struct runtime *rt, char *err, size_t errlen)
 	return timeline_open(&rt->tl, per_rank, err, errlen);
 }
 
-static void report_start(struct runtime *rt)
+static void report_start(struct runtime *rt, const struct hvd_world *w)
 {
 	char text[16384];
-	if (settings_describe(environ, rt->world != NULL, text, sizeof(text)) > 0)
+	if (settings_describe(environ, w != NULL, text, sizeof(text)) > 0)
 		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
 			fprintf(stderr, "hvd: setting: %s\n", line);
-	if (rt->world)
+	if (w)
 		fprintf(stderr, "hvd: setting: a world of %d from hvd_init_world, coordinator %s\n",
-			rt->world->size, rt->world->coordinator);
+			w->size, w->coordinator);
 	report_format(rt->hosts, rt->boot.size, rt->comm.ops->name, text, sizeof(text));
 	fputs(text, stderr);
 	if (rt->boot.size > 1)
@@ -192,10 +192,10 @@ static void report_start(struct runtime *rt)
 		fputs(text, stderr);
 }
 
-static int start(struct runtime *rt, char *err, size_t errlen)
+/* w: hvd_init_world's (NULL: the launch's world), read during start-up only. */
+static int start(struct runtime *rt, const struct hvd_world *w, char *err, size_t errlen)
 {
 	int rc;
-	const struct hvd_world *w = rt->world;
 	if (settings_parse(environ, &rt->set, err, errlen) ||
 	    (w && settings_world(&rt->set, w->coordinator, w->secret_file, err, errlen)))
 		return HVD_ERR_SETTINGS;
@@ -240,7 +240,7 @@ static int start(struct runtime *rt, char *err, size_t errlen)
 	if (rt->comm.ops->library)
 		rt->comm.ops->library(rt->comm_library, sizeof(rt->comm_library));
 	if (rt->boot.rank == 0)
-		report_start(rt);
+		report_start(rt, w);
 	return 0;
 }
 
@@ -283,9 +283,8 @@ static int init_in(const struct hvd_world *world)
 	 * load never probes, and HWLOC_COMPONENTS would make hwloc ignore it */
 	if (!getenv("HWLOC_XMLFILE"))
 		setenv("HWLOC_COMPONENTS", "-gl", 0);
-	rt->world = world;
 	char err[2048] = "";
-	int rc = start(rt, err, sizeof(err));
+	int rc = start(rt, world, err, sizeof(err));
 	if (rc) {
 		char suffix[300] = "";
 		const char *procid = getenv("SLURM_PROCID"), *ntasks = getenv("SLURM_STEP_NUM_TASKS");
@@ -299,7 +298,6 @@ static int init_in(const struct hvd_world *world)
 		release(rt, 0);
 		return api_set_error(rc, text);
 	}
-	rt->world = NULL;   /* the caller's: start-up has read it */
 	runtime_rt = rt;
 	api_set_error(HVD_OK, "");
 	return HVD_OK;

@@ -66,7 +66,6 @@ struct control;
 struct runtime {
 	/* Set by hvd_init before any other thread starts; read-only after. */
 	struct hvd_settings set;
-	const struct hvd_world *world;  /* hvd_init_world's during start-up, else NULL */
 	struct bootstrap boot;
 	struct comm comm;
 	char comm_library[96];      /* comm.ops->library's text, "" if none */
