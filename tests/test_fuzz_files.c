@@ -47,7 +47,7 @@ static void test_csv_and_list_files_survive_fuzzing(void) { fuzz("tables"); }
 static void test_pack_index_and_shards_survive_fuzzing(void) { fuzz("pack"); }
 static void test_safetensors_and_training_state_survive_fuzzing(void) { fuzz("safetensors"); }
 static void test_dicom_files_and_pipeline_survive_fuzzing(void) { fuzz("dicom"); }
-static void test_run_json_metrics_and_events_survive_fuzzing(void) { fuzz("records"); }
+static void test_run_records_and_survivors_summary_survive_fuzzing(void) { fuzz("records"); }
 static void test_conv_algorithm_cache_survives_fuzzing(void) { fuzz("algo-cache"); }
 
 const struct test_case fuzz_files_tests[] = {
@@ -57,8 +57,8 @@ const struct test_case fuzz_files_tests[] = {
 	{ "safetensors_and_training_state_survive_fuzzing",
 	  test_safetensors_and_training_state_survive_fuzzing },
 	{ "dicom_files_and_pipeline_survive_fuzzing", test_dicom_files_and_pipeline_survive_fuzzing },
-	{ "run_json_metrics_and_events_survive_fuzzing",
-	  test_run_json_metrics_and_events_survive_fuzzing },
+	{ "run_records_and_survivors_summary_survive_fuzzing",
+	  test_run_records_and_survivors_summary_survive_fuzzing },
 	{ "conv_algorithm_cache_survives_fuzzing", test_conv_algorithm_cache_survives_fuzzing },
 	{ 0 }
 };

@@ -1,11 +1,12 @@
 /* fuzz_records.c - libFuzzer target for the readers of a run directory's
  * own files: run.json (train/run_record.c), metrics.csv
- * (train/metrics_csv.c) and TensorBoard event files (train/tb_events.c).
+ * (train/metrics_csv.c), TensorBoard event files (train/tb_events.c) and
+ * the survivors' summary after a lost peer (loop/survivors.c).
  * The first input byte picks the reader, the rest is the file. Each must
  * accept it or refuse it with one line naming the file; what it accepts
  * must hold up: settings that are known keys, metrics rows of one kind
  * with non-decreasing steps, events with at most TB_VALUES_MAX
- * NUL-terminated tags. The readers --resume uses (a torn last record
+ * NUL-terminated tags, a summary's members ascending and in range. The readers --resume uses (a torn last record
  * left out) accept whatever the strict ones accept, whole. Seeds: a valid file of each kind (written by the
  * writers themselves).
  * What it does not do: run a training.
@@ -15,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "fuzz_files.h"
+#include "loop/survivors.h"
 #include "train/metrics_csv.h"
 #include "train/run_record.h"
 #include "train/tb_events.h"
@@ -108,19 +112,46 @@ static void events(const char *path, size_t size)
 		abort();
 }
 
+/* OUT/.survivors/saved: refused (its own line), or members that hold. */
+static void survivors_summary(void)
+{
+	struct survivors_saved s;
+	if (survivors_read_saved(fuzz_dir(), &s) != 1)
+		return;
+	if (s.member_count < 1 || s.member_count > SURVIVORS_MAX || s.members[0] < 0 ||
+	    !memchr(s.who, 0, sizeof(s.who)) || !memchr(s.member_hosts, 0, sizeof(s.member_hosts)) ||
+	    (strcmp(s.next, "in-process") && strcmp(s.next, "relaunch")))
+		abort();
+	for (int i = 1; i < s.member_count; i++)
+		if (s.members[i] <= s.members[i - 1])
+			abort();
+}
+
+static const char *summary_path(void)
+{
+	static char dir[1100];
+	snprintf(dir, sizeof(dir), "%s/" SURVIVORS_DIR, fuzz_dir());
+	mkdir(dir, 0755);
+	return SURVIVORS_DIR "/saved";
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		run_json(fuzz_write("run.json", data + 1, size - 1));
 		break;
 	case 1:
 		metrics(fuzz_write("metrics.csv", data + 1, size - 1), size - 1);
 		break;
-	default:
+	case 2:
 		events(fuzz_write("events.out.tfevents.1.h.1", data + 1, size - 1), size - 1);
+		break;
+	default:
+		fuzz_write(summary_path(), data + 1, size - 1);
+		survivors_summary();
 	}
 	return 0;
 }
@@ -202,6 +233,16 @@ static void seed_events(const char *dir)
 	seed_from(dir, "seed-events", 2, path);
 }
 
+static void seed_summary(const char *dir)
+{
+	char path[1100];
+	survivors_mark_saved(fuzz_dir(), "time=2026-01-01T00:00:00Z hosts=n2 epoch=0 step=3 "
+			     "writer=0 next=in-process members=0,1,5 member_hosts=n1,n1,n3 joiners=2 "
+			     "join_nodes=1 who=ranks 2,3 (host n2)");
+	snprintf(path, sizeof(path), "%s/" SURVIVORS_DIR "/saved", fuzz_dir());
+	seed_from(dir, "seed-summary", 3, path);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *dir = fuzz_empty_corpus(*argc, *argv);
@@ -211,5 +252,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	seed_run_json(dir);
 	seed_metrics(dir);
 	seed_events(dir);
+	seed_summary(dir);
 	return 0;
 }

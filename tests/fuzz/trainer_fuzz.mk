@@ -46,7 +46,7 @@ FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c traine
 	trainer/train/settings.c trainer/base/option_table.c trainer/train/optim.c trainer/base/args.c \
 	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
 	trainer/base/text_control.c trainer/base/regular_file.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c \
-	trainer/base/error.c
+	trainer/base/error.c trainer/loop/survivors.c trainer/loop/writer_beat.c trainer/base/clock.c
 FUZZ_ALGO_SRCS := tests/fuzz/fuzz_algo_cache.c trainer/backend/gpu/gpu_algo_file.c \
 	trainer/backend/gpu/gpu_algo_cache.c trainer/base/regular_file.c trainer/base/whole_file.c \
 	trainer/base/fence.c trainer/base/fence_writes.c
@@ -66,7 +66,7 @@ $(B)/fuzz-dicom: $(FUZZ_DICOM_SRCS) $(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(FUZZ_HEAD
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(SPNG_CFLAGS) $(TURBOJPEG_CFLAGS) -o $@ $(FUZZ_DICOM_SRCS) \
 		$(FUZZ_COMMON) $(FUZZ_DICOM_OBJ) $(SPNG_LIBS) $(TURBOJPEG_LIBS) $(ZLIB_LIBS) $(FUZZ_DICOM_LIBS) -lm
 $(B)/fuzz-records: $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
-	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_RECORDS_SRCS) $(FUZZ_COMMON) $(CJSON_LIBS) -lm -pthread
 $(B)/fuzz-algo-cache: $(FUZZ_ALGO_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_ALGO_SRCS) $(FUZZ_COMMON) -lm
 TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors \

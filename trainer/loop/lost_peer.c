@@ -23,6 +23,13 @@
 #include "train/peer_lost.h"
 #include "train/stop_signal.h"
 
+/* v's members as the records and lines write them, "0,1" (they fit:
+ * the decision's text held them). */
+static const char *members_of(const struct survivors_vote *v, char *text, size_t len)
+{
+	return survivors_ranks_text(v->ranks, v->count, text, len) ? "?" : text;
+}
+
 /* What the survivors do next: go on in their own processes (--shrink,
  * and no survivor on a lost rank's host: a lost rank on a live host is a
  * crashed or hung process, whose node the driver gives back; NCCL's
@@ -55,7 +62,7 @@ static int mark_saved(const char *out, const struct peer_lost *lost,
 		      const struct survivors_vote *v, int epoch, long step, int writer,
 		      const char *next, int joiners, int nodes)
 {
-	char saved[4096], when[32], join[64] = "";
+	char saved[8192], when[32], join[64] = "", members[4096];
 	time_t now = time(NULL);
 	struct tm tm;
 
@@ -64,7 +71,8 @@ static int mark_saved(const char *out, const struct peer_lost *lost,
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
 	snprintf(saved, sizeof(saved), "time=%s hosts=%s epoch=%d step=%ld writer=%d next=%s "
 		 "members=%s member_hosts=%s%s who=%s", when, lost->hosts[0] ? lost->hosts : "?",
-		 epoch, step, writer, next, v->ranks, v->hosts, join, lost->who);
+		 epoch, step, writer, next, members_of(v, members, sizeof(members)), v->hosts, join,
+		 lost->who);
 	return survivors_mark_saved(out, saved);
 }
 
@@ -74,7 +82,7 @@ static int mark_saved(const char *out, const struct peer_lost *lost,
 static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 			       const struct survivors_vote *v)
 {
-	char line[2048];
+	char line[2048], members[4096];
 
 	if (t->state.step == t->steps_per_epoch) {
 		t->state.epoch++;
@@ -100,11 +108,12 @@ static int write_for_survivors(struct trainer *t, const struct peer_lost *lost,
 			CHEXNET_EXIT_PEER_LOST, lost->hosts, t->c.out);
 	else if (joiners)
 		fprintf(stderr, "chexnet: %s; ranks %s go on in their own processes, %d rank(s) of "
-			"%d spare node(s) join in the place of host(s) %s\n", line, v->ranks, joiners,
+			"%d spare node(s) join in the place of host(s) %s\n", line,
+			members_of(v, members, sizeof(members)), joiners,
 			nodes, lost->hosts);
 	else
 		fprintf(stderr, "chexnet: %s; ranks %s go on without host(s) %s in their own "
-			"processes\n", line, v->ranks, lost->hosts);
+			"processes\n", line, members_of(v, members, sizeof(members)), lost->hosts);
 	return 0;
 }
 
@@ -136,9 +145,10 @@ static int superseded(struct trainer *t, long now)
  * does. */
 static int left_out(int shrink, int rank, int size, const struct survivors_vote *v)
 {
+	char members[4096];
 	fprintf(stderr, "chexnet: train: rank %d of %d: the survivors' decision (generation %ld: "
 		"ranks %s go on) leaves this rank out: OUT left alone%s\n", rank, size, v->generation,
-		v->ranks, shrink ? ", waiting for the step to end" : "");
+		members_of(v, members, sizeof(members)), shrink ? ", waiting for the step to end" : "");
 	return shrink ? wait_for_the_step_end() : CHEXNET_EXIT_PEER_LOST;
 }
 
@@ -186,7 +196,7 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 {
 	struct peer_lost lost;
 	struct survivors_vote v;
-	char host[256] = "host";
+	char host[256] = "host", members[4096];
 
 	if (dist_lost(&lost) != PEER_LOST_NEVER_JOINED || lost.count >= size)
 		return 1;
@@ -206,7 +216,7 @@ int survivors_after_failed_start(const char *out, int shrink, int rank, int size
 		return 1;
 	fprintf(stderr, "chexnet: train: the ranks left could not start again: %s never joined; "
 		"OUT/last holds epoch %d, step %ld; ranks %s %s\n", lost.who, before->epoch + 1,
-		before->step, v.ranks, strcmp(next, "relaunch") ? "go on in their own processes"
+		before->step, members_of(&v, members, sizeof(members)), strcmp(next, "relaunch") ? "go on in their own processes"
 		: "exit for a relaunch");
 	return CHEXNET_EXIT_PEER_LOST;
 }

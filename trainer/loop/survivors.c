@@ -5,6 +5,7 @@
  * What it does not do: decide that a peer was lost (train/peer_lost.h).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -54,13 +55,50 @@ static int put(const char *out, const char *name, const char *text, int loud)
 	return -1;
 }
 
-/* One marker's rank list and host list entry, appended. */
+int survivors_ranks_text(const int *ranks, int count, char *text, size_t len)
+{
+	size_t used = 0;
+	text[0] = '\0';
+	for (int i = 0; i < count; i++) {
+		int n = snprintf(text + used, len - used, "%s%d", i ? "," : "", ranks[i]);
+		if (n < 0 || (size_t)n >= len - used)
+			return -1;
+		used += (size_t)n;
+	}
+	return 0;
+}
+
+/* "0,1" into ranks: ascending ranks, at most max; their count, or -1. */
+static int ranks_parse(const char *text, int *ranks, int max)
+{
+	int count = 0;
+	for (const char *p = text;; p++) {
+		char *end;
+		long r = strtol(p, &end, 10);
+		if (!isdigit((unsigned char)*p) || r > 1 << 30 || count == max ||
+		    (count && r <= ranks[count - 1]) || (*end && *end != ','))
+			return -1;
+		ranks[count++] = (int)r;
+		if (!*end)
+			return count;
+		p = end;
+	}
+}
+
+/* One marker's rank and host, appended (a host list past its room, or
+ * more than SURVIVORS_MAX members: left out, with a line). */
 static void add_member(struct survivors_vote *v, long rank, const char *host)
 {
-	size_t r = strlen(v->ranks), h = strlen(v->hosts);
-	snprintf(v->ranks + r, sizeof(v->ranks) - r, "%s%ld", r ? "," : "", rank);
-	snprintf(v->hosts + h, sizeof(v->hosts) - h, "%s%s", h ? "," : "", host);
-	v->count++;
+	size_t h = strlen(v->hosts);
+	int n = snprintf(v->hosts + h, sizeof(v->hosts) - h, "%s%s", h ? "," : "", host);
+	if (v->count == SURVIVORS_MAX || n < 0 || (size_t)n >= sizeof(v->hosts) - h) {
+		v->hosts[h] = '\0';
+		fprintf(stderr, "chexnet: survivors: rank %ld (host %s) left out: more members than "
+			"a decision holds (%d ranks, %zu characters of hosts)\n", rank, host,
+			SURVIVORS_MAX, sizeof(v->hosts) - 1);
+		return;
+	}
+	v->ranks[v->count++] = (int)rank;
 }
 
 static int in(const int *set, int n, long x)
@@ -81,7 +119,7 @@ static void read_markers(const char *out, long held, const int *lost, int lost_c
 	v->count = 0;
 	v->writer = -1;
 	v->steps = -1;
-	v->ranks[0] = v->hosts[0] = '\0';
+	v->hosts[0] = '\0';
 	struct dirent **names = NULL;
 	int n = scandir(dir, &names, NULL, versionsort);
 	for (int i = 0; i < n; i++) {
@@ -130,22 +168,20 @@ static double deference(int world, const int *lost, int lost_count)
 /* 0 when rank is one of v's members, else 1. */
 static int member_of(const struct survivors_vote *v, int rank)
 {
-	for (const char *m = v->ranks; *m; m += strcspn(m, ",") + (m[strcspn(m, ",")] != '\0'))
-		if (atol(m) == rank)
-			return 0;
-	return 1;
+	return !in(v->ranks, v->count, rank);
 }
 
 /* Generation g's decision into v: 1 read, 0 not there yet, -1 unreadable. */
 static int read_decision(const char *out, long g, struct survivors_vote *v)
 {
-	char text[2600];
+	char text[8192], members[4096];
 	if (fence_read(out, g, text, sizeof(text)))
 		return errno == ENOENT ? 0 : -1;
 	memset(v, 0, sizeof(*v));
 	v->generation = g;
-	if (sscanf(text, "decision writer=%d steps=%ld count=%d members=%1023s hosts=%1023s",
-		   &v->writer, &v->steps, &v->count, v->ranks, v->hosts) != 5 || v->count < 1) {
+	if (sscanf(text, "decision writer=%d steps=%ld count=%d members=%4095s hosts=%1023s",
+		   &v->writer, &v->steps, &v->count, members, v->hosts) != 5 || v->count < 1 ||
+	    ranks_parse(members, v->ranks, SURVIVORS_MAX) != v->count) {
 		fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': not a decision of the ranks left\n",
 			out, FENCE_DIR, g);
 		return -1;
@@ -158,9 +194,13 @@ static int read_decision(const char *out, long g, struct survivors_vote *v)
 static int decide(const char *out, long g, const struct survivors_vote *v, int rank,
 		  const char *host)
 {
-	char text[2600];
+	char text[8192], members[4096];
+	if (survivors_ranks_text(v->ranks, v->count, members, sizeof(members))) {
+		fprintf(stderr, "chexnet: survivors: %d members: too many for a decision\n", v->count);
+		return -1;
+	}
 	snprintf(text, sizeof(text), "decision writer=%d steps=%ld count=%d members=%s hosts=%s "
-		 "by=rank-%d@%s\n", v->writer, v->steps, v->count, v->ranks, v->hosts, rank, host);
+		 "by=rank-%d@%s\n", v->writer, v->steps, v->count, members, v->hosts, rank, host);
 	if (fence_claim(out, g, text) < 0) {
 		fprintf(stderr, "chexnet: survivors: '%s/%s/%ld': cannot claim: %s\n", out, FENCE_DIR,
 			g, strerror(errno));
@@ -228,8 +268,12 @@ static int put_record(const char *out, const char *name, const char *text)
 
 int survivors_mark_saved(const char *out, const char *summary)
 {
-	char text[2048];
-	snprintf(text, sizeof(text), "%s\n", summary);
+	char text[8192];
+	if ((size_t)snprintf(text, sizeof(text), "%s\n", summary) >= sizeof(text)) {
+		fprintf(stderr, "chexnet: survivors: a summary of %zu characters: too long\n",
+			strlen(summary));
+		return -1;
+	}
 	return put_record(out, "saved", text);
 }
 
@@ -241,7 +285,7 @@ int survivors_mark_finished(const char *out)
 /* The summary in path: 1 with *s filled, 0 when there is none. */
 static int read_summary(const char *path, struct survivors_saved *s)
 {
-	char line[4096];
+	char line[8192], members[4096];
 	FILE *f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? 0 : (fprintf(stderr, "chexnet: survivors: '%s': %s\n", path,
@@ -253,9 +297,10 @@ static int read_summary(const char *path, struct survivors_saved *s)
 	char *who = strstr(line, " who="), *join = strstr(line, " joiners=");
 	ok = ok && who && strlen(who + 5) < sizeof(s->who) &&
 	     sscanf(line, "time=%31s hosts=%1023s epoch=%d step=%ld writer=%*d next=%15s "
-		    "members=%1023s member_hosts=%1023s", s->time, s->hosts, &s->epoch, &s->step,
-		    s->next, s->members, s->member_hosts) == 7 && s->epoch >= 0 && s->step >= 0 &&
-	     (!strcmp(s->next, "in-process") || !strcmp(s->next, "relaunch"));
+		    "members=%4095s member_hosts=%1023s", s->time, s->hosts, &s->epoch, &s->step,
+		    s->next, members, s->member_hosts) == 7 && s->epoch >= 0 && s->step >= 0 &&
+	     (!strcmp(s->next, "in-process") || !strcmp(s->next, "relaunch")) &&
+	     (s->member_count = ranks_parse(members, s->members, SURVIVORS_MAX)) > 0;
 	if (ok && join && join < who)
 		ok = sscanf(join, " joiners=%d join_nodes=%d", &s->joiners, &s->join_nodes) == 2 &&
 		     s->joiners > 0 && s->join_nodes > 0 && s->join_nodes <= s->joiners &&
@@ -294,12 +339,10 @@ long survivors_accumulate(long want, int size, int *exact)
 int survivors_member(const struct survivors_saved *s, int old_rank, int *rank, int *size)
 {
 	*rank = -1;
-	*size = 0;
-	for (const char *p = s->members; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != '\0')) {
-		if (atoi(p) == old_rank)
-			*rank = *size;
-		++*size;
-	}
+	*size = s->member_count;
+	for (int i = 0; i < s->member_count; i++)
+		if (s->members[i] == old_rank)
+			*rank = i;
 	return *rank < 0 ? -1 : 0;
 }
 

@@ -27,6 +27,8 @@
 #ifndef HVD_TRAINER_LOOP_SURVIVORS_H
 #define HVD_TRAINER_LOOP_SURVIVORS_H
 
+#include <stddef.h>
+
 #define SURVIVORS_DIR ".survivors"
 #define SURVIVORS_WAIT_S 3.0
 #define SURVIVORS_STAGGER_S 2.0
@@ -35,6 +37,8 @@
 
 /* Rank 0 at start-up, before the first collective: no stale marker. */
 int survivors_reset(const char *out);
+/* The most members one decision or summary holds. */
+#define SURVIVORS_MAX 512
 /* The decision: its generation, the writer and its completed steps, the
  * members (ascending) and their hosts. */
 struct survivors_vote {
@@ -42,9 +46,12 @@ struct survivors_vote {
 	int writer;
 	long steps;
 	int count;
-	char ranks[1024];    /* "0,1": ascending */
+	int ranks[SURVIVORS_MAX]; /* the members, ascending */
 	char hosts[1024];    /* their hosts, in the same order: "n1,n1" */
 };
+/* ranks[0..count) as the records and lines write them, "0,1": 0, or -1
+ * when they do not fit in len (never cut short). */
+int survivors_ranks_text(const int *ranks, int count, char *text, size_t len);
 /* This rank's report, then the decision of generation held + 1 (made
  * here when this rank leads, or its leader is silent): 0 with *v filled
  * when this rank is a member, 1 when it is not (it must leave OUT alone),
@@ -77,7 +84,8 @@ int survivors_wait_saved(const char *out, double limit_s, double silent_s);
  * N spare nodes join the members' world as its last ranks (chexnet train
  * --join G, started by contrib/chexnet-elastic). */
 struct survivors_saved {
-	char time[32], hosts[1024], who[1024], next[16], members[1024], member_hosts[1024];
+	char time[32], hosts[1024], who[1024], next[16], member_hosts[1024];
+	int members[SURVIVORS_MAX], member_count;   /* ascending */
 	int epoch;
 	long step;
 	int joiners, join_nodes;
