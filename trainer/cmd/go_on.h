@@ -32,6 +32,12 @@ struct rejoined {
  * neither srun nor contrib/chexnet-elastic counts it as a failure. */
 #define GO_ON_WITHOUT_IT (-1)
 
+/* --relaunch: the command line that started the run in --out, given
+ * again (by contrib/chexnet-elastic after a lost node): next continues
+ * the run there (--resume) with the --accumulate its record keeps to for
+ * the ranks this launch has (cmd/resume_defaults.h), a spare's --join
+ * kept. 0, or 2 (a line). */
+int go_on_relaunch(const struct settings *given, struct settings *next);
 /* A member: leave the broken runtime, join the ranks left (and the
  * spares' ranks the summary names; run->spares less their nodes) and
  * set next. *target: micro-batches per step the run keeps to (0: not

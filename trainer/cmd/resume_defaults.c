@@ -14,8 +14,9 @@
 #include "loop/survivors.h"
 #include "train/run_record.h"
 
-/* The resumed record's rank count, 0 when it names none. */
-static long recorded_ranks;
+/* The resumed record's rank count and the micro-batches per step the
+ * run keeps to, 0 when it names none. */
+static long recorded_ranks, recorded_kept;
 
 /* The data: a folder, or synthetic:N (the fingerprint holds N). */
 static int take_data(struct settings *o, const struct run_settings *s)
@@ -55,7 +56,7 @@ int resume_defaults(struct settings *o)
 	static char path[4200];
 	struct trainer_error err = { "" };
 
-	recorded_ranks = 0;
+	recorded_ranks = recorded_kept = 0;
 	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->resume);
 	if (!o->resume || access(path, F_OK) != 0)
 		return 0;   /* a run from before run.json: the flags rule */
@@ -64,7 +65,9 @@ int resume_defaults(struct settings *o)
 		return 1;
 	}
 	const char *model = run_settings_get(&s, "model"), *ranks = run_settings_get(&s, "ranks");
+	const char *kept = run_settings_get(&s, "micro_batches_kept");
 	recorded_ranks = ranks ? strtol(ranks, NULL, 10) : 0;
+	recorded_kept = kept ? strtol(kept, NULL, 10) : 0;
 	if (model && SETTING_GIVEN(o, model) && strcmp(model, o->model)) {
 		fprintf(stderr, "chexnet: --resume: '%s': model %s -> %s (--model): the run's weights "
 			"cannot load into another model; start a new run\n", o->resume, model, o->model);
@@ -81,15 +84,19 @@ int resume_defaults(struct settings *o)
 	return take_data(o, &s) ? 2 : 0;
 }
 
-int resume_keep_global_batch(struct settings *o, int ranks, int say)
+int resume_keep_global_batch(struct settings *o, int ranks, int say, long *kept)
 {
 	struct trainer_error err = { "" };
 	int exact = 0;
 
-	if (!o->resume || recorded_ranks <= 0 || recorded_ranks == ranks ||
-	    SETTING_GIVEN(o, accumulate))
+	*kept = 0;
+	if (!o->resume || recorded_ranks <= 0 || SETTING_GIVEN(o, accumulate))
 		return 0;
-	long want = recorded_ranks * o->accumulate, k = survivors_accumulate(want, ranks, &exact);
+	long want = recorded_kept > 0 ? recorded_kept : recorded_ranks * o->accumulate;
+	*kept = want;
+	if (recorded_ranks == ranks)
+		return 0;
+	long k = survivors_accumulate(want, ranks, &exact);
 	if (settings_set_long(o, SETTING_OF(accumulate), k, 0, &err)) {
 		fprintf(stderr, "chexnet: --resume: '%s': %s\n", o->resume, err.msg);
 		return 2;

@@ -20,10 +20,13 @@
 int resume_defaults(struct settings *o);
 /* Once the runtime says how many ranks there are: when they differ from
  * the record's and --accumulate was not given, the accumulation that
- * keeps the record's micro-batches per step (R x K), or the nearest
- * (loop/survivors.h's rule), whose change of the global batch then needs
- * --allow-changes as any other. say: print what was decided (rank 0).
+ * keeps the micro-batches per step the run keeps to (run.json's
+ * micro_batches_kept; a record without it: its ranks x accumulate), or
+ * the nearest (loop/survivors.h's rule), whose change of the global batch
+ * then needs --allow-changes as any other. *kept: the micro-batches per
+ * step this session keeps to (0: its own ranks x accumulate, as a new run
+ * or a given --accumulate has). say: print what was decided (rank 0).
  * 0, or 2 (printed). */
-int resume_keep_global_batch(struct settings *o, int ranks, int say);
+int resume_keep_global_batch(struct settings *o, int ranks, int say, long *kept);
 
 #endif

@@ -32,11 +32,15 @@ static int dist_failed(void)
 }
 
 /* One session of the run in o (its out and --resume's defaults filled
- * in); name: room for a new run's name; r: where it starts from. A world
- * of the ranks left that does not form (members that never joined) is a
- * lost peer like any other (loop/lost_peer.h). */
-static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rejoined *r)
+ * in); name: room for a new run's name; r: where it starts from; *target:
+ * the micro-batches per step the run keeps to (0: the record's, or this
+ * session's own), set here for the sessions after it. A world of the
+ * ranks left that does not form (members that never joined) is a lost
+ * peer like any other (loop/lost_peer.h). */
+static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rejoined *r,
+			 long *target)
 {
+	long kept = 0;
 	int named = !o->out && !o->resume;
 	int usage = train_options_check(o);
 
@@ -50,7 +54,7 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 								   &r->saved) : 1;
 		return status;
 	}
-	if (resume_keep_global_batch(o, dist_size(), dist_rank() == 0)) {
+	if (resume_keep_global_batch(o, dist_size(), dist_rank() == 0, &kept)) {
 		dist_shutdown();
 		return 2;
 	}
@@ -64,6 +68,8 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 	struct run_settings record;
 	struct trainer_error err = { "" };
 	struct train_config config = train_config_of(o);
+	*target = *target ? *target : kept ? kept : o->accumulate * dist_size();
+	config.micro_batches_kept = *target;
 	config.record = &record;
 	config.write_test = eval_write_test;
 	int status = record_of(o, &record, &err) ? fprintf(stderr, "chexnet: train: %s\n", err.msg), 1
@@ -104,14 +110,16 @@ int run_train(const struct settings *given)
 			strerror(errno));
 		return 1;
 	}
-	if (given->join && (status = go_on_join(given, &target, &r, &next)) == 0)
+	if (given->relaunch && (status = go_on_relaunch(given, &next)) == 0)
+		run = next;
+	if (status == 0 && run.join && (status = go_on_join(&run, &target, &r, &next)) == 0)
 		run = next;
 	if (status == 0)
-		status = train_session(&run, name, &r);
+		status = train_session(&run, name, &r, &target);
 	while (status == CHEXNET_EXIT_PEER_LOST && run.shrink &&
 	       (status = go_on_in_process(&run, &target, &r, &next)) == 0) {
 		run = next;
-		status = train_session(&run, name, &r);
+		status = train_session(&run, name, &r, &target);
 		if (status == 0 && dist_rank() == 0)
 			survivors_mark_finished(run.out);   /* for the driver: srun waits on the lost node */
 	}

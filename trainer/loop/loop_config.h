@@ -66,6 +66,7 @@ struct train_config {
 	double lr, warmup_epochs;
 	enum lr_scale lr_scale;
 	long patience, accumulate;  /* plateau epochs; micro-batches per step */
+	long micro_batches_kept;    /* ranks x accumulate recovery keeps to (0: this session's) */
 	long save_every;            /* OUT/last every N steps (0: at epoch ends) */
 	int test_at_end, weighted_loss;
 	long progress_every;

@@ -121,6 +121,8 @@ static int derived_settings(const struct train_config *c, const struct session *
 	rc = set_text(r, "data_fingerprint", print, rc);
 	rc = set_long(r, "ranks", world, rc);
 	rc = set_long(r, "global_batch", c->session.batch * c->accumulate * world, rc);
+	rc = set_long(r, "micro_batches_kept", c->micro_batches_kept ? c->micro_batches_kept
+		      : c->accumulate * world, rc);
 	return set_double(r, "lr_effective", lr, rc);
 }
 

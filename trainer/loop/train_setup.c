@@ -119,7 +119,9 @@ static int resume(struct trainer *t, struct trainer_error *err)
 
 /* Rank 0 claims this session's generation of OUT (base/fence.h) once the
  * run's folder passed its guard: from now on a process of an older one
- * writes nothing there. -1 (a line). */
+ * writes nothing there. Its text is the session's record, key=value
+ * words that contrib/chexnet-elastic reads: "session ranks=R
+ * accumulate=K micro_batches_kept=M host=H pid=P". -1 (a line). */
 static int claim_generation(struct trainer *t, float *generation)
 {
 	char text[256], host[64] = "host";
@@ -128,8 +130,9 @@ static int claim_generation(struct trainer *t, float *generation)
 	if (t->rank != 0 || !t->c.out)
 		return 0;
 	gethostname(host, sizeof(host) - 1);
-	snprintf(text, sizeof(text), "session ranks=%d host=%s pid=%ld\n", t->world, host,
-		 (long)getpid());
+	snprintf(text, sizeof(text), "session ranks=%d accumulate=%ld micro_batches_kept=%ld host=%s "
+		 "pid=%ld\n", t->world, t->c.accumulate, t->c.micro_batches_kept ?
+		 t->c.micro_batches_kept : t->c.accumulate * t->world, host, (long)getpid());
 	long g = fence_claim_next(t->c.out, text);   /* OUT made by trainer_setup */
 	if (g < 0 || g > (1L << 24)) {   /* travels as a float */
 		fprintf(stderr, "chexnet: --out: '%s/%s': cannot claim a generation of the run: %s\n",

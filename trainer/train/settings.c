@@ -65,6 +65,8 @@ const struct setting settings_table[] = {
 	  .offset = OFF(accumulate), .help = "K micro-batches per optimizer step, one allreduce" },
 	{ NULL, "global_batch", SETTING_LONG, T, RESUME_MEANING,
 	  .set_by = "--batch, --accumulate, the rank count" },
+	{ NULL, "micro_batches_kept", SETTING_LONG, T, RESUME_RECORDED,
+	  .set_by = "the first session's ranks x --accumulate, or a given --accumulate" },
 	{ "--optimizer", "optimizer", SETTING_CHOICE, T, RESUME_MEANING, .choices = "adam|sgd",
 	  .fallback = "adam", .offset = OFF(optim.kind), .help = "the optimizer" },
 	{ "--momentum", "momentum", SETTING_DOUBLE, T, RESUME_MEANING, 0, 1, .fallback = "0.9",
@@ -122,6 +124,10 @@ const struct setting settings_table[] = {
 	{ "--resume", NULL, SETTING_TEXT, T, RESUME_SESSION, .offset = OFF(resume),
 	  .help = "continue from DIR/last (params, optimizer, schedule, data position); "
 		  "settings from DIR/run.json" },
+	{ "--relaunch", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(relaunch), .on = 1,
+	  .help = "the command line that started the run in --out, given again after a lost node: "
+		  "--resume there without --init or --overwrite, at the micro-batches per step the "
+		  "run keeps (contrib/chexnet-elastic)" },
 	{ "--allow-changes", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(allow_changes),
 	  .on = 1, .help = "--resume with settings that change the run's meaning (recorded)" },
 	{ "--shrink", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(shrink), .on = 1,

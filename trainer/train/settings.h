@@ -68,6 +68,7 @@ struct settings {
 	long accumulate;            /* --accumulate K: micro-batches per optimizer step */
 	const char *resume;         /* --resume DIR: continue from DIR/last (in DIR) */
 	int allow_changes;          /* --allow-changes: resume with other meaning settings */
+	int relaunch;               /* --relaunch: the run in --out again, after a lost node */
 	int shrink;                 /* --shrink: go on in-process after lost nodes */
 	long spares;                /* --spares N: idle nodes that may take lost ones' places */
 	long join;                  /* --join G: a spare's ranks join generation G's world */
