@@ -654,6 +654,68 @@ static void test_hvdrun_refuses_an_old_shell(void)
 	free(f);
 }
 
+/* contrib/chexnet-elastic's relaunch with srun and scontrol faked (a job
+ * of n1,n2 x 2 tasks): the first step's survivors write a summary that
+ * asks for a relaunch (n2 lost) and exit 76; the driver relaunches the
+ * user's command line unchanged with --relaunch --allow-changes on the 2
+ * ranks left and says what the relaunched session's record says chexnet
+ * decided. A record of 3 ranks (not the 2 launched) is refused in one
+ * line: exit 2, the relaunched step ended. The real relaunch runs in
+ * slurm-multinode-elastic. */
+static void elastic_relaunch(const char *record, int sleep_s, int *rc, char **err, char **second)
+{
+	char cmd[8192];
+	struct test_proc p;
+	const char *t = test_tmpdir();
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && rm -rf bin o calls && mkdir -p bin o/.generations && "
+		 "printf '%%s\\n' '#!/bin/sh' 'case \"$1 $2\" in' "
+		 "'\"show hostnames\") echo n1; echo n2 ;;' '\"show node\") echo \"NodeName=$4\" ;; esac' "
+		 "'exit 0' > bin/scontrol && "
+		 "printf '%%s\\n' '#!/bin/sh' 'echo \"$*\" >> calls' 'g=o/.generations' "
+		 "'if [ ! -e $g/1 ]; then echo \"session ranks=4 accumulate=1 micro_batches_kept=4 host=n1\" > $g/1; "
+		 "echo \"time=1 hosts=n2 epoch=0 step=3 writer=0 next=relaunch members=0,1 member_hosts=n1,n1 "
+		 "who=ranks 2,3 (host n2)\" > $g/2.saved; exit 76; fi' "
+		 "'echo \"%s\" > $g/3; sleep %d; echo ended >> calls' > bin/srun && chmod +x bin/* && "
+		 "PATH=$PWD/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST='n[1-2]' SLURM_NTASKS_PER_NODE=2 "
+		 "timeout 15 '%s/contrib/chexnet-elastic' --assume-no-kill -- chexnet train --data d "
+		 "--init w --accumulate 1 --out o; echo rc=$?; sleep 0.5; sed -n 2p calls; grep -c ended calls",
+		 t, record, sleep_s, test_src_dir());
+	if (test_run(cmd, 30, &p) != 0) {
+		test_fail_at(__FILE__, __LINE__, "could not run: %s", cmd);
+		return;
+	}
+	const char *r = strstr(p.out, "rc=");
+	*rc = r ? atoi(r + 3) : -1;
+	*err = strdup(p.err);
+	*second = strdup(r ? strchr(r, '\n') + 1 : "");
+	test_proc_free(&p);
+}
+
+static void test_elastic_driver_says_chexnets_decision_and_refuses_another(void)
+{
+	int rc;
+	char *err, *second;
+	elastic_relaunch("session ranks=2 accumulate=2 micro_batches_kept=4 host=n1", 1, &rc, &err,
+			 &second);
+	CHECK_MSG(rc == 0, "rc %d: %s", rc, err);
+	CHECK_CONTAINS(second, "-N 1 -n 2 -w n1 --ntasks-per-node=2 --overlap chexnet train --data d "
+		       "--init w --accumulate 1 --out o --shrink --relaunch --allow-changes\n");
+	CHECK_CONTAINS(err, "chexnet-elastic: relaunching on 2 ranks (was 4): --accumulate 2 keeps "
+		       "the global batch (4 micro-batches)\n");
+	free(err);
+	free(second);
+	elastic_relaunch("session ranks=3 accumulate=1 micro_batches_kept=4 host=n1", 20, &rc, &err,
+			 &second);
+	CHECK_MSG(rc == 2, "rc %d: %s", rc, err);
+	CHECK_CONTAINS(err, "chexnet-elastic: 'o/.generations/3': 'session ranks=3 accumulate=1 "
+		       "micro_batches_kept=4 host=n1': not the record of the 2 ranks relaunched: stopping\n");
+	CHECK_MSG(!strstr(err, "relaunching on"), "%s", err);
+	CHECK_MSG(strstr(second, "\n0\n") != NULL, "the relaunched step was not ended: %s", second);
+	free(err);
+	free(second);
+}
+
 const struct test_case env_contrib_tests[] = {
 	{ "manifests_match_the_runtime", test_manifests_match_the_runtime },
 	{ "hvdrun_two_ranks_by_hand", test_hvdrun_two_ranks_by_hand },
@@ -670,5 +732,7 @@ const struct test_case env_contrib_tests[] = {
 	{ "pod_command_preempted_then_resumed", test_pod_command_preempted_then_resumed },
 	{ "docker_images_carry_every_library", test_docker_images_carry_every_library },
 	{ "job_manifest_valid_for_every_claimed_version", test_job_manifest_valid_for_every_claimed_version },
+	{ "elastic_driver_says_chexnets_decision_and_refuses_another",
+	  test_elastic_driver_says_chexnets_decision_and_refuses_another },
 	{ 0 }
 };
