@@ -15,6 +15,9 @@ export TMPDIR="$top"
 # a contended training's CPU time (measured: a 4-step densenet121 beside
 # one busy loop, 7.0 -> 3.7 CPU-s). Passive waiting gives the core back.
 export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
+# The tests' Python environment stays in the user's cache (tests/pyenv.sh)
+# though the runner gives each run an XDG_CACHE_HOME of its own.
+export HVD_PYENV_CACHE="${HVD_PYENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/hvd}"
 cleanup() {
 	for d in "$top"/hvdtest.*/cluster; do
 		[ -d "$d" ] && "$src/tests/slurm/cluster.sh" down "$d" > /dev/null 2>&1
