@@ -14,29 +14,30 @@
 #include "train/peer_lost.h"
 #include "train/rejoin.h"
 
-/* next = run, resumed in OUT: how the run started (--init, --overwrite)
- * is over, and a world joined once is not joined again. */
+/* next = run, resumed in OUT: how the run started (--init, --overwrite,
+ * --relaunch) is over. */
 static void continued(const struct settings *run, struct settings *next)
 {
 	*next = *run;
 	next->resume = next->out ? next->out : next->resume;
 	next->init = NULL;
 	next->overwrite = 0;
-	next->join = 0;
 	next->relaunch = 0;
 	next->given[settings_index(SETTING_OF(init))] = 0;
 	next->given[settings_index(SETTING_OF(overwrite))] = 0;
-	next->given[settings_index(SETTING_OF(join))] = 0;
 	next->given[settings_index(SETTING_OF(relaunch))] = 0;
 }
 
 /* next = run continued with --accumulate k (and --allow-changes when k
- * does not keep the target): 0, or -1 (a line). */
+ * does not keep the target), a world joined once not joined again: 0, or
+ * -1 (a line). */
 static int resumed(const struct settings *run, long k, int exact, struct settings *next)
 {
 	struct trainer_error err = { "" };
 
 	continued(run, next);
+	next->join = 0;
+	next->given[settings_index(SETTING_OF(join))] = 0;
 	if (settings_set_long(next, SETTING_OF(accumulate), k, 1, &err) ||
 	    (!exact && settings_set(next, SETTING_OF(allow_changes), NULL, 1, &err)))
 		return fprintf(stderr, "chexnet: train: %s\n", err.msg), -1;
@@ -50,9 +51,7 @@ int go_on_relaunch(const struct settings *given, struct settings *next)
 			"--out DIR and without --resume\n");
 		return 2;
 	}
-	continued(given, next);
-	next->join = given->join;   /* a spare's ranks: --relaunch --join G */
-	next->given[settings_index(SETTING_OF(join))] = SETTING_GIVEN(given, join);
+	continued(given, next);   /* a spare's ranks keep their --join G */
 	next->given[settings_index(SETTING_OF(accumulate))] = 0;   /* the record's, kept */
 	return 0;
 }
