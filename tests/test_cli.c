@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend/choice.h"
 #include "runner.h"
@@ -73,6 +74,26 @@ static void test_unknown_flag_and_command_are_errors(void)
 	CHECK_INT(p.exit_code, 2);   /* before the runtime starts, as every usage error */
 	CHECK_CONTAINS(p.err, "--model: 'vgg16'");
 	test_proc_free(&p);
+}
+
+/* --relaunch takes the run's own command line again: without --out, or
+ * with --resume, it is refused before anything starts or is written. */
+static void test_relaunch_needs_the_runs_own_command_line(void)
+{
+	static const char *const lines[] = { "train --synthetic --relaunch " SMALL,
+					     "train --synthetic --relaunch --out r --resume r " SMALL };
+	struct test_proc p;
+
+	for (int i = 0; i < 2; i++) {
+		chexnet(lines[i], &p, 10);
+		CHECK_INT(p.exit_code, 2);
+		CHECK_STR(p.err, "chexnet: train: --relaunch: needs the run's own command line, with "
+			  "--out DIR and without --resume\n");
+		test_proc_free(&p);
+	}
+	char *r = test_path(test_tmpdir(), "r");
+	CHECK_MSG(access(r, F_OK) != 0, "%s: made by a refused --relaunch", r);
+	free(r);
 }
 
 static void test_help_for_each_command(void)
@@ -512,6 +533,7 @@ const struct test_case cli_tests[] = {
 	{ "precision_auto", test_precision_auto },
 	{ "bad_number_is_an_error", test_bad_number_is_an_error },
 	{ "unknown_flag_and_command_are_errors", test_unknown_flag_and_command_are_errors },
+	{ "relaunch_needs_the_runs_own_command_line", test_relaunch_needs_the_runs_own_command_line },
 	{ "help_for_each_command", test_help_for_each_command },
 	{ "json_progress_and_determinism", test_json_progress_and_determinism },
 	{ "eval_and_predict_on_a_checkpoint", test_eval_and_predict_on_a_checkpoint },

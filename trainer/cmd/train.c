@@ -25,6 +25,13 @@
 #include "loop/survivors.h"
 #include "loop/train.h"
 
+/* What the training loop calls after a lost peer (loop/loop_config.h). */
+static const struct train_recovery recovery = {
+	.reset = survivors_reset,
+	.read_saved = survivors_read_saved,
+	.survive = trainer_survive_lost_peer,
+};
+
 static int dist_failed(void)
 {
 	fprintf(stderr, "%s\n", dist_error());
@@ -72,6 +79,7 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 	config.micro_batches_kept = *target;
 	config.record = &record;
 	config.write_test = eval_write_test;
+	config.recovery = &recovery;
 	int status = record_of(o, &record, &err) ? fprintf(stderr, "chexnet: train: %s\n", err.msg), 1
 		     : train_run(&config);
 	if (named && status && dist_rank() == 0)

@@ -49,6 +49,22 @@ struct data_config {
 struct evaluation;
 struct run_settings;
 
+struct trainer;
+struct survivors_saved;
+
+/* Recovery after a lost peer, which lives above the loops (cmd/train.c
+ * gives it): the loop calls it, never names it. */
+struct train_recovery {
+	/* rank 0 at start-up, before the first collective: no stale marker
+	 * in out; 0, or -1 with errno */
+	int (*reset)(const char *out);
+	/* --resume: what dir's summary of a lost peer says (train/peer_lost.h):
+	 * 1 with *s filled, 0 when there is none, -1 (a line) */
+	int (*read_saved)(const char *dir, struct survivors_saved *s);
+	/* training or validation broken by a lost peer: the exit status */
+	int (*survive)(struct trainer *t);
+};
+
 struct train_config {
 	struct session_config session;
 	struct data_config data;
@@ -76,6 +92,7 @@ struct train_config {
 	/* --test: writes OUT/test.json from the test split (cmd/ gives it: the
 	 * report of `eval --json`); NULL: none. 0 or -1 (printed). */
 	int (*write_test)(const char *out, const struct evaluation *ev, int bootstrap, uint64_t seed);
+	const struct train_recovery *recovery;  /* NULL: a lost peer fails the run */
 };
 
 struct eval_config {

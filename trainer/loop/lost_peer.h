@@ -1,7 +1,8 @@
 /* loop/lost_peer.h - the lost-peer protocol's one entry outside the
  * training loop (loop/lost_peer.c): a world of the ranks left that did
- * not form before its first step. Inside the loop the protocol is
- * trainer_survive_lost_peer (loop/trainer.h).
+ * not form before its first step; inside the loop the protocol is
+ * trainer_survive_lost_peer, which the loop calls as its train_config's
+ * recovery (loop/loop_config.h).
  * What this is not: the decision itself (loop/survivors.h).
  */
 #ifndef HVD_TRAINER_LOOP_LOST_PEER_H
@@ -18,5 +19,10 @@
  * or 1 for any other failure. */
 int survivors_after_failed_start(const char *out, int shrink, int rank, int size,
 				 const struct survivors_saved *before);
+
+struct trainer;
+/* Training or validation broken by a lost peer: the exit status
+ * (CHEXNET_EXIT_PEER_LOST, or 1 for any other failure). */
+int trainer_survive_lost_peer(struct trainer *t);
 
 #endif

@@ -29,7 +29,8 @@
 
 #include <stddef.h>
 
-#define SURVIVORS_DIR ".survivors"
+#include "train/peer_lost.h"
+
 #define SURVIVORS_WAIT_S 3.0
 #define SURVIVORS_STAGGER_S 2.0
 #define SURVIVORS_SAVE_WAIT_S 120.0   /* the least limit (loop/writer_beat.h) */
@@ -37,8 +38,6 @@
 
 /* Rank 0 at start-up, before the first collective: no stale marker. */
 int survivors_reset(const char *out);
-/* The most members one decision or summary holds. */
-#define SURVIVORS_MAX 512
 /* The decision: its generation, the writer and its completed steps, the
  * members (ascending) and their hosts. */
 struct survivors_vote {
@@ -73,25 +72,9 @@ int survivors_mark_finished(const char *out);
  * silent_s (or never came), or after limit_s. */
 int survivors_wait_saved(const char *out, double limit_s, double silent_s);
 
-/* What OUT/.survivors/saved says (the writer's summary, key=value words,
- * `who=` last: "time=T hosts=n2 epoch=0 step=3 writer=0 next=in-process
- * members=0,1 member_hosts=n1,n1 who=ranks 2,3 (host n2)"). Membership
- * only: the settings of the session that lost the peer (its ranks, its
- * --accumulate) are those the checkpoint in OUT/last records.
- * next: `in-process` (the members go on in their own processes,
- * train/rejoin.h) or `relaunch` (every survivor exits 76). With
- * `joiners=J join_nodes=N` (in-process only, before `who=`), J ranks on
- * N spare nodes join the members' world as its last ranks (chexnet train
- * --join G, started by contrib/chexnet-elastic). */
-struct survivors_saved {
-	char time[32], hosts[1024], who[1024], next[16], member_hosts[1024];
-	int members[SURVIVORS_MAX], member_count;   /* ascending */
-	int epoch;
-	long step;
-	int joiners, join_nodes;
-};
-/* 1 with *s filled, 0 when dir has no saved file, -1 (a line) when it
- * cannot be read as one. */
+/* What dir's OUT/.survivors/saved says (train/peer_lost.h): 1 with *s
+ * filled, 0 when dir has no saved file, -1 (a line) when it cannot be
+ * read as one. */
 int survivors_read_saved(const char *dir, struct survivors_saved *s);
 /* As survivors_read_saved, for the summary survivors_wait_saved waits
  * for: that of the generation this process holds. */

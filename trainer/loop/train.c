@@ -347,6 +347,12 @@ static int stopped_report(struct trainer *t, int in_validation)
 	return CHEXNET_EXIT_PREEMPTED;
 }
 
+/* Training or validation failed: a lost peer's recovery, or 1. */
+static int failed(struct trainer *t)
+{
+	return t->c.recovery ? t->c.recovery->survive(t) : 1;
+}
+
 /* The epochs; returns the exit status. */
 static int train_epochs(struct trainer *t, struct source *train, struct source *val,
 			struct evaluation *ev, int *trained)
@@ -356,7 +362,7 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 		if (rc == EVAL_STOPPED)
 			return stopped_report(t, 1);
 		if (rc)
-			return trainer_survive_lost_peer(t);
+			return failed(t);
 		*trained = 1;  /* the table at the end shows this validation */
 	}
 	for (int epoch = t->state.epoch; epoch < t->c.epochs; epoch++) {
@@ -364,14 +370,14 @@ static int train_epochs(struct trainer *t, struct source *train, struct source *
 		enum epoch_result r = train_epoch(t, train, epoch, first);
 		*trained = 1;
 		if (r == EPOCH_FAILED)
-			return trainer_survive_lost_peer(t);
+			return failed(t);
 		if (r == EPOCH_STOPPED)
 			return stopped(t);
 		int end = end_of_epoch(t, val, epoch, r == EPOCH_DONE, ev);
 		if (end == EVAL_STOPPED)
 			return stopped_report(t, 1);
 		if (end)
-			return trainer_survive_lost_peer(t);
+			return failed(t);
 		if (r == EPOCH_STEPS_REACHED || steps_reached(t, t->total_steps))
 			break;
 		if (t->stop && epoch + 1 < t->c.epochs) {  /* after the last epoch: just finish */

@@ -61,7 +61,7 @@ static long recorded(const struct trainer *t, const char *key, long now)
 static int resume_membership(struct trainer *t, const char *checkpoint)
 {
 	struct survivors_saved *s = &t->lost;
-	int rc = survivors_read_saved(t->c.resume, s);
+	int rc = t->c.recovery ? t->c.recovery->read_saved(t->c.resume, s) : 0;
 
 	if (rc <= 0 || s->epoch != t->state.epoch || s->step != t->state.step)
 		return rc < 0 ? -1 : 0;
@@ -199,7 +199,7 @@ int trainer_setup(struct trainer *t, const struct train_config *c)
 	rng_seed(&t->state.rng, c->session.seed);
 	if (c->resume && (resume(t, &err) || train_device_load_moments(&t->device, &t->optim)))
 		goto fail;
-	if (t->rank == 0 && c->out && survivors_reset(c->out)) {
+	if (t->rank == 0 && c->out && c->recovery && c->recovery->reset(c->out)) {
 		fprintf(stderr, "chexnet: --out: '%s/" SURVIVORS_DIR "': cannot clear: %s\n", c->out,
 			strerror(errno));
 		return -1;

@@ -3,7 +3,8 @@
  * steps and epochs), loop/train_setup.c (the model, optimizer and run
  * folder at the start, --resume), loop/train_save.c (the state gathered
  * and OUT/last, OUT/best written) and loop/lost_peer.c (what the ranks
- * left do after a lost peer). Only those files include it.
+ * left do after a lost peer: train_config's recovery). Only those files
+ * include it.
  * What this is not: what a loop takes (loop/loop_config.h).
  */
 #ifndef HVD_TRAINER_LOOP_TRAINER_H
@@ -15,12 +16,12 @@
 #include "loop/loop_config.h"
 #include "loop/run_metrics.h"
 #include "loop/session.h"
-#include "loop/survivors.h"
 #include "loop/train_device.h"
 #include "loop/train_report.h"
 #include "train/dist.h"
 #include "train/checkpoint.h"
 #include "train/grad_sync.h"
+#include "train/peer_lost.h"
 #include "train/run_record.h"
 
 enum epoch_result { EPOCH_FAILED = -1, EPOCH_DONE = 0, EPOCH_STEPS_REACHED, EPOCH_STOPPED };
@@ -73,9 +74,5 @@ int trainer_average_bn(struct trainer *t);
 int trainer_finite(const struct trainer *t);
 int trainer_save_here(struct trainer *t, const char *name);
 int trainer_save(struct trainer *t, const char *name);
-
-/* loop/lost_peer.c: training or validation broken by a lost peer: the
- * exit status (CHEXNET_EXIT_PEER_LOST, or 1 for any other failure). */
-int trainer_survive_lost_peer(struct trainer *t);
 
 #endif
