@@ -1,10 +1,10 @@
 /* test_survivors.c - what a runtime failure line says was lost
  * (train/peer_lost.h), on the lines the runtime prints (runtime/README.md's
  * table, copied from real runs), the survivors' one decision on who writes
- * OUT/last and goes on (loop/survivors.h) among processes that race on
+ * OUT/last and goes on (recover/survivors.h) among processes that race on
  * one folder (at once, one late, a partition, a silent leader), the
  * generations that fence an older process's writes (base/fence.h), and
- * the world they form to go on in-process (train/rejoin.h).
+ * the world they form to go on in-process (recover/rejoin.h).
  * What it does not do: lose a node (test_multinode_elastic.c does).
  */
 #include <errno.h>
@@ -22,12 +22,12 @@
 #include "cmd/go_on.h"
 #include "runner.h"
 #include "loop/run_metrics.h"
-#include "loop/survivors.h"
-#include "loop/writer_beat.h"
+#include "recover/survivors.h"
+#include "recover/writer_beat.h"
 #include "train/checkpoint.h"
 #include "train/checkpoint_replace.h"
 #include "train/peer_lost.h"
-#include "train/rejoin.h"
+#include "recover/rejoin.h"
 #include "train/tb_events.h"
 
 /* The lines that name lost peers, from the runtime's record (its ranks

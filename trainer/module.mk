@@ -14,10 +14,10 @@ TRAINER_CORE_SRCS := trainer/base/rng.c trainer/base/text_control.c \
 	trainer/train/stop_signal.c trainer/train/span.c \
 	trainer/train/settings.c trainer/train/run_settings.c trainer/train/run_record.c \
 	trainer/train/checkpoint_settings.c \
-	trainer/loop/run_dir.c trainer/loop/run_files.c trainer/loop/run_name.c trainer/loop/last_error.c trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/loop/run_metrics.c trainer/loop/survivors.c trainer/loop/writer_beat.c trainer/train/peer_lost.c trainer/train/rejoin.c \
+	trainer/loop/run_dir.c trainer/loop/run_files.c trainer/loop/run_name.c trainer/loop/last_error.c trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/loop/run_metrics.c trainer/recover/survivors.c trainer/recover/writer_beat.c trainer/train/peer_lost.c trainer/recover/rejoin.c \
 	trainer/eval/auroc.c \
 	trainer/loop/session.c trainer/loop/algo_share.c trainer/loop/evaluate.c trainer/loop/thresholds.c trainer/loop/train.c \
-	trainer/loop/train_setup.c trainer/loop/train_save.c trainer/loop/lost_peer.c \
+	trainer/loop/train_setup.c trainer/loop/train_save.c trainer/recover/lost_peer.c \
 	trainer/loop/train_report.c trainer/loop/train_device.c trainer/loop/train_health.c \
 	trainer/loop/diverge.c \
 	trainer/cmd/cli.c trainer/cmd/commands.c trainer/cmd/train.c trainer/cmd/go_on.c trainer/cmd/eval.c trainer/cmd/bench.c trainer/cmd/predict.c \

@@ -8,7 +8,7 @@
  * timeout or a shutdown after a failure, so no NCCL wait is unbounded.
  * The revoked communicator outlives hvd_shutdown: when the next hvd_init
  * of this process joins the ranks left of that world, in their old
- * order (trainer/train/rejoin.c), ncclCommShrink makes theirs from it,
+ * order (trainer/recover/rejoin.c), ncclCommShrink makes theirs from it,
  * with no new id; else it is aborted. Every CUDA/NCCL status is
  * checked and named with the library's error string. ncclCommRevoke
  * (NCCL 2.28.3 lacks it) and ncclCommShrink are weak references:

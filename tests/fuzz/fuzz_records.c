@@ -1,7 +1,7 @@
 /* fuzz_records.c - libFuzzer target for the readers of a run directory's
  * own files: run.json (train/run_record.c), metrics.csv
  * (train/metrics_csv.c), TensorBoard event files (train/tb_events.c) and
- * the survivors' summary after a lost peer (loop/survivors.c).
+ * the survivors' summary after a lost peer (recover/survivors.c).
  * The first input byte picks the reader, the rest is the file. Each must
  * accept it or refuse it with one line naming the file; what it accepts
  * must hold up: settings that are known keys, metrics rows of one kind
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 
 #include "fuzz_files.h"
-#include "loop/survivors.h"
+#include "recover/survivors.h"
 #include "train/metrics_csv.h"
 #include "train/run_record.h"
 #include "train/tb_events.h"

@@ -46,7 +46,7 @@ FUZZ_RECORDS_SRCS := tests/fuzz/fuzz_records.c trainer/train/run_record.c traine
 	trainer/train/settings.c trainer/base/option_table.c trainer/train/optim.c trainer/base/args.c \
 	trainer/train/metrics_csv.c trainer/train/tb_events.c trainer/base/crc32c.c trainer/base/classes.c \
 	trainer/base/text_control.c trainer/base/regular_file.c trainer/base/whole_file.c trainer/base/fence.c trainer/base/fence_writes.c \
-	trainer/base/error.c trainer/loop/survivors.c trainer/loop/writer_beat.c trainer/base/clock.c
+	trainer/base/error.c trainer/recover/survivors.c trainer/recover/writer_beat.c trainer/base/clock.c
 FUZZ_ALGO_SRCS := tests/fuzz/fuzz_algo_cache.c trainer/backend/gpu/gpu_algo_file.c \
 	trainer/backend/gpu/gpu_algo_cache.c trainer/base/regular_file.c trainer/base/whole_file.c \
 	trainer/base/fence.c trainer/base/fence_writes.c

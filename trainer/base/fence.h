@@ -40,7 +40,7 @@
  * well-worded refusal; the removal above is what fences.
  *
  * What it is not: a lock (nothing waits), or a way to choose the members
- * of a generation (loop/survivors.h).
+ * of a generation (recover/survivors.h).
  */
 #ifndef HVD_TRAINER_BASE_FENCE_H
 #define HVD_TRAINER_BASE_FENCE_H

@@ -1,6 +1,6 @@
 /* cmd/go_on.c - the next session's settings after a lost peer (go_on.h).
  * What it does not do: start the runtime (cmd/train.c does, in the world
- * train/rejoin.c describes).
+ * recover/rejoin.c describes).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "cmd/go_on.h"
 #include "train/dist.h"
 #include "train/peer_lost.h"
-#include "train/rejoin.h"
+#include "recover/rejoin.h"
 
 /* next = run, resumed in OUT: how the run started (--init, --overwrite,
  * --relaunch) is over. */

@@ -8,12 +8,12 @@
  * --accumulate allows, else the nearest (ties: the larger;
  * --allow-changes, recorded).
  * What it does not do: run the session (cmd/train.c) or decide who goes
- * on (loop/survivors.h).
+ * on (recover/survivors.h).
  */
 #ifndef HVD_TRAINER_CMD_GO_ON_H
 #define HVD_TRAINER_CMD_GO_ON_H
 
-#include "loop/survivors.h"
+#include "recover/survivors.h"
 #include "train/dist.h"
 #include "train/settings.h"
 

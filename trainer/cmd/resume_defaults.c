@@ -11,7 +11,7 @@
 #include "cmd/cli.h"
 #include "train/settings.h"
 #include "cmd/resume_defaults.h"
-#include "loop/survivors.h"
+#include "recover/survivors.h"
 #include "train/run_record.h"
 
 /* The resumed record's rank count and the micro-batches per step the

@@ -22,7 +22,7 @@ int resume_defaults(struct settings *o);
  * the record's and --accumulate was not given, the accumulation that
  * keeps the micro-batches per step the run keeps to (run.json's
  * micro_batches_kept; a record without it: its ranks x accumulate), or
- * the nearest (loop/survivors.h's rule), whose change of the global batch
+ * the nearest (recover/survivors.h's rule), whose change of the global batch
  * then needs --allow-changes as any other. *kept: the micro-batches per
  * step this session keeps to (0: its own ranks x accumulate, as a new run
  * or a given --accumulate has). say: print what was decided (rank 0).

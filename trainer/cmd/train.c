@@ -20,9 +20,9 @@
 #include "cmd/config.h"
 #include "cmd/eval_command.h"
 #include "cmd/train_options.h"
-#include "loop/lost_peer.h"
+#include "recover/lost_peer.h"
 #include "loop/run_name.h"
-#include "loop/survivors.h"
+#include "recover/survivors.h"
 #include "loop/train.h"
 
 /* What the training loop calls after a lost peer (loop/loop_config.h). */
@@ -43,7 +43,7 @@ static int dist_failed(void)
  * the micro-batches per step the run keeps to (0: the record's, or this
  * session's own), set here for the sessions after it. A world of the
  * ranks left that does not form (members that never joined) is a lost
- * peer like any other (loop/lost_peer.h). */
+ * peer like any other (recover/lost_peer.h). */
 static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rejoined *r,
 			 long *target)
 {

@@ -2,7 +2,7 @@
  * (loop/trainer.h): parameters, moments and BN statistics to the host,
  * BN statistics averaged over ranks, checked finite, and OUT/last or
  * OUT/best written.
- * What it does not do: choose when (loop/train.c, loop/lost_peer.c).
+ * What it does not do: choose when (loop/train.c, recover/lost_peer.c).
  */
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
  * trainer), shared by the files of the training loop: loop/train.c (the
  * steps and epochs), loop/train_setup.c (the model, optimizer and run
  * folder at the start, --resume), loop/train_save.c (the state gathered
- * and OUT/last, OUT/best written) and loop/lost_peer.c (what the ranks
+ * and OUT/last, OUT/best written) and recover/lost_peer.c (what the ranks
  * left do after a lost peer: train_config's recovery). Only those files
  * include it.
  * What this is not: what a loop takes (loop/loop_config.h).

@@ -47,7 +47,7 @@ struct dist_handle;
  * dist_init fails, it is shown. Before dist_init; default 1. */
 void dist_show_startup(int show);
 int dist_init(void);
-/* A world of the ranks left after a loss (train/rejoin.h), in these
+/* A world of the ranks left after a loss (recover/rejoin.h), in these
  * processes: the runtime starts from it, not from the environment. */
 struct dist_world {
 	int rank, size;

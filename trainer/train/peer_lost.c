@@ -1,7 +1,7 @@
 /* train/peer_lost.c - the lines that name lost peers and their hosts
  * (peer_lost.h), from the runtime's record.
  * What it does not do: read the record (train/dist.c) or decide what to
- * do about it (loop/survivors.h).
+ * do about it (recover/survivors.h).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * did (struct survivors_saved: read at --resume by the loop). Nothing
  * here reads the runtime's messages.
  * What it is not: a decision about what to do, or the summary's reader
- * and writer (loop/survivors.h).
+ * and writer (recover/survivors.h).
  */
 #ifndef HVD_TRAINER_PEER_LOST_H
 #define HVD_TRAINER_PEER_LOST_H
@@ -43,7 +43,7 @@ struct peer_lost {
  * only: the settings of the session that lost the peer (its ranks, its
  * --accumulate) are those the checkpoint in OUT/last records.
  * next: `in-process` (the members go on in their own processes,
- * train/rejoin.h) or `relaunch` (every survivor exits 76). With
+ * recover/rejoin.h) or `relaunch` (every survivor exits 76). With
  * `joiners=J join_nodes=N` (in-process only, before `who=`), J ranks on
  * N spare nodes join the members' world as its last ranks (chexnet train
  * --join G, started by contrib/chexnet-elastic). */

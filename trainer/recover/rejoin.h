@@ -1,4 +1,4 @@
-/* train/rejoin.h - after a lost peer the ranks left form a world of their
+/* recover/rejoin.h - after a lost peer the ranks left form a world of their
  * own in the same processes (no new srun step): the lowest of them
  * publishes a coordinator (its IPv4 addresses, its host name and a free
  * port; it listens on every address) and a fresh job secret in the run
@@ -14,11 +14,11 @@
  * --accumulate and the micro-batches per step the run keeps to, and a
  * member waits past one of an older generation. A spare node's ranks
  * (chexnet train --join G) read those terms and join as its last ranks.
- * What it does not do: choose the members (loop/survivors.h), start the
+ * What it does not do: choose the members (recover/survivors.h), start the
  * runtime, or move the training state (the members resume from OUT/last).
  */
-#ifndef HVD_TRAINER_TRAIN_REJOIN_H
-#define HVD_TRAINER_TRAIN_REJOIN_H
+#ifndef HVD_TRAINER_RECOVER_REJOIN_H
+#define HVD_TRAINER_RECOVER_REJOIN_H
 
 #include <stddef.h>
 

@@ -1,4 +1,4 @@
-/* train/rejoin.c - the survivors' own world (rejoin.h). The coordinator
+/* recover/rejoin.c - the survivors' own world (rejoin.h). The coordinator
  * writes the secret first and the world file last, each to a temporary
  * name and renamed, so a member that sees the world file finds both whole.
  * What it does not do: retry a port another process took in between
@@ -20,7 +20,7 @@
 
 #include "base/clock.h"
 #include "base/whole_file.h"
-#include "train/rejoin.h"
+#include "recover/rejoin.h"
 
 /* out/name = text (mode 0600), whole or not at all. */
 static int put_private(const char *out, const char *name, const char *text)

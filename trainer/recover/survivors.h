@@ -1,4 +1,4 @@
-/* loop/survivors.h - after a lost peer (train/peer_lost.h) the ranks left
+/* recover/survivors.h - after a lost peer (train/peer_lost.h) the ranks left
  * make one decision, through the run folder: which of them writes
  * OUT/last and which go on. Each survivor reports its completed optimizer
  * steps and host in OUT/.survivors/RANK. The leader, the lowest rank the
@@ -21,11 +21,11 @@
  * gradients reached it, so the survivors' parameters and moments are
  * what every rank would hold; they differ by one step at most.
  * Needs --out on a file system every node sees, as --resume does.
- * What it does not do: write the checkpoint (loop/lost_peer.c), or talk
+ * What it does not do: write the checkpoint (recover/lost_peer.c), or talk
  * to the runtime (its collectives have all failed by then).
  */
-#ifndef HVD_TRAINER_LOOP_SURVIVORS_H
-#define HVD_TRAINER_LOOP_SURVIVORS_H
+#ifndef HVD_TRAINER_RECOVER_SURVIVORS_H
+#define HVD_TRAINER_RECOVER_SURVIVORS_H
 
 #include <stddef.h>
 
@@ -33,7 +33,7 @@
 
 #define SURVIVORS_WAIT_S 3.0
 #define SURVIVORS_STAGGER_S 2.0
-#define SURVIVORS_SAVE_WAIT_S 120.0   /* the least limit (loop/writer_beat.h) */
+#define SURVIVORS_SAVE_WAIT_S 120.0   /* the least limit (recover/writer_beat.h) */
 #define SURVIVORS_SILENT_S 60.0       /* a writer's beat unchanged this long: lost */
 
 /* Rank 0 at start-up, before the first collective: no stale marker. */
@@ -68,7 +68,7 @@ int survivors_mark_saved(const char *out, const char *summary);
 int survivors_mark_finished(const char *out);
 /* The others: 0 once the summary of the generation this process holds
  * exists (OUT/.generations/G.saved; saved when it holds none); -1 (a
- * line) when the writer's beat (loop/writer_beat.h) did not change for
+ * line) when the writer's beat (recover/writer_beat.h) did not change for
  * silent_s (or never came), or after limit_s. */
 int survivors_wait_saved(const char *out, double limit_s, double silent_s);
 

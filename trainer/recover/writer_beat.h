@@ -1,10 +1,10 @@
-/* loop/writer_beat.h - the survivor chosen to write OUT/last shows that it
+/* recover/writer_beat.h - the survivor chosen to write OUT/last shows that it
  * is alive while it writes, and the others wait for it by that sign, not
  * by a fixed time. The writer's beat is OUT/.generations/G.writing (G:
  * the generation it holds), one line "rank R host H beat N", rewritten in
  * place with N + 1 every interval by a thread and fsynced, so that an NFS
  * server holds each beat and a reader's open (close-to-open) sees it.
- * The others wait (loop/survivors.h, survivors_wait_saved) until the
+ * The others wait (recover/survivors.h, survivors_wait_saved) until the
  * writer's summary is there; a beat that does not change for
  * SURVIVORS_SILENT_S names the writer lost, and the whole wait is limited
  * by writer_wait_limit_s: the larger of SURVIVORS_SAVE_WAIT_S (120 s) and
@@ -12,10 +12,10 @@
  * parallel file system's share for one client), so a large checkpoint on
  * a slow file system is waited for, and a dead writer is named within
  * SURVIVORS_SILENT_S whatever the limit.
- * What this is not: the decision of who writes (loop/survivors.h).
+ * What this is not: the decision of who writes (recover/survivors.h).
  */
-#ifndef HVD_TRAINER_LOOP_WRITER_BEAT_H
-#define HVD_TRAINER_LOOP_WRITER_BEAT_H
+#ifndef HVD_TRAINER_RECOVER_WRITER_BEAT_H
+#define HVD_TRAINER_RECOVER_WRITER_BEAT_H
 
 #include <stddef.h>
 

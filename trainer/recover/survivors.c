@@ -1,4 +1,4 @@
-/* loop/survivors.c - the survivors' decision on who writes OUT/last and
+/* recover/survivors.c - the survivors' decision on who writes OUT/last and
  * who goes on (survivors.h): one small report per rank, written whole;
  * the decision one claim of the run folder's next generation
  * (base/fence.h), so there is only ever one.
@@ -17,8 +17,8 @@
 #include "base/clock.h"
 #include "base/fence.h"
 #include "base/whole_file.h"
-#include "loop/survivors.h"
-#include "loop/writer_beat.h"
+#include "recover/survivors.h"
+#include "recover/writer_beat.h"
 
 static void path_of(char *buf, size_t len, const char *out, const char *name)
 {

@@ -1,7 +1,7 @@
-/* loop/lost_peer.c - training or validation broken by a lost peer
+/* recover/lost_peer.c - training or validation broken by a lost peer
  * (train/peer_lost.h): the ranks left make one decision (which of them
  * writes OUT/last at the most completed steps, who goes on:
- * loop/survivors.h); the writer writes OUT/last and run.json's end under
+ * recover/survivors.h); the writer writes OUT/last and run.json's end under
  * the decision's generation, then the summary the others and the driver
  * read; each exits CHEXNET_EXIT_PEER_LOST (cmd/train.c goes on in-process
  * when the summary says so). A rank the decision leaves out, or of an
@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 #include "base/fence.h"
-#include "loop/lost_peer.h"
+#include "recover/lost_peer.h"
 #include "loop/run_dir.h"
 #include "loop/trainer.h"
-#include "loop/writer_beat.h"
+#include "recover/writer_beat.h"
 #include "train/peer_lost.h"
 #include "train/stop_signal.h"
 
@@ -153,7 +153,7 @@ static int left_out(int shrink, int rank, int size, const struct survivors_vote 
 }
 
 /* Training or validation broken by a lost peer (train/peer_lost.h): the
- * survivors' one decision (loop/survivors.h) names the writer of OUT/last
+ * survivors' one decision (recover/survivors.h) names the writer of OUT/last
  * and the members, who hold its generation; a rank it leaves out writes
  * nothing. Every survivor exits CHEXNET_EXIT_PEER_LOST. Any other
  * failure: 1. */

@@ -1,6 +1,6 @@
-/* loop/writer_beat.c - the writer's beat and the wait's limit
+/* recover/writer_beat.c - the writer's beat and the wait's limit
  * (writer_beat.h): one thread rewriting one line in place.
- * What it does not do: wait (loop/survivors.c).
+ * What it does not do: wait (recover/survivors.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "base/fence.h"
-#include "loop/survivors.h"
-#include "loop/writer_beat.h"
+#include "recover/survivors.h"
+#include "recover/writer_beat.h"
 
 static struct {
 	pthread_t thread;
