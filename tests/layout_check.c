@@ -160,7 +160,7 @@ static void read_edges(struct graph *g, int f)
 
 /* The layer of a file: "spank", "check", "launch", "runtime", "base", "data", "model",
  * "backend" (backend/'s own files), "backend/ref", "backend/cpu",
- * "backend/gpu" (the backends), "train", "eval", "loop",
+ * "backend/gpu" (the backends), "train", "eval", "loop", "recover",
  * "cmd", or "" (outside the rule). */
 static void layer_of(const char *path, char *out, size_t len)
 {
@@ -312,7 +312,9 @@ static const char *forbidden(const char *from, const char *to)
 	if (!strncmp(lf, "runtime", 7))
 		return runtime_forbidden(lf, to, lt);
 	static const char *const below_cmd[] = { "base", "data", "model", "backend", "train", "eval",
-						 "loop", NULL };
+						 "loop", "recover", NULL };
+	static const char *const below_recover[] = { "base", "data", "model", "backend", "train",
+						     "eval", "loop", NULL };
 	static const char *const below_loop[] = { "base", "data", "model", "backend", "train",
 						  "eval", NULL };
 	static const char *const model_base[] = { "model", "base", NULL };
@@ -320,6 +322,9 @@ static const char *forbidden(const char *from, const char *to)
 	if (!strcmp(lf, "cmd"))
 		return in(lt, below_cmd) ? NULL
 		       : "cmd includes trainer/ but never a backend's own folder";
+	if (!strcmp(lf, "recover"))
+		return in(lt, below_recover) ? NULL
+		       : "recover includes recover, loop, eval, train, backend/, data, model, base";
 	if (!strcmp(lf, "loop")) {
 		if (in(lt, below_loop))
 			return NULL;

@@ -242,13 +242,37 @@ static void test_runtime_code_within_its_budget(void)
 }
 
 /* HACKING.md, "Layers (trainer/)": the training loop reads in one sitting,
- * and its state (loop/trainer.h) is seen by the loop's own files alone. */
+ * and its state (loop/trainer.h) is seen by the loop's own files and,
+ * above the loop, recovery's protocol after a lost peer alone. */
 #define TRAIN_LOOP_LINES 450
+
+/* No file of the folder but own[] includes loop/trainer.h. */
+static void private_state_seen_by(const char *folder, const char *const *own, int n)
+{
+	char *dir = test_path(test_src_dir(), folder);
+	DIR *d = opendir(dir);
+	CHECK_MSG(d, "%s: missing", dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		char *path = test_path(dir, e->d_name), *code = test_read_file(path, NULL);
+		int mine = 0;
+		for (int i = 0; i < n; i++)
+			mine |= strcmp(e->d_name, own[i]) == 0;
+		CHECK_MSG(mine || !code || !strstr(code, "#include \"loop/trainer.h\""), "layout: "
+			  "%s/%s: includes loop/trainer.h, the training loop's own state", folder,
+			  e->d_name);
+		free(code);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
 
 static void test_training_loop_reads_in_one_sitting(void)
 {
-	static const char *const own[] = { "train.c", "train_setup.c", "train_save.c", "lost_peer.c" };
-	char *dir = test_path(test_src_dir(), "trainer/loop"), *loop = test_path(dir, "train.c");
+	static const char *const loop_own[] = { "train.c", "train_setup.c", "train_save.c" };
+	static const char *const recover_own[] = { "lost_peer.c" };
+	char *loop = test_path(test_src_dir(), "trainer/loop/train.c");
 	char *text = test_read_file(loop, NULL);
 	long lines = 0;
 
@@ -257,22 +281,9 @@ static void test_training_loop_reads_in_one_sitting(void)
 	CHECK_MSG(text && lines <= TRAIN_LOOP_LINES, "layout: trainer/loop/train.c: %ld lines, more "
 		  "than %d: move a concern into a file of its own", lines, TRAIN_LOOP_LINES);
 	free(text);
-	DIR *d = opendir(dir);
-	for (struct dirent *e; d && (e = readdir(d));) {
-		char *path = test_path(dir, e->d_name), *code = test_read_file(path, NULL);
-		int mine = 0;
-		for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-			mine |= strcmp(e->d_name, own[i]) == 0;
-		CHECK_MSG(mine || !code || !strstr(code, "#include \"loop/trainer.h\""), "layout: "
-			  "trainer/loop/%s: includes loop/trainer.h, the training loop's own state",
-			  e->d_name);
-		free(code);
-		free(path);
-	}
-	if (d)
-		closedir(d);
 	free(loop);
-	free(dir);
+	private_state_seen_by("trainer/loop", loop_own, 3);
+	private_state_seen_by("trainer/recover", recover_own, 1);
 }
 
 /* trainer/ never repeats a runtime message's words (message_audit.h):
