@@ -28,7 +28,7 @@
  *                       placement.h, topology.h) only
  * backend/hooks.h (the types training and a backend share) includes only libc; only
  * trainer/cmd/ names struct settings (the command line's options: the
- * loops take loop/loop_config.h's configs); and no include cycle (file level). An include resolves like the build's
+ * loops take the configs train/settings.h composes it of); and no include cycle (file level). An include resolves like the build's
  * -I: the including file's folder, then trainer/, runtime/, spank/.
  * What this is not: a symbol-level check (nm) or a build.
  */
@@ -446,7 +446,7 @@ int layout_check(const char *root, char *report, size_t len)
 	for (int f = 0; f < g->nfiles; f++) {
 		if (takes_the_options(g, g->files[f])) {
 			add(report, len, "layout: %s: names 'struct settings': only trainer/cmd/ "
-			    "sees the command line's options; a loop takes loop/loop_config.h's configs\n",
+			    "sees the command line's options; a loop takes its configs (train/settings.h)\n",
 			    g->files[f], "", "");
 			bad++;
 		}

@@ -154,14 +154,13 @@ static void test_only_cmd_takes_the_options(void)
 {
 	test_put("trainer/train/settings.h", "struct settings { int x; };\n");
 	test_put("trainer/cmd/train.c", "#include \"train/settings.h\"\n");
-	test_put("trainer/loop/loop_config.h", "struct train_config { int x; };\n");
 	test_put("trainer/loop/train.h", "struct settings;\nint train_run(const struct "
 		 "settings *o);\n");
-	test_put("trainer/loop/train.c", "#include \"loop/loop_config.h\"\n");
+	test_put("trainer/loop/train.c", "#include \"train/settings.h\"\n");
 	CHECK_INT(layout_check(test_tmpdir(), report, sizeof(report)), 1);
 	CHECK_CONTAINS(report, "layout: trainer/loop/train.h: names 'struct settings': only "
-		       "trainer/cmd/ sees the command line's options; a loop takes loop/loop_config.h's "
-		       "configs\n");
+		       "trainer/cmd/ sees the command line's options; a loop takes its configs "
+		       "(train/settings.h)\n");
 }
 
 static void test_runtime_has_no_symbol_cycle(void)

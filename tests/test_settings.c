@@ -447,7 +447,7 @@ static void test_run_json_round_trip_gives_resume_every_row(void)
 					       : sample(row, values[i], sizeof(values[i])), 1, &err) == 0,
 				  "%s: %s", row->flag, err.msg);
 	}
-	o.data = "images";
+	o.train.data.dir = "images";
 	CHECK_MSG(record_of(&o, &record, &err) == 0, "%s", err.msg);
 	CHECK(run_settings_set(&record, "data", "images", &err) == 0);
 	struct run_session s = { .start_time = "2026-11-25T00:00:00Z", .argc = 1, .argv = argv,
@@ -455,9 +455,9 @@ static void test_run_json_round_trip_gives_resume_every_row(void)
 	CHECK_MSG(run_record_create(test_tmpdir(), &s, &err) == 0, "%s", err.msg);
 
 	CHECK(cli_parse(command_find("train"), 1, argv, &back) == 0);
-	back.resume = test_tmpdir();
+	back.train.resume = test_tmpdir();
 	CHECK_INT(resume_defaults(&back), 0);
-	CHECK_STR(back.data, "images");
+	CHECK_STR(back.train.data.dir, "images");
 	for (int i = 0; i < settings_count; i++) {
 		const struct setting *row = &settings_table[i];
 		if (!row->flag || !row->key || !(row->commands & SETTING_TRAIN))
@@ -586,8 +586,8 @@ static void test_every_field_has_one_row(void)
 			  "%s: field at %zu: %d other row(s), SETTING_OF gives %s", row->flag,
 			  row->offset, shared, at ? at->flag : "none");
 	}
-	CHECK_STR(SETTING_OF(accumulate)->flag, "--accumulate");
-	CHECK(SETTING_OF(progress) == NULL);
+	CHECK_STR(SETTING_OF(train.accumulate)->flag, "--accumulate");
+	CHECK(SETTING_OF(train.progress) == NULL);
 }
 
 const struct test_case settings_tests[] = {

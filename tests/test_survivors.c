@@ -396,8 +396,8 @@ static void test_a_duplicate_joiner_is_refused_alone(void)
 	struct rejoined r;
 	long target = 0;
 	CHECK(settings_init(&given, "train", SETTING_TRAIN, &err) == 0);
-	given.resume = out;
-	given.shrink = 1;
+	given.train.resume = out;
+	given.train.shrink = 1;
 	given.join = 2;
 	setenv("SLURM_PROCID", "0", 1);
 	char *log = test_path(test_tmpdir(), "err");

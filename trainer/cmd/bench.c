@@ -73,12 +73,12 @@ static int bench_open(struct bench *t, const struct settings *o)
 {
 	struct trainer_error err = { "" };
 
-	struct session_config config = session_config_of(o);
+	struct session_config config = o->train.session;
 
 	memset(t, 0, sizeof(*t));
 	if (session_open(&t->s, &config))
 		return -1;
-	if (optim_init(&t->opt, &o->optim, t->s.model.desc.param_count, &err))
+	if (optim_init(&t->opt, &o->train.optim, t->s.model.desc.param_count, &err))
 		return failed(&err);
 	if (grad_sync_init(&t->sync, &t->s.model, 1)) {
 		fprintf(stderr, "chexnet: bench: out of memory\n");
@@ -151,14 +151,14 @@ int run_bench(const struct settings *o)
 	struct source src;
 	struct batch *b;
 	double wait, loss = 0;
-	long steps = o->steps ? o->steps : 10;
+	long steps = o->train.steps ? o->train.steps : 10;
 	int rc = 0;
 
 	memset(&src, 0, sizeof(src));
-	struct session_config shape = session_config_of(o);
-	struct data_config synth = data_config_of(o);
+	struct session_config shape = o->train.session;
+	struct data_config synth = o->train.data;
 	synth.dir = NULL;
-	synth.synthetic_images = o->batch;
+	synth.synthetic_images = o->train.session.batch;
 	if (!t || bench_open(t, o) || source_open(&src, &shape, &synth, DATA_TRAIN, NULL) ||
 	    source_next(&src, &b, &wait) != 1) {
 		source_close(&src);
@@ -169,7 +169,7 @@ int run_bench(const struct settings *o)
 	}
 	double t0 = 0;
 	struct backend_launches l0 = { 0 }, l1 = { 0 };
-	long warmup = o->cuda_graph ? BENCH_WARMUP_STEPS + 1 : BENCH_WARMUP_STEPS;
+	long warmup = o->train.session.cuda_graph ? BENCH_WARMUP_STEPS + 1 : BENCH_WARMUP_STEPS;
 	for (long i = 0; i < steps + warmup && rc == 0; i++) {
 		if (i == warmup && (rc = bench_loss(t, &loss)) == 0) {
 			t0 = now_seconds();
@@ -178,7 +178,7 @@ int run_bench(const struct settings *o)
 		}
 		if (rc == 0)
 			rc = bench_step(t, b);
-		if (rc == 0 && o->progress == PROGRESS_JSON && (rc = bench_loss(t, &loss)) == 0)
+		if (rc == 0 && o->train.progress == PROGRESS_JSON && (rc = bench_loss(t, &loss)) == 0)
 			printf("{\"event\":\"bench_step\",\"step\":%ld,\"loss\":%.6g}\n", i + 1, loss);
 	}
 	if (rc == 0 && t->s.ops->launches)
@@ -190,14 +190,14 @@ int run_bench(const struct settings *o)
 	getrusage(RUSAGE_SELF, &ru);
 	if (rc == 0)
 		printf("bench: %s %s %s%s%s%s batch %ld %ld px%s: %.2f images/s, %.1f ms/step, "
-		       "peak RSS %.0f MiB, %ld steps\n", o->model, o->backend, precision_name(o->precision),
+		       "peak RSS %.0f MiB, %ld steps\n", o->train.session.model, o->train.session.backend, precision_name(o->train.session.precision),
 		       t->s.backend_what[0] ? " (" : "", t->s.backend_what,
-		       t->s.backend_what[0] ? ")" : "", o->batch, o->size, o->memory_efficient ? " memory-efficient" : "",
-		       steps * o->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
+		       t->s.backend_what[0] ? ")" : "", o->train.session.batch, o->train.session.size, o->train.session.memory_efficient ? " memory-efficient" : "",
+		       steps * o->train.session.batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
 	if (rc == 0 && t->s.ops->launches)
 		print_launches(&l0, &l1, steps);
 	if (rc == 0)
-		print_largest_batch(o->model);
+		print_largest_batch(o->train.session.model);
 	source_close(&src);
 	bench_close(t);
 	free(t);

@@ -21,18 +21,18 @@ static void note_pack(const struct settings *o)
 	struct shard_index ix;
 	char err[512];
 
-	if (!o->data || !shard_dir_is_pack(o->data) || shard_index_read(o->data, &ix, err, sizeof(err)))
+	if (!o->train.data.dir || !shard_dir_is_pack(o->train.data.dir) || shard_index_read(o->train.data.dir, &ix, err, sizeof(err)))
 		return;   /* a folder replays the view; a bad pack is refused where it is read */
-	if (o->stored_size && ix.size != o->stored_size)
+	if (o->train.data.stored_size && ix.size != o->train.data.stored_size)
 		fprintf(stderr, "chexnet: %s: note: the pack '%s' stores %d px images, the checkpoint "
 			"saw %ld px ones: each is area-resized to %ld (not exactly the training view: "
-			"give the image folder, or a pack made with --size %ld)\n", o->command, o->data,
-			ix.size, o->stored_size, o->stored_size, o->stored_size);
-	if ((int)ix.aspect != o->aspect)
+			"give the image folder, or a pack made with --size %ld)\n", o->command, o->train.data.dir,
+			ix.size, o->train.data.stored_size, o->train.data.stored_size, o->train.data.stored_size);
+	if ((int)ix.aspect != o->train.data.aspect)
 		fprintf(stderr, "chexnet: %s: note: the pack '%s' %s non-square images, the checkpoint "
 			"saw them %s: give the image folder for the training view\n", o->command,
-			o->data, ix.aspect == IMAGE_ASPECT_PAD ? "pads" : "squashes",
-			o->aspect == IMAGE_ASPECT_PAD ? "padded" : "squashed");
+			o->train.data.dir, ix.aspect == IMAGE_ASPECT_PAD ? "pads" : "squashes",
+			o->train.data.aspect == IMAGE_ASPECT_PAD ? "padded" : "squashed");
 	shard_index_free(&ix);
 }
 
@@ -48,8 +48,8 @@ static int view_defaults(struct settings *o, const struct run_settings *s, long 
 		fprintf(stderr, "chexnet: %s: note: the checkpoint '%s' records no image view (written "
 			"before views were): images are area-resized to 8/7 of %ld px (a pack: its own "
 			"size), squashed when not square, and centre-cropped, as before\n", o->command,
-			o->checkpoint, o->size);
-		o->aspect = IMAGE_ASPECT_SQUASH;
+			o->checkpoint, o->train.session.size);
+		o->train.data.aspect = IMAGE_ASPECT_SQUASH;
 		return 0;
 	}
 	if (image_aspect_parse(aspect, &a) || (norm && strcmp(norm, INPUT_NORM_RULE) != 0)) {
@@ -58,15 +58,15 @@ static int view_defaults(struct settings *o, const struct run_settings *s, long 
 			o->checkpoint, aspect, norm ? norm : "(none)", INPUT_NORM_RULE);
 		return 1;
 	}
-	o->aspect = a;
+	o->train.data.aspect = a;
 	const char *pixels = run_settings_get(s, "pixels");
-	int from_files = !o->data || !shard_dir_is_pack(o->data);
+	int from_files = !o->train.data.dir || !shard_dir_is_pack(o->train.data.dir);
 	if (from_files && pixels && strcmp(pixels, "synthetic") && strcmp(pixels, IMAGE_PIXEL_RULE))
 		fprintf(stderr, "chexnet: %s: note: the checkpoint '%s' saw images made 8-bit by '%s'; "
 			"this build decodes files by '%s' (DATA.md)\n", o->command, o->checkpoint,
 			pixels, IMAGE_PIXEL_RULE);
-	if (o->size == trained)   /* another --size: that size's own stored side */
-		o->stored_size = strtol(stored, NULL, 10);
+	if (o->train.session.size == trained)   /* another --size: that size's own stored side */
+		o->train.data.stored_size = strtol(stored, NULL, 10);
 	return 0;
 }
 
@@ -83,7 +83,7 @@ static int run_folder(struct settings *o)
 	snprintf(file, sizeof(file), "%s/best/model.safetensors", o->checkpoint);
 	if (access(file, F_OK) == 0) {
 		snprintf(best, sizeof(best), "%s/best", o->checkpoint);
-		if (o->progress != PROGRESS_JSON)
+		if (o->train.progress != PROGRESS_JSON)
 			fprintf(stderr, "chexnet: %s: --checkpoint '%s' is a run: using '%s' (its lowest "
 				"validation loss; '%s/last' for the final weights)\n", o->command,
 				o->checkpoint, best, o->checkpoint);
@@ -122,19 +122,19 @@ int checkpoint_defaults(struct settings *o)
 	}
 	if (!model[0])   /* no "model" metadata: not written by chexnet train; the flags rule */
 		return 0;
-	if (SETTING_GIVEN(o, model) && strcmp(o->model, model) != 0) {
+	if (SETTING_GIVEN(o, train.session.model) && strcmp(o->train.session.model, model) != 0) {
 		fprintf(stderr, "chexnet: %s: --model '%s': the checkpoint '%s' holds '%s' (leave "
-			"--model out to use it)\n", o->command, o->model, o->checkpoint, model);
+			"--model out to use it)\n", o->command, o->train.session.model, o->checkpoint, model);
 		return 2;
 	}
-	o->model = model;
+	o->train.session.model = model;
 	const char *size = run_settings_get(&s, "size");
-	long trained = size ? strtol(size, NULL, 10) : o->size;
-	if (!SETTING_GIVEN(o, size))
-		o->size = trained;
-	else if (o->size != trained)
+	long trained = size ? strtol(size, NULL, 10) : o->train.session.size;
+	if (!SETTING_GIVEN(o, train.session.size))
+		o->train.session.size = trained;
+	else if (o->train.session.size != trained)
 		fprintf(stderr, "chexnet: %s: --size %ld: the checkpoint '%s' was trained at %ld px\n",
-			o->command, o->size, o->checkpoint, trained);
+			o->command, o->train.session.size, o->checkpoint, trained);
 	if (view_defaults(o, &s, trained))
 		return 1;
 	note_pack(o);

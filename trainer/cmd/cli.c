@@ -19,8 +19,8 @@ int cli_parse(const struct command *c, int argc, char **argv, struct settings *o
 
 	if (settings_init(o, c->name, bit, &err))
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
-	o->argc = argc;
-	o->argv = argv;
+	o->train.argc = argc;
+	o->train.argv = argv;
 	free(inputs);
 	if (!(inputs = calloc((size_t)argc, sizeof(char *))))
 		return fprintf(stderr, "chexnet: out of memory\n"), -1;
@@ -29,13 +29,13 @@ int cli_parse(const struct command *c, int argc, char **argv, struct settings *o
 			      o, c->operands ? inputs : NULL, &o->input_count);
 	if (rc)
 		return rc;
-	if (backend_resolve(o->backend, &o->chosen, &err))
+	if (backend_resolve(o->train.session.backend, &o->train.session.chosen, &err))
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
-	o->backend = o->chosen.name;
-	if (o->precision_auto)
-		o->precision = backend_precision_auto(o->backend, o->chosen.precision_why,
-						      sizeof(o->chosen.precision_why));
-	if (precision_check(o->precision, o->backend, &err))   /* as create says, before start-up */
+	o->train.session.backend = o->train.session.chosen.name;
+	if (o->train.session.precision_auto)
+		o->train.session.precision = backend_precision_auto(o->train.session.backend, o->train.session.chosen.precision_why,
+						      sizeof(o->train.session.chosen.precision_why));
+	if (precision_check(o->train.session.precision, o->train.session.backend, &err))   /* as create says, before start-up */
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
 	return 0;
 }

@@ -1,6 +1,6 @@
-/* cmd/config.h - the loops' configs (loop/loop_config.h) from a
- * command's settings (train/settings.h): each takes the fields its part reads
- * and nothing else, so a loop never sees the command line's bag.
+/* cmd/config.h - what a command's settings give beyond the configs they
+ * hold (train/settings.h: o->train, o->train.session, o->train.data are
+ * the loops' own): eval's config, and the settings run.json records.
  * What this is not: parsing, defaults or checks (cmd/cli.c, the
  * commands' own files).
  */
@@ -8,12 +8,8 @@
 #define HVD_TRAINER_CMD_CONFIG_H
 
 #include "train/settings.h"
-#include "loop/loop_config.h"
 #include "train/run_settings.h"
 
-struct session_config session_config_of(const struct settings *o);
-struct data_config data_config_of(const struct settings *o);
-struct train_config train_config_of(const struct settings *o);
 struct eval_config eval_config_of(const struct settings *o);
 /* The settings of o's rows that run.json records (train/settings.h),
  * as it records them. 0 or -1 (err). */

@@ -95,7 +95,7 @@ int run_eval(const struct settings *given)
 {
 	struct settings run = *given, *o = &run;
 
-	if (!o->checkpoint || (!o->data == !o->synthetic)) {
+	if (!o->checkpoint || (!o->train.data.dir == !o->synthetic)) {
 		fprintf(stderr, "chexnet: eval: need --checkpoint DIR and one of --data DIR, --synthetic\n");
 		return 2;
 	}

@@ -28,22 +28,22 @@ static int data_check(const struct settings *o)
 	struct dirent *e;
 	int entries = 0;
 
-	if (!o->data)
+	if (!o->train.data.dir)
 		return 0;
-	int bad = stat(o->data, &sb) != 0 ? errno : 0;
+	int bad = stat(o->train.data.dir, &sb) != 0 ? errno : 0;
 	if (bad || !S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "chexnet: %s: --data '%s': %s\n", o->command, o->data,
+		fprintf(stderr, "chexnet: %s: --data '%s': %s\n", o->command, o->train.data.dir,
 			bad == ENOENT ? "no such directory" : bad ? strerror(bad) : "not a directory");
 		return 2;
 	}
-	if ((d = opendir(o->data))) {
+	if ((d = opendir(o->train.data.dir))) {
 		while (!entries && (e = readdir(d)))
 			entries = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
 		closedir(d);
 	}
-	if (!entries || !data_has_record_file(o->data)) {
+	if (!entries || !data_has_record_file(o->train.data.dir)) {
 		fprintf(stderr, "chexnet: %s: --data '%s': %s (a pack, or a data set's folder: "
-			"trainer/DATA.md)\n", o->command, o->data,
+			"trainer/DATA.md)\n", o->command, o->train.data.dir,
 			entries ? "no index.txt, label or list file" : "empty");
 		return 2;
 	}
@@ -60,15 +60,15 @@ int eval_options_check(const struct settings *o)
 			"leaks): use --split val\n", o->split);
 		return 2;
 	}
-	if (o->sensitivity > 0 && o->specificity > 0) {
+	if (o->train.sensitivity > 0 && o->train.specificity > 0) {
 		fprintf(stderr, "chexnet: --sensitivity %g --specificity %g: give one threshold rule\n",
-			o->sensitivity, o->specificity);
+			o->train.sensitivity, o->train.specificity);
 		return 2;
 	}
-	if ((o->sensitivity > 0 || o->specificity > 0) && !o->choose_thresholds &&
+	if ((o->train.sensitivity > 0 || o->train.specificity > 0) && !o->choose_thresholds &&
 	    strcmp(o->command, "eval") == 0) {
 		fprintf(stderr, "chexnet: eval: --%s: only with --choose-thresholds (the stored "
-			"thresholds are used otherwise)\n", o->sensitivity > 0 ? "sensitivity" : "specificity");
+			"thresholds are used otherwise)\n", o->train.sensitivity > 0 ? "sensitivity" : "specificity");
 		return 2;
 	}
 	if (o->plots && !plot_png_available()) {
@@ -86,7 +86,7 @@ static int get_thresholds(const struct settings *o, const char *model,
 {
 	struct trainer_error err = { "" };
 	if (o->choose_thresholds) {
-		struct threshold_choice rule = eval_threshold_rule(o->sensitivity, o->specificity);
+		struct threshold_choice rule = eval_threshold_rule(o->train.sensitivity, o->train.specificity);
 		if (eval_store_thresholds(o->checkpoint, model, o->split, &rule, ev, t))
 			return -1;
 		char path[4096];
@@ -98,7 +98,7 @@ static int get_thresholds(const struct settings *o, const char *model,
 	int rc = thresholds_load(o->checkpoint, model, t, &err);
 	if (rc < 0)
 		fprintf(stderr, "chexnet: %s\n", err.msg);
-	if (rc == 1 && o->progress != PROGRESS_JSON)
+	if (rc == 1 && o->train.progress != PROGRESS_JSON)
 		fprintf(stderr, "chexnet: eval: no thresholds stored with '%s' (chexnet eval --split val "
 			"--choose-thresholds): no operating points\n", o->checkpoint);
 	return rc < 0 ? -1 : rc == 0;
@@ -113,12 +113,12 @@ int eval_present(const struct settings *o, const char *model, const struct evalu
 
 	if (have < 0)
 		return 1;
-	if (eval_report_compute(ev, (int)o->bootstrap, o->seed, have ? &t : NULL, &r, &err)) {
+	if (eval_report_compute(ev, (int)o->train.bootstrap, o->train.session.seed, have ? &t : NULL, &r, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		eval_report_free(&r);
 		return 1;
 	}
-	if (o->progress == PROGRESS_JSON) {
+	if (o->train.progress == PROGRESS_JSON) {
 		eval_report_json(stdout, &r, o->checkpoint, o->split, ev->loss);
 	} else {
 		printf("loss %.6f\n", ev->loss);
@@ -129,7 +129,7 @@ int eval_present(const struct settings *o, const char *model, const struct evalu
 	if (o->plots && plot_png_report(o->plots, &r, &err)) {
 		fprintf(stderr, "chexnet: %s\n", err.msg);
 		status = 1;
-	} else if (o->plots && o->progress != PROGRESS_JSON) {
+	} else if (o->plots && o->train.progress != PROGRESS_JSON) {
 		fprintf(stderr, "chexnet: eval: plots written to '%s' (roc.png, reliability.png, "
 			"auroc.png)\n", o->plots);
 	}

@@ -19,12 +19,12 @@
 static void continued(const struct settings *run, struct settings *next)
 {
 	*next = *run;
-	next->resume = next->out ? next->out : next->resume;
-	next->init = NULL;
-	next->overwrite = 0;
+	next->train.resume = next->train.out ? next->train.out : next->train.resume;
+	next->train.init = NULL;
+	next->train.overwrite = 0;
 	next->relaunch = 0;
-	next->given[settings_index(SETTING_OF(init))] = 0;
-	next->given[settings_index(SETTING_OF(overwrite))] = 0;
+	next->given[settings_index(SETTING_OF(train.init))] = 0;
+	next->given[settings_index(SETTING_OF(train.overwrite))] = 0;
 	next->given[settings_index(SETTING_OF(relaunch))] = 0;
 }
 
@@ -38,21 +38,21 @@ static int resumed(const struct settings *run, long k, int exact, struct setting
 	continued(run, next);
 	next->join = 0;
 	next->given[settings_index(SETTING_OF(join))] = 0;
-	if (settings_set_long(next, SETTING_OF(accumulate), k, 1, &err) ||
-	    (!exact && settings_set(next, SETTING_OF(allow_changes), NULL, 1, &err)))
+	if (settings_set_long(next, SETTING_OF(train.accumulate), k, 1, &err) ||
+	    (!exact && settings_set(next, SETTING_OF(train.allow_changes), NULL, 1, &err)))
 		return fprintf(stderr, "chexnet: train: %s\n", err.msg), -1;
 	return 0;
 }
 
 int go_on_relaunch(const struct settings *given, struct settings *next)
 {
-	if (!given->out || given->resume) {
+	if (!given->train.out || given->train.resume) {
 		fprintf(stderr, "chexnet: train: --relaunch: needs the run's own command line, with "
 			"--out DIR and without --resume\n");
 		return 2;
 	}
 	continued(given, next);   /* a spare's ranks keep their --join G */
-	next->given[settings_index(SETTING_OF(accumulate))] = 0;   /* the record's, kept */
+	next->given[settings_index(SETTING_OF(train.accumulate))] = 0;   /* the record's, kept */
 	return 0;
 }
 
@@ -63,7 +63,7 @@ int go_on_in_process(const struct settings *run, long *target, struct rejoined *
 	int rank, size, exact;
 	int old = r->formed ? dist_rank() : r->rank, old_size = r->formed ? dist_size() : r->size;
 
-	if (survivors_read_held(run->out, &s) != 1 || strcmp(s.next, "in-process") ||
+	if (survivors_read_held(run->train.out, &s) != 1 || strcmp(s.next, "in-process") ||
 	    survivors_member(&s, old, &rank, &size))
 		return CHEXNET_EXIT_PEER_LOST;
 	size += s.joiners;
@@ -71,14 +71,14 @@ int go_on_in_process(const struct settings *run, long *target, struct rejoined *
 	r->size = size;
 	r->saved = s;
 	dist_release();   /* the broken runtime: its failure was said */
-	long want = *target ? *target : (long)old_size * run->accumulate;
+	long want = *target ? *target : (long)old_size * run->train.accumulate;
 	long k = survivors_accumulate(want, size, &exact);
 	*target = want;
 	if (resumed(run, k, exact, next))
 		return CHEXNET_EXIT_PEER_LOST;
-	next->spares = run->spares > s.join_nodes ? run->spares - s.join_nodes : 0;
+	next->train.spares = run->train.spares > s.join_nodes ? run->train.spares - s.join_nodes : 0;
 	struct rejoin_terms terms = { fence_held(), size, k, want };
-	int late = rejoin_prepare(run->out, rank, &terms, &r->world);
+	int late = rejoin_prepare(run->train.out, rank, &terms, &r->world);
 	if (late == 1) {
 		fprintf(stderr, "chexnet: train: rank %d of %d: generation %ld went on without it (it came "
 			"too late to its world): OUT left alone\n", old, old_size, fence_held());
@@ -142,12 +142,12 @@ static int claim_place(const char *out, long g, int index)
 int go_on_join(const struct settings *given, long *target, struct rejoined *r,
 	       struct settings *next)
 {
-	const char *out = given->resume;
+	const char *out = given->train.resume;
 	struct rejoin_terms terms;
 	struct survivors_saved s;
 	int members, ignored, exact;
 
-	if (!out || !given->shrink) {
+	if (!out || !given->train.shrink) {
 		fprintf(stderr, "chexnet: train: --join: needs --resume DIR and --shrink\n");
 		return 2;
 	}
@@ -176,7 +176,7 @@ int go_on_join(const struct settings *given, long *target, struct rejoined *r,
 			"%d joining\n", given->join, terms.size, members, s.joiners);
 		return 1;
 	}
-	next->spares = given->spares;
+	next->train.spares = given->train.spares;
 	if (rejoin_prepare(out, r->rank, &terms, &r->world))
 		return 1;
 	fprintf(stderr, "chexnet: train: a spare's rank joins the run in '%s' as rank %d of %d "

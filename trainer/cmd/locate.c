@@ -43,9 +43,9 @@ static int prepare(const struct settings *o, int c, long k, int side, uint8_t *p
 		   uint8_t *mask)
 {
 	size_t i = LOCATE_FIRST_IMAGE + (size_t)k;
-	uint16_t labels = data_synth_labels(o->seed, i, LOCATE_FLOOR) | (uint16_t)(1u << c);
+	uint16_t labels = data_synth_labels(o->train.session.seed, i, LOCATE_FLOOR) | (uint16_t)(1u << c);
 	/* the checkpoint's stored side (cmd/checkpoint_defaults.h), else 8/7 */
-	int stored = o->stored_size >= side ? (int)o->stored_size : image_stored_side(side);
+	int stored = o->train.data.stored_size >= side ? (int)o->train.data.stored_size : image_stored_side(side);
 	int drawn = 2 * side > stored ? 2 * side : stored;
 	uint8_t *big = malloc((size_t)drawn * drawn), *mid = malloc((size_t)stored * stored);
 	if (!big || !mid) {
@@ -53,10 +53,10 @@ static int prepare(const struct settings *o, int c, long k, int side, uint8_t *p
 		free(mid);
 		return -1;
 	}
-	data_synth_image(o->seed, i, labels, drawn, big);
+	data_synth_image(o->train.session.seed, i, labels, drawn, big);
 	image_resize_area(big, drawn, drawn, mid, stored, stored);
 	image_crop_centre(mid, stored, side, 0, pixels);
-	data_synth_finding_mask(o->seed, i, labels, c, stored, mid);
+	data_synth_finding_mask(o->train.session.seed, i, labels, c, stored, mid);
 	image_crop_centre(mid, stored, side, 0, mask);
 	free(big);
 	free(mid);
@@ -95,7 +95,7 @@ static int score_batch(struct session *s, struct batch *b, const uint8_t *masks,
 
 static int locate_all(struct session *s, const struct settings *o, int c, struct tally *t)
 {
-	int side = (int)o->size, bs = (int)o->batch;
+	int side = (int)o->train.session.size, bs = (int)o->train.session.batch;
 	struct model_features f;
 	struct trainer_error err = { "" };
 	if (model_features_find(&s->model.desc, &f, &err))
@@ -153,7 +153,7 @@ int run_locate(const struct settings *given)
 		fprintf(stderr, "chexnet: --finding: '%s': unknown finding\n", o->locate_finding);
 		return 2;
 	}
-	if (!o->checkpoint || o->batch > LOCATE_MAX_BATCH) {
+	if (!o->checkpoint || o->train.session.batch > LOCATE_MAX_BATCH) {
 		fprintf(stderr, "chexnet: locate: need --checkpoint DIR and --batch at most %d\n",
 			LOCATE_MAX_BATCH);
 		return 2;
@@ -161,7 +161,7 @@ int run_locate(const struct settings *given)
 	int usage = checkpoint_defaults(&run);
 	if (usage)
 		return usage;
-	struct session_config config = session_config_of(o);
+	struct session_config config = o->train.session;
 	config.params_given = 1;   /* the checkpoint's, loaded strictly */
 	if (session_open(&s, &config))
 		return 1;

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		dist_show_startup(o.verbose);
 		/* the runtime follows the trainer: a host backend reduces host
 		 * buffers (never NCCL), unless the user said otherwise */
-		if (rc == 0 && strcmp(o.backend, "gpu"))
+		if (rc == 0 && strcmp(o.train.session.backend, "gpu"))
 			setenv("HVD_BACKEND", "host", 0);
 		return rc < 0 ? 2 : rc > 0 ? 0 : finish(c->run(&o));
 	}

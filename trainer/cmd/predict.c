@@ -68,7 +68,7 @@ int run_predict(const struct settings *given)
 	}
 	if ((rc = predict_cam_check(o)) || (rc = checkpoint_defaults(&run)))
 		return rc;
-	struct session_config one = session_config_of(o);
+	struct session_config one = o->train.session;
 	one.batch = 1;
 	one.params_given = 1;   /* the checkpoint's, loaded strictly */
 	if (stop_signal_install(0)) {
@@ -94,10 +94,10 @@ int run_predict(const struct settings *given)
 		stop_signal_uninstall();
 		return 1;
 	}
-	struct batch b = { .count = 1, .capacity = 1, .size = (int)o->size };
-	b.pixels = malloc((size_t)o->size * o->size);
-	int json = o->progress == PROGRESS_JSON;
-	struct data_config view = data_config_of(o);
+	struct batch b = { .count = 1, .capacity = 1, .size = (int)o->train.session.size };
+	b.pixels = malloc((size_t)o->train.session.size * o->train.session.size);
+	int json = o->train.progress == PROGRESS_JSON;
+	struct data_config view = o->train.data;
 	predict_print_header(stdout, json);
 	for (int i = 0; i < o->input_count && b.pixels && rc != CHEXNET_EXIT_PREEMPTED; i++) {
 		if (stop_signal_received()) {

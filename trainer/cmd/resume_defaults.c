@@ -24,18 +24,18 @@ static int take_data(struct settings *o, const struct run_settings *s)
 	const char *data = run_settings_get(s, "data"), *print = run_settings_get(s, "data_fingerprint");
 
 	struct trainer_error err = { "" };
-	const struct setting *images = SETTING_OF(synthetic_images);
+	const struct setting *images = SETTING_OF(train.data.synthetic_images);
 
-	if (!data || SETTING_GIVEN(o, data) || SETTING_GIVEN(o, synthetic))
+	if (!data || SETTING_GIVEN(o, train.data.dir) || SETTING_GIVEN(o, synthetic))
 		return 0;
 	if (strcmp(data, "synthetic")) {
-		o->data = data;
+		o->train.data.dir = data;
 		return 0;
 	}
 	o->synthetic = 1;
 	if (print && strncmp(print, "synthetic:", 10) == 0 && !settings_given(o, images) &&
 	    settings_set(o, images, print + 10, 0, &err))
-		return fprintf(stderr, "chexnet: --resume: %s: %s\n", o->resume, err.msg), -1;
+		return fprintf(stderr, "chexnet: --resume: %s: %s\n", o->train.resume, err.msg), -1;
 	return 0;
 }
 
@@ -57,8 +57,8 @@ int resume_defaults(struct settings *o)
 	struct trainer_error err = { "" };
 
 	recorded_ranks = recorded_kept = 0;
-	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->resume);
-	if (!o->resume || access(path, F_OK) != 0)
+	snprintf(path, sizeof(path), "%s/" RUN_RECORD_FILE, o->train.resume);
+	if (!o->train.resume || access(path, F_OK) != 0)
 		return 0;   /* a run from before run.json: the flags rule */
 	if (run_record_read(path, &s, &err)) {
 		fprintf(stderr, "chexnet: --resume: %s\n", err.msg);
@@ -68,9 +68,9 @@ int resume_defaults(struct settings *o)
 	const char *kept = run_settings_get(&s, "micro_batches_kept");
 	recorded_ranks = ranks ? strtol(ranks, NULL, 10) : 0;
 	recorded_kept = kept ? strtol(kept, NULL, 10) : 0;
-	if (model && SETTING_GIVEN(o, model) && strcmp(model, o->model)) {
+	if (model && SETTING_GIVEN(o, train.session.model) && strcmp(model, o->train.session.model)) {
 		fprintf(stderr, "chexnet: --resume: '%s': model %s -> %s (--model): the run's weights "
-			"cannot load into another model; start a new run\n", o->resume, model, o->model);
+			"cannot load into another model; start a new run\n", o->train.resume, model, o->train.session.model);
 		return 2;
 	}
 	for (int i = 0; i < settings_count; i++) {
@@ -90,25 +90,25 @@ int resume_keep_global_batch(struct settings *o, int ranks, int say, long *kept)
 	int exact = 0;
 
 	*kept = 0;
-	if (!o->resume || recorded_ranks <= 0 || SETTING_GIVEN(o, accumulate))
+	if (!o->train.resume || recorded_ranks <= 0 || SETTING_GIVEN(o, train.accumulate))
 		return 0;
-	long want = recorded_kept > 0 ? recorded_kept : recorded_ranks * o->accumulate;
+	long want = recorded_kept > 0 ? recorded_kept : recorded_ranks * o->train.accumulate;
 	*kept = want;
 	if (recorded_ranks == ranks)
 		return 0;
 	long k = survivors_accumulate(want, ranks, &exact);
-	if (settings_set_long(o, SETTING_OF(accumulate), k, 0, &err)) {
-		fprintf(stderr, "chexnet: --resume: '%s': %s\n", o->resume, err.msg);
+	if (settings_set_long(o, SETTING_OF(train.accumulate), k, 0, &err)) {
+		fprintf(stderr, "chexnet: --resume: '%s': %s\n", o->train.resume, err.msg);
 		return 2;
 	}
 	if (say && exact)
 		fprintf(stderr, "chexnet: --resume: '%s': %d rank%s, %ld when it stopped: --accumulate "
-			"%ld keeps its global batch (%ld micro-batches per step)\n", o->resume, ranks,
+			"%ld keeps its global batch (%ld micro-batches per step)\n", o->train.resume, ranks,
 			ranks == 1 ? "" : "s", recorded_ranks, k, want);
 	else if (say)
 		fprintf(stderr, "chexnet: --resume: '%s': %d rank%s, %ld when it stopped: no "
 			"--accumulate keeps its %ld micro-batches per step; %ld gives %ld, the nearest "
-			"(a change of the global batch: --allow-changes)\n", o->resume, ranks,
+			"(a change of the global batch: --allow-changes)\n", o->train.resume, ranks,
 			ranks == 1 ? "" : "s", recorded_ranks, want, k, k * ranks);
 	return 0;
 }

@@ -25,7 +25,7 @@
 #include "recover/survivors.h"
 #include "loop/train.h"
 
-/* What the training loop calls after a lost peer (loop/loop_config.h). */
+/* What the training loop calls after a lost peer (train/settings.h). */
 static const struct train_recovery recovery = {
 	.reset = survivors_reset,
 	.read_saved = survivors_read_saved,
@@ -48,7 +48,7 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 			 long *target)
 {
 	long kept = 0;
-	int named = !o->out && !o->resume;
+	int named = !o->train.out && !o->train.resume;
 	int usage = train_options_check(o);
 
 	if (usage)
@@ -57,7 +57,7 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 	r->formed = (r->world.size ? dist_init_world(&r->world) : dist_init()) == 0;
 	if (!r->formed) {
 		dist_failed();
-		int status = r->size ? survivors_after_failed_start(o->out, o->shrink, r->rank, r->size,
+		int status = r->size ? survivors_after_failed_start(o->train.out, o->train.shrink, r->rank, r->size,
 								   &r->saved) : 1;
 		return status;
 	}
@@ -65,17 +65,17 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 		dist_shutdown();
 		return 2;
 	}
-	if (!o->out && run_name_new(name)) {
+	if (!o->train.out && run_name_new(name)) {
 		dist_shutdown();
 		return 1;
 	}
-	if (!o->out && dist_rank() == 0)
+	if (!o->train.out && dist_rank() == 0)
 		fprintf(stderr, "chexnet: train: no --out: the run is kept in '%s'\n", name);
-	o->out = o->out ? o->out : name;
+	o->train.out = o->train.out ? o->train.out : name;
 	struct run_settings record;
 	struct trainer_error err = { "" };
-	struct train_config config = train_config_of(o);
-	*target = *target ? *target : kept ? kept : o->accumulate * dist_size();
+	struct train_config config = o->train;
+	*target = *target ? *target : kept ? kept : o->train.accumulate * dist_size();
 	config.micro_batches_kept = *target;
 	config.record = &record;
 	config.write_test = eval_write_test;
@@ -84,9 +84,9 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 		     : train_run(&config);
 	if (named && status && dist_rank() == 0)
 		rmdir(name);   /* only when the run left nothing in it */
-	if (dist_rank() == 0 && status == 0 && (named || o->progress != PROGRESS_QUIET))
+	if (dist_rank() == 0 && status == 0 && (named || o->train.progress != PROGRESS_QUIET))
 		fprintf(stderr, "chexnet: train: the run is kept in '%s' (run.json says how it "
-			"ended; best/ for eval and predict, last/ for --resume)\n", o->out);
+			"ended; best/ for eval and predict, last/ for --resume)\n", o->train.out);
 	if (dist_shutdown() && status == 0) {
 		dist_failed();
 		status = 1;
@@ -109,7 +109,7 @@ int run_train(const struct settings *given)
 	static struct rejoined r;  /* srun's world first */
 	int status = 0;
 
-	if (given->spares && !given->shrink) {
+	if (given->train.spares && !given->train.shrink) {
 		fprintf(stderr, "chexnet: train: --spares: only with --shrink\n");
 		return 2;
 	}
@@ -124,12 +124,12 @@ int run_train(const struct settings *given)
 		run = next;
 	if (status == 0)
 		status = train_session(&run, name, &r, &target);
-	while (status == CHEXNET_EXIT_PEER_LOST && run.shrink &&
+	while (status == CHEXNET_EXIT_PEER_LOST && run.train.shrink &&
 	       (status = go_on_in_process(&run, &target, &r, &next)) == 0) {
 		run = next;
 		status = train_session(&run, name, &r, &target);
 		if (status == 0 && dist_rank() == 0)
-			survivors_mark_finished(run.out);   /* for the driver: srun waits on the lost node */
+			survivors_mark_finished(run.train.out);   /* for the driver: srun waits on the lost node */
 	}
 	stop_signal_uninstall();
 	return status == GO_ON_WITHOUT_IT ? 0 : status;

@@ -12,7 +12,7 @@
 #ifndef HVD_TRAINER_LOOP_RUN_DIR_H
 #define HVD_TRAINER_LOOP_RUN_DIR_H
 
-#include "loop/loop_config.h"
+#include "train/settings.h"
 #include "loop/session.h"
 #include "train/run_record.h"
 #include "train/run_settings.h"

@@ -24,7 +24,7 @@
 #ifndef HVD_TRAINER_LOOP_RUN_FILES_H
 #define HVD_TRAINER_LOOP_RUN_FILES_H
 
-#include "loop/loop_config.h"
+#include "train/settings.h"
 
 /* The names a run of c writes in OUT (for run.json's "files"); *count set. */
 const char *const *run_files_written(const struct train_config *c, int *count);

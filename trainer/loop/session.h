@@ -7,7 +7,7 @@
 
 #include "base/clock.h"
 #include "backend/backend.h"
-#include "loop/loop_config.h"
+#include "train/settings.h"
 #include "data/load/loader.h"
 #include "base/rng.h"
 

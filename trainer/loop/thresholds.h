@@ -8,7 +8,7 @@
 
 #include "eval/thresholds_file.h"
 #include "loop/evaluate.h"
-#include "loop/loop_config.h"
+#include "train/settings.h"
 
 /* The rule --sensitivity / --specificity ask for (0: not given; both 0:
  * Youden's J). */

@@ -8,7 +8,7 @@
 #ifndef HVD_TRAINER_LOOP_TRAIN_H
 #define HVD_TRAINER_LOOP_TRAIN_H
 
-#include "loop/loop_config.h"
+#include "train/settings.h"
 
 int train_run(const struct train_config *c);
 

@@ -10,7 +10,7 @@
 #ifndef HVD_TRAINER_RUN_TRAIN_REPORT_H
 #define HVD_TRAINER_RUN_TRAIN_REPORT_H
 
-#include "loop/loop_config.h"
+#include "train/settings.h"
 #include "loop/evaluate.h"
 
 /* This rank, over the whole run. */

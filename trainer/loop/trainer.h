@@ -5,7 +5,7 @@
  * and OUT/last, OUT/best written) and recover/lost_peer.c (what the ranks
  * left do after a lost peer: train_config's recovery). Only those files
  * include it.
- * What this is not: what a loop takes (loop/loop_config.h).
+ * What this is not: what a loop takes (train/settings.h).
  */
 #ifndef HVD_TRAINER_LOOP_TRAINER_H
 #define HVD_TRAINER_LOOP_TRAINER_H
@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "data/load/source.h"
-#include "loop/loop_config.h"
+#include "train/settings.h"
 #include "loop/run_metrics.h"
 #include "loop/session.h"
 #include "loop/train_device.h"

@@ -2,7 +2,7 @@
  * training loop (recover/lost_peer.c): a world of the ranks left that did
  * not form before its first step; inside the loop the protocol is
  * trainer_survive_lost_peer, which the loop calls as its train_config's
- * recovery (loop/loop_config.h).
+ * recovery (train/settings.h).
  * What this is not: the decision itself (recover/survivors.h).
  */
 #ifndef HVD_TRAINER_RECOVER_LOST_PEER_H

@@ -11,9 +11,18 @@
  * site's default for it (.env; option_env_defaults).
  * Rows without a flag are values a run derives (the global batch, the
  * effective learning rate, the data's fingerprint): recorded only.
- * What this is not: what a loop takes (loop/loop_config.h, built once
- * from these values by cmd/config.c), or the checks of settings against
- * each other (the commands' own files).
+ * The values are what the loops take, in small typed parts, so that no
+ * value is copied by hand:
+ *   session_config  the model and the backend it runs on
+ *   data_config     where images come from and how they are stored (the
+ *                   batch, side and seed are the session's)
+ *   train_config    `chexnet train`: both above, the schedule, the run dir
+ *   eval_config     `chexnet eval`: both above, the checkpoint and split
+ * struct settings holds a train_config, which every command's session
+ * and data come from, and the values only commands use; cmd/ alone names
+ * it, a loop takes its configs.
+ * What this is not: the checks of settings against each other (the
+ * commands' own files).
  */
 #ifndef HVD_TRAINER_TRAIN_SETTINGS_H
 #define HVD_TRAINER_TRAIN_SETTINGS_H
@@ -29,6 +38,90 @@
 #include "train/progress.h"
 #include "train/schedule.h"
 
+struct session_config {
+	const char *model;          /* densenet121 | resnet50 */
+	const char *backend;        /* ref | cpu | gpu (auto already resolved) */
+	struct backend_choice chosen; /* why auto chose it, and its warning */
+	enum precision precision;
+	int precision_auto;         /* precision was `auto`: say why it is this one */
+	long batch, size, threads;  /* largest batch, input side, compute threads (0: all);
+				       the data's batches and view have this batch and size */
+	uint64_t seed;              /* the parameters' initialisation, the data's order
+				       and augmentation */
+	int memory_efficient;
+	enum conv_algorithms conv_algorithms;
+	enum gpu_layout gpu_layout;
+	int cuda_graph;             /* the training step as one CUDA graph (gpu) */
+	int params_given;           /* a checkpoint or rank 0 gives every parameter:
+				       no initialisation (zeros until then) */
+};
+
+struct data_config {
+	const char *dir;            /* a pack or a data set's folder; NULL: synthetic */
+	long synthetic_images;      /* the synthetic training split's size */
+	long loader_threads;        /* 0: the loader's default */
+	long stored_size;           /* side before the crop; 0: a pack's own, a folder's 8/7 size */
+	int aspect;                 /* enum image_aspect (data/image/image_resize.h): a folder's
+				       non-square images: pad (default) | squash */
+};
+
+struct evaluation;
+struct run_settings;
+
+struct trainer;
+struct survivors_saved;
+
+/* Recovery after a lost peer, which lives above the loops (cmd/train.c
+ * gives it): the loop calls it, never names it. */
+struct train_recovery {
+	/* rank 0 at start-up, before the first collective: no stale marker
+	 * in out; 0, or -1 with errno */
+	int (*reset)(const char *out);
+	/* --resume: what dir's summary of a lost peer says (train/peer_lost.h):
+	 * 1 with *s filled, 0 when there is none, -1 (a line) */
+	int (*read_saved)(const char *dir, struct survivors_saved *s);
+	/* training or validation broken by a lost peer: the exit status */
+	int (*survive)(struct trainer *t);
+};
+
+struct train_config {
+	struct session_config session;
+	struct data_config data;
+	long steps, epochs;         /* steps 0: whole epochs */
+	const char *out;            /* the run directory; NULL: nothing written */
+	const char *init;           /* weights to start from, or NULL */
+	const char *resume;         /* continue from resume/last, or NULL */
+	int allow_changes, overwrite;
+	int shrink;                 /* after lost nodes: the ranks left may go on in-process */
+	long spares;                /* idle nodes whose ranks may join in lost nodes' places */
+	int argc;                   /* the command line, recorded in OUT/run.json */
+	char **argv;
+	const struct run_settings *record; /* the settings given, as run.json records them */
+	struct optim_config optim;
+	double lr, warmup_epochs;
+	enum lr_scale lr_scale;
+	long patience, accumulate;  /* plateau epochs; micro-batches per step */
+	long micro_batches_kept;    /* ranks x accumulate recovery keeps to (0: this session's) */
+	long save_every;            /* OUT/last every N steps (0: at epoch ends) */
+	int test_at_end, weighted_loss;
+	long progress_every;
+	enum progress_mode progress;
+	double sensitivity, specificity;  /* the threshold rule (0: not asked) */
+	long bootstrap;             /* --test: resamples for test.json's intervals */
+	/* --test: writes OUT/test.json from the test split (cmd/ gives it: the
+	 * report of `eval --json`); NULL: none. 0 or -1 (printed). */
+	int (*write_test)(const char *out, const struct evaluation *ev, int bootstrap, uint64_t seed);
+	const struct train_recovery *recovery;  /* NULL: a lost peer fails the run */
+};
+
+struct eval_config {
+	struct session_config session;
+	struct data_config data;
+	const char *checkpoint;
+	const char *split;          /* val | test */
+	int weighted_loss;
+};
+
 /* The commands of the table, as bits. */
 enum {
 	SETTING_TRAIN = 1, SETTING_EVAL = 2, SETTING_PREDICT = 4, SETTING_BENCH = 8,
@@ -39,54 +132,18 @@ enum {
 
 struct settings {
 	const char *command;
-	int argc;                   /* the command line from the command's name on */
-	char **argv;
 	unsigned char given[SETTINGS_MAX]; /* by row: the command line (or recovery) set it */
-	const char *model;          /* densenet121 | resnet50 */
-	const char *backend;        /* ref | cpu | gpu (auto resolved by cli_parse) */
-	struct backend_choice chosen; /* why auto chose it, and its warning */
-	enum precision precision;   /* resolved when precision_auto (--precision auto) */
-	int precision_auto;
-	enum conv_algorithms conv_algorithms; /* --conv-algorithms (gpu) */
-	enum gpu_layout gpu_layout;           /* --gpu-layout (gpu) */
-	int cuda_graph;                       /* --cuda-graph (gpu): 0 off, 1 on */
-	long batch, size, threads;
-	long stored_size;           /* eval/predict/locate: the checkpoint's view (0: the source's) */
-	int aspect;                 /* enum image_aspect, likewise (0: pad) */
-	uint64_t seed;
-	long steps, epochs;         /* steps 0 = whole epochs */
-	const char *out;            /* checkpoint directory (train) */
-	const char *data;           /* --data DIR */
+	/* train's whole config; every command's session and data; argc and
+	 * argv: the command line from the command's name on */
+	struct train_config train;
 	int synthetic;              /* --synthetic */
-	long synthetic_images;      /* images in the synthetic training set */
-	const char *init;           /* --init weights.safetensors */
 	const char *checkpoint;     /* eval/predict: checkpoint dir */
 	const char *split;          /* eval: val | test */
-	struct optim_config optim;
-	double lr, warmup_epochs;
-	long patience;
-	long accumulate;            /* --accumulate K: micro-batches per optimizer step */
-	const char *resume;         /* --resume DIR: continue from DIR/last (in DIR) */
-	int allow_changes;          /* --allow-changes: resume with other meaning settings */
 	int relaunch;               /* --relaunch: the run in --out again, after a lost node */
-	int shrink;                 /* --shrink: go on in-process after lost nodes */
-	long spares;                /* --spares N: idle nodes that may take lost ones' places */
 	long join;                  /* --join G: a spare's ranks join generation G's world */
-	int overwrite;              /* --overwrite: replace the run in --out */
-	long save_every;            /* --save-every N: OUT/last every N steps (0: epoch ends) */
-	int test_at_end;            /* --test: evaluate the test split at the end (the table) */
-	int lr_scale;               /* enum lr_scale */
-	int weighted_loss;          /* --loss weighted (default) | bce */
-	long progress_every;
-	int progress;               /* enum progress_mode */
 	int verbose;                /* --verbose: the runtime's start-up report on one process */
-	int memory_efficient;
-	long loader_threads;
-	long bootstrap;             /* eval: --bootstrap N resamples for the intervals (0 = off) */
 	const char *plots;          /* eval: --plots DIR */
 	int choose_thresholds;      /* eval: --choose-thresholds (val split only) */
-	double sensitivity;         /* train/eval: --sensitivity X threshold rule (0: not given) */
-	double specificity;         /* train/eval: --specificity X threshold rule (0: not given) */
 	const char *cam;            /* predict: --cam DIR, class activation map PNGs */
 	const char *cam_classes;    /* predict: --cam-classes all | A,B (NULL: above threshold) */
 	long locate_images;         /* locate: --images N generated test images */
@@ -104,7 +161,7 @@ extern const struct option_table settings_options;
 
 /* The row of flag for command bit (any command: 0), of a run.json key. */
 const struct setting *settings_find(const char *flag, int command);
-/* The one row that sets a field of struct settings: SETTING_OF(init),
+/* The one row that sets a field of struct settings: SETTING_OF(train.init),
  * so that a misspelt field does not compile; NULL when no row sets it,
  * or several do (--quiet and --json set progress). */
 const struct setting *settings_at(size_t offset);
