@@ -188,12 +188,14 @@ int run_bench(const struct settings *o)
 	double seconds = now_seconds() - t0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
+	const struct session_config *c = &o->train.session;
 	if (rc == 0)
 		printf("bench: %s %s %s%s%s%s batch %ld %ld px%s: %.2f images/s, %.1f ms/step, "
-		       "peak RSS %.0f MiB, %ld steps\n", o->train.session.model, o->train.session.backend, precision_name(o->train.session.precision),
+		       "peak RSS %.0f MiB, %ld steps\n", c->model, c->backend, precision_name(c->precision),
 		       t->s.backend_what[0] ? " (" : "", t->s.backend_what,
-		       t->s.backend_what[0] ? ")" : "", o->train.session.batch, o->train.session.size, o->train.session.memory_efficient ? " memory-efficient" : "",
-		       steps * o->train.session.batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
+		       t->s.backend_what[0] ? ")" : "", c->batch, c->size,
+		       c->memory_efficient ? " memory-efficient" : "",
+		       steps * c->batch / seconds, 1e3 * seconds / steps, ru.ru_maxrss / 1024.0, steps);
 	if (rc == 0 && t->s.ops->launches)
 		print_launches(&l0, &l1, steps);
 	if (rc == 0)

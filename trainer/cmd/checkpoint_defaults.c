@@ -18,21 +18,23 @@
 /* A pack given to eval that cannot give exactly the recorded view. */
 static void note_pack(const struct settings *o)
 {
+	const struct data_config *d = &o->train.data;
+	const char *dir = d->dir;
 	struct shard_index ix;
 	char err[512];
 
-	if (!o->train.data.dir || !shard_dir_is_pack(o->train.data.dir) || shard_index_read(o->train.data.dir, &ix, err, sizeof(err)))
+	if (!dir || !shard_dir_is_pack(dir) || shard_index_read(dir, &ix, err, sizeof(err)))
 		return;   /* a folder replays the view; a bad pack is refused where it is read */
-	if (o->train.data.stored_size && ix.size != o->train.data.stored_size)
+	if (d->stored_size && ix.size != d->stored_size)
 		fprintf(stderr, "chexnet: %s: note: the pack '%s' stores %d px images, the checkpoint "
 			"saw %ld px ones: each is area-resized to %ld (not exactly the training view: "
-			"give the image folder, or a pack made with --size %ld)\n", o->command, o->train.data.dir,
-			ix.size, o->train.data.stored_size, o->train.data.stored_size, o->train.data.stored_size);
-	if ((int)ix.aspect != o->train.data.aspect)
+			"give the image folder, or a pack made with --size %ld)\n", o->command, dir,
+			ix.size, d->stored_size, d->stored_size, d->stored_size);
+	if ((int)ix.aspect != d->aspect)
 		fprintf(stderr, "chexnet: %s: note: the pack '%s' %s non-square images, the checkpoint "
 			"saw them %s: give the image folder for the training view\n", o->command,
-			o->train.data.dir, ix.aspect == IMAGE_ASPECT_PAD ? "pads" : "squashes",
-			o->train.data.aspect == IMAGE_ASPECT_PAD ? "padded" : "squashed");
+			dir, ix.aspect == IMAGE_ASPECT_PAD ? "pads" : "squashes",
+			d->aspect == IMAGE_ASPECT_PAD ? "padded" : "squashed");
 	shard_index_free(&ix);
 }
 

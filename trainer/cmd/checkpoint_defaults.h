@@ -22,7 +22,7 @@
 #include "train/settings.h"
 
 /* o->checkpoint's model and size into o (unless given on the command
- * line), its view into o->stored_size and o->aspect. 0 (also when there is no checkpoint file: loading it reports
+ * line), its view into o->train.data (stored_size, aspect). 0 (also when there is no checkpoint file: loading it reports
  * that), 1 (the checkpoint is unreadable) or 2 (a contradiction), the
  * line printed. */
 int checkpoint_defaults(struct settings *o);

@@ -29,13 +29,14 @@ int cli_parse(const struct command *c, int argc, char **argv, struct settings *o
 			      o, c->operands ? inputs : NULL, &o->input_count);
 	if (rc)
 		return rc;
-	if (backend_resolve(o->train.session.backend, &o->train.session.chosen, &err))
+	struct session_config *s = &o->train.session;
+	if (backend_resolve(s->backend, &s->chosen, &err))
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
-	o->train.session.backend = o->train.session.chosen.name;
-	if (o->train.session.precision_auto)
-		o->train.session.precision = backend_precision_auto(o->train.session.backend, o->train.session.chosen.precision_why,
-						      sizeof(o->train.session.chosen.precision_why));
-	if (precision_check(o->train.session.precision, o->train.session.backend, &err))   /* as create says, before start-up */
+	s->backend = s->chosen.name;
+	if (s->precision_auto)
+		s->precision = backend_precision_auto(s->backend, s->chosen.precision_why,
+						      sizeof(s->chosen.precision_why));
+	if (precision_check(s->precision, s->backend, &err))   /* as create says, before start-up */
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;
 	return 0;
 }

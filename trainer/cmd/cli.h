@@ -14,7 +14,7 @@
 
 /* Command c's options (argv[0] is its name): 0 ok, 1 --help printed, -1
  * error (message printed). --backend auto is resolved here
- * (backend/choice.h): o->backend names a backend. */
+ * (backend/choice.h): o->train.session.backend names a backend. */
 int cli_parse(const struct command *c, int argc, char **argv, struct settings *o);
 
 #endif

@@ -39,7 +39,7 @@ struct rejoined {
  * kept. 0, or 2 (a line). */
 int go_on_relaunch(const struct settings *given, struct settings *next);
 /* A member: leave the broken runtime, join the ranks left (and the
- * spares' ranks the summary names; run->spares less their nodes) and
+ * spares' ranks the summary names; run->train.spares less their nodes) and
  * set next. *target: micro-batches per step the run keeps to (0: not
  * known yet; R x K of the session that lost the peer). 0, or
  * CHEXNET_EXIT_PEER_LOST when this process does not go on, or

@@ -70,7 +70,8 @@ int resume_defaults(struct settings *o)
 	recorded_kept = kept ? strtol(kept, NULL, 10) : 0;
 	if (model && SETTING_GIVEN(o, train.session.model) && strcmp(model, o->train.session.model)) {
 		fprintf(stderr, "chexnet: --resume: '%s': model %s -> %s (--model): the run's weights "
-			"cannot load into another model; start a new run\n", o->train.resume, model, o->train.session.model);
+			"cannot load into another model; start a new run\n", o->train.resume, model,
+			o->train.session.model);
 		return 2;
 	}
 	for (int i = 0; i < settings_count; i++) {

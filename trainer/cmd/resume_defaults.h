@@ -14,7 +14,7 @@
 
 #include "train/settings.h"
 
-/* o->resume's record into o. 0 (also when RUN has no run.json: the
+/* o->train.resume's record into o. 0 (also when RUN has no run.json: the
  * flags rule, as before), 1 (an unreadable record) or 2 (another
  * --model, or a recorded value no flag accepts), the line printed. */
 int resume_defaults(struct settings *o);

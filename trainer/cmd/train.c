@@ -57,9 +57,8 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
 	r->formed = (r->world.size ? dist_init_world(&r->world) : dist_init()) == 0;
 	if (!r->formed) {
 		dist_failed();
-		int status = r->size ? survivors_after_failed_start(o->train.out, o->train.shrink, r->rank, r->size,
-								   &r->saved) : 1;
-		return status;
+		return r->size ? survivors_after_failed_start(o->train.out, o->train.shrink, r->rank,
+							      r->size, &r->saved) : 1;
 	}
 	if (resume_keep_global_batch(o, dist_size(), dist_rank() == 0, &kept)) {
 		dist_shutdown();

@@ -13,7 +13,7 @@
 
 #include "train/settings.h"
 
-/* Defaults o->out to --resume's folder and fills in --resume's recorded
+/* Defaults o->train.out to --resume's folder and fills in --resume's recorded
  * settings, then checks: 0, 2 after printing the one-line reason (bad
  * usage), or 1 (a recorded run that cannot be read, printed). */
 int train_options_check(struct settings *o);
