@@ -644,12 +644,26 @@ static void woken_at(const struct wake_point *w)
 	CHECK_MSG((w->generation < 0 || generation == w->generation) &&
 		  (w->stepped < 0 || stepped == w->stepped), "woken (%s) at the wrong point: generation 2 raised %ld, the new world "
 		  "stepped %ld", w->name, generation, stepped);
+	/* The members: w's, or fewer when a survivor of the live node
+	 * reported after the leader's wait (a loaded machine: the design
+	 * leaves it out, and it stands aside below like the woken ranks) */
+	snprintf(path, sizeof(path), "%s/%s/.generations/2", test_tmpdir(), out);
+	char *decision = test_read_file(path, NULL), members[16] = "?";
+	const char *m = decision ? strstr(decision, "members=") : NULL;
+	if (m)
+		sscanf(m, "members=%15[0-9,]", members);
+	int fewer = strcmp(members, w->members) && strlen(members) == 1 && strchr(w->members, members[0]);
+	CHECK_MSG(!strcmp(members, w->members) || fewer, "woken (%s): generation 2: %s", w->name,
+		  decision ? decision : "(none)");
+	if (fewer)
+		printf("  measured (a hung node woken: %s): members %s, not %s: a live survivor "
+		       "reported after the leader's wait\n", w->name, members, w->members);
 	for (int r = 0; r < 4; r++) {
-		if (strchr(w->members, '0' + r))  /* ranks 0-3: one digit */
+		if (strchr(members, '0' + r))  /* ranks 0-3: one digit */
 			continue;
 		char out_line[128], gone_line[128];
 		snprintf(out_line, sizeof(out_line), "chexnet: train: rank %d of 4: the survivors' "
-			 "decision (generation 2: ranks %s go on) leaves this rank out", r, w->members);
+			 "decision (generation 2: ranks %s go on) leaves this rank out", r, members);
 		snprintf(gone_line, sizeof(gone_line), "chexnet: train: rank %d of 4: the run went on "
 			 "without it (generation ", r);
 		CHECK_MSG(strstr(p.err, out_line) || strstr(p.err, gone_line), "woken (%s): rank %d "
@@ -664,14 +678,12 @@ static void woken_at(const struct wake_point *w)
 			  "save: ...%s", w->name, test_tail(p.err, 2500));
 	}
 	CHECK_CONTAINS(p.err, "end of epoch 1/1 step 6/6");
-	snprintf(path, sizeof(path), "%s/%s/.generations/2", test_tmpdir(), out);
-	char *decision = test_read_file(path, NULL);
-	snprintf(want, sizeof(want), "members=%s ", w->members);
-	CHECK_MSG(decision && strstr(decision, want) && strstr(decision, w->by), "woken (%s): "
-		  "generation 2: %s", w->name, decision ? decision : "(none)");
+	CHECK_MSG(decision && strstr(decision, w->by), "woken (%s): generation 2: %s", w->name,
+		  decision ? decision : "(none)");
 	free(decision);
 	char *rec = record_of(out);
-	CHECK_MSG(rec && strstr(rec, "\"4 -> 2\"") && strstr(rec, "\"outcome\":\t\"finished\""),
+	snprintf(want, sizeof(want), "\"4 -> %d\"", fewer ? 1 : 2);
+	CHECK_MSG(rec && strstr(rec, want) && strstr(rec, "\"outcome\":\t\"finished\""),
 		  "woken (%s): run.json: %.2500s", w->name, rec ? rec : "");
 	free(rec);
 	struct test_proc left;
