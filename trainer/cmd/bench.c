@@ -13,7 +13,6 @@
 #include "data/sets/labels.h"
 #include "train/optim.h"
 #include "cmd/run.h"
-#include "cmd/config.h"
 #include "loop/session.h"
 #include "loop/train_device.h"
 

@@ -19,7 +19,6 @@
 
 #include "cmd/checkpoint_defaults.h"
 #include "cmd/run.h"
-#include "cmd/config.h"
 #include "loop/session.h"
 #include "data/image/image_resize.h"
 #include "data/sets/labels.h"

@@ -16,7 +16,6 @@
 #include "data/codec/image_decode.h"
 #include "model/loss.h"
 #include "cmd/run.h"
-#include "cmd/config.h"
 #include "loop/session.h"
 #include "cmd/checkpoint_defaults.h"
 #include "cmd/predict_cam.h"
