@@ -7,7 +7,7 @@
  * stop request (SIGTERM, SIGUSR1) and on skipping the step when any
  * rank's fp16 gradients overflowed (train/verdict.h), so every rank stops
  * after the same step, rank 0 writes OUT/last and the run exits
- * CHEXNET_EXIT_PREEMPTED (75); a lost peer goes to recover/lost_peer.c. The
+ * CHEXNET_EXIT_PREEMPTED (75); a lost peer goes to train_config's recovery. The
  * loss stays on the backend and is read and averaged over ranks only for
  * each progress line (M3); each micro-batch's successor is fetched and
  * handed to the backend while it computes (P4). BN running statistics
