@@ -20,7 +20,8 @@ case ${1:-} in
 build)
 	pkgs="pkg-config gcc g++ make libc6-dev $slurm_dev
 libpmix-dev nettle-dev libhwloc-dev libopenmpi-dev
-libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev libgdcm-dev" ;;
+libdnnl-dev libspng-dev libturbojpeg0-dev libcjson-dev zlib1g-dev libcairo2-dev libgdcm-dev
+libyaml-dev" ;;
 test)
 	pkgs="slurm-wlm slurmctld slurmd slurm-client munge hwloc openmpi-bin
 python3-yaml python3-venv iproute2 procps psmisc util-linux clang groff-base

@@ -37,7 +37,7 @@ home_libs() {
 	done
 }
 
-features="CUDA CUDNN CUBLAS NCCL PMIX NETTLE MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM"
+features="CUDA CUDNN CUBLAS NCCL PMIX NETTLE MPI HWLOC DNNL SLURM SPNG TURBOJPEG CJSON ZLIB CAIRO GDCM YAML"
 key="CC=$CC CXX=$CXX CUDA_HOME=$CUDA_HOME SLURM_HOME=${SLURM_HOME:-} NCCL_HOME=${NCCL_HOME:-}"
 key="$key CUDNN_HOME=${CUDNN_HOME:-} HWLOC_HOME=${HWLOC_HOME:-} DNNL_HOME=${DNNL_HOME:-} PKG_CONFIG_PATH=${PKG_CONFIG_PATH:-} PKG_CONFIG_LIBDIR=${PKG_CONFIG_LIBDIR:-}"
 for f in $features; do v="WITH_$f"; key="$key $v=${!v:-}"; done
@@ -168,6 +168,9 @@ probe TURBOJPEG "libturbojpeg" libturbojpeg0-dev turbojpeg.h "tjhandle h = tjIni
 	"$(pc_or libturbojpeg --cflags '')" "$(pc_or libturbojpeg --libs -lturbojpeg)"
 probe CJSON "cJSON" libcjson-dev cjson/cJSON.h "cJSON *j = cJSON_Parse(\"{}\"); cJSON_Delete(j)" \
 	"" "$(pc_or libcjson --libs -lcjson)"
+probe YAML "libyaml (recipe files)" libyaml-dev yaml.h \
+	"yaml_parser_t p; yaml_parser_initialize(&p); yaml_parser_delete(&p)" \
+	"$(pc_or yaml-0.1 --cflags '')" "$(pc_or yaml-0.1 --libs -lyaml)"
 probe CAIRO "cairo (PNG plots)" libcairo2-dev cairo.h \
 	"cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1); cairo_surface_destroy(s)" \
 	"$(pc_or cairo --cflags '')" "$(pc_or cairo --libs -lcairo)"

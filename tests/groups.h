@@ -61,6 +61,9 @@ extern const struct test_case fuzz_files_tests[];
 extern const struct test_case stop_wait_tests[];
 extern const struct test_case cli_tests[];
 extern const struct test_case settings_tests[];
+#ifdef HVD_HAVE_RECIPE
+extern const struct test_case recipe_tests[];
+#endif
 extern const struct test_case eval_stats_tests[];
 extern const struct test_case eval_cli_tests[];
 extern const struct test_case cam_tests[];
@@ -151,6 +154,9 @@ static const struct test_group test_groups[] = {
 	{ "trainer-checkpoint", checkpoint_tests, TEST_NEEDS_NOTHING, 60, 0 },
 	{ "trainer-record", run_record_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
 	{ "trainer-settings", settings_tests, TEST_NEEDS_NOTHING, 60, 0 },
+#ifdef HVD_HAVE_RECIPE
+	{ "trainer-recipe", recipe_tests, TEST_NEEDS_NOTHING, 120, 0, .beside = 1 },
+#endif
 	{ "trainer-hostile-out", out_hostile_tests, TEST_NEEDS_NOTHING, 180, 0, .beside = 1 },
 	{ "trainer-metrics", metrics_tests, TEST_NEEDS_NOTHING, 600, 0, .beside = 1 },
 	{ "trainer-eval-stats", eval_stats_tests, TEST_NEEDS_NOTHING, 120, 0 },

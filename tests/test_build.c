@@ -28,16 +28,16 @@ static void test_detect_prints_one_line_per_dependency(void)
 	snprintf(cmd, sizeof(cmd), "'%s/mk/detect.sh' '%s/b'", test_src_dir(), test_tmpdir());
 	CHECK(test_run(cmd, 120, &p) == 0);
 	CHECK_INT(p.exit_code, 0);
-	CHECK_INT(count_lines(p.out), 17);   /* 16 libraries + libFuzzer */
+	CHECK_INT(count_lines(p.out), 18);   /* 17 libraries + libFuzzer */
 	const char *names[] = { "CUDA runtime", "cuDNN", "cuBLAS", "NCCL", "PMIx", "nettle", "OpenMPI",
 				"hwloc", "oneDNN", "Slurm SPANK", "libspng", "libturbojpeg",
-				"cJSON", "cairo", "GDCM", "zlib", "libFuzzer" };
+				"cJSON", "cairo", "GDCM", "zlib", "libyaml", "libFuzzer" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		CHECK_CONTAINS(p.out, names[i]);
 	test_proc_free(&p);
 	/* cached: the same lines again, and the config file records them */
 	CHECK(test_run(cmd, 60, &p) == 0);
-	CHECK_INT(count_lines(p.out), 17);   /* 16 libraries + libFuzzer */
+	CHECK_INT(count_lines(p.out), 18);   /* 17 libraries + libFuzzer */
 	test_proc_free(&p);
 	char *conf = test_path(test_tmpdir(), "b/config.mk");
 	char *text = test_read_file(conf, NULL);

@@ -20,9 +20,10 @@
 #include "runner.h"
 
 /* What the cpu groups do not use, left out of the second build (a
- * third of its compile time). */
+ * third of its compile time); without libyaml, its chexnet shows
+ * --config refused in one line. */
 #define WITHOUT_UNUSED "WITH_CUDA=0 WITH_CUDNN=0 WITH_CUBLAS=0 WITH_NCCL=0 WITH_PMIX=0 " \
-	"WITH_MPI=0 WITH_GDCM=0 WITH_CAIRO=0 WITH_FUZZER=0"
+	"WITH_MPI=0 WITH_GDCM=0 WITH_CAIRO=0 WITH_FUZZER=0 WITH_YAML=0"
 
 static const char *build3(void)
 {
@@ -57,6 +58,14 @@ static void test_tree_builds_on_3_2(void)
 		 b, b, b);
 	CHECK(test_run(cmd, 60, &p) == 0);
 	CHECK_MSG(p.exit_code == 0 && atoi(p.out) == 2, "ldd: %s", p.out);
+	test_proc_free(&p);
+	/* built without libyaml (WITH_YAML=0): --config refused in one line */
+	snprintf(cmd, sizeof(cmd), "cd '%s' && echo 'batch: 4' > r.yaml && '%s/chexnet' train "
+		 "--synthetic --config r.yaml", t, b);
+	CHECK(test_run(cmd, 30, &p) == 0);
+	CHECK_INT(p.exit_code, 2);
+	CHECK_STR(p.err, "chexnet: --config: 'r.yaml': this chexnet was built without recipe files "
+		  "(feature WITH_YAML: install libyaml-dev and nettle-dev and rebuild)\n");
 	test_proc_free(&p);
 }
 

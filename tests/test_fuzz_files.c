@@ -2,7 +2,8 @@
  * of untrusted files (tests/fuzz/fuzz_*.c: image decoding, CSV and list
  * files, pack index and shards, safetensors and training state, DICOM, a
  * run's run.json, metrics.csv and TensorBoard event files, the gpu
- * backend's cache of timed convolution algorithms), each for
+ * backend's cache of timed convolution algorithms, the recipes of
+ * --config), each for
  * FUZZ_S seconds (default 5; FUZZ_S=600 for a long run) from its built-in
  * seeds, under ASan and UBSan, and checks it found nothing. Skipped where
  * clang's libFuzzer is missing. Findings are kept as regression cases in
@@ -49,6 +50,7 @@ static void test_safetensors_and_training_state_survive_fuzzing(void) { fuzz("sa
 static void test_dicom_files_and_pipeline_survive_fuzzing(void) { fuzz("dicom"); }
 static void test_run_records_and_survivors_summary_survive_fuzzing(void) { fuzz("records"); }
 static void test_conv_algorithm_cache_survives_fuzzing(void) { fuzz("algo-cache"); }
+static void test_recipe_files_survive_fuzzing(void) { fuzz("recipe"); }
 
 const struct test_case fuzz_files_tests[] = {
 	{ "image_decoding_survives_fuzzing", test_image_decoding_survives_fuzzing },
@@ -60,5 +62,6 @@ const struct test_case fuzz_files_tests[] = {
 	{ "run_records_and_survivors_summary_survive_fuzzing",
 	  test_run_records_and_survivors_summary_survive_fuzzing },
 	{ "conv_algorithm_cache_survives_fuzzing", test_conv_algorithm_cache_survives_fuzzing },
+	{ "recipe_files_survive_fuzzing", test_recipe_files_survive_fuzzing },
 	{ 0 }
 };

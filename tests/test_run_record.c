@@ -199,7 +199,11 @@ static void test_train_writes_run_json_and_checkpoint_settings(void)
 	CHECK_STR(model, "densenet121");
 	struct run_change c[2 * RUN_SETTINGS_MAX];
 	CHECK_INT(run_settings_changes(&rec, &ck, c, 2 * RUN_SETTINGS_MAX), 0);
-	CHECK_INT(ck.count, rec.count);
+	int recorded = 0;   /* the checkpoint leaves out one session's own (out, test, ...) */
+	for (int i = 0; i < rec.count; i++)
+		recorded += settings_of_key(rec.items[i].key)->resume != RESUME_SESSION;
+	CHECK(recorded < rec.count);
+	CHECK_INT(ck.count, recorded);
 	free(last);
 	free(path);
 }

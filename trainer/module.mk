@@ -21,7 +21,21 @@ TRAINER_CORE_SRCS := trainer/base/rng.c trainer/base/text_control.c \
 	trainer/loop/train_report.c trainer/loop/train_device.c trainer/loop/train_health.c \
 	trainer/loop/diverge.c \
 	trainer/cmd/cli.c trainer/cmd/commands.c trainer/cmd/train.c trainer/cmd/go_on.c trainer/cmd/eval.c trainer/cmd/bench.c trainer/cmd/predict.c \
-	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c trainer/cmd/resume_defaults.c trainer/cmd/train_options.c
+	trainer/cmd/checkpoint_defaults.c trainer/cmd/config.c trainer/cmd/resume_defaults.c trainer/cmd/train_options.c \
+	trainer/cmd/config_file.c
+# Recipe files (--config): libyaml reads them, nettle hashes them; without
+# either, cmd/recipe_none.c refuses --config in one line.
+RECIPE := $(if $(filter 11,$(HAVE_YAML)$(HAVE_NETTLE)),1,0)
+ifeq ($(RECIPE),1)
+TRAINER_CORE_SRCS += trainer/base/yaml_map.c trainer/cmd/recipe_read.c
+RECIPE_LIBS = $(YAML_LIBS) $(NETTLE_LIBS)
+TEST_CFLAGS += -DHVD_HAVE_RECIPE
+TEST_SRCS += tests/test_recipe.c
+$(B)/obj/trainer/base/yaml_map.o $(B)/obj/trainer/cmd/recipe_read.o: MODULE_CFLAGS = -Itrainer \
+	$(YAML_CFLAGS) $(NETTLE_CFLAGS) $(CJSON_CFLAGS)
+else
+TRAINER_CORE_SRCS += trainer/cmd/recipe_none.c
+endif
 REF_BACKEND_SRCS := trainer/backend/ref/backend.c trainer/backend/ref/conv.c \
 	trainer/backend/ref/batchnorm.c trainer/backend/ref/relu.c trainer/backend/ref/maxpool.c \
 	trainer/backend/ref/avgpool.c trainer/backend/ref/linear.c trainer/backend/ref/add.c
@@ -41,7 +55,7 @@ CPU_BACKEND_SRCS ?=
 TRAINER_LIB_SRCS := $(TRAINER_CORE_SRCS) $(REF_BACKEND_SRCS) $(DATA_SRCS) $(EVAL_SRCS) $(CPU_BACKEND_SRCS) \
 	$(GPU_BACKEND_SRCS)
 TRAINER_LIB_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(TRAINER_LIB_SRCS)) $(GPU_BACKEND_CU_OBJS) $(DATA_CXX_OBJS)
-TRAINER_LDLIBS = $(DATA_LDLIBS) $(EVAL_LDLIBS) $(CJSON_LIBS) $(if $(CPU_BACKEND_SRCS),$(DNNL_LIBS)) \
+TRAINER_LDLIBS = $(DATA_LDLIBS) $(EVAL_LDLIBS) $(CJSON_LIBS) $(RECIPE_LIBS) $(if $(CPU_BACKEND_SRCS),$(DNNL_LIBS)) \
 	$(GPU_BACKEND_LDLIBS) -lm
 
 $(B)/obj/trainer/%.o: MODULE_CFLAGS = -Itrainer $(DATA_CFLAGS) $(CJSON_CFLAGS)

@@ -71,4 +71,16 @@ $(B)/fuzz-algo-cache: $(FUZZ_ALGO_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) -o $@ $(FUZZ_ALGO_SRCS) $(FUZZ_COMMON) -lm
 TEST_PROGRAMS += $(B)/fuzz-image $(B)/fuzz-tables $(B)/fuzz-pack $(B)/fuzz-safetensors \
 	$(B)/fuzz-records $(B)/fuzz-dicom $(B)/fuzz-algo-cache
+# The recipe reader: where the build has it (trainer/module.mk's RECIPE).
+ifeq ($(RECIPE),1)
+FUZZ_RECIPE_SRCS := tests/fuzz/fuzz_recipe.c trainer/cmd/recipe_read.c trainer/base/yaml_map.c \
+	trainer/train/run_record.c trainer/train/run_settings.c trainer/train/settings.c \
+	trainer/base/option_table.c trainer/train/optim.c trainer/base/args.c trainer/base/text_control.c \
+	trainer/base/regular_file.c trainer/base/whole_file.c trainer/base/fence.c \
+	trainer/base/fence_writes.c trainer/base/error.c
+$(B)/fuzz-recipe: $(FUZZ_RECIPE_SRCS) $(FUZZ_COMMON) $(FUZZ_HEADERS)
+	$(FUZZ_CC) $(FUZZ_TRAINER_CFLAGS) $(YAML_CFLAGS) $(NETTLE_CFLAGS) -o $@ $(FUZZ_RECIPE_SRCS) \
+		$(FUZZ_COMMON) $(YAML_LIBS) $(NETTLE_LIBS) $(CJSON_LIBS) -lm -pthread
+TEST_PROGRAMS += $(B)/fuzz-recipe
+endif
 endif

@@ -33,7 +33,8 @@ enum setting_type {
 /* What --resume does with a trainer setting, and what a change of it
  * means (train/settings.h says; every other command's rows: SESSION). */
 enum setting_resume {
-	RESUME_SESSION,     /* this session's only: neither recorded nor taken */
+	RESUME_SESSION,     /* this session's only: never taken nor compared; recorded
+			       (run.json, a recipe) when it has a key */
 	RESUME_RECORDED,    /* recorded; each session chooses it anew (a change is noted) */
 	RESUME_FREE,        /* recorded, taken unless given; a change is noted */
 	RESUME_MEANING,     /* recorded, taken unless given; a change needs --allow-changes */

@@ -1,8 +1,9 @@
 /* cli.c - strict option parsing for the trainer's own commands by the
  * rows of the settings table (train/settings.h, read through
  * base/option_table.h): --opt value or --opt=value, each row's own
- * commands, type, range and choices; the commands' help from the same
- * rows; --backend and --precision auto resolved. What it does not do:
+ * commands, type, range and choices; then --config's recipe below them
+ * (cmd/config_file.h); the commands' help from the same rows; --backend
+ * and --precision auto resolved. What it does not do:
  * run anything.
  */
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/cli.h"
+#include "cmd/config_file.h"
 
 int cli_parse(const struct command *c, int argc, char **argv, struct settings *o)
 {
@@ -29,6 +31,8 @@ int cli_parse(const struct command *c, int argc, char **argv, struct settings *o
 			      o, c->operands ? inputs : NULL, &o->input_count);
 	if (rc)
 		return rc;
+	if (o->train.config && config_file_apply(o))
+		return -1;
 	struct session_config *s = &o->train.session;
 	if (backend_resolve(s->backend, &s->chosen, &err))
 		return fprintf(stderr, "chexnet: %s\n", err.msg), -1;

@@ -18,7 +18,7 @@ int record_of(const struct settings *o, struct run_settings *out, struct trainer
 	memset(out, 0, sizeof(*out));
 	for (int i = 0; i < settings_count; i++) {
 		const struct setting *row = &settings_table[i];
-		if (!row->flag || !row->key || row->resume == RESUME_SESSION)
+		if (!row->flag || !row->key)
 			continue;
 		option_format(o, row, value, sizeof(value));
 		if (run_settings_set(out, row->key, value, err))

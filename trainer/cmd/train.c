@@ -18,6 +18,7 @@
 #include "cmd/resume_defaults.h"
 #include "cmd/run.h"
 #include "cmd/config.h"
+#include "cmd/config_file.h"
 #include "cmd/eval_command.h"
 #include "cmd/train_options.h"
 #include "recover/lost_peer.h"
@@ -100,6 +101,19 @@ static int train_session(struct settings *o, char name[RUN_NAME_MAX], struct rej
  * first session's start to the last one's end: a SIGTERM or SIGUSR1
  * between two sessions stops the next one at its first step, with a
  * checkpoint, rather than killing the process. */
+/* --print-config: what this command line, its recipe and --resume's
+ * record set, as a recipe. */
+static int print_config(const struct settings *given)
+{
+	struct settings o = *given;
+	int usage = train_options_check(&o);
+
+	if (usage)
+		return usage;
+	config_file_print(stdout, &o);
+	return fflush(stdout) ? 1 : 0;
+}
+
 int run_train(const struct settings *given)
 {
 	struct settings run = *given, next;
@@ -108,6 +122,8 @@ int run_train(const struct settings *given)
 	static struct rejoined r;  /* srun's world first */
 	int status = 0;
 
+	if (given->print_config)
+		return print_config(given);
 	if (given->train.spares && !given->train.shrink) {
 		fprintf(stderr, "chexnet: train: --spares: only with --shrink\n");
 		return 2;

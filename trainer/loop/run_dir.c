@@ -142,6 +142,37 @@ int run_dir_settings(const struct train_config *c, const struct session *s, int 
 	return 0;
 }
 
+/* Two recorded values the same: as text, or as numbers for a numeric key
+ * (a file's 1e-3 is run.json's 0.001). */
+static int same_value(const char *key, const char *a, const char *b)
+{
+	int numeric = 0;
+
+	run_setting_known(key, NULL, NULL, &numeric);
+	return strcmp(a, b) == 0 || (numeric && strtod(a, NULL) == strtod(b, NULL));
+}
+
+void run_dir_config_check(const struct train_config *c, const struct run_settings *now, int loud)
+{
+	const struct run_settings *want = c->config_derived;
+	char text[2048];
+	size_t used = 0;
+
+	for (int i = 0; want && i < want->count && used < sizeof(text); i++) {
+		const char *key = want->items[i].key, *v = run_settings_get(now, key);
+		const char *flag = "";
+		if (v && same_value(key, want->items[i].value, v))
+			continue;
+		run_setting_known(key, NULL, &flag, NULL);
+		used += (size_t)snprintf(text + used, sizeof(text) - used, "%s%s %s -> %s (%s)",
+					 used ? ", " : "", key, want->items[i].value, v ? v : "(none)",
+					 flag);
+	}
+	if (used && loud)
+		fprintf(stderr, "chexnet: --config: '%s': this run derives otherwise than the file "
+			"says (the file's -> this run's): %s\n", c->config, text);
+}
+
 /* "size 64 -> 128 (--size), ..." of the changes of one kind. */
 static void describe(const struct run_change *c, int n, enum run_setting_kind kind, char *out,
 		     size_t len)
@@ -275,6 +306,7 @@ int run_dir_record(const struct train_config *c, const struct session *session,
 		.versions = versions, .version_count = 5, .hosts = hosts, .host_count = world,
 		.epoch = epoch, .step = step, .changes = changes, .change_count = change_count,
 		.membership = membership, .membership_count = membership_count,
+		.config_path = c->config, .config_sha256 = c->config_sha256,
 	};
 	s.files = run_files_written(c, &s.file_count);
 	char path[4200];

@@ -22,6 +22,11 @@
 int run_dir_settings(const struct train_config *c, const struct session *s, int world,
 		     struct run_settings *out);
 
+/* --config: the derived values the file names (ranks, global_batch,
+ * data_fingerprint, ...) against this run's now; the differences in one
+ * line when loud. Never sets anything. */
+void run_dir_config_check(const struct train_config *c, const struct run_settings *now, int loud);
+
 /* --resume: the checkpoint dir's recorded settings against now's; fills
  * changes (at most 2 * RUN_SETTINGS_MAX) and *count with every
  * difference. -1 (printed when loud) when a MEANING setting differs

@@ -180,6 +180,7 @@ int trainer_setup(struct trainer *t, const struct train_config *c)
 		return -1;
 	if (run_dir_settings(&t->c, &t->s, t->world, &t->settings))
 		return -1;
+	run_dir_config_check(&t->c, &t->settings, t->rank == 0);
 	if (c->init && checkpoint_load_model(c->init, &t->s.model, CHECKPOINT_INIT, note, &err))
 		goto fail;
 	if (note[0] && t->rank == 0)

@@ -8,16 +8,21 @@
 #include <sys/stat.h>
 
 #include "train/checkpoint_settings.h"
+#include "train/settings.h"
 
 int checkpoint_settings_meta(const struct run_settings *s, char keys[][48], struct st_meta *meta,
 			     int max)
 {
 	int n = 0;
 
-	for (int i = 0; s && i < s->count && n < max; i++, n++) {
-		snprintf(keys[i], 48, RUN_SETTINGS_META_PREFIX "%s", s->items[i].key);
-		meta[n].key = keys[i];
+	for (int i = 0; s && i < s->count && n < max; i++) {
+		const struct setting *row = settings_of_key(s->items[i].key);
+		if (row && row->resume == RESUME_SESSION)
+			continue;   /* where and how this session ran: not how the weights came */
+		snprintf(keys[n], 48, RUN_SETTINGS_META_PREFIX "%s", s->items[i].key);
+		meta[n].key = keys[n];
 		meta[n].value = s->items[i].value;
+		n++;
 	}
 	return n;
 }

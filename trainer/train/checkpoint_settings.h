@@ -14,7 +14,8 @@
 #include "train/safetensors.h"
 
 /* The metadata entries for s into meta[0..max), keys written into
- * keys[RUN_SETTINGS_MAX][48]; returns how many. */
+ * keys[RUN_SETTINGS_MAX][48], leaving out the settings of one session
+ * (out, test, quiet, ...: train/settings.h); returns how many. */
 int checkpoint_settings_meta(const struct run_settings *s, char keys[][48], struct st_meta *meta,
 			     int max);
 

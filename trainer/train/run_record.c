@@ -23,11 +23,12 @@
 
 /* the first 7 required; "files" optional (a record from before it) */
 static const char *const top_keys[] = { "format", "start_time", "command_line", "settings",
-					"versions", "hosts", "resumes", "files", "end", NULL };
+					"versions", "hosts", "resumes", "files", "end", "config", NULL };
 static const char *const end_keys[] = { "end_time", "outcome", "reason", "steps", "best_epoch",
 					"best_metric", "best_value", NULL };
 static const char *const resume_keys[] = { "start_time", "command_line", "epoch", "step",
-					   "changes", "membership", NULL };
+					   "changes", "membership", "config", NULL };
+static const char *const config_keys[] = { "path", "sha256", NULL };
 
 static cJSON *string_array(char **v, int n)
 {
@@ -64,6 +65,16 @@ static cJSON *changes_object(const struct run_session *s)
 	return o;
 }
 
+/* {"path", "sha256"} of the session's --config, or NULL without one. */
+static cJSON *config_object(const struct run_session *s)
+{
+	cJSON *o = s->config_path ? cJSON_CreateObject() : NULL;
+
+	cJSON_AddStringToObject(o, "path", s->config_path);
+	cJSON_AddStringToObject(o, "sha256", s->config_sha256 ? s->config_sha256 : "");
+	return o;
+}
+
 static cJSON *resume_object(const struct run_session *s)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -78,6 +89,8 @@ static cJSON *resume_object(const struct run_session *s)
 		for (int i = 0; m && i < s->membership_count; i++)
 			cJSON_AddStringToObject(m, s->membership[i].name, s->membership[i].value);
 	}
+	if (s->config_path)
+		cJSON_AddItemToObject(o, "config", config_object(s));
 	return o;
 }
 
@@ -95,6 +108,8 @@ static cJSON *new_record(const struct run_session *s)
 	cJSON_AddItemToObject(root, "hosts", string_array(s->hosts, s->host_count));
 	cJSON_AddItemToObject(root, "resumes", cJSON_CreateArray());
 	cJSON_AddItemToObject(root, "files", string_array((char **)s->files, s->file_count));
+	if (s->config_path)
+		cJSON_AddItemToObject(root, "config", config_object(s));
 	return root;
 }
 
@@ -232,6 +247,15 @@ static int check_string_object(const cJSON *o, const char *path, const char *wha
 	return 0;
 }
 
+/* A session's "config", when there: its path and SHA-256, both text. */
+static int check_config(const cJSON *o, const char *path, struct trainer_error *err)
+{
+	if (!o)
+		return 0;
+	return check_keys(o, config_keys, 2, path, "config", err) ||
+	       check_string_object(o, path, "config", err) ? -1 : 0;
+}
+
 static int check_resume(const cJSON *r, const char *path, struct trainer_error *err)
 {
 	const cJSON *e;
@@ -255,7 +279,9 @@ static int check_resume(const cJSON *r, const char *path, struct trainer_error *
 		if (check_strings(e, 1, path, "resumes[].changes", err))
 			return -1;
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "membership");
-	return m ? check_string_object(m, path, "resumes[].membership", err) : 0;
+	if (m && check_string_object(m, path, "resumes[].membership", err))
+		return -1;
+	return check_config(cJSON_GetObjectItemCaseSensitive(r, "config"), path, err);
 }
 
 /* "files", when there: at most RUN_FILES_MAX plain names of the folder. */
@@ -340,7 +366,8 @@ static int check_record_fields(const cJSON *root, struct run_settings *s, const 
 			  err))
 		return -1;
 	if (check_files(cJSON_GetObjectItemCaseSensitive(root, "files"), path, err) ||
-	    check_end(cJSON_GetObjectItemCaseSensitive(root, "end"), path, err))
+	    check_end(cJSON_GetObjectItemCaseSensitive(root, "end"), path, err) ||
+	    check_config(cJSON_GetObjectItemCaseSensitive(root, "config"), path, err))
 		return -1;
 	const cJSON *resumes = cJSON_GetObjectItemCaseSensitive(root, "resumes");
 	if (!cJSON_IsArray(resumes))
@@ -352,14 +379,12 @@ static int check_record_fields(const cJSON *root, struct run_settings *s, const 
 }
 
 /* The parsed and checked record, or NULL (err). */
-static cJSON *load(const char *path, struct run_settings *s, struct trainer_error *err)
+static cJSON *parse(const char *path, const char *text, struct run_settings *s,
+		    struct trainer_error *err)
 {
-	char *text = slurp(path, err);
-
-	if (!text)
-		return NULL;
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithOpts(text, &end, 1);
+
 	if (!root)
 		trainer_error_set(err, "run record: '%s': not JSON (at byte %ld)", path,
 				  end ? (long)(end - text) : 0L);
@@ -367,8 +392,25 @@ static cJSON *load(const char *path, struct run_settings *s, struct trainer_erro
 		cJSON_Delete(root);
 		root = NULL;
 	}
+	return root;
+}
+
+static cJSON *load(const char *path, struct run_settings *s, struct trainer_error *err)
+{
+	char *text = slurp(path, err);
+	cJSON *root = text ? parse(path, text, s, err) : NULL;
+
 	free(text);
 	return root;
+}
+
+int run_record_parse(const char *path, const char *text, struct run_settings *settings,
+		     struct trainer_error *err)
+{
+	cJSON *root = parse(path, text, settings, err);
+
+	cJSON_Delete(root);
+	return root ? 0 : -1;
 }
 
 int run_record_read(const char *path, struct run_settings *settings, struct trainer_error *err)

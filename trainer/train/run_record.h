@@ -8,6 +8,8 @@
  *                 "membership": {"time", "lost", "hosts", "ranks",
  *                   "accumulate", "steps_lost": strings}  (only after a
  *                   lost peer: chexnet-elastic's relaunch)}...],
+ *    "config": {"path", "sha256"}   (the first session's --config FILE,
+ *                           absent without one; a resume's own in its entry),
  *    "files": [name...],   (the run's own entries of its folder: the
  *                           only ones `train` deletes or replaces; absent
  *                           in a record from before it)
@@ -51,6 +53,8 @@ struct run_session {
 	int change_count;
 	const struct run_record_pair *membership;  /* resume after a lost peer */
 	int membership_count;
+	const char *config_path;        /* --config FILE, or NULL */
+	const char *config_sha256;      /* its bytes' SHA-256, hex */
 	const char *const *files;       /* the entries of dir this session writes */
 	int file_count;
 };
@@ -84,6 +88,9 @@ int run_record_resume(const char *dir, const struct run_session *s, struct train
 int run_record_end(const char *dir, const struct run_end *e, struct trainer_error *err);
 /* Reads and checks path; settings (may be NULL) gets its "settings". */
 int run_record_read(const char *path, struct run_settings *settings, struct trainer_error *err);
+/* As run_record_read, of a record's text already read from path. */
+int run_record_parse(const char *path, const char *text, struct run_settings *settings,
+		     struct trainer_error *err);
 /* Reads and checks path; files gets its "files" (and whether it has an
  * "end"). 0 or -1 (err). */
 int run_record_files(const char *path, struct run_files *files, struct trainer_error *err);

@@ -16,7 +16,7 @@ int run_setting_known(const char *key, enum run_setting_kind *kind, const char *
 {
 	const struct setting *row = settings_of_key(key);
 
-	if (!row || row->resume == RESUME_SESSION)
+	if (!row)
 		return 0;
 	if (kind)
 		*kind = settings_changes_meaning(row) ? RUN_SETTING_MEANING : RUN_SETTING_FREE;
@@ -135,8 +135,8 @@ int run_settings_changes(const struct run_settings *old, const struct run_settin
 
 	for (int i = 0; i < settings_count; i++) {
 		const char *key = settings_table[i].key;
-		if (!key || !run_setting_known(key, NULL, NULL, NULL))
-			continue;
+		if (!key || settings_table[i].resume == RESUME_SESSION)
+			continue;   /* each session's own: recorded, never compared */
 		const char *a = run_settings_get(old, key), *b = run_settings_get(now, key);
 		if (a || b)
 			n = add_change(key, a, b, out, n, max);

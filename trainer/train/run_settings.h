@@ -18,7 +18,7 @@
 
 #include "base/error.h"
 
-#define RUN_SETTINGS_MAX 48
+#define RUN_SETTINGS_MAX 64
 #define RUN_SETTING_KEY 32
 #define RUN_SETTING_VALUE 256
 #define RUN_SETTINGS_META_PREFIX "setting."

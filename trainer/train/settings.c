@@ -89,14 +89,13 @@ const struct setting settings_table[] = {
 	  .help = "weighted: w+=N/(P+N), w-=P/(P+N)" },
 	{ "--seed", "seed", SETTING_U64, SETTING_ALL, RESUME_MEANING, .fallback = "1",
 	  .offset = OFF(train.session.seed), .help = "random seed" },
-	{ "--data", NULL, SETTING_TEXT, T | E, RESUME_SESSION, .offset = OFF(train.data.dir),
+	{ "--data", "data", SETTING_TEXT, T | E, RESUME_SESSION, .offset = OFF(train.data.dir),
 	  .help = "data directory (packed or NIH/generic layout)" },
 	{ "--synthetic", NULL, SETTING_SWITCH, T | E, RESUME_SESSION, .offset = OFF(synthetic), .on = 1,
 	  .help = "random in-memory images and labels" },
-	{ NULL, "data", SETTING_TEXT, T, RESUME_RECORDED, .set_by = "--data, --synthetic" },
 	{ NULL, "data_fingerprint", SETTING_TEXT, T, RESUME_MEANING,
 	  .set_by = "--data, --synthetic-images" },
-	{ "--synthetic-images", NULL, SETTING_LONG, T | E, RESUME_SESSION, 1, 1L << 24,
+	{ "--synthetic-images", "synthetic_images", SETTING_LONG, T | E, RESUME_SESSION, 1, 1L << 24,
 	  .fallback = "64", .offset = OFF(train.data.synthetic_images), .help = "size of the synthetic set" },
 	{ "--init", "init", SETTING_TEXT, T, RESUME_RECORDED, .offset = OFF(train.init),
 	  .help = "start from a torchvision state dict (.safetensors)" },
@@ -114,7 +113,7 @@ const struct setting settings_table[] = {
 	  .offset = OFF(train.data.loader_threads), .help = "input pipeline workers (default: CPUs/4)" },
 	{ "--progress-every", "progress_every", SETTING_LONG, T | B, RESUME_FREE, 1, 1L << 30,
 	  .fallback = "10", .offset = OFF(train.progress_every), .help = "steps between progress lines" },
-	{ "--out", NULL, SETTING_TEXT, T, RESUME_SESSION, .offset = OFF(train.out),
+	{ "--out", "out", SETTING_TEXT, T, RESUME_SESSION, .offset = OFF(train.out),
 	  .help = "run directory: run.json, metrics, checkpoints (last/, best/); "
 		  "default runs/YYYYMMDD-HHMMSS" },
 	{ "--checkpoint", NULL, SETTING_TEXT, E | P | L, RESUME_SESSION, .offset = OFF(checkpoint),
@@ -130,26 +129,32 @@ const struct setting settings_table[] = {
 		  "run keeps (contrib/chexnet-elastic)" },
 	{ "--allow-changes", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(train.allow_changes),
 	  .on = 1, .help = "--resume with settings that change the run's meaning (recorded)" },
-	{ "--shrink", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(train.shrink), .on = 1,
+	{ "--shrink", "shrink", SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(train.shrink), .on = 1,
 	  .help = "after lost nodes the ranks left go on in their own processes (docs/lost-rank.md)" },
-	{ "--spares", NULL, SETTING_LONG, T, RESUME_SESSION, 0, 4096, .offset = OFF(train.spares),
+	{ "--spares", "spares", SETTING_LONG, T, RESUME_SESSION, 0, 4096, .offset = OFF(train.spares),
 	  .help = "with --shrink: N idle nodes of the job whose ranks may join in lost nodes' places" },
 	{ "--join", NULL, SETTING_LONG, T, RESUME_SESSION, 1, 1e15, .offset = OFF(join),
 	  .help = "a spare node's ranks join the world of generation G of --resume DIR "
 		  "(contrib/chexnet-elastic)" },
+	{ "--config", NULL, SETTING_TEXT, T, RESUME_SESSION, .offset = OFF(train.config),
+	  .help = "a recipe: settings by their run.json keys in YAML (key: value a line), or a "
+		  "run.json; the command line wins over it, it over --resume's record "
+		  "(trainer/TRAINING.md, \"A recipe\")" },
+	{ "--print-config", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(print_config),
+	  .on = 1, .help = "print the effective settings as a recipe for --config and stop" },
 	{ "--overwrite", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(train.overwrite), .on = 1,
 	  .help = "replace the run in --out (its own files; others renamed NAME.foreign-N, "
 		  "only beside a run.json of chexnet's)" },
-	{ "--test", NULL, SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(train.test_at_end), .on = 1,
+	{ "--test", "test", SETTING_SWITCH, T, RESUME_SESSION, .offset = OFF(train.test_at_end), .on = 1,
 	  .help = "evaluate the test split at the end (the AUROC table, OUT/test.json)" },
-	{ "--quiet", NULL, SETTING_SWITCH, T | B, RESUME_SESSION, .offset = OFF(train.progress),
+	{ "--quiet", "quiet", SETTING_SWITCH, T | B, RESUME_SESSION, .offset = OFF(train.progress),
 	  .on = PROGRESS_QUIET, .help = "no progress lines" },
-	{ "--verbose", NULL, SETTING_SWITCH, SETTING_ALL, RESUME_SESSION, .offset = OFF(verbose),
+	{ "--verbose", "verbose", SETTING_SWITCH, SETTING_ALL, RESUME_SESSION, .offset = OFF(verbose),
 	  .on = 1, .help = "the runtime's start-up report (settings, rank table) on one process too" },
-	{ "--json", NULL, SETTING_SWITCH, T | B | E | P, RESUME_SESSION, .offset = OFF(train.progress),
+	{ "--json", "json", SETTING_SWITCH, T | B | E | P, RESUME_SESSION, .offset = OFF(train.progress),
 	  .on = PROGRESS_JSON, .help = "JSON on stdout (train/bench: progress lines, tables to "
 				      "stderr; eval/predict: the results)" },
-	{ "--bootstrap", NULL, SETTING_LONG, T | E, RESUME_SESSION, 0, 1000000, .fallback = "1000",
+	{ "--bootstrap", "bootstrap", SETTING_LONG, T | E, RESUME_SESSION, 0, 1000000, .fallback = "1000",
 	  .offset = OFF(train.bootstrap),
 	  .help = "resamples of patients for the 95% intervals (0 off; train: test.json)" },
 	{ "--plots", NULL, SETTING_TEXT, E, RESUME_SESSION, .offset = OFF(plots),
@@ -157,9 +162,9 @@ const struct setting settings_table[] = {
 	{ "--choose-thresholds", NULL, SETTING_SWITCH, E, RESUME_SESSION,
 	  .offset = OFF(choose_thresholds), .on = 1,
 	  .help = "choose operating thresholds on --split val, store them" },
-	{ "--sensitivity", NULL, SETTING_DOUBLE, T | E, RESUME_SESSION, 1e-9, 1,
+	{ "--sensitivity", "sensitivity", SETTING_DOUBLE, T | E, RESUME_SESSION, 1e-9, 1,
 	  .offset = OFF(train.sensitivity), .help = "threshold rule: reach this sensitivity (default Youden's J)" },
-	{ "--specificity", NULL, SETTING_DOUBLE, T | E, RESUME_SESSION, 1e-9, 1,
+	{ "--specificity", "specificity", SETTING_DOUBLE, T | E, RESUME_SESSION, 1e-9, 1,
 	  .offset = OFF(train.specificity), .help = "threshold rule: keep this specificity (default Youden's J)" },
 	{ "--cam", NULL, SETTING_TEXT, P, RESUME_SESSION, .offset = OFF(cam),
 	  .help = "write class activation map PNGs (heat map on the X-ray) into DIR" },
@@ -265,6 +270,18 @@ int settings_set_long(struct settings *o, const struct setting *row, long v, int
 	if (given)
 		o->given[settings_index(row)] = 1;
 	return 0;
+}
+
+void settings_set_switch(struct settings *o, const struct setting *row, int on, int given)
+{
+	int *v = (int *)((char *)o + row->offset);
+
+	if (on)
+		*v = row->on;
+	else if (*v == row->on)
+		*v = 0;
+	if (given)
+		o->given[settings_index(row)] = 1;
 }
 
 int settings_given(const struct settings *o, const struct setting *row)

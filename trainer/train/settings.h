@@ -8,7 +8,10 @@
  * recorded keys and their kinds from here), --resume's defaults
  * (cmd/resume_defaults.c) and the change-of-meaning check.
  * A row may name an environment variable whose value, when set, is a
- * site's default for it (.env; option_env_defaults).
+ * site's default for it (.env; option_env_defaults). A row with a flag
+ * and a key that train takes is also a recipe's key (cmd/config_file.h);
+ * the flags without a key act on this command line only (--resume,
+ * --overwrite, --config ...).
  * Rows without a flag are values a run derives (the global batch, the
  * effective learning rate, the data's fingerprint): recorded only.
  * The values are what the loops take, in small typed parts, so that no
@@ -97,6 +100,10 @@ struct train_config {
 	int argc;                   /* the command line, recorded in OUT/run.json */
 	char **argv;
 	const struct run_settings *record; /* the settings given, as run.json records them */
+	const char *config;         /* --config FILE: run.json records it and its SHA-256 */
+	const char *config_sha256;
+	const struct run_settings *config_derived; /* the derived values FILE names: each
+						      checked against this run's, never set */
 	struct optim_config optim;
 	double lr, warmup_epochs;
 	enum lr_scale lr_scale;
@@ -140,6 +147,7 @@ struct settings {
 	const char *checkpoint;     /* eval/predict: checkpoint dir */
 	const char *split;          /* eval: val | test */
 	int relaunch;               /* --relaunch: the run in --out again, after a lost node */
+	int print_config;           /* --print-config: the effective settings as a recipe */
 	long join;                  /* --join G: a spare's ranks join generation G's world */
 	int verbose;                /* --verbose: the runtime's start-up report on one process */
 	const char *plots;          /* eval: --plots DIR */
@@ -181,6 +189,9 @@ int settings_init(struct settings *o, const char *command, int bit, struct train
  * flag and the value). */
 int settings_set(struct settings *o, const struct setting *row, const char *text, int given,
 		 struct trainer_error *err);
+/* A switch row on or off (off only clears the value the row itself
+ * stores: --quiet false leaves --json's); marks it given when given. */
+void settings_set_switch(struct settings *o, const struct setting *row, int on, int given);
 /* A whole-number row's value v, as settings_set without text. */
 int settings_set_long(struct settings *o, const struct setting *row, long v, int given,
 		      struct trainer_error *err);
