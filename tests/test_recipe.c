@@ -161,6 +161,8 @@ static void test_recipe_refusals(void)
 		{ "resume: r\n", "line 1: 'resume': --resume acts on this command line only: give it "
 		  "there, not in a recipe" },
 		{ "cam: d\n", "line 1: 'cam': not a setting of chexnet train" },
+		{ "weight-decay: 0\n", "line 1: 'weight-decay': not a key: --weight-decay's key is "
+		  "'weight_decay'" },
 		{ "batch: 4\nbatch: 5\n", "line 2: 'batch': given twice (line 1)" },
 		{ "- batch\n", "line 1: not a mapping of keys to values" },
 		{ "batch: [4, 5]\n", "line 1: a list as a value: one value a key" },

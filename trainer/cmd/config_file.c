@@ -91,7 +91,10 @@ static int not_a_key(const char *path, const struct yaml_entry *e, const char *w
 	for (size_t i = 0; e->key[i] && i + 3 < sizeof(flag); i++)
 		flag[i + 2] = e->key[i] == '_' ? '-' : e->key[i];
 	const struct setting *row = option_find(&settings_options, flag, SETTING_TRAIN);
-	if (row && row->type != SETTING_HELP)
+	if (row && row->key)   /* batch-size for batch_size */
+		fprintf(stderr, "chexnet: --config: '%s': %s'%s': not a key: %s's key is '%s'\n",
+			path, where, e->key, row->flag, row->key);
+	else if (row && row->type != SETTING_HELP)
 		fprintf(stderr, "chexnet: --config: '%s': %s'%s': %s acts on this command line "
 			"only: give it there, not in a recipe\n", path, where, e->key, row->flag);
 	else
