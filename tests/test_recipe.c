@@ -203,6 +203,13 @@ static void test_recipe_refusals(void)
 	chexnet("train --synthetic --config .", &p, 20);
 	CHECK_STR(p.err, "chexnet: --config: '.': not a regular file (a directory)\n");
 	test_proc_free(&p);
+	char *big = calloc(1, (1 << 20) + 2);
+	memset(big, '#', (1 << 20) + 1);
+	CHECK(test_put("big.yaml", big) == 0);
+	free(big);
+	chexnet("train --synthetic --config big.yaml", &p, 20);
+	CHECK_STR(p.err, "chexnet: --config: 'big.yaml': larger than 1 MiB\n");
+	test_proc_free(&p);
 }
 
 /* A file's derived values set nothing; each difference from this run's

@@ -1,8 +1,10 @@
 /* regular_file.c - read-only opens that never follow a link or wait on a
- * FIFO (regular_file.h). What it does not do: read the file.
+ * FIFO (regular_file.h), and a whole file read so. What it does not do:
+ * parse it.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,4 +45,27 @@ FILE *regular_fopen(const char *path, int follow, char *why, size_t len)
 		close(fd);
 	}
 	return f;
+}
+
+char *regular_file_read(const char *path, int follow, size_t max, size_t *n, char *why,
+			size_t len)
+{
+	FILE *f = regular_fopen(path, follow, why, len);
+	char *buf = f ? malloc(max + 2) : NULL;
+
+	if (!f)
+		return NULL;
+	*n = buf ? fread(buf, 1, max + 1, f) : 0;
+	int bad = !buf || ferror(f) || *n > max;
+	fclose(f);
+	if (!bad) {
+		buf[*n] = '\0';
+		return buf;
+	}
+	if (buf && *n > max)
+		snprintf(why, len, "larger than %zu MiB", max >> 20);
+	else
+		snprintf(why, len, "%s", buf ? "unreadable" : "out of memory");
+	free(buf);
+	return NULL;
 }

@@ -12,31 +12,6 @@
 #include "cmd/recipe_read.h"
 #include "train/run_record.h"
 
-/* The file's bytes, NUL-terminated, and their count. */
-static char *slurp(const char *path, size_t *len, struct trainer_error *err)
-{
-	char why[128];
-	FILE *f = regular_fopen(path, 1, why, sizeof(why));
-	char *buf = f ? malloc(RECIPE_MAX_BYTES + 2) : NULL;
-
-	if (!f) {
-		trainer_error_set(err, "'%s': %s", path, why);
-		return NULL;
-	}
-	size_t n = buf ? fread(buf, 1, RECIPE_MAX_BYTES + 1, f) : 0;
-	int bad = !buf || ferror(f) || n > RECIPE_MAX_BYTES;
-	fclose(f);
-	if (bad) {
-		trainer_error_set(err, "'%s': %s", path, !buf ? "out of memory"
-				  : n > RECIPE_MAX_BYTES ? "larger than 1 MiB" : "unreadable");
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 static void hex_sha256(const char *buf, size_t len, char out[65])
 {
 	struct sha256_ctx ctx;
@@ -83,10 +58,11 @@ int recipe_read(const char *path, struct yaml_map *m, int *record, char sha256[6
 		struct trainer_error *err)
 {
 	size_t len = 0;
-	char *text = slurp(path, &len, err);
+	char why[128];
+	char *text = regular_file_read(path, 1, RECIPE_MAX_BYTES, &len, why, sizeof(why));
 
 	if (!text)
-		return -1;
+		return trainer_error_set(err, "'%s': %s", path, why);
 	hex_sha256(text, len, sha256);
 	*record = memchr(text, '\0', len) == NULL && is_record(text);
 	int rc = *record ? record_entries(path, text, m, err)

@@ -141,24 +141,16 @@ int run_record_create(const char *dir, const struct run_session *s, struct train
 static char *slurp(const char *path, struct trainer_error *err)
 {
 	char why[128];
-	FILE *f = regular_fopen(path, 0, why, sizeof(why));
-	char *buf = NULL;
+	size_t n = 0;
+	char *buf = regular_file_read(path, 0, RUN_RECORD_MAX_BYTES, &n, why, sizeof(why));
 
-	if (!f) {
-		trainer_error_set(err, "run record: '%s': %s", path, why);
-		return NULL;
-	}
-	buf = malloc(RUN_RECORD_MAX_BYTES + 2);
-	size_t n = buf ? fread(buf, 1, RUN_RECORD_MAX_BYTES + 1, f) : 0;
-	int bad = !buf || ferror(f) || n > RUN_RECORD_MAX_BYTES || memchr(buf, '\0', n);
-	fclose(f);
-	if (bad) {
-		trainer_error_set(err, "run record: '%s': %s", path, !buf ? "out of memory"
-				  : n > RUN_RECORD_MAX_BYTES ? "larger than 1 MiB" : "unreadable or not text");
+	if (buf && memchr(buf, '\0', n)) {
 		free(buf);
-		return NULL;
+		buf = NULL;
+		snprintf(why, sizeof(why), "unreadable or not text");
 	}
-	buf[n] = '\0';
+	if (!buf)
+		trainer_error_set(err, "run record: '%s': %s", path, why);
 	return buf;
 }
 
