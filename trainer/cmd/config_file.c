@@ -3,7 +3,6 @@
  * What it does not do: read the file (cmd/recipe_read.c) or check the
  * derived values (loop/run_dir.c, once the run has derived its own).
  */
-#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -62,14 +61,6 @@ static const char *wrong_type(const struct setting *row, const struct yaml_entry
 		return !row->choices && (is_word(e, "true") || is_word(e, "false"))
 		       ? "true or false: this key takes text" : NULL;
 	}
-}
-
-/* A run.json's value of a row that was not set: the empty text or zero
- * of a row without a default (no --init, whole epochs), as --resume
- * reads it (cmd/resume_defaults.c). */
-static int unset(const struct setting *row, const char *v)
-{
-	return !row->fallback && (!v[0] || strcmp(v, "0") == 0);
 }
 
 /* Where in the file: "line N: " (a run.json has no lines). */
@@ -140,7 +131,7 @@ static int apply_one(struct settings *o, const unsigned char *cli, const struct 
 			e->value, why);
 		return 2;
 	}
-	if (given_here(cli, row) || (record && unset(row, e->value)))
+	if (given_here(cli, row) || (record && settings_recorded_unset(row, e->value)))
 		return 0;
 	if (set_value(o, row, e, &err) == 0)
 		return 0;

@@ -47,7 +47,7 @@ static int taken(const struct settings *o, const struct setting *row, const char
 		return 0;
 	if (row->resume != RESUME_FREE && row->resume != RESUME_MEANING && row->resume != RESUME_KEPT)
 		return 0;
-	return row->fallback || (v[0] && strcmp(v, "0"));
+	return !settings_recorded_unset(row, v);
 }
 
 int resume_defaults(struct settings *o)

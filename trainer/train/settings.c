@@ -299,6 +299,11 @@ int settings_init(struct settings *o, const char *command, int bit, struct train
 	return option_env_defaults(&settings_options, bit, o, err);
 }
 
+int settings_recorded_unset(const struct setting *row, const char *v)
+{
+	return !row->fallback && (!v[0] || strcmp(v, "0") == 0);
+}
+
 int settings_numeric(const struct setting *row)
 {
 	return row->type == SETTING_LONG || row->type == SETTING_DOUBLE ||

@@ -196,6 +196,10 @@ void settings_set_switch(struct settings *o, const struct setting *row, int on, 
 int settings_set_long(struct settings *o, const struct setting *row, long v, int given,
 		      struct trainer_error *err);
 int settings_given(const struct settings *o, const struct setting *row);
+/* 1 when v, a row's value as run.json records it, says the row was not
+ * set: the empty text or zero of a row without a default (no --init,
+ * whole epochs); --resume and a recipe take nothing from it. */
+int settings_recorded_unset(const struct setting *row, const char *v);
 /* "1" when run.json holds the row's value as a number. */
 int settings_numeric(const struct setting *row);
 /* Run.json's kind of key: 1 when a change alters what the run computes. */
