@@ -128,7 +128,9 @@ void comm_block(size_t count, int size, int b, size_t *first, size_t *n);
 /* Between two polls of a collective (polls: how many so far): spin at
  * first, a peer on another core answers within microseconds and a system
  * call per poll costs about one; then yield the core, which the peer may
- * need to progress when ranks share cores. */
+ * need to progress when ranks share cores; after about a millisecond nap
+ * 0.1 ms a poll: the wait is for a slower or stopped peer, and the core
+ * goes to what runs beside this rank rather than to polling. */
 void comm_poll_pause(unsigned polls);
 
 #endif

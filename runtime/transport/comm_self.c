@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "transport/comm.h"
 
@@ -32,10 +33,15 @@ void comm_block(size_t count, int size, int b, size_t *first, size_t *n)
 }
 
 #define COMM_SPIN_POLLS 64
+#define COMM_YIELD_POLLS 1024
+#define COMM_NAP_NS 100000
 
 void comm_poll_pause(unsigned polls)
 {
-	if (polls >= COMM_SPIN_POLLS)
+	static const struct timespec nap = { 0, COMM_NAP_NS };
+	if (polls >= COMM_SPIN_POLLS + COMM_YIELD_POLLS)
+		nanosleep(&nap, NULL);
+	else if (polls >= COMM_SPIN_POLLS)
 		sched_yield();
 }
 
