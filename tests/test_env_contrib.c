@@ -676,7 +676,8 @@ static void elastic_relaunch(const char *record, int sleep_s, int *rc, char **er
 		 "'if [ ! -e $g/1 ]; then echo \"session ranks=4 accumulate=1 micro_batches_kept=4 host=n1\" > $g/1; "
 		 "echo \"time=1 hosts=n2 epoch=0 step=3 writer=0 next=relaunch members=0,1 member_hosts=n1,n1 "
 		 "who=ranks 2,3 (host n2)\" > $g/2.saved; exit 76; fi' "
-		 "'echo \"%s\" > $g/3; sleep %d > /dev/null 2>&1; echo ended >> calls' > bin/srun && chmod +x bin/* && "
+		 "'echo \"%s\" > $g/3; trap \"kill \\$s; exit 143\" TERM' "
+		 "'sleep %d > /dev/null 2>&1 & s=$!; wait $s; echo ended >> calls' > bin/srun && chmod +x bin/* && "
 		 "PATH=$PWD/bin:$PATH SLURM_JOB_ID=7 SLURM_JOB_NODELIST='n[1-2]' SLURM_NTASKS_PER_NODE=2 "
 		 "timeout 15 '%s/contrib/chexnet-elastic' --assume-no-kill -- chexnet train --data d "
 		 "--init w --accumulate 1 --out o; echo rc=$?; sleep 0.5; sed -n 2p calls; grep -c ended calls",
