@@ -121,7 +121,11 @@ include pkg/pkg.mk
 BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 1))
 
 .PHONY: all deps test-deps check check-quick demo install clean help
-all: $(PROGRAMS) $(TEST_PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
+# The longest single jobs (nvcc's objects for every architecture, the
+# emulated device, each fuzzer's one clang command) first: make -j starts
+# them at once and the short compiles fill the other cores around them.
+SLOW_FIRST = $(GPU_BACKEND_CU_OBJS) $(filter $(B)/fuzz-%,$(TEST_PROGRAMS))
+all: $(SLOW_FIRST) $(PROGRAMS) $(TEST_PROGRAMS) $(LIBS_STATIC) $(B)/hvdtest
 ifeq ($(SAN),1)
 all: $(B)/.san
 $(B)/.san:
