@@ -375,9 +375,7 @@ const char *hvd_backend_library(void) { return runtime_rt ? runtime_rt->comm_lib
 int hvd_compute_threads(int loader_threads)
 {
 	cpu_set_t set;
-	int cpus = 1;
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		cpus = CPU_COUNT(&set);
+	int cpus = sched_getaffinity(0, sizeof(set), &set) ? 1 : CPU_COUNT(&set);
 	return settings_compute_threads(cpus, loader_threads);
 }
 

@@ -24,11 +24,13 @@ static int refuse(const char *call, const char *value, const char *reason)
 	return api_set_error(HVD_ERR_USAGE, text);
 }
 
-/* Formats nothing unless refusing, and reads the name once (*len: its
- * length). */
-static int check_common(struct runtime *rt, const char *call, const char *name, enum hvd_dtype t,
-			size_t *len)
+/* The call's entry e (the caller's copy, until enqueue makes the one it
+ * queues), once the checks every collective shares pass. Formats nothing
+ * unless refusing, and reads the name once. */
+static int new_entry(struct runtime *rt, const char *call, const char *name, enum fusion_kind kind,
+		     enum hvd_dtype t, size_t count, struct entry *e)
 {
+	*e = (struct entry){ .item = { .kind = (uint8_t)kind, .dtype = (uint8_t)t, .count = count } };
 	if (!rt)
 		return refuse(call, "not initialised", "call hvd_init first");
 	if (rt->aborted)
@@ -36,16 +38,17 @@ static int check_common(struct runtime *rt, const char *call, const char *name, 
 	if (!name || !*name)
 		return refuse(call, "", "every collective needs a tensor name");
 	/* rank 0 refuses others' names that wire_name_ok refuses */
-	*len = wire_name_span(name, HVD_NAME_MAX);
-	if (*len == HVD_NAME_MAX || (name[*len] && strnlen(name, HVD_NAME_MAX) == HVD_NAME_MAX)) {
+	size_t len = wire_name_span(name, HVD_NAME_MAX);
+	if (len == HVD_NAME_MAX || (name[len] && strnlen(name, HVD_NAME_MAX) == HVD_NAME_MAX)) {
 		char shown[48]; /* its start, escaped: the message stays one line */
 		wire_sanitize(name, strnlen(name, 4 * HVD_NAME_MAX), shown, sizeof(shown));
 		return refuse(call, shown, "tensor name longer than 127 bytes");
 	}
-	if (name[*len])
+	if (name[len])
 		return refuse(call, "(not printable)", "tensor names are printable ASCII");
 	if ((unsigned)t >= HVD_DTYPE_COUNT)
 		return refuse(call, name, "unknown dtype");
+	memcpy(e->item.name, name, len + 1);
 	return 0;
 }
 
@@ -107,22 +110,12 @@ static int enqueue(struct runtime *rt, const struct entry *proto, hvd_handle **o
 	return HVD_OK;
 }
 
-/* name: len bytes and a NUL, checked (check_common). The caller's
- * copy, until enqueue makes the one it queues. */
-static struct entry new_entry(const char *name, size_t len, enum fusion_kind kind,
-			      enum hvd_dtype t, size_t count)
-{
-	struct entry e = { .item = { .kind = (uint8_t)kind, .dtype = (uint8_t)t, .count = count } };
-	memcpy(e.item.name, name, len + 1);
-	return e;
-}
-
 int hvd_allreduce_async(const char *name, void *data, size_t count,
 			enum hvd_dtype dtype, enum hvd_op op, hvd_handle **handle)
 {
 	struct runtime *rt = runtime_rt;
-	size_t len = 0;
-	int rc = check_common(rt, "hvd_allreduce", name, dtype, &len);
+	struct entry e;
+	int rc = new_entry(rt, "hvd_allreduce", name, FUSION_ALLREDUCE, dtype, count, &e);
 	if (rc)
 		return rc;
 	if (op != HVD_SUM && op != HVD_AVERAGE)
@@ -132,7 +125,6 @@ int hvd_allreduce_async(const char *name, void *data, size_t count,
 			      "HVD_AVERAGE needs a float dtype (f32, f16, bf16); use HVD_SUM");
 	if (!handle || (!data && count))
 		return refuse("hvd_allreduce", name, "NULL data or handle");
-	struct entry e = new_entry(name, len, FUSION_ALLREDUCE, dtype, count);
 	e.item.op = (uint8_t)op;
 	e.data = data;
 	return enqueue(rt, &e, handle);
@@ -169,15 +161,14 @@ int hvd_allreduce(const char *name, void *data, size_t count, enum hvd_dtype dty
 int hvd_broadcast(const char *name, void *data, size_t count, enum hvd_dtype dtype, int root)
 {
 	struct runtime *rt = runtime_rt;
-	size_t len = 0;
-	int rc = check_common(rt, "hvd_broadcast", name, dtype, &len);
+	struct entry e;
+	int rc = new_entry(rt, "hvd_broadcast", name, FUSION_BROADCAST, dtype, count, &e);
 	if (rc)
 		return rc;
 	if (root < 0 || root >= rt->boot.size)
 		return refuse("hvd_broadcast", name, "root is not a rank of this job");
 	if (!data && count)
 		return refuse("hvd_broadcast", name, "NULL data");
-	struct entry e = new_entry(name, len, FUSION_BROADCAST, dtype, count);
 	e.item.root = root;
 	e.data = data;
 	return enqueue(rt, &e, NULL);
@@ -187,13 +178,12 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 		   size_t recv_capacity, size_t *counts, enum hvd_dtype dtype)
 {
 	struct runtime *rt = runtime_rt;
-	size_t len = 0;
-	int rc = check_common(rt, "hvd_allgatherv", name, dtype, &len);
+	struct entry e;
+	int rc = new_entry(rt, "hvd_allgatherv", name, FUSION_ALLGATHER, dtype, send_count, &e);
 	if (rc)
 		return rc;
 	if ((!send && send_count) || (!recv && recv_capacity))
 		return refuse("hvd_allgatherv", name, "NULL buffer");
-	struct entry e = new_entry(name, len, FUSION_ALLGATHER, dtype, send_count);
 	e.send = send;
 	e.recv = recv;
 	e.recv_capacity = recv_capacity;
@@ -204,11 +194,8 @@ int hvd_allgatherv(const char *name, const void *send, size_t send_count, void *
 int hvd_barrier(void)
 {
 	struct runtime *rt = runtime_rt;
-	size_t len = 0;
 	static const char name[HVD_NAME_MAX] = "barrier"; /* whole: the check may look past "barrier" */
-	int rc = check_common(rt, "hvd_barrier", name, HVD_F32, &len);
-	if (rc)
-		return rc;
-	struct entry e = new_entry(name, len, FUSION_BARRIER, HVD_F32, 0);
-	return enqueue(rt, &e, NULL);
+	struct entry e;
+	int rc = new_entry(rt, "hvd_barrier", name, FUSION_BARRIER, HVD_F32, 0, &e);
+	return rc ? rc : enqueue(rt, &e, NULL);
 }

@@ -100,9 +100,8 @@ int bootstrap_init(struct bootstrap *b, const struct hvd_world *world, double fe
 		   char *err, size_t errlen)
 {
 	extern char **environ;
-	memset(b, 0, sizeof(*b));
-	b->fence_timeout_s = fence_timeout_s;
-	b->size = b->local_size = b->node_count = 1;
+	*b = (struct bootstrap){ .size = 1, .local_size = 1, .node_count = 1,
+				 .fence_timeout_s = fence_timeout_s };
 	gethostname(b->hostname, sizeof(b->hostname) - 1);
 	b->hostname[strcspn(b->hostname, ".")] = '\0';
 	if (world) { /* hvd_init_world checked it; local rank/size as below */

@@ -80,15 +80,14 @@ void bootstrap_env_places(struct bootstrap *b, struct host_entry *hosts)
 {
 	int nodes = 0, same = 0;
 	for (int r = 0; r < b->size; r++) {
-		int first = r, before = 0;
+		int node = -1, before = 0; /* the rows before r on its host share one node id */
 		for (int q = 0; q < r; q++)
 			if (!strcmp(hosts[q].host, hosts[r].host)) {
 				before++;
-				if (first == r)
-					first = q;
+				node = hosts[q].node_id;
 			}
 		hosts[r].local_rank = before;
-		hosts[r].node_id = first == r ? nodes++ : hosts[first].node_id;
+		hosts[r].node_id = before ? node : nodes++;
 		same += !strcmp(hosts[r].host, hosts[b->rank].host);
 	}
 	b->local_rank = hosts[b->rank].local_rank;

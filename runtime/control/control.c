@@ -110,12 +110,11 @@ static int setup_key(struct control *c, struct host_entry *mine, char *err, size
 
 int control_listen(struct runtime *rt, struct host_entry *mine, char *err, size_t errlen)
 {
-	struct control *c = calloc(1, sizeof(*c));
+	struct control *c = malloc(sizeof(*c));
 	if (!c)
 		return HVD_ERR_NOMEM;
-	c->rt = rt;
+	*c = (struct control){ .rt = rt, .stall_warned = -1 };
 	rt->ctl_wake[0] = rt->ctl_wake[1] = -1;
-	c->stall_warned = -1;
 	rt->ctl = c;
 	if (pipe2(rt->ctl_wake, O_NONBLOCK | O_CLOEXEC))
 		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: control plane: 'pipe': %s",

@@ -46,43 +46,7 @@ static void tell_workers(struct control *c, const char *text)
 {
 	char frame[CONTROL_FAIL_FRAME];
 	if (c->rt->boot.rank == 0 && c->peers)
-		control_abort_workers(c, frame, control_fail_frame(text, &runtime_lost, frame));
-}
-
-static int exchange(void *ctx, const char *key, const void *mine, size_t len, void *all,
-		    char *err, size_t errlen);
-
-int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
-{
-	struct control *c = rt->ctl;
-	if (rt->boot.size == 1)
-		return 0;
-	for (int r = 0; r < rt->boot.size; r++)
-		if (r != rt->boot.rank)
-			snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "?");
-	if (control_peers_init(c))
-		return HVD_ERR_NOMEM;
-	char why[256] = "not tried";
-	int rc = 0;
-	if (rt->boot.rank == 0)
-		rc = control_join(c, err, errlen);
-	else if (control_reach_rank0(c, resolve_coordinator, why, sizeof(why))) {
-		int rank0 = 0;
-		runtime_lost_of(rt, HVD_LOST_NEVER_JOINED, &rank0, 1, &runtime_lost);
-		rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did "
-			      "not answer within HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the "
-			      "same HVD_SECRET_FILE contents?)", rt->set.coord_host, rt->set.coord_port,
-			      rt->set.timeout_s, why);
-	}
-	control_close_listeners(c);
-	if (rc) {
-		tell_workers(c, err);
-		return rc;
-	}
-	c->joined = 1;
-	rt->boot.exchange = exchange;
-	rt->boot.exchange_ctx = c;
-	return 0;
+		control_send_to_peers(c, MSG_ABORT, frame, control_fail_frame(text, &runtime_lost, frame));
 }
 
 /* ---- the exchange: frames with a deadline, before the control thread ---- */
@@ -185,6 +149,41 @@ static int exchange(void *ctx, const char *key, const void *mine, size_t len, vo
 				"during the start-up exchange", who);
 	return read_frame(rt, c->peers[0].fd, ENV_MSG_TABLE, all, (size_t)rt->boot.size * len,
 			  runtime_now() + 2 * rt->set.timeout_s, who, err, errlen);
+}
+
+/* ---- start-up: every rank connected, then the exchange over those connections ---- */
+
+int control_env_rendezvous(struct runtime *rt, char *err, size_t errlen)
+{
+	struct control *c = rt->ctl;
+	if (rt->boot.size == 1)
+		return 0;
+	for (int r = 0; r < rt->boot.size; r++)
+		if (r != rt->boot.rank)
+			snprintf(rt->hosts[r].host, sizeof(rt->hosts[r].host), "?");
+	if (control_peers_init(c))
+		return HVD_ERR_NOMEM;
+	char why[256] = "not tried";
+	int rc = 0;
+	if (rt->boot.rank == 0)
+		rc = control_join(c, err, errlen);
+	else if (control_reach_rank0(c, resolve_coordinator, why, sizeof(why))) {
+		int rank0 = 0;
+		runtime_lost_of(rt, HVD_LOST_NEVER_JOINED, &rank0, 1, &runtime_lost);
+		rc = fail_msg(HVD_ERR_COMM, err, errlen, "hvd: HVD_COORDINATOR: '%s:%u': rank 0 did "
+			      "not answer within HVD_TIMEOUT_S (%g s): %s (is rank 0 running, with the "
+			      "same HVD_SECRET_FILE contents?)", rt->set.coord_host, rt->set.coord_port,
+			      rt->set.timeout_s, why);
+	}
+	control_close_listeners(c);
+	if (rc) {
+		tell_workers(c, err);
+		return rc;
+	}
+	c->joined = 1;
+	rt->boot.exchange = exchange;
+	rt->boot.exchange_ctx = c;
+	return 0;
 }
 
 /* The local address of a connection of the control plane: where the

@@ -83,12 +83,10 @@ static void accept_all(struct join *j, int lfd)
 		if (fd < 0)
 			return;
 		struct shake *s = free_slot(j);
-		memset(s, 0, sizeof(*s));
-		s->fd = fd;
+		*s = (struct shake){ .fd = fd, .deadline = runtime_now() + CTL_HANDSHAKE_S };
 		char ip[INET_ADDRSTRLEN] = "?";
 		inet_ntop(AF_INET, &a.sin_addr, ip, sizeof(ip));
 		snprintf(s->from, sizeof(s->from), "%s:%u", ip, ntohs(a.sin_port));
-		s->deadline = runtime_now() + CTL_HANDSHAKE_S;
 	}
 }
 

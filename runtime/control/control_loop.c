@@ -20,52 +20,47 @@
 #include "control/control_state.h"
 #include "observe/report.h"
 
-static void dispatch(struct control *c, int i, uint32_t type, const char *payload, uint32_t len)
+/* MSG_HB and MSG_BYE carry nothing; a goodbye is noted. */
+static void on_beat(struct control *c, int from, uint32_t type, const char *payload, uint32_t len)
+{
+	if (len)
+		control_bad_frame(c, from, type == MSG_HB ? "heartbeat" : "goodbye", "carries a payload");
+	else if (type == MSG_BYE)
+		c->peers[from].said_bye = 1;
+}
+
+/* MSG_ABORT (to a worker) and MSG_ERROR (to rank 0): a failure's frame. */
+static void on_failure(struct control *c, int from, uint32_t type, const char *payload,
+		       uint32_t len)
 {
 	struct runtime *rt = c->rt;
-	int from = peer_rank(c, i);
 	char text[2048];
 	struct hvd_lost lost;
-	if ((type == MSG_HB || type == MSG_BYE) && len) {
-		control_bad_frame(c, from, type == MSG_HB ? "heartbeat" : "goodbye", "carries a payload");
+	if ((type == MSG_ABORT) != (rt->boot.rank != 0)) {
+		control_bad_frame(c, from, "abort/error", "sent in the wrong direction");
 		return;
 	}
-	switch (type) {
-	case MSG_HB:
-		break;
-	case MSG_SUBMIT:
-		control_on_submit(c, from, payload, len);
-		break;
-	case MSG_EXEC:
-		control_on_exec(c, from, payload, len);
-		break;
-	case MSG_HIT:
-		control_on_hit(c, from, payload, len);
-		break;
-	case MSG_FAST:
-		control_on_fast(c, from, len);
-		break;
-	case MSG_WAITING:
-	case MSG_NUDGE:
-		control_on_position(c, from, type, payload, len);
-		break;
-	case MSG_ABORT:
-	case MSG_ERROR:
-		if ((type == MSG_ABORT) != (rt->boot.rank != 0)) {
-			control_bad_frame(c, from, "abort/error", "sent in the wrong direction");
-			break;
-		}
-		control_fail_read(rt, payload, len, text, sizeof(text), &lost);
-		c->peers[i].knows_failure = 1;
-		runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1, &lost);
-		break;
-	case MSG_BYE:
-		c->peers[i].said_bye = 1;
-		break;
-	default:
-		runtime_fail(rt, HVD_ERR_COMM, "hvd: control plane: 'message type %u from rank %d': "
+	control_fail_read(rt, payload, len, text, sizeof(text), &lost);
+	c->peers[from].knows_failure = 1;
+	runtime_fail_text(rt, HVD_ERR_ABORTED, text, 1, &lost);
+}
+
+/* By frame type (wire.h); NULL: unknown. */
+static control_frame_fn *const handlers[] = {
+	[MSG_HB] = on_beat, [MSG_SUBMIT] = control_on_submit, [MSG_EXEC] = control_on_exec,
+	[MSG_ABORT] = on_failure, [MSG_ERROR] = on_failure, [MSG_BYE] = on_beat,
+	[MSG_HIT] = control_on_hit, [MSG_FAST] = control_on_fast,
+	[MSG_WAITING] = control_on_position, [MSG_NUDGE] = control_on_position,
+};
+
+static void dispatch(struct control *c, int i, uint32_t type, const char *payload, uint32_t len)
+{
+	int from = peer_rank(c, i);
+	if (type < sizeof(handlers) / sizeof(handlers[0]) && handlers[type])
+		handlers[type](c, from, type, payload, len);
+	else
+		runtime_fail(c->rt, HVD_ERR_COMM, "hvd: control plane: 'message type %u from rank %d': "
 			     "unknown (mixed hvd versions?)", type, from);
-	}
 }
 
 static void read_peer(struct control *c, int i)
@@ -132,13 +127,6 @@ void control_parse_frames(struct control *c, int i)
 	p->len -= off;
 }
 
-void control_abort_workers(struct control *c, const char *text, uint32_t len)
-{
-	for (int i = 0; i < c->npeers; i++)
-		if (peer_open(&c->peers[i]) && !control_send_msg(c->peers[i].fd, MSG_ABORT, text, len))
-			c->peers[i].knows_failure = 1;
-}
-
 /* Tell the others about a failure once: rank 0 broadcasts ABORT; another
  * rank reports its own failure to rank 0, which broadcasts it. */
 static void send_failure(struct control *c)
@@ -151,12 +139,10 @@ static void send_failure(struct control *c)
 	uint32_t len = control_fail_frame(rt->error, &runtime_lost, frame);
 	int local = rt->fail_pending_send;
 	pthread_mutex_unlock(&rt->lock);
-	if (rt->boot.rank == 0)
-		control_abort_workers(c, frame, len);
-	else if (!local)
+	if (rt->boot.rank == 0 || local) /* a worker's one peer is rank 0 */
+		control_send_to_peers(c, rt->boot.rank == 0 ? MSG_ABORT : MSG_ERROR, frame, len);
+	else
 		c->peers[0].knows_failure = 1; /* rank 0 sent it and tells the rest */
-	else if (peer_open(&c->peers[0]) && !control_send_msg(c->peers[0].fd, MSG_ERROR, frame, len))
-		c->peers[0].knows_failure = 1;
 	/* after the sends: hvd_abort_job reads knows_failure once it sees this */
 	c->failure_sent_at = runtime_now();
 	__atomic_store_n(&c->failure_sent, 1, __ATOMIC_RELEASE);
@@ -172,8 +158,7 @@ static int peer_silent(const struct peer *p, double now, double limit)
  * (never a healthy peer between two heartbeats), at most the deadline. */
 static double silent_limit(const struct hvd_settings *s)
 {
-	double limit = s->timeout_s / 2 > 2.5 * s->heartbeat_s ? s->timeout_s / 2 : 2.5 * s->heartbeat_s;
-	return limit < s->timeout_s ? limit : s->timeout_s;
+	return fmin(fmax(s->timeout_s / 2, 2.5 * s->heartbeat_s), s->timeout_s);
 }
 
 /* Names every peer silent past silent_limit ("ranks 2,3 (host n2)"): a
@@ -242,11 +227,11 @@ static void stall_check(struct control *c, double now)
 	coord_describe_missing(&c->coord, missing, sizeof(missing), behind);
 	for (int r = 1; r < rt->boot.size; r++)
 		if (behind[r] && (c->peers[r].said_bye || c->peers[r].closed)) {
-			if (waited < CTL_BYE_GRACE_S)
-				return; /* looked at again within 0.1 s (poll_timeout_ms) */
-			runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s) called hvd_shutdown: "
-				     "'%s': other ranks submitted these and wait for it", r,
-				     control_host_of(rt, r), missing);
+			/* else looked at again within 0.1 s (poll_timeout_ms) */
+			if (waited >= CTL_BYE_GRACE_S)
+				runtime_fail(rt, HVD_ERR_ABORTED, "hvd: rank %d (host %s) called "
+					     "hvd_shutdown: '%s': other ranks submitted these and wait "
+					     "for it", r, control_host_of(rt, r), missing);
 			return;
 		}
 	char who[1024];
@@ -377,15 +362,10 @@ static int finish_stop(struct control *c, double now)
 
 static int poll_timeout_ms(struct control *c, double now)
 {
-	double t = c->rt->set.heartbeat_s / 2;
-	if (t > 0.1)
-		t = 0.1;
+	double t = fmin(c->rt->set.heartbeat_s / 2, 0.1);
 	double since = c->rt->boot.rank == 0 ? coord_head_ready_time(&c->coord) : -1;
-	if (since >= 0) { /* a partly submitted bucket is sent as it is then */
-		double until_flush = since + c->rt->set.cycle_time_ms / 1000.0 - now;
-		if (until_flush < t)
-			t = until_flush > 0 ? until_flush : 0;
-	}
+	if (since >= 0) /* a partly submitted bucket is sent as it is then */
+		t = fmax(fmin(t, since + c->rt->set.cycle_time_ms / 1000.0 - now), 0);
 	return (int)ceil(t * 1000);
 }
 
@@ -412,7 +392,7 @@ void *control_main(void *arg)
 		double now = runtime_now();
 		if (!rt->aborted && now - c->last_hb >= rt->set.heartbeat_s) {
 			c->last_hb = now;
-			control_send_to_workers(c, MSG_HB, NULL, 0); /* to every open peer */
+			control_send_to_peers(c, MSG_HB, NULL, 0);
 		}
 		if (!rt->aborted)
 			check_liveness(c, now);

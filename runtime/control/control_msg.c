@@ -1,5 +1,5 @@
 /* control_msg.c - what every part of the control plane uses to talk: a
- * frame sent on a socket, the same frame to every open worker, a
+ * frame sent on a socket, the same frame to every open peer, a
  * protocol breach that fails the job naming its sender, a failure's frame
  * (its text and the ranks it lost), a rank's host,
  * the socket options every control connection gets, and rank 0's
@@ -89,11 +89,11 @@ void control_bad_frame(struct control *c, int from, const char *what, const char
 		     from, control_host_of(c->rt, from), what, why);
 }
 
-void control_send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len)
+void control_send_to_peers(struct control *c, uint32_t type, const void *payload, uint32_t len)
 {
 	for (int i = 0; i < c->npeers; i++)
-		if (peer_open(&c->peers[i]))
-			control_send_msg(c->peers[i].fd, type, payload, len);
+		if (peer_open(&c->peers[i]) && !control_send_msg(c->peers[i].fd, type, payload, len))
+			c->peers[i].knows_failure |= type == MSG_ABORT || type == MSG_ERROR;
 }
 
 void control_close_listeners(struct control *c)

@@ -211,7 +211,8 @@ static int frame_fits(struct control *c, int from, const char *what, int to_rank
 	return !why;
 }
 
-void control_on_submit(struct control *c, int from, const char *payload, uint32_t len)
+void control_on_submit(struct control *c, int from, uint32_t type, const char *payload,
+		       uint32_t len)
 {
 	struct fusion_item it;
 	char why[128];
@@ -227,7 +228,8 @@ void control_on_submit(struct control *c, int from, const char *payload, uint32_
 /* Rank 0: a worker repeats tensors of a cached bucket; they enter the
  * coordinator as rank 0's copies of them, so stall and mismatch reports
  * name them as before. */
-void control_on_hit(struct control *c, int from, const char *payload, uint32_t len)
+void control_on_hit(struct control *c, int from, uint32_t type, const char *payload,
+		    uint32_t len)
 {
 	struct wire_hit h;
 	char why[160];
@@ -245,7 +247,8 @@ void control_on_hit(struct control *c, int from, const char *payload, uint32_t l
 				 (struct plan_tag){ (int32_t)h.id, h.off + k });
 }
 
-void control_on_exec(struct control *c, int from, const char *payload, uint32_t len)
+void control_on_exec(struct control *c, int from, uint32_t type, const char *payload,
+		     uint32_t len)
 {
 	struct runtime *rt = c->rt;
 	struct wire_exec x;
@@ -316,7 +319,7 @@ void control_plan(struct control *c, double now)
 				       (ex[b].learn ? WIRE_EXEC_LEARN : 0) |
 				       (reversed ? WIRE_EXEC_REVERSED : 0) |
 				       (fast && b == n - 1 ? WIRE_EXEC_FAST : 0) };
-		control_send_to_workers(c, MSG_EXEC, &x, sizeof(x));
+		control_send_to_peers(c, MSG_EXEC, &x, sizeof(x));
 		push_exec(c, &x, ex[b].cached >= 0);
 	}
 	for (int i = 1; fast && i < c->npeers; i++) /* until each says MSG_FAST */
@@ -334,7 +337,7 @@ static void nudge(struct control *c, uint64_t pos)
 	c->nudge_last = pos;
 	c->nudge_since = runtime_now() - settings_escalate_s(&c->rt->set);
 	struct wire_pos p = { pos };
-	control_send_to_workers(c, MSG_NUDGE, &p, sizeof(p));
+	control_send_to_peers(c, MSG_NUDGE, &p, sizeof(p));
 	runtime_mail(c->rt, MAIL_NUDGE, pos);
 }
 
@@ -394,7 +397,8 @@ void control_take_requests(struct control *c)
 }
 
 /* Rank 0: a worker switched to the fast path; its frames count again. */
-void control_on_fast(struct control *c, int from, uint32_t len)
+void control_on_fast(struct control *c, int from, uint32_t type, const char *payload,
+		     uint32_t len)
 {
 	if (c->rt->boot.rank != 0 || len)
 		control_bad_frame(c, from, "FAST", c->rt->boot.rank ? "sent to a worker" : "carries a payload");

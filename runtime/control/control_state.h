@@ -63,7 +63,8 @@ struct control {
 				 * (a launch without PMIx: control_env.c) */
 };
 
-/* The rank at the other end of peers[i]. */
+/* The rank at the other end of peers[i]: i on rank 0 (one slot per
+ * rank), 0 on a worker (its one peer), so peers[rank] is that peer. */
 static inline int peer_rank(const struct control *c, int i)
 {
 	return c->rt->boot.rank == 0 ? i : 0;
@@ -90,9 +91,11 @@ void control_parse_frames(struct control *c, int i);
  * close the listeners. */
 int control_join(struct control *c, char *err, size_t errlen);
 /* control_msg.c: a frame that breaks the protocol fails the job naming
- * the sender; rank 0's frames to every open worker connection. */
+ * the sender; a frame to every open peer (rank 0: its workers; a worker:
+ * rank 0), a failure's (ABORT, ERROR) marking those it reached
+ * (knows_failure). */
 void control_bad_frame(struct control *c, int from, const char *what, const char *why);
-void control_send_to_workers(struct control *c, uint32_t type, const void *payload, uint32_t len);
+void control_send_to_peers(struct control *c, uint32_t type, const void *payload, uint32_t len);
 /* Waits, at most `seconds`, until the control thread has sent this
  * rank's failure (it then touches the peers no more); 1 when it has. */
 int control_await_failure_sent(struct control *c, double seconds);
@@ -102,16 +105,14 @@ void control_announce(struct control *c);
 /* The engine's requests: negotiate from a position on (the engines
  * disagreed), its agreement waits (rank 0 nudges every engine). */
 void control_take_requests(struct control *c);
-void control_on_fast(struct control *c, int from, uint32_t len);
-void control_on_position(struct control *c, int from, uint32_t type, const char *payload,
-			 uint32_t len);
-void control_on_submit(struct control *c, int from, const char *payload, uint32_t len);
-void control_on_hit(struct control *c, int from, const char *payload, uint32_t len);
-void control_on_exec(struct control *c, int from, const char *payload, uint32_t len);
+/* A frame of `type` from rank `from` (its peers[] slot: peer_rank);
+ * control_loop.c dispatches by type. */
+typedef void control_frame_fn(struct control *c, int from, uint32_t type, const char *payload,
+			      uint32_t len);
+/* SUBMIT, HIT, FAST, WAITING (rank 0); EXEC, NUDGE (workers). */
+control_frame_fn control_on_submit, control_on_hit, control_on_exec, control_on_fast,
+	control_on_position;
 void control_plan(struct control *c, double now);
-/* Rank 0: the failure text to every open worker as an ABORT (knows_failure
- * set for those it reached). */
-void control_abort_workers(struct control *c, const char *text, uint32_t len);
 /* A failure's frame (ABORT, ERROR): its text, a NUL, then the ranks it
  * lost as int32 (kind, count, ranks); frame_len bytes of buf (room for
  * CONTROL_FAIL_FRAME). control_fail_read: the text (sanitised) and the

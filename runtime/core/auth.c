@@ -68,11 +68,8 @@ int auth_key_from_file(const char *path, struct auth_key *k, char *err, size_t e
 
 void auth_hello_make(struct auth_hello *h, int rank, int size, const uint8_t nonce[AUTH_NONCE_BYTES])
 {
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, "HVDh", 4);
-	h->version = AUTH_VERSION;
-	h->rank = rank;
-	h->size = size;
+	*h = (struct auth_hello){ .magic = { 'H', 'V', 'D', 'h' }, .version = AUTH_VERSION,
+				  .rank = rank, .size = size };
 	memcpy(h->nonce, nonce, AUTH_NONCE_BYTES);
 }
 
@@ -118,8 +115,7 @@ static int check(const struct auth_key *k, const char *label, const char *magic,
 void auth_reply_make(const struct auth_key *k, const struct auth_hello *h,
 		     const uint8_t nonce[AUTH_NONCE_BYTES], struct auth_reply *out)
 {
-	memset(out, 0, sizeof(*out));
-	memcpy(out->magic, "HVDr", 4);
+	*out = (struct auth_reply){ .magic = { 'H', 'V', 'D', 'r' } };
 	memcpy(out->nonce, nonce, AUTH_NONCE_BYTES);
 	mac(k, LABEL_ROOT, h, nonce, out->mac);
 }
@@ -132,8 +128,7 @@ int auth_reply_verify(const struct auth_key *k, const struct auth_hello *h, cons
 void auth_proof_make(const struct auth_key *k, const struct auth_hello *h,
 		     const struct auth_reply *r, struct auth_proof *out)
 {
-	memset(out, 0, sizeof(*out));
-	memcpy(out->magic, "HVDp", 4);
+	*out = (struct auth_proof){ .magic = { 'H', 'V', 'D', 'p' } };
 	mac(k, LABEL_WORKER, h, r->nonce, out->mac);
 }
 

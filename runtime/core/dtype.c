@@ -87,8 +87,6 @@ void dtype_to_f32(float *dst, const void *src, size_t count, enum hvd_dtype t)
 	else if (t == HVD_BF16)
 		for (size_t i = 0; i < count; i++)
 			dst[i] = dtype_bf16_to_f32(h[i]);
-	else if (dst != src)
-		memcpy(dst, src, count * 4);
 }
 
 void dtype_from_f32(void *dst, const float *src, size_t count, enum hvd_dtype t)
@@ -100,8 +98,6 @@ void dtype_from_f32(void *dst, const float *src, size_t count, enum hvd_dtype t)
 	else if (t == HVD_BF16)
 		for (size_t i = 0; i < count; i++)
 			h[i] = dtype_f32_to_bf16(src[i]);
-	else if (dst != src)
-		memcpy(dst, src, count * 4);
 }
 
 void dtype_round_f32_through(float *buf, size_t count, enum hvd_dtype t)

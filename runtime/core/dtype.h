@@ -14,12 +14,9 @@
  * once per tensor per step. */
 static inline size_t dtype_size(enum hvd_dtype t)
 {
-	switch (t) {
-	case HVD_F32: case HVD_I32: return 4;
-	case HVD_F16: case HVD_BF16: return 2;
-	case HVD_I64: return 8;
-	default: return 0;
-	}
+	static const size_t sizes[HVD_DTYPE_COUNT] = { [HVD_F32] = 4, [HVD_F16] = 2, [HVD_BF16] = 2,
+						       [HVD_I32] = 4, [HVD_I64] = 8 };
+	return (unsigned)t < HVD_DTYPE_COUNT ? sizes[t] : 0;
 }
 
 const char *dtype_name(enum hvd_dtype t); /* "float32", ... as Horovod's timeline */
@@ -30,9 +27,10 @@ uint16_t dtype_f32_to_f16(float f);
 float dtype_bf16_to_f32(uint16_t h);
 uint16_t dtype_f32_to_bf16(float f);
 
-/* Widen `count` elements of f16/bf16/f32 `src` into f32 `dst`. */
+/* Widen `count` elements of f16 or bf16 `src` into f32 `dst` (the
+ * engine's f32 buffer for a backend without half sums, widens_halves). */
 void dtype_to_f32(float *dst, const void *src, size_t count, enum hvd_dtype t);
-/* Narrow f32 `src` into `dst` of dtype t (f16/bf16/f32). */
+/* Narrow f32 `src` into `dst` of dtype t (f16 or bf16). */
 void dtype_from_f32(void *dst, const float *src, size_t count, enum hvd_dtype t);
 /* Round f32 values through f16/bf16 in place (what compression keeps). */
 void dtype_round_f32_through(float *buf, size_t count, enum hvd_dtype t);

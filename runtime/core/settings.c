@@ -150,15 +150,10 @@ static const struct env_row env_rows[] = {
 
 void settings_defaults(struct hvd_settings *s)
 {
-	memset(s, 0, sizeof(*s));
-	s->fusion_threshold_bytes = SETTINGS_DEFAULT_FUSION_BYTES;
-	s->fusion_chunk_bytes = SETTINGS_DEFAULT_CHUNK_BYTES;
-	s->cycle_time_ms = 1.0;
-	s->compression = HVD_COMPRESS_NONE;
-	s->stall_warning_s = 60.0;
-	s->timeout_s = 300.0;
-	s->heartbeat_s = 1.0;
-	s->backend = HVD_BACKEND_AUTO;
+	*s = (struct hvd_settings){ .fusion_threshold_bytes = SETTINGS_DEFAULT_FUSION_BYTES,
+		.fusion_chunk_bytes = SETTINGS_DEFAULT_CHUNK_BYTES, .cycle_time_ms = 1.0,
+		.compression = HVD_COMPRESS_NONE, .stall_warning_s = 60.0, .timeout_s = 300.0,
+		.heartbeat_s = 1.0, .backend = HVD_BACKEND_AUTO };
 }
 
 static const struct env_row *env_row_find(const char *entry, size_t name_len)
@@ -252,12 +247,9 @@ const char *settings_env(char *const *envp, const char *name)
 int settings_parse(char *const *envp, struct hvd_settings *s, char *err, size_t errlen)
 {
 	settings_defaults(s);
-	for (size_t i = 0; envp && envp[i]; i++) {
-		if (strncmp(envp[i], "HVD_", 4))
-			continue;
-		if (settings_parse_one(envp[i], s, err, errlen))
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], "HVD_", 4) && settings_parse_one(envp[i], s, err, errlen))
 			return -1;
-	}
 	/* Defaults follow a short HVD_TIMEOUT_S; values the user set are checked. */
 	if (!settings_env(envp, "HVD_STALL_WARNING_S") && s->stall_warning_s >= s->timeout_s)
 		s->stall_warning_s = s->timeout_s / 2;
@@ -290,8 +282,8 @@ int settings_describe(char *const *envp, int world_given, char *out, size_t outl
 	if (outlen)
 		out[0] = '\0';
 	for (size_t i = 0; envp && envp[i]; i++) {
-		const struct env_row *st = strncmp(envp[i], "HVD_", 4) ? NULL
-			: env_row_find(envp[i], strcspn(envp[i], "="));
+		/* every row's name starts with HVD_: no other name is found */
+		const struct env_row *st = env_row_find(envp[i], strcspn(envp[i], "="));
 		if (!st || st->help == by_plugin ||
 		    (world_given && strstr("HVD_RANK HVD_SIZE HVD_COORDINATOR HVD_SECRET_FILE", st->name)))
 			continue;
@@ -319,8 +311,6 @@ int settings_compute_threads(int mask_cpus, int loader_threads)
  * HVD_STALL_WARNING_S and HVD_TIMEOUT_S, at most 1 s. */
 double settings_escalate_s(const struct hvd_settings *s)
 {
-	double t = s->timeout_s / 4 < 1.0 ? s->timeout_s / 4 : 1.0;
-	if (s->stall_warning_s > 0 && s->stall_warning_s / 2 < t)
-		t = s->stall_warning_s / 2;
-	return t;
+	double t = fmin(s->timeout_s / 4, 1.0);
+	return s->stall_warning_s > 0 ? fmin(t, s->stall_warning_s / 2) : t;
 }

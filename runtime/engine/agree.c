@@ -273,18 +273,13 @@ static struct exec_cmd *agreed_bucket(struct runtime *rt, uint64_t pos, const in
 		pthread_mutex_lock(&rt->lock);
 		return NULL;
 	}
-	cmd->first = pos;
-	cmd->agreed = 1;
-	if (v[0] == VOTE_BARRIER) {
-		cmd->count = 1;
-		cmd->barrier_voted = 1;
-	} else {
-		for (int j = 0; j < agreed; j++)
-			cmd->count += plan_cache_entry(&rt->cache, v[2 * j])->count;
-		cmd->signature = plan_cache_entry(&rt->cache, v[0])->signature;
-	}
-	cmd->reversed = v[VOTE_LAYOUT + agreed - 1] == 1;
-	cmd->chunk_bytes = (uint64_t)v[VOTE_CHUNK];
+	int barrier = v[0] == VOTE_BARRIER; /* one tensor, done: the vote was it */
+	*cmd = (struct exec_cmd){ .first = pos, .count = barrier, .agreed = 1,
+		.signature = barrier ? 0 : plan_cache_entry(&rt->cache, v[0])->signature,
+		.barrier_voted = barrier, .reversed = v[VOTE_LAYOUT + agreed - 1] == 1,
+		.chunk_bytes = (uint64_t)v[VOTE_CHUNK] };
+	for (int j = 0; !barrier && j < agreed; j++)
+		cmd->count += plan_cache_entry(&rt->cache, v[2 * j])->count;
 	/* nego_open only says whether a worker's NEGOTIATE span is open */
 	for (struct entry *e = rt->pending; rt->tl && e && e->seq < pos + cmd->count; e = e->next) {
 		if (e->seq < pos)

@@ -180,18 +180,18 @@ static int run_bucket(struct runtime *rt, const struct exec_cmd *cmd, struct ent
 	return rc;
 }
 
-/* Room for n entries in the array *es of *cap (grown, kept): the array,
- * or NULL when there is none (*es stays as it was). */
-static struct entry **entry_array_room(struct entry ***es, size_t *cap, size_t n)
+/* Room for n entries in the engine's array of a bucket's entries (grown,
+ * kept): the array, or NULL when there is none (it stays as it was). */
+static struct entry **exec_room(struct runtime *rt, size_t n)
 {
-	if (n > *cap) {
-		struct entry **grown = realloc(*es, n * sizeof(*grown));
+	if (n > rt->exec_cap) {
+		struct entry **grown = realloc(rt->exec_es, n * sizeof(*grown));
 		if (!grown)
 			return NULL;
-		*es = grown;
-		*cap = n;
+		rt->exec_es = grown;
+		rt->exec_cap = n;
 	}
-	return *es;
+	return rt->exec_es;
 }
 
 /* Detaches the bucket's entries (the oldest pending ones). Lock held. */
@@ -230,8 +230,7 @@ static void execute(struct runtime *rt, struct exec_cmd *cmd)
 	/* control_loop.c checked count against what this rank submitted;
 	 * a zero count still never reaches run_bucket's es[0] */
 	/* the engine's scratch: one thread holds the engine at a time (engine_busy) */
-	struct entry **es = cmd->count ? entry_array_room(&rt->exec_es, &rt->exec_cap, cmd->count)
-		: NULL;
+	struct entry **es = cmd->count ? exec_room(rt, cmd->count) : NULL;
 	size_t n = es ? take_entries(rt, cmd, es) : 0;
 	pthread_mutex_unlock(&rt->lock);
 	double started = runtime_now();
@@ -270,19 +269,27 @@ void engine_sleep(struct runtime *rt, pthread_cond_t *cv, double wake_at)
 	pthread_cond_timedwait(cv, &rt->lock, &ts);
 }
 
-/* Lock held: the next bucket, from rank 0's EXECs or agreed by the
- * engines (agree.c), or NULL (*wake_at: when to look again). */
-static struct exec_cmd *take_bucket(struct runtime *rt, double *wake_at)
+/* Lock held: this thread, as the engine (engine_busy), runs the next
+ * bucket, from rank 0's EXECs or agreed by the engines (agree_next, with
+ * by_waiter and now): 1, or 0 when there was none (*wake_at: when to
+ * look again). */
+static int run_next(struct runtime *rt, int by_waiter, double now, double *wake_at)
 {
+	struct exec_cmd *cmd = rt->execs;
 	*wake_at = 0;
-	if (rt->execs) {
-		struct exec_cmd *cmd = rt->execs;
+	rt->engine_busy = 1;
+	if (cmd) {
 		rt->execs = cmd->next;
 		if (!rt->execs)
 			rt->execs_tail = NULL;
-		return cmd;
+	} else if (rt->fast) {
+		cmd = agree_next(rt, by_waiter, now, wake_at);
 	}
-	return rt->fast ? agree_next(rt, 0, 0, wake_at) : NULL;
+	int ran = cmd != NULL;
+	if (ran)
+		execute(rt, cmd);
+	rt->engine_busy = 0;
+	return ran;
 }
 
 int engine_lend(struct runtime *rt, double now, double *wake_at)
@@ -290,15 +297,11 @@ int engine_lend(struct runtime *rt, double now, double *wake_at)
 	*wake_at = 0;
 	if (!rt->fast || rt->engine_busy || rt->execs || rt->aborted)
 		return 0;
-	rt->engine_busy = 1;
-	struct exec_cmd *cmd = agree_next(rt, 1, now, wake_at);
-	if (cmd)
-		execute(rt, cmd);
-	rt->engine_busy = 0;
+	int ran = run_next(rt, 1, now, wake_at); /* an agreed one: no EXEC is queued */
 	pthread_cond_broadcast(&rt->cond); /* other waiters may lend now */
 	if (rt->pending || rt->execs || rt->aborted) /* what the engine thread may have missed */
 		pthread_cond_signal(&rt->work);
-	return cmd || !rt->fast || rt->aborted;
+	return ran || !rt->fast || rt->aborted;
 }
 
 static void *engine_main(void *arg)
@@ -320,12 +323,7 @@ static void *engine_main(void *arg)
 			break;
 		int was_fast = rt->fast;
 		double wake_at;
-		rt->engine_busy = 1;
-		struct exec_cmd *cmd = take_bucket(rt, &wake_at);
-		if (cmd)
-			execute(rt, cmd);
-		rt->engine_busy = 0;
-		if (!cmd && !rt->aborted && rt->fast == was_fast)
+		if (!run_next(rt, 0, 0, &wake_at) && !rt->aborted && rt->fast == was_fast)
 			engine_sleep(rt, &rt->work, wake_at);
 	}
 	pthread_mutex_unlock(&rt->lock);

@@ -31,12 +31,12 @@ static int copy_range(struct pipe *p, size_t lo, size_t hi, int in)
 		i++;
 	p->cursor[in] = i;
 	size_t ws = dtype_size(b->wire), ts = dtype_size(b->t);
-	for (; i < b->n && p->off[i] < hi; i++) {
+	int rc = 0;
+	for (; !rc && i < b->n && p->off[i] < hi; i++) {
 		size_t a = lo > p->off[i] ? lo : p->off[i], z = hi < p->off[i + 1] ? hi : p->off[i + 1];
 		if (a >= z)
 			continue;
 		char *tensor = (char *)b->es[i]->data + (a - p->off[i]) * ts, *wire = b->buf + a * ws;
-		int rc = 0;
 		if (b->wire != b->t && in)
 			dtype_to_f32((float *)wire, tensor, z - a, b->t);
 		else if (b->wire != b->t)
@@ -44,10 +44,8 @@ static int copy_range(struct pipe *p, size_t lo, size_t hi, int in)
 		else /* the same dtype: the backend's copy, either way */
 			rc = ops->copy(p->rt->comm.ctx, in ? wire : tensor, in ? tensor : wire, (z - a) * ts,
 				       p->w->err, p->w->errlen);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	return rc;
 }
 
 static int poll_reduction(struct pipe *p)
@@ -74,19 +72,18 @@ static int copy_chunk(struct pipe *p, size_t k, int in)
 	size_t lo, hi;
 	chunk_bounds(p, k, &lo, &hi);
 	size_t slice = p->rt->comm.ops->device_memory ? hi - lo : PIPE_SLICE_BYTES / dtype_size(b->wire);
-	for (size_t s = lo; s < hi; s += slice) {
+	int rc = 0;
+	for (size_t s = lo; !rc && s < hi; s += slice) {
 		size_t end = s + slice < hi ? s + slice : hi;
-		int rc = in ? copy_range(p, s, end, 1) : 0;
+		rc = in ? copy_range(p, s, end, 1) : 0;
 		if (b->squeeze != b->t)
 			dtype_round_f32_through((float *)b->buf + s, end - s, b->squeeze);
 		if (!rc && !in)
 			rc = copy_range(p, s, end, 0);
 		if (!rc)
 			rc = poll_reduction(p);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	return rc;
 }
 
 static size_t chunk_of(const struct pipe *p, size_t pos)

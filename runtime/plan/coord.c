@@ -3,6 +3,7 @@
  * position is ready when every rank has reached it. */
 #include "plan/coord.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,8 +127,7 @@ double coord_head_ready_time(const struct coord *c)
 		return -1;
 	double t = 0;
 	for (int r = 0; r < c->size; r++)
-		if (c->q[r].meta[c->q[r].head].t_submit > t)
-			t = c->q[r].meta[c->q[r].head].t_submit;
+		t = fmax(t, c->q[r].meta[c->q[r].head].t_submit);
 	return t;
 }
 
@@ -208,13 +208,11 @@ static size_t negotiate(struct coord *c, struct plan_cache *pc, size_t i, size_t
 			}
 		struct coord_exec *x = &out[(*nout)++];
 		*x = (struct coord_exec){ c->planned + first, (uint32_t)b[k].count, sig, -1, 0 };
-		if (pc && plan_cache_can_learn(pc, item_at(c, 0, first), b[k].count)) {
-			if (plan_cache_learn(pc, item_at(c, 0, first), (uint32_t)b[k].count) < 0) {
-				snprintf(err, errlen, "hvd: plan cache: out of memory");
-				free(b);
-				return (size_t)-1;
-			}
-			x->learn = 1;
+		x->learn = pc && plan_cache_can_learn(pc, item_at(c, 0, first), b[k].count);
+		if (x->learn && plan_cache_learn(pc, item_at(c, 0, first), (uint32_t)b[k].count) < 0) {
+			snprintf(err, errlen, "hvd: plan cache: out of memory");
+			free(b);
+			return (size_t)-1;
 		}
 		used += b[k].count;
 	}
@@ -258,14 +256,11 @@ int coord_plan(struct coord *c, struct plan_cache *pc, int flush, struct coord_e
 double coord_oldest_wait(const struct coord *c, double now)
 {
 	size_t ready = coord_ready(c);
-	double oldest = -1;
+	double oldest = INFINITY; /* none waits */
 	for (int r = 0; r < c->size; r++)
-		if (live(c, r) > ready) {
-			double t = c->q[r].meta[c->q[r].head + ready].t_submit;
-			if (oldest < 0 || t < oldest)
-				oldest = t;
-		}
-	return oldest < 0 ? 0 : now - oldest;
+		if (live(c, r) > ready)
+			oldest = fmin(oldest, c->q[r].meta[c->q[r].head + ready].t_submit);
+	return oldest == INFINITY ? 0 : now - oldest;
 }
 
 int coord_describe_missing(const struct coord *c, char *out, size_t len, int *behind)

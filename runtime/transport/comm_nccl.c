@@ -74,13 +74,10 @@ struct nccl_ctx {
 
 static ncclDataType_t nccl_type(enum hvd_dtype t)
 {
-	switch (t) {
-	case HVD_F32: return ncclFloat32;
-	case HVD_F16: return ncclFloat16;
-	case HVD_BF16: return ncclBfloat16;
-	case HVD_I32: return ncclInt32;
-	default: return ncclInt64;
-	}
+	static const ncclDataType_t types[HVD_DTYPE_COUNT] = { [HVD_F32] = ncclFloat32,
+		[HVD_F16] = ncclFloat16, [HVD_BF16] = ncclBfloat16, [HVD_I32] = ncclInt32,
+		[HVD_I64] = ncclInt64 };
+	return (unsigned)t < HVD_DTYPE_COUNT ? types[t] : ncclInt64;
 }
 
 /* A rank's place in a communicator (rank -1: none). */
@@ -278,11 +275,9 @@ static int gather_sizes(struct nccl_ctx *ctx, size_t send_bytes, size_t *bytes_p
 						  ctx->stream), w, copy);
 	if (!rc)
 		rc = nccl_wait(ctx, ctx->stream, w, copy);
-	if (rc)
-		return rc;
-	for (int r = 0; r < ctx->size; r++)
+	for (int r = 0; !rc && r < ctx->size; r++)
 		bytes_per_rank[r] = (size_t)ctx->sizes_host[r];
-	return 0;
+	return rc;
 }
 
 /* NCCL has no allgatherv: gather the sizes, then one broadcast per rank
@@ -429,8 +424,7 @@ static const struct comm_ops nccl_ops = {
 static int new_comm(struct nccl_ctx *ctx, struct bootstrap *b, ncclConfig_t *config,
 		    ncclResult_t *nr, char *err, size_t errlen)
 {
-	ncclUniqueId id;
-	memset(&id, 0, sizeof(id));
+	ncclUniqueId id = { { 0 } };
 	ncclResult_t got = b->rank == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
 	if (got != ncclSuccess)
 		return fail_msg(HVD_ERR_COMM, err, errlen, "hvd: ncclGetUniqueId: 'rank 0': %s",

@@ -45,7 +45,8 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 		     size_t rlen, const char *call, const struct comm_wait *w)
 {
 	size_t sent = 0, got = 0;
-	while (sent < slen || got < rlen) {
+	int rc = 0;
+	while (!rc && (sent < slen || got < rlen)) {
 		struct pollfd p[2];
 		int n = 0;
 		if (sent < slen)
@@ -54,14 +55,11 @@ static int ring_step(struct tcp_ctx *x, const void *send_buf, size_t slen, void 
 			p[n++] = (struct pollfd){ x->links.left_fd, POLLIN, 0 };
 		if (poll(p, (nfds_t)n, 100) < 0 && errno != EINTR)
 			return tcp_links_closed(&x->links, x->links.left, call, w, errno);
-		int rc = tcp_links_move(&x->links, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
-		if (rc)
-			return rc;
-		int st = comm_wait_check(w, call);
-		if (st)
-			return st;
+		rc = tcp_links_move(&x->links, send_buf, slen, &sent, recv_buf, rlen, &got, call, w);
+		if (!rc)
+			rc = comm_wait_check(w, call);
 	}
-	return 0;
+	return rc;
 }
 
 /* dst += src for the integer dtypes, wrapping around as MPI_SUM on
@@ -121,30 +119,27 @@ static int tcp_allreduce(void *ctx, void *buf, size_t count, enum hvd_dtype t,
 static int tcp_broadcast(void *ctx, void *buf, size_t bytes, int root, const struct comm_wait *w)
 {
 	struct tcp_ctx *x = ctx;
-	int forward = x->links.right != root;
-	for (size_t o = 0; x->size > 1 && o < bytes; o += TCP_SEGMENT_BYTES) {
+	int forward = x->links.right != root, rc = 0;
+	for (size_t o = 0; !rc && x->size > 1 && o < bytes; o += TCP_SEGMENT_BYTES) {
 		size_t n = bytes - o < TCP_SEGMENT_BYTES ? bytes - o : TCP_SEGMENT_BYTES;
 		char *p = (char *)buf + o;
-		int rc = x->rank == root ? 0 : ring_step(x, NULL, 0, p, n, "tcp broadcast", w);
+		rc = x->rank == root ? 0 : ring_step(x, NULL, 0, p, n, "tcp broadcast", w);
 		if (!rc && forward)
 			rc = ring_step(x, p, n, NULL, 0, "tcp broadcast", w);
-		if (rc)
-			return rc;
 	}
-	return 0;
+	return rc;
 }
 
 /* Ring allgather of blocks: block r (bytes[r] at off[r] of out) starts at rank r. */
 static int ring_gather(struct tcp_ctx *x, char *out, const size_t *off, const size_t *bytes,
 		       const char *call, const struct comm_wait *w)
 {
-	for (int s = 0; s < x->size - 1; s++) {
+	int rc = 0;
+	for (int s = 0; !rc && s < x->size - 1; s++) {
 		int sb = (x->rank - s + 2 * x->size) % x->size, rb = (x->rank - s - 1 + 2 * x->size) % x->size;
-		int rc = ring_step(x, out + off[sb], bytes[sb], out + off[rb], bytes[rb], call, w);
-		if (rc)
-			return rc;
+		rc = ring_step(x, out + off[sb], bytes[sb], out + off[rb], bytes[rb], call, w);
 	}
-	return 0;
+	return rc;
 }
 
 static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *recv,
@@ -162,17 +157,16 @@ static int tcp_allgatherv(void *ctx, const void *send, size_t send_bytes, void *
 	}
 	bytes_per_rank[x->rank] = send_bytes; /* gathered in place (64-bit, as comm_mpi.c asserts) */
 	int rc = ring_gather(x, (char *)bytes_per_rank, off, len, "tcp allgatherv", w);
-	for (size_t r = 0; !rc && r < n; r++) {
+	for (size_t r = 0; !rc && r < n; r++) { /* then the blocks, as long as each rank says */
 		off[r] = total;
-		len[r] = bytes_per_rank[r];
-		total += len[r];
+		total += bytes_per_rank[r];
 	}
 	if (!rc && total > cap)
 		rc = HVD_ERR_USAGE; /* engine.c says so */
 	if (!rc && send_bytes) /* a rank with nothing to give passes send NULL */
 		memmove((char *)recv + off[x->rank], send, send_bytes);
 	if (!rc)
-		rc = ring_gather(x, recv, off, len, "tcp allgatherv", w);
+		rc = ring_gather(x, recv, off, bytes_per_rank, "tcp allgatherv", w);
 	free(off);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -45,9 +46,7 @@ static int link_right(struct tcp_links *l, const struct tcp_addr *all, const str
 {
 	const struct tcp_addr *to = &all[l->right];
 	while (runtime_now() < deadline) {
-		double hs = runtime_now() + 2 * LINK_HANDSHAKE_S;
-		if (hs > deadline)
-			hs = deadline;
+		double hs = fmin(runtime_now() + 2 * LINK_HANDSHAKE_S, deadline);
 		int fd = fdio_connect(to->ip, to->port, hs);
 		if (fd >= 0 && !auth_connect(fd, key, b->rank, b->size, hs)) {
 			link_options(fd);
@@ -110,9 +109,8 @@ static int link_left(struct tcp_links *l, int lfd, const struct auth_key *key,
 int tcp_links_open(struct tcp_links *l, struct bootstrap *b, const struct auth_key *key,
 		   const char *ip, double deadline, char *err, size_t errlen)
 {
-	l->right_fd = l->left_fd = -1;
-	l->right = (b->rank + 1) % b->size;
-	l->left = (b->rank + b->size - 1) % b->size;
+	*l = (struct tcp_links){ .right_fd = -1, .left_fd = -1, .right = (b->rank + 1) % b->size,
+				 .left = (b->rank + b->size - 1) % b->size };
 	struct tcp_addr me = { .port = 0 }, *all = calloc((size_t)b->size, sizeof(*all));
 	if (!all)
 		return HVD_ERR_NOMEM;
