@@ -106,9 +106,9 @@ static int defaults_stated(const char *text, const char *var, long want, long *b
 static void test_timeout_default_is_the_same_everywhere(void)
 {
 	char *path = test_path(test_src_dir(), "runtime/core/settings.c"), *code = test_read_file(path, NULL);
-	const char *at = code ? strstr(code, "s->timeout_s = ") : NULL;
-	CHECK_MSG(at, "runtime/core/settings.c: no 's->timeout_s = ' default");
-	long want = at ? strtol(at + strlen("s->timeout_s = "), NULL, 10) : -1;
+	const char *at = code ? strstr(code, ".timeout_s = ") : NULL;  /* settings_defaults */
+	CHECK_MSG(at, "runtime/core/settings.c: no '.timeout_s = ' default");
+	long want = at ? strtol(at + strlen(".timeout_s = "), NULL, 10) : -1;
 	static const char *const files[] = { "README.md", "runtime/README.md", "man/hvd.3", "man/chexnet.1",
 		"trainer/TRAINING.md", "contrib/hvdrun", "tests/slurm/MULTINODE.md", "docs/runtime-design.md",
 		"spank/USAGE.md", "contrib/k8s/README.md", NULL };
