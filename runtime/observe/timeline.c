@@ -153,14 +153,18 @@ static void event(struct timeline *t, const char *lane, const char *ph,
 		long long ts = (long long)((runtime_now() - t->start) * 1e6);
 		if (name)
 			json_escape(name, esc, sizeof(esc));
-		/* ph, the name (B, X), ts, pid, dur (X), args (E) */
-		int w = snprintf(ev, sizeof(ev), "{\"ph\": \"%s\", %s%s%s\"ts\": %lld, \"pid\": %d"
-				 "%s%s%s%s}", ph, name ? "\"name\": \"" : "", esc, name ? "\", " : "",
-				 ts, pid, !strcmp(ph, "X") ? ", \"dur\": 0" : "",
-				 args_json ? ", \"args\": {" : "", args_json ? args_json : "",
-				 args_json ? "}" : "");
-		if (w > 0 && (size_t)w + 1 < sizeof(ev)) /* only whole events */
+		int w = snprintf(ev, sizeof(ev), "{\"ph\": \"%s\", ", ph);
+		if (name)
+			w += snprintf(ev + w, sizeof(ev) - (size_t)w, "\"name\": \"%s\", ", esc);
+		w += snprintf(ev + w, sizeof(ev) - (size_t)w, "\"ts\": %lld, \"pid\": %d", ts, pid);
+		if (!strcmp(ph, "X"))
+			w += snprintf(ev + w, sizeof(ev) - (size_t)w, ", \"dur\": 0");
+		if (args_json)
+			w += snprintf(ev + w, sizeof(ev) - (size_t)w, ", \"args\": {%s}", args_json);
+		if ((size_t)w + 2 < sizeof(ev)) {
+			strcat(ev, "}");
 			emit(t, ev);
+		}
 	}
 	pthread_mutex_unlock(&t->lock);
 }
